@@ -1,0 +1,72 @@
+# weft — plain Makefile. make | make test | make check | make bench | make run
+CC      ?= cc
+BUILD   ?= build
+OPT     ?= -O2
+SAN     ?=
+WARN    = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+          -Wdouble-promotion -Wformat=2 -Wvla -Wcast-qual -Wundef -Werror
+CFLAGS  ?= $(OPT) -g
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SAN) $(WARN) -Iinclude -Isrc -MMD -MP
+LDLIBS  = -lyaml -lm
+LDFLAGS += $(SAN)
+
+LIB_SRC   = $(sort $(wildcard src/*/*.c))
+CLI_SRC   = $(sort $(wildcard cli/*.c))
+TEST_SRC  = $(sort $(wildcard tests/unit/*.c))
+BENCH_SRC = $(sort $(wildcard bench/*.c))
+
+LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ  = $(TEST_SRC:%.c=$(BUILD)/%.o)
+BENCHES   = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+LIB   = $(BUILD)/libweft.a
+WEFT  = $(BUILD)/weft
+UNIT  = $(BUILD)/test_unit
+
+.PHONY: all deps run test check bench valgrind clean
+all: $(LIB) $(WEFT)
+
+# Install what a fresh Debian machine lacks (needs root or sudo).
+deps:
+	@./scripts/deps.sh
+
+run: all
+	$(WEFT) optimize data/gpt3_4096npu_4d.yml
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	ar rcs $@ $^
+
+$(WEFT): $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+
+$(UNIT): $(TEST_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+test: $(UNIT) $(WEFT)
+	@./tests/run.sh $(BUILD)
+
+# The same tests under address and undefined-behaviour sanitizers.
+check:
+	$(MAKE) BUILD=build/san OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
+
+valgrind: $(UNIT) $(WEFT)
+	valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=all $(UNIT)
+	WEFT_WRAP="valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=all" ./tests/run_golden.sh $(BUILD)
+
+bench: $(BENCHES) $(WEFT)
+	@for b in $(BENCHES); do $$b || exit 1; done
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

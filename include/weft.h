@@ -1,0 +1,330 @@
+/* weft.h — the one public header of libweft.
+ * Network-fabric design for AI training clusters: exact LIBRA bandwidth allocation. */
+#ifndef WEFT_H
+#define WEFT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WEFT_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------ limits */
+#define WEFT_MAX_DIMS 16        /* network dimensions */
+#define WEFT_MAX_COST_CLASSES 32
+#define WEFT_MAX_CONSTRAINTS 64
+#define WEFT_MAX_JOBS 16        /* workloads optimised together */
+#define WEFT_NAME_LEN 64
+#define WEFT_PATH_LEN 512
+
+/* ------------------------------------------------------------------ errors
+ * API return codes: 0 on success, a negative WEFT_E* otherwise. One table,
+ * so codes and messages cannot drift apart. */
+#define WEFT_ERRNO_MAP(X)                                          \
+  X(EINVAL, -1, "invalid argument")                                \
+  X(ENOMEM, -2, "out of memory")                                   \
+  X(EIO, -3, "cannot read or write file")                          \
+  X(ESYNTAX, -4, "syntax error")                                   \
+  X(EINPUT, -5, "invalid input")                                   \
+  X(EMODEL, -6, "inconsistent model")                              \
+  X(ESOLVER, -7, "solver failure")
+
+typedef enum {
+  WEFT_OK = 0,
+#define WEFT_ERRNO_ENUM_(name, val, msg) WEFT_##name = val,
+  WEFT_ERRNO_MAP(WEFT_ERRNO_ENUM_)
+#undef WEFT_ERRNO_ENUM_
+} WeftErrno;
+
+/* Message for a WeftErrno (never NULL). */
+const char *weft_strerror(int code);
+
+/* Filled by parsers and validators: where and what. file may be "" (no
+ * file, e.g. a command-line constraint), line/col are 1-based, 0 = unknown. */
+typedef struct {
+  int code;                       /* a WeftErrno */
+  char file[WEFT_PATH_LEN];
+  int line;
+  int col;
+  char field[WEFT_NAME_LEN];      /* offending key or field name, may be "" */
+  char msg[256];                  /* lowercase, no trailing period */
+} WeftError;
+
+/* Reset err to WEFT_OK with empty strings. NULL is allowed. */
+void weft_error_clear(WeftError *err);
+/* Set err (if non-NULL) and return code. printf-style message. */
+int weft_error_set(WeftError *err, int code, const char *file, int line, int col,
+                   const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 7, 8)))
+#endif
+    ;
+/* "file:line:col: msg" (parts omitted when unknown) into buf. Returns buf. */
+char *weft_error_format(const WeftError *err, char *buf, size_t size);
+
+/* ------------------------------------------------------------------ network
+ * One building block per dimension, innermost first (dim 0 = B1). */
+typedef enum { WEFT_RING = 0, WEFT_FULLY_CONNECTED = 1, WEFT_SWITCH = 2 } WeftTopology;
+
+typedef struct {
+  int ndims;
+  WeftTopology topology[WEFT_MAX_DIMS];
+  int npus[WEFT_MAX_DIMS];                      /* NPUs per dim, each > 1 */
+  char cost_dim[WEFT_MAX_DIMS][WEFT_NAME_LEN];  /* cost-class name per dim */
+  int line[WEFT_MAX_DIMS];                      /* source line per dim (0 unknown) */
+  char file[WEFT_PATH_LEN];                     /* source file ("" inline) */
+} WeftNetwork;
+
+const char *weft_topology_name(WeftTopology t);  /* "Ring", ... */
+double weft_network_npus_total(const WeftNetwork *net);
+
+/* ------------------------------------------------------------------ cost model
+ * $ per GB/s of link bandwidth, per cost class (LIBRA's cost_model yml). */
+typedef struct {
+  char name[WEFT_NAME_LEN];
+  double link_usd_per_gbps, switch_usd_per_gbps, nic_usd_per_gbps;
+  int has_link, has_switch, has_nic;
+  int line;
+} WeftCostClass;
+
+typedef struct {
+  int nclasses;
+  WeftCostClass cls[WEFT_MAX_COST_CLASSES];
+  char file[WEFT_PATH_LEN];
+} WeftCostModel;
+
+/* Network cost per GB/s of per-NPU bandwidth for each dim (LIBRA's counts:
+ * Ring and FullyConnected N*link, Switch N*(link+nic+switch)), into
+ * usd_per_gbps[ndims]. Fails naming the class or element that is missing. */
+int weft_cost_per_gbps(const WeftNetwork *net, const WeftCostModel *cm,
+                       double *usd_per_gbps, WeftError *err);
+
+/* ------------------------------------------------------------------ workload */
+typedef enum {
+  WEFT_COLL_NONE = 0,
+  WEFT_COLL_ALLREDUCE,
+  WEFT_COLL_REDUCESCATTER,
+  WEFT_COLL_ALLGATHER,
+  WEFT_COLL_ALLTOALL
+} WeftCollective;
+#define WEFT_NCOLL 5
+
+typedef enum { WEFT_PHASE_FWD = 0, WEFT_PHASE_IG = 1, WEFT_PHASE_WG = 2 } WeftPhase;
+#define WEFT_NPHASES 3
+
+const char *weft_collective_name(WeftCollective c);  /* "ALLREDUCE", ... */
+const char *weft_phase_name(WeftPhase p);            /* "forward", "input_grad", "weight_grad" */
+
+typedef struct {
+  double compute_ns;
+  WeftCollective coll;
+  double size_bytes;
+} WeftPhaseSpec;
+
+typedef struct {
+  char name[WEFT_NAME_LEN];
+  WeftPhaseSpec phase[WEFT_NPHASES];
+  double update_ns;  /* read, kept, not part of LIBRA's iteration time */
+  int line;
+} WeftLayer;
+
+typedef struct WeftWorkload {
+  int nlayers;
+  int capacity;      /* allocated layers */
+  WeftLayer *layers;
+  char policy[128];  /* ASTRA-sim 1.0 header policy line, "" when absent */
+  char file[WEFT_PATH_LEN];
+} WeftWorkload;
+
+WeftWorkload *weft_workload_create(void);
+void weft_workload_free(WeftWorkload *wl);  /* NULL is fine */
+/* Append a layer (copies it). */
+int weft_workload_add(WeftWorkload *wl, const WeftLayer *layer);
+
+/* ------------------------------------------------------------------ communicator
+ * Per phase, per dim: NPUs of that dim the phase's collective spans; -1 = not
+ * involved. A number smaller than the dim's size is a partial dim. */
+typedef struct {
+  int ndims;
+  int group[WEFT_NPHASES][WEFT_MAX_DIMS];
+  int line[WEFT_NPHASES];
+  char file[WEFT_PATH_LEN];
+} WeftCommunicator;
+
+/* Check the communicator against the network (length, 1 <= n <= dim size or -1). */
+int weft_communicator_check(const WeftCommunicator *comm, const WeftNetwork *net,
+                            WeftError *err);
+
+/* Per-dim traffic (bytes per NPU) of one collective of size_bytes over the dims
+ * in group[]: LIBRA's model. traffic_bytes[ndims] is written. */
+void weft_collective_traffic(WeftCollective c, double size_bytes, const int *group,
+                             int ndims, double *traffic_bytes);
+
+/* ------------------------------------------------------------------ constraints
+ * A linear (in)equality over B1..BD and cost:
+ *   sum_d coef[d]*B_d + cost_coef*cost  REL  rhs. */
+typedef enum { WEFT_REL_LE = 0, WEFT_REL_GE = 1, WEFT_REL_EQ = 2 } WeftRelation;
+
+typedef struct {
+  double coef[WEFT_MAX_DIMS];
+  double cost_coef;
+  double rhs;
+  WeftRelation rel;
+  char text[128];  /* the source text it came from, for messages */
+} WeftConstraint;
+
+typedef struct {
+  int n;
+  WeftConstraint c[WEFT_MAX_CONSTRAINTS];
+} WeftConstraints;
+
+/* Parse one expression such as "B1 >= B2 >= B3", "sum = 1000", "cost <= 2e7",
+ * "2*B2 <= B1 + 10" and append one constraint per relation of a chain.
+ * ndims bounds the B indices. err names the column of the offending token;
+ * err->file/line are left for the caller to fill (they know the source). */
+int weft_constraints_parse(WeftConstraints *cs, const char *expr, int ndims, WeftError *err);
+
+/* ------------------------------------------------------------------ I/O
+ * Readers for LIBRA's inputs (files as they are) and weft's scenario. All
+ * report file, line, column and field on failure, with WEFT_EIO, WEFT_ESYNTAX
+ * or WEFT_EINPUT. */
+int weft_network_read(const char *path, WeftNetwork *net, WeftError *err);
+int weft_cost_model_read(const char *path, WeftCostModel *cm, WeftError *err);
+int weft_communicator_read(const char *path, WeftCommunicator *comm, WeftError *err);
+/* ASTRA-sim 1.0 workload text; *out is created by the call. */
+int weft_workload_read(const char *path, WeftWorkload **out, WeftError *err);
+int weft_workload_parse(const char *text, const char *name, WeftWorkload **out,
+                        WeftError *err);
+
+/* ------------------------------------------------------------------ scenario
+ * weft's own YAML scenario (docs/scenario.md): network, cost model, one or
+ * more workloads with communicators and weights, constraints, objective and
+ * training loop, each inline or as a path relative to the scenario file. */
+typedef struct {
+  WeftNetwork net;
+  WeftCostModel cost;
+  int njobs;
+  WeftWorkload *workload[WEFT_MAX_JOBS];  /* owned */
+  WeftCommunicator comm[WEFT_MAX_JOBS];
+  double weight[WEFT_MAX_JOBS];
+  char job_name[WEFT_MAX_JOBS][WEFT_NAME_LEN];
+  WeftConstraints cons;
+  int objective;  /* WeftObjective */
+  int loop;       /* WeftLoop */
+  char file[WEFT_PATH_LEN];
+} WeftScenario;
+
+WeftScenario *weft_scenario_create(void);
+void weft_scenario_free(WeftScenario *sc);  /* NULL is fine */
+int weft_scenario_read(const char *path, WeftScenario *sc, WeftError *err);
+
+/* ------------------------------------------------------------------ problem */
+typedef enum { WEFT_OBJ_PERF = 0, WEFT_OBJ_PERF_PER_COST = 1 } WeftObjective;
+typedef enum { WEFT_LOOP_NO_OVERLAP = 0, WEFT_LOOP_TP_DP_OVERLAP = 1 } WeftLoop;
+
+const char *weft_objective_name(WeftObjective o);  /* "perf", "perf-per-cost" */
+const char *weft_loop_name(WeftLoop l);            /* "no-overlap", "tp-dp-overlap" */
+
+typedef struct {
+  const WeftWorkload *workload;
+  const WeftCommunicator *comm;
+  double weight;  /* weight of its iteration time in the objective (> 0) */
+  char name[WEFT_NAME_LEN];
+} WeftJob;
+
+/* Everything the optimiser needs; all pointers are borrowed. */
+typedef struct {
+  const WeftNetwork *net;
+  const WeftCostModel *cost;
+  int njobs;
+  WeftJob jobs[WEFT_MAX_JOBS];
+  const WeftConstraints *cons;  /* may be NULL: no constraints */
+  WeftObjective objective;
+  WeftLoop loop;
+} WeftSpec;
+
+/* A spec borrowing everything from a scenario (valid while sc lives). */
+void weft_scenario_spec(const WeftScenario *sc, WeftSpec *spec);
+
+/* Solve status: kept apart from API errors (return codes). */
+#define WEFT_STATUS_MAP(X)                                              \
+  X(SOLVED, "solved")                                                   \
+  X(INFEASIBLE, "infeasible")                                           \
+  X(UNBOUNDED, "unbounded")                                             \
+  X(MAX_ITER, "iteration limit reached")                                \
+  X(NUMERICAL, "numerical difficulty")
+
+typedef enum {
+#define WEFT_STATUS_ENUM_(name, msg) WEFT_STATUS_##name,
+  WEFT_STATUS_MAP(WEFT_STATUS_ENUM_)
+#undef WEFT_STATUS_ENUM_
+} WeftSolveStatus;
+
+const char *weft_status_name(WeftSolveStatus s);  /* "solved", ... */
+
+typedef struct {
+  double gap_tol;  /* target relative optimality gap */
+  int max_iter;    /* interior-point iterations per solve */
+} WeftSettings;
+
+void weft_settings_default(WeftSettings *s);
+
+/* Iteration time of one job at a given bandwidth, split up. */
+typedef struct {
+  double time_ns;                          /* iteration time */
+  double compute_ns;                       /* sum of compute, all phases */
+  double comm_ns[WEFT_NPHASES];            /* collective time per phase (sum) */
+  double exposed_comm_ns[WEFT_NPHASES];    /* of which not hidden by overlap */
+} WeftJobTime;
+
+typedef struct {
+  double time_ns;      /* objective's time: weighted sum over jobs */
+  double cost_usd;     /* network cost */
+  double perf_per_cost;  /* time_ns * cost_usd (lower is better) */
+  WeftJobTime job[WEFT_MAX_JOBS];
+} WeftEval;
+
+#define WEFT_DIM_UNUSED 1  /* no collective uses the dim: set by constraints alone */
+
+typedef struct {
+  WeftSolveStatus status;
+  int ndims;
+  double bw_gbps[WEFT_MAX_DIMS];
+  int dim_flags[WEFT_MAX_DIMS];  /* WEFT_DIM_* bits */
+  WeftEval eval;                 /* at bw_gbps */
+  double objective;              /* time_ns (perf) or time_ns*cost_usd */
+  double lower_bound;            /* certified lower bound on the objective */
+  double gap;                    /* (objective - lower_bound) / |lower_bound| */
+  int iterations;                /* interior-point iterations, all phases */
+  int tie_broken;                /* 1 when the optimum was flat: cheapest kept */
+  int nconflict;                 /* INFEASIBLE: constraints in conflict */
+  int conflict[WEFT_MAX_CONSTRAINTS + WEFT_MAX_DIMS];  /* indices into spec->cons,
+                                  or -1-d for the bound B(d+1) >= 0 */
+  char message[256];             /* why, for INFEASIBLE/UNBOUNDED/... */
+} WeftResult;
+
+typedef struct WeftProblem WeftProblem;
+
+/* Build the problem (merge terms, resolve costs). Validates the spec. */
+int weft_problem_create(const WeftSpec *spec, WeftProblem **out, WeftError *err);
+void weft_problem_free(WeftProblem *p);  /* NULL is fine */
+/* Solve exactly. Returns 0 when a status was determined (see res->status),
+ * a negative WeftErrno otherwise. Allocates nothing. */
+int weft_problem_solve(WeftProblem *p, const WeftSettings *settings, WeftResult *res);
+/* Iteration times and cost at bw_gbps[ndims] (every used dim > 0). */
+int weft_problem_evaluate(const WeftProblem *p, const double *bw_gbps, WeftEval *ev);
+/* EqualBW baseline: the design's total bandwidth split evenly. */
+void weft_equal_bw(const double *bw_gbps, int ndims, double *equal_gbps);
+
+/* ------------------------------------------------------------------ export
+ * ASTRA-sim 2.0 analytical network yml for the design: per-link bandwidth
+ * (Ring B/2, FullyConnected B/(n-1), Switch B) and latency_ns per dim. */
+int weft_astra_network_write(const char *path, const WeftNetwork *net, const double *bw_gbps,
+                             const double *latency_ns, WeftError *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WEFT_H */

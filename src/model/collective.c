@@ -1,0 +1,80 @@
+/* collective.c — per-dimension traffic of each collective (LIBRA's model)
+ * and the communicator that maps phases onto dims. */
+#include "weft.h"
+
+const char *weft_collective_name(WeftCollective c) {
+  switch (c) {
+    case WEFT_COLL_NONE: return "NONE";
+    case WEFT_COLL_ALLREDUCE: return "ALLREDUCE";
+    case WEFT_COLL_REDUCESCATTER: return "REDUCESCATTER";
+    case WEFT_COLL_ALLGATHER: return "ALLGATHER";
+    case WEFT_COLL_ALLTOALL: return "ALLTOALL";
+  }
+  return "?";
+}
+
+const char *weft_phase_name(WeftPhase p) {
+  switch (p) {
+    case WEFT_PHASE_FWD: return "forward";
+    case WEFT_PHASE_IG: return "input_grad";
+    case WEFT_PHASE_WG: return "weight_grad";
+  }
+  return "?";
+}
+
+/* Hierarchical collectives walk the spanned dims innermost first (all-gather
+ * outermost first), each dim seeing the data left by the previous one. */
+void weft_collective_traffic(WeftCollective c, double size_bytes, const int *group,
+                             int ndims, double *traffic_bytes) {
+  double s = size_bytes;
+  for (int d = 0; d < ndims; d++) traffic_bytes[d] = 0.0;
+  switch (c) {
+    case WEFT_COLL_NONE: break;
+    case WEFT_COLL_ALLREDUCE:
+      for (int d = 0; d < ndims; d++) {
+        if (group[d] < 1) continue;
+        traffic_bytes[d] = 2.0 * s / group[d] * (group[d] - 1);
+        s /= group[d];
+      }
+      break;
+    case WEFT_COLL_REDUCESCATTER:
+      for (int d = 0; d < ndims; d++) {
+        if (group[d] < 1) continue;
+        traffic_bytes[d] = s / group[d] * (group[d] - 1);
+        s /= group[d];
+      }
+      break;
+    case WEFT_COLL_ALLGATHER:
+      for (int d = ndims - 1; d >= 0; d--) {
+        if (group[d] < 1) continue;
+        traffic_bytes[d] = s * (group[d] - 1);
+        s *= group[d];
+      }
+      break;
+    case WEFT_COLL_ALLTOALL:
+      for (int d = 0; d < ndims; d++) {
+        if (group[d] < 1) continue;
+        traffic_bytes[d] = s / group[d] * (group[d] - 1);
+      }
+      break;
+  }
+}
+
+int weft_communicator_check(const WeftCommunicator *comm, const WeftNetwork *net,
+                            WeftError *err) {
+  static const char *keys[WEFT_NPHASES] = {"Forward", "InputGrad", "WeightGrad"};
+  if (comm->ndims != net->ndims)
+    return weft_error_set(err, WEFT_EINPUT, comm->file, comm->line[0], 0, keys[0],
+                          "communicator has %d dims, the network has %d", comm->ndims,
+                          net->ndims);
+  for (int p = 0; p < WEFT_NPHASES; p++)
+    for (int d = 0; d < comm->ndims; d++) {
+      int g = comm->group[p][d];
+      if (g == -1) continue;
+      if (g < 1 || g > net->npus[d])
+        return weft_error_set(err, WEFT_EINPUT, comm->file, comm->line[p], 0, keys[p],
+                              "%s group on dim %d is %d: must be -1 or 1..%d (the dim's NPUs)",
+                              keys[p], d + 1, g, net->npus[d]);
+    }
+  return WEFT_OK;
+}

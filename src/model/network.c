@@ -1,0 +1,58 @@
+/* network.c — multi-dimensional network shape and LIBRA's cost model.
+ * Cost is linear in the per-NPU bandwidth B_d of each dim. */
+#include <string.h>
+
+#include "weft.h"
+
+const char *weft_topology_name(WeftTopology t) {
+  switch (t) {
+    case WEFT_RING: return "Ring";
+    case WEFT_FULLY_CONNECTED: return "FullyConnected";
+    case WEFT_SWITCH: return "Switch";
+  }
+  return "?";
+}
+
+double weft_network_npus_total(const WeftNetwork *net) {
+  double n = 1.0;
+  for (int d = 0; d < net->ndims; d++) n *= net->npus[d];
+  return n;
+}
+
+static const WeftCostClass *find_class(const WeftCostModel *cm, const char *name) {
+  for (int i = 0; i < cm->nclasses; i++)
+    if (strcmp(cm->cls[i].name, name) == 0) return &cm->cls[i];
+  return NULL;
+}
+
+/* LIBRA counts building blocks and links per block; both collapse to N per
+ * GB/s of B_d: Ring (N/n blocks)*(2n links)*(B/2), FullyConnected
+ * (N/n)*(n(n-1))*(B/(n-1)), Switch (prod of outer dims)*(prod of inner dims)*B. */
+int weft_cost_per_gbps(const WeftNetwork *net, const WeftCostModel *cm,
+                       double *usd_per_gbps, WeftError *err) {
+  double n = weft_network_npus_total(net);
+  for (int d = 0; d < net->ndims; d++) {
+    const WeftCostClass *c = find_class(cm, net->cost_dim[d]);
+    if (!c)
+      return weft_error_set(err, WEFT_EINPUT, net->file, net->line[d], 0, "CostDimension",
+                            "cost dimension '%s' of dim %d is not in the cost model%s%s",
+                            net->cost_dim[d], d + 1, cm->file[0] ? " " : "", cm->file);
+    if (!c->has_link)
+      return weft_error_set(err, WEFT_EINPUT, cm->file, c->line, 0, "Link",
+                            "cost dimension '%s' has no 'Link' cost (dim %d)", c->name, d + 1);
+    double per = c->link_usd_per_gbps;
+    if (net->topology[d] == WEFT_SWITCH) {
+      if (!c->has_nic)
+        return weft_error_set(err, WEFT_EINPUT, cm->file, c->line, 0, "Nic",
+                              "cost dimension '%s' has no 'Nic' cost, needed by Switch dim %d",
+                              c->name, d + 1);
+      if (!c->has_switch)
+        return weft_error_set(err, WEFT_EINPUT, cm->file, c->line, 0, "Switch",
+                              "cost dimension '%s' has no 'Switch' cost, needed by Switch dim %d",
+                              c->name, d + 1);
+      per += c->nic_usd_per_gbps + c->switch_usd_per_gbps;
+    }
+    usd_per_gbps[d] = n * per;
+  }
+  return WEFT_OK;
+}
