@@ -1,0 +1,70 @@
+/* problem.h — internal: the compiled bandwidth problem (merged traffic
+ * patterns, per-job time rows, folded constraints) and its solver state. */
+#ifndef WEFT_PROBLEM_H
+#define WEFT_PROBLEM_H
+
+#include "opt/ipm.h"
+#include "weft.h"
+
+/* A job's iteration time is max over rows r of C[r] + sum_p a[r][p]*tau_p,
+ * tau_p = max_d u[p][d] / B_d. no-overlap has one row; tp-dp-overlap one per
+ * non-dominated gradient-ready point of the backward pass. */
+typedef struct {
+  int nrows;
+  double *C;      /* nrows: constant time (compute) in ns */
+  double *a;      /* nrows x npat: bytes of each traffic pattern */
+  double weight;
+  double compute_ns;
+  double *phase_bytes; /* WEFT_NPHASES x npat: bytes per phase and pattern */
+  double blocking_compute_ns; /* unused by no-overlap; fwd + ig + wg compute */
+} Job;
+
+/* Kinds of linear rows in the program, for the certificate. */
+enum { ROW_USER = 0, ROW_JOB = 1, ROW_BOUND = 2, ROW_CAP = 3 };
+
+struct WeftProblem {
+  WeftSpec spec;
+  WeftConstraints cons;  /* copy (spec->cons may be NULL) */
+  int D;
+  double cpg[WEFT_MAX_DIMS];     /* $ per GB/s of B_d */
+  int npat;
+  double *u;                     /* npat x D: traffic bytes per byte of collective */
+  int njobs;
+  Job job[WEFT_MAX_JOBS];
+  int used[WEFT_MAX_DIMS];
+  /* Constraints folded to B space: rows g.B (<=|=) h. */
+  int nle, neq;
+  double *Gle, *hle;  /* nle x D */
+  double *Geq, *heq;  /* neq x D, independent rows */
+  int *le_src, *eq_src; /* index of the source constraint */
+  /* Pre-check outcome (create time). */
+  WeftSolveStatus pre_status;    /* SOLVED = go on */
+  char pre_message[256];
+  int nconflict;
+  int conflict[WEFT_MAX_CONSTRAINTS];
+  double U[WEFT_MAX_DIMS];       /* max B_d over the feasible set (capped) */
+  int capped[WEFT_MAX_DIMS];
+  double cap_gbps;
+  double Bstart[WEFT_MAX_DIMS];  /* a feasible, used-dim-positive point */
+  double cost_min;               /* min network cost (perf-per-cost) */
+  /* The program (natural units) and its scaled copy for the IPM. */
+  Hyp nat, sc;
+  int nvar_free0;    /* first free (epigraph) variable */
+  int *row_kind;     /* ng rows */
+  int *row_owner;    /* ng: owning free var for ROW_JOB rows, else -1 */
+  double *xscale;    /* n */
+  double objscale, objconst;
+  double *lo, *hi;   /* box of each box variable (natural), free vars ignored */
+  double *x1;        /* phase-1 solution (natural) */
+  double *tmp_lam, *tmp_nu;
+  IpmWork *work;
+};
+
+/* evaluate.c */
+double weft_problem_tau(const WeftProblem *p, int pat, const double *bw);
+/* solve.c helpers shared with problem.c */
+int weft_problem_build_program(WeftProblem *p);
+/* Cheapest B with B >= lower and the user constraints (an LP). */
+int weft_problem_min_cost(const WeftProblem *p, const double *lower, double *bw);
+
+#endif
