@@ -1,0 +1,52 @@
+/* main.c — weft's entry point: global flags and command dispatch.
+ * Exit codes: 0 ok, 1 no solution or runtime failure, 2 usage or input error. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *usage =
+    "usage: weft <command> [options]\n"
+    "\n"
+    "Design the network fabric of AI training clusters.\n"
+    "\n"
+    "commands:\n"
+    "  optimize   per-dimension bandwidth that minimises iteration time or\n"
+    "             time x cost, solved exactly with a certified optimality gap\n"
+    "\n"
+    "options:\n"
+    "  -h, --help      this help (weft <command> --help for a command's)\n"
+    "  -V, --version   print the version\n";
+
+void cli_error(const WeftError *err) {
+  char buf[1024];
+  fprintf(stderr, "weft: %s\n", weft_error_format(err, buf, sizeof buf));
+}
+
+void cli_fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("weft: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs(usage, stderr);
+    return EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+    fputs(usage, stdout);
+    return EXIT_OK;
+  }
+  if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+    printf("weft %s\n", WEFT_VERSION);
+    return EXIT_OK;
+  }
+  if (!strcmp(cmd, "optimize")) return cmd_optimize(argc - 1, argv + 1);
+  cli_fail("unknown command '%s' (try 'weft --help')", cmd);
+  return EXIT_USAGE;
+}

@@ -1,0 +1,157 @@
+/* report.c — the optimize report as a readable table or one JSON object.
+ * Fixed formats so golden tests can compare output exactly. */
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void row_ms(FILE *out, const char *name, double a, const double *b) {
+  fprintf(out, "  %-24s %16.6f", name, a / 1e6);
+  if (b) fprintf(out, " %16.6f", *b / 1e6);
+  fputc('\n', out);
+}
+
+void report_table(FILE *out, const Report *r) {
+  const WeftSpec *sp = r->spec;
+  const WeftResult *res = r->res;
+  const WeftNetwork *net = sp->net;
+  fprintf(out, "weft optimize: objective %s, loop %s, %d dims, %.0f NPUs\n",
+          weft_objective_name(sp->objective), weft_loop_name(sp->loop), net->ndims,
+          weft_network_npus_total(net));
+  fprintf(out, "status: %s", weft_status_name(res->status));
+  if (res->status == WEFT_STATUS_SOLVED || isfinite(res->gap))
+    fprintf(out, ", certified gap %.1e, %d iterations", res->gap, res->iterations);
+  fputc('\n', out);
+  if (res->message[0]) fprintf(out, "note: %s\n", res->message);
+  if (res->status != WEFT_STATUS_SOLVED) return;
+  fprintf(out, "\n  %-4s %-15s %6s %14s %14s\n", "dim", "topology", "npus", "bw_gbps", "equal_bw_gbps");
+  for (int d = 0; d < net->ndims; d++)
+    fprintf(out, "  B%-3d %-15s %6d %14.6f %14.6f%s\n", d + 1, weft_topology_name(net->topology[d]),
+            net->npus[d], res->bw_gbps[d], r->equal_bw_gbps[d],
+            (res->dim_flags[d] & WEFT_DIM_UNUSED) ? "  (no traffic: set by constraints)" : "");
+  const WeftEval *o = &res->eval, *e = r->equal;
+  fprintf(out, "\n  %-24s %16s %16s\n", "", "optimized", "equal_bw");
+  row_ms(out, "time_ms", o->time_ns, &e->time_ns);
+  if (sp->njobs == 1) {
+    row_ms(out, "  compute_ms", o->job[0].compute_ns, &e->job[0].compute_ns);
+    static const char *nm[WEFT_NPHASES] = {"  exposed_fwd_comm_ms", "  exposed_ig_comm_ms",
+                                           "  exposed_wg_comm_ms"};
+    for (int ph = 0; ph < WEFT_NPHASES; ph++) {
+      row_ms(out, nm[ph], o->job[0].exposed_comm_ns[ph], &e->job[0].exposed_comm_ns[ph]);
+    }
+  } else {
+    for (int j = 0; j < sp->njobs; j++) {
+      char name[80];
+      snprintf(name, sizeof name, "  %s_ms (x%g)", r->job_names[j], sp->jobs[j].weight);
+      row_ms(out, name, o->job[j].time_ns, &e->job[j].time_ns);
+    }
+  }
+  fprintf(out, "  %-24s %16.2f %16.2f\n", "cost_usd", o->cost_usd, e->cost_usd);
+  fprintf(out, "  %-24s %16.6e %16.6e\n", "time_x_cost_ms_usd", o->perf_per_cost / 1e6,
+          e->perf_per_cost / 1e6);
+  fprintf(out, "\n  speedup over equal_bw: %.4fx", e->time_ns / o->time_ns);
+  fprintf(out, "   perf-per-cost gain: %.4fx\n", e->perf_per_cost / o->perf_per_cost);
+}
+
+static void json_str(FILE *out, const char *s) {
+  fputc('"', out);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+    else if (c < 0x20) fprintf(out, "\\u%04x", c);
+    else fputc(c, out);
+  }
+  fputc('"', out);
+}
+
+static void json_num(FILE *out, double v) {
+  if (isfinite(v)) fprintf(out, "%.12g", v);
+  else fputs("null", out);
+}
+
+static void json_arr(FILE *out, const double *v, int n) {
+  fputc('[', out);
+  for (int i = 0; i < n; i++) {
+    if (i) fputs(", ", out);
+    json_num(out, v[i]);
+  }
+  fputc(']', out);
+}
+
+static void json_eval(FILE *out, const WeftEval *e, const double *bw, int D, const char *ind) {
+  fprintf(out, "{\n%s  \"bw_gbps\": ", ind);
+  json_arr(out, bw, D);
+  fprintf(out, ",\n%s  \"time_ns\": ", ind);
+  json_num(out, e->time_ns);
+  fprintf(out, ",\n%s  \"cost_usd\": ", ind);
+  json_num(out, e->cost_usd);
+  fprintf(out, ",\n%s  \"time_x_cost_ns_usd\": ", ind);
+  json_num(out, e->perf_per_cost);
+  fprintf(out, "\n%s}", ind);
+}
+
+void report_json(FILE *out, const Report *r) {
+  const WeftSpec *sp = r->spec;
+  const WeftResult *res = r->res;
+  int D = res->ndims, solved = res->status == WEFT_STATUS_SOLVED;
+  fprintf(out, "{\n  \"weft_version\": \"%s\",\n  \"objective\": ", WEFT_VERSION);
+  json_str(out, weft_objective_name(sp->objective));
+  fputs(",\n  \"loop\": ", out);
+  json_str(out, weft_loop_name(sp->loop));
+  fputs(",\n  \"status\": ", out);
+  json_str(out, weft_status_name(res->status));
+  fputs(",\n  \"gap\": ", out);
+  json_num(out, res->gap);
+  fputs(",\n  \"lower_bound\": ", out);
+  json_num(out, solved ? res->lower_bound : (double)NAN);
+  fprintf(out, ",\n  \"iterations\": %d,\n  \"message\": ", res->iterations);
+  json_str(out, res->message);
+  fputs(",\n  \"conflicts\": [", out);
+  for (int i = 0; i < res->nconflict; i++) {
+    if (i) fputs(", ", out);
+    json_str(out, sp->cons->c[res->conflict[i]].text);
+  }
+  fputs("],\n  \"dims\": [", out);
+  for (int d = 0; d < D; d++) {
+    fprintf(out, "%s\n    {\"dim\": %d, \"topology\": \"%s\", \"npus\": %d, \"bw_gbps\": ", d ? "," : "",
+            d + 1, weft_topology_name(sp->net->topology[d]), sp->net->npus[d]);
+    json_num(out, solved ? res->bw_gbps[d] : (double)NAN);
+    fprintf(out, ", \"used\": %s}", (res->dim_flags[d] & WEFT_DIM_UNUSED) ? "false" : "true");
+  }
+  fputs("\n  ],\n", out);
+  if (!solved) {
+    fputs("  \"bw_gbps\": null,\n  \"time_ns\": null,\n  \"cost_usd\": null,\n  \"equal_bw\": null\n}\n", out);
+    return;
+  }
+  const WeftEval *o = &res->eval;
+  fputs("  \"bw_gbps\": ", out);
+  json_arr(out, res->bw_gbps, D);
+  fputs(",\n  \"time_ns\": ", out);
+  json_num(out, o->time_ns);
+  fputs(",\n  \"cost_usd\": ", out);
+  json_num(out, o->cost_usd);
+  fputs(",\n  \"time_x_cost_ns_usd\": ", out);
+  json_num(out, o->perf_per_cost);
+  fprintf(out, ",\n  \"tie_broken\": %s,\n  \"jobs\": [", res->tie_broken ? "true" : "false");
+  for (int j = 0; j < sp->njobs; j++) {
+    const WeftJobTime *t = &o->job[j];
+    fprintf(out, "%s\n    {\"name\": ", j ? "," : "");
+    json_str(out, r->job_names[j] ? r->job_names[j] : "");
+    fputs(", \"weight\": ", out);
+    json_num(out, sp->jobs[j].weight);
+    fputs(", \"time_ns\": ", out);
+    json_num(out, t->time_ns);
+    fputs(", \"compute_ns\": ", out);
+    json_num(out, t->compute_ns);
+    fputs(", \"comm_ns\": ", out);
+    json_arr(out, t->comm_ns, WEFT_NPHASES);
+    fputs(", \"exposed_comm_ns\": ", out);
+    json_arr(out, t->exposed_comm_ns, WEFT_NPHASES);
+    fputc('}', out);
+  }
+  fputs("\n  ],\n  \"equal_bw\": ", out);
+  json_eval(out, r->equal, r->equal_bw_gbps, D, "  ");
+  fputs(",\n  \"speedup\": ", out);
+  json_num(out, r->equal->time_ns / o->time_ns);
+  fputs("\n}\n", out);
+}
