@@ -13,6 +13,7 @@
 #define IPM_REG 1e-13          /* equality-block regularisation (scaled units) */
 #define IPM_MIN_STEP 1e-14     /* a step this short means no progress */
 #define IPM_MU_FLOOR 0.1       /* centring target floor, in units of the gap target */
+#define IPM_INFEAS_FLOOR 0.01  /* centring target floor per unit of infeasibility */
 #define IPM_DUAL_TOL 1e-8      /* dual residual (scaled units) accepted at the end */
 
 IpmWork *ipm_work_create(int n, int m, int ne) {
@@ -242,6 +243,9 @@ IpmStatus ipm_solve(const Hyp *P, IpmWork *w, const IpmSettings *st, int *iters)
   for (int k = 0; k < P->ne; k++) w->nu[k] = 0.0;
   IpmStatus status = IPM_MAX_ITER;
   int it = 0;
+  double mu0 = 0.0;
+  for (int i = 0; i < m; i++) mu0 += w->s[i] * w->lam[i];
+  if (m > 0) mu0 /= m;
   for (; it < st->max_iter; it++) {
     double res[3];
     residuals(P, w, res);
@@ -276,6 +280,9 @@ IpmStatus ipm_solve(const Hyp *P, IpmWork *w, const IpmSettings *st, int *iters)
     /* Do not aim below what the tolerance needs: past it the KKT system
      * only gets worse conditioned. */
     double floor_mu = IPM_MU_FLOOR * st->gap_tol * scale / (m > 0 ? m : 1);
+    /* Nor below the infeasibility: an iterate that closes the gap before it
+     * is feasible sticks to the boundary and stalls. */
+    floor_mu = fmax(floor_mu, IPM_INFEAS_FLOOR * fmax(res[1], res[2]) * fmax(mu0, 1e-300));
     if (sigma * mu < floor_mu) sigma = fmin(1.0, floor_mu / mu);
     /* Corrector: centring plus the second-order term. */
     for (int i = 0; i < m; i++) w->ds[i] = w->s[i] * w->lam[i] + w->dsa[i] * w->dlama[i] - sigma * mu;

@@ -197,13 +197,16 @@ static int fold_constraints(WeftProblem *p) {
   return WEFT_OK;
 }
 
+/* user rows + a bound per dim + one cost row */
+#define POLY_ROWS (WEFT_MAX_CONSTRAINTS + WEFT_MAX_DIMS + 1)
+
 /* The B-space polyhedron (user rows, plus optional caps) as LP rows. */
 typedef struct {
-  double A[(WEFT_MAX_CONSTRAINTS + WEFT_MAX_DIMS) * WEFT_MAX_DIMS];
-  double b[WEFT_MAX_CONSTRAINTS + WEFT_MAX_DIMS];
-  int rel[WEFT_MAX_CONSTRAINTS + WEFT_MAX_DIMS];
-  int src[WEFT_MAX_CONSTRAINTS + WEFT_MAX_DIMS]; /* constraint index, -1 cap */
-  unsigned char active[WEFT_MAX_CONSTRAINTS + WEFT_MAX_DIMS];
+  double A[POLY_ROWS * WEFT_MAX_DIMS];
+  double b[POLY_ROWS];
+  int rel[POLY_ROWS];
+  int src[POLY_ROWS]; /* constraint index, -1 for rows weft adds */
+  unsigned char active[POLY_ROWS];
   LpRows rows;
 } Poly;
 
@@ -325,6 +328,32 @@ static int precheck(WeftProblem *p) {
     free(q);
     return WEFT_OK;
   }
+  int ppc = p->spec.objective == WEFT_OBJ_PERF_PER_COST;
+  if (ppc) {
+    int zero_ok = 1; /* B = 0 feasible => time*cost has no minimiser */
+    for (int i = 0; i < p->nle; i++) zero_ok &= p->hle[i] >= 0.0;
+    for (int i = 0; i < p->neq; i++) zero_ok &= p->heq[i] == 0.0;
+    if (zero_ok) {
+      p->pre_status = WEFT_STATUS_UNBOUNDED;
+      snprintf(p->pre_message, sizeof p->pre_message,
+               "perf-per-cost has no minimum: the constraints let every bandwidth shrink "
+               "towards 0; add one that fixes the scale, e.g. 'sum = 1000' or 'cost >= 1e6'");
+      free(q);
+      return WEFT_OK;
+    }
+    double obj;
+    if (lp_solve(&q->rows, p->cpg, NULL, &obj) != LP_OPTIMAL) { free(q); return WEFT_ESOLVER; }
+    p->cost_min = obj;
+    /* Start from designs at most twice the cheapest: bounded, and at the
+     * scale the constraints set (time*cost needs no other bound). */
+    int m = q->rows.m;
+    memcpy(q->A + (size_t)m * (size_t)D, p->cpg, (size_t)D * sizeof(double));
+    q->b[m] = 2.0 * obj;
+    q->rel[m] = -1;
+    q->src[m] = -1;
+    q->active[m] = 1;
+    q->rows.m = m + 1;
+  }
   double vert[WEFT_MAX_DIMS][WEFT_MAX_DIMS];
   int unb[WEFT_MAX_DIMS];
   double big = 1.0;
@@ -340,9 +369,10 @@ static int precheck(WeftProblem *p) {
   }
   for (int i = 0; i < q->rows.m; i++) big = fmax(big, fabs(q->b[i]));
   p->cap_gbps = 10.0 * big; /* far above anything the data asks for */
+  int any_cap = 0;
   for (int d = 0; d < D; d++) {
     if (!unb[d]) continue;
-    if (p->spec.objective == WEFT_OBJ_PERF && p->used[d]) {
+    if (p->used[d]) {
       p->pre_status = WEFT_STATUS_UNBOUNDED;
       snprintf(p->pre_message, sizeof p->pre_message,
                "B%d can grow without limit, so iteration time has no minimum: "
@@ -350,13 +380,10 @@ static int precheck(WeftProblem *p) {
       free(q);
       return WEFT_OK;
     }
-    p->capped[d] = 1;
+    p->capped[d] = any_cap = 1;
     poly_add_cap(q, D, d, p->cap_gbps);
   }
-  for (int d = 0; d < D; d++) { /* vertices again where caps changed the polyhedron */
-    int any_cap = 0;
-    for (int k = 0; k < D; k++) any_cap |= p->capped[k];
-    if (!any_cap) break;
+  for (int d = 0; d < D && any_cap; d++) { /* vertices again: caps changed the polyhedron */
     double c[WEFT_MAX_DIMS] = {0}, obj;
     c[d] = -1.0;
     if (lp_solve(&q->rows, c, vert[d], &obj) != LP_OPTIMAL) { free(q); return WEFT_ESOLVER; }
@@ -372,22 +399,6 @@ static int precheck(WeftProblem *p) {
     }
     p->Bstart[d] = 0.0;
     for (int k = 0; k < D; k++) p->Bstart[d] += vert[k][d] / D; /* feasible: convex combination */
-  }
-  if (p->spec.objective == WEFT_OBJ_PERF_PER_COST) {
-    int zero_ok = 1; /* B = 0 feasible => time*cost has no minimiser */
-    for (int i = 0; i < p->nle; i++) zero_ok &= p->hle[i] >= 0.0;
-    for (int i = 0; i < p->neq; i++) zero_ok &= p->heq[i] == 0.0;
-    if (zero_ok) {
-      p->pre_status = WEFT_STATUS_UNBOUNDED;
-      snprintf(p->pre_message, sizeof p->pre_message,
-               "perf-per-cost has no minimum: the constraints let every bandwidth shrink "
-               "towards 0; add one that fixes the scale, e.g. 'sum = 1000' or 'cost >= 1e6'");
-      free(q);
-      return WEFT_OK;
-    }
-    double obj;
-    if (lp_solve(&q->rows, p->cpg, NULL, &obj) != LP_OPTIMAL) { free(q); return WEFT_ESOLVER; }
-    p->cost_min = obj;
   }
   free(q);
   reduce_equalities(p);

@@ -7,7 +7,7 @@
 
 int test_failures_ = 0;
 
-#define SUITES(X) X(core)
+#define SUITES(X) X(core) X(constraint) X(io) X(opt)
 
 #define DECLARE_(s) extern const TestCase suite_##s[];
 SUITES(DECLARE_)

@@ -1,0 +1,147 @@
+/* astra_export.c — writes a design as an ASTRA-sim 2.0 analytical network yml.
+ * Per-NPU B_d becomes per-link bandwidth; the file appears whole or not at all. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "weft.h"
+
+/* Per-hop latency when the caller gives none: the value ASTRA-sim's own
+ * example analytical networks use for every dim. */
+#define WEFT_ASTRA_DEFAULT_LATENCY_NS 500.0
+/* Mode of the written file (mkstemp creates 0600; an output is for sharing). */
+#define WEFT_ASTRA_FILE_MODE 0644
+
+/* Per-link bandwidth of dim d carrying per-NPU bandwidth b: a bidirectional
+ * Ring has 2 links per NPU (b/2 each way), FullyConnected n-1, Switch one. */
+static double link_gbps(const WeftNetwork *net, int d, double b) {
+  switch (net->topology[d]) {
+    case WEFT_RING: return b / 2.0;
+    case WEFT_FULLY_CONNECTED: return b / (double)(net->npus[d] - 1);
+    case WEFT_SWITCH: return b;
+  }
+  return b;
+}
+
+/* The shortest of %.15g, %.16g, %.17g that reads back as the same double, so
+ * 250 prints "250.0" and 300/7 "42.857142857142854": exact and still readable.
+ * Integral values get ".0" so YAML readers see a float. */
+static void format_double(char *buf, size_t size, double v) {
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, size, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  if (!strpbrk(buf, ".eEn")) {  /* "n" guards inf/nan, refused before we get here */
+    size_t n = strlen(buf);
+    if (n + 2 < size) memcpy(buf + n, ".0", 3);
+  }
+}
+
+static int check_args(const char *path, const WeftNetwork *net, const double *bw_gbps,
+                      const double *latency_ns, WeftError *err) {
+  if (!path || !path[0] || !net || !bw_gbps)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "no %s given",
+                          !path || !path[0] ? "output path" : !net ? "network" : "bandwidth");
+  if (net->ndims < 1 || net->ndims > WEFT_MAX_DIMS)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "the network must have 1 to %d dims, got %d",
+                          WEFT_MAX_DIMS, net->ndims);
+  for (int d = 0; d < net->ndims; d++) {
+    if (net->topology[d] != WEFT_RING && net->topology[d] != WEFT_FULLY_CONNECTED &&
+        net->topology[d] != WEFT_SWITCH)
+      return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "dim %d has an unknown topology (%d)", d + 1,
+                            (int)net->topology[d]);
+    if (net->npus[d] < 2)
+      return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "dim %d must have more than 1 NPU, got %d",
+                            d + 1, net->npus[d]);
+    /* 0 is allowed: a dim no collective uses may be left without bandwidth. */
+    if (!isfinite(bw_gbps[d]) || bw_gbps[d] < 0.0)
+      return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "bandwidth of dim %d must be finite and >= 0, got %g",
+                            d + 1, bw_gbps[d]);
+    if (latency_ns && (!isfinite(latency_ns[d]) || latency_ns[d] < 0.0))
+      return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "latency of dim %d must be finite and >= 0, got %g",
+                            d + 1, latency_ns[d]);
+  }
+  return WEFT_OK;
+}
+
+static void write_list(FILE *f, const char *key, const WeftNetwork *net, const double *v,
+                       double dflt, const char *comment) {
+  char num[64];
+  fprintf(f, "%s: [ ", key);
+  for (int d = 0; d < net->ndims; d++) {
+    format_double(num, sizeof num, v ? v[d] : dflt);
+    fprintf(f, "%s%s", d ? ", " : "", num);
+  }
+  fprintf(f, " ]  # %s\n", comment);
+}
+
+/* The whole file; returns 0 or an errno value. */
+static int write_body(FILE *f, const WeftNetwork *net, const double *bw_gbps, const double *latency_ns) {
+  double link[WEFT_MAX_DIMS];
+  errno = 0;  /* so a failed stdio call can be told from a stale errno */
+  for (int d = 0; d < net->ndims; d++) link[d] = link_gbps(net, d, bw_gbps[d]) + 0.0;  /* no "-0.0" */
+  fprintf(f, "# weft: optimised network (per-NPU B_d -> per-link bandwidth)\n");
+  fprintf(f, "topology: [ ");
+  for (int d = 0; d < net->ndims; d++)
+    fprintf(f, "%s%s", d ? ", " : "", weft_topology_name(net->topology[d]));
+  fprintf(f, " ]\nnpus_count: [ ");
+  for (int d = 0; d < net->ndims; d++) fprintf(f, "%s%d", d ? ", " : "", net->npus[d]);
+  fprintf(f, " ]\n");
+  write_list(f, "bandwidth", net, link, 0.0, "GB/s per link");
+  write_list(f, "latency", net, latency_ns, WEFT_ASTRA_DEFAULT_LATENCY_NS, "ns");
+  if (fflush(f) != 0 || ferror(f)) return errno ? errno : EIO;
+  return 0;
+}
+
+static int io_fail(WeftError *err, const char *what, const char *path, int errnum) {
+  char reason[128];
+  if (strerror_r(errnum, reason, sizeof reason) != 0)
+    snprintf(reason, sizeof reason, "error %d", errnum);
+  return weft_error_set(err, WEFT_EIO, "", 0, 0, "", "cannot %s '%s': %s", what, path, reason);
+}
+
+/* Write to path.tmp.XXXXXX beside the target, then rename() over it: readers
+ * never see a half-written file, and a failure leaves the target as it was. */
+int weft_astra_network_write(const char *path, const WeftNetwork *net, const double *bw_gbps,
+                             const double *latency_ns, WeftError *err) {
+  int rc = check_args(path, net, bw_gbps, latency_ns, err);
+  if (rc) return rc;
+  size_t n = strlen(path);
+  char *tmp = malloc(n + sizeof ".tmp.XXXXXX");
+  if (!tmp) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, "", "out of memory writing '%s'", path);
+  memcpy(tmp, path, n);
+  memcpy(tmp + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    rc = io_fail(err, "create", path, errno);
+    free(tmp);
+    return rc;
+  }
+  const char *what = "write";
+  int errnum = 0;
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    errnum = errno;
+    close(fd);
+  } else {
+    if (fchmod(fd, WEFT_ASTRA_FILE_MODE) != 0) errnum = errno;
+    if (!errnum) errnum = write_body(f, net, bw_gbps, latency_ns);
+    errno = 0;
+    if (fclose(f) != 0 && !errnum) errnum = errno ? errno : EIO;
+  }
+  if (!errnum && rename(tmp, path) != 0) {
+    errnum = errno;
+    what = "replace";
+  }
+  if (errnum) {
+    unlink(tmp);
+    rc = io_fail(err, what, path, errnum);
+  }
+  free(tmp);
+  return rc;
+}

@@ -1,0 +1,238 @@
+/* libra.c — readers for LIBRA's YAML inputs, read as LIBRA writes them:
+ * network (Topology, NpusCount, CostDimension), cost model, communicator. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "io/libra.h"
+
+/* The mapping itself, or an error saying what was expected instead. */
+static int expect_root(const WeftYamlNode *map, const char *file, const char *what,
+                       WeftError *err) {
+  if (!map) return weft_error_set(err, WEFT_EINPUT, file, 0, 0, NULL, "empty: expected %s", what);
+  if (map->kind == WEFT_YAML_MAPPING) return WEFT_OK;
+  char got[96];
+  weft_yaml_describe(map, got, sizeof got);
+  return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, NULL,
+                        "expected a mapping of %s, got %s", what, got);
+}
+
+/* Value of a required key ("Name|alt"); *field gets the key as written. */
+static int require(const WeftYamlNode *map, const char *names, const char *file,
+                   const WeftYamlNode **val, char *field, WeftError *err) {
+  const WeftYamlNode *key;
+  *val = weft_yaml_get(map, names, &key);
+  size_t n = strcspn(names, "|");
+  if (!*val) {
+    snprintf(field, WEFT_NAME_LEN, "%.*s", (int)n, names);
+    return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, field,
+                          "missing key '%s'", field);
+  }
+  snprintf(field, WEFT_NAME_LEN, "%s", key->text);
+  return WEFT_OK;
+}
+
+/* A non-empty name that fits WEFT_NAME_LEN. */
+static int copy_name(const WeftYamlNode *node, const char *file, const char *field,
+                     const char *label, char *out, WeftError *err) {
+  char got[96];
+  weft_yaml_describe(node, got, sizeof got);
+  if (node->kind != WEFT_YAML_SCALAR || node->len == 0)
+    return weft_error_set(err, WEFT_EINPUT, file, node->line, node->col, field,
+                          "%s must be a name, got %s", label, got);
+  if (node->len >= WEFT_NAME_LEN)
+    return weft_error_set(err, WEFT_EINPUT, file, node->line, node->col, field,
+                          "%s is longer than %d characters: %s", label, WEFT_NAME_LEN - 1, got);
+  memcpy(out, node->text, node->len + 1);
+  return WEFT_OK;
+}
+
+static int parse_topology(const WeftYamlNode *node, const char *file, const char *field, int d,
+                          WeftTopology *out, WeftError *err) {
+  static const struct {
+    const char *name;
+    WeftTopology t;
+  } tab[] = {{"Ring", WEFT_RING}, {"FullyConnected", WEFT_FULLY_CONNECTED}, {"Switch", WEFT_SWITCH}};
+  if (node->kind == WEFT_YAML_SCALAR)
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+      if (strcasecmp(node->text, tab[i].name) == 0) {
+        *out = tab[i].t;
+        return WEFT_OK;
+      }
+  char got[96];
+  weft_yaml_describe(node, got, sizeof got);
+  return weft_error_set(err, WEFT_EINPUT, file, node->line, node->col, field,
+                        "%s entry %d: unknown topology %s (expected Ring, FullyConnected or "
+                        "Switch)",
+                        field, d + 1, got);
+}
+
+/* Sequence of 1..WEFT_MAX_DIMS entries, as long as the first list (n0 > 0). */
+static int dims_seq(const WeftYamlNode *seq, const char *file, const char *field,
+                    const char *first, int n0, WeftError *err) {
+  int rc = weft_yaml_expect(seq, WEFT_YAML_SEQUENCE, file, field, err);
+  if (rc) return rc;
+  if (n0 == 0 && (seq->n < 1 || seq->n > WEFT_MAX_DIMS))
+    return weft_error_set(err, WEFT_EINPUT, file, seq->line, seq->col, field,
+                          "%s must have 1 to %d entries, got %d", field, WEFT_MAX_DIMS, seq->n);
+  if (n0 > 0 && seq->n != n0)
+    return weft_error_set(err, WEFT_EINPUT, file, seq->line, seq->col, field,
+                          "%s has %d entr%s, %s has %d", field, seq->n, seq->n == 1 ? "y" : "ies",
+                          first, n0);
+  return WEFT_OK;
+}
+
+int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *net,
+                       WeftError *err) {
+  static const char *const keys[] = {"Topology|topology", "NpusCount|npus_count",
+                                     "CostDimension|cost_dimension", NULL};
+  const WeftYamlNode *topo, *npus, *cost;
+  char ftopo[WEFT_NAME_LEN], fnpus[WEFT_NAME_LEN], fcost[WEFT_NAME_LEN];
+  int rc;
+  memset(net, 0, sizeof *net);
+  snprintf(net->file, sizeof net->file, "%s", file);
+  if ((rc = expect_root(map, file, "Topology, NpusCount and CostDimension", err)) ||
+      (rc = weft_yaml_check_keys(map, keys, file, err)) ||
+      (rc = require(map, keys[0], file, &topo, ftopo, err)) ||
+      (rc = require(map, keys[1], file, &npus, fnpus, err)) ||
+      (rc = require(map, keys[2], file, &cost, fcost, err)) ||
+      (rc = dims_seq(topo, file, ftopo, NULL, 0, err)) ||
+      (rc = dims_seq(npus, file, fnpus, ftopo, topo->n, err)) ||
+      (rc = dims_seq(cost, file, fcost, ftopo, topo->n, err)))
+    return rc;
+  net->ndims = topo->n;
+  for (int d = 0; d < net->ndims; d++) {
+    char label[WEFT_NAME_LEN + 24];
+    snprintf(label, sizeof label, "%s entry %d", fcost, d + 1);
+    if ((rc = parse_topology(topo->child[d], file, ftopo, d, &net->topology[d], err)) ||
+        (rc = copy_name(cost->child[d], file, fcost, label, net->cost_dim[d], err)))
+      return rc;
+    net->line[d] = cost->child[d]->line;  /* weft_cost_per_gbps points here */
+  }
+  int count;
+  if ((rc = weft_yaml_ints(npus, file, fnpus, net->npus, WEFT_MAX_DIMS, &count, err))) return rc;
+  for (int d = 0; d < net->ndims; d++)
+    if (net->npus[d] < 2) {
+      const WeftYamlNode *e = npus->child[d];
+      return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, fnpus,
+                            "%s entry %d must be > 1, got %d", fnpus, d + 1, net->npus[d]);
+    }
+  return WEFT_OK;
+}
+
+int weft_libra_cost_model(const WeftYamlNode *map, const char *file, WeftCostModel *cm,
+                          WeftError *err) {
+  static const char *const elems[] = {"Link|link", "Switch|switch", "Nic|nic", NULL};
+  int rc;
+  memset(cm, 0, sizeof *cm);
+  snprintf(cm->file, sizeof cm->file, "%s", file);
+  if ((rc = expect_root(map, file, "cost classes (each with Link, Switch, Nic)", err))) return rc;
+  if (map->n == 0)
+    return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, NULL,
+                          "the cost model has no cost classes");
+  if (map->n > WEFT_MAX_COST_CLASSES) {
+    const WeftYamlNode *k = weft_yaml_key(map, WEFT_MAX_COST_CLASSES);
+    return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, k->text,
+                          "more than %d cost classes", WEFT_MAX_COST_CLASSES);
+  }
+  for (int i = 0; i < map->n; i++) {
+    const WeftYamlNode *k = weft_yaml_key(map, i), *v = weft_yaml_value(map, i);
+    WeftCostClass *c = &cm->cls[i];
+    if ((rc = copy_name(k, file, k->text, "cost class name", c->name, err))) return rc;
+    c->line = k->line;
+    if (v->kind != WEFT_YAML_MAPPING) {
+      char got[96];
+      weft_yaml_describe(v, got, sizeof got);
+      return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, k->text,
+                            "cost class '%s' must be a mapping of Link, Switch, Nic costs, got %s",
+                            k->text, got);
+    }
+    if ((rc = weft_yaml_check_keys(v, elems, file, err))) return rc;
+    double *dst[3] = {&c->link_usd_per_gbps, &c->switch_usd_per_gbps, &c->nic_usd_per_gbps};
+    int *has[3] = {&c->has_link, &c->has_switch, &c->has_nic};
+    for (int e = 0; e < 3; e++) {
+      const WeftYamlNode *ek;
+      const WeftYamlNode *ev = weft_yaml_get(v, elems[e], &ek);
+      if (!ev) continue;
+      char label[2 * WEFT_NAME_LEN + 8];
+      snprintf(label, sizeof label, "%s %s", k->text, ek->text);
+      if ((rc = weft_yaml_double(ev, file, ek->text, label, dst[e], err))) return rc;
+      if (!(*dst[e] > 0.0))
+        return weft_error_set(err, WEFT_EINPUT, file, ev->line, ev->col, ek->text,
+                              "%s must be > 0, got %s", label, ev->text);
+      *has[e] = 1;
+    }
+    cm->nclasses++;
+  }
+  return WEFT_OK;
+}
+
+int weft_libra_communicator(const WeftYamlNode *map, const char *file, WeftCommunicator *comm,
+                            WeftError *err) {
+  static const char *const keys[] = {"Forward|forward", "InputGrad|input_grad",
+                                     "WeightGrad|weight_grad", NULL};
+  const WeftYamlNode *seq[WEFT_NPHASES];
+  char field[WEFT_NPHASES][WEFT_NAME_LEN];
+  int rc;
+  memset(comm, 0, sizeof *comm);
+  snprintf(comm->file, sizeof comm->file, "%s", file);
+  if ((rc = expect_root(map, file, "Forward, InputGrad and WeightGrad", err)) ||
+      (rc = weft_yaml_check_keys(map, keys, file, err)))
+    return rc;
+  for (int p = 0; p < WEFT_NPHASES; p++)
+    if ((rc = require(map, keys[p], file, &seq[p], field[p], err))) return rc;
+  for (int p = 0; p < WEFT_NPHASES; p++) {
+    const WeftYamlNode *key;
+    weft_yaml_get(map, keys[p], &key);
+    comm->line[p] = key->line;
+    if ((rc = dims_seq(seq[p], file, field[p], field[0], p ? seq[0]->n : 0, err))) return rc;
+    int count;
+    if ((rc = weft_yaml_ints(seq[p], file, field[p], comm->group[p], WEFT_MAX_DIMS, &count, err)))
+      return rc;
+    for (int d = 0; d < count; d++) {
+      int g = comm->group[p][d];
+      if (g != -1 && g < 1) {
+        const WeftYamlNode *e = seq[p]->child[d];
+        return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, field[p],
+                              "%s entry %d must be -1 (not involved) or >= 1, got %d", field[p],
+                              d + 1, g);
+      }
+    }
+  }
+  comm->ndims = seq[0]->n;
+  return WEFT_OK;
+}
+
+/* Load path, hand the tree to fill(), free it. */
+static int read_yaml(const char *path, void *out, WeftError *err,
+                     int (*fill)(const WeftYamlNode *, const char *, void *, WeftError *)) {
+  if (!path || !out) return weft_error_set(err, WEFT_EINVAL, path, 0, 0, NULL, "no file or output");
+  WeftYamlNode *root;
+  int rc = weft_yaml_load_file(path, &root, err);
+  if (rc) return rc;
+  rc = fill(root, path, out, err);
+  weft_yaml_free(root);
+  return rc;
+}
+
+static int fill_network(const WeftYamlNode *r, const char *f, void *o, WeftError *e) {
+  return weft_libra_network(r, f, o, e);
+}
+static int fill_cost(const WeftYamlNode *r, const char *f, void *o, WeftError *e) {
+  return weft_libra_cost_model(r, f, o, e);
+}
+static int fill_comm(const WeftYamlNode *r, const char *f, void *o, WeftError *e) {
+  return weft_libra_communicator(r, f, o, e);
+}
+
+int weft_network_read(const char *path, WeftNetwork *net, WeftError *err) {
+  return read_yaml(path, net, err, fill_network);
+}
+
+int weft_cost_model_read(const char *path, WeftCostModel *cm, WeftError *err) {
+  return read_yaml(path, cm, err, fill_cost);
+}
+
+int weft_communicator_read(const char *path, WeftCommunicator *comm, WeftError *err) {
+  return read_yaml(path, comm, err, fill_comm);
+}

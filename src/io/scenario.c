@@ -1,0 +1,269 @@
+/* scenario.c — weft's scenario YAML (docs/scenario.md): network, cost model,
+ * workloads with communicators and weights, constraints, objective, loop. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "io/libra.h"
+#include "io/yaml.h"
+
+static const char *const TOP_KEYS[] = {"network",   "cost_model",  "workload",  "communicator",
+                                       "name",      "workloads",   "constraints", "objective",
+                                       "loop",      NULL};
+static const char *const JOB_KEYS[] = {"name", "workload", "communicator", "weight", NULL};
+
+static void reset(WeftScenario *sc) {
+  for (int j = 0; j < sc->njobs; j++) weft_workload_free(sc->workload[j]);
+  memset(sc, 0, sizeof *sc);
+  sc->objective = WEFT_OBJ_PERF;
+  sc->loop = WEFT_LOOP_NO_OVERLAP;
+}
+
+WeftScenario *weft_scenario_create(void) {
+  WeftScenario *sc = calloc(1, sizeof *sc);
+  if (sc) reset(sc);  /* the defaults */
+  return sc;
+}
+
+void weft_scenario_free(WeftScenario *sc) {
+  if (!sc) return;
+  reset(sc);
+  free(sc);
+}
+
+void weft_scenario_spec(const WeftScenario *sc, WeftSpec *spec) {
+  memset(spec, 0, sizeof *spec);
+  spec->net = &sc->net;
+  spec->cost = &sc->cost;
+  spec->njobs = sc->njobs;
+  for (int j = 0; j < sc->njobs; j++) {
+    spec->jobs[j].workload = sc->workload[j];
+    spec->jobs[j].comm = &sc->comm[j];
+    spec->jobs[j].weight = sc->weight[j];
+    snprintf(spec->jobs[j].name, sizeof spec->jobs[j].name, "%s", sc->job_name[j]);
+  }
+  spec->cons = &sc->cons;
+  spec->objective = (WeftObjective)sc->objective;
+  spec->loop = (WeftLoop)sc->loop;
+}
+
+/* A file named relative to the scenario's directory (absolute kept). */
+static int resolve(const char *scfile, const WeftYamlNode *v, const char *field, char *out,
+                   WeftError *err) {
+  if (v->kind != WEFT_YAML_SCALAR || v->len == 0) {
+    char got[96];
+    weft_yaml_describe(v, got, sizeof got);
+    return weft_error_set(err, WEFT_EINPUT, scfile, v->line, v->col, field,
+                          "%s must be a file name or a mapping, got %s", field, got);
+  }
+  const char *slash = strrchr(scfile, '/');
+  int dirlen = v->text[0] == '/' || !slash ? 0 : (int)(slash - scfile) + 1;
+  if ((size_t)dirlen + v->len >= WEFT_PATH_LEN)
+    return weft_error_set(err, WEFT_EINPUT, scfile, v->line, v->col, field,
+                          "%s: path longer than %d characters", field, WEFT_PATH_LEN - 1);
+  snprintf(out, WEFT_PATH_LEN, "%.*s%s", dirlen, scfile, v->text);
+  return WEFT_OK;
+}
+
+static int require(const WeftYamlNode *map, const char *key, const char *file,
+                   const WeftYamlNode **val, WeftError *err) {
+  *val = weft_yaml_get(map, key, NULL);
+  if (*val) return WEFT_OK;
+  return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, key, "missing key '%s'",
+                        key);
+}
+
+/* "dir/gpt3.txt" -> "gpt3". */
+static void default_name(const char *path, char *out) {
+  const char *b = strrchr(path, '/');
+  b = b ? b + 1 : path;
+  const char *dot = strrchr(b, '.');
+  size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
+  if (n > WEFT_NAME_LEN - 1) n = WEFT_NAME_LEN - 1;
+  memcpy(out, b, n);
+  out[n] = '\0';
+}
+
+/* One job from a mapping holding workload, communicator, name, weight. */
+static int load_job(const char *file, const WeftYamlNode *m, WeftScenario *sc, WeftError *err) {
+  const WeftYamlNode *wv, *cv, *nv = weft_yaml_get(m, "name", NULL);
+  const WeftYamlNode *weight = weft_yaml_get(m, "weight", NULL);
+  char path[WEFT_PATH_LEN];
+  int j = sc->njobs, rc;
+  if (j == WEFT_MAX_JOBS)
+    return weft_error_set(err, WEFT_EINPUT, file, m->line, m->col, "workloads",
+                          "more than %d workloads", WEFT_MAX_JOBS);
+  if ((rc = require(m, "workload", file, &wv, err)) ||
+      (rc = require(m, "communicator", file, &cv, err)))
+    return rc;
+  if (wv->kind != WEFT_YAML_SCALAR || wv->len == 0) {
+    char got[96];
+    weft_yaml_describe(wv, got, sizeof got);
+    return weft_error_set(err, WEFT_EINPUT, file, wv->line, wv->col, "workload",
+                          "workload must be a file name, got %s", got);
+  }
+  if ((rc = resolve(file, wv, "workload", path, err)) ||
+      (rc = weft_workload_read(path, &sc->workload[j], err)))
+    return rc;
+  sc->njobs++;  /* owned by sc from here: reset() frees it on any later error */
+  if (cv->kind == WEFT_YAML_MAPPING)
+    rc = weft_libra_communicator(cv, file, &sc->comm[j], err);
+  else if (!(rc = resolve(file, cv, "communicator", path, err)))
+    rc = weft_communicator_read(path, &sc->comm[j], err);
+  if (rc) return rc;
+  if (nv) {
+    if (nv->kind != WEFT_YAML_SCALAR || nv->len == 0 || nv->len >= WEFT_NAME_LEN) {
+      char got[96];
+      weft_yaml_describe(nv, got, sizeof got);
+      return weft_error_set(err, WEFT_EINPUT, file, nv->line, nv->col, "name",
+                            "name must be a name of 1 to %d characters, got %s",
+                            WEFT_NAME_LEN - 1, got);
+    }
+    memcpy(sc->job_name[j], nv->text, nv->len + 1);
+  } else {
+    default_name(wv->text, sc->job_name[j]);
+  }
+  for (int i = 0; i < j; i++)
+    if (strcmp(sc->job_name[i], sc->job_name[j]) == 0) {
+      const WeftYamlNode *at = nv ? nv : m;
+      return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, "name",
+                            "two workloads are named '%s': give each a distinct 'name'",
+                            sc->job_name[j]);
+    }
+  sc->weight[j] = 1.0;
+  if (weight) {
+    if ((rc = weft_yaml_double(weight, file, "weight", NULL, &sc->weight[j], err))) return rc;
+    if (!(sc->weight[j] > 0.0))
+      return weft_error_set(err, WEFT_EINPUT, file, weight->line, weight->col, "weight",
+                            "weight must be > 0, got %s", weight->text);
+  }
+  return WEFT_OK;
+}
+
+static int load_jobs(const char *file, const WeftYamlNode *root, WeftScenario *sc,
+                     WeftError *err) {
+  const WeftYamlNode *key, *list = weft_yaml_get(root, "workloads", &key);
+  int rc;
+  if (!list) return load_job(file, root, sc, err);
+  static const char *const single[] = {"workload", "communicator", "name"};
+  for (int i = 0; i < 3; i++) {
+    const WeftYamlNode *k;
+    if (weft_yaml_get(root, single[i], &k))
+      return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, single[i],
+                            "'%s' goes inside each entry of 'workloads', not beside it",
+                            single[i]);
+  }
+  if ((rc = weft_yaml_expect(list, WEFT_YAML_SEQUENCE, file, "workloads", err))) return rc;
+  if (list->n == 0)
+    return weft_error_set(err, WEFT_EINPUT, file, list->line, list->col, "workloads",
+                          "workloads is empty");
+  for (int i = 0; i < list->n; i++) {
+    const WeftYamlNode *m = list->child[i];
+    if ((rc = weft_yaml_expect(m, WEFT_YAML_MAPPING, file, "workloads", err)) ||
+        (rc = weft_yaml_check_keys(m, JOB_KEYS, file, err)) ||
+        (rc = load_job(file, m, sc, err)))
+      return rc;
+  }
+  return WEFT_OK;
+}
+
+/* One constraint expression; its errors are placed in the scenario file. */
+static int load_constraint(const char *file, const WeftYamlNode *v, WeftScenario *sc,
+                           WeftError *err) {
+  if (v->kind != WEFT_YAML_SCALAR || v->len == 0) {
+    char got[96];
+    weft_yaml_describe(v, got, sizeof got);
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "constraints",
+                          "a constraint must be text such as \"sum = 1000\", got %s", got);
+  }
+  int rc = weft_constraints_parse(&sc->cons, v->text, sc->net.ndims, err);
+  if (rc && err) {
+    int col = err->col;
+    snprintf(err->file, sizeof err->file, "%s", file);
+    err->line = v->line;
+    err->col = v->value_col && col > 0 ? v->value_col + col - 1 : v->col;
+  }
+  return rc;
+}
+
+/* value (case-insensitive, '_' or '-') among names[n]; its index in *out. */
+static int choose(const char *file, const WeftYamlNode *v, const char *field,
+                  const char *const *names, int n, int *out, WeftError *err) {
+  if (v->kind == WEFT_YAML_SCALAR) {
+    char buf[WEFT_NAME_LEN];
+    snprintf(buf, sizeof buf, "%s", v->text);
+    for (char *p = buf; *p; p++)
+      if (*p == '_') *p = '-';
+    for (int i = 0; i < n; i++)
+      if (strcasecmp(buf, names[i]) == 0) {
+        *out = i;
+        return WEFT_OK;
+      }
+  }
+  char got[96];
+  weft_yaml_describe(v, got, sizeof got);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, field,
+                        "unknown %s %s (expected %s or %s)", field, got, names[0], names[1]);
+}
+
+static int load(const char *file, const WeftYamlNode *root, WeftScenario *sc, WeftError *err) {
+  static const char *const objectives[] = {"perf", "perf-per-cost"};  /* WeftObjective order */
+  static const char *const loops[] = {"no-overlap", "tp-dp-overlap"};  /* WeftLoop order */
+  const WeftYamlNode *v;
+  char path[WEFT_PATH_LEN];
+  double scratch[WEFT_MAX_DIMS];
+  int rc;
+  if (!root || root->kind != WEFT_YAML_MAPPING)
+    return weft_error_set(err, WEFT_EINPUT, file, root ? root->line : 0, root ? root->col : 0,
+                          NULL, "expected a mapping with network, cost_model, workload, ...");
+  if ((rc = weft_yaml_check_keys(root, TOP_KEYS, file, err))) return rc;
+
+  if ((rc = require(root, "network", file, &v, err))) return rc;
+  if (v->kind == WEFT_YAML_MAPPING)
+    rc = weft_libra_network(v, file, &sc->net, err);
+  else if (!(rc = resolve(file, v, "network", path, err)))
+    rc = weft_network_read(path, &sc->net, err);
+  if (rc) return rc;
+
+  if ((rc = require(root, "cost_model", file, &v, err))) return rc;
+  if (v->kind == WEFT_YAML_MAPPING)
+    rc = weft_libra_cost_model(v, file, &sc->cost, err);
+  else if (!(rc = resolve(file, v, "cost_model", path, err)))
+    rc = weft_cost_model_read(path, &sc->cost, err);
+  if (rc || (rc = weft_cost_per_gbps(&sc->net, &sc->cost, scratch, err))) return rc;
+
+  if ((rc = load_jobs(file, root, sc, err))) return rc;
+  for (int j = 0; j < sc->njobs; j++)
+    if ((rc = weft_communicator_check(&sc->comm[j], &sc->net, err))) return rc;
+
+  if ((v = weft_yaml_get(root, "constraints", NULL))) {
+    if (v->kind == WEFT_YAML_SEQUENCE) {
+      for (int i = 0; i < v->n; i++)
+        if ((rc = load_constraint(file, v->child[i], sc, err))) return rc;
+    } else if ((rc = load_constraint(file, v, sc, err))) {
+      return rc;
+    }
+  }
+  if ((v = weft_yaml_get(root, "objective", NULL)) &&
+      (rc = choose(file, v, "objective", objectives, 2, &sc->objective, err)))
+    return rc;
+  if ((v = weft_yaml_get(root, "loop", NULL)) &&
+      (rc = choose(file, v, "loop", loops, 2, &sc->loop, err)))
+    return rc;
+  return WEFT_OK;
+}
+
+int weft_scenario_read(const char *path, WeftScenario *sc, WeftError *err) {
+  if (!path || !sc)
+    return weft_error_set(err, WEFT_EINVAL, path, 0, 0, NULL, "no scenario file or scenario");
+  reset(sc);
+  WeftYamlNode *root;
+  int rc = weft_yaml_load_file(path, &root, err);
+  if (rc) return rc;
+  snprintf(sc->file, sizeof sc->file, "%s", path);
+  rc = load(path, root, sc, err);
+  weft_yaml_free(root);
+  if (rc) reset(sc);  /* no half-read scenario: frees the workloads read so far */
+  return rc;
+}

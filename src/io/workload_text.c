@@ -1,0 +1,202 @@
+/* workload_text.c — ASTRA-sim 1.0 workload text: 12 fields per layer line,
+ * optional policy and layer-count header; parsed in place, one allocation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "io/util.h"
+
+#define NFIELDS 12
+
+static const char *const FIELD[NFIELDS] = {
+    "name",    "reserved", "fwd_compute", "fwd_type", "fwd_size", "ig_compute",
+    "ig_type", "ig_size",  "wg_compute",  "wg_type",  "wg_size",  "update_time"};
+
+typedef struct {
+  const char *p;
+  size_t len;
+  int col;  /* 1-based */
+} Tok;
+
+typedef struct {
+  const char *file;
+  int line;
+  WeftError *err;
+} Ctx;
+
+/* Split line [s, eol) into tokens; stores at most max, returns how many. */
+static int split(const char *s, const char *eol, Tok *t, int max) {
+  int n = 0;
+  const char *p = s;
+  for (;;) {
+    while (p < eol && weft_io_is_space(*p)) p++;
+    if (p == eol) return n;
+    const char *b = p;
+    while (p < eol && !weft_io_is_space(*p)) p++;
+    if (n < max) t[n] = (Tok){b, (size_t)(p - b), (int)(b - s) + 1};
+    n++;
+  }
+}
+
+/* A compute time, size or update time: a finite number >= 0. */
+static int number(const Ctx *c, const Tok *t, int f, double *out) {
+  int r = weft_io_number(t->p, t->len, out);
+  if (r == WEFT_NUM_NONFINITE)
+    return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, t->col, FIELD[f],
+                          "%s must be a finite number, got '%.*s'", FIELD[f], (int)t->len, t->p);
+  if (r != WEFT_NUM_OK)
+    return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, t->col, FIELD[f],
+                          "%s must be a number, got '%.*s'", FIELD[f], (int)t->len, t->p);
+  if (*out < 0.0)
+    return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, t->col, FIELD[f],
+                          "%s must be >= 0, got %.*s", FIELD[f], (int)t->len, t->p);
+  return WEFT_OK;
+}
+
+static int collective(const Ctx *c, const Tok *t, int f, WeftCollective *out) {
+  static const WeftCollective all[] = {WEFT_COLL_NONE, WEFT_COLL_ALLREDUCE,
+                                       WEFT_COLL_REDUCESCATTER, WEFT_COLL_ALLGATHER,
+                                       WEFT_COLL_ALLTOALL};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    const char *name = weft_collective_name(all[i]);
+    if (strlen(name) == t->len && strncasecmp(name, t->p, t->len) == 0) {
+      *out = all[i];
+      return WEFT_OK;
+    }
+  }
+  return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, t->col, FIELD[f],
+                        "%s: unknown collective '%.*s' (expected NONE, ALLREDUCE, ALLGATHER, "
+                        "REDUCESCATTER or ALLTOALL)",
+                        FIELD[f], (int)t->len, t->p);
+}
+
+static int layer(const Ctx *c, const Tok *t, WeftLayer *l) {
+  size_t n = t[0].len < WEFT_NAME_LEN - 1 ? t[0].len : WEFT_NAME_LEN - 1;  /* truncate */
+  memcpy(l->name, t[0].p, n);
+  l->name[n] = '\0';
+  l->line = c->line;
+  int rc;
+  for (int p = 0; p < WEFT_NPHASES; p++) {
+    int f = 2 + 3 * p;  /* compute, type, size */
+    WeftPhaseSpec *ph = &l->phase[p];
+    if ((rc = number(c, &t[f], f, &ph->compute_ns)) ||
+        (rc = collective(c, &t[f + 1], f + 1, &ph->coll)) ||
+        (rc = number(c, &t[f + 2], f + 2, &ph->size_bytes)))
+      return rc;
+    if (ph->coll == WEFT_COLL_NONE) ph->size_bytes = 0.0;  /* LIBRA ignores it */
+  }
+  return number(c, &t[11], 11, &l->update_ns);
+}
+
+static const char *line_end(const char *p) {
+  const char *e = strchr(p, '\n');
+  return e ? e : p + strlen(p);
+}
+
+/* Does the next line with something on it hold exactly one token? */
+static int next_is_single(const char *p) {
+  while (*p) {
+    const char *eol = line_end(p);
+    Tok t[2];
+    int n = split(p, eol, t, 2);
+    if (n > 0 && t[0].p[0] != '#') return n == 1;
+    p = *eol ? eol + 1 : eol;
+  }
+  return 0;
+}
+
+int weft_workload_parse(const char *text, const char *name, WeftWorkload **out,
+                        WeftError *err) {
+  Ctx c = {name ? name : "", 0, err};
+  if (!out) return weft_error_set(err, WEFT_EINVAL, c.file, 0, 0, NULL, "no output workload");
+  *out = NULL;
+  if (!text) return weft_error_set(err, WEFT_EINVAL, c.file, 0, 0, NULL, "no workload text");
+  size_t nlines = 1;  /* an upper bound on the layers: one allocation */
+  for (const char *p = text; (p = strchr(p, '\n')); p++) nlines++;
+  WeftWorkload *wl = weft_workload_create();
+  if (wl) wl->layers = malloc(nlines * sizeof *wl->layers);
+  if (!wl || !wl->layers) {
+    weft_workload_free(wl);
+    return weft_error_set(err, WEFT_ENOMEM, c.file, 0, 0, NULL, "out of memory reading workload");
+  }
+  wl->capacity = (int)nlines;
+  snprintf(wl->file, sizeof wl->file, "%s", c.file);
+  enum { FIRST, COUNT, LAYERS } state = FIRST;
+  long long declared = -1;
+  int count_line = 0, rc = WEFT_OK;
+  for (const char *p = text; *p;) {
+    const char *eol = line_end(p);
+    c.line++;
+    Tok t[NFIELDS + 1];
+    int n = split(p, eol, t, NFIELDS + 1);
+    const char *line = p;
+    p = *eol ? eol + 1 : eol;
+    if (n == 0 || t[0].p[0] == '#') continue;
+    if (state == FIRST) {
+      state = LAYERS;
+      if (n != NFIELDS && next_is_single(p)) {  /* policy line, then the count */
+        size_t len = (size_t)(eol - t[0].p);
+        while (len > 0 && weft_io_is_space(t[0].p[len - 1])) len--;
+        if (len >= sizeof wl->policy) len = sizeof wl->policy - 1;
+        memcpy(wl->policy, t[0].p, len);
+        wl->policy[len] = '\0';
+        state = COUNT;
+        continue;
+      }
+    } else if (state == COUNT) {
+      state = LAYERS;
+      count_line = c.line;
+      if (weft_io_integer(t[0].p, t[0].len, &declared) != WEFT_NUM_OK || declared < 0) {
+        rc = weft_error_set(err, WEFT_EINPUT, c.file, c.line, t[0].col, "layer_count",
+                            "layer count must be an integer >= 0, got '%.*s'", (int)t[0].len,
+                            t[0].p);
+        goto fail;
+      }
+      continue;
+    }
+    if (n != NFIELDS) {
+      int col = n > NFIELDS ? t[NFIELDS].col : (int)(t[n - 1].p - line) + (int)t[n - 1].len + 1;
+      rc = weft_error_set(err, WEFT_EINPUT, c.file, c.line, col, "",
+                          "expected %d fields, got %d", NFIELDS, n);
+      goto fail;
+    }
+    if ((rc = layer(&c, t, &wl->layers[wl->nlayers]))) goto fail;
+    wl->nlayers++;
+  }
+  if (declared >= 0 && declared != wl->nlayers) {
+    rc = weft_error_set(err, WEFT_EINPUT, c.file, count_line, 1, "layer_count",
+                        "the header declares %lld layers, found %d", declared, wl->nlayers);
+    goto fail;
+  }
+  if (wl->nlayers == 0) {
+    rc = weft_error_set(err, WEFT_EINPUT, c.file, 0, 0, NULL, "the workload has no layers");
+    goto fail;
+  }
+  *out = wl;
+  return WEFT_OK;
+fail:
+  weft_workload_free(wl);
+  return rc;
+}
+
+int weft_workload_read(const char *path, WeftWorkload **out, WeftError *err) {
+  if (!out) return weft_error_set(err, WEFT_EINVAL, path, 0, 0, NULL, "no output workload");
+  *out = NULL;
+  if (!path) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no file name");
+  char *buf;
+  size_t len;
+  int rc = weft_io_read_file(path, &buf, &len, err);
+  if (rc) return rc;
+  const char *nul = memchr(buf, '\0', len);
+  if (nul) {  /* the parser stops at a NUL: refuse instead of dropping the rest */
+    int line = 1;
+    for (const char *q = buf; q < nul; q++) line += *q == '\n';
+    free(buf);
+    return weft_error_set(err, WEFT_EINPUT, path, line, 0, NULL,
+                          "binary data (a nul byte) in a workload text file");
+  }
+  rc = weft_workload_parse(buf, path, out, err);
+  free(buf);
+  return rc;
+}
