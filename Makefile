@@ -25,13 +25,15 @@ WEFT  = $(BUILD)/weft
 UNIT  = $(BUILD)/test_unit
 
 .PHONY: all deps run test check bench valgrind clean
+MAKEFLAGS += --no-print-directory
 all: $(LIB) $(WEFT)
 
 # Install what a fresh Debian machine lacks (needs root or sudo).
 deps:
 	@./scripts/deps.sh
 
-run: all
+run: deps
+	$(MAKE) all
 	$(WEFT) optimize data/gpt3_4096npu_4d.yml
 
 $(BUILD)/%.o: %.c
@@ -52,7 +54,8 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-test: $(UNIT) $(WEFT)
+test: deps
+	$(MAKE) $(UNIT) $(WEFT)
 	@./tests/run.sh $(BUILD)
 
 # The same tests under address and undefined-behaviour sanitizers.
