@@ -74,7 +74,7 @@ typedef struct {
   int npus[WEFT_MAX_DIMS];                      /* NPUs per dim, each > 1 */
   char cost_dim[WEFT_MAX_DIMS][WEFT_NAME_LEN];  /* cost-class name per dim */
   int line[WEFT_MAX_DIMS];                      /* source line per dim (0 unknown) */
-  char file[WEFT_PATH_LEN];                     /* source file ("" inline) */
+  char file[WEFT_PATH_LEN];                     /* source file (the scenario when inline) */
 } WeftNetwork;
 
 const char *weft_topology_name(WeftTopology t);  /* "Ring", ... */
@@ -181,7 +181,9 @@ typedef struct {
 } WeftConstraints;
 
 /* Parse one expression such as "B1 >= B2 >= B3", "sum = 1000", "cost <= 2e7",
- * "2*B2 <= B1 + 10" and append one constraint per relation of a chain.
+ * "2*B2 <= B1 + 10" and append one constraint per relation of a chain
+ * (< and > mean <= and >=: the feasible set is closed). On error cs is
+ * left unchanged.
  * ndims bounds the B indices. err names the column of the offending token;
  * err->file/line are left for the caller to fill (they know the source). */
 int weft_constraints_parse(WeftConstraints *cs, const char *expr, int ndims, WeftError *err);
@@ -311,7 +313,8 @@ typedef struct WeftProblem WeftProblem;
 int weft_problem_create(const WeftSpec *spec, WeftProblem **out, WeftError *err);
 void weft_problem_free(WeftProblem *p);  /* NULL is fine */
 /* Solve exactly. Returns 0 when a status was determined (see res->status),
- * a negative WeftErrno otherwise. Allocates nothing. */
+ * a negative WeftErrno otherwise. Allocates nothing proportional to the
+ * workload: only small tableaux sized by dims and constraints. */
 int weft_problem_solve(WeftProblem *p, const WeftSettings *settings, WeftResult *res);
 /* Iteration times and cost at bw_gbps[ndims] (every used dim > 0). */
 int weft_problem_evaluate(const WeftProblem *p, const double *bw_gbps, WeftEval *ev);
