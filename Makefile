@@ -14,11 +14,13 @@ LIB_SRC   = $(sort $(wildcard src/*/*.c))
 CLI_SRC   = $(sort $(wildcard cli/*.c))
 TEST_SRC  = $(sort $(wildcard tests/unit/*.c))
 BENCH_SRC = $(sort $(wildcard bench/*.c))
+BENCH_COMMON = $(sort $(wildcard bench/common/*.c))
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ  = $(TEST_SRC:%.c=$(BUILD)/%.o)
 BENCHES   = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+BENCH_OBJ = $(BENCH_COMMON:%.c=$(BUILD)/%.o)
 
 LIB   = $(BUILD)/libweft.a
 WEFT  = $(BUILD)/weft
@@ -50,9 +52,12 @@ $(WEFT): $(CLI_OBJ) $(LIB)
 $(UNIT): $(TEST_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS)
 
-$(BUILD)/bench/%: bench/%.c $(LIB)
+# Each bench/*.c is one program, linked with bench/common/*.c (kept, not
+# deleted as an intermediate).
+.SECONDARY: $(BENCH_OBJ)
+$(BUILD)/bench/%: bench/%.c $(BENCH_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BENCH_OBJ) $(LIB) $(LDLIBS)
 
 test: deps
 	$(MAKE) $(UNIT) $(WEFT)
@@ -66,10 +71,12 @@ valgrind: $(UNIT) $(WEFT)
 	valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=all $(UNIT)
 	WEFT_WRAP="valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=all" ./tests/run_golden.sh $(BUILD)
 
+# Each bench prints its figures and PASS/MISS per target; it fails only when
+# it cannot run. The weft binary's path is passed for the whole-process bench.
 bench: $(BENCHES) $(WEFT)
-	@for b in $(BENCHES); do $$b || exit 1; done
+	@for b in $(BENCHES); do $$b $(WEFT) || exit 1; echo; done
 
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(BENCHES:=.d)

@@ -47,6 +47,6 @@ int main(int argc, char **argv) {
     return EXIT_OK;
   }
   if (!strcmp(cmd, "optimize")) return cmd_optimize(argc - 1, argv + 1);
-  cli_fail("unknown command '%s' (try 'weft --help')", cmd);
+  cli_fail("unknown %s '%s' (try 'weft --help')", cmd[0] == '-' ? "option" : "command", cmd);
   return EXIT_USAGE;
 }

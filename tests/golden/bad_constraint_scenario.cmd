@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/bad_scenario_constraint.yml --export-astra "$T/astra.yml"

@@ -1,0 +1,1 @@
+optimize --network tests/golden/inputs/net3.yml --workload tests/golden/inputs/bad_negsize.txt --communicator tests/golden/inputs/comm3.yml --cost-model tests/golden/inputs/cost3.yml --export-astra "$T/astra.yml"

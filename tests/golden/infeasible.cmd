@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/small.yml --constraint 'B1 >= 600' --constraint 'B2 >= 500' --export-astra "$T/astra.yml"

@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/small.yml --json --constraint 'B1 = 600' --constraint 'B2 = 300'
