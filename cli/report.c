@@ -108,10 +108,8 @@ void report_json(FILE *out, const Report *r) {
   json_str(out, res->message);
   fputs(",\n  \"conflicts\": [", out);
   for (int i = 0; i < res->nconflict; i++) {
-    int k = res->conflict[i];
     if (i) fputs(", ", out);
-    if (k < 0) fprintf(out, "\"B%d >= 0\"", -k);  /* -1-d: the bound B(d+1) >= 0 */
-    else json_str(out, sp->cons->c[k].text);
+    json_str(out, sp->cons->c[res->conflict[i]].text);
   }
   fputs("],\n  \"dims\": [", out);
   for (int d = 0; d < D; d++) {

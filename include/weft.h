@@ -302,8 +302,7 @@ typedef struct {
   int iterations;                /* interior-point iterations, all phases */
   int tie_broken;                /* 1 when the optimum was flat: cheapest kept */
   int nconflict;                 /* INFEASIBLE: constraints in conflict */
-  int conflict[WEFT_MAX_CONSTRAINTS + WEFT_MAX_DIMS];  /* indices into spec->cons,
-                                  or -1-d for the bound B(d+1) >= 0 */
+  int conflict[WEFT_MAX_CONSTRAINTS];  /* indices into spec->cons (every B >= 0 is implied) */
   char message[256];             /* why, for INFEASIBLE/UNBOUNDED/... */
 } WeftResult;
 

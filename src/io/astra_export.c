@@ -101,7 +101,8 @@ static int io_fail(WeftError *err, const char *what, const char *path, int errnu
   char reason[128];
   if (strerror_r(errnum, reason, sizeof reason) != 0)
     snprintf(reason, sizeof reason, "error %d", errnum);
-  return weft_error_set(err, WEFT_EIO, "", 0, 0, "", "cannot %s '%s': %s", what, path, reason);
+  if (reason[0] >= 'A' && reason[0] <= 'Z') reason[0] = (char)(reason[0] - 'A' + 'a'); /* house style */
+  return weft_error_set(err, WEFT_EIO, path, 0, 0, "", "cannot %s file: %s", what, reason);
 }
 
 /* Write to path.tmp.XXXXXX beside the target, then rename() over it: readers

@@ -550,8 +550,10 @@ static void export_failures_leave_no_file(void) {
   weft_error_clear(&err);
   CHECK_EQ_INT(weft_astra_network_write(path, &net, bw, NULL, &err), WEFT_EIO);
   CHECK_EQ_INT(err.code, WEFT_EIO);
-  snprintf(msg, sizeof msg, "cannot create '%s': %s", path, strerror(ENOENT));
+  snprintf(msg, sizeof msg, "cannot create file: %s", strerror(ENOENT));
+  msg[20] = (char)(msg[20] - 'A' + 'a'); /* strerror's capital, lowercased */
   CHECK(strcmp(err.msg, msg) == 0);
+  CHECK(strcmp(err.file, path) == 0);
   CHECK(access(path, F_OK) != 0);
   CHECK_EQ_INT(dir_entries(dir, names, sizeof names), 0);
 
@@ -560,7 +562,7 @@ static void export_failures_leave_no_file(void) {
   snprintf(path, sizeof path, "%s/out.yml", dir);
   CHECK(mkdir(path, 0755) == 0);
   CHECK_EQ_INT(weft_astra_network_write(path, &net, bw, NULL, &err), WEFT_EIO);
-  CHECK(strncmp(err.msg, "cannot replace '", 16) == 0 && strstr(err.msg, path) != NULL);
+  CHECK(strncmp(err.msg, "cannot replace file: ", 21) == 0 && strcmp(err.file, path) == 0);
   CHECK_EQ_INT(dir_entries(dir, names, sizeof names), 1);
   CHECK(strcmp(names, "out.yml") == 0);
   CHECK(rmdir(path) == 0);
