@@ -149,11 +149,8 @@ static void start_point(const WeftProblem *p, double *x) {
   int D = p->D, P = p->npat, ppc = is_ppc(p), n = p->nat.n;
   int iS = D, iQ = D + 1, iT = i_tau(p), iJ = i_jobvar(p);
   memset(x, 0, (size_t)n * sizeof *x);
-  double C = 0.0, mean = 0.0, cnt = 0.0;
-  for (int d = 0; d < D; d++) {
-    C += p->cpg[d] * p->Bstart[d];
-    if (p->Bstart[d] > 0) { mean += p->Bstart[d]; cnt++; }
-  }
+  double C = 0.0;
+  for (int d = 0; d < D; d++) C += p->cpg[d] * p->Bstart[d];
   double s = ppc ? 1.0 / C : 1.0;
   for (int d = 0; d < D; d++) x[d] = s * p->Bstart[d];
   if (ppc) { x[iS] = s; x[iQ] = C; }
@@ -176,7 +173,20 @@ static void start_point(const WeftProblem *p, double *x) {
     }
     x[iJ + m++] = v;
   }
-  (void)mean; (void)cnt;
+}
+
+/* Column-scale rows M0 (rows x n) by xscale, then normalise each row (and
+ * its rhs) to max |coef| = 1. */
+static void scale_rows(const double *M0, const double *r0, double *M, double *r, int rows, int n,
+                       const double *xscale) {
+  for (int k = 0; k < rows; k++) {
+    const double *m0 = M0 + (size_t)k * (size_t)n;
+    double *m = M + (size_t)k * (size_t)n, mx = 0.0;
+    for (int j = 0; j < n; j++) { m[j] = m0[j] * xscale[j]; mx = fmax(mx, fabs(m[j])); }
+    if (mx == 0.0) mx = 1.0;
+    for (int j = 0; j < n; j++) m[j] /= mx;
+    r[k] = r0[k] / mx;
+  }
 }
 
 /* Scale the natural program into p->sc for variable scales xscale and the
@@ -190,22 +200,8 @@ static double scale_program(WeftProblem *p, const double *cobj, const double *x0
   double os = obj > 0 ? obj : 1.0;
   for (int j = 0; j < n; j++) s->c[j] = cobj[j] * p->xscale[j] / os;
   for (int i = 0; i < h->nh; i++) s->ha[i] = h->ha[i] / (p->xscale[h->hu[i]] * p->xscale[h->hv[i]]);
-  for (int k = 0; k < h->ng; k++) {
-    double *g = row_of(s->G, k, n), mx = 0.0;
-    const double *g0 = row_of(h->G, k, n);
-    for (int j = 0; j < n; j++) { g[j] = g0[j] * p->xscale[j]; mx = fmax(mx, fabs(g[j])); }
-    if (mx == 0.0) mx = 1.0;
-    for (int j = 0; j < n; j++) g[j] /= mx;
-    s->h[k] = h->h[k] / mx;
-  }
-  for (int k = 0; k < h->ne; k++) {
-    double *a = row_of(s->A, k, n), mx = 0.0;
-    const double *a0 = row_of(h->A, k, n);
-    for (int j = 0; j < n; j++) { a[j] = a0[j] * p->xscale[j]; mx = fmax(mx, fabs(a[j])); }
-    if (mx == 0.0) mx = 1.0;
-    for (int j = 0; j < n; j++) a[j] /= mx;
-    s->b[k] = h->b[k] / mx;
-  }
+  scale_rows(h->G, h->h, s->G, s->h, h->ng, n, p->xscale);
+  scale_rows(h->A, h->b, s->A, s->b, h->ne, n, p->xscale);
   return os;
 }
 
