@@ -116,6 +116,17 @@ static int finish(State *st, int code) {
   return code;
 }
 
+/* *out = 0 or 1 for the value named n0 or n1 (the library's own names). */
+static int choose(const char *flag, const char *v, const char *n0, const char *n1, int *out) {
+  if (!strcmp(v, n0)) *out = 0;
+  else if (!strcmp(v, n1)) *out = 1;
+  else {
+    cli_fail("%s '%s': expected %s or %s", flag, v, n0, n1);
+    return -1;
+  }
+  return 0;
+}
+
 static int load_files(const Args *a, WeftScenario *sc, WeftError *err) {
   static const int need[] = {O_NETWORK, O_WORKLOAD, O_COMM, O_COST};
   char missing[128] = "";
@@ -184,22 +195,13 @@ int cmd_optimize(int argc, char **argv) {
       return finish(&st, EXIT_USAGE);
     }
   }
-  if (a.val[O_OBJECTIVE]) {
-    if (!strcmp(a.val[O_OBJECTIVE], "perf")) st.sc->objective = WEFT_OBJ_PERF;
-    else if (!strcmp(a.val[O_OBJECTIVE], "perf-per-cost")) st.sc->objective = WEFT_OBJ_PERF_PER_COST;
-    else {
-      cli_fail("--objective '%s': expected perf or perf-per-cost", a.val[O_OBJECTIVE]);
-      return finish(&st, EXIT_USAGE);
-    }
-  }
-  if (a.val[O_LOOP]) {
-    if (!strcmp(a.val[O_LOOP], "no-overlap")) st.sc->loop = WEFT_LOOP_NO_OVERLAP;
-    else if (!strcmp(a.val[O_LOOP], "tp-dp-overlap")) st.sc->loop = WEFT_LOOP_TP_DP_OVERLAP;
-    else {
-      cli_fail("--loop '%s': expected no-overlap or tp-dp-overlap", a.val[O_LOOP]);
-      return finish(&st, EXIT_USAGE);
-    }
-  }
+  if ((a.val[O_OBJECTIVE] &&
+       choose(opts[O_OBJECTIVE].name, a.val[O_OBJECTIVE], weft_objective_name(WEFT_OBJ_PERF),
+              weft_objective_name(WEFT_OBJ_PERF_PER_COST), &st.sc->objective)) ||
+      (a.val[O_LOOP] &&
+       choose(opts[O_LOOP].name, a.val[O_LOOP], weft_loop_name(WEFT_LOOP_NO_OVERLAP),
+              weft_loop_name(WEFT_LOOP_TP_DP_OVERLAP), &st.sc->loop)))
+    return finish(&st, EXIT_USAGE);
   WeftSpec spec;
   weft_scenario_spec(st.sc, &spec);
   rc = weft_problem_create(&spec, &st.prob, &err);

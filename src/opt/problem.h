@@ -16,7 +16,6 @@ typedef struct {
   double weight;
   double compute_ns;
   double *phase_bytes; /* WEFT_NPHASES x npat: bytes per phase and pattern */
-  double blocking_compute_ns; /* unused by no-overlap; fwd + ig + wg compute */
 } Job;
 
 /* Kinds of linear rows in the program, for the certificate. */
