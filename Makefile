@@ -7,7 +7,7 @@ WARN    = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-protot
           -Wdouble-promotion -Wformat=2 -Wvla -Wcast-qual -Wundef -Werror
 CFLAGS  ?= $(OPT) -g
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SAN) $(WARN) -Iinclude -Isrc -MMD -MP
-LDLIBS  = -lyaml -lm
+LDLIBS  = -lyaml -lm -lpthread
 LDFLAGS += $(SAN)
 
 LIB_SRC   = $(sort $(wildcard src/*/*.c))

@@ -107,9 +107,12 @@ typedef enum {
   WEFT_COLL_ALLREDUCE,
   WEFT_COLL_REDUCESCATTER,
   WEFT_COLL_ALLGATHER,
-  WEFT_COLL_ALLTOALL
+  WEFT_COLL_ALLTOALL,
+  WEFT_COLL_SENDRECV  /* point-to-point to the next member (pipeline stages): S on
+                         every dim the group spans, so the slowest hop sets the time.
+                         A weft extension: not in ASTRA-sim 1.0 / LIBRA */
 } WeftCollective;
-#define WEFT_NCOLL 5
+#define WEFT_NCOLL 6
 
 typedef enum { WEFT_PHASE_FWD = 0, WEFT_PHASE_IG = 1, WEFT_PHASE_WG = 2 } WeftPhase;
 #define WEFT_NPHASES 3
@@ -121,6 +124,9 @@ typedef struct {
   double compute_ns;
   WeftCollective coll;
   double size_bytes;
+  int group;  /* 0: the communicator's group for this phase (LIBRA); k >= 1: the
+                 communicator's named group k-1 (extra[k-1]), a weft extension
+                 written "ALLREDUCE@name" in workload text */
 } WeftPhaseSpec;
 
 typedef struct {
@@ -146,12 +152,23 @@ int weft_workload_add(WeftWorkload *wl, const WeftLayer *layer);
 /* ------------------------------------------------------------------ communicator
  * Per phase, per dim: NPUs of that dim the phase's collective spans; -1 = not
  * involved. A number smaller than the dim's size is a partial dim. */
+#define WEFT_MAX_GROUPS 8
 typedef struct {
   int ndims;
   int group[WEFT_NPHASES][WEFT_MAX_DIMS];
   int line[WEFT_NPHASES];
+  /* Named groups beyond LIBRA's three (pipeline, ZeRO-3 data-parallel, expert
+   * parallel, ...), for layers whose phase names one (WeftPhaseSpec.group).
+   * In communicator yml: `Groups: {pp: [...], dp: [...]}`. */
+  int nextra;
+  int extra[WEFT_MAX_GROUPS][WEFT_MAX_DIMS];
+  char extra_name[WEFT_MAX_GROUPS][16];
+  int extra_line[WEFT_MAX_GROUPS];
   char file[WEFT_PATH_LEN];
 } WeftCommunicator;
+
+/* The group (per-dim NPU counts, -1 = not involved) a layer's phase uses. */
+const int *weft_communicator_group(const WeftCommunicator *comm, WeftPhase phase, int group);
 
 /* Check the communicator against the network (length, 1 <= n <= dim size or -1). */
 int weft_communicator_check(const WeftCommunicator *comm, const WeftNetwork *net,
@@ -325,6 +342,211 @@ void weft_equal_bw(const double *bw_gbps, int ndims, double *equal_gbps);
  * (Ring B/2, FullyConnected B/(n-1), Switch B) and latency_ns per dim. */
 int weft_astra_network_write(const char *path, const WeftNetwork *net, const double *bw_gbps,
                              const double *latency_ns, WeftError *err);
+
+/* ------------------------------------------------------------------ model zoo
+ * Models and devices are data (data/zoo/, docs/zoo.md): one YAML file per
+ * model, one devices.yml. FLOPs count 2 per multiply-add. */
+typedef enum { WEFT_ARCH_TRANSFORMER = 0, WEFT_ARCH_DLRM = 1, WEFT_ARCH_CNN = 2 } WeftArch;
+
+#define WEFT_MAX_MODEL_LAYERS 128  /* CNN layers, DLRM MLP layers */
+
+/* One layer of a CNN or MLP, expanded from the model file. */
+typedef struct {
+  char name[WEFT_NAME_LEN];
+  double fwd_flops;  /* forward FLOPs per sample */
+  double params;     /* weights + biases */
+  double act_elems;  /* output activation elements per sample (kept for backward) */
+} WeftModelLayer;
+
+typedef struct {
+  char name[WEFT_NAME_LEN];   /* zoo key, e.g. "gpt3-175b" */
+  char title[128];            /* e.g. "GPT-3 175B" */
+  char source[256];           /* where the hyper-parameters come from */
+  WeftArch arch;
+  int global_batch;           /* sequences (samples) per iteration */
+  /* transformer */
+  int seq_len, layers, hidden, heads, kv_heads, ffn_hidden, vocab;
+  int ffn_matrices;           /* 2 (GeLU MLP) or 3 (SwiGLU) */
+  int experts, top_k, moe_every;  /* MoE: experts 0 = dense; every moe_every-th layer */
+  /* dlrm: embedding tables (model parallel); MLPs in layer[] (bottom then top) */
+  int tables, emb_dim, pooling;   /* pooling: lookups per table per sample */
+  double table_rows;              /* rows per table (mean) */
+  int nbottom;                    /* layer[0..nbottom) bottom MLP, rest top MLP */
+  /* cnn and dlrm MLPs */
+  int nlayers;
+  WeftModelLayer layer[WEFT_MAX_MODEL_LAYERS];
+  char file[WEFT_PATH_LEN];
+} WeftModel;
+
+typedef struct {
+  char name[WEFT_NAME_LEN];  /* "a100", "h100", ... */
+  char title[128];
+  double peak_flops;         /* dense BF16/FP16 tensor FLOP/s */
+  double hbm_bytes;          /* HBM capacity */
+  double hbm_bytes_per_s;    /* HBM bandwidth */
+  char source[256];
+} WeftDevice;
+
+/* Read one model file. */
+int weft_model_read(const char *path, WeftModel *m, WeftError *err);
+/* A model by zoo name ("gpt3-175b": zoo_dir/models/gpt3-175b.yml) or, when
+ * name contains '/' or ends in .yml, by path. */
+int weft_zoo_model(const char *zoo_dir, const char *name, WeftModel *m, WeftError *err);
+/* A device by name from zoo_dir/devices.yml. */
+int weft_zoo_device(const char *zoo_dir, const char *name, WeftDevice *dev, WeftError *err);
+/* Names of the zoo's models (sorted), at most max; *count gets the total. */
+int weft_zoo_list(const char *zoo_dir, char (*names)[WEFT_NAME_LEN], int max, int *count,
+                  WeftError *err);
+/* Parameters of the whole model (for reports). */
+double weft_model_params(const WeftModel *m);
+
+/* ------------------------------------------------------------------ parallelization */
+typedef enum { WEFT_PAR_TP = 0, WEFT_PAR_PP = 1, WEFT_PAR_DP = 2 } WeftParDim;
+
+typedef struct {
+  int tp, pp, dp;        /* degrees; tp*pp*dp = the network's NPUs */
+  int ep;                /* expert parallel degree (MoE), divides dp; 1 = off */
+  int micro_batch;       /* sequences per micro-batch */
+  int sequence_parallel; /* Megatron SP: reduce-scatter + all-gather for TP */
+  int zero_stage;        /* 0..3 (1 optimizer states, 2 + gradients, 3 + parameters) */
+  int recompute;         /* 1: full activation recomputation */
+  WeftParDim order[3];   /* how groups are laid on dims, innermost first */
+  double efficiency;     /* achieved fraction of the device's peak FLOP/s */
+  double act_bytes, param_bytes, grad_bytes;  /* bytes per element */
+  double optimizer_bytes;  /* per parameter: fp32 master + Adam moments = 12 */
+} WeftParallel;
+
+/* tp = pp = dp = ep = 1, micro_batch 1, order TP, PP, DP, efficiency 0.5,
+ * bf16 activations/params/grads (2 bytes), 12 optimizer bytes. */
+void weft_parallel_default(WeftParallel *par);
+/* "TP,PP,DP" style into order[3]; WEFT_EINPUT when not a permutation. */
+int weft_parallel_order_parse(const char *text, WeftParDim order[3], WeftError *err);
+
+/* Lay groups onto the network's dims innermost first, in the order given,
+ * splitting a dim between groups when needed (LIBRA's communicator: TP-16 on
+ * 4x8x4x32 -> [4,4,-1,-1], then DP-256 -> [-1,2,4,32]). out[k][d] = NPUs of
+ * dim d that group k spans, -1 when none. The product of sizes must equal
+ * the network's NPU count; a size that does not factor over the dims is an
+ * error naming the group (names[k]) and the dim. */
+int weft_map_groups(const WeftNetwork *net, const int *sizes, const char *const *names,
+                    int ngroups, int (*out)[WEFT_MAX_DIMS], WeftError *err);
+
+/* ------------------------------------------------------------------ workload generator */
+typedef struct {
+  double params_bytes, grads_bytes, optimizer_bytes, activations_bytes;
+  double total_bytes;     /* the four above */
+  double capacity_bytes;  /* the device's HBM */
+  int fits;
+} WeftMemory;
+
+typedef struct {
+  int microbatches;         /* per iteration (global_batch / (dp * micro_batch)) */
+  int layers_per_stage;
+  double bubble_fraction;   /* (pp - 1) / microbatches */
+  double samples;           /* sequences per iteration */
+  double tokens;            /* samples * seq_len (transformers), else samples */
+  double model_flops;       /* useful FLOPs per iteration, whole cluster */
+  double hw_flops;          /* including recomputation */
+  WeftMemory mem;           /* per NPU */
+} WeftGenInfo;
+
+/* Derive the per-NPU workload (ASTRA-sim 1.0 layers, sizes per iteration),
+ * its communicator on net and the memory it needs (docs/zoo.md has every
+ * formula). wl is reset and filled. compact = 1 merges identical layers into
+ * one entry (same analytic time, far fewer entries: for search loops).
+ * WEFT_EINPUT: the parallelization does not fit the model or network
+ * (divisibility, mapping); WEFT_EMODEL: it does not fit in memory (message
+ * has the numbers; info is filled). */
+int weft_generate(const WeftModel *m, const WeftDevice *dev, const WeftParallel *par,
+                  const WeftNetwork *net, int compact, WeftWorkload *wl, WeftCommunicator *comm,
+                  WeftGenInfo *info, WeftError *err);
+
+/* ASTRA-sim 1.0 workload text (header + layers; "@name" extension only when
+ * a phase uses a named group) and LIBRA communicator yml (with `Groups:` only
+ * when needed). Written to a temporary file and renamed. */
+int weft_workload_write(const char *path, const WeftWorkload *wl, WeftError *err);
+int weft_communicator_write(const char *path, const WeftCommunicator *comm, WeftError *err);
+
+/* ------------------------------------------------------------------ search
+ * Design points evaluated in parallel (threads), results independent of the
+ * thread count. A point is a parallelization on a network shape, solved
+ * exactly under the constraints. */
+#define WEFT_POINT_STATUS_MAP(X)                                  \
+  X(OK, "ok")                                                     \
+  X(NO_MEMORY, "does not fit in memory")                          \
+  X(INVALID, "invalid parallelization for the model or network")  \
+  X(INFEASIBLE, "constraints infeasible")                         \
+  X(UNBOUNDED, "unbounded")                                       \
+  X(FAILED, "solver failed")
+
+typedef enum {
+#define WEFT_POINT_ENUM_(name, msg) WEFT_POINT_##name,
+  WEFT_POINT_STATUS_MAP(WEFT_POINT_ENUM_)
+#undef WEFT_POINT_ENUM_
+} WeftPointStatus;
+
+const char *weft_point_status_name(WeftPointStatus s);
+
+#define WEFT_MAX_CHOICES 64
+
+typedef struct {
+  const WeftModel *model;
+  const WeftDevice *device;
+  WeftParallel base;        /* knobs not searched (sp, zero, recompute, bytes,
+                               efficiency); order used unless all_orders */
+  int nnets;
+  const WeftNetwork *nets;  /* network shapes (borrowed array) */
+  const WeftCostModel *cost;
+  const WeftConstraints *cons;  /* may be NULL */
+  WeftObjective objective;
+  WeftLoop loop;
+  WeftSettings settings;
+  int ntp, tp[WEFT_MAX_CHOICES];  /* 0: every divisor of the NPU count */
+  int npp, pp[WEFT_MAX_CHOICES];  /* 0: every divisor */
+  int nmb, mb[WEFT_MAX_CHOICES];  /* 0: {1, 2, 4, 8} */
+  int all_orders;                 /* every order of TP, PP, DP */
+} WeftCodesignSpec;
+
+typedef struct {
+  int net;                  /* index into nets */
+  WeftParallel par;         /* tp, pp, dp, micro_batch, order of this point */
+  WeftPointStatus status;
+  double time_ns, cost_usd, objective;
+  double bw_gbps[WEFT_MAX_DIMS];
+  double equal_time_ns;     /* EqualBW at the same total bandwidth */
+  double mem_bytes;         /* per NPU */
+  double gap;
+  char reason[160];         /* why, when status != OK */
+} WeftDesignPoint;
+
+typedef struct {
+  int threads;   /* 0: every core */
+  /* Called from one thread now and then (may be NULL): done of total. */
+  void (*progress)(void *ctx, size_t done, size_t total);
+  void *progress_ctx;
+  size_t rank, nranks;  /* evaluate points i with i % nranks == rank (MPI); 0, 1 */
+} WeftRunSettings;
+
+void weft_run_settings_default(WeftRunSettings *rs);
+
+/* Every network shape of ndims dims over the building blocks topo[] whose NPU
+ * counts multiply to npus, each dim in [2, max_per_dim[d]] (0 = no limit).
+ * *out is malloc'd (free() it), *n set. */
+int weft_network_shapes(const WeftTopology *topo, const char (*cost_dim)[WEFT_NAME_LEN],
+                        int ndims, int npus, const int *max_per_dim, WeftNetwork **out,
+                        size_t *n, WeftError *err);
+
+/* Enumerate the design points of spec (status unset); *out malloc'd. */
+int weft_codesign_points(const WeftCodesignSpec *spec, WeftDesignPoint **out, size_t *n,
+                         WeftError *err);
+/* Evaluate one point (generate, map, solve). Thread-safe. */
+void weft_codesign_eval(const WeftCodesignSpec *spec, WeftDesignPoint *pt);
+/* Evaluate pts[i] for the rank's share of i, in parallel. */
+int weft_codesign_run(const WeftCodesignSpec *spec, WeftDesignPoint *pts, size_t n,
+                      const WeftRunSettings *rs, WeftError *err);
+/* Indices of the OK points on the Pareto front of (cost_usd, time_ns), by
+ * increasing cost; returns how many (idx has room for n). */
+size_t weft_pareto(const WeftDesignPoint *pts, size_t n, size_t *idx);
 
 #ifdef __cplusplus
 }

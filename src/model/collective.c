@@ -9,6 +9,7 @@ const char *weft_collective_name(WeftCollective c) {
     case WEFT_COLL_REDUCESCATTER: return "REDUCESCATTER";
     case WEFT_COLL_ALLGATHER: return "ALLGATHER";
     case WEFT_COLL_ALLTOALL: return "ALLTOALL";
+    case WEFT_COLL_SENDRECV: return "SENDRECV";
   }
   return "?";
 }
@@ -57,7 +58,16 @@ void weft_collective_traffic(WeftCollective c, double size_bytes, const int *gro
         traffic_bytes[d] = s / group[d] * (group[d] - 1);
       }
       break;
+    case WEFT_COLL_SENDRECV: /* ring neighbour: the hop may cross any spanned dim */
+      for (int d = 0; d < ndims; d++)
+        if (group[d] > 1) traffic_bytes[d] = s;
+      break;
   }
+}
+
+const int *weft_communicator_group(const WeftCommunicator *comm, WeftPhase phase, int group) {
+  if (group >= 1 && group <= comm->nextra) return comm->extra[group - 1];
+  return comm->group[phase];
 }
 
 int weft_communicator_check(const WeftCommunicator *comm, const WeftNetwork *net,

@@ -71,7 +71,8 @@ static int collect_patterns(WeftProblem *p, int **pid_out) {
         int any = 0;
         pid[l * WEFT_NPHASES + ph] = -1;
         if (s->coll == WEFT_COLL_NONE || s->size_bytes <= 0) continue;
-        weft_collective_traffic(s->coll, 1.0, cm->group[ph], p->D, v);
+        weft_collective_traffic(s->coll, 1.0, weft_communicator_group(cm, (WeftPhase)ph, s->group),
+                                p->D, v);
         for (int d = 0; d < p->D; d++) any |= v[d] > 0;
         if (!any) continue;
         int id = pattern_id(p, v, &cap);
