@@ -24,39 +24,26 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+typedef struct {
+  Pool *pool;
+  int reporter;  /* the calling thread reports progress; the others do not */
+} Worker;
+
 static void *worker(void *arg) {
-  Pool *p = arg;
+  Worker *w = arg;
+  Pool *p = w->pool;
   for (;;) {
     size_t k = atomic_fetch_add(&p->next, 1);  /* k-th point of this rank */
     if (k >= p->share) break;
     p->fn(p->ctx, p->rank + k * p->nranks);
     size_t d = atomic_fetch_add(&p->done, 1) + 1;
-    /* Thread 0's view is enough for a progress bar: report from whoever
-     * finishes a point when 100 ms have passed, only from the first thread. */
-    if (p->progress && arg == p && d < p->share) {
+    if (w->reporter && p->progress && d < p->share) {
       double t = now_s();
-      if (t - p->last_report >= 0.1) {
+      if (t - p->last_report >= 0.1) {  /* a bar, not a log: ~10 updates/s */
         p->last_report = t;
         p->progress(p->pctx, d, p->share);
       }
     }
-  }
-  return NULL;
-}
-
-/* The first thread gets the Pool itself as its argument (and reports
- * progress); the others a distinct pointer to the same pool. */
-typedef struct {
-  Pool *pool;
-} Handle;
-
-static void *other_worker(void *arg) {
-  Pool *p = ((Handle *)arg)->pool;
-  for (;;) {
-    size_t k = atomic_fetch_add(&p->next, 1);
-    if (k >= p->share) break;
-    p->fn(p->ctx, p->rank + k * p->nranks);
-    atomic_fetch_add(&p->done, 1);
   }
   return NULL;
 }
@@ -78,12 +65,12 @@ int weft_pool_run(size_t n, int threads, size_t rank, size_t nranks,
   if ((size_t)threads > p.share) threads = p.share > 0 ? (int)p.share : 1;
   int extra = threads - 1;
   pthread_t *tid = extra > 0 ? malloc((size_t)extra * sizeof *tid) : NULL;
-  Handle h = {&p};
+  Worker others = {&p, 0}, self = {&p, 1};
   int started = 0;
   if (extra > 0 && tid)
     for (; started < extra; started++)
-      if (pthread_create(&tid[started], NULL, other_worker, &h) != 0) break;
-  worker(&p);  /* this thread works too, and reports */
+      if (pthread_create(&tid[started], NULL, worker, &others) != 0) break;
+  worker(&self);  /* this thread works too, and reports */
   for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
   free(tid);
   if (progress) progress(pctx, p.share, p.share);
