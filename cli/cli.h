@@ -11,6 +11,35 @@
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
 int cmd_optimize(int argc, char **argv);
+int cmd_zoo(int argc, char **argv);       /* zoo.c */
+int cmd_workload(int argc, char **argv);  /* workload.c */
+int cmd_codesign(int argc, char **argv);  /* codesign.c */
+int cmd_sweep(int argc, char **argv);     /* sweep.c */
+
+/* The model zoo's directory: $WEFT_ZOO, else data/zoo beside the weft
+ * binary's source tree (<exe dir>/../data/zoo), else ./data/zoo. */
+const char *cli_zoo_dir(void);
+
+/* Plots through gnuplot (plot.c): a .png or .svg by the path's extension.
+ * Every array is borrowed; npoints may be 0 (no Pareto panel). */
+typedef struct {
+  const char *title;
+  size_t npoints;
+  const double *point_cost_usd, *point_time_ns;  /* every feasible design */
+  size_t nfront;
+  const size_t *front;                           /* Pareto indices, by cost */
+  double chosen_cost_usd, chosen_time_ns;        /* the design reported */
+  double equal_cost_usd, equal_time_ns;          /* EqualBW at its total bandwidth */
+  int ndims;
+  const double *bw_gbps, *equal_bw_gbps;         /* per dim */
+  /* time breakdown (ns): compute and exposed communication per phase */
+  double compute_ns, comm_ns[WEFT_NPHASES];
+  double equal_compute_ns, equal_comm_ns[WEFT_NPHASES];
+} PlotData;
+
+/* Returns 0, or prints why and returns EXIT_RUNTIME (gnuplot missing or
+ * failing) or EXIT_USAGE (unknown extension). */
+int cli_plot(const char *path, const PlotData *pd);
 
 /* Print "weft: <where>: <msg>" for a library error. */
 void cli_error(const WeftError *err);

@@ -16,6 +16,7 @@ extern "C" {
 #define WEFT_MAX_COST_CLASSES 32
 #define WEFT_MAX_CONSTRAINTS 64
 #define WEFT_MAX_JOBS 16        /* workloads optimised together */
+#define WEFT_MAX_GROUPS 8       /* named groups of a communicator */
 #define WEFT_NAME_LEN 64
 #define WEFT_PATH_LEN 512
 
@@ -125,8 +126,9 @@ typedef struct {
   WeftCollective coll;
   double size_bytes;
   int group;  /* 0: the communicator's group for this phase (LIBRA); k >= 1: the
-                 communicator's named group k-1 (extra[k-1]), a weft extension
-                 written "ALLREDUCE@name" in workload text */
+                 workload's group_name[k-1], found by name among the
+                 communicator's named groups; a weft extension written
+                 "ALLREDUCE@name" in workload text */
 } WeftPhaseSpec;
 
 typedef struct {
@@ -141,6 +143,8 @@ typedef struct WeftWorkload {
   int capacity;      /* allocated layers */
   WeftLayer *layers;
   char policy[128];  /* ASTRA-sim 1.0 header policy line, "" when absent */
+  int ngroups;       /* named groups its phases use (WeftPhaseSpec.group) */
+  char group_name[WEFT_MAX_GROUPS][16];
   char file[WEFT_PATH_LEN];
 } WeftWorkload;
 
@@ -152,7 +156,6 @@ int weft_workload_add(WeftWorkload *wl, const WeftLayer *layer);
 /* ------------------------------------------------------------------ communicator
  * Per phase, per dim: NPUs of that dim the phase's collective spans; -1 = not
  * involved. A number smaller than the dim's size is a partial dim. */
-#define WEFT_MAX_GROUPS 8
 typedef struct {
   int ndims;
   int group[WEFT_NPHASES][WEFT_MAX_DIMS];
@@ -167,8 +170,8 @@ typedef struct {
   char file[WEFT_PATH_LEN];
 } WeftCommunicator;
 
-/* The group (per-dim NPU counts, -1 = not involved) a layer's phase uses. */
-const int *weft_communicator_group(const WeftCommunicator *comm, WeftPhase phase, int group);
+/* The named group called name (per-dim NPU counts, -1 = not involved), or NULL. */
+const int *weft_communicator_find(const WeftCommunicator *comm, const char *name);
 
 /* Check the communicator against the network (length, 1 <= n <= dim size or -1). */
 int weft_communicator_check(const WeftCommunicator *comm, const WeftNetwork *net,

@@ -1,5 +1,7 @@
 /* collective.c — per-dimension traffic of each collective (LIBRA's model)
  * and the communicator that maps phases onto dims. */
+#include <string.h>
+
 #include "weft.h"
 
 const char *weft_collective_name(WeftCollective c) {
@@ -65,9 +67,10 @@ void weft_collective_traffic(WeftCollective c, double size_bytes, const int *gro
   }
 }
 
-const int *weft_communicator_group(const WeftCommunicator *comm, WeftPhase phase, int group) {
-  if (group >= 1 && group <= comm->nextra) return comm->extra[group - 1];
-  return comm->group[phase];
+const int *weft_communicator_find(const WeftCommunicator *comm, const char *name) {
+  for (int k = 0; k < comm->nextra; k++)
+    if (!strcmp(comm->extra_name[k], name)) return comm->extra[k];
+  return NULL;
 }
 
 int weft_communicator_check(const WeftCommunicator *comm, const WeftNetwork *net,

@@ -55,12 +55,21 @@ static int pattern_id(WeftProblem *p, const double *v, int *cap) {
   return p->npat++;
 }
 
-/* Pattern of each (layer, phase) of every job, -1 for no traffic. */
-static int collect_patterns(WeftProblem *p, int **pid_out) {
+/* Pattern of each (layer, phase) of every job, -1 for no traffic. Named
+ * groups are found in the job's communicator first, so a missing one is a
+ * clear input error rather than a wrong answer. */
+static int collect_patterns(WeftProblem *p, int **pid_out, WeftError *err) {
   int cap = 0;
   for (int j = 0; j < p->njobs; j++) {
     const WeftWorkload *wl = p->spec.jobs[j].workload;
     const WeftCommunicator *cm = p->spec.jobs[j].comm;
+    const int *named[WEFT_MAX_GROUPS + 1] = {0};
+    for (int k = 0; k < wl->ngroups && k < WEFT_MAX_GROUPS; k++)
+      if (!(named[k + 1] = weft_communicator_find(cm, wl->group_name[k])))
+        return weft_error_set(err, WEFT_EINPUT, wl->file, 0, 0, wl->group_name[k],
+                              "the workload uses group '%s', which the communicator%s%s "
+                              "does not name",
+                              wl->group_name[k], cm->file[0] ? " " : "", cm->file);
     int *pid = malloc((size_t)wl->nlayers * WEFT_NPHASES * sizeof *pid);
     if (!pid) return WEFT_ENOMEM;
     pid_out[j] = pid;
@@ -71,8 +80,12 @@ static int collect_patterns(WeftProblem *p, int **pid_out) {
         int any = 0;
         pid[l * WEFT_NPHASES + ph] = -1;
         if (s->coll == WEFT_COLL_NONE || s->size_bytes <= 0) continue;
-        weft_collective_traffic(s->coll, 1.0, weft_communicator_group(cm, (WeftPhase)ph, s->group),
-                                p->D, v);
+        if (s->group < 0 || s->group > wl->ngroups)
+          return weft_error_set(err, WEFT_EINVAL, wl->file, wl->layers[l].line, 0, "group",
+                                "layer %s: group index %d out of range", wl->layers[l].name,
+                                s->group);
+        weft_collective_traffic(s->coll, 1.0, s->group ? named[s->group] : cm->group[ph], p->D,
+                                v);
         for (int d = 0; d < p->D; d++) any |= v[d] > 0;
         if (!any) continue;
         int id = pattern_id(p, v, &cap);
@@ -455,7 +468,12 @@ int weft_problem_create(const WeftSpec *spec, WeftProblem **out, WeftError *err)
   rc = weft_cost_per_gbps(spec->net, spec->cost, p->cpg, err);
   if (rc) { weft_problem_free(p); return rc; }
   int *pid[WEFT_MAX_JOBS] = {0};
-  rc = collect_patterns(p, pid);
+  rc = collect_patterns(p, pid, err);
+  if (rc && rc != WEFT_ENOMEM) {
+    for (int j = 0; j < p->njobs; j++) free(pid[j]);
+    weft_problem_free(p);
+    return rc;
+  }
   for (int j = 0; j < p->njobs && !rc; j++) rc = build_job(p, j, pid[j]);
   for (int j = 0; j < p->njobs; j++) free(pid[j]);
   for (int k = 0; k < p->npat; k++)
