@@ -72,6 +72,7 @@ static int collective(const Ctx *c, const Tok *t, int f, WeftCollective *out) {
 }
 
 static int layer(const Ctx *c, const Tok *t, WeftLayer *l) {
+  memset(l, 0, sizeof *l);  /* phase groups default to the communicator's */
   size_t n = t[0].len < WEFT_NAME_LEN - 1 ? t[0].len : WEFT_NAME_LEN - 1;  /* truncate */
   memcpy(l->name, t[0].p, n);
   l->name[n] = '\0';
