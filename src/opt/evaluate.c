@@ -48,7 +48,7 @@ int weft_problem_evaluate(const WeftProblem *p, const double *bw_gbps, WeftEval 
       jt->exposed_comm_ns[ph] = c;
       if (ph != WEFT_PHASE_WG) blocking += c;
     }
-    if (p->spec.loop == WEFT_LOOP_TP_DP_OVERLAP) /* the rest of the time is the wg tail */
+    if (p->loop == WEFT_LOOP_TP_DP_OVERLAP) /* the rest of the time is the wg tail */
       jt->exposed_comm_ns[WEFT_PHASE_WG] = fmax(0.0, t - blocking);
     ev->time_ns += job->weight * t;
   }

@@ -1,4 +1,4 @@
-/* ipm.c — Mehrotra predictor-corrector interior-point method with slacks
+/* ipm.c — the general path: Mehrotra predictor-corrector interior-point method with slacks
  * (infeasible start) for hyperbolic programs; dense reduced KKT solves. */
 #include "opt/ipm.h"
 
@@ -16,49 +16,38 @@
 #define IPM_INFEAS_FLOOR 0.01  /* centring target floor per unit of infeasibility */
 #define IPM_DUAL_TOL 1e-8      /* dual residual (scaled units) accepted at the end */
 
-IpmWork *ipm_work_create(int n, int m, int ne) {
-  IpmWork *w = calloc(1, sizeof *w);
-  if (!w) return NULL;
+int ipm_work_init(IpmWork *w, int n, int m, int ne, Arena *a) {
+  memset(w, 0, sizeof *w);
   w->n = n;
   w->m = m;
   w->ne = ne;
   size_t N = (size_t)(n + ne), M = (size_t)(m > 0 ? m : 1), E = (size_t)(ne > 0 ? ne : 1);
   size_t nn = (size_t)(n > 0 ? n : 1);
   double **vecs[] = {&w->x, &w->rd, &w->hdiag, &w->dx, &w->dxa};
-  for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) *vecs[i] = calloc(nn, sizeof(double));
   double **mvecs[] = {&w->s, &w->lam, &w->gval, &w->rp, &w->w, &w->ds, &w->dlam, &w->dsa, &w->dlama};
-  for (size_t i = 0; i < sizeof mvecs / sizeof mvecs[0]; i++) *mvecs[i] = calloc(M, sizeof(double));
   double **evecs[] = {&w->nu, &w->re, &w->dnu, &w->dnua};
-  for (size_t i = 0; i < sizeof evecs / sizeof evecs[0]; i++) *evecs[i] = calloc(E, sizeof(double));
-  w->K = calloc(N * N, sizeof(double));
-  w->rhs = calloc(N, sizeof(double));
-  w->sol = calloc(N, sizeof(double));
-  w->piv = calloc(N, sizeof(int));
-  int ok = w->K && w->rhs && w->sol && w->piv;
-  for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) ok = ok && *vecs[i];
-  for (size_t i = 0; i < sizeof mvecs / sizeof mvecs[0]; i++) ok = ok && *mvecs[i];
-  for (size_t i = 0; i < sizeof evecs / sizeof evecs[0]; i++) ok = ok && *evecs[i];
-  if (!ok) {
-    ipm_work_free(w);
-    return NULL;
-  }
-  return w;
+  int ok = 1;
+  for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
+    ok &= (*vecs[i] = arena_calloc(a, nn, sizeof(double))) != NULL;
+  for (size_t i = 0; i < sizeof mvecs / sizeof mvecs[0]; i++)
+    ok &= (*mvecs[i] = arena_calloc(a, M, sizeof(double))) != NULL;
+  for (size_t i = 0; i < sizeof evecs / sizeof evecs[0]; i++)
+    ok &= (*evecs[i] = arena_calloc(a, E, sizeof(double))) != NULL;
+  ok &= (w->K = arena_calloc(a, N * N, sizeof(double))) != NULL;
+  ok &= (w->rhs = arena_calloc(a, N, sizeof(double))) != NULL;
+  ok &= (w->sol = arena_calloc(a, N, sizeof(double))) != NULL;
+  ok &= (w->piv = arena_calloc(a, N, sizeof(int))) != NULL;
+  return ok ? 0 : -1;
 }
 
-void ipm_work_free(IpmWork *w) {
-  if (!w) return;
-  double *all[] = {w->x,  w->s,  w->lam, w->nu,  w->gval, w->rd,  w->rp,    w->re,
-                   w->w,  w->hdiag, w->dx, w->ds, w->dlam, w->dnu, w->dxa, w->dsa,
-                   w->dlama, w->dnua, w->K, w->rhs, w->sol};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) free(all[i]);
-  free(w->piv);
-  free(w);
-}
-
-int dense_solve(double *M, double *r, int *piv, int n) {
+/* Dense LU with partial pivoting of M (n x n, row-major) in place: unit L
+ * below the diagonal, U on and above, row swaps in piv. Returns 0, or -1
+ * when M is singular. */
+static int lu_factor(double *M, int *piv, int n) {
   for (int k = 0; k < n; k++) {
+    double *mk = M + (size_t)k * (size_t)n;
     int p = k;
-    double best = fabs(M[(size_t)k * (size_t)n + (size_t)k]);
+    double best = fabs(mk[k]);
     for (int i = k + 1; i < n; i++) {
       double v = fabs(M[(size_t)i * (size_t)n + (size_t)k]);
       if (v > best) { best = v; p = i; }
@@ -66,28 +55,44 @@ int dense_solve(double *M, double *r, int *piv, int n) {
     if (best == 0.0 || !isfinite(best)) return -1;
     piv[k] = p;
     if (p != k) {
+      double *mp = M + (size_t)p * (size_t)n;
       for (int j = 0; j < n; j++) {
-        double t = M[(size_t)k * (size_t)n + (size_t)j];
-        M[(size_t)k * (size_t)n + (size_t)j] = M[(size_t)p * (size_t)n + (size_t)j];
-        M[(size_t)p * (size_t)n + (size_t)j] = t;
+        double t = mk[j];
+        mk[j] = mp[j];
+        mp[j] = t;
       }
-      double t = r[k]; r[k] = r[p]; r[p] = t;
     }
-    double d = M[(size_t)k * (size_t)n + (size_t)k];
+    double d = mk[k];
     for (int i = k + 1; i < n; i++) {
-      double f = M[(size_t)i * (size_t)n + (size_t)k] / d;
+      double *mi = M + (size_t)i * (size_t)n;
+      double f = mi[k] / d;
+      mi[k] = f; /* L multiplier */
       if (f == 0.0) continue;
-      for (int j = k + 1; j < n; j++)
-        M[(size_t)i * (size_t)n + (size_t)j] -= f * M[(size_t)k * (size_t)n + (size_t)j];
-      r[i] -= f * r[k];
+      for (int j = k + 1; j < n; j++) mi[j] -= f * mk[j];
+    }
+  }
+  return 0;
+}
+
+/* Solve M y = r with lu_factor's output; r is overwritten by y. */
+static void lu_solve(const double *LU, const int *piv, double *r, int n) {
+  for (int k = 0; k < n; k++) { /* the swaps first: L's rows were swapped whole */
+    int p = piv[k];
+    if (p != k) { double t = r[k]; r[k] = r[p]; r[p] = t; }
+  }
+  for (int k = 0; k < n; k++) {
+    double rk = r[k];
+    for (int i = k + 1; i < n; i++) {
+      double f = LU[(size_t)i * (size_t)n + (size_t)k];
+      if (f != 0.0) r[i] -= f * rk;
     }
   }
   for (int k = n - 1; k >= 0; k--) {
+    const double *row = LU + (size_t)k * (size_t)n;
     double acc = r[k];
-    for (int j = k + 1; j < n; j++) acc -= M[(size_t)k * (size_t)n + (size_t)j] * r[j];
-    r[k] = acc / M[(size_t)k * (size_t)n + (size_t)k];
+    for (int j = k + 1; j < n; j++) acc -= row[j] * r[j];
+    r[k] = acc / row[k];
   }
-  return 0;
 }
 
 /* g_i(x) for every inequality (hyperbolic rows first). */
@@ -194,8 +199,15 @@ static double j_row(const Hyp *P, const double *x, const double *dx, int i) {
   return acc;
 }
 
-/* Solve the Newton system for complementarity target rc (= s.*lam - target).
- * The factorisation is redone per call: systems are tiny. */
+/* Build and factor the reduced KKT matrix of the iterate: the predictor and
+ * the corrector share it. Returns 0, or -1 when it is singular. */
+static int kkt_factor(const Hyp *P, IpmWork *w) {
+  build_kkt(P, w);
+  return lu_factor(w->K, w->piv, P->n + P->ne);
+}
+
+/* Solve the Newton system for complementarity target rc (= s.*lam - target)
+ * with the factored KKT matrix. */
 static int newton(const Hyp *P, IpmWork *w, const double *rc, double *dx, double *ds,
                   double *dlam, double *dnu) {
   int n = P->n, m = P->nh + P->ng, N = n + P->ne;
@@ -203,8 +215,7 @@ static int newton(const Hyp *P, IpmWork *w, const double *rc, double *dx, double
   jt_times(P, w->x, w->w, w->rhs);
   for (int j = 0; j < n; j++) w->rhs[j] = -w->rd[j] - w->rhs[j];
   for (int k = 0; k < P->ne; k++) w->rhs[n + k] = -w->re[k];
-  build_kkt(P, w);
-  if (dense_solve(w->K, w->rhs, w->piv, N) != 0) return -1;
+  lu_solve(w->K, w->piv, w->rhs, N);
   for (int j = 0; j < n; j++) dx[j] = w->rhs[j];
   for (int k = 0; k < P->ne; k++) dnu[k] = w->rhs[n + k];
   for (int i = 0; i < m; i++) {
@@ -267,7 +278,7 @@ IpmStatus ipm_solve(const Hyp *P, IpmWork *w, const IpmSettings *st, int *iters)
     /* Predictor: pure Newton towards complementarity 0. */
     /* newton() consumes rc before it writes dlam, so dlama can carry rc in. */
     for (int i = 0; i < m; i++) w->dlama[i] = w->s[i] * w->lam[i];
-    if (newton(P, w, w->dlama, w->dxa, w->dsa, w->dlama, w->dnua) != 0) {
+    if (kkt_factor(P, w) != 0 || newton(P, w, w->dlama, w->dxa, w->dsa, w->dlama, w->dnua) != 0) {
       status = IPM_NUMERICAL;
       break;
     }

@@ -1,7 +1,9 @@
-/* ipm.h — internal: primal-dual interior-point method for the "hyperbolic
- * programs" weft's bandwidth problems reduce to. Not part of the API. */
+/* ipm.h — internal: the general path's primal-dual interior-point method for the
+ * "hyperbolic programs" weft's bandwidth problems reduce to. Not part of the API. */
 #ifndef WEFT_IPM_H
 #define WEFT_IPM_H
+
+#include "opt/arena.h"
 
 /* minimise c^T x subject to
  *   a_i / x[u_i] - x[v_i] <= 0   (i < nh; a_i > 0; domain x[u_i] > 0)
@@ -30,8 +32,9 @@ typedef struct {
   int *piv;
 } IpmWork;
 
-IpmWork *ipm_work_create(int n, int m, int ne);
-void ipm_work_free(IpmWork *w);
+/* Size w for n variables, m inequalities, ne equalities, from arena a.
+ * Returns 0 or -1 (out of memory). */
+int ipm_work_init(IpmWork *w, int n, int m, int ne, Arena *a);
 
 typedef enum { IPM_SOLVED = 0, IPM_MAX_ITER = 1, IPM_NUMERICAL = 2 } IpmStatus;
 
@@ -43,9 +46,5 @@ typedef struct {
 
 /* Solve from the point in w->x (domain: x[u_i] > 0). */
 IpmStatus ipm_solve(const Hyp *P, IpmWork *w, const IpmSettings *st, int *iters);
-
-/* Dense LU with partial pivoting: solve M y = r in place (M n x n, row-major,
- * destroyed; r overwritten by y). Returns 0, or -1 when M is singular. */
-int dense_solve(double *M, double *r, int *piv, int n);
 
 #endif

@@ -1,5 +1,6 @@
-/* lp.c — dense two-phase tableau simplex with Bland's rule.
- * Sizes are tiny (dims x user constraints), so clarity beats speed here. */
+/* lp.c — dense two-phase tableau simplex for the small LPs of the linear
+ * side (feasibility, bounds, starts, the tie-break): a row whose slack can
+ * start basic gets no artificial; Dantzig's rule, Bland's after many pivots. */
 #include "opt/lp.h"
 
 #include <math.h>
@@ -11,6 +12,8 @@
 #define LP_PIVOT_TOL 1e-11
 #define LP_FEAS_TOL 1e-9
 #define LP_MAX_PIVOTS 10000
+#define LP_DANTZIG_PIVOTS 64  /* then Bland's rule, which cannot cycle */
+#define LP_NZ_MAX 512         /* pivot rows this wide are walked densely */
 
 typedef struct {
   int m, ncol; /* ncol excludes the rhs column */
@@ -21,24 +24,42 @@ typedef struct {
 #define T(tb, i, j) ((tb)->t[(size_t)(i) * (size_t)((tb)->ncol + 1) + (size_t)(j)])
 
 static void pivot(Tab *tb, int r, int col) {
-  int w = tb->ncol + 1;
-  double pv = T(tb, r, col);
-  for (int j = 0; j < w; j++) T(tb, r, j) /= pv;
+  int w = tb->ncol + 1, nz[LP_NZ_MAX], nnz = 0;
+  double *pr = &T(tb, r, 0), pv = pr[col];
+  for (int j = 0; j < w; j++) {
+    if (pr[j] == 0.0) continue;
+    pr[j] /= pv;
+    if (nnz < LP_NZ_MAX) nz[nnz] = j;
+    nnz++;
+  }
   for (int i = 0; i <= tb->m; i++) {
     if (i == r) continue;
-    double f = T(tb, i, col);
+    double *ri = &T(tb, i, 0), f = ri[col];
     if (f == 0.0) continue;
-    for (int j = 0; j < w; j++) T(tb, i, j) -= f * T(tb, r, j);
+    if (nnz <= LP_NZ_MAX)
+      for (int k = 0; k < nnz; k++) ri[nz[k]] -= f * pr[nz[k]];
+    else
+      for (int j = 0; j < w; j++) ri[j] -= f * pr[j];
+    ri[col] = 0.0; /* exactly */
   }
   tb->basis[r] = col;
 }
 
-/* Minimise the objective row over columns < allowed; Bland's rule. */
+/* Minimise the objective row over columns < allowed: Dantzig's rule (most
+ * negative reduced cost), then Bland's; ratio ties go to the smallest
+ * basic index. */
 static LpStatus run(Tab *tb, int allowed) {
   for (int it = 0; it < LP_MAX_PIVOTS; it++) {
     int col = -1;
-    for (int j = 0; j < allowed; j++)
-      if (T(tb, tb->m, j) < -LP_PIVOT_TOL) { col = j; break; }
+    const double *obj = &T(tb, tb->m, 0);
+    if (it < LP_DANTZIG_PIVOTS) {
+      double best = -LP_PIVOT_TOL;
+      for (int j = 0; j < allowed; j++)
+        if (obj[j] < best) { best = obj[j]; col = j; }
+    } else {
+      for (int j = 0; j < allowed; j++)
+        if (obj[j] < -LP_PIVOT_TOL) { col = j; break; }
+    }
     if (col < 0) return LP_OPTIMAL;
     int r = -1;
     double best = 0.0;
@@ -57,77 +78,111 @@ static LpStatus run(Tab *tb, int allowed) {
   return LP_UNBOUNDED; /* cycling guard; Bland's rule should not get here */
 }
 
+size_t lp_tableau_doubles(int n, int m) {
+  return (size_t)(m + 1) * (size_t)(n + 2 * m + 1); /* structural, slack, artificial, rhs */
+}
+
+static int active_rows(const LpRows *rows) {
+  int m = 0;
+  for (int i = 0; i < rows->m; i++) m += !rows->active || rows->active[i];
+  return m;
+}
+
 LpStatus lp_solve(const LpRows *rows, const double *c, double *x, double *obj) {
-  int n = rows->n, m = 0, nslack = 0;
+  int m = active_rows(rows);
+  LpWork w;
+  w.t = malloc(lp_tableau_doubles(rows->n, m) * sizeof(double));
+  w.basis = malloc((size_t)(m > 0 ? m : 1) * sizeof(int));
+  LpStatus st = w.t && w.basis ? lp_solve_ws(rows, c, x, obj, &w) : LP_NOMEM;
+  free(w.t);
+  free(w.basis);
+  return st;
+}
+
+/* Sign making row i's rhs >= 0 and, when the rhs is 0, its slack +1; *basic
+ * says whether the slack can start basic (no artificial needed). */
+static double row_sign(const LpRows *rows, int i, int *basic) {
+  double b = rows->b[i], sign = b < 0 ? -1.0 : 1.0;
+  int rel = rows->rel[i];
+  if (rel != 0 && b == 0.0) sign = rel < 0 ? 1.0 : -1.0;
+  *basic = rel != 0 && sign * (rel < 0 ? 1.0 : -1.0) > 0.0;
+  return sign;
+}
+
+LpStatus lp_solve_ws(const LpRows *rows, const double *c, double *x, double *obj, LpWork *w) {
+  int n = rows->n, m = 0, nslack = 0, nart = 0;
   for (int i = 0; i < rows->m; i++) {
     if (rows->active && !rows->active[i]) continue;
+    int basic;
+    row_sign(rows, i, &basic);
     m++;
-    if (rows->rel[i] != 0) nslack++;
+    nslack += rows->rel[i] != 0;
+    nart += !basic;
   }
   Tab tb;
   tb.m = m;
-  tb.ncol = n + nslack + m; /* structural, slack, artificial */
-  tb.t = calloc((size_t)(m + 1) * (size_t)(tb.ncol + 1), sizeof(double));
-  tb.basis = calloc((size_t)(m > 0 ? m : 1), sizeof(int));
-  if (!tb.t || !tb.basis) {
-    free(tb.t);
-    free(tb.basis);
-    return LP_NOMEM;
-  }
-  int r = 0, sl = n;
+  tb.ncol = n + nslack + nart; /* structural, slack, artificial */
+  tb.t = w->t;
+  tb.basis = w->basis;
+  memset(tb.t, 0, (size_t)(m + 1) * (size_t)(tb.ncol + 1) * sizeof(double));
+  int r = 0, sl = n, art = n + nslack;
+  double bsum = 0.0; /* phase-1 tolerance is relative to the rhs */
   for (int i = 0; i < rows->m; i++) {
     if (rows->active && !rows->active[i]) continue;
     const double *a = rows->A + (size_t)i * (size_t)n;
     double scale = 0.0;
     for (int j = 0; j < n; j++) scale = fmax(scale, fabs(a[j]));
     if (scale == 0.0) scale = 1.0;
-    double sign = rows->b[i] < 0 ? -1.0 : 1.0; /* keep rhs >= 0 */
-    for (int j = 0; j < n; j++) T(&tb, r, j) = sign * a[j] / scale;
-    if (rows->rel[i] != 0) T(&tb, r, sl++) = sign * (rows->rel[i] < 0 ? 1.0 : -1.0);
-    T(&tb, r, n + nslack + r) = 1.0;
-    T(&tb, r, tb.ncol) = sign * rows->b[i] / scale;
-    tb.basis[r] = n + nslack + r;
+    int basic;
+    double sign = row_sign(rows, i, &basic), *row = &T(&tb, r, 0);
+    for (int j = 0; j < n; j++) row[j] = sign * a[j] / scale;
+    row[tb.ncol] = sign * rows->b[i] / scale;
+    bsum += row[tb.ncol];
+    if (rows->rel[i] != 0) row[sl] = sign * (rows->rel[i] < 0 ? 1.0 : -1.0);
+    if (basic) {
+      tb.basis[r] = sl;
+    } else { /* phase 1 minimises the artificials: objective row -= the row */
+      row[art] = 1.0;
+      tb.basis[r] = art++;
+      double *o = &T(&tb, m, 0);
+      for (int j = 0; j < n + nslack; j++) o[j] -= row[j];
+      o[tb.ncol] -= row[tb.ncol];
+    }
+    sl += rows->rel[i] != 0;
     r++;
   }
-  double bsum = 0.0; /* phase-1 tolerance is relative to the rhs */
-  for (int i = 0; i < m; i++) bsum += T(&tb, i, tb.ncol);
-  /* Phase 1: minimise the sum of artificials (objective row = -sum of rows). */
-  for (int i = 0; i < m; i++)
-    for (int j = 0; j <= tb.ncol; j++)
-      if (j < n + nslack || j == tb.ncol) T(&tb, m, j) -= T(&tb, i, j);
-  LpStatus st = run(&tb, n + nslack);
+  LpStatus st = nart ? run(&tb, n + nslack) : LP_OPTIMAL;
   if (st == LP_OPTIMAL && -T(&tb, m, tb.ncol) > LP_FEAS_TOL * fmax(1.0, bsum)) st = LP_INFEASIBLE;
   if (st == LP_UNBOUNDED) st = LP_INFEASIBLE; /* cannot happen in phase 1 */
-  if (st == LP_OPTIMAL) {
-    /* Drive zero-level artificials out of the basis where possible. */
-    for (int i = 0; i < m; i++) {
-      if (tb.basis[i] < n + nslack) continue;
-      for (int j = 0; j < n + nslack; j++)
-        if (fabs(T(&tb, i, j)) > LP_PIVOT_TOL) { pivot(&tb, i, j); break; }
-    }
-    /* Phase 2: the real objective, in terms of the current basis. */
-    for (int j = 0; j <= tb.ncol; j++) T(&tb, m, j) = 0.0;
-    if (c) {
-      for (int j = 0; j < n; j++) T(&tb, m, j) = c[j];
-      for (int i = 0; i < m; i++) {
-        int bj = tb.basis[i];
-        if (bj < n && c[bj] != 0.0) {
-          double f = c[bj];
-          for (int j = 0; j <= tb.ncol; j++) T(&tb, m, j) -= f * T(&tb, i, j);
-        }
-      }
-      st = run(&tb, n + nslack);
-    }
-    if (st == LP_OPTIMAL) {
-      if (x) {
-        memset(x, 0, (size_t)n * sizeof *x);
-        for (int i = 0; i < m; i++)
-          if (tb.basis[i] < n) x[tb.basis[i]] = T(&tb, i, tb.ncol);
-      }
-      if (obj) *obj = -T(&tb, m, tb.ncol);
-    }
+  if (st != LP_OPTIMAL) return st;
+  /* Drive zero-level artificials out of the basis where possible. */
+  for (int i = 0; i < m && nart; i++) {
+    if (tb.basis[i] < n + nslack) continue;
+    for (int j = 0; j < n + nslack; j++)
+      if (fabs(T(&tb, i, j)) > LP_PIVOT_TOL) { pivot(&tb, i, j); break; }
   }
-  free(tb.t);
-  free(tb.basis);
+  /* Phase 2: the real objective, in terms of the current basis. */
+  double *o = &T(&tb, m, 0);
+  for (int j = 0; j <= tb.ncol; j++) o[j] = 0.0;
+  if (c) {
+    for (int j = 0; j < n; j++) o[j] = c[j];
+    for (int i = 0; i < m; i++) {
+      int bj = tb.basis[i];
+      if (bj < n && c[bj] != 0.0) {
+        double f = c[bj];
+        const double *ri = &T(&tb, i, 0);
+        for (int j = 0; j <= tb.ncol; j++) o[j] -= f * ri[j];
+      }
+    }
+    st = run(&tb, n + nslack);
+  }
+  if (st == LP_OPTIMAL) {
+    if (x) {
+      memset(x, 0, (size_t)n * sizeof *x);
+      for (int i = 0; i < m; i++)
+        if (tb.basis[i] < n) x[tb.basis[i]] = T(&tb, i, tb.ncol);
+    }
+    if (obj) *obj = -T(&tb, m, tb.ncol);
+  }
   return st;
 }

@@ -3,6 +3,8 @@
 #ifndef WEFT_LP_H
 #define WEFT_LP_H
 
+#include <stddef.h>
+
 typedef enum { LP_OPTIMAL = 0, LP_INFEASIBLE = 1, LP_UNBOUNDED = 2, LP_NOMEM = 3 } LpStatus;
 
 /* A linear program over x >= 0 (n variables):
@@ -18,5 +20,16 @@ typedef struct {
 /* Solve; x (n, may be NULL) and *obj receive the optimum when LP_OPTIMAL.
  * c == NULL asks only for feasibility (x is a feasible point). */
 LpStatus lp_solve(const LpRows *rows, const double *c, double *x, double *obj);
+
+/* Caller-owned tableau memory, so a solve allocates nothing. */
+typedef struct {
+  double *t;    /* lp_tableau_doubles(n, m) */
+  int *basis;   /* m */
+} LpWork;
+
+/* Doubles of tableau for n variables and m rows (every row active). */
+size_t lp_tableau_doubles(int n, int m);
+/* lp_solve in w, sized for at least rows->n and the active rows. */
+LpStatus lp_solve_ws(const LpRows *rows, const double *c, double *x, double *obj, LpWork *w);
 
 #endif

@@ -7,90 +7,87 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opt/lp.h"
+#define ARENA_FIRST_BYTES 16384  /* holds a small problem whole: one malloc */
+#define PAT_STACK 64             /* patterns kept on the stack while collecting */
+#define NGROUP_KEYS (WEFT_NPHASES + WEFT_MAX_GROUPS)  /* phase groups, then named */
 
 void weft_problem_free(WeftProblem *p) {
   if (!p) return;
-  free(p->u);
-  for (int j = 0; j < p->njobs; j++) {
-    free(p->job[j].C);
-    free(p->job[j].a);
-    free(p->job[j].phase_bytes);
-  }
-  free(p->Gle);
-  free(p->hle);
-  free(p->Geq);
-  free(p->heq);
-  free(p->le_src);
-  free(p->eq_src);
-  double *nat[] = {p->nat.c, p->nat.ha, p->nat.G, p->nat.h, p->nat.A, p->nat.b,
-                   p->sc.c,  p->sc.ha,  p->sc.G,  p->sc.h,  p->sc.A,  p->sc.b};
-  for (size_t i = 0; i < sizeof nat / sizeof nat[0]; i++) free(nat[i]);
-  free(p->nat.hu);
-  free(p->nat.hv);
-  free(p->row_kind);
-  free(p->row_owner);
-  free(p->xscale);
-  free(p->lo);
-  free(p->hi);
-  free(p->x1);
-  free(p->tmp_lam);
-  free(p->tmp_nu);
-  ipm_work_free(p->work);
-  free(p);
+  arena_free(&p->arena);
 }
+
+/* Patterns as they are collected: on the stack, on the heap past PAT_STACK. */
+typedef struct {
+  double stack[PAT_STACK * WEFT_MAX_DIMS];
+  double *u;
+  int n, cap, D;
+} PatSet;
 
 /* Find the pattern equal to v (exact), or append it. Returns its index. */
-static int pattern_id(WeftProblem *p, const double *v, int *cap) {
-  for (int k = 0; k < p->npat; k++)
-    if (memcmp(p->u + (size_t)k * (size_t)p->D, v, (size_t)p->D * sizeof *v) == 0) return k;
-  if (p->npat == *cap) {
-    int nc = *cap ? 2 * *cap : 16;
-    double *nu = realloc(p->u, (size_t)nc * (size_t)p->D * sizeof *nu);
+static int pattern_id(PatSet *ps, const double *v) {
+  size_t D = (size_t)ps->D;
+  for (int k = 0; k < ps->n; k++)
+    if (memcmp(ps->u + (size_t)k * D, v, D * sizeof *v) == 0) return k;
+  if (ps->n == ps->cap) {
+    int nc = 2 * ps->cap;
+    double *nu = malloc((size_t)nc * D * sizeof *nu);
     if (!nu) return -1;
-    p->u = nu;
-    *cap = nc;
+    memcpy(nu, ps->u, (size_t)ps->n * D * sizeof *nu);
+    if (ps->u != ps->stack) free(ps->u);
+    ps->u = nu;
+    ps->cap = nc;
   }
-  memcpy(p->u + (size_t)p->npat * (size_t)p->D, v, (size_t)p->D * sizeof *v);
-  return p->npat++;
+  memcpy(ps->u + (size_t)ps->n * D, v, D * sizeof *v);
+  return ps->n++;
 }
 
-/* Pattern of each (layer, phase) of every job, -1 for no traffic. Named
- * groups are found in the job's communicator first, so a missing one is a
- * clear input error rather than a wrong answer. */
-static int collect_patterns(WeftProblem *p, int **pid_out, WeftError *err) {
-  int cap = 0;
-  for (int j = 0; j < p->njobs; j++) {
-    const WeftWorkload *wl = p->spec.jobs[j].workload;
-    const WeftCommunicator *cm = p->spec.jobs[j].comm;
-    const int *named[WEFT_MAX_GROUPS + 1] = {0};
+/* Pattern of each (collective, group) a job uses: the traffic per byte
+ * depends on nothing else, so layers only look their pattern up. */
+typedef struct {
+  int id[WEFT_NCOLL][NGROUP_KEYS];  /* -2 not yet seen, -1 no traffic */
+} PatKeys;
+
+static int phase_pattern(const PatKeys *keys, const WeftPhaseSpec *s, int ph) {
+  if (s->coll == WEFT_COLL_NONE || (unsigned)s->coll >= WEFT_NCOLL || s->size_bytes <= 0)
+    return -1;
+  return keys->id[s->coll][s->group ? WEFT_NPHASES + s->group - 1 : ph];
+}
+
+/* Patterns of every job, in order of first use (layers, then phases).
+ * Named groups are found in the job's communicator first, so a missing one
+ * is a clear input error rather than a wrong answer. */
+static int collect_patterns(const WeftSpec *spec, PatSet *ps, PatKeys *keys, WeftError *err) {
+  for (int j = 0; j < spec->njobs; j++) {
+    const WeftWorkload *wl = spec->jobs[j].workload;
+    const WeftCommunicator *cm = spec->jobs[j].comm;
+    const int *group[NGROUP_KEYS] = {0};
+    for (int ph = 0; ph < WEFT_NPHASES; ph++) group[ph] = cm->group[ph];
     for (int k = 0; k < wl->ngroups && k < WEFT_MAX_GROUPS; k++)
-      if (!(named[k + 1] = weft_communicator_find(cm, wl->group_name[k])))
+      if (!(group[WEFT_NPHASES + k] = weft_communicator_find(cm, wl->group_name[k])))
         return weft_error_set(err, WEFT_EINPUT, wl->file, 0, 0, wl->group_name[k],
                               "the workload uses group '%s', which the communicator%s%s "
                               "does not name",
                               wl->group_name[k], cm->file[0] ? " " : "", cm->file);
-    int *pid = malloc((size_t)wl->nlayers * WEFT_NPHASES * sizeof *pid);
-    if (!pid) return WEFT_ENOMEM;
-    pid_out[j] = pid;
+    for (int c = 0; c < WEFT_NCOLL; c++)
+      for (int g = 0; g < NGROUP_KEYS; g++) keys[j].id[c][g] = -2;
     for (int l = 0; l < wl->nlayers; l++)
       for (int ph = 0; ph < WEFT_NPHASES; ph++) {
         const WeftPhaseSpec *s = &wl->layers[l].phase[ph];
-        double v[WEFT_MAX_DIMS];
-        int any = 0;
-        pid[l * WEFT_NPHASES + ph] = -1;
         if (s->coll == WEFT_COLL_NONE || s->size_bytes <= 0) continue;
-        if (s->group < 0 || s->group > wl->ngroups)
+        if (s->group < 0 || s->group > wl->ngroups || s->group > WEFT_MAX_GROUPS)
           return weft_error_set(err, WEFT_EINVAL, wl->file, wl->layers[l].line, 0, "group",
                                 "layer %s: group index %d out of range", wl->layers[l].name,
                                 s->group);
-        weft_collective_traffic(s->coll, 1.0, s->group ? named[s->group] : cm->group[ph], p->D,
-                                v);
-        for (int d = 0; d < p->D; d++) any |= v[d] > 0;
-        if (!any) continue;
-        int id = pattern_id(p, v, &cap);
-        if (id < 0) return WEFT_ENOMEM;
-        pid[l * WEFT_NPHASES + ph] = id;
+        if ((unsigned)s->coll >= WEFT_NCOLL) continue; /* no traffic */
+        int g = s->group ? WEFT_NPHASES + s->group - 1 : ph;
+        int *id = &keys[j].id[s->coll][g];
+        if (*id != -2) continue;
+        double v[WEFT_MAX_DIMS];
+        int any = 0;
+        weft_collective_traffic(s->coll, 1.0, group[g], ps->D, v);
+        for (int d = 0; d < ps->D; d++) any |= v[d] > 0;
+        *id = any ? pattern_id(ps, v) : -1;
+        if (any && *id < 0) return WEFT_ENOMEM;
       }
   }
   return WEFT_OK;
@@ -104,73 +101,75 @@ static int dominated(const double *a, const double *b, int len) {
 }
 
 /* Build the time rows of job j. Row layout: [C, a_0..a_{npat-1}]. */
-static int build_job(WeftProblem *p, int j, const int *pid) {
-  const WeftWorkload *wl = p->spec.jobs[j].workload;
-  Job *job = &p->job[j];
+static int build_job(WeftProblem *p, const WeftJob *sj, const PatKeys *keys, Job *job) {
+  const WeftWorkload *wl = sj->workload;
   int P = p->npat, L = wl->nlayers, W = P + 1;
-  job->weight = p->spec.jobs[j].weight;
-  job->phase_bytes = calloc((size_t)WEFT_NPHASES * (size_t)(P > 0 ? P : 1), sizeof(double));
+  job->weight = sj->weight;
+  job->phase_bytes = arena_calloc(&p->arena, (size_t)WEFT_NPHASES * (size_t)P, sizeof(double));
   if (!job->phase_bytes) return WEFT_ENOMEM;
   double comp[WEFT_NPHASES] = {0, 0, 0};
   for (int l = 0; l < L; l++)
     for (int ph = 0; ph < WEFT_NPHASES; ph++) {
       comp[ph] += wl->layers[l].phase[ph].compute_ns;
-      int id = pid[l * WEFT_NPHASES + ph];
+      int id = phase_pattern(keys, &wl->layers[l].phase[ph], ph);
       if (id >= 0) job->phase_bytes[ph * P + id] += wl->layers[l].phase[ph].size_bytes;
     }
   job->compute_ns = comp[0] + comp[1] + comp[2];
-  int rows_cap = (p->spec.loop == WEFT_LOOP_TP_DP_OVERLAP) ? L : 1;
-  double *rows = calloc((size_t)rows_cap * (size_t)W, sizeof *rows);
-  if (!rows) return WEFT_ENOMEM;
-  int R = 0;
-  if (p->spec.loop == WEFT_LOOP_NO_OVERLAP) {
-    rows[0] = job->compute_ns;
+  if (p->loop == WEFT_LOOP_NO_OVERLAP) {
+    job->nrows = 1;
+    job->C = arena_calloc(&p->arena, 1, sizeof *job->C);
+    job->a = arena_calloc(&p->arena, (size_t)P, sizeof *job->a);
+    if (!job->C || !job->a) return WEFT_ENOMEM;
+    job->C[0] = job->compute_ns;
     for (int ph = 0; ph < WEFT_NPHASES; ph++)
-      for (int k = 0; k < P; k++) rows[1 + k] += job->phase_bytes[ph * P + k];
-    R = 1;
-  } else {
-    /* The backward pass runs layers L-1..0. Layer i's gradient is ready
-     * (ready_i) after its weight-grad compute; the FIFO weight-grad stream then
-     * still has to send the collectives enqueued at or after it, those of
-     * layers i, i-1, ..., 0. Iteration time = max_i ready_i + sum_{k<=i} wg_k. */
-    double *row = calloc((size_t)W, sizeof *row);
-    if (!row) { free(rows); return WEFT_ENOMEM; }
-    /* Start from i = L (nothing of the backward pass done): fwd everything,
-     * wg prefix = all layers' wg bytes. Walk i down, moving layer i's ig/wg
-     * compute and ig bytes in, and dropping layer i+1's wg bytes out. */
-    row[0] = comp[0];
-    for (int k = 0; k < P; k++) row[1 + k] = job->phase_bytes[WEFT_PHASE_FWD * P + k] +
-                                            job->phase_bytes[WEFT_PHASE_WG * P + k];
-    for (int i = L - 1; i >= 0; i--) {
-      const WeftLayer *ly = &wl->layers[i];
-      row[0] += ly->phase[WEFT_PHASE_IG].compute_ns + ly->phase[WEFT_PHASE_WG].compute_ns;
-      int ig = pid[i * WEFT_NPHASES + WEFT_PHASE_IG];
-      if (ig >= 0) row[1 + ig] += ly->phase[WEFT_PHASE_IG].size_bytes;
-      if (i + 1 < L) {
-        int wg = pid[(i + 1) * WEFT_NPHASES + WEFT_PHASE_WG];
-        if (wg >= 0) row[1 + wg] -= wl->layers[i + 1].phase[WEFT_PHASE_WG].size_bytes;
-      }
-      /* Keep row unless dominated; drop kept rows it dominates. */
-      int keep = 1;
-      for (int r = 0; r < R && keep; r++)
-        if (dominated(row, rows + (size_t)r * (size_t)W, W)) keep = 0;
-      if (!keep) continue;
-      int r2 = 0;
-      for (int r = 0; r < R; r++) {
-        double *q = rows + (size_t)r * (size_t)W;
-        if (dominated(q, row, W)) continue;
-        if (r2 != r) memcpy(rows + (size_t)r2 * (size_t)W, q, (size_t)W * sizeof *q);
-        r2++;
-      }
-      R = r2;
-      memcpy(rows + (size_t)R * (size_t)W, row, (size_t)W * sizeof *row);
-      R++;
-    }
-    free(row);
+      for (int k = 0; k < P; k++) job->a[k] += job->phase_bytes[ph * P + k];
+    for (int k = 0; k < P; k++) job->a[k] = job->a[k] > 0 ? job->a[k] : 0.0; /* rounding */
+    return WEFT_OK;
   }
+  double *rows = calloc((size_t)L * (size_t)W, sizeof *rows);
+  double *row = calloc((size_t)W, sizeof *row);
+  if (!rows || !row) { free(rows); free(row); return WEFT_ENOMEM; }
+  int R = 0;
+  /* The backward pass runs layers L-1..0. Layer i's gradient is ready
+   * (ready_i) after its weight-grad compute; the FIFO weight-grad stream then
+   * still has to send the collectives enqueued at or after it, those of
+   * layers i, i-1, ..., 0. Iteration time = max_i ready_i + sum_{k<=i} wg_k.
+   * Start from i = L (nothing of the backward pass done): fwd everything,
+   * wg prefix = all layers' wg bytes. Walk i down, moving layer i's ig/wg
+   * compute and ig bytes in, and dropping layer i+1's wg bytes out. */
+  row[0] = comp[0];
+  for (int k = 0; k < P; k++) row[1 + k] = job->phase_bytes[WEFT_PHASE_FWD * P + k] +
+                                          job->phase_bytes[WEFT_PHASE_WG * P + k];
+  for (int i = L - 1; i >= 0; i--) {
+    const WeftLayer *ly = &wl->layers[i];
+    row[0] += ly->phase[WEFT_PHASE_IG].compute_ns + ly->phase[WEFT_PHASE_WG].compute_ns;
+    int ig = phase_pattern(keys, &ly->phase[WEFT_PHASE_IG], WEFT_PHASE_IG);
+    if (ig >= 0) row[1 + ig] += ly->phase[WEFT_PHASE_IG].size_bytes;
+    if (i + 1 < L) {
+      const WeftPhaseSpec *nx = &wl->layers[i + 1].phase[WEFT_PHASE_WG];
+      int wg = phase_pattern(keys, nx, WEFT_PHASE_WG);
+      if (wg >= 0) row[1 + wg] -= nx->size_bytes;
+    }
+    /* Keep row unless dominated; drop kept rows it dominates. */
+    int keep = 1;
+    for (int r = 0; r < R && keep; r++)
+      if (dominated(row, rows + (size_t)r * (size_t)W, W)) keep = 0;
+    if (!keep) continue;
+    int r2 = 0;
+    for (int r = 0; r < R; r++) {
+      double *q = rows + (size_t)r * (size_t)W;
+      if (dominated(q, row, W)) continue;
+      if (r2 != r) memcpy(rows + (size_t)r2 * (size_t)W, q, (size_t)W * sizeof *q);
+      r2++;
+    }
+    R = r2;
+    memcpy(rows + (size_t)R * (size_t)W, row, (size_t)W * sizeof *row);
+    R++;
+  }
+  free(row);
   job->nrows = R;
-  job->C = malloc((size_t)R * sizeof *job->C);
-  job->a = malloc((size_t)R * (size_t)(P > 0 ? P : 1) * sizeof *job->a);
+  job->C = arena_calloc(&p->arena, (size_t)R, sizeof *job->C);
+  job->a = arena_calloc(&p->arena, (size_t)R * (size_t)P, sizeof *job->a);
   if (!job->C || !job->a) { free(rows); return WEFT_ENOMEM; }
   for (int r = 0; r < R; r++) {
     job->C[r] = rows[(size_t)r * (size_t)W];
@@ -184,18 +183,23 @@ static int build_job(WeftProblem *p, int j, const int *pid) {
 }
 
 /* Fold user constraints into B space: cost = sum_d cpg_d B_d. */
-static int fold_constraints(WeftProblem *p) {
-  int n = p->cons.n, D = p->D;
-  size_t sz = (size_t)(n > 0 ? n : 1);
-  p->Gle = calloc(sz * (size_t)D, sizeof(double));
-  p->hle = calloc(sz, sizeof(double));
-  p->Geq = calloc(sz * (size_t)D, sizeof(double));
-  p->heq = calloc(sz, sizeof(double));
-  p->le_src = calloc(sz, sizeof(int));
-  p->eq_src = calloc(sz, sizeof(int));
-  if (!p->Gle || !p->hle || !p->Geq || !p->heq || !p->le_src || !p->eq_src) return WEFT_ENOMEM;
+static int fold_constraints(WeftProblem *p, const WeftConstraints *cons) {
+  int n = cons ? cons->n : 0, D = p->D;
+  Arena *a = &p->arena;
+  size_t sz = (size_t)n;
+  p->Gle = arena_calloc(a, sz * (size_t)D, sizeof(double));
+  p->hle = arena_calloc(a, sz, sizeof(double));
+  p->Geq = arena_calloc(a, sz * (size_t)D, sizeof(double));
+  p->heq = arena_calloc(a, sz, sizeof(double));
+  p->le_src = arena_calloc(a, sz, sizeof(int));
+  p->eq_src = arena_calloc(a, sz, sizeof(int));
+  p->cons_text = arena_calloc(a, sz, sizeof *p->cons_text);
+  if (!p->Gle || !p->hle || !p->Geq || !p->heq || !p->le_src || !p->eq_src || !p->cons_text)
+    return WEFT_ENOMEM;
   for (int i = 0; i < n; i++) {
-    const WeftConstraint *c = &p->cons.c[i];
+    const WeftConstraint *c = &cons->c[i];
+    memcpy(p->cons_text[i], c->text, sizeof p->cons_text[i]);
+    p->cons_text[i][sizeof p->cons_text[i] - 1] = '\0';
     double row[WEFT_MAX_DIMS], sign = c->rel == WEFT_REL_GE ? -1.0 : 1.0;
     for (int d = 0; d < D; d++) row[d] = sign * (c->coef[d] + c->cost_coef * p->cpg[d]);
     if (c->rel == WEFT_REL_EQ) {
@@ -208,214 +212,14 @@ static int fold_constraints(WeftProblem *p) {
       p->le_src[p->nle++] = i;
     }
   }
-  return WEFT_OK;
-}
-
-/* user rows + a bound per dim + one cost row */
-#define POLY_ROWS (WEFT_MAX_CONSTRAINTS + WEFT_MAX_DIMS + 1)
-
-/* The B-space polyhedron (user rows, plus optional caps) as LP rows. */
-typedef struct {
-  double A[POLY_ROWS * WEFT_MAX_DIMS];
-  double b[POLY_ROWS];
-  int rel[POLY_ROWS];
-  int src[POLY_ROWS]; /* constraint index, -1 for rows weft adds */
-  unsigned char active[POLY_ROWS];
-  LpRows rows;
-} Poly;
-
-static void poly_init(Poly *q, const WeftProblem *p) {
-  int D = p->D, m = 0;
-  for (int i = 0; i < p->nle; i++, m++) {
-    memcpy(q->A + (size_t)m * (size_t)D, p->Gle + (size_t)i * (size_t)D, (size_t)D * sizeof(double));
-    q->b[m] = p->hle[i];
-    q->rel[m] = -1;
-    q->src[m] = p->le_src[i];
-  }
-  for (int i = 0; i < p->neq; i++, m++) {
-    memcpy(q->A + (size_t)m * (size_t)D, p->Geq + (size_t)i * (size_t)D, (size_t)D * sizeof(double));
-    q->b[m] = p->heq[i];
-    q->rel[m] = 0;
-    q->src[m] = p->eq_src[i];
-  }
-  memset(q->active, 1, sizeof q->active);
-  q->rows.n = D;
-  q->rows.m = m;
-  q->rows.A = q->A;
-  q->rows.b = q->b;
-  q->rows.rel = q->rel;
-  q->rows.active = q->active;
-}
-
-static void poly_add_cap(Poly *q, int D, int d, double cap) {
-  int m = q->rows.m;
-  memset(q->A + (size_t)m * (size_t)D, 0, (size_t)D * sizeof(double));
-  q->A[(size_t)m * (size_t)D + (size_t)d] = 1.0;
-  q->b[m] = cap;
-  q->rel[m] = -1;
-  q->src[m] = -1;
-  q->active[m] = 1;
-  q->rows.m = m + 1;
-}
-
-int weft_problem_min_cost(const WeftProblem *p, const double *lower, double *bw) {
-  Poly *q = malloc(sizeof *q);
-  if (!q) return WEFT_ENOMEM;
-  poly_init(q, p);
-  for (int d = 0; d < p->D; d++) {
-    if (lower[d] <= 0) continue;
-    poly_add_cap(q, p->D, d, lower[d]);
-    q->rel[q->rows.m - 1] = +1; /* B_d >= lower_d */
-  }
-  LpStatus st = lp_solve(&q->rows, p->cpg, bw, NULL);
-  free(q);
-  return st == LP_OPTIMAL ? WEFT_OK : WEFT_ESOLVER;
-}
-
-/* Deletion filter: shrink the active rows to an irreducible infeasible set. */
-static void conflict_set(WeftProblem *p, Poly *q) {
-  for (int i = 0; i < q->rows.m; i++) {
-    q->active[i] = 0;
-    if (lp_solve(&q->rows, NULL, NULL, NULL) != LP_INFEASIBLE) q->active[i] = 1;
-  }
-  p->nconflict = 0;
-  size_t len = 0;
-  len += (size_t)snprintf(p->pre_message, sizeof p->pre_message, "constraints in conflict:");
-  for (int i = 0; i < q->rows.m; i++) {
-    if (!q->active[i] || q->src[i] < 0) continue;
-    int dup = 0;
-    for (int k = 0; k < p->nconflict; k++) dup |= p->conflict[k] == q->src[i];
-    if (dup) continue;
-    p->conflict[p->nconflict++] = q->src[i];
-    if (len < sizeof p->pre_message)
-      len += (size_t)snprintf(p->pre_message + len, sizeof p->pre_message - len, "%s '%s'",
-                              p->nconflict > 1 ? "," : "", p->cons.c[q->src[i]].text);
-  }
-  if (len < sizeof p->pre_message)
-    snprintf(p->pre_message + len, sizeof p->pre_message - len, " (with every B >= 0)");
-}
-
-/* Keep a maximal independent subset of the equality rows [G | h]. */
-static void reduce_equalities(WeftProblem *p) {
-  int D = p->D, kept = 0;
-  double basis[WEFT_MAX_CONSTRAINTS][WEFT_MAX_DIMS + 1];
-  for (int i = 0; i < p->neq; i++) {
-    double v[WEFT_MAX_DIMS + 1], scale = 0.0;
-    memcpy(v, p->Geq + (size_t)i * (size_t)D, (size_t)D * sizeof(double));
-    v[D] = p->heq[i];
-    for (int d = 0; d <= D; d++) scale = fmax(scale, fabs(v[d]));
-    for (int k = 0; k < kept; k++) { /* Gram-Schmidt against kept rows */
-      double dot = 0.0;
-      for (int d = 0; d <= D; d++) dot += v[d] * basis[k][d];
-      for (int d = 0; d <= D; d++) v[d] -= dot * basis[k][d];
-    }
-    double nrm = 0.0;
-    for (int d = 0; d < D; d++) nrm += v[d] * v[d]; /* B part only: A must be full rank */
-    nrm = sqrt(nrm);
-    if (nrm <= 1e-10 * fmax(scale, 1e-300)) continue; /* dependent (or inconsistent: LP caught it) */
-    double full = 0.0;
-    for (int d = 0; d <= D; d++) full += v[d] * v[d];
-    full = sqrt(full);
-    for (int d = 0; d <= D; d++) basis[kept][d] = v[d] / full;
-    if (kept != i) {
-      memmove(p->Geq + (size_t)kept * (size_t)D, p->Geq + (size_t)i * (size_t)D, (size_t)D * sizeof(double));
-      p->heq[kept] = p->heq[i];
-      p->eq_src[kept] = p->eq_src[i];
-    }
-    kept++;
-  }
-  p->neq = kept;
-}
-
-/* Feasibility, conflict sets, per-dim bounds and a starting point. */
-static int precheck(WeftProblem *p) {
-  int D = p->D;
-  Poly *q = malloc(sizeof *q);
-  if (!q) return WEFT_ENOMEM;
-  poly_init(q, p);
-  p->pre_status = WEFT_STATUS_SOLVED;
-  LpStatus st = lp_solve(&q->rows, NULL, NULL, NULL);
-  if (st == LP_NOMEM) { free(q); return WEFT_ENOMEM; }
-  if (st == LP_INFEASIBLE) {
-    p->pre_status = WEFT_STATUS_INFEASIBLE;
-    conflict_set(p, q);
-    free(q);
-    return WEFT_OK;
-  }
-  int ppc = p->spec.objective == WEFT_OBJ_PERF_PER_COST;
-  if (ppc) {
-    int zero_ok = 1; /* B = 0 feasible => time*cost has no minimiser */
-    for (int i = 0; i < p->nle; i++) zero_ok &= p->hle[i] >= 0.0;
-    for (int i = 0; i < p->neq; i++) zero_ok &= p->heq[i] == 0.0;
-    if (zero_ok) {
-      p->pre_status = WEFT_STATUS_UNBOUNDED;
-      snprintf(p->pre_message, sizeof p->pre_message,
-               "perf-per-cost has no minimum: the constraints let every bandwidth shrink "
-               "towards 0; add one that fixes the scale, e.g. 'sum = 1000' or 'cost >= 1e6'");
-      free(q);
-      return WEFT_OK;
-    }
-    double obj;
-    if (lp_solve(&q->rows, p->cpg, NULL, &obj) != LP_OPTIMAL) { free(q); return WEFT_ESOLVER; }
-    p->cost_min = obj;
-    /* Start from designs at most twice the cheapest: bounded, and at the
-     * scale the constraints set (time*cost needs no other bound). */
-    int m = q->rows.m;
-    memcpy(q->A + (size_t)m * (size_t)D, p->cpg, (size_t)D * sizeof(double));
-    q->b[m] = 2.0 * obj;
-    q->rel[m] = -1;
-    q->src[m] = -1;
-    q->active[m] = 1;
-    q->rows.m = m + 1;
-  }
-  double vert[WEFT_MAX_DIMS][WEFT_MAX_DIMS];
-  int unb[WEFT_MAX_DIMS];
-  double big = 1.0;
-  for (int d = 0; d < D; d++) {
-    double c[WEFT_MAX_DIMS] = {0}, obj;
-    c[d] = -1.0;
-    st = lp_solve(&q->rows, c, vert[d], &obj);
-    if (st == LP_NOMEM) { free(q); return WEFT_ENOMEM; }
-    unb[d] = st == LP_UNBOUNDED;
-    p->U[d] = unb[d] ? HUGE_VAL : -obj;
-    if (!unb[d])
-      for (int k = 0; k < D; k++) big = fmax(big, vert[d][k]);
-  }
-  for (int i = 0; i < q->rows.m; i++) big = fmax(big, fabs(q->b[i]));
-  p->cap_gbps = 10.0 * big; /* far above anything the data asks for */
-  int any_cap = 0;
-  for (int d = 0; d < D; d++) {
-    if (!unb[d]) continue;
-    if (p->used[d]) {
-      p->pre_status = WEFT_STATUS_UNBOUNDED;
-      snprintf(p->pre_message, sizeof p->pre_message,
-               "B%d can grow without limit, so iteration time has no minimum: "
-               "add an upper bound such as 'sum <= 1000' or 'cost <= ...'", d + 1);
-      free(q);
-      return WEFT_OK;
-    }
-    p->capped[d] = any_cap = 1;
-    poly_add_cap(q, D, d, p->cap_gbps);
-  }
-  for (int d = 0; d < D && any_cap; d++) { /* vertices again: caps changed the polyhedron */
-    double c[WEFT_MAX_DIMS] = {0}, obj;
-    c[d] = -1.0;
-    if (lp_solve(&q->rows, c, vert[d], &obj) != LP_OPTIMAL) { free(q); return WEFT_ESOLVER; }
-    p->U[d] = -obj;
-  }
-  for (int d = 0; d < D; d++) {
-    if (p->used[d] && p->U[d] <= 0.0) {
-      p->pre_status = WEFT_STATUS_INFEASIBLE;
-      snprintf(p->pre_message, sizeof p->pre_message,
-               "B%d carries collective traffic but the constraints force it to 0", d + 1);
-      free(q);
-      return WEFT_OK;
-    }
-    p->Bstart[d] = 0.0;
-    for (int k = 0; k < D; k++) p->Bstart[d] += vert[k][d] / D; /* feasible: convex combination */
-  }
-  free(q);
-  reduce_equalities(p);
+  /* LP rows: user rows, then a cost row and one per dim; D + 1 columns. */
+  int mlp = p->nle + p->neq + D + 1, nlp = D + 1;
+  p->lp_A = arena_calloc(a, (size_t)mlp * (size_t)nlp, sizeof(double));
+  p->lp_b = arena_calloc(a, (size_t)mlp, sizeof(double));
+  p->lp_rel = arena_calloc(a, (size_t)mlp, sizeof(int));
+  p->lpw.t = arena_calloc(a, lp_tableau_doubles(nlp, mlp), sizeof(double));
+  p->lpw.basis = arena_calloc(a, (size_t)mlp, sizeof(int));
+  if (!p->lp_A || !p->lp_b || !p->lp_rel || !p->lpw.t || !p->lpw.basis) return WEFT_ENOMEM;
   return WEFT_OK;
 }
 
@@ -454,36 +258,53 @@ static int validate(const WeftSpec *spec, WeftError *err) {
   return WEFT_OK;
 }
 
+/* Patterns, job rows, used dims, folded constraints, then the pre-checks:
+ * the fast path's, or the general path's when it declines. */
+static int build(WeftProblem *p, const WeftSpec *spec, WeftError *err) {
+  PatSet ps;
+  ps.u = ps.stack;
+  ps.n = 0;
+  ps.cap = PAT_STACK;
+  ps.D = p->D;
+  PatKeys *keys = malloc((size_t)spec->njobs * sizeof *keys);
+  if (!keys) return WEFT_ENOMEM;
+  int rc = collect_patterns(spec, &ps, keys, err);
+  if (!rc) {
+    p->npat = ps.n;
+    p->u = arena_calloc(&p->arena, (size_t)ps.n * (size_t)p->D, sizeof(double));
+    if (!p->u) rc = WEFT_ENOMEM;
+    else memcpy(p->u, ps.u, (size_t)ps.n * (size_t)p->D * sizeof(double));
+  }
+  if (ps.u != ps.stack) free(ps.u);
+  for (int j = 0; j < p->njobs && !rc; j++) rc = build_job(p, &spec->jobs[j], &keys[j], &p->job[j]);
+  free(keys);
+  if (rc) return rc;
+  for (int k = 0; k < p->npat; k++)
+    for (int d = 0; d < p->D; d++) p->used[d] |= p->u[(size_t)k * (size_t)p->D + (size_t)d] > 0;
+  rc = fold_constraints(p, spec->cons);
+  if (!rc) rc = weft_precheck_fast(p);
+  if (!rc && !p->fast && p->pre_status == WEFT_STATUS_SOLVED) rc = weft_general_prepare(p);
+  return rc;
+}
+
 int weft_problem_create(const WeftSpec *spec, WeftProblem **out, WeftError *err) {
   *out = NULL;
   int rc = validate(spec, err);
   if (rc) return rc;
-  WeftProblem *p = calloc(1, sizeof *p);
+  WeftProblem *p = arena_create(sizeof *p, ARENA_FIRST_BYTES);
   if (!p) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
-  p->spec = *spec;
-  if (spec->cons) p->cons = *spec->cons;
-  p->spec.cons = &p->cons;
+  p->objective = spec->objective;
+  p->loop = spec->loop;
   p->D = spec->net->ndims;
   p->njobs = spec->njobs;
   rc = weft_cost_per_gbps(spec->net, spec->cost, p->cpg, err);
   if (rc) { weft_problem_free(p); return rc; }
-  int *pid[WEFT_MAX_JOBS] = {0};
-  rc = collect_patterns(p, pid, err);
-  if (rc && rc != WEFT_ENOMEM) {
-    for (int j = 0; j < p->njobs; j++) free(pid[j]);
-    weft_problem_free(p);
-    return rc;
-  }
-  for (int j = 0; j < p->njobs && !rc; j++) rc = build_job(p, j, pid[j]);
-  for (int j = 0; j < p->njobs; j++) free(pid[j]);
-  for (int k = 0; k < p->npat; k++)
-    for (int d = 0; d < p->D; d++) p->used[d] |= p->u[(size_t)k * (size_t)p->D + (size_t)d] > 0;
-  if (!rc) rc = fold_constraints(p);
-  if (!rc) rc = precheck(p);
-  if (!rc) rc = weft_problem_build_program(p);
+  rc = build(p, spec, err);
   if (rc) {
     weft_problem_free(p);
-    return weft_error_set(err, rc, "", 0, 0, NULL, "%s while building the problem", weft_strerror(rc));
+    if (rc == WEFT_ENOMEM || rc == WEFT_ESOLVER)
+      return weft_error_set(err, rc, "", 0, 0, NULL, "%s while building the problem", weft_strerror(rc));
+    return rc; /* err already names the input */
   }
   *out = p;
   return WEFT_OK;

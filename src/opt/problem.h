@@ -3,7 +3,10 @@
 #ifndef WEFT_PROBLEM_H
 #define WEFT_PROBLEM_H
 
+#include "opt/arena.h"
 #include "opt/ipm.h"
+#include "opt/lp.h"
+#include "opt/sep.h"
 #include "weft.h"
 
 /* A job's iteration time is max over rows r of C[r] + sum_p a[r][p]*tau_p,
@@ -18,29 +21,14 @@ typedef struct {
   double *phase_bytes; /* WEFT_NPHASES x npat: bytes per phase and pattern */
 } Job;
 
-/* Kinds of linear rows in the program, for the certificate. */
+/* Kinds of linear rows in the general program, for the certificate. */
 enum { ROW_USER = 0, ROW_JOB = 1, ROW_BOUND = 2, ROW_CAP = 3 };
 
-struct WeftProblem {
-  WeftSpec spec;
-  WeftConstraints cons;  /* copy (spec->cons may be NULL) */
-  int D;
-  double cpg[WEFT_MAX_DIMS];     /* $ per GB/s of B_d */
-  int npat;
-  double *u;                     /* npat x D: traffic bytes per byte of collective */
-  int njobs;
-  Job job[WEFT_MAX_JOBS];
-  int used[WEFT_MAX_DIMS];
-  /* Constraints folded to B space: rows g.B (<=|=) h. */
-  int nle, neq;
-  double *Gle, *hle;  /* nle x D */
-  double *Geq, *heq;  /* neq x D, independent rows */
-  int *le_src, *eq_src; /* index of the source constraint */
-  /* Pre-check outcome (create time). */
-  WeftSolveStatus pre_status;    /* SOLVED = go on */
-  char pre_message[256];
-  int nconflict;
-  int conflict[WEFT_MAX_CONSTRAINTS];
+/* The general path: the hyperbolic program over (B, tau, job epigraphs),
+ * used when some job has several time rows (tp-dp-overlap), when the fast
+ * path's pre-checks cannot settle the problem, or when its solve fails. */
+typedef struct {
+  int ready;                     /* pre-checks and program built */
   double U[WEFT_MAX_DIMS];       /* max B_d over the feasible set (capped) */
   int capped[WEFT_MAX_DIMS];
   double cap_gbps;
@@ -52,18 +40,56 @@ struct WeftProblem {
   int *row_kind;     /* ng rows */
   int *row_owner;    /* ng: owning free var for ROW_JOB rows, else -1 */
   double *xscale;    /* n */
-  double objscale, objconst;
+  double objconst;
   double *lo, *hi;   /* box of each box variable (natural), free vars ignored */
   double *x1;        /* phase-1 solution (natural) */
   double *tmp_lam, *tmp_nu;
-  IpmWork *work;
+  IpmWork work;
+} General;
+
+struct WeftProblem {
+  Arena arena;  /* first: the problem lives in the arena's first block */
+  WeftObjective objective;
+  WeftLoop loop;
+  int D;
+  double cpg[WEFT_MAX_DIMS];     /* $ per GB/s of B_d */
+  int npat;
+  double *u;                     /* npat x D: traffic bytes per byte of collective */
+  int njobs;
+  Job job[WEFT_MAX_JOBS];
+  int used[WEFT_MAX_DIMS];
+  /* Constraints folded to B space: rows g.B (<=|=) h. */
+  int nle, neq;
+  double *Gle, *hle;  /* nle x D */
+  double *Geq, *heq;  /* neq x D, independent rows after the pre-checks */
+  int *le_src, *eq_src; /* index of the source constraint */
+  char (*cons_text)[128];  /* the constraints' texts, for conflict messages */
+  /* Pre-check outcome (create time). */
+  WeftSolveStatus pre_status;    /* SOLVED = go on */
+  char pre_message[256];
+  int nconflict;
+  int conflict[WEFT_MAX_CONSTRAINTS];
+  /* The small LPs (fast pre-checks, tie-break) without allocating. */
+  LpWork lpw;
+  double *lp_A, *lp_b;
+  int *lp_rel;
+  int fast;       /* 1: solved as the separable program (see sep.h) */
+  Sep sep;
+  General gen;
 };
 
 /* evaluate.c */
 double weft_problem_tau(const WeftProblem *p, int pat, const double *bw);
-/* solve.c helpers shared with problem.c */
-int weft_problem_build_program(WeftProblem *p);
+/* precheck.c: feasibility, conflict sets, bounds and starting points. The
+ * fast one may leave p->fast = 0, handing the problem to the general one. */
+int weft_precheck_fast(WeftProblem *p);
+int weft_precheck_general(WeftProblem *p);
 /* Cheapest B with B >= lower and the user constraints (an LP). */
-int weft_problem_min_cost(const WeftProblem *p, const double *lower, double *bw);
+int weft_problem_min_cost(WeftProblem *p, const double *lower, double *bw);
+/* general.c: the general path's pre-checks and program (idempotent), and
+ * its solve: bw gets the design, *lb the certified bound; an IpmStatus. */
+int weft_general_prepare(WeftProblem *p);
+int weft_general_solve(WeftProblem *p, const WeftSettings *st, double *bw, double *lb,
+                       int *iters);
 
 #endif

@@ -1,0 +1,323 @@
+/* sep.c — the fast path: the separable, linearly constrained program in
+ * pattern rates (sep.h), scaled, with its equalities solved for some
+ * unknowns; its start; the certified lower bound from the interior-point
+ * multipliers (the Lagrangian's exact infimum over a box). */
+#include <math.h>
+#include <string.h>
+
+#include "opt/problem.h"
+
+#define SEP_DROP 1e-12  /* a row left with no coefficient above this is dropped */
+
+/* Hands out pieces of one arena block. */
+typedef struct {
+  double *d;
+  int *i;
+} Carve;
+
+static double *take_d(Carve *cv, int n) {
+  double *p = cv->d;
+  cv->d += n;
+  return p;
+}
+
+static int *take_i(Carve *cv, int n) {
+  int *p = cv->i;
+  cv->i += n;
+  return p;
+}
+
+/* Reduce the scaled equalities [A | b] (ne x nb) to u_piv = b' - A'.u_free
+ * with complete pivoting, s (column nb-1 when ppc) last. piv[e] gets each
+ * row's unknown. Returns 0, or -1 when a pivot vanishes. */
+static int eliminate(double *A, double *b, int ne, int nb, int ppc, int *piv) {
+  int used[2 * WEFT_MAX_DIMS + 2] = {0};
+  for (int e = 0; e < ne; e++) {
+    int br = -1, bc = -1;
+    double best = 0.0;
+    for (int pass = 0; pass < 2 && br < 0; pass++) /* s only when nothing else will do */
+      for (int i = e; i < ne; i++)
+        for (int k = 0; k < nb; k++) {
+          if (used[k] || (pass == 0 && ppc && k == nb - 1)) continue;
+          if (fabs(A[i * nb + k]) > best * (1.0 + 1e-12) + 1e-9) {
+            best = fabs(A[i * nb + k]);
+            br = i;
+            bc = k;
+          }
+        }
+    if (br < 0) return -1;
+    if (br != e) {
+      for (int k = 0; k < nb; k++) { double t = A[e * nb + k]; A[e * nb + k] = A[br * nb + k]; A[br * nb + k] = t; }
+      double t = b[e]; b[e] = b[br]; b[br] = t;
+    }
+    double pv = A[e * nb + bc];
+    for (int k = 0; k < nb; k++) A[e * nb + k] /= pv;
+    b[e] /= pv;
+    for (int i = 0; i < ne; i++) { /* to reduced row echelon form */
+      double f = A[i * nb + bc];
+      if (i == e || f == 0.0) continue;
+      for (int k = 0; k < nb; k++) A[i * nb + k] -= f * A[e * nb + k];
+      A[i * nb + bc] = 0.0;
+      b[i] -= f * b[e];
+    }
+    used[bc] = 1;
+    piv[e] = bc;
+  }
+  return 0;
+}
+
+/* Substitute u = e0 + E f into row ru (nb) + gamma*w <= rhs and normalise:
+ * out (nf), *g, *h. Returns 1, or 0 when nothing is left of the row: then
+ * *h is its rhs less its constant, relative to their size (>= 0: it holds). */
+static int sub_row(const Sep *s, const double *ru, double gamma, double rhs, double *out,
+                   double *g, double *h) {
+  double mx = fabs(gamma), mag = fabs(rhs);
+  for (int f = 0; f < s->nf; f++) out[f] = 0.0;
+  for (int k = 0; k < s->nb; k++) {
+    if (ru[k] == 0.0) continue;
+    rhs -= ru[k] * s->e0[k];
+    mag += fabs(ru[k] * s->e0[k]);
+    for (int f = 0; f < s->nf; f++) out[f] += ru[k] * s->E[k * s->nf + f];
+  }
+  for (int f = 0; f < s->nf; f++) mx = fabs(out[f]) > mx ? fabs(out[f]) : mx;
+  if (mx <= SEP_DROP) {
+    *h = mag > 0 ? rhs / mag : 0.0;
+    return 0;
+  }
+  for (int f = 0; f < s->nf; f++) out[f] /= mx;
+  *g = gamma / mx;
+  *h = rhs / mx;
+  return 1;
+}
+
+int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double cost_min) {
+  Sep *s = &p->sep;
+  int D = p->D, P = p->npat, ppc = p->objective == WEFT_OBJ_PERF_PER_COST;
+  int npair = 0, nfree = 0, nb = D + ppc, ne = p->neq + ppc;
+  for (int k = 0; k < P * D; k++) npair += p->u[k] > 0;
+  for (int d = 0; d < D; d++) nfree += !p->used[d]; /* only they need a B >= 0 row */
+  double Ctot = 0.0;
+  for (int j = 0; j < p->njobs; j++) Ctot += p->job[j].weight * p->job[j].C[0];
+  int nf = nb - ne, n = nf + P, mmax = npair + p->nle + nfree + 1;
+  s->D = D;
+  s->nb = nb;
+  s->np = P;
+  s->nf = nf;
+  s->n = n;
+  s->npair = npair;
+  size_t nd = (size_t)(nb + P + nb + nb * nf + 4 * n + mmax * nf + 2 * mmax + 10 * mmax + 4 * n +
+                       P + P * nf + nf * nf + n + nf + ne * nb + ne);
+  size_t ni = (size_t)(mmax + P + 1 + ne + nb);
+  Carve cv;
+  cv.d = arena_calloc(&p->arena, nd, sizeof(double));
+  cv.i = arena_calloc(&p->arena, ni, sizeof(int));
+  s->bound = arena_calloc(&p->arena, (size_t)mmax, 1);
+  if (!cv.d || !cv.i || !s->bound) return WEFT_ENOMEM;
+  s->xs = take_d(&cv, nb + P); s->e0 = take_d(&cv, nb); s->E = take_d(&cv, nb * nf);
+  s->c = take_d(&cv, n); s->lo = take_d(&cv, n); s->hi = take_d(&cv, n); s->x0 = take_d(&cv, n);
+  s->Mf = take_d(&cv, mmax * nf); s->g = take_d(&cv, mmax); s->h = take_d(&cv, mmax);
+  s->v = take_d(&cv, mmax); s->lam = take_d(&cv, mmax); s->W = take_d(&cv, mmax);
+  s->iv = take_d(&cv, mmax); s->rp = take_d(&cv, mmax); s->wv = take_d(&cv, mmax);
+  s->dv = take_d(&cv, mmax); s->dl = take_d(&cv, mmax); s->dva = take_d(&cv, mmax);
+  s->dla = take_d(&cv, mmax);
+  s->x = take_d(&cv, n); s->rd = take_d(&cv, n); s->dx = take_d(&cv, n); s->dxa = take_d(&cv, n);
+  s->Dp = take_d(&cv, P); s->hb = take_d(&cv, P * nf); s->K = take_d(&cv, nf * nf);
+  s->r = take_d(&cv, n); s->rr = take_d(&cv, nf);
+  double *A = take_d(&cv, ne * nb), *b = take_d(&cv, ne);
+  s->cp = take_i(&cv, mmax); s->pat0 = take_i(&cv, P + 1);
+  int *piv = take_i(&cv, ne), *fidx = take_i(&cv, nb);
+  /* Natural start: y = B/cost and s = 1/cost for perf-per-cost; each rate
+   * as large as its pattern's rows allow. Scales are the start's own. */
+  double cost0 = 0.0, u0[WEFT_MAX_DIMS + 1], w0;
+  for (int d = 0; d < D; d++) cost0 += p->cpg[d] * B0[d];
+  double s0 = ppc ? 1.0 / cost0 : 1.0, mean = 0.0;
+  int cnt = 0;
+  for (int d = 0; d < D; d++) {
+    u0[d] = B0[d] * s0;
+    if (u0[d] > 0) { mean += u0[d]; cnt++; }
+  }
+  if (ppc) u0[D] = s0;
+  mean = cnt ? mean / cnt : 1.0;
+  for (int k = 0; k < nb; k++) s->xs[k] = u0[k] > 0 ? u0[k] : mean;
+  for (int k = 0; k < P; k++) {
+    w0 = HUGE_VAL;
+    for (int d = 0; d < D; d++) {
+      double u = p->u[(size_t)k * (size_t)D + (size_t)d];
+      if (u > 0) w0 = fmin(w0, u0[d] / u);
+    }
+    s->xs[nb + k] = w0;
+  }
+  /* Equalities, scaled, solved for ne of the unknowns. */
+  for (int e = 0; e < ne; e++) {
+    double *a = A + e * nb, mx = 0.0;
+    if (e < p->neq) {
+      for (int d = 0; d < D; d++) a[d] = p->Geq[(size_t)e * (size_t)D + (size_t)d];
+      if (ppc) a[D] = -p->heq[e]; else b[e] = p->heq[e];
+    } else {
+      for (int d = 0; d < D; d++) a[d] = p->cpg[d];
+      b[e] = 1.0;
+    }
+    for (int k = 0; k < nb; k++) { a[k] *= s->xs[k]; mx = fabs(a[k]) > mx ? fabs(a[k]) : mx; }
+    for (int k = 0; k < nb; k++) a[k] /= mx;
+    b[e] /= mx;
+  }
+  if (eliminate(A, b, ne, nb, ppc, piv)) return WEFT_OK; /* p->fast = 0: general path */
+  /* fidx[k]: k's index among the free unknowns, or -(e + 2) when row e's
+   * pivot (-1 while unassigned). */
+  for (int k = 0; k < nb; k++) fidx[k] = -1;
+  for (int e = 0; e < ne; e++) fidx[piv[e]] = -(e + 2);
+  for (int k = 0, f = 0; k < nb; k++)
+    if (fidx[k] == -1) {
+      s->E[k * nf + f] = 1.0;
+      fidx[k] = f++;
+    }
+  for (int k = 0; k < nb; k++) {
+    if (fidx[k] >= 0) continue;
+    int e = -fidx[k] - 2;
+    s->e0[k] = b[e];
+    for (int j = 0; j < nb; j++)
+      if (fidx[j] >= 0) s->E[k * nf + fidx[j]] = -A[e * nb + j];
+  }
+  s->is = ppc ? fidx[D] : -1;
+  s->objconst = ppc ? 0.0 : Ctot;
+  if (ppc && s->is < 0) { /* s eliminated: fine only when the rows fix it */
+    for (int f = 0; f < nf; f++)
+      if (s->E[D * nf + f] != 0.0) return WEFT_OK;
+    if (!(s->e0[D] > 0.0)) return WEFT_OK;
+    s->objconst = Ctot / (s->e0[D] * s->xs[D]);
+  }
+  /* Objective: perf objconst + sum c_p/w_p, perf-per-cost Ctot/s + sum c_p/w_p. */
+  double f0 = 0.0;
+  for (int j = 0; j < p->njobs; j++)
+    for (int k = 0; k < P; k++) s->c[nf + k] += p->job[j].weight * p->job[j].a[k];
+  for (int k = 0; k < P; k++) f0 += s->c[nf + k] / s->xs[nb + k];
+  if (s->is >= 0) {
+    s->c[s->is] = Ctot;
+    f0 += Ctot / s->xs[D];
+  }
+  s->fs = f0 > 0 ? f0 : 1.0;
+  for (int k = 0; k < nb; k++)
+    if (fidx[k] >= 0) s->c[fidx[k]] /= s->xs[k] * s->fs;
+  for (int k = 0; k < P; k++) s->c[nf + k] /= s->xs[nb + k] * s->fs;
+  /* Box (B in [0, hiB], y in [0, 1/cpg], s in [0, 1/cost_min]) and start. */
+  for (int k = 0; k < nb; k++) {
+    if (fidx[k] < 0) continue;
+    double hi = k == D ? 1.0 / cost_min : ppc ? 1.0 / p->cpg[k] : hiB[k];
+    s->hi[fidx[k]] = hi / s->xs[k];
+    s->x0[fidx[k]] = u0[k] / s->xs[k];
+  }
+  for (int k = 0; k < P; k++) {
+    double hi = HUGE_VAL;
+    for (int d = 0; d < D; d++) {
+      double u = p->u[(size_t)k * (size_t)D + (size_t)d];
+      if (u > 0) hi = fmin(hi, (ppc ? 1.0 / p->cpg[d] : hiB[d]) / u);
+    }
+    s->hi[nf + k] = hi / s->xs[nb + k];
+    s->x0[nf + k] = 1.0;
+  }
+  /* Rows: the coupling rows u_pd w_p - B_d <= 0, the user rows (perf-per-
+   * cost: G y - h s <= 0), B_d >= 0 for unused dims, s >= 0 if it needs it. */
+  int m = 0;
+  double ru[WEFT_MAX_DIMS + 1];
+  for (int k = 0; k < P; k++) {
+    s->pat0[k] = m;
+    for (int d = 0; d < D; d++) {
+      double u = p->u[(size_t)k * (size_t)D + (size_t)d];
+      if (u <= 0) continue;
+      memset(ru, 0, sizeof ru);
+      ru[d] = -s->xs[d];
+      sub_row(s, ru, u * s->xs[nb + k], 0.0, s->Mf + m * nf, &s->g[m], &s->h[m]);
+      s->cp[m++] = k;
+    }
+  }
+  s->pat0[P] = m;
+  for (int r = 0; r < p->nle + D + 1; r++) {
+    double rhs = 0.0;
+    int bnd = -1; /* the unknown of a bound row */
+    memset(ru, 0, sizeof ru);
+    if (r < p->nle) {
+      for (int d = 0; d < D; d++) ru[d] = p->Gle[(size_t)r * (size_t)D + (size_t)d] * s->xs[d];
+      if (ppc) ru[D] = -p->hle[r] * s->xs[D]; else rhs = p->hle[r];
+    } else if (r < p->nle + D) {
+      bnd = r - p->nle;
+      if (p->used[bnd]) continue;
+    } else {
+      bnd = D;
+      if (!ppc || s->is < 0 || Ctot > 0.0) continue;
+    }
+    if (bnd >= 0) ru[bnd] = -1.0;
+    if (!sub_row(s, ru, 0.0, rhs, s->Mf + m * nf, &s->g[m], &s->h[m])) {
+      if (s->h[m] < -SEP_DROP) return WEFT_OK; /* cannot hold: the general path decides */
+      continue; /* fixed by the equalities */
+    }
+    s->bound[m] = bnd >= 0 && fidx[bnd] >= 0;
+    m++;
+  }
+  s->m = m;
+  p->fast = 1;
+  return WEFT_OK;
+}
+
+/* inf of q*x + pp/x over x in [lo, hi] (pp >= 0; lo >= 0; hi may be inf). */
+static double inf_term(double q, double pp, double lo, double hi) {
+  if (pp > 0.0) {
+    if (q > 0.0) {
+      double x = sqrt(pp / q);
+      if (x > hi) x = hi;
+      if (x < lo) x = lo;
+      return q * x + pp / x;
+    }
+    return isfinite(hi) ? q * hi + pp / hi : -HUGE_VAL;
+  }
+  if (q >= 0.0) return q * lo;
+  return isfinite(hi) ? q * hi : -HUGE_VAL;
+}
+
+/* The Lagrangian with the IPM's multipliers (any lam >= 0 is valid)
+ * minimised exactly over the box; rows f_k >= 0 are left to the box. */
+double weft_sep_certify(Sep *s) {
+  int nf = s->nf, n = s->n;
+  double lb = 0.0, *q = s->r; /* scratch of n */
+  for (int k = 0; k < n; k++) q[k] = 0.0;
+  for (int i = 0; i < s->m; i++) {
+    if (s->bound[i]) continue;
+    double l = s->lam[i] > 0 ? s->lam[i] : 0.0;
+    const double *mf = s->Mf + i * nf;
+    lb -= l * s->h[i];
+    for (int f = 0; f < nf; f++) q[f] += l * mf[f];
+    if (i < s->npair) q[nf + s->cp[i]] += l * s->g[i];
+  }
+  for (int k = 0; k < n; k++) lb += inf_term(q[k], s->c[k], s->lo[k], s->hi[k]);
+  return lb;
+}
+
+double weft_sep_upper(const Sep *s) {
+  int nf = s->nf;
+  double obj = 0.0;
+  for (int f = 0; f < nf; f++) obj += s->c[f] > 0 ? s->c[f] / s->x[f] : 0.0;
+  for (int k = 0; k < s->np; k++) { /* each rate as its pattern's bandwidths give it */
+    double w = HUGE_VAL;
+    for (int i = s->pat0[k]; i < s->pat0[k + 1]; i++) {
+      double acc = s->h[i];
+      for (int f = 0; f < nf; f++) acc -= s->Mf[i * nf + f] * s->x[f];
+      w = acc / s->g[i] < w ? acc / s->g[i] : w;
+    }
+    obj += w > 0 ? s->c[nf + k] / w : HUGE_VAL;
+  }
+  return obj;
+}
+
+int weft_sep_solve(WeftProblem *p, const WeftSettings *st, double *bw, double *lb, int *iters) {
+  Sep *s = &p->sep;
+  int status = weft_sep_ipm(s, st->max_iter, iters);
+  *lb = s->objconst + s->fs * weft_sep_certify(s);
+  double un[WEFT_MAX_DIMS + 1];
+  for (int k = 0; k < s->nb; k++) { /* the unknowns from the free ones, natural */
+    double acc = s->e0[k];
+    for (int f = 0; f < s->nf; f++) acc += s->E[k * s->nf + f] * s->x[f];
+    un[k] = acc * s->xs[k];
+  }
+  double sc = s->nb > s->D ? un[s->D] : 1.0;
+  for (int d = 0; d < s->D; d++) bw[d] = fmax(0.0, un[d] / sc);
+  return status;
+}
