@@ -241,6 +241,13 @@ typedef struct {
 WeftScenario *weft_scenario_create(void);
 void weft_scenario_free(WeftScenario *sc);  /* NULL is fine */
 int weft_scenario_read(const char *path, WeftScenario *sc, WeftError *err);
+/* The same, with the model zoo at zoo_dir (NULL = "data/zoo", relative to the
+ * working directory) for jobs whose workload is a model mapping
+ * ({model: gpt3-175b, tp: 16, ...}: docs/scenario.md); a `zoo:` key in the
+ * scenario (relative to it) overrides zoo_dir. weft_scenario_read(p, sc, e)
+ * is weft_scenario_read_zoo(p, NULL, sc, e). */
+int weft_scenario_read_zoo(const char *path, const char *zoo_dir, WeftScenario *sc,
+                           WeftError *err);
 
 /* ------------------------------------------------------------------ problem */
 typedef enum { WEFT_OBJ_PERF = 0, WEFT_OBJ_PERF_PER_COST = 1 } WeftObjective;
@@ -397,6 +404,9 @@ int weft_model_read(const char *path, WeftModel *m, WeftError *err);
 int weft_zoo_model(const char *zoo_dir, const char *name, WeftModel *m, WeftError *err);
 /* A device by name from zoo_dir/devices.yml. */
 int weft_zoo_device(const char *zoo_dir, const char *name, WeftDevice *dev, WeftError *err);
+/* Every device of zoo_dir/devices.yml in file order, at most max into devs
+ * (NULL when max is 0); *count gets the total. */
+int weft_zoo_devices(const char *zoo_dir, WeftDevice *devs, int max, int *count, WeftError *err);
 /* Names of the zoo's models (sorted), at most max; *count gets the total. */
 int weft_zoo_list(const char *zoo_dir, char (*names)[WEFT_NAME_LEN], int max, int *count,
                   WeftError *err);
@@ -410,6 +420,7 @@ typedef struct {
   int tp, pp, dp;        /* degrees; tp*pp*dp = the network's NPUs */
   int ep;                /* expert parallel degree (MoE), divides dp; 1 = off */
   int micro_batch;       /* sequences per micro-batch */
+  int virtual_stages;    /* interleaved 1F1B: model chunks per stage (1 = plain 1F1B) */
   int sequence_parallel; /* Megatron SP: reduce-scatter + all-gather for TP */
   int zero_stage;        /* 0..3 (1 optimizer states, 2 + gradients, 3 + parameters) */
   int recompute;         /* 1: full activation recomputation */
@@ -419,7 +430,7 @@ typedef struct {
   double optimizer_bytes;  /* per parameter: fp32 master + Adam moments = 12 */
 } WeftParallel;
 
-/* tp = pp = dp = ep = 1, micro_batch 1, order TP, PP, DP, efficiency 0.5,
+/* tp = pp = dp = ep = 1, micro_batch 1, virtual_stages 1, order TP, PP, DP, efficiency 0.5,
  * bf16 activations/params/grads (2 bytes), 12 optimizer bytes. */
 void weft_parallel_default(WeftParallel *par);
 /* "TP,PP,DP" style into order[3]; WEFT_EINPUT when not a permutation. */
@@ -469,6 +480,18 @@ int weft_generate(const WeftModel *m, const WeftDevice *dev, const WeftParallel 
  * when needed). Written to a temporary file and renamed. */
 int weft_workload_write(const char *path, const WeftWorkload *wl, WeftError *err);
 int weft_communicator_write(const char *path, const WeftCommunicator *comm, WeftError *err);
+
+/* Append to sc a job generated from the zoo (zoo_dir NULL = "data/zoo") on
+ * sc->net, which must be read already: the model and device (NULL = "a100")
+ * by zoo name or path, par as weft_generate takes it except that par->dp <= 0
+ * means NPUs / (tp * pp). The workload is compact, the communicator
+ * generated, the job named after the model with weight 1. Scenario model
+ * mappings and `weft optimize --model` both come here. WEFT_EINPUT: unknown
+ * model or device, or a parallelization that does not fit the model or the
+ * network; WEFT_EMODEL: the job does not fit in the device's memory (the
+ * message has the numbers). On failure sc is unchanged. */
+int weft_scenario_add_model_job(WeftScenario *sc, const char *zoo_dir, const char *model,
+                                const char *device, const WeftParallel *par, WeftError *err);
 
 /* ------------------------------------------------------------------ search
  * Design points evaluated in parallel (threads), results independent of the
@@ -551,6 +574,52 @@ int weft_codesign_run(const WeftCodesignSpec *spec, WeftDesignPoint *pts, size_t
  * increasing cost; returns how many (idx has room for n). */
 size_t weft_pareto(const WeftDesignPoint *pts, size_t n, size_t *idx);
 
+/* ------------------------------------------------------------------ sweep
+ * `weft sweep SPEC.yml` (docs/search.md): a scenario in which any value may
+ * be swept: {sweep: [v1, v2, ...]} (any values), {range: [from, to, step]} or
+ * {range: [from, to], times: k} (numbers, both ends included), each with an
+ * optional format: "text {}" that writes the value into text. The points are
+ * the cartesian product, the first swept field outermost; each point is the
+ * scenario with its values written in, read and solved as `weft optimize`
+ * would (errors name the spec file and the line of the swept value). */
+#define WEFT_SWEEP_MAX_POINTS 1000000  /* bounds the rows a spec can ask for */
+
+typedef struct WeftSweep WeftSweep;
+
+typedef struct {
+  size_t point;            /* index in [0, weft_sweep_count) */
+  WeftPointStatus status;  /* OK; NO_MEMORY (a model job does not fit); INVALID (the
+                              point's scenario is not valid input); INFEASIBLE,
+                              UNBOUNDED, FAILED (solver) */
+  int ndims;               /* the point's network dims (0 when not read) */
+  /* the rest only when status is OK (0 otherwise) */
+  double time_ns, cost_usd;
+  double objective;        /* time_ns (perf) or time_ns * cost_usd (perf-per-cost) */
+  double bw_gbps[WEFT_MAX_DIMS];
+  double gap;              /* certified relative optimality gap */
+  char message[320];       /* why, when status is not OK: "spec.yml:4:18: ..." */
+} WeftSweepRow;
+
+/* Read and check a spec: YAML, the sweep and range nodes, the point count.
+ * zoo_dir as in weft_scenario_read_zoo. *out is created by the call. */
+int weft_sweep_read(const char *path, const char *zoo_dir, WeftSweep **out, WeftError *err);
+void weft_sweep_free(WeftSweep *sw);  /* NULL is fine */
+size_t weft_sweep_count(const WeftSweep *sw);  /* points: product of the fields' sizes */
+int weft_sweep_nfields(const WeftSweep *sw);
+/* Field f's path in the spec: "workload.tp", "network.npus_count[1]",
+ * "constraints[0]". Valid while sw lives. */
+const char *weft_sweep_field(const WeftSweep *sw, int f);
+/* Field f's value at point i as written ("16", "0.3", "[4, 8]"; a range's
+ * value formatted exactly, a format's value before formatting). */
+const char *weft_sweep_value(const WeftSweep *sw, size_t i, int f);
+/* Evaluate point i into *row. Thread-safe. Returns 0 (see row->status) or
+ * WEFT_EINVAL for a bad argument. */
+int weft_sweep_eval(const WeftSweep *sw, size_t i, WeftSweepRow *row);
+/* Evaluate rows[i] for the rank's share of i (i % nranks == rank; the others
+ * are left alone) on rs->threads threads; rows has weft_sweep_count entries.
+ * Rows do not depend on the thread count. rs NULL = defaults. */
+int weft_sweep_run(const WeftSweep *sw, WeftSweepRow *rows, const WeftRunSettings *rs,
+                   WeftError *err);
 #ifdef __cplusplus
 }
 #endif

@@ -1,10 +1,12 @@
 /* libra.c — readers for LIBRA's YAML inputs, read as LIBRA writes them:
- * network (Topology, NpusCount, CostDimension), cost model, communicator. */
+ * network (Topology, NpusCount, CostDimension), cost model, communicator
+ * (plus weft's optional Groups: of named groups). */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "io/libra.h"
+#include "io/names.h"
 
 /* The mapping itself, or an error saying what was expected instead. */
 static int expect_root(const WeftYamlNode *map, const char *file, const char *what,
@@ -167,10 +169,55 @@ int weft_libra_cost_model(const WeftYamlNode *map, const char *file, WeftCostMod
   return WEFT_OK;
 }
 
+/* Per-dim NPU counts of one group into out[]: as long as the first list,
+ * each -1 (not involved) or >= 1. */
+static int group_counts(const WeftYamlNode *seq, const char *file, const char *field,
+                        const char *first, int n0, int *out, WeftError *err) {
+  int count, rc;
+  if ((rc = dims_seq(seq, file, field, first, n0, err)) ||
+      (rc = weft_yaml_ints(seq, file, field, out, WEFT_MAX_DIMS, &count, err)))
+    return rc;
+  for (int d = 0; d < count; d++)
+    if (out[d] != -1 && out[d] < 1) {
+      const WeftYamlNode *e = seq->child[d];
+      return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, field,
+                            "%s entry %d must be -1 (not involved) or >= 1, got %d", field, d + 1,
+                            out[d]);
+    }
+  return WEFT_OK;
+}
+
+/* weft's extension: `Groups: {name: [per-dim counts], ...}`, named groups a
+ * workload's phases select with TYPE@name. Field names read "Groups.pp". */
+static int named_groups(const WeftYamlNode *gkey, const WeftYamlNode *gv, const char *file,
+                        const char *first, WeftCommunicator *comm, WeftError *err) {
+  int rc = weft_yaml_expect(gv, WEFT_YAML_MAPPING, file, gkey->text, err);
+  if (rc) return rc;
+  if (gv->n > WEFT_MAX_GROUPS) {
+    const WeftYamlNode *k = weft_yaml_key(gv, WEFT_MAX_GROUPS);
+    return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, gkey->text,
+                          "%s has more than %d groups", gkey->text, WEFT_MAX_GROUPS);
+  }
+  for (int i = 0; i < gv->n; i++) {
+    const WeftYamlNode *k = weft_yaml_key(gv, i), *v = weft_yaml_value(gv, i);
+    if (!weft_group_name_ok(k->text, k->len))
+      return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, gkey->text,
+                            "%s: group name '%s' must be 1 to %d letters, digits or '_'",
+                            gkey->text, k->text, WEFT_GROUP_NAME_MAX);
+    char field[WEFT_NAME_LEN];
+    snprintf(field, sizeof field, "%s.%s", gkey->text, k->text);
+    if ((rc = group_counts(v, file, field, first, comm->ndims, comm->extra[i], err))) return rc;
+    memcpy(comm->extra_name[i], k->text, k->len + 1);
+    comm->extra_line[i] = k->line;
+    comm->nextra++;
+  }
+  return WEFT_OK;
+}
+
 int weft_libra_communicator(const WeftYamlNode *map, const char *file, WeftCommunicator *comm,
                             WeftError *err) {
   static const char *const keys[] = {"Forward|forward", "InputGrad|input_grad",
-                                     "WeightGrad|weight_grad", NULL};
+                                     "WeightGrad|weight_grad", "Groups|groups", NULL};
   const WeftYamlNode *seq[WEFT_NPHASES];
   char field[WEFT_NPHASES][WEFT_NAME_LEN];
   int rc;
@@ -185,22 +232,13 @@ int weft_libra_communicator(const WeftYamlNode *map, const char *file, WeftCommu
     const WeftYamlNode *key;
     weft_yaml_get(map, keys[p], &key);
     comm->line[p] = key->line;
-    if ((rc = dims_seq(seq[p], file, field[p], field[0], p ? seq[0]->n : 0, err))) return rc;
-    int count;
-    if ((rc = weft_yaml_ints(seq[p], file, field[p], comm->group[p], WEFT_MAX_DIMS, &count, err)))
+    if ((rc = group_counts(seq[p], file, field[p], field[0], p ? seq[0]->n : 0, comm->group[p],
+                           err)))
       return rc;
-    for (int d = 0; d < count; d++) {
-      int g = comm->group[p][d];
-      if (g != -1 && g < 1) {
-        const WeftYamlNode *e = seq[p]->child[d];
-        return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, field[p],
-                              "%s entry %d must be -1 (not involved) or >= 1, got %d", field[p],
-                              d + 1, g);
-      }
-    }
   }
   comm->ndims = seq[0]->n;
-  return WEFT_OK;
+  const WeftYamlNode *gkey, *gv = weft_yaml_get(map, keys[WEFT_NPHASES], &gkey);
+  return gv ? named_groups(gkey, gv, file, field[0], comm, err) : WEFT_OK;
 }
 
 /* Load path, hand the tree to fill(), free it. */

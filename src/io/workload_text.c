@@ -1,10 +1,12 @@
 /* workload_text.c — ASTRA-sim 1.0 workload text: 12 fields per layer line,
- * optional policy and layer-count header; parsed in place, one allocation. */
+ * optional policy and layer-count header, weft's TYPE@group extension;
+ * parsed in place, one allocation. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "io/names.h"
 #include "io/util.h"
 
 #define NFIELDS 12
@@ -54,24 +56,62 @@ static int number(const Ctx *c, const Tok *t, int f, double *out) {
   return WEFT_OK;
 }
 
-static int collective(const Ctx *c, const Tok *t, int f, WeftCollective *out) {
-  static const WeftCollective all[] = {WEFT_COLL_NONE, WEFT_COLL_ALLREDUCE,
+/* A group name after '@' in a collective's token: found among the names
+ * seen so far or appended (order of first use), *group = its index + 1.
+ * With wl NULL the name is only checked. */
+static int group_ref(const Ctx *c, const Tok *t, int f, const char *name, size_t len,
+                     WeftWorkload *wl, int *group) {
+  int col = t->col + (int)(name - t->p);
+  if (len == 0)
+    return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, col, FIELD[f],
+                          "%s: no group name after '@' in '%.*s'", FIELD[f], (int)t->len, t->p);
+  if (!weft_group_name_ok(name, len))
+    return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, col, FIELD[f],
+                          "%s: group name '%.*s' must be 1 to %d letters, digits or '_'",
+                          FIELD[f], (int)len, name, WEFT_GROUP_NAME_MAX);
+  if (!wl) return WEFT_OK;
+  for (int k = 0; k < wl->ngroups; k++)
+    if (strlen(wl->group_name[k]) == len && memcmp(wl->group_name[k], name, len) == 0) {
+      *group = k + 1;
+      return WEFT_OK;
+    }
+  if (wl->ngroups == WEFT_MAX_GROUPS)
+    return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, col, FIELD[f],
+                          "%s: group '%.*s' would be the workload's %dth named group, at most "
+                          "%d are allowed",
+                          FIELD[f], (int)len, name, WEFT_MAX_GROUPS + 1, WEFT_MAX_GROUPS);
+  memcpy(wl->group_name[wl->ngroups], name, len);
+  wl->group_name[wl->ngroups][len] = '\0';
+  *group = ++wl->ngroups;
+  return WEFT_OK;
+}
+
+/* TYPE or TYPE@group (a weft extension: the phase runs over the named group
+ * of the communicator instead of the phase's own). NONE@group is accepted
+ * and, like NONE's size, ignored. */
+static int collective(const Ctx *c, const Tok *t, int f, WeftWorkload *wl, WeftPhaseSpec *ph) {
+  static const WeftCollective all[] = {WEFT_COLL_NONE,      WEFT_COLL_ALLREDUCE,
                                        WEFT_COLL_REDUCESCATTER, WEFT_COLL_ALLGATHER,
-                                       WEFT_COLL_ALLTOALL};
+                                       WEFT_COLL_ALLTOALL,  WEFT_COLL_SENDRECV};
+  const char *at = memchr(t->p, '@', t->len);
+  size_t tlen = at ? (size_t)(at - t->p) : t->len;
+  ph->group = 0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
     const char *name = weft_collective_name(all[i]);
-    if (strlen(name) == t->len && strncasecmp(name, t->p, t->len) == 0) {
-      *out = all[i];
-      return WEFT_OK;
+    if (strlen(name) == tlen && strncasecmp(name, t->p, tlen) == 0) {
+      ph->coll = all[i];
+      if (!at) return WEFT_OK;
+      int none = all[i] == WEFT_COLL_NONE;
+      return group_ref(c, t, f, at + 1, t->len - tlen - 1, none ? NULL : wl, &ph->group);
     }
   }
   return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, t->col, FIELD[f],
                         "%s: unknown collective '%.*s' (expected NONE, ALLREDUCE, ALLGATHER, "
-                        "REDUCESCATTER or ALLTOALL)",
-                        FIELD[f], (int)t->len, t->p);
+                        "REDUCESCATTER, ALLTOALL or SENDRECV, optionally with @group)",
+                        FIELD[f], (int)tlen, t->p);
 }
 
-static int layer(const Ctx *c, const Tok *t, WeftLayer *l) {
+static int layer(const Ctx *c, const Tok *t, WeftWorkload *wl, WeftLayer *l) {
   memset(l, 0, sizeof *l);  /* phase groups default to the communicator's */
   size_t n = t[0].len < WEFT_NAME_LEN - 1 ? t[0].len : WEFT_NAME_LEN - 1;  /* truncate */
   memcpy(l->name, t[0].p, n);
@@ -82,7 +122,7 @@ static int layer(const Ctx *c, const Tok *t, WeftLayer *l) {
     int f = 2 + 3 * p;  /* compute, type, size */
     WeftPhaseSpec *ph = &l->phase[p];
     if ((rc = number(c, &t[f], f, &ph->compute_ns)) ||
-        (rc = collective(c, &t[f + 1], f + 1, &ph->coll)) ||
+        (rc = collective(c, &t[f + 1], f + 1, wl, ph)) ||
         (rc = number(c, &t[f + 2], f + 2, &ph->size_bytes)))
       return rc;
     if (ph->coll == WEFT_COLL_NONE) ph->size_bytes = 0.0;  /* LIBRA ignores it */
@@ -162,7 +202,7 @@ int weft_workload_parse(const char *text, const char *name, WeftWorkload **out,
                           "expected %d fields, got %d", NFIELDS, n);
       goto fail;
     }
-    if ((rc = layer(&c, t, &wl->layers[wl->nlayers]))) goto fail;
+    if ((rc = layer(&c, t, wl, &wl->layers[wl->nlayers]))) goto fail;
     wl->nlayers++;
   }
   if (declared >= 0 && declared != wl->nlayers) {

@@ -1,7 +1,9 @@
 /* collective.c — per-dimension traffic of each collective (LIBRA's model)
  * and the communicator that maps phases onto dims. */
+#include <stdio.h>
 #include <string.h>
 
+#include "io/names.h"
 #include "weft.h"
 
 const char *weft_collective_name(WeftCollective c) {
@@ -89,5 +91,31 @@ int weft_communicator_check(const WeftCommunicator *comm, const WeftNetwork *net
                               "%s group on dim %d is %d: must be -1 or 1..%d (the dim's NPUs)",
                               keys[p], d + 1, g, net->npus[d]);
     }
+  if (comm->nextra < 0 || comm->nextra > WEFT_MAX_GROUPS)
+    return weft_error_set(err, WEFT_EINVAL, comm->file, 0, 0, "Groups",
+                          "communicator has %d named groups: must be 0..%d", comm->nextra,
+                          WEFT_MAX_GROUPS);
+  for (int k = 0; k < comm->nextra; k++) {  /* the named groups (Groups:), same rules */
+    char field[WEFT_NAME_LEN];
+    const char *name = comm->extra_name[k];
+    snprintf(field, sizeof field, "Groups.%.16s", name);
+    if (!weft_group_name_ok(name, strnlen(name, sizeof comm->extra_name[k])))
+      return weft_error_set(err, WEFT_EINPUT, comm->file, comm->extra_line[k], 0, "Groups",
+                            "named group %d is called '%.16s': must be 1 to %d letters, digits "
+                            "or '_'",
+                            k + 1, name, WEFT_GROUP_NAME_MAX);
+    for (int j = 0; j < k; j++)
+      if (!strcmp(comm->extra_name[j], name))
+        return weft_error_set(err, WEFT_EINPUT, comm->file, comm->extra_line[k], 0, field,
+                              "group '%s' is named twice", name);
+    for (int d = 0; d < comm->ndims; d++) {
+      int g = comm->extra[k][d];
+      if (g == -1) continue;
+      if (g < 1 || g > net->npus[d])
+        return weft_error_set(err, WEFT_EINPUT, comm->file, comm->extra_line[k], 0, field,
+                              "group %s on dim %d is %d: must be -1 or 1..%d (the dim's NPUs)",
+                              name, d + 1, g, net->npus[d]);
+    }
+  }
   return WEFT_OK;
 }

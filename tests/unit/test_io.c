@@ -848,6 +848,563 @@ static void libra_reference(void) {
   }
 }
 
+/* ------------------------------------------------------------------ named groups and writers
+ * weft's extension: TYPE@name in workload text, Groups: in a communicator,
+ * SENDRECV; weft_workload_write / weft_communicator_write round trips. */
+#include <dirent.h>
+#include <sys/stat.h>
+
+static void workload_groups(void) {
+  const char *text =
+      "DATA\n"
+      "4\n"
+      "a -1 1 NONE 0 2 SENDRECV@pp 100 3 ALLREDUCE@dp 200 0\n"
+      "b -1 1 ALLGATHER 8 2 sendrecv@pp 100 3 AllReduce 5 0\n"
+      "c -1 1 NONE@zz 0 2 ALLTOALL@ep_1 7 3 REDUCESCATTER@dp 9 0\n"
+      "d -1 1 ALLREDUCE@PP 4 0 SendRecv 1 0 NONE 0 0\n";
+  WeftWorkload *wl = NULL;
+  WeftError e;
+  CHECK_EQ_INT(weft_workload_parse(text, "g.txt", &wl, &e), WEFT_OK);
+  if (!wl) return;
+  /* names in order of first use; NONE@zz names nothing (NONE is ignored);
+   * names are case-sensitive, collective types are not */
+  CHECK_EQ_INT(wl->ngroups, 4);
+  CHECK(!strcmp(wl->group_name[0], "pp") && !strcmp(wl->group_name[1], "dp") &&
+        !strcmp(wl->group_name[2], "ep_1") && !strcmp(wl->group_name[3], "PP"));
+  const WeftLayer *l = wl->layers;
+  CHECK(l[0].phase[0].group == 0 && l[0].phase[1].group == 1 && l[0].phase[2].group == 2);
+  CHECK(l[0].phase[1].coll == WEFT_COLL_SENDRECV && l[0].phase[1].size_bytes == 100);
+  CHECK(l[0].phase[2].coll == WEFT_COLL_ALLREDUCE && l[0].phase[2].size_bytes == 200);
+  CHECK(l[1].phase[0].group == 0 && l[1].phase[1].group == 1 && l[1].phase[2].group == 0);
+  CHECK(l[1].phase[1].coll == WEFT_COLL_SENDRECV && l[1].phase[2].coll == WEFT_COLL_ALLREDUCE);
+  CHECK(l[2].phase[0].coll == WEFT_COLL_NONE && l[2].phase[0].group == 0);
+  CHECK(l[2].phase[1].coll == WEFT_COLL_ALLTOALL && l[2].phase[1].group == 3);
+  CHECK(l[2].phase[2].coll == WEFT_COLL_REDUCESCATTER && l[2].phase[2].group == 2);
+  CHECK(l[3].phase[0].group == 4 && l[3].phase[1].coll == WEFT_COLL_SENDRECV &&
+        l[3].phase[1].group == 0);
+  weft_workload_free(wl);
+  /* without any @: no groups */
+  CHECK_EQ_INT(weft_workload_parse("a -1 1 SENDRECV 8 1 NONE 0 1 NONE 0 0\n", "p.txt", &wl, &e),
+               WEFT_OK);
+  if (wl) CHECK(wl->ngroups == 0 && wl->layers[0].phase[0].group == 0);
+  weft_workload_free(wl);
+}
+
+static void workload_groups_bad(void) {
+  static const BadCase cases[] = {
+      {"a -1 1 ALLREDUCE@ 8 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 18, "fwd_type",
+       "fwd_type: no group name after '@' in 'ALLREDUCE@'"},
+      {"a -1 1 ALLREDUCE@p-p 8 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 18, "fwd_type",
+       "fwd_type: group name 'p-p' must be 1 to 15 letters, digits or '_'"},
+      {"a -1 1 SENDRECV@abcdefghijklmnop 8 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 17,
+       "fwd_type", "group name 'abcdefghijklmnop' must be 1 to 15"},
+      {"a -1 1 BROADCAST@pp 8 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 8, "fwd_type",
+       "fwd_type: unknown collective 'BROADCAST' (expected NONE, ALLREDUCE, ALLGATHER, "
+       "REDUCESCATTER, ALLTOALL or SENDRECV, optionally with @group)"},
+      {"a -1 1 @pp 8 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 8, "fwd_type",
+       "unknown collective ''"},
+      {"a -1 1 NONE 0 1 NONE 0 1 ALLREDUCE@d@p 8 0\n", WEFT_EINPUT, 1, 36, "wg_type",
+       "group name 'd@p'"},
+      {"a -1 1 NONE@p-p 0 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 13, "fwd_type",
+       "group name 'p-p'"},
+      {"a -1 1 NONE 0 1 SEND_RECV@pp 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 17, "ig_type",
+       "unknown collective 'SEND_RECV'"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    WeftWorkload *wl = (WeftWorkload *)&wl;  /* must be reset to NULL */
+    WeftError e;
+    int rc = weft_workload_parse(cases[c].text, "bad.txt", &wl, &e);
+    if (rc != cases[c].code) fprintf(stderr, "  case %zu: %s", c, cases[c].text);
+    CHECK_ERR(rc, &e, cases[c].code, "bad.txt", cases[c].line, cases[c].col, cases[c].field,
+              cases[c].msg);
+    CHECK(wl == NULL);
+  }
+  /* a 9th distinct name is one too many (WEFT_MAX_GROUPS = 8): line 9, its
+   * name at column 19 ("l9 -1 1 " is 8 characters, ALLREDUCE 9 more, '@') */
+  char text[1024];
+  size_t n = 0;
+  for (int i = 1; i <= 9; i++)
+    n += (size_t)snprintf(text + n, sizeof text - n, "l%d -1 1 ALLREDUCE@g%d 8 1 NONE 0 1 NONE 0 0\n",
+                          i, i);
+  WeftWorkload *wl;
+  WeftError e;
+  CHECK_ERR(weft_workload_parse(text, "nine.txt", &wl, &e), &e, WEFT_EINPUT, "nine.txt", 9, 19,
+            "fwd_type", "group 'g9' would be the workload's 9th named group, at most 8");
+  /* the same 9 lines with the 9th reusing g1 are fine */
+  strstr(text, "@g9")[2] = '1';
+  CHECK_EQ_INT(weft_workload_parse(text, "nine.txt", &wl, &e), WEFT_OK);
+  if (wl) CHECK(wl->ngroups == 8 && wl->layers[8].phase[0].group == 1);
+  weft_workload_free(wl);
+}
+
+static void communicator_groups(void) {
+  const char *path = write_tmp("comm.yml",
+                               "# TP over dims 1-2, PP over dim 3, DP-16 over dims 1-2\n"
+                               "Forward: [4, 4, -1]\n"
+                               "InputGrad: [4, 4, -1]\n"
+                               "WeightGrad: [-1, -1, -1]\n"
+                               "Groups:\n"
+                               "  pp: [-1, -1, 8]\n"
+                               "  DP_zero3: [ 4, 4, -1 ]\n");
+  char file[WEFT_PATH_LEN];
+  snprintf(file, sizeof file, "%s", path);
+  WeftCommunicator comm;
+  WeftError e;
+  CHECK_EQ_INT(weft_communicator_read(file, &comm, &e), WEFT_OK);
+  CHECK(comm.ndims == 3 && comm.nextra == 2);
+  CHECK(!strcmp(comm.extra_name[0], "pp") && !strcmp(comm.extra_name[1], "DP_zero3"));
+  CHECK(comm.extra[0][0] == -1 && comm.extra[0][1] == -1 && comm.extra[0][2] == 8);
+  CHECK(comm.extra[1][0] == 4 && comm.extra[1][1] == 4 && comm.extra[1][2] == -1);
+  CHECK(comm.extra_line[0] == 6 && comm.extra_line[1] == 7);
+  CHECK(weft_communicator_find(&comm, "pp") == comm.extra[0]);
+  CHECK(weft_communicator_find(&comm, "DP_zero3") == comm.extra[1]);
+  CHECK(weft_communicator_find(&comm, "dp_zero3") == NULL);  /* names are case-sensitive */
+  WeftNetwork net;
+  memset(&net, 0, sizeof net);
+  net.ndims = 3;
+  net.npus[0] = 4, net.npus[1] = 4, net.npus[2] = 8;
+  CHECK_EQ_INT(weft_communicator_check(&comm, &net, &e), WEFT_OK);
+  /* the check covers the named groups: 8 NPUs of a dim of 4 */
+  net.npus[2] = 4;
+  CHECK_ERR(weft_communicator_check(&comm, &net, &e), &e, WEFT_EINPUT, file, 6, 0, "Groups.pp",
+            "group pp on dim 3 is 8: must be -1 or 1..4 (the dim's NPUs)");
+  net.npus[2] = 8;
+  comm.extra[1][0] = 0;
+  CHECK_ERR(weft_communicator_check(&comm, &net, &e), &e, WEFT_EINPUT, file, 7, 0,
+            "Groups.DP_zero3", "group DP_zero3 on dim 1 is 0: must be -1 or 1..4");
+  comm.extra[1][0] = 4;
+  snprintf(comm.extra_name[1], sizeof comm.extra_name[1], "pp");
+  CHECK_ERR(weft_communicator_check(&comm, &net, &e), &e, WEFT_EINPUT, file, 7, 0, "Groups.pp",
+            "group 'pp' is named twice");
+  snprintf(comm.extra_name[1], sizeof comm.extra_name[1], "p p");
+  CHECK_ERR(weft_communicator_check(&comm, &net, &e), &e, WEFT_EINPUT, file, 7, 0, "Groups",
+            "named group 2 is called 'p p'");
+  comm.nextra = WEFT_MAX_GROUPS + 1;
+  CHECK_EQ_INT(weft_communicator_check(&comm, &net, &e), WEFT_EINVAL);
+  /* the snake_case alias, an empty mapping, no Groups at all */
+  path = write_tmp("c2.yml", "forward: [4]\ninput_grad: [4]\nweight_grad: [4]\ngroups: {}\n");
+  CHECK_EQ_INT(weft_communicator_read(path, &comm, &e), WEFT_OK);
+  CHECK(comm.ndims == 1 && comm.nextra == 0);
+  path = write_tmp("c2.yml", "forward: [4]\ninput_grad: [4]\nweight_grad: [4]\ngroups: {x: [2]}\n");
+  CHECK_EQ_INT(weft_communicator_read(path, &comm, &e), WEFT_OK);
+  CHECK(comm.nextra == 1 && !strcmp(comm.extra_name[0], "x") && comm.extra[0][0] == 2);
+  CHECK_EQ_INT(weft_communicator_read(FIX "comm_3d.yml", &comm, &e), WEFT_OK);
+  CHECK(comm.nextra == 0 && weft_communicator_find(&comm, "pp") == NULL);
+  tmp_cleanup();
+}
+
+static void communicator_groups_bad(void) {
+#define C3 "Forward: [4, 1]\nInputGrad: [4, 1]\nWeightGrad: [-1, 2]\n"
+  static const BadCase cases[] = {
+      {C3 "Groups: [1]\n", WEFT_EINPUT, 4, 9, "Groups", "Groups must be a mapping, got a sequence"},
+      {C3 "Groups:\n  pp: [4]\n", WEFT_EINPUT, 5, 7, "Groups.pp",
+       "Groups.pp has 1 entry, Forward has 2"},
+      {C3 "Groups: {pp: [4, 0]}\n", WEFT_EINPUT, 4, 18, "Groups.pp",
+       "Groups.pp entry 2 must be -1 (not involved) or >= 1, got 0"},
+      {C3 "Groups: {pp: [4, x]}\n", WEFT_EINPUT, 4, 18, "Groups.pp",
+       "Groups.pp entry 2 must be a number, got 'x'"},
+      {C3 "Groups: {pp: 4}\n", WEFT_EINPUT, 4, 14, "Groups.pp", "Groups.pp must be a sequence"},
+      {C3 "groups:\n  p-p: [4, 1]\n", WEFT_EINPUT, 5, 3, "groups",
+       "groups: group name 'p-p' must be 1 to 15 letters, digits or '_'"},
+      {C3 "Groups:\n  abcdefghijklmnop: [4, 1]\n", WEFT_EINPUT, 5, 3, "Groups",
+       "group name 'abcdefghijklmnop' must be 1 to 15"},
+      {C3 "Groups: {a: [1, 1], b: [1, 1], c: [1, 1], d: [1, 1], e: [1, 1], f: [1, 1], "
+          "g: [1, 1], h: [1, 1], i: [1, 1]}\n",
+       WEFT_EINPUT, 4, -1, "Groups", "Groups has more than 8 groups"},
+      {C3 "Groups:\n", WEFT_EINPUT, 4, -1, "Groups", "Groups must be a mapping"},
+      {C3 "Groups: {pp: [1, 1]}\ngroups: {dp: [1, 1]}\n", WEFT_EINPUT, 5, 1, "groups",
+       "duplicate key"},
+      {C3 "Groups: {pp: [1, 1], pp: [1, 2]}\n", WEFT_EINPUT, 4, 22, NULL, "duplicate key 'pp'"},
+      {C3 "Group: {pp: [1, 1]}\n", WEFT_EINPUT, 4, 1, "Group", "unknown key 'Group'"},
+  };
+#undef C3
+  run_bad(cases, sizeof cases / sizeof cases[0], "comm.yml", read_comm);
+}
+
+/* Every field the reader fills, except file and the layers' lines. */
+static void same_workload(int at, const WeftWorkload *a, const WeftWorkload *b) {
+  int ok = a->nlayers == b->nlayers && !strcmp(a->policy, b->policy) && a->ngroups == b->ngroups;
+  for (int k = 0; ok && k < a->ngroups; k++) ok = !strcmp(a->group_name[k], b->group_name[k]);
+  for (int i = 0; ok && i < a->nlayers; i++) {
+    const WeftLayer *x = &a->layers[i], *y = &b->layers[i];
+    ok = !strcmp(x->name, y->name) && x->update_ns == y->update_ns;
+    for (int p = 0; ok && p < WEFT_NPHASES; p++)
+      ok = x->phase[p].coll == y->phase[p].coll && x->phase[p].group == y->phase[p].group &&
+           x->phase[p].compute_ns == y->phase[p].compute_ns &&
+           x->phase[p].size_bytes == y->phase[p].size_bytes;
+    if (!ok) fprintf(stderr, "  layer %d differs\n", i + 1);
+  }
+  if (!ok) {
+    fprintf(stderr, "  %s:%d: workloads differ\n", __FILE__, at);
+    test_failures_++;
+  }
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  static char buf[8192];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+static WeftPhaseSpec ph(double compute_ns, WeftCollective c, double size_bytes, int group) {
+  WeftPhaseSpec s = {compute_ns, c, size_bytes, group};
+  return s;
+}
+
+static void workload_write_roundtrip(void) {
+  WeftWorkload *wl = weft_workload_create();
+  if (!wl) return;
+  snprintf(wl->policy, sizeof wl->policy, "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 4");
+  wl->ngroups = 2;
+  snprintf(wl->group_name[0], 16, "pp");
+  snprintf(wl->group_name[1], 16, "dp");
+  WeftLayer l;
+  memset(&l, 0, sizeof l);
+  snprintf(l.name, sizeof l.name, "L0");
+  l.phase[0] = ph(10, WEFT_COLL_ALLREDUCE, 1024, 0);
+  l.phase[1] = ph(20.5, WEFT_COLL_SENDRECV, 4096, 1);
+  l.phase[2] = ph(30, WEFT_COLL_ALLREDUCE, 8192.25, 2);
+  l.update_ns = 7;
+  weft_workload_add(wl, &l);
+  snprintf(l.name, sizeof l.name, "L1");
+  l.phase[0] = ph(1, WEFT_COLL_NONE, 0, 0);
+  l.phase[1] = ph(2, WEFT_COLL_NONE, 0, 0);
+  l.phase[2] = ph(0.1, WEFT_COLL_ALLTOALL, 3, 1);
+  l.update_ns = 0;
+  weft_workload_add(wl, &l);
+  char path[WEFT_PATH_LEN];
+  snprintf(path, sizeof path, "%s", write_tmp("out.txt", "old contents\n"));
+  WeftError e;
+  CHECK_EQ_INT(weft_workload_write(path, wl, &e), WEFT_OK);
+  /* by the format: header, count, then 12 fields; integers plain, 0.1 as
+   * %.17g, @name only where a group is used */
+  const char *want =
+      "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 4\n"
+      "2\n"
+      "L0 -1 10 ALLREDUCE 1024 20.5 SENDRECV@pp 4096 30 ALLREDUCE@dp 8192.25 7\n"
+      "L1 -1 1 NONE 0 2 NONE 0 0.10000000000000001 ALLTOALL@pp 3 0\n";
+  const char *got = slurp(path);
+  CHECK(got && strcmp(got, want) == 0);
+  if (got && strcmp(got, want)) fprintf(stderr, "  wrote:\n%s", got);
+  WeftWorkload *back = NULL;
+  CHECK_EQ_INT(weft_workload_read(path, &back, &e), WEFT_OK);
+  if (back) {
+    same_workload(__LINE__, wl, back);
+    CHECK(back->layers[0].line == 3 && back->layers[1].line == 4);
+  }
+  weft_workload_free(back);
+
+  /* awkward numbers come back bit for bit; no policy: no header (LIBRA's form) */
+  static const double nums[] = {1.0 / 3.0, 1e300, 123456789012345678.0, 5e-324, 1e21, 0.0,
+                                2.5e-7, 9007199254740993.0, 4.35e15};
+  wl->policy[0] = '\0';
+  wl->nlayers = 0;
+  for (int i = 0; i < 9; i++) {
+    snprintf(l.name, sizeof l.name, "n%d", i);
+    for (int p = 0; p < WEFT_NPHASES; p++)
+      l.phase[p] = ph(nums[(i + p) % 9], WEFT_COLL_SENDRECV, nums[(i + 2 * p + 1) % 9], p % 3);
+    l.update_ns = nums[(i + 5) % 9];
+    weft_workload_add(wl, &l);
+  }
+  CHECK_EQ_INT(weft_workload_write(path, wl, &e), WEFT_OK);
+  got = slurp(path);
+  CHECK(got && strncmp(got, "n0 -1 ", 6) == 0);
+  CHECK_EQ_INT(weft_workload_read(path, &back, &e), WEFT_OK);
+  if (back) {
+    same_workload(__LINE__, wl, back);
+    CHECK(back->layers[0].line == 1 && back->layers[8].line == 9);
+  }
+  weft_workload_free(back);
+  weft_workload_free(wl);
+  tmp_cleanup();
+}
+
+static void communicator_write_roundtrip(void) {
+  WeftCommunicator c;
+  memset(&c, 0, sizeof c);
+  c.ndims = 4;
+  static const int g[3][4] = {{4, 4, -1, -1}, {4, 4, -1, -1}, {-1, 2, 4, 32}};
+  for (int p = 0; p < WEFT_NPHASES; p++) memcpy(c.group[p], g[p], sizeof g[p]);
+  char path[WEFT_PATH_LEN];
+  snprintf(path, sizeof path, "%s", write_tmp("comm.yml", "old\n"));
+  WeftError e;
+  CHECK_EQ_INT(weft_communicator_write(path, &c, &e), WEFT_OK);
+  const char *libra =  /* LIBRA's GPT_3_4d.yml without its comments */
+      "Forward: [ 4, 4, -1, -1 ]\nInputGrad: [ 4, 4, -1, -1 ]\nWeightGrad: [ -1, 2, 4, 32 ]\n";
+  const char *got = slurp(path);
+  CHECK(got && strcmp(got, libra) == 0);
+  /* the same text as LIBRA's own file, when it is around */
+  FILE *f = fopen("/work/shared/libra-format/communicator/GPT_3_4d.yml", "r");
+  if (f) {
+    char line[256], body[512] = "";
+    while (fgets(line, sizeof line, f))
+      if (line[0] != '#' && line[0] != '\n') strncat(body, line, sizeof body - strlen(body) - 1);
+    fclose(f);
+    CHECK(strcmp(body, libra) == 0);
+  }
+  c.nextra = 2;
+  snprintf(c.extra_name[0], 16, "pp");
+  snprintf(c.extra_name[1], 16, "dp_z3");
+  static const int x[2][4] = {{-1, -1, 2, -1}, {-1, 2, 2, 32}};
+  for (int k = 0; k < 2; k++) memcpy(c.extra[k], x[k], sizeof x[k]);
+  CHECK_EQ_INT(weft_communicator_write(path, &c, &e), WEFT_OK);
+  got = slurp(path);
+  const char *want =
+      "Forward: [ 4, 4, -1, -1 ]\nInputGrad: [ 4, 4, -1, -1 ]\nWeightGrad: [ -1, 2, 4, 32 ]\n"
+      "Groups:\n  pp: [ -1, -1, 2, -1 ]\n  dp_z3: [ -1, 2, 2, 32 ]\n";
+  CHECK(got && strcmp(got, want) == 0);
+  WeftCommunicator b;
+  CHECK_EQ_INT(weft_communicator_read(path, &b, &e), WEFT_OK);
+  CHECK(b.ndims == 4 && b.nextra == 2);
+  for (int p = 0; p < WEFT_NPHASES; p++) CHECK(memcmp(b.group[p], c.group[p], 4 * sizeof(int)) == 0);
+  CHECK(memcmp(b.extra[0], c.extra[0], 4 * sizeof(int)) == 0 &&
+        memcmp(b.extra[1], c.extra[1], 4 * sizeof(int)) == 0);
+  CHECK(!strcmp(b.extra_name[0], "pp") && !strcmp(b.extra_name[1], "dp_z3"));
+  CHECK(b.line[0] == 1 && b.line[1] == 2 && b.line[2] == 3 && b.extra_line[0] == 5 &&
+        b.extra_line[1] == 6);
+  tmp_cleanup();
+}
+
+static void write_errors(void) {
+  WeftWorkload *wl = weft_workload_create();
+  if (!wl) return;
+  WeftError e;
+  char path[WEFT_PATH_LEN];
+  snprintf(path, sizeof path, "%s", write_tmp("keep.txt", "old contents\n"));
+  CHECK_EQ_INT(weft_workload_write(NULL, wl, &e), WEFT_EINVAL);
+  CHECK_EQ_INT(weft_workload_write("", wl, &e), WEFT_EINVAL);
+  CHECK_EQ_INT(weft_workload_write(path, NULL, &e), WEFT_EINVAL);
+  CHECK_ERR(weft_workload_write(path, wl, &e), &e, WEFT_EINVAL, path, 0, 0, "", "no layers");
+  WeftLayer l;
+  memset(&l, 0, sizeof l);
+  snprintf(l.name, sizeof l.name, "a b");
+  weft_workload_add(wl, &l);
+  CHECK_ERR(weft_workload_write(path, wl, &e), &e, WEFT_EINVAL, path, 0, 0, "name",
+            "layer 1: name 'a b' must be one word");
+  snprintf(wl->layers[0].name, WEFT_NAME_LEN, "#a");
+  CHECK_ERR(weft_workload_write(path, wl, &e), &e, WEFT_EINVAL, path, 0, 0, "name", "'#a'");
+  snprintf(wl->layers[0].name, WEFT_NAME_LEN, "a");
+  wl->layers[0].phase[1] = ph(1, WEFT_COLL_SENDRECV, 8, 1);  /* no groups named */
+  CHECK_ERR(weft_workload_write(path, wl, &e), &e, WEFT_EINVAL, path, 0, 0, "ig_type",
+            "layer 'a': group index 1 out of range (0 named groups)");
+  wl->ngroups = 1;
+  snprintf(wl->group_name[0], 16, "p-p");
+  CHECK_ERR(weft_workload_write(path, wl, &e), &e, WEFT_EINVAL, path, 0, 0, "group",
+            "group name 'p-p'");
+  snprintf(wl->group_name[0], 16, "pp");
+  wl->layers[0].phase[2].compute_ns = HUGE_VAL;
+  CHECK_ERR(weft_workload_write(path, wl, &e), &e, WEFT_EINVAL, path, 0, 0, "wg_compute",
+            "layer 'a': wg_compute must be finite and >= 0, got inf");
+  wl->layers[0].phase[2].compute_ns = 0;
+  wl->layers[0].phase[0].size_bytes = -1;
+  CHECK_ERR(weft_workload_write(path, wl, &e), &e, WEFT_EINVAL, path, 0, 0, "fwd_size", "got -1");
+  wl->layers[0].phase[0].size_bytes = 0;
+  wl->layers[0].phase[0].coll = (WeftCollective)WEFT_NCOLL;
+  CHECK_ERR(weft_workload_write(path, wl, &e), &e, WEFT_EINVAL, path, 0, 0, "fwd_type",
+            "unknown collective 6");
+  wl->layers[0].phase[0].coll = WEFT_COLL_NONE;
+  static const char *const bad_policy[] = {"# DATA", "   ", "a\nb", "1 2 3 4 5 6 7 8 9 10 11 12"};
+  for (int i = 0; i < 4; i++) {
+    snprintf(wl->policy, sizeof wl->policy, "%s", bad_policy[i]);
+    CHECK_ERR(weft_workload_write(path, wl, &e), &e, WEFT_EINVAL, path, 0, 0, "policy",
+              "would not read back");
+  }
+  snprintf(wl->policy, sizeof wl->policy, "1 2 3 4 5 6 7 8 9 10 11");  /* 11 fields: fine */
+  const char *kept = slurp(path);
+  CHECK(kept && !strcmp(kept, "old contents\n"));  /* every refusal left the file alone */
+  CHECK_EQ_INT(weft_workload_write(path, wl, &e), WEFT_OK);
+  kept = slurp(path);
+  CHECK(kept && !strcmp(kept, "1 2 3 4 5 6 7 8 9 10 11\n1\na -1 0 NONE 0 1 SENDRECV@pp 8 0 NONE 0 0\n"));
+  /* I/O: a missing directory; a directory in the target's place (the
+   * temporary is removed: the scratch directory holds just keep.txt) */
+  CHECK_ERR(weft_workload_write("no/such/dir/w.txt", wl, &e), &e, WEFT_EIO, "no/such/dir/w.txt", 0,
+            0, "", "cannot create file: no such file or directory");
+  char dir[WEFT_PATH_LEN];
+  snprintf(dir, sizeof dir, "%s", tmp_path("adir"));
+  CHECK(mkdir(dir, 0755) == 0);
+  CHECK_ERR(weft_workload_write(dir, wl, &e), &e, WEFT_EIO, dir, 0, 0, "", "cannot replace file");
+  WeftCommunicator c;
+  memset(&c, 0, sizeof c);
+  CHECK_ERR(weft_communicator_write(dir, &c, &e), &e, WEFT_EINVAL, dir, 0, 0, "", "1 to 16 dims");
+  c.ndims = 2;
+  c.group[0][0] = c.group[1][0] = c.group[2][0] = 2;
+  c.group[0][1] = c.group[1][1] = c.group[2][1] = -1;
+  c.group[1][1] = 0;
+  CHECK_ERR(weft_communicator_write(dir, &c, &e), &e, WEFT_EINVAL, dir, 0, 0, "InputGrad",
+            "InputGrad entry 2 must be -1 (not involved) or >= 1, got 0");
+  c.group[1][1] = -1;
+  c.nextra = 2;
+  snprintf(c.extra_name[0], 16, "pp");
+  snprintf(c.extra_name[1], 16, "pp");
+  c.extra[0][0] = c.extra[0][1] = c.extra[1][0] = c.extra[1][1] = 2;
+  CHECK_ERR(weft_communicator_write(dir, &c, &e), &e, WEFT_EINVAL, dir, 0, 0, "Groups",
+            "group 'pp' is named twice");
+  snprintf(c.extra_name[1], 16, "dp");
+  c.extra[1][1] = -3;
+  CHECK_ERR(weft_communicator_write(dir, &c, &e), &e, WEFT_EINVAL, dir, 0, 0, "Groups.dp",
+            "Groups.dp entry 2 must be -1 (not involved) or >= 1, got -3");
+  c.extra[1][1] = 2;
+  c.extra_name[1][0] = '\0';
+  CHECK_ERR(weft_communicator_write(dir, &c, &e), &e, WEFT_EINVAL, dir, 0, 0, "Groups",
+            "group name ''");
+  snprintf(c.extra_name[1], 16, "dp");
+  c.nextra = 9;
+  CHECK_ERR(weft_communicator_write(dir, &c, &e), &e, WEFT_EINVAL, dir, 0, 0, "Groups",
+            "9 named groups");
+  c.nextra = 2;
+  CHECK_ERR(weft_communicator_write(dir, &c, &e), &e, WEFT_EIO, dir, 0, 0, "", "cannot replace file");
+  CHECK(rmdir(dir) == 0);
+  DIR *dp = opendir(tmp_dir);
+  int others = 0;
+  for (struct dirent *de; dp && (de = readdir(dp));)
+    others += strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && strcmp(de->d_name, "keep.txt");
+  if (dp) closedir(dp);
+  CHECK_EQ_INT(others, 0);
+  weft_workload_free(wl);
+  tmp_cleanup();
+}
+
+/* Net 4 x 4 x 8 (Ring, FullyConnected, Switch), sum B = 1000; one layer:
+ * input-grad SENDRECV of 1 GB over pp = dim 3 (8 stages), weight-grad
+ * ALLREDUCE of 1.2 GB over dp = dims 1-2 (4 x 4). By hand: the send puts
+ * 1e9 B on dim 3; the all-reduce 2*1.2e9*3/4 = 1.8e9 on dim 1, then
+ * 2*3e8*3/4 = 4.5e8 on dim 2, best split B1 = 4 B2 so it takes
+ * 1.875*1.2e9/x = 2.25e9/x with x = B1 + B2. Minimising 1e9/B3 + 2.25e9/x
+ * with B3 + x = 1000: B3 : x = sqrt(1e9) : sqrt(2.25e9) = 1 : 1.5, so
+ * B = (480, 120, 400) and time = 1e6+2e6+3e6 compute + 2.5e6 + 3.75e6 ns. */
+typedef struct {
+  WeftNetwork net;
+  WeftCostModel cm;
+  WeftConstraints cons;
+} GroupsNet;
+
+static void groups_net(GroupsNet *g) {
+  static const int npus[3] = {4, 4, 8};
+  static const WeftTopology topo[3] = {WEFT_RING, WEFT_FULLY_CONNECTED, WEFT_SWITCH};
+  memset(g, 0, sizeof *g);
+  g->net.ndims = 3;
+  g->cm.nclasses = 3;
+  for (int d = 0; d < 3; d++) {
+    g->net.npus[d] = npus[d];
+    g->net.topology[d] = topo[d];
+    snprintf(g->net.cost_dim[d], WEFT_NAME_LEN, "c%d", d);
+    snprintf(g->cm.cls[d].name, WEFT_NAME_LEN, "c%d", d);
+    g->cm.cls[d].link_usd_per_gbps = 2.0 * (d + 1);
+    g->cm.cls[d].switch_usd_per_gbps = g->cm.cls[d].nic_usd_per_gbps = 1.0;
+    g->cm.cls[d].has_link = g->cm.cls[d].has_switch = g->cm.cls[d].has_nic = 1;
+  }
+  WeftError e;
+  CHECK_EQ_INT(weft_constraints_parse(&g->cons, "sum = 1000", 3, &e), WEFT_OK);
+}
+
+static int groups_problem(const GroupsNet *g, const WeftWorkload *wl, const WeftCommunicator *comm,
+                          WeftProblem **p, WeftError *e) {
+  WeftSpec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.net = &g->net;
+  spec.cost = &g->cm;
+  spec.njobs = 1;
+  spec.jobs[0].workload = wl;
+  spec.jobs[0].comm = comm;
+  spec.jobs[0].weight = 1.0;
+  spec.cons = &g->cons;
+  return weft_problem_create(&spec, p, e);
+}
+
+static void groups_solve(const WeftWorkload *wl, const WeftCommunicator *comm, double *bw,
+                         double *time_ns) {
+  GroupsNet g;
+  groups_net(&g);
+  WeftProblem *p = NULL;
+  WeftResult r;
+  WeftError e;
+  memset(&r, 0, sizeof r);
+  CHECK_EQ_INT(weft_communicator_check(comm, &g.net, &e), WEFT_OK);
+  CHECK_EQ_INT(groups_problem(&g, wl, comm, &p, &e), WEFT_OK);
+  if (p) CHECK_EQ_INT(weft_problem_solve(p, NULL, &r), WEFT_OK);
+  CHECK(r.status == WEFT_STATUS_SOLVED);
+  for (int d = 0; d < 3; d++) bw[d] = r.bw_gbps[d];
+  *time_ns = r.eval.time_ns;
+  weft_problem_free(p);
+}
+
+static void groups_solve_same(void) {
+  static const double want_bw[3] = {480.0, 120.0, 400.0}, want_ns = 6e6 + 2.5e6 + 3.75e6;
+  double bw[3][3], t[3];
+  /* 1: in memory, named groups */
+  WeftWorkload *wl = weft_workload_create();
+  if (!wl) return;
+  WeftLayer l;
+  memset(&l, 0, sizeof l);
+  snprintf(l.name, sizeof l.name, "stage");
+  l.phase[0] = ph(1e6, WEFT_COLL_NONE, 0, 0);
+  l.phase[1] = ph(2e6, WEFT_COLL_SENDRECV, 1e9, 1);
+  l.phase[2] = ph(3e6, WEFT_COLL_ALLREDUCE, 1.2e9, 2);
+  weft_workload_add(wl, &l);
+  wl->ngroups = 2;
+  snprintf(wl->group_name[0], 16, "pp");
+  snprintf(wl->group_name[1], 16, "dp");
+  WeftCommunicator comm;
+  memset(&comm, 0, sizeof comm);
+  comm.ndims = 3;
+  for (int p = 0; p < WEFT_NPHASES; p++)
+    for (int d = 0; d < 3; d++) comm.group[p][d] = -1;
+  comm.nextra = 2;
+  snprintf(comm.extra_name[0], 16, "dp");  /* the communicator's order need not match */
+  snprintf(comm.extra_name[1], 16, "pp");
+  static const int dp[3] = {4, 4, -1}, pp[3] = {-1, -1, 8};
+  memcpy(comm.extra[0], dp, sizeof dp);
+  memcpy(comm.extra[1], pp, sizeof pp);
+  groups_solve(wl, &comm, bw[0], &t[0]);
+  weft_workload_free(wl);
+  /* 2: the same from files with @names and Groups: */
+  WeftError e;
+  char wpath[WEFT_PATH_LEN], cpath[WEFT_PATH_LEN];
+  snprintf(wpath, sizeof wpath, "%s",
+           write_tmp("g.txt", "stage -1 1000000 NONE 0 2000000 SENDRECV@pp 1000000000 3000000 "
+                              "ALLREDUCE@dp 1200000000 0\n"));
+  snprintf(cpath, sizeof cpath, "%s",
+           write_tmp("g.yml", "Forward: [-1, -1, -1]\nInputGrad: [-1, -1, -1]\n"
+                              "WeightGrad: [-1, -1, -1]\nGroups:\n  dp: [4, 4, -1]\n"
+                              "  pp: [-1, -1, 8]\n"));
+  wl = NULL;
+  CHECK_EQ_INT(weft_workload_read(wpath, &wl, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_communicator_read(cpath, &comm, &e), WEFT_OK);
+  if (wl) groups_solve(wl, &comm, bw[1], &t[1]);
+  weft_workload_free(wl);
+  /* 3: LIBRA's plain form: the phases' own groups carry the same dims */
+  write_tmp("g.txt", "stage -1 1000000 NONE 0 2000000 SENDRECV 1000000000 3000000 ALLREDUCE "
+                     "1200000000 0\n");
+  write_tmp("g.yml", "Forward: [-1, -1, -1]\nInputGrad: [-1, -1, 8]\nWeightGrad: [4, 4, -1]\n");
+  wl = NULL;
+  CHECK_EQ_INT(weft_workload_read(wpath, &wl, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_communicator_read(cpath, &comm, &e), WEFT_OK);
+  if (wl) groups_solve(wl, &comm, bw[2], &t[2]);
+  weft_workload_free(wl);
+  for (int k = 0; k < 3; k++) {
+    for (int d = 0; d < 3; d++) CHECK_NEAR(bw[k][d], want_bw[d], 1e-7);
+    CHECK_NEAR(t[k], want_ns, 1e-9);
+  }
+  /* a workload naming a group its communicator lacks: a clear input error */
+  write_tmp("g.txt", "stage -1 1 NONE 0 1 SENDRECV@ep 8 1 NONE 0 0\n");
+  wl = NULL;
+  CHECK_EQ_INT(weft_workload_read(wpath, &wl, &e), WEFT_OK);
+  if (wl) {
+    GroupsNet g;
+    groups_net(&g);
+    WeftProblem *p = NULL;
+    CHECK_ERR(groups_problem(&g, wl, &comm, &p, &e), &e, WEFT_EINPUT, wpath, 0, 0, "ep",
+              "the workload uses group 'ep', which the communicator");
+    weft_problem_free(p);
+  }
+  weft_workload_free(wl);
+  tmp_cleanup();
+}
+
 const TestCase suite_io[] = {
     {"io/yaml_tree", yaml_tree},
     {"io/yaml_syntax_errors", yaml_syntax_errors},
@@ -866,5 +1423,13 @@ const TestCase suite_io[] = {
     {"io/scenario_multi_inline", scenario_multi_inline},
     {"io/scenario_bad", scenario_bad},
     {"io/libra_reference", libra_reference},
+    {"io/workload_groups", workload_groups},
+    {"io/workload_groups_bad", workload_groups_bad},
+    {"io/communicator_groups", communicator_groups},
+    {"io/communicator_groups_bad", communicator_groups_bad},
+    {"io/workload_write_roundtrip", workload_write_roundtrip},
+    {"io/communicator_write_roundtrip", communicator_write_roundtrip},
+    {"io/write_errors", write_errors},
+    {"io/groups_solve_same", groups_solve_same},
     {0, 0},
 };

@@ -1,0 +1,1 @@
+optimize --network tests/golden/inputs/net3.yml --cost-model tests/golden/inputs/cost3.yml --workload tests/golden/inputs/groups_wl.txt --communicator tests/golden/inputs/groups_comm.yml --constraint 'sum = 1000'
