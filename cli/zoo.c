@@ -1,0 +1,292 @@
+/* zoo.c — `weft zoo`: list the model zoo's models and devices, or show one
+ * model (hyper-parameters, parameter count, expanded CNN/MLP layers). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define GIB 1073741824.0
+
+static const char *const arch_names[] = {"transformer", "dlrm", "cnn"};
+
+const char *cli_zoo_dir(void) {
+  static char dir[WEFT_PATH_LEN];
+  const char *env = getenv("WEFT_ZOO");
+  if (env && env[0]) return env;
+  char exe[WEFT_PATH_LEN];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');  /* <exe dir>/../data/zoo: drop the name, then the dir */
+    if (slash) *slash = '\0';
+    slash = strrchr(exe, '/');
+    if (slash) {
+      *slash = '\0';
+      struct stat st;
+      if (snprintf(dir, sizeof dir, "%s/data/zoo", exe) < (int)sizeof dir &&
+          stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        return dir;
+    }
+  }
+  return "data/zoo";
+}
+
+static void help(FILE *out) {
+  fputs("usage: weft zoo [NAME] [options]\n\n"
+        "Without NAME, list the model zoo's models (name, arch, parameters in\n"
+        "billions, title) and devices. With NAME (a zoo name, or a path to a\n"
+        "model .yml), show that model: hyper-parameters, parameter count and, for\n"
+        "CNNs and DLRM, the expanded layers (forward FLOPs, parameters and output\n"
+        "activation elements, per sample). Exit 0 ok, 2 bad input.\n\n"
+        "options:\n"
+        "  --json         print JSON instead of tables\n"
+        "  --zoo DIR      the zoo directory (default $WEFT_ZOO, else data/zoo)\n"
+        "  --help         this help\n",
+        out);
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void json_str(FILE *out, const char *s) {
+  fputc('"', out);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+    else if (c < 0x20) fprintf(out, "\\u%04x", c);
+    else fputc(c, out);
+  }
+  fputc('"', out);
+}
+
+/* Whole numbers exactly (counts of FLOPs and parameters are), others %.12g. */
+static void json_num(FILE *out, double v) {
+  if (!isfinite(v)) fputs("null", out);
+  else if (v == floor(v) && fabs(v) < 1e15) fprintf(out, "%.0f", v);
+  else fprintf(out, "%.12g", v);
+}
+
+static void json_layers(FILE *out, const WeftModel *m) {
+  fputs(",\n  \"expanded_layers\": [", out);
+  for (int i = 0; i < m->nlayers; i++) {
+    const WeftModelLayer *l = &m->layer[i];
+    fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
+    json_str(out, l->name);
+    fputs(", \"fwd_flops\": ", out);
+    json_num(out, l->fwd_flops);
+    fputs(", \"params\": ", out);
+    json_num(out, l->params);
+    fputs(", \"act_elems\": ", out);
+    json_num(out, l->act_elems);
+    fputc('}', out);
+  }
+  fputs("\n  ]", out);
+}
+
+static void json_int(FILE *out, const char *key, int v) { fprintf(out, ",\n  \"%s\": %d", key, v); }
+
+static void model_json(FILE *out, const WeftModel *m) {
+  fputs("{\n  \"name\": ", out);
+  json_str(out, m->name);
+  fputs(",\n  \"title\": ", out);
+  json_str(out, m->title);
+  fputs(",\n  \"source\": ", out);
+  json_str(out, m->source);
+  fputs(",\n  \"file\": ", out);
+  json_str(out, m->file);
+  fputs(",\n  \"arch\": ", out);
+  json_str(out, arch_names[m->arch]);
+  json_int(out, "global_batch", m->global_batch);
+  if (m->arch == WEFT_ARCH_TRANSFORMER) {
+    json_int(out, "seq_len", m->seq_len);
+    json_int(out, "layers", m->layers);
+    json_int(out, "hidden", m->hidden);
+    json_int(out, "heads", m->heads);
+    json_int(out, "kv_heads", m->kv_heads);
+    json_int(out, "ffn_hidden", m->ffn_hidden);
+    fputs(",\n  \"ffn\": ", out);
+    json_str(out, m->ffn_matrices == 3 ? "swiglu" : "gelu");
+    json_int(out, "vocab", m->vocab);
+    json_int(out, "experts", m->experts);
+    json_int(out, "top_k", m->top_k);
+    json_int(out, "moe_every", m->moe_every);
+  } else if (m->arch == WEFT_ARCH_DLRM) {
+    json_int(out, "tables", m->tables);
+    fputs(",\n  \"table_rows\": ", out);
+    json_num(out, m->table_rows);
+    json_int(out, "emb_dim", m->emb_dim);
+    json_int(out, "pooling", m->pooling);
+    json_int(out, "nbottom", m->nbottom);
+  }
+  fputs(",\n  \"params\": ", out);
+  json_num(out, weft_model_params(m));
+  if (m->arch != WEFT_ARCH_TRANSFORMER) json_layers(out, m);
+  fputs("\n}\n", out);
+}
+
+/* ------------------------------------------------------------------ tables */
+
+static void model_table(FILE *out, const WeftModel *m) {
+  double p = weft_model_params(m);
+  fprintf(out, "%s: %s\n", m->name, m->title);
+  if (m->source[0]) fprintf(out, "  %-14s%s\n", "source", m->source);
+  fprintf(out, "  %-14s%s\n", "file", m->file);
+  fprintf(out, "  %-14s%s\n", "arch", arch_names[m->arch]);
+  fprintf(out, "  %-14s%d\n", "global_batch", m->global_batch);
+  if (m->arch == WEFT_ARCH_TRANSFORMER) {
+    fprintf(out, "  %-14s%d\n", "seq_len", m->seq_len);
+    fprintf(out, "  %-14s%d\n", "layers", m->layers);
+    fprintf(out, "  %-14s%d\n", "hidden", m->hidden);
+    fprintf(out, "  %-14s%d (head size %d)\n", "heads", m->heads, m->hidden / m->heads);
+    fprintf(out, "  %-14s%d\n", "kv_heads", m->kv_heads);
+    fprintf(out, "  %-14s%s, ffn_hidden %d\n", "ffn", m->ffn_matrices == 3 ? "swiglu" : "gelu",
+            m->ffn_hidden);
+    fprintf(out, "  %-14s%d\n", "vocab", m->vocab);
+    if (m->experts > 0)
+      fprintf(out, "  %-14s%d experts, top-%d, every %d layer%s\n", "moe", m->experts, m->top_k,
+              m->moe_every, m->moe_every == 1 ? "" : "s");
+  } else if (m->arch == WEFT_ARCH_DLRM) {
+    fprintf(out, "  %-14s%d tables x %.0f rows x dim %d, %d lookup%s per table\n", "embeddings",
+            m->tables, m->table_rows, m->emb_dim, m->pooling, m->pooling == 1 ? "" : "s");
+    fprintf(out, "  %-14s%d layers, then %d top\n", "bottom_mlp", m->nbottom,
+            m->nlayers - m->nbottom);
+  }
+  fprintf(out, "  %-14s%.0f (%.3f B)\n", "params", p, p / 1e9);
+  if (m->arch == WEFT_ARCH_TRANSFORMER) return;
+  double flops = 0, params = 0;
+  fprintf(out, "\n  %-16s %16s %14s %12s\n", "layer", "fwd_flops", "params", "act_elems");
+  for (int i = 0; i < m->nlayers; i++) {
+    const WeftModelLayer *l = &m->layer[i];
+    fprintf(out, "  %-16s %16.0f %14.0f %12.0f\n", l->name, l->fwd_flops, l->params,
+            l->act_elems);
+    flops += l->fwd_flops;
+    params += l->params;
+  }
+  fprintf(out, "  %-16s %16.0f %14.0f\n", "total", flops, params);
+  fprintf(out, "  (per sample; fwd_flops count 2 per multiply-add)\n");
+}
+
+/* ------------------------------------------------------------------ listing */
+
+/* Everything is read (and checked) before anything is printed. */
+static int list(const char *zoo, int json) {
+  WeftError err;
+  char(*names)[WEFT_NAME_LEN] = NULL;
+  WeftDevice *devs = NULL;
+  WeftModel *models = NULL;
+  int n = 0, nd = 0, rc;
+  weft_error_clear(&err);
+  rc = weft_zoo_list(zoo, NULL, 0, &n, &err);
+  if (!rc && n > 0) {
+    names = malloc((size_t)n * sizeof *names);
+    models = malloc((size_t)n * sizeof *models);
+    if (!names || !models) rc = WEFT_ENOMEM;
+  }
+  int cap = n, ncap;
+  if (!rc) rc = weft_zoo_list(zoo, names, cap, &n, &err);
+  if (n > cap) n = cap;  /* a file added between the two calls */
+  for (int i = 0; i < n && !rc; i++) rc = weft_zoo_model(zoo, names[i], &models[i], &err);
+  if (!rc) rc = weft_zoo_devices(zoo, NULL, 0, &nd, &err);
+  if (!rc && nd > 0 && !(devs = malloc((size_t)nd * sizeof *devs))) rc = WEFT_ENOMEM;
+  ncap = nd;
+  if (!rc) rc = weft_zoo_devices(zoo, devs, ncap, &nd, &err);
+  if (nd > ncap) nd = ncap;
+  if (rc) goto done;
+  if (json) fputs("{\n  \"models\": [", stdout);
+  else printf("models (%d):\n  %-18s %-12s %10s  %s\n", n, "name", "arch", "params_b", "title");
+  for (int i = 0; i < n; i++) {
+    const WeftModel *m = &models[i];
+    double p = weft_model_params(m);
+    if (json) {
+      fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", stdout);
+      json_str(stdout, m->name);
+      printf(", \"arch\": \"%s\", \"params\": ", arch_names[m->arch]);
+      json_num(stdout, p);
+      fputs(", \"title\": ", stdout);
+      json_str(stdout, m->title);
+      fputs(", \"source\": ", stdout);
+      json_str(stdout, m->source);
+      fputc('}', stdout);
+    } else {
+      printf("  %-18s %-12s %10.3f  %s\n", m->name, arch_names[m->arch], p / 1e9, m->title);
+    }
+  }
+  if (json) fputs("\n  ],\n  \"devices\": [", stdout);
+  else printf("\ndevices (%d):\n  %-12s %11s %8s %9s  %s\n", nd, "name", "peak_tflops", "hbm_gib",
+              "hbm_gbps", "title");
+  for (int i = 0; i < nd; i++) {
+    const WeftDevice *d = &devs[i];
+    if (json) {
+      fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", stdout);
+      json_str(stdout, d->name);
+      fputs(", \"title\": ", stdout);
+      json_str(stdout, d->title);
+      fputs(", \"peak_flops\": ", stdout);
+      json_num(stdout, d->peak_flops);
+      fputs(", \"hbm_bytes\": ", stdout);
+      json_num(stdout, d->hbm_bytes);
+      fputs(", \"hbm_bytes_per_s\": ", stdout);
+      json_num(stdout, d->hbm_bytes_per_s);
+      fputs(", \"source\": ", stdout);
+      json_str(stdout, d->source);
+      fputc('}', stdout);
+    } else {
+      printf("  %-12s %11.1f %8.1f %9.1f  %s\n", d->name, d->peak_flops / 1e12,
+             d->hbm_bytes / GIB, d->hbm_bytes_per_s / 1e9, d->title);
+    }
+  }
+  if (json) fputs("\n  ]\n}\n", stdout);
+done:
+  if (rc == WEFT_ENOMEM && !err.code) cli_fail("out of memory");
+  else if (rc) cli_error(&err);
+  free(names);
+  free(models);
+  free(devs);
+  return !rc ? EXIT_OK : rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+}
+
+int cmd_zoo(int argc, char **argv) {
+  const char *zoo = NULL, *name = NULL;
+  int json = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i];
+    if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+      help(stdout);
+      return EXIT_OK;
+    } else if (!strcmp(s, "--json")) {
+      json = 1;
+    } else if (!strcmp(s, "--zoo") || !strncmp(s, "--zoo=", 6)) {
+      if (s[5] == '=') zoo = s + 6;
+      else if (i + 1 < argc) zoo = argv[++i];
+      else {
+        cli_fail("option '--zoo' needs a value (DIR)");
+        return EXIT_USAGE;
+      }
+    } else if (s[0] == '-' && s[1]) {
+      cli_fail("unknown option '%s' (try 'weft zoo --help')", s);
+      return EXIT_USAGE;
+    } else if (name) {
+      cli_fail("zoo takes one model name, got '%s' and '%s'", name, s);
+      return EXIT_USAGE;
+    } else {
+      name = s;
+    }
+  }
+  if (!zoo) zoo = cli_zoo_dir();
+  if (!name) return list(zoo, json);
+  WeftModel *m = malloc(sizeof *m);
+  WeftError err;
+  weft_error_clear(&err);
+  if (!m) {
+    cli_fail("out of memory");
+    return EXIT_RUNTIME;
+  }
+  int rc = weft_zoo_model(zoo, name, m, &err);
+  if (rc) cli_error(&err);
+  else if (json) model_json(stdout, m);
+  else model_table(stdout, m);
+  free(m);
+  return !rc ? EXIT_OK : rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+}

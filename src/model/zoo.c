@@ -1,0 +1,525 @@
+/* zoo.c — the model zoo (docs/zoo.md): model files (transformer, DLRM; CNNs
+ * in zoo_cnn.c), devices.yml, the directory listing and parameter counts. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "model/zoo.h"
+
+#define COMMON_KEYS "name", "title", "source", "arch", "global_batch"
+static const char *const TRANSFORMER_KEYS[] = {
+    COMMON_KEYS, "seq_len", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
+    "ffn",       "vocab",   "moe",    NULL};
+static const char *const DLRM_KEYS[] = {COMMON_KEYS,  "embeddings", "dense_features",
+                                        "bottom_mlp", "top_mlp",    "interaction", NULL};
+static const char *const CNN_KEYS[] = {COMMON_KEYS, "input", "layers", "batch_norm", NULL};
+static const char *const MOE_KEYS[] = {"experts", "top_k", "every", NULL};
+static const char *const EMB_KEYS[] = {"tables", "rows", "dim", "pooling", NULL};
+static const char *const DEVICE_KEYS[] = {"title", "peak_tflops", "hbm_gib", "hbm_gbps", "source",
+                                          NULL};
+
+#define GIB 1073741824.0  /* 2^30 bytes: HBM stacks come in powers of two */
+
+/* ------------------------------------------------------------------ helpers */
+
+int weft_zoo_int(const WeftYamlNode *map, const char *key, int def, const char *file, int *out,
+                 WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
+  if (!v) {
+    if (def > 0) {
+      *out = def;
+      return WEFT_OK;
+    }
+    return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, key, "missing key '%s'",
+                          key);
+  }
+  int rc = weft_yaml_int(v, file, key, NULL, out, err);
+  if (rc) return rc;
+  if (*out <= 0)
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key, "%s must be > 0, got %d",
+                          key, *out);
+  return WEFT_OK;
+}
+
+int weft_zoo_layer(WeftModel *m, const char *name, double fwd_flops, double params,
+                   double act_elems, const char *file, const WeftYamlNode *at, const char *field,
+                   WeftError *err) {
+  if (m->nlayers == WEFT_MAX_MODEL_LAYERS)
+    return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, field,
+                          "the model expands to more than %d layers", WEFT_MAX_MODEL_LAYERS);
+  WeftModelLayer *l = &m->layer[m->nlayers++];
+  snprintf(l->name, sizeof l->name, "%s", name);
+  l->fwd_flops = fwd_flops;
+  l->params = params;
+  l->act_elems = act_elems;
+  return WEFT_OK;
+}
+
+/* A number > 0 under a required key. */
+static int pos_double(const WeftYamlNode *map, const char *key, const char *file, double *out,
+                      WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
+  if (!v)
+    return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, key, "missing key '%s'",
+                          key);
+  int rc = weft_yaml_double(v, file, key, NULL, out, err);
+  if (rc) return rc;
+  if (!(*out > 0.0))
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key, "%s must be > 0, got %s",
+                          key, v->text);
+  return WEFT_OK;
+}
+
+/* Optional text under key into out[size] (unchanged when absent). */
+static int text(const WeftYamlNode *map, const char *key, const char *file, char *out,
+                size_t size, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
+  if (!v) return WEFT_OK;
+  char got[96];
+  weft_yaml_describe(v, got, sizeof got);
+  if (v->kind != WEFT_YAML_SCALAR || v->len == 0)
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key,
+                          "%s must be text, got %s", key, got);
+  if (v->len >= size)
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key,
+                          "%s is longer than %zu characters", key, size - 1);
+  memcpy(out, v->text, v->len + 1);
+  return WEFT_OK;
+}
+
+/* "dir/llama3.1-8b.yml" -> "llama3.1-8b": the last extension goes (cut to fit). */
+static void stem(const char *path, char *out) {
+  const char *b = strrchr(path, '/');
+  b = b ? b + 1 : path;
+  const char *dot = strrchr(b, '.');
+  size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
+  if (n > WEFT_NAME_LEN - 1) n = WEFT_NAME_LEN - 1;
+  memcpy(out, b, n);
+  out[n] = '\0';
+}
+
+/* ------------------------------------------------------------------ transformer */
+
+static int read_moe(const WeftYamlNode *r, const char *file, WeftModel *m, WeftError *err) {
+  const WeftYamlNode *moe = weft_yaml_get(r, "moe", NULL);
+  int rc;
+  if (!moe) return WEFT_OK;  /* dense: experts 0 */
+  if ((rc = weft_yaml_expect(moe, WEFT_YAML_MAPPING, file, "moe", err)) ||
+      (rc = weft_yaml_check_keys(moe, MOE_KEYS, file, err)) ||
+      (rc = weft_zoo_int(moe, "experts", 0, file, &m->experts, err)) ||
+      (rc = weft_zoo_int(moe, "top_k", 0, file, &m->top_k, err)) ||
+      (rc = weft_zoo_int(moe, "every", 1, file, &m->moe_every, err)))
+    return rc;
+  const WeftYamlNode *k = weft_yaml_get(moe, "top_k", NULL), *e = weft_yaml_get(moe, "every", NULL);
+  if (m->top_k > m->experts)
+    return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, "top_k",
+                          "top_k (%d) must not exceed experts (%d)", m->top_k, m->experts);
+  if (e && m->moe_every > m->layers)
+    return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, "every",
+                          "every (%d) must not exceed layers (%d)", m->moe_every, m->layers);
+  return WEFT_OK;
+}
+
+static int read_transformer(const WeftYamlNode *r, const char *file, WeftModel *m,
+                            WeftError *err) {
+  int rc;
+  if ((rc = weft_zoo_int(r, "seq_len", 0, file, &m->seq_len, err)) ||
+      (rc = weft_zoo_int(r, "layers", 0, file, &m->layers, err)) ||
+      (rc = weft_zoo_int(r, "hidden", 0, file, &m->hidden, err)) ||
+      (rc = weft_zoo_int(r, "heads", 0, file, &m->heads, err)) ||
+      (rc = weft_zoo_int(r, "kv_heads", m->heads, file, &m->kv_heads, err)) ||
+      (rc = weft_zoo_int(r, "vocab", 0, file, &m->vocab, err)))
+    return rc;
+  const WeftYamlNode *heads = weft_yaml_get(r, "heads", NULL);
+  const WeftYamlNode *kv = weft_yaml_get(r, "kv_heads", NULL);
+  if (m->hidden % m->heads)
+    return weft_error_set(err, WEFT_EINPUT, file, heads->line, heads->col, "heads",
+                          "heads (%d) must divide hidden (%d)", m->heads, m->hidden);
+  if (kv && m->heads % m->kv_heads)
+    return weft_error_set(err, WEFT_EINPUT, file, kv->line, kv->col, "kv_heads",
+                          "kv_heads (%d) must divide heads (%d)", m->kv_heads, m->heads);
+  const WeftYamlNode *ffn = weft_yaml_get(r, "ffn", NULL);
+  m->ffn_matrices = 2;
+  if (ffn) {
+    if (ffn->kind == WEFT_YAML_SCALAR && strcasecmp(ffn->text, "gelu") == 0)
+      m->ffn_matrices = 2;
+    else if (ffn->kind == WEFT_YAML_SCALAR && strcasecmp(ffn->text, "swiglu") == 0)
+      m->ffn_matrices = 3;
+    else {
+      char got[96];
+      weft_yaml_describe(ffn, got, sizeof got);
+      return weft_error_set(err, WEFT_EINPUT, file, ffn->line, ffn->col, "ffn",
+                            "ffn must be gelu or swiglu, got %s", got);
+    }
+  }
+  /* default 4*hidden for GeLU; SwiGLU widths are rounded by each paper: no guess */
+  int def = m->ffn_matrices == 3 || m->hidden > INT_MAX / 4 ? 0 : 4 * m->hidden;
+  if (!def && !weft_yaml_get(r, "ffn_hidden", NULL))
+    return weft_error_set(err, WEFT_EINPUT, file, r->line, r->col, "ffn_hidden",
+                          m->ffn_matrices == 3
+                              ? "missing key 'ffn_hidden' (required with ffn: swiglu)"
+                              : "missing key 'ffn_hidden' (4*hidden is out of range)");
+  if ((rc = weft_zoo_int(r, "ffn_hidden", def, file, &m->ffn_hidden, err))) return rc;
+  return read_moe(r, file, m, err);
+}
+
+/* ------------------------------------------------------------------ dlrm */
+
+/* An MLP's widths, each > 0, into w[*n]. */
+static int widths(const WeftYamlNode *r, const char *key, const char *file, int *w, int *n,
+                  WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(r, key, NULL);
+  if (!v)
+    return weft_error_set(err, WEFT_EINPUT, file, r->line, r->col, key, "missing key '%s'", key);
+  int rc = weft_yaml_ints(v, file, key, w, WEFT_MAX_MODEL_LAYERS, n, err);
+  if (rc) return rc;
+  for (int i = 0; i < *n; i++)
+    if (w[i] <= 0) {
+      const WeftYamlNode *e = v->child[i];
+      return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, key,
+                            "%s entry %d must be > 0, got %d", key, i + 1, w[i]);
+    }
+  return WEFT_OK;
+}
+
+/* MLP layers in -> w[0] -> ... -> w[n-1]: 2*in*out FLOPs, in*out + out params. */
+static int mlp(WeftModel *m, const char *prefix, double in, const int *w, int n,
+               const char *file, const WeftYamlNode *at, const char *field, WeftError *err) {
+  for (int i = 0; i < n; i++) {
+    char name[WEFT_NAME_LEN];
+    snprintf(name, sizeof name, "%s%d", prefix, i + 1);
+    double out = w[i];
+    int rc = weft_zoo_layer(m, name, 2.0 * in * out, in * out + out, out, file, at, field, err);
+    if (rc) return rc;
+    in = out;
+  }
+  return WEFT_OK;
+}
+
+static int read_dlrm(const WeftYamlNode *r, const char *file, WeftModel *m, WeftError *err) {
+  const WeftYamlNode *emb = weft_yaml_get(r, "embeddings", NULL);
+  int dense, rc;
+  if (!emb)
+    return weft_error_set(err, WEFT_EINPUT, file, r->line, r->col, "embeddings",
+                          "missing key 'embeddings'");
+  if ((rc = weft_yaml_expect(emb, WEFT_YAML_MAPPING, file, "embeddings", err)) ||
+      (rc = weft_yaml_check_keys(emb, EMB_KEYS, file, err)) ||
+      (rc = weft_zoo_int(emb, "tables", 0, file, &m->tables, err)) ||
+      (rc = pos_double(emb, "rows", file, &m->table_rows, err)) ||
+      (rc = weft_zoo_int(emb, "dim", 0, file, &m->emb_dim, err)) ||
+      (rc = weft_zoo_int(emb, "pooling", 1, file, &m->pooling, err)) ||
+      (rc = weft_zoo_int(r, "dense_features", 0, file, &dense, err)))
+    return rc;
+  const WeftYamlNode *inter = weft_yaml_get(r, "interaction", NULL);
+  if (inter && (inter->kind != WEFT_YAML_SCALAR || strcmp(inter->text, "dot") != 0)) {
+    char got[96];
+    weft_yaml_describe(inter, got, sizeof got);
+    return weft_error_set(err, WEFT_EINPUT, file, inter->line, inter->col, "interaction",
+                          "interaction must be dot, got %s", got);
+  }
+  int bottom[WEFT_MAX_MODEL_LAYERS], top[WEFT_MAX_MODEL_LAYERS], nb, nt;
+  if ((rc = widths(r, "bottom_mlp", file, bottom, &nb, err)) ||
+      (rc = widths(r, "top_mlp", file, top, &nt, err)))
+    return rc;
+  const WeftYamlNode *bv = weft_yaml_get(r, "bottom_mlp", NULL);
+  const WeftYamlNode *tv = weft_yaml_get(r, "top_mlp", NULL);
+  if (bottom[nb - 1] != m->emb_dim) {  /* the dot products pair it with each embedding */
+    const WeftYamlNode *e = bv->child[nb - 1];
+    return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, "bottom_mlp",
+                          "bottom_mlp's last width (%d) must equal embeddings dim (%d) for the "
+                          "dot interaction",
+                          bottom[nb - 1], m->emb_dim);
+  }
+  /* Top MLP input: the pairwise dot products of the T embeddings and the
+   * bottom MLP's output, (T+1 choose 2), next to that output itself. */
+  double t = m->tables, top_in = (t + 1.0) * t / 2.0 + m->emb_dim;
+  if ((rc = mlp(m, "bottom", dense, bottom, nb, file, bv, "bottom_mlp", err))) return rc;
+  m->nbottom = nb;
+  return mlp(m, "top", top_in, top, nt, file, tv, "top_mlp", err);
+}
+
+/* ------------------------------------------------------------------ model files */
+
+static int read_arch(const WeftYamlNode *r, const char *file, WeftArch *out, WeftError *err) {
+  static const char *const names[] = {"transformer", "dlrm", "cnn"};
+  const WeftYamlNode *v = weft_yaml_get(r, "arch", NULL);
+  if (!v)
+    return weft_error_set(err, WEFT_EINPUT, file, r->line, r->col, "arch",
+                          "missing key 'arch' (transformer, dlrm or cnn)");
+  for (int i = 0; i < 3; i++)
+    if (v->kind == WEFT_YAML_SCALAR && strcmp(v->text, names[i]) == 0) {
+      *out = (WeftArch)i;
+      return WEFT_OK;
+    }
+  char got[96];
+  weft_yaml_describe(v, got, sizeof got);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "arch",
+                        "arch must be transformer, dlrm or cnn, got %s", got);
+}
+
+/* The model file at path; when expect is non-NULL (a zoo lookup) a `name`
+ * key must equal it. */
+static int read_model(const char *path, const char *expect, WeftModel *m, WeftError *err) {
+  WeftYamlNode *root = NULL;
+  int rc;
+  memset(m, 0, sizeof *m);
+  if (strlen(path) >= sizeof m->file)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "model path longer than %d characters",
+                          WEFT_PATH_LEN - 1);
+  snprintf(m->file, sizeof m->file, "%s", path);
+  if ((rc = weft_yaml_load_file(path, &root, err))) return rc;
+  if (!root || root->kind != WEFT_YAML_MAPPING) {
+    char got[96];
+    weft_yaml_describe(root, got, sizeof got);
+    rc = weft_error_set(err, WEFT_EINPUT, path, root ? root->line : 0, root ? root->col : 0,
+                        NULL, "expected a mapping of model keys (arch, global_batch, ...), got %s",
+                        got);
+    goto done;
+  }
+  static const char *const *const keys[] = {TRANSFORMER_KEYS, DLRM_KEYS, CNN_KEYS};
+  if ((rc = read_arch(root, path, &m->arch, err)) ||
+      (rc = weft_yaml_check_keys(root, keys[m->arch], path, err)))
+    goto done;
+  stem(path, m->name);
+  const WeftYamlNode *nv = weft_yaml_get(root, "name", NULL);
+  if ((rc = text(root, "name", path, m->name, sizeof m->name, err))) goto done;
+  if (nv && expect && strcmp(m->name, expect) != 0) {
+    rc = weft_error_set(err, WEFT_EINPUT, path, nv->line, nv->col, "name",
+                        "name '%s' does not match the file name '%s.yml'", m->name, expect);
+    goto done;
+  }
+  snprintf(m->title, sizeof m->title, "%s", m->name);
+  if ((rc = text(root, "title", path, m->title, sizeof m->title, err)) ||
+      (rc = text(root, "source", path, m->source, sizeof m->source, err)) ||
+      (rc = weft_zoo_int(root, "global_batch", 0, path, &m->global_batch, err)))
+    goto done;
+  if (m->arch == WEFT_ARCH_TRANSFORMER) rc = read_transformer(root, path, m, err);
+  else if (m->arch == WEFT_ARCH_DLRM) rc = read_dlrm(root, path, m, err);
+  else rc = weft_zoo_cnn(root, path, m, err);
+done:
+  weft_yaml_free(root);
+  return rc;
+}
+
+int weft_model_read(const char *path, WeftModel *m, WeftError *err) {
+  if (!path || !m) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no model file given");
+  return read_model(path, NULL, m, err);
+}
+
+/* Parameters of a transformer. Two families, told apart by the FFN:
+ * GeLU (GPT, BERT): biases everywhere, LayerNorm (gamma, beta), learned
+ * positions, output layer tied to the token embedding; SwiGLU (LLaMA,
+ * Mixtral): no biases, RMSNorm (gamma), rotary positions, untied output. */
+static double transformer_params(const WeftModel *m) {
+  double h = m->hidden, f = m->ffn_hidden, v = m->vocab, s = m->seq_len, e = m->experts;
+  double kv = (double)m->kv_heads * (h / m->heads);  /* K and V widths (GQA) */
+  int gpt = m->ffn_matrices == 2;
+  double attn = 2.0 * h * h + 2.0 * h * kv + (gpt ? 2.0 * h + 2.0 * kv : 0.0);
+  double ffn = m->ffn_matrices * h * f + (gpt ? f + h : 0.0);
+  double norm = gpt ? 2.0 * h : h;
+  double l = m->layers, moe = m->experts > 0 ? (double)(m->layers / m->moe_every) : 0.0;
+  return l * (attn + 2.0 * norm) + (l - moe) * ffn + moe * (e * ffn + h * e) + v * h +
+         (gpt ? s * h : v * h) + norm;
+}
+
+double weft_model_params(const WeftModel *m) {
+  if (!m) return 0.0;
+  if (m->arch == WEFT_ARCH_TRANSFORMER) return m->heads > 0 ? transformer_params(m) : 0.0;
+  double p = 0.0;
+  for (int i = 0; i < m->nlayers; i++) p += m->layer[i].params;
+  if (m->arch == WEFT_ARCH_DLRM) p += m->tables * m->table_rows * m->emb_dim;
+  return p;
+}
+
+/* ------------------------------------------------------------------ the zoo directory */
+
+static int cmp_name(const void *a, const void *b) {
+  return strcmp((const char *)a, (const char *)b);
+}
+
+static void lower_strerror(int e, char *buf, size_t size) {
+  snprintf(buf, size, "%s", strerror(e));
+  if (buf[0] >= 'A' && buf[0] <= 'Z') buf[0] = (char)(buf[0] - 'A' + 'a');
+}
+
+int weft_zoo_list(const char *zoo_dir, char (*names)[WEFT_NAME_LEN], int max, int *count,
+                  WeftError *err) {
+  char dir[WEFT_PATH_LEN], why[128];
+  if (count) *count = 0;
+  if (!zoo_dir || !count || (max > 0 && !names))
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "weft_zoo_list: bad arguments");
+  if (snprintf(dir, sizeof dir, "%s/models", zoo_dir) >= (int)sizeof dir)
+    return weft_error_set(err, WEFT_EINVAL, zoo_dir, 0, 0, NULL, "zoo path too long");
+  DIR *d = opendir(dir);
+  if (!d) {
+    lower_strerror(errno, why, sizeof why);
+    return weft_error_set(err, WEFT_EIO, dir, 0, 0, NULL, "cannot open directory: %s", why);
+  }
+  char(*all)[WEFT_NAME_LEN] = NULL;
+  int n = 0, cap = 0, rc = WEFT_OK;
+  for (struct dirent *de; (de = readdir(d));) {
+    size_t len = strlen(de->d_name);
+    if (de->d_name[0] == '.' || len < 5 || strcmp(de->d_name + len - 4, ".yml") != 0) continue;
+    if (len - 4 >= WEFT_NAME_LEN) {
+      rc = weft_error_set(err, WEFT_EINPUT, dir, 0, 0, NULL,
+                          "model file name '%s' is longer than %d characters before .yml",
+                          de->d_name, WEFT_NAME_LEN - 1);
+      break;
+    }
+    if (n == cap) {
+      int ncap = cap ? 2 * cap : 16;
+      void *p = realloc(all, (size_t)ncap * sizeof *all);
+      if (!p) {
+        rc = weft_error_set(err, WEFT_ENOMEM, dir, 0, 0, NULL, "out of memory listing models");
+        break;
+      }
+      all = p;
+      cap = ncap;
+    }
+    snprintf(all[n++], WEFT_NAME_LEN, "%.*s", (int)(len - 4), de->d_name);
+  }
+  closedir(d);
+  if (!rc) {
+    if (n > 1) qsort(all, (size_t)n, sizeof *all, cmp_name);
+    for (int i = 0; i < n && i < max; i++) memcpy(names[i], all[i], WEFT_NAME_LEN);
+    *count = n;
+  }
+  free(all);
+  return rc;
+}
+
+/* "unknown model 'x' (available: a, b, ...)" in the models directory. */
+static int unknown_model(const char *zoo_dir, const char *name, WeftError *err) {
+  enum { SHOW = 64 };
+  char names[SHOW][WEFT_NAME_LEN], list[200] = "", dir[WEFT_PATH_LEN];
+  int n, rc = weft_zoo_list(zoo_dir, names, SHOW, &n, err);
+  if (rc) return rc;
+  size_t used = 0;
+  for (int i = 0; i < n; i++) {
+    if (i >= SHOW || used + strlen(names[i]) + 8 >= sizeof list) {  /* room left for ", ..." */
+      snprintf(list + used, sizeof list - used, ", ...");
+      break;
+    }
+    used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", names[i]);
+  }
+  snprintf(dir, sizeof dir, "%s/models", zoo_dir);
+  if (n == 0)
+    return weft_error_set(err, WEFT_EINPUT, dir, 0, 0, "model",
+                          "unknown model '%s' (the zoo has no models)", name);
+  return weft_error_set(err, WEFT_EINPUT, dir, 0, 0, "model",
+                        "unknown model '%s' (available: %s)", name, list);
+}
+
+static int is_path(const char *name) {
+  size_t n = strlen(name);
+  return strchr(name, '/') || (n > 4 && strcmp(name + n - 4, ".yml") == 0) ||
+         (n > 5 && strcmp(name + n - 5, ".yaml") == 0);
+}
+
+int weft_zoo_model(const char *zoo_dir, const char *name, WeftModel *m, WeftError *err) {
+  if (!name || !name[0] || !m)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "model", "no model name given");
+  if (is_path(name)) return read_model(name, NULL, m, err);
+  if (!zoo_dir)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "model", "no zoo directory given");
+  char path[WEFT_PATH_LEN];
+  if (snprintf(path, sizeof path, "%s/models/%s.yml", zoo_dir, name) >= (int)sizeof path)
+    return weft_error_set(err, WEFT_EINVAL, zoo_dir, 0, 0, "model", "zoo path too long");
+  struct stat st;
+  if (stat(path, &st) != 0 && errno == ENOENT) return unknown_model(zoo_dir, name, err);
+  return read_model(path, name, m, err);
+}
+
+/* ------------------------------------------------------------------ devices */
+
+/* One entry of devices.yml: name -> {title, peak_tflops, hbm_gib, hbm_gbps, source}. */
+static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
+                        WeftDevice *d, WeftError *err) {
+  double tflops, gib, gbps;
+  int rc;
+  memset(d, 0, sizeof *d);
+  if (k->len == 0 || k->len >= WEFT_NAME_LEN)
+    return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, k->text,
+                          "device name must have 1 to %d characters", WEFT_NAME_LEN - 1);
+  memcpy(d->name, k->text, k->len + 1);
+  if ((rc = weft_yaml_expect(v, WEFT_YAML_MAPPING, file, k->text, err)) ||
+      (rc = weft_yaml_check_keys(v, DEVICE_KEYS, file, err)) ||
+      (rc = pos_double(v, "peak_tflops", file, &tflops, err)) ||
+      (rc = pos_double(v, "hbm_gib", file, &gib, err)) ||
+      (rc = pos_double(v, "hbm_gbps", file, &gbps, err)))
+    return rc;
+  snprintf(d->title, sizeof d->title, "%s", d->name);
+  if ((rc = text(v, "title", file, d->title, sizeof d->title, err)) ||
+      (rc = text(v, "source", file, d->source, sizeof d->source, err)))
+    return rc;
+  d->peak_flops = tflops * 1e12;
+  d->hbm_bytes = gib * GIB;
+  d->hbm_bytes_per_s = gbps * 1e9;  /* GB/s, as bw_gbps everywhere in weft */
+  return WEFT_OK;
+}
+
+/* Parse every device of zoo_dir/devices.yml (all are checked); copy the one
+ * called want (when non-NULL) into *one, the first max into devs. */
+static int read_devices(const char *zoo_dir, const char *want, WeftDevice *one, WeftDevice *devs,
+                        int max, int *count, WeftError *err) {
+  char path[WEFT_PATH_LEN];
+  WeftYamlNode *root = NULL;
+  int rc, found = 0;
+  if (!zoo_dir) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no zoo directory given");
+  if (snprintf(path, sizeof path, "%s/devices.yml", zoo_dir) >= (int)sizeof path)
+    return weft_error_set(err, WEFT_EINVAL, zoo_dir, 0, 0, NULL, "zoo path too long");
+  if ((rc = weft_yaml_load_file(path, &root, err))) return rc;
+  if (!root || root->kind != WEFT_YAML_MAPPING || root->n == 0) {
+    char got[96];
+    weft_yaml_describe(root, got, sizeof got);
+    rc = weft_error_set(err, WEFT_EINPUT, path, root ? root->line : 0, root ? root->col : 0, NULL,
+                        "expected a mapping of device names to their figures, got %s", got);
+    goto done;
+  }
+  for (int i = 0; i < root->n; i++) {
+    WeftDevice d;
+    if ((rc = parse_device(weft_yaml_key(root, i), weft_yaml_value(root, i), path, &d, err)))
+      goto done;
+    if (i < max) devs[i] = d;
+    if (want && strcmp(d.name, want) == 0) {
+      *one = d;
+      found = 1;
+    }
+  }
+  if (count) *count = root->n;
+  if (want && !found) {
+    char list[200] = "";
+    size_t used = 0;
+    for (int i = 0; i < root->n; i++) {
+      const WeftYamlNode *k = weft_yaml_key(root, i);
+      if (used + k->len + 8 >= sizeof list) {
+        snprintf(list + used, sizeof list - used, ", ...");
+        break;
+      }
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", k->text);
+    }
+    rc = weft_error_set(err, WEFT_EINPUT, path, 0, 0, "device",
+                        "unknown device '%s' (available: %s)", want, list);
+  }
+done:
+  weft_yaml_free(root);
+  return rc;
+}
+
+int weft_zoo_device(const char *zoo_dir, const char *name, WeftDevice *dev, WeftError *err) {
+  if (!name || !name[0] || !dev)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "device", "no device name given");
+  return read_devices(zoo_dir, name, dev, NULL, 0, NULL, err);
+}
+
+int weft_zoo_devices(const char *zoo_dir, WeftDevice *devs, int max, int *count, WeftError *err) {
+  if (count) *count = 0;
+  if (!count || (max > 0 && !devs))
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "weft_zoo_devices: bad arguments");
+  return read_devices(zoo_dir, NULL, NULL, devs, max, count, err);
+}

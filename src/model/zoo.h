@@ -1,0 +1,24 @@
+/* zoo.h — internal (not public API): helpers shared by the model-file readers,
+ * zoo.c (files, transformers, DLRM, devices) and zoo_cnn.c (CNN layer lists). */
+#ifndef WEFT_MODEL_ZOO_H
+#define WEFT_MODEL_ZOO_H
+
+#include "io/yaml.h"
+#include "weft.h"
+
+/* The value of key in map as an integer > 0 into *out. When the key is
+ * absent: *out = def if def > 0, else "missing key". Errors name file, line
+ * and the key. */
+int weft_zoo_int(const WeftYamlNode *map, const char *key, int def, const char *file, int *out,
+                 WeftError *err);
+
+/* Append a layer to m->layer[]; "more than WEFT_MAX_MODEL_LAYERS" at node at
+ * (field) when full. */
+int weft_zoo_layer(WeftModel *m, const char *name, double fwd_flops, double params,
+                   double act_elems, const char *file, const WeftYamlNode *at, const char *field,
+                   WeftError *err);
+
+/* CNN: `input` and `layers` of root expanded into m->layer[] (zoo_cnn.c). */
+int weft_zoo_cnn(const WeftYamlNode *root, const char *file, WeftModel *m, WeftError *err);
+
+#endif

@@ -1,0 +1,1 @@
+zoo tests/golden/inputs/zoo_bad_heads.yml

@@ -1,0 +1,1 @@
+zoo tests/golden/inputs/zoo_dlrm_small.yml --json

@@ -1,0 +1,1 @@
+zoo --zoo data/zoo gpt3-175b
