@@ -1,0 +1,92 @@
+/* gen.h — internal to the workload generator (generate.c, gen_transformer.c,
+ * gen_other.c): groups, per-sub-block templates and their emission as layers. */
+#ifndef WEFT_MODEL_GEN_H
+#define WEFT_MODEL_GEN_H
+
+#include "weft.h"
+
+/* The process groups a generated workload can use. */
+typedef enum {
+  GEN_TP = 0, /* tensor parallel (transformers), table parallel (DLRM) */
+  GEN_PP,     /* pipeline stages */
+  GEN_DP,     /* data parallel (EP x EDP when ep > 1) */
+  GEN_EP,     /* expert parallel: innermost part of DP */
+  GEN_EDP,    /* expert data parallel: DP / EP */
+  GEN_WORLD,  /* every NPU (DLRM's data-parallel MLPs) */
+  GEN_NKINDS
+} GenKind;
+
+typedef struct {
+  WeftCollective coll;
+  double size_bytes; /* per layer, multiplicities folded in */
+  int group;         /* WeftPhaseSpec.group */
+} GenColl;
+
+/* Distinct (collective, group) pairs one phase of a sub-block can carry: the
+ * transformer's worst case is 4 (TP AG + RS, EP all-to-all, ZeRO-3 gathers). */
+#define GEN_MAX_COLLS 8
+
+/* One sub-block (attention, MLP, a CNN layer, ...) of one layer: what all its
+ * copies share. Emitted as one layer entry per collective a phase carries. */
+typedef struct {
+  double compute_ns[WEFT_NPHASES];
+  int ncoll[WEFT_NPHASES];
+  GenColl coll[WEFT_NPHASES][GEN_MAX_COLLS];
+} GenBlock;
+
+typedef struct {
+  const WeftModel *m;
+  const WeftDevice *dev;
+  const WeftParallel *par;
+  const WeftNetwork *net;
+  int compact;
+  WeftWorkload *wl;
+  WeftCommunicator *comm;
+  WeftGenInfo *info;
+  WeftError *err;
+  int npus;                            /* the network's NPUs */
+  int size[GEN_NKINDS];                /* group sizes (1: no group) */
+  int span[GEN_NKINDS][WEFT_MAX_DIMS]; /* NPUs per dim, -1 not involved */
+  int named[GEN_NKINDS];               /* 0, or its WeftPhaseSpec.group once used */
+  double ns_per_flop;                  /* 1e9 / (peak * efficiency) */
+  int overflow;                        /* a block ran out of collective slots */
+} Gen;
+
+/* "" file, no line: generator errors are about the combination of inputs. */
+int weft_gen_fail(Gen *g, int code, const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Map the groups of g->size onto the network (order par->order, EP innermost
+ * within DP) and fill g->span and the communicator's three phase groups. */
+int weft_gen_map(Gen *g);
+
+void weft_gen_block_clear(GenBlock *b);
+/* Add a collective of size_bytes (rounded to whole bytes) on group kind k to
+ * phase ph; merged with one of the same type and group (time is linear in the
+ * size); skipped when the group has one NPU or the size is 0. */
+void weft_gen_add(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
+                  double size_bytes);
+/* Data-parallel gradient synchronisation of elems parameters (per NPU) over
+ * group k, per the ZeRO stage; per_mb = the micro-batch multiplicity for
+ * ZeRO-3's per-micro-batch reduce-scatter. */
+void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per_mb);
+/* Entries a block becomes. */
+int weft_gen_block_entries(const GenBlock *b);
+/* Make room for n more layers (one allocation). */
+int weft_gen_reserve(Gen *g, int n);
+/* Append the block's entries, every value times count (compact merging). */
+void weft_gen_emit(Gen *g, const char *name, const GenBlock *b, double count);
+
+/* Memory of optimizer, gradients and parameters of per-NPU parameter shards
+ * dense_elems (ZeRO over DP-like group size zdp) and expert_elems (over zedp). */
+void weft_gen_memory_states(Gen *g, double dense_elems, double zdp, double expert_elems,
+                            double zedp, WeftMemory *mem);
+
+int weft_gen_transformer(Gen *g);
+int weft_gen_cnn(Gen *g);
+int weft_gen_dlrm(Gen *g);
+
+#endif
