@@ -1,23 +1,21 @@
-/* optimize.c — `weft optimize`: read a scenario or LIBRA's four files,
- * add command-line constraints, solve exactly, report, export. */
+/* optimize.c — `weft optimize`: read a scenario, LIBRA's four files, or a
+ * network and cost model with a model from the zoo; add command-line
+ * constraints, solve exactly, report, export. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-
-/* One row per option: drives parsing and --help alike. */
-typedef struct {
-  const char *name;
-  const char *arg; /* NULL: a flag */
-  const char *help;
-} Opt;
+#include "model_opts.h"
+#include "opts.h"
 
 enum { O_NETWORK, O_WORKLOAD, O_COMM, O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_JSON,
-       O_EXPORT, O_GAPTOL, O_HELP, O_COUNT };
+       O_EXPORT, O_PLOT, O_GAPTOL, O_HELP, O_COUNT };
 
-static const Opt opts[O_COUNT] = {
+/* One row per option: drives parsing and --help alike (with the shared
+ * --model options of model_opts.h after these). */
+static const CliOpt opts[O_COUNT] = {
     [O_NETWORK] = {"--network", "FILE", "LIBRA network yml (Topology, NpusCount, CostDimension)"},
     [O_WORKLOAD] = {"--workload", "FILE", "ASTRA-sim 1.0 workload text (12 fields per layer)"},
     [O_COMM] = {"--communicator", "FILE", "LIBRA communicator yml (Forward, InputGrad, WeightGrad)"},
@@ -29,79 +27,51 @@ static const Opt opts[O_COUNT] = {
     [O_LOOP] = {"--loop", "no-overlap|tp-dp-overlap", "training loop (default no-overlap)"},
     [O_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
     [O_EXPORT] = {"--export-astra", "FILE", "write the design as an ASTRA-sim 2.0 network yml"},
+    [O_PLOT] = {"--plot", "FILE", "draw the design vs EqualBW as .png or .svg (needs gnuplot)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap (default 1e-9)"},
     [O_HELP] = {"--help", NULL, "this help"},
 };
 
-static void help(FILE *out) {
-  fputs("usage: weft optimize SCENARIO.yml [options]\n"
-        "       weft optimize --network N.yml --workload W.txt --communicator C.yml\n"
-        "                     --cost-model M.yml [options]\n\n"
-        "Per-dimension bandwidth B1..BD (GB/s per NPU) that minimises iteration time\n"
-        "(or time x cost) under linear constraints, with a certified optimality gap,\n"
-        "next to the EqualBW baseline. Exit 0 solved, 1 no solution (infeasible,\n"
-        "unbounded), 2 bad input.\n\noptions:\n",
-        out);
-  for (int i = 0; i < O_COUNT; i++) {
-    char left[64];
-    snprintf(left, sizeof left, "%s%s%s", opts[i].name, opts[i].arg ? " " : "",
-             opts[i].arg ? opts[i].arg : "");
-    fprintf(out, "  %-22s%s%s\n", left, strlen(left) > 21 ? "\n                        " : "",
-            opts[i].help);
-  }
-}
-
 typedef struct {
   const char *val[O_COUNT];
+  const char *mval[CLI_MO_COUNT];  /* --model, --tp, ... (model_opts.h) */
   const char *cons[WEFT_MAX_CONSTRAINTS];
   int ncons;
   const char *scenario;
 } Args;
 
+static void option_sets(Args *a, CliOptSet sets[2]) {
+  sets[0] = (CliOptSet){opts, O_COUNT, a->val, O_CONSTRAINT, a->cons, WEFT_MAX_CONSTRAINTS,
+                        &a->ncons};
+  sets[1] = (CliOptSet){cli_model_opts, CLI_MO_COUNT, a->mval, -1, NULL, 0, NULL};
+}
+
+static void help(FILE *out) {
+  Args a;
+  CliOptSet sets[2];
+  option_sets(&a, sets);
+  fputs("usage: weft optimize SCENARIO.yml [options]\n"
+        "       weft optimize --network N.yml --workload W.txt --communicator C.yml\n"
+        "                     --cost-model M.yml [options]\n"
+        "       weft optimize --model NAME [--tp T --pp P ...] --network N.yml\n"
+        "                     --cost-model M.yml [options]\n\n"
+        "Per-dimension bandwidth B1..BD (GB/s per NPU) that minimises iteration time\n"
+        "(or time x cost) under linear constraints, with a certified optimality gap,\n"
+        "next to the EqualBW baseline. With --model, the job's workload and\n"
+        "communicator are generated from the model zoo for the parallelization\n"
+        "given (as a scenario's {model: ...} workload). Exit 0 solved, 1 no\n"
+        "solution (infeasible, unbounded), 2 bad input (also a job that does not\n"
+        "fit in memory).\n\noptions:\n",
+        out);
+  cli_opts_help(out, sets, 2);
+}
+
 static int parse_args(int argc, char **argv, Args *a) {
+  CliOptSet sets[2];
+  int npos;
   memset(a, 0, sizeof *a);
-  for (int i = 1; i < argc; i++) {
-    const char *s = argv[i];
-    if (strncmp(s, "--", 2) != 0 || s[2] == '\0') {
-      if (a->scenario) {
-        cli_fail("optimize takes one scenario file, got '%s' and '%s'", a->scenario, s);
-        return -1;
-      }
-      a->scenario = s;
-      continue;
-    }
-    const char *eq = strchr(s, '=');
-    size_t len = eq ? (size_t)(eq - s) : strlen(s);
-    int k = -1;
-    for (int o = 0; o < O_COUNT; o++)
-      if (strlen(opts[o].name) == len && !strncmp(opts[o].name, s, len)) k = o;
-    if (k < 0) {
-      cli_fail("unknown option '%.*s' (try 'weft optimize --help')", (int)len, s);
-      return -1;
-    }
-    const char *v = "";
-    if (opts[k].arg) {
-      if (eq) v = eq + 1;
-      else if (i + 1 < argc) v = argv[++i];
-      else {
-        cli_fail("option '%s' needs a value (%s)", opts[k].name, opts[k].arg);
-        return -1;
-      }
-    } else if (eq) {
-      cli_fail("option '%s' takes no value", opts[k].name);
-      return -1;
-    }
-    if (k == O_CONSTRAINT) {
-      if (a->ncons == WEFT_MAX_CONSTRAINTS) {
-        cli_fail("too many --constraint options (at most %d)", WEFT_MAX_CONSTRAINTS);
-        return -1;
-      }
-      a->cons[a->ncons++] = v;
-    } else {
-      a->val[k] = v;
-    }
-  }
-  return 0;
+  option_sets(a, sets);
+  return cli_opts_parse(argc, argv, sets, 2, &a->scenario, 1, &npos);
 }
 
 /* Everything optimize owns; freed in one place. */
@@ -137,7 +107,9 @@ static int load_files(const Args *a, WeftScenario *sc, WeftError *err) {
     }
   if (missing[0])
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL,
-                          "missing %s (or give a scenario file; see 'weft optimize --help')", missing);
+                          "missing %s (or give a scenario file, or --model; see 'weft optimize "
+                          "--help')",
+                          missing);
   int rc = weft_network_read(a->val[O_NETWORK], &sc->net, err);
   if (!rc) rc = weft_cost_model_read(a->val[O_COST], &sc->cost, err);
   if (!rc) rc = weft_communicator_read(a->val[O_COMM], &sc->comm[0], err);
@@ -154,6 +126,40 @@ static int load_files(const Args *a, WeftScenario *sc, WeftError *err) {
   return rc;
 }
 
+/* --model: network and cost model from their files, the job generated from
+ * the zoo by the same library call as a scenario's model workload. A bad
+ * option value is printed here and gives WEFT_EINVAL with err->msg empty. */
+static int load_model(const Args *a, WeftScenario *sc, WeftError *err) {
+  if (!a->val[O_NETWORK] || !a->val[O_COST])
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "--model needs %s%s%s",
+                          a->val[O_NETWORK] ? "" : "--network",
+                          !a->val[O_NETWORK] && !a->val[O_COST] ? " and " : "",
+                          a->val[O_COST] ? "" : "--cost-model");
+  if (a->val[O_WORKLOAD] || a->val[O_COMM])
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL,
+                          "--model generates the workload and communicator: drop %s",
+                          a->val[O_WORKLOAD] ? "--workload" : "--communicator");
+  CliModel *cm = malloc(sizeof *cm);  /* holds a WeftModel: kept off the stack */
+  if (!cm) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
+  if (cli_model_opts_apply(a->mval, cm)) {
+    free(cm);
+    weft_error_clear(err);
+    err->code = WEFT_EINVAL;  /* printed already */
+    return WEFT_EINVAL;
+  }
+  if (!cm->dp_given) cm->par.dp = 0;  /* NPUs / (tp x pp), on the network read below */
+  double scratch[WEFT_MAX_DIMS];
+  int rc = weft_network_read(a->val[O_NETWORK], &sc->net, err);
+  if (!rc) rc = weft_cost_model_read(a->val[O_COST], &sc->cost, err);
+  if (!rc) rc = weft_cost_per_gbps(&sc->net, &sc->cost, scratch, err);
+  if (!rc)
+    rc = weft_scenario_add_model_job(sc, cm->zoo_dir, cm->model_name, cm->device_name,
+                                     &cm->par, err);
+  if (!rc) rc = weft_communicator_check(&sc->comm[0], &sc->net, err);
+  free(cm);
+  return rc;
+}
+
 int cmd_optimize(int argc, char **argv) {
   Args a;
   State st = {0};
@@ -164,10 +170,17 @@ int cmd_optimize(int argc, char **argv) {
     help(stdout);
     return EXIT_OK;
   }
-  if (a.scenario && (a.val[O_NETWORK] || a.val[O_WORKLOAD] || a.val[O_COMM] || a.val[O_COST])) {
-    cli_fail("give a scenario file or --network/--workload/--communicator/--cost-model, not both");
+  if (a.scenario && (a.val[O_NETWORK] || a.val[O_WORKLOAD] || a.val[O_COMM] || a.val[O_COST] ||
+                     a.mval[CLI_MO_MODEL])) {
+    cli_fail("give a scenario file or --network/--workload/--communicator/--cost-model/--model, "
+             "not both");
     return EXIT_USAGE;
   }
+  for (int k = 0; k < CLI_MO_COUNT; k++)
+    if (!a.mval[CLI_MO_MODEL] && a.mval[k] && k != CLI_MO_ZOO) {
+      cli_fail("%s goes with --model (a job from the model zoo)", cli_model_opts[k].name);
+      return EXIT_USAGE;
+    }
   WeftSettings set;
   weft_settings_default(&set);
   if (a.val[O_GAPTOL]) {
@@ -179,14 +192,22 @@ int cmd_optimize(int argc, char **argv) {
       return EXIT_USAGE;
     }
   }
+  if (a.val[O_PLOT] && cli_plot_check(a.val[O_PLOT])) return EXIT_USAGE;
   st.sc = weft_scenario_create();
   if (!st.sc) {
     cli_fail("out of memory");
     return EXIT_RUNTIME;
   }
-  int rc = a.scenario ? weft_scenario_read(a.scenario, st.sc, &err) : load_files(&a, st.sc, &err);
+  const char *zoo = a.mval[CLI_MO_ZOO] ? a.mval[CLI_MO_ZOO] : cli_zoo_dir();
+  const char *model = a.mval[CLI_MO_MODEL];
+  int rc = a.scenario ? weft_scenario_read_zoo(a.scenario, zoo, st.sc, &err)
+           : model    ? load_model(&a, st.sc, &err)
+                      : load_files(&a, st.sc, &err);
   if (rc) {
-    cli_error(&err);
+    if (model && !err.file[0] && rc != WEFT_EINVAL)  /* the generator's: say whose */
+      cli_fail("--model %s: %s", model, err.msg);
+    else if (err.msg[0])
+      cli_error(&err);
     return finish(&st, rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE);
   }
   for (int i = 0; i < a.ncons; i++) {
@@ -233,6 +254,16 @@ int cmd_optimize(int argc, char **argv) {
     cli_fail("%s: %s%s", weft_status_name(res.status), res.message,
              a.val[O_EXPORT] ? " (nothing exported)" : "");
     return finish(&st, EXIT_RUNTIME);
+  }
+  if (a.val[O_PLOT]) { /* one design: no Pareto set (npoints 0) */
+    PlotData pd = {.title = a.scenario ? a.scenario : model ? model : a.val[O_WORKLOAD],
+                   .ndims = res.ndims,
+                   .bw_gbps = res.bw_gbps, .equal_bw_gbps = eq_bw,
+                   .chosen_cost_usd = res.eval.cost_usd, .chosen_time_ns = res.eval.time_ns,
+                   .equal_cost_usd = eq.cost_usd, .equal_time_ns = eq.time_ns};
+    cli_plot_times(&spec, &res.eval, &pd.compute_ns, pd.comm_ns);
+    cli_plot_times(&spec, &eq, &pd.equal_compute_ns, pd.equal_comm_ns);
+    if ((rc = cli_plot(a.val[O_PLOT], &pd))) return finish(&st, rc);
   }
   return finish(&st, EXIT_OK);
 }

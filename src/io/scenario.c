@@ -1,16 +1,18 @@
 /* scenario.c — weft's scenario YAML (docs/scenario.md): network, cost model,
- * workloads with communicators and weights, constraints, objective, loop. */
+ * workloads with communicators and weights, constraints, objective, loop.
+ * Built from a file or from a parsed tree (a sweep's points). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "io/libra.h"
+#include "io/scenario.h"
 #include "io/yaml.h"
 
 static const char *const TOP_KEYS[] = {"network",   "cost_model",  "workload",  "communicator",
                                        "name",      "workloads",   "constraints", "objective",
-                                       "loop",      NULL};
+                                       "loop",      "zoo",         NULL};
 static const char *const JOB_KEYS[] = {"name", "workload", "communicator", "weight", NULL};
 
 static void reset(WeftScenario *sc) {
@@ -48,9 +50,8 @@ void weft_scenario_spec(const WeftScenario *sc, WeftSpec *spec) {
   spec->loop = (WeftLoop)sc->loop;
 }
 
-/* A file named relative to the scenario's directory (absolute kept). */
-static int resolve(const char *scfile, const WeftYamlNode *v, const char *field, char *out,
-                   WeftError *err) {
+int weft_scenario_resolve(const char *scfile, const WeftYamlNode *v, const char *field,
+                          char *out, WeftError *err) {
   if (v->kind != WEFT_YAML_SCALAR || v->len == 0) {
     char got[96];
     weft_yaml_describe(v, got, sizeof got);
@@ -85,33 +86,53 @@ static void default_name(const char *path, char *out) {
   out[n] = '\0';
 }
 
-/* One job from a mapping holding workload, communicator, name, weight. */
-static int load_job(const char *file, const WeftYamlNode *m, WeftScenario *sc, WeftError *err) {
-  const WeftYamlNode *wv, *cv, *nv = weft_yaml_get(m, "name", NULL);
-  const WeftYamlNode *weight = weft_yaml_get(m, "weight", NULL);
+/* The workload of job sc->njobs: a file with a communicator (file or inline)
+ * beside it, or a model mapping whose communicator is generated. On success
+ * the job is counted (sc owns its workload). */
+static int load_workload(const char *file, const char *zoo, const WeftYamlNode *m,
+                         const WeftYamlNode *wv, WeftScenario *sc, WeftError *err) {
+  const WeftYamlNode *ck, *cv = weft_yaml_get(m, "communicator", &ck);
   char path[WEFT_PATH_LEN];
+  int j = sc->njobs, rc;
+  if (wv->kind == WEFT_YAML_MAPPING) {
+    if (cv)
+      return weft_error_set(err, WEFT_EINPUT, file, ck->line, ck->col, "communicator",
+                            "a model workload generates its communicator: remove "
+                            "'communicator'");
+    return weft_scenario_model_job(wv, file, zoo, sc, err);
+  }
+  if ((rc = require(m, "communicator", file, &cv, err))) return rc;
+  if (wv->kind != WEFT_YAML_SCALAR || wv->len == 0) {
+    char got[96];
+    weft_yaml_describe(wv, got, sizeof got);
+    return weft_error_set(err, WEFT_EINPUT, file, wv->line, wv->col, "workload",
+                          "workload must be a file name, got %s (a model from the zoo is a "
+                          "mapping: {model: NAME, tp: ...})",
+                          got);
+  }
+  if ((rc = weft_scenario_resolve(file, wv, "workload", path, err)) ||
+      (rc = weft_workload_read(path, &sc->workload[j], err)))
+    return rc;
+  sc->njobs++;  /* owned by sc from here: reset() frees it on any later error */
+  default_name(wv->text, sc->job_name[j]);
+  if (cv->kind == WEFT_YAML_MAPPING)
+    return weft_libra_communicator(cv, file, &sc->comm[j], err);
+  if ((rc = weft_scenario_resolve(file, cv, "communicator", path, err))) return rc;
+  return weft_communicator_read(path, &sc->comm[j], err);
+}
+
+/* One job from a mapping holding workload, communicator, name, weight. */
+static int load_job(const char *file, const char *zoo, const WeftYamlNode *m, WeftScenario *sc,
+                    WeftError *err) {
+  const WeftYamlNode *wv, *nv = weft_yaml_get(m, "name", NULL);
+  const WeftYamlNode *weight = weft_yaml_get(m, "weight", NULL);
   int j = sc->njobs, rc;
   if (j == WEFT_MAX_JOBS)
     return weft_error_set(err, WEFT_EINPUT, file, m->line, m->col, "workloads",
                           "more than %d workloads", WEFT_MAX_JOBS);
   if ((rc = require(m, "workload", file, &wv, err)) ||
-      (rc = require(m, "communicator", file, &cv, err)))
+      (rc = load_workload(file, zoo, m, wv, sc, err)))
     return rc;
-  if (wv->kind != WEFT_YAML_SCALAR || wv->len == 0) {
-    char got[96];
-    weft_yaml_describe(wv, got, sizeof got);
-    return weft_error_set(err, WEFT_EINPUT, file, wv->line, wv->col, "workload",
-                          "workload must be a file name, got %s", got);
-  }
-  if ((rc = resolve(file, wv, "workload", path, err)) ||
-      (rc = weft_workload_read(path, &sc->workload[j], err)))
-    return rc;
-  sc->njobs++;  /* owned by sc from here: reset() frees it on any later error */
-  if (cv->kind == WEFT_YAML_MAPPING)
-    rc = weft_libra_communicator(cv, file, &sc->comm[j], err);
-  else if (!(rc = resolve(file, cv, "communicator", path, err)))
-    rc = weft_communicator_read(path, &sc->comm[j], err);
-  if (rc) return rc;
   if (nv) {
     if (nv->kind != WEFT_YAML_SCALAR || nv->len == 0 || nv->len >= WEFT_NAME_LEN) {
       char got[96];
@@ -121,9 +142,7 @@ static int load_job(const char *file, const WeftYamlNode *m, WeftScenario *sc, W
                             WEFT_NAME_LEN - 1, got);
     }
     memcpy(sc->job_name[j], nv->text, nv->len + 1);
-  } else {
-    default_name(wv->text, sc->job_name[j]);
-  }
+  }  /* else the name load_workload gave: the file's basename or the model's name */
   for (int i = 0; i < j; i++)
     if (strcmp(sc->job_name[i], sc->job_name[j]) == 0) {
       const WeftYamlNode *at = nv ? nv : m;
@@ -141,11 +160,11 @@ static int load_job(const char *file, const WeftYamlNode *m, WeftScenario *sc, W
   return WEFT_OK;
 }
 
-static int load_jobs(const char *file, const WeftYamlNode *root, WeftScenario *sc,
-                     WeftError *err) {
+static int load_jobs(const char *file, const char *zoo, const WeftYamlNode *root,
+                     WeftScenario *sc, WeftError *err) {
   const WeftYamlNode *key, *list = weft_yaml_get(root, "workloads", &key);
   int rc;
-  if (!list) return load_job(file, root, sc, err);
+  if (!list) return load_job(file, zoo, root, sc, err);
   static const char *const single[] = {"workload", "communicator", "name"};
   for (int i = 0; i < 3; i++) {
     const WeftYamlNode *k;
@@ -162,7 +181,7 @@ static int load_jobs(const char *file, const WeftYamlNode *root, WeftScenario *s
     const WeftYamlNode *m = list->child[i];
     if ((rc = weft_yaml_expect(m, WEFT_YAML_MAPPING, file, "workloads", err)) ||
         (rc = weft_yaml_check_keys(m, JOB_KEYS, file, err)) ||
-        (rc = load_job(file, m, sc, err)))
+        (rc = load_job(file, zoo, m, sc, err)))
       return rc;
   }
   return WEFT_OK;
@@ -207,33 +226,45 @@ static int choose(const char *file, const WeftYamlNode *v, const char *field,
                         "unknown %s %s (expected %s or %s)", field, got, names[0], names[1]);
 }
 
-static int load(const char *file, const WeftYamlNode *root, WeftScenario *sc, WeftError *err) {
+/* The zoo directory: the scenario's `zoo:` (relative to it) or the caller's. */
+static int zoo_dir_of(const char *file, const WeftYamlNode *root, const char *zoo_dir,
+                      char *out, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(root, "zoo", NULL);
+  if (v) return weft_scenario_resolve(file, v, "zoo", out, err);
+  snprintf(out, WEFT_PATH_LEN, "%s", zoo_dir ? zoo_dir : WEFT_ZOO_DIR_DEFAULT);
+  return WEFT_OK;
+}
+
+static int load(const char *file, const char *zoo_dir, const WeftYamlNode *root,
+                WeftScenario *sc, WeftError *err) {
   static const char *const objectives[] = {"perf", "perf-per-cost"};  /* WeftObjective order */
   static const char *const loops[] = {"no-overlap", "tp-dp-overlap"};  /* WeftLoop order */
   const WeftYamlNode *v;
-  char path[WEFT_PATH_LEN];
+  char path[WEFT_PATH_LEN], zoo[WEFT_PATH_LEN];
   double scratch[WEFT_MAX_DIMS];
   int rc;
   if (!root || root->kind != WEFT_YAML_MAPPING)
     return weft_error_set(err, WEFT_EINPUT, file, root ? root->line : 0, root ? root->col : 0,
                           NULL, "expected a mapping with network, cost_model, workload, ...");
-  if ((rc = weft_yaml_check_keys(root, TOP_KEYS, file, err))) return rc;
+  if ((rc = weft_yaml_check_keys(root, TOP_KEYS, file, err)) ||
+      (rc = zoo_dir_of(file, root, zoo_dir, zoo, err)))
+    return rc;
 
   if ((rc = require(root, "network", file, &v, err))) return rc;
   if (v->kind == WEFT_YAML_MAPPING)
     rc = weft_libra_network(v, file, &sc->net, err);
-  else if (!(rc = resolve(file, v, "network", path, err)))
+  else if (!(rc = weft_scenario_resolve(file, v, "network", path, err)))
     rc = weft_network_read(path, &sc->net, err);
   if (rc) return rc;
 
   if ((rc = require(root, "cost_model", file, &v, err))) return rc;
   if (v->kind == WEFT_YAML_MAPPING)
     rc = weft_libra_cost_model(v, file, &sc->cost, err);
-  else if (!(rc = resolve(file, v, "cost_model", path, err)))
+  else if (!(rc = weft_scenario_resolve(file, v, "cost_model", path, err)))
     rc = weft_cost_model_read(path, &sc->cost, err);
   if (rc || (rc = weft_cost_per_gbps(&sc->net, &sc->cost, scratch, err))) return rc;
 
-  if ((rc = load_jobs(file, root, sc, err))) return rc;
+  if ((rc = load_jobs(file, zoo, root, sc, err))) return rc;
   for (int j = 0; j < sc->njobs; j++)
     if ((rc = weft_communicator_check(&sc->comm[j], &sc->net, err))) return rc;
 
@@ -254,16 +285,32 @@ static int load(const char *file, const WeftYamlNode *root, WeftScenario *sc, We
   return WEFT_OK;
 }
 
-int weft_scenario_read(const char *path, WeftScenario *sc, WeftError *err) {
-  if (!path || !sc)
-    return weft_error_set(err, WEFT_EINVAL, path, 0, 0, NULL, "no scenario file or scenario");
+int weft_scenario_build(const WeftYamlNode *root, const char *file, const char *zoo_dir,
+                        WeftScenario *sc, WeftError *err) {
+  if (!sc) return weft_error_set(err, WEFT_EINVAL, file, 0, 0, NULL, "no scenario");
+  if (!file) file = "";
   reset(sc);
-  WeftYamlNode *root;
-  int rc = weft_yaml_load_file(path, &root, err);
-  if (rc) return rc;
-  snprintf(sc->file, sizeof sc->file, "%s", path);
-  rc = load(path, root, sc, err);
-  weft_yaml_free(root);
+  snprintf(sc->file, sizeof sc->file, "%s", file);
+  int rc = load(file, zoo_dir, root, sc, err);
   if (rc) reset(sc);  /* no half-read scenario: frees the workloads read so far */
   return rc;
+}
+
+int weft_scenario_read_zoo(const char *path, const char *zoo_dir, WeftScenario *sc,
+                           WeftError *err) {
+  if (!path || !sc)
+    return weft_error_set(err, WEFT_EINVAL, path, 0, 0, NULL, "no scenario file or scenario");
+  WeftYamlNode *root;
+  int rc = weft_yaml_load_file(path, &root, err);
+  if (rc) {
+    reset(sc);
+    return rc;
+  }
+  rc = weft_scenario_build(root, path, zoo_dir, sc, err);
+  weft_yaml_free(root);
+  return rc;
+}
+
+int weft_scenario_read(const char *path, WeftScenario *sc, WeftError *err) {
+  return weft_scenario_read_zoo(path, NULL, sc, err);
 }

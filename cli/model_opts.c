@@ -1,0 +1,90 @@
+/* model_opts.c — the options that name a model, a device and a
+ * parallelization (--model, --tp, --pp, ...), shared by the commands that
+ * generate a workload from the zoo. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "model_opts.h"
+
+const CliOpt cli_model_opts[CLI_MO_COUNT] = {
+    [CLI_MO_MODEL] = {"--model", "NAME", "model from the zoo (weft zoo lists them) or a model .yml"},
+    [CLI_MO_DEVICE] = {"--device", "NAME", "accelerator preset (default a100)"},
+    [CLI_MO_TP] = {"--tp", "N", "tensor-parallel degree (default 1)"},
+    [CLI_MO_PP] = {"--pp", "N", "pipeline stages (default 1)"},
+    [CLI_MO_DP] = {"--dp", "N", "data-parallel degree (default: NPUs / (tp x pp))"},
+    [CLI_MO_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default 1)"},
+    [CLI_MO_MB] = {"--mb", "N", "sequences per micro-batch (default 1)"},
+    [CLI_MO_VP] = {"--vp", "N", "interleaved pipeline: model chunks per stage (default 1)"},
+    [CLI_MO_SP] = {"--sp", NULL, "sequence parallelism (reduce-scatter + all-gather for TP)"},
+    [CLI_MO_ZERO] = {"--zero", "0..3", "ZeRO stage (default 0)"},
+    [CLI_MO_RECOMPUTE] = {"--recompute", NULL, "full activation recomputation"},
+    [CLI_MO_ORDER] = {"--order", "TP,PP,DP", "groups laid on dims innermost first (default TP,PP,DP)"},
+    [CLI_MO_EFF] = {"--efficiency", "X", "achieved fraction of peak FLOP/s, 0 < X <= 1 (default 0.5)"},
+    [CLI_MO_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
+};
+
+/* A positive integer option value, strictly. */
+static int positive(const char *flag, const char *v, int lo, int hi, int *out) {
+  char *end;
+  long x = strtol(v, &end, 10);
+  if (!*v || *end || x < lo || x > hi) {
+    cli_fail("%s must be an integer in %d..%d, got '%s'", flag, lo, hi, v);
+    return -1;
+  }
+  *out = (int)x;
+  return 0;
+}
+
+int cli_model_opts_apply(const char *const *val, CliModel *cm) {
+  weft_parallel_default(&cm->par);
+  cm->model_name = val[CLI_MO_MODEL];
+  cm->device_name = val[CLI_MO_DEVICE] ? val[CLI_MO_DEVICE] : "a100";
+  cm->zoo_dir = val[CLI_MO_ZOO] ? val[CLI_MO_ZOO] : cli_zoo_dir();
+  cm->dp_given = val[CLI_MO_DP] != NULL;
+  WeftParallel *p = &cm->par;
+  struct {
+    int k;
+    int *dst, lo, hi;
+  } ints[] = {{CLI_MO_TP, &p->tp, 1, 1 << 24},   {CLI_MO_PP, &p->pp, 1, 1 << 24},
+              {CLI_MO_DP, &p->dp, 1, 1 << 24},   {CLI_MO_EP, &p->ep, 1, 1 << 24},
+              {CLI_MO_MB, &p->micro_batch, 1, 1 << 24}, {CLI_MO_VP, &p->virtual_stages, 1, 1 << 16}, {CLI_MO_ZERO, &p->zero_stage, 0, 3}};
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+    if (val[ints[i].k] &&
+        positive(cli_model_opts[ints[i].k].name, val[ints[i].k], ints[i].lo, ints[i].hi,
+                 ints[i].dst))
+      return -1;
+  p->sequence_parallel = val[CLI_MO_SP] != NULL;
+  p->recompute = val[CLI_MO_RECOMPUTE] != NULL;
+  if (val[CLI_MO_ORDER]) {
+    WeftError err;
+    if (weft_parallel_order_parse(val[CLI_MO_ORDER], p->order, &err)) {
+      cli_fail("--order: %s", err.msg);
+      return -1;
+    }
+  }
+  if (val[CLI_MO_EFF]) {
+    char *end;
+    double e = strtod(val[CLI_MO_EFF], &end);
+    if (!*val[CLI_MO_EFF] || *end || !(e > 0.0 && e <= 1.0)) {
+      cli_fail("--efficiency must be a number in (0, 1], got '%s'", val[CLI_MO_EFF]);
+      return -1;
+    }
+    p->efficiency = e;
+  }
+  return 0;
+}
+
+int cli_model_load(CliModel *cm, const WeftNetwork *net, WeftError *err) {
+  int rc = weft_zoo_model(cm->zoo_dir, cm->model_name, &cm->model, err);
+  if (!rc) rc = weft_zoo_device(cm->zoo_dir, cm->device_name, &cm->device, err);
+  if (rc) return rc;
+  if (!cm->dp_given && net) {  /* the rest of the NPUs go to data parallelism */
+    double n = weft_network_npus_total(net), tp_pp = (double)cm->par.tp * cm->par.pp;
+    if (n / tp_pp != (double)(long)(n / tp_pp))
+      return weft_error_set(err, WEFT_EINPUT, net->file, 0, 0, "tp",
+                            "tp x pp = %.0f does not divide the network's %.0f NPUs", tp_pp, n);
+    cm->par.dp = (int)(n / tp_pp);
+  }
+  return WEFT_OK;
+}

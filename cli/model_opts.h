@@ -1,0 +1,29 @@
+/* model_opts.h — --model, --device and parallelization options, and
+ * loading the model and device they name. */
+#ifndef WEFT_CLI_MODEL_OPTS_H
+#define WEFT_CLI_MODEL_OPTS_H
+
+#include "opts.h"
+#include "weft.h"
+
+enum { CLI_MO_MODEL, CLI_MO_DEVICE, CLI_MO_TP, CLI_MO_PP, CLI_MO_DP, CLI_MO_EP, CLI_MO_MB, CLI_MO_VP,
+       CLI_MO_SP, CLI_MO_ZERO, CLI_MO_RECOMPUTE, CLI_MO_ORDER, CLI_MO_EFF, CLI_MO_ZOO,
+       CLI_MO_COUNT };
+
+extern const CliOpt cli_model_opts[CLI_MO_COUNT];
+
+typedef struct {
+  const char *model_name, *device_name, *zoo_dir;
+  int dp_given;
+  WeftParallel par;
+  WeftModel model;
+  WeftDevice device;
+} CliModel;
+
+/* Parallelization from the parsed values (val indexed by CLI_MO_*). Prints
+ * and returns -1 on a bad value. */
+int cli_model_opts_apply(const char *const *val, CliModel *cm);
+/* Load the model and device; dp defaults to the NPUs left by tp x pp on net. */
+int cli_model_load(CliModel *cm, const WeftNetwork *net, WeftError *err);
+
+#endif

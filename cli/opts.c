@@ -1,0 +1,77 @@
+/* opts.c — table-driven option parsing: --name VALUE, --name=VALUE, flags. */
+#include "opts.h"
+
+#include <string.h>
+
+#include "cli.h"
+
+static int find(CliOptSet *sets, int nsets, const char *s, size_t len, int *set) {
+  for (int t = 0; t < nsets; t++)
+    for (int o = 0; o < sets[t].n; o++)
+      if (sets[t].opts[o].name && strlen(sets[t].opts[o].name) == len &&
+          !strncmp(sets[t].opts[o].name, s, len)) {
+        *set = t;
+        return o;
+      }
+  return -1;
+}
+
+int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char **pos,
+                   int maxpos, int *npos) {
+  *npos = 0;
+  for (int t = 0; t < nsets; t++) {
+    for (int o = 0; o < sets[t].n; o++) sets[t].val[o] = NULL;
+    if (sets[t].nlist) *sets[t].nlist = 0;
+  }
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i];
+    if (s[0] != '-' || s[1] == '\0' || !strcmp(s, "--")) {
+      if (*npos == maxpos) {
+        cli_fail("%s: unexpected argument '%s' (try 'weft %s --help')", argv[0], s, argv[0]);
+        return -1;
+      }
+      pos[(*npos)++] = s;
+      continue;
+    }
+    const char *eq = strchr(s, '=');
+    size_t len = eq ? (size_t)(eq - s) : strlen(s);
+    int t = 0, k = find(sets, nsets, s, len, &t);
+    if (k < 0) {
+      cli_fail("unknown option '%.*s' (try 'weft %s --help')", (int)len, s, argv[0]);
+      return -1;
+    }
+    const CliOpt *o = &sets[t].opts[k];
+    const char *v = "";
+    if (o->arg) {
+      if (eq) v = eq + 1;
+      else if (i + 1 < argc) v = argv[++i];
+      else {
+        cli_fail("option '%s' needs a value (%s)", o->name, o->arg);
+        return -1;
+      }
+    } else if (eq) {
+      cli_fail("option '%s' takes no value", o->name);
+      return -1;
+    }
+    if (k == sets[t].multi) {
+      if (*sets[t].nlist == sets[t].maxlist) {
+        cli_fail("too many %s options (at most %d)", o->name, sets[t].maxlist);
+        return -1;
+      }
+      sets[t].list[(*sets[t].nlist)++] = v;
+    }
+    sets[t].val[k] = v;
+  }
+  return 0;
+}
+
+void cli_opts_help(FILE *out, const CliOptSet *sets, int nsets) {
+  for (int t = 0; t < nsets; t++)
+    for (int i = 0; i < sets[t].n; i++) {
+      const CliOpt *o = &sets[t].opts[i];
+      char left[64];
+      snprintf(left, sizeof left, "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+      fprintf(out, "  %-22s%s%s\n", left, strlen(left) > 21 ? "\n                        " : "",
+              o->help);
+    }
+}

@@ -1,0 +1,369 @@
+/* sweep.c — `weft sweep SPEC.yml`: every point of a scenario with swept
+ * values, solved exactly; one CSV row (or JSON object) per point. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mpi.h"
+#include "opts.h"
+#include "progress.h"
+
+enum { O_THREADS, O_CSV, O_JSON, O_QUIET, O_ZOO, O_HELP, O_COUNT };
+
+/* One row per option: drives parsing and --help alike. */
+static const CliOpt opts[O_COUNT] = {
+    [O_THREADS] = {"--threads", "N", "worker threads (default: every core); rows do not depend on it"},
+    [O_CSV] = {"--csv", "FILE", "write the CSV to FILE instead of stdout"},
+    [O_JSON] = {"--json", NULL, "print one JSON object (instead of the CSV on stdout)"},
+    [O_QUIET] = {"--quiet", NULL, "no progress bar, no note about points that are not ok"},
+    [O_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
+    [O_HELP] = {"--help", NULL, "this help"},
+};
+
+static void help(FILE *out) {
+  const char *val[O_COUNT];
+  CliOptSet set = {opts, O_COUNT, val, -1, NULL, 0, NULL};
+  fputs("usage: weft sweep SPEC.yml [options]\n\n"
+        "A scenario (docs/scenario.md) in which any value may be swept:\n"
+        "  tp: {sweep: [4, 8, 16]}                 the values listed (any YAML values)\n"
+        "  bw: {range: [100, 1000, 100]}           from, to, step; both ends included\n"
+        "  mb: {range: [1, 64], times: 2}          1, 2, 4, ..., 64\n"
+        "  - {range: [500, 2000, 500], format: \"sum = {}\"}   the value written into text\n"
+        "Every point of the cartesian product is solved as 'weft optimize' would;\n"
+        "one row per point: point, the swept fields' paths, status, time_ns,\n"
+        "cost_usd, objective, bw_gbps_1..D, gap, message. Exit 0 when some point is\n"
+        "ok, 1 when none, 2 bad input (also when every point is invalid input).\n\n"
+        "options:\n",
+        out);
+  cli_opts_help(out, &set, 1);
+}
+
+/* ------------------------------------------------------------------ writers */
+
+/* Short status names for CSV and JSON, as `weft codesign` writes them. */
+static const char *token(WeftPointStatus s) {
+  static const char *const names[] = {"ok", "no_memory", "invalid",
+                                      "infeasible", "unbounded", "failed"};
+  enum { N_ = 0
+#define SW_COUNT_(name, msg) +1
+                WEFT_POINT_STATUS_MAP(SW_COUNT_)
+#undef SW_COUNT_
+  };
+  _Static_assert(sizeof names / sizeof names[0] == N_, "one name per WEFT_POINT_* status");
+  return (size_t)s < N_ ? names[s] : "unknown";
+}
+
+/* RFC 4180: quoted when it holds a comma, quote or line break. */
+static void csv_str(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void csv_num(FILE *f, int ok, double v) {
+  if (ok && isfinite(v)) fprintf(f, ",%.10g", v);
+  else fputc(',', f);
+}
+
+typedef struct {
+  const WeftSweep *sw;
+  const WeftSweepRow *rows;
+  size_t n;
+  int ndims;  /* most dims over the points: the bw_gbps columns */
+} Out;
+
+static void write_csv(FILE *f, const Out *o) {
+  int nf = weft_sweep_nfields(o->sw);
+  static const char *const fixed[] = {"point", "status", "time_ns", "cost_usd", "objective",
+                                      "gap", "message"};
+  fputs("point", f);
+  for (int k = 0; k < nf; k++) {
+    const char *path = weft_sweep_field(o->sw, k);
+    int clash = 0;  /* a swept top-level `objective` would read as the result column */
+    for (size_t c = 0; c < sizeof fixed / sizeof fixed[0]; c++) clash |= !strcmp(path, fixed[c]);
+    char head[WEFT_PATH_LEN + 16];
+    snprintf(head, sizeof head, "%s%s", clash ? "scenario." : "", path);
+    fputc(',', f);
+    csv_str(f, head);
+  }
+  fputs(",status,time_ns,cost_usd,objective", f);
+  for (int d = 0; d < o->ndims; d++) fprintf(f, ",bw_gbps_%d", d + 1);
+  fputs(",gap,message\n", f);
+  for (size_t i = 0; i < o->n; i++) {
+    const WeftSweepRow *r = &o->rows[i];
+    int ok = r->status == WEFT_POINT_OK;
+    fprintf(f, "%zu", i);
+    for (int k = 0; k < nf; k++) {
+      fputc(',', f);
+      csv_str(f, weft_sweep_value(o->sw, i, k));
+    }
+    fprintf(f, ",%s", token(r->status));
+    csv_num(f, ok, r->time_ns);
+    csv_num(f, ok, r->cost_usd);
+    csv_num(f, ok, r->objective);
+    for (int d = 0; d < o->ndims; d++) csv_num(f, ok && d < r->ndims, r->bw_gbps[d]);
+    csv_num(f, ok, r->gap);
+    fputc(',', f);
+    csv_str(f, r->message);
+    fputc('\n', f);
+  }
+}
+
+/* strerror with a lowercase first letter, as every weft message. */
+static const char *why(int e, char *buf, size_t n) {
+  snprintf(buf, n, "%s", strerror(e));
+  if (buf[0] >= 'A' && buf[0] <= 'Z') buf[0] = (char)(buf[0] - 'A' + 'a');
+  return buf;
+}
+
+/* The CSV to path: a temporary file beside it, renamed when complete. */
+static int write_csv_file(const char *path, const Out *o) {
+  char msg[128];
+  size_t len = strlen(path);
+  char *tmp = malloc(len + 16);
+  if (!tmp) {
+    cli_fail("out of memory");
+    return EXIT_RUNTIME;
+  }
+  snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
+  int fd = mkstemp(tmp);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    cli_fail("%s: cannot write file: %s", path, why(errno, msg, sizeof msg));
+    if (fd >= 0) {
+      close(fd);
+      unlink(tmp);
+    }
+    free(tmp);
+    return EXIT_RUNTIME;
+  }
+  write_csv(f, o);
+  int bad = ferror(f) != 0;
+  if (fclose(f)) bad = 1;
+  if (!bad) {
+    mode_t mask = umask(0);
+    umask(mask);
+    chmod(tmp, (mode_t)0666 & ~mask);  /* mkstemp's 0600 would stick after rename */
+  }
+  if (bad || rename(tmp, path)) {
+    cli_fail("%s: cannot write file: %s", path, why(errno, msg, sizeof msg));
+    unlink(tmp);
+    free(tmp);
+    return EXIT_RUNTIME;
+  }
+  free(tmp);
+  return EXIT_OK;
+}
+
+static void json_str(FILE *out, const char *s) {
+  fputc('"', out);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+    else if (c < 0x20) fprintf(out, "\\u%04x", c);
+    else fputc(c, out);
+  }
+  fputc('"', out);
+}
+
+static void json_num(FILE *out, double v) {
+  if (isfinite(v)) fprintf(out, "%.12g", v);
+  else fputs("null", out);
+}
+
+/* Is s a number in JSON's grammar (so it can be written unquoted)? */
+static int json_number_text(const char *s) {
+  if (*s == '-') s++;
+  if (*s == '0') s++;
+  else if (*s >= '1' && *s <= '9') while (*s >= '0' && *s <= '9') s++;
+  else return 0;
+  if (*s == '.') {
+    if (!(*++s >= '0' && *s <= '9')) return 0;
+    while (*s >= '0' && *s <= '9') s++;
+  }
+  if (*s == 'e' || *s == 'E') {
+    s++;
+    if (*s == '+' || *s == '-') s++;
+    if (!(*s >= '0' && *s <= '9')) return 0;
+    while (*s >= '0' && *s <= '9') s++;
+  }
+  return *s == '\0';
+}
+
+static void write_json(FILE *f, const char *spec, const Out *o) {
+  int nf = weft_sweep_nfields(o->sw);
+  fprintf(f, "{\n  \"weft_version\": \"%s\",\n  \"spec\": ", WEFT_VERSION);
+  json_str(f, spec);
+  fputs(",\n  \"fields\": [", f);
+  for (int k = 0; k < nf; k++) {
+    if (k) fputs(", ", f);
+    json_str(f, weft_sweep_field(o->sw, k));
+  }
+  fputs("],\n  \"points\": [", f);
+  for (size_t i = 0; i < o->n; i++) {
+    const WeftSweepRow *r = &o->rows[i];
+    int ok = r->status == WEFT_POINT_OK;
+    fprintf(f, "%s\n    {\"point\": %zu, \"values\": {", i ? "," : "", i);
+    for (int k = 0; k < nf; k++) {
+      const char *v = weft_sweep_value(o->sw, i, k);
+      fputs(k ? ", " : "", f);
+      json_str(f, weft_sweep_field(o->sw, k));
+      fputs(": ", f);
+      if (json_number_text(v)) fputs(v, f);
+      else json_str(f, v);
+    }
+    fputs("}, \"status\": ", f);
+    json_str(f, token(r->status));
+    if (ok) {
+      fputs(", \"time_ns\": ", f);
+      json_num(f, r->time_ns);
+      fputs(", \"cost_usd\": ", f);
+      json_num(f, r->cost_usd);
+      fputs(", \"objective\": ", f);
+      json_num(f, r->objective);
+      fputs(", \"bw_gbps\": [", f);
+      for (int d = 0; d < r->ndims; d++) {
+        if (d) fputs(", ", f);
+        json_num(f, r->bw_gbps[d]);
+      }
+      fputs("], \"gap\": ", f);
+      json_num(f, r->gap);
+    } else {
+      fputs(", \"time_ns\": null, \"cost_usd\": null, \"objective\": null, \"bw_gbps\": null, "
+            "\"gap\": null",
+            f);
+    }
+    fputs(", \"message\": ", f);
+    json_str(f, r->message);
+    fputc('}', f);
+  }
+  fputs(o->n ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
+/* ------------------------------------------------------------------ flow */
+
+typedef struct {
+  WeftSweep *sw;
+  WeftSweepRow *rows;
+} State;
+
+static int finish(State *st, int code) {
+  free(st->rows);
+  weft_sweep_free(st->sw);
+  cli_mpi_finalize();
+  return code;
+}
+
+/* Exit status and notes once every row is in: 0 some point ok, 1 none, 2
+ * when every point is invalid input (then its first error is printed and
+ * nothing is written). */
+static int verdict(const Out *o, int quiet, size_t *nok) {
+  size_t invalid = 0, first_bad = o->n;
+  *nok = 0;
+  for (size_t i = 0; i < o->n; i++) {
+    WeftPointStatus s = o->rows[i].status;
+    *nok += s == WEFT_POINT_OK;
+    invalid += s == WEFT_POINT_INVALID;
+    if (s != WEFT_POINT_OK && first_bad == o->n) first_bad = i;
+  }
+  if (*nok == o->n) return EXIT_OK;
+  if (invalid == o->n) {
+    cli_fail("%s", o->rows[0].message);
+    if (o->n > 1)
+      cli_fail("every one of the %zu points is invalid: the first one's error is above", o->n);
+    return EXIT_USAGE;
+  }
+  if (!quiet)
+    cli_fail("%zu of %zu point%s not ok; the first, point %zu: %s: %s", o->n - *nok, o->n,
+             o->n > 1 ? "s" : "", first_bad, token(o->rows[first_bad].status),
+             o->rows[first_bad].message);
+  return *nok ? EXIT_OK : EXIT_RUNTIME;
+}
+
+int cmd_sweep(int argc, char **argv) {
+  if (cli_mpi_init(&argc, &argv)) return EXIT_RUNTIME;
+  size_t rank = cli_mpi_rank(), nranks = cli_mpi_size();
+  if (rank > 0) {  /* rank 0 speaks for all; the others see the same inputs and errors */
+    if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+      return cli_mpi_abort(EXIT_RUNTIME);
+  }
+  const char *val[O_COUNT], *spec = NULL;
+  CliOptSet set = {opts, O_COUNT, val, -1, NULL, 0, NULL};
+  State st = {0};
+  WeftError err;
+  int npos;
+  weft_error_clear(&err);
+  if (cli_opts_parse(argc, argv, &set, 1, &spec, 1, &npos)) return finish(&st, EXIT_USAGE);
+  if (val[O_HELP]) {
+    help(stdout);
+    return finish(&st, EXIT_OK);
+  }
+  if (!spec) {
+    cli_fail("missing the spec file (see 'weft sweep --help')");
+    return finish(&st, EXIT_USAGE);
+  }
+  int threads = 0;
+  if (val[O_THREADS]) {
+    char *end;
+    errno = 0;
+    long t = strtol(val[O_THREADS], &end, 10);
+    if (errno || end == val[O_THREADS] || *end || t < 1 || t > 4096) {
+      cli_fail("--threads '%s': expected an integer from 1 to 4096", val[O_THREADS]);
+      return finish(&st, EXIT_USAGE);
+    }
+    threads = (int)t;
+  }
+  int rc = weft_sweep_read(spec, val[O_ZOO] ? val[O_ZOO] : cli_zoo_dir(), &st.sw, &err);
+  if (rc) {
+    cli_error(&err);
+    return finish(&st, rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE);
+  }
+  size_t n = weft_sweep_count(st.sw);
+  if (!(st.rows = calloc(n, sizeof *st.rows))) {
+    cli_fail("out of memory");
+    return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
+  }
+
+  /* This rank's share with its threads; every row on rank 0. */
+  WeftRunSettings rs;
+  weft_run_settings_default(&rs);
+  CliProgress pg;
+  cli_progress_start(&pg, "pts");
+  if (val[O_QUIET]) pg.active = 0;
+  rs.threads = threads;
+  rs.rank = rank;
+  rs.nranks = nranks;
+  rs.progress = cli_progress_update;
+  rs.progress_ctx = &pg;
+  rc = weft_sweep_run(st.sw, st.rows, &rs, &err);
+  cli_progress_end(&pg);
+  if (rc) {
+    cli_error(&err);
+    return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
+  }
+  if (cli_mpi_gather(st.rows, n, sizeof *st.rows)) return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
+  if (rank > 0) return finish(&st, EXIT_OK);
+
+  Out o = {st.sw, st.rows, n, 0};
+  for (size_t i = 0; i < n; i++)
+    if (st.rows[i].ndims > o.ndims) o.ndims = st.rows[i].ndims;
+  size_t nok;
+  int code = verdict(&o, val[O_QUIET] != NULL, &nok);
+  if (code == EXIT_USAGE) return finish(&st, code);
+  if (val[O_JSON]) write_json(stdout, spec, &o);
+  else if (!val[O_CSV]) write_csv(stdout, &o);
+  fflush(stdout);
+  if (val[O_CSV] && (rc = write_csv_file(val[O_CSV], &o))) code = rc;
+  return finish(&st, code);
+}

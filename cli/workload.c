@@ -1,0 +1,132 @@
+/* workload.c — `weft workload`: derive a model's per-NPU workload and its
+ * communicator from the zoo and write them as ASTRA-sim 1.0 text and a LIBRA
+ * communicator yml, so the output feeds LIBRA and ASTRA-sim too. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "model_opts.h"
+
+enum { W_NETWORK, W_OUT, W_FULL, W_JSON, W_HELP, W_COUNT };
+
+static const CliOpt wopts[W_COUNT] = {
+    [W_NETWORK] = {"--network", "FILE", "LIBRA network yml the groups are laid on (required)"},
+    [W_OUT] = {"-o", "PREFIX", "write PREFIX.txt and PREFIX.comm.yml (required)"},
+    [W_FULL] = {"--compact", NULL, "merge identical layers (same analytic time, fewer lines)"},
+    [W_JSON] = {"--json", NULL, "print the summary as JSON"},
+    [W_HELP] = {"--help", NULL, "this help"},
+};
+
+static void help(FILE *out, CliOptSet *sets) {
+  fputs("usage: weft workload --model NAME --network N.yml -o PREFIX [options]\n\n"
+        "Derive the per-NPU, per-iteration workload of a zoo model under a\n"
+        "parallelization (docs/zoo.md has every formula) and write it as ASTRA-sim 1.0\n"
+        "workload text (PREFIX.txt) with its LIBRA communicator (PREFIX.comm.yml).\n"
+        "Pipeline, ZeRO-3 and expert groups use weft's '@group' extension. Exit 0\n"
+        "written, 2 bad input or a configuration that does not fit.\n\noptions:\n",
+        out);
+  cli_opts_help(out, sets, 2);
+}
+
+static void gb(FILE *out, const char *k, double bytes, int json, int last) {
+  if (json) fprintf(out, "\"%s\": %.0f%s", k, bytes, last ? "" : ", ");
+  else fprintf(out, "  %-22s %10.2f GiB\n", k, bytes / 1073741824.0);
+}
+
+static void summary(FILE *out, const CliModel *cm, const WeftWorkload *wl, const WeftGenInfo *gi,
+                    const char *txt, const char *comm, int json) {
+  const WeftParallel *p = &cm->par;
+  if (json) {
+    fprintf(out,
+            "{\"model\": \"%s\", \"device\": \"%s\", \"tp\": %d, \"pp\": %d, \"dp\": %d, "
+            "\"ep\": %d, \"micro_batch\": %d, \"microbatches\": %d, \"layers\": %d, "
+            "\"bubble_fraction\": %.6g, \"tokens\": %.0f, \"model_flops\": %.10g, "
+            "\"hw_flops\": %.10g, \"memory_bytes\": {",
+            cm->model.name, cm->device.name, p->tp, p->pp, p->dp, p->ep, p->micro_batch,
+            gi->microbatches, wl->nlayers, gi->bubble_fraction, gi->tokens, gi->model_flops,
+            gi->hw_flops);
+    gb(out, "params", gi->mem.params_bytes, 1, 0);
+    gb(out, "grads", gi->mem.grads_bytes, 1, 0);
+    gb(out, "optimizer", gi->mem.optimizer_bytes, 1, 0);
+    gb(out, "activations", gi->mem.activations_bytes, 1, 0);
+    gb(out, "total", gi->mem.total_bytes, 1, 0);
+    gb(out, "capacity", gi->mem.capacity_bytes, 1, 1);
+    fprintf(out, "}, \"workload\": \"%s\", \"communicator\": \"%s\"}\n", txt, comm);
+    return;
+  }
+  fprintf(out, "%s on %s: TP-%d PP-%d DP-%d", cm->model.title[0] ? cm->model.title : cm->model.name,
+          cm->device.name, p->tp, p->pp, p->dp);
+  if (p->ep > 1) fprintf(out, " EP-%d", p->ep);
+  fprintf(out, ", micro-batch %d x %d, bubble %.1f%%\n", p->micro_batch, gi->microbatches,
+          100.0 * gi->bubble_fraction);
+  fprintf(out, "  %-22s %10.4g PFLOP per iteration (%.4g with recomputation)\n", "model FLOPs",
+          gi->model_flops / 1e15, gi->hw_flops / 1e15);
+  fputs("memory per NPU:\n", out);
+  gb(out, "params", gi->mem.params_bytes, 0, 0);
+  gb(out, "grads", gi->mem.grads_bytes, 0, 0);
+  gb(out, "optimizer states", gi->mem.optimizer_bytes, 0, 0);
+  gb(out, "activations", gi->mem.activations_bytes, 0, 0);
+  gb(out, "total", gi->mem.total_bytes, 0, 0);
+  gb(out, "HBM", gi->mem.capacity_bytes, 0, 0);
+  fprintf(out, "wrote %s (%d layers) and %s\n", txt, wl->nlayers, comm);
+}
+
+int cmd_workload(int argc, char **argv) {
+  const char *mval[CLI_MO_COUNT], *wval[W_COUNT], *pos[1];
+  int npos;
+  CliOptSet sets[2] = {{cli_model_opts, CLI_MO_COUNT, mval, -1, NULL, 0, NULL},
+                       {wopts, W_COUNT, wval, -1, NULL, 0, NULL}};
+  if (cli_opts_parse(argc, argv, sets, 2, pos, 0, &npos)) return EXIT_USAGE;
+  if (wval[W_HELP]) {
+    help(stdout, sets);
+    return EXIT_OK;
+  }
+  if (!mval[CLI_MO_MODEL] || !wval[W_NETWORK] || !wval[W_OUT] || !*wval[W_OUT]) {
+    cli_fail("workload needs --model, --network and -o PREFIX (try 'weft workload --help')");
+    return EXIT_USAGE;
+  }
+  CliModel *cm = calloc(1, sizeof *cm);
+  WeftNetwork net;
+  WeftCommunicator comm;
+  WeftGenInfo gi;
+  WeftError err;
+  WeftWorkload *wl = weft_workload_create();
+  int code = EXIT_USAGE;
+  if (!cm || !wl) {
+    cli_fail("out of memory");
+    code = EXIT_RUNTIME;
+    goto done;
+  }
+  if (cli_model_opts_apply(mval, cm)) goto done;
+  if (weft_network_read(wval[W_NETWORK], &net, &err) || cli_model_load(cm, &net, &err) ||
+      weft_generate(&cm->model, &cm->device, &cm->par, &net, wval[W_FULL] != NULL, wl, &comm,
+                    &gi, &err)) {
+    cli_error(&err);
+    goto done;
+  }
+  size_t n = strlen(wval[W_OUT]) + 16;
+  char *txt = malloc(n), *cyml = malloc(n);
+  if (!txt || !cyml) {
+    free(txt);
+    free(cyml);
+    cli_fail("out of memory");
+    code = EXIT_RUNTIME;
+    goto done;
+  }
+  snprintf(txt, n, "%s.txt", wval[W_OUT]);
+  snprintf(cyml, n, "%s.comm.yml", wval[W_OUT]);
+  if (weft_workload_write(txt, wl, &err) || weft_communicator_write(cyml, &comm, &err)) {
+    cli_error(&err);
+    remove(txt);  /* both or neither */
+    code = EXIT_RUNTIME;
+  } else {
+    summary(stdout, cm, wl, &gi, txt, cyml, wval[W_JSON] != NULL);
+    code = EXIT_OK;
+  }
+  free(txt);
+  free(cyml);
+done:
+  weft_workload_free(wl);
+  free(cm);
+  return code;
+}

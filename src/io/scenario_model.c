@@ -1,0 +1,203 @@
+/* scenario_model.c — scenario jobs generated from the model zoo: the
+ * workload mapping {model: gpt3-175b, tp: 16, ...} and the function behind
+ * it, weft_scenario_add_model_job (also used by `weft optimize --model`). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "io/scenario.h"
+#include "io/yaml.h"
+
+static const char *const MODEL_KEYS[] = {
+    "model", "device",    "tp",        "pp",         "dp", "ep", "micro_batch", "sequence_parallel",
+    "zero",  "recompute", "order",     "efficiency", "virtual_stages", NULL};
+
+/* The step that failed, so the mapping reader can place the error. */
+enum { STEP_CHECK = 0, STEP_MODEL, STEP_DEVICE, STEP_GENERATE };
+
+static int add_job(WeftScenario *sc, const char *zoo_dir, const char *model, const char *device,
+                   const WeftParallel *par_in, int *step, WeftError *err) {
+  *step = STEP_CHECK;
+  if (!sc || !model || !par_in)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL,
+                          "no scenario, model or parallelization");
+  if (sc->net.ndims == 0)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL,
+                          "the scenario has no network yet: read it before adding a job");
+  int j = sc->njobs, rc;
+  if (j == WEFT_MAX_JOBS)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "workloads", "more than %d workloads",
+                          WEFT_MAX_JOBS);
+  if (!zoo_dir) zoo_dir = WEFT_ZOO_DIR_DEFAULT;
+  WeftModel m;
+  WeftDevice dev;
+  *step = STEP_MODEL;
+  if ((rc = weft_zoo_model(zoo_dir, model, &m, err))) return rc;
+  *step = STEP_DEVICE;
+  if ((rc = weft_zoo_device(zoo_dir, device ? device : "a100", &dev, err))) return rc;
+  *step = STEP_GENERATE;
+  WeftParallel par = *par_in;
+  if (par.dp <= 0) {  /* the rest of the NPUs */
+    double npus = weft_network_npus_total(&sc->net), tpp = (double)par.tp * (double)par.pp;
+    if (par.tp < 1 || par.pp < 1 || fmod(npus, tpp) != 0.0)
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "tp",
+                            "tp x pp = %.0f does not divide the network's %.0f NPUs", tpp, npus);
+    par.dp = (int)(npus / tpp);
+  }
+  WeftWorkload *wl = weft_workload_create();
+  if (!wl) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  memset(&comm, 0, sizeof comm);
+  rc = weft_generate(&m, &dev, &par, &sc->net, 1, wl, &comm, &info, err);  /* 1: compact */
+  if (rc) {
+    weft_workload_free(wl);
+    return rc;
+  }
+  if (!wl->file[0]) snprintf(wl->file, sizeof wl->file, "%s", m.file[0] ? m.file : sc->file);
+  if (!comm.file[0]) snprintf(comm.file, sizeof comm.file, "%s", sc->file);
+  sc->workload[j] = wl;
+  sc->comm[j] = comm;
+  sc->weight[j] = 1.0;
+  snprintf(sc->job_name[j], sizeof sc->job_name[j], "%s", m.name[0] ? m.name : model);
+  sc->njobs++;
+  return WEFT_OK;
+}
+
+int weft_scenario_add_model_job(WeftScenario *sc, const char *zoo_dir, const char *model,
+                                const char *device, const WeftParallel *par, WeftError *err) {
+  int step;
+  return add_job(sc, zoo_dir, model, device, par, &step, err);
+}
+
+/* ------------------------------------------------------------------ the mapping */
+
+static int int_key(const WeftYamlNode *map, const char *key, const char *file, int lo, int hi,
+                   int *out, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
+  if (!v) return WEFT_OK;
+  int rc = weft_yaml_int(v, file, key, NULL, out, err);
+  if (rc) return rc;
+  if (*out >= lo && *out <= hi) return WEFT_OK;
+  if (hi == 1 << 30)
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key, "%s must be >= %d, got %s",
+                          key, lo, v->text);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key,
+                        "%s must be %d to %d, got %s", key, lo, hi, v->text);
+}
+
+/* YAML's booleans: true/false, yes/no, on/off (any case). */
+static int bool_key(const WeftYamlNode *map, const char *key, const char *file, int *out,
+                    WeftError *err) {
+  static const char *const yes[] = {"true", "yes", "on"}, *const no[] = {"false", "no", "off"};
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
+  if (!v) return WEFT_OK;
+  if (v->kind == WEFT_YAML_SCALAR && v->plain)
+    for (int i = 0; i < 3; i++)
+      if (strcasecmp(v->text, yes[i]) == 0 || strcasecmp(v->text, no[i]) == 0) {
+        *out = strcasecmp(v->text, yes[i]) == 0;
+        return WEFT_OK;
+      }
+  char got[96];
+  weft_yaml_describe(v, got, sizeof got);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key,
+                        "%s must be true or false, got %s", key, got);
+}
+
+/* A name (model, device, order) as text. */
+static int text_key(const WeftYamlNode *map, const char *key, const char *file,
+                    const WeftYamlNode **node, WeftError *err) {
+  const WeftYamlNode *v = *node = weft_yaml_get(map, key, NULL);
+  if (!v || (v->kind == WEFT_YAML_SCALAR && v->len > 0 && v->len < WEFT_PATH_LEN))
+    return WEFT_OK;
+  char got[96];
+  weft_yaml_describe(v, got, sizeof got);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key, "%s must be a name, got %s",
+                        key, got);
+}
+
+/* The knobs of the mapping over weft_parallel_default; dp 0 when absent. */
+static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel *par,
+                         WeftError *err) {
+  const int big = 1 << 30;
+  const WeftYamlNode *ov, *ev;
+  int rc;
+  weft_parallel_default(par);
+  par->dp = 0;
+  if ((rc = int_key(wv, "tp", file, 1, big, &par->tp, err)) ||
+      (rc = int_key(wv, "pp", file, 1, big, &par->pp, err)) ||
+      (rc = int_key(wv, "dp", file, 1, big, &par->dp, err)) ||
+      (rc = int_key(wv, "ep", file, 1, big, &par->ep, err)) ||
+      (rc = int_key(wv, "micro_batch", file, 1, big, &par->micro_batch, err)) ||
+      (rc = int_key(wv, "virtual_stages", file, 1, big, &par->virtual_stages, err)) ||
+      (rc = int_key(wv, "zero", file, 0, 3, &par->zero_stage, err)) ||
+      (rc = bool_key(wv, "sequence_parallel", file, &par->sequence_parallel, err)) ||
+      (rc = bool_key(wv, "recompute", file, &par->recompute, err)) ||
+      (rc = text_key(wv, "order", file, &ov, err)))
+    return rc;
+  if (ov && (rc = weft_parallel_order_parse(ov->text, par->order, err))) {
+    if (err) {
+      snprintf(err->file, sizeof err->file, "%s", file);
+      err->line = ov->line;
+      err->col = ov->col;
+      snprintf(err->field, sizeof err->field, "order");
+    }
+    return rc;
+  }
+  if ((ev = weft_yaml_get(wv, "efficiency", NULL))) {
+    if ((rc = weft_yaml_double(ev, file, "efficiency", NULL, &par->efficiency, err))) return rc;
+    if (!(par->efficiency > 0.0 && par->efficiency <= 1.0))
+      return weft_error_set(err, WEFT_EINPUT, file, ev->line, ev->col, "efficiency",
+                            "efficiency must be in (0, 1], got %s", ev->text);
+  }
+  return WEFT_OK;
+}
+
+/* Move err to node `at` of file, keeping the message; a file it named
+ * before (the model's, say) goes in front of the message. */
+static void place(WeftError *err, const char *file, const WeftYamlNode *at, int keep_file) {
+  if (!err) return;
+  if (keep_file && err->file[0] && strcmp(err->file, file) != 0) {
+    char msg[sizeof err->file + sizeof err->msg + 2];
+    snprintf(msg, sizeof msg, "%s: %s", err->file, err->msg);
+    memcpy(err->msg, msg, sizeof err->msg - 1);  /* truncated to fit */
+    err->msg[sizeof err->msg - 1] = '\0';
+  }
+  snprintf(err->file, sizeof err->file, "%s", file);
+  err->line = at->line;
+  err->col = at->col;
+}
+
+int weft_scenario_model_job(const WeftYamlNode *wv, const char *file, const char *zoo_dir,
+                            WeftScenario *sc, WeftError *err) {
+  const WeftYamlNode *mv, *dv;
+  WeftParallel par;
+  int rc, step;
+  if ((rc = weft_yaml_check_keys(wv, MODEL_KEYS, file, err)) ||
+      (rc = text_key(wv, "model", file, &mv, err)) ||
+      (rc = text_key(wv, "device", file, &dv, err)))
+    return rc;
+  if (!mv)
+    return weft_error_set(err, WEFT_EINPUT, file, wv->line, wv->col, "model",
+                          "missing key 'model' (a model workload names a model of the zoo)");
+  if ((rc = read_parallel(wv, file, &par, err))) return rc;
+  char model[WEFT_PATH_LEN];
+  size_t n = mv->len;
+  if (strchr(mv->text, '/') || (n > 4 && strcmp(mv->text + n - 4, ".yml") == 0)) {
+    if ((rc = weft_scenario_resolve(file, mv, "model", model, err))) return rc;
+  } else {
+    snprintf(model, sizeof model, "%s", mv->text);  /* a zoo name */
+  }
+  rc = add_job(sc, zoo_dir, model, dv ? dv->text : NULL, &par, &step, err);
+  if (!rc || !err) return rc;
+  if (step == STEP_MODEL || step == STEP_DEVICE) {
+    /* not found (no line): at the name in the scenario; else inside the zoo's file */
+    if (err->line == 0) place(err, file, step == STEP_MODEL ? mv : dv ? dv : wv, 1);
+  } else {
+    /* the generator's complaint, at the key it names, else at the mapping */
+    const WeftYamlNode *at = err->field[0] ? weft_yaml_get(wv, err->field, NULL) : NULL;
+    place(err, file, at ? at : wv, 0);
+  }
+  return rc;
+}

@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/model_comm.yml

@@ -1,0 +1,1 @@
+optimize --tp 16 --network data/gpt3/network_4d.yml --cost-model data/gpt3/cost_4d.yml

@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/model_gpt3_tp8.yml

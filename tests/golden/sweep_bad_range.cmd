@@ -1,0 +1,1 @@
+sweep tests/golden/inputs/sweep_bad_range.yml

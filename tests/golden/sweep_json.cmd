@@ -1,0 +1,1 @@
+sweep tests/golden/inputs/sweep_mixed.yml --json | tee "$T/out.json"

@@ -1,0 +1,1 @@
+sweep tests/golden/inputs/sweep_big.yml --threads 1 --csv "$T/t1.csv" && "$WEFT" sweep tests/golden/inputs/sweep_big.yml --threads 2 --csv "$T/t2.csv" && "$WEFT" sweep tests/golden/inputs/sweep_big.yml --threads 7 --csv "$T/t7.csv"

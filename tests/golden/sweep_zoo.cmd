@@ -1,0 +1,1 @@
+sweep tests/golden/inputs/sweep_gpt3.yml --csv "$T/sweep.csv" && "$WEFT" optimize --model gpt3-175b --tp 16 --zero 1 --network data/gpt3/network_4d.yml --cost-model data/gpt3/cost_4d.yml --constraint "sum = 1000" --constraint "B1 >= B2 >= B3 >= B4" --json > "$T/opt.json"
