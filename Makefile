@@ -26,7 +26,7 @@ LIB   = $(BUILD)/libweft.a
 WEFT  = $(BUILD)/weft
 UNIT  = $(BUILD)/test_unit
 
-.PHONY: all deps run test check bench valgrind clean
+.PHONY: all deps run test check bench valgrind clean mpi
 MAKEFLAGS += --no-print-directory
 all: $(LIB) $(WEFT)
 
@@ -62,6 +62,14 @@ $(BUILD)/bench/%: bench/%.c $(BENCH_OBJ) $(LIB)
 test: deps
 	$(MAKE) $(UNIT) $(WEFT)
 	@./tests/run.sh $(BUILD)
+
+# weft built with MPI (Debian's Open MPI, installed when missing): the same
+# sources with -DWEFT_MPI into $(BUILD)/mpi/weft, for codesign and sweep
+# across ranks (mpirun -np K $(BUILD)/mpi/weft codesign ...).
+MPICC ?= mpicc
+mpi:
+	@./scripts/deps.sh --mpi
+	$(MAKE) BUILD=$(BUILD)/mpi CC=$(MPICC) CFLAGS="$(CFLAGS) -DWEFT_MPI" all
 
 # The same tests under address and undefined-behaviour sanitizers.
 check:

@@ -40,6 +40,12 @@ typedef struct {
 /* Returns 0, or prints why and returns EXIT_RUNTIME (gnuplot missing or
  * failing) or EXIT_USAGE (unknown extension). */
 int cli_plot(const char *path, const PlotData *pd);
+/* 0, or prints why and returns EXIT_USAGE: check --plot before solving. */
+int cli_plot_check(const char *path);
+/* A PlotData time breakdown from an evaluation: weighted sums over jobs of
+ * compute and exposed communication per phase (they add up to ev->time_ns). */
+void cli_plot_times(const WeftSpec *spec, const WeftEval *ev, double *compute_ns,
+                    double comm_ns[WEFT_NPHASES]);
 
 /* Print "weft: <where>: <msg>" for a library error. */
 void cli_error(const WeftError *err);

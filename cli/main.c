@@ -13,6 +13,12 @@ static const char *usage =
     "commands:\n"
     "  optimize   per-dimension bandwidth that minimises iteration time or\n"
     "             time x cost, solved exactly with a certified optimality gap\n"
+    "  workload   derive a zoo model's workload under a parallelization and write\n"
+    "             it as ASTRA-sim 1.0 text with its LIBRA communicator\n"
+    "  codesign   search parallelization x network shape x bandwidth; best designs\n"
+    "             and the Pareto front of network cost vs iteration time\n"
+    "  sweep      evaluate every point of a scenario with lists and ranges in it\n"
+    "  zoo        list the model zoo and device presets\n"
     "\n"
     "options:\n"
     "  -h, --help      this help (weft <command> --help for a command's)\n"
@@ -47,6 +53,10 @@ int main(int argc, char **argv) {
     return EXIT_OK;
   }
   if (!strcmp(cmd, "optimize")) return cmd_optimize(argc - 1, argv + 1);
+  if (!strcmp(cmd, "zoo")) return cmd_zoo(argc - 1, argv + 1);
+  if (!strcmp(cmd, "workload")) return cmd_workload(argc - 1, argv + 1);
+  if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
+  if (!strcmp(cmd, "codesign")) return cmd_codesign(argc - 1, argv + 1);
   cli_fail("unknown %s '%s' (try 'weft --help')", cmd[0] == '-' ? "option" : "command", cmd);
   return EXIT_USAGE;
 }

@@ -1,11 +1,16 @@
 #!/bin/sh
 # deps.sh — install the Debian packages weft builds and tests with, if missing.
 # A no-op when everything is there; needs root or sudo otherwise.
+# --mpi adds Debian's Open MPI (for `make mpi`: mpicc, mpirun).
 set -e
+pkgs="gcc make libyaml-dev valgrind"
+[ "${1:-}" = "--mpi" ] && pkgs="$pkgs openmpi-bin libopenmpi-dev"
 need=""
-for p in gcc make libyaml-dev valgrind; do
+for p in $pkgs; do
   dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done
+# --plot draws through gnuplot (and the plot_* goldens need it): any gnuplot will do.
+command -v gnuplot >/dev/null 2>&1 || need="$need gnuplot-nox"
 [ -z "$need" ] && exit 0
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

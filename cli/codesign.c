@@ -1,0 +1,507 @@
+/* codesign.c — `weft codesign`: for a model and an NPU count, every
+ * parallelization on every network shape, solved exactly; best and Pareto. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "codesign.h"
+#include "mpi.h"
+#include "opts.h"
+#include "progress.h"
+
+#define CS_MAX_NETWORKS 256  /* --network files */
+#define CS_DEFAULT_TOP 10
+
+/* One row per option: drives parsing and --help alike (cli_opts_parse). The
+ * table is split in two parsing sets at --network, so that --network and
+ * --constraint can each be repeated. */
+enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
+       O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
+       O_SP, O_ZERO, O_RECOMPUTE, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
+       O_PLOT, O_HELP, O_COUNT };
+
+static const CliOpt opts[O_COUNT] = {
+    [O_MODEL] = {"--model", "NAME", "model from the zoo (weft zoo lists them) or a model .yml"},
+    [O_NPUS] = {"--npus", "N", "total NPU count (required)"},
+    [O_DEVICE] = {"--device", "NAME", "accelerator preset (default a100)"},
+    [O_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
+    [O_NETWORK] = {"--network", "FILE", "a LIBRA network yml to consider (repeatable); or:"},
+    [O_BLOCKS] = {"--blocks", "LIST", "building block per dim, innermost first, e.g.\n"
+                  "                        Ring,FullyConnected,Ring,Switch: every shape is tried"},
+    [O_DIMS] = {"--dims", "D", "number of dims (default: the number of --blocks)"},
+    [O_MAXDIM] = {"--max-per-dim", "LIST", "largest NPU count per dim, 0 = no limit (default none)"},
+    [O_COSTDIMS] = {"--cost-dims", "LIST", "cost class per dim (default: the cost model's\n"
+                    "                        classes in file order, when there are D of them)"},
+    [O_COST] = {"--cost-model", "FILE", "LIBRA cost-model yml ($ per GB/s of Link, Switch, Nic)"},
+    [O_CONSTRAINT] = {"--constraint", "EXPR", "linear constraint over B1..BD, sum, cost (repeatable)"},
+    [O_OBJECTIVE] = {"--objective", "perf|perf-per-cost", "minimise time, or time x cost (default perf)"},
+    [O_LOOP] = {"--loop", "no-overlap|tp-dp-overlap", "training loop (default no-overlap)"},
+    [O_TP] = {"--tp", "LIST", "tensor-parallel degrees (default: every divisor of N)"},
+    [O_PP] = {"--pp", "LIST", "pipeline degrees (default: every divisor of N); with a\n"
+              "                        list given, a pair whose tp x pp does not divide N is\n"
+              "                        a point counted invalid"},
+    [O_MB] = {"--mb", "LIST", "micro-batch sizes (default 1,2,4,8)"},
+    [O_ORDER] = {"--order", "TP,PP,DP", "groups laid on dims innermost first (default TP,PP,DP)"},
+    [O_ALLORDERS] = {"--all-orders", NULL, "try all 6 orders of TP, PP, DP"},
+    [O_SP] = {"--sp", NULL, "sequence parallelism (reduce-scatter + all-gather for TP)"},
+    [O_ZERO] = {"--zero", "0..3", "ZeRO stage (default 0)"},
+    [O_RECOMPUTE] = {"--recompute", NULL, "full activation recomputation"},
+    [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default 1)"},
+    [O_EFF] = {"--efficiency", "X", "achieved fraction of peak FLOP/s, 0 < X <= 1 (default 0.5)"},
+    [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap per solve (default 1e-9)"},
+    [O_THREADS] = {"--threads", "N", "worker threads (default: every core); results do not depend on it"},
+    [O_TOP] = {"--top", "K", "designs listed (default 10)"},
+    [O_CSV] = {"--csv", "FILE", "every point, one row each, in enumeration order"},
+    [O_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
+    [O_PLOT] = {"--plot", "FILE", "Pareto front and the best design as a .png or .svg (gnuplot)"},
+    [O_HELP] = {"--help", NULL, "this help"},
+};
+
+typedef struct {
+  const char *val[O_COUNT];
+  const char *cons[WEFT_MAX_CONSTRAINTS];
+  int ncons;
+  const char *nets[CS_MAX_NETWORKS];
+  int nnets;
+} Args;
+
+/* Options up to --network (repeatable), then the rest (--constraint repeatable). */
+static void option_sets(Args *a, CliOptSet sets[2]) {
+  sets[0] = (CliOptSet){opts, O_NETWORK + 1, a->val, O_NETWORK, a->nets, CS_MAX_NETWORKS,
+                        &a->nnets};
+  sets[1] = (CliOptSet){opts + O_BLOCKS, O_COUNT - O_BLOCKS, a->val + O_BLOCKS,
+                        O_CONSTRAINT - O_BLOCKS, a->cons, WEFT_MAX_CONSTRAINTS, &a->ncons};
+}
+
+static void help(FILE *out) {
+  fputs("usage: weft codesign --model NAME --npus N --cost-model C.yml\n"
+        "                     (--network F.yml ... | --blocks LIST [--dims D]) [options]\n\n"
+        "Co-design: every parallelization (tp x pp x dp, micro-batch, order) on every\n"
+        "network shape, each bandwidth problem solved exactly under the constraints;\n"
+        "the best designs and the Pareto front of (network cost, iteration time).\n"
+        "Points that do not fit (memory, divisibility, constraints) are counted with a\n"
+        "reason. Exit 0 when some design is feasible, 1 when none (nothing written),\n"
+        "2 bad input.\n\n"
+        "options:\n",
+        out);
+  Args a;
+  CliOptSet sets[2];
+  option_sets(&a, sets);
+  cli_opts_help(out, sets, 2);
+}
+
+
+static int parse_args(int argc, char **argv, Args *a) {
+  CliOptSet sets[2];
+  int npos;
+  memset(a, 0, sizeof *a);
+  option_sets(a, sets);
+  return cli_opts_parse(argc, argv, sets, 2, NULL, 0, &npos);
+}
+
+/* An integer option value in lo..hi, strictly. */
+static int int_opt(int k, const char *v, long lo, long hi, int *out) {
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (!*v || *end || errno || x < lo || x > hi) {
+    cli_fail("%s must be an integer in %ld..%ld, got '%s'", opts[k].name, lo, hi, v);
+    return -1;
+  }
+  *out = (int)x;
+  return 0;
+}
+
+/* "1,2,4,8": distinct integers in lo..hi, at most max of them. */
+static int int_list(int k, const char *v, long lo, long hi, int max, int *out, int *n) {
+  *n = 0;
+  const char *s = v;
+  for (;;) {
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (end == s || errno || x < lo || x > hi || (*end && *end != ',')) {
+      cli_fail("%s '%s': expected a comma-separated list of integers in %ld..%ld", opts[k].name,
+               v, lo, hi);
+      return -1;
+    }
+    for (int j = 0; j < *n; j++)
+      if (out[j] == x) {
+        cli_fail("%s '%s': %ld is listed twice", opts[k].name, v, x);
+        return -1;
+      }
+    if (*n == max) {
+      cli_fail("%s '%s': at most %d values", opts[k].name, v, max);
+      return -1;
+    }
+    out[(*n)++] = (int)x;
+    if (!*end) return 0;
+    s = end + 1;
+  }
+}
+
+/* "Ring,FullyConnected": names of a comma-separated list into buf (one per
+ * WEFT_NAME_LEN), at most max. */
+static int name_list(int k, const char *v, char (*buf)[WEFT_NAME_LEN], int max, int *n) {
+  *n = 0;
+  for (const char *s = v;;) {
+    size_t len = strcspn(s, ",");
+    if (len == 0 || len >= WEFT_NAME_LEN || *n == max) {
+      cli_fail("%s '%s': expected at most %d comma-separated names", opts[k].name, v, max);
+      return -1;
+    }
+    memcpy(buf[*n], s, len);
+    buf[(*n)++][len] = '\0';
+    if (!s[len]) return 0;
+    s += len + 1;
+  }
+}
+
+static int same_ci(const char *a, const char *b) {
+  for (; *a && *b; a++, b++)
+    if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+  return *a == *b;
+}
+
+/* Everything codesign owns; freed in one place. */
+typedef struct {
+  WeftNetwork *nets;
+  WeftDesignPoint *pts;
+  CsReport rep;
+} State;
+
+static int finish(State *st, int code) {
+  cs_release(&st->rep);
+  free(st->pts);
+  free(st->nets);
+  cli_mpi_finalize();
+  return code;
+}
+
+/* *out = 0 or 1 for the value named n0 or n1 (the library's own names). */
+static int choose(int k, const char *v, const char *n0, const char *n1, int *out) {
+  if (!strcmp(v, n0)) *out = 0;
+  else if (!strcmp(v, n1)) *out = 1;
+  else {
+    cli_fail("%s '%s': expected %s or %s", opts[k].name, v, n0, n1);
+    return -1;
+  }
+  return 0;
+}
+
+/* The parallel knobs that are not searched, from the options. */
+static int base_parallel(const Args *a, WeftParallel *p) {
+  weft_parallel_default(p);
+  if (a->val[O_ZERO] && int_opt(O_ZERO, a->val[O_ZERO], 0, 3, &p->zero_stage)) return -1;
+  if (a->val[O_EP] && int_opt(O_EP, a->val[O_EP], 1, 1 << 24, &p->ep)) return -1;
+  p->sequence_parallel = a->val[O_SP] != NULL;
+  p->recompute = a->val[O_RECOMPUTE] != NULL;
+  if (a->val[O_ORDER]) {
+    WeftError err;
+    if (weft_parallel_order_parse(a->val[O_ORDER], p->order, &err)) {
+      cli_fail("--order '%s': %s", a->val[O_ORDER], err.msg);
+      return -1;
+    }
+  }
+  if (a->val[O_EFF]) {
+    char *end;
+    double e = strtod(a->val[O_EFF], &end);
+    if (!*a->val[O_EFF] || *end || !(e > 0.0 && e <= 1.0)) {
+      cli_fail("--efficiency must be a number in (0, 1], got '%s'", a->val[O_EFF]);
+      return -1;
+    }
+    p->efficiency = e;
+  }
+  return 0;
+}
+
+/* Networks from files: each must have npus NPUs and the same dim count.
+ * Returns 0 or an exit code (printed). */
+static int networks_from_files(const Args *a, int npus, const WeftCostModel *cm, State *st,
+                               char *desc, size_t dsize) {
+  st->nets = calloc((size_t)a->nnets, sizeof *st->nets);
+  if (!st->nets) {
+    cli_fail("out of memory");
+    return EXIT_RUNTIME;
+  }
+  for (int k = 0; k < a->nnets; k++) {
+    WeftError err;
+    double cpg[WEFT_MAX_DIMS];
+    WeftNetwork *net = &st->nets[k];
+    int rc = weft_network_read(a->nets[k], net, &err);
+    if (!rc) rc = weft_cost_per_gbps(net, cm, cpg, &err);
+    if (rc) {
+      cli_error(&err);
+      return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    if (weft_network_npus_total(net) != (double)npus) {
+      cli_fail("%s: the network has %.0f NPUs, --npus is %d", a->nets[k],
+               weft_network_npus_total(net), npus);
+      return EXIT_USAGE;
+    }
+    if (net->ndims != st->nets[0].ndims) {
+      cli_fail("%s: %d dims, but %s has %d (constraints need one dim count)", a->nets[k],
+               net->ndims, a->nets[0], st->nets[0].ndims);
+      return EXIT_USAGE;
+    }
+  }
+  snprintf(desc, dsize, "%d network file%s", a->nnets, a->nnets > 1 ? "s" : "");
+  return 0;
+}
+
+/* Every shape over --blocks. Returns 0 or an exit code (printed). */
+static int networks_from_blocks(const Args *a, int npus, const WeftCostModel *cm, State *st,
+                                size_t *nnets, char *desc, size_t dsize) {
+  char names[WEFT_MAX_DIMS][WEFT_NAME_LEN], cost_dim[WEFT_MAX_DIMS][WEFT_NAME_LEN];
+  WeftTopology topo[WEFT_MAX_DIMS];
+  int D, ndims, maxd[WEFT_MAX_DIMS] = {0};
+  if (name_list(O_BLOCKS, a->val[O_BLOCKS], names, WEFT_MAX_DIMS, &D)) return EXIT_USAGE;
+  for (int d = 0; d < D; d++) {
+    int t = -1;
+    for (int k = 0; k < 3; k++)
+      if (same_ci(names[d], weft_topology_name((WeftTopology)k))) t = k;
+    if (t < 0) {
+      cli_fail("--blocks: unknown building block '%s' (Ring, FullyConnected or Switch)",
+               names[d]);
+      return EXIT_USAGE;
+    }
+    topo[d] = (WeftTopology)t;
+  }
+  if (a->val[O_DIMS]) {
+    if (int_opt(O_DIMS, a->val[O_DIMS], 1, WEFT_MAX_DIMS, &ndims)) return EXIT_USAGE;
+    if (ndims != D) {
+      cli_fail("--dims %d, but --blocks names %d building blocks (one per dim)", ndims, D);
+      return EXIT_USAGE;
+    }
+  }
+  if (a->val[O_MAXDIM]) {
+    int n = 0, bad = 0;
+    for (const char *s = a->val[O_MAXDIM]; !bad;) {  /* "16,64,0": 0 = no limit */
+      char *end;
+      errno = 0;
+      long x = strtol(s, &end, 10);
+      if (end == s || errno || (*end && *end != ',') || x < 0 || x == 1 || x > npus ||
+          n == WEFT_MAX_DIMS)
+        bad = 1;
+      else maxd[n++] = (int)x;
+      if (!*end) break;
+      s = end + 1;
+    }
+    if (bad || n != D) {
+      cli_fail("--max-per-dim '%s': expected %d comma-separated integers, each 0 (no limit) "
+               "or in 2..%d", a->val[O_MAXDIM], D, npus);
+      return EXIT_USAGE;
+    }
+  }
+  int nc = 0;
+  if (a->val[O_COSTDIMS]) {
+    if (name_list(O_COSTDIMS, a->val[O_COSTDIMS], cost_dim, WEFT_MAX_DIMS, &nc)) return EXIT_USAGE;
+    if (nc != D) {
+      cli_fail("--cost-dims names %d classes for %d dims", nc, D);
+      return EXIT_USAGE;
+    }
+  } else if (cm->nclasses == D) {
+    for (int d = 0; d < D; d++) memcpy(cost_dim[d], cm->cls[d].name, WEFT_NAME_LEN);
+  } else {
+    cli_fail("%s: %d cost classes for %d dims: name one per dim with --cost-dims",
+             cm->file, cm->nclasses, D);
+    return EXIT_USAGE;
+  }
+  WeftError err;
+  int rc = weft_network_shapes(topo, (const char(*)[WEFT_NAME_LEN])cost_dim, D, npus, maxd,
+                               &st->nets, nnets, &err);
+  if (rc) {
+    cli_error(&err);
+    return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+  }
+  if (*nnets == 0) {
+    cli_fail("no network of %d dims (each at least 2 NPUs%s) has %d NPUs", D,
+             a->val[O_MAXDIM] ? ", at most --max-per-dim" : "", npus);
+    return EXIT_USAGE;
+  }
+  double cpg[WEFT_MAX_DIMS];  /* every shape shares the classes: check them once */
+  if (weft_cost_per_gbps(&st->nets[0], cm, cpg, &err)) {
+    cli_error(&err);
+    return EXIT_USAGE;
+  }
+  size_t k = (size_t)snprintf(desc, dsize, "%zu shape%s of", *nnets, *nnets > 1 ? "s" : "");
+  for (int d = 0; d < D && k < dsize; d++)
+    k += (size_t)snprintf(desc + k, dsize - k, "%s%s (%s)", d ? " x " : " ",
+                          weft_topology_name(topo[d]), cost_dim[d]);
+  return 0;
+}
+
+int cmd_codesign(int argc, char **argv) {
+  if (cli_mpi_init(&argc, &argv)) return EXIT_RUNTIME;
+  size_t rank = cli_mpi_rank(), nranks = cli_mpi_size();
+  if (rank > 0) {  /* rank 0 speaks for all; the others see the same inputs and errors */
+    if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+      return cli_mpi_abort(EXIT_RUNTIME);
+  }
+  Args a;
+  State st;
+  memset(&st, 0, sizeof st);
+  if (parse_args(argc, argv, &a)) return finish(&st, EXIT_USAGE);
+  if (a.val[O_HELP]) {
+    help(stdout);
+    return finish(&st, EXIT_OK);
+  }
+  char missing[128] = "";
+  static const int need[] = {O_MODEL, O_NPUS, O_COST};
+  for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+    if (!a.val[need[i]]) {
+      strcat(missing, missing[0] ? ", " : "");
+      strcat(missing, opts[need[i]].name);
+    }
+  if (missing[0]) {
+    cli_fail("missing %s (see 'weft codesign --help')", missing);
+    return finish(&st, EXIT_USAGE);
+  }
+  if ((a.nnets > 0) == (a.val[O_BLOCKS] != NULL)) {
+    cli_fail("give --network files or --blocks, one of the two");
+    return finish(&st, EXIT_USAGE);
+  }
+  if (a.nnets > 0 && (a.val[O_DIMS] || a.val[O_MAXDIM] || a.val[O_COSTDIMS])) {
+    cli_fail("--dims, --max-per-dim and --cost-dims go with --blocks, not --network");
+    return finish(&st, EXIT_USAGE);
+  }
+  WeftCodesignSpec spec;
+  memset(&spec, 0, sizeof spec);
+  int npus, threads = 0, top = CS_DEFAULT_TOP;
+  if (int_opt(O_NPUS, a.val[O_NPUS], 2, 1L << 30, &npus) ||
+      (a.val[O_THREADS] && int_opt(O_THREADS, a.val[O_THREADS], 1, 4096, &threads)) ||
+      (a.val[O_TOP] && int_opt(O_TOP, a.val[O_TOP], 0, 1 << 30, &top)) ||
+      (a.val[O_TP] && int_list(O_TP, a.val[O_TP], 1, npus, WEFT_MAX_CHOICES, spec.tp, &spec.ntp)) ||
+      (a.val[O_PP] && int_list(O_PP, a.val[O_PP], 1, npus, WEFT_MAX_CHOICES, spec.pp, &spec.npp)) ||
+      (a.val[O_MB] && int_list(O_MB, a.val[O_MB], 1, 1 << 24, WEFT_MAX_CHOICES, spec.mb, &spec.nmb)) ||
+      base_parallel(&a, &spec.base))
+    return finish(&st, EXIT_USAGE);
+  weft_settings_default(&spec.settings);
+  if (a.val[O_GAPTOL]) {
+    char *end;
+    errno = 0;
+    spec.settings.gap_tol = strtod(a.val[O_GAPTOL], &end);
+    if (errno || *end || !(spec.settings.gap_tol > 0) || !isfinite(spec.settings.gap_tol)) {
+      cli_fail("--gap-tol '%s': expected a positive number", a.val[O_GAPTOL]);
+      return finish(&st, EXIT_USAGE);
+    }
+  }
+  int obj = 0, loop = 0;
+  if ((a.val[O_OBJECTIVE] &&
+       choose(O_OBJECTIVE, a.val[O_OBJECTIVE], weft_objective_name(WEFT_OBJ_PERF),
+              weft_objective_name(WEFT_OBJ_PERF_PER_COST), &obj)) ||
+      (a.val[O_LOOP] && choose(O_LOOP, a.val[O_LOOP], weft_loop_name(WEFT_LOOP_NO_OVERLAP),
+                               weft_loop_name(WEFT_LOOP_TP_DP_OVERLAP), &loop)))
+    return finish(&st, EXIT_USAGE);
+  spec.objective = (WeftObjective)obj;
+  spec.loop = (WeftLoop)loop;
+  spec.all_orders = a.val[O_ALLORDERS] != NULL;
+  if (a.val[O_PLOT] && cli_plot_check(a.val[O_PLOT])) return finish(&st, EXIT_USAGE);
+
+  /* Inputs: model, device, cost model, networks, constraints. */
+  WeftModel *model = malloc(sizeof *model);
+  WeftDevice device;
+  WeftCostModel cost;
+  WeftConstraints cons;
+  WeftError err;
+  memset(&cons, 0, sizeof cons);
+  if (!model) {
+    cli_fail("out of memory");
+    return finish(&st, EXIT_RUNTIME);
+  }
+  const char *zoo = a.val[O_ZOO] ? a.val[O_ZOO] : cli_zoo_dir();
+  int rc = weft_zoo_model(zoo, a.val[O_MODEL], model, &err);
+  if (!rc) rc = weft_zoo_device(zoo, a.val[O_DEVICE] ? a.val[O_DEVICE] : "a100", &device, &err);
+  if (!rc) rc = weft_cost_model_read(a.val[O_COST], &cost, &err);
+  if (rc) {
+    cli_error(&err);
+    free(model);
+    return finish(&st, rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE);
+  }
+  char networks[512];
+  size_t nnets = (size_t)a.nnets;
+  rc = a.nnets > 0 ? networks_from_files(&a, npus, &cost, &st, networks, sizeof networks)
+                   : networks_from_blocks(&a, npus, &cost, &st, &nnets, networks, sizeof networks);
+  for (int i = 0; i < a.ncons && !rc; i++)
+    if (weft_constraints_parse(&cons, a.cons[i], st.nets[0].ndims, &err)) {
+      cli_fail("--constraint '%s': column %d: %s", a.cons[i], err.col, err.msg);
+      rc = EXIT_USAGE;
+    }
+  if (rc) {
+    free(model);
+    return finish(&st, rc);
+  }
+  spec.model = model;
+  spec.device = &device;
+  spec.nnets = (int)nnets;
+  spec.nets = st.nets;
+  spec.cost = &cost;
+  spec.cons = &cons;
+
+  /* Enumerate, evaluate this rank's share with its threads, gather on rank 0. */
+  size_t n = 0;
+  rc = weft_codesign_points(&spec, &st.pts, &n, &err);
+  if (rc) {
+    cli_error(&err);
+    free(model);
+    return finish(&st, rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE);
+  }
+  WeftRunSettings rs;
+  weft_run_settings_default(&rs);
+  CliProgress pg;
+  cli_progress_start(&pg, "pts");
+  rs.threads = threads;
+  rs.rank = rank;
+  rs.nranks = nranks;
+  rs.progress = cli_progress_update;
+  rs.progress_ctx = &pg;
+  rc = weft_codesign_run(&spec, st.pts, n, &rs, &err);
+  cli_progress_end(&pg);
+  if (rc) {
+    cli_error(&err);
+    free(model);
+    return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
+  }
+  if (cli_mpi_gather(st.pts, n, sizeof *st.pts)) {
+    free(model);
+    return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
+  }
+  if (rank > 0) {
+    free(model);
+    return finish(&st, EXIT_OK);
+  }
+
+  /* Report (rank 0). */
+  CsReport *r = &st.rep;
+  r->spec = &spec;
+  r->pts = st.pts;
+  r->n = n;
+  r->npus = npus;
+  r->networks = networks;
+  r->cons = a.cons;
+  r->ncons = a.ncons;
+  r->top = top;
+  if (cs_summarize(r)) {
+    cli_fail("out of memory");
+    free(model);
+    return finish(&st, EXIT_RUNTIME);
+  }
+  if (a.val[O_JSON]) cs_json(stdout, r);
+  else cs_table(stdout, r);
+  fflush(stdout);
+  int code = EXIT_OK;
+  if (r->nok == 0) {  /* a failure: nothing written, as for any failing command */
+    cli_fail("no feasible design among %zu points%s", n,
+             a.val[O_CSV] || a.val[O_PLOT] ? " (nothing written)" : "");
+    code = EXIT_RUNTIME;
+  } else if (a.val[O_CSV] && (rc = cs_csv(a.val[O_CSV], r))) {
+    code = rc;
+  } else if (a.val[O_PLOT] && (rc = cs_plot(a.val[O_PLOT], r))) {
+    code = rc;
+  }
+  free(model);
+  return finish(&st, code);
+}

@@ -1,0 +1,71 @@
+/* progress.c — the progress bar: redrawn in place with \r on stderr when it
+ * is a terminal, erased at the end; silent when stderr is a file or pipe. */
+#include "progress.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BAR_CELLS 30
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* 950, 12.3k, 4.56M: three significant figures or so. */
+static void human(char *buf, size_t size, double x) {
+  if (x < 1e3) snprintf(buf, size, "%.0f", x);
+  else if (x < 1e6) snprintf(buf, size, "%.1fk", x / 1e3);
+  else snprintf(buf, size, "%.2fM", x / 1e6);
+}
+
+char *cli_progress_format(char *buf, size_t size, size_t done, size_t total, double elapsed_s,
+                          const char *unit) {
+  double frac = total > 0 ? (double)done / (double)total : 1.0;
+  if (frac > 1.0) frac = 1.0;
+  char bar[BAR_CELLS + 1];
+  int full = (int)(frac * BAR_CELLS);
+  for (int k = 0; k < BAR_CELLS; k++) bar[k] = k < full ? '=' : ' ';
+  if (full < BAR_CELLS && done > 0) bar[full] = '>';
+  bar[BAR_CELLS] = '\0';
+  double rate = elapsed_s > 0 ? (double)done / elapsed_s : 0.0;
+  char r[32], eta[32];
+  human(r, sizeof r, rate);
+  if (rate > 0 && done <= total) {
+    long s = (long)((double)(total - done) / rate + 0.5);
+    snprintf(eta, sizeof eta, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+  } else {
+    snprintf(eta, sizeof eta, "?");
+  }
+  snprintf(buf, size, "[%s] %zu/%zu %d%% %s %s/s ETA %s", bar, done, total,
+           (int)(frac * 100.0), r, unit ? unit : "items", eta);
+  return buf;
+}
+
+void cli_progress_start(CliProgress *pg, const char *unit) {
+  memset(pg, 0, sizeof *pg);
+  pg->active = isatty(STDERR_FILENO);
+  pg->t0_s = now_s();
+  pg->unit = unit;
+}
+
+void cli_progress_update(void *ctx, size_t done, size_t total) {
+  CliProgress *pg = ctx;
+  if (!pg || !pg->active) return;
+  char line[160];
+  cli_progress_format(line, sizeof line, done, total, now_s() - pg->t0_s, pg->unit);
+  int len = (int)strlen(line);
+  fprintf(stderr, "\r%s%*s", line, pg->width > len ? pg->width - len : 0, "");
+  fflush(stderr);
+  if (len > pg->width) pg->width = len;
+}
+
+void cli_progress_end(CliProgress *pg) {
+  if (!pg || !pg->active || pg->width == 0) return;
+  fprintf(stderr, "\r%*s\r", pg->width, "");
+  fflush(stderr);
+  pg->width = 0;
+}

@@ -1,0 +1,337 @@
+/* codesign.c — co-design search: enumerate (network shape, parallelization)
+ * points in a fixed order, evaluate each exactly (generate, solve), in parallel. */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "search/pool.h"
+#include "search/shapes.h"
+
+#define CODESIGN_MAX_POINTS 20000000  /* ~9 GB of points: beyond, the search is a typo */
+
+static const char *const point_status_names[] = {
+#define WEFT_POINT_NAME_(name, msg) msg,
+    WEFT_POINT_STATUS_MAP(WEFT_POINT_NAME_)
+#undef WEFT_POINT_NAME_
+};
+
+const char *weft_point_status_name(WeftPointStatus s) {
+  size_t n = sizeof point_status_names / sizeof point_status_names[0];
+  return (size_t)s < n ? point_status_names[s] : "unknown status";
+}
+
+void weft_run_settings_default(WeftRunSettings *rs) {
+  if (!rs) return;
+  memset(rs, 0, sizeof *rs);
+  rs->threads = 0;
+  rs->rank = 0;
+  rs->nranks = 1;
+}
+
+/* Copy src into a reason buffer, cut to fit. */
+static void set_reason(WeftDesignPoint *pt, const char *src) {
+  size_t len = strnlen(src, sizeof pt->reason - 1);
+  memcpy(pt->reason, src, len);
+  pt->reason[len] = '\0';
+}
+
+static int check_list(const char *name, int n, const int *v, int lo, WeftError *err) {
+  if (n < 0 || n > WEFT_MAX_CHOICES)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, name, "%s: %d choices, at most %d allowed",
+                          name, n, WEFT_MAX_CHOICES);
+  for (int k = 0; k < n; k++)
+    if (v[k] < lo)
+      return weft_error_set(err, WEFT_EINVAL, "", 0, 0, name, "%s: %d is below %d", name, v[k],
+                            lo);
+  return WEFT_OK;
+}
+
+static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
+  if (!spec || !spec->model || !spec->device || !spec->cost || (spec->nnets > 0 && !spec->nets))
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "codesign spec: missing model, "
+                          "device, cost model or networks");
+  if (spec->nnets < 0)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "nets", "negative network count");
+  for (int i = 0; i < spec->nnets; i++) {
+    const WeftNetwork *net = &spec->nets[i];
+    if (net->ndims < 1 || net->ndims > WEFT_MAX_DIMS)
+      return weft_error_set(err, WEFT_EINVAL, net->file, 0, 0, "ndims",
+                            "network %d: %d dims, expected 1..%d", i, net->ndims, WEFT_MAX_DIMS);
+    double total = weft_network_npus_total(net);
+    if (!(total >= 1 && total <= INT32_MAX))
+      return weft_error_set(err, WEFT_EINVAL, net->file, 0, 0, "npus",
+                            "network %d: %.0f NPUs, expected 1..%d", i, total, INT32_MAX);
+  }
+  int rc = check_list("tp", spec->ntp, spec->tp, 1, err);
+  if (!rc) rc = check_list("pp", spec->npp, spec->pp, 1, err);
+  if (!rc) rc = check_list("mb", spec->nmb, spec->mb, 1, err);
+  return rc;
+}
+
+/* The (tp, pp) pairs of one network, in enumeration order. Lists given:
+ * their cross product (a pair whose product does not divide the NPUs is a
+ * point with dp = 0, INVALID). Lists left empty: every divisor, and with both
+ * empty only the pairs with tp*pp dividing the NPUs (the others have no dp). */
+typedef struct {
+  int n;
+  int tp[WEFT_SHAPES_MAX_DIVISORS], pp[WEFT_SHAPES_MAX_DIVISORS];
+  int ntp, npp;
+} Lists;
+
+static void lists_for(const WeftCodesignSpec *spec, int npus, Lists *l) {
+  if (spec->ntp > 0) {
+    memcpy(l->tp, spec->tp, (size_t)spec->ntp * sizeof l->tp[0]);
+    l->ntp = spec->ntp;
+  } else {
+    l->ntp = weft_divisors(npus, l->tp, WEFT_SHAPES_MAX_DIVISORS);
+  }
+  if (spec->npp > 0) {
+    memcpy(l->pp, spec->pp, (size_t)spec->npp * sizeof l->pp[0]);
+    l->npp = spec->npp;
+  } else {
+    l->npp = weft_divisors(npus, l->pp, WEFT_SHAPES_MAX_DIVISORS);
+  }
+}
+
+/* Is the pair enumerated at all? */
+static int pair_listed(const WeftCodesignSpec *spec, int npus, int tp, int pp) {
+  if (spec->ntp > 0 || spec->npp > 0) return 1;
+  return (long)tp * pp <= npus && npus % ((long)tp * pp) == 0;
+}
+
+static const int default_mb[] = {1, 2, 4, 8};
+static const WeftParDim all_orders[6][3] = {
+    {WEFT_PAR_TP, WEFT_PAR_PP, WEFT_PAR_DP}, {WEFT_PAR_TP, WEFT_PAR_DP, WEFT_PAR_PP},
+    {WEFT_PAR_PP, WEFT_PAR_TP, WEFT_PAR_DP}, {WEFT_PAR_PP, WEFT_PAR_DP, WEFT_PAR_TP},
+    {WEFT_PAR_DP, WEFT_PAR_TP, WEFT_PAR_PP}, {WEFT_PAR_DP, WEFT_PAR_PP, WEFT_PAR_TP}};
+
+/* Walk every point; with out == NULL only count. Order: net, tp, pp, mb, order. */
+static size_t enumerate(const WeftCodesignSpec *spec, Lists *l, WeftDesignPoint *out) {
+  const int *mb = spec->nmb > 0 ? spec->mb : default_mb;
+  int nmb = spec->nmb > 0 ? spec->nmb : (int)(sizeof default_mb / sizeof default_mb[0]);
+  int nord = spec->all_orders ? 6 : 1;
+  size_t count = 0;
+  for (int net = 0; net < spec->nnets; net++) {
+    int npus = (int)weft_network_npus_total(&spec->nets[net]);
+    lists_for(spec, npus, l);
+    for (int a = 0; a < l->ntp; a++)
+      for (int b = 0; b < l->npp; b++) {
+        int tp = l->tp[a], pp = l->pp[b];
+        if (!pair_listed(spec, npus, tp, pp)) continue;
+        if (!out) {
+          count += (size_t)nmb * (size_t)nord;
+          if (count > CODESIGN_MAX_POINTS) return count;
+          continue;
+        }
+        long tpp = (long)tp * pp;
+        int dp = tpp <= npus && npus % tpp == 0 ? (int)(npus / tpp) : 0;
+        for (int m = 0; m < nmb; m++)
+          for (int o = 0; o < nord; o++) {
+            WeftDesignPoint *pt = &out[count++];
+            pt->net = net;
+            pt->par = spec->base;
+            pt->par.tp = tp;
+            pt->par.pp = pp;
+            pt->par.dp = dp;
+            pt->par.micro_batch = mb[m];
+            if (spec->all_orders) memcpy(pt->par.order, all_orders[o], sizeof pt->par.order);
+            pt->status = WEFT_POINT_OK;
+          }
+      }
+  }
+  return count;
+}
+
+int weft_codesign_points(const WeftCodesignSpec *spec, WeftDesignPoint **out, size_t *n,
+                         WeftError *err) {
+  if (out) *out = NULL;
+  if (n) *n = 0;
+  if (!out || !n) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "null argument");
+  int rc = check_spec(spec, err);
+  if (rc) return rc;
+  Lists *l = malloc(sizeof *l);
+  if (!l) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
+  size_t total = enumerate(spec, l, NULL);
+  if (total > CODESIGN_MAX_POINTS) {
+    free(l);
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, NULL,
+                          "more than %d design points: narrow the shapes or the tp, pp, "
+                          "micro-batch lists", CODESIGN_MAX_POINTS);
+  }
+  WeftDesignPoint *pts = total ? calloc(total, sizeof *pts) : NULL;
+  if (total && !pts) {
+    free(l);
+    return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL,
+                          "out of memory for %zu design points", total);
+  }
+  enumerate(spec, l, pts);
+  free(l);
+  *out = pts;
+  *n = total;
+  return WEFT_OK;
+}
+
+/* What one evaluation needs besides the point: reused across the points a
+ * thread evaluates, so the generator does not reallocate its layers. */
+typedef struct {
+  WeftWorkload *wl;
+  WeftCommunicator comm;
+} Scratch;
+
+static void eval_with(const WeftCodesignSpec *spec, WeftDesignPoint *pt, Scratch *s) {
+  /* Results start from zero so a point's bytes depend on its inputs alone. */
+  pt->status = WEFT_POINT_OK;
+  pt->time_ns = pt->cost_usd = pt->objective = pt->equal_time_ns = pt->mem_bytes = pt->gap = 0;
+  memset(pt->bw_gbps, 0, sizeof pt->bw_gbps);
+  memset(pt->reason, 0, sizeof pt->reason);
+  if (pt->net < 0 || pt->net >= spec->nnets) {
+    pt->status = WEFT_POINT_INVALID;
+    set_reason(pt, "network index out of range");
+    return;
+  }
+  const WeftNetwork *net = &spec->nets[pt->net];
+  if (pt->par.dp < 1) {  /* listed by a tp or pp list, but tp*pp does not divide the NPUs */
+    pt->status = WEFT_POINT_INVALID;
+    snprintf(pt->reason, sizeof pt->reason, "tp x pp = %ld does not divide the %.0f NPUs",
+             (long)pt->par.tp * pt->par.pp, weft_network_npus_total(net));
+    return;
+  }
+  WeftGenInfo info;
+  WeftError err;
+  memset(&info, 0, sizeof info);
+  weft_error_clear(&err);
+  memset(&s->comm, 0, sizeof s->comm);
+  int rc = weft_generate(spec->model, spec->device, &pt->par, net, 1, s->wl, &s->comm, &info,
+                         &err);
+  pt->mem_bytes = info.mem.total_bytes;
+  if (rc) {
+    pt->status = rc == WEFT_EMODEL                      ? WEFT_POINT_NO_MEMORY
+                 : rc == WEFT_EINPUT || rc == WEFT_EINVAL ? WEFT_POINT_INVALID
+                                                          : WEFT_POINT_FAILED;
+    set_reason(pt, err.msg[0] ? err.msg : weft_strerror(rc));
+    return;
+  }
+  WeftSpec ws;
+  memset(&ws, 0, sizeof ws);
+  ws.net = net;
+  ws.cost = spec->cost;
+  ws.njobs = 1;
+  ws.jobs[0].workload = s->wl;
+  ws.jobs[0].comm = &s->comm;
+  ws.jobs[0].weight = 1.0;
+  memcpy(ws.jobs[0].name, spec->model->name, sizeof ws.jobs[0].name);
+  ws.cons = spec->cons;
+  ws.objective = spec->objective;
+  ws.loop = spec->loop;
+  WeftProblem *p = NULL;
+  rc = weft_problem_create(&ws, &p, &err);
+  if (rc) {
+    pt->status = rc == WEFT_EINPUT || rc == WEFT_EINVAL ? WEFT_POINT_INVALID : WEFT_POINT_FAILED;
+    set_reason(pt, err.msg[0] ? err.msg : weft_strerror(rc));
+    return;
+  }
+  WeftResult res;
+  rc = weft_problem_solve(p, &spec->settings, &res);
+  if (rc) {
+    pt->status = WEFT_POINT_FAILED;
+    set_reason(pt, weft_strerror(rc));
+  } else if (res.status != WEFT_STATUS_SOLVED) {
+    pt->status = res.status == WEFT_STATUS_INFEASIBLE   ? WEFT_POINT_INFEASIBLE
+                 : res.status == WEFT_STATUS_UNBOUNDED ? WEFT_POINT_UNBOUNDED
+                                                       : WEFT_POINT_FAILED;
+    set_reason(pt, res.message[0] ? res.message : weft_status_name(res.status));
+  } else {
+    int D = res.ndims < WEFT_MAX_DIMS ? res.ndims : WEFT_MAX_DIMS;
+    pt->time_ns = res.eval.time_ns;
+    pt->cost_usd = res.eval.cost_usd;
+    pt->objective = res.objective;
+    pt->gap = res.gap;
+    memcpy(pt->bw_gbps, res.bw_gbps, (size_t)D * sizeof pt->bw_gbps[0]);
+    double eq[WEFT_MAX_DIMS];
+    WeftEval ev;
+    weft_equal_bw(res.bw_gbps, D, eq);
+    pt->equal_time_ns = weft_problem_evaluate(p, eq, &ev) == WEFT_OK ? ev.time_ns : 0.0;
+  }
+  weft_problem_free(p);
+}
+
+void weft_codesign_eval(const WeftCodesignSpec *spec, WeftDesignPoint *pt) {
+  if (!spec || !pt) return;
+  Scratch s;
+  s.wl = weft_workload_create();
+  if (!s.wl) {
+    pt->status = WEFT_POINT_FAILED;
+    set_reason(pt, weft_strerror(WEFT_ENOMEM));
+    return;
+  }
+  eval_with(spec, pt, &s);
+  weft_workload_free(s.wl);
+}
+
+/* Per-thread scratch without thread ids: at most `threads` evaluations run at
+ * once, so a slot is always free; a thread claims one for a point (one
+ * compare-and-swap) and gives it back. */
+typedef struct {
+  atomic_int busy;
+  Scratch s;
+} Slot;
+
+typedef struct {
+  const WeftCodesignSpec *spec;
+  WeftDesignPoint *pts;
+  int nslots;
+  Slot *slot;
+} RunCtx;
+
+static void run_one(void *ctx, size_t i) {
+  RunCtx *r = ctx;
+  for (;;)
+    for (int k = 0; k < r->nslots; k++) {
+      int zero = 0;
+      if (atomic_compare_exchange_strong(&r->slot[k].busy, &zero, 1)) {
+        Slot *sl = &r->slot[k];
+        if (!sl->s.wl) sl->s.wl = weft_workload_create();
+        if (sl->s.wl) {
+          eval_with(r->spec, &r->pts[i], &sl->s);
+        } else {
+          r->pts[i].status = WEFT_POINT_FAILED;
+          set_reason(&r->pts[i], weft_strerror(WEFT_ENOMEM));
+        }
+        atomic_store(&sl->busy, 0);
+        return;
+      }
+    }
+}
+
+int weft_codesign_run(const WeftCodesignSpec *spec, WeftDesignPoint *pts, size_t n,
+                      const WeftRunSettings *rs, WeftError *err) {
+  WeftRunSettings def;
+  if (!rs) {
+    weft_run_settings_default(&def);
+    rs = &def;
+  }
+  int rc = check_spec(spec, err);
+  if (rc) return rc;
+  if (n > 0 && !pts) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "null points");
+  if (rs->nranks == 0 || rs->rank >= rs->nranks)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "rank", "rank %zu of %zu", rs->rank,
+                          rs->nranks);
+  int threads = rs->threads;
+  if (threads <= 0) {
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    threads = c > 0 ? (int)c : 1;
+  }
+  RunCtx r = {.spec = spec, .pts = pts, .nslots = threads, .slot = NULL};
+  r.slot = calloc((size_t)threads, sizeof *r.slot);
+  if (!r.slot) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
+  for (int k = 0; k < threads; k++) atomic_init(&r.slot[k].busy, 0);
+  rc = weft_pool_run(n, threads, rs->rank, rs->nranks, run_one, &r, rs->progress,
+                     rs->progress_ctx);
+  for (int k = 0; k < threads; k++) weft_workload_free(r.slot[k].s.wl);
+  free(r.slot);
+  if (rc) return weft_error_set(err, rc, "", 0, 0, NULL, "thread pool: %s", weft_strerror(rc));
+  return WEFT_OK;
+}

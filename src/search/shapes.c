@@ -1,0 +1,107 @@
+/* shapes.c — every network shape over fixed building blocks: the ordered
+ * factorizations of the NPU count into ndims factors, each within its bounds. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/shapes.h"
+
+#define SHAPES_MAX 10000000  /* refuse more shapes than this: a search that large is a typo */
+
+int weft_divisors(int n, int *div, int max) {
+  int lo = 0, nhi = 0, hi[WEFT_SHAPES_MAX_DIVISORS];
+  for (long f = 1; f * f <= n; f++)
+    if (n % f == 0) {
+      if (lo < max) div[lo++] = (int)f;
+      if (f * f != n && nhi < WEFT_SHAPES_MAX_DIVISORS) hi[nhi++] = (int)(n / f);
+    }
+  for (int k = nhi - 1; k >= 0 && lo < max; k--) div[lo++] = hi[k];
+  return lo;
+}
+
+typedef struct {
+  int ndims;
+  const int *hi;          /* upper bound per dim (>= 2) */
+  int cur[WEFT_MAX_DIMS];
+  size_t count;
+  WeftNetwork *out;       /* NULL: count only */
+  const WeftNetwork *proto;
+  const int *div;         /* divisors of the NPU count, ascending */
+  int ndiv;
+} Walk;
+
+/* Dims d.. must multiply to rest. Smallest factor first, so shapes come out
+ * in lexicographic order of (npus[0], npus[1], ...). */
+static void walk(Walk *w, int d, long rest) {
+  if (w->count > SHAPES_MAX) return;
+  if (d == w->ndims - 1) {
+    if (rest < 2 || rest > w->hi[d]) return;
+    w->cur[d] = (int)rest;
+    if (w->out) {
+      WeftNetwork *net = &w->out[w->count];
+      *net = *w->proto;
+      memcpy(net->npus, w->cur, (size_t)w->ndims * sizeof w->cur[0]);
+    }
+    w->count++;
+    return;
+  }
+  /* Each later dim needs at least 2: f <= rest / 2^(ndims-1-d). */
+  long cap = rest >> (w->ndims - 1 - d);
+  if (cap > w->hi[d]) cap = w->hi[d];
+  for (int k = 0; k < w->ndiv && w->div[k] <= cap; k++)
+    if (w->div[k] >= 2 && rest % w->div[k] == 0) {
+      w->cur[d] = w->div[k];
+      walk(w, d + 1, rest / w->div[k]);
+    }
+}
+
+int weft_network_shapes(const WeftTopology *topo, const char (*cost_dim)[WEFT_NAME_LEN],
+                        int ndims, int npus, const int *max_per_dim, WeftNetwork **out,
+                        size_t *n, WeftError *err) {
+  if (out) *out = NULL;
+  if (n) *n = 0;
+  if (!topo || !out || !n)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "null argument");
+  if (ndims < 1 || ndims > WEFT_MAX_DIMS)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "dims",
+                          "the number of dims must be in 1..%d, got %d", WEFT_MAX_DIMS, ndims);
+  if (npus < 2)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "npus",
+                          "the NPU count must be at least 2, got %d", npus);
+  WeftNetwork proto;
+  memset(&proto, 0, sizeof proto);
+  proto.ndims = ndims;
+  int hi[WEFT_MAX_DIMS];
+  for (int d = 0; d < ndims; d++) {
+    if (topo[d] != WEFT_RING && topo[d] != WEFT_FULLY_CONNECTED && topo[d] != WEFT_SWITCH)
+      return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "blocks", "dim %d: unknown topology %d",
+                            d + 1, (int)topo[d]);
+    int m = max_per_dim ? max_per_dim[d] : 0;
+    if (m < 0 || m == 1)
+      return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "max_per_dim",
+                            "dim %d: the largest size must be 0 (no limit) or at least 2, got %d",
+                            d + 1, m);
+    hi[d] = m == 0 || m > npus ? npus : m;
+    proto.topology[d] = topo[d];
+    if (cost_dim) {
+      size_t len = strnlen(cost_dim[d], WEFT_NAME_LEN - 1);
+      memcpy(proto.cost_dim[d], cost_dim[d], len);
+      proto.cost_dim[d][len] = '\0';
+    }
+  }
+  int div[WEFT_SHAPES_MAX_DIVISORS], ndiv = weft_divisors(npus, div, WEFT_SHAPES_MAX_DIVISORS);
+  Walk w = {.ndims = ndims, .hi = hi, .count = 0, .out = NULL, .proto = &proto,
+            .div = div, .ndiv = ndiv};
+  walk(&w, 0, npus);
+  if (w.count > SHAPES_MAX)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "npus",
+                          "more than %d network shapes: bound the dims", SHAPES_MAX);
+  size_t total = w.count;
+  if (total == 0) return WEFT_OK;  /* none: the caller says why (npus < 2^ndims, bounds) */
+  w.out = malloc(total * sizeof *w.out);
+  if (!w.out) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
+  w.count = 0;
+  walk(&w, 0, npus);
+  *out = w.out;
+  *n = total;
+  return WEFT_OK;
+}

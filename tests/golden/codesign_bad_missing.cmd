@@ -1,0 +1,1 @@
+codesign --model bert-large

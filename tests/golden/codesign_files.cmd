@@ -1,0 +1,1 @@
+codesign --model bert-large --npus 16 --network tests/golden/inputs/codesign_net_a.yml --network tests/golden/inputs/codesign_net_b.yml --cost-model tests/golden/inputs/codesign_cost2.yml --constraint 'sum = 100' --tp 1,2,4 --pp 1,3 --mb 1 --json >"$T/out.json"

@@ -1,0 +1,1 @@
+s/: needs .*/: needs <memory numbers>/

@@ -1,0 +1,1 @@
+--version >/dev/null && PATH="$PWD/tests/golden/inputs/plot_failing_gnuplot" "$WEFT" optimize tests/golden/inputs/small.yml --plot "$T/fig.png"

@@ -1,0 +1,1 @@
+--version >/dev/null && PATH=/nonexistent "$WEFT" optimize tests/golden/inputs/small.yml --plot "$T/fig.png"
