@@ -624,7 +624,12 @@ static void gen_compact_same_time(void) {
     double tf = gt_time(&net, full, &cf, bw), tc = gt_time(&net, cmp, &cc, bw);
     CHECK(tf > 0);
     CHECK_NEAR(tc, tf, 1e-12);
-    CHECK(!memcmp(&inf, &inc, sizeof inf));
+    /* field by field: the struct has padding, which memcmp would read */
+    CHECK(inf.microbatches == inc.microbatches && inf.layers_per_stage == inc.layers_per_stage);
+    CHECK(inf.bubble_fraction == inc.bubble_fraction && inf.samples == inc.samples);
+    CHECK(inf.tokens == inc.tokens && inf.model_flops == inc.model_flops);
+    CHECK(inf.hw_flops == inc.hw_flops && inf.mem.total_bytes == inc.mem.total_bytes);
+    CHECK(inf.mem.activations_bytes == inc.mem.activations_bytes && inf.mem.fits == inc.mem.fits);
     /* Every compute time and size is a whole number (the text form is exact). */
     for (int l = 0; l < full->nlayers; l++)
       for (int ph = 0; ph < 3; ph++) {
@@ -696,6 +701,48 @@ static void gen_pipeline(void) {
   wl->layers[0].phase[0].coll = wl->layers[0].phase[1].coll = WEFT_COLL_NONE;
   double t0 = gt_time(&net, wl, &comm, bw);
   CHECK_NEAR(t - t0, 2 * 84934656.0 / 100, 1e-9);
+  weft_workload_free(wl);
+}
+
+/* Interleaved 1F1B, GPT-3 TP-16 PP-4 DP-64 with 2 chunks per stage: m = 24,
+ * the stage's work repeats m + (pp-1)/v = 24 + 3/2 = 25.5 times (plain 1F1B:
+ * 27) and each micro-batch crosses v = 2 times as many stage boundaries.
+ * SENDRECV: 25.5 x 2 x S/16 = 51 x 3,145,728 = 160,432,128 bytes.
+ * Attention compute: 167,503,724,544 x 25.5 = 4,271,344,975,872 FLOPs at
+ * 156e12 FLOP/s = 27,380,416.51 ns -> 27,380,417. Its TP all-reduce:
+ * 25.5 x 50,331,648 = 1,283,457,024 bytes. Bubble (pp-1)/(v m) = 3/48. */
+static void gen_interleaved(void) {
+  WeftModel m = gt_gpt3();
+  WeftDevice dev = gt_a100(1000);
+  WeftNetwork net = gt_libra_net();
+  WeftParallel par;
+  weft_parallel_default(&par);
+  CHECK_EQ_INT(par.virtual_stages, 1);
+  par.tp = 16;
+  par.pp = 4;
+  par.dp = 64;
+  par.virtual_stages = 2;
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+  CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  int g = gt_group(wl, "pp");
+  const WeftLayer *p = gt_layer(wl, "pipeline");
+  GT_PHASE(p, WEFT_PHASE_FWD, 0, WEFT_COLL_SENDRECV, 160432128, g);
+  GT_PHASE(p, WEFT_PHASE_IG, 0, WEFT_COLL_SENDRECV, 160432128, g);
+  const WeftLayer *a = gt_layer(wl, "L73.attn");
+  GT_PHASE(a, WEFT_PHASE_FWD, 27380417, WEFT_COLL_ALLREDUCE, 1283457024, 0);
+  CHECK_NEAR(info.bubble_fraction, 3.0 / 48, 1e-15);
+  /* 5 chunks: 4 x 5 = 20 does not divide 96 layers */
+  par.virtual_stages = 5;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "virtual_stages"));
+  /* no pipeline, nothing to interleave */
+  par.virtual_stages = 2;
+  par.pp = 1;
+  par.dp = 256;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
   weft_workload_free(wl);
 }
 
@@ -1331,6 +1378,7 @@ const TestCase suite_gen[] = {
     {"gen/tiny_by_hand", gen_tiny_by_hand},
     {"gen/compact_same_time", gen_compact_same_time},
     {"gen/pipeline", gen_pipeline},
+    {"gen/interleaved", gen_interleaved},
     {"gen/seq_parallel", gen_seq_parallel},
     {"gen/zero", gen_zero},
     {"gen/no_fit", gen_no_fit},
