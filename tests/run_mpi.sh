@@ -1,5 +1,5 @@
 #!/bin/sh
-# run_mpi.sh — codesign across MPI ranks gives the same bytes as one process:
+# run_mpi.sh — codesign and sweep across MPI ranks gives the same bytes as one process:
 # the CSV (every point, enumeration order) and the report of a single-thread
 # run, a 2-thread run and `mpirun -np 2` of the MPI build (make mpi) must be
 # identical. Skipped, with a note, when mpirun or the MPI build is missing.
@@ -40,4 +40,13 @@ for f in t2 m2; do
     diff "$tmp/t1.out" "$tmp/$f.out" | head -10; fail=1; }
 done
 [ $fail = 0 ] && echo "mpi: ok: 1 thread, 2 threads and 2 MPI ranks give the same $rows-row CSV and report"
+# The same for a sweep: 2 ranks give the single-thread CSV byte for byte.
+spec=tests/golden/inputs/sweep_big.yml
+"$WEFT" sweep $spec --threads 1 --csv "$tmp/s1.csv" >/dev/null 2>"$tmp/s1.err" || fail=1
+$MPIRUN "$MPI_WEFT" sweep $spec --threads 1 --csv "$tmp/s2.csv" >/dev/null 2>"$tmp/s2.err" || fail=1
+if cmp -s "$tmp/s1.csv" "$tmp/s2.csv"; then
+  echo "mpi: ok: sweep on 2 MPI ranks gives the same $(($(wc -l <"$tmp/s1.csv") - 1))-row CSV"
+else
+  echo "mpi: FAIL: sweep CSV on 2 ranks differs from 1 thread"; cat "$tmp"/s*.err | head; fail=1
+fi
 exit $fail
