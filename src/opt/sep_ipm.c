@@ -190,6 +190,13 @@ static double max_step(const Sep *s, const double *dx, const double *dv, const d
   return a;
 }
 
+/* Mean complementarity after a step of length a along (dv, dl). */
+static double comp_after(const Sep *s, double a, const double *dv, const double *dl) {
+  double acc = 0.0;
+  for (int i = 0; i < s->m; i++) acc += (s->v[i] + a * dv[i]) * (s->lam[i] + a * dl[i]);
+  return acc / s->m;
+}
+
 int weft_sep_ipm(Sep *s, int max_iter, int *iters) {
   int n = s->n, m = s->m, nf = s->nf;
   memcpy(s->x, s->x0, (size_t)n * sizeof *s->x);
@@ -251,6 +258,19 @@ int weft_sep_ipm(Sep *s, int max_iter, int *iters) {
     double frac = dmax(SEP_STEP_FRAC, 1.0 - SEP_FRAC_MU * mu);
     double a = frac * max_step(s, s->dx, s->dv, s->dl);
     if (a > 1.0) a = 1.0;
+    /* The second-order term is the affine step's, taken in full: when that
+     * step is short it can swamp the centring and the corrected step then
+     * raises complementarity (on c/x the cycle never ends). Then take the
+     * plain centred Newton step instead (its own second-order error only). */
+    if (m > 0 && comp_after(s, a, s->dv, s->dl) > mu) {
+      for (int i = 0; i < m; i++) s->dl[i] = s->v[i] * s->lam[i] - sigma * mu;
+      if (newton(s, s->dl, s->dx, s->dv, s->dl) != 0) {
+        status = IPM_NUMERICAL;
+        break;
+      }
+      a = frac * max_step(s, s->dx, s->dv, s->dl);
+      if (a > 1.0) a = 1.0;
+    }
     if (a < SEP_MIN_STEP) {
       status = IPM_NUMERICAL;
       break;

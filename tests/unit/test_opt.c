@@ -398,6 +398,134 @@ static void libra_gpt3_published_optimum(void) {
   weft_workload_free(wl);
 }
 
+/* --- regressions --------------------------------------------------------- */
+
+/* The fast path's corrector used to cycle here (period 4, mu never below
+ * 5e-4) and hit the iteration limit at gap 9.8e-4: 4 dims Ring 8 x FC 4 x
+ * Ring 2 x Switch 64, TP all-reduce over dims 1-2 (8, 2 of 4), DP all-reduce
+ * over dims 2-4 (2, 2, 4 of 64), a pipeline SENDRECV on dim 4, sum = 1000
+ * (and 2000). Oracle, by hand: three traffic directions u_TP, u_DP, u_PP
+ * (per byte; weft_collective_traffic). Given the TP and DP times per byte
+ * t1, t2, the least B1..B3 that meet them are B_d = max(u_TPd/t1, u_DPd/t2)
+ * and the rest of the sum goes to B4; every design is beaten or matched by
+ * the one built from its own (t1, t2) (time only falls as a B_d grows), so
+ * the optimum is min over (t1, t2) of g = time at that design. g is convex
+ * (u/t is convex, B4 = S - sum of them concave, a/B4 and max(t2, u/B4)
+ * convex), so a nested ternary search finds it to ~1e-12. */
+typedef struct {
+  WeftProblem *p;
+  double S, tp[4], dp[4];
+} RegOracle;
+
+static double reg_g(const RegOracle *o, double t1, double t2) {
+  double B[4] = {0}, rest = o->S;
+  for (int d = 0; d < 3; d++) {
+    B[d] = fmax(o->tp[d] / t1, o->dp[d] / t2);
+    rest -= B[d];
+  }
+  if (!(rest > 0)) return HUGE_VAL;  /* infeasible: t too small (one side of the bracket) */
+  B[3] = rest;
+  WeftEval ev;
+  weft_problem_evaluate(o->p, B, &ev);
+  return ev.time_ns;
+}
+
+static double reg_inner(const RegOracle *o, double t1) {
+  double lo = o->dp[1] / o->S, hi = 1e4 * lo;
+  for (int it = 0; it < 150; it++) {
+    double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+    if (reg_g(o, t1, m1) >= reg_g(o, t1, m2)) lo = m1;
+    else hi = m2;
+  }
+  return reg_g(o, t1, 0.5 * (lo + hi));
+}
+
+static double reg_oracle(const RegOracle *o) {
+  double lo = o->tp[0] / o->S, hi = 1e4 * lo;
+  for (int it = 0; it < 150; it++) {
+    double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+    if (reg_inner(o, m1) >= reg_inner(o, m2)) lo = m1;
+    else hi = m2;
+  }
+  CHECK(hi < 0.99e4 * o->tp[0] / o->S);  /* the minimum is inside the bracket */
+  return reg_inner(o, 0.5 * (lo + hi));
+}
+
+static void regression_cycle_4d(void) {
+  static const int npus[4] = {8, 4, 2, 64};
+  static const WeftTopology topo[4] = {WEFT_RING, WEFT_FULLY_CONNECTED, WEFT_RING, WEFT_SWITCH};
+  static const double totals[2] = {1000.0, 2000.0};
+  for (int ti = 0; ti < 2; ti++) {
+    Toy t;
+    toy_init(&t, 4, npus, topo, NULL);
+    static const double link[4] = {2.0, 4.0, 4.0, 7.8}; /* data/gpt3/cost_4d.yml */
+    for (int d = 0; d < 4; d++) {
+      t.cm.cls[d].link_usd_per_gbps = link[d];
+      t.cm.cls[d].has_switch = t.cm.cls[d].has_nic = d == 3;
+    }
+    t.cm.cls[3].switch_usd_per_gbps = 18.0;
+    t.cm.cls[3].nic_usd_per_gbps = 31.6;
+    static const int grp[3][4] = {{8, 2, -1, -1}, {8, 2, -1, -1}, {-1, 2, 2, 4}};
+    for (int ph = 0; ph < WEFT_NPHASES; ph++)
+      for (int d = 0; d < 4; d++) t.comm.group[ph][d] = grp[ph][d];
+    t.comm.nextra = 1;
+    snprintf(t.comm.extra_name[0], sizeof t.comm.extra_name[0], "pp");
+    for (int d = 0; d < 4; d++) t.comm.extra[0][d] = d == 3 ? 16 : -1;
+    t.wl->ngroups = 1;
+    snprintf(t.wl->group_name[0], sizeof t.wl->group_name[0], "pp");
+    WeftLayer l;
+    memset(&l, 0, sizeof l);
+    for (int ph = 0; ph < 2; ph++) { /* pipeline: fwd and input-grad SENDRECV@pp */
+      l.phase[ph].coll = WEFT_COLL_SENDRECV;
+      l.phase[ph].size_bytes = 349175808;
+      l.phase[ph].group = 1;
+    }
+    weft_workload_add(t.wl, &l);
+    static const double cns[3] = {715112052, 1320206868, 112490568};
+    static const double tp[3] = {33520877568.0, 33520877568.0, 0};
+    static const double dp[3] = {453316608, 906310656, 77243904};
+    for (int k = 0; k < 3; k++) {
+      memset(&l, 0, sizeof l);
+      for (int ph = 0; ph < WEFT_NPHASES; ph++) {
+        l.phase[ph].compute_ns = cns[k];
+        l.phase[ph].coll = WEFT_COLL_ALLREDUCE;
+      }
+      l.phase[0].size_bytes = tp[k];
+      if (k == 2) l.phase[0].coll = WEFT_COLL_NONE;
+      l.phase[1].size_bytes = k == 2 ? 5586812928.0 : tp[k];
+      l.phase[2].size_bytes = dp[k];
+      weft_workload_add(t.wl, &l);
+    }
+    toy_cons(&t, totals[ti] == 1000.0 ? "sum = 1000" : "sum = 2000");
+    WeftProblem *p = NULL;
+    WeftResult r;
+    if (toy_solve(&t, &r, &p)) { toy_free(&t); continue; }
+    CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
+    CHECK(r.gap <= 1e-9);
+    double S = totals[ti];
+    int steps = 60;  /* the certified bound is below every design on a grid */
+    for (int i = 0; i <= steps; i++)
+      for (int j = 0; i + j <= steps; j++)
+        for (int k = 0; i + j + k <= steps; k++) {
+          double B[4] = {S * i / steps, S * j / steps, S * k / steps, 0};
+          B[3] = S - B[0] - B[1] - B[2];
+          WeftEval ev;
+          weft_problem_evaluate(p, B, &ev);
+          if (isfinite(ev.time_ns)) CHECK(r.lower_bound <= ev.time_ns * (1 + 1e-12));
+        }
+    RegOracle o = {p, S, {0}, {0}};
+    weft_collective_traffic(WEFT_COLL_ALLREDUCE, 1.0, grp[0], 4, o.tp);
+    weft_collective_traffic(WEFT_COLL_ALLREDUCE, 1.0, grp[2], 4, o.dp);
+    CHECK(o.tp[2] == 0 && o.tp[3] == 0 && o.dp[0] == 0);  /* the shapes the oracle assumes */
+    double best = reg_oracle(&o);
+    CHECK(r.lower_bound <= best * (1 + 1e-12));
+    CHECK(r.objective <= best * (1 + 1e-9));    /* the oracle finds nothing better */
+    CHECK(best <= r.objective * (1 + 1e-9));    /* and the solver is as good */
+    weft_problem_free(p);
+    toy_free(&t);
+  }
+}
+
 const TestCase suite_opt[] = {
     {"opt/libra_gpt3_published_optimum", libra_gpt3_published_optimum},
     {"opt/traffic_by_hand", traffic_by_hand},
@@ -410,5 +538,6 @@ const TestCase suite_opt[] = {
     {"opt/unbounded_reported", unbounded_reported},
     {"opt/overlap_by_hand", overlap_by_hand},
     {"opt/weights_add_up", weights_add_up},
+    {"opt/regression_cycle_4d", regression_cycle_4d},
     {0, 0},
 };
