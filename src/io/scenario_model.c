@@ -50,7 +50,8 @@ static int add_job(WeftScenario *sc, const char *zoo_dir, const char *model, con
   WeftCommunicator comm;
   WeftGenInfo info;
   memset(&comm, 0, sizeof comm);
-  rc = weft_generate(&m, &dev, &par, &sc->net, 1, wl, &comm, &info, err);  /* 1: compact */
+  /* full workload: one job, and the overlap loop needs the layer order */
+  rc = weft_generate(&m, &dev, &par, &sc->net, 0, wl, &comm, &info, err);
   if (rc) {
     weft_workload_free(wl);
     return rc;

@@ -204,8 +204,11 @@ static void eval_with(const WeftCodesignSpec *spec, WeftDesignPoint *pt, Scratch
   memset(&info, 0, sizeof info);
   weft_error_clear(&err);
   memset(&s->comm, 0, sizeof s->comm);
-  int rc = weft_generate(spec->model, spec->device, &pt->par, net, 1, s->wl, &s->comm, &info,
-                         &err);
+  /* compact merges identical layers: exact for no-overlap, while the overlap
+   * loop needs every layer in order */
+  int compact = spec->loop == WEFT_LOOP_NO_OVERLAP;
+  int rc = weft_generate(spec->model, spec->device, &pt->par, net, compact, s->wl, &s->comm,
+                         &info, &err);
   pt->mem_bytes = info.mem.total_bytes;
   if (rc) {
     pt->status = rc == WEFT_EMODEL                      ? WEFT_POINT_NO_MEMORY

@@ -452,7 +452,8 @@ static void jobs_equal(const WeftWorkload *a, const WeftCommunicator *ca, const 
   CHECK_EQ_INT(ca->nextra, cb->nextra);
 }
 
-/* A scenario's model workload is weft_generate's, with dp = NPUs / (tp*pp). */
+/* A scenario's model workload is weft_generate's full (not compact) one, with dp =
+ * NPUs / (tp*pp). */
 static void model_job_matches_generator(void) {
   repo_root();
   char text[4096], path[WEFT_PATH_LEN];
@@ -489,7 +490,7 @@ static void model_job_matches_generator(void) {
   par.tp = 16;
   par.dp = 256;
   par.zero_stage = 1;
-  CHECK_EQ_INT(weft_generate(m, &dev, &par, &sc->net, 1, wl, &comm, &info, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_generate(m, &dev, &par, &sc->net, 0, wl, &comm, &info, &e), WEFT_OK);
   jobs_equal(sc->workload[0], &sc->comm[0], wl, &comm);
   /* through the public call, into a scenario holding only the network */
   WeftScenario *s2 = weft_scenario_create();
