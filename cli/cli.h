@@ -65,6 +65,11 @@ typedef struct {
   const char *job_names[WEFT_MAX_JOBS];
 } Report;
 
+/* JSON scalars for every command: an escaped string; a number (%.12g) or
+ * null when not finite. */
+void cli_json_str(FILE *out, const char *s);
+void cli_json_num(FILE *out, double v);
+
 void report_table(FILE *out, const Report *r);
 void report_json(FILE *out, const Report *r);
 

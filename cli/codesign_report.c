@@ -181,21 +181,6 @@ void cs_table(FILE *out, const CsReport *r) {
 
 /* ------------------------------------------------------------ JSON */
 
-static void json_str(FILE *out, const char *s) {
-  fputc('"', out);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-    else if (c < 0x20) fprintf(out, "\\u%04x", c);
-    else fputc(c, out);
-  }
-  fputc('"', out);
-}
-
-static void json_num(FILE *out, double v) {
-  if (isfinite(v)) fprintf(out, "%.12g", v);
-  else fputs("null", out);
-}
 
 static void json_design(FILE *out, const CsReport *r, size_t i) {
   const WeftDesignPoint *p = &r->pts[i];
@@ -204,52 +189,52 @@ static void json_design(FILE *out, const CsReport *r, size_t i) {
   cs_shape(net, shape, sizeof shape);
   cs_order(p->par.order, order, sizeof order);
   fprintf(out, "{\"point\": %zu, \"net\": %d, \"shape\": ", i, p->net);
-  json_str(out, shape);
+  cli_json_str(out, shape);
   fprintf(out, ", \"tp\": %d, \"pp\": %d, \"dp\": %d, \"mb\": %d, \"order\": \"%s\"",
           p->par.tp, p->par.pp, p->par.dp, p->par.micro_batch, order);
   fputs(", \"time_ns\": ", out);
-  json_num(out, p->time_ns);
+  cli_json_num(out, p->time_ns);
   fputs(", \"cost_usd\": ", out);
-  json_num(out, p->cost_usd);
+  cli_json_num(out, p->cost_usd);
   fputs(", \"objective\": ", out);
-  json_num(out, p->objective);
+  cli_json_num(out, p->objective);
   fputs(", \"bw_gbps\": [", out);
   for (int d = 0; d < net->ndims; d++) {
     if (d) fputs(", ", out);
-    json_num(out, p->bw_gbps[d]);
+    cli_json_num(out, p->bw_gbps[d]);
   }
   fputs("], \"equal_time_ns\": ", out);
-  json_num(out, p->equal_time_ns);
+  cli_json_num(out, p->equal_time_ns);
   fputs(", \"mem_bytes\": ", out);
-  json_num(out, p->mem_bytes);
+  cli_json_num(out, p->mem_bytes);
   fputs(", \"gap\": ", out);
-  json_num(out, p->gap);
+  cli_json_num(out, p->gap);
   fputc('}', out);
 }
 
 void cs_json(FILE *out, const CsReport *r) {
   const WeftCodesignSpec *sp = r->spec;
   fputs("{\n  \"model\": ", out);
-  json_str(out, sp->model->name);
+  cli_json_str(out, sp->model->name);
   fputs(",\n  \"device\": ", out);
-  json_str(out, sp->device->name);
+  cli_json_str(out, sp->device->name);
   fprintf(out, ",\n  \"npus\": %d,\n  \"objective\": \"%s\",\n  \"loop\": \"%s\",\n", r->npus,
           weft_objective_name(sp->objective), weft_loop_name(sp->loop));
   fputs("  \"networks\": ", out);
-  json_str(out, r->networks);
+  cli_json_str(out, r->networks);
   fputs(",\n  \"constraints\": [", out);
   for (int c = 0; c < r->ncons; c++) {
     if (c) fputs(", ", out);
-    json_str(out, r->cons[c]);
+    cli_json_str(out, r->cons[c]);
   }
   fprintf(out, "],\n  \"points\": %zu,\n  \"status\": {", r->n);
   for (int s = 0; s < CS_NSTATUS; s++) {
     fprintf(out, "%s\n    \"%s\": {\"count\": %zu, \"meaning\": ", s ? "," : "", status_token[s],
             r->count[s]);
-    json_str(out, weft_point_status_name(s));
+    cli_json_str(out, weft_point_status_name(s));
     if (r->count[s] && s != WEFT_POINT_OK) {
       fprintf(out, ", \"example_point\": %zu, \"example_reason\": ", r->example[s]);
-      json_str(out, r->pts[r->example[s]].reason);
+      cli_json_str(out, r->pts[r->example[s]].reason);
     }
     fputc('}', out);
   }

@@ -53,7 +53,7 @@ void report_table(FILE *out, const Report *r) {
   fprintf(out, "   perf-per-cost gain: %.4fx\n", e->perf_per_cost / o->perf_per_cost);
 }
 
-static void json_str(FILE *out, const char *s) {
+void cli_json_str(FILE *out, const char *s) {
   fputc('"', out);
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
@@ -64,7 +64,7 @@ static void json_str(FILE *out, const char *s) {
   fputc('"', out);
 }
 
-static void json_num(FILE *out, double v) {
+void cli_json_num(FILE *out, double v) {
   if (isfinite(v)) fprintf(out, "%.12g", v);
   else fputs("null", out);
 }
@@ -73,7 +73,7 @@ static void json_arr(FILE *out, const double *v, int n) {
   fputc('[', out);
   for (int i = 0; i < n; i++) {
     if (i) fputs(", ", out);
-    json_num(out, v[i]);
+    cli_json_num(out, v[i]);
   }
   fputc(']', out);
 }
@@ -82,11 +82,11 @@ static void json_eval(FILE *out, const WeftEval *e, const double *bw, int D, con
   fprintf(out, "{\n%s  \"bw_gbps\": ", ind);
   json_arr(out, bw, D);
   fprintf(out, ",\n%s  \"time_ns\": ", ind);
-  json_num(out, e->time_ns);
+  cli_json_num(out, e->time_ns);
   fprintf(out, ",\n%s  \"cost_usd\": ", ind);
-  json_num(out, e->cost_usd);
+  cli_json_num(out, e->cost_usd);
   fprintf(out, ",\n%s  \"time_x_cost_ns_usd\": ", ind);
-  json_num(out, e->perf_per_cost);
+  cli_json_num(out, e->perf_per_cost);
   fprintf(out, "\n%s}", ind);
 }
 
@@ -95,27 +95,27 @@ void report_json(FILE *out, const Report *r) {
   const WeftResult *res = r->res;
   int D = res->ndims, solved = res->status == WEFT_STATUS_SOLVED;
   fprintf(out, "{\n  \"weft_version\": \"%s\",\n  \"objective\": ", WEFT_VERSION);
-  json_str(out, weft_objective_name(sp->objective));
+  cli_json_str(out, weft_objective_name(sp->objective));
   fputs(",\n  \"loop\": ", out);
-  json_str(out, weft_loop_name(sp->loop));
+  cli_json_str(out, weft_loop_name(sp->loop));
   fputs(",\n  \"status\": ", out);
-  json_str(out, weft_status_name(res->status));
+  cli_json_str(out, weft_status_name(res->status));
   fputs(",\n  \"gap\": ", out);
-  json_num(out, res->gap);
+  cli_json_num(out, res->gap);
   fputs(",\n  \"lower_bound\": ", out);
-  json_num(out, solved ? res->lower_bound : (double)NAN);
+  cli_json_num(out, solved ? res->lower_bound : (double)NAN);
   fprintf(out, ",\n  \"iterations\": %d,\n  \"message\": ", res->iterations);
-  json_str(out, res->message);
+  cli_json_str(out, res->message);
   fputs(",\n  \"conflicts\": [", out);
   for (int i = 0; i < res->nconflict; i++) {
     if (i) fputs(", ", out);
-    json_str(out, sp->cons->c[res->conflict[i]].text);
+    cli_json_str(out, sp->cons->c[res->conflict[i]].text);
   }
   fputs("],\n  \"dims\": [", out);
   for (int d = 0; d < D; d++) {
     fprintf(out, "%s\n    {\"dim\": %d, \"topology\": \"%s\", \"npus\": %d, \"bw_gbps\": ", d ? "," : "",
             d + 1, weft_topology_name(sp->net->topology[d]), sp->net->npus[d]);
-    json_num(out, solved ? res->bw_gbps[d] : (double)NAN);
+    cli_json_num(out, solved ? res->bw_gbps[d] : (double)NAN);
     fprintf(out, ", \"used\": %s}", (res->dim_flags[d] & WEFT_DIM_UNUSED) ? "false" : "true");
   }
   fputs("\n  ],\n", out);
@@ -127,22 +127,22 @@ void report_json(FILE *out, const Report *r) {
   fputs("  \"bw_gbps\": ", out);
   json_arr(out, res->bw_gbps, D);
   fputs(",\n  \"time_ns\": ", out);
-  json_num(out, o->time_ns);
+  cli_json_num(out, o->time_ns);
   fputs(",\n  \"cost_usd\": ", out);
-  json_num(out, o->cost_usd);
+  cli_json_num(out, o->cost_usd);
   fputs(",\n  \"time_x_cost_ns_usd\": ", out);
-  json_num(out, o->perf_per_cost);
+  cli_json_num(out, o->perf_per_cost);
   fprintf(out, ",\n  \"tie_broken\": %s,\n  \"jobs\": [", res->tie_broken ? "true" : "false");
   for (int j = 0; j < sp->njobs; j++) {
     const WeftJobTime *t = &o->job[j];
     fprintf(out, "%s\n    {\"name\": ", j ? "," : "");
-    json_str(out, r->job_names[j] ? r->job_names[j] : "");
+    cli_json_str(out, r->job_names[j] ? r->job_names[j] : "");
     fputs(", \"weight\": ", out);
-    json_num(out, sp->jobs[j].weight);
+    cli_json_num(out, sp->jobs[j].weight);
     fputs(", \"time_ns\": ", out);
-    json_num(out, t->time_ns);
+    cli_json_num(out, t->time_ns);
     fputs(", \"compute_ns\": ", out);
-    json_num(out, t->compute_ns);
+    cli_json_num(out, t->compute_ns);
     fputs(", \"comm_ns\": ", out);
     json_arr(out, t->comm_ns, WEFT_NPHASES);
     fputs(", \"exposed_comm_ns\": ", out);
@@ -152,6 +152,6 @@ void report_json(FILE *out, const Report *r) {
   fputs("\n  ],\n  \"equal_bw\": ", out);
   json_eval(out, r->equal, r->equal_bw_gbps, D, "  ");
   fputs(",\n  \"speedup\": ", out);
-  json_num(out, r->equal->time_ns / o->time_ns);
+  cli_json_num(out, r->equal->time_ns / o->time_ns);
   fputs("\n}\n", out);
 }

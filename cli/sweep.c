@@ -166,21 +166,6 @@ static int write_csv_file(const char *path, const Out *o) {
   return EXIT_OK;
 }
 
-static void json_str(FILE *out, const char *s) {
-  fputc('"', out);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-    else if (c < 0x20) fprintf(out, "\\u%04x", c);
-    else fputc(c, out);
-  }
-  fputc('"', out);
-}
-
-static void json_num(FILE *out, double v) {
-  if (isfinite(v)) fprintf(out, "%.12g", v);
-  else fputs("null", out);
-}
 
 /* Is s a number in JSON's grammar (so it can be written unquoted)? */
 static int json_number_text(const char *s) {
@@ -204,11 +189,11 @@ static int json_number_text(const char *s) {
 static void write_json(FILE *f, const char *spec, const Out *o) {
   int nf = weft_sweep_nfields(o->sw);
   fprintf(f, "{\n  \"weft_version\": \"%s\",\n  \"spec\": ", WEFT_VERSION);
-  json_str(f, spec);
+  cli_json_str(f, spec);
   fputs(",\n  \"fields\": [", f);
   for (int k = 0; k < nf; k++) {
     if (k) fputs(", ", f);
-    json_str(f, weft_sweep_field(o->sw, k));
+    cli_json_str(f, weft_sweep_field(o->sw, k));
   }
   fputs("],\n  \"points\": [", f);
   for (size_t i = 0; i < o->n; i++) {
@@ -218,34 +203,34 @@ static void write_json(FILE *f, const char *spec, const Out *o) {
     for (int k = 0; k < nf; k++) {
       const char *v = weft_sweep_value(o->sw, i, k);
       fputs(k ? ", " : "", f);
-      json_str(f, weft_sweep_field(o->sw, k));
+      cli_json_str(f, weft_sweep_field(o->sw, k));
       fputs(": ", f);
       if (json_number_text(v)) fputs(v, f);
-      else json_str(f, v);
+      else cli_json_str(f, v);
     }
     fputs("}, \"status\": ", f);
-    json_str(f, token(r->status));
+    cli_json_str(f, token(r->status));
     if (ok) {
       fputs(", \"time_ns\": ", f);
-      json_num(f, r->time_ns);
+      cli_json_num(f, r->time_ns);
       fputs(", \"cost_usd\": ", f);
-      json_num(f, r->cost_usd);
+      cli_json_num(f, r->cost_usd);
       fputs(", \"objective\": ", f);
-      json_num(f, r->objective);
+      cli_json_num(f, r->objective);
       fputs(", \"bw_gbps\": [", f);
       for (int d = 0; d < r->ndims; d++) {
         if (d) fputs(", ", f);
-        json_num(f, r->bw_gbps[d]);
+        cli_json_num(f, r->bw_gbps[d]);
       }
       fputs("], \"gap\": ", f);
-      json_num(f, r->gap);
+      cli_json_num(f, r->gap);
     } else {
       fputs(", \"time_ns\": null, \"cost_usd\": null, \"objective\": null, \"bw_gbps\": null, "
             "\"gap\": null",
             f);
     }
     fputs(", \"message\": ", f);
-    json_str(f, r->message);
+    cli_json_str(f, r->message);
     fputc('}', f);
   }
   fputs(o->n ? "\n  ]\n}\n" : "]\n}\n", f);
