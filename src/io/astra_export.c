@@ -1,20 +1,17 @@
 /* astra_export.c — writes a design as an ASTRA-sim 2.0 analytical network yml.
- * Per-NPU B_d becomes per-link bandwidth; the file appears whole or not at all. */
+ * Per-NPU B_d becomes per-link bandwidth; the file appears whole or not at all
+ * (weft_io_write_atomic). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "weft.h"
+#include "io/util.h"
 
 /* Per-hop latency when the caller gives none: the value ASTRA-sim's own
  * example analytical networks use for every dim. */
 #define WEFT_ASTRA_DEFAULT_LATENCY_NS 500.0
-/* Mode of the written file (mkstemp creates 0600; an output is for sharing). */
-#define WEFT_ASTRA_FILE_MODE 0644
 
 /* Per-link bandwidth of dim d carrying per-NPU bandwidth b: a bidirectional
  * Ring has 2 links per NPU (b/2 each way), FullyConnected n-1, Switch one. */
@@ -97,52 +94,20 @@ static int write_body(FILE *f, const WeftNetwork *net, const double *bw_gbps, co
   return 0;
 }
 
-static int io_fail(WeftError *err, const char *what, const char *path, int errnum) {
-  char reason[128];
-  if (strerror_r(errnum, reason, sizeof reason) != 0)
-    snprintf(reason, sizeof reason, "error %d", errnum);
-  if (reason[0] >= 'A' && reason[0] <= 'Z') reason[0] = (char)(reason[0] - 'A' + 'a'); /* house style */
-  return weft_error_set(err, WEFT_EIO, path, 0, 0, "", "cannot %s file: %s", what, reason);
+typedef struct {
+  const WeftNetwork *net;
+  const double *bw_gbps, *latency_ns;
+} Design;
+
+static int design_body(FILE *f, const void *what) {
+  const Design *d = what;
+  return write_body(f, d->net, d->bw_gbps, d->latency_ns);
 }
 
-/* Write to path.tmp.XXXXXX beside the target, then rename() over it: readers
- * never see a half-written file, and a failure leaves the target as it was. */
 int weft_astra_network_write(const char *path, const WeftNetwork *net, const double *bw_gbps,
                              const double *latency_ns, WeftError *err) {
   int rc = check_args(path, net, bw_gbps, latency_ns, err);
   if (rc) return rc;
-  size_t n = strlen(path);
-  char *tmp = malloc(n + sizeof ".tmp.XXXXXX");
-  if (!tmp) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, "", "out of memory writing '%s'", path);
-  memcpy(tmp, path, n);
-  memcpy(tmp + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    rc = io_fail(err, "create", path, errno);
-    free(tmp);
-    return rc;
-  }
-  const char *what = "write";
-  int errnum = 0;
-  FILE *f = fdopen(fd, "w");
-  if (!f) {
-    errnum = errno;
-    close(fd);
-  } else {
-    if (fchmod(fd, WEFT_ASTRA_FILE_MODE) != 0) errnum = errno;
-    if (!errnum) errnum = write_body(f, net, bw_gbps, latency_ns);
-    errno = 0;
-    if (fclose(f) != 0 && !errnum) errnum = errno ? errno : EIO;
-  }
-  if (!errnum && rename(tmp, path) != 0) {
-    errnum = errno;
-    what = "replace";
-  }
-  if (errnum) {
-    unlink(tmp);
-    rc = io_fail(err, what, path, errnum);
-  }
-  free(tmp);
-  return rc;
+  Design d = {net, bw_gbps, latency_ns};
+  return weft_io_write_atomic(path, design_body, &d, err);
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/util.h"
 
@@ -112,4 +114,52 @@ int weft_io_integer(const char *s, size_t len, long long *out) {
   }
   *out = neg ? -v : v;
   return WEFT_NUM_OK;
+}
+
+/* Mode of a written file (mkstemp creates 0600; an output is for sharing). */
+#define WEFT_IO_FILE_MODE 0644
+
+static int io_fail(WeftError *err, const char *what, const char *path, int errnum) {
+  char reason[128];
+  if (strerror_r(errnum, reason, sizeof reason) != 0)
+    snprintf(reason, sizeof reason, "error %d", errnum);
+  if (reason[0] >= 'A' && reason[0] <= 'Z') reason[0] = (char)(reason[0] - 'A' + 'a');
+  return weft_error_set(err, WEFT_EIO, path, 0, 0, "", "cannot %s file: %s", what, reason);
+}
+
+int weft_io_write_atomic(const char *path, WeftIoBody body, const void *what, WeftError *err) {
+  size_t n = strlen(path);
+  char *tmp = malloc(n + sizeof ".tmp.XXXXXX");
+  if (!tmp) return weft_error_set(err, WEFT_ENOMEM, path, 0, 0, "", "out of memory writing file");
+  memcpy(tmp, path, n);
+  memcpy(tmp + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+  int fd = mkstemp(tmp), rc = WEFT_OK;
+  if (fd < 0) {
+    rc = io_fail(err, "create", path, errno);
+    free(tmp);
+    return rc;
+  }
+  const char *op = "write";
+  int errnum = 0;
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    errnum = errno;
+    close(fd);
+  } else {
+    if (fchmod(fd, WEFT_IO_FILE_MODE) != 0) errnum = errno;
+    errno = 0;  /* so a failed stdio call can be told from a stale errno */
+    if (!errnum && (body(f, what) != 0 || fflush(f) != 0 || ferror(f))) errnum = errno ? errno : EIO;
+    errno = 0;
+    if (fclose(f) != 0 && !errnum) errnum = errno ? errno : EIO;
+  }
+  if (!errnum && rename(tmp, path) != 0) {
+    errnum = errno;
+    op = "replace";
+  }
+  if (errnum) {
+    unlink(tmp);
+    rc = io_fail(err, op, path, errnum);
+  }
+  free(tmp);
+  return rc;
 }

@@ -2,74 +2,17 @@
  * communicator as LIBRA's yml (with weft's @name / Groups: extension when
  * used); each file appears whole or not at all. Read back, both give the
  * same structs. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "io/names.h"
 #include "io/util.h"
 
-/* Mode of a written file (mkstemp creates 0600; an output is for sharing). */
-#define WEFT_WRITE_FILE_MODE 0644
 /* Integral numbers below this print as plain integers ("%.0f" is exact for
  * every double; past 1e21 the digits are mostly noise, so %.17g). */
 #define WEFT_WRITE_INT_MAX 1e21
-
-/* ------------------------------------------------------------------ atomic write */
-
-typedef int (*BodyFn)(FILE *f, const void *what);
-
-static int io_fail(WeftError *err, const char *what, const char *path, int errnum) {
-  char reason[128];
-  if (strerror_r(errnum, reason, sizeof reason) != 0)
-    snprintf(reason, sizeof reason, "error %d", errnum);
-  if (reason[0] >= 'A' && reason[0] <= 'Z') reason[0] = (char)(reason[0] - 'A' + 'a');
-  return weft_error_set(err, WEFT_EIO, path, 0, 0, "", "cannot %s file: %s", what, reason);
-}
-
-/* Write body() to path.tmp.XXXXXX beside the target, then rename() it over
- * the target: readers never see half a file, a failure leaves the target
- * as it was and removes the temporary. */
-static int write_atomic(const char *path, BodyFn body, const void *what, WeftError *err) {
-  size_t n = strlen(path);
-  char *tmp = malloc(n + sizeof ".tmp.XXXXXX");
-  if (!tmp) return weft_error_set(err, WEFT_ENOMEM, path, 0, 0, "", "out of memory writing file");
-  memcpy(tmp, path, n);
-  memcpy(tmp + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-  int fd = mkstemp(tmp), rc = WEFT_OK;
-  if (fd < 0) {
-    rc = io_fail(err, "create", path, errno);
-    free(tmp);
-    return rc;
-  }
-  const char *op = "write";
-  int errnum = 0;
-  FILE *f = fdopen(fd, "w");
-  if (!f) {
-    errnum = errno;
-    close(fd);
-  } else {
-    if (fchmod(fd, WEFT_WRITE_FILE_MODE) != 0) errnum = errno;
-    errno = 0;  /* so a failed stdio call can be told from a stale errno */
-    if (!errnum && (body(f, what) != 0 || fflush(f) != 0 || ferror(f))) errnum = errno ? errno : EIO;
-    errno = 0;
-    if (fclose(f) != 0 && !errnum) errnum = errno ? errno : EIO;
-  }
-  if (!errnum && rename(tmp, path) != 0) {
-    errnum = errno;
-    op = "replace";
-  }
-  if (errnum) {
-    unlink(tmp);
-    rc = io_fail(err, op, path, errnum);
-  }
-  free(tmp);
-  return rc;
-}
 
 /* ------------------------------------------------------------------ workload */
 
@@ -188,7 +131,7 @@ int weft_workload_write(const char *path, const WeftWorkload *wl, WeftError *err
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "no %s given",
                           !path || !path[0] ? "output path" : "workload");
   int rc = check_workload(path, wl, err);
-  return rc ? rc : write_atomic(path, workload_body, wl, err);
+  return rc ? rc : weft_io_write_atomic(path, workload_body, wl, err);
 }
 
 /* ------------------------------------------------------------------ communicator */
@@ -252,5 +195,5 @@ int weft_communicator_write(const char *path, const WeftCommunicator *comm, Weft
     snprintf(field, sizeof field, "Groups.%s", g);
     if ((rc = check_counts(path, field, comm->extra[k], comm->ndims, err))) return rc;
   }
-  return write_atomic(path, comm_body, comm, err);
+  return weft_io_write_atomic(path, comm_body, comm, err);
 }

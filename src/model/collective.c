@@ -75,6 +75,13 @@ const int *weft_communicator_find(const WeftCommunicator *comm, const char *name
   return NULL;
 }
 
+/* "Groups.<name>": the field an error in a named group reports (formatted
+ * only on error: the check runs for every co-design point). */
+static const char *group_field(char *buf, size_t size, const char *name) {
+  snprintf(buf, size, "Groups.%.16s", name);
+  return buf;
+}
+
 int weft_communicator_check(const WeftCommunicator *comm, const WeftNetwork *net,
                             WeftError *err) {
   static const char *keys[WEFT_NPHASES] = {"Forward", "InputGrad", "WeightGrad"};
@@ -98,7 +105,6 @@ int weft_communicator_check(const WeftCommunicator *comm, const WeftNetwork *net
   for (int k = 0; k < comm->nextra; k++) {  /* the named groups (Groups:), same rules */
     char field[WEFT_NAME_LEN];
     const char *name = comm->extra_name[k];
-    snprintf(field, sizeof field, "Groups.%.16s", name);
     if (!weft_group_name_ok(name, strnlen(name, sizeof comm->extra_name[k])))
       return weft_error_set(err, WEFT_EINPUT, comm->file, comm->extra_line[k], 0, "Groups",
                             "named group %d is called '%.16s': must be 1 to %d letters, digits "
@@ -106,13 +112,15 @@ int weft_communicator_check(const WeftCommunicator *comm, const WeftNetwork *net
                             k + 1, name, WEFT_GROUP_NAME_MAX);
     for (int j = 0; j < k; j++)
       if (!strcmp(comm->extra_name[j], name))
-        return weft_error_set(err, WEFT_EINPUT, comm->file, comm->extra_line[k], 0, field,
+        return weft_error_set(err, WEFT_EINPUT, comm->file, comm->extra_line[k], 0,
+                              group_field(field, sizeof field, name),
                               "group '%s' is named twice", name);
     for (int d = 0; d < comm->ndims; d++) {
       int g = comm->extra[k][d];
       if (g == -1) continue;
       if (g < 1 || g > net->npus[d])
-        return weft_error_set(err, WEFT_EINPUT, comm->file, comm->extra_line[k], 0, field,
+        return weft_error_set(err, WEFT_EINPUT, comm->file, comm->extra_line[k], 0,
+                              group_field(field, sizeof field, name),
                               "group %s on dim %d is %d: must be -1 or 1..%d (the dim's NPUs)",
                               name, d + 1, g, net->npus[d]);
     }

@@ -185,8 +185,8 @@ static double scale_program(WeftProblem *p, const double *cobj, const double *x0
   return os;
 }
 
-/* inf of q*x + pp/x over x in (lo, hi] (pp >= 0; lo >= 0; hi may be inf). */
-static double inf_term(double q, double pp, double lo, double hi) {
+/* inf of q*x + pp/x over x in [lo, hi] (pp >= 0; lo >= 0; hi may be inf). */
+double weft_opt_inf_term(double q, double pp, double lo, double hi) {
   if (pp > 0.0) {
     if (q > 0.0) {
       double x = sqrt(pp / q);
@@ -250,7 +250,7 @@ static double certify(WeftProblem *p) {
     for (int k = 0; k < ne; k++) q += nu[k] * s->A[(size_t)k * (size_t)n + (size_t)j];
     for (int i = 0; i < nh; i++)
       if (s->hu[i] == j) pp += lam[i] * s->ha[i];
-    lb += inf_term(q, pp, G->lo[j] / G->xscale[j], G->hi[j] / G->xscale[j]);
+    lb += weft_opt_inf_term(q, pp, G->lo[j] / G->xscale[j], G->hi[j] / G->xscale[j]);
   }
   return lb;
 }

@@ -78,6 +78,9 @@ struct WeftProblem {
   General gen;
 };
 
+/* general.c: inf of q*x + pp/x over x in [lo, hi] (pp >= 0, lo >= 0, hi may
+ * be inf; -HUGE_VAL when unbounded below): the certificate's per-variable term. */
+double weft_opt_inf_term(double q, double pp, double lo, double hi);
 /* evaluate.c */
 double weft_problem_tau(const WeftProblem *p, int pat, const double *bw);
 /* precheck.c: feasibility, conflict sets, bounds and starting points. The

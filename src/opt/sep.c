@@ -258,21 +258,6 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   return WEFT_OK;
 }
 
-/* inf of q*x + pp/x over x in [lo, hi] (pp >= 0; lo >= 0; hi may be inf). */
-static double inf_term(double q, double pp, double lo, double hi) {
-  if (pp > 0.0) {
-    if (q > 0.0) {
-      double x = sqrt(pp / q);
-      if (x > hi) x = hi;
-      if (x < lo) x = lo;
-      return q * x + pp / x;
-    }
-    return isfinite(hi) ? q * hi + pp / hi : -HUGE_VAL;
-  }
-  if (q >= 0.0) return q * lo;
-  return isfinite(hi) ? q * hi : -HUGE_VAL;
-}
-
 /* The Lagrangian with the IPM's multipliers (any lam >= 0 is valid)
  * minimised exactly over the box; rows f_k >= 0 are left to the box. */
 double weft_sep_certify(Sep *s) {
@@ -287,7 +272,7 @@ double weft_sep_certify(Sep *s) {
     for (int f = 0; f < nf; f++) q[f] += l * mf[f];
     if (i < s->npair) q[nf + s->cp[i]] += l * s->g[i];
   }
-  for (int k = 0; k < n; k++) lb += inf_term(q[k], s->c[k], s->lo[k], s->hi[k]);
+  for (int k = 0; k < n; k++) lb += weft_opt_inf_term(q[k], s->c[k], s->lo[k], s->hi[k]);
   return lb;
 }
 
