@@ -748,7 +748,7 @@ typedef struct {
   double time_ns;                 /* weighted sum over jobs, as WeftEval.time_ns */
   int njobs, ndims;
   WeftSimJob job[WEFT_MAX_JOBS];
-  unsigned long long events;      /* events processed (link: + flow completions) */
+  unsigned long long events;      /* events processed: compute, step ends, delays */
   unsigned long long flows;       /* link fidelity: flows simulated */
   size_t peak_events;             /* most events pending at once */
   size_t peak_flows;              /* link fidelity: most flows active at once */
@@ -760,6 +760,26 @@ typedef struct {
  * flows pending at once, not with the workload's length. */
 int weft_simulate(const WeftSpec *spec, const double *bw_gbps, const WeftSimSettings *s,
                   WeftSimResult *res, WeftError *err);
+
+/* Close the loop (`weft optimize --refine-with-sim`, docs/simulate.md):
+ * solve; simulate at the optimum; scale every collective's size by its
+ * simulated / analytic time there (so the analytic model reproduces the
+ * simulated collectives at that bandwidth); re-solve; repeat while the
+ * simulated time improves by more than rel_tol, at most max_iter times.
+ * The design kept is the one with the best simulated time. */
+#define WEFT_REFINE_MAX_ITER 32
+typedef struct {
+  int iterations;                              /* re-solves done */
+  int converged;                               /* stopped on rel_tol, not max_iter */
+  WeftSolveStatus status;                      /* of the last solve */
+  double bw_gbps[WEFT_MAX_DIMS];               /* the best design */
+  double analytic_ns, simulated_ns;            /* its analytic and simulated time */
+  double first_simulated_ns;                   /* the plain optimum's simulated time */
+  double sim_ns[WEFT_REFINE_MAX_ITER + 1];     /* simulated time of each design, [0] = plain */
+} WeftRefine;
+
+int weft_refine_with_sim(const WeftSpec *spec, const WeftSettings *st, const WeftSimSettings *ss,
+                         int max_iter, double rel_tol, WeftRefine *out, WeftError *err);
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,417 @@
+/* sim.c — the iteration simulator's driver: the training loop of each job
+ * as a program (compute, blocking collectives, the weight-grad stream), the
+ * chunk pipeline of each collective over its stages, and the event loop that
+ * interleaves the event queue with the resources' completions. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim.h"
+
+enum { EV_COMPUTE = 0, EV_DELAY = 1 };
+#define NKEYS (WEFT_NPHASES + WEFT_MAX_GROUPS)
+#define DONE_BATCH 256
+
+const char *weft_algorithm_name(WeftAlgorithm a) {
+  switch (a) {
+    case WEFT_ALG_DEFAULT: return "default";
+    case WEFT_ALG_RING: return "ring";
+    case WEFT_ALG_DIRECT: return "direct";
+    case WEFT_ALG_HD: return "hd";
+  }
+  return "?";
+}
+
+void weft_sim_settings_default(WeftSimSettings *s) {
+  memset(s, 0, sizeof *s);
+  s->fidelity = WEFT_FIDELITY_DIM;
+  s->chunks = 64;
+  s->in_flight = 1;
+  s->sharing = WEFT_SHARE_MAXMIN;
+}
+
+/* One job's run. The main stream is a program counter over 6L ops: forward
+ * (compute, collective) per layer, then backward per layer from the last
+ * (input-grad compute, collective, weight-grad compute, collective). */
+typedef struct {
+  const WeftSimSettings *set;
+  const WeftNetwork *net;
+  const double *bw;
+  const WeftWorkload *wl;
+  const int *group[NKEYS];
+  int job, overlap, L, merge;
+  double delay_ns[WEFT_MAX_DIMS];
+  SimHeap heap;
+  SimRes *res;
+  SimColl coll[2];      /* 0: the main stream's collective, 1: the weight-grad stream's */
+  SimXfer *xf;
+  int nxf, capxf, free_xf;
+  int pc;               /* next op of the main stream */
+  double op_start_ns;   /* when the running compute op began */
+  int wg_enq, wg_sent;  /* backward layers whose weight-grad collective is queued / taken */
+  WeftSimJob *out;
+  WeftError *err;
+} Run;
+
+static void span(Run *r, WeftSpanKind kind, int layer, WeftPhase ph, WeftCollective c, int stream,
+                 int dim, int chunk, double t0, double t1) {
+  if (!r->set->on_span) return;
+  WeftSimSpan s = {kind, r->job, layer, ph, c, stream, dim, chunk, t0, t1};
+  r->set->on_span(r->set->span_ctx, &s);
+}
+
+static int xfer_alloc(Run *r) {
+  if (r->free_xf >= 0) {
+    int id = r->free_xf;
+    r->free_xf = r->xf[id].next_free;
+    return id;
+  }
+  if (r->nxf == r->capxf) {
+    int nc = r->capxf ? 2 * r->capxf : 16;
+    SimXfer *nx = realloc(r->xf, (size_t)nc * sizeof *nx);
+    if (!nx) return WEFT_ENOMEM;
+    r->xf = nx;
+    r->capxf = nc;
+  }
+  return r->nxf++;
+}
+
+static void xfer_release(Run *r, int id) {
+  r->xf[id].next_free = r->free_xf;
+  r->free_xf = id;
+}
+
+static int start_step(Run *r, int id, double t) {
+  SimXfer *x = &r->xf[id];
+  const Stage *s = &r->coll[x->coll].st[x->stage];
+  x->merged = r->merge && r->delay_ns[s->dim] == 0.0 && x->step == 0;
+  return r->res->start(r->res, id, x, s, t);
+}
+
+/* Start waiting chunks on dim d while the collective has room there; the
+ * latest stage first, so chunks drain before new ones enter. */
+static int fill_dim(Run *r, int slot, int d, double t) {
+  SimColl *c = &r->coll[slot];
+  while (c->busy[d] < r->set->in_flight) {
+    int s = c->nstages - 1;
+    while (s >= 0 && !(c->st[s].dim == d && c->arrived[s] > c->started[s])) s--;
+    if (s < 0) break;
+    int id = xfer_alloc(r);
+    if (id < 0) return id;
+    r->xf[id] = (SimXfer){slot, s, 0, c->started[s]++, t, 0, 0, -1};
+    c->busy[d]++;
+    int rc = start_step(r, id, t);
+    if (rc) return rc;
+  }
+  return WEFT_OK;
+}
+
+static int run_main(Run *r, double t);
+static int wg_next(Run *r, double t);
+
+/* Start the collective of (layer, phase) in a stream slot. *started = 0
+ * when it moves no bytes. */
+static int coll_start(Run *r, int slot, int layer, WeftPhase ph, double t, int *started) {
+  const WeftPhaseSpec *p = &r->wl->layers[layer].phase[ph];
+  SimColl *c = &r->coll[slot];
+  *started = 0;
+  if (p->coll == WEFT_COLL_NONE || !(p->size_bytes > 0)) return WEFT_OK;
+  const int *g = r->group[p->group ? WEFT_NPHASES + p->group - 1 : (int)ph];
+  int ns = stage_build(p->coll, p->size_bytes / r->set->chunks, g, r->net, r->set->algorithm,
+                       c->st, r->err);
+  if (ns < 0) return ns;
+  if (ns == 0) return WEFT_OK;
+  for (int s = 0; s < ns; s++)
+    if (!(r->bw[c->st[s].dim] > 0))
+      return weft_error_set(r->err, WEFT_EINPUT, r->net->file, r->net->line[c->st[s].dim], 0,
+                            "bw_gbps", "dim %d carries layer %s's %s collective but has no "
+                            "bandwidth",
+                            c->st[s].dim + 1, r->wl->layers[layer].name, weft_phase_name(ph));
+  for (int s = 0; s < ns && r->set->fidelity == WEFT_FIDELITY_LINK; s++) {
+    int d = c->st[s].dim;
+    if (r->net->npus[d] % c->st[s].n)
+      return weft_error_set(r->err, WEFT_EINPUT, r->net->file, r->net->line[d], 0, "npus_count",
+                            "dim %d (%d NPUs): layer %s's %s group spans %d, which does not "
+                            "divide the dim (link fidelity lays groups as blocks)",
+                            d + 1, r->net->npus[d], r->wl->layers[layer].name,
+                            weft_phase_name(ph), c->st[s].n);
+  }
+  c->used = 1;
+  c->stream = slot;
+  c->layer = layer;
+  c->phase = ph;
+  c->coll = p->coll;
+  c->nstages = ns;
+  c->chunks = r->set->chunks;
+  c->done = 0;
+  memset(c->arrived, 0, sizeof c->arrived);
+  memset(c->started, 0, sizeof c->started);
+  memset(c->busy, 0, sizeof c->busy);
+  c->arrived[0] = c->chunks;
+  c->start_ns = t;
+  *started = 1;
+  return fill_dim(r, slot, c->st[0].dim, t);
+}
+
+static int coll_done(Run *r, int slot, double t) {
+  SimColl *c = &r->coll[slot];
+  c->used = 0;
+  r->out->t.comm_ns[c->phase] += t - c->start_ns;
+  r->out->ncollectives++;
+  span(r, WEFT_SPAN_COLLECTIVE, c->layer, c->phase, c->coll, slot, -1, -1, c->start_ns, t);
+  if (slot == 1) return wg_next(r, t);
+  r->pc++;
+  return run_main(r, t);
+}
+
+static int stage_done(Run *r, int id, double t) {
+  SimXfer x = r->xf[id];
+  SimColl *c = &r->coll[x.coll];
+  int d = c->st[x.stage].dim, rc;
+  if (r->set->stage_spans)
+    span(r, WEFT_SPAN_STAGE, c->layer, c->phase, c->coll, x.coll, d, x.chunk, x.stage_start_ns, t);
+  xfer_release(r, id);
+  c->busy[d]--;
+  if (x.stage + 1 < c->nstages) {
+    c->arrived[x.stage + 1]++;
+    if ((rc = fill_dim(r, x.coll, c->st[x.stage + 1].dim, t))) return rc;
+  } else {
+    c->done++;
+  }
+  if ((rc = fill_dim(r, x.coll, d, t))) return rc;
+  return c->done == c->chunks ? coll_done(r, x.coll, t) : WEFT_OK;
+}
+
+static int step_done(Run *r, int id, double t) {
+  SimXfer *x = &r->xf[id];
+  const Stage *s = &r->coll[x->coll].st[x->stage];
+  if (x->merged || ++x->step >= s->nsteps) return stage_done(r, id, t);
+  return start_step(r, id, t);
+}
+
+/* A resource finished transfer id: its step ends after the dim's delay. */
+static int xfer_done(Run *r, int id, double t) {
+  SimXfer *x = &r->xf[id];
+  int d = r->coll[x->coll].st[x->stage].dim;
+  if (r->delay_ns[d] > 0.0 && !x->merged) return sim_heap_push(&r->heap, t + r->delay_ns[d], EV_DELAY, id);
+  return step_done(r, id, t);
+}
+
+/* The weight-grad stream: take the next queued collective when idle. */
+static int wg_next(Run *r, double t) {
+  while (!r->coll[1].used && r->wg_sent < r->wg_enq) {
+    int layer = r->L - 1 - r->wg_sent++, started, rc;
+    if ((rc = coll_start(r, 1, layer, WEFT_PHASE_WG, t, &started))) return rc;
+  }
+  return WEFT_OK;
+}
+
+/* Run the main stream from op pc until it waits (compute or a blocking
+ * collective) or ends. */
+static int run_main(Run *r, double t) {
+  int L = r->L;
+  while (r->pc < 6 * L) {
+    int p = r->pc, layer, sub;
+    WeftPhase ph;
+    if (p < 2 * L) {
+      layer = p / 2;
+      sub = p % 2;
+      ph = WEFT_PHASE_FWD;
+    } else {
+      int q = p - 2 * L;
+      layer = L - 1 - q / 4;
+      sub = q % 4 % 2;
+      ph = q % 4 < 2 ? WEFT_PHASE_IG : WEFT_PHASE_WG;
+    }
+    if (sub == 0) { /* compute */
+      double c = r->wl->layers[layer].phase[ph].compute_ns;
+      if (c > 0) {
+        r->out->t.compute_ns += c;
+        r->op_start_ns = t;
+        return sim_heap_push(&r->heap, t + c, EV_COMPUTE, 0);
+      }
+      r->pc++;
+      continue;
+    }
+    if (ph == WEFT_PHASE_WG && r->overlap) { /* queued: the stream sends it */
+      r->wg_enq++;
+      r->pc++;
+      int rc = wg_next(r, t);
+      if (rc) return rc;
+      continue;
+    }
+    int started, rc = coll_start(r, 0, layer, ph, t, &started);
+    if (rc || started) return rc;
+    r->pc++;
+  }
+  return WEFT_OK;
+}
+
+static int compute_done(Run *r, double t) {
+  int L = r->L, p = r->pc, layer;
+  WeftPhase ph;
+  if (p < 2 * L) {
+    layer = p / 2;
+    ph = WEFT_PHASE_FWD;
+  } else {
+    layer = L - 1 - (p - 2 * L) / 4;
+    ph = (p - 2 * L) % 4 < 2 ? WEFT_PHASE_IG : WEFT_PHASE_WG;
+  }
+  span(r, WEFT_SPAN_COMPUTE, layer, ph, WEFT_COLL_NONE, 0, -1, -1, r->op_start_ns, t);
+  r->pc++;
+  return run_main(r, t);
+}
+
+/* Process every transfer the resources finished by t. */
+static int drain(Run *r, double t, unsigned long long *events) {
+  int done[DONE_BATCH], n, rc;
+  do {
+    n = r->res->advance(r->res, t, done, DONE_BATCH);
+    for (int i = 0; i < n; i++) {
+      (*events)++;
+      if ((rc = xfer_done(r, done[i], t))) return rc;
+    }
+  } while (n == DONE_BATCH);
+  return WEFT_OK;
+}
+
+static int event_loop(Run *r, double *end_ns, unsigned long long *events) {
+  double t = 0.0;
+  int rc = run_main(r, 0.0);
+  while (!rc) {
+    double th = sim_heap_top(&r->heap), tr = r->res->next(r->res);
+    if (th == HUGE_VAL && tr == HUGE_VAL) break;
+    if (tr <= th) {
+      unsigned long long before = *events;
+      t = tr;
+      rc = drain(r, t, events);
+      if (!rc && *events == before) /* next() promised a completion: never spin */
+        rc = weft_error_set(r->err, WEFT_ESOLVER, "", 0, 0, NULL,
+                            "simulator made no progress at %.17g ns", t);
+      continue;
+    }
+    SimEvent ev;
+    sim_heap_pop(&r->heap, &ev);
+    t = ev.t_ns;
+    (*events)++;
+    if ((rc = drain(r, t, events))) break;
+    rc = ev.kind == EV_COMPUTE ? compute_done(r, t) : step_done(r, ev.id, t);
+  }
+  *end_ns = t;
+  if (!rc && (r->pc < 6 * r->L || r->coll[0].used || r->coll[1].used || r->wg_sent < r->wg_enq))
+    rc = weft_error_set(r->err, WEFT_ESOLVER, "", 0, 0, NULL,
+                        "simulation ended with work left (internal error)");
+  return rc;
+}
+
+static int resolve_groups(Run *r, const WeftJob *job) {
+  const WeftCommunicator *cm = job->comm;
+  for (int ph = 0; ph < WEFT_NPHASES; ph++) r->group[ph] = cm->group[ph];
+  for (int k = 0; k < r->wl->ngroups && k < WEFT_MAX_GROUPS; k++)
+    if (!(r->group[WEFT_NPHASES + k] = weft_communicator_find(cm, r->wl->group_name[k])))
+      return weft_error_set(r->err, WEFT_EINPUT, r->wl->file, 0, 0, r->wl->group_name[k],
+                            "the workload uses group '%s', which the communicator does not "
+                            "name",
+                            r->wl->group_name[k]);
+  for (int l = 0; l < r->wl->nlayers; l++)
+    for (int ph = 0; ph < WEFT_NPHASES; ph++) {
+      const WeftPhaseSpec *p = &r->wl->layers[l].phase[ph];
+      if (p->coll != WEFT_COLL_NONE && p->size_bytes > 0 &&
+          (p->group < 0 || p->group > r->wl->ngroups || (unsigned)p->coll >= WEFT_NCOLL))
+        return weft_error_set(r->err, WEFT_EINVAL, r->wl->file, r->wl->layers[l].line, 0,
+                              "group", "layer %s: bad collective or group index",
+                              r->wl->layers[l].name);
+    }
+  return WEFT_OK;
+}
+
+static int simulate_job(const WeftSpec *spec, int j, const double *bw, const WeftSimSettings *s,
+                        WeftSimResult *res, WeftError *err) {
+  Run r;
+  memset(&r, 0, sizeof r);
+  r.set = s;
+  r.net = spec->net;
+  r.bw = bw;
+  r.wl = spec->jobs[j].workload;
+  r.job = j;
+  r.L = r.wl->nlayers;
+  r.overlap = spec->loop == WEFT_LOOP_TP_DP_OVERLAP;
+  r.merge = s->fidelity == WEFT_FIDELITY_DIM;
+  r.free_xf = -1;
+  r.out = &res->job[j];
+  r.err = err;
+  for (int d = 0; d < spec->net->ndims; d++) r.delay_ns[d] = s->latency_ns[d] + s->endpoint_delay_ns;
+  sim_heap_init(&r.heap);
+  int rc = resolve_groups(&r, &spec->jobs[j]);
+  if (!rc)
+    rc = s->fidelity == WEFT_FIDELITY_DIM ? dimres_create(spec->net, bw, &r.res)
+                                           : linkres_create(spec->net, bw, s->sharing, &r.res, err);
+  double end_ns = 0.0;
+  unsigned long long events = 0;
+  if (!rc) rc = event_loop(&r, &end_ns, &events);
+  if (!rc && r.res->finish) r.res->finish(r.res);
+  if (!rc) {
+    WeftSimJob *o = r.out;
+    o->t.time_ns = end_ns;
+    double blocking = o->t.compute_ns;
+    for (int ph = 0; ph < WEFT_NPHASES; ph++) {
+      o->t.exposed_comm_ns[ph] = o->t.comm_ns[ph];
+      if (ph != WEFT_PHASE_WG) blocking += o->t.comm_ns[ph];
+    }
+    if (r.overlap) o->t.exposed_comm_ns[WEFT_PHASE_WG] = fmax(0.0, end_ns - blocking);
+    for (int d = 0; d < spec->net->ndims; d++) {
+      o->dim_bytes[d] = r.res->dim_bytes[d];
+      o->dim_busy_ns[d] = r.res->dim_busy_ns[d];
+      o->dim_util[d] = bw[d] > 0 && end_ns > 0 ? o->dim_bytes[d] / (bw[d] * end_ns) : 0.0;
+    }
+    res->events += events;
+    res->flows += r.res->flows;
+    if (r.heap.peak > res->peak_events) res->peak_events = r.heap.peak;
+    if (r.res->peak_flows > res->peak_flows) res->peak_flows = r.res->peak_flows;
+  }
+  if (r.res) r.res->free(r.res);
+  sim_heap_free(&r.heap);
+  free(r.xf);
+  return rc;
+}
+
+static int check_settings(const WeftSpec *spec, const double *bw, const WeftSimSettings *s,
+                          WeftError *err) {
+  if (!spec || !spec->net || !bw || !s || spec->njobs < 1 || spec->njobs > WEFT_MAX_JOBS)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "bad simulation arguments");
+  if (s->chunks < 1 || s->in_flight < 1)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, s->chunks < 1 ? "chunks" : "in_flight",
+                          "%s must be at least 1", s->chunks < 1 ? "chunks" : "in_flight");
+  if ((unsigned)s->fidelity > WEFT_FIDELITY_LINK || (unsigned)s->sharing > WEFT_SHARE_FIFO)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "bad fidelity or sharing");
+  if (!(s->endpoint_delay_ns >= 0) || !isfinite(s->endpoint_delay_ns))
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "endpoint_delay_ns",
+                          "endpoint delay must be a finite number >= 0");
+  for (int d = 0; d < spec->net->ndims; d++) {
+    if (!(s->latency_ns[d] >= 0) || !isfinite(s->latency_ns[d]))
+      return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "latency_ns",
+                            "dim %d: latency must be a finite number >= 0", d + 1);
+    if ((unsigned)s->algorithm[d] >= WEFT_NALG)
+      return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "algorithm", "dim %d: bad algorithm",
+                            d + 1);
+    if (!(bw[d] >= 0) || !isfinite(bw[d]))
+      return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "bw_gbps",
+                            "dim %d: bandwidth must be a finite number >= 0", d + 1);
+  }
+  return WEFT_OK;
+}
+
+int weft_simulate(const WeftSpec *spec, const double *bw_gbps, const WeftSimSettings *s,
+                  WeftSimResult *res, WeftError *err) {
+  weft_error_clear(err);
+  int rc = check_settings(spec, bw_gbps, s, err);
+  if (rc) return rc;
+  memset(res, 0, sizeof *res);
+  res->njobs = spec->njobs;
+  res->ndims = spec->net->ndims;
+  for (int j = 0; j < spec->njobs && !rc; j++) {
+    rc = simulate_job(spec, j, bw_gbps, s, res, err);
+    res->time_ns += spec->jobs[j].weight * res->job[j].t.time_ns;
+  }
+  return rc;
+}
