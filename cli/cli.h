@@ -15,6 +15,8 @@ int cmd_zoo(int argc, char **argv);       /* zoo.c */
 int cmd_workload(int argc, char **argv);  /* workload.c */
 int cmd_codesign(int argc, char **argv);  /* codesign.c */
 int cmd_sweep(int argc, char **argv);     /* sweep.c */
+int cmd_simulate(int argc, char **argv);  /* simulate.c */
+int cmd_validate(int argc, char **argv);  /* validate.c */
 
 /* The model zoo's directory: $WEFT_ZOO, else data/zoo beside the weft
  * binary's source tree (<exe dir>/../data/zoo), else ./data/zoo. */

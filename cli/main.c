@@ -18,6 +18,9 @@ static const char *usage =
     "  codesign   search parallelization x network shape x bandwidth; best designs\n"
     "             and the Pareto front of network cost vs iteration time\n"
     "  sweep      evaluate every point of a scenario with lists and ranges in it\n"
+    "  simulate   simulate one training iteration event by event at a bandwidth:\n"
+    "             chunks, per-dim algorithms, latency, contention, links\n"
+    "  validate   the analytic model next to the simulation, with the error\n"
     "  zoo        list the model zoo and device presets\n"
     "\n"
     "options:\n"
@@ -57,6 +60,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "workload")) return cmd_workload(argc - 1, argv + 1);
   if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
   if (!strcmp(cmd, "codesign")) return cmd_codesign(argc - 1, argv + 1);
+  if (!strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1);
+  if (!strcmp(cmd, "validate")) return cmd_validate(argc - 1, argv + 1);
   cli_fail("unknown %s '%s' (try 'weft --help')", cmd[0] == '-' ? "option" : "command", cmd);
   return EXIT_USAGE;
 }

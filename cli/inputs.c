@@ -1,0 +1,179 @@
+/* inputs.c — reading what optimize, simulate and validate take: a scenario,
+ * LIBRA's four files, or a network and cost model with a model from the zoo;
+ * then command-line constraints, objective and loop. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "inputs.h"
+
+const CliOpt cli_input_opts[CLI_IN_COUNT] = {
+    [CLI_IN_NETWORK] = {"--network", "FILE", "LIBRA network yml (Topology, NpusCount, CostDimension)"},
+    [CLI_IN_WORKLOAD] = {"--workload", "FILE", "ASTRA-sim 1.0 workload text (12 fields per layer)"},
+    [CLI_IN_COMM] = {"--communicator", "FILE",
+                     "LIBRA communicator yml (Forward, InputGrad, WeightGrad)"},
+    [CLI_IN_COST] = {"--cost-model", "FILE", "LIBRA cost-model yml ($ per GB/s of Link, Switch, Nic)"},
+    [CLI_IN_CONSTRAINT] = {"--constraint", "EXPR",
+                           "linear constraint over B1..BD, sum, cost (repeatable):\n"
+                           "                        'sum = 1000', 'B1 >= B2 >= B3', 'cost <= 2e7'"},
+    [CLI_IN_OBJECTIVE] = {"--objective", "perf|perf-per-cost",
+                          "minimise time, or time x cost (default perf)"},
+    [CLI_IN_LOOP] = {"--loop", "no-overlap|tp-dp-overlap", "training loop (default no-overlap)"},
+};
+
+CliOptSet cli_inputs_set(CliInputs *in) {
+  return (CliOptSet){cli_input_opts, CLI_IN_COUNT, in->val, CLI_IN_CONSTRAINT, in->cons,
+                     WEFT_MAX_CONSTRAINTS, &in->ncons};
+}
+
+CliOptSet cli_inputs_model_set(CliInputs *in) {
+  return (CliOptSet){cli_model_opts, CLI_MO_COUNT, in->mval, -1, NULL, 0, NULL};
+}
+
+int cli_inputs_check(const CliInputs *in) {
+  const char *const *v = in->val;
+  if (in->scenario && (v[CLI_IN_NETWORK] || v[CLI_IN_WORKLOAD] || v[CLI_IN_COMM] ||
+                       v[CLI_IN_COST] || in->mval[CLI_MO_MODEL])) {
+    cli_fail("give a scenario file or --network/--workload/--communicator/--cost-model/--model, "
+             "not both");
+    return EXIT_USAGE;
+  }
+  for (int k = 0; k < CLI_MO_COUNT; k++)
+    if (!in->mval[CLI_MO_MODEL] && in->mval[k] && k != CLI_MO_ZOO) {
+      cli_fail("%s goes with --model (a job from the model zoo)", cli_model_opts[k].name);
+      return EXIT_USAGE;
+    }
+  return 0;
+}
+
+const char *cli_inputs_title(const CliInputs *in) {
+  return in->scenario ? in->scenario
+         : in->mval[CLI_MO_MODEL] ? in->mval[CLI_MO_MODEL]
+                                  : in->val[CLI_IN_WORKLOAD];
+}
+
+/* *out = 0 or 1 for the value named n0 or n1 (the library's own names). */
+static int choose(const char *flag, const char *v, const char *n0, const char *n1, int *out) {
+  if (!strcmp(v, n0)) *out = 0;
+  else if (!strcmp(v, n1)) *out = 1;
+  else {
+    cli_fail("%s '%s': expected %s or %s", flag, v, n0, n1);
+    return -1;
+  }
+  return 0;
+}
+
+static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, WeftError *err) {
+  static const int need[] = {CLI_IN_NETWORK, CLI_IN_WORKLOAD, CLI_IN_COMM, CLI_IN_COST};
+  const char *const *v = in->val;
+  char missing[128] = "";
+  for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+    if (!v[need[i]]) {
+      strcat(missing, missing[0] ? ", " : "");
+      strcat(missing, cli_input_opts[need[i]].name);
+    }
+  if (missing[0])
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL,
+                          "missing %s (or give a scenario file, or --model; see 'weft %s "
+                          "--help')",
+                          missing, cmd);
+  int rc = weft_network_read(v[CLI_IN_NETWORK], &sc->net, err);
+  if (!rc) rc = weft_cost_model_read(v[CLI_IN_COST], &sc->cost, err);
+  if (!rc) rc = weft_communicator_read(v[CLI_IN_COMM], &sc->comm[0], err);
+  if (!rc) rc = weft_workload_read(v[CLI_IN_WORKLOAD], &sc->workload[0], err);
+  if (rc) return rc;
+  sc->njobs = 1;
+  sc->weight[0] = 1.0;
+  const char *base = strrchr(v[CLI_IN_WORKLOAD], '/');
+  base = base ? base + 1 : v[CLI_IN_WORKLOAD];
+  snprintf(sc->job_name[0], sizeof sc->job_name[0], "%.*s", (int)strcspn(base, "."), base);
+  double scratch[WEFT_MAX_DIMS];
+  rc = weft_communicator_check(&sc->comm[0], &sc->net, err);
+  if (!rc) rc = weft_cost_per_gbps(&sc->net, &sc->cost, scratch, err);
+  return rc;
+}
+
+/* --model: network and cost model from their files, the job generated from
+ * the zoo by the same library call as a scenario's model workload. A bad
+ * option value is printed here and gives WEFT_EINVAL with err->msg empty. */
+static int load_model(const CliInputs *in, WeftScenario *sc, WeftError *err) {
+  const char *const *v = in->val;
+  if (!v[CLI_IN_NETWORK] || !v[CLI_IN_COST])
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "--model needs %s%s%s",
+                          v[CLI_IN_NETWORK] ? "" : "--network",
+                          !v[CLI_IN_NETWORK] && !v[CLI_IN_COST] ? " and " : "",
+                          v[CLI_IN_COST] ? "" : "--cost-model");
+  if (v[CLI_IN_WORKLOAD] || v[CLI_IN_COMM])
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL,
+                          "--model generates the workload and communicator: drop %s",
+                          v[CLI_IN_WORKLOAD] ? "--workload" : "--communicator");
+  CliModel *cm = malloc(sizeof *cm);  /* holds a WeftModel: kept off the stack */
+  if (!cm) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
+  if (cli_model_opts_apply(in->mval, cm)) {
+    free(cm);
+    weft_error_clear(err);
+    err->code = WEFT_EINVAL;  /* printed already */
+    return WEFT_EINVAL;
+  }
+  if (!cm->dp_given) cm->par.dp = 0;  /* NPUs / (tp x pp), on the network read below */
+  double scratch[WEFT_MAX_DIMS];
+  int rc = weft_network_read(v[CLI_IN_NETWORK], &sc->net, err);
+  if (!rc) rc = weft_cost_model_read(v[CLI_IN_COST], &sc->cost, err);
+  if (!rc) rc = weft_cost_per_gbps(&sc->net, &sc->cost, scratch, err);
+  if (!rc)
+    rc = weft_scenario_add_model_job(sc, cm->zoo_dir, cm->model_name, cm->device_name,
+                                     &cm->par, err);
+  if (!rc) rc = weft_communicator_check(&sc->comm[0], &sc->net, err);
+  free(cm);
+  return rc;
+}
+
+/* The command line's constraints, objective and loop on top of the files'. */
+static int apply_options(const CliInputs *in, WeftScenario *sc) {
+  WeftError err;
+  for (int i = 0; i < in->ncons; i++) {
+    if (weft_constraints_parse(&sc->cons, in->cons[i], sc->net.ndims, &err)) {
+      cli_fail("--constraint '%s': column %d: %s", in->cons[i], err.col, err.msg);
+      return EXIT_USAGE;
+    }
+  }
+  const char *obj = in->val[CLI_IN_OBJECTIVE], *loop = in->val[CLI_IN_LOOP];
+  if ((obj && choose(cli_input_opts[CLI_IN_OBJECTIVE].name, obj,
+                     weft_objective_name(WEFT_OBJ_PERF),
+                     weft_objective_name(WEFT_OBJ_PERF_PER_COST), &sc->objective)) ||
+      (loop && choose(cli_input_opts[CLI_IN_LOOP].name, loop,
+                      weft_loop_name(WEFT_LOOP_NO_OVERLAP),
+                      weft_loop_name(WEFT_LOOP_TP_DP_OVERLAP), &sc->loop)))
+    return EXIT_USAGE;
+  return 0;
+}
+
+int cli_inputs_load(const CliInputs *in, const char *cmd, WeftScenario **out) {
+  WeftError err;
+  weft_error_clear(&err);
+  *out = NULL;
+  WeftScenario *sc = weft_scenario_create();
+  if (!sc) {
+    cli_fail("out of memory");
+    return EXIT_RUNTIME;
+  }
+  const char *zoo = in->mval[CLI_MO_ZOO] ? in->mval[CLI_MO_ZOO] : cli_zoo_dir();
+  const char *model = in->mval[CLI_MO_MODEL];
+  int rc = in->scenario ? weft_scenario_read_zoo(in->scenario, zoo, sc, &err)
+           : model      ? load_model(in, sc, &err)
+                        : load_files(in, cmd, sc, &err);
+  if (rc) {
+    if (model && !err.file[0] && rc != WEFT_EINVAL)  /* the generator's: say whose */
+      cli_fail("--model %s: %s", model, err.msg);
+    else if (err.msg[0])
+      cli_error(&err);
+    weft_scenario_free(sc);
+    return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+  }
+  if ((rc = apply_options(in, sc))) {
+    weft_scenario_free(sc);
+    return rc;
+  }
+  *out = sc;
+  return 0;
+}

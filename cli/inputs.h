@@ -1,0 +1,44 @@
+/* inputs.h — the inputs optimize, simulate and validate share: a scenario,
+ * LIBRA's four files, or --model with a network and cost model; then the
+ * --constraint, --objective and --loop given on top. */
+#ifndef WEFT_CLI_INPUTS_H
+#define WEFT_CLI_INPUTS_H
+
+#include "model_opts.h"
+#include "opts.h"
+#include "weft.h"
+
+enum { CLI_IN_NETWORK, CLI_IN_WORKLOAD, CLI_IN_COMM, CLI_IN_COST, CLI_IN_CONSTRAINT,
+       CLI_IN_OBJECTIVE, CLI_IN_LOOP, CLI_IN_COUNT };
+
+extern const CliOpt cli_input_opts[CLI_IN_COUNT];
+
+/* The parsed values: val[] by CLI_IN_*, mval[] by CLI_MO_* (model_opts.h). */
+typedef struct {
+  const char *val[CLI_IN_COUNT];
+  const char *mval[CLI_MO_COUNT];
+  const char *cons[WEFT_MAX_CONSTRAINTS];  /* every --constraint, in order */
+  int ncons;
+  const char *scenario;  /* the positional SCENARIO.yml, NULL when absent */
+} CliInputs;
+
+/* The option sets filling in (which must outlive parsing): the input options
+ * (--constraint repeatable) and the --model options. A command lists its own
+ * options between the two, as optimize's help does. */
+CliOptSet cli_inputs_set(CliInputs *in);
+CliOptSet cli_inputs_model_set(CliInputs *in);
+
+/* Checks that need no file: a scenario and files together, --tp without
+ * --model. 0, or prints why and returns EXIT_USAGE. */
+int cli_inputs_check(const CliInputs *in);
+
+/* Read the inputs into a new scenario, add the command-line constraints,
+ * objective and loop. cmd names the command for the help hint. 0 and *out
+ * set, or prints why and returns EXIT_USAGE (bad input) or EXIT_RUNTIME (out
+ * of memory) with *out NULL. */
+int cli_inputs_load(const CliInputs *in, const char *cmd, WeftScenario **out);
+
+/* What the inputs are called, for titles: the scenario, model or workload. */
+const char *cli_inputs_title(const CliInputs *in);
+
+#endif

@@ -1,0 +1,389 @@
+/* sim_opts.c — the options `weft simulate` and `weft validate` share, the
+ * settings and bandwidth they give, one simulated run, and the report head
+ * and counters both commands print. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "sim_opts.h"
+
+#define MAX_CHUNKS 1000000  /* bounds the events per collective a run can ask for */
+
+const CliOpt cli_sim_opts[CLI_SIM_COUNT] = {
+    [CLI_SIM_BW] = {"--bw", "B1,...,BD",
+                    "GB/s per NPU per dim (default: the optimum, solved as\n"
+                    "                        weft optimize would under the constraints given)"},
+    [CLI_SIM_CHUNKS] = {"--chunks", "C", "chunks per collective (default 64)"},
+    [CLI_SIM_INFLIGHT] = {"--in-flight", "K",
+                          "chunks of a collective on a dim at once (default 1)"},
+    [CLI_SIM_LATENCY] = {"--latency-ns", "L|L1,...,LD",
+                         "per-step latency: one value, or one per dim (default 0)"},
+    [CLI_SIM_ENDPOINT] = {"--endpoint-delay-ns", "E", "delay per step at the receiver (default 0)"},
+    [CLI_SIM_ALG] = {"--algorithm", "A|A1,...,AD",
+                     "default|ring|direct|hd, one or one per dim (default:\n"
+                     "                        Ring ring, FullyConnected direct, Switch hd)"},
+    [CLI_SIM_FIDELITY] = {"--fidelity", "dim|link",
+                          "a dim as one shared resource, or every link of the NPU\n"
+                          "                        graph (default dim)"},
+    [CLI_SIM_SHARING] = {"--sharing", "maxmin|fifo",
+                         "link fidelity: how flows share a link (default maxmin)"},
+    [CLI_SIM_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
+    [CLI_SIM_TRACE] = {"--trace", "FILE",
+                       "timeline as Chrome trace-event JSON (ui.perfetto.dev)"},
+    [CLI_SIM_TRACE_STAGES] = {"--trace-stages", NULL,
+                              "also trace every chunk's per-dim stages (large)"},
+    [CLI_SIM_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap of the solve (1e-9)"},
+    [CLI_SIM_HELP] = {"--help", NULL, "this help"},
+};
+
+static void option_sets(CliSimArgs *a, CliOptSet sets[3]) {
+  sets[0] = cli_inputs_set(&a->in);
+  sets[1] = (CliOptSet){cli_sim_opts, CLI_SIM_COUNT, a->val, -1, NULL, 0, NULL};
+  sets[2] = cli_inputs_model_set(&a->in);
+}
+
+int cli_sim_parse(int argc, char **argv, CliSimArgs *a) {
+  CliOptSet sets[3];
+  int npos;
+  memset(a, 0, sizeof *a);
+  option_sets(a, sets);
+  return cli_opts_parse(argc, argv, sets, 3, &a->in.scenario, 1, &npos) ? EXIT_USAGE : 0;
+}
+
+void cli_sim_help_options(FILE *out) {
+  CliSimArgs a;
+  CliOptSet sets[3];
+  option_sets(&a, sets);
+  cli_opts_help(out, sets, 3);
+}
+
+const char *cli_fidelity_name(WeftFidelity f) { return f == WEFT_FIDELITY_LINK ? "link" : "dim"; }
+const char *cli_sharing_name(WeftSharing s) { return s == WEFT_SHARE_FIFO ? "fifo" : "maxmin"; }
+
+/* ------------------------------------------------------------ option values */
+
+static int int_opt(const char *flag, const char *v, int lo, int hi, int *out) {
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (!*v || *end || errno || x < lo || x > hi) {
+    cli_fail("%s '%s': expected an integer in %d..%d", flag, v, lo, hi);
+    return -1;
+  }
+  *out = (int)x;
+  return 0;
+}
+
+/* A finite number in [lo, inf) (or (lo, inf) when strict), the token t[0..len). */
+static int num_tok(const char *t, size_t len, double lo, int strict, double *out) {
+  char buf[64];
+  while (len && (t[len - 1] == ' ' || t[len - 1] == '\t')) len--;
+  if (!len || len >= sizeof buf) return -1;
+  memcpy(buf, t, len);
+  buf[len] = '\0';
+  char *end;
+  errno = 0;
+  double x = strtod(buf, &end);
+  if (*end || errno || !isfinite(x) || x < lo || (strict && x <= lo)) return -1;
+  *out = x;
+  return 0;
+}
+
+/* "B1,B2,B3" for the error messages. */
+static const char *dim_names(int ndims, char *buf, size_t size) {
+  buf[0] = '\0';
+  for (int d = 0; d < ndims; d++) {
+    size_t n = strlen(buf);
+    snprintf(buf + n, size - n, "%sB%d", d ? "," : "", d + 1);
+  }
+  return buf;
+}
+
+/* Split v on commas: the count (commas + 1) and up to max tokens. */
+static int split(const char *v, const char **tok, size_t *len, int max) {
+  int n = 0;
+  for (const char *p = v;; n++) {
+    const char *c = strchr(p, ',');
+    size_t l = c ? (size_t)(c - p) : strlen(p);
+    while (l && (*p == ' ' || *p == '\t')) p++, l--;
+    if (n < max) tok[n] = p, len[n] = l;
+    if (!c) return n + 1;
+    p = c + 1;
+  }
+}
+
+/* The count of a per-dim list: ndims, or 1 when one value may stand for
+ * every dim (one_ok). Prints and returns -1 otherwise. */
+static int list_count(const char *flag, const char *v, int n, int ndims, int one_ok) {
+  if (n == ndims || (one_ok && n == 1)) return 0;
+  char names[WEFT_MAX_DIMS * 4];
+  dim_names(ndims, names, sizeof names);
+  if (one_ok && ndims > 1)
+    cli_fail("%s '%s': expected 1 value (every dim) or %d, one per dim (%s), got %d", flag, v,
+             ndims, names, n);
+  else
+    cli_fail("%s '%s': expected %d value%s, one per dim (%s), got %d", flag, v, ndims,
+             ndims == 1 ? "" : "s", names, n);
+  return -1;
+}
+
+/* A per-dim list of numbers >= lo (> lo when strict) into out[ndims]. */
+static int num_list(const char *flag, const char *v, int ndims, int one_ok, double lo,
+                    int strict, double *out) {
+  const char *tok[WEFT_MAX_DIMS];
+  size_t len[WEFT_MAX_DIMS];
+  int n = split(v, tok, len, WEFT_MAX_DIMS);
+  if (list_count(flag, v, n, ndims, one_ok)) return -1;
+  for (int d = 0; d < n; d++)
+    if (num_tok(tok[d], len[d], lo, strict, &out[d])) {
+      cli_fail("%s '%s': B%d must be a %s number, got '%.*s'", flag, v, d + 1,
+               strict ? "positive" : "non-negative", (int)len[d], tok[d]);
+      return -1;
+    }
+  for (int d = n; d < ndims; d++) out[d] = out[0];
+  return 0;
+}
+
+static int alg_list(const char *flag, const char *v, int ndims, WeftAlgorithm *out) {
+  const char *tok[WEFT_MAX_DIMS];
+  size_t len[WEFT_MAX_DIMS];
+  int n = split(v, tok, len, WEFT_MAX_DIMS);
+  if (list_count(flag, v, n, ndims, 1)) return -1;
+  for (int d = 0; d < n; d++) {
+    size_t l = len[d];
+    while (l && (tok[d][l - 1] == ' ' || tok[d][l - 1] == '\t')) l--;
+    int k = 0;
+    while (k < WEFT_NALG && (strlen(weft_algorithm_name((WeftAlgorithm)k)) != l ||
+                             strncmp(weft_algorithm_name((WeftAlgorithm)k), tok[d], l)))
+      k++;
+    if (k == WEFT_NALG) {
+      if (n == 1) cli_fail("%s '%s': expected default, ring, direct or hd", flag, v);
+      else
+        cli_fail("%s '%s': B%d must be default, ring, direct or hd, got '%.*s'", flag, v, d + 1,
+                 (int)len[d], tok[d]);
+      return -1;
+    }
+    out[d] = (WeftAlgorithm)k;
+  }
+  for (int d = n; d < ndims; d++) out[d] = out[0];
+  return 0;
+}
+
+static int choose(const char *flag, const char *v, const char *n0, const char *n1, int *out) {
+  if (!strcmp(v, n0)) *out = 0;
+  else if (!strcmp(v, n1)) *out = 1;
+  else {
+    cli_fail("%s '%s': expected %s or %s", flag, v, n0, n1);
+    return -1;
+  }
+  return 0;
+}
+
+/* The values that need no input file. */
+static int scalar_options(const char *const *val, WeftSimSettings *s, WeftSettings *solve) {
+  const CliOpt *o = cli_sim_opts;
+  int fid = 0, shr = 0;
+  if (val[CLI_SIM_CHUNKS] &&
+      int_opt(o[CLI_SIM_CHUNKS].name, val[CLI_SIM_CHUNKS], 1, MAX_CHUNKS, &s->chunks))
+    return -1;
+  if (val[CLI_SIM_INFLIGHT] &&
+      int_opt(o[CLI_SIM_INFLIGHT].name, val[CLI_SIM_INFLIGHT], 1, MAX_CHUNKS, &s->in_flight))
+    return -1;
+  if (val[CLI_SIM_ENDPOINT] &&
+      num_tok(val[CLI_SIM_ENDPOINT], strlen(val[CLI_SIM_ENDPOINT]), 0.0, 0,
+              &s->endpoint_delay_ns)) {
+    cli_fail("%s '%s': expected a non-negative number", o[CLI_SIM_ENDPOINT].name,
+             val[CLI_SIM_ENDPOINT]);
+    return -1;
+  }
+  if (val[CLI_SIM_FIDELITY] &&
+      choose(o[CLI_SIM_FIDELITY].name, val[CLI_SIM_FIDELITY], "dim", "link", &fid))
+    return -1;
+  if (val[CLI_SIM_SHARING] &&
+      choose(o[CLI_SIM_SHARING].name, val[CLI_SIM_SHARING], "maxmin", "fifo", &shr))
+    return -1;
+  s->fidelity = fid ? WEFT_FIDELITY_LINK : WEFT_FIDELITY_DIM;
+  s->sharing = shr ? WEFT_SHARE_FIFO : WEFT_SHARE_MAXMIN;
+  if (val[CLI_SIM_SHARING] && s->fidelity != WEFT_FIDELITY_LINK) {
+    cli_fail("--sharing goes with --fidelity link (a dim is shared equally)");
+    return -1;
+  }
+  if (val[CLI_SIM_TRACE_STAGES] && !val[CLI_SIM_TRACE]) {
+    cli_fail("--trace-stages goes with --trace FILE");
+    return -1;
+  }
+  s->stage_spans = val[CLI_SIM_TRACE_STAGES] != NULL;
+  if (val[CLI_SIM_GAPTOL] &&
+      (num_tok(val[CLI_SIM_GAPTOL], strlen(val[CLI_SIM_GAPTOL]), 0.0, 1, &solve->gap_tol))) {
+    cli_fail("--gap-tol '%s': expected a positive number", val[CLI_SIM_GAPTOL]);
+    return -1;
+  }
+  if (val[CLI_SIM_GAPTOL] && val[CLI_SIM_BW]) {
+    cli_fail("--gap-tol is for the solve, which --bw replaces: drop one");
+    return -1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ the run */
+
+int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
+  const char *const *val = a->val;
+  WeftSettings solve;
+  WeftError err;
+  weft_error_clear(&err);
+  memset(run, 0, sizeof *run);
+  weft_sim_settings_default(&run->set);
+  weft_settings_default(&solve);
+  if (cli_inputs_check(&a->in) || scalar_options(val, &run->set, &solve)) return EXIT_USAGE;
+  int rc = cli_inputs_load(&a->in, cmd, &run->sc);
+  if (rc) return rc;
+  int D = run->sc->net.ndims;
+  if ((val[CLI_SIM_BW] &&
+       num_list(cli_sim_opts[CLI_SIM_BW].name, val[CLI_SIM_BW], D, 0, 0.0, 1, run->bw_gbps)) ||
+      (val[CLI_SIM_LATENCY] && num_list(cli_sim_opts[CLI_SIM_LATENCY].name, val[CLI_SIM_LATENCY],
+                                        D, 1, 0.0, 0, run->set.latency_ns)) ||
+      (val[CLI_SIM_ALG] &&
+       alg_list(cli_sim_opts[CLI_SIM_ALG].name, val[CLI_SIM_ALG], D, run->set.algorithm)))
+    return EXIT_USAGE;
+  weft_scenario_spec(run->sc, &run->spec);
+  if (val[CLI_SIM_TRACE]) {
+    const char *names[WEFT_MAX_JOBS];
+    for (int j = 0; j < run->sc->njobs; j++) names[j] = run->sc->job_name[j];
+    if ((rc = cli_trace_open(val[CLI_SIM_TRACE], &run->spec, names, &run->set, &run->trace)))
+      return rc;
+    run->trace_path = val[CLI_SIM_TRACE];
+    run->set.on_span = cli_trace_span;
+    run->set.span_ctx = run->trace;
+  }
+  rc = weft_problem_create(&run->spec, &run->prob, &err);
+  if (rc) {
+    cli_error(&err);
+    return rc == WEFT_ENOMEM || rc == WEFT_ESOLVER ? EXIT_RUNTIME : EXIT_USAGE;
+  }
+  run->bw_given = val[CLI_SIM_BW] != NULL;
+  if (!run->bw_given) {
+    if (weft_problem_solve(run->prob, &solve, &run->opt) < 0 ||
+        run->opt.status != WEFT_STATUS_SOLVED) {
+      cli_fail("no bandwidth to simulate: %s: %s (give --bw)",
+               weft_status_name(run->opt.status), run->opt.message);
+      return EXIT_RUNTIME;
+    }
+    memcpy(run->bw_gbps, run->opt.bw_gbps, sizeof run->bw_gbps);
+  }
+  return 0;
+}
+
+int cli_sim_run(CliSimRun *run) {
+  WeftError err;
+  weft_error_clear(&err);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int rc = weft_simulate(&run->spec, run->bw_gbps, &run->set, &run->res, &err);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  run->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  if (run->trace) {
+    int trc = cli_trace_close(run->trace, rc == 0);
+    run->trace = NULL;
+    if (!rc && trc) return trc;
+  }
+  if (rc) {
+    cli_error(&err);
+    return rc == WEFT_EINPUT || rc == WEFT_EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+  }
+  return 0;
+}
+
+void cli_sim_free(CliSimRun *run) {
+  if (run->trace) cli_trace_close(run->trace, 0);
+  run->trace = NULL;
+  weft_problem_free(run->prob);
+  weft_scenario_free(run->sc);
+  run->prob = NULL;
+  run->sc = NULL;
+}
+
+void cli_sim_phase_compute(const WeftSpec *spec, int j, double compute_ns[WEFT_NPHASES]) {
+  const WeftWorkload *wl = spec->jobs[j].workload;
+  for (int ph = 0; ph < WEFT_NPHASES; ph++) compute_ns[ph] = 0.0;
+  for (int l = 0; l < wl->nlayers; l++)
+    for (int ph = 0; ph < WEFT_NPHASES; ph++) compute_ns[ph] += wl->layers[l].phase[ph].compute_ns;
+}
+
+/* ------------------------------------------------------------ report pieces */
+
+void cli_sim_print_head(FILE *out, const char *cmd, const CliSimRun *run) {
+  const WeftNetwork *net = run->spec.net;
+  const WeftSimSettings *s = &run->set;
+  fprintf(out, "weft %s: loop %s, %d dims, %.0f NPUs, %d job%s\n", cmd,
+          weft_loop_name(run->spec.loop), net->ndims, weft_network_npus_total(net),
+          run->spec.njobs, run->spec.njobs == 1 ? "" : "s");
+  if (run->bw_given) fputs("bandwidth: given (--bw)\n", out);
+  else
+    fprintf(out, "bandwidth: the optimum of weft optimize (objective %s)\n",
+            weft_objective_name(run->spec.objective));
+  fprintf(out, "settings: fidelity %s", cli_fidelity_name(s->fidelity));
+  if (s->fidelity == WEFT_FIDELITY_LINK) fprintf(out, " (%s sharing)", cli_sharing_name(s->sharing));
+  fprintf(out, ", %d chunk%s per collective, %d in flight, endpoint delay %.1f ns\n", s->chunks,
+          s->chunks == 1 ? "" : "s", s->in_flight, s->endpoint_delay_ns);
+  fprintf(out, "\n  %-4s %-15s %6s %14s %-10s %12s\n", "dim", "topology", "npus", "bw_gbps",
+          "algorithm", "latency_ns");
+  for (int d = 0; d < net->ndims; d++)
+    fprintf(out, "  B%-3d %-15s %6d %14.6f %-10s %12.1f\n", d + 1,
+            weft_topology_name(net->topology[d]), net->npus[d], run->bw_gbps[d],
+            weft_algorithm_name(s->algorithm[d]), s->latency_ns[d]);
+}
+
+void cli_sim_print_counters(FILE *out, const CliSimRun *run) {
+  const WeftSimResult *r = &run->res;
+  fprintf(out, "simulation: %llu events (peak %zu pending)", r->events, r->peak_events);
+  if (run->set.fidelity == WEFT_FIDELITY_LINK)
+    fprintf(out, ", %llu flows (peak %zu active)", r->flows, r->peak_flows);
+  fprintf(out, ", wall %.3f s\n", run->wall_s);
+}
+
+void cli_json_arr(FILE *out, const double *v, int n) {
+  fputc('[', out);
+  for (int i = 0; i < n; i++) {
+    if (i) fputs(", ", out);
+    cli_json_num(out, v[i]);
+  }
+  fputc(']', out);
+}
+
+void cli_sim_json_head(FILE *out, const CliSimRun *run) {
+  const WeftNetwork *net = run->spec.net;
+  const WeftSimSettings *s = &run->set;
+  fprintf(out, "  \"weft_version\": \"%s\",\n  \"loop\": ", WEFT_VERSION);
+  cli_json_str(out, weft_loop_name(run->spec.loop));
+  fputs(",\n  \"objective\": ", out);
+  cli_json_str(out, weft_objective_name(run->spec.objective));
+  fprintf(out, ",\n  \"bw_source\": \"%s\",\n  \"bw_gbps\": ", run->bw_given ? "given" : "optimum");
+  cli_json_arr(out, run->bw_gbps, net->ndims);
+  fprintf(out, ",\n  \"settings\": {\"fidelity\": \"%s\", \"sharing\": \"%s\", \"chunks\": %d, "
+               "\"in_flight\": %d, \"endpoint_delay_ns\": ",
+          cli_fidelity_name(s->fidelity), cli_sharing_name(s->sharing), s->chunks, s->in_flight);
+  cli_json_num(out, s->endpoint_delay_ns);
+  fputs("},\n  \"dims\": [", out);
+  for (int d = 0; d < net->ndims; d++) {
+    fprintf(out, "%s\n    {\"dim\": %d, \"topology\": \"%s\", \"npus\": %d, \"bw_gbps\": ",
+            d ? "," : "", d + 1, weft_topology_name(net->topology[d]), net->npus[d]);
+    cli_json_num(out, run->bw_gbps[d]);
+    fprintf(out, ", \"algorithm\": \"%s\", \"latency_ns\": ", weft_algorithm_name(s->algorithm[d]));
+    cli_json_num(out, s->latency_ns[d]);
+    fputc('}', out);
+  }
+  fputs("\n  ],\n", out);
+}
+
+void cli_sim_json_counters(FILE *out, const CliSimRun *run) {
+  const WeftSimResult *r = &run->res;
+  fprintf(out, "  \"events\": %llu,\n  \"peak_events\": %zu,\n  \"flows\": %llu,\n"
+               "  \"peak_flows\": %zu,\n  \"wall_time_ns\": ",
+          r->events, r->peak_events, r->flows, r->peak_flows);
+  cli_json_num(out, run->wall_s * 1e9);
+  fputc('\n', out);
+}

@@ -1,0 +1,88 @@
+/* sim_opts.h — what `weft simulate` and `weft validate` share: their option
+ * table, the settings and bandwidth those options give, one simulated run
+ * (with its trace file, trace.c) and the report pieces both print. */
+#ifndef WEFT_CLI_SIM_OPTS_H
+#define WEFT_CLI_SIM_OPTS_H
+
+#include <stdio.h>
+
+#include "inputs.h"
+#include "opts.h"
+#include "weft.h"
+
+enum { CLI_SIM_BW, CLI_SIM_CHUNKS, CLI_SIM_INFLIGHT, CLI_SIM_LATENCY, CLI_SIM_ENDPOINT,
+       CLI_SIM_ALG, CLI_SIM_FIDELITY, CLI_SIM_SHARING, CLI_SIM_JSON, CLI_SIM_TRACE,
+       CLI_SIM_TRACE_STAGES, CLI_SIM_GAPTOL, CLI_SIM_HELP, CLI_SIM_COUNT };
+
+extern const CliOpt cli_sim_opts[CLI_SIM_COUNT];
+
+typedef struct {
+  CliInputs in;
+  const char *val[CLI_SIM_COUNT];
+} CliSimArgs;
+
+/* Parse argv (argv[0] the command); prints and returns EXIT_USAGE on a bad
+ * option, else 0. */
+int cli_sim_parse(int argc, char **argv, CliSimArgs *a);
+/* The option table, inputs first, as --help prints it. */
+void cli_sim_help_options(FILE *out);
+
+typedef struct CliTrace CliTrace;
+
+/* One simulated run and everything it owns (cli_sim_free releases it). */
+typedef struct {
+  WeftScenario *sc;
+  WeftSpec spec;
+  WeftProblem *prob;
+  double bw_gbps[WEFT_MAX_DIMS];
+  int bw_given;            /* 1: --bw; 0: the optimum, solved first */
+  WeftResult opt;          /* that solve (bw_given 0) */
+  WeftSimSettings set;
+  WeftSimResult res;
+  double wall_s;           /* the simulation's wall-clock time */
+  CliTrace *trace;         /* --trace, NULL without */
+  const char *trace_path;
+} CliSimRun;
+
+/* Everything up to the simulation: option values, inputs, the problem, the
+ * bandwidth (given, or the optimum: a solve that finds none is reported as
+ * optimize does), the trace file opened. cmd names the command. 0, or prints
+ * why and returns the exit code. */
+int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run);
+/* Simulate and finish the trace (renamed into place). 0 or an exit code
+ * (printed). */
+int cli_sim_run(CliSimRun *run);
+void cli_sim_free(CliSimRun *run);
+
+/* Names of the fidelity and sharing values ("dim", "link"; "maxmin", "fifo"). */
+const char *cli_fidelity_name(WeftFidelity f);
+const char *cli_sharing_name(WeftSharing s);
+
+/* Compute per phase of job j, summed over its layers (as simulated). */
+void cli_sim_phase_compute(const WeftSpec *spec, int j, double compute_ns[WEFT_NPHASES]);
+
+/* The report's head: the command, settings, bandwidth and per-dim table. */
+void cli_sim_print_head(FILE *out, const char *cmd, const CliSimRun *run);
+/* The simulator's counters and wall time, one line. */
+void cli_sim_print_counters(FILE *out, const CliSimRun *run);
+/* JSON members shared by both commands (each line ends ",\n"): version,
+ * loop, bandwidth and its source, settings, dims. */
+void cli_sim_json_head(FILE *out, const CliSimRun *run);
+/* JSON counters (events, flows, wall time), the last members. */
+void cli_sim_json_counters(FILE *out, const CliSimRun *run);
+void cli_json_arr(FILE *out, const double *v, int n);
+
+/* Trace files (trace.c): Chrome trace-event JSON written through the
+ * simulator's span callback to a temporary file beside path, renamed over
+ * path by cli_trace_close(ok = 1), removed otherwise. */
+/* Create the temporary file (0, or prints why and returns EXIT_USAGE: an
+ * unwritable path is bad input) and write the metadata naming each job's
+ * lanes; stage lanes when s->stage_spans. spec, job_names and s are borrowed
+ * until cli_trace_close. */
+int cli_trace_open(const char *path, const WeftSpec *spec, const char *const *job_names,
+                   const WeftSimSettings *s, CliTrace **out);
+void cli_trace_span(void *ctx, const WeftSimSpan *span);  /* a WeftSpanFn */
+/* 0, or prints why and returns EXIT_RUNTIME (a write failed). */
+int cli_trace_close(CliTrace *t, int ok);
+
+#endif

@@ -1,0 +1,169 @@
+/* trace.c — the simulated timeline as Chrome trace-event JSON (opens in
+ * ui.perfetto.dev and chrome://tracing), streamed from the simulator's span
+ * callback into a temporary file that is renamed into place at the end. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sim_opts.h"
+
+/* Lanes (trace "threads") of a job's process. */
+enum { LANE_COMPUTE = 0, LANE_BLOCKING = 1, LANE_WG = 2, LANE_DIM0 = 10 };
+
+struct CliTrace {
+  FILE *f;
+  char *tmp;           /* path.tmpXXXXXX beside the target */
+  const char *path;
+  const WeftSpec *spec;
+  int chunks;
+  int nevents;         /* written so far: a comma before every one after the first */
+};
+
+static const char *errmsg(int e, char *buf, size_t n) {
+  snprintf(buf, n, "%s", strerror(e));
+  if (buf[0] >= 'A' && buf[0] <= 'Z') buf[0] = (char)(buf[0] - 'A' + 'a');
+  return buf;
+}
+
+static void sep(CliTrace *t) { fputs(t->nevents++ ? ",\n" : "\n", t->f); }
+
+/* A metadata event: what = process_name, thread_name, ..._sort_index. */
+static void meta_name(CliTrace *t, const char *what, int pid, int tid, const char *name) {
+  sep(t);
+  fprintf(t->f, "{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": ",
+          what, pid, tid);
+  cli_json_str(t->f, name);
+  fputs("}}", t->f);
+}
+
+static void meta_sort(CliTrace *t, const char *what, int pid, int tid, int index) {
+  sep(t);
+  fprintf(t->f,
+          "{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"args\": "
+          "{\"sort_index\": %d}}",
+          what, pid, tid, index);
+}
+
+static void lane(CliTrace *t, int pid, int tid, const char *name) {
+  meta_name(t, "thread_name", pid, tid, name);
+  meta_sort(t, "thread_sort_index", pid, tid, tid);
+}
+
+int cli_trace_open(const char *path, const WeftSpec *spec, const char *const *job_names,
+                   const WeftSimSettings *s, CliTrace **out) {
+  *out = NULL;
+  CliTrace *t = calloc(1, sizeof *t);
+  size_t len = strlen(path);
+  char *tmp = malloc(len + 16);
+  if (!t || !tmp) {
+    free(t);
+    free(tmp);
+    cli_fail("out of memory");
+    return EXIT_RUNTIME;
+  }
+  snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
+  struct stat st;
+  int fd = -1;
+  if (!stat(path, &st) && S_ISDIR(st.st_mode)) errno = EISDIR;  /* rename would fail at the end */
+  else fd = mkstemp(tmp);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    char eb[128];
+    cli_fail("%s: cannot write file: %s", path, errmsg(errno, eb, sizeof eb));
+    if (fd >= 0) {
+      close(fd);
+      unlink(tmp);
+    }
+    free(tmp);
+    free(t);
+    return EXIT_USAGE;  /* checked before simulating: the path is bad input */
+  }
+  *t = (CliTrace){f, tmp, path, spec, s->chunks, 0};
+  fputs("{\"traceEvents\": [", f);
+  for (int j = 0; j < spec->njobs; j++) {
+    char name[WEFT_NAME_LEN + 16];
+    snprintf(name, sizeof name, "job %s", job_names[j] ? job_names[j] : "");
+    meta_name(t, "process_name", j, 0, name);
+    meta_sort(t, "process_sort_index", j, 0, j);
+    lane(t, j, LANE_COMPUTE, "compute");
+    lane(t, j, LANE_BLOCKING, "collectives (blocking)");
+    if (spec->loop == WEFT_LOOP_TP_DP_OVERLAP) lane(t, j, LANE_WG, "weight-grad stream");
+    for (int d = 0; s->stage_spans && d < spec->net->ndims; d++) {
+      char dn[64];
+      snprintf(dn, sizeof dn, "B%d stages (%s, %d NPUs)", d + 1,
+               weft_topology_name(spec->net->topology[d]), spec->net->npus[d]);
+      lane(t, j, LANE_DIM0 + d, dn);
+    }
+  }
+  *out = t;
+  return 0;
+}
+
+/* ts and dur in microseconds, as the format requires; ns resolution kept. */
+void cli_trace_span(void *ctx, const WeftSimSpan *sp) {
+  CliTrace *t = ctx;
+  const WeftSpec *spec = t->spec;
+  const WeftLayer *layer = NULL;
+  if (sp->job >= 0 && sp->job < spec->njobs) {
+    const WeftWorkload *wl = spec->jobs[sp->job].workload;
+    if (sp->layer >= 0 && sp->layer < wl->nlayers) layer = &wl->layers[sp->layer];
+  }
+  const char *lname = layer ? layer->name : "?";
+  const char *phase = weft_phase_name(sp->phase);
+  const char *coll = weft_collective_name(sp->coll);
+  double size = layer && sp->phase >= 0 && sp->phase < WEFT_NPHASES
+                    ? layer->phase[sp->phase].size_bytes
+                    : 0.0;
+  int tid = sp->kind == WEFT_SPAN_COMPUTE      ? LANE_COMPUTE
+            : sp->kind == WEFT_SPAN_COLLECTIVE ? (sp->stream ? LANE_WG : LANE_BLOCKING)
+                                               : LANE_DIM0 + sp->dim;
+  static const char *cat[] = {"compute", "collective", "stage"};
+  char name[WEFT_NAME_LEN + 64];
+  if (sp->kind == WEFT_SPAN_COMPUTE) snprintf(name, sizeof name, "%s %s", lname, phase);
+  else if (sp->kind == WEFT_SPAN_COLLECTIVE) snprintf(name, sizeof name, "%s %s", lname, coll);
+  else snprintf(name, sizeof name, "%s %s chunk %d", lname, coll, sp->chunk);
+  sep(t);
+  fputs("{\"name\": ", t->f);
+  cli_json_str(t->f, name);
+  fprintf(t->f, ", \"cat\": \"%s\", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": %d, "
+                "\"tid\": %d, \"args\": {\"layer\": ",
+          cat[sp->kind <= WEFT_SPAN_STAGE ? sp->kind : WEFT_SPAN_STAGE], sp->start_ns / 1e3,
+          (sp->end_ns - sp->start_ns) / 1e3, sp->job, tid);
+  cli_json_str(t->f, lname);
+  fprintf(t->f, ", \"layer_index\": %d, \"phase\": \"%s\"", sp->layer, phase);
+  if (sp->kind != WEFT_SPAN_COMPUTE) {
+    fprintf(t->f, ", \"collective\": \"%s\", \"size_bytes\": ", coll);
+    cli_json_num(t->f, size);
+  }
+  if (sp->kind == WEFT_SPAN_STAGE) {
+    fprintf(t->f, ", \"dim\": %d, \"chunk\": %d, \"chunk_bytes\": ", sp->dim + 1, sp->chunk);
+    cli_json_num(t->f, size / t->chunks);
+  }
+  fputs("}}", t->f);
+}
+
+int cli_trace_close(CliTrace *t, int ok) {
+  if (!t) return 0;
+  fputs("\n],\n\"displayTimeUnit\": \"ns\"}\n", t->f);
+  int bad = ferror(t->f) != 0, e = errno;
+  if (fclose(t->f)) bad = 1, e = errno;
+  if (ok && !bad) {
+    mode_t mask = umask(0);
+    umask(mask);
+    chmod(t->tmp, (mode_t)0666 & ~mask);  /* mkstemp's 0600 would stick after rename */
+    if (rename(t->tmp, t->path)) bad = 1, e = errno;
+  }
+  int rc = 0;
+  if (!ok || bad) unlink(t->tmp);
+  if (ok && bad) {
+    char eb[128];
+    cli_fail("%s: cannot write file: %s", t->path, errmsg(e, eb, sizeof eb));
+    rc = EXIT_RUNTIME;
+  }
+  free(t->tmp);
+  free(t);
+  return rc;
+}

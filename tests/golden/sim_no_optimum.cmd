@@ -1,0 +1,1 @@
+validate --network tests/golden/inputs/sim_ring4.yml --workload tests/golden/inputs/sim_ar8m.txt --communicator tests/golden/inputs/sim_fwd4.yml --cost-model tests/golden/inputs/cost3.yml --constraint 'B1 <= 10' --constraint 'B1 >= 20' --trace "$T/trace.json"

@@ -1,0 +1,1 @@
+simulate --network tests/golden/inputs/sim_sw6.yml --workload tests/golden/inputs/sim_ar6m.txt --communicator tests/golden/inputs/sim_fwd6.yml --cost-model tests/golden/inputs/cost3.yml --bw 100 --chunks 1

@@ -1,0 +1,1 @@
+validate --network tests/golden/inputs/sim_ring4.yml --workload tests/golden/inputs/sim_overlap.txt --communicator tests/golden/inputs/sim_igwg4.yml --cost-model tests/golden/inputs/cost3.yml --bw 100 --chunks 1 --loop tp-dp-overlap
