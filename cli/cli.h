@@ -17,6 +17,7 @@ int cmd_codesign(int argc, char **argv);  /* codesign.c */
 int cmd_sweep(int argc, char **argv);     /* sweep.c */
 int cmd_simulate(int argc, char **argv);  /* simulate.c */
 int cmd_validate(int argc, char **argv);  /* validate.c */
+int cli_refine(int argc, char **argv);    /* refine.c: optimize --refine-with-sim */
 
 /* The model zoo's directory: $WEFT_ZOO, else data/zoo beside the weft
  * binary's source tree (<exe dir>/../data/zoo), else ./data/zoo. */

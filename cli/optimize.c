@@ -10,7 +10,7 @@
 #include "inputs.h"
 #include "opts.h"
 
-enum { O_JSON, O_EXPORT, O_PLOT, O_GAPTOL, O_HELP, O_COUNT };
+enum { O_JSON, O_EXPORT, O_PLOT, O_GAPTOL, O_REFINE, O_HELP, O_COUNT };
 
 /* One row per option: drives parsing and --help alike (after the shared
  * input options of inputs.h, before the --model options of model_opts.h). */
@@ -19,6 +19,9 @@ static const CliOpt opts[O_COUNT] = {
     [O_EXPORT] = {"--export-astra", "FILE", "write the design as an ASTRA-sim 2.0 network yml"},
     [O_PLOT] = {"--plot", "FILE", "draw the design vs EqualBW as .png or .svg (needs gnuplot)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap (default 1e-9)"},
+    [O_REFINE] = {"--refine-with-sim", NULL,
+                  "re-solve with simulated collective times; takes weft\n"
+                  "                        simulate's options (see --refine-with-sim --help)"},
     [O_HELP] = {"--help", NULL, "this help"},
 };
 
@@ -78,6 +81,11 @@ int cmd_optimize(int argc, char **argv) {
   State st = {0};
   WeftError err;
   weft_error_clear(&err);
+  for (int i = 1; i < argc; i++) /* a different command line: simulate's options */
+    if (!strcmp(argv[i], opts[O_REFINE].name)) {
+      memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv); /* keeps argv[argc] */
+      return cli_refine(argc - 1, argv);
+    }
   if (parse_args(argc, argv, &a)) return EXIT_USAGE;
   if (a.val[O_HELP]) {
     help(stdout);

@@ -24,6 +24,7 @@ typedef struct {
   long long active[WEFT_MAX_DIMS];  /* flows in flight per dim */
   double last_ns;
   int *path, maxhops;
+  long long dim_base[WEFT_MAX_DIMS];  /* first link id of each dim (npu_graph.c's form) */
   int *peer;
   double *pbytes;
 } LinkRes;
@@ -79,6 +80,23 @@ static int advance(SimRes *r, double t_ns, int *done, int max) {
   return nd;
 }
 
+/* The way round a ring dim from NPU v by delta coordinates: the shorter
+ * one; a tie goes forward for even flows of a step and backward for odd
+ * ones, so a ring algorithm's two directions (and a group of 2 on a ring
+ * of 2) use both directions' links, as the dim model assumes. */
+static int ring_path(LinkRes *lr, int v, int d, int delta, int odd) {
+  int n = lr->net.npus[d], f = ((delta % n) + n) % n, b = (n - f) % n;
+  int fwd = f < b || (f == b && !odd), hops = fwd ? f : b;
+  int c = v / lr->stride[d] % n;
+  for (int h = 0; h < hops; h++) {
+    lr->path[h] = (int)(lr->dim_base[d] + 2LL * v + (fwd ? 0 : 1));
+    int nc = fwd ? (c + 1) % n : (c + n - 1) % n;
+    v += (nc - c) * lr->stride[d];
+    c = nc;
+  }
+  return hops;
+}
+
 static int start(SimRes *r, int xfer, const SimXfer *x, const Stage *s, double t_ns) {
   LinkRes *lr = (LinkRes *)r;
   (void)t_ns; /* the driver advanced the flows to t_ns before any start */
@@ -95,7 +113,9 @@ static int start(SimRes *r, int xfer, const SimXfer *x, const Stage *s, double t
     for (int i = 0; i < np; i++) {
       if (!(lr->pbytes[i] > 0)) continue;
       int dst = v + (base + lr->peer[i] * ms - c) * lr->stride[d];
-      int hops = weft_network_route(&lr->net, v, dst, lr->path, lr->maxhops);
+      int hops = lr->net.topology[d] == WEFT_RING
+                     ? ring_path(lr, v, d, (dst - v) / lr->stride[d], i & 1)
+                     : weft_network_route(&lr->net, v, dst, lr->path, lr->maxhops);
       if (hops < 0) return hops;
       if ((rc = weft_flowsim_start(lr->fs, lr->path, hops, lr->pbytes[i], (unsigned long long)xfer)))
         return rc;
@@ -154,12 +174,18 @@ int linkres_create(const WeftNetwork *net, const double *bw_gbps, WeftSharing sh
   int maxn = 2;
   lr->N = 1;
   lr->maxhops = 0;
+  long long base = 0;
   for (int d = 0; d < net->ndims; d++) {
     lr->stride[d] = lr->N;
     lr->N *= net->npus[d];
     bw[d] = bw_gbps[d] > 0 ? bw_gbps[d] : 1.0; /* a dim no collective uses: any capacity */
     if (net->npus[d] > maxn) maxn = net->npus[d];
     lr->maxhops += net->topology[d] == WEFT_RING ? net->npus[d] / 2 + 1 : 2;
+  }
+  for (int d = 0; d < net->ndims; d++) { /* npu_graph.c: base[d+1] = base[d] + N per[d] */
+    int per = net->topology[d] == WEFT_FULLY_CONNECTED ? net->npus[d] - 1 : 2;
+    lr->dim_base[d] = base;
+    base += (long long)lr->N * per;
   }
   int rc = weft_network_graph(net, bw, &lr->g, err);
   if (!rc) rc = weft_flowsim_create(lr->g, sharing, &lr->fs);

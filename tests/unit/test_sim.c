@@ -481,6 +481,33 @@ static void test_refine_partial_dim(void) {
   sim_free(&s);
 }
 
+/* How groups lie in a split dim. Ring 8 x Ring 2 with a group of [2, 2]:
+ * it starts partway up dim 1 and goes on to dim 2, so it holds dim 1's
+ * outer part (another group, say TP 4, holds the inner 4): members c and
+ * c + 4. Ring algorithm, S = 8e6, B = (100, 50), one chunk. Dim model:
+ * RS1 (S/2)/B1 + RS2 (S/4)/B2 + AG2 (S/4)/B2 + AG1 (S/2)/B1 = 160000.
+ * Links: the two halves of a dim-1 step go 4 hops forward and 4 back
+ * (a tie), and each link carries the flows of 4 sources: B1/8 per flow,
+ * 4x slower on dim 1; dim 2 (a ring of 2: one flow each way) matches:
+ * 4 x 80000 + 80000 = 400000. */
+static void test_link_split_dim_layout(void) {
+  Sim s;
+  WeftSimResult r;
+  int n[2] = {8, 2};
+  WeftTopology t[2] = {WEFT_RING, WEFT_RING};
+  double bw[2] = {100, 50};
+  sim_init(&s, 2, n, t, bw);
+  for (int p = 0; p < WEFT_NPHASES; p++) s.comm.group[p][0] = 2;
+  sim_one(&s, WEFT_COLL_ALLREDUCE, 8e6);
+  CHECK_NEAR(sim_run(&s, &r), 160000.0, 1e-12);
+  s.set.fidelity = WEFT_FIDELITY_LINK;
+  CHECK_NEAR(sim_run(&s, &r), 400000.0, 1e-9);
+  /* the whole ring of 2 alone: both directions' links, as the dim model */
+  for (int p = 0; p < WEFT_NPHASES; p++) s.comm.group[p][0] = -1;
+  CHECK_NEAR(sim_run(&s, &r), 2 * (8e6 / 2) / 50, 1e-9);
+  sim_free(&s);
+}
+
 const TestCase suite_sim[] = {
     {"sim_ring_allreduce_by_hand", test_ring_allreduce_by_hand},
     {"sim_direct_and_hd_by_hand", test_direct_and_hd_by_hand},
@@ -496,5 +523,6 @@ const TestCase suite_sim[] = {
     {"sim_link_partial_dim_ratio", test_link_partial_dim_ratio},
     {"sim_link_group_must_divide", test_link_group_must_divide},
     {"sim_refine_partial_dim", test_refine_partial_dim},
+    {"sim_link_split_dim_layout", test_link_split_dim_layout},
     {0, 0},
 };
