@@ -76,7 +76,7 @@ static int advance(SimRes *r, double t_ns, int *done, int max) {
   int k0 = 0;
   while (nd < max && k0 < lr->nready) done[nd++] = lr->ready[k0++]; /* oldest first */
   lr->nready -= k0;
-  memmove(lr->ready, lr->ready + k0, (size_t)lr->nready * sizeof *lr->ready);
+  if (k0 && lr->nready) memmove(lr->ready, lr->ready + k0, (size_t)lr->nready * sizeof *lr->ready);
   return nd;
 }
 
