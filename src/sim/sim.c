@@ -98,7 +98,7 @@ static int fill_dim(Run *r, int slot, int d, double t) {
     if (s < 0) break;
     int id = xfer_alloc(r);
     if (id < 0) return id;
-    r->xf[id] = (SimXfer){slot, s, 0, c->started[s]++, t, 0, 0, -1};
+    r->xf[id] = (SimXfer){slot, s, 0, c->started[s]++, t, 0, -1};
     c->busy[d]++;
     int rc = start_step(r, id, t);
     if (rc) return rc;
@@ -206,24 +206,27 @@ static int wg_next(Run *r, double t) {
   return WEFT_OK;
 }
 
+/* Op p of the main stream: its layer, phase and whether it is the compute
+ * (0) or the collective (1) of that phase. */
+static int decode(int p, int L, int *layer, WeftPhase *ph) {
+  if (p < 2 * L) {
+    *layer = p / 2;
+    *ph = WEFT_PHASE_FWD;
+    return p % 2;
+  }
+  int q = p - 2 * L;
+  *layer = L - 1 - q / 4;
+  *ph = q % 4 < 2 ? WEFT_PHASE_IG : WEFT_PHASE_WG;
+  return q % 2;
+}
+
 /* Run the main stream from op pc until it waits (compute or a blocking
  * collective) or ends. */
 static int run_main(Run *r, double t) {
-  int L = r->L;
-  while (r->pc < 6 * L) {
-    int p = r->pc, layer, sub;
+  while (r->pc < 6 * r->L) {
+    int layer;
     WeftPhase ph;
-    if (p < 2 * L) {
-      layer = p / 2;
-      sub = p % 2;
-      ph = WEFT_PHASE_FWD;
-    } else {
-      int q = p - 2 * L;
-      layer = L - 1 - q / 4;
-      sub = q % 4 % 2;
-      ph = q % 4 < 2 ? WEFT_PHASE_IG : WEFT_PHASE_WG;
-    }
-    if (sub == 0) { /* compute */
+    if (!decode(r->pc, r->L, &layer, &ph)) { /* compute */
       double c = r->wl->layers[layer].phase[ph].compute_ns;
       if (c > 0) {
         r->out->t.compute_ns += c;
@@ -248,15 +251,9 @@ static int run_main(Run *r, double t) {
 }
 
 static int compute_done(Run *r, double t) {
-  int L = r->L, p = r->pc, layer;
+  int layer;
   WeftPhase ph;
-  if (p < 2 * L) {
-    layer = p / 2;
-    ph = WEFT_PHASE_FWD;
-  } else {
-    layer = L - 1 - (p - 2 * L) / 4;
-    ph = (p - 2 * L) % 4 < 2 ? WEFT_PHASE_IG : WEFT_PHASE_WG;
-  }
+  decode(r->pc, r->L, &layer, &ph);
   span(r, WEFT_SPAN_COMPUTE, layer, ph, WEFT_COLL_NONE, 0, -1, -1, r->op_start_ns, t);
   r->pc++;
   return run_main(r, t);

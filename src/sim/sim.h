@@ -55,7 +55,6 @@ typedef struct {
   int coll, stage, step, chunk;
   double stage_start_ns;
   int merged;                  /* all steps as one transfer (dim fidelity, no delay) */
-  int pending;                 /* link fidelity: flows not yet done */
   int next_free;
 } SimXfer;
 

@@ -77,7 +77,7 @@ int stage_step_peers(const Stage *s, int k, int m, int *peer, double *bytes) {
       return c;
     }
     case WEFT_ALG_HD: {
-      int dist = s->kind == ST_RS ? n >> (k + 1) : s->kind == ST_AG ? 1 << k : n >> (k + 1);
+      int dist = s->kind == ST_AG ? 1 << k : n >> (k + 1); /* AG doubles up */
       peer[0] = m ^ dist;
       bytes[0] = b;
       return 1;
