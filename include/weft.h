@@ -780,6 +780,150 @@ typedef struct {
 
 int weft_refine_with_sim(const WeftSpec *spec, const WeftSettings *st, const WeftSimSettings *ss,
                          int max_iter, double rel_tol, WeftRefine *out, WeftError *err);
+
+/* ------------------------------------------------------------------ direct-connect topologies
+ * TopoOpt (NSDI 2023, docs/topo.md): a job on n servers, each with d optical
+ * ports of B Gbps, gets its own wiring, chosen with its parallelization.
+ * Servers are nodes 0..n-1 of every fabric's graph. */
+#define WEFT_TOPO_MAX_DEGREE 64
+
+/* One AllReduce group: members (server ids, ascending) and the bytes each
+ * member reduces per iteration. */
+typedef struct {
+  int size;
+  int *members;       /* owned by the WeftTraffic */
+  double size_bytes;
+} WeftAllReduce;
+
+/* Model-parallel point-to-point traffic: bytes from src to dst per iteration. */
+typedef struct {
+  int src, dst;
+  double bytes;
+} WeftDemand;
+
+/* A job's traffic per iteration, and its compute time. */
+typedef struct {
+  int nservers;
+  int nallreduce;
+  WeftAllReduce *ar;
+  int ndemand;
+  WeftDemand *demand;
+  double compute_ns;        /* per iteration on the slowest server */
+  int cap_ar, cap_demand;   /* allocated */
+} WeftTraffic;
+
+WeftTraffic *weft_traffic_create(int nservers);  /* NULL on failure */
+void weft_traffic_free(WeftTraffic *t);          /* NULL is fine */
+/* Append a group (members copied, sorted; each in [0, n), distinct, size >= 2). */
+int weft_traffic_add_allreduce(WeftTraffic *t, const int *members, int size, double size_bytes);
+/* Add bytes from src to dst (src != dst; merged with an existing pair). */
+int weft_traffic_add_demand(WeftTraffic *t, int src, int dst, double bytes);
+/* Total demand matrix entry src -> dst (0 when none). */
+double weft_traffic_demand(const WeftTraffic *t, int src, int dst);
+/* CSV, one record per line: "src,dst,bytes" or "allreduce,size_bytes,m1,m2,...",
+ * optionally "compute_ns,X"; '#' comments and a "src,dst,bytes" header line
+ * allowed. Errors name file, line and field. */
+int weft_traffic_read_csv(const char *path, int nservers, WeftTraffic **out, WeftError *err);
+
+/* Maximum-weight matching on the complete graph of n nodes, weight w[i*n+j]
+ * (symmetric, >= 0; 0 = no edge), by Edmonds' blossom algorithm in O(n^3);
+ * exact for integer weights (|w| < 2^52). max_cardinality = 1: among the
+ * matchings of maximum size, one of maximum weight. mate[i] = partner or -1.
+ * WEFT_EINVAL for a bad argument, WEFT_ENOMEM. */
+int weft_max_weight_matching(int n, const long long *w, int max_cardinality, int *mate);
+
+/* TotientPerms: nstrides ring strides for an AllReduce over g of n servers
+ * (g divides n; members are the residue classes i, i + n/g, ...): candidates
+ * p = (n/g) k with 1 <= k <= g, gcd(k, g) = 1 (each a Hamiltonian cycle of
+ * the group), taken up to the mirror p ~ n - p, spread geometrically from the
+ * smallest to the largest and then adjusted to minimise the diameter of the
+ * group's circulant graph. strides[] ascending; *diameter_hops of the ring
+ * graph within the group. Returns the number chosen (fewer when there are
+ * fewer candidates), or WEFT_EINVAL. */
+int weft_totient_strides(int n, int g, int nstrides, int *strides, int *diameter_hops);
+
+typedef struct {
+  int degree;            /* d: ports per server */
+  double port_gbps;      /* B: bandwidth of one port (each direction) */
+  int ar_degree;         /* ports for AllReduce rings; -1: in proportion to the
+                            AllReduce share of the traffic (at least 2 when
+                            there is AllReduce traffic, to keep a full ring) */
+  int kpaths;            /* k-shortest paths model-parallel flows are split over (4) */
+} WeftTopoSettings;
+void weft_topo_settings_default(WeftTopoSettings *s);  /* d 4, B 100, ar -1, k 4 */
+
+/* A fabric the flow simulation can run on: servers are nodes 0..n-1 of
+ * graph; routes come from paths(); rings() gives AllReduce rings. */
+typedef struct WeftFabric WeftFabric;
+
+typedef enum {
+  WEFT_FABRIC_TOPOOPT = 0,   /* TotientPerms rings + matching, patch panel */
+  WEFT_FABRIC_SWITCH = 1,    /* ideal non-blocking switch, d x B per server */
+  WEFT_FABRIC_FATTREE = 2,   /* 2- or 3-tier Fat-tree, oversubscribed */
+  WEFT_FABRIC_EXPANDER = 3   /* random d-regular graph of B links */
+} WeftFabricKind;
+
+/* TopologyFinder: split the d ports between AllReduce rings and
+ * model-parallel links, build both (TotientPerms; d_MP rounds of maximum
+ * weight matching on the remaining demand), route (coin-change over the
+ * strides for groups without rings of their own; k-shortest paths for
+ * model-parallel flows). WEFT_EINPUT when the traffic cannot be wired (names
+ * why). */
+int weft_topo_build(const WeftTraffic *t, const WeftTopoSettings *s, WeftFabric **out,
+                    WeftError *err);
+
+/* Baselines. Fat-tree: servers with one NIC of nic_gbps into leaf switches
+ * of radix `radix`, tiers 2 or 3, `oversub` = leaf down / up bandwidth
+ * (>= 1). Expander: random d-regular graph over the servers, links of
+ * port_gbps, from seed. Switch: one link of nic_gbps each way per server. */
+int weft_fabric_switch(int nservers, double nic_gbps, WeftFabric **out, WeftError *err);
+int weft_fabric_fattree(int nservers, double nic_gbps, int radix, int tiers, double oversub,
+                        WeftFabric **out, WeftError *err);
+int weft_fabric_expander(int nservers, int degree, double port_gbps, unsigned long long seed,
+                         WeftFabric **out, WeftError *err);
+void weft_fabric_free(WeftFabric *f);  /* NULL is fine */
+
+WeftFabricKind weft_fabric_kind(const WeftFabric *f);
+const WeftGraph *weft_fabric_graph(const WeftFabric *f);
+int weft_fabric_servers(const WeftFabric *f);
+/* Up to max_paths routes src -> dst (src != dst): their links one after the
+ * other in links[max_links], their lengths in len[]; returns how many. */
+int weft_fabric_paths(const WeftFabric *f, int src, int dst, int *links, int max_links,
+                      int *len, int max_paths);
+/* TopoOpt: the AllReduce strides (ascending) and the model-parallel links
+ * (server pairs, 2 ints each); counts returned. Other fabrics: 0. */
+int weft_fabric_strides(const WeftFabric *f, const int **strides);
+int weft_fabric_mp_links(const WeftFabric *f, const int **pairs);
+
+/* Prices (docs/topo.md), $ each; weft_topo_prices_default has the
+ * documented table, weft_topo_prices_read overrides any of them from YAML. */
+typedef struct {
+  double nic_port_usd_per_gbps;      /* server NIC port, per Gbps */
+  double transceiver_usd_per_gbps;   /* optical transceiver, per Gbps (one per link end) */
+  double switch_port_usd_per_gbps;   /* electrical packet switch port, per Gbps */
+  double patch_panel_port_usd;       /* patch-panel port (TopoOpt), per port */
+  double ocs_port_usd;               /* optical circuit switch port, per port */
+  double fiber_usd;                  /* per cable */
+  int use_ocs;                       /* TopoOpt with an OCS instead of a patch panel */
+} WeftPrices;
+void weft_topo_prices_default(WeftPrices *p);
+int weft_topo_prices_read(const char *path, WeftPrices *p, WeftError *err);
+/* Cost of a fabric with its prices, $. */
+double weft_fabric_cost(const WeftFabric *f, const WeftPrices *p);
+
+/* Iteration time of a job's traffic on a fabric: compute, then every
+ * AllReduce (ring all-reduce over the fabric's rings, 2 (g-1)/g of the bytes
+ * per member, split evenly over the rings) and every model-parallel demand
+ * (split over the fabric's paths) as flows sharing links max-min fairly,
+ * multi-hop paths forwarded by the hosts. */
+typedef struct {
+  double time_ns, compute_ns, comm_ns;
+  double ar_ns, mp_ns;        /* when the last AllReduce / model-parallel flow ended */
+  double max_link_util;       /* busiest link's bytes / (bw x comm time) */
+  unsigned long long flows;
+} WeftTopoTime;
+int weft_fabric_simulate(const WeftFabric *f, const WeftTraffic *t, WeftTopoTime *out,
+                         WeftError *err);
 #ifdef __cplusplus
 }
 #endif

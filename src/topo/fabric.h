@@ -1,0 +1,56 @@
+/* fabric.h — what every fabric (TopoOpt, switch, Fat-tree, expander) holds,
+ * so one flow simulation and one price list serve them all. */
+#ifndef WEFT_TOPO_FABRIC_H
+#define WEFT_TOPO_FABRIC_H
+
+#include "weft.h"
+
+/* Bill of materials, priced by weft_fabric_cost (docs/topo.md). */
+typedef struct {
+  double nic_gbps;          /* server NIC ports, total Gbps */
+  double transceiver_gbps;  /* optical transceivers, total Gbps (one per link end) */
+  double switch_port_gbps;  /* packet switch ports, total Gbps */
+  double panel_ports;       /* patch-panel (or OCS) ports */
+  double fibers;            /* cables */
+} FabricBom;
+
+struct WeftFabric {
+  WeftFabricKind kind;
+  int nservers;
+  WeftGraph *g;             /* owned; servers are nodes 0..nservers-1 */
+  FabricBom bom;
+  /* Routes src -> dst as weft_fabric_paths documents; NULL: fabric_paths_ecmp. */
+  int (*paths)(const WeftFabric *f, int src, int dst, int *links, int max_links, int *len,
+               int max_paths);
+  /* The rings an AllReduce runs on: succ[r * ar->size + i] = the position in
+   * ar->members of member i's successor on ring r; returns the ring count
+   * (<= max_rings). NULL: one ring in member order. */
+  int (*rings)(const WeftFabric *f, const WeftAllReduce *ar, int *succ, int max_rings);
+  int kpaths;               /* paths model-parallel flows are split over */
+  int nstrides;             /* TopoOpt: AllReduce ring strides */
+  int strides[WEFT_TOPO_MAX_DEGREE];
+  int nmp;                  /* TopoOpt: model-parallel links (pairs in mp) */
+  int *mp;
+  void *impl;               /* the builder's own state, freed with impl_free */
+  void (*impl_free)(void *impl);
+  int *dist;                /* hop counts to each server (fabric_index) */
+  int dist_ready;
+};
+
+/* A fabric shell of kind with graph g (taken over). NULL when out of memory. */
+WeftFabric *fabric_new(WeftFabricKind kind, int nservers, WeftGraph *g);
+
+/* Index the finished graph: hop counts from every node to every server.
+ * Every builder calls it last (routes and fabric_hops need it). */
+int fabric_index(WeftFabric *f);
+
+/* Up to max_paths shortest paths (fewest hops) src -> dst, the equal-cost
+ * ones in a fixed order (depth first, lowest link id first), as
+ * weft_fabric_paths. Needs nothing from the builder but the graph. */
+int fabric_paths_ecmp(const WeftFabric *f, int src, int dst, int *links, int max_links,
+                      int *len, int max_paths);
+
+/* Hop count src -> dst (-1 unreachable or not indexed). */
+int fabric_hops(const WeftFabric *f, int src, int dst);
+
+#endif
