@@ -18,6 +18,7 @@ int cmd_sweep(int argc, char **argv);     /* sweep.c */
 int cmd_simulate(int argc, char **argv);  /* simulate.c */
 int cmd_validate(int argc, char **argv);  /* validate.c */
 int cli_refine(int argc, char **argv);    /* refine.c: optimize --refine-with-sim */
+int cmd_topo(int argc, char **argv);      /* topo.c */
 
 /* The model zoo's directory: $WEFT_ZOO, else data/zoo beside the weft
  * binary's source tree (<exe dir>/../data/zoo), else ./data/zoo. */
@@ -51,6 +52,11 @@ void cli_plot_times(const WeftSpec *spec, const WeftEval *ev, double *compute_ns
                     double comm_ns[WEFT_NPHASES]);
 
 /* Print "weft: <where>: <msg>" for a library error. */
+/* Write path through body(f, ctx): a temporary file beside it, renamed when
+ * complete (files.c). 0, or prints why and returns EXIT_RUNTIME. */
+typedef void (*CliWriteFn)(FILE *f, const void *ctx);
+int cli_write_file(const char *path, CliWriteFn body, const void *ctx);
+
 void cli_error(const WeftError *err);
 /* Print "weft: <printf message>". */
 void cli_fail(const char *fmt, ...)

@@ -254,13 +254,6 @@ void cs_json(FILE *out, const CsReport *r) {
 
 /* ------------------------------------------------------------ CSV */
 
-/* strerror with a lowercase first letter, as every weft message. */
-static const char *errmsg(int e, char *buf, size_t n) {
-  snprintf(buf, n, "%s", strerror(e));
-  if (buf[0] >= 'A' && buf[0] <= 'Z') buf[0] = (char)(buf[0] - 'A' + 'a');
-  return buf;
-}
-
 /* RFC 4180: quoted when it holds a comma, quote or line break. */
 static void csv_str(FILE *f, const char *s) {
   if (!strpbrk(s, ",\"\r\n")) {
@@ -311,47 +304,15 @@ static void csv_row(FILE *f, const CsReport *r, size_t i) {
   fputc('\n', f);
 }
 
-int cs_csv(const char *path, const CsReport *r) {
-  size_t len = strlen(path);
-  char *tmp = malloc(len + 16);
-  if (!tmp) {
-    cli_fail("out of memory");
-    return EXIT_RUNTIME;
-  }
-  snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
-  int fd = mkstemp(tmp);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f) {
-    char eb[128];
-    cli_fail("%s: cannot write file: %s", path, errmsg(errno, eb, sizeof eb));
-    if (fd >= 0) {
-      close(fd);
-      unlink(tmp);
-    }
-    free(tmp);
-    return EXIT_RUNTIME;
-  }
+static void csv_body(FILE *f, const void *ctx) {
+  const CsReport *r = ctx;
   fputs("point,net,shape,tp,pp,dp,mb,order,status,time_ns,cost_usd,objective", f);
   for (int d = 0; d < r->ndims; d++) fprintf(f, ",bw_gbps_%d", d + 1);
   fputs(",equal_time_ns,mem_bytes,gap,reason\n", f);
   for (size_t i = 0; i < r->n; i++) csv_row(f, r, i);
-  int bad = ferror(f) != 0;
-  if (fclose(f)) bad = 1;
-  if (!bad) {
-    mode_t mask = umask(0);
-    umask(mask);
-    chmod(tmp, (mode_t)0666 & ~mask);  /* mkstemp's 0600 would stick after rename */
-  }
-  if (bad || rename(tmp, path)) {
-    char eb[128];
-    cli_fail("%s: cannot write file: %s", path, errmsg(errno, eb, sizeof eb));
-    unlink(tmp);
-    free(tmp);
-    return EXIT_RUNTIME;
-  }
-  free(tmp);
-  return 0;
 }
+
+int cs_csv(const char *path, const CsReport *r) { return cli_write_file(path, csv_body, r); }
 
 /* ------------------------------------------------------------ plot */
 

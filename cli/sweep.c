@@ -120,52 +120,12 @@ static void write_csv(FILE *f, const Out *o) {
   }
 }
 
-/* strerror with a lowercase first letter, as every weft message. */
-static const char *why(int e, char *buf, size_t n) {
-  snprintf(buf, n, "%s", strerror(e));
-  if (buf[0] >= 'A' && buf[0] <= 'Z') buf[0] = (char)(buf[0] - 'A' + 'a');
-  return buf;
-}
+static void csv_body(FILE *f, const void *ctx) { write_csv(f, ctx); }
 
 /* The CSV to path: a temporary file beside it, renamed when complete. */
 static int write_csv_file(const char *path, const Out *o) {
-  char msg[128];
-  size_t len = strlen(path);
-  char *tmp = malloc(len + 16);
-  if (!tmp) {
-    cli_fail("out of memory");
-    return EXIT_RUNTIME;
-  }
-  snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
-  int fd = mkstemp(tmp);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f) {
-    cli_fail("%s: cannot write file: %s", path, why(errno, msg, sizeof msg));
-    if (fd >= 0) {
-      close(fd);
-      unlink(tmp);
-    }
-    free(tmp);
-    return EXIT_RUNTIME;
-  }
-  write_csv(f, o);
-  int bad = ferror(f) != 0;
-  if (fclose(f)) bad = 1;
-  if (!bad) {
-    mode_t mask = umask(0);
-    umask(mask);
-    chmod(tmp, (mode_t)0666 & ~mask);  /* mkstemp's 0600 would stick after rename */
-  }
-  if (bad || rename(tmp, path)) {
-    cli_fail("%s: cannot write file: %s", path, why(errno, msg, sizeof msg));
-    unlink(tmp);
-    free(tmp);
-    return EXIT_RUNTIME;
-  }
-  free(tmp);
-  return EXIT_OK;
+  return cli_write_file(path, csv_body, o);
 }
-
 
 /* Is s a number in JSON's grammar (so it can be written unquoted)? */
 static int json_number_text(const char *s) {

@@ -784,7 +784,9 @@ int weft_refine_with_sim(const WeftSpec *spec, const WeftSettings *st, const Wef
 /* ------------------------------------------------------------------ direct-connect topologies
  * TopoOpt (NSDI 2023, docs/topo.md): a job on n servers, each with d optical
  * ports of B Gbps, gets its own wiring, chosen with its parallelization.
- * Servers are nodes 0..n-1 of every fabric's graph. */
+ * Servers are nodes 0..n-1 of every fabric's graph. Bandwidths (port_gbps,
+ * nic_gbps) are GB/s = bytes/ns, like every *_gbps in weft: a 100 Gb/s
+ * Ethernet port is 12.5 (`weft topo` takes Gbit/s and converts). */
 #define WEFT_TOPO_MAX_DEGREE 64
 
 /* One AllReduce group: members (server ids, ascending) and the bytes each
@@ -810,6 +812,7 @@ typedef struct {
   WeftDemand *demand;
   double compute_ns;        /* per iteration on the slowest server */
   int cap_ar, cap_demand;   /* allocated */
+  int *index, cap_index;    /* private: (src, dst) -> demand entry, open addressing */
 } WeftTraffic;
 
 WeftTraffic *weft_traffic_create(int nservers);  /* NULL on failure */
@@ -910,6 +913,13 @@ void weft_topo_prices_default(WeftPrices *p);
 int weft_topo_prices_read(const char *path, WeftPrices *p, WeftError *err);
 /* Cost of a fabric with its prices, $. */
 double weft_fabric_cost(const WeftFabric *f, const WeftPrices *p);
+/* The Fat-tree (nic_gbps at oversubscription 1, or oversubscribed when even
+ * the smallest NIC costs too much) whose cost comes closest to target_usd
+ * from below with prices p: for comparisons at equal cost. The chosen NIC
+ * bandwidth and oversubscription are returned. */
+int weft_fabric_fattree_at_cost(int nservers, int radix, int tiers, double target_usd,
+                                const WeftPrices *p, double *nic_gbps, double *oversub,
+                                WeftFabric **out, WeftError *err);
 
 /* Iteration time of a job's traffic on a fabric: compute, then every
  * AllReduce (ring all-reduce over the fabric's rings, 2 (g-1)/g of the bytes
@@ -924,6 +934,50 @@ typedef struct {
 } WeftTopoTime;
 int weft_fabric_simulate(const WeftFabric *f, const WeftTraffic *t, WeftTopoTime *out,
                          WeftError *err);
+
+/* A zoo model's traffic on n servers (docs/topo.md): transformers and CNNs
+ * with Megatron tensor parallelism over blocks of tp consecutive servers and
+ * data parallelism over the rest (weft_generate on one dim of n), DLRM with
+ * its embedding tables placed on servers (placement[t] = server of table t;
+ * NULL = round robin) and data-parallel MLPs: pooled embeddings go from each
+ * table's server to every other server and their gradients come back.
+ * Compute: the generator's per-server time; for DLRM the busiest server's
+ * (its tables' lookups). */
+int weft_traffic_from_model(const WeftModel *m, const WeftDevice *dev, int nservers, int tp,
+                            const int *placement, WeftTraffic **out, WeftError *err);
+
+/* Alternating optimisation (TopoOpt's loop, docs/topo.md): simulated
+ * annealing over the parallelization strategy on the current topology
+ * (DLRM: moving or swapping tables between servers; others: the TP degree),
+ * then the topology rebuilt from the best strategy's traffic, repeated while
+ * a round gains. Seeded and deterministic for a given iteration budget
+ * (a seconds budget stops early, so it is not). */
+#define WEFT_TOPO_MAX_TABLES 1024
+typedef struct {
+  const WeftModel *model;
+  const WeftDevice *dev;
+  int nservers;
+  WeftTopoSettings topo;
+  int iterations;            /* strategy moves in all (1000) */
+  double seconds;            /* wall budget; 0 = none */
+  int rounds;                /* at most this many topology rebuilds (8) */
+  unsigned long long seed;   /* (1) */
+  void (*progress)(void *ctx, int done, int total, double best_ns);  /* or NULL */
+  void *progress_ctx;
+} WeftTopoSearch;
+void weft_topo_search_default(WeftTopoSearch *s);
+
+typedef struct {
+  int tp;                                  /* the best strategy: TP degree ... */
+  int ntables;                             /* ... and, for DLRM, its table placement */
+  int placement[WEFT_TOPO_MAX_TABLES];
+  double time_ns;                          /* its iteration time on fabric */
+  double first_time_ns;                    /* the starting strategy on its own topology */
+  int iterations, accepted, rounds;        /* moves tried, moves accepted, rebuilds */
+  WeftFabric *fabric;                      /* the final topology: the caller frees it */
+} WeftTopoSearchResult;
+
+int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError *err);
 #ifdef __cplusplus
 }
 #endif

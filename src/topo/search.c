@@ -1,0 +1,198 @@
+/* search.c — TopoOpt's alternating optimisation: simulated annealing over
+ * the strategy on a fixed topology, then a topology rebuilt for the best
+ * strategy, while rounds gain. Seeded: runs repeat exactly. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "weft.h"
+
+void weft_topo_search_default(WeftTopoSearch *s) {
+  memset(s, 0, sizeof *s);
+  weft_topo_settings_default(&s->topo);
+  s->iterations = 1000;
+  s->rounds = 8;
+  s->seed = 1;
+}
+
+/* splitmix64: small, seedable, the same on every platform. */
+static unsigned long long next_u64(unsigned long long *x) {
+  unsigned long long z = (*x += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static double unif(unsigned long long *x) { return (double)(next_u64(x) >> 11) * 0x1.0p-53; }
+
+typedef struct {
+  int tp;
+  int placement[WEFT_TOPO_MAX_TABLES];
+} Strategy;
+
+typedef struct {
+  const WeftTopoSearch *s;
+  int dlrm, ntables;
+  WeftError *err;
+} Ctx;
+
+/* Iteration time of strategy st on fabric f; HUGE_VAL when the strategy is
+ * not valid for the model (e.g. a TP degree the heads do not divide). */
+static int evaluate(const Ctx *c, const Strategy *st, const WeftFabric *f, double *time_ns,
+                    WeftTraffic **keep) {
+  WeftTraffic *t = NULL;
+  WeftError e;
+  int rc = weft_traffic_from_model(c->s->model, c->s->dev, c->s->nservers, st->tp,
+                                   c->dlrm ? st->placement : NULL, &t, &e);
+  *time_ns = HUGE_VAL;
+  if (rc == WEFT_EINPUT || rc == WEFT_EMODEL) return WEFT_OK; /* not a valid strategy */
+  if (rc) {
+    *c->err = e;
+    return rc;
+  }
+  WeftTopoTime tt;
+  if (f) {
+    rc = weft_fabric_simulate(f, t, &tt, c->err);
+    if (!rc) *time_ns = tt.time_ns;
+  }
+  if (keep && !rc) *keep = t;
+  else weft_traffic_free(t);
+  return rc;
+}
+
+/* A neighbour of st: DLRM moves one table or swaps two; others step the TP
+ * degree to the next smaller or larger divisor of n. */
+static void neighbour(const Ctx *c, const Strategy *st, Strategy *out, unsigned long long *rng) {
+  *out = *st;
+  int n = c->s->nservers;
+  if (c->dlrm) {
+    int a = (int)(next_u64(rng) % (unsigned long long)c->ntables);
+    if (c->ntables > 1 && unif(rng) < 0.5) {
+      int b = (int)(next_u64(rng) % (unsigned long long)c->ntables);
+      int tmp = out->placement[a];
+      out->placement[a] = out->placement[b];
+      out->placement[b] = tmp;
+    } else {
+      out->placement[a] = (int)(next_u64(rng) % (unsigned long long)n);
+    }
+    return;
+  }
+  int up = unif(rng) < 0.5, tp = st->tp;
+  do tp = up ? tp + 1 : tp - 1;
+  while (tp >= 1 && tp <= n && n % tp);
+  if (tp >= 1 && tp <= n) out->tp = tp;
+}
+
+static double wall_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Build the topology for strategy st. */
+static int rebuild(const Ctx *c, const Strategy *st, WeftFabric **f, double *time_ns) {
+  WeftTraffic *t = NULL;
+  double unused;
+  int rc = evaluate(c, st, NULL, &unused, &t);
+  if (!rc && !t)
+    return weft_error_set(c->err, WEFT_EINPUT, "", 0, 0, NULL,
+                          "the starting strategy (tp %d) is not valid for model '%s'", st->tp,
+                          c->s->model->name);
+  WeftFabric *nf = NULL;
+  if (!rc) rc = weft_topo_build(t, &c->s->topo, &nf, c->err);
+  WeftTopoTime tt;
+  if (!rc) rc = weft_fabric_simulate(nf, t, &tt, c->err);
+  weft_traffic_free(t);
+  if (rc) {
+    weft_fabric_free(nf);
+    return rc;
+  }
+  weft_fabric_free(*f);
+  *f = nf;
+  *time_ns = tt.time_ns;
+  return WEFT_OK;
+}
+
+int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError *err) {
+  weft_error_clear(err);
+  memset(r, 0, sizeof *r);
+  if (!s || !s->model || !s->dev || s->nservers < 2 || s->iterations < 0 || s->rounds < 1)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "bad search settings");
+  Ctx c = {s, s->model->arch == WEFT_ARCH_DLRM, s->model->tables, err};
+  if (c.dlrm && (c.ntables < 1 || c.ntables > WEFT_TOPO_MAX_TABLES))
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "tables",
+                          "model '%s': %d tables (at most %d)", s->model->name, c.ntables,
+                          WEFT_TOPO_MAX_TABLES);
+  Strategy cur, best, cand;
+  memset(&cur, 0, sizeof cur);
+  cur.tp = 1;
+  for (int k = 0; k < c.ntables && c.dlrm; k++) cur.placement[k] = k % s->nservers;
+  unsigned long long rng = s->seed;
+  WeftFabric *f = NULL;
+  double t_cur, t0 = wall_s();
+  int rc = rebuild(&c, &cur, &f, &t_cur);
+  if (rc) return rc;
+  best = cur;
+  double t_best = t_cur, round_best = t_cur;
+  r->first_time_ns = t_cur;
+  int per_round = (s->iterations + s->rounds - 1) / s->rounds, done = 0, stop = 0;
+  for (int round = 0; !rc && !stop && round < s->rounds; round++) {
+    double temp0 = 0.05 * t_cur; /* accept a 5% worse move with probability 1/e at first */
+    for (int k = 0; !rc && k < per_round && done < s->iterations; k++, done++) {
+      if (s->seconds > 0 && wall_s() - t0 > s->seconds) {
+        stop = 1;
+        break;
+      }
+      double t_cand;
+      neighbour(&c, &cur, &cand, &rng);
+      if ((rc = evaluate(&c, &cand, f, &t_cand, NULL))) break;
+      double temp = temp0 * (1.0 - (double)k / per_round) + 1e-9;
+      if (t_cand < t_cur || unif(&rng) < exp((t_cur - t_cand) / temp)) {
+        cur = cand;
+        t_cur = t_cand;
+        r->accepted++;
+        if (t_cur < t_best) {
+          best = cur;
+          t_best = t_cur;
+        }
+      }
+      if (s->progress) s->progress(s->progress_ctx, done + 1, s->iterations, t_best);
+    }
+    if (rc || stop || done >= s->iterations) break;
+    double t_new; /* the topology for the best strategy so far */
+    WeftFabric *keep = f;
+    f = NULL;
+    if ((rc = rebuild(&c, &best, &f, &t_new))) {
+      f = keep;
+      break;
+    }
+    r->rounds++;
+    if (t_new >= round_best * (1 - 1e-9)) { /* no gain: keep the old topology */
+      weft_fabric_free(f);
+      f = keep;
+      break;
+    }
+    weft_fabric_free(keep);
+    round_best = t_best = t_cur = t_new;
+    cur = best;
+  }
+  r->iterations = done;
+  if (rc) {
+    weft_fabric_free(f);
+    return rc;
+  }
+  double t_final; /* the best strategy on the final topology */
+  rc = evaluate(&c, &best, f, &t_final, NULL);
+  if (!rc && t_final > round_best * (1 + 1e-12) && t_final == HUGE_VAL) rc = WEFT_ESOLVER;
+  if (rc) {
+    weft_fabric_free(f);
+    return rc;
+  }
+  r->tp = best.tp;
+  r->ntables = c.dlrm ? c.ntables : 0;
+  memcpy(r->placement, best.placement, sizeof r->placement);
+  r->time_ns = t_final;
+  r->fabric = f;
+  return WEFT_OK;
+}
