@@ -11,6 +11,10 @@ for p in $pkgs; do
 done
 # --plot draws through gnuplot (and the plot_* goldens need it): any gnuplot will do.
 command -v gnuplot >/dev/null 2>&1 || need="$need gnuplot-nox"
+# The match unit tests compare with networkx (tests/oracle/matching_oracle.py):
+# any python3 that imports it will do, else Debian's.
+python3 -c 'import networkx' >/dev/null 2>&1 || /usr/bin/python3 -c 'import networkx' >/dev/null 2>&1 ||
+  need="$need python3-networkx"
 [ -z "$need" ] && exit 0
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
