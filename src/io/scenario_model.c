@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "io/scenario.h"
 #include "io/yaml.h"
@@ -88,22 +87,11 @@ static int int_key(const WeftYamlNode *map, const char *key, const char *file, i
                         "%s must be %d to %d, got %s", key, lo, hi, v->text);
 }
 
-/* YAML's booleans: true/false, yes/no, on/off (any case). */
+/* An optional boolean key. */
 static int bool_key(const WeftYamlNode *map, const char *key, const char *file, int *out,
                     WeftError *err) {
-  static const char *const yes[] = {"true", "yes", "on"}, *const no[] = {"false", "no", "off"};
   const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
-  if (!v) return WEFT_OK;
-  if (v->kind == WEFT_YAML_SCALAR && v->plain)
-    for (int i = 0; i < 3; i++)
-      if (strcasecmp(v->text, yes[i]) == 0 || strcasecmp(v->text, no[i]) == 0) {
-        *out = strcasecmp(v->text, yes[i]) == 0;
-        return WEFT_OK;
-      }
-  char got[96];
-  weft_yaml_describe(v, got, sizeof got);
-  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key,
-                        "%s must be true or false, got %s", key, got);
+  return v ? weft_yaml_bool(v, file, key, out, err) : WEFT_OK;
 }
 
 /* A name (model, device, order) as text. */

@@ -63,6 +63,9 @@ int weft_yaml_double(const WeftYamlNode *node, const char *file, const char *fie
                      const char *label, double *out, WeftError *err);
 int weft_yaml_int(const WeftYamlNode *node, const char *file, const char *field,
                   const char *label, int *out, WeftError *err);
+/* YAML's booleans: true/false, yes/no, on/off (any case, plain scalars). */
+int weft_yaml_bool(const WeftYamlNode *node, const char *file, const char *field, int *out,
+                   WeftError *err);
 
 /* A sequence of 1..max numbers into out[], its length into *count. Errors
  * name the entry ("NpusCount entry 2: ..."), at that entry's line. */

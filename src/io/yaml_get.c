@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "io/util.h"
 #include "io/yaml.h"
@@ -196,6 +197,21 @@ int weft_yaml_doubles(const WeftYamlNode *seq, const char *file, const char *fie
   }
   *count = seq->n;
   return WEFT_OK;
+}
+
+int weft_yaml_bool(const WeftYamlNode *v, const char *file, const char *field, int *out,
+                   WeftError *err) {
+  static const char *const yes[] = {"true", "yes", "on"}, *const no[] = {"false", "no", "off"};
+  if (v->kind == WEFT_YAML_SCALAR && v->plain)
+    for (int i = 0; i < 3; i++)
+      if (strcasecmp(v->text, yes[i]) == 0 || strcasecmp(v->text, no[i]) == 0) {
+        *out = strcasecmp(v->text, yes[i]) == 0;
+        return WEFT_OK;
+      }
+  char got[96];
+  weft_yaml_describe(v, got, sizeof got);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, field,
+                        "%s must be true or false, got %s", field, got);
 }
 
 int weft_yaml_ints(const WeftYamlNode *seq, const char *file, const char *field, int *out,
