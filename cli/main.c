@@ -21,6 +21,8 @@ static const char *usage =
     "  simulate   simulate one training iteration event by event at a bandwidth:\n"
     "             chunks, per-dim algorithms, latency, contention, links\n"
     "  validate   the analytic model next to the simulation, with the error\n"
+    "  topo       wire a direct-connect topology for a job (TopoOpt) and compare\n"
+    "             it with a switch, a Fat-tree of the same cost and an expander\n"
     "  zoo        list the model zoo and device presets\n"
     "\n"
     "options:\n"
@@ -60,6 +62,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "workload")) return cmd_workload(argc - 1, argv + 1);
   if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
   if (!strcmp(cmd, "codesign")) return cmd_codesign(argc - 1, argv + 1);
+  if (!strcmp(cmd, "topo")) return cmd_topo(argc - 1, argv + 1);
   if (!strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1);
   if (!strcmp(cmd, "validate")) return cmd_validate(argc - 1, argv + 1);
   cli_fail("unknown %s '%s' (try 'weft --help')", cmd[0] == '-' ? "option" : "command", cmd);

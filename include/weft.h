@@ -853,7 +853,7 @@ typedef struct {
                             there is AllReduce traffic, to keep a full ring) */
   int kpaths;            /* k-shortest paths model-parallel flows are split over (4) */
 } WeftTopoSettings;
-void weft_topo_settings_default(WeftTopoSettings *s);  /* d 4, B 100, ar -1, k 4 */
+void weft_topo_settings_default(WeftTopoSettings *s);  /* d 4, B 12.5 (100 Gbit/s), ar -1, k 4 */
 
 /* A fabric the flow simulation can run on: servers are nodes 0..n-1 of
  * graph; routes come from paths(); rings() gives AllReduce rings. */
@@ -913,10 +913,11 @@ void weft_topo_prices_default(WeftPrices *p);
 int weft_topo_prices_read(const char *path, WeftPrices *p, WeftError *err);
 /* Cost of a fabric with its prices, $. */
 double weft_fabric_cost(const WeftFabric *f, const WeftPrices *p);
-/* The Fat-tree (nic_gbps at oversubscription 1, or oversubscribed when even
- * the smallest NIC costs too much) whose cost comes closest to target_usd
- * from below with prices p: for comparisons at equal cost. The chosen NIC
- * bandwidth and oversubscription are returned. */
+/* The Fat-tree whose cost comes closest to target_usd from below with
+ * prices p, for comparisons at equal cost: servers keep the NIC given in
+ * *nic_gbps and the leaves are oversubscribed as much as needed; when even
+ * that costs too much, a smaller NIC at 1:1. The NIC bandwidth and
+ * oversubscription chosen come back in *nic_gbps and *oversub. */
 int weft_fabric_fattree_at_cost(int nservers, int radix, int tiers, double target_usd,
                                 const WeftPrices *p, double *nic_gbps, double *oversub,
                                 WeftFabric **out, WeftError *err);
@@ -933,6 +934,12 @@ typedef struct {
   unsigned long long flows;
 } WeftTopoTime;
 int weft_fabric_simulate(const WeftFabric *f, const WeftTraffic *t, WeftTopoTime *out,
+                         WeftError *err);
+/* The same flows routed but not simulated: comm_ns = the busiest link's
+ * bytes / bandwidth, a lower bound on weft_fabric_simulate's (equal when one
+ * bottleneck carries its flows to the end), ar_ns and mp_ns likewise per
+ * kind; linear in the flows' hops. The search ranks strategies with it. */
+int weft_fabric_estimate(const WeftFabric *f, const WeftTraffic *t, WeftTopoTime *out,
                          WeftError *err);
 
 /* A zoo model's traffic on n servers (docs/topo.md): transformers and CNNs

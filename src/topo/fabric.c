@@ -92,6 +92,8 @@ int fabric_index(WeftFabric *f) {
   free(queue);
   free(indeg);
   free(in);
+  const int *out; /* build the graph's adjacency now: routing may then run on threads */
+  if (V && weft_graph_out(f->g, 0, &out) < 0) return WEFT_ENOMEM;
   f->dist_ready = 1;
   return WEFT_OK;
 }
@@ -101,9 +103,20 @@ int fabric_hops(const WeftFabric *f, int src, int dst) {
   return f->dist[(size_t)dst * (size_t)weft_graph_nodes(f->g) + (size_t)src];
 }
 
+/* Where a node starts its choice of next hop for the pair (src, dst): a
+ * hash, as ECMP switches do per flow, so pairs spread over the equal-cost
+ * links instead of all taking the first. */
+static unsigned ecmp_start(int src, int dst, int v) {
+  unsigned long long h = ((unsigned long long)(unsigned)src << 42) ^
+                         ((unsigned long long)(unsigned)dst << 21) ^ (unsigned)v;
+  h *= 0x9E3779B97F4A7C15ull;
+  return (unsigned)(h >> 40);
+}
+
 /* Depth first along links that bring dst one hop closer. */
-static void ecmp_walk(const WeftFabric *f, int v, int dst, const int *d, int *path, int depth,
-                      int *links, int max_links, int *len, int max_paths, int *np, int *used) {
+static void ecmp_walk(const WeftFabric *f, int src, int v, int dst, const int *d, int *path,
+                      int depth, int *links, int max_links, int *len, int max_paths, int *np,
+                      int *used) {
   if (*np >= max_paths) return;
   if (v == dst) {
     if (*used + depth > max_links) return;
@@ -114,12 +127,13 @@ static void ecmp_walk(const WeftFabric *f, int v, int dst, const int *d, int *pa
   }
   const int *out;
   int k = weft_graph_out(f->g, v, &out);
-  for (int i = 0; i < k && *np < max_paths; i++) {
-    int to;
+  unsigned s0 = k > 0 ? ecmp_start(src, dst, v) % (unsigned)k : 0;
+  for (int j = 0; j < k && *np < max_paths; j++) {
+    int i = (int)((s0 + (unsigned)j) % (unsigned)k), to;
     weft_graph_link(f->g, out[i], NULL, &to, NULL);
     if (d[to] >= 0 && d[to] == d[v] - 1) {
       path[depth] = out[i];
-      ecmp_walk(f, to, dst, d, path, depth + 1, links, max_links, len, max_paths, np, used);
+      ecmp_walk(f, src, to, dst, d, path, depth + 1, links, max_links, len, max_paths, np, used);
     }
   }
 }
@@ -132,7 +146,7 @@ int fabric_paths_ecmp(const WeftFabric *f, int src, int dst, int *links, int max
   if (h > 256) return WEFT_EINVAL;
   const int *d = f->dist + (size_t)dst * (size_t)weft_graph_nodes(f->g);
   int np = 0, used = 0;
-  ecmp_walk(f, src, dst, d, path, 0, links, max_links, len, max_paths, &np, &used);
+  ecmp_walk(f, src, src, dst, d, path, 0, links, max_links, len, max_paths, &np, &used);
   return np;
 }
 

@@ -44,9 +44,10 @@ WeftFabric *fabric_new(WeftFabricKind kind, int nservers, WeftGraph *g);
  * Every builder calls it last (routes and fabric_hops need it). */
 int fabric_index(WeftFabric *f);
 
-/* Up to max_paths shortest paths (fewest hops) src -> dst, the equal-cost
- * ones in a fixed order (depth first, lowest link id first), as
- * weft_fabric_paths. Needs nothing from the builder but the graph. */
+/* Up to max_paths shortest paths (fewest hops) src -> dst: depth first,
+ * each node trying its next hops from a point hashed from (src, dst, node),
+ * as ECMP does per flow (deterministic), as weft_fabric_paths. Needs
+ * nothing from the builder but the graph. */
 int fabric_paths_ecmp(const WeftFabric *f, int src, int dst, int *links, int max_links,
                       int *len, int max_paths);
 

@@ -52,8 +52,8 @@ static int evaluate(const Ctx *c, const Strategy *st, const WeftFabric *f, doubl
     return rc;
   }
   WeftTopoTime tt;
-  if (f) {
-    rc = weft_fabric_simulate(f, t, &tt, c->err);
+  if (f) { /* the link-load bound: fast enough for thousands of moves */
+    rc = weft_fabric_estimate(f, t, &tt, c->err);
     if (!rc) *time_ns = tt.time_ns;
   }
   if (keep && !rc) *keep = t;
@@ -102,7 +102,7 @@ static int rebuild(const Ctx *c, const Strategy *st, WeftFabric **f, double *tim
   WeftFabric *nf = NULL;
   if (!rc) rc = weft_topo_build(t, &c->s->topo, &nf, c->err);
   WeftTopoTime tt;
-  if (!rc) rc = weft_fabric_simulate(nf, t, &tt, c->err);
+  if (!rc) rc = weft_fabric_estimate(nf, t, &tt, c->err);
   weft_traffic_free(t);
   if (rc) {
     weft_fabric_free(nf);
@@ -134,11 +134,11 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
   int rc = rebuild(&c, &cur, &f, &t_cur);
   if (rc) return rc;
   best = cur;
-  double t_best = t_cur, round_best = t_cur;
+  double t_best = t_cur;
   r->first_time_ns = t_cur;
   int per_round = (s->iterations + s->rounds - 1) / s->rounds, done = 0, stop = 0;
-  for (int round = 0; !rc && !stop && round < s->rounds; round++) {
-    double temp0 = 0.05 * t_cur; /* accept a 5% worse move with probability 1/e at first */
+  for (int round = 0; !rc && !stop && round < s->rounds && done < s->iterations; round++) {
+    double temp0 = 0.05 * t_cur, round_start = t_best; /* a 5% worse move: 1/e at first */
     for (int k = 0; !rc && k < per_round && done < s->iterations; k++, done++) {
       if (s->seconds > 0 && wall_s() - t0 > s->seconds) {
         stop = 1;
@@ -159,7 +159,7 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
       }
       if (s->progress) s->progress(s->progress_ctx, done + 1, s->iterations, t_best);
     }
-    if (rc || stop || done >= s->iterations) break;
+    if (rc || stop) break;
     double t_new; /* the topology for the best strategy so far */
     WeftFabric *keep = f;
     f = NULL;
@@ -168,23 +168,23 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
       break;
     }
     r->rounds++;
-    if (t_new >= round_best * (1 - 1e-9)) { /* no gain: keep the old topology */
+    if (t_new < t_best * (1 - 1e-9)) { /* the new wiring helps: anneal on it */
+      weft_fabric_free(keep);
+      t_best = t_cur = t_new;
+      cur = best;
+    } else { /* keep the old wiring; stop when the round gained nothing at all */
       weft_fabric_free(f);
       f = keep;
-      break;
+      if (!(t_best < round_start * (1 - 1e-9))) break;
     }
-    weft_fabric_free(keep);
-    round_best = t_best = t_cur = t_new;
-    cur = best;
   }
   r->iterations = done;
   if (rc) {
     weft_fabric_free(f);
     return rc;
   }
-  double t_final; /* the best strategy on the final topology */
+  double t_final; /* the best strategy on the final topology (link-load bound) */
   rc = evaluate(&c, &best, f, &t_final, NULL);
-  if (!rc && t_final > round_best * (1 + 1e-12) && t_final == HUGE_VAL) rc = WEFT_ESOLVER;
   if (rc) {
     weft_fabric_free(f);
     return rc;

@@ -226,6 +226,7 @@ int weft_traffic_read_csv(const char *path, int nservers, WeftTraffic **out, Wef
   if (!t || !members || !tok || !tl) rc = weft_error_set(err, WEFT_ENOMEM, path, 0, 0, NULL,
                                                          "out of memory");
   Csv c = {path, 0, err};
+  int records = 0;
   for (size_t i = 0; !rc && i < len;) {
     size_t e = i;
     while (e < len && text[e] != '\n') e++;
@@ -236,8 +237,11 @@ int weft_traffic_read_csv(const char *path, int nservers, WeftTraffic **out, Wef
     size_t a = 0;
     while (a < n && weft_io_is_space(s[a])) a++;
     int skip = a == n || s[a] == '#' ||
-               (c.line == 1 && n - a >= 3 && !strncmp(s + a, "src", 3)); /* header */
-    if (!skip) rc = csv_record(&c, t, s, n, members, tok, tl);
+               (!records && n - a >= 3 && !strncmp(s + a, "src", 3)); /* a header line */
+    if (!skip) {
+      rc = csv_record(&c, t, s, n, members, tok, tl);
+      records++;
+    }
     i = e + 1;
   }
   free(text);

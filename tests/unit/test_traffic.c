@@ -157,12 +157,14 @@ static void test_transformer_groups(void) {
 }
 
 /* Flows on a hand-built line 0 - 1 - 2 (10 GB/s each way). AllReduce over
- * the three (ring 0 -> 1 -> 2 -> 0) of 300 bytes: each member sends
- * 2 (2/3) 300 = 400 bytes to its successor, 2 -> 0 over two hops; every
- * link carries one flow: 40 ns. With 1000 bytes 0 -> 2 as well: links
- * 0->1 and 1->2 are shared two ways (5 each), the ring flows end at 80 ns,
- * the transfer has 600 bytes left and ends at 80 + 60 = 140 ns; link 0->1
- * then carried 1400 bytes in 140 ns at 10: utilisation 1. */
+ * the three of 300 bytes, a bidirectional ring in member order: each member
+ * sends 2 (2/3) 300 = 400 bytes, 200 to its successor (0->1, 1->2, 2->0 over
+ * two hops) and 200 to its predecessor (0->2 over two hops, 1->0, 2->1);
+ * every link carries two of these flows at 5 each: 40 ns. With 1000 bytes
+ * 0 -> 2 as well: links 0->1 and 1->2 carry three flows (10/3 each), the
+ * other two links two (5 each). The 5-flows end at 40 ns, the 10/3-flows
+ * at 60 ns; the transfer has sent 200 by then and ends 80 ns later, at 140;
+ * link 0->1 carried 200 + 200 + 1000 = 1400 bytes in 140 ns at 10: util 1. */
 static void test_fabric_simulate_by_hand(void) {
   WeftGraph *g = weft_graph_create(3);
   weft_graph_add_link(g, 0, 1, 10);
@@ -182,16 +184,60 @@ static void test_fabric_simulate_by_hand(void) {
   CHECK_NEAR(tt.time_ns, 1040.0, 1e-12);
   weft_traffic_add_demand(t, 0, 2, 1000);
   CHECK_EQ_INT(weft_fabric_simulate(f, t, &tt, &e), 0);
-  CHECK_NEAR(tt.ar_ns, 80.0, 1e-9);
+  CHECK_NEAR(tt.ar_ns, 60.0, 1e-9);
   CHECK_NEAR(tt.mp_ns, 140.0, 1e-9);
   CHECK_NEAR(tt.comm_ns, 140.0, 1e-9);
   CHECK_NEAR(tt.max_link_util, 1.0, 1e-9);
-  CHECK_EQ_INT((int)tt.flows, 4);
+  CHECK_EQ_INT((int)tt.flows, 7);
   WeftTraffic *other = weft_traffic_create(4);
   CHECK_EQ_INT(weft_fabric_simulate(f, other, &tt, &e), WEFT_EINVAL);
   weft_traffic_free(other);
   weft_traffic_free(t);
   weft_fabric_free(f);
+}
+
+/* The alternating search on DLRM over 16 servers: the same seed gives the
+ * same strategy and time; the time reported is the link-load estimate of
+ * that strategy's traffic on the fabric returned (recomputed here), never
+ * worse than where it started; one round spends the whole budget. */
+static void test_search_properties(void) {
+  WeftModel m;
+  WeftDevice dev;
+  WeftError e;
+  if (weft_zoo_model("data/zoo", "dlrm", &m, &e) || weft_zoo_device("data/zoo", "a100", &dev, &e)) {
+    CHECK(0);
+    return;
+  }
+  WeftTopoSearch s;
+  weft_topo_search_default(&s);
+  s.model = &m;
+  s.dev = &dev;
+  s.nservers = 16;
+  s.iterations = 120;
+  s.rounds = 1;
+  s.seed = 7;
+  static WeftTopoSearchResult r1, r2;
+  CHECK_EQ_INT(weft_topo_search(&s, &r1, &e), 0);
+  CHECK_EQ_INT(weft_topo_search(&s, &r2, &e), 0);
+  CHECK_EQ_INT(r1.iterations, 120);
+  CHECK(r1.time_ns == r2.time_ns);
+  CHECK(!memcmp(r1.placement, r2.placement, sizeof r1.placement));
+  CHECK(r1.time_ns <= r1.first_time_ns);
+  CHECK_EQ_INT(r1.ntables, 26);
+  WeftTraffic *t = NULL;
+  WeftTopoTime tt;
+  CHECK_EQ_INT(weft_traffic_from_model(&m, &dev, 16, r1.tp, r1.placement, &t, &e), 0);
+  if (t && r1.fabric) {
+    CHECK_EQ_INT(weft_fabric_estimate(r1.fabric, t, &tt, &e), 0);
+    CHECK_NEAR(tt.time_ns, r1.time_ns, 1e-12);
+    /* the estimate bounds the simulation from below */
+    WeftTopoTime sim;
+    CHECK_EQ_INT(weft_fabric_simulate(r1.fabric, t, &sim, &e), 0);
+    CHECK(sim.comm_ns >= tt.comm_ns * (1 - 1e-9));
+  }
+  weft_traffic_free(t);
+  weft_fabric_free(r1.fabric);
+  weft_fabric_free(r2.fabric);
 }
 
 const TestCase suite_traffic[] = {
@@ -200,5 +246,6 @@ const TestCase suite_traffic[] = {
     {"traffic_dlrm_by_hand", test_dlrm_traffic_by_hand},
     {"traffic_transformer_groups", test_transformer_groups},
     {"traffic_fabric_simulate_by_hand", test_fabric_simulate_by_hand},
+    {"traffic_search_properties", test_search_properties},
     {0, 0},
 };

@@ -1,0 +1,408 @@
+/* topo.c — `weft topo`: a TopoOpt direct-connect topology for a job (a zoo
+ * model or a traffic CSV) on n servers with d ports, its simulated
+ * iteration time next to an ideal switch, a Fat-tree of the same cost and an
+ * expander; --search alternates strategy and topology. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "opts.h"
+#include "progress.h"
+
+enum { T_MODEL, T_DEVICE, T_ZOO, T_TRAFFIC, T_SERVERS, T_DEGREE, T_PORT, T_TP, T_AR, T_KPATHS,
+       T_PRICES, T_RADIX, T_TIERS, T_SEARCH, T_ITER, T_SECONDS, T_SEED, T_EDGES, T_DOT, T_JSON,
+       T_HELP, T_COUNT };
+
+static const CliOpt opts[T_COUNT] = {
+    [T_MODEL] = {"--model", "NAME", "a zoo model (or its .yml) whose traffic to wire for"},
+    [T_DEVICE] = {"--device", "NAME", "device preset for compute times (default a100)"},
+    [T_ZOO] = {"--zoo", "DIR", "the zoo directory (default $WEFT_ZOO, else data/zoo)"},
+    [T_TRAFFIC] = {"--traffic", "FILE", "traffic CSV instead of a model: src,dst,bytes and\n"
+                   "                        allreduce,size_bytes,members... (docs/topo.md)"},
+    [T_SERVERS] = {"--servers", "N", "servers in the job (default 128)"},
+    [T_DEGREE] = {"--degree", "D", "optical ports per server (default 4)"},
+    [T_PORT] = {"--port-gbit", "B", "bandwidth of a port in Gbit/s (default 100)"},
+    [T_TP] = {"--tp", "T", "tensor-parallel degree over consecutive servers (default 1)"},
+    [T_AR] = {"--ar-degree", "A", "ports for AllReduce rings (default: by traffic share)"},
+    [T_KPATHS] = {"--kpaths", "K", "paths a model-parallel flow is split over (default 4)"},
+    [T_PRICES] = {"--prices", "FILE", "YAML overriding the price table (docs/topo.md)"},
+    [T_RADIX] = {"--radix", "R", "Fat-tree switch radix (default 32)"},
+    [T_TIERS] = {"--tiers", "2|3", "Fat-tree tiers (default 2)"},
+    [T_SEARCH] = {"--search", NULL, "alternate strategy search and topology (TopoOpt's loop)"},
+    [T_ITER] = {"--iterations", "N", "--search: strategy moves (default 1000)"},
+    [T_SECONDS] = {"--seconds", "S", "--search: stop after S seconds (default none)"},
+    [T_SEED] = {"--seed", "S", "--search: random seed (default 1)"},
+    [T_EDGES] = {"--edges", "FILE", "write the topology as an edge list (src dst gbit kind)"},
+    [T_DOT] = {"--dot", "FILE", "write the topology as GraphViz DOT"},
+    [T_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
+    [T_HELP] = {"--help", NULL, "this help"},
+};
+
+static void help(FILE *out) {
+  const char *val[T_COUNT];
+  CliOptSet set = {opts, T_COUNT, val, -1, NULL, 0, NULL};
+  fputs("usage: weft topo --model NAME [options]\n"
+        "       weft topo --traffic FILE.csv --servers N [options]\n\n"
+        "Wire a direct-connect topology for one job (TopoOpt): n servers with d\n"
+        "optical ports each, split between AllReduce rings (TotientPerms) and\n"
+        "model-parallel links (maximum-weight matchings), routed and simulated with\n"
+        "the flow engine, next to an ideal switch, a Fat-tree of the same cost and\n"
+        "a random expander. --search alternates the parallelization strategy\n"
+        "(simulated annealing) and the topology. Exit 0 ok, 2 bad input.\n\noptions:\n",
+        out);
+  cli_opts_help(out, &set, 1);
+}
+
+static int int_arg(const char *flag, const char *v, int lo, int hi, int *out) {
+  char *end;
+  errno = 0;
+  long x = v ? strtol(v, &end, 10) : 0;
+  if (!v) return 0;
+  if (errno || *end || end == v || x < lo || x > hi) {
+    cli_fail("%s '%s': expected an integer in [%d, %d]", flag, v, lo, hi);
+    return -1;
+  }
+  *out = (int)x;
+  return 0;
+}
+
+static int num_arg(const char *flag, const char *v, double lo, double *out) {
+  char *end;
+  errno = 0;
+  double x = v ? strtod(v, &end) : 0;
+  if (!v) return 0;
+  if (errno || *end || end == v || !isfinite(x) || !(x > lo)) {
+    cli_fail("%s '%s': expected a number > %g", flag, v, lo);
+    return -1;
+  }
+  *out = x;
+  return 0;
+}
+
+typedef struct {
+  const char *val[T_COUNT];
+  int servers, degree, tp, radix, tiers, iterations;
+  double port_gbit, seconds;
+  unsigned long long seed;
+  WeftTopoSettings ts;
+  WeftPrices prices;
+  WeftModel model;
+  WeftDevice dev;
+  int have_model;
+} Args;
+
+static int parse(int argc, char **argv, Args *a) {
+  CliOptSet set = {opts, T_COUNT, a->val, -1, NULL, 0, NULL};
+  int npos;
+  const char *pos[1];
+  memset(a->val, 0, sizeof a->val);
+  if (cli_opts_parse(argc, argv, &set, 1, pos, 0, &npos)) return -1;
+  if (a->val[T_HELP]) return 0;
+  a->servers = 128;
+  a->degree = 4;
+  a->tp = 1;
+  a->radix = 32;
+  a->tiers = 2;
+  a->port_gbit = 100;
+  a->iterations = 1000;
+  long long seed = 1;
+  weft_topo_settings_default(&a->ts);
+  if (int_arg("--servers", a->val[T_SERVERS], 2, 1 << 20, &a->servers) ||
+      int_arg("--degree", a->val[T_DEGREE], 1, WEFT_TOPO_MAX_DEGREE, &a->degree) ||
+      int_arg("--tp", a->val[T_TP], 1, 1 << 20, &a->tp) ||
+      int_arg("--ar-degree", a->val[T_AR], 0, WEFT_TOPO_MAX_DEGREE, &a->ts.ar_degree) ||
+      int_arg("--kpaths", a->val[T_KPATHS], 1, 16, &a->ts.kpaths) ||
+      int_arg("--radix", a->val[T_RADIX], 4, 4096, &a->radix) ||
+      int_arg("--tiers", a->val[T_TIERS], 2, 3, &a->tiers) ||
+      int_arg("--iterations", a->val[T_ITER], 0, 100000000, &a->iterations) ||
+      num_arg("--port-gbit", a->val[T_PORT], 0.0, &a->port_gbit) ||
+      num_arg("--seconds", a->val[T_SECONDS], 0.0, &a->seconds))
+    return -1;
+  if (a->val[T_SEED]) {
+    char *end;
+    errno = 0;
+    seed = strtoll(a->val[T_SEED], &end, 10);
+    if (errno || *end || seed < 0) {
+      cli_fail("--seed '%s': expected a non-negative integer", a->val[T_SEED]);
+      return -1;
+    }
+  }
+  a->seed = (unsigned long long)seed;
+  if (!!a->val[T_MODEL] == !!a->val[T_TRAFFIC]) {
+    cli_fail("give --model NAME or --traffic FILE (one of them; see 'weft topo --help')");
+    return -1;
+  }
+  if (a->val[T_SEARCH] && !a->val[T_MODEL]) {
+    cli_fail("--search needs --model (it searches the model's parallelization)");
+    return -1;
+  }
+  if (!a->val[T_SEARCH] && (a->val[T_ITER] || a->val[T_SECONDS] || a->val[T_SEED])) {
+    cli_fail("--iterations, --seconds and --seed go with --search");
+    return -1;
+  }
+  a->ts.degree = a->degree;
+  a->ts.port_gbps = a->port_gbit / 8.0; /* Gbit/s -> GB/s (bytes/ns) */
+  return 0;
+}
+
+static int load(Args *a, WeftTraffic **t) {
+  WeftError err;
+  weft_topo_prices_default(&a->prices);
+  if (a->val[T_PRICES] && weft_topo_prices_read(a->val[T_PRICES], &a->prices, &err)) {
+    cli_error(&err);
+    return EXIT_USAGE;
+  }
+  if (a->val[T_TRAFFIC]) {
+    if (weft_traffic_read_csv(a->val[T_TRAFFIC], a->servers, t, &err)) {
+      cli_error(&err);
+      return EXIT_USAGE;
+    }
+    return 0;
+  }
+  const char *zoo = a->val[T_ZOO] ? a->val[T_ZOO] : cli_zoo_dir(), *name = a->val[T_MODEL];
+  int rc = strchr(name, '/') || strstr(name, ".yml") ? weft_model_read(name, &a->model, &err)
+                                                     : weft_zoo_model(zoo, name, &a->model, &err);
+  if (!rc)
+    rc = weft_zoo_device(zoo, a->val[T_DEVICE] ? a->val[T_DEVICE] : "a100", &a->dev, &err);
+  if (!rc) rc = weft_traffic_from_model(&a->model, &a->dev, a->servers, a->tp, NULL, t, &err);
+  if (rc) {
+    if (!err.file[0] && err.msg[0]) cli_fail("--model %s: %s", name, err.msg);
+    else cli_error(&err);
+    return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+  }
+  a->have_model = 1;
+  return 0;
+}
+
+/* ------------------------------------------------------------ report */
+typedef struct {
+  const char *name;
+  WeftFabric *f;
+  WeftTopoTime t;
+  double cost_usd;
+  char note[96];
+} Row;
+
+static void add_row(Row *rows, int *n, const char *name, WeftFabric *f, const WeftPrices *p,
+                    const char *note) {
+  Row *r = &rows[(*n)++];
+  memset(r, 0, sizeof *r);
+  r->name = name;
+  r->f = f;
+  r->cost_usd = weft_fabric_cost(f, p);
+  snprintf(r->note, sizeof r->note, "%s", note);
+}
+
+static void edges_body(FILE *out, const void *ctx) {
+  const WeftFabric *f = ctx;
+  const WeftGraph *g = weft_fabric_graph(f);
+  const int *pairs;
+  int nmp = weft_fabric_mp_links(f, &pairs), nl = weft_graph_nlinks(g);
+  fputs("# src dst gbit kind (one line per direction; kind: ring or mp)\n", out);
+  for (int l = 0; l < nl; l++) {
+    int u, v, mp = 0;
+    double bw;
+    weft_graph_link(g, l, &u, &v, &bw);
+    for (int k = 0; k < nmp && !mp; k++)
+      mp = (pairs[2 * k] == u && pairs[2 * k + 1] == v) || (pairs[2 * k] == v && pairs[2 * k + 1] == u);
+    fprintf(out, "%d %d %g %s\n", u, v, bw * 8, mp ? "mp" : "ring");
+  }
+}
+
+static void dot_body(FILE *out, const void *ctx) {
+  const WeftFabric *f = ctx;
+  const WeftGraph *g = weft_fabric_graph(f);
+  int nl = weft_graph_nlinks(g);
+  fputs("graph topoopt {\n  node [shape=circle];\n", out);
+  for (int l = 0; l < nl; l++) {
+    int u, v;
+    weft_graph_link(g, l, &u, &v, NULL);
+    if (u < v) fprintf(out, "  %d -- %d;\n", u, v); /* each physical link once */
+  }
+  fputs("}\n", out);
+}
+
+static void print_table(const Args *a, const WeftTraffic *t, const Row *rows, int nrows,
+                        const WeftTopoSearchResult *sr) {
+  const int *st;
+  int ns = weft_fabric_strides(rows[0].f, &st), nmp = 0;
+  const int *pairs;
+  nmp = weft_fabric_mp_links(rows[0].f, &pairs);
+  double ar = 0, mp = 0;
+  for (int i = 0; i < t->nallreduce; i++) ar += t->ar[i].size_bytes;
+  for (int i = 0; i < t->ndemand; i++) mp += t->demand[i].bytes;
+  printf("weft topo: %s on %d servers, %d ports x %g Gbit/s\n",
+         a->have_model ? a->model.name : a->val[T_TRAFFIC], a->servers, a->degree, a->port_gbit);
+  if (sr) printf("search: %d moves (%d accepted), %d topology rebuild%s; tp %d; %.6f ms -> %.6f ms\n",
+                 sr->iterations, sr->accepted, sr->rounds, sr->rounds == 1 ? "" : "s", sr->tp,
+                 sr->first_time_ns / 1e6, sr->time_ns / 1e6);
+  printf("traffic: %d AllReduce group%s (%.0f bytes in all), %d model-parallel pair%s "
+         "(%.0f bytes), compute %.6f ms\n",
+         t->nallreduce, t->nallreduce == 1 ? "" : "s", ar, t->ndemand, t->ndemand == 1 ? "" : "s",
+         mp, t->compute_ns / 1e6);
+  printf("topology: AllReduce strides {");
+  for (int k = 0; k < ns; k++) printf("%s%d", k ? ", " : "", st[k]);
+  printf("}, %d model-parallel link%s\n\n", nmp, nmp == 1 ? "" : "s");
+  printf("  %-22s %16s %14s %14s %9s %9s  %s\n", "fabric", "cost_usd", "time_ms", "comm_ms",
+         "speedup", "link_util", "");
+  for (int r = 0; r < nrows; r++)
+    printf("  %-22s %16.0f %14.6f %14.6f %9.3f %9.3f  %s\n", rows[r].name, rows[r].cost_usd,
+           rows[r].t.time_ns / 1e6, rows[r].t.comm_ns / 1e6, rows[r].t.time_ns / rows[0].t.time_ns,
+           rows[r].t.max_link_util, rows[r].note);
+  printf("\nspeedup: the fabric's time / TopoOpt's (above 1: TopoOpt is faster)\n");
+}
+
+static void print_json(const Args *a, const WeftTraffic *t, const Row *rows, int nrows,
+                       const WeftTopoSearchResult *sr) {
+  const int *st;
+  int ns = weft_fabric_strides(rows[0].f, &st);
+  const int *pairs;
+  int nmp = weft_fabric_mp_links(rows[0].f, &pairs);
+  printf("{\n  \"weft_version\": \"%s\",\n  \"job\": ", WEFT_VERSION);
+  cli_json_str(stdout, a->have_model ? a->model.name : a->val[T_TRAFFIC]);
+  printf(",\n  \"servers\": %d,\n  \"degree\": %d,\n  \"port_gbit\": ", a->servers, a->degree);
+  cli_json_num(stdout, a->port_gbit);
+  printf(",\n  \"allreduce_groups\": %d,\n  \"mp_pairs\": %d,\n  \"compute_ns\": ",
+         t->nallreduce, t->ndemand);
+  cli_json_num(stdout, t->compute_ns);
+  printf(",\n  \"strides\": [");
+  for (int k = 0; k < ns; k++) printf("%s%d", k ? ", " : "", st[k]);
+  printf("],\n  \"mp_links\": %d,\n", nmp);
+  if (sr) {
+    printf("  \"search\": {\"moves\": %d, \"accepted\": %d, \"rebuilds\": %d, \"tp\": %d, "
+           "\"first_time_ns\": ",
+           sr->iterations, sr->accepted, sr->rounds, sr->tp);
+    cli_json_num(stdout, sr->first_time_ns);
+    printf(", \"time_ns\": ");
+    cli_json_num(stdout, sr->time_ns);
+    printf("},\n");
+  }
+  printf("  \"fabrics\": [");
+  for (int r = 0; r < nrows; r++) {
+    printf("%s\n    {\"name\": ", r ? "," : "");
+    cli_json_str(stdout, rows[r].name);
+    printf(", \"cost_usd\": ");
+    cli_json_num(stdout, rows[r].cost_usd);
+    printf(", \"time_ns\": ");
+    cli_json_num(stdout, rows[r].t.time_ns);
+    printf(", \"comm_ns\": ");
+    cli_json_num(stdout, rows[r].t.comm_ns);
+    printf(", \"speedup\": ");
+    cli_json_num(stdout, rows[r].t.time_ns / rows[0].t.time_ns);
+    printf(", \"max_link_util\": ");
+    cli_json_num(stdout, rows[r].t.max_link_util);
+    printf(", \"flows\": %llu, \"note\": ", rows[r].t.flows);
+    cli_json_str(stdout, rows[r].note);
+    printf("}");
+  }
+  printf("\n  ]\n}\n");
+}
+
+static void progress_cb(void *ctx, int done, int total, double best_ns) {
+  (void)best_ns;
+  cli_progress_update(ctx, (size_t)done, (size_t)total);
+}
+
+/* TopoOpt's fabric for the job: built once, or the search's. */
+static int topoopt(Args *a, WeftTraffic **t, WeftFabric **f, WeftTopoSearchResult *sr,
+                   int *searched) {
+  WeftError err;
+  *searched = 0;
+  if (!a->val[T_SEARCH]) {
+    if (weft_topo_build(*t, &a->ts, f, &err)) {
+      cli_error(&err);
+      return EXIT_USAGE;
+    }
+    return 0;
+  }
+  WeftTopoSearch s;
+  weft_topo_search_default(&s);
+  s.model = &a->model;
+  s.dev = &a->dev;
+  s.nservers = a->servers;
+  s.topo = a->ts;
+  s.iterations = a->iterations;
+  s.seconds = a->seconds;
+  s.seed = a->seed;
+  CliProgress pg;
+  cli_progress_start(&pg, "moves");
+  s.progress = progress_cb;
+  s.progress_ctx = &pg;
+  int rc = weft_topo_search(&s, sr, &err);
+  cli_progress_end(&pg);
+  if (rc) {
+    cli_error(&err);
+    return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+  }
+  *f = sr->fabric;
+  *searched = 1;
+  weft_traffic_free(*t); /* the traffic of the strategy found */
+  *t = NULL;
+  if (weft_traffic_from_model(&a->model, &a->dev, a->servers, sr->tp,
+                              a->model.arch == WEFT_ARCH_DLRM ? sr->placement : NULL, t, &err)) {
+    cli_error(&err);
+    return EXIT_RUNTIME;
+  }
+  return 0;
+}
+
+int cmd_topo(int argc, char **argv) {
+  Args a;
+  if (parse(argc, argv, &a)) return EXIT_USAGE;
+  if (a.val[T_HELP]) {
+    help(stdout);
+    return EXIT_OK;
+  }
+  WeftTraffic *t = NULL;
+  WeftTopoSearchResult sr;
+  WeftError err;
+  Row rows[5];
+  int nrows = 0, searched = 0, rc = load(&a, &t);
+  memset(rows, 0, sizeof rows);
+  WeftFabric *f = NULL;
+  if (!rc) rc = topoopt(&a, &t, &f, &sr, &searched);
+  if (!rc) {
+    char note[96];
+    snprintf(note, sizeof note, "%d x %g Gbit/s ports", a.degree, a.port_gbit);
+    add_row(rows, &nrows, "topoopt", f, &a.prices, note);
+    double nic = a.ts.port_gbps * a.degree, fnic = nic, over = 0;
+    WeftFabric *b = NULL;
+    if (!weft_fabric_switch(a.servers, nic, &b, &err)) {
+      snprintf(note, sizeof note, "%g Gbit/s per server", nic * 8);
+      add_row(rows, &nrows, "ideal switch", b, &a.prices, note);
+    } else {
+      cli_error(&err);
+    }
+    b = NULL;
+    if (!weft_fabric_fattree_at_cost(a.servers, a.radix, a.tiers, rows[0].cost_usd, &a.prices,
+                                     &fnic, &over, &b, &err)) {
+      snprintf(note, sizeof note, "%d-tier, %g Gbit/s NIC, %.2f:1", a.tiers, fnic * 8, over);
+      add_row(rows, &nrows, "fat-tree (same cost)", b, &a.prices, note);
+    } else {
+      cli_error(&err);
+    }
+    b = NULL;
+    if (a.servers * a.degree % 2 == 0 &&
+        !weft_fabric_expander(a.servers, a.degree, a.ts.port_gbps, 1, &b, &err)) {
+      snprintf(note, sizeof note, "random %d-regular", a.degree);
+      add_row(rows, &nrows, "expander", b, &a.prices, note);
+    }
+    for (int r = 0; !rc && r < nrows; r++)
+      if (weft_fabric_simulate(rows[r].f, t, &rows[r].t, &err)) {
+        cli_error(&err);
+        rc = EXIT_RUNTIME;
+      }
+  }
+  if (!rc && a.val[T_EDGES]) rc = cli_write_file(a.val[T_EDGES], edges_body, f);
+  if (!rc && a.val[T_DOT]) rc = cli_write_file(a.val[T_DOT], dot_body, f);
+  if (!rc) {
+    if (a.val[T_JSON]) print_json(&a, t, rows, nrows, searched ? &sr : NULL);
+    else print_table(&a, t, rows, nrows, searched ? &sr : NULL);
+  }
+  for (int r = 0; r < nrows; r++) weft_fabric_free(rows[r].f);
+  if (!nrows) weft_fabric_free(f);
+  weft_traffic_free(t);
+  return rc;
+}

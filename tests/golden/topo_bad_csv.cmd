@@ -1,0 +1,1 @@
+topo --traffic tests/golden/inputs/topo_bad.csv --servers 8

@@ -1,0 +1,1 @@
+topo --traffic tests/golden/inputs/topo_ar8.csv --servers 8 --degree 2 --port-gbit 80
