@@ -100,6 +100,7 @@ static int parse(int argc, char **argv, Args *a) {
   memset(a->val, 0, sizeof a->val);
   if (cli_opts_parse(argc, argv, &set, 1, pos, 0, &npos)) return -1;
   if (a->val[T_HELP]) return 0;
+  a->have_model = 0;
   a->servers = 128;
   a->degree = 4;
   a->tp = 1;
@@ -226,10 +227,8 @@ static void dot_body(FILE *out, const void *ctx) {
 
 static void print_table(const Args *a, const WeftTraffic *t, const Row *rows, int nrows,
                         const WeftTopoSearchResult *sr) {
-  const int *st;
-  int ns = weft_fabric_strides(rows[0].f, &st), nmp = 0;
-  const int *pairs;
-  nmp = weft_fabric_mp_links(rows[0].f, &pairs);
+  const int *st, *pairs;
+  int ns = weft_fabric_strides(rows[0].f, &st), nmp = weft_fabric_mp_links(rows[0].f, &pairs);
   double ar = 0, mp = 0;
   for (int i = 0; i < t->nallreduce; i++) ar += t->ar[i].size_bytes;
   for (int i = 0; i < t->ndemand; i++) mp += t->demand[i].bytes;
