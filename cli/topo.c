@@ -12,8 +12,8 @@
 #include "progress.h"
 
 enum { T_MODEL, T_DEVICE, T_ZOO, T_TRAFFIC, T_SERVERS, T_DEGREE, T_PORT, T_TP, T_AR, T_KPATHS,
-       T_PRICES, T_RADIX, T_TIERS, T_SEARCH, T_ITER, T_SECONDS, T_SEED, T_EDGES, T_DOT, T_JSON,
-       T_HELP, T_COUNT };
+       T_PRICES, T_RADIX, T_TIERS, T_SEARCH, T_ITER, T_SECONDS, T_SEED, T_EDGES, T_DOT, T_ROUTES,
+       T_JSON, T_HELP, T_COUNT };
 
 static const CliOpt opts[T_COUNT] = {
     [T_MODEL] = {"--model", "NAME", "a zoo model (or its .yml) whose traffic to wire for"},
@@ -36,6 +36,7 @@ static const CliOpt opts[T_COUNT] = {
     [T_SEED] = {"--seed", "S", "--search: random seed (default 1)"},
     [T_EDGES] = {"--edges", "FILE", "write the topology as an edge list (src dst gbit kind)"},
     [T_DOT] = {"--dot", "FILE", "write the topology as GraphViz DOT"},
+    [T_ROUTES] = {"--routes", "FILE", "write the routes of the job's transfers (server paths)"},
     [T_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
     [T_HELP] = {"--help", NULL, "this help"},
 };
@@ -225,6 +226,41 @@ static void dot_body(FILE *out, const void *ctx) {
   fputs("}\n", out);
 }
 
+typedef struct {
+  const WeftFabric *f;
+  const WeftTraffic *t;
+} RoutesCtx;
+
+/* One line per path: kind, src, dst, then the nodes it visits. */
+static void route_lines(FILE *out, const WeftFabric *f, const char *kind, int src, int dst) {
+  static int links[4096], len[16];
+  int np = weft_fabric_paths(f, src, dst, links, 4096, len, 16), off = 0;
+  const WeftGraph *g = weft_fabric_graph(f);
+  for (int p = 0; p < np; p++) {
+    fprintf(out, "%s %d %d:", kind, src, dst);
+    for (int h = 0; h < len[p]; h++) {
+      int u, v;
+      weft_graph_link(g, links[off + h], &u, &v, NULL);
+      if (!h) fprintf(out, " %d", u);
+      fprintf(out, " %d", v);
+    }
+    fputc('\n', out);
+    off += len[p];
+  }
+}
+
+static void routes_body(FILE *out, const void *ctx) {
+  const RoutesCtx *c = ctx;
+  fputs("# kind src dst: the servers (and switches) each path visits\n", out);
+  for (int a = 0; a < c->t->nallreduce; a++) { /* ring hops, member order */
+    const WeftAllReduce *ar = &c->t->ar[a];
+    for (int i = 0; i < ar->size; i++)
+      route_lines(out, c->f, "allreduce", ar->members[i], ar->members[(i + 1) % ar->size]);
+  }
+  for (int i = 0; i < c->t->ndemand; i++)
+    route_lines(out, c->f, "demand", c->t->demand[i].src, c->t->demand[i].dst);
+}
+
 static void print_table(const Args *a, const WeftTraffic *t, const Row *rows, int nrows,
                         const WeftTopoSearchResult *sr) {
   const int *st, *pairs;
@@ -396,6 +432,8 @@ int cmd_topo(int argc, char **argv) {
   }
   if (!rc && a.val[T_EDGES]) rc = cli_write_file(a.val[T_EDGES], edges_body, f);
   if (!rc && a.val[T_DOT]) rc = cli_write_file(a.val[T_DOT], dot_body, f);
+  RoutesCtx rctx = {f, t};
+  if (!rc && a.val[T_ROUTES]) rc = cli_write_file(a.val[T_ROUTES], routes_body, &rctx);
   if (!rc) {
     if (a.val[T_JSON]) print_json(&a, t, rows, nrows, searched ? &sr : NULL);
     else print_table(&a, t, rows, nrows, searched ? &sr : NULL);
