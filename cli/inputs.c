@@ -52,17 +52,6 @@ const char *cli_inputs_title(const CliInputs *in) {
                                   : in->val[CLI_IN_WORKLOAD];
 }
 
-/* *out = 0 or 1 for the value named n0 or n1 (the library's own names). */
-static int choose(const char *flag, const char *v, const char *n0, const char *n1, int *out) {
-  if (!strcmp(v, n0)) *out = 0;
-  else if (!strcmp(v, n1)) *out = 1;
-  else {
-    cli_fail("%s '%s': expected %s or %s", flag, v, n0, n1);
-    return -1;
-  }
-  return 0;
-}
-
 static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, WeftError *err) {
   static const int need[] = {CLI_IN_NETWORK, CLI_IN_WORKLOAD, CLI_IN_COMM, CLI_IN_COST};
   const char *const *v = in->val;
@@ -138,10 +127,10 @@ static int apply_options(const CliInputs *in, WeftScenario *sc) {
     }
   }
   const char *obj = in->val[CLI_IN_OBJECTIVE], *loop = in->val[CLI_IN_LOOP];
-  if ((obj && choose(cli_input_opts[CLI_IN_OBJECTIVE].name, obj,
+  if ((obj && cli_opt_choose(cli_input_opts[CLI_IN_OBJECTIVE].name, obj,
                      weft_objective_name(WEFT_OBJ_PERF),
                      weft_objective_name(WEFT_OBJ_PERF_PER_COST), &sc->objective)) ||
-      (loop && choose(cli_input_opts[CLI_IN_LOOP].name, loop,
+      (loop && cli_opt_choose(cli_input_opts[CLI_IN_LOOP].name, loop,
                       weft_loop_name(WEFT_LOOP_NO_OVERLAP),
                       weft_loop_name(WEFT_LOOP_TP_DP_OVERLAP), &sc->loop)))
     return EXIT_USAGE;

@@ -1,6 +1,9 @@
 /* opts.c — table-driven option parsing: --name VALUE, --name=VALUE, flags. */
 #include "opts.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -74,4 +77,40 @@ void cli_opts_help(FILE *out, const CliOptSet *sets, int nsets) {
       fprintf(out, "  %-22s%s%s\n", left, strlen(left) > 21 ? "\n                        " : "",
               o->help);
     }
+}
+
+int cli_opt_int(const char *flag, const char *v, int lo, int hi, int *out) {
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (!*v || *end || errno || x < lo || x > hi) {
+    cli_fail("%s '%s': expected an integer in %d..%d", flag, v, lo, hi);
+    return -1;
+  }
+  *out = (int)x;
+  return 0;
+}
+
+int cli_opt_choose(const char *flag, const char *v, const char *n0, const char *n1, int *out) {
+  if (!strcmp(v, n0)) *out = 0;
+  else if (!strcmp(v, n1)) *out = 1;
+  else {
+    cli_fail("%s '%s': expected %s or %s", flag, v, n0, n1);
+    return -1;
+  }
+  return 0;
+}
+
+int cli_number(const char *t, size_t len, double lo, int strict, double *out) {
+  char buf[64];
+  while (len && (t[len - 1] == ' ' || t[len - 1] == '\t')) len--;
+  if (!len || len >= sizeof buf) return -1;
+  memcpy(buf, t, len);
+  buf[len] = '\0';
+  char *end;
+  errno = 0;
+  double x = strtod(buf, &end);
+  if (*end || errno || !isfinite(x) || x < lo || (strict && x <= lo)) return -1;
+  *out = x;
+  return 0;
 }

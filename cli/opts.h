@@ -30,4 +30,13 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
                    int maxpos, int *npos);
 void cli_opts_help(FILE *out, const CliOptSet *sets, int nsets);
 
+/* Option values. Each prints "FLAG 'v': expected ..." and returns -1 on a bad
+ * value, else stores it and returns 0. */
+int cli_opt_int(const char *flag, const char *v, int lo, int hi, int *out);
+/* *out = 0 or 1 for the value named n0 or n1 (the library's own names). */
+int cli_opt_choose(const char *flag, const char *v, const char *n0, const char *n1, int *out);
+/* A finite number in [lo, inf) (or (lo, inf) when strict) from t[0..len),
+ * trailing blanks allowed; -1 without a message when it is not one. */
+int cli_number(const char *t, size_t len, double lo, int strict, double *out);
+
 #endif

@@ -65,33 +65,6 @@ const char *cli_sharing_name(WeftSharing s) { return s == WEFT_SHARE_FIFO ? "fif
 
 /* ------------------------------------------------------------ option values */
 
-static int int_opt(const char *flag, const char *v, int lo, int hi, int *out) {
-  char *end;
-  errno = 0;
-  long x = strtol(v, &end, 10);
-  if (!*v || *end || errno || x < lo || x > hi) {
-    cli_fail("%s '%s': expected an integer in %d..%d", flag, v, lo, hi);
-    return -1;
-  }
-  *out = (int)x;
-  return 0;
-}
-
-/* A finite number in [lo, inf) (or (lo, inf) when strict), the token t[0..len). */
-static int num_tok(const char *t, size_t len, double lo, int strict, double *out) {
-  char buf[64];
-  while (len && (t[len - 1] == ' ' || t[len - 1] == '\t')) len--;
-  if (!len || len >= sizeof buf) return -1;
-  memcpy(buf, t, len);
-  buf[len] = '\0';
-  char *end;
-  errno = 0;
-  double x = strtod(buf, &end);
-  if (*end || errno || !isfinite(x) || x < lo || (strict && x <= lo)) return -1;
-  *out = x;
-  return 0;
-}
-
 /* "B1,B2,B3" for the error messages. */
 static const char *dim_names(int ndims, char *buf, size_t size) {
   buf[0] = '\0';
@@ -138,7 +111,7 @@ static int num_list(const char *flag, const char *v, int ndims, int one_ok, doub
   int n = split(v, tok, len, WEFT_MAX_DIMS);
   if (list_count(flag, v, n, ndims, one_ok)) return -1;
   for (int d = 0; d < n; d++)
-    if (num_tok(tok[d], len[d], lo, strict, &out[d])) {
+    if (cli_number(tok[d], len[d], lo, strict, &out[d])) {
       cli_fail("%s '%s': B%d must be a %s number, got '%.*s'", flag, v, d + 1,
                strict ? "positive" : "non-negative", (int)len[d], tok[d]);
       return -1;
@@ -172,38 +145,28 @@ static int alg_list(const char *flag, const char *v, int ndims, WeftAlgorithm *o
   return 0;
 }
 
-static int choose(const char *flag, const char *v, const char *n0, const char *n1, int *out) {
-  if (!strcmp(v, n0)) *out = 0;
-  else if (!strcmp(v, n1)) *out = 1;
-  else {
-    cli_fail("%s '%s': expected %s or %s", flag, v, n0, n1);
-    return -1;
-  }
-  return 0;
-}
-
 /* The values that need no input file. */
 static int scalar_options(const char *const *val, WeftSimSettings *s, WeftSettings *solve) {
   const CliOpt *o = cli_sim_opts;
   int fid = 0, shr = 0;
   if (val[CLI_SIM_CHUNKS] &&
-      int_opt(o[CLI_SIM_CHUNKS].name, val[CLI_SIM_CHUNKS], 1, MAX_CHUNKS, &s->chunks))
+      cli_opt_int(o[CLI_SIM_CHUNKS].name, val[CLI_SIM_CHUNKS], 1, MAX_CHUNKS, &s->chunks))
     return -1;
   if (val[CLI_SIM_INFLIGHT] &&
-      int_opt(o[CLI_SIM_INFLIGHT].name, val[CLI_SIM_INFLIGHT], 1, MAX_CHUNKS, &s->in_flight))
+      cli_opt_int(o[CLI_SIM_INFLIGHT].name, val[CLI_SIM_INFLIGHT], 1, MAX_CHUNKS, &s->in_flight))
     return -1;
   if (val[CLI_SIM_ENDPOINT] &&
-      num_tok(val[CLI_SIM_ENDPOINT], strlen(val[CLI_SIM_ENDPOINT]), 0.0, 0,
+      cli_number(val[CLI_SIM_ENDPOINT], strlen(val[CLI_SIM_ENDPOINT]), 0.0, 0,
               &s->endpoint_delay_ns)) {
     cli_fail("%s '%s': expected a non-negative number", o[CLI_SIM_ENDPOINT].name,
              val[CLI_SIM_ENDPOINT]);
     return -1;
   }
   if (val[CLI_SIM_FIDELITY] &&
-      choose(o[CLI_SIM_FIDELITY].name, val[CLI_SIM_FIDELITY], "dim", "link", &fid))
+      cli_opt_choose(o[CLI_SIM_FIDELITY].name, val[CLI_SIM_FIDELITY], "dim", "link", &fid))
     return -1;
   if (val[CLI_SIM_SHARING] &&
-      choose(o[CLI_SIM_SHARING].name, val[CLI_SIM_SHARING], "maxmin", "fifo", &shr))
+      cli_opt_choose(o[CLI_SIM_SHARING].name, val[CLI_SIM_SHARING], "maxmin", "fifo", &shr))
     return -1;
   s->fidelity = fid ? WEFT_FIDELITY_LINK : WEFT_FIDELITY_DIM;
   s->sharing = shr ? WEFT_SHARE_FIFO : WEFT_SHARE_MAXMIN;
@@ -217,7 +180,7 @@ static int scalar_options(const char *const *val, WeftSimSettings *s, WeftSettin
   }
   s->stage_spans = val[CLI_SIM_TRACE_STAGES] != NULL;
   if (val[CLI_SIM_GAPTOL] &&
-      (num_tok(val[CLI_SIM_GAPTOL], strlen(val[CLI_SIM_GAPTOL]), 0.0, 1, &solve->gap_tol))) {
+      (cli_number(val[CLI_SIM_GAPTOL], strlen(val[CLI_SIM_GAPTOL]), 0.0, 1, &solve->gap_tol))) {
     cli_fail("--gap-tol '%s': expected a positive number", val[CLI_SIM_GAPTOL]);
     return -1;
   }

@@ -56,29 +56,16 @@ static void help(FILE *out) {
   cli_opts_help(out, &set, 1);
 }
 
+/* An optional option value (absent: *out unchanged). */
 static int int_arg(const char *flag, const char *v, int lo, int hi, int *out) {
-  char *end;
-  errno = 0;
-  long x = v ? strtol(v, &end, 10) : 0;
-  if (!v) return 0;
-  if (errno || *end || end == v || x < lo || x > hi) {
-    cli_fail("%s '%s': expected an integer in [%d, %d]", flag, v, lo, hi);
-    return -1;
-  }
-  *out = (int)x;
-  return 0;
+  return v ? cli_opt_int(flag, v, lo, hi, out) : 0;
 }
 
 static int num_arg(const char *flag, const char *v, double lo, double *out) {
-  char *end;
-  errno = 0;
-  double x = v ? strtod(v, &end) : 0;
-  if (!v) return 0;
-  if (errno || *end || end == v || !isfinite(x) || !(x > lo)) {
+  if (v && cli_number(v, strlen(v), lo, 1, out)) {
     cli_fail("%s '%s': expected a number > %g", flag, v, lo);
     return -1;
   }
-  *out = x;
   return 0;
 }
 

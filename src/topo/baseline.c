@@ -2,6 +2,7 @@
  * switch, 2- and 3-tier Fat-trees, random regular expanders; and the Fat-tree
  * whose cost matches a budget. Servers are nodes 0..n-1 of every graph. */
 #include "topo/baseline.h"
+#include "topo/rng.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -196,19 +197,11 @@ int weft_fabric_fattree(int nservers, double nic_gbps, int radix, int tiers, dou
 
 /* ------------------------------------------------------------------ expander */
 
-/* splitmix64 (Steele, Lea, Flood 2014): a 64-bit state, one add and a mix. */
-static uint64_t rng_next(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 /* Uniform in [0, bound), bound >= 1: reject the low values that would bias
  * the modulo. */
 static uint64_t rng_below(uint64_t *state, uint64_t bound) {
   uint64_t floor_ = (0 - bound) % bound, x;
-  do x = rng_next(state);
+  do x = topo_rng_next(state);
   while (x < floor_);
   return x % bound;
 }

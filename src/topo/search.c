@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "topo/rng.h"
 #include "weft.h"
 
 void weft_topo_search_default(WeftTopoSearch *s) {
@@ -15,16 +16,6 @@ void weft_topo_search_default(WeftTopoSearch *s) {
   s->rounds = 8;
   s->seed = 1;
 }
-
-/* splitmix64: small, seedable, the same on every platform. */
-static unsigned long long next_u64(unsigned long long *x) {
-  unsigned long long z = (*x += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static double unif(unsigned long long *x) { return (double)(next_u64(x) >> 11) * 0x1.0p-53; }
 
 typedef struct {
   int tp;
@@ -63,22 +54,22 @@ static int evaluate(const Ctx *c, const Strategy *st, const WeftFabric *f, doubl
 
 /* A neighbour of st: DLRM moves one table or swaps two; others step the TP
  * degree to the next smaller or larger divisor of n. */
-static void neighbour(const Ctx *c, const Strategy *st, Strategy *out, unsigned long long *rng) {
+static void neighbour(const Ctx *c, const Strategy *st, Strategy *out, uint64_t *rng) {
   *out = *st;
   int n = c->s->nservers;
   if (c->dlrm) {
-    int a = (int)(next_u64(rng) % (unsigned long long)c->ntables);
-    if (c->ntables > 1 && unif(rng) < 0.5) {
-      int b = (int)(next_u64(rng) % (unsigned long long)c->ntables);
+    int a = (int)(topo_rng_next(rng) % (unsigned long long)c->ntables);
+    if (c->ntables > 1 && topo_rng_unif(rng) < 0.5) {
+      int b = (int)(topo_rng_next(rng) % (unsigned long long)c->ntables);
       int tmp = out->placement[a];
       out->placement[a] = out->placement[b];
       out->placement[b] = tmp;
     } else {
-      out->placement[a] = (int)(next_u64(rng) % (unsigned long long)n);
+      out->placement[a] = (int)(topo_rng_next(rng) % (unsigned long long)n);
     }
     return;
   }
-  int up = unif(rng) < 0.5, tp = st->tp;
+  int up = topo_rng_unif(rng) < 0.5, tp = st->tp;
   do tp = up ? tp + 1 : tp - 1;
   while (tp >= 1 && tp <= n && n % tp);
   if (tp >= 1 && tp <= n) out->tp = tp;
@@ -128,7 +119,7 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
   memset(&cur, 0, sizeof cur);
   cur.tp = 1;
   for (int k = 0; k < c.ntables && c.dlrm; k++) cur.placement[k] = k % s->nservers;
-  unsigned long long rng = s->seed;
+  uint64_t rng = s->seed;
   WeftFabric *f = NULL;
   double t_cur, t0 = wall_s();
   int rc = rebuild(&c, &cur, &f, &t_cur);
@@ -148,7 +139,7 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
       neighbour(&c, &cur, &cand, &rng);
       if ((rc = evaluate(&c, &cand, f, &t_cand, NULL))) break;
       double temp = temp0 * (1.0 - (double)k / per_round) + 1e-9;
-      if (t_cand < t_cur || unif(&rng) < exp((t_cur - t_cand) / temp)) {
+      if (t_cand < t_cur || topo_rng_unif(&rng) < exp((t_cur - t_cand) / temp)) {
         cur = cand;
         t_cur = t_cand;
         r->accepted++;
