@@ -344,8 +344,13 @@ void weft_problem_free(WeftProblem *p);  /* NULL is fine */
 int weft_problem_solve(WeftProblem *p, const WeftSettings *settings, WeftResult *res);
 /* Iteration times and cost at bw_gbps[ndims] (every used dim > 0). */
 int weft_problem_evaluate(const WeftProblem *p, const double *bw_gbps, WeftEval *ev);
-/* EqualBW baseline: the design's total bandwidth split evenly. */
+/* EqualBW baseline, LIBRA's: the design's total bandwidth split evenly. It
+ * ignores the constraints; prefer weft_problem_equal_bw. */
 void weft_equal_bw(const double *bw_gbps, int ndims, double *equal_gbps);
+/* The best design with every B_d equal that meets p's constraints (perf:
+ * the largest such B; perf-per-cost: the smallest B > 0). Returns 1 with
+ * bw_gbps[ndims] set, or 0 with why (if not NULL) saying why there is none. */
+int weft_problem_equal_bw(const WeftProblem *p, double *bw_gbps, char *why, size_t whylen);
 
 /* ------------------------------------------------------------------ export
  * ASTRA-sim 2.0 analytical network yml for the design: per-link bandwidth

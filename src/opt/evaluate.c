@@ -4,6 +4,8 @@
 
 #include "opt/problem.h"
 
+#define TAU_CHUNK 256  /* pattern times computed at once (stack) */
+
 double weft_problem_tau(const WeftProblem *p, int pat, const double *bw) {
   const double *u = p->u + (size_t)pat * (size_t)p->D;
   double t = 0.0;
@@ -15,23 +17,32 @@ double weft_problem_tau(const WeftProblem *p, int pat, const double *bw) {
   return t;
 }
 
-int weft_problem_evaluate(const WeftProblem *p, const double *bw_gbps, WeftEval *ev) {
-  double tau[512];
+/* Each row's time and each phase's communication, over the patterns in
+ * chunks of TAU_CHUNK (a problem may have any number of patterns). */
+void weft_problem_eval_scaled(const WeftProblem *p, const double *bw, WeftEval *ev) {
+  double tau[TAU_CHUNK];
   int P = p->npat;
-  if (P > (int)(sizeof tau / sizeof tau[0])) return WEFT_EINVAL;
-  for (int k = 0; k < P; k++) tau[k] = weft_problem_tau(p, k, bw_gbps);
   ev->time_ns = 0.0;
   ev->cost_usd = 0.0;
-  for (int d = 0; d < p->D; d++) ev->cost_usd += p->cpg[d] * bw_gbps[d];
+  for (int d = 0; d < p->D; d++) ev->cost_usd += p->cpg[d] * bw[d];
   for (int j = 0; j < p->njobs; j++) {
     const Job *job = &p->job[j];
     WeftJobTime *jt = &ev->job[j];
-    double t = -HUGE_VAL;
+    double t = -HUGE_VAL, comm[WEFT_NPHASES] = {0};
     for (int r = 0; r < job->nrows; r++) {
       double v = job->C[r];
-      for (int k = 0; k < P; k++) {
-        double a = job->a[(size_t)r * (size_t)P + (size_t)k];
-        if (a > 0.0) v += a * tau[k];
+      for (int k0 = 0; k0 < P; k0 += TAU_CHUNK) {
+        int k1 = k0 + TAU_CHUNK < P ? k0 + TAU_CHUNK : P;
+        for (int k = k0; k < k1; k++) tau[k - k0] = weft_problem_tau(p, k, bw);
+        for (int k = k0; k < k1; k++) {
+          double a = job->a[(size_t)r * (size_t)P + (size_t)k];
+          if (a > 0.0) v += a * tau[k - k0];
+          if (r == 0)
+            for (int ph = 0; ph < WEFT_NPHASES; ph++) {
+              double b = job->phase_bytes[ph * P + k];
+              if (b > 0.0) comm[ph] += b * tau[k - k0];
+            }
+        }
       }
       if (v > t) t = v;
     }
@@ -39,20 +50,28 @@ int weft_problem_evaluate(const WeftProblem *p, const double *bw_gbps, WeftEval 
     jt->compute_ns = job->compute_ns;
     double blocking = job->compute_ns;
     for (int ph = 0; ph < WEFT_NPHASES; ph++) {
-      double c = 0.0;
-      for (int k = 0; k < P; k++) {
-        double b = job->phase_bytes[ph * P + k];
-        if (b > 0.0) c += b * tau[k];
-      }
-      jt->comm_ns[ph] = c;
-      jt->exposed_comm_ns[ph] = c;
-      if (ph != WEFT_PHASE_WG) blocking += c;
+      jt->comm_ns[ph] = comm[ph];
+      jt->exposed_comm_ns[ph] = comm[ph];
+      if (ph != WEFT_PHASE_WG) blocking += comm[ph];
     }
     if (p->loop == WEFT_LOOP_TP_DP_OVERLAP) /* the rest of the time is the wg tail */
       jt->exposed_comm_ns[WEFT_PHASE_WG] = fmax(0.0, t - blocking);
     ev->time_ns += job->weight * t;
   }
   ev->perf_per_cost = ev->time_ns * ev->cost_usd;
+}
+
+double weft_problem_objective(const WeftProblem *p, const double *bw) {
+  WeftEval ev;
+  weft_problem_eval_scaled(p, bw, &ev);
+  double v = p->objective == WEFT_OBJ_PERF_PER_COST ? ev.perf_per_cost : ev.time_ns;
+  return isfinite(v) ? v : HUGE_VAL;
+}
+
+int weft_problem_evaluate(const WeftProblem *p, const double *bw_gbps, WeftEval *ev) {
+  double b[WEFT_MAX_DIMS];
+  for (int d = 0; d < p->D; d++) b[d] = bw_gbps[d] / p->bscale;
+  weft_problem_eval_scaled(p, b, ev);
   return WEFT_OK;
 }
 

@@ -9,6 +9,7 @@
 
 #define IPM_GAP_INTERNAL 1e-12   /* complementarity target (scaled, relative) */
 #define IPM_FEAS_INTERNAL 1e-10  /* primal residual target (scaled) */
+#define GEN_CERT_SHARE 0.1       /* stop once certified within this share of the gap target */
 
 static int is_ppc(const WeftProblem *p) { return p->objective == WEFT_OBJ_PERF_PER_COST; }
 
@@ -44,7 +45,7 @@ static int build_program(WeftProblem *p) {
   ALLOC(G->lo, n); ALLOC(G->hi, n); ALLOC(G->x1, n);
   ALLOC(G->tmp_lam, nh + ng); ALLOC(G->tmp_nu, ne);
 #undef ALLOC
-  if (!ok || ipm_work_init(&G->work, n, nh + ng, ne, ar) != 0) return WEFT_ENOMEM;
+  if (!ok || ipm_work_init(&G->work, n, nh, ng, ne, ar) != 0) return WEFT_ENOMEM;
   G->nvar_free0 = ppc ? D + 1 : D;
   int iS = D, iQ = D + 1, iT = i_tau(p), iJ = i_jobvar(p);
   /* Objective (phase 1) and its constant. */
@@ -255,6 +256,26 @@ static double certify(WeftProblem *p) {
   return lb;
 }
 
+/* The design of the scaled iterate x. */
+static void design_of(const WeftProblem *p, const double *x, double *bw) {
+  const General *G = &p->gen;
+  double s = is_ppc(p) ? x[p->D] * G->xscale[p->D] : 1.0;
+  for (int d = 0; d < p->D; d++) bw[d] = fmax(0.0, x[d] * G->xscale[d] / s);
+}
+
+/* The IPM's certificate callback: the relative gap between the objective
+ * at the iterate's design (when that design meets the constraints) and the
+ * certified bound of its multipliers. */
+static double cert_gap(void *ctx) {
+  WeftProblem *p = ctx;
+  double bw[WEFT_MAX_DIMS];
+  design_of(p, p->gen.work.x, bw);
+  if (weft_problem_violation(p, bw, NULL) > WEFT_VERIFY_TOL) return HUGE_VAL;
+  double lb = p->gen.objconst + p->gen.os * certify(p), ub = weft_problem_objective(p, bw);
+  if (!isfinite(lb) || !isfinite(ub)) return HUGE_VAL;
+  return fmax(0.0, (ub - lb) / fmax(fabs(lb), 1e-300));
+}
+
 /* The general path's solve: the hyperbolic program from Bstart. bw gets the
  * design, *lb the certified bound. Returns an IpmStatus. */
 int weft_general_solve(WeftProblem *p, const WeftSettings *st, double *bw, double *lb,
@@ -273,14 +294,12 @@ int weft_general_solve(WeftProblem *p, const WeftSettings *st, double *bw, doubl
     if (G->x1[d] > 0) { mean += G->x1[d]; cnt++; }
   for (int d = 0; d < p->D; d++)
     if (G->x1[d] <= 0) G->xscale[d] = cnt ? mean / cnt : 1.0;
-  double os = scale_program(p, G->nat.c, G->x1);
+  G->os = scale_program(p, G->nat.c, G->x1);
   for (int j = 0; j < n; j++) x[j] = G->x1[j] / G->xscale[j];
-  IpmSettings is = {st->max_iter, IPM_GAP_INTERNAL, IPM_FEAS_INTERNAL};
+  IpmSettings is = {st->max_iter, IPM_GAP_INTERNAL, IPM_FEAS_INTERNAL, cert_gap, p,
+                    GEN_CERT_SHARE * st->gap_tol};
   IpmStatus status = ipm_solve(&G->sc, &G->work, &is, iters);
-  *lb = G->objconst + os * certify(p);
-  for (int j = 0; j < n; j++) G->x1[j] = x[j] * G->xscale[j];
-  double s = is_ppc(p) ? G->x1[p->D] : 1.0;
-  for (int d = 0; d < p->D; d++) bw[d] = fmax(0.0, G->x1[d] / s);
+  *lb = G->objconst + G->os * certify(p);
+  design_of(p, x, bw);
   return (int)status;
 }
-

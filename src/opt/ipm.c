@@ -1,5 +1,11 @@
-/* ipm.c — the general path: Mehrotra predictor-corrector interior-point method with slacks
- * (infeasible start) for hyperbolic programs; dense reduced KKT solves. */
+/* ipm.c — the general path: a primal-dual conic interior-point method
+ * (Mehrotra predictor-corrector, Nesterov-Todd scaling, infeasible start)
+ * for hyperbolic programs, each a/x_u <= x_v row taken as the cone
+ * (x_u + x_v, x_u - x_v, 2 sqrt a) in Q^3, the linear rows as the orthant.
+ *   primal  min c.x   G~x + s = h~, A x = b, s in K
+ *   dual    c + G~'z + A'y = 0, z in K
+ * Cone vectors hold the ng linear rows first, then 3 entries per cone. The
+ * reduced KKT system (n + ne unknowns) is dense: n is dims + patterns + jobs. */
 #include "opt/ipm.h"
 
 #include <math.h>
@@ -9,40 +15,49 @@
 #include <stdio.h>
 #endif
 
-#define IPM_STEP_FRAC 0.99     /* fraction to the boundary */
-#define IPM_REG 1e-13          /* equality-block regularisation (scaled units) */
-#define IPM_MIN_STEP 1e-14     /* a step this short means no progress */
-#define IPM_MU_FLOOR 0.1       /* centring target floor, in units of the gap target */
-#define IPM_INFEAS_FLOOR 0.01  /* centring target floor per unit of infeasibility */
-#define IPM_DUAL_TOL 1e-8      /* dual residual (scaled units) accepted at the end */
+#define IPM_STEP_FRAC 0.99  /* fraction to the boundary */
+#define IPM_REG 1e-13       /* regularisation of both KKT blocks (scaled units, relative) */
+#define IPM_MIN_STEP 1e-12  /* a step this short means no progress */
+#define IPM_DUAL_TOL 1e-8   /* dual residual accepted at the end: the certificate repairs it */
+#define IPM_REFINE 3        /* rounds of iterative refinement of a direction */
+#define IPM_CERT_FROM 1e-6  /* certify iterates once s.z is this small (relative) */
+#define IPM_SLACK0 1.0      /* least starting slack / cone margin (rows scaled to |coef| 1) */
 
-int ipm_work_init(IpmWork *w, int n, int m, int ne, Arena *a) {
+int ipm_work_init(IpmWork *w, int n, int nh, int ng, int ne, Arena *a) {
   memset(w, 0, sizeof *w);
-  w->n = n;
-  w->m = m;
-  w->ne = ne;
-  size_t N = (size_t)(n + ne), M = (size_t)(m > 0 ? m : 1), E = (size_t)(ne > 0 ? ne : 1);
-  size_t nn = (size_t)(n > 0 ? n : 1);
-  double **vecs[] = {&w->x, &w->rd, &w->hdiag, &w->dx, &w->dxa};
-  double **mvecs[] = {&w->s, &w->lam, &w->gval, &w->rp, &w->w, &w->ds, &w->dlam, &w->dsa, &w->dlama};
-  double **evecs[] = {&w->nu, &w->re, &w->dnu, &w->dnua};
+  w->n = n; w->nh = nh; w->ng = ng; w->ne = ne;
+  w->M = ng + 3 * nh;
+  size_t N = (size_t)(n + ne), nn = (size_t)(n > 0 ? n : 1), M = (size_t)(w->M > 0 ? w->M : 1);
+  size_t E = (size_t)(ne > 0 ? ne : 1), H = (size_t)(nh > 0 ? nh : 1);
+  size_t L = (size_t)(nh + ng > 0 ? nh + ng : 1), G = (size_t)(ng > 0 ? ng : 1);
+  double **nv[] = {&w->x, &w->rx, &w->dx};
+  double **mv[] = {&w->s, &w->z, &w->lmb, &w->rz, &w->ds, &w->dz, &w->dsa, &w->dza,
+                   &w->t1, &w->t2, &w->t3};
+  double **ev[] = {&w->nu, &w->ry, &w->dy};
   int ok = 1;
-  for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
-    ok &= (*vecs[i] = arena_calloc(a, nn, sizeof(double))) != NULL;
-  for (size_t i = 0; i < sizeof mvecs / sizeof mvecs[0]; i++)
-    ok &= (*mvecs[i] = arena_calloc(a, M, sizeof(double))) != NULL;
-  for (size_t i = 0; i < sizeof evecs / sizeof evecs[0]; i++)
-    ok &= (*evecs[i] = arena_calloc(a, E, sizeof(double))) != NULL;
+  for (size_t i = 0; i < sizeof nv / sizeof nv[0]; i++)
+    ok &= (*nv[i] = arena_calloc(a, nn, sizeof(double))) != NULL;
+  for (size_t i = 0; i < sizeof mv / sizeof mv[0]; i++)
+    ok &= (*mv[i] = arena_calloc(a, M, sizeof(double))) != NULL;
+  for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
+    ok &= (*ev[i] = arena_calloc(a, E, sizeof(double))) != NULL;
+  ok &= (w->lam = arena_calloc(a, L, sizeof(double))) != NULL;
+  ok &= (w->wl = arena_calloc(a, G, sizeof(double))) != NULL;
+  ok &= (w->wb = arena_calloc(a, H, sizeof(double))) != NULL;
+  ok &= (w->wv = arena_calloc(a, 3 * H, sizeof(double))) != NULL;
   ok &= (w->K = arena_calloc(a, N * N, sizeof(double))) != NULL;
   ok &= (w->rhs = arena_calloc(a, N, sizeof(double))) != NULL;
-  ok &= (w->sol = arena_calloc(a, N, sizeof(double))) != NULL;
   ok &= (w->piv = arena_calloc(a, N, sizeof(int))) != NULL;
+  ok &= (w->nzp = arena_calloc(a, G + 1, sizeof(int))) != NULL;
+  ok &= (w->nzc = arena_calloc(a, G * nn, sizeof(int))) != NULL;
+  ok &= (w->bx = arena_calloc(a, nn, sizeof(double))) != NULL;
+  ok &= (w->blam = arena_calloc(a, L, sizeof(double))) != NULL;
+  ok &= (w->bnu = arena_calloc(a, E, sizeof(double))) != NULL;
   return ok ? 0 : -1;
 }
 
-/* Dense LU with partial pivoting of M (n x n, row-major) in place: unit L
- * below the diagonal, U on and above, row swaps in piv. Returns 0, or -1
- * when M is singular. */
+/* Dense LU with partial pivoting of M (n x n, row-major) in place. Returns
+ * 0, or -1 when M is singular. */
 static int lu_factor(double *M, int *piv, int n) {
   for (int k = 0; k < n; k++) {
     double *mk = M + (size_t)k * (size_t)n;
@@ -56,17 +71,13 @@ static int lu_factor(double *M, int *piv, int n) {
     piv[k] = p;
     if (p != k) {
       double *mp = M + (size_t)p * (size_t)n;
-      for (int j = 0; j < n; j++) {
-        double t = mk[j];
-        mk[j] = mp[j];
-        mp[j] = t;
-      }
+      for (int j = 0; j < n; j++) { double t = mk[j]; mk[j] = mp[j]; mp[j] = t; }
     }
     double d = mk[k];
     for (int i = k + 1; i < n; i++) {
       double *mi = M + (size_t)i * (size_t)n;
       double f = mi[k] / d;
-      mi[k] = f; /* L multiplier */
+      mi[k] = f;
       if (f == 0.0) continue;
       for (int j = k + 1; j < n; j++) mi[j] -= f * mk[j];
     }
@@ -74,19 +85,13 @@ static int lu_factor(double *M, int *piv, int n) {
   return 0;
 }
 
-/* Solve M y = r with lu_factor's output; r is overwritten by y. */
 static void lu_solve(const double *LU, const int *piv, double *r, int n) {
-  for (int k = 0; k < n; k++) { /* the swaps first: L's rows were swapped whole */
+  for (int k = 0; k < n; k++) {
     int p = piv[k];
     if (p != k) { double t = r[k]; r[k] = r[p]; r[p] = t; }
   }
-  for (int k = 0; k < n; k++) {
-    double rk = r[k];
-    for (int i = k + 1; i < n; i++) {
-      double f = LU[(size_t)i * (size_t)n + (size_t)k];
-      if (f != 0.0) r[i] -= f * rk;
-    }
-  }
+  for (int k = 0; k < n; k++)
+    for (int i = k + 1; i < n; i++) r[i] -= LU[(size_t)i * (size_t)n + (size_t)k] * r[k];
   for (int k = n - 1; k >= 0; k--) {
     const double *row = LU + (size_t)k * (size_t)n;
     double acc = r[k];
@@ -95,223 +100,366 @@ static void lu_solve(const double *LU, const int *piv, double *r, int n) {
   }
 }
 
-/* g_i(x) for every inequality (hyperbolic rows first). */
-static void eval_g(const Hyp *P, const double *x, double *g) {
-  for (int i = 0; i < P->nh; i++) g[i] = P->ha[i] / x[P->hu[i]] - x[P->hv[i]];
+/* ---- the cone K: orthant (ng) x Q^3 (nh) ---- */
+
+static double soc_det(const double *u) { return u[0] * u[0] - u[1] * u[1] - u[2] * u[2]; }
+
+/* out = G~ x (LP rows from G, each cone -(x_u + x_v), -(x_u - x_v), 0). */
+static void g_times(const Hyp *P, const IpmWork *w, const double *x, double *out) {
   for (int k = 0; k < P->ng; k++) {
     const double *row = P->G + (size_t)k * (size_t)P->n;
-    double acc = -P->h[k];
-    for (int j = 0; j < P->n; j++) acc += row[j] * x[j];
-    g[P->nh + k] = acc;
+    double acc = 0.0;
+    for (int q = w->nzp[k]; q < w->nzp[k + 1]; q++) acc += row[w->nzc[q]] * x[w->nzc[q]];
+    out[k] = acc;
+  }
+  for (int i = 0; i < P->nh; i++) {
+    double xu = x[P->hu[i]], xv = x[P->hv[i]], *o = out + P->ng + 3 * i;
+    o[0] = -(xu + xv);
+    o[1] = -(xu - xv);
+    o[2] = 0.0;
   }
 }
 
-/* Residuals at the current iterate; returns the infinity norms via out[]. */
-static void residuals(const Hyp *P, IpmWork *w, double out[3]) {
-  int n = P->n, m = P->nh + P->ng;
-  const double *x = w->x;
-  eval_g(P, x, w->gval);
-  for (int j = 0; j < n; j++) w->rd[j] = P->c[j];
-  for (int i = 0; i < P->nh; i++) {
-    double xu = x[P->hu[i]];
-    w->rd[P->hu[i]] -= w->lam[i] * P->ha[i] / (xu * xu);
-    w->rd[P->hv[i]] -= w->lam[i];
-  }
-  for (int k = 0; k < P->ng; k++) {
-    const double *row = P->G + (size_t)k * (size_t)n;
-    double l = w->lam[P->nh + k];
-    for (int j = 0; j < n; j++) w->rd[j] += l * row[j];
-  }
-  for (int k = 0; k < P->ne; k++) {
-    const double *row = P->A + (size_t)k * (size_t)n;
-    double acc = -P->b[k];
-    for (int j = 0; j < n; j++) {
-      w->rd[j] += w->nu[k] * row[j];
-      acc += row[j] * x[j];
-    }
-    w->re[k] = acc;
-  }
-  for (int i = 0; i < m; i++) w->rp[i] = w->gval[i] + w->s[i];
-  out[0] = out[1] = out[2] = 0.0;
-  for (int j = 0; j < n; j++) out[0] = fmax(out[0], fabs(w->rd[j]));
-  for (int i = 0; i < m; i++) out[1] = fmax(out[1], fabs(w->rp[i]));
-  for (int k = 0; k < P->ne; k++) out[2] = fmax(out[2], fabs(w->re[k]));
-}
-
-/* Build the reduced KKT matrix [H + J^T D J, A^T; A, -reg] for the iterate. */
-static void build_kkt(const Hyp *P, IpmWork *w) {
-  int n = P->n, N = n + P->ne;
-  double *K = w->K;
-  memset(K, 0, (size_t)N * (size_t)N * sizeof *K);
-#define KK(i, j) K[(size_t)(i) * (size_t)N + (size_t)(j)]
-  for (int i = 0; i < P->nh; i++) {
-    int u = P->hu[i], v = P->hv[i];
-    double xu = w->x[u], a = P->ha[i], d = w->lam[i] / w->s[i];
-    double ju = -a / (xu * xu); /* dg/dx_u; dg/dx_v = -1 */
-    KK(u, u) += w->lam[i] * 2.0 * a / (xu * xu * xu) + d * ju * ju;
-    KK(v, v) += d;
-    KK(u, v) -= d * ju;
-    KK(v, u) -= d * ju;
-  }
-  for (int k = 0; k < P->ng; k++) {
-    const double *row = P->G + (size_t)k * (size_t)n;
-    double d = w->lam[P->nh + k] / w->s[P->nh + k];
-    for (int a = 0; a < n; a++) {
-      if (row[a] == 0.0) continue;
-      double da = d * row[a];
-      for (int b = 0; b < n; b++) KK(a, b) += da * row[b];
-    }
-  }
-  for (int k = 0; k < P->ne; k++) {
-    const double *row = P->A + (size_t)k * (size_t)n;
-    for (int j = 0; j < n; j++) {
-      KK(n + k, j) = row[j];
-      KK(j, n + k) = row[j];
-    }
-    KK(n + k, n + k) = -IPM_REG;
-  }
-#undef KK
-}
-
-/* J^T v for inequality vector v. */
-static void jt_times(const Hyp *P, const double *x, const double *v, double *out) {
-  for (int j = 0; j < P->n; j++) out[j] = 0.0;
-  for (int i = 0; i < P->nh; i++) {
-    double xu = x[P->hu[i]];
-    out[P->hu[i]] += -P->ha[i] / (xu * xu) * v[i];
-    out[P->hv[i]] -= v[i];
-  }
+/* out = G~' z (n). */
+static void gt_times(const Hyp *P, const IpmWork *w, const double *z, double *out) {
+  memset(out, 0, (size_t)P->n * sizeof *out);
   for (int k = 0; k < P->ng; k++) {
     const double *row = P->G + (size_t)k * (size_t)P->n;
-    for (int j = 0; j < P->n; j++) out[j] += row[j] * v[P->nh + k];
+    for (int q = w->nzp[k]; q < w->nzp[k + 1]; q++) out[w->nzc[q]] += row[w->nzc[q]] * z[k];
+  }
+  for (int i = 0; i < P->nh; i++) {
+    const double *c = z + P->ng + 3 * i;
+    out[P->hu[i]] -= c[0] + c[1];
+    out[P->hv[i]] -= c[0] - c[1];
   }
 }
 
-/* J dx for row i. */
-static double j_row(const Hyp *P, const double *x, const double *dx, int i) {
-  if (i < P->nh) {
-    double xu = x[P->hu[i]];
-    return -P->ha[i] / (xu * xu) * dx[P->hu[i]] - dx[P->hv[i]];
-  }
-  const double *row = P->G + (size_t)(i - P->nh) * (size_t)P->n;
-  double acc = 0.0;
-  for (int j = 0; j < P->n; j++) acc += row[j] * dx[j];
-  return acc;
+/* The right-hand side h~ at index k of a cone vector. */
+static double h_at(const Hyp *P, int k) {
+  if (k < P->ng) return P->h[k];
+  int i = (k - P->ng) / 3;
+  return (k - P->ng) % 3 == 2 ? 2.0 * sqrt(P->ha[i]) : 0.0;
 }
 
-/* Build and factor the reduced KKT matrix of the iterate: the predictor and
- * the corrector share it. Returns 0, or -1 when it is singular. */
-static int kkt_factor(const Hyp *P, IpmWork *w) {
-  build_kkt(P, w);
-  return lu_factor(w->K, w->piv, P->n + P->ne);
+/* o = W^p a for one Q^3 cone with scaling (v, beta), p in {1, -1}. */
+static void soc_w(const double *v, double b, int p, const double *a, double *o) {
+  if (p > 0) { /* beta (2 v (v.a) - J a) */
+    double dot = v[0] * a[0] + v[1] * a[1] + v[2] * a[2];
+    o[0] = b * (2.0 * v[0] * dot - a[0]);
+    o[1] = b * (2.0 * v[1] * dot + a[1]);
+    o[2] = b * (2.0 * v[2] * dot + a[2]);
+  } else { /* (1/beta)(2 Jv ((Jv).a) - J a) */
+    double dot = v[0] * a[0] - v[1] * a[1] - v[2] * a[2];
+    o[0] = (2.0 * v[0] * dot - a[0]) / b;
+    o[1] = (-2.0 * v[1] * dot + a[1]) / b;
+    o[2] = (-2.0 * v[2] * dot + a[2]) / b;
+  }
 }
 
-/* Solve the Newton system for complementarity target rc (= s.*lam - target)
- * with the factored KKT matrix. */
-static int newton(const Hyp *P, IpmWork *w, const double *rc, double *dx, double *ds,
-                  double *dlam, double *dnu) {
-  int n = P->n, m = P->nh + P->ng, N = n + P->ne;
-  for (int i = 0; i < m; i++) w->w[i] = (-rc[i] + w->lam[i] * w->rp[i]) / w->s[i];
-  jt_times(P, w->x, w->w, w->rhs);
-  for (int j = 0; j < n; j++) w->rhs[j] = -w->rd[j] - w->rhs[j];
-  for (int k = 0; k < P->ne; k++) w->rhs[n + k] = -w->re[k];
-  lu_solve(w->K, w->piv, w->rhs, N);
-  for (int j = 0; j < n; j++) dx[j] = w->rhs[j];
-  for (int k = 0; k < P->ne; k++) dnu[k] = w->rhs[n + k];
-  for (int i = 0; i < m; i++) {
-    double jd = j_row(P, w->x, dx, i);
-    dlam[i] = w->w[i] + w->lam[i] / w->s[i] * jd;
-    ds[i] = -w->rp[i] - jd;
+/* Nesterov-Todd scaling W (W z = W^-1 s = lambda) of every cone. For Q^3:
+ * W = beta (2 v v' - J), W^-1 = (1/beta)(2 J v v' J - J), J = diag(1,-1,-1). */
+static int nt_scaling(const Hyp *P, IpmWork *w) {
+  for (int k = 0; k < P->ng; k++) {
+    if (!(w->s[k] > 0.0) || !(w->z[k] > 0.0)) return -1;
+    w->wl[k] = sqrt(w->s[k] / w->z[k]);
+    w->lmb[k] = sqrt(w->s[k] * w->z[k]);
   }
-  for (int j = 0; j < n; j++)
-    if (!isfinite(dx[j])) return -1;
+  for (int i = 0; i < P->nh; i++) {
+    const double *s = w->s + P->ng + 3 * i, *z = w->z + P->ng + 3 * i;
+    double ds = soc_det(s), dz = soc_det(z);
+    if (!(ds > 0.0) || !(dz > 0.0) || !(s[0] > 0.0) || !(z[0] > 0.0)) return -1;
+    double ns = sqrt(ds), nz = sqrt(dz), sn[3], zn[3], wb[3];
+    for (int j = 0; j < 3; j++) { sn[j] = s[j] / ns; zn[j] = z[j] / nz; }
+    double gam = sqrt(0.5 * (1.0 + sn[0] * zn[0] + sn[1] * zn[1] + sn[2] * zn[2]));
+    wb[0] = (sn[0] + zn[0]) / (2.0 * gam);
+    wb[1] = (sn[1] - zn[1]) / (2.0 * gam);
+    wb[2] = (sn[2] - zn[2]) / (2.0 * gam);
+    double *v = w->wv + 3 * i, den = sqrt(2.0 * (wb[0] + 1.0));
+    v[0] = (wb[0] + 1.0) / den;
+    v[1] = wb[1] / den;
+    v[2] = wb[2] / den;
+    w->wb[i] = sqrt(ns / nz);
+    soc_w(v, w->wb[i], 1, z, w->lmb + P->ng + 3 * i);
+  }
   return 0;
 }
 
-/* Largest step in (0, 1] keeping s, lam > 0 and x_u > 0 (unscaled). */
-static double max_step(const Hyp *P, const IpmWork *w, const double *dx, const double *ds,
-                       const double *dlam) {
-  int m = P->nh + P->ng;
-  double a = 1.0;
-  for (int i = 0; i < m; i++) {
-    if (ds[i] < 0) a = fmin(a, -w->s[i] / ds[i]);
-    if (dlam[i] < 0) a = fmin(a, -w->lam[i] / dlam[i]);
-  }
+/* out = W^p r for p in {1, -1}, one cone vector (out may not alias r). */
+static void w_apply(const Hyp *P, const IpmWork *w, int p, const double *r, double *out) {
+  for (int k = 0; k < P->ng; k++) out[k] = p > 0 ? w->wl[k] * r[k] : r[k] / w->wl[k];
+  for (int i = 0; i < P->nh; i++)
+    soc_w(w->wv + 3 * i, w->wb[i], p, r + P->ng + 3 * i, out + P->ng + 3 * i);
+}
+
+/* out = a o b (Jordan product, cone by cone). */
+static void jprod(const Hyp *P, const double *a, const double *b, double *out) {
+  for (int k = 0; k < P->ng; k++) out[k] = a[k] * b[k];
   for (int i = 0; i < P->nh; i++) {
-    int u = P->hu[i];
-    if (dx[u] < 0) a = fmin(a, -w->x[u] / dx[u]);
+    const double *x = a + P->ng + 3 * i, *y = b + P->ng + 3 * i;
+    double *o = out + P->ng + 3 * i;
+    o[0] = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+    o[1] = x[0] * y[1] + y[0] * x[1];
+    o[2] = x[0] * y[2] + y[0] * x[2];
+  }
+}
+
+/* out = lambda \ r: the x with lambda o x = r. */
+static void jdiv(const Hyp *P, const double *l, const double *r, double *out) {
+  for (int k = 0; k < P->ng; k++) out[k] = r[k] / l[k];
+  for (int i = 0; i < P->nh; i++) {
+    const double *x = l + P->ng + 3 * i, *y = r + P->ng + 3 * i;
+    double *o = out + P->ng + 3 * i;
+    o[0] = (x[0] * y[0] - x[1] * y[1] - x[2] * y[2]) / soc_det(x);
+    o[1] = (y[1] - o[0] * x[1]) / x[0];
+    o[2] = (y[2] - o[0] * x[2]) / x[0];
+  }
+}
+
+/* Largest a in (0, amax] keeping u + a d in the cone (d may be 0). */
+static double cone_step(const Hyp *P, const double *u, const double *d, double amax) {
+  double a = amax;
+  for (int k = 0; k < P->ng; k++)
+    if (d[k] < 0.0) a = fmin(a, -u[k] / d[k]);
+  for (int i = 0; i < P->nh; i++) {
+    const double *x = u + P->ng + 3 * i, *y = d + P->ng + 3 * i;
+    /* f(a) = (x0 + a y0)^2 - |x1 + a y1|^2 = A a^2 + 2 B a + C, C > 0 */
+    double A = soc_det(y), B = x[0] * y[0] - x[1] * y[1] - x[2] * y[2], C = soc_det(x);
+    double root = HUGE_VAL;
+    if (A == 0.0) {
+      if (B < 0.0) root = -C / (2.0 * B);
+    } else {
+      double disc = B * B - A * C;
+      if (disc >= 0.0) {
+        double q = -(B + copysign(sqrt(disc), B)), r1 = q / A, r2 = q != 0.0 ? C / q : HUGE_VAL;
+        if (r1 > 0.0) root = fmin(root, r1);
+        if (r2 > 0.0) root = fmin(root, r2);
+      }
+    }
+    if (y[0] < 0.0) root = fmin(root, -x[0] / y[0]);  /* and stay on the positive sheet */
+    a = fmin(a, root);
   }
   return a;
 }
 
-IpmStatus ipm_solve(const Hyp *P, IpmWork *w, const IpmSettings *st, int *iters) {
-  int n = P->n, m = P->nh + P->ng;
-  eval_g(P, w->x, w->gval);
-  for (int i = 0; i < m; i++) {
-    w->s[i] = fmax(-w->gval[i], 1.0);
-    w->lam[i] = 1.0;
+/* K = [G~' W^-2 G~ + reg*max diag, A'; A, -IPM_REG], factored. */
+static int kkt_factor(const Hyp *P, IpmWork *w, double reg) {
+  int n = P->n, N = n + P->ne;
+  double *K = w->K;
+  memset(K, 0, (size_t)N * (size_t)N * sizeof *K);
+#define KK(i, j) K[(size_t)(i) * (size_t)N + (size_t)(j)]
+  for (int k = 0; k < P->ng; k++) {
+    const double *row = P->G + (size_t)k * (size_t)n;
+    double d = 1.0 / (w->wl[k] * w->wl[k]);
+    for (int qa = w->nzp[k]; qa < w->nzp[k + 1]; qa++) {
+      int a = w->nzc[qa];
+      double da = d * row[a];
+      for (int qb = w->nzp[k]; qb < w->nzp[k + 1]; qb++) KK(a, w->nzc[qb]) += da * row[w->nzc[qb]];
+    }
   }
-  for (int k = 0; k < P->ne; k++) w->nu[k] = 0.0;
+  for (int i = 0; i < P->nh; i++) {
+    /* columns u, v of G~ in this cone: gu = (-1,-1,0), gv = (-1,1,0) */
+    static const double gu[3] = {-1.0, -1.0, 0.0}, gv[3] = {-1.0, 1.0, 0.0};
+    double tu[3], tv[3], su[3], sv[3];
+    const double *wv = w->wv + 3 * i;
+    soc_w(wv, w->wb[i], -1, gu, tu); soc_w(wv, w->wb[i], -1, tu, su);
+    soc_w(wv, w->wb[i], -1, gv, tv); soc_w(wv, w->wb[i], -1, tv, sv);
+    int u = P->hu[i], v = P->hv[i];
+    double uu = gu[0] * su[0] + gu[1] * su[1], uv = gu[0] * sv[0] + gu[1] * sv[1];
+    double vv = gv[0] * sv[0] + gv[1] * sv[1];
+    KK(u, u) += uu; KK(v, v) += vv; KK(u, v) += uv; KK(v, u) += uv;
+  }
+  if (reg > 0.0) {
+    double dmax = 0.0;
+    for (int j = 0; j < n; j++) dmax = fmax(dmax, fabs(KK(j, j)));
+    for (int j = 0; j < n; j++) KK(j, j) += reg * dmax;
+  }
+  for (int k = 0; k < P->ne; k++) {
+    const double *row = P->A + (size_t)k * (size_t)n;
+    for (int j = 0; j < n; j++) { KK(n + k, j) = row[j]; KK(j, n + k) = row[j]; }
+    KK(n + k, n + k) = -IPM_REG;
+  }
+#undef KK
+  return lu_factor(K, w->piv, N);
+}
+
+/* dz = W^-2 (G dx + t), ds = -rz - G dx for the current dx (u, q scratch). */
+static void dz_ds(const Hyp *P, IpmWork *w, const double *dx, const double *t, double *ds,
+                  double *dz, double *u, double *q) {
+  g_times(P, w, dx, ds);
+  for (int k = 0; k < w->M; k++) { u[k] = ds[k] + t[k]; ds[k] = -w->rz[k] - ds[k]; }
+  w_apply(P, w, -1, u, q);
+  w_apply(P, w, -1, q, dz);
+}
+
+/* The Newton direction for complementarity right-hand side rc (in lambda
+ * space: lambda o (W dz + W^-1 ds) = rc), with the current residuals. The
+ * reduced system loses accuracy as W^-2 spreads over many decades near the
+ * end, so the first two block equations (G'dz + A'dy = -rx, A dx = -ry) are
+ * checked and the direction refined against them. */
+static int newton(const Hyp *P, IpmWork *w, const double *rc, double *dx, double *dy,
+                  double *ds, double *dz) {
+  int n = P->n, N = n + P->ne, M = w->M;
+  double *q = w->t1, *t = w->t2, *u = w->t3;
+  jdiv(P, w->lmb, rc, q);
+  w_apply(P, w, 1, q, t);                       /* t = rz + W q */
+  for (int k = 0; k < M; k++) t[k] += w->rz[k];
+  w_apply(P, w, -1, t, u);
+  w_apply(P, w, -1, u, q);                      /* q = W^-2 t */
+  gt_times(P, w, q, w->rhs);
+  for (int j = 0; j < n; j++) w->rhs[j] = -w->rx[j] - w->rhs[j];
+  for (int k = 0; k < P->ne; k++) w->rhs[n + k] = -w->ry[k];
+  lu_solve(w->K, w->piv, w->rhs, N);
+  for (int j = 0; j < n; j++) dx[j] = w->rhs[j];
+  for (int k = 0; k < P->ne; k++) dy[k] = w->rhs[n + k];
+  for (int round = 0;; round++) {
+    dz_ds(P, w, dx, t, ds, dz, u, q);
+    for (int j = 0; j < n; j++)
+      if (!isfinite(dx[j])) return -1;
+    if (round == IPM_REFINE) break;
+    double err = 0.0, ref = 0.0;
+    gt_times(P, w, dz, w->rhs);                 /* rhs = -(rx + G'dz + A'dy), -(ry + A dx) */
+    for (int j = 0; j < n; j++) {
+      ref = fmax(ref, fabs(w->rx[j]) + fabs(w->rhs[j]));
+      w->rhs[j] += w->rx[j];
+    }
+    for (int k = 0; k < P->ne; k++) {
+      const double *row = P->A + (size_t)k * (size_t)n;
+      double acc = w->ry[k];
+      for (int j = 0; j < n; j++) { w->rhs[j] += row[j] * dy[k]; acc += row[j] * dx[j]; }
+      w->rhs[n + k] = -acc;
+      err = fmax(err, fabs(acc));
+    }
+    for (int j = 0; j < n; j++) { err = fmax(err, fabs(w->rhs[j])); w->rhs[j] = -w->rhs[j]; }
+    if (!(err > 1e-15 * fmax(ref, 1.0))) break;
+    lu_solve(w->K, w->piv, w->rhs, N);
+    for (int j = 0; j < n; j++) dx[j] += w->rhs[j];
+    for (int k = 0; k < P->ne; k++) dy[k] += w->rhs[n + k];
+  }
+  return 0;
+}
+
+/* Residuals rx = c + G'z + A'y, ry = A x - b, rz = G x + s - h; their
+ * infinity norms in out[]. */
+static void residuals(const Hyp *P, IpmWork *w, double out[3]) {
+  int n = P->n;
+  gt_times(P, w, w->z, w->rx);
+  for (int j = 0; j < n; j++) w->rx[j] += P->c[j];
+  for (int k = 0; k < P->ne; k++) {
+    const double *row = P->A + (size_t)k * (size_t)n;
+    double acc = -P->b[k];
+    for (int j = 0; j < n; j++) { w->rx[j] += w->nu[k] * row[j]; acc += row[j] * w->x[j]; }
+    w->ry[k] = acc;
+  }
+  g_times(P, w, w->x, w->rz);
+  for (int k = 0; k < w->M; k++) w->rz[k] += w->s[k] - h_at(P, k);
+  out[0] = out[1] = out[2] = 0.0;
+  for (int j = 0; j < n; j++) out[0] = fmax(out[0], fabs(w->rx[j]));
+  for (int k = 0; k < w->M; k++) out[1] = fmax(out[1], fabs(w->rz[k]));
+  for (int k = 0; k < P->ne; k++) out[2] = fmax(out[2], fabs(w->ry[k]));
+}
+
+/* Start: s = h - G x pushed into the cone by IPM_SLACK0, z = e, y = 0. */
+static void start(const Hyp *P, IpmWork *w) {
+  g_times(P, w, w->x, w->s);
+  for (int k = 0; k < w->M; k++) w->s[k] = h_at(P, k) - w->s[k];
+  for (int k = 0; k < P->ng; k++) {
+    w->s[k] = fmax(w->s[k], IPM_SLACK0);
+    w->z[k] = 1.0;
+  }
+  for (int i = 0; i < P->nh; i++) {
+    double *s = w->s + P->ng + 3 * i, *z = w->z + P->ng + 3 * i;
+    double r = sqrt(s[1] * s[1] + s[2] * s[2]);
+    if (s[0] - r < IPM_SLACK0) s[0] = r + IPM_SLACK0;
+    z[0] = 1.0; z[1] = z[2] = 0.0;
+  }
+  memset(w->nu, 0, (size_t)(P->ne > 0 ? P->ne : 0) * sizeof *w->nu);
+}
+
+/* The hyperbolic form's multipliers from the cone duals (lam_i = z0 - z1:
+ * the coefficient the cone puts on x_v), the linear rows' as they are. */
+static void multipliers(const Hyp *P, IpmWork *w) {
+  for (int i = 0; i < P->nh; i++) {
+    const double *z = w->z + P->ng + 3 * i;
+    w->lam[i] = fmax(0.0, z[0] - z[1]);
+  }
+  for (int k = 0; k < P->ng; k++) w->lam[P->nh + k] = w->z[k];
+}
+
+IpmStatus ipm_solve(const Hyp *P, IpmWork *w, const IpmSettings *st, int *iters) {
+  int n = P->n, M = w->M, deg = P->ng + P->nh;
+  w->nzp[0] = 0; /* the LP rows' nonzeros, once */
+  for (int k = 0, q = 0; k < P->ng; k++) {
+    const double *row = P->G + (size_t)k * (size_t)n;
+    for (int j = 0; j < n; j++)
+      if (row[j] != 0.0) w->nzc[q++] = j;
+    w->nzp[k + 1] = q;
+  }
+  start(P, w);
   IpmStatus status = IPM_MAX_ITER;
   int it = 0;
-  double mu0 = 0.0;
-  for (int i = 0; i < m; i++) mu0 += w->s[i] * w->lam[i];
-  if (m > 0) mu0 /= m;
+  double best = HUGE_VAL;
+  size_t L = (size_t)(P->nh + P->ng);
   for (; it < st->max_iter; it++) {
-    double res[3];
+    double res[3], gap = 0.0, pobj = 0.0;
     residuals(P, w, res);
-    double mu = 0.0, pobj = 0.0;
-    for (int i = 0; i < m; i++) mu += w->s[i] * w->lam[i];
+    for (int k = 0; k < M; k++) gap += w->s[k] * w->z[k];
     for (int j = 0; j < n; j++) pobj += P->c[j] * w->x[j];
-    if (m > 0) mu /= m;
     double scale = fmax(1.0, fabs(pobj));
 #ifdef IPM_TRACE
-    fprintf(stderr, "it %2d pobj %.12g mu %.3e rd %.2e rp %.2e re %.2e\n", it, pobj, mu, res[0], res[1], res[2]);
+    fprintf(stderr, "it %2d pobj %.12g gap %.3e rx %.2e rz %.2e ry %.2e\n", it, pobj, gap, res[0],
+            res[1], res[2]);
 #endif
-    /* The dual residual only has to be small, not tiny: the caller's
-     * certificate repairs dual feasibility exactly. */
-    if (mu * m <= st->gap_tol * scale && res[0] <= IPM_DUAL_TOL * scale &&
+    if (!isfinite(gap) || !isfinite(pobj)) { status = IPM_NUMERICAL; break; }
+    if (st->cert && gap <= IPM_CERT_FROM * scale) {
+      multipliers(P, w);
+      double r = st->cert(st->cert_ctx);
+      if (r < best) {
+        best = r;
+        memcpy(w->bx, w->x, (size_t)n * sizeof *w->x);
+        memcpy(w->blam, w->lam, L * sizeof *w->lam);
+        memcpy(w->bnu, w->nu, (size_t)P->ne * sizeof *w->nu);
+      }
+      if (r <= st->cert_tol) { status = IPM_SOLVED; break; }
+    }
+    if (gap <= st->gap_tol * scale && res[0] <= IPM_DUAL_TOL * scale &&
         res[1] <= st->feas_tol && res[2] <= st->feas_tol) {
       status = IPM_SOLVED;
       break;
     }
-    /* Predictor: pure Newton towards complementarity 0. */
-    /* newton() consumes rc before it writes dlam, so dlama can carry rc in. */
-    for (int i = 0; i < m; i++) w->dlama[i] = w->s[i] * w->lam[i];
-    if (kkt_factor(P, w) != 0 || newton(P, w, w->dlama, w->dxa, w->dsa, w->dlama, w->dnua) != 0) {
-      status = IPM_NUMERICAL;
-      break;
-    }
-    double aa = max_step(P, w, w->dxa, w->dsa, w->dlama);
-    double mua = 0.0;
-    for (int i = 0; i < m; i++) mua += (w->s[i] + aa * w->dsa[i]) * (w->lam[i] + aa * w->dlama[i]);
-    if (m > 0) mua /= m;
-    double sigma = mu > 0 ? pow(mua / mu, 3.0) : 0.0;
-    if (sigma > 1.0) sigma = 1.0;
-    /* Do not aim below what the tolerance needs: past it the KKT system
-     * only gets worse conditioned. */
-    double floor_mu = IPM_MU_FLOOR * st->gap_tol * scale / (m > 0 ? m : 1);
-    /* Nor below the infeasibility: an iterate that closes the gap before it
-     * is feasible sticks to the boundary and stalls. */
-    floor_mu = fmax(floor_mu, IPM_INFEAS_FLOOR * fmax(res[1], res[2]) * fmax(mu0, 1e-300));
-    if (sigma * mu < floor_mu) sigma = fmin(1.0, floor_mu / mu);
-    /* Corrector: centring plus the second-order term. */
-    for (int i = 0; i < m; i++) w->ds[i] = w->s[i] * w->lam[i] + w->dsa[i] * w->dlama[i] - sigma * mu;
-    if (newton(P, w, w->ds, w->dx, w->ds, w->dlam, w->dnu) != 0) {
-      status = IPM_NUMERICAL;
-      break;
-    }
-    double a = fmin(1.0, IPM_STEP_FRAC * max_step(P, w, w->dx, w->ds, w->dlam));
-    if (a < IPM_MIN_STEP) {
-      status = IPM_NUMERICAL;
-      break;
-    }
+    if (nt_scaling(P, w) || (kkt_factor(P, w, 0.0) && kkt_factor(P, w, IPM_REG))) { status = IPM_NUMERICAL; break; }
+    /* Predictor: rc = -lambda o lambda. */
+    double *rc = w->ds; /* ds is free until the corrector's newton() writes it */
+    jprod(P, w->lmb, w->lmb, rc);
+    for (int k = 0; k < M; k++) rc[k] = -rc[k];
+    if (newton(P, w, rc, w->dx, w->dy, w->dsa, w->dza)) { status = IPM_NUMERICAL; break; }
+    double aa = cone_step(P, w->z, w->dza, cone_step(P, w->s, w->dsa, 1.0));
+    double ga = 0.0;
+    for (int k = 0; k < M; k++) ga += (w->s[k] + aa * w->dsa[k]) * (w->z[k] + aa * w->dza[k]);
+    double rho = gap > 0.0 ? fmax(0.0, fmin(1.0, ga / gap)) : 0.0, sigma = rho * rho * rho;
+    double mu = gap / (deg > 0 ? deg : 1);
+    /* Corrector: rc = -lambda o lambda - (W^-1 dsa) o (W dza) + sigma mu e. */
+    w_apply(P, w, -1, w->dsa, w->t1);
+    w_apply(P, w, 1, w->dza, w->t2);
+    jprod(P, w->t1, w->t2, w->t3);
+    jprod(P, w->lmb, w->lmb, rc);
+    for (int k = 0; k < M; k++) rc[k] = -rc[k] - w->t3[k];
+    for (int k = 0; k < P->ng; k++) rc[k] += sigma * mu;
+    for (int i = 0; i < P->nh; i++) rc[P->ng + 3 * i] += sigma * mu;
+    memcpy(w->t3, rc, (size_t)M * sizeof *rc); /* newton() reads rc while writing ds */
+    if (newton(P, w, w->t3, w->dx, w->dy, w->ds, w->dz)) { status = IPM_NUMERICAL; break; }
+    double a = IPM_STEP_FRAC * cone_step(P, w->z, w->dz, cone_step(P, w->s, w->ds, HUGE_VAL));
+    a = fmin(1.0, a);
+    if (!(a >= IPM_MIN_STEP)) { status = IPM_NUMERICAL; break; }
     for (int j = 0; j < n; j++) w->x[j] += a * w->dx[j];
-    for (int i = 0; i < m; i++) {
-      w->s[i] += a * w->ds[i];
-      w->lam[i] += a * w->dlam[i];
-    }
-    for (int k = 0; k < P->ne; k++) w->nu[k] += a * w->dnu[k];
+    for (int k = 0; k < P->ne; k++) w->nu[k] += a * w->dy[k];
+    for (int k = 0; k < M; k++) { w->s[k] += a * w->ds[k]; w->z[k] += a * w->dz[k]; }
+  }
+  multipliers(P, w);
+  if (status != IPM_SOLVED && best < HUGE_VAL) { /* the best certified iterate stands */
+    memcpy(w->x, w->bx, (size_t)n * sizeof *w->x);
+    memcpy(w->lam, w->blam, L * sizeof *w->lam);
+    memcpy(w->nu, w->bnu, (size_t)P->ne * sizeof *w->nu);
+    if (best <= st->cert_tol) status = IPM_SOLVED;
   }
   if (iters) *iters = it;
   return status;

@@ -2,6 +2,7 @@
  * collectives into traffic patterns, build job time rows, fold constraints. */
 #include "opt/problem.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,7 +183,8 @@ static int build_job(WeftProblem *p, const WeftJob *sj, const PatKeys *keys, Job
   return WEFT_OK;
 }
 
-/* Fold user constraints into B space: cost = sum_d cpg_d B_d. */
+/* Fold user constraints into B space (cost = sum_d cpg_d B_d), each row
+ * scaled to max |coef| = 1 (a row of 1e-300*B1 = 1e-297 is B1 = 1000). */
 static int fold_constraints(WeftProblem *p, const WeftConstraints *cons) {
   int n = cons ? cons->n : 0, D = p->D;
   Arena *a = &p->arena;
@@ -194,21 +196,31 @@ static int fold_constraints(WeftProblem *p, const WeftConstraints *cons) {
   p->le_src = arena_calloc(a, sz, sizeof(int));
   p->eq_src = arena_calloc(a, sz, sizeof(int));
   p->cons_text = arena_calloc(a, sz, sizeof *p->cons_text);
-  if (!p->Gle || !p->hle || !p->Geq || !p->heq || !p->le_src || !p->eq_src || !p->cons_text)
+  WeftConstraint *keep = arena_calloc(a, sz, sizeof *keep);
+  if (!p->Gle || !p->hle || !p->Geq || !p->heq || !p->le_src || !p->eq_src || !p->cons_text ||
+      !keep)
     return WEFT_ENOMEM;
+  if (n) memcpy(keep, cons->c, sz * sizeof *keep);
+  p->cons = keep;
+  p->ncons = n;
   for (int i = 0; i < n; i++) {
     const WeftConstraint *c = &cons->c[i];
     memcpy(p->cons_text[i], c->text, sizeof p->cons_text[i]);
     p->cons_text[i][sizeof p->cons_text[i] - 1] = '\0';
-    double row[WEFT_MAX_DIMS], sign = c->rel == WEFT_REL_GE ? -1.0 : 1.0;
-    for (int d = 0; d < D; d++) row[d] = sign * (c->coef[d] + c->cost_coef * p->cpg[d]);
+    double row[WEFT_MAX_DIMS], sign = c->rel == WEFT_REL_GE ? -1.0 : 1.0, mx = 0.0;
+    for (int d = 0; d < D; d++) {
+      row[d] = sign * (c->coef[d] + c->cost_coef * p->cpg[d]);
+      mx = fmax(mx, fabs(row[d]));
+    }
+    if (!(mx > 0.0) || !isfinite(mx)) mx = 1.0; /* a row of zeros: the pre-checks judge it */
+    for (int d = 0; d < D; d++) row[d] /= mx;
     if (c->rel == WEFT_REL_EQ) {
       memcpy(p->Geq + (size_t)p->neq * (size_t)D, row, (size_t)D * sizeof *row);
-      p->heq[p->neq] = c->rhs;
+      p->heq[p->neq] = c->rhs / mx;
       p->eq_src[p->neq++] = i;
     } else {
       memcpy(p->Gle + (size_t)p->nle * (size_t)D, row, (size_t)D * sizeof *row);
-      p->hle[p->nle] = sign * c->rhs;
+      p->hle[p->nle] = sign * c->rhs / mx;
       p->le_src[p->nle++] = i;
     }
   }
@@ -221,6 +233,81 @@ static int fold_constraints(WeftProblem *p, const WeftConstraints *cons) {
   p->lpw.basis = arena_calloc(a, (size_t)mlp, sizeof(int));
   if (!p->lp_A || !p->lp_b || !p->lp_rel || !p->lpw.t || !p->lpw.basis) return WEFT_ENOMEM;
   return WEFT_OK;
+}
+
+/* The iteration time (sum of weighted jobs) with every tau_p = t_p. */
+static double time_at_tau(const WeftProblem *p, const double *tau) {
+  double total = 0.0;
+  for (int j = 0; j < p->njobs; j++) {
+    const Job *job = &p->job[j];
+    double t = 0.0;
+    for (int r = 0; r < job->nrows; r++) {
+      double v = job->C[r];
+      for (int k = 0; k < p->npat; k++) v += job->a[(size_t)r * (size_t)p->npat + (size_t)k] * tau[k];
+      t = fmax(t, v);
+    }
+    total += job->weight * t;
+  }
+  return total;
+}
+
+/* Internal units: bscale = the largest |rhs| of the scaled rows (1 when
+ * none), so the constraints that set the design's scale are O(1) and every
+ * tolerance downstream is relative to it. Refuses a scale at which the
+ * model's times or costs leave the range weft computes in (WEFT_MAX_VALUE),
+ * naming the constraint that sets it. */
+static int scale(WeftProblem *p, WeftError *err) {
+  int D = p->D, src = -1;
+  double beta = 0.0;
+  for (int i = 0; i < p->nle + p->neq; i++) {
+    double h = fabs(i < p->nle ? p->hle[i] : p->heq[i - p->nle]);
+    int s = i < p->nle ? p->le_src[i] : p->eq_src[i - p->nle];
+    if (!isfinite(h))
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, p->cons_text[s],
+                            "constraint '%s': its right-hand side over its coefficients is "
+                            "beyond the range of a double", p->cons_text[s]);
+    if (h > beta) { beta = h; src = s; }
+  }
+  if (!(beta > 0.0)) beta = 1.0;
+  p->bscale = beta;
+  for (int i = 0; i < p->nle; i++) p->hle[i] /= beta;
+  for (int i = 0; i < p->neq; i++) p->heq[i] /= beta;
+  double cost1 = 0.0, tau[512];
+  for (int d = 0; d < D; d++) {
+    p->cpg_nat[d] = p->cpg[d];
+    p->cpg[d] *= beta;
+    cost1 += p->cpg[d];
+  }
+  int P = p->npat < 512 ? p->npat : 512, bad = 0;
+  for (int k = 0; k < p->npat; k++) {
+    double t = 0.0;
+    for (int d = 0; d < D; d++) {
+      double *u = &p->u[(size_t)k * (size_t)D + (size_t)d];
+      if (*u <= 0.0) continue;
+      *u /= beta;
+      bad |= !(*u >= DBL_MIN) || !isfinite(*u);
+      t = fmax(t, *u);
+    }
+    if (k < P) tau[k] = t;
+  }
+  double time1 = p->npat <= 512 ? time_at_tau(p, tau) : 0.0;
+  const char *what = NULL;
+  double v = 0.0;
+  if (!(cost1 <= WEFT_MAX_VALUE)) { what = "the network cost"; v = cost1; }
+  else if (bad) { what = "the traffic per unit of bandwidth"; v = 0.0; }
+  else if (!(time1 <= WEFT_MAX_VALUE)) { what = "the iteration time"; v = time1; }
+  else if (p->objective == WEFT_OBJ_PERF_PER_COST && !(time1 * cost1 <= WEFT_MAX_VALUE)) {
+    what = "time x cost"; v = time1 * cost1;
+  }
+  if (!what) return WEFT_OK;
+  if (src < 0)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, NULL,
+                          "at 1 GB/s per dim %s would be %.3g, beyond %.0e: the workload's "
+                          "or cost model's numbers are out of range", what, v, WEFT_MAX_VALUE);
+  return weft_error_set(err, WEFT_EINPUT, "", 0, 0, p->cons_text[src],
+                        "constraint '%s' sets bandwidths near %.3g GB/s, where %s would be "
+                        "%.3g, beyond the %.0e weft computes in", p->cons_text[src], beta, what,
+                        v, WEFT_MAX_VALUE);
 }
 
 static int validate(const WeftSpec *spec, WeftError *err) {
@@ -282,6 +369,7 @@ static int build(WeftProblem *p, const WeftSpec *spec, WeftError *err) {
   for (int k = 0; k < p->npat; k++)
     for (int d = 0; d < p->D; d++) p->used[d] |= p->u[(size_t)k * (size_t)p->D + (size_t)d] > 0;
   rc = fold_constraints(p, spec->cons);
+  if (!rc) rc = scale(p, err);
   if (!rc) rc = weft_precheck_fast(p);
   if (!rc && !p->fast && p->pre_status == WEFT_STATUS_SOLVED) rc = weft_general_prepare(p);
   return rc;

@@ -21,6 +21,10 @@ typedef struct {
   double *phase_bytes; /* WEFT_NPHASES x npat: bytes per phase and pattern */
 } Job;
 
+/* Times, costs and their product stay below this; a problem whose scale
+ * would pass it is refused at create time (problem.c, scale()). */
+#define WEFT_MAX_VALUE 1e300
+
 /* Kinds of linear rows in the general program, for the certificate. */
 enum { ROW_USER = 0, ROW_JOB = 1, ROW_BOUND = 2, ROW_CAP = 3 };
 
@@ -41,6 +45,7 @@ typedef struct {
   int *row_owner;    /* ng: owning free var for ROW_JOB rows, else -1 */
   double *xscale;    /* n */
   double objconst;
+  double os;         /* objective scale of the scaled program */
   double *lo, *hi;   /* box of each box variable (natural), free vars ignored */
   double *x1;        /* phase-1 solution (natural) */
   double *tmp_lam, *tmp_nu;
@@ -52,7 +57,13 @@ struct WeftProblem {
   WeftObjective objective;
   WeftLoop loop;
   int D;
-  double cpg[WEFT_MAX_DIMS];     /* $ per GB/s of B_d */
+  /* Internal units (problem.c, scale()): every bandwidth inside the solver
+   * is B' = B / bscale, so the constraints' right-hand sides are O(1); u
+   * and cpg are stored per B' (u / bscale, cpg * bscale), which leaves
+   * times and costs in ns and $. Results convert back at the API. */
+  double bscale;
+  double cpg[WEFT_MAX_DIMS];     /* $ per unit of B'_d */
+  double cpg_nat[WEFT_MAX_DIMS]; /* $ per GB/s of B_d */
   int npat;
   double *u;                     /* npat x D: traffic bytes per byte of collective */
   int njobs;
@@ -64,6 +75,8 @@ struct WeftProblem {
   double *Geq, *heq;  /* neq x D, independent rows after the pre-checks */
   int *le_src, *eq_src; /* index of the source constraint */
   char (*cons_text)[128];  /* the constraints' texts, for conflict messages */
+  int ncons;               /* the constraints as given (natural units), to verify against */
+  const WeftConstraint *cons;
   /* Pre-check outcome (create time). */
   WeftSolveStatus pre_status;    /* SOLVED = go on */
   char pre_message[256];
@@ -81,8 +94,17 @@ struct WeftProblem {
 /* general.c: inf of q*x + pp/x over x in [lo, hi] (pp >= 0, lo >= 0, hi may
  * be inf; -HUGE_VAL when unbounded below): the certificate's per-variable term. */
 double weft_opt_inf_term(double q, double pp, double lo, double hi);
-/* evaluate.c */
+/* evaluate.c: every bw here is in internal units (B' = B / bscale). */
 double weft_problem_tau(const WeftProblem *p, int pat, const double *bw);
+void weft_problem_eval_scaled(const WeftProblem *p, const double *bw, WeftEval *ev);
+/* The objective (time, or time x cost) at bw; HUGE_VAL when not finite. */
+double weft_problem_objective(const WeftProblem *p, const double *bw);
+/* verify.c: the largest relative violation of the ORIGINAL constraints (and
+ * B >= 0) at bw (internal units; checked as bscale * bw in GB/s against the
+ * constraints as given), HUGE_VAL for a non-finite bw; *which gets the constraint's
+ * index (-1 for B >= 0 or none). A design is accepted within WEFT_VERIFY_TOL. */
+#define WEFT_VERIFY_TOL 1e-8
+double weft_problem_violation(const WeftProblem *p, const double *bw, int *which);
 /* precheck.c: feasibility, conflict sets, bounds and starting points. The
  * fast one may leave p->fast = 0, handing the problem to the general one. */
 int weft_precheck_fast(WeftProblem *p);

@@ -27,9 +27,11 @@ const char *weft_loop_name(WeftLoop l) {
 
 static int is_ppc(const WeftProblem *p) { return p->objective == WEFT_OBJ_PERF_PER_COST; }
 
+/* The objective at bw (internal units), HUGE_VAL when not finite. */
 static double objective_at(const WeftProblem *p, const double *bw, WeftEval *ev) {
-  weft_problem_evaluate(p, bw, ev);
-  return is_ppc(p) ? ev->perf_per_cost : ev->time_ns;
+  weft_problem_eval_scaled(p, bw, ev);
+  double v = is_ppc(p) ? ev->perf_per_cost : ev->time_ns;
+  return isfinite(v) ? v : HUGE_VAL;
 }
 
 /* Is bw1 pinned down by the rows tight at it (the user rows, B >= lower)?
@@ -98,8 +100,46 @@ static int cheapest(WeftProblem *p, const double *bw1, double cost1, double *bw2
   return weft_problem_min_cost(p, lower, bw2);
 }
 
+/* Why a design is not reported solved, into res->message; returns the
+ * status. Every answer passes here: the design must meet the constraints
+ * as given (WEFT_VERIFY_TOL, relative), its objective and the bound must be
+ * finite, and the certified gap within the target. */
+static WeftSolveStatus verdict(const WeftProblem *p, const WeftSettings *st, const double *bw,
+                               int ist, int its, WeftResult *res) {
+  int which = -1;
+  double viol = weft_problem_violation(p, bw, &which);
+  if (!(viol <= WEFT_VERIFY_TOL)) {
+    if (which >= 0)
+      snprintf(res->message, sizeof res->message,
+               "the design found violates constraint '%s' by %.2g (relative, tolerance %.0e), "
+               "so it is not reported as solved", p->cons_text[which], viol, WEFT_VERIFY_TOL);
+    else
+      snprintf(res->message, sizeof res->message,
+               "the design found has a negative or non-finite bandwidth, so it is not reported "
+               "as solved");
+    return WEFT_STATUS_NUMERICAL;
+  }
+  if (!isfinite(res->objective)) {
+    snprintf(res->message, sizeof res->message,
+             "the %s at the design found is not finite", is_ppc(p) ? "time x cost" : "iteration time");
+    return WEFT_STATUS_NUMERICAL;
+  }
+  if (!isfinite(res->lower_bound)) {
+    snprintf(res->message, sizeof res->message,
+             "the interior-point method %s after %d iterations without multipliers that "
+             "certify a lower bound", ist == IPM_MAX_ITER ? "stopped" : "stalled", its);
+    return ist == IPM_MAX_ITER ? WEFT_STATUS_MAX_ITER : WEFT_STATUS_NUMERICAL;
+  }
+  if (res->gap <= st->gap_tol) return WEFT_STATUS_SOLVED;
+  snprintf(res->message, sizeof res->message,
+           "the interior-point method %s after %d iterations with a certified gap of %.2g, "
+           "above the target %.2g", ist == IPM_MAX_ITER ? "reached its iteration limit" : "stalled",
+           its, res->gap, st->gap_tol);
+  return ist == IPM_MAX_ITER ? WEFT_STATUS_MAX_ITER : WEFT_STATUS_NUMERICAL;
+}
+
 /* The result from the design bw1 and the bound lb: the tie-break, the gap,
- * the status and the capped-dims note. */
+ * the verdict and the capped-dims note. bw1 is in internal units. */
 static void finish(WeftProblem *p, const WeftSettings *settings, const double *bw1, double lb,
                    int its, int ist, WeftResult *res) {
   double bw2[WEFT_MAX_DIMS];
@@ -107,28 +147,30 @@ static void finish(WeftProblem *p, const WeftSettings *settings, const double *b
   double ub1 = objective_at(p, bw1, &res->eval), ub2 = HUGE_VAL;
   double scale_lb = fmax(fabs(lb), 1e-300);
   int use2 = 0;
-  if (!is_ppc(p) && cheapest(p, bw1, res->eval.cost_usd, bw2) == WEFT_OK) {
+  if (!is_ppc(p) && isfinite(ub1) && cheapest(p, bw1, res->eval.cost_usd, bw2) == WEFT_OK) {
     ub2 = objective_at(p, bw2, &ev2);
     use2 = ev2.cost_usd < res->eval.cost_usd * (1.0 - TIE_MARGIN) &&
-           (ub2 - lb) / scale_lb <= fmax(settings->gap_tol, (ub1 - lb) / scale_lb);
+           (ub2 - lb) / scale_lb <= fmax(settings->gap_tol, (ub1 - lb) / scale_lb) &&
+           weft_problem_violation(p, bw2, NULL) <= WEFT_VERIFY_TOL;
   }
   const double *bw = use2 ? bw2 : bw1;
   if (use2) res->eval = ev2;
   res->objective = use2 ? ub2 : ub1;
   res->tie_broken = use2;
-  memcpy(res->bw_gbps, bw, (size_t)p->D * sizeof(double));
+  for (int d = 0; d < p->D; d++) res->bw_gbps[d] = bw[d] * p->bscale;
   res->lower_bound = lb;
-  res->gap = isfinite(lb) ? fmax(0.0, (res->objective - lb) / scale_lb) : HUGE_VAL;
+  res->gap = isfinite(lb) && isfinite(res->objective) ? fmax(0.0, (res->objective - lb) / scale_lb)
+                                                      : HUGE_VAL;
   res->iterations = its;
-  if (res->gap <= settings->gap_tol) res->status = WEFT_STATUS_SOLVED;
-  else res->status = ist == IPM_MAX_ITER ? WEFT_STATUS_MAX_ITER : WEFT_STATUS_NUMERICAL;
-  size_t len = 0;
   res->message[0] = '\0';
+  res->status = verdict(p, settings, bw, ist, its, res);
+  if (res->status != WEFT_STATUS_SOLVED) return;
+  size_t len = 0;
   for (int d = 0; d < p->D && !p->fast; d++)
     if (p->gen.capped[d] && !use2 && len < sizeof res->message)
       len += (size_t)snprintf(res->message + len, sizeof res->message - len,
                               "%sB%d has no upper bound and carries no traffic: capped at %.6g GB/s",
-                              len ? "; " : "", d + 1, p->gen.cap_gbps);
+                              len ? "; " : "", d + 1, p->gen.cap_gbps * p->bscale);
 }
 
 /* A result for a status settled before the solve (res has ndims and
@@ -160,20 +202,18 @@ int weft_problem_solve(WeftProblem *p, const WeftSettings *settings, WeftResult 
   if (p->fast) {
     ist = weft_sep_solve(p, settings, bw, &lb, &its);
     finish(p, settings, bw, lb, its, ist, res);
-    if (res->status == WEFT_STATUS_SOLVED || its >= settings->max_iter) return WEFT_OK;
-    /* Not certified (numerical trouble): the general path tries from its
-     * own start with the iterations left. */
+    if (res->status == WEFT_STATUS_SOLVED) return WEFT_OK;
+    /* Not certified, or not verified: the general path tries from its own
+     * start, with an iteration budget of its own. */
     int rc = weft_general_prepare(p);
     if (rc) return rc;
     if (p->pre_status != WEFT_STATUS_SOLVED) { /* its pre-checks disagree: theirs stands */
       settled(p, res);
       return WEFT_OK;
     }
-    WeftSettings rest = *settings;
-    rest.max_iter = settings->max_iter - its;
     int its2 = 0;
     p->fast = 0;  /* finish() then reads the general path's state */
-    ist = weft_general_solve(p, &rest, bw, &lb, &its2);
+    ist = weft_general_solve(p, settings, bw, &lb, &its2);
     finish(p, settings, bw, lb, its + its2, ist, res);
     p->fast = 1;  /* the next solve tries the fast path again */
     return WEFT_OK;

@@ -1,0 +1,97 @@
+/* verify.c — designs against the constraints as the user gave them: the
+ * check every answer passes before it is reported solved, and the EqualBW
+ * baseline (the best design with every B_d equal that meets them). */
+#include <math.h>
+#include <stdio.h>
+
+#include "opt/problem.h"
+
+#define EQ_TOL 1e-9  /* relative slack when intersecting the equal split's bounds */
+
+/* lhs of constraint c at natural bw, and the magnitude of its terms. */
+static double lhs_of(const WeftProblem *p, const WeftConstraint *c, const double *bw, double *mag) {
+  double acc = 0.0, cost = 0.0, m = 0.0;
+  for (int d = 0; d < p->D; d++) {
+    acc += c->coef[d] * bw[d];
+    m += fabs(c->coef[d] * bw[d]);
+    cost += p->cpg_nat[d] * bw[d];
+  }
+  acc += c->cost_coef * cost;
+  *mag = m + fabs(c->cost_coef * cost);
+  return acc;
+}
+
+double weft_problem_violation(const WeftProblem *p, const double *bw, int *which) {
+  double nat[WEFT_MAX_DIMS], worst = 0.0, scale = 0.0;
+  int w = -1;
+  for (int d = 0; d < p->D; d++) {
+    nat[d] = bw[d] * p->bscale;
+    if (!isfinite(nat[d])) { if (which) *which = -1; return HUGE_VAL; }
+    scale = fmax(scale, fabs(nat[d]));
+  }
+  for (int d = 0; d < p->D; d++) /* B >= 0, relative to the design's scale */
+    if (nat[d] < 0.0 && -nat[d] / fmax(scale, 1e-300) > worst) worst = -nat[d] / scale;
+  for (int i = 0; i < p->ncons; i++) {
+    const WeftConstraint *c = &p->cons[i];
+    double mag, v = lhs_of(p, c, nat, &mag) - c->rhs, rel;
+    mag += fabs(c->rhs);
+    if (c->rel == WEFT_REL_GE) v = -v;
+    else if (c->rel == WEFT_REL_EQ) v = fabs(v);
+    if (!(v > 0.0)) continue;
+    rel = mag > 0.0 ? v / mag : HUGE_VAL;
+    if (rel > worst) { worst = rel; w = i; }
+  }
+  if (which) *which = w;
+  return worst;
+}
+
+int weft_problem_equal_bw(const WeftProblem *p, double *bw_gbps, char *why, size_t whylen) {
+  double lo = 0.0, hi = HUGE_VAL, sum_cpg = 0.0;
+  int ilo = -1, ihi = -1;
+  for (int d = 0; d < p->D; d++) sum_cpg += p->cpg_nat[d];
+  if (why && whylen) why[0] = '\0';
+  for (int i = 0; i < p->ncons; i++) { /* constraint i at B_d = b: k b REL rhs */
+    const WeftConstraint *c = &p->cons[i];
+    double k = c->cost_coef * sum_cpg;
+    for (int d = 0; d < p->D; d++) k += c->coef[d];
+    int le = c->rel != WEFT_REL_GE, ge = c->rel != WEFT_REL_LE;
+    if (k == 0.0) {
+      if ((le && c->rhs < 0.0) || (ge && c->rhs > 0.0)) {
+        if (why) snprintf(why, whylen, "no equal split meets '%s'", c->text);
+        return 0;
+      }
+      continue;
+    }
+    double b = c->rhs / k;
+    if (k < 0.0) { int t = le; le = ge; ge = t; } /* dividing by k < 0 turns the relation */
+    if (le && b < hi) { hi = b; ihi = i; }
+    if (ge && b > lo) { lo = b; ilo = i; }
+  }
+  if (lo > hi * (1.0 + EQ_TOL) + 1e-300) {
+    if (why) {
+      if (ilo >= 0 && ihi >= 0 && ilo != ihi)
+        snprintf(why, whylen, "no equal split meets the constraints: '%s' needs B >= %.6g per dim, "
+                 "'%s' B <= %.6g", p->cons[ilo].text, lo, p->cons[ihi].text, hi);
+      else
+        snprintf(why, whylen, "no equal split meets the constraints ('%s' needs B %s %.6g per dim)",
+                 p->cons[ihi >= 0 ? ihi : ilo].text, ihi >= 0 ? "<=" : ">=", ihi >= 0 ? hi : lo);
+    }
+    return 0;
+  }
+  double b;
+  if (p->objective == WEFT_OBJ_PERF) { /* time falls as b grows: the largest b */
+    if (!isfinite(hi)) {
+      if (why) snprintf(why, whylen, "no constraint bounds an equal split: it can grow without limit");
+      return 0;
+    }
+    b = hi;
+  } else { /* time x cost = C cost(b) + const grows with b: the smallest b > 0 */
+    if (!(lo > 0.0)) {
+      if (why) snprintf(why, whylen, "an equal split has no best time x cost: it can shrink towards 0");
+      return 0;
+    }
+    b = lo;
+  }
+  for (int d = 0; d < p->D; d++) bw_gbps[d] = b;
+  return 1;
+}
