@@ -9,7 +9,12 @@
 
 #define IPM_GAP_INTERNAL 1e-12   /* complementarity target (scaled, relative) */
 #define IPM_FEAS_INTERNAL 1e-10  /* primal residual target (scaled) */
-#define GEN_CERT_SHARE 0.1       /* stop once certified within this share of the gap target */
+#define GEN_CERT_SHARE 1.0       /* stop once certified within this share of the gap target */
+#define ACT_ALL 32     /* a job with at most this many time rows keeps them all active */
+#define ACT_INIT 16    /* else the first active set: its rows longest at the start */
+#define ACT_ADD 8      /* rows that join per job and round, the most violated first */
+#define ACT_VIOL 1e-12 /* a row longer than the active max by this (relative) is violated */
+#define ACT_ROUNDS 64  /* rounds of the active set at most */
 
 static int is_ppc(const WeftProblem *p) { return p->objective == WEFT_OBJ_PERF_PER_COST; }
 
@@ -18,6 +23,30 @@ static int i_tau(const WeftProblem *p) { return p->D + (is_ppc(p) ? 2 : 0); }
 static int i_jobvar(const WeftProblem *p) { return i_tau(p) + p->npat; }
 
 static double *row_of(double *M, int k, int n) { return M + (size_t)k * (size_t)n; }
+
+/* The job rows of the active set after the nfixed others; sets ng. */
+static void fill_job_rows(WeftProblem *p) {
+  General *G = &p->gen;
+  Hyp *h = &G->nat;
+  int n = h->n, P = p->npat, ppc = is_ppc(p), iQ = p->D + 1, iT = i_tau(p), iJ = i_jobvar(p);
+  int r = G->nfixed;
+  for (int j = 0, m = 0; j < p->njobs; j++) {
+    const Job *job = &p->job[j];
+    if (job->nrows <= 1) continue;
+    for (int q = 0; q < job->nrows; q++) {
+      if (!G->act[G->act_off[j] + q]) continue;
+      double *g = row_of(h->G, r, n);
+      memset(g, 0, (size_t)n * sizeof *g);
+      for (int k = 0; k < P; k++) g[iT + k] = job->a[(size_t)q * (size_t)P + (size_t)k];
+      g[iJ + m] = -1.0;
+      if (ppc) { g[iQ] = job->C[q]; h->h[r] = 0.0; } else h->h[r] = -job->C[q];
+      G->row_kind[r] = ROW_JOB; G->row_owner[r] = iJ + m;
+      r++;
+    }
+    m++;
+  }
+  h->ng = G->sc.ng = r;
+}
 
 /* The program in natural units, from the pre-checks' bounds and caps. */
 static int build_program(WeftProblem *p) {
@@ -44,6 +73,8 @@ static int build_program(WeftProblem *p) {
   ALLOC(G->row_kind, ng); ALLOC(G->row_owner, ng); ALLOC(G->xscale, n);
   ALLOC(G->lo, n); ALLOC(G->hi, n); ALLOC(G->x1, n);
   ALLOC(G->tmp_lam, nh + ng); ALLOC(G->tmp_nu, ne);
+  ALLOC(G->act, njobrows > 0 ? njobrows : 1); ALLOC(G->act_off, p->njobs);
+  ALLOC(G->rowval, njobrows > 0 ? njobrows : 1);
 #undef ALLOC
   if (!ok || ipm_work_init(&G->work, n, nh, ng, ne, ar) != 0) return WEFT_ENOMEM;
   G->nvar_free0 = ppc ? D + 1 : D;
@@ -74,18 +105,6 @@ static int build_program(WeftProblem *p) {
     if (ppc) g[iS] = -p->hle[k]; else h->h[r] = p->hle[k];
     G->row_kind[r] = ROW_USER; G->row_owner[r] = -1;
   }
-  for (int j = 0, m = 0; j < p->njobs; j++) {
-    const Job *job = &p->job[j];
-    if (job->nrows <= 1) continue;
-    for (int q = 0; q < job->nrows; q++, r++) {
-      double *g = row_of(h->G, r, n);
-      for (int k = 0; k < P; k++) g[iT + k] = job->a[(size_t)q * (size_t)P + (size_t)k];
-      g[iJ + m] = -1.0;
-      if (ppc) g[iQ] = job->C[q]; else h->h[r] = -job->C[q];
-      G->row_kind[r] = ROW_JOB; G->row_owner[r] = iJ + m;
-    }
-    m++;
-  }
   for (int d = 0; d < D; d++, r++) {
     row_of(h->G, r, n)[d] = -1.0;
     G->row_kind[r] = ROW_BOUND; G->row_owner[r] = -1;
@@ -96,6 +115,13 @@ static int build_program(WeftProblem *p) {
     h->h[r] = G->cap_gbps;
     G->row_kind[r] = ROW_CAP; G->row_owner[r] = -1; r++;
   }
+  G->nfixed = r; /* the job rows follow, those of the active set (fill_job_rows) */
+  for (int j = 0, off = 0; j < p->njobs; j++) {
+    G->act_off[j] = off;
+    if (p->job[j].nrows > 1) off += p->job[j].nrows;
+  }
+  memset(G->act, 1, (size_t)(njobrows > 0 ? njobrows : 1));
+  fill_job_rows(p);
   /* Equalities. */
   for (int k = 0; k < p->neq; k++) {
     double *a = row_of(h->A, k, n);
@@ -263,43 +289,140 @@ static void design_of(const WeftProblem *p, const double *x, double *bw) {
   for (int d = 0; d < p->D; d++) bw[d] = fmax(0.0, x[d] * G->xscale[d] / s);
 }
 
-/* The IPM's certificate callback: the relative gap between the objective
- * at the iterate's design (when that design meets the constraints) and the
- * certified bound of its multipliers. */
+/* The objective at bw with the job rows of the active set only (all of
+ * them when every row is active): what the restricted program minimises. */
+static double restricted_objective(const WeftProblem *p, const double *bw) {
+  const General *G = &p->gen;
+  int P = p->npat;
+  double time = 0.0, cost = 0.0, tau[256];
+  if (P > 256) return weft_problem_objective(p, bw); /* exact when all rows are active */
+  for (int k = 0; k < P; k++) tau[k] = weft_problem_tau(p, k, bw);
+  for (int j = 0; j < p->njobs; j++) {
+    const Job *job = &p->job[j];
+    double t = -HUGE_VAL;
+    for (int r = 0; r < job->nrows; r++) {
+      if (job->nrows > 1 && !G->act[G->act_off[j] + r]) continue;
+      double v = job->C[r];
+      for (int k = 0; k < P; k++) v += job->a[(size_t)r * (size_t)P + (size_t)k] * tau[k];
+      t = fmax(t, v);
+    }
+    time += job->weight * t;
+  }
+  for (int d = 0; d < p->D; d++) cost += p->cpg[d] * bw[d];
+  double v = is_ppc(p) ? time * cost : time;
+  return isfinite(v) ? v : HUGE_VAL;
+}
+
+/* The IPM's certificate callback: the relative gap between the restricted
+ * objective at the iterate's design (when that design meets the
+ * constraints) and the certified bound of its multipliers. */
 static double cert_gap(void *ctx) {
   WeftProblem *p = ctx;
   double bw[WEFT_MAX_DIMS];
   design_of(p, p->gen.work.x, bw);
   if (weft_problem_violation(p, bw, NULL) > WEFT_VERIFY_TOL) return HUGE_VAL;
-  double lb = p->gen.objconst + p->gen.os * certify(p), ub = weft_problem_objective(p, bw);
+  double lb = p->gen.objconst + p->gen.os * certify(p), ub = restricted_objective(p, bw);
   if (!isfinite(lb) || !isfinite(ub)) return HUGE_VAL;
   return fmax(0.0, (ub - lb) / fmax(fabs(lb), 1e-300));
 }
 
-/* The general path's solve: the hyperbolic program from Bstart. bw gets the
- * design, *lb the certified bound. Returns an IpmStatus. */
+static int add_top(unsigned char *act, const double *val, int nrows, int k, double floor);
+
+/* The first active set: all rows of a job with at most ACT_ALL of them,
+ * else the ACT_INIT rows longest at the start design. */
+static void initial_active(WeftProblem *p) {
+  General *G = &p->gen;
+  int P = p->npat;
+  for (int j = 0; j < p->njobs; j++) {
+    const Job *job = &p->job[j];
+    if (job->nrows <= 1) continue;
+    unsigned char *act = G->act + G->act_off[j];
+    memset(act, job->nrows <= ACT_ALL, (size_t)job->nrows);
+    if (job->nrows <= ACT_ALL) continue;
+    double *val = G->rowval + G->act_off[j];
+    for (int r = 0; r < job->nrows; r++) {
+      double v = job->C[r];
+      for (int k = 0; k < P; k++) v += job->a[(size_t)r * (size_t)P + (size_t)k] * G->x1[i_tau(p) + k];
+      val[r] = v;
+    }
+    add_top(act, val, job->nrows, ACT_INIT, -HUGE_VAL);
+  }
+}
+
+/* Mark the k largest val[r] > floor not yet active; returns how many. */
+static int add_top(unsigned char *act, const double *val, int nrows, int k, double floor) {
+  int added = 0;
+  for (; added < k; added++) {
+    int best = -1;
+    for (int r = 0; r < nrows; r++)
+      if (!act[r] && val[r] > floor && (best < 0 || val[r] > val[best])) best = r;
+    if (best < 0) break;
+    act[best] = 1;
+  }
+  return added;
+}
+
+/* Rows violated at bw join the active set: per job, up to ACT_ADD of those
+ * longer than the active rows' max. Returns how many joined. */
+static int add_violated(WeftProblem *p, const double *bw) {
+  General *G = &p->gen;
+  int P = p->npat, added = 0;
+  double tau[256];
+  if (P > 256) return 0;
+  for (int k = 0; k < P; k++) tau[k] = weft_problem_tau(p, k, bw);
+  for (int j = 0; j < p->njobs; j++) {
+    const Job *job = &p->job[j];
+    if (job->nrows <= 1) continue;
+    unsigned char *act = G->act + G->act_off[j];
+    double *val = G->rowval + G->act_off[j], tmax = -HUGE_VAL;
+    for (int r = 0; r < job->nrows; r++) {
+      double v = job->C[r];
+      for (int k = 0; k < P; k++) v += job->a[(size_t)r * (size_t)P + (size_t)k] * tau[k];
+      val[r] = v;
+      if (act[r]) tmax = fmax(tmax, v);
+    }
+    added += add_top(act, val, job->nrows, ACT_ADD, tmax * (1.0 + ACT_VIOL));
+  }
+  return added;
+}
+
+/* The general path's solve: the hyperbolic program from Bstart, over an
+ * active set of job rows that grows until no row is violated at the
+ * design. Each round's certified bound holds for the full problem (fewer
+ * rows relax it). bw gets the design, *lb the certified bound. Returns an
+ * IpmStatus. */
 int weft_general_solve(WeftProblem *p, const WeftSettings *st, double *bw, double *lb,
                        int *iters) {
   General *G = &p->gen;
-  int n = G->nat.n;
+  int n = G->nat.n, total = 0;
   double *x = G->work.x;
+  IpmStatus status = IPM_NUMERICAL;
   start_point(p, G->x1);
-  for (int j = 0; j < n; j++) {
-    double v = fabs(G->x1[j]);
-    G->xscale[j] = v > 0 ? v : 1.0;
+  initial_active(p);
+  for (int round = 0; round < ACT_ROUNDS; round++) {
+    fill_job_rows(p);
+    start_point(p, G->x1);
+    for (int j = 0; j < n; j++) {
+      double v = fabs(G->x1[j]);
+      G->xscale[j] = v > 0 ? v : 1.0;
+    }
+    double mean = 0.0;
+    int cnt = 0;
+    for (int d = 0; d < p->D; d++)
+      if (G->x1[d] > 0) { mean += G->x1[d]; cnt++; }
+    for (int d = 0; d < p->D; d++)
+      if (G->x1[d] <= 0) G->xscale[d] = cnt ? mean / cnt : 1.0;
+    G->os = scale_program(p, G->nat.c, G->x1);
+    for (int j = 0; j < n; j++) x[j] = G->x1[j] / G->xscale[j];
+    IpmSettings is = {st->max_iter, IPM_GAP_INTERNAL, IPM_FEAS_INTERNAL, cert_gap, p,
+                      GEN_CERT_SHARE * st->gap_tol};
+    int its = 0;
+    status = ipm_solve(&G->sc, &G->work, &is, &its);
+    total += its;
+    design_of(p, x, bw);
+    if (add_violated(p, bw) == 0) break;
   }
-  double mean = 0.0;
-  int cnt = 0;
-  for (int d = 0; d < p->D; d++)
-    if (G->x1[d] > 0) { mean += G->x1[d]; cnt++; }
-  for (int d = 0; d < p->D; d++)
-    if (G->x1[d] <= 0) G->xscale[d] = cnt ? mean / cnt : 1.0;
-  G->os = scale_program(p, G->nat.c, G->x1);
-  for (int j = 0; j < n; j++) x[j] = G->x1[j] / G->xscale[j];
-  IpmSettings is = {st->max_iter, IPM_GAP_INTERNAL, IPM_FEAS_INTERNAL, cert_gap, p,
-                    GEN_CERT_SHARE * st->gap_tol};
-  IpmStatus status = ipm_solve(&G->sc, &G->work, &is, iters);
   *lb = G->objconst + G->os * certify(p);
-  design_of(p, x, bw);
+  if (iters) *iters = total;
   return (int)status;
 }

@@ -20,6 +20,7 @@
 #define IPM_MIN_STEP 1e-12  /* a step this short means no progress */
 #define IPM_DUAL_TOL 1e-8   /* dual residual accepted at the end: the certificate repairs it */
 #define IPM_REFINE 3        /* rounds of iterative refinement of a direction */
+#define IPM_STALL 100.0     /* past the gap target, a dual residual this far above its best ends the run */
 #define IPM_CERT_FROM 1e-6  /* certify iterates once s.z is this small (relative) */
 #define IPM_SLACK0 1.0      /* least starting slack / cone margin (rows scaled to |coef| 1) */
 
@@ -386,6 +387,8 @@ static void multipliers(const Hyp *P, IpmWork *w) {
 }
 
 IpmStatus ipm_solve(const Hyp *P, IpmWork *w, const IpmSettings *st, int *iters) {
+  w->ng = P->ng; /* at most the ng the work was sized for: the active rows vary */
+  w->M = P->ng + 3 * P->nh;
   int n = P->n, M = w->M, deg = P->ng + P->nh;
   w->nzp[0] = 0; /* the LP rows' nonzeros, once */
   for (int k = 0, q = 0; k < P->ng; k++) {
@@ -397,7 +400,7 @@ IpmStatus ipm_solve(const Hyp *P, IpmWork *w, const IpmSettings *st, int *iters)
   start(P, w);
   IpmStatus status = IPM_MAX_ITER;
   int it = 0;
-  double best = HUGE_VAL;
+  double best = HUGE_VAL, rx_min = HUGE_VAL;
   size_t L = (size_t)(P->nh + P->ng);
   for (; it < st->max_iter; it++) {
     double res[3], gap = 0.0, pobj = 0.0;
@@ -426,6 +429,10 @@ IpmStatus ipm_solve(const Hyp *P, IpmWork *w, const IpmSettings *st, int *iters)
       status = IPM_SOLVED;
       break;
     }
+    /* Past the gap target the reduced system degrades and the dual residual
+     * grows: more iterations only move away from the best iterate. */
+    if (gap <= st->gap_tol * scale && res[0] > IPM_STALL * rx_min) { status = IPM_NUMERICAL; break; }
+    rx_min = fmin(rx_min, res[0]);
     if (nt_scaling(P, w) || (kkt_factor(P, w, 0.0) && kkt_factor(P, w, IPM_REG))) { status = IPM_NUMERICAL; break; }
     /* Predictor: rc = -lambda o lambda. */
     double *rc = w->ds; /* ds is free until the corrector's newton() writes it */

@@ -151,19 +151,14 @@ static int build_job(WeftProblem *p, const WeftJob *sj, const PatKeys *keys, Job
       int wg = phase_pattern(keys, nx, WEFT_PHASE_WG);
       if (wg >= 0) row[1 + wg] -= nx->size_bytes;
     }
-    /* Keep row unless dominated; drop kept rows it dominates. */
-    int keep = 1;
-    for (int r = 0; r < R && keep; r++)
-      if (dominated(row, rows + (size_t)r * (size_t)W, W)) keep = 0;
-    if (!keep) continue;
-    int r2 = 0;
-    for (int r = 0; r < R; r++) {
-      double *q = rows + (size_t)r * (size_t)W;
-      if (dominated(q, row, W)) continue;
-      if (r2 != r) memcpy(rows + (size_t)r2 * (size_t)W, q, (size_t)W * sizeof *q);
-      r2++;
-    }
-    R = r2;
+    /* Drop kept rows the new one dominates, newest first (a stack: the
+     * compute only grows down the pass, so the newest kept rows are the
+     * likeliest to be dominated), and skip the new row when the newest
+     * kept one dominates it. Exact: a dominated row never sets the max;
+     * rows this leaves behind are only redundant, and the solver's active
+     * set keeps them cheap. */
+    while (R > 0 && dominated(rows + (size_t)(R - 1) * (size_t)W, row, W)) R--;
+    if (R > 0 && dominated(row, rows + (size_t)(R - 1) * (size_t)W, W)) continue;
     memcpy(rows + (size_t)R * (size_t)W, row, (size_t)W * sizeof *row);
     R++;
   }

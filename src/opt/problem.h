@@ -48,6 +48,12 @@ typedef struct {
   double os;         /* objective scale of the scaled program */
   double *lo, *hi;   /* box of each box variable (natural), free vars ignored */
   double *x1;        /* phase-1 solution (natural) */
+  /* Active set of the multi-row jobs' time rows: the IPM sees the nfixed
+   * other rows and the active job rows; the rest join when violated. */
+  int nfixed;
+  unsigned char *act;  /* per job row, at act_off[job] */
+  int *act_off;
+  double *rowval;      /* scratch: each job row's time at a design */
   double *tmp_lam, *tmp_nu;
   IpmWork work;
 } General;
