@@ -60,6 +60,13 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
         return -1;
       }
       sets[t].list[(*sets[t].nlist)++] = v;
+    } else if (o->arg && sets[t].val[k]) {
+      /* One value, given twice: which one was meant is a guess, and last-
+       * one-wins would solve a problem other than the one on the line. A
+       * flag given twice means the same as once. */
+      cli_fail("option %s given twice ('%s' and '%s'): %s", o->name, sets[t].val[k], v,
+               o->twice ? o->twice : "give it once");
+      return -1;
     }
     sets[t].val[k] = v;
   }

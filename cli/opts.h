@@ -9,11 +9,15 @@ typedef struct {
   const char *name;  /* "--tp" */
   const char *arg;   /* "N", or NULL for a flag */
   const char *help;
+  const char *twice;  /* optional: what to do instead, when given twice */
 } CliOpt;
 
-/* A table and where its values go: val[i] is the last value given for
- * opts[i] ("" for a flag), NULL when absent. One option of the set may be
- * repeatable (multi >= 0): its values are appended to list[0..*nlist). */
+/* A table and where its values go: val[i] is the value given for opts[i]
+ * ("" for a flag), NULL when absent. An option that takes a value may be
+ * given once (twice is a usage error, in every command alike); one option
+ * of the set may be repeatable (multi >= 0), a list by nature such as
+ * --constraint: its values are appended to list[0..*nlist) (val[multi] is
+ * the last). A flag given twice is the flag. */
 typedef struct {
   const CliOpt *opts;
   int n;
