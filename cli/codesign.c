@@ -104,10 +104,8 @@ static int parse_args(int argc, char **argv, Args *a) {
 
 /* An integer option value in lo..hi, strictly. */
 static int int_opt(int k, const char *v, long lo, long hi, int *out) {
-  char *end;
-  errno = 0;
-  long x = strtol(v, &end, 10);
-  if (!*v || *end || errno || x < lo || x > hi) {
+  long long x;
+  if (cli_int_value(v, strlen(v), lo, hi, &x)) {
     cli_fail("%s must be an integer in %ld..%ld, got '%s'", opts[k].name, lo, hi, v);
     return -1;
   }
@@ -120,17 +118,16 @@ static int int_list(int k, const char *v, long lo, long hi, int max, int *out, i
   *n = 0;
   const char *s = v;
   for (;;) {
-    char *end;
-    errno = 0;
-    long x = strtol(s, &end, 10);
-    if (end == s || errno || x < lo || x > hi || (*end && *end != ',')) {
+    const char *end = s + strcspn(s, ",");
+    long long x;
+    if (cli_int_value(s, (size_t)(end - s), lo, hi, &x)) {
       cli_fail("%s '%s': expected a comma-separated list of integers in %ld..%ld", opts[k].name,
                v, lo, hi);
       return -1;
     }
     for (int j = 0; j < *n; j++)
       if (out[j] == x) {
-        cli_fail("%s '%s': %ld is listed twice", opts[k].name, v, x);
+        cli_fail("%s '%s': %lld is listed twice", opts[k].name, v, x);
         return -1;
       }
     if (*n == max) {
@@ -207,9 +204,8 @@ static int base_parallel(const Args *a, WeftParallel *p) {
     }
   }
   if (a->val[O_EFF]) {
-    char *end;
-    double e = strtod(a->val[O_EFF], &end);
-    if (!*a->val[O_EFF] || *end || !(e > 0.0 && e <= 1.0)) {
+    double e = 0.0;
+    if (cli_number(a->val[O_EFF], strlen(a->val[O_EFF]), 0.0, 1, &e) || e > 1.0) {
       cli_fail("--efficiency must be a number in (0, 1], got '%s'", a->val[O_EFF]);
       return -1;
     }
@@ -280,11 +276,9 @@ static int networks_from_blocks(const Args *a, int npus, const WeftCostModel *cm
   if (a->val[O_MAXDIM]) {
     int n = 0, bad = 0;
     for (const char *s = a->val[O_MAXDIM]; !bad;) {  /* "16,64,0": 0 = no limit */
-      char *end;
-      errno = 0;
-      long x = strtol(s, &end, 10);
-      if (end == s || errno || (*end && *end != ',') || x < 0 || x == 1 || x > npus ||
-          n == WEFT_MAX_DIMS)
+      const char *end = s + strcspn(s, ",");
+      long long x;
+      if (cli_int_value(s, (size_t)(end - s), 0, npus, &x) || x == 1 || n == WEFT_MAX_DIMS)
         bad = 1;
       else maxd[n++] = (int)x;
       if (!*end) break;
@@ -381,10 +375,7 @@ int cmd_codesign(int argc, char **argv) {
     return finish(&st, EXIT_USAGE);
   weft_settings_default(&spec.settings);
   if (a.val[O_GAPTOL]) {
-    char *end;
-    errno = 0;
-    spec.settings.gap_tol = strtod(a.val[O_GAPTOL], &end);
-    if (errno || *end || !(spec.settings.gap_tol > 0) || !isfinite(spec.settings.gap_tol)) {
+    if (cli_number(a.val[O_GAPTOL], strlen(a.val[O_GAPTOL]), 0.0, 1, &spec.settings.gap_tol)) {
       cli_fail("--gap-tol '%s': expected a positive number", a.val[O_GAPTOL]);
       return finish(&st, EXIT_USAGE);
     }

@@ -7,11 +7,17 @@
 #include "cli.h"
 #include "inputs.h"
 
+/* Several jobs each need their own communicator and weight: a scenario
+ * file pairs them, the command line cannot say which goes with which. */
+#define CLI_IN_SEVERAL_JOBS \
+  "several jobs go in a scenario file's 'workloads:' list (docs/scenario.md)"
+
 const CliOpt cli_input_opts[CLI_IN_COUNT] = {
     [CLI_IN_NETWORK] = {"--network", "FILE", "LIBRA network yml (Topology, NpusCount, CostDimension)"},
-    [CLI_IN_WORKLOAD] = {"--workload", "FILE", "ASTRA-sim 1.0 workload text (12 fields per layer)"},
+    [CLI_IN_WORKLOAD] = {"--workload", "FILE", "ASTRA-sim 1.0 workload text (12 fields per layer)",
+                         CLI_IN_SEVERAL_JOBS},
     [CLI_IN_COMM] = {"--communicator", "FILE",
-                     "LIBRA communicator yml (Forward, InputGrad, WeightGrad)"},
+                     "LIBRA communicator yml (Forward, InputGrad, WeightGrad)", CLI_IN_SEVERAL_JOBS},
     [CLI_IN_COST] = {"--cost-model", "FILE", "LIBRA cost-model yml ($ per GB/s of Link, Switch, Nic)"},
     [CLI_IN_CONSTRAINT] = {"--constraint", "EXPR",
                            "linear constraint over B1..BD, sum, cost (repeatable):\n"

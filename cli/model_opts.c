@@ -26,9 +26,8 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
 
 /* A positive integer option value, strictly. */
 static int positive(const char *flag, const char *v, int lo, int hi, int *out) {
-  char *end;
-  long x = strtol(v, &end, 10);
-  if (!*v || *end || x < lo || x > hi) {
+  long long x;
+  if (cli_int_value(v, strlen(v), lo, hi, &x)) {
     cli_fail("%s must be an integer in %d..%d, got '%s'", flag, lo, hi, v);
     return -1;
   }
@@ -64,9 +63,8 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
     }
   }
   if (val[CLI_MO_EFF]) {
-    char *end;
-    double e = strtod(val[CLI_MO_EFF], &end);
-    if (!*val[CLI_MO_EFF] || *end || !(e > 0.0 && e <= 1.0)) {
+    double e = 0.0;
+    if (cli_number(val[CLI_MO_EFF], strlen(val[CLI_MO_EFF]), 0.0, 1, &e) || e > 1.0) {
       cli_fail("--efficiency must be a number in (0, 1], got '%s'", val[CLI_MO_EFF]);
       return -1;
     }

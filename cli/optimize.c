@@ -95,10 +95,7 @@ int cmd_optimize(int argc, char **argv) {
   WeftSettings set;
   weft_settings_default(&set);
   if (a.val[O_GAPTOL]) {
-    char *end;
-    errno = 0;
-    set.gap_tol = strtod(a.val[O_GAPTOL], &end);
-    if (errno || *end || !(set.gap_tol > 0) || !isfinite(set.gap_tol)) {
+    if (cli_number(a.val[O_GAPTOL], strlen(a.val[O_GAPTOL]), 0.0, 1, &set.gap_tol)) {
       cli_fail("--gap-tol '%s': expected a positive number", a.val[O_GAPTOL]);
       return EXIT_USAGE;
     }

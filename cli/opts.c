@@ -1,8 +1,6 @@
 /* opts.c — table-driven option parsing: --name VALUE, --name=VALUE, flags. */
 #include "opts.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +60,13 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
         return -1;
       }
       sets[t].list[(*sets[t].nlist)++] = v;
+    } else if (o->arg && sets[t].val[k]) {
+      /* One value, given twice: which one was meant is a guess, and last-
+       * one-wins would solve a problem other than the one on the line. A
+       * flag given twice means the same as once. */
+      cli_fail("option %s given twice ('%s' and '%s'): %s", o->name, sets[t].val[k], v,
+               o->twice ? o->twice : "give it once");
+      return -1;
     }
     sets[t].val[k] = v;
   }
@@ -79,11 +84,31 @@ void cli_opts_help(FILE *out, const CliOptSet *sets, int nsets) {
     }
 }
 
+/* t[0..len) without the blanks around it. */
+static void trim(const char **t, size_t *len) {
+  while (*len && (**t == ' ' || **t == '\t')) (*t)++, (*len)--;
+  while (*len && ((*t)[*len - 1] == ' ' || (*t)[*len - 1] == '\t')) (*len)--;
+}
+
+int cli_int_value(const char *t, size_t len, long long lo, long long hi, long long *out) {
+  trim(&t, &len);
+  double x;
+  /* The files' grammar (weft_number_parse), restricted to an optional sign
+   * and digits, as the files' integers are; then read exactly. */
+  if (weft_number_parse(t, len, &x, NULL) != WEFT_OK) return -1;
+  size_t i = len && (t[0] == '+' || t[0] == '-');
+  if (i == len || strspn(t + i, "0123456789") != len - i || len - i > 18) return -1;
+  long long v = 0;
+  for (; i < len; i++) v = v * 10 + (t[i] - '0');
+  if (t[0] == '-') v = -v;
+  if (v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
 int cli_opt_int(const char *flag, const char *v, int lo, int hi, int *out) {
-  char *end;
-  errno = 0;
-  long x = strtol(v, &end, 10);
-  if (!*v || *end || errno || x < lo || x > hi) {
+  long long x;
+  if (cli_int_value(v, strlen(v), lo, hi, &x)) {
     cli_fail("%s '%s': expected an integer in %d..%d", flag, v, lo, hi);
     return -1;
   }
@@ -102,15 +127,9 @@ int cli_opt_choose(const char *flag, const char *v, const char *n0, const char *
 }
 
 int cli_number(const char *t, size_t len, double lo, int strict, double *out) {
-  char buf[64];
-  while (len && (t[len - 1] == ' ' || t[len - 1] == '\t')) len--;
-  if (!len || len >= sizeof buf) return -1;
-  memcpy(buf, t, len);
-  buf[len] = '\0';
-  char *end;
-  errno = 0;
-  double x = strtod(buf, &end);
-  if (*end || errno || !isfinite(x) || x < lo || (strict && x <= lo)) return -1;
+  trim(&t, &len);
+  double x;
+  if (weft_number_parse(t, len, &x, NULL) != WEFT_OK || x < lo || (strict && x <= lo)) return -1;
   *out = x;
   return 0;
 }

@@ -9,11 +9,15 @@ typedef struct {
   const char *name;  /* "--tp" */
   const char *arg;   /* "N", or NULL for a flag */
   const char *help;
+  const char *twice;  /* optional: what to do instead, when given twice */
 } CliOpt;
 
-/* A table and where its values go: val[i] is the last value given for
- * opts[i] ("" for a flag), NULL when absent. One option of the set may be
- * repeatable (multi >= 0): its values are appended to list[0..*nlist). */
+/* A table and where its values go: val[i] is the value given for opts[i]
+ * ("" for a flag), NULL when absent. An option that takes a value may be
+ * given once (twice is a usage error, in every command alike); one option
+ * of the set may be repeatable (multi >= 0), a list by nature such as
+ * --constraint: its values are appended to list[0..*nlist) (val[multi] is
+ * the last). A flag given twice is the flag. */
 typedef struct {
   const CliOpt *opts;
   int n;
@@ -35,8 +39,12 @@ void cli_opts_help(FILE *out, const CliOptSet *sets, int nsets);
 int cli_opt_int(const char *flag, const char *v, int lo, int hi, int *out);
 /* *out = 0 or 1 for the value named n0 or n1 (the library's own names). */
 int cli_opt_choose(const char *flag, const char *v, const char *n0, const char *n1, int *out);
-/* A finite number in [lo, inf) (or (lo, inf) when strict) from t[0..len),
- * trailing blanks allowed; -1 without a message when it is not one. */
+/* Numbers on the command line follow the input files' grammar exactly
+ * (weft_number_parse: decimal, no hex, inf, nan or denormals); blanks
+ * around the value are allowed. Both return -1 without a message when t is
+ * not one. A number in [lo, inf) (or (lo, inf) when strict): */
 int cli_number(const char *t, size_t len, double lo, int strict, double *out);
+/* An integer in lo..hi: an optional sign and decimal digits. */
+int cli_int_value(const char *t, size_t len, long long lo, long long hi, long long *out);
 
 #endif

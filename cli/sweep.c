@@ -260,10 +260,8 @@ int cmd_sweep(int argc, char **argv) {
   }
   int threads = 0;
   if (val[O_THREADS]) {
-    char *end;
-    errno = 0;
-    long t = strtol(val[O_THREADS], &end, 10);
-    if (errno || end == val[O_THREADS] || *end || t < 1 || t > 4096) {
+    long long t;
+    if (cli_int_value(val[O_THREADS], strlen(val[O_THREADS]), 1, 4096, &t)) {
       cli_fail("--threads '%s': expected an integer from 1 to 4096", val[O_THREADS]);
       return finish(&st, EXIT_USAGE);
     }

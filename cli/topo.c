@@ -110,10 +110,7 @@ static int parse(int argc, char **argv, Args *a) {
       num_arg("--seconds", a->val[T_SECONDS], 0.0, &a->seconds))
     return -1;
   if (a->val[T_SEED]) {
-    char *end;
-    errno = 0;
-    seed = strtoll(a->val[T_SEED], &end, 10);
-    if (errno || *end || seed < 0) {
+    if (cli_int_value(a->val[T_SEED], strlen(a->val[T_SEED]), 0, 999999999999999999LL, &seed)) {
       cli_fail("--seed '%s': expected a non-negative integer", a->val[T_SEED]);
       return -1;
     }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "opts.h"
 
 #define GIB 1073741824.0
 
@@ -34,6 +35,13 @@ const char *cli_zoo_dir(void) {
   return "data/zoo";
 }
 
+enum { Z_JSON, Z_ZOO, Z_HELP, Z_COUNT };
+static const CliOpt zoo_opts[Z_COUNT] = {
+    [Z_JSON] = {"--json", NULL, "print JSON instead of tables"},
+    [Z_ZOO] = {"--zoo", "DIR", "the zoo directory (default $WEFT_ZOO, else data/zoo)"},
+    [Z_HELP] = {"--help", NULL, "this help"},
+};
+
 static void help(FILE *out) {
   fputs("usage: weft zoo [NAME] [options]\n\n"
         "Without NAME, list the model zoo's models (name, arch, parameters in\n"
@@ -41,11 +49,11 @@ static void help(FILE *out) {
         "model .yml), show that model: hyper-parameters, parameter count and, for\n"
         "CNNs and DLRM, the expanded layers (forward FLOPs, parameters and output\n"
         "activation elements, per sample). Exit 0 ok, 2 bad input.\n\n"
-        "options:\n"
-        "  --json         print JSON instead of tables\n"
-        "  --zoo DIR      the zoo directory (default $WEFT_ZOO, else data/zoo)\n"
-        "  --help         this help\n",
+        "options:\n",
         out);
+  const char *val[Z_COUNT];
+  CliOptSet set = {zoo_opts, Z_COUNT, val, -1, NULL, 0, NULL};
+  cli_opts_help(out, &set, 1);
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -248,32 +256,25 @@ done:
 }
 
 int cmd_zoo(int argc, char **argv) {
-  const char *zoo = NULL, *name = NULL;
-  int json = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *s = argv[i];
-    if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+  const char *val[Z_COUNT], *pos[2];
+  CliOptSet set = {zoo_opts, Z_COUNT, val, -1, NULL, 0, NULL};
+  int npos;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "-h")) {  /* the one short spelling zoo has always taken */
       help(stdout);
       return EXIT_OK;
-    } else if (!strcmp(s, "--json")) {
-      json = 1;
-    } else if (!strcmp(s, "--zoo") || !strncmp(s, "--zoo=", 6)) {
-      if (s[5] == '=') zoo = s + 6;
-      else if (i + 1 < argc) zoo = argv[++i];
-      else {
-        cli_fail("option '--zoo' needs a value (DIR)");
-        return EXIT_USAGE;
-      }
-    } else if (s[0] == '-' && s[1]) {
-      cli_fail("unknown option '%s' (try 'weft zoo --help')", s);
-      return EXIT_USAGE;
-    } else if (name) {
-      cli_fail("zoo takes one model name, got '%s' and '%s'", name, s);
-      return EXIT_USAGE;
-    } else {
-      name = s;
     }
+  if (cli_opts_parse(argc, argv, &set, 1, pos, 2, &npos)) return EXIT_USAGE;
+  if (val[Z_HELP]) {
+    help(stdout);
+    return EXIT_OK;
   }
+  if (npos == 2) {
+    cli_fail("zoo takes one model name, got '%s' and '%s'", pos[0], pos[1]);
+    return EXIT_USAGE;
+  }
+  const char *zoo = val[Z_ZOO], *name = npos ? pos[0] : NULL;
+  int json = val[Z_JSON] != NULL;
   if (!zoo) zoo = cli_zoo_dir();
   if (!name) return list(zoo, json);
   WeftModel *m = malloc(sizeof *m);

@@ -65,6 +65,15 @@ int weft_error_set(WeftError *err, int code, const char *file, int line, int col
 /* "file:line:col: msg" (parts omitted when unknown) into buf. Returns buf. */
 char *weft_error_format(const WeftError *err, char *buf, size_t size);
 
+/* The one number syntax of weft's input files and command-line options:
+ * an optional sign, decimal digits with an optional point and exponent
+ * ("12", "-0.5", "1e-6"); no hex, spaces, inf or nan. The whole of
+ * s[0..len) must parse to a finite value that is zero or at least DBL_MIN
+ * in magnitude. WEFT_OK with *out set, or WEFT_EINPUT with *why (static
+ * text, if why is non-NULL): "not a number", "not a finite number" or "a
+ * denormal number (...)". */
+int weft_number_parse(const char *s, size_t len, double *out, const char **why);
+
 /* ------------------------------------------------------------------ network
  * One building block per dimension, innermost first (dim 0 = B1). */
 typedef enum { WEFT_RING = 0, WEFT_FULLY_CONNECTED = 1, WEFT_SWITCH = 2 } WeftTopology;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "io/util.h"
 #include "weft.h"
 
 /* Parentheses deeper than this are refused: recursion stays bounded whatever
@@ -73,20 +74,24 @@ static int quote_len(size_t len) { return len > CONS_QUOTE_MAX ? CONS_QUOTE_MAX 
 static int is_name_start(int c) { return isalpha((unsigned char)c) || c == '_'; }
 static int is_name_char(int c) { return isalnum((unsigned char)c) || c == '_'; }
 
-/* A number: strtod syntax, then no letter, digit, '_' or '.' may follow
- * ("2e", "1.2.3" and "2B1" are malformed rather than silently split). */
+/* A number: the grammar of every input file (io/util.h: decimal digits,
+ * optional point and exponent; no hex), then no letter, digit, '_' or '.'
+ * may follow ("2e", "1.2.3", "0x10" and "2B1" are malformed rather than
+ * silently split). Any finite value that is zero or normal is allowed (the
+ * solver scales rows); overflow and denormals are refused. */
 static int lex_number(Parser *p) {
   const char *start = p->s + p->pos;
-  char *end = NULL;
-  errno = 0;
-  double v = strtod(start, &end);
-  int range = errno == ERANGE;
-  size_t n = (size_t)(end - start), run = n;
+  size_t n = weft_io_number_span(start), run = n;
   while (is_name_char(start[run]) || start[run] == '.') run++;
   if (n == 0 || run != n)
     return fail(p, WEFT_ESYNTAX, p->pos, "malformed number '%.*s'", quote_len(run), start);
-  /* Underflow to 0 or a subnormal is harmless; overflow is not. */
-  if (!isfinite(v) || (range && fabs(v) > 1.0))
+  double v;
+  int r = weft_io_number(start, n, &v);
+  if (r == WEFT_NUM_DENORMAL)
+    return fail(p, WEFT_EINPUT, p->pos,
+                "denormal number '%.*s' (nonzero, below 2.2e-308): write 0 or a larger value",
+                quote_len(n), start);
+  if (r != WEFT_NUM_OK)
     return fail(p, WEFT_EINPUT, p->pos, "number out of range '%.*s'", quote_len(n), start);
   p->tok.kind = TOK_NUM;
   p->tok.len = n;

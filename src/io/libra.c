@@ -113,12 +113,23 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *n
   }
   int count;
   if ((rc = weft_yaml_ints(npus, file, fnpus, net->npus, WEFT_MAX_DIMS, &count, err))) return rc;
-  for (int d = 0; d < net->ndims; d++)
-    if (net->npus[d] < 2) {
-      const WeftYamlNode *e = npus->child[d];
+  double total = 1.0;
+  for (int d = 0; d < net->ndims; d++) {
+    const WeftYamlNode *e = npus->child[d];
+    if (net->npus[d] < 2)
       return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, fnpus,
                             "%s entry %d must be > 1, got %d", fnpus, d + 1, net->npus[d]);
-    }
+    if (net->npus[d] > WEFT_MAX_NPUS)
+      return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, fnpus,
+                            "%s entry %d must be <= %d, got %d", fnpus, d + 1, WEFT_MAX_NPUS,
+                            net->npus[d]);
+    total *= net->npus[d];  /* exact: <= 2^30 x 2^30 before the check stops it */
+    if (total > WEFT_MAX_NPUS)
+      return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, fnpus,
+                            "%s: the network has more than %d NPUs (%s entries 1 to %d multiply "
+                            "to %.0f)",
+                            fnpus, WEFT_MAX_NPUS, fnpus, d + 1, total);
+  }
   return WEFT_OK;
 }
 
@@ -158,10 +169,8 @@ int weft_libra_cost_model(const WeftYamlNode *map, const char *file, WeftCostMod
       if (!ev) continue;
       char label[2 * WEFT_NAME_LEN + 8];
       snprintf(label, sizeof label, "%s %s", k->text, ek->text);
-      if ((rc = weft_yaml_double(ev, file, ek->text, label, dst[e], err))) return rc;
-      if (!(*dst[e] > 0.0))
-        return weft_error_set(err, WEFT_EINPUT, file, ev->line, ev->col, ek->text,
-                              "%s must be > 0, got %s", label, ev->text);
+      WeftRange usd = WEFT_RANGE_USD_POSITIVE;  /* $ per GB/s: > 0, at most 1e12 */
+      if ((rc = weft_yaml_double_in(ev, file, ek->text, label, &usd, dst[e], err))) return rc;
       *has[e] = 1;
     }
     cm->nclasses++;
@@ -177,13 +186,17 @@ static int group_counts(const WeftYamlNode *seq, const char *file, const char *f
   if ((rc = dims_seq(seq, file, field, first, n0, err)) ||
       (rc = weft_yaml_ints(seq, file, field, out, WEFT_MAX_DIMS, &count, err)))
     return rc;
-  for (int d = 0; d < count; d++)
-    if (out[d] != -1 && out[d] < 1) {
-      const WeftYamlNode *e = seq->child[d];
+  for (int d = 0; d < count; d++) {
+    const WeftYamlNode *e = seq->child[d];
+    if (out[d] != -1 && out[d] < 1)
       return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, field,
                             "%s entry %d must be -1 (not involved) or >= 1, got %d", field, d + 1,
                             out[d]);
-    }
+    if (out[d] > WEFT_MAX_NPUS)
+      return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, field,
+                            "%s entry %d must be <= %d, got %d", field, d + 1, WEFT_MAX_NPUS,
+                            out[d]);
+  }
   return WEFT_OK;
 }
 

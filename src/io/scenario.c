@@ -152,10 +152,9 @@ static int load_job(const char *file, const char *zoo, const WeftYamlNode *m, We
     }
   sc->weight[j] = 1.0;
   if (weight) {
-    if ((rc = weft_yaml_double(weight, file, "weight", NULL, &sc->weight[j], err))) return rc;
-    if (!(sc->weight[j] > 0.0))
-      return weft_error_set(err, WEFT_EINPUT, file, weight->line, weight->col, "weight",
-                            "weight must be > 0, got %s", weight->text);
+    WeftRange range = WEFT_RANGE_JOB_WEIGHT;  /* > 0, at most 1e12 */
+    if ((rc = weft_yaml_double_in(weight, file, "weight", NULL, &range, &sc->weight[j], err)))
+      return rc;
   }
   return WEFT_OK;
 }

@@ -41,18 +41,20 @@ static int split(const char *s, const char *eol, Tok *t, int max) {
   }
 }
 
-/* A compute time, size or update time: a finite number >= 0. */
+/* A compute time, size or update time: a number in its range (limits.h):
+ * times in ns and sizes in bytes, each >= 0 and at most 1e18. */
 static int number(const Ctx *c, const Tok *t, int f, double *out) {
   int r = weft_io_number(t->p, t->len, out);
-  if (r == WEFT_NUM_NONFINITE)
-    return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, t->col, FIELD[f],
-                          "%s must be a finite number, got '%.*s'", FIELD[f], (int)t->len, t->p);
   if (r != WEFT_NUM_OK)
     return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, t->col, FIELD[f],
-                          "%s must be a number, got '%.*s'", FIELD[f], (int)t->len, t->p);
-  if (*out < 0.0)
+                          "%s %s, got '%.*s'", FIELD[f], weft_io_number_must(r), (int)t->len,
+                          t->p);
+  int is_size = f == 4 || f == 7 || f == 10;
+  WeftRange range = is_size ? WEFT_RANGE_SIZE_BYTES : WEFT_RANGE_TIME_NS;
+  char must[64];
+  if (weft_io_in_range(*out, &range, must, sizeof must))
     return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, t->col, FIELD[f],
-                          "%s must be >= 0, got %.*s", FIELD[f], (int)t->len, t->p);
+                          "%s %s, got %.*s", FIELD[f], must, (int)t->len, t->p);
   return WEFT_OK;
 }
 

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "io/limits.h"
 #include "weft.h"
 
 typedef enum { WEFT_YAML_SCALAR = 0, WEFT_YAML_SEQUENCE, WEFT_YAML_MAPPING } WeftYamlKind;
@@ -63,6 +64,9 @@ int weft_yaml_double(const WeftYamlNode *node, const char *file, const char *fie
                      const char *label, double *out, WeftError *err);
 int weft_yaml_int(const WeftYamlNode *node, const char *file, const char *field,
                   const char *label, int *out, WeftError *err);
+/* A number in range (limits.h), else "<label> must be <= 1e18, got 2e18". */
+int weft_yaml_double_in(const WeftYamlNode *node, const char *file, const char *field,
+                        const char *label, const WeftRange *range, double *out, WeftError *err);
 /* YAML's booleans: true/false, yes/no, on/off (any case, plain scalars). */
 int weft_yaml_bool(const WeftYamlNode *node, const char *file, const char *field, int *out,
                    WeftError *err);

@@ -141,10 +141,8 @@ static int scalar_double(const WeftYamlNode *node, const char *file, const char 
   int r = weft_io_number(node->text, node->len, out);
   if (r == WEFT_NUM_OK) return WEFT_OK;
   weft_yaml_describe(node, got, sizeof got);
-  return weft_error_set(err, WEFT_EINPUT, file, node->line, node->col, field,
-                        r == WEFT_NUM_NONFINITE ? "%s must be a finite number, got %s"
-                                                : "%s must be a number, got %s",
-                        label, got);
+  return weft_error_set(err, WEFT_EINPUT, file, node->line, node->col, field, "%s %s, got %s",
+                        label, weft_io_number_must(r), got);
 }
 
 static int scalar_int(const WeftYamlNode *node, const char *file, const char *field,
@@ -173,6 +171,17 @@ int weft_yaml_double(const WeftYamlNode *node, const char *file, const char *fie
 int weft_yaml_int(const WeftYamlNode *node, const char *file, const char *field,
                   const char *label, int *out, WeftError *err) {
   return scalar_int(node, file, field, label ? label : field, out, err);
+}
+
+int weft_yaml_double_in(const WeftYamlNode *node, const char *file, const char *field,
+                        const char *label, const WeftRange *range, double *out, WeftError *err) {
+  if (!label) label = field;
+  int rc = scalar_double(node, file, field, label, out, err);
+  if (rc) return rc;
+  char must[64];
+  if (weft_io_in_range(*out, range, must, sizeof must) == 0) return WEFT_OK;
+  return weft_error_set(err, WEFT_EINPUT, file, node->line, node->col, field, "%s %s, got %s",
+                        label, must, node->text);
 }
 
 /* The sequence checks shared by the two list readers. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/limits.h"
 #include "model/gen.h"
 
 static const char *const KIND_NAME[GEN_NKINDS] = {"tp", "pp", "dp", "ep", "edp", "world"};
@@ -292,6 +293,11 @@ int weft_generate(const WeftModel *m, const WeftDevice *dev, const WeftParallel 
   memset(comm, 0, sizeof *comm);
   comm->ndims = net->ndims;
   int rc = check_common(&g);
+  /* Up front, before any allocation proportional to it: a workload has a
+   * few entries per layer of a stage (zoo files are held to this already). */
+  if (!rc && m->arch == WEFT_ARCH_TRANSFORMER && m->layers > WEFT_MAX_TRANSFORMER_LAYERS)
+    rc = weft_gen_fail(&g, WEFT_EINPUT, "layers", "model '%s': layers must be <= %d, got %d",
+                       m->name, WEFT_MAX_TRANSFORMER_LAYERS, m->layers);
   if (!rc) {
     switch (m->arch) {
       case WEFT_ARCH_TRANSFORMER: rc = weft_gen_transformer(&g); break;

@@ -60,19 +60,15 @@ int weft_zoo_layer(WeftModel *m, const char *name, double fwd_flops, double para
   return WEFT_OK;
 }
 
-/* A number > 0 under a required key. */
+/* A number > 0 (at most WEFT_MAX_ZOO_FIGURE) under a required key. */
 static int pos_double(const WeftYamlNode *map, const char *key, const char *file, double *out,
                       WeftError *err) {
   const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
   if (!v)
     return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, key, "missing key '%s'",
                           key);
-  int rc = weft_yaml_double(v, file, key, NULL, out, err);
-  if (rc) return rc;
-  if (!(*out > 0.0))
-    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key, "%s must be > 0, got %s",
-                          key, v->text);
-  return WEFT_OK;
+  WeftRange range = WEFT_RANGE_ZOO_FIGURE;  /* > 0, at most 1e12 */
+  return weft_yaml_double_in(v, file, key, NULL, &range, out, err);
 }
 
 /* Optional text under key into out[size] (unchanged when absent). */
@@ -125,11 +121,21 @@ static int read_moe(const WeftYamlNode *r, const char *file, WeftModel *m, WeftE
   return WEFT_OK;
 }
 
+/* An int key read already must be <= max (limits.h); said at its node. */
+static int at_most(const WeftYamlNode *map, const char *key, int max, const char *file, int v,
+                   WeftError *err) {
+  if (v <= max) return WEFT_OK;
+  const WeftYamlNode *n = weft_yaml_get(map, key, NULL);
+  return weft_error_set(err, WEFT_EINPUT, file, n ? n->line : 0, n ? n->col : 0, key,
+                        "%s must be <= %d, got %d (the most a generated workload allows)", key, max, v);
+}
+
 static int read_transformer(const WeftYamlNode *r, const char *file, WeftModel *m,
                             WeftError *err) {
   int rc;
   if ((rc = weft_zoo_int(r, "seq_len", 0, file, &m->seq_len, err)) ||
       (rc = weft_zoo_int(r, "layers", 0, file, &m->layers, err)) ||
+      (rc = at_most(r, "layers", WEFT_MAX_TRANSFORMER_LAYERS, file, m->layers, err)) ||
       (rc = weft_zoo_int(r, "hidden", 0, file, &m->hidden, err)) ||
       (rc = weft_zoo_int(r, "heads", 0, file, &m->heads, err)) ||
       (rc = weft_zoo_int(r, "kv_heads", m->heads, file, &m->kv_heads, err)) ||

@@ -59,10 +59,8 @@ static int fill_prices(const WeftYamlNode *root, const char *file, WeftPrices *p
     const WeftYamlNode *v = weft_yaml_get(root, key, NULL);
     double *dst = (double *)(void *)((char *)p + PRICE_KEYS[i].offset);
     if (!v) continue;
-    if ((rc = weft_yaml_double(v, file, key, NULL, dst, err))) return rc;
-    if (*dst < 0.0)
-      return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key,
-                            "%s must be >= 0, got %s", key, v->text);
+    WeftRange usd = WEFT_RANGE_USD;  /* >= 0, at most 1e12 (io/limits.h) */
+    if ((rc = weft_yaml_double_in(v, file, key, NULL, &usd, dst, err))) return rc;
   }
   const WeftYamlNode *v = weft_yaml_get(root, "use_ocs", NULL);
   return v ? weft_yaml_bool(v, file, "use_ocs", &p->use_ocs, err) : WEFT_OK;

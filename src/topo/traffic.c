@@ -140,6 +140,7 @@ typedef struct {
   const char *path;
   int line;
   WeftError *err;
+  int *seen;  /* per server: the line that last listed it as a member */
 } Csv;
 
 static int bad(const Csv *c, int col, const char *field, const char *what, const char *s,
@@ -160,11 +161,21 @@ static int server(const Csv *c, int nservers, const char *s, size_t n, int col, 
   return WEFT_OK;
 }
 
+/* A size in bytes or a time in ns: the files' number grammar, in range
+ * (io/limits.h: >= 0, at most 1e18). */
 static int bytes_of(const Csv *c, const char *s, size_t n, int col, const char *field,
                     double *out) {
-  if (weft_io_number(s, n, out) || *out < 0)
-    return bad(c, col, field, "expected a number >= 0, got", s, n);
-  return WEFT_OK;
+  int r = weft_io_number(s, n, out);
+  if (r != WEFT_NUM_OK) {
+    char what[96];
+    snprintf(what, sizeof what, "%s %s, got", field, weft_io_number_must(r));
+    return bad(c, col, field, what, s, n);
+  }
+  WeftRange range = strcmp(field, "compute_ns") ? WEFT_RANGE_SIZE_BYTES : WEFT_RANGE_TIME_NS;
+  char must[64], what[96];
+  if (!weft_io_in_range(*out, &range, must, sizeof must)) return WEFT_OK;
+  snprintf(what, sizeof what, "%s %s, got", field, must);
+  return bad(c, col, field, what, s, n);
 }
 
 static int csv_record(const Csv *c, WeftTraffic *t, const char *line, size_t len, int *members,
@@ -180,9 +191,14 @@ static int csv_record(const Csv *c, WeftTraffic *t, const char *line, size_t len
       return weft_error_set(c->err, WEFT_EINPUT, c->path, c->line, 1, "allreduce",
                             "expected allreduce,size_bytes,member,member,...");
     int rc = bytes_of(c, tok[1], tl[1], col[1], "size_bytes", &b);
-    for (int k = 2; k < nt && !rc; k++)
-      rc = server(c, t->nservers, tok[k], tl[k], (int)(tok[k] - line) + 1, "member",
-                  &members[k - 2]);
+    for (int k = 2; k < nt && !rc; k++) {
+      int at = (int)(tok[k] - line) + 1;
+      rc = server(c, t->nservers, tok[k], tl[k], at, "member", &members[k - 2]);
+      if (!rc && c->seen[members[k - 2]] == c->line)
+        rc = weft_error_set(c->err, WEFT_EINPUT, c->path, c->line, at, "member",
+                            "member %d is listed twice", members[k - 2]);
+      if (!rc) c->seen[members[k - 2]] = c->line;
+    }
     if (rc) return rc;
     rc = weft_traffic_add_allreduce(t, members, nt - 2, b);
     if (rc == WEFT_EINVAL)
@@ -208,7 +224,20 @@ static int csv_record(const Csv *c, WeftTraffic *t, const char *line, size_t len
   if (!rc && src == dst)
     return weft_error_set(c->err, WEFT_EINPUT, c->path, c->line, col[1], "dst",
                           "src and dst are the same server (%d)", src);
-  return rc ? rc : weft_traffic_add_demand(t, src, dst, b);
+  if (rc) return rc;
+  double sum = weft_traffic_demand(t, src, dst) + b;  /* records of a pair add up */
+  if (sum > WEFT_MAX_SIZE_BYTES)
+    return weft_error_set(c->err, WEFT_EINPUT, c->path, c->line, col[2], "bytes",
+                          "the bytes from %d to %d add up to %g here, more than %s", src, dst,
+                          sum, WEFT_LIMIT_TEXT(WEFT_MAX_SIZE_BYTES));
+  return weft_traffic_add_demand(t, src, dst, b);
+}
+
+/* The one header a file may start with: src,dst,bytes (blanks around each
+ * name allowed, as around values). */
+static int is_header(const char *s, size_t n, const char **tok, size_t *tl) {
+  return split(s, n, tok, tl, CSV_MAX_FIELDS) == 3 && is_word(tok[0], tl[0], "src") &&
+         is_word(tok[1], tl[1], "dst") && is_word(tok[2], tl[2], "bytes");
 }
 
 int weft_traffic_read_csv(const char *path, int nservers, WeftTraffic **out, WeftError *err) {
@@ -223,9 +252,10 @@ int weft_traffic_read_csv(const char *path, int nservers, WeftTraffic **out, Wef
   int *members = malloc((size_t)CSV_MAX_FIELDS * sizeof *members);
   const char **tok = malloc((size_t)CSV_MAX_FIELDS * sizeof *tok);
   size_t *tl = malloc((size_t)CSV_MAX_FIELDS * sizeof *tl);
-  if (!t || !members || !tok || !tl) rc = weft_error_set(err, WEFT_ENOMEM, path, 0, 0, NULL,
-                                                         "out of memory");
-  Csv c = {path, 0, err};
+  int *seen = calloc((size_t)nservers, sizeof *seen);
+  if (!t || !members || !tok || !tl || !seen)
+    rc = weft_error_set(err, WEFT_ENOMEM, path, 0, 0, NULL, "out of memory");
+  Csv c = {path, 0, err, seen};
   int records = 0;
   for (size_t i = 0; !rc && i < len;) {
     size_t e = i;
@@ -236,8 +266,7 @@ int weft_traffic_read_csv(const char *path, int nservers, WeftTraffic **out, Wef
     while (n && weft_io_is_space(s[n - 1])) n--;
     size_t a = 0;
     while (a < n && weft_io_is_space(s[a])) a++;
-    int skip = a == n || s[a] == '#' ||
-               (!records && n - a >= 3 && !strncmp(s + a, "src", 3)); /* a header line */
+    int skip = a == n || s[a] == '#' || (!records && is_header(s, n, tok, tl));
     if (!skip) {
       rc = csv_record(&c, t, s, n, members, tok, tl);
       records++;
@@ -245,6 +274,7 @@ int weft_traffic_read_csv(const char *path, int nservers, WeftTraffic **out, Wef
     i = e + 1;
   }
   free(text);
+  free(seen);
   free(members);
   free(tok);
   free(tl);

@@ -1,0 +1,1 @@
+optimize --workload tests/golden/inputs/bad_denormal.txt --network tests/golden/inputs/net3.yml --communicator tests/golden/inputs/comm3.yml --cost-model tests/golden/inputs/cost3.yml --export-astra "$T/astra.yml"

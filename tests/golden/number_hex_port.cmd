@@ -1,0 +1,1 @@
+topo --model vgg16 --port-gbit 0x10

@@ -1,0 +1,1 @@
+topo --model vgg16 --servers 0x10

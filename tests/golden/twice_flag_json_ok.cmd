@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/small.yml --json --json --constraint 'B1 >= 1' --constraint 'B2 >= 1'

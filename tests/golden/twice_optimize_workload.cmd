@@ -1,0 +1,1 @@
+optimize --workload tests/golden/inputs/wl1.txt --workload tests/golden/inputs/sim_ar8m.txt --network tests/golden/inputs/net3.yml --communicator tests/golden/inputs/comm3.yml --cost-model tests/golden/inputs/cost3.yml

@@ -1,0 +1,1 @@
+topo --model vgg16 --degree 4 --degree 8

@@ -1,0 +1,1 @@
+validate tests/golden/inputs/small.yml --chunks 4 --chunks 8

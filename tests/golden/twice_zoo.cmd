@@ -1,0 +1,1 @@
+zoo --zoo data/zoo --zoo data gpt3-175b
