@@ -6,7 +6,7 @@ SAN     ?=
 WARN    = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
           -Wdouble-promotion -Wformat=2 -Wvla -Wcast-qual -Wundef -Werror
 CFLAGS  ?= $(OPT) -g
-ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SAN) $(WARN) -Iinclude -Isrc -MMD -MP
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SAN) $(WARN) -Iinclude -Isrc -Ibench -MMD -MP
 LDLIBS  = -lyaml -lm -lpthread
 LDFLAGS += $(SAN)
 
@@ -49,8 +49,11 @@ $(LIB): $(LIB_OBJ)
 $(WEFT): $(CLI_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 
-$(UNIT): $(TEST_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS)
+# The random-problem generator (bench/common/randprob.c) serves the unit
+# suite 'random' and bench_random alike.
+RANDPROB = $(BUILD)/bench/common/randprob.o
+$(UNIT): $(TEST_OBJ) $(RANDPROB) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(RANDPROB) $(LIB) $(LDLIBS)
 
 # Each bench/*.c is one program, linked with bench/common/*.c (kept, not
 # deleted as an intermediate).

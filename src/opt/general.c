@@ -10,6 +10,7 @@
 #define IPM_GAP_INTERNAL 1e-12   /* complementarity target (scaled, relative) */
 #define IPM_FEAS_INTERNAL 1e-10  /* primal residual target (scaled) */
 #define GEN_CERT_SHARE 1.0       /* stop once certified within this share of the gap target */
+#define GEN_RESTARTS 2 /* runs again from the best design, rescaled, when one does not certify */
 #define ACT_ALL 32     /* a job with at most this many time rows keeps them all active */
 #define ACT_INIT 16    /* else the first active set: its rows longest at the start */
 #define ACT_ADD 8      /* rows that join per job and round, the most violated first */
@@ -149,16 +150,16 @@ int weft_general_prepare(WeftProblem *p) {
   return rc;
 }
 
-/* Natural starting point from the feasible point Bstart. */
-static void start_point(const WeftProblem *p, double *x) {
+/* Natural starting point from the design B (epigraph variables tight). */
+static void start_point(const WeftProblem *p, const double *B, double *x) {
   const General *G = &p->gen;
   int D = p->D, P = p->npat, ppc = is_ppc(p), n = G->nat.n;
   int iS = D, iQ = D + 1, iT = i_tau(p), iJ = i_jobvar(p);
   memset(x, 0, (size_t)n * sizeof *x);
   double C = 0.0;
-  for (int d = 0; d < D; d++) C += p->cpg[d] * G->Bstart[d];
+  for (int d = 0; d < D; d++) C += p->cpg[d] * B[d];
   double s = ppc ? 1.0 / C : 1.0;
-  for (int d = 0; d < D; d++) x[d] = s * G->Bstart[d];
+  for (int d = 0; d < D; d++) x[d] = s * B[d];
   if (ppc) { x[iS] = s; x[iQ] = C; }
   for (int k = 0; k < P; k++) {
     double t = 0.0;
@@ -386,6 +387,22 @@ static int add_violated(WeftProblem *p, const double *bw) {
   return added;
 }
 
+/* Variable scales from the start x1: |x1_j|, and for a bandwidth at 0 the
+ * mean of the others. */
+static void scale_variables(WeftProblem *p) {
+  General *G = &p->gen;
+  int n = G->nat.n, cnt = 0;
+  double mean = 0.0;
+  for (int j = 0; j < n; j++) {
+    double v = fabs(G->x1[j]);
+    G->xscale[j] = v > 0 ? v : 1.0;
+  }
+  for (int d = 0; d < p->D; d++)
+    if (G->x1[d] > 0) { mean += G->x1[d]; cnt++; }
+  for (int d = 0; d < p->D; d++)
+    if (G->x1[d] <= 0) G->xscale[d] = cnt ? mean / cnt : 1.0;
+}
+
 /* The general path's solve: the hyperbolic program from Bstart, over an
  * active set of job rows that grows until no row is violated at the
  * design. Each round's certified bound holds for the full problem (fewer
@@ -395,30 +412,31 @@ int weft_general_solve(WeftProblem *p, const WeftSettings *st, double *bw, doubl
                        int *iters) {
   General *G = &p->gen;
   int n = G->nat.n, total = 0;
-  double *x = G->work.x;
+  double *x = G->work.x, B[WEFT_MAX_DIMS];
   IpmStatus status = IPM_NUMERICAL;
-  start_point(p, G->x1);
+  start_point(p, G->Bstart, G->x1);
   initial_active(p);
   for (int round = 0; round < ACT_ROUNDS; round++) {
     fill_job_rows(p);
-    start_point(p, G->x1);
-    for (int j = 0; j < n; j++) {
-      double v = fabs(G->x1[j]);
-      G->xscale[j] = v > 0 ? v : 1.0;
+    memcpy(B, G->Bstart, (size_t)p->D * sizeof *B);
+    for (int attempt = 0; attempt <= GEN_RESTARTS; attempt++) {
+      start_point(p, B, G->x1);
+      scale_variables(p);
+      G->os = scale_program(p, G->nat.c, G->x1);
+      for (int j = 0; j < n; j++) x[j] = G->x1[j] / G->xscale[j];
+      IpmSettings is = {st->max_iter, IPM_GAP_INTERNAL, IPM_FEAS_INTERNAL, cert_gap, p,
+                        GEN_CERT_SHARE * st->gap_tol};
+      int its = 0;
+      status = ipm_solve(&G->sc, &G->work, &is, &its);
+      total += its;
+      if (status == IPM_SOLVED) break;
+      /* Not certified: again from the best design, scaled to it (a dim
+       * far smaller at the optimum than at the start is badly scaled). */
+      design_of(p, x, B);
+      int ok = 1;
+      for (int d = 0; d < p->D; d++) ok &= isfinite(B[d]) && (B[d] > 0.0 || !p->used[d]);
+      if (!ok) break;
     }
-    double mean = 0.0;
-    int cnt = 0;
-    for (int d = 0; d < p->D; d++)
-      if (G->x1[d] > 0) { mean += G->x1[d]; cnt++; }
-    for (int d = 0; d < p->D; d++)
-      if (G->x1[d] <= 0) G->xscale[d] = cnt ? mean / cnt : 1.0;
-    G->os = scale_program(p, G->nat.c, G->x1);
-    for (int j = 0; j < n; j++) x[j] = G->x1[j] / G->xscale[j];
-    IpmSettings is = {st->max_iter, IPM_GAP_INTERNAL, IPM_FEAS_INTERNAL, cert_gap, p,
-                      GEN_CERT_SHARE * st->gap_tol};
-    int its = 0;
-    status = ipm_solve(&G->sc, &G->work, &is, &its);
-    total += its;
     design_of(p, x, bw);
     if (add_violated(p, bw) == 0) break;
   }

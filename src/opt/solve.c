@@ -130,6 +130,13 @@ static WeftSolveStatus verdict(const WeftProblem *p, const WeftSettings *st, con
              "certify a lower bound", ist == IPM_MAX_ITER ? "stopped" : "stalled", its);
     return ist == IPM_MAX_ITER ? WEFT_STATUS_MAX_ITER : WEFT_STATUS_NUMERICAL;
   }
+  if (res->lower_bound > res->objective * (1.0 + st->gap_tol) + 1e-300) {
+    snprintf(res->message, sizeof res->message,
+             "the certified bound %.17g exceeds the objective %.17g at the design: the "
+             "certificate is inconsistent, so the design is not reported as solved",
+             res->lower_bound, res->objective);
+    return WEFT_STATUS_NUMERICAL;
+  }
   if (res->gap <= st->gap_tol) return WEFT_STATUS_SOLVED;
   snprintf(res->message, sizeof res->message,
            "the interior-point method %s after %d iterations with a certified gap of %.2g, "
