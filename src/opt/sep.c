@@ -7,7 +7,7 @@
 
 #include "opt/problem.h"
 
-#define SEP_DROP 1e-12  /* a row left with no coefficient above this is dropped */
+#define SEP_DROP 1e-12  /* a row whose terms cancel below this (relative) has no free part */
 
 /* Hands out pieces of one arena block. */
 typedef struct {
@@ -71,16 +71,19 @@ static int eliminate(double *A, double *b, int ne, int nb, int ppc, int *piv) {
  * *h is its rhs less its constant, relative to their size (>= 0: it holds). */
 static int sub_row(const Sep *s, const double *ru, double gamma, double rhs, double *out,
                    double *g, double *h) {
-  double mx = fabs(gamma), mag = fabs(rhs);
+  double mx = fabs(gamma), mag = fabs(rhs), in = fabs(gamma);
   for (int f = 0; f < s->nf; f++) out[f] = 0.0;
   for (int k = 0; k < s->nb; k++) {
     if (ru[k] == 0.0) continue;
     rhs -= ru[k] * s->e0[k];
     mag += fabs(ru[k] * s->e0[k]);
-    for (int f = 0; f < s->nf; f++) out[f] += ru[k] * s->E[k * s->nf + f];
+    for (int f = 0; f < s->nf; f++) {
+      out[f] += ru[k] * s->E[k * s->nf + f];
+      in = fmax(in, fabs(ru[k] * s->E[k * s->nf + f]));
+    }
   }
   for (int f = 0; f < s->nf; f++) mx = fabs(out[f]) > mx ? fabs(out[f]) : mx;
-  if (mx <= SEP_DROP) {
+  if (mx <= SEP_DROP * in || !(mx > 0.0)) { /* relative: the row's own terms cancelled */
     *h = mag > 0 ? rhs / mag : 0.0;
     return 0;
   }
