@@ -69,8 +69,9 @@ void cli_fail(const char *fmt, ...)
 typedef struct {
   const WeftSpec *spec;
   const WeftResult *res;
-  const WeftEval *equal;       /* EqualBW baseline, NULL when not solved */
+  const WeftEval *equal;       /* EqualBW baseline: NULL when not solved or none exists */
   const double *equal_bw_gbps;
+  const char *equal_none;      /* why there is no EqualBW baseline (solved, equal NULL) */
   const char *job_names[WEFT_MAX_JOBS];
 } Report;
 

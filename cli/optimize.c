@@ -113,15 +113,24 @@ int cmd_optimize(int argc, char **argv) {
   WeftResult res;
   weft_problem_solve(st.prob, &set, &res);
   int solved = res.status == WEFT_STATUS_SOLVED;
-  double eq_bw[WEFT_MAX_DIMS];
+  double eq_bw[WEFT_MAX_DIMS] = {0};
+  char eq_why[256] = "";
   WeftEval eq;
-  Report r = {&spec, &res, NULL, NULL, {0}};
+  memset(&eq, 0, sizeof eq);
+  Report r = {&spec, &res, NULL, NULL, NULL, {0}};
   for (int j = 0; j < spec.njobs; j++) r.job_names[j] = st.sc->job_name[j];
-  if (solved) {
-    weft_equal_bw(res.bw_gbps, res.ndims, eq_bw);
-    weft_problem_evaluate(st.prob, eq_bw, &eq);
-    r.equal = &eq;
-    r.equal_bw_gbps = eq_bw;
+  if (solved) { /* the best equal split that meets the constraints, if any */
+    if (weft_problem_equal_bw(st.prob, eq_bw, eq_why, sizeof eq_why)) {
+      weft_problem_evaluate(st.prob, eq_bw, &eq);
+      r.equal = &eq;
+      r.equal_bw_gbps = eq_bw;
+    } else { /* the plot leaves the baseline out (NaN: gnuplot's missing data) */
+      r.equal_none = eq_why;
+      for (int d = 0; d < res.ndims; d++) eq_bw[d] = NAN;
+      eq.time_ns = eq.cost_usd = eq.perf_per_cost = NAN;
+      eq.job[0].compute_ns = NAN;
+      for (int ph = 0; ph < WEFT_NPHASES; ph++) eq.job[0].comm_ns[ph] = NAN;
+    }
   }
   const char *export_path = a.val[O_EXPORT];
   if (export_path && solved &&

@@ -366,12 +366,15 @@ static void script_time(FILE *g, const PlotData *pd, const char *cost_name, doub
   char cost[2][32]; /* each design's network cost under its name */
   fmt_value(cost[0], sizeof cost[0], pd->chosen_cost_usd / cost_div);
   fmt_value(cost[1], sizeof cost[1], pd->equal_cost_usd / cost_div);
+  char eq_label[64]; /* NaN: no equal split meets the constraints */
+  if (isfinite(pd->equal_cost_usd)) snprintf(eq_label, sizeof eq_label, "cost %s %s", cost[1], cost_name);
+  else snprintf(eq_label, sizeof eq_label, "none meets the constraints");
   fprintf(g,
           "'\nset ylabel 'time per iteration (ms)'\nset bmargin 4\n"
           "set xrange [0.4:2.6]\nset xtics (\"chosen design\\ncost %s %s\" 1, "
-          "\"EqualBW\\ncost %s %s\" 2) scale 0\nset grid noxtics ytics\n"
+          "\"EqualBW\\n%s\" 2) scale 0\nset grid noxtics ytics\n"
           "set yrange [0:%g]\nset key outside right top box invert\nplot ",
-          cost[0], cost_name, cost[1], cost_name, hi * 1.2);
+          cost[0], cost_name, eq_label, hi * 1.2);
   /* component k spans columns k+1 (0 for compute) .. k+2 of time.dat */
   const char *sep = "";
   for (int k = 0; k <= WEFT_NPHASES; k++) {

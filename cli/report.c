@@ -5,9 +5,20 @@
 
 #include "cli.h"
 
+/* A number in a table column of width w: fixed with `prec` decimals,
+ * or in e-notation when that would hide it (nonzero below 1e-3 or past
+ * 1e15), so a tiny design never prints as 0.000000. */
+static void num(FILE *out, int w, int prec, double v) {
+  double a = fabs(v);
+  if (v != 0.0 && isfinite(v) && (a < 1e-3 || a >= 1e15)) fprintf(out, " %*.*e", w, prec, v);
+  else fprintf(out, " %*.*f", w, prec, v);
+}
+
 static void row_ms(FILE *out, const char *name, double a, const double *b) {
-  fprintf(out, "  %-24s %16.6f", name, a / 1e6);
-  if (b) fprintf(out, " %16.6f", *b / 1e6);
+  fprintf(out, "  %-24s", name);
+  num(out, 16, 6, a / 1e6);
+  if (b) num(out, 16, 6, *b / 1e6);
+  else fprintf(out, " %16s", "-");
   fputc('\n', out);
 }
 
@@ -25,30 +36,40 @@ void report_table(FILE *out, const Report *r) {
   if (res->message[0]) fprintf(out, "note: %s\n", res->message);
   if (res->status != WEFT_STATUS_SOLVED) return;
   fprintf(out, "\n  %-4s %-15s %6s %14s %14s\n", "dim", "topology", "npus", "bw_gbps", "equal_bw_gbps");
-  for (int d = 0; d < net->ndims; d++)
-    fprintf(out, "  B%-3d %-15s %6d %14.6f %14.6f%s\n", d + 1, weft_topology_name(net->topology[d]),
-            net->npus[d], res->bw_gbps[d], r->equal_bw_gbps[d],
-            (res->dim_flags[d] & WEFT_DIM_UNUSED) ? "  (no traffic: set by constraints)" : "");
   const WeftEval *o = &res->eval, *e = r->equal;
+  for (int d = 0; d < net->ndims; d++) {
+    fprintf(out, "  B%-3d %-15s %6d", d + 1, weft_topology_name(net->topology[d]), net->npus[d]);
+    num(out, 14, 6, res->bw_gbps[d]);
+    if (e) num(out, 14, 6, r->equal_bw_gbps[d]);
+    else fprintf(out, " %14s", "-");
+    fprintf(out, "%s\n", (res->dim_flags[d] & WEFT_DIM_UNUSED) ? "  (no traffic: set by constraints)" : "");
+  }
   fprintf(out, "\n  %-24s %16s %16s\n", "", "optimized", "equal_bw");
-  row_ms(out, "time_ms", o->time_ns, &e->time_ns);
+  row_ms(out, "time_ms", o->time_ns, e ? &e->time_ns : NULL);
   if (sp->njobs == 1) {
-    row_ms(out, "  compute_ms", o->job[0].compute_ns, &e->job[0].compute_ns);
+    row_ms(out, "  compute_ms", o->job[0].compute_ns, e ? &e->job[0].compute_ns : NULL);
     static const char *nm[WEFT_NPHASES] = {"  exposed_fwd_comm_ms", "  exposed_ig_comm_ms",
                                            "  exposed_wg_comm_ms"};
-    for (int ph = 0; ph < WEFT_NPHASES; ph++) {
-      row_ms(out, nm[ph], o->job[0].exposed_comm_ns[ph], &e->job[0].exposed_comm_ns[ph]);
-    }
+    for (int ph = 0; ph < WEFT_NPHASES; ph++)
+      row_ms(out, nm[ph], o->job[0].exposed_comm_ns[ph], e ? &e->job[0].exposed_comm_ns[ph] : NULL);
   } else {
     for (int j = 0; j < sp->njobs; j++) {
       char name[80];
       snprintf(name, sizeof name, "  %s_ms (x%g)", r->job_names[j], sp->jobs[j].weight);
-      row_ms(out, name, o->job[j].time_ns, &e->job[j].time_ns);
+      row_ms(out, name, o->job[j].time_ns, e ? &e->job[j].time_ns : NULL);
     }
   }
-  fprintf(out, "  %-24s %16.2f %16.2f\n", "cost_usd", o->cost_usd, e->cost_usd);
-  fprintf(out, "  %-24s %16.6e %16.6e\n", "time_x_cost_ms_usd", o->perf_per_cost / 1e6,
-          e->perf_per_cost / 1e6);
+  fprintf(out, "  %-24s", "cost_usd");
+  num(out, 16, 2, o->cost_usd);
+  if (e) num(out, 16, 2, e->cost_usd);
+  else fprintf(out, " %16s", "-");
+  fprintf(out, "\n  %-24s %16.6e", "time_x_cost_ms_usd", o->perf_per_cost / 1e6);
+  if (e) fprintf(out, " %16.6e\n", e->perf_per_cost / 1e6);
+  else fprintf(out, " %16s\n", "-");
+  if (!e) {
+    fprintf(out, "\n  equal_bw: none: %s\n", r->equal_none ? r->equal_none : "not computed");
+    return;
+  }
   fprintf(out, "\n  speedup over equal_bw: %.4fx", e->time_ns / o->time_ns);
   fprintf(out, "   perf-per-cost gain: %.4fx\n", e->perf_per_cost / o->perf_per_cost);
 }
@@ -150,8 +171,14 @@ void report_json(FILE *out, const Report *r) {
     fputc('}', out);
   }
   fputs("\n  ],\n  \"equal_bw\": ", out);
-  json_eval(out, r->equal, r->equal_bw_gbps, D, "  ");
-  fputs(",\n  \"speedup\": ", out);
-  cli_json_num(out, r->equal->time_ns / o->time_ns);
+  if (r->equal) {
+    json_eval(out, r->equal, r->equal_bw_gbps, D, "  ");
+    fputs(",\n  \"speedup\": ", out);
+    cli_json_num(out, r->equal->time_ns / o->time_ns);
+  } else { /* no equal split meets the constraints: say why */
+    fputs("null,\n  \"equal_bw_none\": ", out);
+    cli_json_str(out, r->equal_none ? r->equal_none : "");
+    fputs(",\n  \"speedup\": null", out);
+  }
   fputs("\n}\n", out);
 }
