@@ -416,9 +416,11 @@ int weft_general_solve(WeftProblem *p, const WeftSettings *st, double *bw, doubl
   IpmStatus status = IPM_NUMERICAL;
   start_point(p, G->Bstart, G->x1);
   initial_active(p);
+  memcpy(B, G->Bstart, (size_t)p->D * sizeof *B);
   for (int round = 0; round < ACT_ROUNDS; round++) {
     fill_job_rows(p);
-    memcpy(B, G->Bstart, (size_t)p->D * sizeof *B);
+    double B0[WEFT_MAX_DIMS]; /* this round's start: the last round's design */
+    memcpy(B0, B, (size_t)p->D * sizeof *B);
     for (int attempt = 0; attempt <= GEN_RESTARTS; attempt++) {
       start_point(p, B, G->x1);
       scale_variables(p);
@@ -439,6 +441,9 @@ int weft_general_solve(WeftProblem *p, const WeftSettings *st, double *bw, doubl
     }
     design_of(p, x, bw);
     if (add_violated(p, bw) == 0) break;
+    int ok = 1; /* the next round starts from this design when it can */
+    for (int d = 0; d < p->D; d++) ok &= isfinite(bw[d]) && (bw[d] > 0.0 || !p->used[d]);
+    memcpy(B, ok ? bw : B0, (size_t)p->D * sizeof *B);
   }
   *lb = G->objconst + G->os * certify(p);
   if (iters) *iters = total;

@@ -19,7 +19,8 @@
 #define IPM_REG 1e-13       /* regularisation of both KKT blocks (scaled units, relative) */
 #define IPM_MIN_STEP 1e-12  /* a step this short means no progress */
 #define IPM_DUAL_TOL 1e-8   /* dual residual accepted at the end: the certificate repairs it */
-#define IPM_REFINE 3        /* rounds of iterative refinement of a direction */
+#define IPM_REFINE 3        /* rounds of iterative refinement of a direction at most */
+#define IPM_REFINE_TOL 1e-13 /* refine while the KKT equations miss by more (relative) */
 #define IPM_STALL 100.0     /* past the gap target, a dual residual this far above its best ends the run */
 #define IPM_CERT_FROM 1e-6  /* certify iterates once s.z is this small (relative) */
 #define IPM_SLACK0 1.0      /* least starting slack / cone margin (rows scaled to |coef| 1) */
@@ -331,7 +332,7 @@ static int newton(const Hyp *P, IpmWork *w, const double *rc, double *dx, double
       err = fmax(err, fabs(acc));
     }
     for (int j = 0; j < n; j++) { err = fmax(err, fabs(w->rhs[j])); w->rhs[j] = -w->rhs[j]; }
-    if (!(err > 1e-15 * fmax(ref, 1.0))) break;
+    if (!(err > IPM_REFINE_TOL * fmax(ref, 1.0))) break;
     lu_solve(w->K, w->piv, w->rhs, N);
     for (int j = 0; j < n; j++) dx[j] += w->rhs[j];
     for (int k = 0; k < P->ne; k++) dy[k] += w->rhs[n + k];
