@@ -685,6 +685,16 @@ int weft_sweep_eval(const WeftSweep *sw, size_t i, WeftSweepRow *row);
  * Rows do not depend on the thread count. rs NULL = defaults. */
 int weft_sweep_run(const WeftSweep *sw, WeftSweepRow *rows, const WeftRunSettings *rs,
                    WeftError *err);
+/* The rows without all of them in memory: chunk after chunk of points is
+ * evaluated (the rank's share, as weft_sweep_run) into one buffer and handed
+ * to fn(ctx, first, rows, n): rows[j] is point first + j (zero on the other
+ * ranks' points), chunks in point order, the chunk rounded up to a multiple
+ * of rs->nranks. A non-zero return from fn stops and is returned (err
+ * untouched). chunk 0: WEFT_SWEEP_CHUNK. */
+#define WEFT_SWEEP_CHUNK 4096  /* rows per chunk (~2 MB) by default */
+typedef int (*WeftSweepChunkFn)(void *ctx, size_t first, WeftSweepRow *rows, size_t n);
+int weft_sweep_stream(const WeftSweep *sw, const WeftRunSettings *rs, size_t chunk,
+                      WeftSweepChunkFn fn, void *ctx, WeftError *err);
 
 /* ------------------------------------------------------------------ graphs and flows
  * A general directed graph with link capacities and a fluid flow engine on it:
