@@ -2,6 +2,7 @@
  * reason each, the best designs, the Pareto front; as a table, JSON, CSV, plot. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -269,6 +270,31 @@ static const char *why(int e, char *buf, size_t n) {
   return buf;
 }
 
+/* The CSV is written while a long search runs: an interrupt (Ctrl-C, kill)
+ * removes the temporary file before the default action, so nothing is left
+ * half-written. The one process-wide name the handler reads (signal
+ * handlers have no context argument). */
+static char *volatile pending_tmp;
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_stop(int sig) {
+  char *t = pending_tmp;
+  if (t) unlink(t);  /* async-signal-safe */
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void watch(char *tmp) {
+  pending_tmp = tmp;
+  for (size_t k = 0; k < sizeof stop_signals / sizeof stop_signals[0]; k++) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = tmp ? on_stop : SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(stop_signals[k], &sa, NULL);
+  }
+}
+
 int cs_csv_open(CsCsv *c, const char *path, const CsReport *r) {
   char msg[128];
   size_t len = strlen(path);
@@ -290,6 +316,7 @@ int cs_csv_open(CsCsv *c, const char *path, const CsReport *r) {
     c->tmp = NULL;
     return EXIT_RUNTIME;
   }
+  watch(c->tmp);
   fputs("point,net,shape,tp,pp,dp,mb,order,status,time_ns,cost_usd,objective", c->f);
   for (int d = 0; d < r->ndims; d++) fprintf(c->f, ",bw_gbps_%d", d + 1);
   fputs(",equal_time_ns,mem_bytes,gap,reason\n", c->f);
@@ -318,6 +345,7 @@ int cs_csv_commit(CsCsv *c) {
     cs_csv_discard(c);
     return EXIT_RUNTIME;
   }
+  watch(NULL);
   free(c->tmp);
   c->tmp = NULL;
   return 0;
@@ -326,7 +354,10 @@ int cs_csv_commit(CsCsv *c) {
 void cs_csv_discard(CsCsv *c) {
   if (c->f) fclose(c->f);
   c->f = NULL;
-  if (c->tmp) unlink(c->tmp);
+  if (c->tmp) {
+    watch(NULL);
+    unlink(c->tmp);
+  }
   free(c->tmp);
   c->tmp = NULL;
 }

@@ -75,7 +75,7 @@ static int by_cost(const void *a, const void *b) {
 /* Keep the candidates with objective <= the top-th smallest x (1 + tol):
  * every design ranked in the top is among them (its tie run starts at or
  * before the top-th objective), and the cut only falls as points arrive. */
-static void prune(WeftCodesignSummary *s) {
+static void prune(WeftCodesignSummary *s) {  /* called with ncand >= 1 */
   qsort(s->cand, s->ncand, sizeof *s->cand, by_key);
   if (s->top == 0) {
     s->ncand = 0;
@@ -164,7 +164,7 @@ const WeftIndexedPoint *weft_codesign_summary_example(const WeftCodesignSummary 
 size_t weft_codesign_summary_top(WeftCodesignSummary *s, const WeftIndexedPoint **out) {
   if (out) *out = NULL;
   if (!s) return 0;
-  qsort(s->cand, s->ncand, sizeof *s->cand, by_key);
+  if (s->ncand > 0) qsort(s->cand, s->ncand, sizeof *s->cand, by_key);
   /* Runs of objectives within RANK_TIE_TOL of the run's first: by cost. */
   for (size_t a = 0, b; a < s->ncand; a = b) {
     for (b = a + 1; b < s->ncand && s->cand[b].pt.objective <= s->cand[a].pt.objective *
