@@ -385,13 +385,13 @@ static void announce(const CsReport *r, size_t nnets, int threads, size_t nranks
   double bytes = (double)flight * per * (nranks > 1 ? 2.0 + 1.0 / (double)nranks : 1.0);
   double cand = 2.0 * (r->top > CS_TOP_MIN_CAND / 2 ? 2.0 * r->top : CS_TOP_MIN_CAND);
   bytes += cand * (double)sizeof(WeftIndexedPoint);
-  char th[32] = "every core";
+  char th[32] = "every core", mem[32];
   if (threads > 0) snprintf(th, sizeof th, "%d thread%s", threads, threads > 1 ? "s" : "");
   fprintf(stderr,
-          "weft: codesign: %zu design point%s on %zu network%s, %s%s; the search holds about %.1f MB "
+          "weft: codesign: %zu design point%s on %zu network%s, %s%s; the search holds about %s "
           "(%zu points in flight at a time), flat in the number of points\n",
           r->n, r->n == 1 ? "" : "s", nnets, nnets == 1 ? "" : "s", th,
-          nranks > 1 ? " per rank" : "", bytes / 1e6, flight);
+          nranks > 1 ? " per rank" : "", cli_format_bytes(mem, sizeof mem, bytes), flight);
 }
 
 int cmd_codesign(int argc, char **argv) {

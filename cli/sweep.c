@@ -23,7 +23,7 @@ static const CliOpt opts[O_COUNT] = {
     [O_THREADS] = {"--threads", "N", "worker threads (default: every core); rows do not depend on it"},
     [O_CSV] = {"--csv", "FILE", "write the CSV to FILE instead of stdout"},
     [O_JSON] = {"--json", NULL, "print one JSON object (instead of the CSV on stdout)"},
-    [O_QUIET] = {"--quiet", NULL, "no progress bar, no note about points that are not ok"},
+    [O_QUIET] = {"--quiet", NULL, "no size line, progress bar or note about points not ok"},
     [O_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
     [O_HELP] = {"--help", NULL, "this help"},
 };
@@ -334,6 +334,20 @@ int cmd_sweep(int argc, char **argv) {
   if (rank == 0 && !(st.rows = tmpfile())) {
     cli_fail("cannot create a temporary file: %s", strerror(errno));
     return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
+  }
+
+  if (!val[O_QUIET]) {  /* the size of the search, before the work */
+    size_t chunk = (WEFT_SWEEP_CHUNK + nranks - 1) / nranks * nranks;
+    size_t flight = n < chunk ? n : chunk;
+    double bytes = (double)flight * (double)sizeof(WeftSweepRow) *
+                   (nranks > 1 ? 2.0 + 1.0 / (double)nranks : 1.0);
+    char th[32] = "every core", mem[32];
+    if (threads > 0) snprintf(th, sizeof th, "%d thread%s", threads, threads > 1 ? "s" : "");
+    fprintf(stderr,
+            "weft: sweep: %zu point%s, %s%s; the search holds about %s (%zu rows in flight "
+            "at a time, the rest in a temporary file), flat in the number of points\n",
+            n, n == 1 ? "" : "s", th, nranks > 1 ? " per rank" : "",
+            cli_format_bytes(mem, sizeof mem, bytes), flight);
   }
 
   /* This rank's share with its threads, chunk by chunk; every row to rank 0. */

@@ -348,7 +348,8 @@ int weft_codesign_evaluate(const WeftCodesignSpec *spec, const WeftDesignPoint *
                            const double *bw_gbps, WeftEval *ev, WeftError *err) {
   int rc = check_spec(spec, err);
   if (rc) return rc;
-  if (!pt || !bw_gbps || !ev) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "null argument");
+  if (!pt || !bw_gbps || !ev)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "null argument");
   if (pt->net < 0 || pt->net >= spec->nnets || pt->par.dp < 1)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "not a point of this co-design");
   Scratch s;
