@@ -25,13 +25,15 @@ int cmd_topo(int argc, char **argv);      /* topo.c */
 const char *cli_zoo_dir(void);
 
 /* Plots through gnuplot (plot.c): a .png or .svg by the path's extension.
- * Every array is borrowed; npoints may be 0 (no Pareto panel). */
+ * Every array and the points stream are borrowed; npoints may be 0 (no Pareto panel). */
 typedef struct {
   const char *title;
   size_t npoints;
-  const double *point_cost_usd, *point_time_ns;  /* every feasible design */
+  FILE *points;        /* every feasible design: npoints (cost_usd, time_ns) pairs
+                          of doubles, binary, read from the start (so any count
+                          of designs plots without holding them in memory) */
   size_t nfront;
-  const size_t *front;                           /* Pareto indices, by cost */
+  const double *front_cost_usd, *front_time_ns;  /* the Pareto front, by cost */
   double chosen_cost_usd, chosen_time_ns;        /* the design reported */
   double equal_cost_usd, equal_time_ns;          /* EqualBW at its total bandwidth */
   int ndims;

@@ -14,6 +14,7 @@
 
 #define CS_MAX_NETWORKS 256  /* --network files */
 #define CS_DEFAULT_TOP 10
+#define CS_TOP_MIN_CAND 64  /* ranking candidates held at least (summary.c) */
 
 /* One row per option: drives parsing and --help alike (cli_opts_parse). The
  * table is split in two parsing sets at --network, so that --network and
@@ -166,13 +167,16 @@ static int same_ci(const char *a, const char *b) {
 /* Everything codesign owns; freed in one place. */
 typedef struct {
   WeftNetwork *nets;
-  WeftDesignPoint *pts;
+  WeftCodesignSummary *sum;
+  CsCsv csv;
+  FILE *plot_points;  /* (cost_usd, time_ns) of every OK point, for --plot */
   CsReport rep;
 } State;
 
 static int finish(State *st, int code) {
-  cs_release(&st->rep);
-  free(st->pts);
+  cs_csv_discard(&st->csv);  /* renamed already when the run succeeded */
+  if (st->plot_points) fclose(st->plot_points);
+  weft_codesign_summary_free(st->sum);
   free(st->nets);
   cli_mpi_finalize();
   return code;
@@ -328,6 +332,62 @@ static int networks_from_blocks(const Args *a, int npus, const WeftCostModel *cm
   return 0;
 }
 
+/* Where the stream's chunks go: gathered on rank 0, then the summary, the
+ * CSV rows and the plot's points. */
+typedef struct {
+  CsReport *r;
+  size_t rank;
+  CsCsv *csv;
+  FILE *plot_points;  /* NULL without --plot */
+  int failed;         /* 1: take_chunk printed why it stopped */
+} Sink;
+
+static int take_chunk(void *ctx, size_t first, WeftDesignPoint *pts, size_t n) {
+  Sink *k = ctx;
+  if (cli_mpi_gather(pts, n, sizeof *pts)) {
+    k->failed = 1;
+    return -1;
+  }
+  if (k->rank > 0) return 0;
+  for (size_t j = 0; j < n; j++) {
+    if (weft_codesign_summary_add(k->r->sum, first + j, &pts[j])) {
+      cli_fail("out of memory keeping the best designs and the Pareto front");
+      k->failed = 1;
+      return -1;
+    }
+    if (k->plot_points && pts[j].status == WEFT_POINT_OK) {
+      double v[2] = {pts[j].cost_usd, pts[j].time_ns};
+      if (fwrite(v, sizeof v[0], 2, k->plot_points) != 2) {
+        cli_fail("--plot: cannot write a temporary file: %s", strerror(errno));
+        k->failed = 1;
+        return -1;
+      }
+    }
+  }
+  cs_csv_rows(k->csv, k->r, first, pts, n);
+  return 0;
+}
+
+/* The size of the search and the memory it takes, before the work: a
+ * chunk of points in flight (on rank 0 twice more under MPI: the gather's
+ * buffers), the ranking's candidates; the front and the threads' workload
+ * buffers add little. */
+static void announce(const CsReport *r, size_t nnets, int threads, size_t nranks) {
+  size_t chunk = weft_codesign_chunk_size(0, nranks);
+  size_t flight = r->n < chunk ? r->n : chunk;
+  double per = (double)sizeof(WeftDesignPoint);
+  double bytes = (double)flight * per * (nranks > 1 ? 2.0 + 1.0 / (double)nranks : 1.0);
+  double cand = 2.0 * (r->top > CS_TOP_MIN_CAND / 2 ? 2.0 * r->top : CS_TOP_MIN_CAND);
+  bytes += cand * (double)sizeof(WeftIndexedPoint);
+  char th[32] = "every core", mem[32];
+  if (threads > 0) snprintf(th, sizeof th, "%d thread%s", threads, threads > 1 ? "s" : "");
+  fprintf(stderr,
+          "weft: codesign: %zu design point%s on %zu network%s, %s%s; the search holds about %s "
+          "(%zu points in flight at a time), flat in the number of points\n",
+          r->n, r->n == 1 ? "" : "s", nnets, nnets == 1 ? "" : "s", th,
+          nranks > 1 ? " per rank" : "", cli_format_bytes(mem, sizeof mem, bytes), flight);
+}
+
 int cmd_codesign(int argc, char **argv) {
   if (cli_mpi_init(&argc, &argv)) return EXIT_RUNTIME;
   size_t rank = cli_mpi_rank(), nranks = cli_mpi_size();
@@ -432,14 +492,39 @@ int cmd_codesign(int argc, char **argv) {
   spec.cost = &cost;
   spec.cons = &cons;
 
-  /* Enumerate, evaluate this rank's share with its threads, gather on rank 0. */
-  size_t n = 0;
-  rc = weft_codesign_points(&spec, &st.pts, &n, &err);
+  /* Count, say what it takes, then stream: each chunk evaluated (this rank's
+   * share, on its threads), gathered on rank 0, and kept only as the report
+   * needs it (counts, top, front; CSV rows and plot points go to files). */
+  CsReport *r = &st.rep;
+  r->spec = &spec;
+  r->npus = npus;
+  r->networks = networks;
+  r->cons = a.cons;
+  r->ncons = a.ncons;
+  r->top = top;
+  r->ndims = cs_ndims(&spec);
+  rc = weft_codesign_count(&spec, &r->n, &err);
   if (rc) {
     cli_error(&err);
     free(model);
     return finish(&st, rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE);
   }
+  if (rank == 0 && !(st.sum = weft_codesign_summary_create((size_t)top))) {
+    cli_fail("out of memory");
+    free(model);
+    return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
+  }
+  if (rank == 0 && a.val[O_PLOT] && !(st.plot_points = tmpfile())) {
+    cli_fail("--plot: cannot create a temporary file: %s", strerror(errno));
+    free(model);
+    return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
+  }
+  if (rank == 0 && a.val[O_CSV] && (rc = cs_csv_open(&st.csv, a.val[O_CSV], r))) {
+    free(model);
+    return finish(&st, cli_mpi_abort(rc));
+  }
+  r->sum = st.sum;
+  announce(r, nnets, threads, nranks);
   WeftRunSettings rs;
   weft_run_settings_default(&rs);
   CliProgress pg;
@@ -449,14 +534,11 @@ int cmd_codesign(int argc, char **argv) {
   rs.nranks = nranks;
   rs.progress = cli_progress_update;
   rs.progress_ctx = &pg;
-  rc = weft_codesign_run(&spec, st.pts, n, &rs, &err);
+  Sink sink = {r, rank, &st.csv, st.plot_points, 0};
+  rc = weft_codesign_stream(&spec, &rs, 0, take_chunk, &sink, &err);
   cli_progress_end(&pg);
   if (rc) {
-    cli_error(&err);
-    free(model);
-    return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
-  }
-  if (cli_mpi_gather(st.pts, n, sizeof *st.pts)) {
+    if (!sink.failed) cli_error(&err);  /* else take_chunk said why */
     free(model);
     return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
   }
@@ -466,31 +548,18 @@ int cmd_codesign(int argc, char **argv) {
   }
 
   /* Report (rank 0). */
-  CsReport *r = &st.rep;
-  r->spec = &spec;
-  r->pts = st.pts;
-  r->n = n;
-  r->npus = npus;
-  r->networks = networks;
-  r->cons = a.cons;
-  r->ncons = a.ncons;
-  r->top = top;
-  if (cs_summarize(r)) {
-    cli_fail("out of memory");
-    free(model);
-    return finish(&st, EXIT_RUNTIME);
-  }
+  cs_summarize(r);
   if (a.val[O_JSON]) cs_json(stdout, r);
   else cs_table(stdout, r);
   fflush(stdout);
   int code = EXIT_OK;
   if (r->nok == 0) {  /* a failure: nothing written, as for any failing command */
-    cli_fail("no feasible design among %zu points%s", n,
+    cli_fail("no feasible design among %zu points%s", r->n,
              a.val[O_CSV] || a.val[O_PLOT] ? " (nothing written)" : "");
     code = EXIT_RUNTIME;
-  } else if (a.val[O_CSV] && (rc = cs_csv(a.val[O_CSV], r))) {
+  } else if (a.val[O_CSV] && (rc = cs_csv_commit(&st.csv))) {
     code = rc;
-  } else if (a.val[O_PLOT] && (rc = cs_plot(a.val[O_PLOT], r))) {
+  } else if (a.val[O_PLOT] && (rc = cs_plot(a.val[O_PLOT], r, st.plot_points))) {
     code = rc;
   }
   free(model);

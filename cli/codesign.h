@@ -7,37 +7,58 @@
 
 #include "weft.h"
 
-#define CS_NSTATUS 6  /* WEFT_POINT_* values */
+#define CS_NSTATUS WEFT_POINT_NSTATUS
 
 typedef struct {
   const WeftCodesignSpec *spec;
-  const WeftDesignPoint *pts;
-  size_t n;
+  WeftCodesignSummary *sum;   /* what the stream kept (borrowed) */
+  size_t n;                   /* points */
   int npus;
   const char *networks;       /* how the shapes came about, one line */
   const char *const *cons;    /* constraint texts */
   int ncons;
   int top;                    /* designs listed */
-  /* Filled by cs_summarize (owned; cs_release frees them). */
-  size_t count[CS_NSTATUS];
-  size_t example[CS_NSTATUS]; /* first point of each status (n when none) */
-  size_t nok;
-  size_t *rank;               /* OK points by objective, then index */
-  size_t nfront;
-  size_t *front;              /* Pareto front, by increasing cost */
   int ndims;                  /* most dims over the networks (CSV columns) */
+  /* Filled by cs_summarize from sum (views into it). */
+  size_t count[CS_NSTATUS];
+  const WeftIndexedPoint *example[CS_NSTATUS];  /* first point of each status, NULL when none */
+  size_t nok;
+  size_t ntop;
+  const WeftIndexedPoint *best;   /* the top designs, best first */
+  size_t nfront;
+  const WeftIndexedPoint *front;  /* Pareto front, by increasing cost */
 } CsReport;
 
-/* Counts, ranking and front. 0, or -1 when out of memory. */
-int cs_summarize(CsReport *r);
-void cs_release(CsReport *r);
+/* Most dims over the networks (the CSV's bw columns); call before streaming. */
+int cs_ndims(const WeftCodesignSpec *spec);
+/* Counts, ranking and front from r->sum once every point is in. */
+void cs_summarize(CsReport *r);
 
 void cs_table(FILE *out, const CsReport *r);
 void cs_json(FILE *out, const CsReport *r);
-/* Whole CSV to path (temporary file, renamed). 0, or prints why and returns EXIT_RUNTIME. */
-int cs_csv(const char *path, const CsReport *r);
-/* The Pareto plot of the best design; 0 or an exit code (printed). */
-int cs_plot(const char *path, const CsReport *r);
+
+/* The CSV, written as the points stream in (enumeration order) into a
+ * temporary file beside path, renamed by cs_csv_commit or removed by
+ * cs_csv_discard. */
+typedef struct {
+  const char *path;
+  char *tmp;  /* the temporary file's name (NULL when not open) */
+  FILE *f;
+} CsCsv;
+
+/* Create the temporary file and write the header; 0, or prints why and
+ * returns EXIT_RUNTIME. */
+int cs_csv_open(CsCsv *c, const char *path, const CsReport *r);
+void cs_csv_rows(CsCsv *c, const CsReport *r, size_t first, const WeftDesignPoint *pts,
+                 size_t n);
+/* Close and rename over path; 0, or prints why and returns EXIT_RUNTIME. */
+int cs_csv_commit(CsCsv *c);
+void cs_csv_discard(CsCsv *c);  /* close and remove; fine when not open */
+
+/* The Pareto plot of the best design. points: (cost_usd, time_ns) pairs of
+ * doubles of every OK point, binary, r->nok of them, from the start. 0 or an
+ * exit code (printed). */
+int cs_plot(const char *path, const CsReport *r, FILE *points);
 
 /* "R4xFC8xR4xSW32" */
 void cs_shape(const WeftNetwork *net, char *buf, size_t size);

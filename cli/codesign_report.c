@@ -2,6 +2,7 @@
  * reason each, the best designs, the Pareto front; as a table, JSON, CSV, plot. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,70 +41,27 @@ void cs_order(const WeftParDim order[3], char *buf, size_t size) {
 
 /* ------------------------------------------------------------ summary */
 
-/* Objectives this close are one optimum (the solver certifies each to a
- * relative gap of 1e-9): the cheaper design ranks first among them. */
-#define RANK_TIE_TOL 1e-9
-
-typedef struct {
-  double key, cost;
-  size_t i;
-} Ranked;
-
-static int by_key(const void *a, const void *b) {
-  const Ranked *x = a, *y = b;
-  if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  return x->i < y->i ? -1 : x->i > y->i;  /* ties: enumeration order */
+int cs_ndims(const WeftCodesignSpec *spec) {
+  int nd = 0;
+  for (int k = 0; k < spec->nnets; k++)
+    if (spec->nets[k].ndims > nd) nd = spec->nets[k].ndims;
+  return nd;
 }
 
-static int by_cost(const void *a, const void *b) {
-  const Ranked *x = a, *y = b;
-  if (x->cost != y->cost) return x->cost < y->cost ? -1 : 1;
-  return x->i < y->i ? -1 : x->i > y->i;
-}
-
-int cs_summarize(CsReport *r) {
-  memset(r->count, 0, sizeof r->count);
-  for (int s = 0; s < CS_NSTATUS; s++) r->example[s] = r->n;
-  r->ndims = 0;
-  for (int k = 0; k < r->spec->nnets; k++)
-    if (r->spec->nets[k].ndims > r->ndims) r->ndims = r->spec->nets[k].ndims;
-  r->nok = 0;
-  for (size_t i = 0; i < r->n; i++) {
-    int s = (int)r->pts[i].status;
-    if (s < 0 || s >= CS_NSTATUS) s = WEFT_POINT_FAILED;
-    if (r->count[s]++ == 0) r->example[s] = i;
+void cs_summarize(CsReport *r) {
+  r->ndims = cs_ndims(r->spec);
+  for (int s = 0; s < CS_NSTATUS; s++) {
+    r->count[s] = weft_codesign_summary_count(r->sum, (WeftPointStatus)s);
+    r->example[s] = weft_codesign_summary_example(r->sum, (WeftPointStatus)s);
   }
-  r->rank = malloc((r->n ? r->n : 1) * sizeof *r->rank);
-  r->front = malloc((r->n ? r->n : 1) * sizeof *r->front);
-  Ranked *tmp = malloc((r->n ? r->n : 1) * sizeof *tmp);
-  if (!r->rank || !r->front || !tmp) {
-    free(tmp);
-    return -1;
-  }
-  for (size_t i = 0; i < r->n; i++)
-    if (r->pts[i].status == WEFT_POINT_OK)
-      tmp[r->nok++] = (Ranked){r->pts[i].objective, r->pts[i].cost_usd, i};
-  qsort(tmp, r->nok, sizeof *tmp, by_key);
-  /* Runs of objectives within RANK_TIE_TOL of the run's first: by cost. */
-  for (size_t a = 0, b; a < r->nok; a = b) {
-    for (b = a + 1; b < r->nok && tmp[b].key <= tmp[a].key * (1.0 + RANK_TIE_TOL); b++) {}
-    qsort(tmp + a, b - a, sizeof *tmp, by_cost);
-  }
-  for (size_t k = 0; k < r->nok; k++) r->rank[k] = tmp[k].i;
-  free(tmp);
-  r->nfront = weft_pareto(r->pts, r->n, r->front);
-  return 0;
-}
-
-void cs_release(CsReport *r) {
-  free(r->rank);
-  free(r->front);
-  r->rank = r->front = NULL;
+  r->nok = r->count[WEFT_POINT_OK];
+  r->ntop = weft_codesign_summary_top(r->sum, &r->best);
+  if ((size_t)r->top < r->ntop) r->ntop = (size_t)r->top;
+  r->nfront = weft_codesign_summary_front(r->sum, &r->front);
 }
 
 /* "R4xFC8xR4xSW32 tp 8 pp 16 dp 32 mb 1 TP-PP-DP" */
-static void describe(const CsReport *r, size_t i, char *buf, size_t size) {
-  const WeftDesignPoint *p = &r->pts[i];
+static void describe(const CsReport *r, const WeftDesignPoint *p, char *buf, size_t size) {
   char shape[160], order[16];
   cs_shape(&r->spec->nets[p->net], shape, sizeof shape);
   cs_order(p->par.order, order, sizeof order);
@@ -120,13 +78,15 @@ static void design_header(FILE *out, const CsReport *r, const char *first) {
   fputs("  (GB/s)\n", out);
 }
 
-static void design_row(FILE *out, const CsReport *r, const char *first, size_t i) {
-  const WeftDesignPoint *p = &r->pts[i];
+static void design_row(FILE *out, const CsReport *r, const char *first,
+                       const WeftIndexedPoint *ip) {
+  const WeftDesignPoint *p = &ip->pt;
   char shape[160], order[16];
   cs_shape(&r->spec->nets[p->net], shape, sizeof shape);
   cs_order(p->par.order, order, sizeof order);
   double gain = p->time_ns > 0 && p->equal_time_ns > 0 ? p->equal_time_ns / p->time_ns : 0.0;
-  fprintf(out, "  %s %7zu  %-18s %4d %4d %5d %3d  %-8s %11.3f %12.0f %7.3fx ", first, i, shape,
+  fprintf(out, "  %s %7zu  %-18s %4d %4d %5d %3d  %-8s %11.3f %12.0f %7.3fx ", first, ip->index,
+          shape,
           p->par.tp, p->par.pp, p->par.dp, p->par.micro_batch, order, p->time_ns / 1e6,
           p->cost_usd, gain);
   int D = r->spec->nets[p->net].ndims;
@@ -150,11 +110,11 @@ void cs_table(FILE *out, const CsReport *r) {
   fprintf(out, "  %-12s %9s\n", "status", "points");
   for (int s = 0; s < CS_NSTATUS; s++) {
     fprintf(out, "  %-12s %9zu", status_token[s], r->count[s]);
-    if (s != WEFT_POINT_OK && r->count[s]) {
+    if (s != WEFT_POINT_OK && r->example[s]) {
       char what[256];
-      describe(r, r->example[s], what, sizeof what);
+      describe(r, &r->example[s]->pt, what, sizeof what);
       fprintf(out, "  %s\n  %-12s %9s  e.g. point %zu (%s): %s", weft_point_status_name(s), "",
-              "", r->example[s], what, r->pts[r->example[s]].reason);
+              "", r->example[s]->index, what, r->example[s]->pt.reason);
     }
     fputc('\n', out);
   }
@@ -162,7 +122,7 @@ void cs_table(FILE *out, const CsReport *r) {
     fputs("\nno feasible design\n", out);
     return;
   }
-  size_t top = (size_t)r->top < r->nok ? (size_t)r->top : r->nok;
+  size_t top = r->ntop;
   if (top > 0) {
     fprintf(out, "\ntop %zu of %zu feasible designs by %s:\n", top, r->nok,
             sp->objective == WEFT_OBJ_PERF ? "iteration time" : "time x cost");
@@ -170,25 +130,25 @@ void cs_table(FILE *out, const CsReport *r) {
     for (size_t k = 0; k < top; k++) {
       char rk[24];
       snprintf(rk, sizeof rk, "%4zu", k + 1);
-      design_row(out, r, rk, r->rank[k]);
+      design_row(out, r, rk, &r->best[k]);
     }
   }
   fprintf(out, "\nPareto front of (network cost, iteration time): %zu designs, by cost\n",
           r->nfront);
   design_header(out, r, "    ");
-  for (size_t k = 0; k < r->nfront; k++) design_row(out, r, "    ", r->front[k]);
+  for (size_t k = 0; k < r->nfront; k++) design_row(out, r, "    ", &r->front[k]);
 }
 
 /* ------------------------------------------------------------ JSON */
 
 
-static void json_design(FILE *out, const CsReport *r, size_t i) {
-  const WeftDesignPoint *p = &r->pts[i];
+static void json_design(FILE *out, const CsReport *r, const WeftIndexedPoint *ip) {
+  const WeftDesignPoint *p = &ip->pt;
   const WeftNetwork *net = &r->spec->nets[p->net];
   char shape[160], order[16];
   cs_shape(net, shape, sizeof shape);
   cs_order(p->par.order, order, sizeof order);
-  fprintf(out, "{\"point\": %zu, \"net\": %d, \"shape\": ", i, p->net);
+  fprintf(out, "{\"point\": %zu, \"net\": %d, \"shape\": ", ip->index, p->net);
   cli_json_str(out, shape);
   fprintf(out, ", \"tp\": %d, \"pp\": %d, \"dp\": %d, \"mb\": %d, \"order\": \"%s\"",
           p->par.tp, p->par.pp, p->par.dp, p->par.micro_batch, order);
@@ -232,22 +192,22 @@ void cs_json(FILE *out, const CsReport *r) {
     fprintf(out, "%s\n    \"%s\": {\"count\": %zu, \"meaning\": ", s ? "," : "", status_token[s],
             r->count[s]);
     cli_json_str(out, weft_point_status_name(s));
-    if (r->count[s] && s != WEFT_POINT_OK) {
-      fprintf(out, ", \"example_point\": %zu, \"example_reason\": ", r->example[s]);
-      cli_json_str(out, r->pts[r->example[s]].reason);
+    if (r->example[s] && s != WEFT_POINT_OK) {
+      fprintf(out, ", \"example_point\": %zu, \"example_reason\": ", r->example[s]->index);
+      cli_json_str(out, r->example[s]->pt.reason);
     }
     fputc('}', out);
   }
-  size_t top = (size_t)r->top < r->nok ? (size_t)r->top : r->nok;
+  size_t top = r->ntop;
   fputs("\n  },\n  \"top\": [", out);
   for (size_t k = 0; k < top; k++) {
     fputs(k ? ",\n    " : "\n    ", out);
-    json_design(out, r, r->rank[k]);
+    json_design(out, r, &r->best[k]);
   }
   fputs(top ? "\n  ],\n  \"pareto\": [" : "],\n  \"pareto\": [", out);
   for (size_t k = 0; k < r->nfront; k++) {
     fputs(k ? ",\n    " : "\n    ", out);
-    json_design(out, r, r->front[k]);
+    json_design(out, r, &r->front[k]);
   }
   fputs(r->nfront ? "\n  ]\n}\n" : "]\n}\n", out);
 }
@@ -273,8 +233,7 @@ static void csv_num(FILE *f, double v) {
   else fputs(",", f);
 }
 
-static void csv_row(FILE *f, const CsReport *r, size_t i) {
-  const WeftDesignPoint *p = &r->pts[i];
+static void csv_row(FILE *f, const CsReport *r, size_t i, const WeftDesignPoint *p) {
   const WeftNetwork *net = &r->spec->nets[p->net];
   char shape[160], order[16];
   cs_shape(net, shape, sizeof shape);
@@ -304,103 +263,172 @@ static void csv_row(FILE *f, const CsReport *r, size_t i) {
   fputc('\n', f);
 }
 
-static void csv_body(FILE *f, const void *ctx) {
-  const CsReport *r = ctx;
-  fputs("point,net,shape,tp,pp,dp,mb,order,status,time_ns,cost_usd,objective", f);
-  for (int d = 0; d < r->ndims; d++) fprintf(f, ",bw_gbps_%d", d + 1);
-  fputs(",equal_time_ns,mem_bytes,gap,reason\n", f);
-  for (size_t i = 0; i < r->n; i++) csv_row(f, r, i);
+/* strerror's text, lowercased as weft's messages are. */
+static const char *why(int e, char *buf, size_t n) {
+  snprintf(buf, n, "%s", strerror(e));
+  if (buf[0] >= 'A' && buf[0] <= 'Z') buf[0] = (char)(buf[0] - 'A' + 'a');
+  return buf;
 }
 
-int cs_csv(const char *path, const CsReport *r) { return cli_write_file(path, csv_body, r); }
+/* The CSV is written while a long search runs: an interrupt (Ctrl-C, kill)
+ * removes the temporary file before the default action, so nothing is left
+ * half-written. The one process-wide name the handler reads (signal
+ * handlers have no context argument). */
+static char *volatile pending_tmp;
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
-/* ------------------------------------------------------------ plot */
-
-/* The chosen design's time split, at its bandwidth and at EqualBW: the
- * point is generated and evaluated once more (no solve). */
-static int breakdown(const CsReport *r, const WeftDesignPoint *p, const double *eq_bw,
-                     PlotData *pd) {
-  const WeftCodesignSpec *sp = r->spec;
-  const WeftNetwork *net = &sp->nets[p->net];
-  WeftWorkload *wl = weft_workload_create();
-  WeftCommunicator comm;
-  WeftGenInfo info;
-  WeftError err;
-  WeftProblem *prob = NULL;
-  memset(&comm, 0, sizeof comm);
-  int rc = wl ? weft_generate(sp->model, sp->device, &p->par, net, 1, wl, &comm, &info, &err)
-              : WEFT_ENOMEM;
-  WeftSpec ws;
-  memset(&ws, 0, sizeof ws);
-  ws.net = net;
-  ws.cost = sp->cost;
-  ws.njobs = 1;
-  ws.jobs[0] = (WeftJob){wl, &comm, 1.0, ""};
-  ws.cons = sp->cons;
-  ws.objective = sp->objective;
-  ws.loop = sp->loop;
-  if (!rc) rc = weft_problem_create(&ws, &prob, &err);
-  WeftEval a, b;
-  if (!rc) rc = weft_problem_evaluate(prob, p->bw_gbps, &a);
-  if (!rc) rc = weft_problem_evaluate(prob, eq_bw, &b);
-  if (!rc) {
-    cli_plot_times(&ws, &a, &pd->compute_ns, pd->comm_ns);
-    cli_plot_times(&ws, &b, &pd->equal_compute_ns, pd->equal_comm_ns);
-    pd->equal_cost_usd = b.cost_usd;
-  }
-  weft_problem_free(prob);
-  weft_workload_free(wl);
-  return rc;
+static void on_stop(int sig) {
+  char *t = pending_tmp;
+  if (t) unlink(t);  /* async-signal-safe */
+  signal(sig, SIG_DFL);
+  raise(sig);
 }
 
-int cs_plot(const char *path, const CsReport *r) {
-  if (r->nok == 0) {
-    cli_fail("--plot: no feasible design to plot (nothing written)");
-    return EXIT_RUNTIME;
+static void watch(char *tmp) {
+  pending_tmp = tmp;
+  for (size_t k = 0; k < sizeof stop_signals / sizeof stop_signals[0]; k++) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = tmp ? on_stop : SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(stop_signals[k], &sa, NULL);
   }
-  double *cost = malloc(r->nok * sizeof *cost), *time = malloc(r->nok * sizeof *time);
-  size_t *pos = malloc(r->n * sizeof *pos), *front = malloc((r->nfront + 1) * sizeof *front);
-  if (!cost || !time || !pos || !front) {
-    free(cost), free(time), free(pos), free(front);
+}
+
+int cs_csv_open(CsCsv *c, const char *path, const CsReport *r) {
+  char msg[128];
+  size_t len = strlen(path);
+  memset(c, 0, sizeof *c);
+  c->path = path;
+  if (!(c->tmp = malloc(len + 16))) {
     cli_fail("out of memory");
     return EXIT_RUNTIME;
   }
-  size_t m = 0;
-  for (size_t i = 0; i < r->n; i++)
-    if (r->pts[i].status == WEFT_POINT_OK) {
-      pos[i] = m;
-      cost[m] = r->pts[i].cost_usd;
-      time[m++] = r->pts[i].time_ns;
+  snprintf(c->tmp, len + 16, "%s.tmpXXXXXX", path);
+  int fd = mkstemp(c->tmp);
+  if (fd < 0 || !(c->f = fdopen(fd, "w"))) {
+    cli_fail("%s: cannot write file: %s", path, why(errno, msg, sizeof msg));
+    if (fd >= 0) {
+      close(fd);
+      unlink(c->tmp);
     }
-  for (size_t k = 0; k < r->nfront; k++) front[k] = pos[r->front[k]];
-  const WeftDesignPoint *best = &r->pts[r->rank[0]];
+    free(c->tmp);
+    c->tmp = NULL;
+    return EXIT_RUNTIME;
+  }
+  watch(c->tmp);
+  fputs("point,net,shape,tp,pp,dp,mb,order,status,time_ns,cost_usd,objective", c->f);
+  for (int d = 0; d < r->ndims; d++) fprintf(c->f, ",bw_gbps_%d", d + 1);
+  fputs(",equal_time_ns,mem_bytes,gap,reason\n", c->f);
+  return 0;
+}
+
+void cs_csv_rows(CsCsv *c, const CsReport *r, size_t first, const WeftDesignPoint *pts,
+                 size_t n) {
+  if (!c->f) return;
+  for (size_t j = 0; j < n; j++) csv_row(c->f, r, first + j, &pts[j]);
+}
+
+int cs_csv_commit(CsCsv *c) {
+  char msg[128];
+  if (!c->f) return 0;
+  int bad = ferror(c->f) != 0;
+  if (fclose(c->f)) bad = 1;
+  c->f = NULL;
+  if (!bad) {
+    mode_t mask = umask(0);
+    umask(mask);
+    chmod(c->tmp, (mode_t)0666 & ~mask); /* mkstemp's 0600 would stick after rename */
+  }
+  if (bad || rename(c->tmp, c->path)) {
+    cli_fail("%s: cannot write file: %s", c->path, why(errno, msg, sizeof msg));
+    cs_csv_discard(c);
+    return EXIT_RUNTIME;
+  }
+  watch(NULL);
+  free(c->tmp);
+  c->tmp = NULL;
+  return 0;
+}
+
+void cs_csv_discard(CsCsv *c) {
+  if (c->f) fclose(c->f);
+  c->f = NULL;
+  if (c->tmp) {
+    watch(NULL);
+    unlink(c->tmp);
+  }
+  free(c->tmp);
+  c->tmp = NULL;
+}
+
+/* ------------------------------------------------------------ plot */
+
+/* The chosen design's time split at bw (its own, or EqualBW's), the point
+ * generated again as its solve generated it (no solve). */
+static int breakdown(const CsReport *r, const WeftDesignPoint *p, const double *bw,
+                     double *compute_ns, double comm_ns[WEFT_NPHASES], double *cost_usd,
+                     WeftError *err) {
+  WeftEval ev;
+  int rc = weft_codesign_evaluate(r->spec, p, bw, &ev, err);
+  if (rc) return rc;
+  WeftSpec one;  /* the point's problem has one job of weight 1 */
+  memset(&one, 0, sizeof one);
+  one.njobs = 1;
+  one.jobs[0].weight = 1.0;
+  cli_plot_times(&one, &ev, compute_ns, comm_ns);
+  if (cost_usd) *cost_usd = ev.cost_usd;
+  return WEFT_OK;
+}
+
+int cs_plot(const char *path, const CsReport *r, FILE *points) {
+  if (r->nok == 0 || r->ntop == 0) {
+    cli_fail("--plot: no feasible design to plot (nothing written)");
+    return EXIT_RUNTIME;
+  }
+  double *fc = malloc((r->nfront + 1) * sizeof *fc), *ft = malloc((r->nfront + 1) * sizeof *ft);
+  if (!fc || !ft) {
+    free(fc), free(ft);
+    cli_fail("out of memory");
+    return EXIT_RUNTIME;
+  }
+  for (size_t k = 0; k < r->nfront; k++) {
+    fc[k] = r->front[k].pt.cost_usd;
+    ft[k] = r->front[k].pt.time_ns;
+  }
+  const WeftDesignPoint *best = &r->best[0].pt;
   const WeftNetwork *net = &r->spec->nets[best->net];
   double eq[WEFT_MAX_DIMS];
   weft_equal_bw(best->bw_gbps, net->ndims, eq);
   char title[320], what[200];
-  describe(r, r->rank[0], what, sizeof what);
+  describe(r, best, what, sizeof what);
   snprintf(title, sizeof title, "%s on %d NPUs: best %s", r->spec->model->name, r->npus, what);
   PlotData pd;
   memset(&pd, 0, sizeof pd);
   pd.title = title;
-  pd.npoints = m;
-  pd.point_cost_usd = cost;
-  pd.point_time_ns = time;
+  pd.npoints = r->nok;
+  pd.points = points;
   pd.nfront = r->nfront;
-  pd.front = front;
+  pd.front_cost_usd = fc;
+  pd.front_time_ns = ft;
   pd.chosen_cost_usd = best->cost_usd;
   pd.chosen_time_ns = best->time_ns;
   pd.equal_time_ns = best->equal_time_ns;
   pd.ndims = net->ndims;
   pd.bw_gbps = best->bw_gbps;
   pd.equal_bw_gbps = eq;
-  int rc = breakdown(r, best, eq, &pd);
+  WeftError err;
+  weft_error_clear(&err);
+  int rc = breakdown(r, best, best->bw_gbps, &pd.compute_ns, pd.comm_ns, NULL, &err);
+  if (!rc)
+    rc = breakdown(r, best, eq, &pd.equal_compute_ns, pd.equal_comm_ns, &pd.equal_cost_usd, &err);
   if (rc) {
-    cli_fail("--plot: cannot evaluate the best design again: %s", weft_strerror(rc));
+    cli_fail("--plot: cannot evaluate the best design again: %s",
+             err.msg[0] ? err.msg : weft_strerror(rc));
     rc = EXIT_RUNTIME;
   } else {
     rc = cli_plot(path, &pd);
   }
-  free(cost), free(time), free(pos), free(front);
+  free(fc), free(ft);
   return rc;
 }

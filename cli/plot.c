@@ -199,17 +199,27 @@ static int make_out_tmp(Run *r, const char *path) {
 
 /* ------------------------------------------------------------ data files */
 
+/* The next (cost_usd, time_ns) of the points stream; 0 at its end. */
+static int next_point(const PlotData *pd, size_t *k, double *cost, double *time) {
+  double v[2];
+  if (*k >= pd->npoints || !pd->points || fread(v, sizeof v[0], 2, pd->points) != 2) return 0;
+  ++*k;
+  *cost = v[0];
+  *time = v[1];
+  return 1;
+}
+
 static void write_data(Run *r, const PlotData *pd, double cost_div) {
   FILE *f = r->f[F_POINTS];
-  for (size_t i = 0; i < pd->npoints; i++)
-    if (isfinite(pd->point_cost_usd[i]) && isfinite(pd->point_time_ns[i]))
-      fprintf(f, "%.9g %.9g\n", pd->point_cost_usd[i] / cost_div, pd->point_time_ns[i] / 1e6);
+  double pc, pt;
+  size_t seen = 0;
+  if (pd->points) rewind(pd->points);
+  while (next_point(pd, &seen, &pc, &pt))
+    if (isfinite(pc) && isfinite(pt)) fprintf(f, "%.9g %.9g\n", pc / cost_div, pt / 1e6);
   f = r->f[F_FRONT];
-  for (size_t i = 0; i < pd->nfront; i++) {
-    size_t k = pd->front[i];
-    if (k < pd->npoints && isfinite(pd->point_cost_usd[k]) && isfinite(pd->point_time_ns[k]))
-      fprintf(f, "%.9g %.9g\n", pd->point_cost_usd[k] / cost_div, pd->point_time_ns[k] / 1e6);
-  }
+  for (size_t i = 0; i < pd->nfront; i++)
+    if (isfinite(pd->front_cost_usd[i]) && isfinite(pd->front_time_ns[i]))
+      fprintf(f, "%.9g %.9g\n", pd->front_cost_usd[i] / cost_div, pd->front_time_ns[i] / 1e6);
   /* index 0 the chosen design, index 1 EqualBW */
   fprintf(r->f[F_MARKS], "%.9g %.9g\n\n\n%.9g %.9g\n", pd->chosen_cost_usd / cost_div,
           pd->chosen_time_ns / 1e6, pd->equal_cost_usd / cost_div, pd->equal_time_ns / 1e6);
@@ -394,9 +404,12 @@ static void write_script(Run *r, const PlotData *pd, PlotFormat fmt) {
   int pareto = pd->npoints > 0;
   int wpx = 1200, hpx = pareto ? 1000 : 520;
   Span cs = {HUGE_VAL, 0.0, 0}, ts = {HUGE_VAL, 0.0, 0};
-  for (size_t i = 0; i < pd->npoints; i++) {
-    span_add(&cs, pd->point_cost_usd[i]);
-    span_add(&ts, pd->point_time_ns[i]);
+  double c, t;
+  size_t k = 0;
+  if (pd->points) rewind(pd->points);
+  while (next_point(pd, &k, &c, &t)) {
+    span_add(&cs, c);
+    span_add(&ts, t);
   }
   span_add(&cs, pd->chosen_cost_usd);
   span_add(&cs, pd->equal_cost_usd);

@@ -22,6 +22,13 @@ static void human(char *buf, size_t size, double x) {
   else snprintf(buf, size, "%.2fM", x / 1e6);
 }
 
+char *cli_format_bytes(char *buf, size_t size, double bytes) {
+  if (bytes < 1e6) snprintf(buf, size, "%.0f kB", bytes / 1e3);
+  else if (bytes < 1e9) snprintf(buf, size, "%.1f MB", bytes / 1e6);
+  else snprintf(buf, size, "%.2f GB", bytes / 1e9);
+  return buf;
+}
+
 char *cli_progress_format(char *buf, size_t size, size_t done, size_t total, double elapsed_s,
                           const char *unit) {
   double frac = total > 0 ? (double)done / (double)total : 1.0;

@@ -24,4 +24,7 @@ void cli_progress_end(CliProgress *pg);
 char *cli_progress_format(char *buf, size_t size, size_t done, size_t total, double elapsed_s,
                           const char *unit);
 
+/* "512 kB", "14.5 MB", "2.10 GB" (decimal units), for the size lines. Returns buf. */
+char *cli_format_bytes(char *buf, size_t size, double bytes);
+
 #endif

@@ -1,7 +1,11 @@
 /* sweep.c — `weft sweep SPEC.yml`: every point of a scenario with swept
- * values, solved exactly; one CSV row (or JSON object) per point. */
+ * values, solved exactly; one CSV row (or JSON object) per point. Rows are
+ * evaluated chunk by chunk and kept in a temporary file, not in memory, until
+ * the verdict (and the CSV's bw columns) are known. */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,7 +23,7 @@ static const CliOpt opts[O_COUNT] = {
     [O_THREADS] = {"--threads", "N", "worker threads (default: every core); rows do not depend on it"},
     [O_CSV] = {"--csv", "FILE", "write the CSV to FILE instead of stdout"},
     [O_JSON] = {"--json", NULL, "print one JSON object (instead of the CSV on stdout)"},
-    [O_QUIET] = {"--quiet", NULL, "no progress bar, no note about points that are not ok"},
+    [O_QUIET] = {"--quiet", NULL, "no size line, progress bar or note about points not ok"},
     [O_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
     [O_HELP] = {"--help", NULL, "this help"},
 };
@@ -78,10 +82,28 @@ static void csv_num(FILE *f, int ok, double v) {
 
 typedef struct {
   const WeftSweep *sw;
-  const WeftSweepRow *rows;
+  FILE *rows;  /* every row, in point order (row_put), read back by row_get */
   size_t n;
   int ndims;  /* most dims over the points: the bw_gbps columns */
 } Out;
+
+/* A row in the file: the fixed part, the message's length, its bytes. */
+static int row_put(FILE *f, const WeftSweepRow *r) {
+  uint16_t len = (uint16_t)strnlen(r->message, sizeof r->message - 1);
+  return fwrite(r, offsetof(WeftSweepRow, message), 1, f) == 1 &&
+                 fwrite(&len, sizeof len, 1, f) == 1 && fwrite(r->message, 1, len, f) == len
+             ? 0
+             : -1;
+}
+
+static int row_get(FILE *f, WeftSweepRow *r) {
+  uint16_t len = 0;
+  memset(r, 0, sizeof *r);
+  if (fread(r, offsetof(WeftSweepRow, message), 1, f) != 1 || fread(&len, sizeof len, 1, f) != 1 ||
+      len >= sizeof r->message || fread(r->message, 1, len, f) != len)
+    return -1;
+  return 0;
+}
 
 static void write_csv(FILE *f, const Out *o) {
   int nf = weft_sweep_nfields(o->sw);
@@ -100,8 +122,9 @@ static void write_csv(FILE *f, const Out *o) {
   fputs(",status,time_ns,cost_usd,objective", f);
   for (int d = 0; d < o->ndims; d++) fprintf(f, ",bw_gbps_%d", d + 1);
   fputs(",gap,message\n", f);
-  for (size_t i = 0; i < o->n; i++) {
-    const WeftSweepRow *r = &o->rows[i];
+  WeftSweepRow row, *r = &row;
+  rewind(o->rows);
+  for (size_t i = 0; i < o->n && !row_get(o->rows, r); i++) {
     int ok = r->status == WEFT_POINT_OK;
     fprintf(f, "%zu", i);
     for (int k = 0; k < nf; k++) {
@@ -156,8 +179,9 @@ static void write_json(FILE *f, const char *spec, const Out *o) {
     cli_json_str(f, weft_sweep_field(o->sw, k));
   }
   fputs("],\n  \"points\": [", f);
-  for (size_t i = 0; i < o->n; i++) {
-    const WeftSweepRow *r = &o->rows[i];
+  WeftSweepRow row, *r = &row;
+  rewind(o->rows);
+  for (size_t i = 0; i < o->n && !row_get(o->rows, r); i++) {
     int ok = r->status == WEFT_POINT_OK;
     fprintf(f, "%s\n    {\"point\": %zu, \"values\": {", i ? "," : "", i);
     for (int k = 0; k < nf; k++) {
@@ -200,40 +224,72 @@ static void write_json(FILE *f, const char *spec, const Out *o) {
 
 typedef struct {
   WeftSweep *sw;
-  WeftSweepRow *rows;
+  FILE *rows;  /* rank 0: every row, in point order */
 } State;
 
 static int finish(State *st, int code) {
-  free(st->rows);
+  if (st->rows) fclose(st->rows);
   weft_sweep_free(st->sw);
   cli_mpi_finalize();
   return code;
 }
 
+/* What the verdict needs, tallied as the rows stream in. */
+typedef struct {
+  size_t rank;
+  FILE *rows;
+  size_t n, nok, invalid;
+  int ndims;
+  int has_bad;
+  WeftSweepRow first_bad;   /* the first row that is not ok */
+  WeftSweepRow first;       /* row 0 (its message when every point is invalid) */
+  int failed;               /* 1: take_rows printed why it stopped */
+} Tally;
+
+static int take_rows(void *ctx, size_t first, WeftSweepRow *rows, size_t n) {
+  Tally *t = ctx;
+  if (cli_mpi_gather(rows, n, sizeof *rows)) {
+    t->failed = 1;
+    return -1;
+  }
+  if (t->rank > 0) return 0;
+  for (size_t j = 0; j < n; j++) {
+    const WeftSweepRow *r = &rows[j];
+    if (first + j == 0) t->first = *r;
+    if (r->ndims > t->ndims) t->ndims = r->ndims;
+    t->nok += r->status == WEFT_POINT_OK;
+    t->invalid += r->status == WEFT_POINT_INVALID;
+    if (r->status != WEFT_POINT_OK && !t->has_bad) {
+      t->first_bad = *r;
+      t->first_bad.point = first + j;
+      t->has_bad = 1;
+    }
+    if (row_put(t->rows, r)) {
+      cli_fail("cannot write a temporary file: %s", strerror(errno));
+      t->failed = 1;
+      return -1;
+    }
+  }
+  t->n += n;
+  return 0;
+}
+
 /* Exit status and notes once every row is in: 0 some point ok, 1 none, 2
  * when every point is invalid input (then its first error is printed and
  * nothing is written). */
-static int verdict(const Out *o, int quiet, size_t *nok) {
-  size_t invalid = 0, first_bad = o->n;
-  *nok = 0;
-  for (size_t i = 0; i < o->n; i++) {
-    WeftPointStatus s = o->rows[i].status;
-    *nok += s == WEFT_POINT_OK;
-    invalid += s == WEFT_POINT_INVALID;
-    if (s != WEFT_POINT_OK && first_bad == o->n) first_bad = i;
-  }
-  if (*nok == o->n) return EXIT_OK;
-  if (invalid == o->n) {
-    cli_fail("%s", o->rows[0].message);
-    if (o->n > 1)
-      cli_fail("every one of the %zu points is invalid: the first one's error is above", o->n);
+static int verdict(const Tally *t, int quiet) {
+  if (t->nok == t->n) return EXIT_OK;
+  if (t->invalid == t->n) {
+    cli_fail("%s", t->first.message);
+    if (t->n > 1)
+      cli_fail("every one of the %zu points is invalid: the first one's error is above", t->n);
     return EXIT_USAGE;
   }
   if (!quiet)
-    cli_fail("%zu of %zu point%s not ok; the first, point %zu: %s: %s", o->n - *nok, o->n,
-             o->n > 1 ? "s" : "", first_bad, token(o->rows[first_bad].status),
-             o->rows[first_bad].message);
-  return *nok ? EXIT_OK : EXIT_RUNTIME;
+    cli_fail("%zu of %zu point%s not ok; the first, point %zu: %s: %s", t->n - t->nok, t->n,
+             t->n > 1 ? "s" : "", t->first_bad.point, token(t->first_bad.status),
+             t->first_bad.message);
+  return t->nok ? EXIT_OK : EXIT_RUNTIME;
 }
 
 int cmd_sweep(int argc, char **argv) {
@@ -273,12 +329,26 @@ int cmd_sweep(int argc, char **argv) {
     return finish(&st, rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE);
   }
   size_t n = weft_sweep_count(st.sw);
-  if (!(st.rows = calloc(n, sizeof *st.rows))) {
-    cli_fail("out of memory");
+  if (rank == 0 && !(st.rows = tmpfile())) {
+    cli_fail("cannot create a temporary file: %s", strerror(errno));
     return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
   }
 
-  /* This rank's share with its threads; every row on rank 0. */
+  if (!val[O_QUIET]) {  /* the size of the search, before the work */
+    size_t chunk = (WEFT_SWEEP_CHUNK + nranks - 1) / nranks * nranks;
+    size_t flight = n < chunk ? n : chunk;
+    double bytes = (double)flight * (double)sizeof(WeftSweepRow) *
+                   (nranks > 1 ? 2.0 + 1.0 / (double)nranks : 1.0);
+    char th[32] = "every core", mem[32];
+    if (threads > 0) snprintf(th, sizeof th, "%d thread%s", threads, threads > 1 ? "s" : "");
+    fprintf(stderr,
+            "weft: sweep: %zu point%s, %s%s; the search holds about %s (%zu rows in flight "
+            "at a time, the rest in a temporary file), flat in the number of points\n",
+            n, n == 1 ? "" : "s", th, nranks > 1 ? " per rank" : "",
+            cli_format_bytes(mem, sizeof mem, bytes), flight);
+  }
+
+  /* This rank's share with its threads, chunk by chunk; every row to rank 0. */
   WeftRunSettings rs;
   weft_run_settings_default(&rs);
   CliProgress pg;
@@ -289,24 +359,28 @@ int cmd_sweep(int argc, char **argv) {
   rs.nranks = nranks;
   rs.progress = cli_progress_update;
   rs.progress_ctx = &pg;
-  rc = weft_sweep_run(st.sw, st.rows, &rs, &err);
+  Tally t;
+  memset(&t, 0, sizeof t);
+  t.rank = rank;
+  t.rows = st.rows;
+  rc = weft_sweep_stream(st.sw, &rs, 0, take_rows, &t, &err);
   cli_progress_end(&pg);
   if (rc) {
-    cli_error(&err);
+    if (!t.failed) cli_error(&err);  /* else take_rows said why */
     return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
   }
-  if (cli_mpi_gather(st.rows, n, sizeof *st.rows)) return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
   if (rank > 0) return finish(&st, EXIT_OK);
 
-  Out o = {st.sw, st.rows, n, 0};
-  for (size_t i = 0; i < n; i++)
-    if (st.rows[i].ndims > o.ndims) o.ndims = st.rows[i].ndims;
-  size_t nok;
-  int code = verdict(&o, val[O_QUIET] != NULL, &nok);
+  Out o = {st.sw, st.rows, n, t.ndims};
+  int code = verdict(&t, val[O_QUIET] != NULL);
   if (code == EXIT_USAGE) return finish(&st, code);
   if (val[O_JSON]) write_json(stdout, spec, &o);
   else if (!val[O_CSV]) write_csv(stdout, &o);
   fflush(stdout);
+  if (ferror(st.rows)) {
+    cli_fail("cannot read back a temporary file");
+    return finish(&st, EXIT_RUNTIME);
+  }
   if (val[O_CSV] && (rc = write_csv_file(val[O_CSV], &o))) code = rc;
   return finish(&st, code);
 }

@@ -527,6 +527,12 @@ typedef enum {
 
 const char *weft_point_status_name(WeftPointStatus s);
 
+enum { WEFT_POINT_NSTATUS = 0
+#define WEFT_POINT_COUNT_(name, msg) +1
+       WEFT_POINT_STATUS_MAP(WEFT_POINT_COUNT_)
+#undef WEFT_POINT_COUNT_
+};
+
 #define WEFT_MAX_CHOICES 64
 
 typedef struct {
@@ -579,6 +585,13 @@ int weft_network_shapes(const WeftTopology *topo, const char (*cost_dim)[WEFT_NA
 /* Enumerate the design points of spec (status unset); *out malloc'd. */
 int weft_codesign_points(const WeftCodesignSpec *spec, WeftDesignPoint **out, size_t *n,
                          WeftError *err);
+/* The number of points weft_codesign_points would make (spec checked as there). */
+int weft_codesign_count(const WeftCodesignSpec *spec, size_t *n, WeftError *err);
+/* Points [first, first + count) of that enumeration into out[count] (caller's
+ * storage), byte for byte those weft_codesign_points makes. WEFT_EINVAL for a
+ * range past the end. */
+int weft_codesign_points_at(const WeftCodesignSpec *spec, size_t first, size_t count,
+                            WeftDesignPoint *out, WeftError *err);
 /* Evaluate one point (generate, map, solve). Thread-safe. */
 void weft_codesign_eval(const WeftCodesignSpec *spec, WeftDesignPoint *pt);
 /* Evaluate pts[i] for the rank's share of i, in parallel. */
@@ -587,6 +600,58 @@ int weft_codesign_run(const WeftCodesignSpec *spec, WeftDesignPoint *pts, size_t
 /* Indices of the OK points on the Pareto front of (cost_usd, time_ns), by
  * increasing cost; returns how many (idx has room for n). */
 size_t weft_pareto(const WeftDesignPoint *pts, size_t n, size_t *idx);
+/* Evaluate pt's design again at bw_gbps (no solve), its workload generated
+ * as weft_codesign_eval generates it (compact for no-overlap, every layer for
+ * tp-dp-overlap): a report's time breakdown of a design or of EqualBW. One
+ * job of weight 1, so ev->job[0] holds the split. */
+int weft_codesign_evaluate(const WeftCodesignSpec *spec, const WeftDesignPoint *pt,
+                           const double *bw_gbps, WeftEval *ev, WeftError *err);
+
+/* A co-design without all its points in memory: chunk after chunk is
+ * enumerated into one buffer, evaluated (the rank's share of it, on
+ * rs->threads threads, as weft_codesign_run) and handed to fn(ctx, first,
+ * pts, n): pts[j] is point first + j, chunks in enumeration order. The chunk
+ * size is rounded up to a multiple of rs->nranks, so point i is evaluated on
+ * rank i % nranks as in weft_codesign_run; on the other ranks' points pts
+ * holds the enumerated point (status OK, results 0). rs->progress counts the
+ * rank's share over all chunks. A non-zero return from fn stops the stream
+ * and is returned as is (err untouched). chunk 0: WEFT_CODESIGN_CHUNK.
+ * Memory: one chunk of points plus the threads' scratch. */
+#define WEFT_CODESIGN_CHUNK 32768  /* points per chunk (~14 MB) by default */
+typedef int (*WeftChunkFn)(void *ctx, size_t first, WeftDesignPoint *pts, size_t n);
+int weft_codesign_stream(const WeftCodesignSpec *spec, const WeftRunSettings *rs, size_t chunk,
+                         WeftChunkFn fn, void *ctx, WeftError *err);
+/* The chunk size weft_codesign_stream uses for chunk and nranks. */
+size_t weft_codesign_chunk_size(size_t chunk, size_t nranks);
+
+/* What a report keeps of a stream of evaluated points (added in increasing
+ * index order, e.g. from weft_codesign_stream): the count and first point of
+ * each status, the best `top` OK designs, the Pareto front. Memory grows with
+ * top and the front's staircase, not with the number of points. */
+typedef struct {
+  size_t index;  /* the point's position in the enumeration */
+  WeftDesignPoint pt;
+} WeftIndexedPoint;
+
+typedef struct WeftCodesignSummary WeftCodesignSummary;
+
+WeftCodesignSummary *weft_codesign_summary_create(size_t top);  /* NULL: out of memory */
+void weft_codesign_summary_free(WeftCodesignSummary *s);        /* NULL is fine */
+/* Add point `index` (greater than the last one added: WEFT_EINVAL otherwise);
+ * WEFT_ENOMEM. A status out of range counts as FAILED. */
+int weft_codesign_summary_add(WeftCodesignSummary *s, size_t index, const WeftDesignPoint *pt);
+size_t weft_codesign_summary_points(const WeftCodesignSummary *s);
+size_t weft_codesign_summary_count(const WeftCodesignSummary *s, WeftPointStatus st);
+/* The first point of status st, NULL when none. */
+const WeftIndexedPoint *weft_codesign_summary_example(const WeftCodesignSummary *s,
+                                                      WeftPointStatus st);
+/* The best min(top, OK points) designs into *out, best first: by objective,
+ * objectives within a relative 1e-9 of a run's first (one optimum) by cost,
+ * then index. The Pareto front of the OK points, by increasing cost, exactly
+ * as weft_pareto draws it over all of them. Both arrays are valid until the
+ * next add or free. */
+size_t weft_codesign_summary_top(WeftCodesignSummary *s, const WeftIndexedPoint **out);
+size_t weft_codesign_summary_front(WeftCodesignSummary *s, const WeftIndexedPoint **out);
 
 /* ------------------------------------------------------------------ sweep
  * `weft sweep SPEC.yml` (docs/search.md): a scenario in which any value may
@@ -634,6 +699,16 @@ int weft_sweep_eval(const WeftSweep *sw, size_t i, WeftSweepRow *row);
  * Rows do not depend on the thread count. rs NULL = defaults. */
 int weft_sweep_run(const WeftSweep *sw, WeftSweepRow *rows, const WeftRunSettings *rs,
                    WeftError *err);
+/* The rows without all of them in memory: chunk after chunk of points is
+ * evaluated (the rank's share, as weft_sweep_run) into one buffer and handed
+ * to fn(ctx, first, rows, n): rows[j] is point first + j (zero on the other
+ * ranks' points), chunks in point order, the chunk rounded up to a multiple
+ * of rs->nranks. A non-zero return from fn stops and is returned (err
+ * untouched). chunk 0: WEFT_SWEEP_CHUNK. */
+#define WEFT_SWEEP_CHUNK 4096  /* rows per chunk (~2 MB) by default */
+typedef int (*WeftSweepChunkFn)(void *ctx, size_t first, WeftSweepRow *rows, size_t n);
+int weft_sweep_stream(const WeftSweep *sw, const WeftRunSettings *rs, size_t chunk,
+                      WeftSweepChunkFn fn, void *ctx, WeftError *err);
 
 /* ------------------------------------------------------------------ graphs and flows
  * A general directed graph with link capacities and a fluid flow engine on it:

@@ -10,7 +10,7 @@
 #include "search/pool.h"
 #include "search/shapes.h"
 
-#define CODESIGN_MAX_POINTS 20000000  /* ~9 GB of points: beyond, the search is a typo */
+#define CODESIGN_MAX_POINTS 20000000  /* hours of solving: beyond, the search is a typo */
 
 static const char *const point_status_names[] = {
 #define WEFT_POINT_NAME_(name, msg) msg,
@@ -108,29 +108,46 @@ static const WeftParDim all_orders[6][3] = {
     {WEFT_PAR_PP, WEFT_PAR_TP, WEFT_PAR_DP}, {WEFT_PAR_PP, WEFT_PAR_DP, WEFT_PAR_TP},
     {WEFT_PAR_DP, WEFT_PAR_TP, WEFT_PAR_PP}, {WEFT_PAR_DP, WEFT_PAR_PP, WEFT_PAR_TP}};
 
-/* Walk every point; with out == NULL only count. Order: net, tp, pp, mb, order. */
-static size_t enumerate(const WeftCodesignSpec *spec, Lists *l, WeftDesignPoint *out) {
+/* The points of one network: listed (tp, pp) pairs x micro-batches x orders. */
+static size_t net_points(const WeftCodesignSpec *spec, int npus, const Lists *l, int nmb,
+                         int nord) {
+  size_t pairs = 0;
+  for (int a = 0; a < l->ntp; a++)
+    for (int b = 0; b < l->npp; b++) pairs += (size_t)pair_listed(spec, npus, l->tp[a], l->pp[b]);
+  return pairs * (size_t)nmb * (size_t)nord;
+}
+
+/* Walk the points; those with index in [first, first + count) go to
+ * out[index - first]. With out == NULL only count (stopping early past
+ * CODESIGN_MAX_POINTS). Order: net, tp, pp, mb, order. Returns the total,
+ * or with out the index reached. Networks wholly before first are skipped
+ * by their count, so a range costs O(networks + its points). */
+static size_t enumerate(const WeftCodesignSpec *spec, Lists *l, WeftDesignPoint *out,
+                        size_t first, size_t count) {
   const int *mb = spec->nmb > 0 ? spec->mb : default_mb;
   int nmb = spec->nmb > 0 ? spec->nmb : (int)(sizeof default_mb / sizeof default_mb[0]);
   int nord = spec->all_orders ? 6 : 1;
-  size_t count = 0;
-  for (int net = 0; net < spec->nnets; net++) {
+  size_t i = 0, end = first + count;
+  for (int net = 0; net < spec->nnets && (!out || i < end); net++) {
     int npus = (int)weft_network_npus_total(&spec->nets[net]);
     lists_for(spec, npus, l);
-    for (int a = 0; a < l->ntp; a++)
-      for (int b = 0; b < l->npp; b++) {
+    size_t here = net_points(spec, npus, l, nmb, nord);
+    if (!out || i + here <= first) {
+      i += here;
+      if (!out && i > CODESIGN_MAX_POINTS) return i;
+      continue;
+    }
+    for (int a = 0; a < l->ntp && i < end; a++)
+      for (int b = 0; b < l->npp && i < end; b++) {
         int tp = l->tp[a], pp = l->pp[b];
         if (!pair_listed(spec, npus, tp, pp)) continue;
-        if (!out) {
-          count += (size_t)nmb * (size_t)nord;
-          if (count > CODESIGN_MAX_POINTS) return count;
-          continue;
-        }
         long tpp = (long)tp * pp;
         int dp = tpp <= npus && npus % tpp == 0 ? (int)(npus / tpp) : 0;
         for (int m = 0; m < nmb; m++)
-          for (int o = 0; o < nord; o++) {
-            WeftDesignPoint *pt = &out[count++];
+          for (int o = 0; o < nord; o++, i++) {
+            if (i < first || i >= end) continue;
+            WeftDesignPoint *pt = &out[i - first];
+            memset(pt, 0, sizeof *pt);
             pt->net = net;
             pt->par = spec->base;
             pt->par.tp = tp;
@@ -142,7 +159,46 @@ static size_t enumerate(const WeftCodesignSpec *spec, Lists *l, WeftDesignPoint 
           }
       }
   }
-  return count;
+  return i;
+}
+
+/* Check spec and count its points (at most CODESIGN_MAX_POINTS). */
+static int count_points(const WeftCodesignSpec *spec, Lists *l, size_t *n, WeftError *err) {
+  int rc = check_spec(spec, err);
+  if (rc) return rc;
+  *n = enumerate(spec, l, NULL, 0, 0);
+  if (*n > CODESIGN_MAX_POINTS)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, NULL,
+                          "more than %d design points: narrow the shapes or the tp, pp, "
+                          "micro-batch lists", CODESIGN_MAX_POINTS);
+  return WEFT_OK;
+}
+
+int weft_codesign_count(const WeftCodesignSpec *spec, size_t *n, WeftError *err) {
+  if (n) *n = 0;
+  if (!n) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "null argument");
+  Lists *l = malloc(sizeof *l);
+  if (!l) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
+  size_t total = 0;
+  int rc = count_points(spec, l, &total, err);
+  free(l);
+  if (!rc) *n = total;
+  return rc;
+}
+
+int weft_codesign_points_at(const WeftCodesignSpec *spec, size_t first, size_t count,
+                            WeftDesignPoint *out, WeftError *err) {
+  if (count > 0 && !out) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "null points");
+  Lists *l = malloc(sizeof *l);
+  if (!l) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
+  size_t total = 0;
+  int rc = count_points(spec, l, &total, err);
+  if (!rc && (first > total || count > total - first))
+    rc = weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL,
+                        "points %zu..%zu: the enumeration has %zu", first, first + count, total);
+  if (!rc && count > 0) enumerate(spec, l, out, first, count);
+  free(l);
+  return rc;
 }
 
 int weft_codesign_points(const WeftCodesignSpec *spec, WeftDesignPoint **out, size_t *n,
@@ -150,25 +206,18 @@ int weft_codesign_points(const WeftCodesignSpec *spec, WeftDesignPoint **out, si
   if (out) *out = NULL;
   if (n) *n = 0;
   if (!out || !n) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "null argument");
-  int rc = check_spec(spec, err);
+  size_t total = 0;
+  int rc = weft_codesign_count(spec, &total, err);
   if (rc) return rc;
-  Lists *l = malloc(sizeof *l);
-  if (!l) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
-  size_t total = enumerate(spec, l, NULL);
-  if (total > CODESIGN_MAX_POINTS) {
-    free(l);
-    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, NULL,
-                          "more than %d design points: narrow the shapes or the tp, pp, "
-                          "micro-batch lists", CODESIGN_MAX_POINTS);
-  }
   WeftDesignPoint *pts = total ? calloc(total, sizeof *pts) : NULL;
-  if (total && !pts) {
-    free(l);
+  if (total && !pts)
     return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL,
                           "out of memory for %zu design points", total);
+  rc = weft_codesign_points_at(spec, 0, total, pts, err);
+  if (rc) {
+    free(pts);
+    return rc;
   }
-  enumerate(spec, l, pts);
-  free(l);
   *out = pts;
   *n = total;
   return WEFT_OK;
@@ -180,6 +229,44 @@ typedef struct {
   WeftWorkload *wl;
   WeftCommunicator comm;
 } Scratch;
+
+enum { BUILD_GENERATE = 1, BUILD_PROBLEM = 2 };  /* which step failed (err says why) */
+
+/* The point's workload (into s) and its one-job problem (*p), as every
+ * evaluation of the point builds them: the solve, and a report's breakdown. */
+static int build(const WeftCodesignSpec *spec, const WeftDesignPoint *pt, Scratch *s,
+                 WeftGenInfo *info, WeftProblem **p, WeftError *err) {
+  const WeftNetwork *net = &spec->nets[pt->net];
+  memset(info, 0, sizeof *info);
+  memset(&s->comm, 0, sizeof s->comm);
+  /* compact merges identical layers: exact for no-overlap, while the overlap
+   * loop needs every layer in order */
+  int compact = spec->loop == WEFT_LOOP_NO_OVERLAP;
+  int rc = weft_generate(spec->model, spec->device, &pt->par, net, compact, s->wl, &s->comm,
+                         info, err);
+  if (rc) {
+    err->code = rc;
+    return BUILD_GENERATE;
+  }
+  WeftSpec ws;
+  memset(&ws, 0, sizeof ws);
+  ws.net = net;
+  ws.cost = spec->cost;
+  ws.njobs = 1;
+  ws.jobs[0].workload = s->wl;
+  ws.jobs[0].comm = &s->comm;
+  ws.jobs[0].weight = 1.0;
+  memcpy(ws.jobs[0].name, spec->model->name, sizeof ws.jobs[0].name);
+  ws.cons = spec->cons;
+  ws.objective = spec->objective;
+  ws.loop = spec->loop;
+  rc = weft_problem_create(&ws, p, err);
+  if (rc) {
+    err->code = rc;
+    return BUILD_PROBLEM;
+  }
+  return 0;
+}
 
 static void eval_with(const WeftCodesignSpec *spec, WeftDesignPoint *pt, Scratch *s) {
   /* Results start from zero so a point's bytes depend on its inputs alone. */
@@ -201,37 +288,20 @@ static void eval_with(const WeftCodesignSpec *spec, WeftDesignPoint *pt, Scratch
   }
   WeftGenInfo info;
   WeftError err;
-  memset(&info, 0, sizeof info);
+  WeftProblem *p = NULL;
   weft_error_clear(&err);
-  memset(&s->comm, 0, sizeof s->comm);
-  /* compact merges identical layers: exact for no-overlap, while the overlap
-   * loop needs every layer in order */
-  int compact = spec->loop == WEFT_LOOP_NO_OVERLAP;
-  int rc = weft_generate(spec->model, spec->device, &pt->par, net, compact, s->wl, &s->comm,
-                         &info, &err);
+  int rc = build(spec, pt, s, &info, &p, &err);
   pt->mem_bytes = info.mem.total_bytes;
-  if (rc) {
+  if (rc == BUILD_GENERATE) {
+    rc = err.code;
     pt->status = rc == WEFT_EMODEL                      ? WEFT_POINT_NO_MEMORY
                  : rc == WEFT_EINPUT || rc == WEFT_EINVAL ? WEFT_POINT_INVALID
                                                           : WEFT_POINT_FAILED;
     set_reason(pt, err.msg[0] ? err.msg : weft_strerror(rc));
     return;
   }
-  WeftSpec ws;
-  memset(&ws, 0, sizeof ws);
-  ws.net = net;
-  ws.cost = spec->cost;
-  ws.njobs = 1;
-  ws.jobs[0].workload = s->wl;
-  ws.jobs[0].comm = &s->comm;
-  ws.jobs[0].weight = 1.0;
-  memcpy(ws.jobs[0].name, spec->model->name, sizeof ws.jobs[0].name);
-  ws.cons = spec->cons;
-  ws.objective = spec->objective;
-  ws.loop = spec->loop;
-  WeftProblem *p = NULL;
-  rc = weft_problem_create(&ws, &p, &err);
   if (rc) {
+    rc = err.code;
     pt->status = rc == WEFT_EINPUT || rc == WEFT_EINVAL ? WEFT_POINT_INVALID : WEFT_POINT_FAILED;
     set_reason(pt, err.msg[0] ? err.msg : weft_strerror(rc));
     return;
@@ -272,6 +342,33 @@ void weft_codesign_eval(const WeftCodesignSpec *spec, WeftDesignPoint *pt) {
   }
   eval_with(spec, pt, &s);
   weft_workload_free(s.wl);
+}
+
+int weft_codesign_evaluate(const WeftCodesignSpec *spec, const WeftDesignPoint *pt,
+                           const double *bw_gbps, WeftEval *ev, WeftError *err) {
+  int rc = check_spec(spec, err);
+  if (rc) return rc;
+  if (!pt || !bw_gbps || !ev)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "null argument");
+  if (pt->net < 0 || pt->net >= spec->nnets || pt->par.dp < 1)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "not a point of this co-design");
+  Scratch s;
+  WeftGenInfo info;
+  WeftProblem *p = NULL;
+  WeftError e;
+  weft_error_clear(&e);
+  if (!(s.wl = weft_workload_create()))
+    return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
+  rc = build(spec, pt, &s, &info, &p, &e) ? e.code : WEFT_OK;
+  if (!rc) rc = weft_problem_evaluate(p, bw_gbps, ev);
+  weft_problem_free(p);
+  weft_workload_free(s.wl);
+  if (rc && e.code == rc && e.msg[0]) {
+    if (err) *err = e;
+    return rc;
+  }
+  if (rc) return weft_error_set(err, rc, "", 0, 0, NULL, "%s", weft_strerror(rc));
+  return WEFT_OK;
 }
 
 /* Per-thread scratch without thread ids: at most `threads` evaluations run at

@@ -2,12 +2,7 @@
  * feasible design points: sort by cost, keep each point faster than all cheaper. */
 #include <math.h>
 
-#include "weft.h"
-
-/* Times within this relative distance are the same time: the solver certifies
- * each optimum to a relative gap of 1e-9 (its default), so closer times are
- * one optimum reached through different rounding, not a trade-off. */
-#define PARETO_TIME_TOL 1e-9
+#include "search/pareto.h"
 
 /* A total order: cost, then time, then index (so the result never depends
  * on the sort algorithm). */
@@ -45,7 +40,7 @@ static void sort_points(const WeftDesignPoint *pts, size_t *idx, size_t n) {
  * most as slow with one of the two strictly less. Points tied on both keep
  * only the first in enumeration order (one design per front position), and
  * a point must be faster than the cheaper front point before it by more than
- * PARETO_TIME_TOL to count as faster. */
+ * WEFT_PARETO_TIME_TOL to count as faster. */
 size_t weft_pareto(const WeftDesignPoint *pts, size_t n, size_t *idx) {
   if (!pts || !idx) return 0;
   size_t m = 0;
@@ -58,7 +53,7 @@ size_t weft_pareto(const WeftDesignPoint *pts, size_t n, size_t *idx) {
   double best = HUGE_VAL;  /* time of the last point kept (the fastest so far) */
   for (size_t r = 0; r < m; r++) {
     const WeftDesignPoint *p = &pts[idx[r]];
-    if (p->time_ns < best * (1.0 - PARETO_TIME_TOL)) {  /* faster than every cheaper point */
+    if (p->time_ns < best * (1.0 - WEFT_PARETO_TIME_TOL)) {  /* faster than every cheaper point */
       best = p->time_ns;
       idx[k++] = idx[r];
     }

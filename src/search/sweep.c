@@ -250,11 +250,12 @@ int weft_sweep_eval(const WeftSweep *sw, size_t i, WeftSweepRow *row) {
 typedef struct {
   const WeftSweep *sw;
   WeftSweepRow *rows;
+  size_t first;  /* rows[j] is point first + j */
 } RunCtx;
 
-static void run_one(void *ctx, size_t i) {
+static void run_one(void *ctx, size_t j) {
   RunCtx *c = ctx;
-  weft_sweep_eval(c->sw, i, &c->rows[i]);
+  weft_sweep_eval(c->sw, c->first + j, &c->rows[j]);
 }
 
 int weft_sweep_run(const WeftSweep *sw, WeftSweepRow *rows, const WeftRunSettings *rs,
@@ -262,11 +263,62 @@ int weft_sweep_run(const WeftSweep *sw, WeftSweepRow *rows, const WeftRunSetting
   WeftRunSettings def = {.threads = 0, .rank = 0, .nranks = 1};
   if (!rs) rs = &def;
   if (!sw || !rows) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no sweep or rows");
-  RunCtx ctx = {sw, rows};
+  RunCtx ctx = {sw, rows, 0};
   int rc = weft_pool_run(sw->npoints, rs->threads, rs->rank, rs->nranks, run_one, &ctx,
                          rs->progress, rs->progress_ctx);
   if (rc)
     return weft_error_set(err, rc, sw->file, 0, 0, NULL, "cannot run rank %zu of %zu", rs->rank,
                           rs->nranks);
   return WEFT_OK;
+}
+
+/* Progress over the rank's whole share: the pool reports per chunk. */
+typedef struct {
+  const WeftRunSettings *rs;
+  size_t base, total;
+} Progress;
+
+static void progress(void *ctx, size_t done, size_t total) {
+  Progress *p = ctx;
+  (void)total;
+  if (p->base + done < p->total) p->rs->progress(p->rs->progress_ctx, p->base + done, p->total);
+}
+
+static size_t share(size_t n, size_t rank, size_t nranks) {
+  return n > rank ? (n - rank + nranks - 1) / nranks : 0;
+}
+
+int weft_sweep_stream(const WeftSweep *sw, const WeftRunSettings *rs, size_t chunk,
+                      WeftSweepChunkFn fn, void *ctx, WeftError *err) {
+  WeftRunSettings def = {.threads = 0, .rank = 0, .nranks = 1};
+  if (!rs) rs = &def;
+  if (!sw || !fn) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no sweep or function");
+  if (rs->nranks == 0 || rs->rank >= rs->nranks)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "rank", "rank %zu of %zu", rs->rank,
+                          rs->nranks);
+  size_t n = sw->npoints;
+  if (chunk == 0) chunk = WEFT_SWEEP_CHUNK;
+  chunk = (chunk + rs->nranks - 1) / rs->nranks * rs->nranks;  /* keeps i % nranks */
+  size_t cap = n < chunk ? n : chunk;
+  WeftSweepRow *rows = malloc((cap ? cap : 1) * sizeof *rows);
+  if (!rows) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
+  Progress pg = {rs, 0, share(n, rs->rank, rs->nranks)};
+  int rc = 0;
+  for (size_t first = 0; first < n && !rc; first += chunk) {
+    size_t m = n - first < chunk ? n - first : chunk;
+    memset(rows, 0, m * sizeof *rows);  /* the other ranks' rows: zero */
+    RunCtx c = {sw, rows, first};
+    rc = weft_pool_run(m, rs->threads, rs->rank, rs->nranks, run_one, &c,
+                       rs->progress ? progress : NULL, &pg);
+    if (rc) {
+      rc = weft_error_set(err, rc, sw->file, 0, 0, NULL, "cannot run rank %zu of %zu", rs->rank,
+                          rs->nranks);
+      break;
+    }
+    pg.base += share(m, rs->rank, rs->nranks);
+    rc = fn(ctx, first, rows, m);
+  }
+  if (!rc && rs->progress) rs->progress(rs->progress_ctx, pg.total, pg.total);
+  free(rows);
+  return rc;
 }

@@ -392,6 +392,25 @@ static int rows_equal(const WeftSweepRow *a, const WeftSweepRow *b) {
 }
 
 /* The same rows, bit for bit, on 1 or 4 threads and split over 2 or 3 ranks. */
+/* Chunks from weft_sweep_stream against rows computed at once. */
+typedef struct {
+  const WeftSweepRow *want;
+  size_t n, next, bad, rank, nranks;
+} StreamCheck;
+
+static int stream_check(void *ctx, size_t first, WeftSweepRow *rows, size_t m) {
+  StreamCheck *c = ctx;
+  WeftSweepRow zero;
+  memset(&zero, 0, sizeof zero);
+  if (first != c->next || (m != (c->nranks == 1 ? 3u : 4u) && first + m != c->n)) c->bad++;
+  for (size_t j = 0; j < m && first + j < c->n; j++) {
+    int mine = (first + j) % c->nranks == c->rank;
+    if (!rows_equal(&rows[j], mine ? &c->want[first + j] : &zero)) c->bad++;
+  }
+  c->next = first + m;
+  return 0;
+}
+
 static void threads_and_ranks(void) {
   repo_root();
   char spec[4096], path[WEFT_PATH_LEN];
@@ -432,6 +451,20 @@ static void threads_and_ranks(void) {
   CHECK(nok > 0);
   WeftRunSettings bad = {.threads = 1, .rank = 2, .nranks = 2};
   CHECK_EQ_INT(weft_sweep_run(sw, one, &bad, &e), WEFT_EINVAL);
+  /* streamed in chunks of 3 (4 on 2 ranks), in order: the same rows; on 2
+   * ranks each rank's rows, the others zero */
+  for (size_t nranks = 1; nranks <= 2; nranks++) {
+    StreamCheck sc = {one, n, 0, 0, 0, nranks};
+    for (size_t r = 0; r < nranks; r++) {
+      WeftRunSettings rr = {.threads = 2, .rank = r, .nranks = nranks};
+      sc.next = 0;
+      sc.rank = r;
+      CHECK_EQ_INT(weft_sweep_stream(sw, &rr, 3, stream_check, &sc, &e), WEFT_OK);
+      CHECK_EQ_INT(sc.next, n);
+    }
+    CHECK_EQ_INT(sc.bad, 0);
+  }
+  CHECK_EQ_INT(weft_sweep_stream(sw, &bad, 3, stream_check, NULL, &e), WEFT_EINVAL);
   weft_sweep_free(sw);
   tclean();
 }
