@@ -279,10 +279,14 @@ static int event_loop(Run *r, double *end_ns, unsigned long long *events) {
     double th = sim_heap_top(&r->heap), tr = r->res->next(r->res);
     if (th == HUGE_VAL && tr == HUGE_VAL) break;
     if (tr <= th) {
-      unsigned long long before = *events;
+      /* next() promised a completion. A link step is many flows and only
+       * the last one ends the transfer, so count what the resource
+       * completed, not the transfers: never spin, but flows finishing at
+       * different times are progress. */
+      unsigned long long before = r->res->completions;
       t = tr;
       rc = drain(r, t, events);
-      if (!rc && *events == before) /* next() promised a completion: never spin */
+      if (!rc && r->res->completions == before)
         rc = weft_error_set(r->err, WEFT_ESOLVER, "", 0, 0, NULL,
                             "simulator made no progress at %.17g ns", t);
       continue;

@@ -71,6 +71,9 @@ struct SimRes {
   double dim_bytes[WEFT_MAX_DIMS], dim_busy_ns[WEFT_MAX_DIMS];
   unsigned long long flows;
   size_t peak_flows;
+  /* completions inside the resource (a flow, a transfer), whether or not
+   * they finished a transfer: what the driver's no-spin check counts */
+  unsigned long long completions;
 };
 
 int dimres_create(const WeftNetwork *net, const double *bw_gbps, SimRes **out);
