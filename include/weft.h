@@ -737,7 +737,7 @@ typedef struct {
 } WeftSimSettings;
 
 /* The default limit on a simulation's work: a unit (an event, a flow, a
- * link) costs 50-70 ns on one core, so about two minutes (docs/simulate.md). */
+ * link) costs 50-200 ns on one core, so two to six minutes (docs/simulate.md). */
 #define WEFT_SIM_MAX_WORK 2e9
 
 void weft_sim_settings_default(WeftSimSettings *s);
