@@ -40,7 +40,7 @@ const CliOpt cli_sim_opts[CLI_SIM_COUNT] = {
                            "                        stays valid JSON and says so)"},
     [CLI_SIM_MAX_WORK] = {"--max-work", "N",
                           "refuse a run estimated at more than N events + flows +\n"
-                          "                        links (default 2e9, a few minutes; 0: no limit)"},
+                          "                        links (default 1e9, minutes; 0: no limit)"},
     [CLI_SIM_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap of the solve (1e-9)"},
     [CLI_SIM_HELP] = {"--help", NULL, "this help"},
 };

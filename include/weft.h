@@ -737,8 +737,9 @@ typedef struct {
 } WeftSimSettings;
 
 /* The default limit on a simulation's work: a unit (an event, a flow, a
- * link) costs 50-200 ns on one core, so two to six minutes (docs/simulate.md). */
-#define WEFT_SIM_MAX_WORK 2e9
+ * link) costs 50-700 ns on one core, so 1e9 is a minute to a few (at most
+ * about 12: direct over a large switch on a busy machine; docs/simulate.md). */
+#define WEFT_SIM_MAX_WORK 1e9
 
 void weft_sim_settings_default(WeftSimSettings *s);
 
