@@ -1,5 +1,5 @@
-/* flow_share.c — the flow engine's rates: the connected components a change
- * touched, max-min fair filling over them, and FIFO. */
+/* flow_share.c — the flow engine's rates: max-min fair filling over the
+ * connected components a change touched, and FIFO by a local update. */
 #include <math.h>
 #include <string.h>
 
