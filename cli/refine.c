@@ -17,7 +17,8 @@ static void help(FILE *out) {
         "scaled by its simulated / analytic time at the current design, while the\n"
         "simulated iteration time improves (at most 8 re-solves, gains below 0.01%\n"
         "stop it). Prints the plain optimum and the refined design, analytic and\n"
-        "simulated (docs/simulate.md). Exit 0 done, 1 no optimum, 2 bad input.\n\n"
+        "simulated (docs/simulate.md). Exit 0 done, 1 no optimum or runtime\n"
+        "failure, 2 bad input (including a run over --max-work).\n\n"
         "options:\n",
         out);
   cli_sim_help_options(out);
@@ -85,10 +86,10 @@ int cli_refine(int argc, char **argv) {
     WeftRefine rf;
     WeftError err;
     weft_settings_default(&st);
-    if (weft_refine_with_sim(&run.spec, &st, &run.set, REFINE_MAX_ITER, REFINE_REL_TOL, &rf,
-                             &err)) {
-      cli_error(&err);
-      rc = EXIT_USAGE;
+    int src = weft_refine_with_sim(&run.spec, &st, &run.set, REFINE_MAX_ITER, REFINE_REL_TOL,
+                                   &rf, &err);
+    if (src) {
+      rc = cli_sim_failed(src, &err);  /* as weft simulate and weft validate report it */
     } else if (a.val[CLI_SIM_JSON]) {
       json(stdout, &run, &rf, run.opt.eval.time_ns);
     } else {

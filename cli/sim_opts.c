@@ -35,6 +35,12 @@ const CliOpt cli_sim_opts[CLI_SIM_COUNT] = {
                        "timeline as Chrome trace-event JSON (ui.perfetto.dev)"},
     [CLI_SIM_TRACE_STAGES] = {"--trace-stages", NULL,
                               "also trace every chunk's per-dim stages (large)"},
+    [CLI_SIM_TRACE_MAX] = {"--trace-max-mib", "M",
+                           "stop tracing events past M MiB (default 1024; the trace\n"
+                           "                        stays valid JSON and says so)"},
+    [CLI_SIM_MAX_WORK] = {"--max-work", "N",
+                          "refuse a run estimated at more than N events + flows +\n"
+                          "                        links (default 1e9, minutes; 0: no limit)"},
     [CLI_SIM_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap of the solve (1e-9)"},
     [CLI_SIM_HELP] = {"--help", NULL, "this help"},
 };
@@ -146,7 +152,8 @@ static int alg_list(const char *flag, const char *v, int ndims, WeftAlgorithm *o
 }
 
 /* The values that need no input file. */
-static int scalar_options(const char *const *val, WeftSimSettings *s, WeftSettings *solve) {
+static int scalar_options(const char *const *val, WeftSimSettings *s, WeftSettings *solve,
+                          double *trace_mib) {
   const CliOpt *o = cli_sim_opts;
   int fid = 0, shr = 0;
   if (val[CLI_SIM_CHUNKS] &&
@@ -179,6 +186,22 @@ static int scalar_options(const char *const *val, WeftSimSettings *s, WeftSettin
     return -1;
   }
   s->stage_spans = val[CLI_SIM_TRACE_STAGES] != NULL;
+  if (val[CLI_SIM_MAX_WORK] &&
+      cli_number(val[CLI_SIM_MAX_WORK], strlen(val[CLI_SIM_MAX_WORK]), 0.0, 0, &s->max_work)) {
+    cli_fail("--max-work '%s': expected a non-negative number (0: no limit)",
+             val[CLI_SIM_MAX_WORK]);
+    return -1;
+  }
+  *trace_mib = CLI_TRACE_MAX_MIB;
+  if (val[CLI_SIM_TRACE_MAX] && !val[CLI_SIM_TRACE]) {
+    cli_fail("--trace-max-mib goes with --trace FILE");
+    return -1;
+  }
+  if (val[CLI_SIM_TRACE_MAX] &&
+      cli_number(val[CLI_SIM_TRACE_MAX], strlen(val[CLI_SIM_TRACE_MAX]), 0.0, 1, trace_mib)) {
+    cli_fail("--trace-max-mib '%s': expected a positive number", val[CLI_SIM_TRACE_MAX]);
+    return -1;
+  }
   if (val[CLI_SIM_GAPTOL] &&
       (cli_number(val[CLI_SIM_GAPTOL], strlen(val[CLI_SIM_GAPTOL]), 0.0, 1, &solve->gap_tol))) {
     cli_fail("--gap-tol '%s': expected a positive number", val[CLI_SIM_GAPTOL]);
@@ -201,7 +224,10 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
   memset(run, 0, sizeof *run);
   weft_sim_settings_default(&run->set);
   weft_settings_default(&solve);
-  if (cli_inputs_check(&a->in) || scalar_options(val, &run->set, &solve)) return EXIT_USAGE;
+  double trace_mib;
+  if (cli_inputs_check(&a->in) || scalar_options(val, &run->set, &solve, &trace_mib))
+    return EXIT_USAGE;
+  run->trace_max_bytes = trace_mib * 1048576.0;
   int rc = cli_inputs_load(&a->in, cmd, &run->sc);
   if (rc) return rc;
   int D = run->sc->net.ndims;
@@ -216,7 +242,8 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
   if (val[CLI_SIM_TRACE]) {
     const char *names[WEFT_MAX_JOBS];
     for (int j = 0; j < run->sc->njobs; j++) names[j] = run->sc->job_name[j];
-    if ((rc = cli_trace_open(val[CLI_SIM_TRACE], &run->spec, names, &run->set, &run->trace)))
+    if ((rc = cli_trace_open(val[CLI_SIM_TRACE], &run->spec, names, &run->set,
+                             run->trace_max_bytes, &run->trace)))
       return rc;
     run->trace_path = val[CLI_SIM_TRACE];
     run->set.on_span = cli_trace_span;
@@ -253,11 +280,14 @@ int cli_sim_run(CliSimRun *run) {
     run->trace = NULL;
     if (!rc && trc) return trc;
   }
-  if (rc) {
-    cli_error(&err);
-    return rc == WEFT_EINPUT || rc == WEFT_EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-  }
-  return 0;
+  return rc ? cli_sim_failed(rc, &err) : 0;
+}
+
+int cli_sim_failed(int rc, const WeftError *err) {
+  cli_error(err);
+  if (!strcmp(err->field, "max_work"))
+    cli_fail("hint: --max-work N raises the limit (0 removes it)");
+  return rc == WEFT_EINPUT || rc == WEFT_EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 }
 
 void cli_sim_free(CliSimRun *run) {

@@ -12,7 +12,11 @@
 
 enum { CLI_SIM_BW, CLI_SIM_CHUNKS, CLI_SIM_INFLIGHT, CLI_SIM_LATENCY, CLI_SIM_ENDPOINT,
        CLI_SIM_ALG, CLI_SIM_FIDELITY, CLI_SIM_SHARING, CLI_SIM_JSON, CLI_SIM_TRACE,
-       CLI_SIM_TRACE_STAGES, CLI_SIM_GAPTOL, CLI_SIM_HELP, CLI_SIM_COUNT };
+       CLI_SIM_TRACE_STAGES, CLI_SIM_TRACE_MAX, CLI_SIM_MAX_WORK, CLI_SIM_GAPTOL, CLI_SIM_HELP,
+       CLI_SIM_COUNT };
+
+/* The default cap on a trace file (--trace-max-mib): 1 GiB. */
+#define CLI_TRACE_MAX_MIB 1024.0
 
 extern const CliOpt cli_sim_opts[CLI_SIM_COUNT];
 
@@ -42,6 +46,7 @@ typedef struct {
   double wall_s;           /* the simulation's wall-clock time */
   CliTrace *trace;         /* --trace, NULL without */
   const char *trace_path;
+  double trace_max_bytes;  /* --trace-max-mib, in bytes */
 } CliSimRun;
 
 /* Everything up to the simulation: option values, inputs, the problem, the
@@ -52,6 +57,13 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run);
 /* Simulate and finish the trace (renamed into place). 0 or an exit code
  * (printed). */
 int cli_sim_run(CliSimRun *run);
+/* The one report of a failed simulation (weft_simulate, weft_refine_with_sim)
+ * for every command: prints err (and how to raise the work limit when that
+ * refused the run) and returns the exit code: EXIT_USAGE for what the input
+ * asked (WEFT_EINPUT, WEFT_EINVAL: an algorithm that cannot run on its
+ * group, the work limit), EXIT_RUNTIME for the rest (out of memory, an
+ * internal failure). */
+int cli_sim_failed(int rc, const WeftError *err);
 void cli_sim_free(CliSimRun *run);
 
 /* Names of the fidelity and sharing values ("dim", "link"; "maxmin", "fifo"). */
@@ -78,9 +90,11 @@ void cli_json_arr(FILE *out, const double *v, int n);
 /* Create the temporary file (0, or prints why and returns EXIT_USAGE: an
  * unwritable path is bad input) and write the metadata naming each job's
  * lanes; stage lanes when s->stage_spans. spec, job_names and s are borrowed
- * until cli_trace_close. */
+ * until cli_trace_close. Events stop (the file stays valid JSON) once the
+ * file would pass max_bytes: cli_trace_close then notes it in the trace's
+ * metadata and warns on stderr. */
 int cli_trace_open(const char *path, const WeftSpec *spec, const char *const *job_names,
-                   const WeftSimSettings *s, CliTrace **out);
+                   const WeftSimSettings *s, double max_bytes, CliTrace **out);
 void cli_trace_span(void *ctx, const WeftSimSpan *span);  /* a WeftSpanFn */
 /* 0, or prints why and returns EXIT_RUNTIME (a write failed). */
 int cli_trace_close(CliTrace *t, int ok);

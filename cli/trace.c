@@ -13,6 +13,15 @@
 /* Lanes (trace "threads") of a job's process. */
 enum { LANE_COMPUTE = 0, LANE_BLOCKING = 1, LANE_WG = 2, LANE_DIM0 = 10 };
 
+/* One event is formatted here before it is written, so the cap is checked
+ * on its exact size: its names are at most WEFT_NAME_LEN + 64 bytes, at most
+ * 6 bytes each once escaped, and the rest is under 400: under 2 KiB. */
+#define EVENT_BUF 8192
+/* Room kept under the cap for the closing brackets and the truncation note. */
+#define TRAILER_BYTES 512
+
+static const char HEAD[] = "{\"traceEvents\": [";
+
 struct CliTrace {
   FILE *f;
   char *tmp;           /* path.tmpXXXXXX beside the target */
@@ -20,6 +29,11 @@ struct CliTrace {
   const WeftSpec *spec;
   int chunks;
   int nevents;         /* written so far: a comma before every one after the first */
+  FILE *ev;            /* fmemopen over evbuf: the event being formatted */
+  double bytes, max_bytes;            /* written so far; the cap */
+  int full;                           /* the cap was reached: no more events */
+  unsigned long long spans, written;  /* spans reported; written */
+  char evbuf[EVENT_BUF];
 };
 
 static const char *errmsg(int e, char *buf, size_t n) {
@@ -28,23 +42,47 @@ static const char *errmsg(int e, char *buf, size_t n) {
   return buf;
 }
 
-static void sep(CliTrace *t) { fputs(t->nevents++ ? ",\n" : "\n", t->f); }
+/* Start formatting an event (its separator first); ev_end writes it. */
+static FILE *ev_begin(CliTrace *t) {
+  rewind(t->ev);
+  fputs(t->nevents ? ",\n" : "\n", t->ev);
+  return t->ev;
+}
+
+/* Write the event formatted since ev_begin, unless the file would then pass
+ * the cap less the trailer's room: from there on every event is dropped, so
+ * the trace is a prefix of the run. */
+static int ev_end(CliTrace *t) {
+  fflush(t->ev);
+  long n = ftell(t->ev);
+  if (t->full || n < 0 || n >= EVENT_BUF - 1 ||
+      t->bytes + (double)n + TRAILER_BYTES > t->max_bytes) {
+    t->full = 1;
+    return 0;
+  }
+  fwrite(t->evbuf, 1, (size_t)n, t->f);
+  t->bytes += (double)n;
+  t->nevents++;
+  return 1;
+}
 
 /* A metadata event: what = process_name, thread_name, ..._sort_index. */
 static void meta_name(CliTrace *t, const char *what, int pid, int tid, const char *name) {
-  sep(t);
-  fprintf(t->f, "{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": ",
+  FILE *f = ev_begin(t);
+  fprintf(f, "{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": ",
           what, pid, tid);
-  cli_json_str(t->f, name);
-  fputs("}}", t->f);
+  cli_json_str(f, name);
+  fputs("}}", f);
+  ev_end(t);
 }
 
 static void meta_sort(CliTrace *t, const char *what, int pid, int tid, int index) {
-  sep(t);
-  fprintf(t->f,
+  FILE *f = ev_begin(t);
+  fprintf(f,
           "{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"args\": "
           "{\"sort_index\": %d}}",
           what, pid, tid, index);
+  ev_end(t);
 }
 
 static void lane(CliTrace *t, int pid, int tid, const char *name) {
@@ -52,37 +90,47 @@ static void lane(CliTrace *t, int pid, int tid, const char *name) {
   meta_sort(t, "thread_sort_index", pid, tid, tid);
 }
 
+static void trace_free(CliTrace *t) {
+  if (t->ev) fclose(t->ev);
+  free(t->tmp);
+  free(t);
+}
+
 int cli_trace_open(const char *path, const WeftSpec *spec, const char *const *job_names,
-                   const WeftSimSettings *s, CliTrace **out) {
+                   const WeftSimSettings *s, double max_bytes, CliTrace **out) {
   *out = NULL;
   CliTrace *t = calloc(1, sizeof *t);
   size_t len = strlen(path);
-  char *tmp = malloc(len + 16);
-  if (!t || !tmp) {
-    free(t);
-    free(tmp);
+  if (t) t->tmp = malloc(len + 16);
+  if (t && t->tmp) t->ev = fmemopen(t->evbuf, sizeof t->evbuf, "w");
+  if (!t || !t->tmp || !t->ev) {
+    if (t) trace_free(t);
     cli_fail("out of memory");
     return EXIT_RUNTIME;
   }
-  snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
+  snprintf(t->tmp, len + 16, "%s.tmpXXXXXX", path);
   struct stat st;
   int fd = -1;
   if (!stat(path, &st) && S_ISDIR(st.st_mode)) errno = EISDIR;  /* rename would fail at the end */
-  else fd = mkstemp(tmp);
+  else fd = mkstemp(t->tmp);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!f) {
     char eb[128];
     cli_fail("%s: cannot write file: %s", path, errmsg(errno, eb, sizeof eb));
     if (fd >= 0) {
       close(fd);
-      unlink(tmp);
+      unlink(t->tmp);
     }
-    free(tmp);
-    free(t);
+    trace_free(t);
     return EXIT_USAGE;  /* checked before simulating: the path is bad input */
   }
-  *t = (CliTrace){f, tmp, path, spec, s->chunks, 0};
-  fputs("{\"traceEvents\": [", f);
+  t->f = f;
+  t->path = path;
+  t->spec = spec;
+  t->chunks = s->chunks;
+  t->max_bytes = max_bytes;
+  fputs(HEAD, f);
+  t->bytes = (double)strlen(HEAD);
   for (int j = 0; j < spec->njobs; j++) {
     char name[WEFT_NAME_LEN + 16];
     snprintf(name, sizeof name, "job %s", job_names[j] ? job_names[j] : "");
@@ -102,9 +150,12 @@ int cli_trace_open(const char *path, const WeftSpec *spec, const char *const *jo
   return 0;
 }
 
-/* ts and dur in microseconds, as the format requires; ns resolution kept. */
+/* ts and dur in microseconds, as the format requires; ns resolution kept.
+ * Every name from the inputs (layer, job) goes through cli_json_str. */
 void cli_trace_span(void *ctx, const WeftSimSpan *sp) {
   CliTrace *t = ctx;
+  t->spans++;
+  if (t->full) return;  /* past the cap: counted, not formatted */
   const WeftSpec *spec = t->spec;
   const WeftLayer *layer = NULL;
   if (sp->job >= 0 && sp->job < spec->njobs) {
@@ -125,29 +176,42 @@ void cli_trace_span(void *ctx, const WeftSimSpan *sp) {
   if (sp->kind == WEFT_SPAN_COMPUTE) snprintf(name, sizeof name, "%s %s", lname, phase);
   else if (sp->kind == WEFT_SPAN_COLLECTIVE) snprintf(name, sizeof name, "%s %s", lname, coll);
   else snprintf(name, sizeof name, "%s %s chunk %d", lname, coll, sp->chunk);
-  sep(t);
-  fputs("{\"name\": ", t->f);
-  cli_json_str(t->f, name);
-  fprintf(t->f, ", \"cat\": \"%s\", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": %d, "
-                "\"tid\": %d, \"args\": {\"layer\": ",
+  FILE *f = ev_begin(t);
+  fputs("{\"name\": ", f);
+  cli_json_str(f, name);
+  fprintf(f, ", \"cat\": \"%s\", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": %d, "
+             "\"tid\": %d, \"args\": {\"layer\": ",
           cat[sp->kind <= WEFT_SPAN_STAGE ? sp->kind : WEFT_SPAN_STAGE], sp->start_ns / 1e3,
           (sp->end_ns - sp->start_ns) / 1e3, sp->job, tid);
-  cli_json_str(t->f, lname);
-  fprintf(t->f, ", \"layer_index\": %d, \"phase\": \"%s\"", sp->layer, phase);
+  cli_json_str(f, lname);
+  fprintf(f, ", \"layer_index\": %d, \"phase\": \"%s\"", sp->layer, phase);
   if (sp->kind != WEFT_SPAN_COMPUTE) {
-    fprintf(t->f, ", \"collective\": \"%s\", \"size_bytes\": ", coll);
-    cli_json_num(t->f, size);
+    fprintf(f, ", \"collective\": \"%s\", \"size_bytes\": ", coll);
+    cli_json_num(f, size);
   }
   if (sp->kind == WEFT_SPAN_STAGE) {
-    fprintf(t->f, ", \"dim\": %d, \"chunk\": %d, \"chunk_bytes\": ", sp->dim + 1, sp->chunk);
-    cli_json_num(t->f, size / t->chunks);
+    fprintf(f, ", \"dim\": %d, \"chunk\": %d, \"chunk_bytes\": ", sp->dim + 1, sp->chunk);
+    cli_json_num(f, size / t->chunks);
   }
-  fputs("}}", t->f);
+  fputs("}}", f);
+  t->written += (unsigned long long)ev_end(t);
 }
 
 int cli_trace_close(CliTrace *t, int ok) {
   if (!t) return 0;
-  fputs("\n],\n\"displayTimeUnit\": \"ns\"}\n", t->f);
+  fputs("\n],\n\"displayTimeUnit\": \"ns\"", t->f);
+  if (t->full) {  /* a note in the trace's metadata, and on stderr */
+    unsigned long long kept = t->written;
+    fprintf(t->f, ",\n\"otherData\": {\"weft_truncated\": \"the trace reached its cap of %g MiB "
+                  "(--trace-max-mib): %llu of %llu spans written, the later ones dropped; the "
+                  "simulation itself ran to the end\"}",
+            t->max_bytes / 1048576.0, kept, t->spans);
+    if (ok)
+      fprintf(stderr, "weft: warning: %s: trace stopped at its cap of %g MiB (--trace-max-mib): "
+                      "%llu of %llu spans written\n",
+              t->path, t->max_bytes / 1048576.0, kept, t->spans);
+  }
+  fputs("}\n", t->f);
   int bad = ferror(t->f) != 0, e = errno;
   if (fclose(t->f)) bad = 1, e = errno;
   if (ok && !bad) {
@@ -163,7 +227,6 @@ int cli_trace_close(CliTrace *t, int ok) {
     cli_fail("%s: cannot write file: %s", t->path, errmsg(e, eb, sizeof eb));
     rc = EXIT_RUNTIME;
   }
-  free(t->tmp);
-  free(t);
+  trace_free(t);
   return rc;
 }

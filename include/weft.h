@@ -821,7 +821,14 @@ typedef struct {
   WeftSpanFn on_span;                       /* optional timeline; NULL = none */
   void *span_ctx;
   int stage_spans;                          /* also report every chunk's stages (0) */
+  double max_work;                          /* refuse a run whose weft_sim_estimate work
+                                               exceeds this (WEFT_SIM_MAX_WORK); 0 = no limit */
 } WeftSimSettings;
+
+/* The default limit on a simulation's work: a unit (an event, a flow, a
+ * link) costs 50-700 ns on one core, so 1e9 is a minute to a few (at most
+ * about 12: direct over a large switch on a busy machine; docs/simulate.md). */
+#define WEFT_SIM_MAX_WORK 1e9
 
 void weft_sim_settings_default(WeftSimSettings *s);
 
@@ -849,6 +856,17 @@ typedef struct {
  * flows pending at once, not with the workload's length. */
 int weft_simulate(const WeftSpec *spec, const double *bw_gbps, const WeftSimSettings *s,
                   WeftSimResult *res, WeftError *err);
+
+/* What weft_simulate would do, counted from the stages before it starts:
+ * events (as WeftSimResult.events), flows (as .flows) and, at link fidelity,
+ * the links of the NPU graph; work is their sum. weft_simulate refuses
+ * (WEFT_EINPUT, err->field "max_work") when work > s->max_work > 0.
+ * WEFT_EINPUT for a collective its algorithm cannot run, as weft_simulate. */
+typedef struct {
+  double events, flows, links, work;
+} WeftSimWork;
+int weft_sim_estimate(const WeftSpec *spec, const WeftSimSettings *s, WeftSimWork *out,
+                      WeftError *err);
 
 /* Close the loop (`weft optimize --refine-with-sim`, docs/simulate.md):
  * solve; simulate at the optimum; scale every collective's size by its

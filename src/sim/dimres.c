@@ -62,6 +62,7 @@ static int advance(SimRes *r, double t_ns, int *done, int max) {
         d->fin[w++] = d->fin[i];
       }
     }
+    r->completions += (unsigned long long)(d->n - w);
     d->n = w;
     if (!w) d->v = 0.0; /* idle: restart V, which bounds its rounding */
   }

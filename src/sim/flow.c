@@ -41,7 +41,7 @@ int weft_flowsim_create(const WeftGraph *g, WeftSharing sharing, WeftFlowSim **o
   for (int l = 0; l < nl; l++) {
     Link *L = &fs->link[l];
     weft_graph_link(g, l, &L->from, &L->to, &L->cap);  /* GB/s = bytes/ns */
-    L->hpos = L->claimer = -1;
+    L->hpos = -1;
   }
   fs->heap_ok = 1;
   *out = fs;
@@ -303,8 +303,12 @@ static void flow_complete(WeftFlowSim *fs, int s) {
 static void recompute(WeftFlowSim *fs) {
   if (fs->nmark == 0) return;
   int nw, nc;
-  unsigned long long st = flow_collect(fs, &nw, &nc);
-  if (fs->sharing == WEFT_SHARE_FIFO) flow_fill_fifo(fs, nw, nc, st); else flow_fill_maxmin(fs, nw);
+  if (fs->sharing == WEFT_SHARE_FIFO) {
+    nc = flow_fifo_update(fs);
+  } else {
+    flow_collect(fs, &nw, &nc);
+    flow_fill_maxmin(fs, nw);
+  }
   int local = (size_t)nc * FLOW_LOCAL_RATIO <= fs->nflows;
   int push = fs->heap_ok && local && fs->nfh + (size_t)nc <= 2 * (size_t)fs->flen + 64;
   if (!push) fs->heap_ok = 0;

@@ -6,9 +6,10 @@
 #include "sim/flow.h"
 
 /* Rates depend only on the flows that share links, transitively: a start
- * or a completion marks its links, and a recompute refills just the
- * connected components of the marked links; everything else keeps its rate
- * and finish. Bytes are brought up to date per flow and per link (left at
+ * or a completion marks its links, and a max-min recompute refills just the
+ * connected components of the marked links (FIFO, whose rates depend on a
+ * flow's own links only, looks at the oldest flow of each marked link);
+ * everything else keeps its rate and finish. Bytes are brought up to date per flow and per link (left at
  * t0, carried until t0), so an untouched flow costs nothing per event.
  * Flows live in slots in start order (append only; compacted when half are
  * gone), so slot order is start order and scans are sequential. */
@@ -34,7 +35,6 @@ typedef struct {
   int from, to;
   int marked;       /* in fs->mark: to recompute */
   int touched;      /* water-filling: in fs->touch */
-  int claimer;      /* FIFO: the oldest flow seen on the link */
 } Link;
 
 typedef struct {
@@ -94,8 +94,9 @@ static inline void flow_link_sync(WeftFlowSim *fs, Link *L) {
 unsigned long long flow_collect(WeftFlowSim *fs, int *nlinks, int *nflows);
 /* Max-min fair rates of the flows on the links fs->work[nw] (whole components). */
 void flow_fill_maxmin(WeftFlowSim *fs, int nw);
-/* FIFO rates of the flows fs->comp[nc] (stamped st) on links fs->work[nw]. */
-void flow_fill_fifo(WeftFlowSim *fs, int nw, int nc, unsigned long long st);
+/* FIFO rates after the marked links changed: the flows whose rate changed
+ * into fs->comp (brought up to now), their count returned. */
+int flow_fifo_update(WeftFlowSim *fs);
 /* Slots v[n], all stamped st, into increasing (start) order. */
 void flow_start_order(WeftFlowSim *fs, int *v, int n, unsigned long long st);
 

@@ -1,5 +1,5 @@
-/* flow_share.c — the flow engine's rates: the connected components a change
- * touched, max-min fair filling over them, and FIFO. */
+/* flow_share.c — the flow engine's rates: max-min fair filling over the
+ * connected components a change touched, and FIFO by a local update. */
 #include <math.h>
 #include <string.h>
 
@@ -226,29 +226,54 @@ void flow_start_order(WeftFlowSim *fs, int *v, int n, unsigned long long st) {
   if (a != v) memcpy(v, a, (size_t)n * sizeof *v);
 }
 
-/* FIFO over the flows fs->comp[nc] (stamped st), oldest first: a flow
- * claims each link of its path; it sends (at its path's smallest capacity)
- * only when no older flow claimed any of them. */
-void flow_fill_fifo(WeftFlowSim *fs, int nw, int nc, unsigned long long st) {
-  flow_start_order(fs, fs->comp, nc, st);
-  for (int i = 0; i < nw; i++) {
-    fs->link[fs->work[i]].rate = 0.0;
-    fs->link[fs->work[i]].claimer = -1;
-  }
-  for (int c = 0; c < nc; c++) {
-    int s = fs->comp[c];
+/* The oldest flow (smallest slot: slots are in start order) on link L. */
+static int oldest_on(const Link *L) {
+  int o = L->e[0].flow;
+  for (int j = 1; j < L->n; j++)
+    if (L->e[j].flow < o) o = L->e[j].flow;
+  return o;
+}
+
+/* FIFO: a flow sends, at its path's smallest capacity, exactly when it is
+ * the oldest flow on every link of its path. That depends on its own links
+ * only, so a change is local: a new flow is the youngest (it sends only on
+ * empty links, and stops nobody), and a completion can only start the new
+ * oldest flow of each link it left. So the candidates are the oldest flows
+ * of the marked links; those whose rate changes are brought up to now, set,
+ * and listed in fs->comp (the count returned), their links' rates with
+ * them. Each costs a scan of its links' lists, not of a component. */
+int flow_fifo_update(WeftFlowSim *fs) {
+  unsigned long long st = ++fs->stamp;
+  int nc = 0;
+  for (int i = 0; i < fs->nmark; i++) {
+    Link *L = &fs->link[fs->mark[i]];
+    L->marked = 0;
+    if (L->n == 0) continue;
+    int s = oldest_on(L);
     Flow *f = &fs->flow[s];
+    if (f->stamp == st) continue;
+    f->stamp = st;
     const Hop *h = fs->hop + f->off;
-    int sends = 1;
     double cap = HUGE_VAL;
-    for (int i = 0; i < f->nhops; i++) {
-      Link *L = &fs->link[h[i].link];
-      if (L->claimer >= 0 && L->claimer != s) sends = 0;
-      if (L->cap < cap) cap = L->cap;
-      L->claimer = s;
+    int sends = 1;
+    for (int k = 0; k < f->nhops && sends; k++) {
+      const Link *M = &fs->link[h[k].link];
+      sends = oldest_on(M) == s;
+      if (M->cap < cap) cap = M->cap;
     }
-    f->rate = sends ? cap : 0.0;
-    if (sends)
-      for (int i = 0; i < f->nhops; i++) fs->link[h[i].link].rate += cap;
+    double rate = sends ? cap : 0.0;
+    if (rate == f->rate) continue;
+    f->left -= f->rate * (fs->now - f->t0);
+    if (f->left < 0.0) f->left = 0.0; /* rounding; it completes at once */
+    f->t0 = fs->now;
+    for (int k = 0; k < f->nhops; k++) {
+      Link *M = &fs->link[h[k].link];
+      flow_link_sync(fs, M);
+      M->rate += rate - f->rate;
+    }
+    f->rate = rate;
+    fs->comp[nc++] = s;
   }
+  fs->nmark = 0;
+  return nc;
 }

@@ -62,6 +62,7 @@ static int advance(SimRes *r, double t_ns, int *done, int max) {
     do {
       k = weft_flowsim_advance(lr->fs, t_ns, tags, 256);
       if (k < 0) return k;
+      r->completions += (unsigned long long)k;
       for (int i = 0; i < k; i++) {
         int x = (int)tags[i];
         lr->active[lr->xi[x].dim]--;

@@ -28,6 +28,7 @@ void weft_sim_settings_default(WeftSimSettings *s) {
   s->chunks = 64;
   s->in_flight = 1;
   s->sharing = WEFT_SHARE_MAXMIN;
+  s->max_work = WEFT_SIM_MAX_WORK;
 }
 
 /* One job's run. The main stream is a program counter over 6L ops: forward
@@ -279,10 +280,14 @@ static int event_loop(Run *r, double *end_ns, unsigned long long *events) {
     double th = sim_heap_top(&r->heap), tr = r->res->next(r->res);
     if (th == HUGE_VAL && tr == HUGE_VAL) break;
     if (tr <= th) {
-      unsigned long long before = *events;
+      /* next() promised a completion. A link step is many flows and only
+       * the last one ends the transfer, so count what the resource
+       * completed, not the transfers: never spin, but flows finishing at
+       * different times are progress. */
+      unsigned long long before = r->res->completions;
       t = tr;
       rc = drain(r, t, events);
-      if (!rc && *events == before) /* next() promised a completion: never spin */
+      if (!rc && r->res->completions == before)
         rc = weft_error_set(r->err, WEFT_ESOLVER, "", 0, 0, NULL,
                             "simulator made no progress at %.17g ns", t);
       continue;
@@ -366,6 +371,13 @@ static int simulate_job(const WeftSpec *spec, int j, const double *bw, const Wef
     if (r.heap.peak > res->peak_events) res->peak_events = r.heap.peak;
     if (r.res->peak_flows > res->peak_flows) res->peak_flows = r.res->peak_flows;
   }
+  if (rc && (!err || !err->msg[0])) /* a resource's own failure: never without a reason */
+    rc = rc == WEFT_ENOMEM
+             ? weft_error_set(err, rc, "", 0, 0, NULL, "out of memory simulating job %d", j + 1)
+             : weft_error_set(err, WEFT_ESOLVER, "", 0, 0, NULL,
+                              "%s fidelity simulation of job %d failed: %s (internal error)",
+                              s->fidelity == WEFT_FIDELITY_LINK ? "link" : "dim", j + 1,
+                              weft_strerror(rc));
   if (r.res) r.res->free(r.res);
   sim_heap_free(&r.heap);
   free(r.xf);
@@ -381,6 +393,8 @@ static int check_settings(const WeftSpec *spec, const double *bw, const WeftSimS
                           "%s must be at least 1", s->chunks < 1 ? "chunks" : "in_flight");
   if ((unsigned)s->fidelity > WEFT_FIDELITY_LINK || (unsigned)s->sharing > WEFT_SHARE_FIFO)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "bad fidelity or sharing");
+  if (!(s->max_work >= 0))
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "max_work", "max_work must be >= 0");
   if (!(s->endpoint_delay_ns >= 0) || !isfinite(s->endpoint_delay_ns))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "endpoint_delay_ns",
                           "endpoint delay must be a finite number >= 0");
@@ -402,6 +416,7 @@ int weft_simulate(const WeftSpec *spec, const double *bw_gbps, const WeftSimSett
                   WeftSimResult *res, WeftError *err) {
   weft_error_clear(err);
   int rc = check_settings(spec, bw_gbps, s, err);
+  if (!rc) rc = sim_check_work(spec, s, err);
   if (rc) return rc;
   memset(res, 0, sizeof *res);
   res->njobs = spec->njobs;

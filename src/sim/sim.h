@@ -71,7 +71,14 @@ struct SimRes {
   double dim_bytes[WEFT_MAX_DIMS], dim_busy_ns[WEFT_MAX_DIMS];
   unsigned long long flows;
   size_t peak_flows;
+  /* completions inside the resource (a flow, a transfer), whether or not
+   * they finished a transfer: what the driver's no-spin check counts */
+  unsigned long long completions;
 };
+
+/* WEFT_EINPUT (field "max_work", the estimate and the limit in the message)
+ * when weft_sim_estimate's work exceeds s->max_work (> 0). */
+int sim_check_work(const WeftSpec *spec, const WeftSimSettings *s, WeftError *err);
 
 int dimres_create(const WeftNetwork *net, const double *bw_gbps, SimRes **out);
 int linkres_create(const WeftNetwork *net, const double *bw_gbps, WeftSharing sharing,

@@ -38,6 +38,8 @@ double stage_step_bytes(const Stage *s, int k) {
 }
 
 double stage_bytes(const Stage *s) {
+  if (s->alg == WEFT_ALG_RING || s->kind == ST_SR) /* every step alike; n-1 of them can be 2^31 */
+    return s->nsteps * stage_step_bytes(s, 0);
   double b = 0.0;
   for (int k = 0; k < s->nsteps; k++) b += stage_step_bytes(s, k);
   return b;

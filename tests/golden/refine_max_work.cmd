@@ -1,0 +1,1 @@
+optimize --refine-with-sim --network tests/golden/inputs/refine_fc8_ring4.yml --workload tests/golden/inputs/refine_ar.txt --communicator tests/golden/inputs/refine_tp4_dp4.yml --cost-model tests/golden/inputs/cost3.yml --fidelity link --chunks 1 --constraint 'B1 + B2 = 100' --max-work 800

@@ -1,0 +1,1 @@
+simulate --network tests/golden/inputs/refine_fc8_ring4.yml --workload tests/golden/inputs/refine_ar.txt --communicator tests/golden/inputs/refine_tp4_dp4.yml --cost-model tests/golden/inputs/cost3.yml --fidelity link --chunks 1 --bw 50,50 --max-work 800 --trace "$T/trace.json"

@@ -1,0 +1,1 @@
+simulate --network tests/golden/inputs/sim_ring4_fc4.yml --workload tests/golden/inputs/sim_ar8m.txt --communicator tests/golden/inputs/sim_fwd44.yml --cost-model tests/golden/inputs/cost3.yml --bw 100,50 --chunks 2 --trace "$T/stages.json" --trace-stages --trace-max-mib 0.003 2>"$T/stderr"
