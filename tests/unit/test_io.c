@@ -513,6 +513,17 @@ static void workload_header(void) {
   CHECK(strcmp(wl->file, "") == 0);
   weft_workload_free(wl);
 
+  /* a policy line cut at 127 characters just after a space keeps no
+   * trailing space (it would not read back the same; found by fuzz_workload) */
+  char pol[300];
+  memset(pol, 'p', 126);
+  snprintf(pol + 126, sizeof pol - 126, " tail\n1\nfc -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 64 0\n");
+  CHECK_EQ_INT(weft_workload_parse(pol, NULL, &wl, &e), WEFT_OK);
+  if (!wl) return;
+  CHECK_EQ_INT((int)strlen(wl->policy), 126);
+  CHECK(wl->policy[125] == 'p');
+  weft_workload_free(wl);
+
   /* a name longer than WEFT_NAME_LEN - 1 is truncated */
   char lng[400], buf[600];
   memset(lng, 'n', 100);
