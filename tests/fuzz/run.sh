@@ -57,7 +57,7 @@ for n in $names; do
   printf '%-14s %10s %8s %6s %6s %6s  %s\n' "$n" "${execs:-?}" "${rate:-?}" "${cov:-?}" \
     "${ft:-?}" "${corp:-?}" "$result"
   if [ $rc -ne 0 ]; then
-    grep -E '^(fuzz:|==[0-9]+==ERROR|SUMMARY|.*runtime error|artifact_prefix|Test unit written)' "$log" |
+    grep -aE '^(fuzz:|==[0-9]+==ERROR|SUMMARY|.*runtime error|artifact_prefix|Test unit written)' "$log" |
       head -n 20 >&2
   fi
 done
