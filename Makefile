@@ -83,10 +83,10 @@ valgrind: $(UNIT) $(WEFT)
 # tests/fuzz/fuzz_NAME.c built with clang under ASan/UBSan into
 # build/fuzz/fuzz_NAME (objects in build/fuzz/, apart from the normal
 # build), then each run for FUZZ_SECONDS on its corpus; any crash, leak,
-# sanitizer report or failed check fails the target. fuzz-ci: 8 s each.
+# sanitizer report or failed check fails the target. fuzz-ci: 6 s each.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_CI_SECONDS ?= 8
+FUZZ_CI_SECONDS ?= 6
 FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
            -fno-omit-frame-pointer
 FUZZ_SRC  = $(sort $(wildcard tests/fuzz/fuzz_*.c))
