@@ -1,4 +1,4 @@
-# weft — plain Makefile. make | make test | make check | make bench | make run
+# weft — plain Makefile. make | make test | make check | make bench | make run | make fuzz
 CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2
@@ -26,7 +26,7 @@ LIB   = $(BUILD)/libweft.a
 WEFT  = $(BUILD)/weft
 UNIT  = $(BUILD)/test_unit
 
-.PHONY: all deps run test check bench valgrind clean mpi
+.PHONY: all deps run test check bench valgrind clean mpi fuzz fuzz-ci fuzz-build fuzzers
 MAKEFLAGS += --no-print-directory
 all: $(LIB) $(WEFT)
 
@@ -82,6 +82,43 @@ valgrind: $(UNIT) $(WEFT)
 	valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=all $(UNIT)
 	WEFT_WRAP="valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=all" ./tests/run_golden.sh $(BUILD)
 
+# libFuzzer harnesses (tests/fuzz/, docs/fuzz.md): the library and each
+# tests/fuzz/fuzz_NAME.c built with clang under ASan/UBSan into
+# build/fuzz/fuzz_NAME (objects in build/fuzz/, apart from the normal
+# build), then each run for FUZZ_SECONDS on its corpus; any crash, leak,
+# sanitizer report or failed check fails the target. fuzz-ci: 6 s each.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_CI_SECONDS ?= 6
+FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+           -fno-omit-frame-pointer
+FUZZ_SRC  = $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_OBJ  = $(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/fuzz.o
+FUZZERS   = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
+
+fuzz: fuzz-build
+	@./tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS)
+
+fuzz-ci:
+	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_CI_SECONDS)
+
+# Warnings stay warnings here: -Werror is the gcc build's job, and clang
+# warns about a few things gcc does not.
+fuzz-build:
+	$(MAKE) BUILD=build/fuzz CC=$(FUZZ_CC) OPT=-O1 SAN="$(FUZZ_SAN)" WARN="$(WARN) -Wno-error" \
+	  fuzzers
+
+fuzzers: $(FUZZERS)
+.SECONDARY: $(FUZZ_OBJ)
+
+# The fixtures the harnesses copy, by absolute path: a reproducer runs from anywhere.
+$(BUILD)/tests/fuzz/fuzz.o: tests/fuzz/fuzz.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DWEFT_FUZZ_FIXTURES='"$(CURDIR)/tests/fixtures"' -c $< -o $@
+
+$(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/fuzz.o $(LIB)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
 # Each bench prints its figures and PASS/MISS per target; it fails only when
 # it cannot run. The weft binary's path is passed for the whole-process bench.
 bench: $(BENCHES) $(WEFT)
@@ -90,4 +127,5 @@ bench: $(BENCHES) $(WEFT)
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(BENCHES:=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(BENCHES:=.d) \
+         $(FUZZ_OBJ:.o=.d)

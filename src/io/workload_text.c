@@ -180,8 +180,15 @@ int weft_workload_parse(const char *text, const char *name, WeftWorkload **out,
       state = LAYERS;
       if (n != NFIELDS && next_is_single(p)) {  /* policy line, then the count */
         size_t len = (size_t)(eol - t[0].p);
+        int cut = len >= sizeof wl->policy;
+        if (cut) len = sizeof wl->policy - 1;
+        /* trimmed after truncating, so what is kept reads back the same; a
+         * cut leaving 12 fields would read back as a layer: drop a word */
         while (len > 0 && weft_io_is_space(t[0].p[len - 1])) len--;
-        if (len >= sizeof wl->policy) len = sizeof wl->policy - 1;
+        if (cut && split(t[0].p, t[0].p + len, NULL, 0) == NFIELDS) {
+          while (len > 0 && !weft_io_is_space(t[0].p[len - 1])) len--;
+          while (len > 0 && weft_io_is_space(t[0].p[len - 1])) len--;
+        }
         memcpy(wl->policy, t[0].p, len);
         wl->policy[len] = '\0';
         state = COUNT;

@@ -513,6 +513,25 @@ static void workload_header(void) {
   CHECK(strcmp(wl->file, "") == 0);
   weft_workload_free(wl);
 
+  /* a policy line cut at 127 characters just after a space keeps no
+   * trailing space (it would not read back the same; found by fuzz_workload) */
+  char pol[300];
+  memset(pol, 'p', 126);
+  snprintf(pol + 126, sizeof pol - 126, " tail\n1\nfc -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 64 0\n");
+  CHECK_EQ_INT(weft_workload_parse(pol, NULL, &wl, &e), WEFT_OK);
+  if (!wl) return;
+  CHECK_EQ_INT((int)strlen(wl->policy), 126);
+  CHECK(wl->policy[125] == 'p');
+  weft_workload_free(wl);
+  /* 13 words cut to 12 would read back as a layer line: the cut word goes */
+  memset(pol, 'L', 200);
+  memcpy(pol, "a b c d e f g h i j k ", 22);
+  snprintf(pol + 200, sizeof pol - 200, " m\n1\nfc -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 64 0\n");
+  CHECK_EQ_INT(weft_workload_parse(pol, NULL, &wl, &e), WEFT_OK);
+  if (!wl) return;
+  CHECK(strcmp(wl->policy, "a b c d e f g h i j k") == 0);
+  weft_workload_free(wl);
+
   /* a name longer than WEFT_NAME_LEN - 1 is truncated */
   char lng[400], buf[600];
   memset(lng, 'n', 100);
