@@ -393,7 +393,7 @@ static double cost_floor(const WeftProblem *p) {
  * positive, a dim is not bounded by a row read at a glance (perf), or a
  * used dim cannot be kept away from 0. */
 int weft_precheck_fast(WeftProblem *p) {
-  int D = p->D, ppc = p->objective == WEFT_OBJ_PERF_PER_COST, nused = 0;
+  int D = p->D, ppc = p->objective == WEFT_OBJ_PERF_PER_COST;
   p->fast = 0;
   p->pre_status = WEFT_STATUS_SOLVED;
   if (p->npat < 1) return WEFT_OK;
@@ -401,7 +401,6 @@ int weft_precheck_fast(WeftProblem *p) {
     if (p->job[j].nrows != 1) return WEFT_OK;
   for (int d = 0; d < D; d++) {
     if (!(p->cpg[d] > 0.0) || !isfinite(p->cpg[d])) return WEFT_OK;
-    nused += p->used[d];
   }
   double hiB[WEFT_MAX_DIMS] = {0}, scale = 1.0, x[WEFT_MAX_DIMS + 1], cost_min = 0.0;
   if (!ppc) {

@@ -28,23 +28,6 @@ static int close_to(double a, double b, double rel) {
   return fabs(a - b) <= rel * fmax(1.0, fmax(fabs(a), fabs(b)));
 }
 
-/* Known bug, not fixed yet (docs/fuzz.md, tests/fuzz/known/): a constraint
- * asking for bandwidths above ~1e10 GB/s ("sum = 1e11") comes back SOLVED at
- * a design far from meeting it. The constraint check skips such scales until
- * the solver is fixed; delete this then. */
-#define KNOWN_BAD_SCALE 1e10
-
-static int known_bad_scale(const WeftSpec *spec) {
-  for (int i = 0; spec->cons && i < spec->cons->n; i++) {
-    const WeftConstraint *c = &spec->cons->c[i];
-    double small = fabs(c->cost_coef) > 0 ? fabs(c->cost_coef) : HUGE_VAL;
-    for (int d = 0; d < WEFT_MAX_DIMS; d++)
-      if (c->coef[d] != 0.0) small = fmin(small, fabs(c->coef[d]));
-    if (fabs(c->rhs) > KNOWN_BAD_SCALE * small) return 1;
-  }
-  return 0;
-}
-
 static void check_solution(const WeftProblem *p, const WeftSpec *spec, const WeftSettings *st,
                            const WeftResult *res) {
   int D = spec->net->ndims;
@@ -78,7 +61,6 @@ static void check_solution(const WeftProblem *p, const WeftSpec *spec, const Wef
                                                 : res->eval.time_ns * res->eval.cost_usd;
   FUZZ_CHECK(close_to(res->objective, obj, 1e-9), "objective is the evaluation's", NULL);
   /* The design meets every constraint (relative to the terms' size). */
-  if (known_bad_scale(spec)) return;
   for (int i = 0; spec->cons && i < spec->cons->n; i++) {
     const WeftConstraint *c = &spec->cons->c[i];
     double lhs = c->cost_coef * res->eval.cost_usd, scale = fabs(lhs) + fabs(c->rhs);

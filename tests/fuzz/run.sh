@@ -41,8 +41,11 @@ for n in $names; do
     -print_final_stats=1 -artifact_prefix="$build/crash/$n-"
   [ -s "$dict" ] && set -- "$@" -dict="$dict"
   log="$build/log/$n.log"
-  "$bin" "$@" "$build/corpus/$n" "$here/corpus/$n" >"$log" 2>&1
+  tmpdir="$build/tmp/$n"  # the harness's scratch files, removed after it
+  rm -rf "$tmpdir"; mkdir -p "$tmpdir"
+  WEFT_FUZZ_TMPDIR="$tmpdir" "$bin" "$@" "$build/corpus/$n" "$here/corpus/$n" >"$log" 2>&1
   rc=$?
+  rm -rf "$tmpdir"
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
   last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -n 1)
