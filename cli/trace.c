@@ -1,11 +1,9 @@
 /* trace.c — the simulated timeline as Chrome trace-event JSON (opens in
  * ui.perfetto.dev and chrome://tracing), streamed from the simulator's span
- * callback into a temporary file that is renamed into place at the end. */
-#include <errno.h>
+ * callback into an output file (files.c: a temporary renamed into place at
+ * the end, or /dev/null and the like written through). */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "sim_opts.h"
@@ -14,19 +12,12 @@
 enum { LANE_COMPUTE = 0, LANE_BLOCKING = 1, LANE_WG = 2, LANE_DIM0 = 10 };
 
 struct CliTrace {
-  FILE *f;
-  char *tmp;           /* path.tmpXXXXXX beside the target */
-  const char *path;
+  WeftOut *out;
+  FILE *f;             /* out's stream */
   const WeftSpec *spec;
   int chunks;
   int nevents;         /* written so far: a comma before every one after the first */
 };
-
-static const char *errmsg(int e, char *buf, size_t n) {
-  snprintf(buf, n, "%s", strerror(e));
-  if (buf[0] >= 'A' && buf[0] <= 'Z') buf[0] = (char)(buf[0] - 'A' + 'a');
-  return buf;
-}
 
 static void sep(CliTrace *t) { fputs(t->nevents++ ? ",\n" : "\n", t->f); }
 
@@ -56,32 +47,19 @@ int cli_trace_open(const char *path, const WeftSpec *spec, const char *const *jo
                    const WeftSimSettings *s, CliTrace **out) {
   *out = NULL;
   CliTrace *t = calloc(1, sizeof *t);
-  size_t len = strlen(path);
-  char *tmp = malloc(len + 16);
-  if (!t || !tmp) {
-    free(t);
-    free(tmp);
+  if (!t) {
     cli_fail("out of memory");
     return EXIT_RUNTIME;
   }
-  snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
-  struct stat st;
-  int fd = -1;
-  if (!stat(path, &st) && S_ISDIR(st.st_mode)) errno = EISDIR;  /* rename would fail at the end */
-  else fd = mkstemp(tmp);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f) {
-    char eb[128];
-    cli_fail("%s: cannot write file: %s", path, errmsg(errno, eb, sizeof eb));
-    if (fd >= 0) {
-      close(fd);
-      unlink(tmp);
-    }
-    free(tmp);
+  int rc = cli_out_open(path, &t->out);  /* before simulating: found at once, still status 1 */
+  if (rc) {
     free(t);
-    return EXIT_USAGE;  /* checked before simulating: the path is bad input */
+    return rc;
   }
-  *t = (CliTrace){f, tmp, path, spec, s->chunks, 0};
+  FILE *f = weft_out_stream(t->out);
+  t->f = f;
+  t->spec = spec;
+  t->chunks = s->chunks;
   fputs("{\"traceEvents\": [", f);
   for (int j = 0; j < spec->njobs; j++) {
     char name[WEFT_NAME_LEN + 16];
@@ -147,23 +125,13 @@ void cli_trace_span(void *ctx, const WeftSimSpan *sp) {
 
 int cli_trace_close(CliTrace *t, int ok) {
   if (!t) return 0;
-  fputs("\n],\n\"displayTimeUnit\": \"ns\"}\n", t->f);
-  int bad = ferror(t->f) != 0, e = errno;
-  if (fclose(t->f)) bad = 1, e = errno;
-  if (ok && !bad) {
-    mode_t mask = umask(0);
-    umask(mask);
-    chmod(t->tmp, (mode_t)0666 & ~mask);  /* mkstemp's 0600 would stick after rename */
-    if (rename(t->tmp, t->path)) bad = 1, e = errno;
-  }
   int rc = 0;
-  if (!ok || bad) unlink(t->tmp);
-  if (ok && bad) {
-    char eb[128];
-    cli_fail("%s: cannot write file: %s", t->path, errmsg(e, eb, sizeof eb));
-    rc = EXIT_RUNTIME;
+  if (ok) {
+    fputs("\n],\n\"displayTimeUnit\": \"ns\"}\n", t->f);
+    rc = cli_out_commit(t->out);
+  } else {
+    cli_out_discard(t->out);
   }
-  free(t->tmp);
   free(t);
   return rc;
 }
