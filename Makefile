@@ -49,8 +49,9 @@ $(LIB): $(LIB_OBJ)
 $(WEFT): $(CLI_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 
-$(UNIT): $(TEST_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS)
+# The unit tests also check the CLI's JSON string writer (cli/json.c).
+$(UNIT): $(TEST_OBJ) $(BUILD)/cli/json.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/cli/json.o $(LIB) $(LDLIBS)
 
 # Each bench/*.c is one program, linked with bench/common/*.c (kept, not
 # deleted as an intermediate).

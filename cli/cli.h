@@ -86,8 +86,12 @@ typedef struct {
   const char *job_names[WEFT_MAX_JOBS];
 } Report;
 
-/* JSON scalars for every command: an escaped string; a number (%.12g) or
- * null when not finite. */
+/* JSON scalars for every command (json.c). A string as valid UTF-8 JSON
+ * whatever its bytes: well-formed UTF-8 passed through, '"' and '\\'
+ * escaped, control characters as \u00XX, and each ill-formed sequence
+ * (overlong forms, encoded surrogates, stray continuation bytes, truncated
+ * sequences, bytes F5..FF) as one \ufffd per maximal subpart (Unicode's
+ * recommended practice). A number as %.12g, or null when not finite. */
 void cli_json_str(FILE *out, const char *s);
 void cli_json_num(FILE *out, double v);
 

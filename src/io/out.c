@@ -219,6 +219,7 @@ static char *backup(const char *final, int *e) {
     if (errno != ENOENT) *e = errno;
     return NULL;
   }
+  if (!S_ISREG(st.st_mode)) return NULL;  /* nothing to keep: a directory fails the rename */
   char *name = NULL;
   int fd = create_temp(final, &name, 0600);  /* a unique name, then the link takes its place */
   if (fd < 0) {
