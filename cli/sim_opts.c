@@ -201,7 +201,9 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
   memset(run, 0, sizeof *run);
   weft_sim_settings_default(&run->set);
   weft_settings_default(&solve);
-  if (cli_inputs_check(&a->in) || scalar_options(val, &run->set, &solve)) return EXIT_USAGE;
+  if (cli_inputs_check(&a->in) || scalar_options(val, &run->set, &solve) ||
+      cli_out_check("--trace", val[CLI_SIM_TRACE]))
+    return EXIT_USAGE;
   int rc = cli_inputs_load(&a->in, cmd, &run->sc);
   if (rc) return rc;
   int D = run->sc->net.ndims;
