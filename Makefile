@@ -49,11 +49,12 @@ $(LIB): $(LIB_OBJ)
 $(WEFT): $(CLI_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 
-# The random-problem generator (bench/common/randprob.c) serves the unit
-# suite 'random' and bench_random alike.
+# The unit tests also check the CLI's JSON string writer (cli/json.c); the
+# random-problem generator (bench/common/randprob.c) serves the unit suite
+# 'random' and bench_random alike.
 RANDPROB = $(BUILD)/bench/common/randprob.o
-$(UNIT): $(TEST_OBJ) $(RANDPROB) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(RANDPROB) $(LIB) $(LDLIBS)
+$(UNIT): $(TEST_OBJ) $(BUILD)/cli/json.o $(RANDPROB) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/cli/json.o $(RANDPROB) $(LIB) $(LDLIBS)
 
 # Each bench/*.c is one program, linked with bench/common/*.c (kept, not
 # deleted as an intermediate).

@@ -53,12 +53,24 @@ int cli_plot_check(const char *path);
 void cli_plot_times(const WeftSpec *spec, const WeftEval *ev, double *compute_ns,
                     double comm_ns[WEFT_NPHASES]);
 
-/* Print "weft: <where>: <msg>" for a library error. */
-/* Write path through body(f, ctx): a temporary file beside it, renamed when
- * complete (files.c). 0, or prints why and returns EXIT_RUNTIME. */
+/* Output files (files.c), over weft_out_* (include/weft.h): a regular file
+ * through a temporary renamed into place, anything else (/dev/null, a FIFO)
+ * written through. Temporaries are removed when SIGINT, SIGTERM, SIGHUP or
+ * SIGPIPE ends the run. Each prints why on failure and returns EXIT_RUNTIME
+ * (the file system refused: a missing directory, a directory, no permission,
+ * a full disk), or EXIT_USAGE for an empty path. */
+int cli_out_check(const char *option, const char *path);  /* before any work: "" is usage */
+int cli_out_open(const char *path, WeftOut **o);
+int cli_out_commit(WeftOut *o);                            /* frees o */
+int cli_out_commit_all(WeftOut *const *o, int n);          /* all or none; frees each */
+void cli_out_discard(WeftOut *o);                          /* NULL is fine */
+/* Write path through body(f, ctx) (write errors show at the commit). */
 typedef void (*CliWriteFn)(FILE *f, const void *ctx);
 int cli_write_file(const char *path, CliWriteFn body, const void *ctx);
+/* Flush and close stdout at exit: 0, or prints why and returns EXIT_RUNTIME. */
+int cli_close_stdout(void);
 
+/* Print "weft: <where>: <msg>" for a library error. */
 void cli_error(const WeftError *err);
 /* Print "weft: <printf message>". */
 void cli_fail(const char *fmt, ...)
@@ -77,8 +89,12 @@ typedef struct {
   const char *job_names[WEFT_MAX_JOBS];
 } Report;
 
-/* JSON scalars for every command: an escaped string; a number (%.12g) or
- * null when not finite. */
+/* JSON scalars for every command (json.c). A string as valid UTF-8 JSON
+ * whatever its bytes: well-formed UTF-8 passed through, '"' and '\\'
+ * escaped, control characters as \u00XX, and each ill-formed sequence
+ * (overlong forms, encoded surrogates, stray continuation bytes, truncated
+ * sequences, bytes F5..FF) as one \ufffd per maximal subpart (Unicode's
+ * recommended practice). A number as %.12g, or null when not finite. */
 void cli_json_str(FILE *out, const char *s);
 void cli_json_num(FILE *out, double v);
 

@@ -450,7 +450,9 @@ int cmd_codesign(int argc, char **argv) {
   spec.objective = (WeftObjective)obj;
   spec.loop = (WeftLoop)loop;
   spec.all_orders = a.val[O_ALLORDERS] != NULL;
-  if (a.val[O_PLOT] && cli_plot_check(a.val[O_PLOT])) return finish(&st, EXIT_USAGE);
+  if ((a.val[O_PLOT] && cli_plot_check(a.val[O_PLOT])) || cli_out_check("--csv", a.val[O_CSV]) ||
+      cli_out_check("--plot", a.val[O_PLOT]))
+    return finish(&st, EXIT_USAGE);
 
   /* Inputs: model, device, cost model, networks, constraints. */
   WeftModel *model = malloc(sizeof *model);

@@ -37,17 +37,16 @@ void cs_summarize(CsReport *r);
 void cs_table(FILE *out, const CsReport *r);
 void cs_json(FILE *out, const CsReport *r);
 
-/* The CSV, written as the points stream in (enumeration order) into a
- * temporary file beside path, renamed by cs_csv_commit or removed by
- * cs_csv_discard. */
+/* The CSV, written as the points stream in (enumeration order) through the
+ * shared output writer (a temporary beside path, renamed by cs_csv_commit or
+ * removed by cs_csv_discard). */
 typedef struct {
-  const char *path;
-  char *tmp;  /* the temporary file's name (NULL when not open) */
-  FILE *f;
+  WeftOut *out;  /* NULL when not open */
+  FILE *f;       /* out's stream */
 } CsCsv;
 
-/* Create the temporary file and write the header; 0, or prints why and
- * returns EXIT_RUNTIME. */
+/* Open the output and write the header; 0, or prints why and returns the
+ * exit status (1: the file system refused the path). */
 int cs_csv_open(CsCsv *c, const char *path, const CsReport *r);
 void cs_csv_rows(CsCsv *c, const CsReport *r, size_t first, const WeftDesignPoint *pts,
                  size_t n);

@@ -1,12 +1,8 @@
 /* codesign_report.c — `weft codesign` output: status counts with an example
  * reason each, the best designs, the Pareto front; as a table, JSON, CSV, plot. */
-#include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "codesign.h"
@@ -263,60 +259,14 @@ static void csv_row(FILE *f, const CsReport *r, size_t i, const WeftDesignPoint 
   fputc('\n', f);
 }
 
-/* strerror's text, lowercased as weft's messages are. */
-static const char *why(int e, char *buf, size_t n) {
-  snprintf(buf, n, "%s", strerror(e));
-  if (buf[0] >= 'A' && buf[0] <= 'Z') buf[0] = (char)(buf[0] - 'A' + 'a');
-  return buf;
-}
-
-/* The CSV is written while a long search runs: an interrupt (Ctrl-C, kill)
- * removes the temporary file before the default action, so nothing is left
- * half-written. The one process-wide name the handler reads (signal
- * handlers have no context argument). */
-static char *volatile pending_tmp;
-static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
-
-static void on_stop(int sig) {
-  char *t = pending_tmp;
-  if (t) unlink(t);  /* async-signal-safe */
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
-static void watch(char *tmp) {
-  pending_tmp = tmp;
-  for (size_t k = 0; k < sizeof stop_signals / sizeof stop_signals[0]; k++) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = tmp ? on_stop : SIG_DFL;
-    sigemptyset(&sa.sa_mask);
-    sigaction(stop_signals[k], &sa, NULL);
-  }
-}
-
+/* The CSV goes through the shared output writer (files.c): a temporary
+ * beside path, renamed at the end, removed on failure or on an interrupt
+ * (files.c's signal table); a device or FIFO written through. */
 int cs_csv_open(CsCsv *c, const char *path, const CsReport *r) {
-  char msg[128];
-  size_t len = strlen(path);
   memset(c, 0, sizeof *c);
-  c->path = path;
-  if (!(c->tmp = malloc(len + 16))) {
-    cli_fail("out of memory");
-    return EXIT_RUNTIME;
-  }
-  snprintf(c->tmp, len + 16, "%s.tmpXXXXXX", path);
-  int fd = mkstemp(c->tmp);
-  if (fd < 0 || !(c->f = fdopen(fd, "w"))) {
-    cli_fail("%s: cannot write file: %s", path, why(errno, msg, sizeof msg));
-    if (fd >= 0) {
-      close(fd);
-      unlink(c->tmp);
-    }
-    free(c->tmp);
-    c->tmp = NULL;
-    return EXIT_RUNTIME;
-  }
-  watch(c->tmp);
+  int rc = cli_out_open(path, &c->out);
+  if (rc) return rc;
+  c->f = weft_out_stream(c->out);
   fputs("point,net,shape,tp,pp,dp,mb,order,status,time_ns,cost_usd,objective", c->f);
   for (int d = 0; d < r->ndims; d++) fprintf(c->f, ",bw_gbps_%d", d + 1);
   fputs(",equal_time_ns,mem_bytes,gap,reason\n", c->f);
@@ -330,36 +280,17 @@ void cs_csv_rows(CsCsv *c, const CsReport *r, size_t first, const WeftDesignPoin
 }
 
 int cs_csv_commit(CsCsv *c) {
-  char msg[128];
-  if (!c->f) return 0;
-  int bad = ferror(c->f) != 0;
-  if (fclose(c->f)) bad = 1;
+  if (!c->out) return 0;
+  int rc = cli_out_commit(c->out);
+  c->out = NULL;
   c->f = NULL;
-  if (!bad) {
-    mode_t mask = umask(0);
-    umask(mask);
-    chmod(c->tmp, (mode_t)0666 & ~mask); /* mkstemp's 0600 would stick after rename */
-  }
-  if (bad || rename(c->tmp, c->path)) {
-    cli_fail("%s: cannot write file: %s", c->path, why(errno, msg, sizeof msg));
-    cs_csv_discard(c);
-    return EXIT_RUNTIME;
-  }
-  watch(NULL);
-  free(c->tmp);
-  c->tmp = NULL;
-  return 0;
+  return rc;
 }
 
 void cs_csv_discard(CsCsv *c) {
-  if (c->f) fclose(c->f);
+  cli_out_discard(c->out);
+  c->out = NULL;
   c->f = NULL;
-  if (c->tmp) {
-    watch(NULL);
-    unlink(c->tmp);
-  }
-  free(c->tmp);
-  c->tmp = NULL;
 }
 
 /* ------------------------------------------------------------ plot */

@@ -43,7 +43,7 @@ void cli_fail(const char *fmt, ...) {
   va_end(ap);
 }
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage, stderr);
     return EXIT_USAGE;
@@ -67,4 +67,12 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "validate")) return cmd_validate(argc - 1, argv + 1);
   cli_fail("unknown %s '%s' (try 'weft --help')", cmd[0] == '-' ? "option" : "command", cmd);
   return EXIT_USAGE;
+}
+
+/* Every command's report reaches stdout only when it is flushed: a write
+ * error there (weft ... > /dev/full) fails the run, whatever the command. */
+int main(int argc, char **argv) {
+  int rc = run(argc, argv);
+  int out = cli_close_stdout();
+  return rc ? rc : out;
 }

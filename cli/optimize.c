@@ -100,7 +100,9 @@ int cmd_optimize(int argc, char **argv) {
       return EXIT_USAGE;
     }
   }
-  if (a.val[O_PLOT] && cli_plot_check(a.val[O_PLOT])) return EXIT_USAGE;
+  if ((a.val[O_PLOT] && cli_plot_check(a.val[O_PLOT])) ||
+      cli_out_check("--export-astra", a.val[O_EXPORT]))
+    return EXIT_USAGE;
   int rc = cli_inputs_load(&a.in, "optimize", &st.sc);
   if (rc) return rc;
   WeftSpec spec;

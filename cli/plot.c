@@ -121,7 +121,7 @@ static double cost_unit(double max_usd, const char **name) {
 typedef struct {
   char dir[PLOT_PATH_LEN - 32];     /* private temporary directory ("" before mkdtemp) */
   char file[F_COUNT][PLOT_PATH_LEN];
-  char out_tmp[PLOT_PATH_LEN];      /* beside the target ("" when not created) */
+  char out_tmp[PLOT_PATH_LEN];      /* gnuplot's output, in dir ("" before it is named) */
   FILE *f[F_COUNT];
 } Run;
 
@@ -174,27 +174,25 @@ static int close_files(Run *r) {
   return bad ? EXIT_RUNTIME : 0;
 }
 
-/* The temporary output beside path (same file system, so rename is atomic),
- * made with the mode a new file gets. Relative dirs start with "./": gnuplot
- * reads a leading '|' as a pipe and a leading '~' as home. */
-static int make_out_tmp(Run *r, const char *path) {
-  const char *slash = strrchr(path, '/');
-  int dlen = slash ? (int)(slash - path) : 0;
-  const char *pre = path[0] == '/' ? "" : "./";
-  if (slash) snprintf(r->out_tmp, sizeof r->out_tmp, "%s%.*s/.weft-plot-XXXXXX", pre, dlen, path);
-  else snprintf(r->out_tmp, sizeof r->out_tmp, "./.weft-plot-XXXXXX");
-  int fd = mkstemp(r->out_tmp);
-  if (fd < 0) {
-    char eb[128];
-    cli_fail("%s: cannot create file: %s", path, errmsg(errno, eb, sizeof eb));
-    r->out_tmp[0] = '\0';
-    return EXIT_RUNTIME;
-  }
-  mode_t mask = umask(0);
-  umask(mask);
-  fchmod(fd, (mode_t)0666 & ~mask); /* mkstemp's 0600 would stick after rename */
-  close(fd);
-  return 0;
+/* gnuplot writes into the private directory; the result is then copied to
+ * the target through cli_out_open (a temporary renamed into place, or a
+ * device written through), so the target is never replaced by a rename of
+ * a file gnuplot made. */
+static void name_out_tmp(Run *r, PlotFormat fmt) {
+  snprintf(r->out_tmp, sizeof r->out_tmp, "%s/out.%s", r->dir, fmt == FMT_SVG ? "svg" : "png");
+}
+
+/* Copy gnuplot's output to out; 0 or an errno value (write errors show at
+ * the commit). */
+static int copy_out(const char *from, FILE *to) {
+  FILE *f = fopen(from, "rb");
+  if (!f) return errno;
+  char buf[8192];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, to);
+  int e = ferror(f) ? EIO : 0;
+  fclose(f);
+  return e;
 }
 
 /* ------------------------------------------------------------ data files */
@@ -534,22 +532,29 @@ int cli_plot(const char *path, const PlotData *pd) {
     write_script(&r, pd, fmt);
     rc = close_files(&r);
   }
-  if (!rc) rc = make_out_tmp(&r, path);
+  WeftOut *out = NULL;
+  if (!rc) {
+    name_out_tmp(&r, fmt);
+    rc = cli_out_open(path, &out);
+  }
   if (!rc) rc = run_gnuplot(&r, pd->title);
   if (!rc) {
     struct stat st;
+    int e;
     if (stat(r.out_tmp, &st) || st.st_size == 0) {
       cli_fail("cannot plot: gnuplot wrote nothing");
       show_log(r.file[F_LOG]);
       rc = EXIT_RUNTIME;
-    } else if (rename(r.out_tmp, path)) {
+    } else if ((e = copy_out(r.out_tmp, weft_out_stream(out))) != 0) {
       char eb[128];
-      cli_fail("%s: cannot write file: %s", path, errmsg(errno, eb, sizeof eb));
+      cli_fail("cannot plot: %s: %s", r.out_tmp, errmsg(e, eb, sizeof eb));
       rc = EXIT_RUNTIME;
     } else {
-      r.out_tmp[0] = '\0'; /* renamed: nothing to remove */
+      rc = cli_out_commit(out);
+      out = NULL;
     }
   }
+  cli_out_discard(out);
   plot_cleanup(&r);
   return rc;
 }

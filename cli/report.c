@@ -74,22 +74,6 @@ void report_table(FILE *out, const Report *r) {
   fprintf(out, "   perf-per-cost gain: %.4fx\n", e->perf_per_cost / o->perf_per_cost);
 }
 
-void cli_json_str(FILE *out, const char *s) {
-  fputc('"', out);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-    else if (c < 0x20) fprintf(out, "\\u%04x", c);
-    else fputc(c, out);
-  }
-  fputc('"', out);
-}
-
-void cli_json_num(FILE *out, double v) {
-  if (isfinite(v)) fprintf(out, "%.12g", v);
-  else fputs("null", out);
-}
-
 static void json_arr(FILE *out, const double *v, int n) {
   fputc('[', out);
   for (int i = 0; i < n; i++) {

@@ -225,7 +225,8 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
   weft_sim_settings_default(&run->set);
   weft_settings_default(&solve);
   double trace_mib;
-  if (cli_inputs_check(&a->in) || scalar_options(val, &run->set, &solve, &trace_mib))
+  if (cli_inputs_check(&a->in) || scalar_options(val, &run->set, &solve, &trace_mib) ||
+      cli_out_check("--trace", val[CLI_SIM_TRACE]))
     return EXIT_USAGE;
   run->trace_max_bytes = trace_mib * 1048576.0;
   int rc = cli_inputs_load(&a->in, cmd, &run->sc);

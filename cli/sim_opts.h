@@ -85,14 +85,15 @@ void cli_sim_json_counters(FILE *out, const CliSimRun *run);
 void cli_json_arr(FILE *out, const double *v, int n);
 
 /* Trace files (trace.c): Chrome trace-event JSON written through the
- * simulator's span callback to a temporary file beside path, renamed over
- * path by cli_trace_close(ok = 1), removed otherwise. */
-/* Create the temporary file (0, or prints why and returns EXIT_USAGE: an
- * unwritable path is bad input) and write the metadata naming each job's
- * lanes; stage lanes when s->stage_spans. spec, job_names and s are borrowed
- * until cli_trace_close. Events stop (the file stays valid JSON) once the
- * file would pass max_bytes: cli_trace_close then notes it in the trace's
- * metadata and warns on stderr. */
+ * simulator's span callback to an output file (cli_out_open: a temporary
+ * renamed over path by cli_trace_close(ok = 1), removed otherwise; a device
+ * or FIFO written through). */
+/* Open the output before simulating (0, or prints why and returns
+ * EXIT_RUNTIME: the file system refused the path) and write the metadata
+ * naming each job's lanes; stage lanes when s->stage_spans. spec, job_names
+ * and s are borrowed until cli_trace_close. Events stop (the file stays
+ * valid JSON) once the file would pass max_bytes: cli_trace_close then notes
+ * it in the trace's metadata and warns on stderr. */
 int cli_trace_open(const char *path, const WeftSpec *spec, const char *const *job_names,
                    const WeftSimSettings *s, double max_bytes, CliTrace **out);
 void cli_trace_span(void *ctx, const WeftSimSpan *span);  /* a WeftSpanFn */

@@ -314,6 +314,7 @@ int cmd_sweep(int argc, char **argv) {
     cli_fail("missing the spec file (see 'weft sweep --help')");
     return finish(&st, EXIT_USAGE);
   }
+  if (cli_out_check("--csv", val[O_CSV])) return finish(&st, EXIT_USAGE);
   int threads = 0;
   if (val[O_THREADS]) {
     long long t;

@@ -374,6 +374,9 @@ int cmd_topo(int argc, char **argv) {
     help(stdout);
     return EXIT_OK;
   }
+  if (cli_out_check("--edges", a.val[T_EDGES]) || cli_out_check("--dot", a.val[T_DOT]) ||
+      cli_out_check("--routes", a.val[T_ROUTES]))
+    return EXIT_USAGE;
   WeftTraffic *t = NULL;
   WeftTopoSearchResult sr;
   WeftError err;

@@ -1,11 +1,9 @@
 /* trace.c — the simulated timeline as Chrome trace-event JSON (opens in
  * ui.perfetto.dev and chrome://tracing), streamed from the simulator's span
- * callback into a temporary file that is renamed into place at the end. */
-#include <errno.h>
+ * callback into an output file (files.c: a temporary renamed into place at
+ * the end, or /dev/null and the like written through), capped in size. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "sim_opts.h"
@@ -23,8 +21,8 @@ enum { LANE_COMPUTE = 0, LANE_BLOCKING = 1, LANE_WG = 2, LANE_DIM0 = 10 };
 static const char HEAD[] = "{\"traceEvents\": [";
 
 struct CliTrace {
-  FILE *f;
-  char *tmp;           /* path.tmpXXXXXX beside the target */
+  WeftOut *out;
+  FILE *f;             /* out's stream */
   const char *path;
   const WeftSpec *spec;
   int chunks;
@@ -35,12 +33,6 @@ struct CliTrace {
   unsigned long long spans, written;  /* spans reported; written */
   char evbuf[EVENT_BUF];
 };
-
-static const char *errmsg(int e, char *buf, size_t n) {
-  snprintf(buf, n, "%s", strerror(e));
-  if (buf[0] >= 'A' && buf[0] <= 'Z') buf[0] = (char)(buf[0] - 'A' + 'a');
-  return buf;
-}
 
 /* Start formatting an event (its separator first); ev_end writes it. */
 static FILE *ev_begin(CliTrace *t) {
@@ -92,7 +84,6 @@ static void lane(CliTrace *t, int pid, int tid, const char *name) {
 
 static void trace_free(CliTrace *t) {
   if (t->ev) fclose(t->ev);
-  free(t->tmp);
   free(t);
 }
 
@@ -100,30 +91,18 @@ int cli_trace_open(const char *path, const WeftSpec *spec, const char *const *jo
                    const WeftSimSettings *s, double max_bytes, CliTrace **out) {
   *out = NULL;
   CliTrace *t = calloc(1, sizeof *t);
-  size_t len = strlen(path);
-  if (t) t->tmp = malloc(len + 16);
-  if (t && t->tmp) t->ev = fmemopen(t->evbuf, sizeof t->evbuf, "w");
-  if (!t || !t->tmp || !t->ev) {
+  if (t) t->ev = fmemopen(t->evbuf, sizeof t->evbuf, "w");
+  if (!t || !t->ev) {
     if (t) trace_free(t);
     cli_fail("out of memory");
     return EXIT_RUNTIME;
   }
-  snprintf(t->tmp, len + 16, "%s.tmpXXXXXX", path);
-  struct stat st;
-  int fd = -1;
-  if (!stat(path, &st) && S_ISDIR(st.st_mode)) errno = EISDIR;  /* rename would fail at the end */
-  else fd = mkstemp(t->tmp);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f) {
-    char eb[128];
-    cli_fail("%s: cannot write file: %s", path, errmsg(errno, eb, sizeof eb));
-    if (fd >= 0) {
-      close(fd);
-      unlink(t->tmp);
-    }
+  int rc = cli_out_open(path, &t->out);  /* before simulating: found at once, still status 1 */
+  if (rc) {
     trace_free(t);
-    return EXIT_USAGE;  /* checked before simulating: the path is bad input */
+    return rc;
   }
+  FILE *f = weft_out_stream(t->out);
   t->f = f;
   t->path = path;
   t->spec = spec;
@@ -199,7 +178,7 @@ void cli_trace_span(void *ctx, const WeftSimSpan *sp) {
 
 int cli_trace_close(CliTrace *t, int ok) {
   if (!t) return 0;
-  fputs("\n],\n\"displayTimeUnit\": \"ns\"", t->f);
+  fputs("\n],\n\"displayTimeUnit\": \"ns\"", t->f);  /* (discarded when !ok) */
   if (t->full) {  /* a note in the trace's metadata, and on stderr */
     unsigned long long kept = t->written;
     fprintf(t->f, ",\n\"otherData\": {\"weft_truncated\": \"the trace reached its cap of %g MiB "
@@ -212,21 +191,9 @@ int cli_trace_close(CliTrace *t, int ok) {
               t->path, t->max_bytes / 1048576.0, kept, t->spans);
   }
   fputs("}\n", t->f);
-  int bad = ferror(t->f) != 0, e = errno;
-  if (fclose(t->f)) bad = 1, e = errno;
-  if (ok && !bad) {
-    mode_t mask = umask(0);
-    umask(mask);
-    chmod(t->tmp, (mode_t)0666 & ~mask);  /* mkstemp's 0600 would stick after rename */
-    if (rename(t->tmp, t->path)) bad = 1, e = errno;
-  }
   int rc = 0;
-  if (!ok || bad) unlink(t->tmp);
-  if (ok && bad) {
-    char eb[128];
-    cli_fail("%s: cannot write file: %s", t->path, errmsg(e, eb, sizeof eb));
-    rc = EXIT_RUNTIME;
-  }
+  if (ok) rc = cli_out_commit(t->out);
+  else cli_out_discard(t->out);
   trace_free(t);
   return rc;
 }

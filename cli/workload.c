@@ -23,7 +23,8 @@ static void help(FILE *out, CliOptSet *sets) {
         "parallelization (docs/zoo.md has every formula) and write it as ASTRA-sim 1.0\n"
         "workload text (PREFIX.txt) with its LIBRA communicator (PREFIX.comm.yml).\n"
         "Pipeline, ZeRO-3 and expert groups use weft's '@group' extension. Exit 0\n"
-        "written, 2 bad input or a configuration that does not fit.\n\noptions:\n",
+        "written, 1 a file could not be written (both files or neither), 2 bad input\n"
+        "or a configuration that does not fit.\n\noptions:\n",
         out);
   cli_opts_help(out, sets, 2);
 }
@@ -37,21 +38,28 @@ static void summary(FILE *out, const CliModel *cm, const WeftWorkload *wl, const
                     const char *txt, const char *comm, int json) {
   const WeftParallel *p = &cm->par;
   if (json) {
+    fputs("{\"model\": ", out);
+    cli_json_str(out, cm->model.name);
+    fputs(", \"device\": ", out);
+    cli_json_str(out, cm->device.name);
     fprintf(out,
-            "{\"model\": \"%s\", \"device\": \"%s\", \"tp\": %d, \"pp\": %d, \"dp\": %d, "
+            ", \"tp\": %d, \"pp\": %d, \"dp\": %d, "
             "\"ep\": %d, \"micro_batch\": %d, \"microbatches\": %d, \"layers\": %d, "
             "\"bubble_fraction\": %.6g, \"tokens\": %.0f, \"model_flops\": %.10g, "
             "\"hw_flops\": %.10g, \"memory_bytes\": {",
-            cm->model.name, cm->device.name, p->tp, p->pp, p->dp, p->ep, p->micro_batch,
-            gi->microbatches, wl->nlayers, gi->bubble_fraction, gi->tokens, gi->model_flops,
-            gi->hw_flops);
+            p->tp, p->pp, p->dp, p->ep, p->micro_batch, gi->microbatches, wl->nlayers,
+            gi->bubble_fraction, gi->tokens, gi->model_flops, gi->hw_flops);
     gb(out, "params", gi->mem.params_bytes, 1, 0);
     gb(out, "grads", gi->mem.grads_bytes, 1, 0);
     gb(out, "optimizer", gi->mem.optimizer_bytes, 1, 0);
     gb(out, "activations", gi->mem.activations_bytes, 1, 0);
     gb(out, "total", gi->mem.total_bytes, 1, 0);
     gb(out, "capacity", gi->mem.capacity_bytes, 1, 1);
-    fprintf(out, "}, \"workload\": \"%s\", \"communicator\": \"%s\"}\n", txt, comm);
+    fputs("}, \"workload\": ", out);
+    cli_json_str(out, txt);
+    fputs(", \"communicator\": ", out);
+    cli_json_str(out, comm);
+    fputs("}\n", out);
     return;
   }
   fprintf(out, "%s on %s: TP-%d PP-%d DP-%d", cm->model.title[0] ? cm->model.title : cm->model.name,
@@ -115,13 +123,18 @@ int cmd_workload(int argc, char **argv) {
   }
   snprintf(txt, n, "%s.txt", wval[W_OUT]);
   snprintf(cyml, n, "%s.comm.yml", wval[W_OUT]);
-  if (weft_workload_write(txt, wl, &err) || weft_communicator_write(cyml, &comm, &err)) {
+  /* Both files or neither: each written to a temporary, then renamed
+   * together; a failure leaves the old files as they were. */
+  WeftOut *out[2] = {NULL, NULL};
+  if ((code = cli_out_open(txt, &out[0])) || (code = cli_out_open(cyml, &out[1]))) {
+    cli_out_discard(out[0]);
+  } else if (weft_workload_emit(out[0], wl, &err) || weft_communicator_emit(out[1], &comm, &err)) {
     cli_error(&err);
-    remove(txt);  /* both or neither */
+    cli_out_discard(out[0]);
+    cli_out_discard(out[1]);
     code = EXIT_RUNTIME;
-  } else {
+  } else if (!(code = cli_out_commit_all(out, 2))) {
     summary(stdout, cm, wl, &gi, txt, cyml, wval[W_JSON] != NULL);
-    code = EXIT_OK;
   }
   free(txt);
   free(cyml);

@@ -58,17 +58,6 @@ static void help(FILE *out) {
 
 /* ------------------------------------------------------------------ JSON */
 
-static void json_str(FILE *out, const char *s) {
-  fputc('"', out);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-    else if (c < 0x20) fprintf(out, "\\u%04x", c);
-    else fputc(c, out);
-  }
-  fputc('"', out);
-}
-
 /* Whole numbers exactly (counts of FLOPs and parameters are), others %.12g. */
 static void json_num(FILE *out, double v) {
   if (!isfinite(v)) fputs("null", out);
@@ -81,7 +70,7 @@ static void json_layers(FILE *out, const WeftModel *m) {
   for (int i = 0; i < m->nlayers; i++) {
     const WeftModelLayer *l = &m->layer[i];
     fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
-    json_str(out, l->name);
+    cli_json_str(out, l->name);
     fputs(", \"fwd_flops\": ", out);
     json_num(out, l->fwd_flops);
     fputs(", \"params\": ", out);
@@ -97,15 +86,15 @@ static void json_int(FILE *out, const char *key, int v) { fprintf(out, ",\n  \"%
 
 static void model_json(FILE *out, const WeftModel *m) {
   fputs("{\n  \"name\": ", out);
-  json_str(out, m->name);
+  cli_json_str(out, m->name);
   fputs(",\n  \"title\": ", out);
-  json_str(out, m->title);
+  cli_json_str(out, m->title);
   fputs(",\n  \"source\": ", out);
-  json_str(out, m->source);
+  cli_json_str(out, m->source);
   fputs(",\n  \"file\": ", out);
-  json_str(out, m->file);
+  cli_json_str(out, m->file);
   fputs(",\n  \"arch\": ", out);
-  json_str(out, arch_names[m->arch]);
+  cli_json_str(out, arch_names[m->arch]);
   json_int(out, "global_batch", m->global_batch);
   if (m->arch == WEFT_ARCH_TRANSFORMER) {
     json_int(out, "seq_len", m->seq_len);
@@ -115,7 +104,7 @@ static void model_json(FILE *out, const WeftModel *m) {
     json_int(out, "kv_heads", m->kv_heads);
     json_int(out, "ffn_hidden", m->ffn_hidden);
     fputs(",\n  \"ffn\": ", out);
-    json_str(out, m->ffn_matrices == 3 ? "swiglu" : "gelu");
+    cli_json_str(out, m->ffn_matrices == 3 ? "swiglu" : "gelu");
     json_int(out, "vocab", m->vocab);
     json_int(out, "experts", m->experts);
     json_int(out, "top_k", m->top_k);
@@ -209,13 +198,13 @@ static int list(const char *zoo, int json) {
     double p = weft_model_params(m);
     if (json) {
       fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", stdout);
-      json_str(stdout, m->name);
+      cli_json_str(stdout, m->name);
       printf(", \"arch\": \"%s\", \"params\": ", arch_names[m->arch]);
       json_num(stdout, p);
       fputs(", \"title\": ", stdout);
-      json_str(stdout, m->title);
+      cli_json_str(stdout, m->title);
       fputs(", \"source\": ", stdout);
-      json_str(stdout, m->source);
+      cli_json_str(stdout, m->source);
       fputc('}', stdout);
     } else {
       printf("  %-18s %-12s %10.3f  %s\n", m->name, arch_names[m->arch], p / 1e9, m->title);
@@ -228,9 +217,9 @@ static int list(const char *zoo, int json) {
     const WeftDevice *d = &devs[i];
     if (json) {
       fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", stdout);
-      json_str(stdout, d->name);
+      cli_json_str(stdout, d->name);
       fputs(", \"title\": ", stdout);
-      json_str(stdout, d->title);
+      cli_json_str(stdout, d->title);
       fputs(", \"peak_flops\": ", stdout);
       json_num(stdout, d->peak_flops);
       fputs(", \"hbm_bytes\": ", stdout);
@@ -238,7 +227,7 @@ static int list(const char *zoo, int json) {
       fputs(", \"hbm_bytes_per_s\": ", stdout);
       json_num(stdout, d->hbm_bytes_per_s);
       fputs(", \"source\": ", stdout);
-      json_str(stdout, d->source);
+      cli_json_str(stdout, d->source);
       fputc('}', stdout);
     } else {
       printf("  %-12s %11.1f %8.1f %9.1f  %s\n", d->name, d->peak_flops / 1e12,

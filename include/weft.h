@@ -4,6 +4,7 @@
 #define WEFT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -361,11 +362,41 @@ void weft_equal_bw(const double *bw_gbps, int ndims, double *equal_gbps);
  * bw_gbps[ndims] set, or 0 with why (if not NULL) saying why there is none. */
 int weft_problem_equal_bw(const WeftProblem *p, double *bw_gbps, char *why, size_t whylen);
 
+/* ------------------------------------------------------------------ output files
+ * Every file weft writes goes through a WeftOut. A regular file (or a new
+ * one; symbolic links are followed to it) is written to a temporary file
+ * beside it (NAME.tmp.XXXXXX, the umask's mode for a new file, the old one's
+ * mode for a replaced one) and renamed over it by weft_out_commit: a reader
+ * never sees half a file and a failure leaves the old file as it was. A path
+ * that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO, a
+ * terminal) is never replaced: it is written through, as cp does, and a
+ * write error (/dev/full) is reported by the commit. A directory, a
+ * read-only file or a missing directory on the way: WEFT_EIO at open.
+ * WEFT_EINVAL for an empty path. */
+typedef struct WeftOut WeftOut;
+int weft_out_open(const char *path, WeftOut **out, WeftError *err);
+FILE *weft_out_stream(WeftOut *o);        /* where to write */
+const char *weft_out_path(const WeftOut *o);
+/* The temporary file's path, NULL when written through: a program that can
+ * be interrupted removes it from its signal handler. Valid until the commit. */
+const char *weft_out_temp(const WeftOut *o);
+/* Flush, close and rename into place; frees o. WEFT_EIO when a write or the
+ * rename failed (the temporary is removed, the target left as it was). */
+int weft_out_commit(WeftOut *o, WeftError *err);
+/* Commit o[0..n) as one: every file renamed into place, or none (files
+ * already renamed are put back from a hard-link backup, new ones removed;
+ * written-through outputs cannot be taken back). Frees every o[i]. */
+int weft_out_commit_all(WeftOut *const *o, int n, WeftError *err);
+void weft_out_discard(WeftOut *o);        /* close, remove the temporary, free; NULL is fine */
+
 /* ------------------------------------------------------------------ export
  * ASTRA-sim 2.0 analytical network yml for the design: per-link bandwidth
  * (Ring B/2, FullyConnected B/(n-1), Switch B) and latency_ns per dim. */
 int weft_astra_network_write(const char *path, const WeftNetwork *net, const double *bw_gbps,
                              const double *latency_ns, WeftError *err);
+/* The same into an open output (weft_out_open); o is left open. */
+int weft_astra_network_emit(WeftOut *o, const WeftNetwork *net, const double *bw_gbps,
+                            const double *latency_ns, WeftError *err);
 
 /* ------------------------------------------------------------------ model zoo
  * Models and devices are data (data/zoo/, docs/zoo.md): one YAML file per
@@ -494,6 +525,10 @@ int weft_generate(const WeftModel *m, const WeftDevice *dev, const WeftParallel 
  * when needed). Written to a temporary file and renamed. */
 int weft_workload_write(const char *path, const WeftWorkload *wl, WeftError *err);
 int weft_communicator_write(const char *path, const WeftCommunicator *comm, WeftError *err);
+/* The same into an open output (weft_out_open; both left open): to commit a
+ * workload and its communicator together (weft_out_commit_all). */
+int weft_workload_emit(WeftOut *o, const WeftWorkload *wl, WeftError *err);
+int weft_communicator_emit(WeftOut *o, const WeftCommunicator *comm, WeftError *err);
 
 /* Append to sc a job generated from the zoo (zoo_dir NULL = "data/zoo") on
  * sc->net, which must be read already: the model and device (NULL = "a100")

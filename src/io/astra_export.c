@@ -1,13 +1,12 @@
 /* astra_export.c — writes a design as an ASTRA-sim 2.0 analytical network yml.
  * Per-NPU B_d becomes per-link bandwidth; the file appears whole or not at all
- * (weft_io_write_atomic). */
-#include <errno.h>
+ * (weft_out_open / weft_out_commit). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/util.h"
+#include "weft.h"
 
 /* Per-hop latency when the caller gives none: the value ASTRA-sim's own
  * example analytical networks use for every dim. */
@@ -76,10 +75,9 @@ static void write_list(FILE *f, const char *key, const WeftNetwork *net, const d
   fprintf(f, " ]  # %s\n", comment);
 }
 
-/* The whole file; returns 0 or an errno value. */
-static int write_body(FILE *f, const WeftNetwork *net, const double *bw_gbps, const double *latency_ns) {
+/* The whole file; a write error shows at the commit (weft_out_commit). */
+static void write_body(FILE *f, const WeftNetwork *net, const double *bw_gbps, const double *latency_ns) {
   double link[WEFT_MAX_DIMS];
-  errno = 0;  /* so a failed stdio call can be told from a stale errno */
   for (int d = 0; d < net->ndims; d++) link[d] = link_gbps(net, d, bw_gbps[d]) + 0.0;  /* no "-0.0" */
   fprintf(f, "# weft: optimised network (per-NPU B_d -> per-link bandwidth)\n");
   fprintf(f, "topology: [ ");
@@ -90,24 +88,21 @@ static int write_body(FILE *f, const WeftNetwork *net, const double *bw_gbps, co
   fprintf(f, " ]\n");
   write_list(f, "bandwidth", net, link, 0.0, "GB/s per link");
   write_list(f, "latency", net, latency_ns, WEFT_ASTRA_DEFAULT_LATENCY_NS, "ns");
-  if (fflush(f) != 0 || ferror(f)) return errno ? errno : EIO;
-  return 0;
 }
 
-typedef struct {
-  const WeftNetwork *net;
-  const double *bw_gbps, *latency_ns;
-} Design;
-
-static int design_body(FILE *f, const void *what) {
-  const Design *d = what;
-  return write_body(f, d->net, d->bw_gbps, d->latency_ns);
+int weft_astra_network_emit(WeftOut *o, const WeftNetwork *net, const double *bw_gbps,
+                            const double *latency_ns, WeftError *err) {
+  if (!o) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "no output given");
+  int rc = check_args(weft_out_path(o), net, bw_gbps, latency_ns, err);
+  if (!rc) write_body(weft_out_stream(o), net, bw_gbps, latency_ns);
+  return rc;
 }
 
 int weft_astra_network_write(const char *path, const WeftNetwork *net, const double *bw_gbps,
                              const double *latency_ns, WeftError *err) {
-  int rc = check_args(path, net, bw_gbps, latency_ns, err);
-  if (rc) return rc;
-  Design d = {net, bw_gbps, latency_ns};
-  return weft_io_write_atomic(path, design_body, &d, err);
+  WeftOut *o;
+  int rc = check_args(path, net, bw_gbps, latency_ns, err);  /* before creating anything */
+  if (rc || (rc = weft_out_open(path, &o, err))) return rc;
+  write_body(weft_out_stream(o), net, bw_gbps, latency_ns);
+  return weft_out_commit(o, err);
 }

@@ -41,16 +41,6 @@ int weft_io_in_range(double v, const WeftRange *r, char *buf, size_t size);
 /* Parse s[0..len) as an optional sign and decimal digits that fit a long long. */
 int weft_io_integer(const char *s, size_t len, long long *out);
 
-/* Writes a whole file's content to f; returns 0, or nonzero when a write
- * failed (errno tells why). */
-typedef int (*WeftIoBody)(FILE *f, const void *what);
-
-/* Write body() to path.tmp.XXXXXX beside the target (mode 0644), then
- * rename() it over the target: readers never see half a file, a failure
- * leaves the target as it was and removes the temporary. WEFT_EIO names the
- * path and the step ("cannot create/write/replace file: ..."). */
-int weft_io_write_atomic(const char *path, WeftIoBody body, const void *what, WeftError *err);
-
 /* Whitespace inside a line, as the workload reader sees it (CR included). */
 static inline int weft_io_is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';

@@ -23,8 +23,7 @@ static void put_number(FILE *f, double v) {
   else fprintf(f, "%.17g", v);
 }
 
-static int workload_body(FILE *f, const void *what) {
-  const WeftWorkload *wl = what;
+static void workload_body(FILE *f, const WeftWorkload *wl) {
   if (wl->policy[0]) fprintf(f, "%s\n%d\n", wl->policy, wl->nlayers);
   for (int i = 0; i < wl->nlayers; i++) {
     const WeftLayer *l = &wl->layers[i];
@@ -42,7 +41,6 @@ static int workload_body(FILE *f, const void *what) {
     put_number(f, l->update_ns);
     fputc('\n', f);
   }
-  return 0;
 }
 
 /* Would the reader see this policy line as the policy line? (not a comment,
@@ -130,8 +128,19 @@ int weft_workload_write(const char *path, const WeftWorkload *wl, WeftError *err
   if (!path || !path[0] || !wl)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "no %s given",
                           !path || !path[0] ? "output path" : "workload");
-  int rc = check_workload(path, wl, err);
-  return rc ? rc : weft_io_write_atomic(path, workload_body, wl, err);
+  WeftOut *o;
+  int rc = check_workload(path, wl, err);  /* before creating anything */
+  if (rc || (rc = weft_out_open(path, &o, err))) return rc;
+  workload_body(weft_out_stream(o), wl);
+  return weft_out_commit(o, err);
+}
+
+int weft_workload_emit(WeftOut *o, const WeftWorkload *wl, WeftError *err) {
+  if (!o || !wl)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "no %s given", !o ? "output" : "workload");
+  int rc = check_workload(weft_out_path(o), wl, err);
+  if (!rc) workload_body(weft_out_stream(o), wl);
+  return rc;
 }
 
 /* ------------------------------------------------------------------ communicator */
@@ -142,9 +151,8 @@ static void put_counts(FILE *f, const char *key, const int *v, int n) {
   fprintf(f, " ]\n");
 }
 
-static int comm_body(FILE *f, const void *what) {
+static void comm_body(FILE *f, const WeftCommunicator *c) {
   static const char *const keys[WEFT_NPHASES] = {"Forward", "InputGrad", "WeightGrad"};
-  const WeftCommunicator *c = what;
   for (int p = 0; p < WEFT_NPHASES; p++) put_counts(f, keys[p], c->group[p], c->ndims);
   if (c->nextra > 0) fprintf(f, "Groups:\n");
   for (int k = 0; k < c->nextra; k++) {
@@ -152,7 +160,6 @@ static int comm_body(FILE *f, const void *what) {
     snprintf(key, sizeof key, "  %s", c->extra_name[k]);
     put_counts(f, key, c->extra[k], c->ndims);
   }
-  return 0;
 }
 
 static int check_counts(const char *path, const char *what, const int *v, int n,
@@ -165,11 +172,9 @@ static int check_counts(const char *path, const char *what, const int *v, int n,
   return WEFT_OK;
 }
 
-int weft_communicator_write(const char *path, const WeftCommunicator *comm, WeftError *err) {
+/* Everything the reader would refuse is refused here. */
+static int check_comm(const char *path, const WeftCommunicator *comm, WeftError *err) {
   static const char *const keys[WEFT_NPHASES] = {"Forward", "InputGrad", "WeightGrad"};
-  if (!path || !path[0] || !comm)
-    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "no %s given",
-                          !path || !path[0] ? "output path" : "communicator");
   if (comm->ndims < 1 || comm->ndims > WEFT_MAX_DIMS)
     return weft_error_set(err, WEFT_EINVAL, path, 0, 0, "",
                           "the communicator must have 1 to %d dims, got %d", WEFT_MAX_DIMS,
@@ -195,5 +200,25 @@ int weft_communicator_write(const char *path, const WeftCommunicator *comm, Weft
     snprintf(field, sizeof field, "Groups.%s", g);
     if ((rc = check_counts(path, field, comm->extra[k], comm->ndims, err))) return rc;
   }
-  return weft_io_write_atomic(path, comm_body, comm, err);
+  return WEFT_OK;
+}
+
+int weft_communicator_write(const char *path, const WeftCommunicator *comm, WeftError *err) {
+  if (!path || !path[0] || !comm)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "no %s given",
+                          !path || !path[0] ? "output path" : "communicator");
+  WeftOut *o;
+  int rc = check_comm(path, comm, err);  /* before creating anything */
+  if (rc || (rc = weft_out_open(path, &o, err))) return rc;
+  comm_body(weft_out_stream(o), comm);
+  return weft_out_commit(o, err);
+}
+
+int weft_communicator_emit(WeftOut *o, const WeftCommunicator *comm, WeftError *err) {
+  if (!o || !comm)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "no %s given",
+                          !o ? "output" : "communicator");
+  int rc = check_comm(weft_out_path(o), comm, err);
+  if (!rc) comm_body(weft_out_stream(o), comm);
+  return rc;
 }

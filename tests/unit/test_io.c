@@ -1239,14 +1239,14 @@ static void write_errors(void) {
   CHECK_EQ_INT(weft_workload_write(path, wl, &e), WEFT_OK);
   kept = slurp(path);
   CHECK(kept && !strcmp(kept, "1 2 3 4 5 6 7 8 9 10 11\n1\na -1 0 NONE 0 1 SENDRECV@pp 8 0 NONE 0 0\n"));
-  /* I/O: a missing directory; a directory in the target's place (the
-   * temporary is removed: the scratch directory holds just keep.txt) */
+  /* I/O: a missing directory; a directory in the target's place (refused
+   * before any temporary is made: the scratch directory holds just keep.txt) */
   CHECK_ERR(weft_workload_write("no/such/dir/w.txt", wl, &e), &e, WEFT_EIO, "no/such/dir/w.txt", 0,
             0, "", "cannot create file: no such file or directory");
   char dir[WEFT_PATH_LEN];
   snprintf(dir, sizeof dir, "%s", tmp_path("adir"));
   CHECK(mkdir(dir, 0755) == 0);
-  CHECK_ERR(weft_workload_write(dir, wl, &e), &e, WEFT_EIO, dir, 0, 0, "", "cannot replace file");
+  CHECK_ERR(weft_workload_write(dir, wl, &e), &e, WEFT_EIO, dir, 0, 0, "", "cannot write file: is a directory");
   WeftCommunicator c;
   memset(&c, 0, sizeof c);
   CHECK_ERR(weft_communicator_write(dir, &c, &e), &e, WEFT_EINVAL, dir, 0, 0, "", "1 to 16 dims");
@@ -1276,7 +1276,7 @@ static void write_errors(void) {
   CHECK_ERR(weft_communicator_write(dir, &c, &e), &e, WEFT_EINVAL, dir, 0, 0, "Groups",
             "9 named groups");
   c.nextra = 2;
-  CHECK_ERR(weft_communicator_write(dir, &c, &e), &e, WEFT_EIO, dir, 0, 0, "", "cannot replace file");
+  CHECK_ERR(weft_communicator_write(dir, &c, &e), &e, WEFT_EIO, dir, 0, 0, "", "cannot write file: is a directory");
   CHECK(rmdir(dir) == 0);
   DIR *dp = opendir(tmp_dir);
   int others = 0;

@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/small.yml --export-astra /dev/null --json

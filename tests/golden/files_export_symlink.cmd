@@ -1,0 +1,1 @@
+--version >/dev/null && echo old >"$T/real.yml" && ln -s real.yml "$T/link.yml" && "$WEFT" optimize tests/golden/inputs/small.yml --export-astra "$T/link.yml" >/dev/null

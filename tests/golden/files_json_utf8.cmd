@@ -1,0 +1,1 @@
+simulate --network tests/golden/inputs/sim_ring4.yml --workload tests/golden/inputs/sim_bad_utf8.txt --communicator tests/golden/inputs/sim_fwd4.yml --cost-model tests/golden/inputs/cost3.yml --bw 100 --trace "$T/t.json" >/dev/null

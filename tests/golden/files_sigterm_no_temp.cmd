@@ -1,0 +1,1 @@
+--version >/dev/null && { "$WEFT" simulate data/gpt3_4096npu_4d.yml --fidelity link --chunks 4 --trace "$T/t.json" >/dev/null & p=$!; i=0; while [ $i -lt 200 ] && ! ls "$T"/t.json.tmp.* >/dev/null 2>&1; do sleep 0.05; i=$((i+1)); done; ls "$T" | sed 's/tmp\..*/tmp.XXXXXX/'; kill -TERM $p; wait $p; echo "exit $?"; ls -A "$T"; }

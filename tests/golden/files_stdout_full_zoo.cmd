@@ -1,0 +1,1 @@
+zoo --json >/dev/full

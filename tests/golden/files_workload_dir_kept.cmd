@@ -1,0 +1,1 @@
+--version >/dev/null && mkdir "$T/P.txt" && { "$WEFT" workload --model gpt3-175b --tp 8 --pp 8 --zero 1 --network data/gpt3/network_4d.yml -o "$T/P" 2>"$T/err"; echo "exit $?"; sed "s|$T/||" "$T/err"; rm "$T/err"; }
