@@ -81,10 +81,12 @@ static void design_row(FILE *out, const CsReport *r, const char *first,
   cs_shape(&r->spec->nets[p->net], shape, sizeof shape);
   cs_order(p->par.order, order, sizeof order);
   double gain = p->time_ns > 0 && p->equal_time_ns > 0 ? p->equal_time_ns / p->time_ns : 0.0;
-  fprintf(out, "  %s %7zu  %-18s %4d %4d %5d %3d  %-8s %11.3f %12.0f %7.3fx ", first, ip->index,
-          shape,
-          p->par.tp, p->par.pp, p->par.dp, p->par.micro_batch, order, p->time_ns / 1e6,
-          p->cost_usd, gain);
+  char vs[16]; /* '-': no equal split meets the constraints */
+  if (gain > 0) snprintf(vs, sizeof vs, "%7.3fx", gain);
+  else snprintf(vs, sizeof vs, "%8s", "-");
+  fprintf(out, "  %s %7zu  %-18s %4d %4d %5d %3d  %-8s %11.3f %12.0f %s ", first, ip->index,
+          shape, p->par.tp, p->par.pp, p->par.dp, p->par.micro_batch, order, p->time_ns / 1e6,
+          p->cost_usd, vs);
   int D = r->spec->nets[p->net].ndims;
   for (int d = 0; d < r->ndims; d++) {
     if (d < D) fprintf(out, " %9.2f", p->bw_gbps[d]);
@@ -159,8 +161,8 @@ static void json_design(FILE *out, const CsReport *r, const WeftIndexedPoint *ip
     if (d) fputs(", ", out);
     cli_json_num(out, p->bw_gbps[d]);
   }
-  fputs("], \"equal_time_ns\": ", out);
-  cli_json_num(out, p->equal_time_ns);
+  fputs("], \"equal_time_ns\": ", out); /* null: no equal split meets the constraints */
+  cli_json_num(out, p->equal_time_ns > 0 ? p->equal_time_ns : (double)NAN);
   fputs(", \"mem_bytes\": ", out);
   cli_json_num(out, p->mem_bytes);
   fputs(", \"gap\": ", out);
@@ -248,7 +250,7 @@ static void csv_row(FILE *f, const CsReport *r, size_t i, const WeftDesignPoint 
     if (ok && d < net->ndims) csv_num(f, p->bw_gbps[d]);
     else fputc(',', f);
   }
-  if (ok) csv_num(f, p->equal_time_ns);
+  if (ok && p->equal_time_ns > 0) csv_num(f, p->equal_time_ns);
   else fputc(',', f);
   if (p->mem_bytes > 0) csv_num(f, p->mem_bytes);
   else fputc(',', f);
@@ -329,8 +331,8 @@ int cs_plot(const char *path, const CsReport *r, FILE *points) {
   }
   const WeftDesignPoint *best = &r->best[0].pt;
   const WeftNetwork *net = &r->spec->nets[best->net];
-  double eq[WEFT_MAX_DIMS];
-  weft_equal_bw(best->bw_gbps, net->ndims, eq);
+  double eq[WEFT_MAX_DIMS]; /* NaN (gnuplot's missing data) when no equal split exists */
+  for (int d = 0; d < net->ndims; d++) eq[d] = best->equal_time_ns > 0 ? best->equal_bw_gbps : (double)NAN;
   char title[320], what[200];
   describe(r, best, what, sizeof what);
   snprintf(title, sizeof title, "%s on %d NPUs: best %s", r->spec->model->name, r->npus, what);
@@ -344,15 +346,19 @@ int cs_plot(const char *path, const CsReport *r, FILE *points) {
   pd.front_time_ns = ft;
   pd.chosen_cost_usd = best->cost_usd;
   pd.chosen_time_ns = best->time_ns;
-  pd.equal_time_ns = best->equal_time_ns;
+  pd.equal_time_ns = best->equal_time_ns > 0 ? best->equal_time_ns : (double)NAN;
   pd.ndims = net->ndims;
   pd.bw_gbps = best->bw_gbps;
   pd.equal_bw_gbps = eq;
   WeftError err;
   weft_error_clear(&err);
   int rc = breakdown(r, best, best->bw_gbps, &pd.compute_ns, pd.comm_ns, NULL, &err);
-  if (!rc)
+  if (!rc && best->equal_time_ns > 0)
     rc = breakdown(r, best, eq, &pd.equal_compute_ns, pd.equal_comm_ns, &pd.equal_cost_usd, &err);
+  else if (!rc) {
+    pd.equal_compute_ns = pd.equal_cost_usd = NAN;
+    for (int ph = 0; ph < WEFT_NPHASES; ph++) pd.equal_comm_ns[ph] = NAN;
+  }
   if (rc) {
     cli_fail("--plot: cannot evaluate the best design again: %s",
              err.msg[0] ? err.msg : weft_strerror(rc));

@@ -594,7 +594,9 @@ typedef struct {
   WeftPointStatus status;
   double time_ns, cost_usd, objective;
   double bw_gbps[WEFT_MAX_DIMS];
-  double equal_time_ns;     /* EqualBW at the same total bandwidth */
+  double equal_bw_gbps;     /* EqualBW: the best equal split meeting the constraints
+                               (weft_problem_equal_bw), B_d = this on every dim; 0: none */
+  double equal_time_ns;     /* the time at it; 0 when there is none */
   double mem_bytes;         /* per NPU */
   double gap;
   char reason[160];         /* why, when status != OK */

@@ -272,6 +272,7 @@ static void eval_with(const WeftCodesignSpec *spec, WeftDesignPoint *pt, Scratch
   /* Results start from zero so a point's bytes depend on its inputs alone. */
   pt->status = WEFT_POINT_OK;
   pt->time_ns = pt->cost_usd = pt->objective = pt->equal_time_ns = pt->mem_bytes = pt->gap = 0;
+  pt->equal_bw_gbps = 0;
   memset(pt->bw_gbps, 0, sizeof pt->bw_gbps);
   memset(pt->reason, 0, sizeof pt->reason);
   if (pt->net < 0 || pt->net >= spec->nnets) {
@@ -325,8 +326,10 @@ static void eval_with(const WeftCodesignSpec *spec, WeftDesignPoint *pt, Scratch
     memcpy(pt->bw_gbps, res.bw_gbps, (size_t)D * sizeof pt->bw_gbps[0]);
     double eq[WEFT_MAX_DIMS];
     WeftEval ev;
-    weft_equal_bw(res.bw_gbps, D, eq);
-    pt->equal_time_ns = weft_problem_evaluate(p, eq, &ev) == WEFT_OK ? ev.time_ns : 0.0;
+    if (weft_problem_equal_bw(p, eq, NULL, 0) && weft_problem_evaluate(p, eq, &ev) == WEFT_OK) {
+      pt->equal_bw_gbps = eq[0];
+      pt->equal_time_ns = ev.time_ns;
+    }
   }
   weft_problem_free(p);
 }
