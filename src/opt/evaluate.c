@@ -21,7 +21,9 @@ double weft_problem_tau(const WeftProblem *p, int pat, const double *bw) {
  * chunks of TAU_CHUNK (a problem may have any number of patterns). */
 void weft_problem_eval_scaled(const WeftProblem *p, const double *bw, WeftEval *ev) {
   double tau[TAU_CHUNK];
-  int P = p->npat;
+  int P = p->npat, once = P <= TAU_CHUNK; /* else each chunk again for every row */
+  if (once)
+    for (int k = 0; k < P; k++) tau[k] = weft_problem_tau(p, k, bw);
   ev->time_ns = 0.0;
   ev->cost_usd = 0.0;
   for (int d = 0; d < p->D; d++) ev->cost_usd += p->cpg[d] * bw[d];
@@ -31,12 +33,13 @@ void weft_problem_eval_scaled(const WeftProblem *p, const double *bw, WeftEval *
     double t = -HUGE_VAL, comm[WEFT_NPHASES] = {0};
     for (int r = 0; r < job->nrows; r++) {
       double v = job->C[r];
+      const double *a = job->a + (size_t)r * (size_t)P;
       for (int k0 = 0; k0 < P; k0 += TAU_CHUNK) {
         int k1 = k0 + TAU_CHUNK < P ? k0 + TAU_CHUNK : P;
-        for (int k = k0; k < k1; k++) tau[k - k0] = weft_problem_tau(p, k, bw);
+        if (!once)
+          for (int k = k0; k < k1; k++) tau[k - k0] = weft_problem_tau(p, k, bw);
         for (int k = k0; k < k1; k++) {
-          double a = job->a[(size_t)r * (size_t)P + (size_t)k];
-          if (a > 0.0) v += a * tau[k - k0];
+          if (a[k] > 0.0) v += a[k] * tau[k - k0];
           if (r == 0)
             for (int ph = 0; ph < WEFT_NPHASES; ph++) {
               double b = job->phase_bytes[ph * P + k];

@@ -11,8 +11,8 @@
 #define IPM_FEAS_INTERNAL 1e-10  /* primal residual target (scaled) */
 #define GEN_CERT_SHARE 1.0       /* stop once certified within this share of the gap target */
 #define GEN_RESTARTS 2 /* runs again from the best design, rescaled, when one does not certify */
-#define ACT_ALL 32     /* a job with at most this many time rows keeps them all active */
-#define ACT_INIT 16    /* else the first active set: its rows longest at the start */
+#define ACT_ALL 64     /* a job with at most this many time rows keeps them all active */
+#define ACT_INIT 32    /* else the first active set: its rows longest at the start */
 #define ACT_ADD 8      /* rows that join per job and round, the most violated first */
 #define ACT_VIOL 1e-12 /* a row longer than the active max by this (relative) is violated */
 #define ACT_ROUNDS 64  /* rounds of the active set at most */
