@@ -86,6 +86,12 @@ typedef struct {
   char cost_dim[WEFT_MAX_DIMS][WEFT_NAME_LEN];  /* cost-class name per dim */
   int line[WEFT_MAX_DIMS];                      /* source line per dim (0 unknown) */
   char file[WEFT_PATH_LEN];                     /* source file (the scenario when inline) */
+  /* How collectives run on each dim (weft's extension of LIBRA's file,
+   * optional keys Efficiency and LatencyNs; docs/model.md). A collective
+   * takes sum_d latency_ns[d] * steps_d + max_d bytes_d / (efficiency[d] * B_d),
+   * steps_d those of the dim's default algorithm (weft_collective_steps). */
+  double efficiency[WEFT_MAX_DIMS];  /* achievable fraction of B_d, (0, 1]; 0 = 1 */
+  double latency_ns[WEFT_MAX_DIMS];  /* per algorithm step; 0 = none */
 } WeftNetwork;
 
 const char *weft_topology_name(WeftTopology t);  /* "Ring", ... */
@@ -186,6 +192,15 @@ const int *weft_communicator_find(const WeftCommunicator *comm, const char *name
 /* Check the communicator against the network (length, 1 <= n <= dim size or -1). */
 int weft_communicator_check(const WeftCommunicator *comm, const WeftNetwork *net,
                             WeftError *err);
+
+/* Algorithm steps of collective c on each dim of group[] (0 on dims it
+ * does not span), with each dim's default algorithm as the simulator runs
+ * it: Ring n-1 (ring), FullyConnected 1 (direct), Switch log2 n (halving-
+ * doubling; n-1 when n is not a power of two); an all-reduce takes both
+ * halves (twice), a send-recv 1. Returns the steps summed over the dims. */
+int weft_collective_steps(WeftCollective c, const int *group, const WeftNetwork *net, int *steps);
+/* The latency of one such collective: sum_d net->latency_ns[d] * steps_d. */
+double weft_collective_latency_ns(WeftCollective c, const int *group, const WeftNetwork *net);
 
 /* Per-dim traffic (bytes per NPU) of one collective of size_bytes over the dims
  * in group[]: LIBRA's model. traffic_bytes[ndims] is written. */

@@ -84,10 +84,32 @@ static int dims_seq(const WeftYamlNode *seq, const char *file, const char *field
   return WEFT_OK;
 }
 
+/* An optional per-dim list (weft's extension): absent leaves out[] at 0;
+ * present, one number per dim in [lo, hi] (lo excluded when open_lo). */
+static int per_dim(const WeftYamlNode *map, const char *names, const char *file,
+                   const char *ftopo, int ndims, double lo, double hi, int open_lo, double *out,
+                   WeftError *err) {
+  const WeftYamlNode *key, *seq = weft_yaml_get(map, names, &key);
+  if (!seq) return WEFT_OK;
+  char field[WEFT_NAME_LEN];
+  snprintf(field, sizeof field, "%s", key->text);
+  int rc = dims_seq(seq, file, field, ftopo, ndims, err), count;
+  if (!rc) rc = weft_yaml_doubles(seq, file, field, out, WEFT_MAX_DIMS, &count, err);
+  for (int d = 0; !rc && d < ndims; d++) {
+    const WeftYamlNode *e = seq->child[d];
+    if (out[d] > hi || out[d] < lo || (open_lo && out[d] == lo))
+      rc = weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, field,
+                          "%s entry %d must be %s %g and at most %g, got %g", field, d + 1,
+                          open_lo ? "above" : "at least", lo, hi, out[d]);
+  }
+  return rc;
+}
+
 int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *net,
                        WeftError *err) {
   static const char *const keys[] = {"Topology|topology", "NpusCount|npus_count",
-                                     "CostDimension|cost_dimension", NULL};
+                                     "CostDimension|cost_dimension", "Efficiency|efficiency",
+                                     "LatencyNs|latency_ns", NULL};
   const WeftYamlNode *topo, *npus, *cost;
   char ftopo[WEFT_NAME_LEN], fnpus[WEFT_NAME_LEN], fcost[WEFT_NAME_LEN];
   int rc;
@@ -130,6 +152,10 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *n
                             "to %.0f)",
                             fnpus, WEFT_MAX_NPUS, fnpus, d + 1, total);
   }
+  if ((rc = per_dim(map, keys[3], file, ftopo, topo->n, 0.0, 1.0, 1, net->efficiency, err)) ||
+      (rc = per_dim(map, keys[4], file, ftopo, topo->n, 0.0, WEFT_MAX_TIME_NS, 0, net->latency_ns,
+                    err)))
+    return rc;
   return WEFT_OK;
 }
 

@@ -127,3 +127,42 @@ int weft_communicator_check(const WeftCommunicator *comm, const WeftNetwork *net
   }
   return WEFT_OK;
 }
+
+/* Steps of one reduce-scatter (or all-gather, all-to-all) stage over n
+ * members with the dim's default algorithm (the simulator's, stage.c). */
+static int stage_steps(WeftTopology t, int n) {
+  if (n < 2) return 0;
+  if (t == WEFT_FULLY_CONNECTED) return 1;                /* direct */
+  if (t == WEFT_SWITCH && (n & (n - 1)) == 0) {           /* halving-doubling */
+    int k = 0;
+    while ((1 << k) < n) k++;
+    return k;
+  }
+  return n - 1;                                           /* ring */
+}
+
+int weft_collective_steps(WeftCollective c, const int *group, const WeftNetwork *net, int *steps) {
+  int total = 0;
+  for (int d = 0; d < net->ndims; d++) {
+    int n = group[d], k = 0;
+    if (n > 1) switch (c) {
+        case WEFT_COLL_ALLREDUCE: k = 2 * stage_steps(net->topology[d], n); break;
+        case WEFT_COLL_REDUCESCATTER:
+        case WEFT_COLL_ALLGATHER:
+        case WEFT_COLL_ALLTOALL: k = stage_steps(net->topology[d], n); break;
+        case WEFT_COLL_SENDRECV: k = 1; break;
+        default: k = 0;
+      }
+    if (steps) steps[d] = k;
+    total += k;
+  }
+  return total;
+}
+
+double weft_collective_latency_ns(WeftCollective c, const int *group, const WeftNetwork *net) {
+  int steps[WEFT_MAX_DIMS];
+  double t = 0.0;
+  weft_collective_steps(c, group, net, steps);
+  for (int d = 0; d < net->ndims; d++) t += net->latency_ns[d] * steps[d];
+  return t;
+}

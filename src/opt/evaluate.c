@@ -30,7 +30,8 @@ void weft_problem_eval_scaled(const WeftProblem *p, const double *bw, WeftEval *
   for (int j = 0; j < p->njobs; j++) {
     const Job *job = &p->job[j];
     WeftJobTime *jt = &ev->job[j];
-    double t = -HUGE_VAL, comm[WEFT_NPHASES] = {0};
+    double t = -HUGE_VAL, comm[WEFT_NPHASES];
+    for (int ph = 0; ph < WEFT_NPHASES; ph++) comm[ph] = job->phase_lat_ns[ph];
     for (int r = 0; r < job->nrows; r++) {
       double v = job->C[r];
       const double *a = job->a + (size_t)r * (size_t)P;

@@ -46,12 +46,19 @@ static int pattern_id(PatSet *ps, const double *v) {
  * depends on nothing else, so layers only look their pattern up. */
 typedef struct {
   int id[WEFT_NCOLL][NGROUP_KEYS];  /* -2 not yet seen, -1 no traffic */
+  double lat[WEFT_NCOLL][NGROUP_KEYS]; /* latency of one such collective, ns */
 } PatKeys;
 
 static int phase_pattern(const PatKeys *keys, const WeftPhaseSpec *s, int ph) {
   if (s->coll == WEFT_COLL_NONE || (unsigned)s->coll >= WEFT_NCOLL || s->size_bytes <= 0)
     return -1;
   return keys->id[s->coll][s->group ? WEFT_NPHASES + s->group - 1 : ph];
+}
+
+/* The latency (ns) of a phase's collective: a constant of the design. */
+static double phase_latency(const PatKeys *keys, const WeftPhaseSpec *s, int ph) {
+  if (phase_pattern(keys, s, ph) < 0) return 0.0;
+  return keys->lat[s->coll][s->group ? WEFT_NPHASES + s->group - 1 : ph];
 }
 
 /* Patterns of every job, in order of first use (layers, then phases).
@@ -86,8 +93,13 @@ static int collect_patterns(const WeftSpec *spec, PatSet *ps, PatKeys *keys, Wef
         double v[WEFT_MAX_DIMS];
         int any = 0;
         weft_collective_traffic(s->coll, 1.0, group[g], ps->D, v);
-        for (int d = 0; d < ps->D; d++) any |= v[d] > 0;
+        for (int d = 0; d < ps->D; d++) { /* bytes at the bandwidth the dim achieves */
+          double eff = spec->net->efficiency[d];
+          if (eff > 0.0) v[d] /= eff;
+          any |= v[d] > 0;
+        }
         *id = any ? pattern_id(ps, v) : -1;
+        keys[j].lat[s->coll][g] = any ? weft_collective_latency_ns(s->coll, group[g], spec->net) : 0.0;
         if (any && *id < 0) return WEFT_ENOMEM;
       }
   }
@@ -108,20 +120,22 @@ static int build_job(WeftProblem *p, const WeftJob *sj, const PatKeys *keys, Job
   job->weight = sj->weight;
   job->phase_bytes = arena_calloc(&p->arena, (size_t)WEFT_NPHASES * (size_t)P, sizeof(double));
   if (!job->phase_bytes) return WEFT_ENOMEM;
-  double comp[WEFT_NPHASES] = {0, 0, 0};
+  double comp[WEFT_NPHASES] = {0, 0, 0}, lat = 0.0;
   for (int l = 0; l < L; l++)
     for (int ph = 0; ph < WEFT_NPHASES; ph++) {
       comp[ph] += wl->layers[l].phase[ph].compute_ns;
       int id = phase_pattern(keys, &wl->layers[l].phase[ph], ph);
       if (id >= 0) job->phase_bytes[ph * P + id] += wl->layers[l].phase[ph].size_bytes;
+      job->phase_lat_ns[ph] += phase_latency(keys, &wl->layers[l].phase[ph], ph);
     }
+  for (int ph = 0; ph < WEFT_NPHASES; ph++) lat += job->phase_lat_ns[ph];
   job->compute_ns = comp[0] + comp[1] + comp[2];
   if (p->loop == WEFT_LOOP_NO_OVERLAP) {
     job->nrows = 1;
     job->C = arena_calloc(&p->arena, 1, sizeof *job->C);
     job->a = arena_calloc(&p->arena, (size_t)P, sizeof *job->a);
     if (!job->C || !job->a) return WEFT_ENOMEM;
-    job->C[0] = job->compute_ns;
+    job->C[0] = job->compute_ns + lat; /* every collective's latency: constants */
     for (int ph = 0; ph < WEFT_NPHASES; ph++)
       for (int k = 0; k < P; k++) job->a[k] += job->phase_bytes[ph * P + k];
     for (int k = 0; k < P; k++) job->a[k] = job->a[k] > 0 ? job->a[k] : 0.0; /* rounding */
@@ -138,18 +152,23 @@ static int build_job(WeftProblem *p, const WeftJob *sj, const PatKeys *keys, Job
    * Start from i = L (nothing of the backward pass done): fwd everything,
    * wg prefix = all layers' wg bytes. Walk i down, moving layer i's ig/wg
    * compute and ig bytes in, and dropping layer i+1's wg bytes out. */
-  row[0] = comp[0];
+  /* Latencies are constants that go with their collectives: forward ones
+   * block, input-grad ones join with their layer, weight-grad ones sit in
+   * the stream's suffix like their bytes. */
+  row[0] = comp[0] + job->phase_lat_ns[WEFT_PHASE_FWD] + job->phase_lat_ns[WEFT_PHASE_WG];
   for (int k = 0; k < P; k++) row[1 + k] = job->phase_bytes[WEFT_PHASE_FWD * P + k] +
                                           job->phase_bytes[WEFT_PHASE_WG * P + k];
   for (int i = L - 1; i >= 0; i--) {
     const WeftLayer *ly = &wl->layers[i];
-    row[0] += ly->phase[WEFT_PHASE_IG].compute_ns + ly->phase[WEFT_PHASE_WG].compute_ns;
+    row[0] += ly->phase[WEFT_PHASE_IG].compute_ns + ly->phase[WEFT_PHASE_WG].compute_ns +
+              phase_latency(keys, &ly->phase[WEFT_PHASE_IG], WEFT_PHASE_IG);
     int ig = phase_pattern(keys, &ly->phase[WEFT_PHASE_IG], WEFT_PHASE_IG);
     if (ig >= 0) row[1 + ig] += ly->phase[WEFT_PHASE_IG].size_bytes;
     if (i + 1 < L) {
       const WeftPhaseSpec *nx = &wl->layers[i + 1].phase[WEFT_PHASE_WG];
       int wg = phase_pattern(keys, nx, WEFT_PHASE_WG);
       if (wg >= 0) row[1 + wg] -= nx->size_bytes;
+      row[0] -= phase_latency(keys, nx, WEFT_PHASE_WG);
     }
     /* Drop kept rows the new one dominates, newest first (a stack: the
      * compute only grows down the pass, so the newest kept rows are the

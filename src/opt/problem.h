@@ -19,6 +19,7 @@ typedef struct {
   double weight;
   double compute_ns;
   double *phase_bytes; /* WEFT_NPHASES x npat: bytes per phase and pattern */
+  double phase_lat_ns[WEFT_NPHASES]; /* the collectives' latencies per phase (constants) */
 } Job;
 
 /* Times, costs and their product stay below this; a problem whose scale

@@ -526,7 +526,50 @@ static void regression_cycle_4d(void) {
   }
 }
 
+/* --- achievable bandwidth and per-step latency (network Efficiency, LatencyNs) */
+
+/* Ring of 4 NPUs at B1 = 100 GB/s, efficiency 0.8, 1000 ns per step. A
+ * weight-grad all-reduce of 1e9 bytes: 2 x 3 ring steps = 6000 ns, plus
+ * 2 * 1e9 * 3/4 = 1.5e9 bytes at 0.8 * 100 GB/s = 18.75e6 ns. One layer of
+ * 1e6 ns per phase, no-overlap: 3e6 + 6000 + 18.75e6 = 21,756,000 ns. Two
+ * layers, tp-dp-overlap: the last layer's gradient is ready at 2e6 (forward)
+ * + 2e6 (its input- and weight-grad compute) = 4e6, then the two all-reduces
+ * run back to back in the stream: 4e6 + 2 * 18,756,000 = 41,512,000 ns. */
+static void comm_latency_efficiency(void) {
+  int npus[1] = {4};
+  for (int loop = 0; loop < 2; loop++) {
+    Toy t;
+    toy_init(&t, 1, npus, NULL, NULL);
+    t.net.efficiency[0] = 0.8;
+    t.net.latency_ns[0] = 1000.0;
+    for (int l = 0; l <= loop; l++) toy_layer(&t, 1e6, WEFT_COLL_NONE, 0, WEFT_COLL_ALLREDUCE, 1e9);
+    toy_cons(&t, "B1 = 100");
+    t.spec.loop = loop ? WEFT_LOOP_TP_DP_OVERLAP : WEFT_LOOP_NO_OVERLAP;
+    WeftResult r;
+    toy_solve(&t, &r, NULL);
+    CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
+    CHECK_NEAR(r.eval.time_ns, loop ? 41512000.0 : 21756000.0, 1e-12);
+    CHECK_NEAR(r.eval.job[0].comm_ns[WEFT_PHASE_WG], (loop + 1) * 18756000.0, 1e-12);
+    toy_free(&t);
+  }
+  WeftNetwork net; /* the step counts themselves */
+  memset(&net, 0, sizeof net);
+  net.ndims = 3;
+  WeftTopology topo[3] = {WEFT_RING, WEFT_FULLY_CONNECTED, WEFT_SWITCH};
+  int n[3] = {5, 6, 8}, steps[3];
+  for (int d = 0; d < 3; d++) { net.topology[d] = topo[d]; net.npus[d] = n[d]; net.latency_ns[d] = 10.0; }
+  CHECK_EQ_INT(weft_collective_steps(WEFT_COLL_ALLREDUCE, n, &net, steps), 8 + 2 + 6);
+  CHECK_EQ_INT(steps[0], 8);  /* ring: 2 x 4 */
+  CHECK_EQ_INT(steps[1], 2);  /* direct: 2 x 1 */
+  CHECK_EQ_INT(steps[2], 6);  /* halving-doubling: 2 x log2 8 */
+  CHECK_EQ_INT(weft_collective_steps(WEFT_COLL_ALLGATHER, n, &net, NULL), 4 + 1 + 3);
+  int n2[3] = {-1, 6, 6};     /* 6 on a switch is not a power of 2: ring */
+  CHECK_EQ_INT(weft_collective_steps(WEFT_COLL_REDUCESCATTER, n2, &net, steps), 1 + 5);
+  CHECK_NEAR(weft_collective_latency_ns(WEFT_COLL_ALLREDUCE, n, &net), 160.0, 1e-15);
+}
+
 const TestCase suite_opt[] = {
+    {"opt/comm_latency_efficiency", comm_latency_efficiency},
     {"opt/libra_gpt3_published_optimum", libra_gpt3_published_optimum},
     {"opt/traffic_by_hand", traffic_by_hand},
     {"opt/cost_by_hand", cost_by_hand},
