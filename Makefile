@@ -8,6 +8,13 @@ WARN    = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-protot
 CFLAGS  ?= $(OPT) -g
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SAN) $(WARN) -Iinclude -Isrc -Ibench -MMD -MP
 LDLIBS  = -lyaml -lm -lpthread
+# Quiet by default: one line when the build is done; V=1 shows every command.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
 LDFLAGS += $(SAN)
 
 LIB_SRC   = $(sort $(wildcard src/*/*.c))
@@ -26,9 +33,21 @@ LIB   = $(BUILD)/libweft.a
 WEFT  = $(BUILD)/weft
 UNIT  = $(BUILD)/test_unit
 
-.PHONY: all deps run test check bench valgrind clean mpi fuzz fuzz-ci fuzz-build fuzzers
+# The shared library: the same sources as position-independent objects (the
+# static library and the CLI keep their non-PIC speed), soname libweft.so.MAJOR,
+# exporting weft_* only (scripts/weft.map).
+VERSION  := $(shell sed -n 's/^\#define WEFT_VERSION "\(.*\)"/\1/p' include/weft.h)
+SOMAJOR  := $(firstword $(subst ., ,$(VERSION)))
+SONAME    = libweft.so.$(SOMAJOR)
+SO        = $(BUILD)/libweft.so.$(VERSION)
+PIC_OBJ   = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
+PREFIX   ?= /usr/local
+
+.PHONY: all deps run test check bench valgrind clean mpi fuzz fuzz-ci fuzz-build fuzzers \
+        install uninstall man
 MAKEFLAGS += --no-print-directory
-all: $(LIB) $(WEFT)
+all: $(LIB) $(SO) $(WEFT)
+	@echo "weft $(VERSION): built $(WEFT), $(LIB) and $(SO)$(if $(filter 1,$(V)),, (make V=1 shows the commands))"
 
 # Install what a fresh Debian machine lacks (needs root or sudo).
 deps:
@@ -40,32 +59,71 @@ run: deps
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+
+$(SO): $(PIC_OBJ) scripts/weft.map
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=scripts/weft.map \
+	  -o $@ $(PIC_OBJ) $(LDLIBS)
+	$(Q)ln -sf libweft.so.$(VERSION) $(BUILD)/$(SONAME)
+	$(Q)ln -sf $(SONAME) $(BUILD)/libweft.so
+
+# Man pages from the help text (scripts/man.sh): weft(1), weft-CMD(1).
+man: $(WEFT)
+	@./scripts/man.sh $(WEFT) $(BUILD)/man
+
+# make install PREFIX=... (DESTDIR for staging): the CLI, the header, both
+# libraries, weft.pc for pkg-config, the man pages; make uninstall removes them.
+install: all man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(WEFT) $(DESTDIR)$(PREFIX)/bin/weft
+	install -m 644 include/weft.h $(DESTDIR)$(PREFIX)/include/weft.h
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libweft.a
+	install -m 755 $(SO) $(DESTDIR)$(PREFIX)/lib/libweft.so.$(VERSION)
+	$(Q)ln -sf libweft.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	$(Q)ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libweft.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/weft.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/weft.pc
+	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/weft $(DESTDIR)$(PREFIX)/include/weft.h \
+	  $(DESTDIR)$(PREFIX)/lib/libweft.a $(DESTDIR)$(PREFIX)/lib/libweft.so \
+	  $(DESTDIR)$(PREFIX)/lib/$(SONAME) $(DESTDIR)$(PREFIX)/lib/libweft.so.$(VERSION) \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/weft.pc $(DESTDIR)$(PREFIX)/share/man/man1/weft.1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/weft-*.1
 
 $(WEFT): $(CLI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 
 # The unit tests also check the CLI's JSON string writer (cli/json.c); the
 # random-problem generator (bench/common/randprob.c) serves the unit suite
 # 'random' and bench_random alike.
 RANDPROB = $(BUILD)/bench/common/randprob.o
 $(UNIT): $(TEST_OBJ) $(BUILD)/cli/json.o $(RANDPROB) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/cli/json.o $(RANDPROB) $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/cli/json.o $(RANDPROB) $(LIB) $(LDLIBS)
 
 # Each bench/*.c is one program, linked with bench/common/*.c (kept, not
 # deleted as an intermediate).
 .SECONDARY: $(BENCH_OBJ)
 $(BUILD)/bench/%: bench/%.c $(BENCH_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BENCH_OBJ) $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BENCH_OBJ) $(LIB) $(LDLIBS)
 
+# The tests, then the examples built against an installed copy (a staging
+# prefix under $(BUILD)) through pkg-config: the public API from outside (not
+# in the sanitizer build: a plain program cannot load a sanitized library).
 test: deps
-	$(MAKE) $(UNIT) $(WEFT)
-	@./tests/run.sh $(BUILD)
+	$(MAKE) $(UNIT) $(WEFT) $(SO)
+	@WEFT_EXAMPLES=$(if $(SAN),0,1) ./tests/run.sh $(BUILD)
 
 # weft built with MPI (Debian's Open MPI, installed when missing): the same
 # sources with -DWEFT_MPI into $(BUILD)/mpi/weft, for codesign and sweep
@@ -115,10 +173,10 @@ fuzzers: $(FUZZERS)
 # The fixtures the harnesses copy, by absolute path: a reproducer runs from anywhere.
 $(BUILD)/tests/fuzz/fuzz.o: tests/fuzz/fuzz.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DWEFT_FUZZ_FIXTURES='"$(CURDIR)/tests/fixtures"' -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -DWEFT_FUZZ_FIXTURES='"$(CURDIR)/tests/fixtures"' -c $< -o $@
 
 $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/fuzz.o $(LIB)
-	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 # Each bench prints its figures and PASS/MISS per target; it fails only when
 # it cannot run. The weft binary's path is passed for the whole-process bench.
@@ -128,5 +186,5 @@ bench: $(BENCHES) $(WEFT)
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(BENCHES:=.d) \
+-include $(PIC_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(BENCHES:=.d) \
          $(FUZZ_OBJ:.o=.d)

@@ -9,6 +9,8 @@ need=""
 for p in $pkgs; do
   dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done
+# make test builds examples/ against an installed copy through pkg-config.
+command -v pkg-config >/dev/null 2>&1 || need="$need pkgconf"
 # --plot draws through gnuplot (and the plot_* goldens need it): any gnuplot will do.
 command -v gnuplot >/dev/null 2>&1 || need="$need gnuplot-nox"
 # The match unit tests compare with networkx (tests/oracle/matching_oracle.py):
