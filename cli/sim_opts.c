@@ -239,6 +239,10 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
       (val[CLI_SIM_ALG] &&
        alg_list(cli_sim_opts[CLI_SIM_ALG].name, val[CLI_SIM_ALG], D, run->set.algorithm)))
     return EXIT_USAGE;
+  /* The network's own latency per step (LatencyNs, or an ASTRA-sim file's
+   * per hop) is the default of --latency-ns. */
+  if (!val[CLI_SIM_LATENCY])
+    memcpy(run->set.latency_ns, run->sc->net.latency_ns, sizeof run->set.latency_ns);
   weft_scenario_spec(run->sc, &run->spec);
   if (val[CLI_SIM_TRACE]) {
     const char *names[WEFT_MAX_JOBS];
@@ -256,6 +260,12 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
     return rc == WEFT_ENOMEM || rc == WEFT_ESOLVER ? EXIT_RUNTIME : EXIT_USAGE;
   }
   run->bw_given = val[CLI_SIM_BW] != NULL;
+  int carried = !run->bw_given; /* a design the network file carries (ASTRA-sim's bandwidth) */
+  for (int d = 0; d < D; d++) carried &= run->sc->net.design_gbps[d] > 0.0;
+  if (carried) {
+    memcpy(run->bw_gbps, run->sc->net.design_gbps, sizeof run->bw_gbps);
+    run->bw_given = 2;
+  }
   if (!run->bw_given) {
     if (weft_problem_solve(run->prob, &solve, &run->opt) < 0 ||
         run->opt.status != WEFT_STATUS_SOLVED) {
@@ -315,7 +325,8 @@ void cli_sim_print_head(FILE *out, const char *cmd, const CliSimRun *run) {
   fprintf(out, "weft %s: loop %s, %d dims, %.0f NPUs, %d job%s\n", cmd,
           weft_loop_name(run->spec.loop), net->ndims, weft_network_npus_total(net),
           run->spec.njobs, run->spec.njobs == 1 ? "" : "s");
-  if (run->bw_given) fputs("bandwidth: given (--bw)\n", out);
+  if (run->bw_given == 2) fputs("bandwidth: the network file's (its per-link bandwidth)\n", out);
+  else if (run->bw_given) fputs("bandwidth: given (--bw)\n", out);
   else
     fprintf(out, "bandwidth: the optimum of weft optimize (objective %s)\n",
             weft_objective_name(run->spec.objective));
@@ -355,7 +366,8 @@ void cli_sim_json_head(FILE *out, const CliSimRun *run) {
   cli_json_str(out, weft_loop_name(run->spec.loop));
   fputs(",\n  \"objective\": ", out);
   cli_json_str(out, weft_objective_name(run->spec.objective));
-  fprintf(out, ",\n  \"bw_source\": \"%s\",\n  \"bw_gbps\": ", run->bw_given ? "given" : "optimum");
+  fprintf(out, ",\n  \"bw_source\": \"%s\",\n  \"bw_gbps\": ",
+          run->bw_given == 2 ? "network" : run->bw_given ? "given" : "optimum");
   cli_json_arr(out, run->bw_gbps, net->ndims);
   fprintf(out, ",\n  \"settings\": {\"fidelity\": \"%s\", \"sharing\": \"%s\", \"chunks\": %d, "
                "\"in_flight\": %d, \"endpoint_delay_ns\": ",

@@ -39,7 +39,7 @@ typedef struct {
   WeftSpec spec;
   WeftProblem *prob;
   double bw_gbps[WEFT_MAX_DIMS];
-  int bw_given;            /* 1: --bw; 0: the optimum, solved first */
+  int bw_given;            /* 1: --bw; 2: the network file's own design; 0: the optimum, solved first */
   WeftResult opt;          /* that solve (bw_given 0) */
   WeftSimSettings set;
   WeftSimResult res;

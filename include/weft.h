@@ -92,7 +92,16 @@ typedef struct {
    * steps_d those of the dim's default algorithm (weft_collective_steps). */
   double efficiency[WEFT_MAX_DIMS];  /* achievable fraction of B_d, (0, 1]; 0 = 1 */
   double latency_ns[WEFT_MAX_DIMS];  /* per algorithm step; 0 = none */
+  /* A design the file carries: an ASTRA-sim 2.0 analytical network's
+   * `bandwidth` (per link, in its GB/s of 2^30 bytes/s) as per-NPU B_d in
+   * GB/s; all 0 when the file has none. Its per-hop `latency` is read into
+   * latency_ns per step (a Switch step is 2 hops). CostDimension may then be
+   * absent: the cost model's classes are taken in order (weft_cost_per_gbps). */
+  double design_gbps[WEFT_MAX_DIMS];
 } WeftNetwork;
+
+/* ASTRA-sim's "GB/s" is 2^30 bytes/s; weft's GB/s is 1e9 bytes/s (= bytes/ns). */
+#define WEFT_ASTRA_GBPS_PER_GIBPS (1073741824.0 / 1e9)
 
 const char *weft_topology_name(WeftTopology t);  /* "Ring", ... */
 double weft_network_npus_total(const WeftNetwork *net);
@@ -908,6 +917,8 @@ typedef struct {
  * flows pending at once, not with the workload's length. */
 int weft_simulate(const WeftSpec *spec, const double *bw_gbps, const WeftSimSettings *s,
                   WeftSimResult *res, WeftError *err);
+/* (Each dim runs at spec->net->efficiency[d] x bw_gbps[d] when an efficiency
+ * is set, as the analytic model charges it.) */
 
 /* What weft_simulate would do, counted from the stages before it starts:
  * events (as WeftSimResult.events), flows (as .flows) and, at link fidelity,

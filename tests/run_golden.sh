@@ -12,7 +12,7 @@
 # call (e.g. valgrind).
 # Prints "golden: N passed, M failed".
 BUILD=${1:-build}
-WEFT="$PWD/$BUILD/weft"
+WEFT="$PWD/$BUILD/weft"; export WEFT  # .check scripts may run it too
 pass=0; fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 T="$tmp/t"; export T

@@ -1,5 +1,6 @@
 /* astra_export.c — writes a design as an ASTRA-sim 2.0 analytical network yml.
- * Per-NPU B_d becomes per-link bandwidth; the file appears whole or not at all
+ * Per-NPU B_d becomes per-link bandwidth in ASTRA-sim's GB/s (2^30 bytes/s),
+ * the network's latency per step becomes latency per hop; the file appears whole or not at all
  * (weft_out_open / weft_out_commit). */
 #include <math.h>
 #include <stdio.h>
@@ -77,17 +78,24 @@ static void write_list(FILE *f, const char *key, const WeftNetwork *net, const d
 
 /* The whole file; a write error shows at the commit (weft_out_commit). */
 static void write_body(FILE *f, const WeftNetwork *net, const double *bw_gbps, const double *latency_ns) {
-  double link[WEFT_MAX_DIMS];
-  for (int d = 0; d < net->ndims; d++) link[d] = link_gbps(net, d, bw_gbps[d]) + 0.0;  /* no "-0.0" */
-  fprintf(f, "# weft: optimised network (per-NPU B_d -> per-link bandwidth)\n");
+  double link[WEFT_MAX_DIMS], hop[WEFT_MAX_DIMS];
+  int have_lat = 0;
+  for (int d = 0; d < net->ndims; d++) { /* weft's GB/s (1e9 B/s) to ASTRA-sim's (2^30 B/s) */
+    link[d] = link_gbps(net, d, bw_gbps[d]) / WEFT_ASTRA_GBPS_PER_GIBPS + 0.0;  /* no "-0.0" */
+    hop[d] = net->latency_ns[d] / (net->topology[d] == WEFT_SWITCH ? 2.0 : 1.0);  /* per hop */
+    have_lat |= hop[d] > 0.0;
+  }
+  if (!latency_ns && have_lat) latency_ns = hop;  /* the network's own, per step -> per hop */
+  fprintf(f, "# weft: optimised network (per-NPU B_d -> per-link bandwidth); ASTRA-sim's GB/s\n"
+             "# is 2^30 bytes/s, weft's 1e9: bandwidth = link bytes/s / 2^30\n");
   fprintf(f, "topology: [ ");
   for (int d = 0; d < net->ndims; d++)
     fprintf(f, "%s%s", d ? ", " : "", weft_topology_name(net->topology[d]));
   fprintf(f, " ]\nnpus_count: [ ");
   for (int d = 0; d < net->ndims; d++) fprintf(f, "%s%d", d ? ", " : "", net->npus[d]);
   fprintf(f, " ]\n");
-  write_list(f, "bandwidth", net, link, 0.0, "GB/s per link");
-  write_list(f, "latency", net, latency_ns, WEFT_ASTRA_DEFAULT_LATENCY_NS, "ns");
+  write_list(f, "bandwidth", net, link, 0.0, "GB/s per link (ASTRA-sim's: 2^30 bytes/s)");
+  write_list(f, "latency", net, latency_ns, WEFT_ASTRA_DEFAULT_LATENCY_NS, "ns per hop");
 }
 
 int weft_astra_network_emit(WeftOut *o, const WeftNetwork *net, const double *bw_gbps,

@@ -105,11 +105,41 @@ static int per_dim(const WeftYamlNode *map, const char *names, const char *file,
   return rc;
 }
 
+/* ASTRA-sim 2.0's analytical network keys, as weft exports them: `bandwidth`
+ * per link in ASTRA-sim's GB/s (2^30 bytes/s) -> per-NPU B_d in GB/s (a Ring
+ * NPU has 2 links, FullyConnected n-1, Switch 1) as the file's design;
+ * `latency` per hop -> latency_ns per algorithm step (a Switch step crosses
+ * the switch: 2 hops). */
+static int astra_keys(const WeftYamlNode *map, const char *file, const char *ftopo,
+                      WeftNetwork *net, WeftError *err) {
+  double v[WEFT_MAX_DIMS];
+  const WeftYamlNode *key;
+  int rc = per_dim(map, "bandwidth", file, ftopo, net->ndims, 0.0, WEFT_MAX_SIZE_BYTES, 0, v, err);
+  if (rc) return rc;
+  if (weft_yaml_get(map, "bandwidth", NULL))
+    for (int d = 0; d < net->ndims; d++) {
+      double links = net->topology[d] == WEFT_RING ? 2.0
+                     : net->topology[d] == WEFT_FULLY_CONNECTED ? net->npus[d] - 1.0 : 1.0;
+      net->design_gbps[d] = v[d] * WEFT_ASTRA_GBPS_PER_GIBPS * links;
+    }
+  const WeftYamlNode *lat = weft_yaml_get(map, "latency", &key);
+  if (!lat) return WEFT_OK;
+  if (weft_yaml_get(map, "LatencyNs|latency_ns", NULL))
+    return weft_error_set(err, WEFT_EINPUT, file, key->line, key->col, "latency",
+                          "give 'latency' (ASTRA-sim: ns per hop) or 'LatencyNs' (weft: ns "
+                          "per algorithm step), not both");
+  if ((rc = per_dim(map, "latency", file, ftopo, net->ndims, 0.0, WEFT_MAX_TIME_NS, 0, v, err)))
+    return rc;
+  for (int d = 0; d < net->ndims; d++)
+    net->latency_ns[d] = v[d] * (net->topology[d] == WEFT_SWITCH ? 2.0 : 1.0);
+  return WEFT_OK;
+}
+
 int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *net,
                        WeftError *err) {
   static const char *const keys[] = {"Topology|topology", "NpusCount|npus_count",
                                      "CostDimension|cost_dimension", "Efficiency|efficiency",
-                                     "LatencyNs|latency_ns", NULL};
+                                     "LatencyNs|latency_ns", "bandwidth", "latency", NULL};
   const WeftYamlNode *topo, *npus, *cost;
   char ftopo[WEFT_NAME_LEN], fnpus[WEFT_NAME_LEN], fcost[WEFT_NAME_LEN];
   int rc;
@@ -118,20 +148,27 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *n
   if ((rc = expect_root(map, file, "Topology, NpusCount and CostDimension", err)) ||
       (rc = weft_yaml_check_keys(map, keys, file, err)) ||
       (rc = require(map, keys[0], file, &topo, ftopo, err)) ||
-      (rc = require(map, keys[1], file, &npus, fnpus, err)) ||
-      (rc = require(map, keys[2], file, &cost, fcost, err)) ||
-      (rc = dims_seq(topo, file, ftopo, NULL, 0, err)) ||
+      (rc = require(map, keys[1], file, &npus, fnpus, err)))
+    return rc;
+  /* CostDimension: required, unless the file is an ASTRA-sim network (it
+   * carries a bandwidth), whose dims take the cost model's classes in order. */
+  const WeftYamlNode *astra_bw = weft_yaml_get(map, "bandwidth", NULL);
+  cost = NULL;
+  if ((!astra_bw || weft_yaml_get(map, keys[2], NULL)) &&
+      (rc = require(map, keys[2], file, &cost, fcost, err)))
+    return rc;
+  if ((rc = dims_seq(topo, file, ftopo, NULL, 0, err)) ||
       (rc = dims_seq(npus, file, fnpus, ftopo, topo->n, err)) ||
-      (rc = dims_seq(cost, file, fcost, ftopo, topo->n, err)))
+      (cost && (rc = dims_seq(cost, file, fcost, ftopo, topo->n, err))))
     return rc;
   net->ndims = topo->n;
   for (int d = 0; d < net->ndims; d++) {
     char label[WEFT_NAME_LEN + 24];
     snprintf(label, sizeof label, "%s entry %d", fcost, d + 1);
     if ((rc = parse_topology(topo->child[d], file, ftopo, d, &net->topology[d], err)) ||
-        (rc = copy_name(cost->child[d], file, fcost, label, net->cost_dim[d], err)))
+        (cost && (rc = copy_name(cost->child[d], file, fcost, label, net->cost_dim[d], err))))
       return rc;
-    net->line[d] = cost->child[d]->line;  /* weft_cost_per_gbps points here */
+    net->line[d] = (cost ? cost : topo)->child[d]->line;  /* weft_cost_per_gbps points here */
   }
   int count;
   if ((rc = weft_yaml_ints(npus, file, fnpus, net->npus, WEFT_MAX_DIMS, &count, err))) return rc;
@@ -156,7 +193,7 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *n
       (rc = per_dim(map, keys[4], file, ftopo, topo->n, 0.0, WEFT_MAX_TIME_NS, 0, net->latency_ns,
                     err)))
     return rc;
-  return WEFT_OK;
+  return astra_keys(map, file, ftopo, net, err);
 }
 
 int weft_libra_cost_model(const WeftYamlNode *map, const char *file, WeftCostModel *cm,

@@ -33,6 +33,14 @@ int weft_cost_per_gbps(const WeftNetwork *net, const WeftCostModel *cm,
   double n = weft_network_npus_total(net);
   for (int d = 0; d < net->ndims; d++) {
     const WeftCostClass *c = find_class(cm, net->cost_dim[d]);
+    if (!net->cost_dim[d][0]) { /* no CostDimension (an ASTRA-sim file): classes in order */
+      if (cm->nclasses != net->ndims)
+        return weft_error_set(err, WEFT_EINPUT, net->file, 0, 0, "CostDimension",
+                              "the network names no CostDimension, so the cost model's classes "
+                              "are taken in order, one per dim: it has %d for %d dims%s%s",
+                              cm->nclasses, net->ndims, cm->file[0] ? ": " : "", cm->file);
+      c = &cm->cls[d];
+    }
     if (!c)
       return weft_error_set(err, WEFT_EINPUT, net->file, net->line[d], 0, "CostDimension",
                             "cost dimension '%s' of dim %d is not in the cost model%s%s",

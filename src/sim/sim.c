@@ -421,8 +421,11 @@ int weft_simulate(const WeftSpec *spec, const double *bw_gbps, const WeftSimSett
   memset(res, 0, sizeof *res);
   res->njobs = spec->njobs;
   res->ndims = spec->net->ndims;
+  double bw[WEFT_MAX_DIMS]; /* the bandwidth each dim achieves */
+  for (int d = 0; d < spec->net->ndims; d++)
+    bw[d] = bw_gbps[d] * (spec->net->efficiency[d] > 0.0 ? spec->net->efficiency[d] : 1.0);
   for (int j = 0; j < spec->njobs && !rc; j++) {
-    rc = simulate_job(spec, j, bw_gbps, s, res, err);
+    rc = simulate_job(spec, j, bw, s, res, err);
     res->time_ns += spec->jobs[j].weight * res->job[j].t.time_ns;
   }
   return rc;

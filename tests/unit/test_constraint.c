@@ -484,27 +484,30 @@ static void export_four_dims(void) {
   snprintf(path, sizeof path, "%s/net.yml", dir);
   WeftNetwork net;
   make_net(&net);
-  /* Ring 500/2 = 250, FC 300/7 = 42.857142857142854 (shortest round-trip,
-   * needs 17 digits), Ring 50/2 = 25, Switch 100 */
+  /* per link in weft's GB/s: Ring 500/2 = 250, FC 300/7, Ring 50/2 = 25,
+   * Switch 100; written in ASTRA-sim's GB/s (2^30 bytes/s): x 1e9 / 2^30, so
+   * 250 -> 232.8306436538696 (250e9 / 1073741824), shortest round-trip digits */
   const double bw[4] = {500, 300, 50, 100};
   WeftError err;
   weft_error_clear(&err);
   CHECK_EQ_INT(weft_astra_network_write(path, &net, bw, NULL, &err), WEFT_OK);
   const char *want =
-      "# weft: optimised network (per-NPU B_d -> per-link bandwidth)\n"
+      "# weft: optimised network (per-NPU B_d -> per-link bandwidth); ASTRA-sim's GB/s\n"
+      "# is 2^30 bytes/s, weft's 1e9: bandwidth = link bytes/s / 2^30\n"
       "topology: [ Ring, FullyConnected, Ring, Switch ]\n"
       "npus_count: [ 4, 8, 4, 32 ]\n"
-      "bandwidth: [ 250.0, 42.857142857142854, 25.0, 100.0 ]  # GB/s per link\n"
-      "latency: [ 500.0, 500.0, 500.0, 500.0 ]  # ns\n";
+      "bandwidth: [ 232.8306436538696, 39.91382462637765, 23.283064365386963, 93.13225746154785 ]"
+      "  # GB/s per link (ASTRA-sim's: 2^30 bytes/s)\n"
+      "latency: [ 500.0, 500.0, 500.0, 500.0 ]  # ns per hop\n";
   const char *got = read_all(path);
   CHECK(got && strcmp(got, want) == 0);
   if (got && strcmp(got, want) != 0) fprintf(stderr, "  got:\n%s", got);
-  CHECK(strtod("42.857142857142854", NULL) == 300.0 / 7.0);
+  CHECK(strtod("232.8306436538696", NULL) == 250.0 / WEFT_ASTRA_GBPS_PER_GIBPS);
   struct stat st;
   CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644);
 
-  /* overwrite with other values: 3 dims, FC n=4: 1000/3 = 333.3333333333333
-   * (16 digits), Switch 0 -> 0.0, Ring 3/2 = 1.5; latencies as given */
+  /* overwrite with other values: 3 dims, FC n=4: 1000/3, Switch 0 -> 0.0,
+   * Ring 3/2 = 1.5, each x 1e9 / 2^30; latencies (per hop) as given */
   net.ndims = 3;
   net.topology[0] = WEFT_FULLY_CONNECTED, net.npus[0] = 4;
   net.topology[1] = WEFT_SWITCH, net.npus[1] = 2;
@@ -512,15 +515,17 @@ static void export_four_dims(void) {
   const double bw3[3] = {1000, 0, 3}, lat[3] = {100, 250.5, 0};
   CHECK_EQ_INT(weft_astra_network_write(path, &net, bw3, lat, &err), WEFT_OK);
   const char *want3 =
-      "# weft: optimised network (per-NPU B_d -> per-link bandwidth)\n"
+      "# weft: optimised network (per-NPU B_d -> per-link bandwidth); ASTRA-sim's GB/s\n"
+      "# is 2^30 bytes/s, weft's 1e9: bandwidth = link bytes/s / 2^30\n"
       "topology: [ FullyConnected, Switch, Ring ]\n"
       "npus_count: [ 4, 2, 16 ]\n"
-      "bandwidth: [ 333.3333333333333, 0.0, 1.5 ]  # GB/s per link\n"
-      "latency: [ 100.0, 250.5, 0.0 ]  # ns\n";
+      "bandwidth: [ 310.4408582051595, 0.0, 1.3969838619232178 ]"
+      "  # GB/s per link (ASTRA-sim's: 2^30 bytes/s)\n"
+      "latency: [ 100.0, 250.5, 0.0 ]  # ns per hop\n";
   got = read_all(path);
   CHECK(got && strcmp(got, want3) == 0);
   if (got && strcmp(got, want3) != 0) fprintf(stderr, "  got:\n%s", got);
-  CHECK(strtod("333.3333333333333", NULL) == 1000.0 / 3.0);
+  CHECK(strtod("1.3969838619232178", NULL) == 1.5 / WEFT_ASTRA_GBPS_PER_GIBPS);
   CHECK_EQ_INT(dir_entries(dir, names, sizeof names), 1);  /* no temp file left */
   CHECK(strcmp(names, "net.yml") == 0);
 

@@ -1425,7 +1425,52 @@ static void groups_solve_same(void) {
   tmp_cleanup();
 }
 
+/* An ASTRA-sim 2.0 analytical network, as weft exports it: per-link
+ * bandwidth in ASTRA-sim's GB/s (2^30 bytes/s) and latency per hop. By hand:
+ * Ring of 4, 100 per link, 2 links per NPU: 2 x 100 x 1.073741824 =
+ * 214.7483648 GB/s; FullyConnected of 8, 10 per link, 7 links: 75.16192768;
+ * Switch of 4, 50: 53.6870912. Latency per step: ring and direct steps are
+ * one hop (100, 200 ns), a switch step two (2 x 300 = 600 ns). No
+ * CostDimension: the cost model's classes are taken in order. */
+static void network_read_astra(void) {
+  const char *path = write_tmp("astra.yml",
+                               "topology: [ Ring, FullyConnected, Switch ]\n"
+                               "npus_count: [ 4, 8, 4 ]\n"
+                               "bandwidth: [ 100.0, 10.0, 50.0 ]\n"
+                               "latency: [ 100, 200, 300 ]\n");
+  WeftNetwork net;
+  WeftError e;
+  CHECK_EQ_INT(weft_network_read(path, &net, &e), WEFT_OK);
+  CHECK_NEAR(net.design_gbps[0], 214.7483648, 1e-15);
+  CHECK_NEAR(net.design_gbps[1], 75.16192768, 1e-15);
+  CHECK_NEAR(net.design_gbps[2], 53.6870912, 1e-15);
+  CHECK_NEAR(net.latency_ns[0], 100.0, 0);
+  CHECK_NEAR(net.latency_ns[1], 200.0, 0);
+  CHECK_NEAR(net.latency_ns[2], 600.0, 0);
+  WeftCostModel cm;
+  memset(&cm, 0, sizeof cm);
+  double cpg[WEFT_MAX_DIMS];
+  cm.nclasses = 2; /* one class short: refused, saying why */
+  for (int i = 0; i < 3; i++) {
+    snprintf(cm.cls[i].name, WEFT_NAME_LEN, "k%d", i);
+    cm.cls[i].link_usd_per_gbps = cm.cls[i].switch_usd_per_gbps = cm.cls[i].nic_usd_per_gbps = i + 1;
+    cm.cls[i].has_link = cm.cls[i].has_switch = cm.cls[i].has_nic = 1;
+  }
+  CHECK_EQ_INT(weft_cost_per_gbps(&net, &cm, cpg, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "no CostDimension") != NULL);
+  cm.nclasses = 3; /* 4 x 8 x 4 = 128 NPUs; the Switch dim pays Link + Switch + Nic: 3 x 3 */
+  CHECK_EQ_INT(weft_cost_per_gbps(&net, &cm, cpg, &e), WEFT_OK);
+  CHECK_NEAR(cpg[0], 128.0 * 1, 0);
+  CHECK_NEAR(cpg[2], 128.0 * 9, 0);
+  /* latency (per hop) and LatencyNs (per step) together are ambiguous */
+  path = write_tmp("astra2.yml", "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 1.0 ]\n"
+                                 "latency: [ 1 ]\nLatencyNs: [ 1 ]\n");
+  CHECK_EQ_INT(weft_network_read(path, &net, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "not both") != NULL);
+}
+
 const TestCase suite_io[] = {
+    {"io/network_read_astra", network_read_astra},
     {"io/yaml_tree", yaml_tree},
     {"io/yaml_syntax_errors", yaml_syntax_errors},
     {"io/yaml_numbers", yaml_numbers},
