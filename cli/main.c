@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 
 static const char *usage =
     "usage: weft <command> [options]\n"
@@ -26,7 +27,7 @@ static const char *usage =
     "  zoo        list the model zoo and device presets\n"
     "\n"
     "options:\n"
-    "  -h, --help      this help (weft <command> --help for a command's)\n"
+    "  -h, --help      this help (weft help <command>, or weft <command> --help, for a command's)\n"
     "  -V, --version   print the version\n";
 
 void cli_error(const WeftError *err) {
@@ -43,12 +44,37 @@ void cli_fail(const char *fmt, ...) {
   va_end(ap);
 }
 
+/* The commands, by name. */
+static const struct {
+  const char *name;
+  int (*fn)(int, char **);
+} commands[] = {{"optimize", cmd_optimize}, {"workload", cmd_workload}, {"codesign", cmd_codesign},
+                {"sweep", cmd_sweep},       {"simulate", cmd_simulate}, {"validate", cmd_validate},
+                {"topo", cmd_topo},         {"zoo", cmd_zoo}};
+enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
+
+static int run_cmd(const char *cmd, int argc, char **argv) {
+  const char *names[NCOMMANDS];
+  for (int i = 0; i < NCOMMANDS; i++) {
+    if (!strcmp(cmd, commands[i].name)) return commands[i].fn(argc, argv);
+    names[i] = commands[i].name;
+  }
+  const char *near = cmd[0] == '-' ? NULL : cli_suggest(cmd, strlen(cmd), names, NCOMMANDS);
+  if (near) cli_fail("unknown command '%s': did you mean '%s'? (try 'weft --help')", cmd, near);
+  else cli_fail("unknown %s '%s' (try 'weft --help')", cmd[0] == '-' ? "option" : "command", cmd);
+  return EXIT_USAGE;
+}
+
 static int run(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage, stderr);
     return EXIT_USAGE;
   }
   const char *cmd = argv[1];
+  if (!strcmp(cmd, "help") && argc == 3) { /* weft help CMD: that command's help */
+    char *help[] = {argv[2], (char *)"--help", NULL};
+    if (strcmp(argv[2], "help") && argv[2][0] != '-') return run_cmd(argv[2], 2, help);
+  }
   if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
     fputs(usage, stdout);
     return EXIT_OK;
@@ -57,16 +83,7 @@ static int run(int argc, char **argv) {
     printf("weft %s\n", WEFT_VERSION);
     return EXIT_OK;
   }
-  if (!strcmp(cmd, "optimize")) return cmd_optimize(argc - 1, argv + 1);
-  if (!strcmp(cmd, "zoo")) return cmd_zoo(argc - 1, argv + 1);
-  if (!strcmp(cmd, "workload")) return cmd_workload(argc - 1, argv + 1);
-  if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
-  if (!strcmp(cmd, "codesign")) return cmd_codesign(argc - 1, argv + 1);
-  if (!strcmp(cmd, "topo")) return cmd_topo(argc - 1, argv + 1);
-  if (!strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1);
-  if (!strcmp(cmd, "validate")) return cmd_validate(argc - 1, argv + 1);
-  cli_fail("unknown %s '%s' (try 'weft --help')", cmd[0] == '-' ? "option" : "command", cmd);
-  return EXIT_USAGE;
+  return run_cmd(cmd, argc - 1, argv + 1);
 }
 
 /* Every command's report reaches stdout only when it is flushed: a write

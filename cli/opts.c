@@ -6,6 +6,37 @@
 
 #include "cli.h"
 
+/* Edit distance (insert, delete, substitute) of a[0..la) and b, capped at 9. */
+static int distance(const char *a, size_t la, const char *b) {
+  size_t lb = strlen(b);
+  if (la > 40 || lb > 40) return 9;
+  int row[41];
+  for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+  for (size_t i = 1; i <= la; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= lb; j++) {
+      int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[lb] < 9 ? row[lb] : 9;
+}
+
+const char *cli_suggest(const char *word, size_t len, const char *const *cands, int n) {
+  const char *best = NULL;
+  int bd = 3 + (int)len / 6; /* close enough to be a typo: 3 edits, more for long words */
+  for (int i = 0; i < n; i++) {
+    if (!cands[i]) continue;
+    int d = distance(word, len, cands[i]);
+    if (d < bd) { bd = d; best = cands[i]; }
+  }
+  return best;
+}
+
 static int find(CliOptSet *sets, int nsets, const char *s, size_t len, int *set) {
   for (int t = 0; t < nsets; t++)
     for (int o = 0; o < sets[t].n; o++)
@@ -38,7 +69,13 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
     size_t len = eq ? (size_t)(eq - s) : strlen(s);
     int t = 0, k = find(sets, nsets, s, len, &t);
     if (k < 0) {
-      cli_fail("unknown option '%.*s' (try 'weft %s --help')", (int)len, s, argv[0]);
+      const char *names[128];
+      int nn = 0;
+      for (int u = 0; u < nsets; u++)
+        for (int o = 0; o < sets[u].n && nn < 128; o++) names[nn++] = sets[u].opts[o].name;
+      const char *near = cli_suggest(s, len, names, nn);
+      if (near) cli_fail("unknown option '%.*s': did you mean %s? (try 'weft %s --help')", (int)len, s, near, argv[0]);
+      else cli_fail("unknown option '%.*s' (try 'weft %s --help')", (int)len, s, argv[0]);
       return -1;
     }
     const CliOpt *o = &sets[t].opts[k];
@@ -116,9 +153,16 @@ int cli_opt_int(const char *flag, const char *v, int lo, int hi, int *out) {
   return 0;
 }
 
+/* a == b with '_' and '-' alike (tp_dp_overlap as in scenario files). */
+static int same_name(const char *a, const char *b) {
+  for (; *a && *b; a++, b++)
+    if (*a != *b && !((*a == '_' || *a == '-') && (*b == '_' || *b == '-'))) return 0;
+  return *a == *b;
+}
+
 int cli_opt_choose(const char *flag, const char *v, const char *n0, const char *n1, int *out) {
-  if (!strcmp(v, n0)) *out = 0;
-  else if (!strcmp(v, n1)) *out = 1;
+  if (same_name(v, n0)) *out = 0;
+  else if (same_name(v, n1)) *out = 1;
   else {
     cli_fail("%s '%s': expected %s or %s", flag, v, n0, n1);
     return -1;

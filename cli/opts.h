@@ -47,4 +47,8 @@ int cli_number(const char *t, size_t len, double lo, int strict, double *out);
 /* An integer in lo..hi: an optional sign and decimal digits. */
 int cli_int_value(const char *t, size_t len, long long lo, long long hi, long long *out);
 
+/* The candidate closest to word[0..len) by edit distance, when close enough
+ * to be a typo; NULL otherwise. For "did you mean" hints. */
+const char *cli_suggest(const char *word, size_t len, const char *const *cands, int n);
+
 #endif

@@ -1,0 +1,1 @@
+optimize --constrant 'sum = 1000' tests/golden/inputs/small.yml
