@@ -251,7 +251,10 @@ static int check_common(Gen *g) {
   if (g->opcost) { /* once per generation: every layer of a block costs the same */
     OcLayer l;
     weft_opcost_layer(g->m, p, &l);
-    for (int b = 0; b < OC_NBLOCKS; b++) weft_opcost_block(g->dev, &l, (OcBlock)b, g->oc_ns[b]);
+    memset(g->oc_ns, 0, sizeof g->oc_ns);
+    for (int b = 0; b < OC_NBLOCKS; b++) /* only the blocks the workload has */
+      if ((b != OC_MOE || g->m->experts > 0) && (b != OC_EMB || p->pp == 1))
+        weft_opcost_block(g->dev, &l, (OcBlock)b, g->oc_ns[b]);
   }
   g->size[GEN_TP] = p->tp;
   g->size[GEN_PP] = p->pp;

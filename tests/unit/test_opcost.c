@@ -307,7 +307,35 @@ static void generator_uses_it(void) {
   weft_workload_free(wl);
 }
 
-const TestCase suite_opcost[] = {{"attention_ops", attention_ops},
+/* The presets carry the model's figures (devices.yml); the keys come all
+ * together, tiles as two sides, efficiencies in (0, 1]. */
+static void presets(void) {
+  WeftDevice d;
+  WeftError e;
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "a100", &d, &e), WEFT_OK);
+  CHECK(weft_opcost_ready(&d));
+  CHECK_EQ_INT(d.sms, 108);
+  CHECK(d.tile_m == 256 && d.tile_n == 128);
+  CHECK_NEAR(d.peak_tf32_flops, 156e12, EXACT);
+  CHECK(d.peak_fp8_flops == 0); /* A100 has no FP8 */
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "h100", &d, &e), WEFT_OK);
+  CHECK_EQ_INT(d.sms, 132);
+  CHECK_NEAR(d.peak_fp8_flops, 1979e12, EXACT);
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "mi300x", &d, &e), WEFT_OK);
+  CHECK_EQ_INT(d.sms, 304);
+  CHECK_NEAR(d.hbm_bytes_per_s, 5300e9, EXACT);
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "h200", &d, &e), WEFT_OK);
+  CHECK_NEAR(d.hbm_bytes_per_s, 4800e9, EXACT);
+  CHECK_EQ_INT(weft_zoo_device("tests/fixtures/zoo/opdev_partial", "half", &d, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "missing key 'tile'") != NULL);
+  CHECK_EQ_INT(weft_zoo_device("tests/fixtures/zoo/opdev_tile", "onetile", &d, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "tile must be [rows, cols]") != NULL && e.line == 6);
+  CHECK_EQ_INT(weft_zoo_device("tests/fixtures/zoo/opdev_eff", "fast", &d, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "gemm_efficiency") != NULL && e.line == 8);
+}
+
+const TestCase suite_opcost[] = {{"presets", presets},
+{"attention_ops", attention_ops},
                                  {"mlp_ops", mlp_ops},
                                  {"logits_ops", logits_ops},
                                  {"roofline_switch", roofline_switch},
