@@ -137,7 +137,8 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   double R = t->R, rc = p->recompute ? 1 : 0;
   double f = moe < 0 ? t->f_attn : moe ? t->f_moe : t->f_mlp;
   double c[WEFT_NPHASES];
-  weft_gen_compute(g, moe < 0 ? OC_ATTN : moe ? OC_MOE : OC_MLP, R, R * f / p->tp * g->ns_per_flop, c);
+  int ob = moe < 0 ? OC_ATTN : moe ? OC_MOE : OC_MLP;
+  weft_gen_compute(g, ob, R, R * f / p->tp * g->ns_per_flop, c);
   weft_gen_block_clear(blk);
   blk->compute_ns[WEFT_PHASE_FWD] = c[WEFT_PHASE_FWD];
   blk->compute_ns[WEFT_PHASE_IG] = c[WEFT_PHASE_IG] + rc * c[WEFT_PHASE_FWD]; /* + recomputed fwd */

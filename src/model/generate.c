@@ -245,7 +245,8 @@ static int check_common(Gen *g) {
                          g->m->name);
   /* efficiency 0 (auto): the device's per-operator model for transformers,
    * else every FLOP at AUTO_EFFICIENCY */
-  g->ns_per_flop = 1e9 / (g->dev->peak_flops * (p->efficiency > 0 ? p->efficiency : AUTO_EFFICIENCY));
+  double eff = p->efficiency > 0 ? p->efficiency : AUTO_EFFICIENCY;
+  g->ns_per_flop = 1e9 / (g->dev->peak_flops * eff);
   g->opcost = p->efficiency == 0.0 && g->m->arch == WEFT_ARCH_TRANSFORMER &&
               weft_opcost_ready(g->dev) && g->m->heads > 0;
   if (g->opcost) { /* once per generation: every layer of a block costs the same */

@@ -57,7 +57,8 @@ static void gemm(List *L, const char *name, double batch, double m, double n, do
   OcOp f = {name, WEFT_PHASE_FWD, OC_GEMM, batch, m, n, k, 2 * batch * m * n * k,
             batch * (m * k + k * n + m * n) * eb};
   OcOp da = {name, WEFT_PHASE_IG, OC_GEMM, batch, m, k, n, f.flops, f.bytes};
-  OcOp db = {name, weight ? WEFT_PHASE_WG : WEFT_PHASE_IG, OC_GEMM, batch, k, n, m, f.flops, f.bytes};
+  int dbp = weight ? WEFT_PHASE_WG : WEFT_PHASE_IG;
+  OcOp db = {name, dbp, OC_GEMM, batch, k, n, m, f.flops, f.bytes};
   put(L, &f);
   put(L, &da);
   put(L, &db);

@@ -486,7 +486,8 @@ static int parse_opcost(const WeftYamlNode *v, const char *file, WeftDevice *d, 
     d->tile_m = tile[0];
     d->tile_n = tile[1];
   }
-  for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) n += weft_yaml_get(v, need[i], NULL) != NULL;
+  for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+    n += weft_yaml_get(v, need[i], NULL) != NULL;
   if (n != 0 && n != (int)(sizeof need / sizeof need[0])) {
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
       if (!weft_yaml_get(v, need[i], NULL))
