@@ -62,6 +62,15 @@ int main(void) {
   dev.peak_flops = 312e12;
   dev.hbm_bytes = 80.0 * 1073741824.0;
   dev.hbm_bytes_per_s = 2039e9;
+  /* the preset's per-operator figures (data/zoo/devices.yml): the default
+   * compute model, costed once per generation */
+  dev.peak_tf32_flops = 156e12;
+  dev.peak_vector_flops = 19.5e12;
+  dev.sms = 108;
+  dev.tile_m = 256;
+  dev.tile_n = 128;
+  dev.gemm_efficiency = 0.8;
+  dev.hbm_efficiency = 0.9;
   WeftNetwork net;
   memset(&net, 0, sizeof net);
   static const int npus[4] = {4, 8, 4, 32};

@@ -51,7 +51,7 @@ static const CliOpt opts[O_COUNT] = {
     [O_ZERO] = {"--zero", "0..3", "ZeRO stage (default 0)"},
     [O_RECOMPUTE] = {"--recompute", NULL, "full activation recomputation"},
     [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default 1)"},
-    [O_EFF] = {"--efficiency", "X", "achieved fraction of peak FLOP/s, 0 < X <= 1 (default 0.5)"},
+    [O_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 0 < X <= 1 (default: per-operator model)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap per solve (default 1e-9)"},
     [O_THREADS] = {"--threads", "N", "worker threads (default: every core); results do not depend on it"},
     [O_TOP] = {"--top", "K", "designs listed (default 10)"},

@@ -20,7 +20,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_ZERO] = {"--zero", "0..3", "ZeRO stage (default 0)"},
     [CLI_MO_RECOMPUTE] = {"--recompute", NULL, "full activation recomputation"},
     [CLI_MO_ORDER] = {"--order", "TP,PP,DP", "groups laid on dims innermost first (default TP,PP,DP)"},
-    [CLI_MO_EFF] = {"--efficiency", "X", "achieved fraction of peak FLOP/s, 0 < X <= 1 (default 0.5)"},
+    [CLI_MO_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 0 < X <= 1 (default: per-operator model)"},
     [CLI_MO_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
 };
 

@@ -464,6 +464,16 @@ typedef struct {
   double hbm_bytes;          /* HBM capacity */
   double hbm_bytes_per_s;    /* HBM bandwidth */
   char source[256];
+  /* Per-operator compute model (src/model/opcost.c, docs/zoo.md); all 0
+   * when devices.yml gives none: then compute is charged per FLOP at
+   * WeftParallel.efficiency (0.5 when that is left at 0). */
+  double peak_fp8_flops;     /* dense FP8 tensor FLOP/s (0: none) */
+  double peak_tf32_flops;    /* dense TF32 tensor FLOP/s (0: none) */
+  double peak_vector_flops;  /* FP32 FLOP/s off the tensor cores: softmax, norms, ... */
+  int sms;                   /* SMs (CUs on AMD): GEMM tiles run in waves of this many */
+  int tile_m, tile_n;        /* output tile of large GEMMs (256 x 128) */
+  double gemm_efficiency;    /* largest fraction of peak a large GEMM sustains */
+  double hbm_efficiency;     /* fraction of hbm_bytes_per_s a streaming kernel sustains */
 } WeftDevice;
 
 /* Read one model file. */
@@ -494,12 +504,14 @@ typedef struct {
   int zero_stage;        /* 0..3 (1 optimizer states, 2 + gradients, 3 + parameters) */
   int recompute;         /* 1: full activation recomputation */
   WeftParDim order[3];   /* how groups are laid on dims, innermost first */
-  double efficiency;     /* achieved fraction of the device's peak FLOP/s */
+  double efficiency;     /* achieved fraction of the device's peak FLOP/s, charged per
+                            FLOP; 0 = the device's per-operator model (0.5 per FLOP
+                            when the device has none) */
   double act_bytes, param_bytes, grad_bytes;  /* bytes per element */
   double optimizer_bytes;  /* per parameter: fp32 master + Adam moments = 12 */
 } WeftParallel;
 
-/* tp = pp = dp = ep = 1, micro_batch 1, virtual_stages 1, order TP, PP, DP, efficiency 0.5,
+/* tp = pp = dp = ep = 1, micro_batch 1, virtual_stages 1, order TP, PP, DP, efficiency 0 (auto),
  * bf16 activations/params/grads (2 bytes), 12 optimizer bytes. */
 void weft_parallel_default(WeftParallel *par);
 /* "TP,PP,DP" style into order[3]; WEFT_EINPUT when not a permutation. */

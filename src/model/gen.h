@@ -3,6 +3,7 @@
 #ifndef WEFT_MODEL_GEN_H
 #define WEFT_MODEL_GEN_H
 
+#include "model/opcost.h"
 #include "weft.h"
 
 /* The process groups a generated workload can use. */
@@ -49,6 +50,8 @@ typedef struct {
   int span[GEN_NKINDS][WEFT_MAX_DIMS]; /* NPUs per dim, -1 not involved */
   int named[GEN_NKINDS];               /* 0, or its WeftPhaseSpec.group once used */
   double ns_per_flop;                  /* 1e9 / (peak * efficiency) */
+  int opcost;                          /* per-operator compute (efficiency 0, device has data) */
+  double oc_ns[OC_NBLOCKS][WEFT_NPHASES]; /* opcost: one micro-batch per block, per phase */
   int overflow;                        /* a block ran out of collective slots */
 } Gen;
 
@@ -84,6 +87,14 @@ void weft_gen_emit(Gen *g, const char *name, const GenBlock *b, double count);
  * dense_elems (ZeRO over DP-like group size zdp) and expert_elems (over zedp). */
 void weft_gen_memory_states(Gen *g, double dense_elems, double zdp, double expert_elems,
                             double zedp, WeftMemory *mem);
+
+/* Compute of transformer block blk (OcBlock) for mult micro-batches into
+ * ns[WEFT_NPHASES], no recomputation: the per-operator model when g->opcost,
+ * else flat_ns (the caller's FLOPs * ns_per_flop) in every phase. */
+void weft_gen_compute(const Gen *g, int blk, double mult, double flat_ns, double *ns);
+/* Optimizer step of elems parameters sharded over ZeRO group size zdp (per
+ * NPU, once per iteration); 0 unless g->opcost. */
+double weft_gen_optimizer_ns(const Gen *g, double elems, double zdp);
 
 int weft_gen_transformer(Gen *g);
 int weft_gen_cnn(Gen *g);

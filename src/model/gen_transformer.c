@@ -136,11 +136,13 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   const WeftParallel *p = g->par;
   double R = t->R, rc = p->recompute ? 1 : 0;
   double f = moe < 0 ? t->f_attn : moe ? t->f_moe : t->f_mlp;
-  double c = R * f / p->tp * g->ns_per_flop;
+  double c[WEFT_NPHASES];
+  int ob = moe < 0 ? OC_ATTN : moe ? OC_MOE : OC_MLP;
+  weft_gen_compute(g, ob, R, R * f / p->tp * g->ns_per_flop, c);
   weft_gen_block_clear(blk);
-  blk->compute_ns[WEFT_PHASE_FWD] = c;
-  blk->compute_ns[WEFT_PHASE_IG] = c * (1 + rc); /* + the recomputed forward */
-  blk->compute_ns[WEFT_PHASE_WG] = c;
+  blk->compute_ns[WEFT_PHASE_FWD] = c[WEFT_PHASE_FWD];
+  blk->compute_ns[WEFT_PHASE_IG] = c[WEFT_PHASE_IG] + rc * c[WEFT_PHASE_FWD]; /* + recomputed fwd */
+  blk->compute_ns[WEFT_PHASE_WG] = c[WEFT_PHASE_WG];
   tp_comm(g, blk, WEFT_PHASE_FWD, R, t);
   tp_comm(g, blk, WEFT_PHASE_IG, R * (1 + rc), t);
   if (moe > 0) { /* dispatch + combine all-to-alls, forward and backward */
@@ -149,6 +151,8 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   }
   double dense = moe < 0 ? t->el_attn : moe ? t->el_moe_dense : t->el_mlp;
   double expert = moe > 0 ? t->el_moe_expert : 0;
+  blk->compute_ns[WEFT_PHASE_WG] += weft_gen_optimizer_ns(g, dense, g->size[GEN_DP]) +
+                                    weft_gen_optimizer_ns(g, expert, g->size[GEN_EDP]);
   if (p->zero_stage == 3) /* parameters gathered for forward and again for backward */
     for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++) {
       weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, GEN_DP,
@@ -165,6 +169,8 @@ static void emb_block(Gen *g, const Tf *t, GenBlock *emb) {
   const WeftParallel *p = g->par;
   double R = t->R;
   weft_gen_block_clear(emb);
+  weft_gen_compute(g, OC_EMB, R, 0.0, emb->compute_ns); /* flat model: not charged */
+  emb->compute_ns[WEFT_PHASE_WG] += weft_gen_optimizer_ns(g, t->el_emb, g->size[GEN_DP]);
   weft_gen_add(g, emb, WEFT_PHASE_FWD,
                p->sequence_parallel ? WEFT_COLL_REDUCESCATTER : WEFT_COLL_ALLREDUCE, GEN_TP,
                R * t->S);
@@ -184,7 +190,8 @@ static void logits_block(Gen *g, const Tf *t, GenBlock *lg) {
   double w = t->V * t->h / p->tp + t->el_norm; /* the weights it uses, tied or not */
   double gather = R * w / g->size[GEN_DP] * p->param_bytes;
   weft_gen_block_clear(lg);
-  for (int ph = 0; ph < WEFT_NPHASES; ph++) lg->compute_ns[ph] = c;
+  weft_gen_compute(g, OC_LOGITS, R, c, lg->compute_ns);
+  lg->compute_ns[WEFT_PHASE_WG] += weft_gen_optimizer_ns(g, t->el_out, g->size[GEN_DP]);
   if (p->sequence_parallel) {
     weft_gen_add(g, lg, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_TP, R * t->S / p->tp);
     weft_gen_add(g, lg, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * t->S);

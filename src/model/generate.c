@@ -9,6 +9,17 @@
 #include "io/limits.h"
 #include "model/gen.h"
 
+#define AUTO_EFFICIENCY 0.5 /* per FLOP, when the device has no per-operator data */
+
+void weft_gen_compute(const Gen *g, int blk, double mult, double flat_ns, double *ns) {
+  for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = g->opcost ? mult * g->oc_ns[blk][ph] : flat_ns;
+}
+
+double weft_gen_optimizer_ns(const Gen *g, double elems, double zdp) {
+  if (!g->opcost || !(elems > 0)) return 0.0;
+  return weft_opcost_optimizer_ns(g->dev, g->par, g->par->zero_stage >= 1 ? elems / zdp : elems);
+}
+
 static const char *const KIND_NAME[GEN_NKINDS] = {"tp", "pp", "dp", "ep", "edp", "world"};
 
 int weft_gen_fail(Gen *g, int code, const char *field, const char *fmt, ...) {
@@ -205,7 +216,7 @@ static int check_common(Gen *g) {
   if (p->zero_stage < 0 || p->zero_stage > 3)
     return weft_gen_fail(g, WEFT_EINPUT, "zero_stage", "zero_stage must be 0..3, got %d",
                          p->zero_stage);
-  if (!(p->efficiency > 0.0 && p->efficiency <= 1.0))
+  if (!(p->efficiency >= 0.0 && p->efficiency <= 1.0)) /* 0: auto */
     return weft_gen_fail(g, WEFT_EINPUT, "efficiency", "efficiency must be in (0, 1], got %g",
                          p->efficiency);
   const double bytes[4] = {p->act_bytes, p->param_bytes, p->grad_bytes, p->optimizer_bytes};
@@ -232,7 +243,20 @@ static int check_common(Gen *g) {
   if (g->m->global_batch < 1)
     return weft_gen_fail(g, WEFT_EINPUT, "global_batch", "model '%s': global_batch must be >= 1",
                          g->m->name);
-  g->ns_per_flop = 1e9 / (g->dev->peak_flops * p->efficiency);
+  /* efficiency 0 (auto): the device's per-operator model for transformers,
+   * else every FLOP at AUTO_EFFICIENCY */
+  double eff = p->efficiency > 0 ? p->efficiency : AUTO_EFFICIENCY;
+  g->ns_per_flop = 1e9 / (g->dev->peak_flops * eff);
+  g->opcost = p->efficiency == 0.0 && g->m->arch == WEFT_ARCH_TRANSFORMER &&
+              weft_opcost_ready(g->dev) && g->m->heads > 0;
+  if (g->opcost) { /* once per generation: every layer of a block costs the same */
+    OcLayer l;
+    weft_opcost_layer(g->m, p, &l);
+    memset(g->oc_ns, 0, sizeof g->oc_ns);
+    for (int b = 0; b < OC_NBLOCKS; b++) /* only the blocks the workload has */
+      if ((b != OC_MOE || g->m->experts > 0) && (b != OC_EMB || p->pp == 1))
+        weft_opcost_block(g->dev, &l, (OcBlock)b, g->oc_ns[b]);
+  }
   g->size[GEN_TP] = p->tp;
   g->size[GEN_PP] = p->pp;
   g->size[GEN_DP] = p->dp;

@@ -32,7 +32,7 @@ void weft_parallel_default(WeftParallel *par) {
   par->order[0] = WEFT_PAR_TP;
   par->order[1] = WEFT_PAR_PP;
   par->order[2] = WEFT_PAR_DP;
-  par->efficiency = 0.5;
+  par->efficiency = 0.0;  /* auto: the device's per-operator model */
   par->act_bytes = par->param_bytes = par->grad_bytes = 2.0;  /* bf16 */
   par->optimizer_bytes = 12.0;  /* fp32 master weights + two Adam moments */
 }

@@ -20,8 +20,12 @@ static const char *const DLRM_KEYS[] = {COMMON_KEYS,  "embeddings", "dense_featu
 static const char *const CNN_KEYS[] = {COMMON_KEYS, "input", "layers", "batch_norm", NULL};
 static const char *const MOE_KEYS[] = {"experts", "top_k", "every", NULL};
 static const char *const EMB_KEYS[] = {"tables", "rows", "dim", "pooling", NULL};
-static const char *const DEVICE_KEYS[] = {"title", "peak_tflops", "hbm_gib", "hbm_gbps", "source",
-                                          NULL};
+static const char *const DEVICE_KEYS[] = {
+    "title",          "peak_tflops",    "hbm_gib", "hbm_gbps", "source", "fp8_tflops",
+    "tf32_tflops",    "vector_tflops",  "sms",     "tile",     "gemm_efficiency",
+    "hbm_efficiency", NULL};
+#define MAX_SMS 100000  /* SMs or CUs of one device */
+#define MAX_TILE 4096   /* a GEMM output tile's side */
 
 #define GIB 1073741824.0  /* 2^30 bytes: HBM stacks come in powers of two */
 
@@ -443,7 +447,60 @@ int weft_zoo_model(const char *zoo_dir, const char *name, WeftModel *m, WeftErro
 
 /* ------------------------------------------------------------------ devices */
 
-/* One entry of devices.yml: name -> {title, peak_tflops, hbm_gib, hbm_gbps, source}. */
+/* An optional number under key in range into *out (unchanged when absent). */
+static int opt_double(const WeftYamlNode *map, const char *key, const char *file, WeftRange range,
+                      double *out, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
+  return v ? weft_yaml_double_in(v, file, key, NULL, &range, out, err) : WEFT_OK;
+}
+
+/* The per-operator model's figures (docs/zoo.md): all of sms, tile,
+ * vector_tflops, gemm_efficiency and hbm_efficiency, or none of them. */
+static int parse_opcost(const WeftYamlNode *v, const char *file, WeftDevice *d, WeftError *err) {
+  static const char *const need[] = {"sms", "tile", "vector_tflops", "gemm_efficiency",
+                                     "hbm_efficiency"};
+  double fp8 = 0, tf32 = 0, vec = 0;
+  int rc, n = 0, nt = 0, tile[2] = {0, 0};
+  if ((rc = opt_double(v, "fp8_tflops", file, WEFT_RANGE_ZOO_FIGURE, &fp8, err)) ||
+      (rc = opt_double(v, "tf32_tflops", file, WEFT_RANGE_ZOO_FIGURE, &tf32, err)) ||
+      (rc = opt_double(v, "vector_tflops", file, WEFT_RANGE_ZOO_FIGURE, &vec, err)) ||
+      (rc = opt_double(v, "gemm_efficiency", file, WEFT_RANGE_(0.0, 1, 1), &d->gemm_efficiency,
+                       err)) ||
+      (rc = opt_double(v, "hbm_efficiency", file, WEFT_RANGE_(0.0, 1, 1), &d->hbm_efficiency,
+                       err)))
+    return rc;
+  d->peak_fp8_flops = fp8 * 1e12;
+  d->peak_tf32_flops = tf32 * 1e12;
+  d->peak_vector_flops = vec * 1e12;
+  const WeftYamlNode *sv = weft_yaml_get(v, "sms", NULL), *tv = weft_yaml_get(v, "tile", NULL);
+  if (sv && ((rc = weft_yaml_int(sv, file, "sms", NULL, &d->sms, err)) ||
+             (d->sms < 1 || d->sms > MAX_SMS)))
+    return rc ? rc
+              : weft_error_set(err, WEFT_EINPUT, file, sv->line, sv->col, "sms",
+                               "sms must be 1..%d, got %d", MAX_SMS, d->sms);
+  if (tv) {
+    if ((rc = weft_yaml_ints(tv, file, "tile", tile, 2, &nt, err))) return rc;
+    if (nt != 2 || tile[0] < 1 || tile[1] < 1 || tile[0] > MAX_TILE || tile[1] > MAX_TILE)
+      return weft_error_set(err, WEFT_EINPUT, file, tv->line, tv->col, "tile",
+                            "tile must be [rows, cols], each 1..%d", MAX_TILE);
+    d->tile_m = tile[0];
+    d->tile_n = tile[1];
+  }
+  for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+    n += weft_yaml_get(v, need[i], NULL) != NULL;
+  if (n != 0 && n != (int)(sizeof need / sizeof need[0])) {
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+      if (!weft_yaml_get(v, need[i], NULL))
+        return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, need[i],
+                              "missing key '%s' (the per-operator model needs sms, tile, "
+                              "vector_tflops, gemm_efficiency and hbm_efficiency together)",
+                              need[i]);
+  }
+  return WEFT_OK;
+}
+
+/* One entry of devices.yml: name -> {title, peak_tflops, hbm_gib, hbm_gbps, source,
+ * and optionally the per-operator model's figures}. */
 static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
                         WeftDevice *d, WeftError *err) {
   double tflops, gib, gbps;
@@ -466,7 +523,7 @@ static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char
   d->peak_flops = tflops * 1e12;
   d->hbm_bytes = gib * GIB;
   d->hbm_bytes_per_s = gbps * 1e9;  /* GB/s, as bw_gbps everywhere in weft */
-  return WEFT_OK;
+  return parse_opcost(v, file, d, err);
 }
 
 /* Parse every device of zoo_dir/devices.yml (all are checked); copy the one

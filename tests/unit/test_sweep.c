@@ -523,6 +523,7 @@ static void model_job_matches_generator(void) {
   par.tp = 16;
   par.dp = 256;
   par.zero_stage = 1;
+  par.efficiency = 0.5; /* as the scenario says */
   CHECK_EQ_INT(weft_generate(m, &dev, &par, &sc->net, 0, wl, &comm, &info, &e), WEFT_OK);
   jobs_equal(sc->workload[0], &sc->comm[0], wl, &comm);
   /* through the public call, into a scenario holding only the network */

@@ -1,0 +1,203 @@
+/* opcost.c — per-operator compute time of a transformer layer (docs/zoo.md):
+ * each operator is a roofline, GEMMs tile- and wave-quantized over the SMs. */
+#include <math.h>
+#include <string.h>
+
+#include "model/opcost.h"
+
+/* FLOPs per element of the vector kernels (counted by hand, docs/zoo.md). */
+#define LAYERNORM_FLOPS 8.0 /* mean 1, variance 3, normalise 2, affine 2 */
+#define RMSNORM_FLOPS 4.0   /* square-accumulate 2, normalise 1, gain 1 */
+#define SOFTMAX_FLOPS 5.0   /* scale, max, subtract-exp, sum, divide */
+#define GELU_FLOPS 8.0      /* bias add + tanh approximation */
+#define SWIGLU_FLOPS 5.0    /* silu(x) = x * sigmoid(x): 4, times up: 1 */
+#define ADAM_FLOPS 12.0     /* two moment updates, sqrt, divide, step */
+
+int weft_opcost_ready(const WeftDevice *d) {
+  return d && d->sms > 0 && d->tile_m > 0 && d->tile_n > 0 && d->gemm_efficiency > 0 &&
+         d->hbm_efficiency > 0 && d->hbm_bytes_per_s > 0 && d->peak_vector_flops > 0 &&
+         d->peak_flops > 0;
+}
+
+void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) {
+  memset(l, 0, sizeof *l);
+  l->b = par->micro_batch;
+  l->s = m->seq_len;
+  l->h = m->hidden;
+  l->heads = m->heads;
+  l->kv_heads = m->kv_heads > 0 ? m->kv_heads : m->heads;
+  l->ffn = m->ffn_hidden > 0 ? m->ffn_hidden : 4.0 * m->hidden;
+  l->ffn_matrices = m->ffn_matrices > 0 ? m->ffn_matrices : 2;
+  l->vocab = m->vocab;
+  l->experts = m->experts;
+  l->top_k = m->experts > 0 ? (m->top_k > 0 ? m->top_k : 1) : 0;
+  l->tp = par->tp;
+  l->ep = par->ep > 0 ? par->ep : 1;
+  l->sp = par->sequence_parallel;
+  l->act_bytes = par->act_bytes;
+}
+
+typedef struct {
+  OcOp *ops;
+  int n, max;
+  double eb; /* bytes per activation element */
+} List;
+
+static void put(List *L, const OcOp *op) {
+  if (L->n < L->max) L->ops[L->n] = *op;
+  L->n++;
+}
+
+/* A GEMM of the forward pass and its two backward GEMMs: dA = dC B^T
+ * (m x k, inner n) into IG, dB = A^T dC (k x n, inner m) into WG when B is
+ * a weight, else IG (attention's activation x activation products). */
+static void gemm(List *L, const char *name, double batch, double m, double n, double k,
+                 int weight) {
+  double eb = L->eb;
+  OcOp f = {name, WEFT_PHASE_FWD, OC_GEMM, batch, m, n, k, 2 * batch * m * n * k,
+            batch * (m * k + k * n + m * n) * eb};
+  OcOp da = {name, WEFT_PHASE_IG, OC_GEMM, batch, m, k, n, f.flops, f.bytes};
+  int dbp = weight ? WEFT_PHASE_WG : WEFT_PHASE_IG;
+  OcOp db = {name, dbp, OC_GEMM, batch, k, n, m, f.flops, f.bytes};
+  put(L, &f);
+  put(L, &da);
+  put(L, &db);
+}
+
+/* A vector kernel over elems elements; its backward moves twice the bytes
+ * and does twice the FLOPs (reads the saved input and the gradient). */
+static void vec(List *L, const char *name, double flops, double bytes, int bwd_phase) {
+  OcOp f = {name, WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, flops, bytes};
+  OcOp b = {name, bwd_phase, OC_VECTOR, 0, 0, 0, 0, 2 * flops, 2 * bytes};
+  put(L, &f);
+  put(L, &b);
+}
+
+static void norm(List *L, const OcLayer *l, const char *name) {
+  double e = l->b * l->s * l->h / (l->sp ? l->tp : 1);
+  vec(L, name, e * (l->ffn_matrices == 2 ? LAYERNORM_FLOPS : RMSNORM_FLOPS), 2 * e * L->eb,
+      WEFT_PHASE_IG);
+}
+
+/* Residual add (SwiGLU family) or fused bias-dropout-add (GeLU family:
+ * one more FLOP each for bias and dropout, a 1-byte mask written). */
+static void residual(List *L, const OcLayer *l) {
+  double e = l->b * l->s * l->h / (l->sp ? l->tp : 1);
+  int gelu = l->ffn_matrices == 2;
+  vec(L, gelu ? "bias_dropout_add" : "residual_add", e * (gelu ? 3 : 1),
+      3 * e * L->eb + (gelu ? e : 0), WEFT_PHASE_IG);
+}
+
+static void attention(List *L, const OcLayer *l) {
+  double T = l->b * l->s, tp = l->tp, dh = l->h / l->heads, a = l->heads / tp;
+  double kv = l->h * l->kv_heads / l->heads; /* K and V widths (GQA) */
+  norm(L, l, "attn_norm");
+  gemm(L, "qkv", 1, T, (l->h + 2 * kv) / tp, l->h, 1);
+  if (l->flash) { /* fused: Q, K, V in, O out; backward recomputes the scores */
+    double fl = 4 * l->b * a * l->s * l->s * dh;
+    double by = (2 * T * l->h + 2 * T * kv) / tp * L->eb;
+    OcOp f = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, 0, 0, 0, 0, fl, by};
+    OcOp b = {"flash_attn", WEFT_PHASE_IG, OC_FUSED, 0, 0, 0, 0, 2.5 * fl, 2 * by};
+    put(L, &f);
+    put(L, &b);
+  } else {
+    double e = l->b * a * l->s * l->s; /* score elements */
+    gemm(L, "score", l->b * a, l->s, l->s, dh, 0);
+    vec(L, "softmax", SOFTMAX_FLOPS * e, 2 * e * L->eb, WEFT_PHASE_IG);
+    if (l->ffn_matrices == 2) vec(L, "attn_dropout", e, 2 * e * L->eb + e, WEFT_PHASE_IG);
+    gemm(L, "context", l->b * a, l->s, dh, l->s, 0);
+  }
+  gemm(L, "proj", 1, T, l->h, l->h / tp, 1);
+  residual(L, l);
+}
+
+/* The MLP on tokens per group, groups of them side by side (MoE experts). */
+static void mlp(List *L, const OcLayer *l, double groups, double tokens) {
+  double f = l->ffn / l->tp, e = groups * tokens * f;
+  if (l->ffn_matrices == 2) {
+    gemm(L, "fc1", groups, tokens, f, l->h, 1);
+    vec(L, "bias_gelu", GELU_FLOPS * e, 2 * e * L->eb, WEFT_PHASE_IG);
+  } else {
+    gemm(L, "gate", groups, tokens, f, l->h, 1);
+    gemm(L, "up", groups, tokens, f, l->h, 1);
+    vec(L, "swiglu", SWIGLU_FLOPS * e, 3 * e * L->eb, WEFT_PHASE_IG);
+  }
+  gemm(L, "fc2", groups, tokens, l->h, f, 1);
+}
+
+int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
+  List L = {ops, 0, max, l->act_bytes};
+  double T = l->b * l->s;
+  switch (blk) {
+    case OC_ATTN: attention(&L, l); break;
+    case OC_MLP:
+      norm(&L, l, "mlp_norm");
+      mlp(&L, l, 1, T);
+      residual(&L, l);
+      break;
+    case OC_MOE: { /* ep ranks' tokens, top_k each, spread over E experts; E/ep here */
+      norm(&L, l, "moe_norm");
+      gemm(&L, "router", 1, T, l->experts, l->h, 1);
+      double groups = l->experts / l->ep;
+      mlp(&L, l, groups, T * l->top_k * l->ep / l->experts);
+      residual(&L, l);
+      break;
+    }
+    case OC_LOGITS: {
+      double e = T * l->vocab / l->tp;
+      norm(&L, l, "final_norm");
+      gemm(&L, "logits", 1, T, l->vocab / l->tp, l->h, 1);
+      vec(&L, "cross_entropy", SOFTMAX_FLOPS * e, 2 * e * L.eb, WEFT_PHASE_IG);
+      break;
+    }
+    case OC_EMB: { /* token rows gathered (+ learned positions added, GeLU family) */
+      double e = T * l->h;
+      int gelu = l->ffn_matrices == 2;
+      vec(&L, "embedding", gelu ? e : 0, (gelu ? 3 : 2) * e * L.eb, WEFT_PHASE_WG);
+      break;
+    }
+    default: break;
+  }
+  return L.n < max ? L.n : max;
+}
+
+/* The tensor-core rate for the activation width: FP8 (1 byte), TF32 (4),
+ * else BF16/FP16; a rate the device lacks falls back to BF16/FP16. */
+static double tensor_rate(const WeftDevice *d, double act_bytes) {
+  if (act_bytes == 1.0 && d->peak_fp8_flops > 0) return d->peak_fp8_flops;
+  if (act_bytes == 4.0 && d->peak_tf32_flops > 0) return d->peak_tf32_flops;
+  return d->peak_flops;
+}
+
+double weft_opcost_op_ns(const WeftDevice *d, const OcOp *op, double act_bytes) {
+  double mem_ns = op->bytes / (d->hbm_bytes_per_s * d->hbm_efficiency) * 1e9;
+  double cmp_ns;
+  if (op->kind == OC_GEMM) {
+    /* Every tile costs a full tile's FLOPs; tiles run in waves of one per
+     * SM, and a partial last wave takes as long as a full one. */
+    double tiles = op->batch * ceil(op->m / d->tile_m) * ceil(op->n / d->tile_n);
+    double waves = ceil(tiles / d->sms);
+    double wave_flops = (double)d->sms * 2.0 * d->tile_m * d->tile_n * op->k;
+    cmp_ns = waves * wave_flops / (tensor_rate(d, act_bytes) * d->gemm_efficiency) * 1e9;
+  } else if (op->kind == OC_FUSED) {
+    cmp_ns = op->flops / (tensor_rate(d, act_bytes) * d->gemm_efficiency) * 1e9;
+  } else {
+    cmp_ns = op->flops / d->peak_vector_flops * 1e9;
+  }
+  return cmp_ns > mem_ns ? cmp_ns : mem_ns;
+}
+
+void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, double *ns) {
+  OcOp ops[OC_MAX_OPS];
+  int n = weft_opcost_ops(l, blk, ops, OC_MAX_OPS);
+  for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = 0;
+  for (int i = 0; i < n; i++) ns[ops[i].phase] += weft_opcost_op_ns(d, &ops[i], l->act_bytes);
+}
+
+double weft_opcost_optimizer_ns(const WeftDevice *d, const WeftParallel *par, double elems) {
+  /* read master weights, moments and gradient; write them back and the
+   * low-precision copy: 2 * optimizer + grad + param bytes per element */
+  double bytes = elems * (2 * par->optimizer_bytes + par->grad_bytes + par->param_bytes);
+  OcOp op = {"adam", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, ADAM_FLOPS * elems, bytes};
+  return weft_opcost_op_ns(d, &op, par->act_bytes);
+}

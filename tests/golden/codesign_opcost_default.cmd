@@ -1,0 +1,1 @@
+codesign --model llama2-70b --device h100 --npus 64 --tp 8 --pp 8 --mb 1 --recompute --sp --zero 1 --blocks Ring,Switch --cost-model tests/golden/inputs/codesign_cost2.yml --constraint 'sum = 100' --threads 1

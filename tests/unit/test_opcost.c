@@ -1,0 +1,347 @@
+/* test_opcost.c — the per-operator compute model: each operator's FLOPs and
+ * bytes by hand, the roofline switch, wave quantization, monotonicity and
+ * its use by the generator. */
+#include <stdio.h>
+#include <string.h>
+
+#include "model/opcost.h"
+#include "../test.h"
+
+#define EXACT 1e-12 /* sums of a few exact products: only rounding */
+#define NS_ROUND 1e-5 /* workloads hold whole ns: 0.5 ns of 3e5 or more */
+
+/* b = 1, s = 4, h = 8, 2 heads (head dim 4), FFN 32, vocab 16, TP 1, bf16. */
+static OcLayer tiny(int ffn_matrices) {
+  OcLayer l;
+  memset(&l, 0, sizeof l);
+  l.b = 1;
+  l.s = 4;
+  l.h = 8;
+  l.heads = l.kv_heads = 2;
+  l.ffn = 32;
+  l.vocab = 16;
+  l.ffn_matrices = ffn_matrices;
+  l.tp = l.ep = 1;
+  l.act_bytes = 2;
+  return l;
+}
+
+static const OcOp *find(const OcOp *ops, int n, const char *name, int phase, int nth) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(ops[i].name, name) && ops[i].phase == phase && nth-- == 0) return &ops[i];
+  return NULL;
+}
+
+static void check_op(const OcOp *ops, int n, const char *name, int phase, double flops,
+                     double bytes) {
+  const OcOp *o = find(ops, n, name, phase, 0);
+  CHECK(o != NULL);
+  if (!o) {
+    fprintf(stderr, "  missing %s phase %d\n", name, phase);
+    return;
+  }
+  CHECK_NEAR(o->flops, flops, EXACT);
+  CHECK_NEAR(o->bytes, bytes, EXACT);
+}
+
+/* T = 4 tokens. Norm: 32 elements x 8 FLOPs (LayerNorm), read + write 2 bytes.
+ * QKV: (4 x 8)(8 x 24): 2*4*24*8 = 1536 FLOPs, (32 + 192 + 96) * 2 = 640 bytes.
+ * Score and context: 2 heads of (4 x 4)(4 x 4): 256 FLOPs, 2*48*2 = 192 bytes.
+ * Softmax: 32 scores x 5, 2*32*2 bytes; dropout 32 FLOPs, 128 + 32 mask bytes.
+ * Proj: (4 x 8)(8 x 8): 512 FLOPs, 256 bytes. Bias-dropout-add: 3*32 FLOPs,
+ * 3*32*2 + 32 bytes. Backward: GEMMs twice, vector kernels 2x. */
+static void attention_ops(void) {
+  OcLayer l = tiny(2);
+  OcOp ops[OC_MAX_OPS];
+  int n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
+  CHECK_EQ_INT(n, 20);
+  check_op(ops, n, "attn_norm", WEFT_PHASE_FWD, 256, 128);
+  check_op(ops, n, "attn_norm", WEFT_PHASE_IG, 512, 256);
+  check_op(ops, n, "qkv", WEFT_PHASE_FWD, 1536, 640);
+  check_op(ops, n, "qkv", WEFT_PHASE_WG, 1536, 640);
+  check_op(ops, n, "score", WEFT_PHASE_FWD, 256, 192);
+  check_op(ops, n, "softmax", WEFT_PHASE_FWD, 160, 128);
+  check_op(ops, n, "attn_dropout", WEFT_PHASE_FWD, 32, 160);
+  check_op(ops, n, "context", WEFT_PHASE_FWD, 256, 192);
+  check_op(ops, n, "proj", WEFT_PHASE_FWD, 512, 256);
+  check_op(ops, n, "bias_dropout_add", WEFT_PHASE_FWD, 96, 224);
+  check_op(ops, n, "bias_dropout_add", WEFT_PHASE_IG, 192, 448);
+  /* the backward GEMMs' shapes: dX = dY W^T is (4 x 24)(24 x 8), dW = X^T dY
+   * is (8 x 4)(4 x 24); score's two gradients both into IG (no weights) */
+  const OcOp *dx = find(ops, n, "qkv", WEFT_PHASE_IG, 0);
+  const OcOp *dw = find(ops, n, "qkv", WEFT_PHASE_WG, 0);
+  CHECK(dx && dx->m == 4 && dx->n == 8 && dx->k == 24);
+  CHECK(dw && dw->m == 8 && dw->n == 24 && dw->k == 4);
+  CHECK(find(ops, n, "score", WEFT_PHASE_IG, 1) != NULL);
+  CHECK(find(ops, n, "score", WEFT_PHASE_WG, 0) == NULL);
+  /* forward GEMM FLOPs = the generator's attention formula 2bsh(h + 2kv) +
+   * 4bs^2h + 2bsh^2 = 1536 + 512 + 512; backward twice that */
+  double gemm[WEFT_NPHASES] = {0, 0, 0};
+  for (int i = 0; i < n; i++)
+    if (ops[i].kind == OC_GEMM) gemm[ops[i].phase] += ops[i].flops;
+  CHECK_NEAR(gemm[WEFT_PHASE_FWD], 2560, EXACT);
+  CHECK_NEAR(gemm[WEFT_PHASE_IG] + gemm[WEFT_PHASE_WG], 2 * 2560, EXACT);
+  CHECK_NEAR(gemm[WEFT_PHASE_WG], 1536 + 512, EXACT); /* qkv and proj weights */
+}
+
+/* GeLU MLP: fc1 (4 x 8)(8 x 32) and fc2 (4 x 32)(32 x 8): 2048 FLOPs each;
+ * bias-GeLU over 128 elements: 8 FLOPs and 4 bytes each. SwiGLU: gate and
+ * up of fc1's shape, swiglu reads 2 and writes 1 of 128 elements, RMSNorm
+ * 4 FLOPs per element; no dropout, a plain residual add (1 FLOP, 6 bytes). */
+static void mlp_ops(void) {
+  OcLayer l = tiny(2);
+  OcOp ops[OC_MAX_OPS];
+  int n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  CHECK_EQ_INT(n, 2 + 3 + 2 + 3 + 2);
+  check_op(ops, n, "fc1", WEFT_PHASE_FWD, 2048, (32 + 256 + 128) * 2);
+  check_op(ops, n, "bias_gelu", WEFT_PHASE_FWD, 1024, 512);
+  check_op(ops, n, "fc2", WEFT_PHASE_FWD, 2048, (128 + 256 + 32) * 2);
+  l = tiny(3);
+  n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  CHECK_EQ_INT(n, 2 + 3 + 3 + 2 + 3 + 2);
+  check_op(ops, n, "mlp_norm", WEFT_PHASE_FWD, 128, 128);
+  check_op(ops, n, "gate", WEFT_PHASE_FWD, 2048, 832);
+  check_op(ops, n, "up", WEFT_PHASE_FWD, 2048, 832);
+  check_op(ops, n, "swiglu", WEFT_PHASE_FWD, 640, 768);
+  check_op(ops, n, "residual_add", WEFT_PHASE_FWD, 32, 192);
+  CHECK(find(ops, n, "attn_dropout", WEFT_PHASE_FWD, 0) == NULL);
+  /* TP 2 with sequence parallelism: GEMM widths and the norm halve */
+  l.tp = 2;
+  l.sp = 1;
+  n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  check_op(ops, n, "mlp_norm", WEFT_PHASE_FWD, 64, 64);
+  check_op(ops, n, "gate", WEFT_PHASE_FWD, 1024, (32 + 128 + 64) * 2);
+  /* MoE, 4 experts, top 2, EP 2: 2 local experts of 4*2*2/4 = 4 tokens each;
+   * the router (4 x 8)(8 x 4) */
+  l = tiny(2);
+  l.experts = 4;
+  l.top_k = 2;
+  l.ep = 2;
+  n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
+  check_op(ops, n, "router", WEFT_PHASE_FWD, 256, (32 + 32 + 16) * 2);
+  const OcOp *fc1 = find(ops, n, "fc1", WEFT_PHASE_FWD, 0);
+  CHECK(fc1 && fc1->batch == 2 && fc1->m == 4);
+  if (fc1) CHECK_NEAR(fc1->flops, 2 * 2048, EXACT);
+}
+
+/* Logits (4 x 8)(8 x 16): 1024 FLOPs; cross-entropy over 64 logits. */
+static void logits_ops(void) {
+  OcLayer l = tiny(2);
+  OcOp ops[OC_MAX_OPS];
+  int n = weft_opcost_ops(&l, OC_LOGITS, ops, OC_MAX_OPS);
+  check_op(ops, n, "logits", WEFT_PHASE_FWD, 1024, (32 + 128 + 64) * 2);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_FWD, 320, 256);
+  n = weft_opcost_ops(&l, OC_EMB, ops, OC_MAX_OPS);
+  check_op(ops, n, "embedding", WEFT_PHASE_FWD, 32, 192); /* token + position in, sum out */
+  check_op(ops, n, "embedding", WEFT_PHASE_WG, 64, 384);
+  /* the list is cut at max, never overrun */
+  CHECK_EQ_INT(weft_opcost_ops(&l, OC_ATTN, ops, 3), 3);
+}
+
+static WeftDevice dev(double peak, double vec, double bw, int sms, int tm, int tn) {
+  WeftDevice d;
+  memset(&d, 0, sizeof d);
+  d.peak_flops = peak;
+  d.peak_vector_flops = vec;
+  d.hbm_bytes_per_s = bw;
+  d.sms = sms;
+  d.tile_m = tm;
+  d.tile_n = tn;
+  d.gemm_efficiency = d.hbm_efficiency = 1.0;
+  return d;
+}
+
+/* Ridge of a vector kernel: 10 TFLOP/s over 1 TB/s = 10 FLOP/byte. At 5
+ * FLOP/byte the bytes decide (1e9 B: 1 ms), at 20 the FLOPs (20e9: 2 ms).
+ * A square GEMM of side N on one 1 x 1 tile at 1 TFLOP/s and 1 TB/s:
+ * 2N^3 FLOPs against 6N^2 bytes, ridge at N = 3. */
+static void roofline_switch(void) {
+  WeftDevice d = dev(1e12, 10e12, 1e12, 1, 1, 1);
+  OcOp lo = {"v", WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, 5e9, 1e9};
+  OcOp hi = {"v", WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, 20e9, 1e9};
+  CHECK_NEAR(weft_opcost_op_ns(&d, &lo, 2), 1e6, EXACT);
+  CHECK_NEAR(weft_opcost_op_ns(&d, &hi, 2), 2e6, EXACT);
+  d.hbm_efficiency = 0.5; /* half the bandwidth: the memory-bound one doubles */
+  CHECK_NEAR(weft_opcost_op_ns(&d, &lo, 2), 2e6, EXACT);
+  CHECK_NEAR(weft_opcost_op_ns(&d, &hi, 2), 2e6, EXACT);
+  d.hbm_efficiency = 1.0;
+  OcOp g2 = {"g", WEFT_PHASE_FWD, OC_GEMM, 1, 2, 2, 2, 16, 24};
+  OcOp g6 = {"g", WEFT_PHASE_FWD, OC_GEMM, 1, 6, 6, 6, 432, 216};
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g2, 2), 0.024, EXACT); /* 24 B / 1 TB/s */
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g6, 2), 0.432, EXACT); /* 432 / 1 TFLOP/s */
+  d.gemm_efficiency = 0.5; /* the compute-bound one doubles, the other not */
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g2, 2), 0.032, EXACT);
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g6, 2), 0.864, EXACT);
+}
+
+/* 108 SMs, 256 x 128 tiles, 312 TFLOP/s x 0.8, unlimited bandwidth: a
+ * 256 x (108*128) x 4096 GEMM is one full wave of 108 tiles; one more tile
+ * (109, or a single column more: tile quantization) is a second wave and
+ * takes twice as long; 216 tiles still two waves. */
+static void wave_quantization(void) {
+  WeftDevice d = dev(312e12, 19.5e12, 1e30, 108, 256, 128);
+  d.gemm_efficiency = 0.8;
+  double k = 4096, wave_ns = 108 * 2.0 * 256 * 128 * k / (312e12 * 0.8) * 1e9;
+  OcOp g = {"g", WEFT_PHASE_FWD, OC_GEMM, 1, 256, 108 * 128, k, 0, 0};
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), wave_ns, EXACT);
+  g.n = 109 * 128;
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), 2 * wave_ns, EXACT);
+  g.n = 108 * 128 + 1;
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), 2 * wave_ns, EXACT);
+  g.n = 216 * 128;
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), 2 * wave_ns, EXACT);
+  g.n = 128; /* one tile: a whole wave's time, 1/108 of peak */
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), wave_ns, EXACT);
+  g.n = 108 * 128;
+  g.batch = 2; /* a batch of two: 216 tiles, two waves */
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), 2 * wave_ns, EXACT);
+  /* FP8 activations use the FP8 rate when the device has one */
+  d.peak_fp8_flops = 624e12;
+  g.batch = 1;
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g, 1), wave_ns / 2, EXACT);
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), wave_ns, EXACT);
+}
+
+/* A bigger GEMM is never faster: m, n or k grown by any step, on a
+ * realistic device (A100-like, HBM-bound shapes included). */
+static void monotone(void) {
+  WeftDevice d = dev(312e12, 19.5e12, 2039e9, 108, 256, 128);
+  d.gemm_efficiency = 0.8;
+  d.hbm_efficiency = 0.9;
+  static const double dims[] = {1, 7, 64, 100, 128, 255, 256, 257, 1000, 2048, 4097, 12288, 50000};
+  const int nd = (int)(sizeof dims / sizeof dims[0]);
+  int bad = 0;
+  for (int a = 0; a < nd; a++)
+    for (int b = 0; b < nd; b++)
+      for (int c = 0; c < nd; c++) {
+        double m = dims[a], n = dims[b], k = dims[c];
+        OcOp g = {"g", 0, OC_GEMM, 1, m, n, k, 2 * m * n * k, (m * k + k * n + m * n) * 2};
+        double t = weft_opcost_op_ns(&d, &g, 2);
+        for (int axis = 0; axis < 3; axis++) {
+          OcOp h = g;
+          double *x = axis == 0 ? &h.m : axis == 1 ? &h.n : &h.k;
+          *x += 1 + *x / 3;
+          h.flops = 2 * h.m * h.n * h.k;
+          h.bytes = (h.m * h.k + h.k * h.n + h.m * h.n) * 2;
+          bad += weft_opcost_op_ns(&d, &h, 2) < t;
+        }
+      }
+  CHECK_EQ_INT(bad, 0);
+}
+
+/* The optimizer: 28 bytes per parameter (12 + 12 + 2 + 2) at 1 TB/s x 0.5. */
+static void optimizer(void) {
+  WeftDevice d = dev(1e12, 1e12, 1e12, 1, 1, 1);
+  d.hbm_efficiency = 0.5;
+  WeftParallel p;
+  weft_parallel_default(&p);
+  CHECK_NEAR(weft_opcost_optimizer_ns(&d, &p, 1e9), 28e9 / 0.5e12 * 1e9, EXACT);
+}
+
+/* The generator: efficiency 0 takes the per-operator times (forward = the
+ * attention block's forward ops, recomputation adds it to IG); an explicit
+ * efficiency, or a device without the data, keeps the flat model. */
+static void generator_uses_it(void) {
+  WeftModel m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "t");
+  m.arch = WEFT_ARCH_TRANSFORMER;
+  m.global_batch = 8;
+  m.seq_len = 1024;
+  m.layers = 2;
+  m.hidden = 1024;
+  m.heads = m.kv_heads = 16;
+  m.ffn_hidden = 4096;
+  m.ffn_matrices = 2;
+  m.vocab = 32000;
+  WeftDevice d = dev(312e12, 19.5e12, 2039e9, 108, 256, 128);
+  d.gemm_efficiency = 0.8;
+  d.hbm_efficiency = 0.9;
+  d.hbm_bytes = 80e9;
+  WeftNetwork net;
+  memset(&net, 0, sizeof net);
+  net.ndims = 1;
+  net.npus[0] = 2;
+  net.topology[0] = WEFT_RING;
+  snprintf(net.cost_dim[0], sizeof net.cost_dim[0], "c");
+  WeftParallel p;
+  weft_parallel_default(&p);
+  p.dp = 2; /* 8 / (2 x 1) = 4 micro-batches */
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError e;
+  CHECK(wl != NULL);
+  if (!wl) return;
+  CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_OK);
+  OcLayer l;
+  weft_opcost_layer(&m, &p, &l);
+  double ns[WEFT_NPHASES];
+  weft_opcost_block(&d, &l, OC_ATTN, ns);
+  int attn = -1;
+  for (int i = 0; i < wl->nlayers; i++)
+    if (!strcmp(wl->layers[i].name, "L1.attn")) attn = i;
+  CHECK(attn >= 0);
+  if (attn < 0) {
+    weft_workload_free(wl);
+    return;
+  }
+  CHECK_NEAR(wl->layers[attn].phase[WEFT_PHASE_FWD].compute_ns, 4 * ns[WEFT_PHASE_FWD], NS_ROUND);
+  CHECK_NEAR(wl->layers[attn].phase[WEFT_PHASE_IG].compute_ns, 4 * ns[WEFT_PHASE_IG], NS_ROUND);
+  CHECK(wl->layers[attn].phase[WEFT_PHASE_WG].compute_ns > 4 * ns[WEFT_PHASE_WG]); /* + Adam */
+  p.recompute = 1;
+  CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_OK);
+  CHECK_NEAR(wl->layers[attn].phase[WEFT_PHASE_IG].compute_ns,
+             4 * ns[WEFT_PHASE_IG] + 4 * ns[WEFT_PHASE_FWD], NS_ROUND);
+  p.recompute = 0;
+  /* flat: 4 micro-batches x the forward FLOPs at 312 TFLOP/s x eff */
+  double f = 2.0 * 1024 * 1024 * 3072 + 4.0 * 1024 * 1024 * 1024 + 2.0 * 1024 * 1024 * 1024;
+  double flat_ns = 4 * f / (312e12 * 0.5) * 1e9;
+  p.efficiency = 0.5;
+  CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_OK);
+  CHECK_NEAR(wl->layers[attn].phase[WEFT_PHASE_FWD].compute_ns, flat_ns, NS_ROUND);
+  CHECK_NEAR(wl->layers[attn].phase[WEFT_PHASE_WG].compute_ns, flat_ns, NS_ROUND);
+  p.efficiency = 0.0;
+  d.sms = 0; /* no per-operator data: auto means 0.5 per FLOP */
+  CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_OK);
+  CHECK_NEAR(wl->layers[attn].phase[WEFT_PHASE_FWD].compute_ns, flat_ns, NS_ROUND);
+  weft_workload_free(wl);
+}
+
+/* The presets carry the model's figures (devices.yml); the keys come all
+ * together, tiles as two sides, efficiencies in (0, 1]. */
+static void presets(void) {
+  WeftDevice d;
+  WeftError e;
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "a100", &d, &e), WEFT_OK);
+  CHECK(weft_opcost_ready(&d));
+  CHECK_EQ_INT(d.sms, 108);
+  CHECK(d.tile_m == 256 && d.tile_n == 128);
+  CHECK_NEAR(d.peak_tf32_flops, 156e12, EXACT);
+  CHECK(d.peak_fp8_flops == 0); /* A100 has no FP8 */
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "h100", &d, &e), WEFT_OK);
+  CHECK_EQ_INT(d.sms, 132);
+  CHECK_NEAR(d.peak_fp8_flops, 1979e12, EXACT);
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "mi300x", &d, &e), WEFT_OK);
+  CHECK_EQ_INT(d.sms, 304);
+  CHECK_NEAR(d.hbm_bytes_per_s, 5300e9, EXACT);
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "h200", &d, &e), WEFT_OK);
+  CHECK_NEAR(d.hbm_bytes_per_s, 4800e9, EXACT);
+  CHECK_EQ_INT(weft_zoo_device("tests/fixtures/zoo/opdev_partial", "half", &d, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "missing key 'tile'") != NULL);
+  CHECK_EQ_INT(weft_zoo_device("tests/fixtures/zoo/opdev_tile", "onetile", &d, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "tile must be [rows, cols]") != NULL && e.line == 6);
+  CHECK_EQ_INT(weft_zoo_device("tests/fixtures/zoo/opdev_eff", "fast", &d, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "gemm_efficiency") != NULL && e.line == 8);
+}
+
+const TestCase suite_opcost[] = {{"presets", presets},
+{"attention_ops", attention_ops},
+                                 {"mlp_ops", mlp_ops},
+                                 {"logits_ops", logits_ops},
+                                 {"roofline_switch", roofline_switch},
+                                 {"wave_quantization", wave_quantization},
+                                 {"monotone", monotone},
+                                 {"optimizer", optimizer},
+                                 {"generator_uses_it", generator_uses_it},
+                                 {0}};
