@@ -1112,6 +1112,22 @@ int weft_fabric_estimate(const WeftFabric *f, const WeftTraffic *t, WeftTopoTime
 int weft_traffic_from_model(const WeftModel *m, const WeftDevice *dev, int nservers, int tp,
                             const int *placement, WeftTraffic **out, WeftError *err);
 
+/* A strategy beyond TP (FlexFlow's per-layer choice for TopoOpt): per DLRM
+ * table the server that holds it, or WEFT_TABLE_REPLICATED (data parallel:
+ * every server keeps a copy and AllReduces the rows the batch touches); per
+ * model layer (model->layer[], CNN and DLRM MLPs) 1 = model parallel over
+ * all servers (fully connected layers only, tp 1), 0 = data parallel. */
+#define WEFT_TABLE_REPLICATED (-1)
+typedef struct {
+  int tp;
+  const int *placement;           /* [model->tables]; NULL = round robin */
+  const unsigned char *layer_mp;  /* [model->nlayers]; NULL = all data parallel */
+} WeftStrategy;
+int weft_traffic_from_strategy(const WeftModel *m, const WeftDevice *dev, int nservers,
+                               const WeftStrategy *st, WeftTraffic **out, WeftError *err);
+/* 1 when model layer l is fully connected (may be model parallel). */
+int weft_layer_splittable(const WeftModel *m, int l);
+
 /* Alternating optimisation (TopoOpt's loop, docs/topo.md): simulated
  * annealing over the parallelization strategy on the current topology
  * (DLRM: moving or swapping tables between servers; others: the TP degree),
