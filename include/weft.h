@@ -1130,10 +1130,12 @@ int weft_layer_splittable(const WeftModel *m, int l);
 
 /* Alternating optimisation (TopoOpt's loop, docs/topo.md): simulated
  * annealing over the parallelization strategy on the current topology
- * (DLRM: moving or swapping tables between servers; others: the TP degree),
- * then the topology rebuilt from the best strategy's traffic, repeated while
- * a round gains. Seeded and deterministic for a given iteration budget
- * (a seconds budget stops early, so it is not). */
+ * (DLRM: moving or swapping tables between servers; others: the TP degree;
+ * with layer_choice also a table replicated or placed, an FC layer data or
+ * model parallel), then the topology rebuilt from the best strategy's
+ * traffic, kept when it helps, for `rounds` rounds that share the iteration
+ * budget (every move of it is tried). Seeded and deterministic for a given
+ * iteration budget (a seconds budget stops early, so it is not). */
 #define WEFT_TOPO_MAX_TABLES 1024
 typedef struct {
   const WeftModel *model;
@@ -1146,13 +1148,19 @@ typedef struct {
   unsigned long long seed;   /* (1) */
   void (*progress)(void *ctx, int done, int total, double best_ns);  /* or NULL */
   void *progress_ctx;
+  int tp;                    /* the starting TP degree (1) */
+  int layer_choice;          /* 1: also per table replicated or placed, per FC
+                                layer data or model parallel (0) */
+  const WeftFabric *fixed;   /* non-NULL: anneal on this fabric, no rebuilds
+                                (a baseline); the result's fabric is NULL */
 } WeftTopoSearch;
 void weft_topo_search_default(WeftTopoSearch *s);
 
 typedef struct {
   int tp;                                  /* the best strategy: TP degree ... */
   int ntables;                             /* ... and, for DLRM, its table placement */
-  int placement[WEFT_TOPO_MAX_TABLES];
+  int placement[WEFT_TOPO_MAX_TABLES];     /* WEFT_TABLE_REPLICATED: data parallel */
+  unsigned char layer_mp[WEFT_MAX_MODEL_LAYERS];  /* 1: model->layer[l] model parallel */
   double time_ns;                          /* its iteration time on fabric */
   double first_time_ns;                    /* the starting strategy on its own topology */
   int iterations, accepted, rounds;        /* moves tried, moves accepted, rebuilds */
