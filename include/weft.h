@@ -1168,6 +1168,52 @@ typedef struct {
 } WeftTopoSearchResult;
 
 int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError *err);
+
+/* TopoOpt's evaluation (docs/topo.md, "Evaluation"): cost-vs-time curves of
+ * TopoOpt over degree d and port bandwidth B, an ideal switch, a 1:1 and an
+ * oversubscribed Fat-tree over the NIC bandwidth, a random expander over
+ * (d, B), and an OCS re-wired between the AllReduce phase and the
+ * model-parallel phase (each on a fabric built for it alone) over the
+ * reconfiguration delay. Each fabric gets its own strategy search (TopoOpt
+ * alternating with the topology, the others on their fixed fabric). */
+typedef enum {
+  WEFT_EVAL_TOPOOPT = 0, WEFT_EVAL_SWITCH, WEFT_EVAL_FATTREE, WEFT_EVAL_FATTREE_OVERSUB,
+  WEFT_EVAL_EXPANDER, WEFT_EVAL_OCS, WEFT_EVAL_NFABRICS
+} WeftEvalFabric;
+const char *weft_eval_fabric_name(WeftEvalFabric f);  /* "topoopt", "fattree", ... */
+#define WEFT_EVAL_MAX_SWEEP 16
+typedef struct {
+  const WeftModel *model;
+  const WeftDevice *dev;     /* one GPU; a server is gpus_per_server of them */
+  int nservers, gpus_per_server;                 /* 128, 4 */
+  int ndegrees, degrees[WEFT_EVAL_MAX_SWEEP];    /* d: 4, 8 */
+  int nports; double port_gbps[WEFT_EVAL_MAX_SWEEP];  /* B, GB/s: 10..200 Gbit/s */
+  int nnics; double nic_gbps[WEFT_EVAL_MAX_SWEEP];    /* GB/s: 10..1600 Gbit/s */
+  int nreconf; double reconf_ns[WEFT_EVAL_MAX_SWEEP]; /* OCS: 10 us .. 100 ms */
+  double oversub;            /* the oversubscribed Fat-tree's (3) */
+  int radix, tiers;          /* Fat-tree switches (64, 2) */
+  WeftPrices prices;
+  int iterations;            /* search moves per point (200) */
+  unsigned long long seed;   /* (1) */
+  int simulate;              /* 1: flow simulation (default); 0: link-load bound */
+} WeftTopoEval;
+void weft_topo_eval_default(WeftTopoEval *e);
+
+typedef struct {
+  WeftEvalFabric fabric;
+  int degree;                /* TopoOpt, expander, OCS: ports per server; else 1 */
+  double gbps;               /* port (or NIC) bandwidth, GB/s */
+  double reconf_ns;          /* OCS only */
+  double cost_usd, time_ns, comm_ns;
+  int tp, replicated, mp_layers;  /* the strategy found */
+} WeftEvalPoint;
+/* Every point, fabric by fabric in sweep order; *pts is malloc'ed (the
+ * caller frees it). */
+int weft_topo_eval(const WeftTopoEval *e, WeftEvalPoint **pts, int *npts, WeftError *err);
+/* A fabric's time at cost_usd, interpolated linearly in log cost between its
+ * two nearest points (lowest time per cost): NAN outside its cost range. */
+double weft_eval_time_at_cost(const WeftEvalPoint *pts, int npts, WeftEvalFabric f,
+                              double cost_usd);
 #ifdef __cplusplus
 }
 #endif
