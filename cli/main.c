@@ -63,6 +63,7 @@ static int run(int argc, char **argv) {
   if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
   if (!strcmp(cmd, "codesign")) return cmd_codesign(argc - 1, argv + 1);
   if (!strcmp(cmd, "topo")) return cmd_topo(argc - 1, argv + 1);
+  if (!strcmp(cmd, "topo-eval")) return cmd_topo_eval(argc - 1, argv + 1);
   if (!strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1);
   if (!strcmp(cmd, "validate")) return cmd_validate(argc - 1, argv + 1);
   cli_fail("unknown %s '%s' (try 'weft --help')", cmd[0] == '-' ? "option" : "command", cmd);
