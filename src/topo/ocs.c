@@ -1,7 +1,9 @@
 /* ocs.c — the OCS-reconfigurable baseline of the evaluation: an optical
  * circuit switch re-wires the servers' d ports between the two phases of an
  * iteration, the AllReduce (data-parallel) phase and the model-parallel
- * phase, each on a fabric built for its traffic alone; the phases run one
+ * phase, each on a fabric built for its traffic alone (all ports to rings,
+ * or all to matchings; when matchings alone leave the servers disconnected,
+ * the finder's own split); the phases run one
  * after the other with a reconfiguration delay before each. */
 #include <math.h>
 #include <string.h>
@@ -31,6 +33,10 @@ static int phase_ns(const WeftTraffic *t, const WeftTopoSettings *ts, int ar, in
   if (ar && s.ar_degree < 2) s.ar_degree = -1; /* one port: let the finder decide */
   WeftFabric *f = NULL;
   int rc = weft_topo_build(t, &s, &f, err);
+  if (rc == WEFT_EINPUT && s.ar_degree != -1) { /* matchings alone left it disconnected */
+    s.ar_degree = -1;
+    rc = weft_topo_build(t, &s, &f, err);
+  }
   WeftTopoTime tt;
   if (!rc) rc = simulate ? weft_fabric_simulate(f, t, &tt, err) : weft_fabric_estimate(f, t, &tt, err);
   if (!rc) *comm_ns = tt.comm_ns;
