@@ -19,6 +19,7 @@ int cmd_simulate(int argc, char **argv);  /* simulate.c */
 int cmd_validate(int argc, char **argv);  /* validate.c */
 int cli_refine(int argc, char **argv);    /* refine.c: optimize --refine-with-sim */
 int cmd_topo(int argc, char **argv);      /* topo.c */
+int cmd_topo_eval(int argc, char **argv); /* topo_eval.c */
 
 /* The model zoo's directory: $WEFT_ZOO, else data/zoo beside the weft
  * binary's source tree (<exe dir>/../data/zoo), else ./data/zoo. */

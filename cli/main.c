@@ -50,7 +50,7 @@ static const struct {
   int (*fn)(int, char **);
 } commands[] = {{"optimize", cmd_optimize}, {"workload", cmd_workload}, {"codesign", cmd_codesign},
                 {"sweep", cmd_sweep},       {"simulate", cmd_simulate}, {"validate", cmd_validate},
-                {"topo", cmd_topo},         {"zoo", cmd_zoo}};
+                {"topo", cmd_topo},         {"topo-eval", cmd_topo_eval}, {"zoo", cmd_zoo}};
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
 static int run_cmd(const char *cmd, int argc, char **argv) {

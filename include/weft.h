@@ -1135,12 +1135,30 @@ int weft_fabric_estimate(const WeftFabric *f, const WeftTraffic *t, WeftTopoTime
 int weft_traffic_from_model(const WeftModel *m, const WeftDevice *dev, int nservers, int tp,
                             const int *placement, WeftTraffic **out, WeftError *err);
 
+/* A strategy beyond TP (FlexFlow's per-layer choice for TopoOpt): per DLRM
+ * table the server that holds it, or WEFT_TABLE_REPLICATED (data parallel:
+ * every server keeps a copy and AllReduces the rows the batch touches); per
+ * model layer (model->layer[], CNN and DLRM MLPs) 1 = model parallel over
+ * all servers (fully connected layers only, tp 1), 0 = data parallel. */
+#define WEFT_TABLE_REPLICATED (-1)
+typedef struct {
+  int tp;
+  const int *placement;           /* [model->tables]; NULL = round robin */
+  const unsigned char *layer_mp;  /* [model->nlayers]; NULL = all data parallel */
+} WeftStrategy;
+int weft_traffic_from_strategy(const WeftModel *m, const WeftDevice *dev, int nservers,
+                               const WeftStrategy *st, WeftTraffic **out, WeftError *err);
+/* 1 when model layer l is fully connected (may be model parallel). */
+int weft_layer_splittable(const WeftModel *m, int l);
+
 /* Alternating optimisation (TopoOpt's loop, docs/topo.md): simulated
  * annealing over the parallelization strategy on the current topology
- * (DLRM: moving or swapping tables between servers; others: the TP degree),
- * then the topology rebuilt from the best strategy's traffic, repeated while
- * a round gains. Seeded and deterministic for a given iteration budget
- * (a seconds budget stops early, so it is not). */
+ * (DLRM: moving or swapping tables between servers; others: the TP degree;
+ * with layer_choice also a table replicated or placed, an FC layer data or
+ * model parallel), then the topology rebuilt from the best strategy's
+ * traffic, kept when it helps, for `rounds` rounds that share the iteration
+ * budget (every move of it is tried). Seeded and deterministic for a given
+ * iteration budget (a seconds budget stops early, so it is not). */
 #define WEFT_TOPO_MAX_TABLES 1024
 typedef struct {
   const WeftModel *model;
@@ -1153,13 +1171,19 @@ typedef struct {
   unsigned long long seed;   /* (1) */
   void (*progress)(void *ctx, int done, int total, double best_ns);  /* or NULL */
   void *progress_ctx;
+  int tp;                    /* the starting TP degree (1) */
+  int layer_choice;          /* 1: also per table replicated or placed, per FC
+                                layer data or model parallel (0) */
+  const WeftFabric *fixed;   /* non-NULL: anneal on this fabric, no rebuilds
+                                (a baseline); the result's fabric is NULL */
 } WeftTopoSearch;
 void weft_topo_search_default(WeftTopoSearch *s);
 
 typedef struct {
   int tp;                                  /* the best strategy: TP degree ... */
   int ntables;                             /* ... and, for DLRM, its table placement */
-  int placement[WEFT_TOPO_MAX_TABLES];
+  int placement[WEFT_TOPO_MAX_TABLES];     /* WEFT_TABLE_REPLICATED: data parallel */
+  unsigned char layer_mp[WEFT_MAX_MODEL_LAYERS];  /* 1: model->layer[l] model parallel */
   double time_ns;                          /* its iteration time on fabric */
   double first_time_ns;                    /* the starting strategy on its own topology */
   int iterations, accepted, rounds;        /* moves tried, moves accepted, rebuilds */
@@ -1167,6 +1191,52 @@ typedef struct {
 } WeftTopoSearchResult;
 
 int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError *err);
+
+/* TopoOpt's evaluation (docs/topo.md, "Evaluation"): cost-vs-time curves of
+ * TopoOpt over degree d and port bandwidth B, an ideal switch, a 1:1 and an
+ * oversubscribed Fat-tree over the NIC bandwidth, a random expander over
+ * (d, B), and an OCS re-wired between the AllReduce phase and the
+ * model-parallel phase (each on a fabric built for it alone) over the
+ * reconfiguration delay. Each fabric gets its own strategy search (TopoOpt
+ * alternating with the topology, the others on their fixed fabric). */
+typedef enum {
+  WEFT_EVAL_TOPOOPT = 0, WEFT_EVAL_SWITCH, WEFT_EVAL_FATTREE, WEFT_EVAL_FATTREE_OVERSUB,
+  WEFT_EVAL_EXPANDER, WEFT_EVAL_OCS, WEFT_EVAL_NFABRICS
+} WeftEvalFabric;
+const char *weft_eval_fabric_name(WeftEvalFabric f);  /* "topoopt", "fattree", ... */
+#define WEFT_EVAL_MAX_SWEEP 16
+typedef struct {
+  const WeftModel *model;
+  const WeftDevice *dev;     /* one GPU; a server is gpus_per_server of them */
+  int nservers, gpus_per_server;                 /* 128, 4 */
+  int ndegrees, degrees[WEFT_EVAL_MAX_SWEEP];    /* d: 4, 8 */
+  int nports; double port_gbps[WEFT_EVAL_MAX_SWEEP];  /* B, GB/s: 10..200 Gbit/s */
+  int nnics; double nic_gbps[WEFT_EVAL_MAX_SWEEP];    /* GB/s: 10..1600 Gbit/s */
+  int nreconf; double reconf_ns[WEFT_EVAL_MAX_SWEEP]; /* OCS: 10 us .. 100 ms */
+  double oversub;            /* the oversubscribed Fat-tree's (3) */
+  int radix, tiers;          /* Fat-tree switches (64, 2) */
+  WeftPrices prices;
+  int iterations;            /* search moves per point (200) */
+  unsigned long long seed;   /* (1) */
+  int simulate;              /* 1: flow simulation (default); 0: link-load bound */
+} WeftTopoEval;
+void weft_topo_eval_default(WeftTopoEval *e);
+
+typedef struct {
+  WeftEvalFabric fabric;
+  int degree;                /* TopoOpt, expander, OCS: ports per server; else 1 */
+  double gbps;               /* port (or NIC) bandwidth, GB/s */
+  double reconf_ns;          /* OCS only */
+  double cost_usd, time_ns, comm_ns;
+  int tp, replicated, mp_layers;  /* the strategy found */
+} WeftEvalPoint;
+/* Every point, fabric by fabric in sweep order; *pts is malloc'ed (the
+ * caller frees it). */
+int weft_topo_eval(const WeftTopoEval *e, WeftEvalPoint **pts, int *npts, WeftError *err);
+/* A fabric's time at cost_usd, interpolated linearly in log cost between its
+ * two nearest points (lowest time per cost): NAN outside its cost range. */
+double weft_eval_time_at_cost(const WeftEvalPoint *pts, int npts, WeftEvalFabric f,
+                              double cost_usd);
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,7 @@
 /* search.c — TopoOpt's alternating optimisation: simulated annealing over
- * the strategy on a fixed topology, then a topology rebuilt for the best
- * strategy, while rounds gain. Seeded: runs repeat exactly. */
+ * the strategy (TP degree, table placement or replication, data or model
+ * parallel FC layers) on a fixed topology, then a topology rebuilt for the
+ * best strategy, round after round. Seeded: runs repeat exactly. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,16 +16,19 @@ void weft_topo_search_default(WeftTopoSearch *s) {
   s->iterations = 1000;
   s->rounds = 8;
   s->seed = 1;
+  s->tp = 1;
 }
 
 typedef struct {
   int tp;
   int placement[WEFT_TOPO_MAX_TABLES];
+  unsigned char layer_mp[WEFT_MAX_MODEL_LAYERS];
 } Strategy;
 
 typedef struct {
   const WeftTopoSearch *s;
   int dlrm, ntables;
+  int nsplit, split[WEFT_MAX_MODEL_LAYERS]; /* FC layers the search may split */
   WeftError *err;
 } Ctx;
 
@@ -34,8 +38,8 @@ static int evaluate(const Ctx *c, const Strategy *st, const WeftFabric *f, doubl
                     WeftTraffic **keep) {
   WeftTraffic *t = NULL;
   WeftError e;
-  int rc = weft_traffic_from_model(c->s->model, c->s->dev, c->s->nservers, st->tp,
-                                   c->dlrm ? st->placement : NULL, &t, &e);
+  WeftStrategy ws = {st->tp, c->dlrm ? st->placement : NULL, c->nsplit ? st->layer_mp : NULL};
+  int rc = weft_traffic_from_strategy(c->s->model, c->s->dev, c->s->nservers, &ws, &t, &e);
   *time_ns = HUGE_VAL;
   if (rc == WEFT_EINPUT || rc == WEFT_EMODEL) return WEFT_OK; /* not a valid strategy */
   if (rc) {
@@ -53,10 +57,26 @@ static int evaluate(const Ctx *c, const Strategy *st, const WeftFabric *f, doubl
 }
 
 /* A neighbour of st: DLRM moves one table or swaps two; others step the TP
- * degree to the next smaller or larger divisor of n. */
+ * degree to the next smaller or larger divisor of n. With layer_choice, a
+ * third of the moves flip a table between replicated and placed (on a
+ * random server) or an FC layer between data and model parallel. */
 static void neighbour(const Ctx *c, const Strategy *st, Strategy *out, uint64_t *rng) {
   *out = *st;
   int n = c->s->nservers;
+  if (c->s->layer_choice && topo_rng_unif(rng) < 1.0 / 3) {
+    int nt = c->dlrm ? c->ntables : 0;
+    int k = (int)(topo_rng_next(rng) % (unsigned long long)(nt + c->nsplit > 0 ? nt + c->nsplit : 1));
+    if (k < nt) {
+      int *p = &out->placement[k];
+      *p = *p == WEFT_TABLE_REPLICATED ? (int)(topo_rng_next(rng) % (unsigned long long)n)
+                                       : WEFT_TABLE_REPLICATED;
+      return;
+    }
+    if (k - nt < c->nsplit) {
+      out->layer_mp[c->split[k - nt]] ^= 1;
+      return;
+    }
+  }
   if (c->dlrm) {
     int a = (int)(topo_rng_next(rng) % (unsigned long long)c->ntables);
     if (c->ntables > 1 && topo_rng_unif(rng) < 0.5) {
@@ -81,10 +101,11 @@ static double wall_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Build the topology for strategy st. */
+/* Build the topology for strategy st (on a fixed fabric: just time it). */
 static int rebuild(const Ctx *c, const Strategy *st, WeftFabric **f, double *time_ns) {
   WeftTraffic *t = NULL;
   double unused;
+  if (c->s->fixed) return evaluate(c, st, c->s->fixed, time_ns, NULL);
   int rc = evaluate(c, st, NULL, &unused, &t);
   if (!rc && !t)
     return weft_error_set(c->err, WEFT_EINPUT, "", 0, 0, NULL,
@@ -110,26 +131,39 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
   memset(r, 0, sizeof *r);
   if (!s || !s->model || !s->dev || s->nservers < 2 || s->iterations < 0 || s->rounds < 1)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "bad search settings");
-  Ctx c = {s, s->model->arch == WEFT_ARCH_DLRM, s->model->tables, err};
+  Ctx c;
+  memset(&c, 0, sizeof c);
+  c.s = s;
+  c.dlrm = s->model->arch == WEFT_ARCH_DLRM;
+  c.ntables = s->model->tables;
+  c.err = err;
   if (c.dlrm && (c.ntables < 1 || c.ntables > WEFT_TOPO_MAX_TABLES))
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "tables",
                           "model '%s': %d tables (at most %d)", s->model->name, c.ntables,
                           WEFT_TOPO_MAX_TABLES);
+  if (s->layer_choice && s->model->arch != WEFT_ARCH_TRANSFORMER)
+    for (int l = 0; l < s->model->nlayers; l++)
+      if (weft_layer_splittable(s->model, l)) c.split[c.nsplit++] = l;
   Strategy cur, best, cand;
   memset(&cur, 0, sizeof cur);
-  cur.tp = 1;
+  cur.tp = s->tp > 0 ? s->tp : 1;
   for (int k = 0; k < c.ntables && c.dlrm; k++) cur.placement[k] = k % s->nservers;
   uint64_t rng = s->seed;
   WeftFabric *f = NULL;
   double t_cur, t0 = wall_s();
   int rc = rebuild(&c, &cur, &f, &t_cur);
   if (rc) return rc;
+  if (s->fixed && t_cur == HUGE_VAL)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, NULL,
+                          "the starting strategy (tp %d) is not valid for model '%s'", cur.tp,
+                          s->model->name);
+  const WeftFabric *on = s->fixed ? s->fixed : f;
   best = cur;
   double t_best = t_cur;
   r->first_time_ns = t_cur;
   int per_round = (s->iterations + s->rounds - 1) / s->rounds, done = 0, stop = 0;
   for (int round = 0; !rc && !stop && round < s->rounds && done < s->iterations; round++) {
-    double temp0 = 0.05 * t_cur, round_start = t_best; /* a 5% worse move: 1/e at first */
+    double temp0 = 0.05 * t_cur; /* a 5% worse move: 1/e at first */
     for (int k = 0; !rc && k < per_round && done < s->iterations; k++, done++) {
       if (s->seconds > 0 && wall_s() - t0 > s->seconds) {
         stop = 1;
@@ -137,7 +171,7 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
       }
       double t_cand;
       neighbour(&c, &cur, &cand, &rng);
-      if ((rc = evaluate(&c, &cand, f, &t_cand, NULL))) break;
+      if ((rc = evaluate(&c, &cand, on, &t_cand, NULL))) break;
       double temp = temp0 * (1.0 - (double)k / per_round) + 1e-9;
       if (t_cand < t_cur || topo_rng_unif(&rng) < exp((t_cur - t_cand) / temp)) {
         cur = cand;
@@ -151,6 +185,12 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
       if (s->progress) s->progress(s->progress_ctx, done + 1, s->iterations, t_best);
     }
     if (rc || stop) break;
+    r->rounds++;
+    if (s->fixed) { /* a baseline: the next round re-anneals from the best */
+      cur = best;
+      t_cur = t_best;
+      continue;
+    }
     double t_new; /* the topology for the best strategy so far */
     WeftFabric *keep = f;
     f = NULL;
@@ -158,16 +198,16 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
       f = keep;
       break;
     }
-    r->rounds++;
     if (t_new < t_best * (1 - 1e-9)) { /* the new wiring helps: anneal on it */
       weft_fabric_free(keep);
       t_best = t_cur = t_new;
-      cur = best;
-    } else { /* keep the old wiring; stop when the round gained nothing at all */
+    } else { /* keep the old wiring; anneal again from the best strategy */
       weft_fabric_free(f);
       f = keep;
-      if (!(t_best < round_start * (1 - 1e-9))) break;
+      t_cur = t_best;
     }
+    cur = best;
+    on = f;
   }
   r->iterations = done;
   if (rc) {
@@ -175,7 +215,7 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
     return rc;
   }
   double t_final; /* the best strategy on the final topology (link-load bound) */
-  rc = evaluate(&c, &best, f, &t_final, NULL);
+  rc = evaluate(&c, &best, on, &t_final, NULL);
   if (rc) {
     weft_fabric_free(f);
     return rc;
@@ -183,6 +223,7 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
   r->tp = best.tp;
   r->ntables = c.dlrm ? c.ntables : 0;
   memcpy(r->placement, best.placement, sizeof r->placement);
+  memcpy(r->layer_mp, best.layer_mp, sizeof r->layer_mp);
   r->time_ns = t_final;
   r->fabric = f;
   return WEFT_OK;

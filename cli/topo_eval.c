@@ -1,0 +1,277 @@
+/* topo_eval.c — `weft topo-eval`: TopoOpt's evaluation for one model
+ * (docs/topo.md, "Evaluation"): cost and iteration time of every fabric over
+ * its bandwidth sweep, the equal-cost comparison read off the curves, a CSV
+ * and a gnuplot script. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "opts.h"
+
+enum { E_MODEL, E_DEVICE, E_ZOO, E_SERVERS, E_GPUS, E_BATCH, E_DEGREES, E_PORTS, E_NICS, E_RECONF,
+       E_OVERSUB, E_RADIX, E_TIERS, E_PRICES, E_ITER, E_SEED, E_ESTIMATE, E_CSV, E_PLOT, E_HELP,
+       E_COUNT };
+
+static const CliOpt opts[E_COUNT] = {
+    [E_MODEL] = {"--model", "NAME", "a zoo model (or its .yml)"},
+    [E_DEVICE] = {"--device", "NAME", "GPU preset (default a100)"},
+    [E_ZOO] = {"--zoo", "DIR", "the zoo directory (default $WEFT_ZOO, else data/zoo)"},
+    [E_SERVERS] = {"--servers", "N", "servers (default 128)"},
+    [E_GPUS] = {"--gpus-per-server", "G", "GPUs per server (default 4)"},
+    [E_BATCH] = {"--batch-per-gpu", "B", "samples per GPU (default: the model's global batch)"},
+    [E_DEGREES] = {"--degrees", "D,..", "TopoOpt ports per server (default 4,8)"},
+    [E_PORTS] = {"--port-gbit", "B,..", "TopoOpt port bandwidths, Gbit/s (default 10,25,40,100,200)"},
+    [E_NICS] = {"--nic-gbit", "B,..", "switch NIC bandwidths, Gbit/s (default 10..1600)"},
+    [E_RECONF] = {"--reconf-us", "T,..", "OCS reconfiguration delays, us (default 10..100000)"},
+    [E_OVERSUB] = {"--oversub", "X", "the oversubscribed Fat-tree's ratio (default 3)"},
+    [E_RADIX] = {"--radix", "R", "Fat-tree switch radix (default 64)"},
+    [E_TIERS] = {"--tiers", "2|3", "Fat-tree tiers (default 2)"},
+    [E_PRICES] = {"--prices", "FILE", "YAML overriding the price table (docs/topo.md)"},
+    [E_ITER] = {"--iterations", "N", "strategy moves per point (default 200)"},
+    [E_SEED] = {"--seed", "S", "random seed (default 1)"},
+    [E_ESTIMATE] = {"--estimate", NULL, "time with the link-load bound, not the flow simulation"},
+    [E_CSV] = {"--csv", "FILE", "write every point as CSV"},
+    [E_PLOT] = {"--plot", "FILE", "write a gnuplot script (time vs cost, log cost axis)"},
+    [E_HELP] = {"--help", NULL, "this help"},
+};
+
+/* A comma-separated list of numbers > 0, each times scale. */
+static int list_arg(const char *flag, const char *v, double scale, double *out, int *n) {
+  if (!v) return 0;
+  int k = 0;
+  for (const char *p = v; *p && k <= WEFT_EVAL_MAX_SWEEP;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    double x;
+    if (k == WEFT_EVAL_MAX_SWEEP || cli_number(p, len, 0, 1, &x)) {
+      cli_fail("%s '%s': expected up to %d numbers > 0, comma-separated", flag, v,
+               WEFT_EVAL_MAX_SWEEP);
+      return -1;
+    }
+    out[k++] = x * scale;
+    p = e ? e + 1 : p + len;
+  }
+  *n = k;
+  return 0;
+}
+
+static void write_csv(FILE *f, const WeftEvalPoint *p, int n) {
+  fputs("fabric,degree,gbit_per_s,reconf_us,cost_usd,time_ms,comm_ms,tp,replicated_tables,"
+        "mp_layers\n", f);
+  for (int i = 0; i < n; i++)
+    fprintf(f, "%s,%d,%g,%g,%.2f,%.6f,%.6f,%d,%d,%d\n", weft_eval_fabric_name(p[i].fabric),
+            p[i].degree, p[i].gbps * 8, p[i].reconf_ns / 1e3, p[i].cost_usd, p[i].time_ns / 1e6,
+            p[i].comm_ns / 1e6, p[i].tp, p[i].replicated, p[i].mp_layers);
+}
+
+/* A self-contained gnuplot script: one data block per fabric curve. */
+static void write_plot(FILE *f, const char *model, const WeftEvalPoint *p, int n,
+                       const WeftTopoEval *e) {
+  fprintf(f, "# weft topo-eval %s: iteration time vs fabric cost\n", model);
+  fputs("set logscale x\nset xlabel 'fabric cost (USD)'\nset ylabel 'iteration time (ms)'\n"
+        "set key outside right\nset grid\n", f);
+  fprintf(f, "set title 'weft topo-eval: %s'\n", model);
+  int ncurves = 0;
+  char curve[64][48];
+  for (int fab = 0; fab < WEFT_EVAL_NFABRICS; fab++)
+    for (int d = 0; d < (fab == WEFT_EVAL_SWITCH || fab == WEFT_EVAL_FATTREE ||
+                                 fab == WEFT_EVAL_FATTREE_OVERSUB ? 1 : e->ndegrees); d++)
+      for (int r = 0; r < (fab == WEFT_EVAL_OCS ? e->nreconf : 1); r++) {
+        int any = 0;
+        for (int i = 0; i < n; i++) {
+          const WeftEvalPoint *q = &p[i];
+          if ((int)q->fabric != fab) continue;
+          if (q->degree != (fab == WEFT_EVAL_SWITCH || fab == WEFT_EVAL_FATTREE ||
+                                    fab == WEFT_EVAL_FATTREE_OVERSUB ? 1 : e->degrees[d]))
+            continue;
+          if (fab == WEFT_EVAL_OCS && q->reconf_ns != e->reconf_ns[r]) continue;
+          if (!any) {
+            if (ncurves == 64) return;
+            if (fab == WEFT_EVAL_OCS)
+              snprintf(curve[ncurves], sizeof curve[0], "ocs d=%d, %g us", q->degree,
+                       q->reconf_ns / 1e3);
+            else if (q->degree > 1 || fab == WEFT_EVAL_TOPOOPT || fab == WEFT_EVAL_EXPANDER)
+              snprintf(curve[ncurves], sizeof curve[0], "%s d=%d", weft_eval_fabric_name(q->fabric),
+                       q->degree);
+            else snprintf(curve[ncurves], sizeof curve[0], "%s", weft_eval_fabric_name(q->fabric));
+            fprintf(f, "$c%d << EOD\n", ncurves++);
+            any = 1;
+          }
+          fprintf(f, "%.2f %.6f\n", q->cost_usd, q->time_ns / 1e6);
+        }
+        if (any) fputs("EOD\n", f);
+      }
+  fputs("plot ", f);
+  for (int c = 0; c < ncurves; c++)
+    fprintf(f, "%s$c%d using 1:2 with linespoints title '%s'", c ? ", \\\n     " : "", c, curve[c]);
+  fputs("\n", f);
+}
+
+static int load(const char **val, WeftModel *m, WeftDevice *dev) {
+  WeftError err;
+  const char *zoo = val[E_ZOO] ? val[E_ZOO] : cli_zoo_dir(), *name = val[E_MODEL];
+  int rc = strchr(name, '/') || strstr(name, ".yml") ? weft_model_read(name, m, &err)
+                                                     : weft_zoo_model(zoo, name, m, &err);
+  if (!rc) rc = weft_zoo_device(zoo, val[E_DEVICE] ? val[E_DEVICE] : "a100", dev, &err);
+  if (rc) cli_error(&err);
+  return rc;
+}
+
+static void help(FILE *out) {
+  const char *val[E_COUNT];
+  CliOptSet set = {opts, E_COUNT, val, -1, NULL, 0, NULL};
+  fputs("usage: weft topo-eval --model NAME [options]\n\n"
+        "TopoOpt's evaluation: cost and iteration time of TopoOpt over its degree\n"
+        "and port bandwidth, an ideal switch and Fat-trees (1:1 and oversubscribed)\n"
+        "over the NIC bandwidth, a random expander, and an OCS re-wired between the\n"
+        "AllReduce and model-parallel phases over the reconfiguration delay; each\n"
+        "point with its own strategy search. Then each baseline's time at TopoOpt's\n"
+        "cost, read off its curve. Exit 0 ok, 2 bad input.\n\noptions:\n",
+        out);
+  cli_opts_help(out, &set, 1);
+}
+
+static int parse(int argc, char **argv, const char **val, WeftTopoEval *e, int *batch) {
+  CliOptSet set = {opts, E_COUNT, val, -1, NULL, 0, NULL};
+  int npos, ndeg = 0;
+  const char *pos[1];
+  memset(val, 0, E_COUNT * sizeof *val);
+  if (cli_opts_parse(argc, argv, &set, 1, pos, 0, &npos)) return -1;
+  if (val[E_HELP]) return 0;
+  double deg[WEFT_EVAL_MAX_SWEEP], rec[WEFT_EVAL_MAX_SWEEP];
+  int nrec = -1;
+  long long seed = 1;
+  *batch = 0;
+  if ((val[E_SERVERS] && cli_opt_int("--servers", val[E_SERVERS], 2, 4096, &e->nservers)) ||
+      (val[E_GPUS] && cli_opt_int("--gpus-per-server", val[E_GPUS], 1, 64, &e->gpus_per_server)) ||
+      (val[E_BATCH] && cli_opt_int("--batch-per-gpu", val[E_BATCH], 1, 1 << 20, batch)) ||
+      (val[E_RADIX] && cli_opt_int("--radix", val[E_RADIX], 4, 4096, &e->radix)) ||
+      (val[E_TIERS] && cli_opt_int("--tiers", val[E_TIERS], 2, 3, &e->tiers)) ||
+      (val[E_ITER] && cli_opt_int("--iterations", val[E_ITER], 0, 100000000, &e->iterations)) ||
+      list_arg("--degrees", val[E_DEGREES], 1, deg, &ndeg) ||
+      list_arg("--port-gbit", val[E_PORTS], 1 / 8.0, e->port_gbps, &e->nports) ||
+      list_arg("--nic-gbit", val[E_NICS], 1 / 8.0, e->nic_gbps, &e->nnics) ||
+      list_arg("--reconf-us", val[E_RECONF], 1e3, rec, &nrec))
+    return -1;
+  if (val[E_OVERSUB] && (cli_number(val[E_OVERSUB], strlen(val[E_OVERSUB]), 1, 0, &e->oversub))) {
+    cli_fail("--oversub '%s': expected a number >= 1", val[E_OVERSUB]);
+    return -1;
+  }
+  if (val[E_SEED] &&
+      cli_int_value(val[E_SEED], strlen(val[E_SEED]), 0, 999999999999999999LL, &seed)) {
+    cli_fail("--seed '%s': expected a non-negative integer", val[E_SEED]);
+    return -1;
+  }
+  e->seed = (unsigned long long)seed;
+  for (int i = 0; i < ndeg; i++) {
+    if (deg[i] != floor(deg[i]) || deg[i] > WEFT_TOPO_MAX_DEGREE) {
+      cli_fail("--degrees '%s': expected whole numbers in [1, %d]", val[E_DEGREES],
+               WEFT_TOPO_MAX_DEGREE);
+      return -1;
+    }
+    e->degrees[i] = (int)deg[i];
+  }
+  if (val[E_DEGREES]) e->ndegrees = ndeg;
+  if (nrec >= 0) {
+    e->nreconf = nrec;
+    memcpy(e->reconf_ns, rec, (size_t)nrec * sizeof *rec);
+  }
+  e->simulate = !val[E_ESTIMATE];
+  if (!val[E_MODEL]) {
+    cli_fail("give --model NAME (see 'weft topo-eval --help')");
+    return -1;
+  }
+  return 0;
+}
+
+static void print_summary(const char *model, const WeftEvalPoint *p, int n) {
+  printf("weft topo-eval: %s\n\n", model);
+  printf("  %-16s %6s %10s %10s %14s %14s %4s %5s %4s\n", "fabric", "degree", "gbit_per_s",
+         "reconf_us", "cost_usd", "time_ms", "tp", "repl", "mp");
+  for (int i = 0; i < n; i++)
+    printf("  %-16s %6d %10g %10g %14.0f %14.6f %4d %5d %4d\n", weft_eval_fabric_name(p[i].fabric),
+           p[i].degree, p[i].gbps * 8, p[i].reconf_ns / 1e3, p[i].cost_usd, p[i].time_ns / 1e6,
+           p[i].tp, p[i].replicated, p[i].mp_layers);
+  printf("\nequal cost: each baseline's time at TopoOpt's cost (log-cost interpolation) over "
+         "TopoOpt's time (above 1: TopoOpt is faster; '-': outside the baseline's cost range)\n");
+  printf("  %6s %10s %14s", "degree", "gbit_per_s", "cost_usd");
+  static const WeftEvalFabric base[] = {WEFT_EVAL_SWITCH, WEFT_EVAL_FATTREE,
+                                        WEFT_EVAL_FATTREE_OVERSUB};
+  for (int b = 0; b < 3; b++) printf(" %16s", weft_eval_fabric_name(base[b]));
+  printf("\n");
+  for (int i = 0; i < n; i++) {
+    if (p[i].fabric != WEFT_EVAL_TOPOOPT) continue;
+    printf("  %6d %10g %14.0f", p[i].degree, p[i].gbps * 8, p[i].cost_usd);
+    for (int b = 0; b < 3; b++) {
+      double t = weft_eval_time_at_cost(p, n, base[b], p[i].cost_usd);
+      if (isnan(t)) printf(" %16s", "-");
+      else printf(" %16.3f", t / p[i].time_ns);
+    }
+    printf("\n");
+  }
+}
+
+int cmd_topo_eval(int argc, char **argv) {
+  const char *val[E_COUNT];
+  WeftTopoEval e;
+  weft_topo_eval_default(&e);
+  int batch;
+  if (parse(argc, argv, val, &e, &batch)) return EXIT_USAGE;
+  if (val[E_HELP]) {
+    help(stdout);
+    return EXIT_OK;
+  }
+  if (cli_out_check("--csv", val[E_CSV]) || cli_out_check("--plot", val[E_PLOT]))
+    return EXIT_USAGE;
+  WeftError err;
+  if (val[E_PRICES] && weft_topo_prices_read(val[E_PRICES], &e.prices, &err)) {
+    cli_error(&err);
+    return EXIT_USAGE;
+  }
+  WeftModel *m = malloc(sizeof *m);
+  WeftDevice dev;
+  if (!m) {
+    cli_fail("out of memory");
+    return EXIT_RUNTIME;
+  }
+  if (load(val, m, &dev)) {
+    free(m);
+    return EXIT_USAGE;
+  }
+  if (batch) m->global_batch = batch * e.gpus_per_server * e.nservers;
+  e.model = m;
+  e.dev = &dev;
+  WeftEvalPoint *p = NULL;
+  int n = 0, rc = weft_topo_eval(&e, &p, &n, &err);
+  if (rc) {
+    if (!err.file[0] && err.msg[0]) cli_fail("--model %s: %s", val[E_MODEL], err.msg);
+    else cli_error(&err);
+    free(m);
+    return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+  }
+  print_summary(m->name, p, n);
+  int out = EXIT_OK;
+  FILE *f;
+  if (val[E_CSV]) {
+    if (!(f = fopen(val[E_CSV], "w"))) {
+      cli_fail("--csv %s: cannot write", val[E_CSV]);
+      out = EXIT_RUNTIME;
+    } else {
+      write_csv(f, p, n);
+      if (fclose(f)) out = EXIT_RUNTIME;
+    }
+  }
+  if (val[E_PLOT] && out == EXIT_OK) {
+    if (!(f = fopen(val[E_PLOT], "w"))) {
+      cli_fail("--plot %s: cannot write", val[E_PLOT]);
+      out = EXIT_RUNTIME;
+    } else {
+      write_plot(f, m->name, p, n, &e);
+      if (fclose(f)) out = EXIT_RUNTIME;
+    }
+  }
+  free(p);
+  free(m);
+  return out;
+}

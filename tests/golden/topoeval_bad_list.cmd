@@ -1,0 +1,1 @@
+topo-eval --model ncf --degrees 4,x

@@ -1,0 +1,155 @@
+/* test_topoeval.c — TopoOpt's evaluation pieces by hand: pooled embeddings
+ * independent of the bag size, replicated tables and model-parallel FC
+ * layers in the traffic, the search's full budget and starting TP, the OCS
+ * phase timing and the equal-cost interpolation. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../test.h"
+#include "topo/eval.h"
+#include "weft.h"
+
+static int load(const char *name, WeftModel *m, WeftDevice *dev) {
+  WeftError e;
+  return weft_zoo_model("data/zoo", name, m, &e) || weft_zoo_device("data/zoo", "a100", dev, &e);
+}
+
+/* dlrm with a bag of 100: a table's server still sends one pooled vector of
+ * dim fp16 per (sample, table): global batch / n x 128 x 2 bytes. */
+static void test_pooling_by_hand(void) {
+  static WeftModel m;
+  WeftDevice dev;
+  if (load("dlrm", &m, &dev)) {
+    CHECK(0);
+    return;
+  }
+  m.pooling = 100;
+  WeftTraffic *t = NULL;
+  WeftError e;
+  CHECK_EQ_INT(weft_traffic_from_model(&m, &dev, 8, 1, NULL, &t, &e), 0);
+  if (!t) return;
+  /* round robin over 8 servers: 0 holds tables 0, 8, 16, 24 and sends their
+   * pooled vectors to 1; 1 holds 1, 9, 17, 25 and gets 0's gradients back */
+  CHECK_NEAR(weft_traffic_demand(t, 0, 1), (4 + 4) * (65536.0 / 8 * 128 * 2), 1e-12);
+  weft_traffic_free(t);
+}
+
+/* Replicating every table removes all model-parallel demand and adds to the
+ * data-parallel AllReduce the rows the batch touches: min(rows, batch x
+ * bag) x dim x 2 bytes per table. A model-parallel FC layer swaps its
+ * gradients (params x 2) for its input (batch x in x 2). */
+static void test_strategy_by_hand(void) {
+  static WeftModel m;
+  WeftDevice dev;
+  if (load("dlrm", &m, &dev)) {
+    CHECK(0);
+    return;
+  }
+  int place[26];
+  for (int k = 0; k < 26; k++) place[k] = WEFT_TABLE_REPLICATED;
+  WeftStrategy dp = {1, NULL, NULL}, rep = {1, place, NULL};
+  WeftTraffic *a = NULL, *b = NULL, *c = NULL;
+  WeftError e;
+  CHECK_EQ_INT(weft_traffic_from_strategy(&m, &dev, 8, &dp, &a, &e), 0);
+  CHECK_EQ_INT(weft_traffic_from_strategy(&m, &dev, 8, &rep, &b, &e), 0);
+  if (!a || !b) goto done;
+  CHECK_EQ_INT(b->ndemand, 0);
+  CHECK_EQ_INT(b->nallreduce, 1);
+  double touched = fmin(m.table_rows, 65536.0 * m.pooling);
+  CHECK_NEAR(b->ar[0].size_bytes - a->ar[0].size_bytes, 26 * touched * 128 * 2, 1e-9);
+  /* top1 (the first top-MLP layer) is fully connected; split it */
+  int l = m.nbottom;
+  CHECK(weft_layer_splittable(&m, l));
+  unsigned char mp[WEFT_MAX_MODEL_LAYERS] = {0};
+  mp[l] = 1;
+  WeftStrategy st = {1, NULL, mp};
+  CHECK_EQ_INT(weft_traffic_from_strategy(&m, &dev, 8, &st, &c, &e), 0);
+  if (!c) goto done;
+  double in = (26.0 * 27 / 2) + 128; /* the dot interaction's width */
+  double want = 65536.0 * in * 2 - m.layer[l].params * 2;
+  CHECK_NEAR(c->ar[0].size_bytes - a->ar[0].size_bytes, want, 1e-9);
+  /* a CNN conv layer cannot be split */
+  static WeftModel cnn;
+  if (!load("resnet50", &cnn, &dev)) {
+    CHECK(!weft_layer_splittable(&cnn, 0));
+    CHECK(weft_layer_splittable(&cnn, cnn.nlayers - 1));
+  }
+done:
+  weft_traffic_free(a);
+  weft_traffic_free(b);
+  weft_traffic_free(c);
+}
+
+/* The search tries every move of its budget and starts from the TP asked. */
+static void test_search_budget(void) {
+  static WeftModel m;
+  WeftDevice dev;
+  if (load("bert-large", &m, &dev)) {
+    CHECK(0);
+    return;
+  }
+  WeftTopoSearch s;
+  weft_topo_search_default(&s);
+  s.model = &m;
+  s.dev = &dev;
+  s.nservers = 8;
+  s.iterations = 40;
+  s.rounds = 4;
+  s.tp = 4;
+  WeftTopoSearchResult *r = malloc(sizeof *r);
+  WeftError e;
+  if (!r) return;
+  CHECK_EQ_INT(weft_topo_search(&s, r, &e), 0);
+  CHECK_EQ_INT(r->iterations, 40);
+  WeftTraffic *t = NULL; /* tp 4: the first time is that of tp 4's traffic */
+  CHECK_EQ_INT(weft_traffic_from_model(&m, &dev, 8, 4, NULL, &t, &e), 0);
+  if (t) CHECK(t->nallreduce == 2 + 4); /* 2 TP blocks of 4, 4 DP classes of 2 */
+  weft_traffic_free(t);
+  weft_fabric_free(r->fabric);
+  free(r);
+}
+
+/* OCS: phases one after the other, a reconfiguration before each of two. */
+static void test_ocs_time(void) {
+  CHECK_NEAR(topo_eval_ocs_time(10, 3, 4, 100), 10 + 3 + 4 + 200, 1e-15);
+  CHECK_NEAR(topo_eval_ocs_time(10, 3, 0, 100), 13, 1e-15);
+  /* 8 servers, one AllReduce of 8e6 bytes: on 2 rings of 12.5 GB/s each way
+   * (d = 4, both rings), each member sends 2 x 7/8 x 8e6 over 4 link
+   * directions of 12.5: 1.4e7 / 50 = 280000 ns */
+  WeftTraffic *t = weft_traffic_create(8);
+  int mem[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  if (!t) return;
+  CHECK_EQ_INT(weft_traffic_add_allreduce(t, mem, 8, 8e6), 0);
+  WeftTopoSettings ts;
+  weft_topo_settings_default(&ts);
+  double ar = -1, mp = -1;
+  WeftError e;
+  CHECK_EQ_INT(topo_eval_ocs(t, &ts, 0, &ar, &mp, &e), 0);
+  CHECK_NEAR(ar, 2 * 7.0 / 8 * 8e6 / (4 * 12.5), 1e-9);
+  CHECK(mp == 0);
+  weft_traffic_free(t);
+}
+
+/* Equal cost: log-cost interpolation between the nearest points. */
+static void test_time_at_cost(void) {
+  WeftEvalPoint p[3];
+  memset(p, 0, sizeof p);
+  p[0].fabric = p[1].fabric = p[2].fabric = WEFT_EVAL_FATTREE;
+  p[0].cost_usd = 100, p[0].time_ns = 50;
+  p[1].cost_usd = 10000, p[1].time_ns = 10;
+  p[2].cost_usd = 10000, p[2].time_ns = 20; /* same cost, slower: ignored */
+  CHECK_NEAR(weft_eval_time_at_cost(p, 3, WEFT_EVAL_FATTREE, 1000), 30, 1e-12);
+  CHECK_NEAR(weft_eval_time_at_cost(p, 3, WEFT_EVAL_FATTREE, 10000), 10, 1e-12);
+  CHECK(isnan(weft_eval_time_at_cost(p, 3, WEFT_EVAL_FATTREE, 99)));
+  CHECK(isnan(weft_eval_time_at_cost(p, 3, WEFT_EVAL_SWITCH, 1000)));
+}
+
+const TestCase suite_topoeval[] = {
+    {"topoeval_pooling_by_hand", test_pooling_by_hand},
+    {"topoeval_strategy_by_hand", test_strategy_by_hand},
+    {"topoeval_search_budget", test_search_budget},
+    {"topoeval_ocs_time", test_ocs_time},
+    {"topoeval_time_at_cost", test_time_at_cost},
+    {0, 0},
+};
