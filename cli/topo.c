@@ -29,7 +29,8 @@ static const CliOpt opts[T_COUNT] = {
     [T_KPATHS] = {"--kpaths", "K", "paths a model-parallel flow is split over (default 4)"},
     [T_PRICES] = {"--prices", "FILE", "YAML overriding the price table (docs/topo.md)"},
     [T_RADIX] = {"--radix", "R", "Fat-tree switch radix (default 32)"},
-    [T_TIERS] = {"--tiers", "2|3", "Fat-tree tiers (default 2)"},
+    [T_TIERS] = {"--tiers", "2|3", "Fat-tree tiers (default 2, 3 when 2 cannot hold\n"
+                   "                        the servers)"},
     [T_SEARCH] = {"--search", NULL, "alternate strategy search and topology (TopoOpt's loop)"},
     [T_ITER] = {"--iterations", "N", "--search: strategy moves (default 1000)"},
     [T_SECONDS] = {"--seconds", "S", "--search: stop after S seconds (default none)"},
@@ -40,6 +41,10 @@ static const CliOpt opts[T_COUNT] = {
     [T_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
     [T_HELP] = {"--help", NULL, "this help"},
 };
+
+/* A port above 1 Pbit/s is a typo, and keeps every cost and time finite. */
+#define PORT_GBIT_MAX 1e6
+#define SECONDS_MAX 1e9  /* about 30 years */
 
 static void help(FILE *out) {
   const char *val[T_COUNT];
@@ -61,9 +66,11 @@ static int int_arg(const char *flag, const char *v, int lo, int hi, int *out) {
   return v ? cli_opt_int(flag, v, lo, hi, out) : 0;
 }
 
-static int num_arg(const char *flag, const char *v, double lo, double *out) {
-  if (v && cli_number(v, strlen(v), lo, 1, out)) {
-    cli_fail("%s '%s': expected a number > %g", flag, v, lo);
+/* An optional number in (lo, hi] (absent: *out unchanged). */
+static int num_arg(const char *flag, const char *v, double lo, double hi, const char *unit,
+                   double *out) {
+  if (v && (cli_number(v, strlen(v), lo, 1, out) || *out > hi)) {
+    cli_fail("%s '%s': expected a number in (%g, %g]%s", flag, v, lo, hi, unit);
     return -1;
   }
   return 0;
@@ -106,8 +113,8 @@ static int parse(int argc, char **argv, Args *a) {
       int_arg("--radix", a->val[T_RADIX], 4, 4096, &a->radix) ||
       int_arg("--tiers", a->val[T_TIERS], 2, 3, &a->tiers) ||
       int_arg("--iterations", a->val[T_ITER], 0, 100000000, &a->iterations) ||
-      num_arg("--port-gbit", a->val[T_PORT], 0.0, &a->port_gbit) ||
-      num_arg("--seconds", a->val[T_SECONDS], 0.0, &a->seconds))
+      num_arg("--port-gbit", a->val[T_PORT], 0.0, PORT_GBIT_MAX, " Gbit/s", &a->port_gbit) ||
+      num_arg("--seconds", a->val[T_SECONDS], 0.0, SECONDS_MAX, " s", &a->seconds))
     return -1;
   if (a->val[T_SEED]) {
     if (cli_int_value(a->val[T_SEED], strlen(a->val[T_SEED]), 0, 999999999999999999LL, &seed)) {
@@ -184,16 +191,17 @@ static void add_row(Row *rows, int *n, const char *name, WeftFabric *f, const We
 static void edges_body(FILE *out, const void *ctx) {
   const WeftFabric *f = ctx;
   const WeftGraph *g = weft_fabric_graph(f);
-  const int *pairs;
-  int nmp = weft_fabric_mp_links(f, &pairs), nl = weft_graph_nlinks(g);
-  fputs("# src dst gbit kind (one line per direction; kind: ring or mp)\n", out);
+  const int *st;
+  int nring = 2 * weft_fabric_strides(f, &st) * weft_fabric_servers(f), nl = weft_graph_nlinks(g);
+  /* one line per link and direction, of its own kind: the ring links come
+   * first (2 per stride and server), the model-parallel ones after them, so
+   * a pair with both has a "ring" line and an "mp" line each way */
+  fputs("# src dst gbit kind (one line per link and direction; kind: ring or mp)\n", out);
   for (int l = 0; l < nl; l++) {
-    int u, v, mp = 0;
+    int u, v;
     double bw;
     weft_graph_link(g, l, &u, &v, &bw);
-    for (int k = 0; k < nmp && !mp; k++)
-      mp = (pairs[2 * k] == u && pairs[2 * k + 1] == v) || (pairs[2 * k] == v && pairs[2 * k + 1] == u);
-    fprintf(out, "%d %d %g %s\n", u, v, bw * 8, mp ? "mp" : "ring");
+    fprintf(out, "%d %d %g %s\n", u, v, bw * 8, l < nring ? "ring" : "mp");
   }
 }
 
@@ -330,7 +338,12 @@ static int topoopt(Args *a, WeftTraffic **t, WeftFabric **f, WeftTopoSearchResul
   WeftError err;
   *searched = 0;
   if (!a->val[T_SEARCH]) {
-    if (weft_topo_build(*t, &a->ts, f, &err)) {
+    int rc = weft_topo_build(*t, &a->ts, f, &err);
+    if (rc == WEFT_ENOMEM) {
+      cli_fail("out of memory wiring %d servers", a->servers);
+      return EXIT_RUNTIME;
+    }
+    if (rc) {
       cli_error(&err);
       return EXIT_USAGE;
     }
@@ -398,12 +411,21 @@ int cmd_topo(int argc, char **argv) {
       cli_error(&err);
     }
     b = NULL;
-    if (!weft_fabric_fattree_at_cost(a.servers, a.radix, a.tiers, rows[0].cost_usd, &a.prices,
-                                     &fnic, &over, &b, &err)) {
-      snprintf(note, sizeof note, "%d-tier, %g Gbit/s NIC, %.2f:1", a.tiers, fnic * 8, over);
+    int tiers = a.tiers, frc = weft_fabric_fattree_at_cost(a.servers, a.radix, tiers,
+                                                           rows[0].cost_usd, &a.prices, &fnic,
+                                                           &over, &b, &err);
+    if (frc == WEFT_EINPUT && !a.val[T_TIERS] && !strcmp(err.field, "radix")) {
+      tiers = 3; /* too many servers for 2 tiers of this radix: the 3-tier tree */
+      fnic = nic;
+      over = 0;
+      frc = weft_fabric_fattree_at_cost(a.servers, a.radix, tiers, rows[0].cost_usd, &a.prices,
+                                        &fnic, &over, &b, &err);
+    }
+    if (!frc) {
+      snprintf(note, sizeof note, "%d-tier, %g Gbit/s NIC, %.2f:1", tiers, fnic * 8, over);
       add_row(rows, &nrows, "fat-tree (same cost)", b, &a.prices, note);
     } else {
-      cli_error(&err);
+      fprintf(stderr, "weft: no fat-tree row: %s\n", err.msg[0] ? err.msg : weft_strerror(frc));
     }
     b = NULL;
     if (a.servers * a.degree % 2 == 0 &&

@@ -12,6 +12,9 @@
  * 1e-9 relative resolution, and n/2 such weights stay far below the
  * matcher's exact range of 2^52. */
 #define MATCH_SCALE 1073741824.0
+/* The routing index holds n^2 hop counts and a matching round n^2 weights
+ * (8 bytes): 8192 servers take 256 MiB and 512 MiB. */
+#define TOPO_MAX_SERVERS 8192
 
 void weft_topo_settings_default(WeftTopoSettings *s) {
   s->degree = 4;
@@ -120,9 +123,11 @@ static int finder_rings(const WeftFabric *f, const WeftAllReduce *ar, int *succ,
 
 static int check_input(const WeftTraffic *t, const WeftTopoSettings *s, WeftError *err) {
   int n = t->nservers, d = s->degree;
-  if (n < 2)
+  if (n < 2 || n > TOPO_MAX_SERVERS)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "nservers",
-                          "a topology needs at least 2 servers, not %d", n);
+                          "a topology needs 2 to %d servers, not %d (the routing index holds "
+                          "n^2 hop counts)",
+                          TOPO_MAX_SERVERS, n);
   if (d < 1 || d > WEFT_TOPO_MAX_DEGREE)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "degree",
                           "degree %d out of range (1 to %d ports per server)", d,

@@ -1,11 +1,13 @@
 /* topo_sim.c — a job's iteration on a fabric: compute, then every ring
  * all-reduce and model-parallel transfer as fluid flows on the fabric's
- * graph (max-min fair, multi-hop paths forwarded by the hosts). */
+ * graph (max-min fair, multi-hop paths forwarded by the hosts), in groups:
+ * a ring's hops move together, and so do a demand's paths (topo_flow.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "topo/fabric.h"
+#include "topo/topo_flow.h"
 
 #define MAX_RINGS WEFT_TOPO_MAX_DEGREE
 #define MAX_PATHS 16
@@ -13,7 +15,7 @@
 #define TAG_MP 1ull  /* low bit of a tag: 0 AllReduce, 1 model-parallel */
 
 typedef struct {
-  WeftFlowSim *fs;        /* flows go here, or when NULL ... */
+  TopoFlow *fs;           /* groups go here, or when NULL ... */
   double *load_class[2];  /* ... their bytes onto each link, AllReduce and model-parallel */
   int links[MAX_PATH_LINKS], len[MAX_PATHS];
   unsigned long long flows;
@@ -30,9 +32,11 @@ static int send(Run *r, const WeftFabric *f, int src, int dst, double bytes, int
                           "no route from server %d to server %d on the fabric", src, dst);
   int off = 0;
   for (int p = 0; p < np; p++) {
-    if (r->fs) {
-      int rc = weft_flowsim_start(r->fs, r->links + off, r->len[p], bytes / np, tag);
-      if (rc) return rc;
+    if (r->fs) { /* one transfer of the open group: each path carries 1/np of it */
+      for (int h = 0; h < r->len[p]; h++) {
+        int rc = topo_flow_use(r->fs, r->links[off + h], 1.0 / np);
+        if (rc) return rc;
+      }
     } else {
       for (int h = 0; h < r->len[p]; h++) r->load_class[tag & TAG_MP][r->links[off + h]] += bytes / np;
     }
@@ -59,9 +63,13 @@ static int start_allreduce(Run *r, const WeftFabric *f, const WeftAllReduce *ar)
   /* ring all-reduce: every member sends 2 (g-1)/g of its share to its
    * successor, over the fabric's equal-cost paths to it */
   double per = 2.0 * (g - 1) / g * ar->size_bytes / (nr > 0 ? nr : 1);
-  for (int ring = 0; !rc && ring < nr; ring++)
+  for (int ring = 0; !rc && ring < nr && per > 0; ring++) {
+    /* a ring moves together: every step of a ring all-reduce waits for its
+     * slowest hop, so one group of g transfers at one rate */
+    if (r->fs) rc = topo_flow_group(r->fs, per, 0);
     for (int i = 0; !rc && i < g; i++)
       rc = send(r, f, ar->members[i], ar->members[succ[ring * g + i]], per, f->kpaths, 0);
+  }
   free(succ);
   return rc;
 }
@@ -81,8 +89,11 @@ static int check(const WeftFabric *f, const WeftTraffic *t, WeftTopoTime *out, W
 static int route_all(Run *r, const WeftFabric *f, const WeftTraffic *t) {
   int rc = WEFT_OK;
   for (int a = 0; !rc && a < t->nallreduce; a++) rc = start_allreduce(r, f, &t->ar[a]);
-  for (int i = 0; !rc && i < t->ndemand; i++)
-    rc = send(r, f, t->demand[i].src, t->demand[i].dst, t->demand[i].bytes, f->kpaths, TAG_MP);
+  for (int i = 0; !rc && i < t->ndemand; i++) {
+    const WeftDemand *dm = &t->demand[i];
+    if (r->fs && dm->bytes > 0) rc = topo_flow_group(r->fs, dm->bytes, (unsigned)TAG_MP);
+    if (!rc) rc = send(r, f, dm->src, dm->dst, dm->bytes, f->kpaths, TAG_MP);
+  }
   return rc;
 }
 
@@ -93,38 +104,30 @@ int weft_fabric_simulate(const WeftFabric *f, const WeftTraffic *t, WeftTopoTime
   Run r;
   memset(&r, 0, sizeof r);
   r.err = err;
-  rc = weft_flowsim_create(f->g, WEFT_SHARE_MAXMIN, &r.fs);
-  if (!rc) rc = route_all(&r, f, t);
-  double now = 0.0;
-  while (!rc && weft_flowsim_active(r.fs)) {
-    unsigned long long done[256];
-    now = weft_flowsim_next(r.fs);
-    int k;
-    do {
-      k = weft_flowsim_advance(r.fs, now, done, 256);
-      if (k < 0) {
-        rc = k;
-        break;
-      }
-      for (int i = 0; i < k; i++) {
-        if (done[i] & TAG_MP) out->mp_ns = now;
-        else out->ar_ns = now;
-      }
-    } while (k == 256);
-  }
+  int nl = weft_graph_nlinks(f->g);
+  double *cap = malloc(((size_t)nl + 1) * sizeof *cap), end[2];
+  for (int l = 0; cap && l < nl; l++) weft_graph_link(f->g, l, NULL, NULL, &cap[l]);
+  r.fs = cap ? topo_flow_create(nl, cap) : NULL;
+  free(cap);
+  rc = r.fs ? route_all(&r, f, t) : WEFT_ENOMEM;
+  if (!rc) rc = topo_flow_run(r.fs, end, 2);
+  if (rc == WEFT_EINVAL)
+    rc = weft_error_set(err, WEFT_EINPUT, "", 0, 0, NULL, "a transfer crosses a link of no bandwidth");
   if (!rc) {
+    double now = fmax(end[0], end[1]);
+    out->ar_ns = end[0];
+    out->mp_ns = end[1];
     out->comm_ns = now;
     out->compute_ns = t->compute_ns;
     out->time_ns = t->compute_ns + now;
     out->flows = r.flows;
-    int nl = weft_graph_nlinks(f->g);
     for (int l = 0; l < nl && now > 0; l++) {
       double bw;
       weft_graph_link(f->g, l, NULL, NULL, &bw);
-      out->max_link_util = fmax(out->max_link_util, weft_flowsim_link_bytes(r.fs, l) / (bw * now));
+      out->max_link_util = fmax(out->max_link_util, topo_flow_link_bytes(r.fs, l) / (bw * now));
     }
   }
-  weft_flowsim_free(r.fs);
+  topo_flow_free(r.fs);
   return rc;
 }
 

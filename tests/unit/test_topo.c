@@ -666,7 +666,57 @@ static void test_topo_errors(void) {
   weft_traffic_free(t);
 }
 
+/* 1,024 servers, d = 8: an AllReduce of S over all and 4,096 seeded random
+ * pairs. Every server uses at most 8 ports; the AllReduce alone on rings
+ * only (ar_degree 8) takes 2 (n-1)/n S / (2 x 4 rings x B) by hand: every
+ * ring link carries one hop's share at the full port rate (the grouped
+ * simulation must keep this exact); more than 8192 servers is refused. */
+static void test_topo_scale_1024(void) {
+  const int n = 1024;
+  const double S = 64e6, B = 12.5;
+  WeftTraffic *t = weft_traffic_create(n);
+  int *m = malloc(n * sizeof *m);
+  for (int i = 0; i < n; i++) m[i] = i;
+  CHECK_EQ_INT(weft_traffic_add_allreduce(t, m, n, S), WEFT_OK);
+  unsigned long long x = 12345;
+  while (t->ndemand < 4096) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    int a = (int)((x >> 33) % n), b = (int)((x >> 13) % n);
+    if (a != b) weft_traffic_add_demand(t, a, b, 1e6 * (double)(1 + (x >> 50) % 100));
+  }
+  WeftTopoSettings s;
+  WeftFabric *f = NULL;
+  WeftError e;
+  settings(&s, 8, -1);
+  CHECK_EQ_INT(weft_topo_build(t, &s, &f, &e), WEFT_OK);
+  if (f) CHECK(max_degree(weft_fabric_graph(f), n) <= 8);
+  WeftTopoTime tt;
+  if (f) CHECK_EQ_INT(weft_fabric_simulate(f, t, &tt, &e), WEFT_OK);
+  weft_fabric_free(f);
+  weft_traffic_free(t);
+  t = weft_traffic_create(n);
+  weft_traffic_add_allreduce(t, m, n, S);
+  settings(&s, 8, 8);
+  s.port_gbps = B;
+  f = NULL;
+  CHECK_EQ_INT(weft_topo_build(t, &s, &f, &e), WEFT_OK);
+  if (f) {
+    CHECK(max_degree(weft_fabric_graph(f), n) <= 8);
+    CHECK_EQ_INT(weft_fabric_simulate(f, t, &tt, &e), WEFT_OK);
+    CHECK_NEAR(tt.comm_ns, 2.0 * (n - 1) / n * S / (8 * B), 1e-6);
+  }
+  weft_fabric_free(f);
+  weft_traffic_free(t);
+  free(m);
+  t = weft_traffic_create(8193);
+  f = NULL;
+  CHECK_EQ_INT(weft_topo_build(t, &s, &f, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "nservers"));
+  weft_traffic_free(t);
+}
+
 const TestCase suite_topo[] = {
+    {"topo_scale_1024", test_topo_scale_1024},
     {"topo_defaults", test_topo_defaults},
     {"topo_totient_references", test_topo_totient_references},
     {"topo_totient_hamiltonian", test_topo_totient_hamiltonian},

@@ -1,0 +1,1 @@
+topo --model vgg16 --servers 8 --port-gbit 1e308

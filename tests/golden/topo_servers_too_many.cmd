@@ -1,0 +1,1 @@
+topo --traffic tests/golden/inputs/topo_ar8.csv --servers 100000
