@@ -32,6 +32,10 @@ static const char *usage =
 
 void cli_error(const WeftError *err) {
   char buf[1024];
+  if (!err->msg[0]) { /* a library call that gave no reason still gets one */
+    fprintf(stderr, "weft: %s\n", weft_strerror(err->code ? err->code : WEFT_ESOLVER));
+    return;
+  }
   fprintf(stderr, "weft: %s\n", weft_error_format(err, buf, sizeof buf));
 }
 

@@ -358,6 +358,7 @@ static int topoopt(Args *a, WeftTraffic **t, WeftFabric **f, WeftTopoSearchResul
   s.iterations = a->iterations;
   s.seconds = a->seconds;
   s.seed = a->seed;
+  s.tp = a->tp;  /* the search starts from the given TP degree */
   CliProgress pg;
   cli_progress_start(&pg, "moves");
   s.progress = progress_cb;
