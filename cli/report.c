@@ -33,6 +33,11 @@ void report_table(FILE *out, const Report *r) {
   if (res->status == WEFT_STATUS_SOLVED || isfinite(res->gap))
     fprintf(out, ", certified gap %.1e, %d iterations", res->gap, res->iterations);
   fputc('\n', out);
+  if (sp->cons && sp->cons->n) { /* the constraints in force, as given */
+    fputs("constraints:", out);
+    for (int i = 0; i < sp->cons->n; i++) fprintf(out, "%s '%s'", i ? "," : "", sp->cons->c[i].text);
+    fputc('\n', out);
+  }
   if (res->message[0]) fprintf(out, "note: %s\n", res->message);
   if (res->status != WEFT_STATUS_SOLVED) return;
   fprintf(out, "\n  %-4s %-15s %6s %14s %14s\n", "dim", "topology", "npus", "bw_gbps", "equal_bw_gbps");
@@ -111,7 +116,12 @@ void report_json(FILE *out, const Report *r) {
   cli_json_num(out, solved ? res->lower_bound : (double)NAN);
   fprintf(out, ",\n  \"iterations\": %d,\n  \"message\": ", res->iterations);
   cli_json_str(out, res->message);
-  fputs(",\n  \"conflicts\": [", out);
+  fputs(",\n  \"constraints\": [", out); /* the constraints in force, as given */
+  for (int i = 0; sp->cons && i < sp->cons->n; i++) {
+    if (i) fputs(", ", out);
+    cli_json_str(out, sp->cons->c[i].text);
+  }
+  fputs("],\n  \"conflicts\": [", out);
   for (int i = 0; i < res->nconflict; i++) {
     if (i) fputs(", ", out);
     cli_json_str(out, sp->cons->c[res->conflict[i]].text);
