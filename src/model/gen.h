@@ -13,6 +13,7 @@ typedef enum {
   GEN_EP,     /* expert parallel: innermost part of DP */
   GEN_EDP,    /* expert data parallel: DP / EP */
   GEN_WORLD,  /* every NPU (DLRM's data-parallel MLPs) */
+  GEN_EMB,    /* the first and the last stage (tied embedding gradients) */
   GEN_NKINDS
 } GenKind;
 
@@ -84,6 +85,12 @@ void weft_gen_emit(Gen *g, const char *name, const GenBlock *b, double count);
  * dense_elems (ZeRO over DP-like group size zdp) and expert_elems (over zedp). */
 void weft_gen_memory_states(Gen *g, double dense_elems, double zdp, double expert_elems,
                             double zedp, WeftMemory *mem);
+
+/* The makespan of one 1F1B iteration (pp stages, m micro-batches, stage k
+ * taking f[k] per forward and b[k] per backward): the exact longest path of
+ * the schedule (docs/zoo.md, "Pipeline"). WEFT_ENOMEM; WEFT_EINVAL for bad
+ * arguments. O(pp m) time, O(pp min(m, pp)) memory. */
+int weft_gen_1f1b(const double *f, const double *b, int pp, int m, double *makespan);
 
 int weft_gen_transformer(Gen *g);
 int weft_gen_cnn(Gen *g);
