@@ -617,6 +617,14 @@ typedef struct {
   int npp, pp[WEFT_MAX_CHOICES];  /* 0: every divisor */
   int nmb, mb[WEFT_MAX_CHOICES];  /* 0: {1, 2, 4, 8} */
   int all_orders;                 /* every order of TP, PP, DP */
+  /* Knobs searched too, each list empty (0) for base's value: ZeRO stages
+   * (0..3), sequence parallelism (0, 1), recomputation (WeftRecompute) and
+   * interleaving (virtual stages >= 1). Enumerated inside the micro-batch,
+   * in this order, outside the order of TP, PP, DP. */
+  int nzero, zero[4];
+  int nsp, sp[2];
+  int nrc, rc[3];
+  int nvp, vp[WEFT_MAX_CHOICES];
 } WeftCodesignSpec;
 
 typedef struct {
