@@ -89,7 +89,8 @@ void weft_gen_memory_states(Gen *g, double dense_elems, double zdp, double exper
 /* The makespan of one 1F1B iteration (pp stages, m micro-batches, stage k
  * taking f[k] per forward and b[k] per backward): the exact longest path of
  * the schedule (docs/zoo.md, "Pipeline"). WEFT_ENOMEM; WEFT_EINVAL for bad
- * arguments. O(pp m) time, O(pp min(m, pp)) memory. */
+ * arguments. O(pp) memory; O(pp m) time at most, O(pp^2) once the steady
+ * state repeats (gen_pipeline.c). */
 int weft_gen_1f1b(const double *f, const double *b, int pp, int m, double *makespan);
 
 int weft_gen_transformer(Gen *g);

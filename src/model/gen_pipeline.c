@@ -1,125 +1,69 @@
-/* gen_pipeline.c — pipeline stages for the transformer generator: the layers
- * of each stage and the exact 1F1B timeline of stages of unequal work. */
+/* gen_pipeline.c — the exact 1F1B timeline of pipeline stages of unequal
+ * work, for the transformer generator (docs/zoo.md, "Pipeline timeline"). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "model/gen.h"
 
-/* Stage k's op j of the 1F1B order (Narayanan et al. 2021): w = min(pp-1-k, m)
- * warm-up forwards, then forward/backward pairs, then the cool-down
- * backwards. *is_b = 1 for a backward; returns the micro-batch. */
-static int op_of(int k, int pp, int m, int j, int *is_b) {
-  int w = pp - 1 - k < m ? pp - 1 - k : m, np = m - w;
-  if (j < w) {
-    *is_b = 0;
-    return j;
-  }
-  int r = j - w;
-  if (r < 2 * np) {
-    *is_b = r & 1;
-    return *is_b ? r / 2 : w + r / 2;
-  }
-  *is_b = 1;
-  return np + (r - 2 * np);
-}
-
-/* The timeline is the longest path of the schedule's DAG: an op starts when
- * its stage is free and its input is there (a forward: the previous stage's
- * forward of the micro-batch; a backward: the next stage's backward, the
- * last stage's own forward). Stages are advanced from a work list, each as
- * far as its inputs allow, so every op is visited once: O(pp m) time. A
- * stage's outputs wait in a ring until the neighbour takes them; in 1F1B at
- * most pp - k + 1 of stage k's are waiting (the warm-up forwards, the
- * cool-down backwards), so a ring of min(m, pp - k + 2) suffices: memory
- * O(pp^2) at most, O(pp) for m small. A ring slot overwritten before it was
- * read would be a bug in that bound: WEFT_EINVAL, never a wrong number. */
+/* Round by round. Stage k runs w_k = min(pp-1-k, m) warm-up forwards, then
+ * for each micro-batch j a round: the forward of micro-batch w_k + j (while
+ * there is one) and the backward of j. A forward waits for the previous
+ * stage's forward of its micro-batch, a backward for the next stage's
+ * backward of j (the last stage: its own forward, just before). Within round
+ * j the forwards need only what the previous stage made before the round
+ * (its last forward is micro-batch w_k + j: taking the stages last to first
+ * reads it before it is replaced), and the backwards run last stage to first.
+ * So the state is each stage's free time and last forward's end: O(pp)
+ * memory, O(pp m) steps. While every stage has a forward in the round
+ * (j < m - w_0) each round applies the same max-plus map x -> A x; once a
+ * round moves every state entry by the same d, every later such round does
+ * too (A(x + d) = Ax + d), so they are skipped in one step: in practice the
+ * pipeline settles in O(pp) rounds and the cost is O(pp^2) for any m. */
 int weft_gen_1f1b(const double *f, const double *b, int pp, int m, double *makespan) {
   if (pp < 1 || m < 1 || !f || !b || !makespan) return WEFT_EINVAL;
-  size_t total = 0;
-  for (int k = 0; k < pp; k++) total += (size_t)(m < pp - k + 2 ? m : pp - k + 2);
-  /* one block: doubles (free_at[pp], fval, bval[total]), size_t (off, cap[pp]),
-   * ints (next, nf, nb, stack[pp], fidx, bidx[total]), chars (queued[pp]) */
-  size_t per_stage = sizeof(double) + 2 * sizeof(size_t) + 4 * sizeof(int) + 1;
-  size_t bytes = (size_t)pp * per_stage + total * 2 * (sizeof(double) + sizeof(int));
-  char *mem = calloc(1, bytes);
-  if (!mem) return WEFT_ENOMEM;
-  double *free_at = (double *)(void *)mem;
-  double *fval = free_at + pp, *bval = fval + total;
-  size_t *off = (size_t *)(void *)(bval + total);
-  size_t *cap = off + pp;
-  int *next = (int *)(void *)(cap + pp);
-  int *nf = next + pp, *nb = nf + pp; /* forwards, backwards done per stage */
-  int *stack = nb + pp;
-  int *fidx = stack + pp, *bidx = fidx + total;
-  char *queued = (char *)(bidx + total);
-  size_t o = 0;
-  int top = 0, rc = WEFT_OK;
-  for (int k = 0; k < pp; k++) {
-    off[k] = o;
-    cap[k] = (size_t)(m < pp - k + 2 ? m : pp - k + 2);
-    o += cap[k];
-  }
-  for (size_t i = 0; i < total; i++) fidx[i] = bidx[i] = -1;
-  for (int k = pp - 1; k >= 0; k--) {
-    stack[top++] = k;
-    queued[k] = 1;
-  }
-  while (top > 0 && rc == WEFT_OK) {
-    int k = stack[--top];
-    queued[k] = 0;
-    while (next[k] < 2 * m) {
-      int is_b, i = op_of(k, pp, m, next[k], &is_b);
-      double ready = 0.0;
-      if (!is_b && k > 0) { /* the previous stage's forward of micro-batch i */
-        size_t s = off[k - 1] + (size_t)i % cap[k - 1];
-        if (fidx[s] != i) {
-          if (fidx[s] > i) rc = WEFT_EINVAL;
-          break;
+  double *free_at = calloc(4 * (size_t)pp, sizeof *free_at);
+  if (!free_at) return WEFT_ENOMEM;
+  double *last_f = free_at + pp, *prev_free = last_f + pp, *prev_f = prev_free + pp;
+  int w0 = pp - 1 < m ? pp - 1 : m, steady_end = m - w0, have_prev = 0;
+  for (int i = 0; i < w0; i++) /* warm-up forwards, micro-batch by micro-batch */
+    for (int k = 0; k < pp && (pp - 1 - k < m ? pp - 1 - k : m) > i; k++) {
+      double in = k > 0 ? last_f[k - 1] : 0.0;
+      free_at[k] = last_f[k] = (in > free_at[k] ? in : free_at[k]) + f[k];
+    }
+  for (int j = 0; j < m; j++) {
+    for (int k = pp - 1; k >= 0; k--) {
+      int w = pp - 1 - k < m ? pp - 1 - k : m;
+      if (w + j >= m) continue;
+      double in = k > 0 ? last_f[k - 1] : 0.0;
+      free_at[k] = last_f[k] = (in > free_at[k] ? in : free_at[k]) + f[k];
+    }
+    double next_b = 0.0;
+    for (int k = pp - 1; k >= 0; k--) {
+      double in = k < pp - 1 ? next_b : 0.0;
+      free_at[k] = next_b = (in > free_at[k] ? in : free_at[k]) + b[k];
+    }
+    if (have_prev && j + 1 < steady_end) {
+      double d = free_at[0] - prev_free[0];
+      int same = 1;
+      for (int k = 0; k < pp && same; k++)
+        same = free_at[k] - prev_free[k] == d && last_f[k] - prev_f[k] == d;
+      if (same) { /* rounds j+1 .. steady_end-1 each add d */
+        double n = steady_end - 1 - j;
+        for (int k = 0; k < pp; k++) {
+          free_at[k] += n * d;
+          last_f[k] += n * d;
         }
-        ready = fval[s];
-      } else if (is_b && k < pp - 1) { /* the next stage's backward */
-        size_t s = off[k + 1] + (size_t)i % cap[k + 1];
-        if (bidx[s] != i) {
-          if (bidx[s] > i) rc = WEFT_EINVAL;
-          break;
-        }
-        ready = bval[s];
-      }
-      double end = (ready > free_at[k] ? ready : free_at[k]) + (is_b ? b[k] : f[k]);
-      free_at[k] = end;
-      next[k]++;
-      int to = -1;
-      if (!is_b) {
-        nf[k]++;
-        if (k < pp - 1) { /* the slot's last reader (micro-batch i - cap) must be done */
-          size_t s = off[k] + (size_t)i % cap[k];
-          if (fidx[s] >= 0 && nf[k + 1] <= fidx[s]) rc = WEFT_EINVAL;
-          fidx[s] = i;
-          fval[s] = end;
-          to = k + 1;
-        }
-      } else {
-        nb[k]++;
-        if (k > 0) {
-          size_t s = off[k] + (size_t)i % cap[k];
-          if (bidx[s] >= 0 && nb[k - 1] <= bidx[s]) rc = WEFT_EINVAL;
-          bidx[s] = i;
-          bval[s] = end;
-          to = k - 1;
-        }
-      }
-      if (rc) break;
-      if (to >= 0 && !queued[to]) {
-        stack[top++] = to;
-        queued[to] = 1;
+        j = steady_end - 1;
       }
     }
+    memcpy(prev_free, free_at, (size_t)pp * sizeof *free_at);
+    memcpy(prev_f, last_f, (size_t)pp * sizeof *last_f);
+    have_prev = 1;
   }
   double t = 0.0;
-  for (int k = 0; k < pp && rc == WEFT_OK; k++) {
-    if (next[k] != 2 * m) rc = WEFT_EINVAL; /* a stage never finished: not a valid schedule */
+  for (int k = 0; k < pp; k++)
     if (free_at[k] > t) t = free_at[k];
-  }
-  free(mem);
-  if (rc == WEFT_OK) *makespan = t;
-  return rc;
+  free(free_at);
+  *makespan = t;
+  return WEFT_OK;
 }

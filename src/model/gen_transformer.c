@@ -151,7 +151,10 @@ static double layers_fwd(const Tf *t, int lo, int hi, double *recompute, int mod
  * work. 1F1B (v = 1): R = T / (f_e + b_e), T the exact timeline of the
  * stages' forward and backward FLOPs (backward = 2 x forward + the
  * recomputed forward; the logits on the last stage), e the slowest stage
- * (ties: the last). Interleaved (equal stages): R = m + (pp-1)/v on the last. */
+ * (ties: the last). Equal stages with a last no lighter (every pp dividing
+ * the layers) have the closed form T = (pp-1) W + m W_last, what the
+ * timeline gives (tests/unit/test_recompute.c), without its O(pp m) steps.
+ * Interleaved (equal stages): R = m + (pp-1)/v on the last. */
 static int plan(Gen *g, Tf *t) {
   const WeftParallel *p = g->par;
   int pp = p->pp, rc;
@@ -182,7 +185,11 @@ static int plan(Gen *g, Tf *t) {
     t->R = t->m + (double)(pp - 1) / t->v;
   } else {
     double T;
-    if ((rc = weft_gen_1f1b(fw, bw, pp, t->m, &T))) {
+    int equal = 1; /* stages 0..pp-2 alike, the last no lighter: a closed form */
+    for (int k = 1; k < pp - 1; k++) equal &= fw[k] == fw[0] && bw[k] == bw[0];
+    if (equal && fw[pp - 1] >= fw[0] && bw[pp - 1] >= bw[0])
+      T = (pp - 1) * (fw[0] + bw[0]) + t->m * (fw[pp - 1] + bw[pp - 1]);
+    else if ((rc = weft_gen_1f1b(fw, bw, pp, t->m, &T))) {
       rc = weft_gen_fail(g, rc, "pp", "timing the 1F1B pipeline of %d stages failed (%s)", pp,
                          weft_strerror(rc));
       goto out;

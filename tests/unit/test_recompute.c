@@ -231,12 +231,27 @@ static void rc_1f1b_by_hand(void) {
   CHECK_EQ_INT(weft_gen_1f1b(fu, bu, 4, 2, &T), WEFT_OK); /* m < pp */
   CHECK_NEAR(T, (4 + 2 - 1) * 3, 0);
   CHECK_EQ_INT(weft_gen_1f1b(fu, bu, 0, 2, &T), WEFT_EINVAL);
+  /* equal stages, the last heavier (the generator's closed form):
+   * T = (pp - 1)(f + b) + m (f_L + b_L) */
+  static const double fe[5] = {2, 2, 2, 2, 3}, be[5] = {3, 3, 3, 3, 7};
+  for (int m = 1; m <= 12; m++) {
+    CHECK_EQ_INT(weft_gen_1f1b(fe, be, 5, m, &T), WEFT_OK);
+    CHECK_NEAR(T, 4 * 5 + m * 10, 0);
+    CHECK_NEAR(T, brute_1f1b(fe, be, 5, m), 0);
+  }
+  /* many micro-batches: the steady rounds are skipped, the answer is the same */
+  CHECK_EQ_INT(weft_gen_1f1b(fe, be, 5, 100000, &T), WEFT_OK);
+  CHECK_NEAR(T, 4 * 5 + 100000.0 * 10, 0);
+  CHECK_EQ_INT(weft_gen_1f1b(f1, b1, 3, 1000, &T), WEFT_OK); /* the middle stage paces: 9 a round */
+  double T1 = 0;
+  CHECK_EQ_INT(weft_gen_1f1b(f1, b1, 3, 999, &T1), WEFT_OK);
+  CHECK_NEAR(T - T1, 9, 0);
   /* random stages against the brute force (seeded LCG) */
   unsigned long long x = 12345;
   for (int it = 0; it < 300; it++) {
     double f[9], b[9];
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    int pp = 1 + (int)((x >> 33) % 9), m = 1 + (int)((x >> 20) % 12);
+    int pp = 1 + (int)((x >> 33) % 9), m = 1 + (int)((x >> 20) % 40);
     for (int k = 0; k < pp; k++) {
       x = x * 6364136223846793005ULL + 1442695040888963407ULL;
       f[k] = 1 + (double)((x >> 33) % 7);
