@@ -11,6 +11,8 @@
 
 static const char *const KIND_NAME[GEN_NKINDS] = {"tp", "pp", "dp", "ep", "edp", "world", "emb"};
 
+_Static_assert(GEN_NKINDS <= WEFT_MAX_GROUPS, "every group kind can become a named group");
+
 static const char *const RECOMPUTE_NAME[] = {"none", "full", "selective"};
 
 const char *weft_recompute_name(int mode) {
