@@ -21,7 +21,7 @@
  * --constraint can each be repeated. */
 enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
        O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
-       O_SP, O_ZERO, O_RECOMPUTE, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
+       O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
        O_PLOT, O_HELP, O_COUNT };
 
 static const CliOpt opts[O_COUNT] = {
@@ -49,7 +49,12 @@ static const CliOpt opts[O_COUNT] = {
     [O_ALLORDERS] = {"--all-orders", NULL, "try all 6 orders of TP, PP, DP"},
     [O_SP] = {"--sp", NULL, "sequence parallelism (reduce-scatter + all-gather for TP)"},
     [O_ZERO] = {"--zero", "0..3", "ZeRO stage (default 0)"},
-    [O_RECOMPUTE] = {"--recompute", NULL, "full activation recomputation"},
+    [O_RECOMPUTE] = {"--recompute", "[none|selective|full]",
+                     "activation recomputation (alone: full; default none)"},
+    [O_ZERO_LIST] = {"--zero-list", "LIST", "ZeRO stages to search, e.g. 0,1,3 (instead of --zero)"},
+    [O_SP_LIST] = {"--sp-list", "LIST", "sequence parallelism to search: 0,1 (instead of --sp)"},
+    [O_RC_LIST] = {"--recompute-list", "LIST", "recomputation to search, e.g. none,selective,full"},
+    [O_VP_LIST] = {"--interleave", "LIST", "model chunks per stage to search, e.g. 1,2 (default 1)"},
     [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default 1)"},
     [O_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 0 < X <= 1 (default: per-operator model)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap per solve (default 1e-9)"},
@@ -193,13 +198,67 @@ static int choose(int k, const char *v, const char *n0, const char *n1, int *out
   return 0;
 }
 
+/* --recompute: absent none, alone full, else the mode named. */
+static int recompute_opt(const char *flag, const char *v, int *out) {
+  WeftError err;
+  *out = WEFT_RECOMPUTE_NONE;
+  if (!v) return 0;
+  if (!*v) {
+    *out = WEFT_RECOMPUTE_FULL;
+    return 0;
+  }
+  if (weft_recompute_parse(v, out, &err)) {
+    cli_fail("%s '%s': expected none, selective or full", flag, v);
+    return -1;
+  }
+  return 0;
+}
+
+/* The knob lists of the search (--zero-list, --sp-list, --recompute-list,
+ * --interleave), each refused next to its single-value option. */
+static int knob_lists(const Args *a, WeftCodesignSpec *spec) {
+  static const struct {
+    int list, one;
+  } pair[] = {{O_ZERO_LIST, O_ZERO}, {O_SP_LIST, O_SP}, {O_RC_LIST, O_RECOMPUTE}};
+  for (size_t i = 0; i < sizeof pair / sizeof pair[0]; i++)
+    if (a->val[pair[i].list] && a->val[pair[i].one]) {
+      cli_fail("%s and %s: give one", opts[pair[i].list].name, opts[pair[i].one].name);
+      return -1;
+    }
+  if ((a->val[O_ZERO_LIST] &&
+       int_list(O_ZERO_LIST, a->val[O_ZERO_LIST], 0, 3, 4, spec->zero, &spec->nzero)) ||
+      (a->val[O_SP_LIST] && int_list(O_SP_LIST, a->val[O_SP_LIST], 0, 1, 2, spec->sp, &spec->nsp)) ||
+      (a->val[O_VP_LIST] &&
+       int_list(O_VP_LIST, a->val[O_VP_LIST], 1, 1 << 16, WEFT_MAX_CHOICES, spec->vp, &spec->nvp)))
+    return -1;
+  const char *v = a->val[O_RC_LIST];
+  for (const char *s = v; s;) {
+    char word[16];
+    size_t len = strcspn(s, ",");
+    snprintf(word, sizeof word, "%.*s", (int)(len < sizeof word ? len : sizeof word - 1), s);
+    int mode = 0, dup = 0;
+    if (len >= sizeof word || recompute_opt(opts[O_RC_LIST].name, word, &mode) || !*word) {
+      if (!*word) cli_fail("%s '%s': expected a list of none, selective, full", opts[O_RC_LIST].name, v);
+      return -1;
+    }
+    for (int j = 0; j < spec->nrc; j++) dup |= spec->rc[j] == mode;
+    if (dup || spec->nrc == 3) {
+      cli_fail("%s '%s': %s is listed twice", opts[O_RC_LIST].name, v, word);
+      return -1;
+    }
+    spec->rc[spec->nrc++] = mode;
+    s = s[len] ? s + len + 1 : NULL;
+  }
+  return 0;
+}
+
 /* The parallel knobs that are not searched, from the options. */
 static int base_parallel(const Args *a, WeftParallel *p) {
   weft_parallel_default(p);
   if (a->val[O_ZERO] && int_opt(O_ZERO, a->val[O_ZERO], 0, 3, &p->zero_stage)) return -1;
   if (a->val[O_EP] && int_opt(O_EP, a->val[O_EP], 1, 1 << 24, &p->ep)) return -1;
   p->sequence_parallel = a->val[O_SP] != NULL;
-  p->recompute = a->val[O_RECOMPUTE] != NULL;
+  if (recompute_opt(opts[O_RECOMPUTE].name, a->val[O_RECOMPUTE], &p->recompute)) return -1;
   if (a->val[O_ORDER]) {
     WeftError err;
     if (weft_parallel_order_parse(a->val[O_ORDER], p->order, &err)) {
@@ -431,7 +490,7 @@ int cmd_codesign(int argc, char **argv) {
       (a.val[O_TP] && int_list(O_TP, a.val[O_TP], 1, npus, WEFT_MAX_CHOICES, spec.tp, &spec.ntp)) ||
       (a.val[O_PP] && int_list(O_PP, a.val[O_PP], 1, npus, WEFT_MAX_CHOICES, spec.pp, &spec.npp)) ||
       (a.val[O_MB] && int_list(O_MB, a.val[O_MB], 1, 1 << 24, WEFT_MAX_CHOICES, spec.mb, &spec.nmb)) ||
-      base_parallel(&a, &spec.base))
+      base_parallel(&a, &spec.base) || knob_lists(&a, &spec))
     return finish(&st, EXIT_USAGE);
   weft_settings_default(&spec.settings);
   if (a.val[O_GAPTOL]) {

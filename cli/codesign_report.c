@@ -35,6 +35,20 @@ void cs_order(const WeftParDim order[3], char *buf, size_t size) {
   snprintf(buf, size, "%s-%s-%s", o[0], o[1], o[2]);
 }
 
+/* The order, then the knobs the spec searches (its lists), e.g.
+ * "TP-PP-DP z1 sp1 selective vp2"; only the order when none is searched. */
+static void order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, char *buf,
+                        size_t size) {
+  cs_order(par->order, buf, size);
+  size_t k = strlen(buf);
+  if (spec->nzero > 0 && k < size) k += (size_t)snprintf(buf + k, size - k, " z%d", par->zero_stage);
+  if (spec->nsp > 0 && k < size)
+    k += (size_t)snprintf(buf + k, size - k, " sp%d", par->sequence_parallel);
+  if (spec->nrc > 0 && k < size)
+    k += (size_t)snprintf(buf + k, size - k, " %s", weft_recompute_name(par->recompute));
+  if (spec->nvp > 0 && k < size) snprintf(buf + k, size - k, " vp%d", par->virtual_stages);
+}
+
 /* ------------------------------------------------------------ summary */
 
 int cs_ndims(const WeftCodesignSpec *spec) {
@@ -58,9 +72,9 @@ void cs_summarize(CsReport *r) {
 
 /* "R4xFC8xR4xSW32 tp 8 pp 16 dp 32 mb 1 TP-PP-DP" */
 static void describe(const CsReport *r, const WeftDesignPoint *p, char *buf, size_t size) {
-  char shape[160], order[16];
+  char shape[160], order[64];
   cs_shape(&r->spec->nets[p->net], shape, sizeof shape);
-  cs_order(p->par.order, order, sizeof order);
+  order_knobs(r->spec, &p->par, order, sizeof order);
   snprintf(buf, size, "%s tp %d pp %d dp %d mb %d %s", shape, p->par.tp, p->par.pp, p->par.dp,
            p->par.micro_batch, order);
 }
@@ -77,9 +91,9 @@ static void design_header(FILE *out, const CsReport *r, const char *first) {
 static void design_row(FILE *out, const CsReport *r, const char *first,
                        const WeftIndexedPoint *ip) {
   const WeftDesignPoint *p = &ip->pt;
-  char shape[160], order[16];
+  char shape[160], order[64];
   cs_shape(&r->spec->nets[p->net], shape, sizeof shape);
-  cs_order(p->par.order, order, sizeof order);
+  order_knobs(r->spec, &p->par, order, sizeof order);
   double gain = p->time_ns > 0 && p->equal_time_ns > 0 ? p->equal_time_ns / p->time_ns : 0.0;
   char vs[16]; /* '-': no equal split meets the constraints */
   if (gain > 0) snprintf(vs, sizeof vs, "%7.3fx", gain);
@@ -143,9 +157,9 @@ void cs_table(FILE *out, const CsReport *r) {
 static void json_design(FILE *out, const CsReport *r, const WeftIndexedPoint *ip) {
   const WeftDesignPoint *p = &ip->pt;
   const WeftNetwork *net = &r->spec->nets[p->net];
-  char shape[160], order[16];
+  char shape[160], order[64];
   cs_shape(net, shape, sizeof shape);
-  cs_order(p->par.order, order, sizeof order);
+  order_knobs(r->spec, &p->par, order, sizeof order);
   fprintf(out, "{\"point\": %zu, \"net\": %d, \"shape\": ", ip->index, p->net);
   cli_json_str(out, shape);
   fprintf(out, ", \"tp\": %d, \"pp\": %d, \"dp\": %d, \"mb\": %d, \"order\": \"%s\"",
@@ -233,9 +247,9 @@ static void csv_num(FILE *f, double v) {
 
 static void csv_row(FILE *f, const CsReport *r, size_t i, const WeftDesignPoint *p) {
   const WeftNetwork *net = &r->spec->nets[p->net];
-  char shape[160], order[16];
+  char shape[160], order[64];
   cs_shape(net, shape, sizeof shape);
-  cs_order(p->par.order, order, sizeof order);
+  order_knobs(r->spec, &p->par, order, sizeof order);
   int ok = p->status == WEFT_POINT_OK;
   fprintf(f, "%zu,%d,%s,%d,%d,%d,%d,%s,%s", i, p->net, shape, p->par.tp, p->par.pp, p->par.dp,
           p->par.micro_batch, order, token(p->status));

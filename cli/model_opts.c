@@ -18,11 +18,35 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_VP] = {"--vp", "N", "interleaved pipeline: model chunks per stage (default 1)"},
     [CLI_MO_SP] = {"--sp", NULL, "sequence parallelism (reduce-scatter + all-gather for TP)"},
     [CLI_MO_ZERO] = {"--zero", "0..3", "ZeRO stage (default 0)"},
-    [CLI_MO_RECOMPUTE] = {"--recompute", NULL, "full activation recomputation"},
+    [CLI_MO_RECOMPUTE] = {"--recompute", "[none|selective|full]",
+                          "activation recomputation (alone: full; default none)"},
     [CLI_MO_ORDER] = {"--order", "TP,PP,DP", "groups laid on dims innermost first (default TP,PP,DP)"},
     [CLI_MO_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 0 < X <= 1 (default: per-operator model)"},
     [CLI_MO_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
+    [CLI_MO_PPL] = {"--pp-layers", "LIST", "layers per pipeline stage, e.g. 5,6,...,6,5\n"
+                    "                        (default: balanced, lighter first and last stages)"},
 };
+
+/* "5,6,6,5": positive layer counts, one per stage. */
+static int stage_list(const char *v, CliModel *cm) {
+  int n = 0;
+  for (const char *s = v;;) {
+    const char *end = s + strcspn(s, ",");
+    long long x;
+    if (cli_int_value(s, (size_t)(end - s), 1, 1 << 24, &x) || n == CLI_MAX_STAGES) {
+      cli_fail("--pp-layers '%s': expected at most %d comma-separated layer counts >= 1", v,
+               CLI_MAX_STAGES);
+      return -1;
+    }
+    cm->stage_layers[n++] = (int)x;
+    if (!*end) break;
+    s = end + 1;
+  }
+  cm->par.stage_layers = cm->stage_layers;
+  cm->par.nstage_layers = n;
+  if (!cm->pp_given) cm->par.pp = n; /* the list says how many stages */
+  return 0;
+}
 
 /* A positive integer option value, strictly. */
 static int positive(const char *flag, const char *v, int lo, int hi, int *out) {
@@ -54,7 +78,16 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
                  ints[i].dst))
       return -1;
   p->sequence_parallel = val[CLI_MO_SP] != NULL;
-  p->recompute = val[CLI_MO_RECOMPUTE] != NULL;
+  p->recompute = val[CLI_MO_RECOMPUTE] ? WEFT_RECOMPUTE_FULL : WEFT_RECOMPUTE_NONE;
+  if (val[CLI_MO_RECOMPUTE] && *val[CLI_MO_RECOMPUTE]) {
+    WeftError err;
+    if (weft_recompute_parse(val[CLI_MO_RECOMPUTE], &p->recompute, &err)) {
+      cli_fail("--recompute '%s': expected none, selective or full", val[CLI_MO_RECOMPUTE]);
+      return -1;
+    }
+  }
+  cm->pp_given = val[CLI_MO_PP] != NULL;
+  if (val[CLI_MO_PPL] && stage_list(val[CLI_MO_PPL], cm)) return -1;
   if (val[CLI_MO_ORDER]) {
     WeftError err;
     if (weft_parallel_order_parse(val[CLI_MO_ORDER], p->order, &err)) {

@@ -48,6 +48,17 @@ static int find(CliOptSet *sets, int nsets, const char *s, size_t len, int *set)
   return -1;
 }
 
+/* Is w one of the words of "[a|b|c]"? */
+static int optional_word(const char *arg, const char *w) {
+  size_t n = strlen(w);
+  for (const char *p = arg + 1; *p && *p != ']';) {
+    size_t len = strcspn(p, "|]");
+    if (len == n && n && !strncmp(p, w, n)) return 1;
+    p += len + (p[len] == '|');
+  }
+  return 0;
+}
+
 int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char **pos,
                    int maxpos, int *npos) {
   *npos = 0;
@@ -80,7 +91,10 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
     }
     const CliOpt *o = &sets[t].opts[k];
     const char *v = "";
-    if (o->arg) {
+    if (o->arg && o->arg[0] == '[') { /* optional value: =VALUE, or a next word it lists */
+      if (eq) v = eq + 1;
+      else if (i + 1 < argc && optional_word(o->arg, argv[i + 1])) v = argv[++i];
+    } else if (o->arg) {
       if (eq) v = eq + 1;
       else if (i + 1 < argc) v = argv[++i];
       else {

@@ -7,7 +7,8 @@
 
 typedef struct {
   const char *name;  /* "--tp" */
-  const char *arg;   /* "N", or NULL for a flag */
+  const char *arg;   /* "N", or NULL for a flag; "[a|b]": an optional value
+                        (--opt=VALUE, or --opt followed by one of the words) */
   const char *help;
   const char *twice;  /* optional: what to do instead, when given twice */
 } CliOpt;

@@ -502,17 +502,43 @@ typedef struct {
   int virtual_stages;    /* interleaved 1F1B: model chunks per stage (1 = plain 1F1B) */
   int sequence_parallel; /* Megatron SP: reduce-scatter + all-gather for TP */
   int zero_stage;        /* 0..3 (1 optimizer states, 2 + gradients, 3 + parameters) */
-  int recompute;         /* 1: full activation recomputation */
+  int recompute;         /* a WeftRecompute: 0 none, 1 full, 2 selective */
   WeftParDim order[3];   /* how groups are laid on dims, innermost first */
   double efficiency;     /* achieved fraction of the device's peak FLOP/s, charged per
                             FLOP; 0 = the device's per-operator model (0.5 per FLOP
                             when the device has none) */
   double act_bytes, param_bytes, grad_bytes;  /* bytes per element */
   double optimizer_bytes;  /* per parameter: fp32 master + Adam moments = 12 */
+  /* Transformer layers per pipeline stage (borrowed, nstage_layers = pp
+   * entries summing to the layers), or NULL: balanced (docs/zoo.md). */
+  const int *stage_layers;
+  int nstage_layers;
+  int optimizer_step;    /* 1: the optimizer step (HBM bound) as compute, transformers */
 } WeftParallel;
 
-/* tp = pp = dp = ep = 1, micro_batch 1, virtual_stages 1, order TP, PP, DP, efficiency 0 (auto),
- * bf16 activations/params/grads (2 bytes), 12 optimizer bytes. */
+/* Activation recomputation (Korthikanti et al. 2022): none, full (every
+ * layer's forward again in backward, only layer inputs kept) or selective
+ * (only the attention core: scores, softmax, dropout, context). */
+typedef enum {
+  WEFT_RECOMPUTE_NONE = 0,
+  WEFT_RECOMPUTE_FULL = 1,
+  WEFT_RECOMPUTE_SELECTIVE = 2
+} WeftRecompute;
+
+/* "none", "full", "selective" <-> WeftRecompute; parse returns WEFT_EINPUT
+ * (err names the text) for anything else. */
+const char *weft_recompute_name(int mode);
+int weft_recompute_parse(const char *text, int *mode, WeftError *err);
+/* The balanced layers of each of pp stages into out[pp]: L / pp each when pp
+ * divides L, else floor/ceil with the lighter (floor) stages at the ends,
+ * first, last, second, second to last, ... (they also hold the embedding
+ * and the logits). WEFT_EINPUT when pp < 1 or pp > L. */
+int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err);
+
+/* tp = pp = dp = ep = 1, micro_batch 1, virtual_stages 1, order TP, PP, DP, efficiency 0
+ * (auto: the per-operator model where the device has its data, else 0.5 per FLOP),
+ * bf16 activations/params/grads (2 bytes), 12 optimizer bytes, optimizer_step 1,
+ * balanced stages. */
 void weft_parallel_default(WeftParallel *par);
 /* "TP,PP,DP" style into order[3]; WEFT_EINPUT when not a permutation. */
 int weft_parallel_order_parse(const char *text, WeftParDim order[3], WeftError *err);
@@ -536,13 +562,19 @@ typedef struct {
 
 typedef struct {
   int microbatches;         /* per iteration (global_batch / (dp * micro_batch)) */
-  int layers_per_stage;
+  int layers_per_stage;     /* of the critical (emitted) stage */
   double bubble_fraction;   /* (pp - 1) / microbatches */
   double samples;           /* sequences per iteration */
   double tokens;            /* samples * seq_len (transformers), else samples */
   double model_flops;       /* useful FLOPs per iteration, whole cluster */
   double hw_flops;          /* including recomputation */
-  WeftMemory mem;           /* per NPU */
+  WeftMemory mem;           /* per NPU, the most loaded stage */
+  /* transformers: the stage whose layers the workload holds (the slowest,
+   * ties to the last), the stage of info.mem, and the pipeline's repeats:
+   * iteration compute = pipeline_repeats x that stage's per-micro-batch work */
+  int critical_stage, memory_stage;
+  double pipeline_repeats;
+  double optimizer_ns;      /* the optimizer step (memory bound), 0 when not modelled */
 } WeftGenInfo;
 
 /* Derive the per-NPU workload (ASTRA-sim 1.0 layers, sizes per iteration),
@@ -622,6 +654,14 @@ typedef struct {
   int npp, pp[WEFT_MAX_CHOICES];  /* 0: every divisor */
   int nmb, mb[WEFT_MAX_CHOICES];  /* 0: {1, 2, 4, 8} */
   int all_orders;                 /* every order of TP, PP, DP */
+  /* Knobs searched too, each list empty (0) for base's value: ZeRO stages
+   * (0..3), sequence parallelism (0, 1), recomputation (WeftRecompute) and
+   * interleaving (virtual stages >= 1). Enumerated inside the micro-batch,
+   * in this order, outside the order of TP, PP, DP. */
+  int nzero, zero[4];
+  int nsp, sp[2];
+  int nrc, rc[3];
+  int nvp, vp[WEFT_MAX_CHOICES];
 } WeftCodesignSpec;
 
 typedef struct {

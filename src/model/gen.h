@@ -14,6 +14,7 @@ typedef enum {
   GEN_EP,     /* expert parallel: innermost part of DP */
   GEN_EDP,    /* expert data parallel: DP / EP */
   GEN_WORLD,  /* every NPU (DLRM's data-parallel MLPs) */
+  GEN_EMB,    /* the first and the last stage (tied embedding gradients) */
   GEN_NKINDS
 } GenKind;
 
@@ -92,9 +93,12 @@ void weft_gen_memory_states(Gen *g, double dense_elems, double zdp, double exper
  * ns[WEFT_NPHASES], no recomputation: the per-operator model when g->opcost,
  * else flat_ns (the caller's FLOPs * ns_per_flop) in every phase. */
 void weft_gen_compute(const Gen *g, int blk, double mult, double flat_ns, double *ns);
-/* Optimizer step of elems parameters sharded over ZeRO group size zdp (per
- * NPU, once per iteration); 0 unless g->opcost. */
-double weft_gen_optimizer_ns(const Gen *g, double elems, double zdp);
+/* The makespan of one 1F1B iteration (pp stages, m micro-batches, stage k
+ * taking f[k] per forward and b[k] per backward): the exact longest path of
+ * the schedule (docs/zoo.md, "Pipeline"). WEFT_ENOMEM; WEFT_EINVAL for bad
+ * arguments. O(pp) memory; O(pp m) time at most, O(pp^2) once the steady
+ * state repeats (gen_pipeline.c). */
+int weft_gen_1f1b(const double *f, const double *b, int pp, int m, double *makespan);
 
 int weft_gen_transformer(Gen *g);
 int weft_gen_cnn(Gen *g);

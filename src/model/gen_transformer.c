@@ -2,16 +2,20 @@
  * DP with ZeRO, MoE expert parallel; FLOPs, traffic and memory per docs/zoo.md. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "model/gen.h"
 
 typedef struct {
   double b, s, h, a, kv, ffn, fm, V, E, k; /* k: experts per token */
   int L, Ls, me, m, v;                     /* me: every me-th layer is MoE; v chunks/stage */
-  double R;                                /* stage work repeats: m + (pp-1)/v */
+  int *sl, e, first;                       /* layers per stage; the critical stage, its 1st layer */
+  int tied;                                /* output layer = the embedding (GeLU family) */
+  double R;                                /* stage work repeats (docs/zoo.md, "Pipeline") */
   double S;                                /* b*s*h*act_bytes: one activation */
-  /* forward FLOPs per micro-batch: attention, dense MLP, MoE MLP, logits */
-  double f_attn, f_mlp, f_moe, f_logits;
+  /* forward FLOPs per micro-batch: attention, dense MLP, MoE MLP, logits;
+   * f_core: the attention core (scores + context GEMMs), selective recompute */
+  double f_attn, f_mlp, f_moe, f_logits, f_core;
   /* parameters per NPU (shards) */
   double el_attn, el_mlp, el_moe_dense, el_moe_expert, el_emb, el_out, el_norm;
 } Tf;
@@ -20,6 +24,9 @@ static int moe_layers(const Tf *t, int lo, int hi) { /* MoE layers among lo..hi 
   if (t->E <= 0) return 0;
   return hi / t->me - (lo - 1) / t->me;
 }
+
+/* pp x micro-batches above which the 1F1B timeline is not timed (~1 s). */
+#define GEN_MAX_PIPELINE_STEPS 1e8
 
 static int check(Gen *g, Tf *t) {
   const WeftModel *m = g->m;
@@ -40,9 +47,24 @@ static int check(Gen *g, Tf *t) {
     return weft_gen_fail(g, WEFT_EINPUT, "top_k",
                          "model '%s': experts %d, top_k %d: need experts >= 0 and top_k <= experts",
                          m->name, m->experts, m->top_k);
-  if (m->layers % p->pp)
-    return weft_gen_fail(g, WEFT_EINPUT, "pp", "pp = %d does not divide the %d layers of %s", p->pp,
+  if (p->stage_layers) {
+    long long sum = 0;
+    if (p->nstage_layers != p->pp)
+      return weft_gen_fail(g, WEFT_EINPUT, "pp_layers", "pp_layers has %d stages, pp = %d",
+                           p->nstage_layers, p->pp);
+    for (int k = 0; k < p->pp; k++) {
+      if (p->stage_layers[k] < 1)
+        return weft_gen_fail(g, WEFT_EINPUT, "pp_layers", "pp_layers: stage %d has %d layers",
+                             k + 1, p->stage_layers[k]);
+      sum += p->stage_layers[k];
+    }
+    if (sum != m->layers)
+      return weft_gen_fail(g, WEFT_EINPUT, "pp_layers",
+                           "pp_layers sum to %lld layers, %s has %d", sum, m->name, m->layers);
+  } else if (p->pp > m->layers) {
+    return weft_gen_fail(g, WEFT_EINPUT, "pp", "pp = %d stages for the %d layers of %s: every stage needs a layer", p->pp,
                          m->layers, m->name);
+  }
   if (m->heads % p->tp)
     return weft_gen_fail(g, WEFT_EINPUT, "tp", "tp = %d does not divide the %d heads of %s", p->tp,
                          m->heads, m->name);
@@ -70,18 +92,26 @@ static int check(Gen *g, Tf *t) {
   t->k = m->experts > 0 ? (m->top_k > 0 ? m->top_k : 1) : 0;
   t->me = m->moe_every > 0 ? m->moe_every : 1;
   t->L = m->layers;
-  t->Ls = m->layers / p->pp;
   t->m = (int)(m->global_batch / per);
   /* Interleaved 1F1B (Narayanan et al. 2021): each stage holds v chunks of
    * L/(pp*v) layers; the bubble shrinks to (pp-1)/v micro-batch slots while
    * every micro-batch crosses v times as many stage boundaries. */
   t->v = p->virtual_stages > 1 ? p->virtual_stages : 1;
-  if (t->v > 1 && (m->layers % (p->pp * t->v) || t->m % p->pp || p->pp == 1))
+  int even = m->layers % (p->pp * t->v) == 0;
+  for (int k = 0; p->stage_layers && k < p->pp; k++)
+    even &= p->stage_layers[k] == m->layers / p->pp;
+  if (t->v > 1 && (!even || t->m % p->pp || p->pp == 1))
     return weft_gen_fail(g, WEFT_EINPUT, "virtual_stages",
-                         "virtual_stages = %d needs pp > 1, pp x virtual_stages = %d dividing the "
-                         "%d layers and pp dividing the %d micro-batches",
+                         "virtual_stages = %d needs pp > 1, equal stages, pp x virtual_stages = %d "
+                         "dividing the %d layers and pp dividing the %d micro-batches",
                          t->v, p->pp * t->v, m->layers, t->m);
-  t->R = t->m + (double)(p->pp - 1) / t->v;
+  /* the exact 1F1B timeline takes O(pp m) steps */
+  if (t->v == 1 && p->pp > 1 && (double)p->pp * t->m > GEN_MAX_PIPELINE_STEPS)
+    return weft_gen_fail(g, WEFT_EINPUT, "pp",
+                         "pp x micro-batches = %d x %d: at most %.0f pipeline steps are timed",
+                         p->pp, t->m, GEN_MAX_PIPELINE_STEPS);
+  t->tied = t->fm == 2 && p->pp > 1; /* the last stage holds a copy of the embedding */
+  g->size[GEN_EMB] = t->tied ? 2 : 1;
   return WEFT_OK;
 }
 
@@ -96,6 +126,7 @@ static void derive(const Gen *g, Tf *t) {
   double norm = t->el_norm = gelu ? 2 * h : h; /* replicated over TP */
   t->S = b * s * h * p->act_bytes;
   t->f_attn = 2 * b * s * h * (h + 2 * t->kv) + 4 * b * s * s * h + 2 * b * s * h * h;
+  t->f_core = 4 * b * s * s * h;
   t->f_mlp = 2 * b * s * h * t->ffn * t->fm;
   t->f_moe = t->k * t->f_mlp + 2 * b * s * h * t->E;
   t->f_logits = 2 * b * s * h * t->V;
@@ -108,15 +139,84 @@ static void derive(const Gen *g, Tf *t) {
   t->el_out = (gelu && p->pp == 1 ? 0 : t->V * h / tp) + norm; /* + the final norm */
 }
 
+/* The forward FLOPs of layers lo..hi and what recomputation adds to them. */
+static double layers_fwd(const Tf *t, int lo, int hi, double *recompute, int mode) {
+  int n = hi - lo + 1, ne = moe_layers(t, lo, hi);
+  double f = n * t->f_attn + (n - ne) * t->f_mlp + ne * t->f_moe;
+  *recompute = mode == WEFT_RECOMPUTE_FULL ? f : mode == WEFT_RECOMPUTE_SELECTIVE ? n * t->f_core : 0;
+  return f;
+}
+
+/* Stage sizes, the critical stage and the repeats R of its per-micro-batch
+ * work. 1F1B (v = 1): R = T / (f_e + b_e), T the exact timeline of the
+ * stages' forward and backward FLOPs (backward = 2 x forward + the
+ * recomputed forward; the logits on the last stage), e the slowest stage
+ * (ties: the last). Equal stages with a last no lighter (every pp dividing
+ * the layers) have the closed form T = (pp-1) W + m W_last, what the
+ * timeline gives (tests/unit/test_recompute.c), without its O(pp m) steps.
+ * Interleaved (equal stages): R = m + (pp-1)/v on the last. */
+static int plan(Gen *g, Tf *t) {
+  const WeftParallel *p = g->par;
+  int pp = p->pp, rc;
+  t->sl = malloc((size_t)pp * sizeof *t->sl);
+  double *fw = malloc(2 * (size_t)pp * sizeof *fw);
+  if (!t->sl || !fw) {
+    free(fw);
+    return weft_gen_fail(g, WEFT_ENOMEM, "", "out of memory for %d pipeline stages", pp);
+  }
+  double *bw = fw + pp;
+  if (p->stage_layers)
+    for (int k = 0; k < pp; k++) t->sl[k] = p->stage_layers[k];
+  else if ((rc = weft_stage_layers_balanced(t->L, pp, t->sl, g->err)))
+    goto out;
+  t->e = pp - 1;
+  for (int k = 0, lo = 1; k < pp; lo += t->sl[k++]) {
+    double extra, f = layers_fwd(t, lo, lo + t->sl[k] - 1, &extra, p->recompute);
+    if (k == pp - 1) f += t->f_logits; /* not recomputed */
+    fw[k] = f;
+    bw[k] = 2 * f + extra;
+  }
+  for (int k = pp - 1; k >= 0; k--)
+    if (fw[k] + bw[k] > fw[t->e] + bw[t->e]) t->e = k;
+  if (pp == 1) {
+    t->R = t->m;
+  } else if (t->v > 1) {
+    t->e = pp - 1;
+    t->R = t->m + (double)(pp - 1) / t->v;
+  } else {
+    double T;
+    int equal = 1; /* stages 0..pp-2 alike, the last no lighter: a closed form */
+    for (int k = 1; k < pp - 1; k++) equal &= fw[k] == fw[0] && bw[k] == bw[0];
+    if (equal && fw[pp - 1] >= fw[0] && bw[pp - 1] >= bw[0])
+      T = (pp - 1) * (fw[0] + bw[0]) + t->m * (fw[pp - 1] + bw[pp - 1]);
+    else if ((rc = weft_gen_1f1b(fw, bw, pp, t->m, &T))) {
+      rc = weft_gen_fail(g, rc, "pp", "timing the 1F1B pipeline of %d stages failed (%s)", pp,
+                         weft_strerror(rc));
+      goto out;
+    }
+    t->R = T / (fw[t->e] + bw[t->e]);
+  }
+  t->Ls = t->sl[t->e];
+  t->first = 1;
+  for (int k = 0; k < t->e; k++) t->first += t->sl[k];
+  rc = WEFT_OK;
+out:
+  free(fw);
+  return rc;
+}
+
 /* Activation bytes of one layer for one micro-batch (Korthikanti et al. 2022,
- * generalised to GQA, any MLP width and MoE; docs/zoo.md). */
-static double layer_act(const Gen *g, const Tf *t, int moe) {
+ * generalised to GQA, any MLP width and MoE; docs/zoo.md); *core = the
+ * attention core's part (5as^2b/t: scores, softmax, dropout mask and output),
+ * which selective recomputation drops. */
+static double layer_act(const Gen *g, const Tf *t, int moe, double *core) {
   const WeftParallel *p = g->par;
   double tp = p->tp, sbh = t->s * t->b * t->h;
   double rep = 10 * sbh / (p->sequence_parallel ? tp : 1);
   double kk = moe ? t->k : 1;
   double par = sbh * (4 + 4 * t->kv / t->h + kk * 4 * (t->fm - 1) * t->ffn / t->h) / tp;
   double att = 5 * t->a * t->s * t->s * t->b / tp;
+  *core = att * p->act_bytes / 2;
   return (rep + par + att) * p->act_bytes / 2;
 }
 
@@ -131,17 +231,23 @@ static void tp_comm(Gen *g, GenBlock *blk, WeftPhase ph, double mult, const Tf *
   }
 }
 
-/* A layer's attention (moe < 0), dense MLP (0) or MoE MLP (1) sub-block. */
+/* A layer's attention (moe < 0), dense MLP (0) or MoE MLP (1) sub-block.
+ * Full recomputation runs the forward again in input-grad, its collectives
+ * included; selective only the attention core (no collectives). */
 static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   const WeftParallel *p = g->par;
-  double R = t->R, rc = p->recompute ? 1 : 0;
+  double R = t->R, rc = p->recompute == WEFT_RECOMPUTE_FULL ? 1 : 0;
   double f = moe < 0 ? t->f_attn : moe ? t->f_moe : t->f_mlp;
   double c[WEFT_NPHASES];
   int ob = moe < 0 ? OC_ATTN : moe ? OC_MOE : OC_MLP;
   weft_gen_compute(g, ob, R, R * f / p->tp * g->ns_per_flop, c);
+  /* selective recompute: the attention core's forward again in backward
+   * (its FLOPs at the block's own rate: per operator or flat) */
+  double core = p->recompute == WEFT_RECOMPUTE_SELECTIVE && moe < 0 && f > 0
+                    ? c[WEFT_PHASE_FWD] * t->f_core / f : 0.0;
   weft_gen_block_clear(blk);
   blk->compute_ns[WEFT_PHASE_FWD] = c[WEFT_PHASE_FWD];
-  blk->compute_ns[WEFT_PHASE_IG] = c[WEFT_PHASE_IG] + rc * c[WEFT_PHASE_FWD]; /* + recomputed fwd */
+  blk->compute_ns[WEFT_PHASE_IG] = c[WEFT_PHASE_IG] + rc * c[WEFT_PHASE_FWD] + core; /* + recomputed */
   blk->compute_ns[WEFT_PHASE_WG] = c[WEFT_PHASE_WG];
   tp_comm(g, blk, WEFT_PHASE_FWD, R, t);
   tp_comm(g, blk, WEFT_PHASE_IG, R * (1 + rc), t);
@@ -151,8 +257,6 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   }
   double dense = moe < 0 ? t->el_attn : moe ? t->el_moe_dense : t->el_mlp;
   double expert = moe > 0 ? t->el_moe_expert : 0;
-  blk->compute_ns[WEFT_PHASE_WG] += weft_gen_optimizer_ns(g, dense, g->size[GEN_DP]) +
-                                    weft_gen_optimizer_ns(g, expert, g->size[GEN_EDP]);
   if (p->zero_stage == 3) /* parameters gathered for forward and again for backward */
     for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++) {
       weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, GEN_DP,
@@ -164,13 +268,20 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   weft_gen_grad_sync(g, blk, GEN_EDP, expert, R);
 }
 
+/* The tied embedding's gradient, summed between the first and the last
+ * stage (Megatron's embedding group) before the DP synchronisation. */
+static void tied_allreduce(Gen *g, const Tf *t, GenBlock *blk) {
+  if (t->tied)
+    weft_gen_add(g, blk, WEFT_PHASE_WG, WEFT_COLL_ALLREDUCE, GEN_EMB,
+                 t->V * t->h / g->par->tp * g->par->grad_bytes);
+}
+
 /* Embedding (first stage): the vocab-parallel lookup's forward TP reduction. */
 static void emb_block(Gen *g, const Tf *t, GenBlock *emb) {
   const WeftParallel *p = g->par;
   double R = t->R;
   weft_gen_block_clear(emb);
   weft_gen_compute(g, OC_EMB, R, 0.0, emb->compute_ns); /* flat model: not charged */
-  emb->compute_ns[WEFT_PHASE_WG] += weft_gen_optimizer_ns(g, t->el_emb, g->size[GEN_DP]);
   weft_gen_add(g, emb, WEFT_PHASE_FWD,
                p->sequence_parallel ? WEFT_COLL_REDUCESCATTER : WEFT_COLL_ALLREDUCE, GEN_TP,
                R * t->S);
@@ -178,6 +289,7 @@ static void emb_block(Gen *g, const Tf *t, GenBlock *emb) {
     weft_gen_add(g, emb, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_DP,
                  R * t->el_emb / g->size[GEN_DP] * p->param_bytes);
   weft_gen_grad_sync(g, emb, GEN_DP, t->el_emb, R);
+  tied_allreduce(g, t, emb);
 }
 
 /* Logits (last stage): column-parallel over the vocabulary; its input is
@@ -191,7 +303,6 @@ static void logits_block(Gen *g, const Tf *t, GenBlock *lg) {
   double gather = R * w / g->size[GEN_DP] * p->param_bytes;
   weft_gen_block_clear(lg);
   weft_gen_compute(g, OC_LOGITS, R, c, lg->compute_ns);
-  lg->compute_ns[WEFT_PHASE_WG] += weft_gen_optimizer_ns(g, t->el_out, g->size[GEN_DP]);
   if (p->sequence_parallel) {
     weft_gen_add(g, lg, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_TP, R * t->S / p->tp);
     weft_gen_add(g, lg, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * t->S);
@@ -203,44 +314,82 @@ static void logits_block(Gen *g, const Tf *t, GenBlock *lg) {
     weft_gen_add(g, lg, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_DP, gather);
   }
   weft_gen_grad_sync(g, lg, GEN_DP, t->el_out, R);
+  tied_allreduce(g, t, lg);
 }
 
-/* Memory of pipeline stage k (1F1B: min(pp - k, m) micro-batches in flight). */
-static void stage_memory(Gen *g, const Tf *t, int k, WeftMemory *mem) {
+/* Dense and expert parameters an NPU of stage k holds. */
+static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense, double *expert) {
+  int n = t->sl[k], ne = moe_layers(t, lo, lo + n - 1), nd = n - ne;
+  *dense = n * t->el_attn + nd * t->el_mlp + ne * t->el_moe_dense +
+           (k == 0 ? t->el_emb : 0) + (k == g->par->pp - 1 ? t->el_out : 0);
+  *expert = ne * t->el_moe_expert;
+}
+
+/* Memory of pipeline stage k, first layer lo (1F1B: min(pp - k, m)
+ * micro-batches in flight); the last stage adds the fp32 logits of one
+ * micro-batch (b s V / t floats, for the loss and its gradient). */
+static void stage_memory(Gen *g, const Tf *t, int k, int lo, WeftMemory *mem) {
   const WeftParallel *p = g->par;
-  int ne = moe_layers(t, k * t->Ls + 1, (k + 1) * t->Ls), nd = t->Ls - ne;
-  double dense = t->Ls * t->el_attn + nd * t->el_mlp + ne * t->el_moe_dense +
-                 (k == 0 ? t->el_emb : 0) + (k == p->pp - 1 ? t->el_out : 0);
-  weft_gen_memory_states(g, dense, g->size[GEN_DP], ne * t->el_moe_expert, g->size[GEN_EDP], mem);
+  int n = t->sl[k], ne = moe_layers(t, lo, lo + n - 1), nd = n - ne;
+  double dense, expert;
+  stage_params(g, t, k, lo, &dense, &expert);
+  weft_gen_memory_states(g, dense, g->size[GEN_DP], expert, g->size[GEN_EDP], mem);
   double inflight = p->pp - k < t->m ? p->pp - k : t->m;
-  double ad = layer_act(g, t, 0), ae = layer_act(g, t, 1);
-  if (p->recompute) { /* layer inputs kept, plus one layer's working set in backward */
+  double core, ad = layer_act(g, t, 0, &core), ae = layer_act(g, t, 1, &core);
+  if (p->recompute == WEFT_RECOMPUTE_FULL) { /* layer inputs, + one layer's set in backward */
     double in = 2 * t->s * t->b * t->h / (p->sequence_parallel ? p->tp : 1) * p->act_bytes / 2;
-    mem->activations_bytes = t->Ls * in * inflight + (ne ? ae : ad);
+    mem->activations_bytes = n * in * inflight + (ne ? ae : ad);
+  } else if (p->recompute == WEFT_RECOMPUTE_SELECTIVE) { /* + one core recomputed in backward */
+    mem->activations_bytes = (nd * (ad - core) + ne * (ae - core)) * inflight + core;
   } else {
     mem->activations_bytes = (nd * ad + ne * ae) * inflight;
   }
+  if (k == p->pp - 1) mem->activations_bytes += 4 * t->b * t->s * t->V / p->tp;
   mem->total_bytes =
       mem->params_bytes + mem->grads_bytes + mem->optimizer_bytes + mem->activations_bytes;
+}
+
+/* The optimizer step of the critical stage's NPU, memory bound: each element
+ * of its optimizer shard reads its gradient, reads and writes its states and
+ * writes its parameter: the per-operator roofline (achieved HBM bandwidth)
+ * when the device has its data, else the nominal HBM bandwidth (none when
+ * unknown). It is timed here once, as the workload's 'optimizer' entry. */
+static double optimizer_ns(const Gen *g, const Tf *t) {
+  const WeftParallel *p = g->par;
+  if (!p->optimizer_step) return 0;
+  double dense, expert;
+  stage_params(g, t, t->e, t->first, &dense, &expert);
+  double z = p->zero_stage >= 1;
+  double elems = dense / (z ? g->size[GEN_DP] : 1) + expert / (z ? g->size[GEN_EDP] : 1);
+  if (g->opcost) return weft_opcost_optimizer_ns(g->dev, p, elems);
+  if (!(g->dev->hbm_bytes_per_s > 0)) return 0;
+  double bytes = elems * (p->grad_bytes + 2 * p->optimizer_bytes + p->param_bytes);
+  return bytes / g->dev->hbm_bytes_per_s * 1e9;
 }
 
 static void fill_info(Gen *g, const Tf *t) {
   const WeftParallel *p = g->par;
   WeftGenInfo *in = g->info;
   double B = g->m->global_batch, per_seq = 1.0 / t->b; /* FLOPs above are per b sequences */
-  int ne = moe_layers(t, 1, t->L);
-  double layers = t->L * t->f_attn + (t->L - ne) * t->f_mlp + ne * t->f_moe;
+  double extra, layers = layers_fwd(t, 1, t->L, &extra, p->recompute);
   in->microbatches = t->m;
   in->layers_per_stage = t->Ls;
-  in->bubble_fraction = (double)(p->pp - 1) / (t->v * t->m);
+  in->bubble_fraction = (t->R - t->m) / t->m;
   in->samples = B;
   in->tokens = B * t->s;
   in->model_flops = 3 * B * per_seq * (layers + t->f_logits);
-  in->hw_flops = in->model_flops + (p->recompute ? B * per_seq * layers : 0);
-  WeftMemory first, last;
-  stage_memory(g, t, 0, &first);
-  stage_memory(g, t, p->pp - 1, &last);
-  in->mem = last.total_bytes > first.total_bytes ? last : first;
+  in->hw_flops = in->model_flops + B * per_seq * extra;
+  in->critical_stage = t->e;
+  in->pipeline_repeats = t->R;
+  in->optimizer_ns = optimizer_ns(g, t);
+  for (int k = 0, lo = 1; k < p->pp; lo += t->sl[k++]) { /* the most loaded stage */
+    WeftMemory mk;
+    stage_memory(g, t, k, lo, &mk);
+    if (k == 0 || mk.total_bytes > in->mem.total_bytes) {
+      in->mem = mk;
+      in->memory_stage = k;
+    }
+  }
 }
 
 /* "L<lo>-<hi>.<what>" or "L<i>.<what>". */
@@ -251,70 +400,80 @@ static void range_name(char *out, size_t n, int lo, int hi, const char *what) {
     snprintf(out, n, "L%d-%d.%s", lo, hi, what);
 }
 
-int weft_gen_transformer(Gen *g) {
-  Tf t;
-  int rc = check(g, &t);
-  if (rc) return rc;
-  if ((rc = weft_gen_map(g))) return rc;
-  derive(g, &t);
+static int emit(Gen *g, Tf *t) {
   const WeftParallel *p = g->par;
-  snprintf(g->wl->policy, sizeof g->wl->policy, "HYBRID_TRANSFORMER model_parallel_NPU_group: %d",
-           p->tp);
-  int lo = t.L - t.Ls + 1, hi = t.L; /* the last stage's layers */
-  int ne = moe_layers(&t, lo, hi), nd = t.Ls - ne;
+  int lo = t->first, hi = t->first + t->Ls - 1; /* the critical stage's layers */
+  int ne = moe_layers(t, lo, hi), nd = t->Ls - ne, rc;
+  int has_emb = t->e == 0, has_logits = t->e == p->pp - 1;
   /* Only the blocks emitted are built: a named group exists only when used. */
-  GenBlock attn, mlp, moe, emb, logits, pipe;
+  GenBlock attn, mlp, moe, emb, logits, pipe, opt;
   weft_gen_block_clear(&emb);
-  sub_block(g, &t, -1, &attn);
-  if (nd) sub_block(g, &t, 0, &mlp);
-  if (ne) sub_block(g, &t, 1, &moe);
-  if (p->pp == 1) emb_block(g, &t, &emb);
-  logits_block(g, &t, &logits);
-  weft_gen_block_clear(&pipe); /* the critical (last) stage receives activations, sends gradients */
-  if (p->pp > 1) {
-    weft_gen_add(g, &pipe, WEFT_PHASE_FWD, WEFT_COLL_SENDRECV, GEN_PP, t.R * t.v * t.S / p->tp);
-    weft_gen_add(g, &pipe, WEFT_PHASE_IG, WEFT_COLL_SENDRECV, GEN_PP, t.R * t.v * t.S / p->tp);
+  weft_gen_block_clear(&logits);
+  weft_gen_block_clear(&opt);
+  if (p->pp > 1) { /* the critical stage receives activations, sends gradients */
+    weft_gen_block_clear(&pipe);
+    weft_gen_add(g, &pipe, WEFT_PHASE_FWD, WEFT_COLL_SENDRECV, GEN_PP, t->R * t->v * t->S / p->tp);
+    weft_gen_add(g, &pipe, WEFT_PHASE_IG, WEFT_COLL_SENDRECV, GEN_PP, t->R * t->v * t->S / p->tp);
   }
+  if (has_emb) emb_block(g, t, &emb);
+  sub_block(g, t, -1, &attn);
+  if (nd) sub_block(g, t, 0, &mlp);
+  if (ne) sub_block(g, t, 1, &moe);
+  if (has_logits) logits_block(g, t, &logits);
+  double step_ns = optimizer_ns(g, t);
+  opt.compute_ns[WEFT_PHASE_WG] = step_ns;
   int n_attn = weft_gen_block_entries(&attn);
   int n_mlp = nd ? weft_gen_block_entries(&mlp) : 0, n_moe = ne ? weft_gen_block_entries(&moe) : 0;
-  int n = weft_gen_block_entries(&logits) +
-          (p->pp > 1 ? weft_gen_block_entries(&pipe) : weft_gen_block_entries(&emb));
+  int n = (p->pp > 1 ? weft_gen_block_entries(&pipe) : 0) +
+          (has_emb ? weft_gen_block_entries(&emb) : 0) +
+          (has_logits ? weft_gen_block_entries(&logits) : 0) + (step_ns > 0);
   if (g->compact)
     n += n_attn + n_mlp + n_moe;
   else
-    n += t.Ls * n_attn + nd * n_mlp + ne * n_moe;
+    n += t->Ls * n_attn + nd * n_mlp + ne * n_moe;
   if ((rc = weft_gen_reserve(g, n))) return rc;
 
   char name[WEFT_NAME_LEN];
-  if (p->pp > 1)
-    weft_gen_emit(g, "pipeline", &pipe, 1);
-  else
-    weft_gen_emit(g, "embedding", &emb, 1);
+  if (p->pp > 1) weft_gen_emit(g, "pipeline", &pipe, 1);
+  if (has_emb) weft_gen_emit(g, "embedding", &emb, 1);
   if (g->compact) {
     range_name(name, sizeof name, lo, hi, "attn");
-    weft_gen_emit(g, name, &attn, t.Ls);
+    weft_gen_emit(g, name, &attn, t->Ls);
     if (nd) { /* first and last dense layer of the stage */
       int a = lo, z = hi;
-      while (ne && a % t.me == 0) a++;
-      while (ne && z % t.me == 0) z--;
+      while (ne && a % t->me == 0) a++;
+      while (ne && z % t->me == 0) z--;
       range_name(name, sizeof name, a, z, "mlp");
       weft_gen_emit(g, name, &mlp, nd);
     }
     if (ne) {
-      int a = (lo + t.me - 1) / t.me * t.me, z = hi / t.me * t.me;
+      int a = (lo + t->me - 1) / t->me * t->me, z = hi / t->me * t->me;
       range_name(name, sizeof name, a, z, "moe");
       weft_gen_emit(g, name, &moe, ne);
     }
   } else {
     for (int i = lo; i <= hi; i++) {
-      int is_moe = t.E > 0 && i % t.me == 0;
+      int is_moe = t->E > 0 && i % t->me == 0;
       snprintf(name, sizeof name, "L%d.attn", i);
       weft_gen_emit(g, name, &attn, 1);
       snprintf(name, sizeof name, "L%d.%s", i, is_moe ? "moe" : "mlp");
       weft_gen_emit(g, name, is_moe ? &moe : &mlp, 1);
     }
   }
-  weft_gen_emit(g, "logits", &logits, 1);
-  fill_info(g, &t);
+  if (has_logits) weft_gen_emit(g, "logits", &logits, 1);
+  if (step_ns > 0) weft_gen_emit(g, "optimizer", &opt, 1);
   return WEFT_OK;
+}
+
+int weft_gen_transformer(Gen *g) {
+  Tf t = {0};
+  int rc = check(g, &t);
+  if (rc) return rc;
+  if ((rc = weft_gen_map(g))) return rc;
+  derive(g, &t);
+  snprintf(g->wl->policy, sizeof g->wl->policy, "HYBRID_TRANSFORMER model_parallel_NPU_group: %d",
+           g->par->tp);
+  if (!(rc = plan(g, &t)) && !(rc = emit(g, &t))) fill_info(g, &t);
+  free(t.sl);
+  return rc;
 }

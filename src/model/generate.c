@@ -15,12 +15,38 @@ void weft_gen_compute(const Gen *g, int blk, double mult, double flat_ns, double
   for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = g->opcost ? mult * g->oc_ns[blk][ph] : flat_ns;
 }
 
-double weft_gen_optimizer_ns(const Gen *g, double elems, double zdp) {
-  if (!g->opcost || !(elems > 0)) return 0.0;
-  return weft_opcost_optimizer_ns(g->dev, g->par, g->par->zero_stage >= 1 ? elems / zdp : elems);
+static const char *const KIND_NAME[GEN_NKINDS] = {"tp", "pp", "dp", "ep", "edp", "world", "emb"};
+
+_Static_assert(GEN_NKINDS <= WEFT_MAX_GROUPS, "every group kind can become a named group");
+
+static const char *const RECOMPUTE_NAME[] = {"none", "full", "selective"};
+
+const char *weft_recompute_name(int mode) {
+  return mode >= 0 && mode <= WEFT_RECOMPUTE_SELECTIVE ? RECOMPUTE_NAME[mode] : "unknown";
 }
 
-static const char *const KIND_NAME[GEN_NKINDS] = {"tp", "pp", "dp", "ep", "edp", "world"};
+int weft_recompute_parse(const char *text, int *mode, WeftError *err) {
+  for (int i = 0; i <= WEFT_RECOMPUTE_SELECTIVE; i++)
+    if (text && !strcmp(text, RECOMPUTE_NAME[i])) {
+      *mode = i;
+      return WEFT_OK;
+    }
+  return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "recompute",
+                        "recompute '%s': expected none, selective or full", text ? text : "");
+}
+
+int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err) {
+  if (pp < 1 || pp > layers)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "pp",
+                          "pp = %d stages for %d layers: every stage needs a layer", pp, layers);
+  int q = layers / pp, light = layers % pp ? pp - layers % pp : 0;
+  for (int k = 0; k < pp; k++) {
+    /* position of k in the order 0, pp-1, 1, pp-2, ...: ends first */
+    int pos = k <= pp - 1 - k ? 2 * k : 2 * (pp - 1 - k) + 1;
+    out[k] = light ? q + (pos >= light) : q;
+  }
+  return WEFT_OK;
+}
 
 int weft_gen_fail(Gen *g, int code, const char *field, const char *fmt, ...) {
   char msg[256];
@@ -64,6 +90,13 @@ int weft_gen_map(Gen *g) {
       g->span[GEN_DP][d] = a < 1 && b < 1 ? -1 : (a < 1 ? 1 : a) * (b < 1 ? 1 : b);
     }
   for (int d = 0; d < D; d++) g->span[GEN_WORLD][d] = g->net->npus[d];
+  /* The first and last stage: 2 NPUs on the outermost dim the stages span
+   * (the pipeline's two ends are farthest apart there). */
+  for (int d = D - 1; d >= 0 && g->size[GEN_EMB] > 1; d--)
+    if (g->span[GEN_PP][d] > 1) {
+      g->span[GEN_EMB][d] = 2;
+      break;
+    }
   for (int d = 0; d < D; d++) {
     g->comm->group[WEFT_PHASE_FWD][d] = g->span[GEN_TP][d];
     g->comm->group[WEFT_PHASE_IG][d] = g->span[GEN_TP][d];
@@ -213,6 +246,12 @@ static int check_common(Gen *g) {
     if (v < 1)
       return weft_gen_fail(g, WEFT_EINPUT, deg[i].name, "%s must be >= 1, got %d", deg[i].name, v);
   }
+  if (p->recompute < WEFT_RECOMPUTE_NONE || p->recompute > WEFT_RECOMPUTE_SELECTIVE)
+    return weft_gen_fail(g, WEFT_EINPUT, "recompute", "recompute must be 0..2, got %d",
+                         p->recompute);
+  if (p->recompute == WEFT_RECOMPUTE_SELECTIVE && g->m->arch != WEFT_ARCH_TRANSFORMER)
+    return weft_gen_fail(g, WEFT_EINPUT, "recompute",
+                         "selective recomputation (the attention core) needs a transformer");
   if (p->zero_stage < 0 || p->zero_stage > 3)
     return weft_gen_fail(g, WEFT_EINPUT, "zero_stage", "zero_stage must be 0..3, got %d",
                          p->zero_stage);

@@ -35,6 +35,7 @@ void weft_parallel_default(WeftParallel *par) {
   par->efficiency = 0.0;  /* auto: the device's per-operator model */
   par->act_bytes = par->param_bytes = par->grad_bytes = 2.0;  /* bf16 */
   par->optimizer_bytes = 12.0;  /* fp32 master weights + two Adam moments */
+  par->optimizer_step = 1;
 }
 
 static int is_sep(char c) { return c == ',' || c == '-' || c == ' ' || c == '\t'; }

@@ -49,6 +49,19 @@ static int check_list(const char *name, int n, const int *v, int lo, WeftError *
   return WEFT_OK;
 }
 
+/* A knob list: at most max values, each in lo..hi. */
+static int check_knob(const char *name, int n, const int *v, int max, int lo, int hi,
+                      WeftError *err) {
+  if (n < 0 || n > max)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, name, "%s: %d choices, at most %d allowed",
+                          name, n, max);
+  for (int k = 0; k < n; k++)
+    if (v[k] < lo || v[k] > hi)
+      return weft_error_set(err, WEFT_EINVAL, "", 0, 0, name, "%s: %d is not in %d..%d", name,
+                            v[k], lo, hi);
+  return WEFT_OK;
+}
+
 static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
   if (!spec || !spec->model || !spec->device || !spec->cost || (spec->nnets > 0 && !spec->nets))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "codesign spec: missing model, "
@@ -68,6 +81,10 @@ static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
   int rc = check_list("tp", spec->ntp, spec->tp, 1, err);
   if (!rc) rc = check_list("pp", spec->npp, spec->pp, 1, err);
   if (!rc) rc = check_list("mb", spec->nmb, spec->mb, 1, err);
+  if (!rc) rc = check_knob("zero", spec->nzero, spec->zero, 4, 0, 3, err);
+  if (!rc) rc = check_knob("sp", spec->nsp, spec->sp, 2, 0, 1, err);
+  if (!rc) rc = check_knob("recompute", spec->nrc, spec->rc, 3, 0, WEFT_RECOMPUTE_SELECTIVE, err);
+  if (!rc) rc = check_list("vp", spec->nvp, spec->vp, 1, err);
   return rc;
 }
 
@@ -108,25 +125,49 @@ static const WeftParDim all_orders[6][3] = {
     {WEFT_PAR_PP, WEFT_PAR_TP, WEFT_PAR_DP}, {WEFT_PAR_PP, WEFT_PAR_DP, WEFT_PAR_TP},
     {WEFT_PAR_DP, WEFT_PAR_TP, WEFT_PAR_PP}, {WEFT_PAR_DP, WEFT_PAR_PP, WEFT_PAR_TP}};
 
-/* The points of one network: listed (tp, pp) pairs x micro-batches x orders. */
+/* The knob combinations (ZeRO x SP x recompute x interleaving), at least 1. */
+static int knobs(const WeftCodesignSpec *spec) {
+  return (spec->nzero > 0 ? spec->nzero : 1) * (spec->nsp > 0 ? spec->nsp : 1) *
+         (spec->nrc > 0 ? spec->nrc : 1) * (spec->nvp > 0 ? spec->nvp : 1);
+}
+
+/* Knob combination k (0 <= k < knobs) into par: the last list innermost. */
+static void set_knobs(const WeftCodesignSpec *spec, int k, WeftParallel *par) {
+  if (spec->nvp > 0) {
+    par->virtual_stages = spec->vp[k % spec->nvp];
+    k /= spec->nvp;
+  }
+  if (spec->nrc > 0) {
+    par->recompute = spec->rc[k % spec->nrc];
+    k /= spec->nrc;
+  }
+  if (spec->nsp > 0) {
+    par->sequence_parallel = spec->sp[k % spec->nsp];
+    k /= spec->nsp;
+  }
+  if (spec->nzero > 0) par->zero_stage = spec->zero[k % spec->nzero];
+}
+
+/* The points of one network: listed (tp, pp) pairs x micro-batches x knobs x orders. */
 static size_t net_points(const WeftCodesignSpec *spec, int npus, const Lists *l, int nmb,
                          int nord) {
   size_t pairs = 0;
   for (int a = 0; a < l->ntp; a++)
     for (int b = 0; b < l->npp; b++) pairs += (size_t)pair_listed(spec, npus, l->tp[a], l->pp[b]);
-  return pairs * (size_t)nmb * (size_t)nord;
+  return pairs * (size_t)nmb * (size_t)knobs(spec) * (size_t)nord;
 }
 
 /* Walk the points; those with index in [first, first + count) go to
  * out[index - first]. With out == NULL only count (stopping early past
- * CODESIGN_MAX_POINTS). Order: net, tp, pp, mb, order. Returns the total,
+ * CODESIGN_MAX_POINTS). Order: net, tp, pp, mb, zero, sp, recompute,
+ * virtual stages, order. Returns the total,
  * or with out the index reached. Networks wholly before first are skipped
  * by their count, so a range costs O(networks + its points). */
 static size_t enumerate(const WeftCodesignSpec *spec, Lists *l, WeftDesignPoint *out,
                         size_t first, size_t count) {
   const int *mb = spec->nmb > 0 ? spec->mb : default_mb;
   int nmb = spec->nmb > 0 ? spec->nmb : (int)(sizeof default_mb / sizeof default_mb[0]);
-  int nord = spec->all_orders ? 6 : 1;
+  int nord = spec->all_orders ? 6 : 1, nknob = knobs(spec);
   size_t i = 0, end = first + count;
   for (int net = 0; net < spec->nnets && (!out || i < end); net++) {
     int npus = (int)weft_network_npus_total(&spec->nets[net]);
@@ -144,19 +185,23 @@ static size_t enumerate(const WeftCodesignSpec *spec, Lists *l, WeftDesignPoint 
         long tpp = (long)tp * pp;
         int dp = tpp <= npus && npus % tpp == 0 ? (int)(npus / tpp) : 0;
         for (int m = 0; m < nmb; m++)
-          for (int o = 0; o < nord; o++, i++) {
-            if (i < first || i >= end) continue;
-            WeftDesignPoint *pt = &out[i - first];
-            memset(pt, 0, sizeof *pt);
-            pt->net = net;
-            pt->par = spec->base;
-            pt->par.tp = tp;
-            pt->par.pp = pp;
-            pt->par.dp = dp;
-            pt->par.micro_batch = mb[m];
-            if (spec->all_orders) memcpy(pt->par.order, all_orders[o], sizeof pt->par.order);
-            pt->status = WEFT_POINT_OK;
-          }
+          for (int k = 0; k < nknob; k++)
+            for (int o = 0; o < nord; o++, i++) {
+              if (i < first || i >= end) continue;
+              WeftDesignPoint *pt = &out[i - first];
+              memset(pt, 0, sizeof *pt);
+              pt->net = net;
+              pt->par = spec->base;
+              pt->par.tp = tp;
+              pt->par.pp = pp;
+              pt->par.dp = dp;
+              pt->par.micro_batch = mb[m];
+              pt->par.stage_layers = NULL; /* stages balanced for every pp */
+              pt->par.nstage_layers = 0;
+              set_knobs(spec, k, &pt->par);
+              if (spec->all_orders) memcpy(pt->par.order, all_orders[o], sizeof pt->par.order);
+              pt->status = WEFT_POINT_OK;
+            }
       }
   }
   return i;
@@ -170,7 +215,7 @@ static int count_points(const WeftCodesignSpec *spec, Lists *l, size_t *n, WeftE
   if (*n > CODESIGN_MAX_POINTS)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, NULL,
                           "more than %d design points: narrow the shapes or the tp, pp, "
-                          "micro-batch lists", CODESIGN_MAX_POINTS);
+                          "micro-batch or knob lists", CODESIGN_MAX_POINTS);
   return WEFT_OK;
 }
 

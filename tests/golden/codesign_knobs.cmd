@@ -1,0 +1,1 @@
+codesign --model bert-large --npus 16 --blocks Ring,Switch --cost-model tests/golden/inputs/codesign_cost2.yml --constraint 'sum = 100' --tp 2 --pp 2,8 --mb 1 --zero-list 0,1 --sp-list 0,1 --recompute-list none,selective --interleave 1,2 --threads 1 --csv "$T/k.csv" >"$T/k.out"

@@ -1,0 +1,1 @@
+workload --model llama3-405b --tp 8 --pp 16 --zero 1 --sp --recompute --network data/gpt3/network_4d.yml -o "$T/l" >/dev/null && "$WEFT" workload --model llama3-405b --tp 8 --zero 1 --sp --recompute full --pp-layers 7,8,8,8,8,8,8,8,8,8,8,8,8,8,8,7 --network data/gpt3/network_4d.yml -o "$T/e" >/dev/null
