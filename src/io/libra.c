@@ -141,7 +141,7 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *n
                                      "CostDimension|cost_dimension", "Efficiency|efficiency",
                                      "LatencyNs|latency_ns", "bandwidth", "latency", NULL};
   const WeftYamlNode *topo, *npus, *cost;
-  char ftopo[WEFT_NAME_LEN], fnpus[WEFT_NAME_LEN], fcost[WEFT_NAME_LEN];
+  char ftopo[WEFT_NAME_LEN], fnpus[WEFT_NAME_LEN], fcost[WEFT_NAME_LEN] = "CostDimension";
   int rc;
   memset(net, 0, sizeof *net);
   snprintf(net->file, sizeof net->file, "%s", file);
