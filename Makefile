@@ -81,11 +81,13 @@ man: $(WEFT)
 
 # make install PREFIX=... (DESTDIR for staging): the CLI, the header, both
 # libraries, weft.pc for pkg-config, the man pages; make uninstall removes them.
+# (The header: weft.h and the areas it includes, include/weft/*.h.)
 install: all man
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/weft \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(WEFT) $(DESTDIR)$(PREFIX)/bin/weft
 	install -m 644 include/weft.h $(DESTDIR)$(PREFIX)/include/weft.h
+	install -m 644 include/weft/*.h $(DESTDIR)$(PREFIX)/include/weft/
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libweft.a
 	install -m 755 $(SO) $(DESTDIR)$(PREFIX)/lib/libweft.so.$(VERSION)
 	$(Q)ln -sf libweft.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
@@ -95,6 +97,8 @@ install: all man
 	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/weft/*.h
+	-rmdir $(DESTDIR)$(PREFIX)/include/weft
 	rm -f $(DESTDIR)$(PREFIX)/bin/weft $(DESTDIR)$(PREFIX)/include/weft.h \
 	  $(DESTDIR)$(PREFIX)/lib/libweft.a $(DESTDIR)$(PREFIX)/lib/libweft.so \
 	  $(DESTDIR)$(PREFIX)/lib/$(SONAME) $(DESTDIR)$(PREFIX)/lib/libweft.so.$(VERSION) \

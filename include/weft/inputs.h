@@ -1,0 +1,224 @@
+/* weft/inputs.h — public (part of weft.h): the inputs: network, cost model, workload,
+ * communicator, constraints, readers, scenario.
+ * Include <weft.h>; this header includes what it builds on. */
+#ifndef WEFT_H_INPUTS
+#define WEFT_H_INPUTS
+
+#include "weft/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ network
+ * One building block per dimension, innermost first (dim 0 = B1). */
+typedef enum { WEFT_RING = 0, WEFT_FULLY_CONNECTED = 1, WEFT_SWITCH = 2 } WeftTopology;
+
+typedef struct {
+  int ndims;
+  WeftTopology topology[WEFT_MAX_DIMS];
+  int npus[WEFT_MAX_DIMS];                      /* NPUs per dim, each > 1 */
+  char cost_dim[WEFT_MAX_DIMS][WEFT_NAME_LEN];  /* cost-class name per dim */
+  int line[WEFT_MAX_DIMS];                      /* source line per dim (0 unknown) */
+  char file[WEFT_PATH_LEN];                     /* source file (the scenario when inline) */
+  /* How collectives run on each dim (weft's extension of LIBRA's file,
+   * optional keys Efficiency and LatencyNs; docs/model.md). A collective
+   * takes sum_d latency_ns[d] * steps_d + max_d bytes_d / (efficiency[d] * B_d),
+   * steps_d those of the dim's default algorithm (weft_collective_steps). */
+  double efficiency[WEFT_MAX_DIMS];  /* achievable fraction of B_d, (0, 1]; 0 = 1 */
+  double latency_ns[WEFT_MAX_DIMS];  /* per algorithm step; 0 = none */
+  /* A design the file carries: an ASTRA-sim 2.0 analytical network's
+   * `bandwidth` (per link, in its GB/s of 2^30 bytes/s) as per-NPU B_d in
+   * GB/s; all 0 when the file has none. Its per-hop `latency` is read into
+   * latency_ns per step (a Switch step is 2 hops). CostDimension may then be
+   * absent: the cost model's classes are taken in order (weft_cost_per_gbps). */
+  double design_gbps[WEFT_MAX_DIMS];
+} WeftNetwork;
+
+/* ASTRA-sim's "GB/s" is 2^30 bytes/s; weft's GB/s is 1e9 bytes/s (= bytes/ns). */
+#define WEFT_ASTRA_GBPS_PER_GIBPS (1073741824.0 / 1e9)
+
+const char *weft_topology_name(WeftTopology t);  /* "Ring", ... */
+double weft_network_npus_total(const WeftNetwork *net);
+
+/* ------------------------------------------------------------------ cost model
+ * $ per GB/s of link bandwidth, per cost class (LIBRA's cost_model yml). */
+typedef struct {
+  char name[WEFT_NAME_LEN];
+  double link_usd_per_gbps, switch_usd_per_gbps, nic_usd_per_gbps;
+  int has_link, has_switch, has_nic;
+  int line;
+} WeftCostClass;
+
+typedef struct {
+  int nclasses;
+  WeftCostClass cls[WEFT_MAX_COST_CLASSES];
+  char file[WEFT_PATH_LEN];
+} WeftCostModel;
+
+/* Network cost per GB/s of per-NPU bandwidth for each dim (LIBRA's counts:
+ * Ring and FullyConnected N*link, Switch N*(link+nic+switch)), into
+ * usd_per_gbps[ndims]. Fails naming the class or element that is missing. */
+int weft_cost_per_gbps(const WeftNetwork *net, const WeftCostModel *cm,
+                       double *usd_per_gbps, WeftError *err);
+
+/* ------------------------------------------------------------------ workload */
+typedef enum {
+  WEFT_COLL_NONE = 0,
+  WEFT_COLL_ALLREDUCE,
+  WEFT_COLL_REDUCESCATTER,
+  WEFT_COLL_ALLGATHER,
+  WEFT_COLL_ALLTOALL,
+  WEFT_COLL_SENDRECV  /* point-to-point to the next member (pipeline stages): S on
+                         every dim the group spans, so the slowest hop sets the time.
+                         A weft extension: not in ASTRA-sim 1.0 / LIBRA */
+} WeftCollective;
+#define WEFT_NCOLL 6
+
+typedef enum { WEFT_PHASE_FWD = 0, WEFT_PHASE_IG = 1, WEFT_PHASE_WG = 2 } WeftPhase;
+#define WEFT_NPHASES 3
+
+const char *weft_collective_name(WeftCollective c);  /* "ALLREDUCE", ... */
+const char *weft_phase_name(WeftPhase p);            /* "forward", "input_grad", "weight_grad" */
+
+typedef struct {
+  double compute_ns;
+  WeftCollective coll;
+  double size_bytes;
+  int group;  /* 0: the communicator's group for this phase (LIBRA); k >= 1: the
+                 workload's group_name[k-1], found by name among the
+                 communicator's named groups; a weft extension written
+                 "ALLREDUCE@name" in workload text */
+} WeftPhaseSpec;
+
+typedef struct {
+  char name[WEFT_NAME_LEN];
+  WeftPhaseSpec phase[WEFT_NPHASES];
+  double update_ns;  /* read, kept, not part of LIBRA's iteration time */
+  int line;
+} WeftLayer;
+
+typedef struct WeftWorkload {
+  int nlayers;
+  int capacity;      /* allocated layers */
+  WeftLayer *layers;
+  char policy[128];  /* ASTRA-sim 1.0 header policy line, "" when absent */
+  int ngroups;       /* named groups its phases use (WeftPhaseSpec.group) */
+  char group_name[WEFT_MAX_GROUPS][16];
+  char file[WEFT_PATH_LEN];
+} WeftWorkload;
+
+WeftWorkload *weft_workload_create(void);
+void weft_workload_free(WeftWorkload *wl);  /* NULL is fine */
+/* Append a layer (copies it). */
+int weft_workload_add(WeftWorkload *wl, const WeftLayer *layer);
+
+/* ------------------------------------------------------------------ communicator
+ * Per phase, per dim: NPUs of that dim the phase's collective spans; -1 = not
+ * involved. A number smaller than the dim's size is a partial dim. */
+typedef struct {
+  int ndims;
+  int group[WEFT_NPHASES][WEFT_MAX_DIMS];
+  int line[WEFT_NPHASES];
+  /* Named groups beyond LIBRA's three (pipeline, ZeRO-3 data-parallel, expert
+   * parallel, ...), for layers whose phase names one (WeftPhaseSpec.group).
+   * In communicator yml: `Groups: {pp: [...], dp: [...]}`. */
+  int nextra;
+  int extra[WEFT_MAX_GROUPS][WEFT_MAX_DIMS];
+  char extra_name[WEFT_MAX_GROUPS][16];
+  int extra_line[WEFT_MAX_GROUPS];
+  char file[WEFT_PATH_LEN];
+} WeftCommunicator;
+
+/* The named group called name (per-dim NPU counts, -1 = not involved), or NULL. */
+const int *weft_communicator_find(const WeftCommunicator *comm, const char *name);
+
+/* Check the communicator against the network (length, 1 <= n <= dim size or -1). */
+int weft_communicator_check(const WeftCommunicator *comm, const WeftNetwork *net,
+                            WeftError *err);
+
+/* Algorithm steps of collective c on each dim of group[] (0 on dims it
+ * does not span), with each dim's default algorithm as the simulator runs
+ * it: Ring n-1 (ring), FullyConnected 1 (direct), Switch log2 n (halving-
+ * doubling; n-1 when n is not a power of two); an all-reduce takes both
+ * halves (twice), a send-recv 1. Returns the steps summed over the dims. */
+int weft_collective_steps(WeftCollective c, const int *group, const WeftNetwork *net, int *steps);
+/* The latency of one such collective: sum_d net->latency_ns[d] * steps_d. */
+double weft_collective_latency_ns(WeftCollective c, const int *group, const WeftNetwork *net);
+
+/* Per-dim traffic (bytes per NPU) of one collective of size_bytes over the dims
+ * in group[]: LIBRA's model. traffic_bytes[ndims] is written. */
+void weft_collective_traffic(WeftCollective c, double size_bytes, const int *group,
+                             int ndims, double *traffic_bytes);
+
+/* ------------------------------------------------------------------ constraints
+ * A linear (in)equality over B1..BD and cost:
+ *   sum_d coef[d]*B_d + cost_coef*cost  REL  rhs. */
+typedef enum { WEFT_REL_LE = 0, WEFT_REL_GE = 1, WEFT_REL_EQ = 2 } WeftRelation;
+
+typedef struct {
+  double coef[WEFT_MAX_DIMS];
+  double cost_coef;
+  double rhs;
+  WeftRelation rel;
+  char text[128];  /* the source text it came from, for messages */
+} WeftConstraint;
+
+typedef struct {
+  int n;
+  WeftConstraint c[WEFT_MAX_CONSTRAINTS];
+} WeftConstraints;
+
+/* Parse one expression such as "B1 >= B2 >= B3", "sum = 1000", "cost <= 2e7",
+ * "2*B2 <= B1 + 10" and append one constraint per relation of a chain
+ * (< and > mean <= and >=: the feasible set is closed). On error cs is
+ * left unchanged.
+ * ndims bounds the B indices. err names the column of the offending token;
+ * err->file/line are left for the caller to fill (they know the source). */
+int weft_constraints_parse(WeftConstraints *cs, const char *expr, int ndims, WeftError *err);
+
+/* ------------------------------------------------------------------ I/O
+ * Readers for LIBRA's inputs (files as they are) and weft's scenario. All
+ * report file, line, column and field on failure, with WEFT_EIO, WEFT_ESYNTAX
+ * or WEFT_EINPUT. */
+int weft_network_read(const char *path, WeftNetwork *net, WeftError *err);
+int weft_cost_model_read(const char *path, WeftCostModel *cm, WeftError *err);
+int weft_communicator_read(const char *path, WeftCommunicator *comm, WeftError *err);
+/* ASTRA-sim 1.0 workload text; *out is created by the call. */
+int weft_workload_read(const char *path, WeftWorkload **out, WeftError *err);
+int weft_workload_parse(const char *text, const char *name, WeftWorkload **out,
+                        WeftError *err);
+
+/* ------------------------------------------------------------------ scenario
+ * weft's own YAML scenario (docs/scenario.md): network, cost model, one or
+ * more workloads with communicators and weights, constraints, objective and
+ * training loop, each inline or as a path relative to the scenario file. */
+typedef struct {
+  WeftNetwork net;
+  WeftCostModel cost;
+  int njobs;
+  WeftWorkload *workload[WEFT_MAX_JOBS];  /* owned */
+  WeftCommunicator comm[WEFT_MAX_JOBS];
+  double weight[WEFT_MAX_JOBS];
+  char job_name[WEFT_MAX_JOBS][WEFT_NAME_LEN];
+  WeftConstraints cons;
+  int objective;  /* WeftObjective */
+  int loop;       /* WeftLoop */
+  char file[WEFT_PATH_LEN];
+} WeftScenario;
+
+WeftScenario *weft_scenario_create(void);
+void weft_scenario_free(WeftScenario *sc);  /* NULL is fine */
+int weft_scenario_read(const char *path, WeftScenario *sc, WeftError *err);
+/* The same, with the model zoo at zoo_dir (NULL = "data/zoo", relative to the
+ * working directory) for jobs whose workload is a model mapping
+ * ({model: gpt3-175b, tp: 16, ...}: docs/scenario.md); a `zoo:` key in the
+ * scenario (relative to it) overrides zoo_dir. weft_scenario_read(p, sc, e)
+ * is weft_scenario_read_zoo(p, NULL, sc, e). */
+int weft_scenario_read_zoo(const char *path, const char *zoo_dir, WeftScenario *sc,
+                           WeftError *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WEFT_H_INPUTS */

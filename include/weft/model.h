@@ -1,0 +1,204 @@
+/* weft/model.h — public (part of weft.h): the model zoo, parallelizations and the workload
+ * generator.
+ * Include <weft.h>; this header includes what it builds on. */
+#ifndef WEFT_H_MODEL
+#define WEFT_H_MODEL
+
+#include "weft/output.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ model zoo
+ * Models and devices are data (data/zoo/, docs/zoo.md): one YAML file per
+ * model, one devices.yml. FLOPs count 2 per multiply-add. */
+typedef enum { WEFT_ARCH_TRANSFORMER = 0, WEFT_ARCH_DLRM = 1, WEFT_ARCH_CNN = 2 } WeftArch;
+
+#define WEFT_MAX_MODEL_LAYERS 128  /* CNN layers, DLRM MLP layers */
+
+/* One layer of a CNN or MLP, expanded from the model file. */
+typedef struct {
+  char name[WEFT_NAME_LEN];
+  double fwd_flops;  /* forward FLOPs per sample */
+  double params;     /* weights + biases */
+  double act_elems;  /* output activation elements per sample (kept for backward) */
+} WeftModelLayer;
+
+typedef struct {
+  char name[WEFT_NAME_LEN];   /* zoo key, e.g. "gpt3-175b" */
+  char title[128];            /* e.g. "GPT-3 175B" */
+  char source[256];           /* where the hyper-parameters come from */
+  WeftArch arch;
+  int global_batch;           /* sequences (samples) per iteration */
+  /* transformer */
+  int seq_len, layers, hidden, heads, kv_heads, ffn_hidden, vocab;
+  int ffn_matrices;           /* 2 (GeLU MLP) or 3 (SwiGLU) */
+  int experts, top_k, moe_every;  /* MoE: experts 0 = dense; every moe_every-th layer */
+  /* dlrm: embedding tables (model parallel); MLPs in layer[] (bottom then top) */
+  int tables, emb_dim, pooling;   /* pooling: lookups per table per sample */
+  double table_rows;              /* rows per table (mean) */
+  int nbottom;                    /* layer[0..nbottom) bottom MLP, rest top MLP */
+  /* cnn and dlrm MLPs */
+  int nlayers;
+  WeftModelLayer layer[WEFT_MAX_MODEL_LAYERS];
+  char file[WEFT_PATH_LEN];
+} WeftModel;
+
+typedef struct {
+  char name[WEFT_NAME_LEN];  /* "a100", "h100", ... */
+  char title[128];
+  double peak_flops;         /* dense BF16/FP16 tensor FLOP/s */
+  double hbm_bytes;          /* HBM capacity */
+  double hbm_bytes_per_s;    /* HBM bandwidth */
+  char source[256];
+  /* Per-operator compute model (src/model/opcost.c, docs/zoo.md); all 0
+   * when devices.yml gives none: then compute is charged per FLOP at
+   * WeftParallel.efficiency (0.5 when that is left at 0). */
+  double peak_fp8_flops;     /* dense FP8 tensor FLOP/s (0: none) */
+  double peak_tf32_flops;    /* dense TF32 tensor FLOP/s (0: none) */
+  double peak_vector_flops;  /* FP32 FLOP/s off the tensor cores: softmax, norms, ... */
+  int sms;                   /* SMs (CUs on AMD): GEMM tiles run in waves of this many */
+  int tile_m, tile_n;        /* output tile of large GEMMs (256 x 128) */
+  double gemm_efficiency;    /* largest fraction of peak a large GEMM sustains */
+  double hbm_efficiency;     /* fraction of hbm_bytes_per_s a streaming kernel sustains */
+} WeftDevice;
+
+/* Read one model file. */
+int weft_model_read(const char *path, WeftModel *m, WeftError *err);
+/* A model by zoo name ("gpt3-175b": zoo_dir/models/gpt3-175b.yml) or, when
+ * name contains '/' or ends in .yml, by path. */
+int weft_zoo_model(const char *zoo_dir, const char *name, WeftModel *m, WeftError *err);
+/* A device by name from zoo_dir/devices.yml. */
+int weft_zoo_device(const char *zoo_dir, const char *name, WeftDevice *dev, WeftError *err);
+/* Every device of zoo_dir/devices.yml in file order, at most max into devs
+ * (NULL when max is 0); *count gets the total. */
+int weft_zoo_devices(const char *zoo_dir, WeftDevice *devs, int max, int *count, WeftError *err);
+/* Names of the zoo's models (sorted), at most max; *count gets the total. */
+int weft_zoo_list(const char *zoo_dir, char (*names)[WEFT_NAME_LEN], int max, int *count,
+                  WeftError *err);
+/* Parameters of the whole model (for reports). */
+double weft_model_params(const WeftModel *m);
+
+/* ------------------------------------------------------------------ parallelization */
+typedef enum { WEFT_PAR_TP = 0, WEFT_PAR_PP = 1, WEFT_PAR_DP = 2 } WeftParDim;
+
+typedef struct {
+  int tp, pp, dp;        /* degrees; tp*pp*dp = the network's NPUs */
+  int ep;                /* expert parallel degree (MoE), divides dp; 1 = off */
+  int micro_batch;       /* sequences per micro-batch */
+  int virtual_stages;    /* interleaved 1F1B: model chunks per stage (1 = plain 1F1B) */
+  int sequence_parallel; /* Megatron SP: reduce-scatter + all-gather for TP */
+  int zero_stage;        /* 0..3 (1 optimizer states, 2 + gradients, 3 + parameters) */
+  int recompute;         /* a WeftRecompute: 0 none, 1 full, 2 selective */
+  WeftParDim order[3];   /* how groups are laid on dims, innermost first */
+  double efficiency;     /* achieved fraction of the device's peak FLOP/s, charged per
+                            FLOP; 0 = the device's per-operator model (0.5 per FLOP
+                            when the device has none) */
+  double act_bytes, param_bytes, grad_bytes;  /* bytes per element */
+  double optimizer_bytes;  /* per parameter: fp32 master + Adam moments = 12 */
+  /* Transformer layers per pipeline stage (borrowed, nstage_layers = pp
+   * entries summing to the layers), or NULL: balanced (docs/zoo.md). */
+  const int *stage_layers;
+  int nstage_layers;
+  int optimizer_step;    /* 1: the optimizer step (HBM bound) as compute, transformers */
+} WeftParallel;
+
+/* Activation recomputation (Korthikanti et al. 2022): none, full (every
+ * layer's forward again in backward, only layer inputs kept) or selective
+ * (only the attention core: scores, softmax, dropout, context). */
+typedef enum {
+  WEFT_RECOMPUTE_NONE = 0,
+  WEFT_RECOMPUTE_FULL = 1,
+  WEFT_RECOMPUTE_SELECTIVE = 2
+} WeftRecompute;
+
+/* "none", "full", "selective" <-> WeftRecompute; parse returns WEFT_EINPUT
+ * (err names the text) for anything else. */
+const char *weft_recompute_name(int mode);
+int weft_recompute_parse(const char *text, int *mode, WeftError *err);
+/* The balanced layers of each of pp stages into out[pp]: L / pp each when pp
+ * divides L, else floor/ceil with the lighter (floor) stages at the ends,
+ * first, last, second, second to last, ... (they also hold the embedding
+ * and the logits). WEFT_EINPUT when pp < 1 or pp > L. */
+int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err);
+
+/* tp = pp = dp = ep = 1, micro_batch 1, virtual_stages 1, order TP, PP, DP, efficiency 0
+ * (auto: the per-operator model where the device has its data, else 0.5 per FLOP),
+ * bf16 activations/params/grads (2 bytes), 12 optimizer bytes, optimizer_step 1,
+ * balanced stages. */
+void weft_parallel_default(WeftParallel *par);
+/* "TP,PP,DP" style into order[3]; WEFT_EINPUT when not a permutation. */
+int weft_parallel_order_parse(const char *text, WeftParDim order[3], WeftError *err);
+
+/* Lay groups onto the network's dims innermost first, in the order given,
+ * splitting a dim between groups when needed (LIBRA's communicator: TP-16 on
+ * 4x8x4x32 -> [4,4,-1,-1], then DP-256 -> [-1,2,4,32]). out[k][d] = NPUs of
+ * dim d that group k spans, -1 when none. The product of sizes must equal
+ * the network's NPU count; a size that does not factor over the dims is an
+ * error naming the group (names[k]) and the dim. */
+int weft_map_groups(const WeftNetwork *net, const int *sizes, const char *const *names,
+                    int ngroups, int (*out)[WEFT_MAX_DIMS], WeftError *err);
+
+/* ------------------------------------------------------------------ workload generator */
+typedef struct {
+  double params_bytes, grads_bytes, optimizer_bytes, activations_bytes;
+  double total_bytes;     /* the four above */
+  double capacity_bytes;  /* the device's HBM */
+  int fits;
+} WeftMemory;
+
+typedef struct {
+  int microbatches;         /* per iteration (global_batch / (dp * micro_batch)) */
+  int layers_per_stage;     /* of the critical (emitted) stage */
+  double bubble_fraction;   /* (pp - 1) / microbatches */
+  double samples;           /* sequences per iteration */
+  double tokens;            /* samples * seq_len (transformers), else samples */
+  double model_flops;       /* useful FLOPs per iteration, whole cluster */
+  double hw_flops;          /* including recomputation */
+  WeftMemory mem;           /* per NPU, the most loaded stage */
+  /* transformers: the stage whose layers the workload holds (the slowest,
+   * ties to the last), the stage of info.mem, and the pipeline's repeats:
+   * iteration compute = pipeline_repeats x that stage's per-micro-batch work */
+  int critical_stage, memory_stage;
+  double pipeline_repeats;
+  double optimizer_ns;      /* the optimizer step (memory bound), 0 when not modelled */
+} WeftGenInfo;
+
+/* Derive the per-NPU workload (ASTRA-sim 1.0 layers, sizes per iteration),
+ * its communicator on net and the memory it needs (docs/zoo.md has every
+ * formula). wl is reset and filled. compact = 1 merges identical layers into
+ * one entry (same analytic time, far fewer entries: for search loops).
+ * WEFT_EINPUT: the parallelization does not fit the model or network
+ * (divisibility, mapping); WEFT_EMODEL: it does not fit in memory (message
+ * has the numbers; info is filled). */
+int weft_generate(const WeftModel *m, const WeftDevice *dev, const WeftParallel *par,
+                  const WeftNetwork *net, int compact, WeftWorkload *wl, WeftCommunicator *comm,
+                  WeftGenInfo *info, WeftError *err);
+
+/* ASTRA-sim 1.0 workload text (header + layers; "@name" extension only when
+ * a phase uses a named group) and LIBRA communicator yml (with `Groups:` only
+ * when needed). Written to a temporary file and renamed. */
+int weft_workload_write(const char *path, const WeftWorkload *wl, WeftError *err);
+int weft_communicator_write(const char *path, const WeftCommunicator *comm, WeftError *err);
+/* The same into an open output (weft_out_open; both left open): to commit a
+ * workload and its communicator together (weft_out_commit_all). */
+int weft_workload_emit(WeftOut *o, const WeftWorkload *wl, WeftError *err);
+int weft_communicator_emit(WeftOut *o, const WeftCommunicator *comm, WeftError *err);
+
+/* Append to sc a job generated from the zoo (zoo_dir NULL = "data/zoo") on
+ * sc->net, which must be read already: the model and device (NULL = "a100")
+ * by zoo name or path, par as weft_generate takes it except that par->dp <= 0
+ * means NPUs / (tp * pp). The workload is compact, the communicator
+ * generated, the job named after the model with weight 1. Scenario model
+ * mappings and `weft optimize --model` both come here. WEFT_EINPUT: unknown
+ * model or device, or a parallelization that does not fit the model or the
+ * network; WEFT_EMODEL: the job does not fit in the device's memory (the
+ * message has the numbers). On failure sc is unchanged. */
+int weft_scenario_add_model_job(WeftScenario *sc, const char *zoo_dir, const char *model,
+                                const char *device, const WeftParallel *par, WeftError *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WEFT_H_MODEL */

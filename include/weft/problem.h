@@ -1,0 +1,119 @@
+/* weft/problem.h — public (part of weft.h): the bandwidth problem: create, solve, evaluate, the
+ * EqualBW baseline.
+ * Include <weft.h>; this header includes what it builds on. */
+#ifndef WEFT_H_PROBLEM
+#define WEFT_H_PROBLEM
+
+#include "weft/inputs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ problem */
+typedef enum { WEFT_OBJ_PERF = 0, WEFT_OBJ_PERF_PER_COST = 1 } WeftObjective;
+typedef enum { WEFT_LOOP_NO_OVERLAP = 0, WEFT_LOOP_TP_DP_OVERLAP = 1 } WeftLoop;
+
+const char *weft_objective_name(WeftObjective o);  /* "perf", "perf-per-cost" */
+const char *weft_loop_name(WeftLoop l);            /* "no-overlap", "tp-dp-overlap" */
+
+typedef struct {
+  const WeftWorkload *workload;
+  const WeftCommunicator *comm;
+  double weight;  /* weight of its iteration time in the objective (> 0) */
+  char name[WEFT_NAME_LEN];
+} WeftJob;
+
+/* Everything the optimiser needs; all pointers are borrowed. */
+typedef struct {
+  const WeftNetwork *net;
+  const WeftCostModel *cost;
+  int njobs;
+  WeftJob jobs[WEFT_MAX_JOBS];
+  const WeftConstraints *cons;  /* may be NULL: no constraints */
+  WeftObjective objective;
+  WeftLoop loop;
+} WeftSpec;
+
+/* A spec borrowing everything from a scenario (valid while sc lives). */
+void weft_scenario_spec(const WeftScenario *sc, WeftSpec *spec);
+
+/* Solve status: kept apart from API errors (return codes). */
+#define WEFT_STATUS_MAP(X)                                              \
+  X(SOLVED, "solved")                                                   \
+  X(INFEASIBLE, "infeasible")                                           \
+  X(UNBOUNDED, "unbounded")                                             \
+  X(MAX_ITER, "iteration limit reached")                                \
+  X(NUMERICAL, "numerical difficulty")
+
+typedef enum {
+#define WEFT_STATUS_ENUM_(name, msg) WEFT_STATUS_##name,
+  WEFT_STATUS_MAP(WEFT_STATUS_ENUM_)
+#undef WEFT_STATUS_ENUM_
+} WeftSolveStatus;
+
+const char *weft_status_name(WeftSolveStatus s);  /* "solved", ... */
+
+typedef struct {
+  double gap_tol;  /* target relative optimality gap */
+  int max_iter;    /* interior-point iterations per solve */
+} WeftSettings;
+
+void weft_settings_default(WeftSettings *s);
+
+/* Iteration time of one job at a given bandwidth, split up. */
+typedef struct {
+  double time_ns;                          /* iteration time */
+  double compute_ns;                       /* sum of compute, all phases */
+  double comm_ns[WEFT_NPHASES];            /* collective time per phase (sum) */
+  double exposed_comm_ns[WEFT_NPHASES];    /* of which not hidden by overlap */
+} WeftJobTime;
+
+typedef struct {
+  double time_ns;      /* objective's time: weighted sum over jobs */
+  double cost_usd;     /* network cost */
+  double perf_per_cost;  /* time_ns * cost_usd (lower is better) */
+  WeftJobTime job[WEFT_MAX_JOBS];
+} WeftEval;
+
+#define WEFT_DIM_UNUSED 1  /* no collective uses the dim: set by constraints alone */
+
+typedef struct {
+  WeftSolveStatus status;
+  int ndims;
+  double bw_gbps[WEFT_MAX_DIMS];
+  int dim_flags[WEFT_MAX_DIMS];  /* WEFT_DIM_* bits */
+  WeftEval eval;                 /* at bw_gbps */
+  double objective;              /* time_ns (perf) or time_ns*cost_usd */
+  double lower_bound;            /* certified lower bound on the objective */
+  double gap;                    /* (objective - lower_bound) / |lower_bound| */
+  int iterations;                /* interior-point iterations, all phases */
+  int tie_broken;                /* 1 when the optimum was flat: cheapest kept */
+  int nconflict;                 /* INFEASIBLE: constraints in conflict */
+  int conflict[WEFT_MAX_CONSTRAINTS];  /* indices into spec->cons (every B >= 0 is implied) */
+  char message[256];             /* why, for INFEASIBLE/UNBOUNDED/... */
+} WeftResult;
+
+typedef struct WeftProblem WeftProblem;
+
+/* Build the problem (merge terms, resolve costs). Validates the spec. */
+int weft_problem_create(const WeftSpec *spec, WeftProblem **out, WeftError *err);
+void weft_problem_free(WeftProblem *p);  /* NULL is fine */
+/* Solve exactly. Returns 0 when a status was determined (see res->status),
+ * a negative WeftErrno otherwise. Allocates nothing proportional to the
+ * workload: only small tableaux sized by dims and constraints. */
+int weft_problem_solve(WeftProblem *p, const WeftSettings *settings, WeftResult *res);
+/* Iteration times and cost at bw_gbps[ndims] (every used dim > 0). */
+int weft_problem_evaluate(const WeftProblem *p, const double *bw_gbps, WeftEval *ev);
+/* EqualBW baseline, LIBRA's: the design's total bandwidth split evenly. It
+ * ignores the constraints; prefer weft_problem_equal_bw. */
+void weft_equal_bw(const double *bw_gbps, int ndims, double *equal_gbps);
+/* The best design with every B_d equal that meets p's constraints (perf:
+ * the largest such B; perf-per-cost: the smallest B > 0). Returns 1 with
+ * bw_gbps[ndims] set, or 0 with why (if not NULL) saying why there is none. */
+int weft_problem_equal_bw(const WeftProblem *p, double *bw_gbps, char *why, size_t whylen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WEFT_H_PROBLEM */

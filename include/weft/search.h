@@ -1,0 +1,228 @@
+/* weft/search.h — public (part of weft.h): co-design and sweeps.
+ * Include <weft.h>; this header includes what it builds on. */
+#ifndef WEFT_H_SEARCH
+#define WEFT_H_SEARCH
+
+#include "weft/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ search
+ * Design points evaluated in parallel (threads), results independent of the
+ * thread count. A point is a parallelization on a network shape, solved
+ * exactly under the constraints. */
+#define WEFT_POINT_STATUS_MAP(X)                                  \
+  X(OK, "ok")                                                     \
+  X(NO_MEMORY, "does not fit in memory")                          \
+  X(INVALID, "invalid parallelization for the model or network")  \
+  X(INFEASIBLE, "constraints infeasible")                         \
+  X(UNBOUNDED, "unbounded")                                       \
+  X(FAILED, "solver failed")
+
+typedef enum {
+#define WEFT_POINT_ENUM_(name, msg) WEFT_POINT_##name,
+  WEFT_POINT_STATUS_MAP(WEFT_POINT_ENUM_)
+#undef WEFT_POINT_ENUM_
+} WeftPointStatus;
+
+const char *weft_point_status_name(WeftPointStatus s);
+
+enum { WEFT_POINT_NSTATUS = 0
+#define WEFT_POINT_COUNT_(name, msg) +1
+       WEFT_POINT_STATUS_MAP(WEFT_POINT_COUNT_)
+#undef WEFT_POINT_COUNT_
+};
+
+#define WEFT_MAX_CHOICES 64
+
+typedef struct {
+  const WeftModel *model;
+  const WeftDevice *device;
+  WeftParallel base;        /* knobs not searched (sp, zero, recompute, bytes,
+                               efficiency); order used unless all_orders */
+  int nnets;
+  const WeftNetwork *nets;  /* network shapes (borrowed array) */
+  const WeftCostModel *cost;
+  const WeftConstraints *cons;  /* may be NULL */
+  WeftObjective objective;
+  WeftLoop loop;
+  WeftSettings settings;
+  int ntp, tp[WEFT_MAX_CHOICES];  /* 0: every divisor of the NPU count */
+  int npp, pp[WEFT_MAX_CHOICES];  /* 0: every divisor */
+  int nmb, mb[WEFT_MAX_CHOICES];  /* 0: {1, 2, 4, 8} */
+  int all_orders;                 /* every order of TP, PP, DP */
+  /* Knobs searched too, each list empty (0) for base's value: ZeRO stages
+   * (0..3), sequence parallelism (0, 1), recomputation (WeftRecompute) and
+   * interleaving (virtual stages >= 1). Enumerated inside the micro-batch,
+   * in this order, outside the order of TP, PP, DP. */
+  int nzero, zero[4];
+  int nsp, sp[2];
+  int nrc, rc[3];
+  int nvp, vp[WEFT_MAX_CHOICES];
+} WeftCodesignSpec;
+
+typedef struct {
+  int net;                  /* index into nets */
+  WeftParallel par;         /* tp, pp, dp, micro_batch, order of this point */
+  WeftPointStatus status;
+  double time_ns, cost_usd, objective;
+  double bw_gbps[WEFT_MAX_DIMS];
+  double equal_bw_gbps;     /* EqualBW: the best equal split meeting the constraints
+                               (weft_problem_equal_bw), B_d = this on every dim; 0: none */
+  double equal_time_ns;     /* the time at it; 0 when there is none */
+  double mem_bytes;         /* per NPU */
+  double gap;
+  char reason[160];         /* why, when status != OK */
+} WeftDesignPoint;
+
+typedef struct {
+  int threads;   /* 0: every core */
+  /* Called from one thread now and then (may be NULL): done of total. */
+  void (*progress)(void *ctx, size_t done, size_t total);
+  void *progress_ctx;
+  size_t rank, nranks;  /* evaluate points i with i % nranks == rank (MPI); 0, 1 */
+} WeftRunSettings;
+
+void weft_run_settings_default(WeftRunSettings *rs);
+
+/* Every network shape of ndims dims over the building blocks topo[] whose NPU
+ * counts multiply to npus, each dim in [2, max_per_dim[d]] (0 = no limit).
+ * *out is malloc'd (free() it), *n set. */
+int weft_network_shapes(const WeftTopology *topo, const char (*cost_dim)[WEFT_NAME_LEN],
+                        int ndims, int npus, const int *max_per_dim, WeftNetwork **out,
+                        size_t *n, WeftError *err);
+
+/* Enumerate the design points of spec (status unset); *out malloc'd. */
+int weft_codesign_points(const WeftCodesignSpec *spec, WeftDesignPoint **out, size_t *n,
+                         WeftError *err);
+/* The number of points weft_codesign_points would make (spec checked as there). */
+int weft_codesign_count(const WeftCodesignSpec *spec, size_t *n, WeftError *err);
+/* Points [first, first + count) of that enumeration into out[count] (caller's
+ * storage), byte for byte those weft_codesign_points makes. WEFT_EINVAL for a
+ * range past the end. */
+int weft_codesign_points_at(const WeftCodesignSpec *spec, size_t first, size_t count,
+                            WeftDesignPoint *out, WeftError *err);
+/* Evaluate one point (generate, map, solve). Thread-safe. */
+void weft_codesign_eval(const WeftCodesignSpec *spec, WeftDesignPoint *pt);
+/* Evaluate pts[i] for the rank's share of i, in parallel. */
+int weft_codesign_run(const WeftCodesignSpec *spec, WeftDesignPoint *pts, size_t n,
+                      const WeftRunSettings *rs, WeftError *err);
+/* Indices of the OK points on the Pareto front of (cost_usd, time_ns), by
+ * increasing cost; returns how many (idx has room for n). */
+size_t weft_pareto(const WeftDesignPoint *pts, size_t n, size_t *idx);
+/* Evaluate pt's design again at bw_gbps (no solve), its workload generated
+ * as weft_codesign_eval generates it (compact for no-overlap, every layer for
+ * tp-dp-overlap): a report's time breakdown of a design or of EqualBW. One
+ * job of weight 1, so ev->job[0] holds the split. */
+int weft_codesign_evaluate(const WeftCodesignSpec *spec, const WeftDesignPoint *pt,
+                           const double *bw_gbps, WeftEval *ev, WeftError *err);
+
+/* A co-design without all its points in memory: chunk after chunk is
+ * enumerated into one buffer, evaluated (the rank's share of it, on
+ * rs->threads threads, as weft_codesign_run) and handed to fn(ctx, first,
+ * pts, n): pts[j] is point first + j, chunks in enumeration order. The chunk
+ * size is rounded up to a multiple of rs->nranks, so point i is evaluated on
+ * rank i % nranks as in weft_codesign_run; on the other ranks' points pts
+ * holds the enumerated point (status OK, results 0). rs->progress counts the
+ * rank's share over all chunks. A non-zero return from fn stops the stream
+ * and is returned as is (err untouched). chunk 0: WEFT_CODESIGN_CHUNK.
+ * Memory: one chunk of points plus the threads' scratch. */
+#define WEFT_CODESIGN_CHUNK 32768  /* points per chunk (~14 MB) by default */
+typedef int (*WeftChunkFn)(void *ctx, size_t first, WeftDesignPoint *pts, size_t n);
+int weft_codesign_stream(const WeftCodesignSpec *spec, const WeftRunSettings *rs, size_t chunk,
+                         WeftChunkFn fn, void *ctx, WeftError *err);
+/* The chunk size weft_codesign_stream uses for chunk and nranks. */
+size_t weft_codesign_chunk_size(size_t chunk, size_t nranks);
+
+/* What a report keeps of a stream of evaluated points (added in increasing
+ * index order, e.g. from weft_codesign_stream): the count and first point of
+ * each status, the best `top` OK designs, the Pareto front. Memory grows with
+ * top and the front's staircase, not with the number of points. */
+typedef struct {
+  size_t index;  /* the point's position in the enumeration */
+  WeftDesignPoint pt;
+} WeftIndexedPoint;
+
+typedef struct WeftCodesignSummary WeftCodesignSummary;
+
+WeftCodesignSummary *weft_codesign_summary_create(size_t top);  /* NULL: out of memory */
+void weft_codesign_summary_free(WeftCodesignSummary *s);        /* NULL is fine */
+/* Add point `index` (greater than the last one added: WEFT_EINVAL otherwise);
+ * WEFT_ENOMEM. A status out of range counts as FAILED. */
+int weft_codesign_summary_add(WeftCodesignSummary *s, size_t index, const WeftDesignPoint *pt);
+size_t weft_codesign_summary_points(const WeftCodesignSummary *s);
+size_t weft_codesign_summary_count(const WeftCodesignSummary *s, WeftPointStatus st);
+/* The first point of status st, NULL when none. */
+const WeftIndexedPoint *weft_codesign_summary_example(const WeftCodesignSummary *s,
+                                                      WeftPointStatus st);
+/* The best min(top, OK points) designs into *out, best first: by objective,
+ * objectives within a relative 1e-9 of a run's first (one optimum) by cost,
+ * then index. The Pareto front of the OK points, by increasing cost, exactly
+ * as weft_pareto draws it over all of them. Both arrays are valid until the
+ * next add or free. */
+size_t weft_codesign_summary_top(WeftCodesignSummary *s, const WeftIndexedPoint **out);
+size_t weft_codesign_summary_front(WeftCodesignSummary *s, const WeftIndexedPoint **out);
+
+/* ------------------------------------------------------------------ sweep
+ * `weft sweep SPEC.yml` (docs/search.md): a scenario in which any value may
+ * be swept: {sweep: [v1, v2, ...]} (any values), {range: [from, to, step]} or
+ * {range: [from, to], times: k} (numbers, both ends included), each with an
+ * optional format: "text {}" that writes the value into text. The points are
+ * the cartesian product, the first swept field outermost; each point is the
+ * scenario with its values written in, read and solved as `weft optimize`
+ * would (errors name the spec file and the line of the swept value). */
+#define WEFT_SWEEP_MAX_POINTS 1000000  /* bounds the rows a spec can ask for */
+
+typedef struct WeftSweep WeftSweep;
+
+typedef struct {
+  size_t point;            /* index in [0, weft_sweep_count) */
+  WeftPointStatus status;  /* OK; NO_MEMORY (a model job does not fit); INVALID (the
+                              point's scenario is not valid input); INFEASIBLE,
+                              UNBOUNDED, FAILED (solver) */
+  int ndims;               /* the point's network dims (0 when not read) */
+  /* the rest only when status is OK (0 otherwise) */
+  double time_ns, cost_usd;
+  double objective;        /* time_ns (perf) or time_ns * cost_usd (perf-per-cost) */
+  double bw_gbps[WEFT_MAX_DIMS];
+  double gap;              /* certified relative optimality gap */
+  char message[320];       /* why, when status is not OK: "spec.yml:4:18: ..." */
+} WeftSweepRow;
+
+/* Read and check a spec: YAML, the sweep and range nodes, the point count.
+ * zoo_dir as in weft_scenario_read_zoo. *out is created by the call. */
+int weft_sweep_read(const char *path, const char *zoo_dir, WeftSweep **out, WeftError *err);
+void weft_sweep_free(WeftSweep *sw);  /* NULL is fine */
+size_t weft_sweep_count(const WeftSweep *sw);  /* points: product of the fields' sizes */
+int weft_sweep_nfields(const WeftSweep *sw);
+/* Field f's path in the spec: "workload.tp", "network.npus_count[1]",
+ * "constraints[0]". Valid while sw lives. */
+const char *weft_sweep_field(const WeftSweep *sw, int f);
+/* Field f's value at point i as written ("16", "0.3", "[4, 8]"; a range's
+ * value formatted exactly, a format's value before formatting). */
+const char *weft_sweep_value(const WeftSweep *sw, size_t i, int f);
+/* Evaluate point i into *row. Thread-safe. Returns 0 (see row->status) or
+ * WEFT_EINVAL for a bad argument. */
+int weft_sweep_eval(const WeftSweep *sw, size_t i, WeftSweepRow *row);
+/* Evaluate rows[i] for the rank's share of i (i % nranks == rank; the others
+ * are left alone) on rs->threads threads; rows has weft_sweep_count entries.
+ * Rows do not depend on the thread count. rs NULL = defaults. */
+int weft_sweep_run(const WeftSweep *sw, WeftSweepRow *rows, const WeftRunSettings *rs,
+                   WeftError *err);
+/* The rows without all of them in memory: chunk after chunk of points is
+ * evaluated (the rank's share, as weft_sweep_run) into one buffer and handed
+ * to fn(ctx, first, rows, n): rows[j] is point first + j (zero on the other
+ * ranks' points), chunks in point order, the chunk rounded up to a multiple
+ * of rs->nranks. A non-zero return from fn stops and is returned (err
+ * untouched). chunk 0: WEFT_SWEEP_CHUNK. */
+#define WEFT_SWEEP_CHUNK 4096  /* rows per chunk (~2 MB) by default */
+typedef int (*WeftSweepChunkFn)(void *ctx, size_t first, WeftSweepRow *rows, size_t n);
+int weft_sweep_stream(const WeftSweep *sw, const WeftRunSettings *rs, size_t chunk,
+                      WeftSweepChunkFn fn, void *ctx, WeftError *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WEFT_H_SEARCH */

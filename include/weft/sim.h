@@ -1,0 +1,195 @@
+/* weft/sim.h — public (part of weft.h): graphs, fluid flows and the iteration simulator.
+ * Include <weft.h>; this header includes what it builds on. */
+#ifndef WEFT_H_SIM
+#define WEFT_H_SIM
+
+#include "weft/search.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ graphs and flows
+ * A general directed graph with link capacities and a fluid flow engine on it:
+ * flows follow explicit paths (lists of link ids) and share link bandwidth
+ * max-min fairly or first-come-first-served (docs/simulate.md). Used by the
+ * link-level simulator on a network's NPU graph, and for any other graph
+ * (direct-connect topologies). Time in ns, sizes in bytes, 1 GB/s = 1 byte/ns. */
+typedef struct WeftGraph WeftGraph;
+
+WeftGraph *weft_graph_create(int nnodes);  /* NULL when out of memory or nnodes < 1 */
+void weft_graph_free(WeftGraph *g);        /* NULL is fine */
+/* Add a directed link from -> to of bw_gbps (> 0). Returns its id (0, 1, ...
+ * in the order added) or WEFT_EINVAL / WEFT_ENOMEM. */
+int weft_graph_add_link(WeftGraph *g, int from, int to, double bw_gbps);
+int weft_graph_nodes(const WeftGraph *g);
+int weft_graph_nlinks(const WeftGraph *g);
+/* Link id's ends and bandwidth (any pointer may be NULL). WEFT_EINVAL for a bad id. */
+int weft_graph_link(const WeftGraph *g, int link, int *from, int *to, double *bw_gbps);
+/* Links leaving node, in the order added: *links valid until the next add.
+ * Returns the count, or WEFT_EINVAL / WEFT_ENOMEM. */
+int weft_graph_out(WeftGraph *g, int node, const int **links);
+
+typedef enum {
+  WEFT_SHARE_MAXMIN = 0,  /* max-min fair: progressive filling over the active flows */
+  WEFT_SHARE_FIFO = 1     /* first come, first served: a flow sends, at the smallest
+                             capacity on its path, only while it is the oldest flow on
+                             every link of its path */
+} WeftSharing;
+
+typedef struct WeftFlowSim WeftFlowSim;
+
+int weft_flowsim_create(const WeftGraph *g, WeftSharing sharing, WeftFlowSim **out);
+void weft_flowsim_free(WeftFlowSim *fs);  /* NULL is fine */
+/* Start a flow of size_bytes (> 0) now along path[0..nlinks) (nlinks >= 1,
+ * consecutive links; checked). tag comes back when it completes. The path is
+ * copied. WEFT_EINVAL for a bad path or size, WEFT_ENOMEM. */
+int weft_flowsim_start(WeftFlowSim *fs, const int *path, int nlinks, double size_bytes,
+                       unsigned long long tag);
+double weft_flowsim_now(const WeftFlowSim *fs);
+/* Time of the next completion at the current rates; HUGE_VAL when no flow is
+ * active. Rates are recomputed here when flows started or ended since. */
+double weft_flowsim_next(WeftFlowSim *fs);
+/* Move time to t_ns (now <= t_ns <= next) and write the tags of up to max
+ * flows that have completed by then into done (oldest first); returns how
+ * many. Call again with the same t_ns while it returns max. */
+int weft_flowsim_advance(WeftFlowSim *fs, double t_ns, unsigned long long *done, int max);
+size_t weft_flowsim_active(const WeftFlowSim *fs);   /* flows not yet completed */
+double weft_flowsim_link_bytes(const WeftFlowSim *fs, int link);  /* carried so far */
+/* Run every active flow to completion; *end_ns = time the last one ended. */
+int weft_flowsim_run(WeftFlowSim *fs, double *end_ns);
+
+/* The NPU graph of a multi-dim network at bw_gbps per NPU per dim: NPU v has
+ * coordinates c_d = (v / (n_0 ... n_{d-1})) mod n_d. Ring dims: a link of
+ * B/2 to each ring neighbour (one for each direction); FullyConnected: n-1
+ * links of B/(n-1); Switch: one switch per block of n NPUs (nodes numbered
+ * after the NPUs), an up and a down link of B per NPU. */
+int weft_network_graph(const WeftNetwork *net, const double *bw_gbps, WeftGraph **out,
+                       WeftError *err);
+/* Dimension-order route (innermost dim first; rings the shorter way round,
+ * ties forward) from NPU src to NPU dst on weft_network_graph's graph, as
+ * link ids into links[max]. Returns the hop count, or WEFT_EINVAL. */
+int weft_network_route(const WeftNetwork *net, int src, int dst, int *links, int max);
+/* The dim link id belongs to (the graph of weft_network_graph), or -1. */
+int weft_network_link_dim(const WeftNetwork *net, int link);
+
+/* ------------------------------------------------------------------ simulation
+ * `weft simulate` (docs/simulate.md): a discrete-event simulation of one
+ * training iteration of each job at a given bandwidth. Each collective is cut
+ * into chunks; each chunk runs its per-dim stages in order (reduce-scatter up
+ * the dims, all-gather back down; all-to-all per dim), each stage a per-dim
+ * algorithm's steps; a step moves bytes and then waits the dim's latency plus
+ * the endpoint delay. Dim fidelity: a dim is one resource of B_d per NPU shared
+ * equally by the steps on it. Link fidelity: every step is the flows of all
+ * NPUs on the network's NPU graph. Deterministic: events are ordered by
+ * (time, insertion counter); nothing global. */
+typedef enum {
+  WEFT_ALG_DEFAULT = 0,  /* Ring: ring, FullyConnected: direct, Switch: hd (ring
+                            when the group is not a power of two) */
+  WEFT_ALG_RING,         /* n-1 steps to the ring neighbours, both directions */
+  WEFT_ALG_DIRECT,       /* one step to every other member */
+  WEFT_ALG_HD            /* halving-doubling: log2 n steps, pairwise (n a power of 2) */
+} WeftAlgorithm;
+#define WEFT_NALG 4
+const char *weft_algorithm_name(WeftAlgorithm a);  /* "default", "ring", "direct", "hd" */
+
+typedef enum { WEFT_FIDELITY_DIM = 0, WEFT_FIDELITY_LINK = 1 } WeftFidelity;
+
+typedef enum { WEFT_SPAN_COMPUTE = 0, WEFT_SPAN_COLLECTIVE = 1, WEFT_SPAN_STAGE = 2 } WeftSpanKind;
+
+/* One interval of the simulated timeline, for traces. */
+typedef struct {
+  WeftSpanKind kind;
+  int job, layer;         /* layer index in the job's workload */
+  WeftPhase phase;
+  WeftCollective coll;    /* COLLECTIVE, STAGE (NONE for COMPUTE) */
+  int stream;             /* 0 the main (blocking) stream, 1 the weight-grad stream */
+  int dim, chunk;         /* STAGE: its dim and chunk; -1 otherwise */
+  double start_ns, end_ns;
+} WeftSimSpan;
+typedef void (*WeftSpanFn)(void *ctx, const WeftSimSpan *span);
+
+typedef struct {
+  WeftFidelity fidelity;
+  int chunks;                               /* per collective (default 64) */
+  int in_flight;                            /* chunks of one collective on a dim at once (1) */
+  double latency_ns[WEFT_MAX_DIMS];         /* per step, per dim (0) */
+  double endpoint_delay_ns;                 /* per step, at the receiver (0) */
+  WeftAlgorithm algorithm[WEFT_MAX_DIMS];   /* per dim (DEFAULT) */
+  WeftSharing sharing;                      /* link fidelity (max-min fair) */
+  WeftSpanFn on_span;                       /* optional timeline; NULL = none */
+  void *span_ctx;
+  int stage_spans;                          /* also report every chunk's stages (0) */
+  double max_work;                          /* refuse a run whose weft_sim_estimate work
+                                               exceeds this (WEFT_SIM_MAX_WORK); 0 = no limit */
+} WeftSimSettings;
+
+/* The default limit on a simulation's work: a unit (an event, a flow, a
+ * link) costs 50-700 ns on one core, so 1e9 is a minute to a few (at most
+ * about 12: direct over a large switch on a busy machine; docs/simulate.md). */
+#define WEFT_SIM_MAX_WORK 1e9
+
+void weft_sim_settings_default(WeftSimSettings *s);
+
+typedef struct {
+  WeftJobTime t;                       /* as weft_problem_evaluate's, simulated */
+  double dim_bytes[WEFT_MAX_DIMS];     /* bytes one NPU sent on the dim (link: mean) */
+  double dim_busy_ns[WEFT_MAX_DIMS];   /* time the dim carried traffic */
+  double dim_util[WEFT_MAX_DIMS];      /* dim_bytes / (B_d x time): bandwidth used */
+  int ncollectives;
+} WeftSimJob;
+
+typedef struct {
+  double time_ns;                 /* weighted sum over jobs, as WeftEval.time_ns */
+  int njobs, ndims;
+  WeftSimJob job[WEFT_MAX_JOBS];
+  unsigned long long events;      /* events processed: compute, step ends, delays */
+  unsigned long long flows;       /* link fidelity: flows simulated */
+  size_t peak_events;             /* most events pending at once */
+  size_t peak_flows;              /* link fidelity: most flows active at once */
+} WeftSimResult;
+
+/* Simulate every job of spec at bw_gbps[ndims]. WEFT_EINVAL for bad settings,
+ * WEFT_EINPUT for a design the algorithms cannot run (naming the dim), as
+ * for weft_problem_create on a bad spec. Memory grows with the events and
+ * flows pending at once, not with the workload's length. */
+int weft_simulate(const WeftSpec *spec, const double *bw_gbps, const WeftSimSettings *s,
+                  WeftSimResult *res, WeftError *err);
+/* (Each dim runs at spec->net->efficiency[d] x bw_gbps[d] when an efficiency
+ * is set, as the analytic model charges it.) */
+
+/* What weft_simulate would do, counted from the stages before it starts:
+ * events (as WeftSimResult.events), flows (as .flows) and, at link fidelity,
+ * the links of the NPU graph; work is their sum. weft_simulate refuses
+ * (WEFT_EINPUT, err->field "max_work") when work > s->max_work > 0.
+ * WEFT_EINPUT for a collective its algorithm cannot run, as weft_simulate. */
+typedef struct {
+  double events, flows, links, work;
+} WeftSimWork;
+int weft_sim_estimate(const WeftSpec *spec, const WeftSimSettings *s, WeftSimWork *out,
+                      WeftError *err);
+
+/* Close the loop (`weft optimize --refine-with-sim`, docs/simulate.md):
+ * solve; simulate at the optimum; scale every collective's size by its
+ * simulated / analytic time there (so the analytic model reproduces the
+ * simulated collectives at that bandwidth); re-solve; repeat while the
+ * simulated time improves by more than rel_tol, at most max_iter times.
+ * The design kept is the one with the best simulated time. */
+#define WEFT_REFINE_MAX_ITER 32
+typedef struct {
+  int iterations;                              /* re-solves done */
+  int converged;                               /* stopped on rel_tol, not max_iter */
+  WeftSolveStatus status;                      /* of the last solve */
+  double bw_gbps[WEFT_MAX_DIMS];               /* the best design */
+  double analytic_ns, simulated_ns;            /* its analytic and simulated time */
+  double first_simulated_ns;                   /* the plain optimum's simulated time */
+  double sim_ns[WEFT_REFINE_MAX_ITER + 1];     /* simulated time of each design, [0] = plain */
+} WeftRefine;
+
+int weft_refine_with_sim(const WeftSpec *spec, const WeftSettings *st, const WeftSimSettings *ss,
+                         int max_iter, double rel_tol, WeftRefine *out, WeftError *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WEFT_H_SIM */
