@@ -1,5 +1,6 @@
 /* progress.c — the progress bar: redrawn in place with \r on stderr when it
- * is a terminal, erased at the end; silent when stderr is a file or pipe. */
+ * is a terminal, erased at the end; when stderr is a file or pipe, a plain
+ * line every PROGRESS_LOG_S seconds (none for a run shorter than that). */
 #include "progress.h"
 
 #include <stdio.h>
@@ -55,13 +56,26 @@ char *cli_progress_format(char *buf, size_t size, size_t done, size_t total, dou
 void cli_progress_start(CliProgress *pg, const char *unit) {
   memset(pg, 0, sizeof *pg);
   pg->active = isatty(STDERR_FILENO);
+  pg->log = !pg->active;
   pg->t0_s = now_s();
+  pg->next_log_s = pg->t0_s + PROGRESS_LOG_S;
   pg->unit = unit;
 }
 
 void cli_progress_update(void *ctx, size_t done, size_t total) {
   CliProgress *pg = ctx;
-  if (!pg || !pg->active) return;
+  if (!pg) return;
+  if (pg->log) { /* a log: a line now and then */
+    double t = now_s();
+    if (t < pg->next_log_s || done >= total) return;
+    char line[160];
+    cli_progress_format(line, sizeof line, done, total, t - pg->t0_s, pg->unit);
+    fprintf(stderr, "weft: progress: %s\n", line);
+    fflush(stderr);
+    pg->next_log_s = t + PROGRESS_LOG_S;
+    return;
+  }
+  if (!pg->active) return;
   char line[160];
   cli_progress_format(line, sizeof line, done, total, now_s() - pg->t0_s, pg->unit);
   int len = (int)strlen(line);

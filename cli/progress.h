@@ -1,18 +1,24 @@
-/* progress.h — a progress bar on stderr for long runs (codesign, sweep):
- * "[=====>    ] 4312/10000 43% 12.3k pts/s ETA 0:00:01", only on a terminal. */
+/* progress.h — progress on stderr for long runs (codesign, sweep, topo
+ * --search): "[=====>    ] 4312/10000 43% 12.3k pts/s ETA 0:00:01" redrawn
+ * on a terminal; elsewhere (a log, a pipe) the same text as a plain line
+ * every PROGRESS_LOG_S seconds, so a short run prints nothing. */
 #ifndef WEFT_CLI_PROGRESS_H
 #define WEFT_CLI_PROGRESS_H
 
 #include <stddef.h>
 
+#define PROGRESS_LOG_S 10.0 /* seconds between progress lines when stderr is not a terminal */
+
 typedef struct {
   int active;         /* 1: stderr is a terminal and the bar is drawn */
+  int log;            /* 1: not a terminal: a line every PROGRESS_LOG_S */
+  double next_log_s;  /* when the next line is due (log mode) */
   double t0_s;        /* start (monotonic seconds) */
   int width;          /* characters of the last line drawn, to clear it */
   const char *unit;   /* "pts" */
 } CliProgress;
 
-/* Start a bar; it draws only when stderr is a terminal (quiet otherwise). */
+/* Start a bar (a terminal) or the periodic lines (anything else). */
 void cli_progress_start(CliProgress *pg, const char *unit);
 /* A WeftRunSettings.progress callback: ctx is the CliProgress. */
 void cli_progress_update(void *ctx, size_t done, size_t total);

@@ -354,7 +354,7 @@ int cmd_sweep(int argc, char **argv) {
   weft_run_settings_default(&rs);
   CliProgress pg;
   cli_progress_start(&pg, "pts");
-  if (val[O_QUIET]) pg.active = 0;
+  if (val[O_QUIET]) pg.active = pg.log = 0;
   rs.threads = threads;
   rs.rank = rank;
   rs.nranks = nranks;
