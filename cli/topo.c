@@ -11,7 +11,7 @@
 #include "opts.h"
 #include "progress.h"
 
-enum { T_MODEL, T_DEVICE, T_ZOO, T_TRAFFIC, T_SERVERS, T_DEGREE, T_PORT, T_TP, T_AR, T_KPATHS,
+enum { T_MODEL, T_DEVICE, T_ZOO, T_TRAFFIC, T_SERVERS, T_DEGREE, T_PORT, T_TP, T_AR, T_SPLIT, T_KPATHS,
        T_PRICES, T_RADIX, T_TIERS, T_SEARCH, T_ITER, T_SECONDS, T_SEED, T_EDGES, T_DOT, T_ROUTES,
        T_JSON, T_HELP, T_COUNT };
 
@@ -26,6 +26,10 @@ static const CliOpt opts[T_COUNT] = {
     [T_PORT] = {"--port-gbit", "B", "bandwidth of a port in Gbit/s (default 100)"},
     [T_TP] = {"--tp", "T", "tensor-parallel degree over consecutive servers (default 1)"},
     [T_AR] = {"--ar-degree", "A", "ports for AllReduce rings (default: by traffic share)"},
+    [T_SPLIT] = {"--port-split", "proportional|rings|best",
+                 "ports between rings and model-parallel links: by the\n"
+                 "AllReduce share (default), all to rings (TopoOpt's\n"
+                 "code), or the fastest even split by simulation"},
     [T_KPATHS] = {"--kpaths", "K", "paths a model-parallel flow is split over (default 4)"},
     [T_PRICES] = {"--prices", "FILE", "YAML overriding the price table (docs/topo.md)"},
     [T_RADIX] = {"--radix", "R", "Fat-tree switch radix (default 32)"},
@@ -82,6 +86,7 @@ typedef struct {
   double port_gbit, seconds;
   unsigned long long seed;
   WeftTopoSettings ts;
+  WeftPortSplit split;         /* --port-split */
   WeftPrices prices;
   WeftModel model;
   WeftDevice dev;
@@ -99,6 +104,7 @@ static int parse(int argc, char **argv, Args *a) {
   a->servers = 128;
   a->degree = 4;
   a->tp = 1;
+  a->split = WEFT_PORT_SPLIT_PROPORTIONAL;
   a->radix = 32;
   a->tiers = 2;
   a->port_gbit = 100;
@@ -116,6 +122,20 @@ static int parse(int argc, char **argv, Args *a) {
       num_arg("--port-gbit", a->val[T_PORT], 0.0, PORT_GBIT_MAX, " Gbit/s", &a->port_gbit) ||
       num_arg("--seconds", a->val[T_SECONDS], 0.0, SECONDS_MAX, " s", &a->seconds))
     return -1;
+  if (a->val[T_SPLIT]) {
+    static const char *const names[] = {"proportional", "rings", "best"};
+    int k = 0;
+    while (k < 3 && strcmp(a->val[T_SPLIT], names[k])) k++;
+    if (k == 3) {
+      cli_fail("--port-split '%s': expected proportional, rings or best", a->val[T_SPLIT]);
+      return -1;
+    }
+    a->split = (WeftPortSplit)k;
+    if (k != WEFT_PORT_SPLIT_PROPORTIONAL && a->val[T_AR]) {
+      cli_fail("--ar-degree fixes the split: it goes with --port-split proportional only");
+      return -1;
+    }
+  }
   if (a->val[T_SEED]) {
     if (cli_int_value(a->val[T_SEED], strlen(a->val[T_SEED]), 0, 999999999999999999LL, &seed)) {
       cli_fail("--seed '%s': expected a non-negative integer", a->val[T_SEED]);
@@ -338,7 +358,7 @@ static int topoopt(Args *a, WeftTraffic **t, WeftFabric **f, WeftTopoSearchResul
   WeftError err;
   *searched = 0;
   if (!a->val[T_SEARCH]) {
-    int rc = weft_topo_build(*t, &a->ts, f, &err);
+    int rc = weft_topo_build_split(*t, &a->ts, a->split, f, NULL, &err);
     if (rc == WEFT_ENOMEM) {
       cli_fail("out of memory wiring %d servers", a->servers);
       return EXIT_RUNTIME;

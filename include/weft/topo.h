@@ -104,6 +104,24 @@ typedef enum {
 int weft_topo_build(const WeftTraffic *t, const WeftTopoSettings *s, WeftFabric **out,
                     WeftError *err);
 
+/* How the d ports split between AllReduce rings and model-parallel links. */
+typedef enum {
+  WEFT_PORT_SPLIT_PROPORTIONAL = 0, /* s->ar_degree (-1: by the AllReduce share of the bytes) */
+  WEFT_PORT_SPLIT_RINGS = 1,        /* every port to TotientPerms rings (the public TopoOpt
+                                       code's); model-parallel traffic routed over them */
+  WEFT_PORT_SPLIT_BEST = 2          /* the fastest of every even split 0..d, by simulation */
+} WeftPortSplit;
+
+/* weft_topo_build with the split chosen by split; *ar_ports (may be NULL)
+ * gets the ring ports of the fabric returned. BEST wires every even split
+ * (those that cannot be wired are skipped), ranks them by
+ * weft_fabric_estimate (a lower bound on the simulated time) and simulates
+ * them in that order until the next bound is no better than the best
+ * simulated time: exact, and usually one or two simulations. Ties go to
+ * more ring ports. */
+int weft_topo_build_split(const WeftTraffic *t, const WeftTopoSettings *s, WeftPortSplit split,
+                          WeftFabric **out, int *ar_ports, WeftError *err);
+
 /* Baselines. Fat-tree: servers with one NIC of nic_gbps into leaf switches
  * of radix `radix`, tiers 2 or 3, `oversub` = leaf down / up bandwidth
  * (>= 1). Expander: random d-regular graph over the servers, links of

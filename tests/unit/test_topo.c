@@ -715,7 +715,74 @@ static void test_topo_scale_1024(void) {
   weft_traffic_free(t);
 }
 
+/* The port split by simulation: BEST's fabric is as fast as the fastest of
+ * every even split 0..d that can be wired, simulated one by one (brute
+ * force), ties to more ring ports; RINGS gives every port to rings;
+ * PROPORTIONAL is weft_topo_build. Three jobs on 16 servers, d = 4: one
+ * AllReduce over all (rings win), fixed pairs (links between the pairs
+ * win), and both. */
+static void test_topo_port_split_choice(void) {
+  for (int job = 0; job < 3; job++) {
+    WeftTraffic *t = weft_traffic_create(16);
+    int all[16];
+    for (int i = 0; i < 16; i++) all[i] = i;
+    if (job != 1) weft_traffic_add_allreduce(t, all, 16, 8e6);
+    for (int i = 0; job != 0 && i < 16; i += 2) weft_traffic_add_demand(t, i, i + 1, 4e6);
+    WeftTopoSettings s;
+    weft_topo_settings_default(&s);
+    WeftError err;
+    double brute = HUGE_VAL;
+    int brute_ar = -1;
+    for (int ar = 4; ar >= 0; ar -= 2) {
+      WeftTopoSettings c = s;
+      c.ar_degree = ar;
+      WeftFabric *f = NULL;
+      WeftTopoTime tt;
+      if (weft_topo_build(t, &c, &f, &err) == WEFT_OK &&
+          weft_fabric_simulate(f, t, &tt, &err) == WEFT_OK && tt.time_ns < brute) {
+        brute = tt.time_ns;
+        brute_ar = ar;
+      }
+      weft_fabric_free(f);
+    }
+    CHECK(brute_ar >= 0);
+    WeftFabric *f = NULL;
+    WeftTopoTime tt;
+    int ar = -1;
+    CHECK_EQ_INT(weft_topo_build_split(t, &s, WEFT_PORT_SPLIT_BEST, &f, &ar, &err), WEFT_OK);
+    CHECK_EQ_INT(weft_fabric_simulate(f, t, &tt, &err), WEFT_OK);
+    CHECK_NEAR(tt.time_ns, brute, 1e-12);
+    CHECK_EQ_INT(ar, brute_ar);
+    if (job == 0) CHECK_EQ_INT(ar, 4); /* pure AllReduce: every port to rings */
+    weft_fabric_free(f);
+    f = NULL;
+    CHECK_EQ_INT(weft_topo_build_split(t, &s, WEFT_PORT_SPLIT_RINGS, &f, &ar, &err), WEFT_OK);
+    CHECK_EQ_INT(ar, 4);
+    weft_fabric_free(f);
+    f = NULL;
+    CHECK_EQ_INT(weft_topo_build_split(t, &s, WEFT_PORT_SPLIT_PROPORTIONAL, &f, &ar, &err), WEFT_OK);
+    CHECK(ar >= 2 && ar <= 4 && ar % 2 == 0);
+    weft_fabric_free(f);
+    weft_traffic_free(t);
+  }
+  /* A split that cannot be wired is skipped, not fatal: fixed pairs alone
+   * (0 ring ports) leave the fabric disconnected, so BEST keeps a ring. */
+  WeftTraffic *t = weft_traffic_create(16);
+  for (int i = 0; i < 16; i += 2) weft_traffic_add_demand(t, i, i + 1, 4e6);
+  weft_traffic_add_demand(t, 0, 15, 1e3);  /* a pair the matchings alone cannot reach */
+  WeftTopoSettings s;
+  weft_topo_settings_default(&s);
+  WeftFabric *f = NULL;
+  WeftError err;
+  int ar = -1;
+  CHECK_EQ_INT(weft_topo_build_split(t, &s, WEFT_PORT_SPLIT_BEST, &f, &ar, &err), WEFT_OK);
+  CHECK(f != NULL && ar >= 2);
+  weft_fabric_free(f);
+  weft_traffic_free(t);
+}
+
 const TestCase suite_topo[] = {
+    {"topo/port_split_choice", test_topo_port_split_choice},
     {"topo_scale_1024", test_topo_scale_1024},
     {"topo_defaults", test_topo_defaults},
     {"topo_totient_references", test_topo_totient_references},

@@ -1,0 +1,1 @@
+topo --model dlrm --servers 64 --port-split widest
