@@ -28,8 +28,8 @@ static const CliOpt opts[T_COUNT] = {
     [T_AR] = {"--ar-degree", "A", "ports for AllReduce rings (default: by traffic share)"},
     [T_SPLIT] = {"--port-split", "proportional|rings|best",
                  "ports between rings and model-parallel links: by the\n"
-                 "AllReduce share (default), all to rings (TopoOpt's\n"
-                 "code), or the fastest even split by simulation"},
+                 "                        AllReduce share (default), all to rings (TopoOpt's\n"
+                 "                        code), or the fastest even split by simulation"},
     [T_KPATHS] = {"--kpaths", "K", "paths a model-parallel flow is split over (default 4)"},
     [T_PRICES] = {"--prices", "FILE", "YAML overriding the price table (docs/topo.md)"},
     [T_RADIX] = {"--radix", "R", "Fat-tree switch radix (default 32)"},
