@@ -259,14 +259,14 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
     cli_error(&err);
     return rc == WEFT_ENOMEM || rc == WEFT_ESOLVER ? EXIT_RUNTIME : EXIT_USAGE;
   }
-  run->bw_given = val[CLI_SIM_BW] != NULL;
-  int carried = !run->bw_given; /* a design the network file carries (ASTRA-sim's bandwidth) */
+  run->bw_given = val[CLI_SIM_BW] ? CLI_BW_GIVEN : CLI_BW_OPTIMUM;
+  int carried = !val[CLI_SIM_BW]; /* a design the network file carries (ASTRA-sim's bandwidth) */
   for (int d = 0; d < D; d++) carried &= run->sc->net.design_gbps[d] > 0.0;
   if (carried) {
     memcpy(run->bw_gbps, run->sc->net.design_gbps, sizeof run->bw_gbps);
-    run->bw_given = 2;
+    run->bw_given = CLI_BW_NETWORK;
   }
-  if (!run->bw_given) {
+  if (run->bw_given == CLI_BW_OPTIMUM) {
     if (weft_problem_solve(run->prob, &solve, &run->opt) < 0 ||
         run->opt.status != WEFT_STATUS_SOLVED) {
       cli_fail("no bandwidth to simulate: %s: %s (give --bw)",
@@ -325,8 +325,8 @@ void cli_sim_print_head(FILE *out, const char *cmd, const CliSimRun *run) {
   fprintf(out, "weft %s: loop %s, %d dims, %.0f NPUs, %d job%s\n", cmd,
           weft_loop_name(run->spec.loop), net->ndims, weft_network_npus_total(net),
           run->spec.njobs, run->spec.njobs == 1 ? "" : "s");
-  if (run->bw_given == 2) fputs("bandwidth: the network file's (its per-link bandwidth)\n", out);
-  else if (run->bw_given) fputs("bandwidth: given (--bw)\n", out);
+  if (run->bw_given == CLI_BW_NETWORK) fputs("bandwidth: the network file's (its per-link bandwidth)\n", out);
+  else if (run->bw_given == CLI_BW_GIVEN) fputs("bandwidth: given (--bw)\n", out);
   else
     fprintf(out, "bandwidth: the optimum of weft optimize (objective %s)\n",
             weft_objective_name(run->spec.objective));
@@ -367,7 +367,8 @@ void cli_sim_json_head(FILE *out, const CliSimRun *run) {
   fputs(",\n  \"objective\": ", out);
   cli_json_str(out, weft_objective_name(run->spec.objective));
   fprintf(out, ",\n  \"bw_source\": \"%s\",\n  \"bw_gbps\": ",
-          run->bw_given == 2 ? "network" : run->bw_given ? "given" : "optimum");
+          run->bw_given == CLI_BW_NETWORK ? "network"
+          : run->bw_given == CLI_BW_GIVEN ? "given" : "optimum");
   cli_json_arr(out, run->bw_gbps, net->ndims);
   fprintf(out, ",\n  \"settings\": {\"fidelity\": \"%s\", \"sharing\": \"%s\", \"chunks\": %d, "
                "\"in_flight\": %d, \"endpoint_delay_ns\": ",

@@ -20,6 +20,9 @@ enum { CLI_SIM_BW, CLI_SIM_CHUNKS, CLI_SIM_INFLIGHT, CLI_SIM_LATENCY, CLI_SIM_EN
 
 extern const CliOpt cli_sim_opts[CLI_SIM_COUNT];
 
+/* Where a simulation's bandwidth comes from. */
+enum { CLI_BW_OPTIMUM = 0, CLI_BW_GIVEN = 1, CLI_BW_NETWORK = 2 };
+
 typedef struct {
   CliInputs in;
   const char *val[CLI_SIM_COUNT];
@@ -39,8 +42,8 @@ typedef struct {
   WeftSpec spec;
   WeftProblem *prob;
   double bw_gbps[WEFT_MAX_DIMS];
-  int bw_given;            /* 1: --bw; 2: the network file's own design; 0: the optimum, solved first */
-  WeftResult opt;          /* that solve (bw_given 0) */
+  int bw_given;            /* CLI_BW_*: where the bandwidth came from */
+  WeftResult opt;          /* that solve (CLI_BW_OPTIMUM) */
   WeftSimSettings set;
   WeftSimResult res;
   double wall_s;           /* the simulation's wall-clock time */

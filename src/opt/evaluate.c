@@ -65,10 +65,11 @@ void weft_problem_eval_scaled(const WeftProblem *p, const double *bw, WeftEval *
   ev->perf_per_cost = ev->time_ns * ev->cost_usd;
 }
 
-double weft_problem_objective(const WeftProblem *p, const double *bw) {
-  WeftEval ev;
-  weft_problem_eval_scaled(p, bw, &ev);
-  double v = p->objective == WEFT_OBJ_PERF_PER_COST ? ev.perf_per_cost : ev.time_ns;
+double weft_problem_objective(const WeftProblem *p, const double *bw, WeftEval *ev) {
+  WeftEval local;
+  if (!ev) ev = &local;
+  weft_problem_eval_scaled(p, bw, ev);
+  double v = p->objective == WEFT_OBJ_PERF_PER_COST ? ev->perf_per_cost : ev->time_ns;
   return isfinite(v) ? v : HUGE_VAL;
 }
 

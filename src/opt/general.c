@@ -16,6 +16,7 @@
 #define ACT_ADD 8      /* rows that join per job and round, the most violated first */
 #define ACT_VIOL 1e-12 /* a row longer than the active max by this (relative) is violated */
 #define ACT_ROUNDS 64  /* rounds of the active set at most */
+#define ACT_MAX_PAT 256 /* patterns the active set's row times handle on the stack */
 
 static int is_ppc(const WeftProblem *p) { return p->objective == WEFT_OBJ_PERF_PER_COST; }
 
@@ -295,8 +296,8 @@ static void design_of(const WeftProblem *p, const double *x, double *bw) {
 static double restricted_objective(const WeftProblem *p, const double *bw) {
   const General *G = &p->gen;
   int P = p->npat;
-  double time = 0.0, cost = 0.0, tau[256];
-  if (P > 256) return weft_problem_objective(p, bw); /* exact when all rows are active */
+  double time = 0.0, cost = 0.0, tau[ACT_MAX_PAT];
+  if (P > ACT_MAX_PAT) return weft_problem_objective(p, bw, NULL); /* every row is active then */
   for (int k = 0; k < P; k++) tau[k] = weft_problem_tau(p, k, bw);
   for (int j = 0; j < p->njobs; j++) {
     const Job *job = &p->job[j];
@@ -338,8 +339,9 @@ static void initial_active(WeftProblem *p) {
     const Job *job = &p->job[j];
     if (job->nrows <= 1) continue;
     unsigned char *act = G->act + G->act_off[j];
-    memset(act, job->nrows <= ACT_ALL, (size_t)job->nrows);
-    if (job->nrows <= ACT_ALL) continue;
+    int all = job->nrows <= ACT_ALL || P > ACT_MAX_PAT; /* past ACT_MAX_PAT: no active set */
+    memset(act, all, (size_t)job->nrows);
+    if (all) continue;
     double *val = G->rowval + G->act_off[j];
     for (int r = 0; r < job->nrows; r++) {
       double v = job->C[r];
@@ -368,8 +370,8 @@ static int add_top(unsigned char *act, const double *val, int nrows, int k, doub
 static int add_violated(WeftProblem *p, const double *bw) {
   General *G = &p->gen;
   int P = p->npat, added = 0;
-  double tau[256];
-  if (P > 256) return 0;
+  double tau[ACT_MAX_PAT];
+  if (P > ACT_MAX_PAT) return 0; /* every row is active then */
   for (int k = 0; k < P; k++) tau[k] = weft_problem_tau(p, k, bw);
   for (int j = 0; j < p->njobs; j++) {
     const Job *job = &p->job[j];

@@ -27,7 +27,7 @@
 
 int ipm_work_init(IpmWork *w, int n, int nh, int ng, int ne, Arena *a) {
   memset(w, 0, sizeof *w);
-  w->n = n; w->nh = nh; w->ng = ng; w->ne = ne;
+  w->ng = ng;
   w->M = ng + 3 * nh;
   size_t N = (size_t)(n + ne), nn = (size_t)(n > 0 ? n : 1), M = (size_t)(w->M > 0 ? w->M : 1);
   size_t E = (size_t)(ne > 0 ? ne : 1), H = (size_t)(nh > 0 ? nh : 1);

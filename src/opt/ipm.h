@@ -26,7 +26,7 @@ typedef struct {
  * primal point, lam[0..nh+ng) the inequality multipliers of the hyperbolic
  * form (hyperbolic rows first), nu the equality multipliers. */
 typedef struct {
-  int n, nh, ng, ne, M;   /* M = ng + 3 nh: the cone vectors' length */
+  int ng, M;              /* this solve's linear rows; M = ng + 3 nh, the cone vectors' length */
   double *x, *lam, *nu;
   double *s, *z, *lmb;    /* M: slacks, duals, their NT-scaled point */
   double *wl;             /* ng: LP scaling sqrt(s/z) */

@@ -249,22 +249,6 @@ static int fold_constraints(WeftProblem *p, const WeftConstraints *cons) {
   return WEFT_OK;
 }
 
-/* The iteration time (sum of weighted jobs) with every tau_p = t_p. */
-static double time_at_tau(const WeftProblem *p, const double *tau) {
-  double total = 0.0;
-  for (int j = 0; j < p->njobs; j++) {
-    const Job *job = &p->job[j];
-    double t = 0.0;
-    for (int r = 0; r < job->nrows; r++) {
-      double v = job->C[r];
-      for (int k = 0; k < p->npat; k++) v += job->a[(size_t)r * (size_t)p->npat + (size_t)k] * tau[k];
-      t = fmax(t, v);
-    }
-    total += job->weight * t;
-  }
-  return total;
-}
-
 /* Internal units: bscale = the largest |rhs| of the scaled rows (1 when
  * none), so the constraints that set the design's scale are O(1) and every
  * tolerance downstream is relative to it. Refuses a scale at which the
@@ -286,25 +270,21 @@ static int scale(WeftProblem *p, WeftError *err) {
   p->bscale = beta;
   for (int i = 0; i < p->nle; i++) p->hle[i] /= beta;
   for (int i = 0; i < p->neq; i++) p->heq[i] /= beta;
-  double cost1 = 0.0, tau[512];
   for (int d = 0; d < D; d++) {
     p->cpg_nat[d] = p->cpg[d];
     p->cpg[d] *= beta;
-    cost1 += p->cpg[d];
   }
-  int P = p->npat < 512 ? p->npat : 512, bad = 0;
-  for (int k = 0; k < p->npat; k++) {
-    double t = 0.0;
-    for (int d = 0; d < D; d++) {
-      double *u = &p->u[(size_t)k * (size_t)D + (size_t)d];
-      if (*u <= 0.0) continue;
-      *u /= beta;
-      bad |= !(*u >= DBL_MIN) || !isfinite(*u);
-      t = fmax(t, *u);
-    }
-    if (k < P) tau[k] = t;
+  int bad = 0;
+  for (size_t k = 0; k < (size_t)p->npat * (size_t)D; k++) {
+    if (p->u[k] <= 0.0) continue;
+    p->u[k] /= beta;
+    bad |= !(p->u[k] >= DBL_MIN) || !isfinite(p->u[k]);
   }
-  double time1 = p->npat <= 512 ? time_at_tau(p, tau) : 0.0;
+  double one[WEFT_MAX_DIMS]; /* time and cost with every B' = 1, i.e. B = bscale */
+  for (int d = 0; d < D; d++) one[d] = 1.0;
+  WeftEval ev;
+  weft_problem_eval_scaled(p, one, &ev);
+  double time1 = ev.time_ns, cost1 = ev.cost_usd;
   const char *what = NULL;
   double v = 0.0;
   if (!(cost1 <= WEFT_MAX_VALUE)) { what = "the network cost"; v = cost1; }

@@ -104,8 +104,9 @@ double weft_opt_inf_term(double q, double pp, double lo, double hi);
 /* evaluate.c: every bw here is in internal units (B' = B / bscale). */
 double weft_problem_tau(const WeftProblem *p, int pat, const double *bw);
 void weft_problem_eval_scaled(const WeftProblem *p, const double *bw, WeftEval *ev);
-/* The objective (time, or time x cost) at bw; HUGE_VAL when not finite. */
-double weft_problem_objective(const WeftProblem *p, const double *bw);
+/* The objective (time, or time x cost) at bw, HUGE_VAL when not finite;
+ * ev (may be NULL) gets the whole evaluation. */
+double weft_problem_objective(const WeftProblem *p, const double *bw, WeftEval *ev);
 /* verify.c: the largest relative violation of the ORIGINAL constraints (and
  * B >= 0) at bw (internal units; checked as bscale * bw in GB/s against the
  * constraints as given), HUGE_VAL for a non-finite bw; *which gets the constraint's

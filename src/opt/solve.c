@@ -27,12 +27,6 @@ const char *weft_loop_name(WeftLoop l) {
 
 static int is_ppc(const WeftProblem *p) { return p->objective == WEFT_OBJ_PERF_PER_COST; }
 
-/* The objective at bw (internal units), HUGE_VAL when not finite. */
-static double objective_at(const WeftProblem *p, const double *bw, WeftEval *ev) {
-  weft_problem_eval_scaled(p, bw, ev);
-  double v = is_ppc(p) ? ev->perf_per_cost : ev->time_ns;
-  return isfinite(v) ? v : HUGE_VAL;
-}
 
 /* Is bw1 pinned down by the rows tight at it (the user rows, B >= lower)?
  * The interior point lands inside the set of optimal designs, where only
@@ -151,11 +145,11 @@ static void finish(WeftProblem *p, const WeftSettings *settings, const double *b
                    int its, int ist, WeftResult *res) {
   double bw2[WEFT_MAX_DIMS];
   WeftEval ev2;
-  double ub1 = objective_at(p, bw1, &res->eval), ub2 = HUGE_VAL;
+  double ub1 = weft_problem_objective(p, bw1, &res->eval), ub2 = HUGE_VAL;
   double scale_lb = fmax(fabs(lb), 1e-300);
   int use2 = 0;
   if (!is_ppc(p) && isfinite(ub1) && cheapest(p, bw1, res->eval.cost_usd, bw2) == WEFT_OK) {
-    ub2 = objective_at(p, bw2, &ev2);
+    ub2 = weft_problem_objective(p, bw2, &ev2);
     use2 = ev2.cost_usd < res->eval.cost_usd * (1.0 - TIE_MARGIN) &&
            (ub2 - lb) / scale_lb <= fmax(settings->gap_tol, (ub1 - lb) / scale_lb) &&
            weft_problem_violation(p, bw2, NULL) <= WEFT_VERIFY_TOL;
