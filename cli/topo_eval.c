@@ -65,6 +65,27 @@ static void write_csv(FILE *f, const WeftEvalPoint *p, int n) {
             p[i].comm_ns / 1e6, p[i].tp, p[i].replicated, p[i].mp_layers);
 }
 
+/* What the output files are written from (cli_write_file's context). */
+typedef struct {
+  const WeftEvalPoint *p;
+  int n;
+  const char *model;
+  const WeftTopoEval *e;
+} EvalOut;
+
+static void csv_body(FILE *f, const void *ctx) {
+  const EvalOut *o = ctx;
+  write_csv(f, o->p, o->n);
+}
+
+static void write_plot(FILE *f, const char *model, const WeftEvalPoint *p, int n,
+                       const WeftTopoEval *e);
+
+static void plot_body(FILE *f, const void *ctx) {
+  const EvalOut *o = ctx;
+  write_plot(f, o->model, o->p, o->n, o->e);
+}
+
 /* A self-contained gnuplot script: one data block per fabric curve. */
 static void write_plot(FILE *f, const char *model, const WeftEvalPoint *p, int n,
                        const WeftTopoEval *e) {
@@ -251,26 +272,11 @@ int cmd_topo_eval(int argc, char **argv) {
     return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
   }
   print_summary(m->name, p, n);
-  int out = EXIT_OK;
-  FILE *f;
-  if (val[E_CSV]) {
-    if (!(f = fopen(val[E_CSV], "w"))) {
-      cli_fail("--csv %s: cannot write", val[E_CSV]);
-      out = EXIT_RUNTIME;
-    } else {
-      write_csv(f, p, n);
-      if (fclose(f)) out = EXIT_RUNTIME;
-    }
-  }
-  if (val[E_PLOT] && out == EXIT_OK) {
-    if (!(f = fopen(val[E_PLOT], "w"))) {
-      cli_fail("--plot %s: cannot write", val[E_PLOT]);
-      out = EXIT_RUNTIME;
-    } else {
-      write_plot(f, m->name, p, n, &e);
-      if (fclose(f)) out = EXIT_RUNTIME;
-    }
-  }
+  /* Both files through the shared writer (files.c): whole or not at all, a
+   * device written through, every failure said (exit 1). */
+  EvalOut o = {p, n, m->name, &e};
+  int out = val[E_CSV] ? cli_write_file(val[E_CSV], csv_body, &o) : EXIT_OK;
+  if (val[E_PLOT] && out == EXIT_OK) out = cli_write_file(val[E_PLOT], plot_body, &o);
   free(p);
   free(m);
   return out;
