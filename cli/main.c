@@ -24,6 +24,8 @@ static const char *usage =
     "  validate   the analytic model next to the simulation, with the error\n"
     "  topo       wire a direct-connect topology for a job (TopoOpt) and compare\n"
     "             it with a switch, a Fat-tree of the same cost and an expander\n"
+    "  topo-eval  TopoOpt's evaluation: cost-vs-time curves of every fabric and\n"
+    "             the equal-cost comparison read off them\n"
     "  zoo        list the model zoo and device presets\n"
     "\n"
     "options:\n"
