@@ -30,6 +30,11 @@ const CliOpt cli_sim_opts[CLI_SIM_COUNT] = {
                           "                        graph (default dim)"},
     [CLI_SIM_SHARING] = {"--sharing", "maxmin|fifo",
                          "link fidelity: how flows share a link (default maxmin)"},
+    [CLI_SIM_LIKE] = {"--like", "weft|astra-sim",
+                      "whose semantics: weft's, or ASTRA-sim 1.0's analytical\n"
+                      "                        backend (its training loop, queues, no link\n"
+                      "                        sharing, per-hop latency; endpoint delay\n"
+                      "                        default 10 ns; docs/simulate.md) (default weft)"},
     [CLI_SIM_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
     [CLI_SIM_TRACE] = {"--trace", "FILE",
                        "timeline as Chrome trace-event JSON (ui.perfetto.dev)"},
@@ -68,6 +73,7 @@ void cli_sim_help_options(FILE *out) {
 
 const char *cli_fidelity_name(WeftFidelity f) { return f == WEFT_FIDELITY_LINK ? "link" : "dim"; }
 const char *cli_sharing_name(WeftSharing s) { return s == WEFT_SHARE_FIFO ? "fifo" : "maxmin"; }
+const char *cli_like_name(WeftSimLike l) { return l == WEFT_LIKE_ASTRA1 ? "astra-sim" : "weft"; }
 
 /* ------------------------------------------------------------ option values */
 
@@ -155,7 +161,7 @@ static int alg_list(const char *flag, const char *v, int ndims, WeftAlgorithm *o
 static int scalar_options(const char *const *val, WeftSimSettings *s, WeftSettings *solve,
                           double *trace_mib) {
   const CliOpt *o = cli_sim_opts;
-  int fid = 0, shr = 0;
+  int fid = 0, shr = 0, like = 0;
   if (val[CLI_SIM_CHUNKS] &&
       cli_opt_int(o[CLI_SIM_CHUNKS].name, val[CLI_SIM_CHUNKS], 1, MAX_CHUNKS, &s->chunks))
     return -1;
@@ -175,8 +181,18 @@ static int scalar_options(const char *const *val, WeftSimSettings *s, WeftSettin
   if (val[CLI_SIM_SHARING] &&
       cli_opt_choose(o[CLI_SIM_SHARING].name, val[CLI_SIM_SHARING], "maxmin", "fifo", &shr))
     return -1;
+  if (val[CLI_SIM_LIKE] &&
+      cli_opt_choose(o[CLI_SIM_LIKE].name, val[CLI_SIM_LIKE], "weft", "astra-sim", &like))
+    return -1;
   s->fidelity = fid ? WEFT_FIDELITY_LINK : WEFT_FIDELITY_DIM;
   s->sharing = shr ? WEFT_SHARE_FIFO : WEFT_SHARE_MAXMIN;
+  s->like = like ? WEFT_LIKE_ASTRA1 : WEFT_LIKE_WEFT;
+  if (like && fid) {
+    cli_fail("--like astra-sim runs at dim fidelity (ASTRA-sim's analytical backend shares no "
+             "link): drop --fidelity link");
+    return -1;
+  }
+  if (like && !val[CLI_SIM_ENDPOINT]) s->endpoint_delay_ns = WEFT_ASTRA_ENDPOINT_NS;
   if (val[CLI_SIM_SHARING] && s->fidelity != WEFT_FIDELITY_LINK) {
     cli_fail("--sharing goes with --fidelity link (a dim is shared equally)");
     return -1;
@@ -323,7 +339,8 @@ void cli_sim_print_head(FILE *out, const char *cmd, const CliSimRun *run) {
   const WeftNetwork *net = run->spec.net;
   const WeftSimSettings *s = &run->set;
   fprintf(out, "weft %s: loop %s, %d dims, %.0f NPUs, %d job%s\n", cmd,
-          weft_loop_name(run->spec.loop), net->ndims, weft_network_npus_total(net),
+          s->like == WEFT_LIKE_ASTRA1 ? "ASTRA-sim HYBRID_TRANSFORMER" : weft_loop_name(run->spec.loop),
+          net->ndims, weft_network_npus_total(net),
           run->spec.njobs, run->spec.njobs == 1 ? "" : "s");
   if (run->bw_given == CLI_BW_NETWORK) fputs("bandwidth: the network file's (its per-link bandwidth)\n", out);
   else if (run->bw_given == CLI_BW_GIVEN) fputs("bandwidth: given (--bw)\n", out);
@@ -334,6 +351,11 @@ void cli_sim_print_head(FILE *out, const char *cmd, const CliSimRun *run) {
   if (s->fidelity == WEFT_FIDELITY_LINK) fprintf(out, " (%s sharing)", cli_sharing_name(s->sharing));
   fprintf(out, ", %d chunk%s per collective, %d in flight, endpoint delay %.1f ns\n", s->chunks,
           s->chunks == 1 ? "" : "s", s->in_flight, s->endpoint_delay_ns);
+  if (s->like == WEFT_LIKE_ASTRA1)
+    fputs("semantics: ASTRA-sim 1.0 with its analytical backend (a queue per logical dim,\n"
+          "  no link sharing, latency per hop (a Switch step 2 hops), whole ns and bytes;\n"
+          "  docs/simulate.md)\n",
+          out);
   fprintf(out, "\n  %-4s %-15s %6s %14s %-10s %12s\n", "dim", "topology", "npus", "bw_gbps",
           "algorithm", "latency_ns");
   for (int d = 0; d < net->ndims; d++)
@@ -374,6 +396,7 @@ void cli_sim_json_head(FILE *out, const CliSimRun *run) {
                "\"in_flight\": %d, \"endpoint_delay_ns\": ",
           cli_fidelity_name(s->fidelity), cli_sharing_name(s->sharing), s->chunks, s->in_flight);
   cli_json_num(out, s->endpoint_delay_ns);
+  if (s->like == WEFT_LIKE_ASTRA1) fputs(", \"like\": \"astra-sim\"", out);
   fputs("},\n  \"dims\": [", out);
   for (int d = 0; d < net->ndims; d++) {
     fprintf(out, "%s\n    {\"dim\": %d, \"topology\": \"%s\", \"npus\": %d, \"bw_gbps\": ",

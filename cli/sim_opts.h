@@ -11,7 +11,7 @@
 #include "weft.h"
 
 enum { CLI_SIM_BW, CLI_SIM_CHUNKS, CLI_SIM_INFLIGHT, CLI_SIM_LATENCY, CLI_SIM_ENDPOINT,
-       CLI_SIM_ALG, CLI_SIM_FIDELITY, CLI_SIM_SHARING, CLI_SIM_JSON, CLI_SIM_TRACE,
+       CLI_SIM_ALG, CLI_SIM_FIDELITY, CLI_SIM_SHARING, CLI_SIM_LIKE, CLI_SIM_JSON, CLI_SIM_TRACE,
        CLI_SIM_TRACE_STAGES, CLI_SIM_TRACE_MAX, CLI_SIM_MAX_WORK, CLI_SIM_GAPTOL, CLI_SIM_HELP,
        CLI_SIM_COUNT };
 
@@ -69,8 +69,10 @@ int cli_sim_run(CliSimRun *run);
 int cli_sim_failed(int rc, const WeftError *err);
 void cli_sim_free(CliSimRun *run);
 
-/* Names of the fidelity and sharing values ("dim", "link"; "maxmin", "fifo"). */
+/* Names of the fidelity, sharing and semantics values ("dim", "link";
+ * "maxmin", "fifo"; "weft", "astra-sim"). */
 const char *cli_fidelity_name(WeftFidelity f);
+const char *cli_like_name(WeftSimLike l);
 const char *cli_sharing_name(WeftSharing s);
 
 /* Compute per phase of job j, summed over its layers (as simulated). */

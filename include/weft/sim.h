@@ -95,6 +95,27 @@ const char *weft_algorithm_name(WeftAlgorithm a);  /* "default", "ring", "direct
 
 typedef enum { WEFT_FIDELITY_DIM = 0, WEFT_FIDELITY_LINK = 1 } WeftFidelity;
 
+/* Whose semantics a run follows (docs/simulate.md, "ASTRA-sim semantics"):
+ * weft's, or ASTRA-sim 1.0's with its analytical backend, so a result
+ * reproduces what ASTRA-sim reports for the inputs weft_astra1_export
+ * writes: its HYBRID_TRANSFORMER training loop (input-grad collectives under
+ * the weight-grad compute, weight-grad collectives running to the end, 1 ns
+ * between loop steps, each layer's update time after its collectives) in
+ * place of spec->loop; one queue per logical dim serving chunk phases in
+ * priority order, first come first served; all-reduce as reduce-scatters,
+ * an all-reduce on the last dim, all-gathers; no bandwidth sharing (a
+ * message takes its hops' latency plus bytes / link bandwidth, a ring on a
+ * FullyConnected dim sending one way over one B/(n-1) link); the endpoint
+ * delay before every message and once more at the end of every phase, the
+ * local-reduction memory time per reduce step; whole ns throughout (compute
+ * times, sizes and the endpoint delay rounded to the nearest whole ns and
+ * byte, as the export writes them). Dim fidelity only. */
+typedef enum { WEFT_LIKE_WEFT = 0, WEFT_LIKE_ASTRA1 = 1 } WeftSimLike;
+/* ASTRA-sim 1.0's endpoint delay when its system file gives none, and the
+ * value of its sample files (ns): what `--like astra-sim` and the export
+ * use unless told otherwise. */
+#define WEFT_ASTRA_ENDPOINT_NS 10.0
+
 typedef enum { WEFT_SPAN_COMPUTE = 0, WEFT_SPAN_COLLECTIVE = 1, WEFT_SPAN_STAGE = 2 } WeftSpanKind;
 
 /* One interval of the simulated timeline, for traces. */
@@ -122,6 +143,7 @@ typedef struct {
   int stage_spans;                          /* also report every chunk's stages (0) */
   double max_work;                          /* refuse a run whose weft_sim_estimate work
                                                exceeds this (WEFT_SIM_MAX_WORK); 0 = no limit */
+  WeftSimLike like;                         /* whose semantics (weft's) */
 } WeftSimSettings;
 
 /* The default limit on a simulation's work: a unit (an event, a flow, a

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/astra.h"
 #include "sim/sim.h"
 
 enum { EV_COMPUTE = 0, EV_DELAY = 1 };
@@ -391,8 +392,13 @@ static int check_settings(const WeftSpec *spec, const double *bw, const WeftSimS
   if (s->chunks < 1 || s->in_flight < 1)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, s->chunks < 1 ? "chunks" : "in_flight",
                           "%s must be at least 1", s->chunks < 1 ? "chunks" : "in_flight");
-  if ((unsigned)s->fidelity > WEFT_FIDELITY_LINK || (unsigned)s->sharing > WEFT_SHARE_FIFO)
-    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "bad fidelity or sharing");
+  if ((unsigned)s->fidelity > WEFT_FIDELITY_LINK || (unsigned)s->sharing > WEFT_SHARE_FIFO ||
+      (unsigned)s->like > WEFT_LIKE_ASTRA1)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "bad fidelity, sharing or semantics");
+  if (s->like == WEFT_LIKE_ASTRA1 && s->fidelity != WEFT_FIDELITY_DIM)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "fidelity",
+                          "ASTRA-sim semantics run at dim fidelity (its analytical backend "
+                          "shares no link)");
   if (!(s->max_work >= 0))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "max_work", "max_work must be >= 0");
   if (!(s->endpoint_delay_ns >= 0) || !isfinite(s->endpoint_delay_ns))
@@ -425,7 +431,8 @@ int weft_simulate(const WeftSpec *spec, const double *bw_gbps, const WeftSimSett
   for (int d = 0; d < spec->net->ndims; d++)
     bw[d] = bw_gbps[d] * (spec->net->efficiency[d] > 0.0 ? spec->net->efficiency[d] : 1.0);
   for (int j = 0; j < spec->njobs && !rc; j++) {
-    rc = simulate_job(spec, j, bw, s, res, err);
+    rc = s->like == WEFT_LIKE_ASTRA1 ? astra_simulate_job(spec, j, bw, s, res, err)
+                                     : simulate_job(spec, j, bw, s, res, err);
     res->time_ns += spec->jobs[j].weight * res->job[j].t.time_ns;
   }
   return rc;
