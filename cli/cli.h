@@ -71,6 +71,16 @@ int cli_write_file(const char *path, CliWriteFn body, const void *ctx);
 /* Flush and close stdout at exit: 0, or prints why and returns EXIT_RUNTIME. */
 int cli_close_stdout(void);
 
+/* ASTRA-sim 1.0 inputs (astra1.c): the settings weft optimize exports with
+ * (weft's simulation defaults, ASTRA-sim's 10 ns endpoint delay, the
+ * network's latency or 500 ns per hop); write every file into dir or none
+ * (0, or prints why and returns the exit code); the note saying what was
+ * written in which units. */
+void cli_astra1_settings(const WeftNetwork *net, WeftSimSettings *s);
+int cli_export_astra1(const char *dir, const WeftSpec *spec, const double *bw_gbps,
+                      const WeftSimSettings *s);
+void cli_astra1_note(FILE *out, const char *dir, const WeftSpec *spec, const WeftSimSettings *s);
+
 /* Print "weft: <where>: <msg>" for a library error. */
 void cli_error(const WeftError *err);
 /* Print "weft: <printf message>". */

@@ -10,13 +10,20 @@
 #include "inputs.h"
 #include "opts.h"
 
-enum { O_JSON, O_EXPORT, O_PLOT, O_GAPTOL, O_REFINE, O_HELP, O_COUNT };
+enum { O_JSON, O_EXPORT, O_EXPORT1, O_PLOT, O_GAPTOL, O_REFINE, O_HELP, O_COUNT };
 
 /* One row per option: drives parsing and --help alike (after the shared
  * input options of inputs.h, before the --model options of model_opts.h). */
 static const CliOpt opts[O_COUNT] = {
     [O_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
-    [O_EXPORT] = {"--export-astra", "FILE", "write the design as an ASTRA-sim 2.0 network yml"},
+    [O_EXPORT] = {"--export-astra", "FILE",
+                  "write the design as an ASTRA-sim 2.0 network yml (per-link\n"
+                  "                        GB/s of 2^30 bytes/s, latency per hop)"},
+    [O_EXPORT1] = {"--export-astra1", "DIR",
+                   "write the design as ASTRA-sim 1.0 analytical inputs:\n"
+                   "                        DIR/network.json (per-link GB/s of 2^30 bytes/s,\n"
+                   "                        latency per hop), system.txt, workload.txt\n"
+                   "                        (docs/simulate.md)"},
     [O_PLOT] = {"--plot", "FILE", "draw the design vs EqualBW as .png or .svg (needs gnuplot)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap (default 1e-9)"},
     [O_REFINE] = {"--refine-with-sim", NULL,
@@ -101,7 +108,8 @@ int cmd_optimize(int argc, char **argv) {
     }
   }
   if ((a.val[O_PLOT] && cli_plot_check(a.val[O_PLOT])) ||
-      cli_out_check("--export-astra", a.val[O_EXPORT]))
+      cli_out_check("--export-astra", a.val[O_EXPORT]) ||
+      cli_out_check("--export-astra1", a.val[O_EXPORT1]))
     return EXIT_USAGE;
   int rc = cli_inputs_load(&a.in, "optimize", &st.sc);
   if (rc) return rc;
@@ -140,11 +148,18 @@ int cmd_optimize(int argc, char **argv) {
     cli_error(&err);
     return finish(&st, EXIT_RUNTIME);
   }
+  WeftSimSettings as1;
+  cli_astra1_settings(&st.sc->net, &as1);
+  if (a.val[O_EXPORT1] && solved &&
+      (rc = cli_export_astra1(a.val[O_EXPORT1], &spec, res.bw_gbps, &as1)))
+    return finish(&st, rc);
   if (a.val[O_JSON]) report_json(stdout, &r);
   else report_table(stdout, &r);
+  if (a.val[O_EXPORT1] && solved && !a.val[O_JSON])
+    cli_astra1_note(stdout, a.val[O_EXPORT1], &spec, &as1);
   if (!solved) {
     cli_fail("%s: %s%s", weft_status_name(res.status), res.message,
-             export_path ? " (nothing exported)" : "");
+             export_path || a.val[O_EXPORT1] ? " (nothing exported)" : "");
     return finish(&st, EXIT_RUNTIME);
   }
   if (a.val[O_PLOT]) { /* one design: no Pareto set (npoints 0) */

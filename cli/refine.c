@@ -72,7 +72,7 @@ int cli_refine(int argc, char **argv) {
     help(stdout);
     return EXIT_OK;
   }
-  static const int refused[] = {CLI_SIM_BW, CLI_SIM_TRACE};
+  static const int refused[] = {CLI_SIM_BW, CLI_SIM_TRACE, CLI_SIM_EXPORT1};
   for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++)
     if (a.val[refused[k]]) {
       cli_fail("--refine-with-sim chooses the bandwidth and simulates many designs: drop %s",

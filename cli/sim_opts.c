@@ -35,6 +35,15 @@ const CliOpt cli_sim_opts[CLI_SIM_COUNT] = {
                       "                        backend (its training loop, queues, no link\n"
                       "                        sharing, per-hop latency; endpoint delay\n"
                       "                        default 10 ns; docs/simulate.md) (default weft)"},
+    [CLI_SIM_ASTRA_SYS] = {"--astra-system", "FILE",
+                           "an ASTRA-sim 1.0 system file (as --export-astra1 writes):\n"
+                           "                        its chunks, active chunks, endpoint delay and\n"
+                           "                        algorithms, with --like astra-sim"},
+    [CLI_SIM_EXPORT1] = {"--export-astra1", "DIR",
+                         "write the design and these settings as ASTRA-sim 1.0\n"
+                         "                        analytical inputs (network.json: per-link GB/s\n"
+                         "                        of 2^30 bytes/s, latency per hop; system.txt;\n"
+                         "                        workload.txt)"},
     [CLI_SIM_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
     [CLI_SIM_TRACE] = {"--trace", "FILE",
                        "timeline as Chrome trace-event JSON (ui.perfetto.dev)"},
@@ -193,6 +202,20 @@ static int scalar_options(const char *const *val, WeftSimSettings *s, WeftSettin
     return -1;
   }
   if (like && !val[CLI_SIM_ENDPOINT]) s->endpoint_delay_ns = WEFT_ASTRA_ENDPOINT_NS;
+  static const int by_file[] = {CLI_SIM_CHUNKS, CLI_SIM_INFLIGHT, CLI_SIM_ENDPOINT, CLI_SIM_ALG};
+  for (size_t k = 0; val[CLI_SIM_ASTRA_SYS] && k < sizeof by_file / sizeof by_file[0]; k++)
+    if (val[by_file[k]]) {
+      cli_fail("--astra-system gives %s: drop one", o[by_file[k]].name);
+      return -1;
+    }
+  if (val[CLI_SIM_ASTRA_SYS] && val[CLI_SIM_LIKE] && !like) {
+    cli_fail("--astra-system runs with --like astra-sim, not --like weft");
+    return -1;
+  }
+  if (val[CLI_SIM_ASTRA_SYS] && fid) {
+    cli_fail("--astra-system runs at dim fidelity: drop --fidelity link");
+    return -1;
+  }
   if (val[CLI_SIM_SHARING] && s->fidelity != WEFT_FIDELITY_LINK) {
     cli_fail("--sharing goes with --fidelity link (a dim is shared equally)");
     return -1;
@@ -242,7 +265,8 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
   weft_settings_default(&solve);
   double trace_mib;
   if (cli_inputs_check(&a->in) || scalar_options(val, &run->set, &solve, &trace_mib) ||
-      cli_out_check("--trace", val[CLI_SIM_TRACE]))
+      cli_out_check("--trace", val[CLI_SIM_TRACE]) ||
+      cli_out_check("--export-astra1", val[CLI_SIM_EXPORT1]))
     return EXIT_USAGE;
   run->trace_max_bytes = trace_mib * 1048576.0;
   int rc = cli_inputs_load(&a->in, cmd, &run->sc);
@@ -255,6 +279,11 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
       (val[CLI_SIM_ALG] &&
        alg_list(cli_sim_opts[CLI_SIM_ALG].name, val[CLI_SIM_ALG], D, run->set.algorithm)))
     return EXIT_USAGE;
+  if (val[CLI_SIM_ASTRA_SYS] &&
+      weft_astra1_system_read(val[CLI_SIM_ASTRA_SYS], &run->sc->net, &run->set, &err)) {
+    cli_error(&err);
+    return EXIT_USAGE;
+  }
   /* The network's own latency per step (LatencyNs, or an ASTRA-sim file's
    * per hop) is the default of --latency-ns. */
   if (!val[CLI_SIM_LATENCY])
@@ -308,6 +337,11 @@ int cli_sim_run(CliSimRun *run) {
     if (!rc && trc) return trc;
   }
   return rc ? cli_sim_failed(rc, &err) : 0;
+}
+
+int cli_sim_export(const CliSimArgs *a, const CliSimRun *run) {
+  const char *dir = a->val[CLI_SIM_EXPORT1];
+  return dir ? cli_export_astra1(dir, &run->spec, run->bw_gbps, &run->set) : EXIT_OK;
 }
 
 int cli_sim_failed(int rc, const WeftError *err) {

@@ -11,7 +11,7 @@
 #include "weft.h"
 
 enum { CLI_SIM_BW, CLI_SIM_CHUNKS, CLI_SIM_INFLIGHT, CLI_SIM_LATENCY, CLI_SIM_ENDPOINT,
-       CLI_SIM_ALG, CLI_SIM_FIDELITY, CLI_SIM_SHARING, CLI_SIM_LIKE, CLI_SIM_JSON, CLI_SIM_TRACE,
+       CLI_SIM_ALG, CLI_SIM_FIDELITY, CLI_SIM_SHARING, CLI_SIM_LIKE, CLI_SIM_ASTRA_SYS, CLI_SIM_EXPORT1, CLI_SIM_JSON, CLI_SIM_TRACE,
        CLI_SIM_TRACE_STAGES, CLI_SIM_TRACE_MAX, CLI_SIM_MAX_WORK, CLI_SIM_GAPTOL, CLI_SIM_HELP,
        CLI_SIM_COUNT };
 
@@ -60,6 +60,9 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run);
 /* Simulate and finish the trace (renamed into place). 0 or an exit code
  * (printed). */
 int cli_sim_run(CliSimRun *run);
+/* --export-astra1 DIR after a run: the design and settings as ASTRA-sim
+ * 1.0 inputs (0 when not asked, or an exit code, printed). */
+int cli_sim_export(const CliSimArgs *a, const CliSimRun *run);
 /* The one report of a failed simulation (weft_simulate, weft_refine_with_sim)
  * for every command: prints err (and how to raise the work limit when that
  * refused the run) and returns the exit code: EXIT_USAGE for what the input

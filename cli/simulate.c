@@ -120,9 +120,12 @@ int cmd_simulate(int argc, char **argv) {
   CliSimRun run;
   int rc = cli_sim_prepare(&a, "simulate", &run);
   if (!rc) rc = cli_sim_run(&run);
+  if (!rc) rc = cli_sim_export(&a, &run);
   if (!rc) {
     if (a.val[CLI_SIM_JSON]) json(stdout, &run);
     else table(stdout, &run);
+    if (a.val[CLI_SIM_EXPORT1] && !a.val[CLI_SIM_JSON])
+      cli_astra1_note(stdout, a.val[CLI_SIM_EXPORT1], &run.spec, &run.set);
   }
   cli_sim_free(&run);
   return rc;

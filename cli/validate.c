@@ -222,9 +222,12 @@ int cmd_validate(int argc, char **argv) {
     rc = EXIT_USAGE;
   }
   if (!rc) rc = cli_sim_run(&run);
+  if (!rc) rc = cli_sim_export(&a, &run);
   if (!rc) {
     if (a.val[CLI_SIM_JSON]) json(stdout, &run, &ev);
     else table(stdout, &run, &ev);
+    if (a.val[CLI_SIM_EXPORT1] && !a.val[CLI_SIM_JSON])
+      cli_astra1_note(stdout, a.val[CLI_SIM_EXPORT1], &run.spec, &run.set);
   }
   cli_sim_free(&run);
   return rc;

@@ -191,6 +191,56 @@ typedef struct {
 int weft_sim_estimate(const WeftSpec *spec, const WeftSimSettings *s, WeftSimWork *out,
                       WeftError *err);
 
+/* ------------------------------------------------------------------ ASTRA-sim 1.0
+ * A design as ASTRA-sim 1.0 analytical inputs (docs/simulate.md), which
+ * ASTRA-sim runs to what weft_simulate with like = WEFT_LIKE_ASTRA1 and
+ * the same settings reports:
+ * - network.json: Hierarchical, per dim the topology, NPUs, links per NPU
+ *   (Ring 2, FullyConnected n-1, Switch 1), link-bandwidth per link in
+ *   ASTRA-sim's GB/s of 2^30 bytes/s (B x efficiency / links / 1.073741824),
+ *   link-latency in ns per hop (s->latency_ns per step; a Switch step is 2
+ *   hops); the file says so in its "weft-units" key;
+ * - system.txt: s->chunks (preferred-dataset-splits), s->in_flight
+ *   (active-chunks-per-dimension), s->endpoint_delay_ns rounded to whole ns,
+ *   per-dim algorithms (ring, direct, halvingDoubling; all-to-all has no
+ *   halving-doubling there: direct), localBWAware, LIFO;
+ * - each job's workload text: "HYBRID_TRANSFORMER model_parallel_NPU_group:
+ *   M", the layer count, then the layers with compute times and sizes
+ *   rounded to whole ns and bytes (a size of 0 as NONE).
+ * ASTRA-sim lays forward and input-grad collectives on the innermost M NPUs
+ * (splitting the dim M ends inside) and weight-grad collectives on the
+ * rest: the job's M, or WEFT_EINPUT naming the communicator group that does
+ * not have that shape (or a named group or send-recv, which it lacks). */
+int weft_astra1_mp_npus(const WeftNetwork *net, const WeftWorkload *wl,
+                        const WeftCommunicator *comm, int *mp_npus, WeftError *err);
+/* Each file into an open output (weft_out_open; o left open). */
+int weft_astra1_network_emit(WeftOut *o, const WeftNetwork *net, const double *bw_gbps,
+                             const WeftSimSettings *s, WeftError *err);
+int weft_astra1_system_emit(WeftOut *o, const WeftNetwork *net, const WeftSimSettings *s,
+                            WeftError *err);
+int weft_astra1_workload_emit(WeftOut *o, const WeftNetwork *net, const WeftWorkload *wl,
+                              const WeftCommunicator *comm, WeftError *err);
+/* The file names of an export of spec, into names[0..n): network.json,
+ * system.txt, then workload.txt (one job) or workload_1.txt ... Returns n
+ * (spec->njobs + 2), WEFT_EINVAL when max is too small. */
+int weft_astra1_file_names(const WeftSpec *spec, char names[][WEFT_NAME_LEN], int max);
+/* All of them into o[0..n) in that order (n = spec->njobs + 2). */
+int weft_astra1_emit(WeftOut *const *o, int n, const WeftSpec *spec, const double *bw_gbps,
+                     const WeftSimSettings *s, WeftError *err);
+/* All of them into directory dir (created when missing, removed again when
+ * this created it and fails): every file or none. */
+int weft_astra1_export(const char *dir, const WeftSpec *spec, const double *bw_gbps,
+                       const WeftSimSettings *s, WeftError *err);
+
+/* Read back: weft_network_read takes network.json (its design into
+ * design_gbps, latency per hop into latency_ns per step); this reads
+ * system.txt into s (like = WEFT_LIKE_ASTRA1, chunks, in_flight,
+ * endpoint_delay_ns, algorithm per dim of net), refusing what weft does
+ * not model (FIFO scheduling, boost mode, baseline all-reduce, a
+ * collective whose algorithm differs from the all-reduce's on a dim). */
+int weft_astra1_system_read(const char *path, const WeftNetwork *net, WeftSimSettings *s,
+                            WeftError *err);
+
 /* Close the loop (`weft optimize --refine-with-sim`, docs/simulate.md):
  * solve; simulate at the optimum; scale every collective's size by its
  * simulated / analytic time there (so the analytic model reproduces the

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "weft.h"
+#include "io/util.h"
 
 /* Per-hop latency when the caller gives none: the value ASTRA-sim's own
  * example analytical networks use for every dim. */
@@ -22,20 +22,6 @@ static double link_gbps(const WeftNetwork *net, int d, double b) {
     case WEFT_SWITCH: return b;
   }
   return b;
-}
-
-/* The shortest of %.15g, %.16g, %.17g that reads back as the same double, so
- * 250 prints "250.0" and 300/7 "42.857142857142854": exact and still readable.
- * Integral values get ".0" so YAML readers see a float. */
-static void format_double(char *buf, size_t size, double v) {
-  for (int prec = 15; prec <= 17; prec++) {
-    snprintf(buf, size, "%.*g", prec, v);
-    if (strtod(buf, NULL) == v) break;
-  }
-  if (!strpbrk(buf, ".eEn")) {  /* "n" guards inf/nan, refused before we get here */
-    size_t n = strlen(buf);
-    if (n + 2 < size) memcpy(buf + n, ".0", 3);
-  }
 }
 
 static int check_args(const char *path, const WeftNetwork *net, const double *bw_gbps,
@@ -70,7 +56,7 @@ static void write_list(FILE *f, const char *key, const WeftNetwork *net, const d
   char num[64];
   fprintf(f, "%s: [ ", key);
   for (int d = 0; d < net->ndims; d++) {
-    format_double(num, sizeof num, v ? v[d] : dflt);
+    weft_io_format_double(num, sizeof num, v ? v[d] : dflt);
     fprintf(f, "%s%s", d ? ", " : "", num);
   }
   fprintf(f, " ]  # %s\n", comment);

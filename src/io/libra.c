@@ -135,42 +135,17 @@ static int astra_keys(const WeftYamlNode *map, const char *file, const char *fto
   return WEFT_OK;
 }
 
-int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *net,
-                       WeftError *err) {
-  static const char *const keys[] = {"Topology|topology", "NpusCount|npus_count",
-                                     "CostDimension|cost_dimension", "Efficiency|efficiency",
-                                     "LatencyNs|latency_ns", "bandwidth", "latency", NULL};
-  const WeftYamlNode *topo, *npus, *cost;
-  char ftopo[WEFT_NAME_LEN], fnpus[WEFT_NAME_LEN], fcost[WEFT_NAME_LEN] = "CostDimension";
-  int rc;
-  memset(net, 0, sizeof *net);
-  snprintf(net->file, sizeof net->file, "%s", file);
-  if ((rc = expect_root(map, file, "Topology, NpusCount and CostDimension", err)) ||
-      (rc = weft_yaml_check_keys(map, keys, file, err)) ||
-      (rc = require(map, keys[0], file, &topo, ftopo, err)) ||
-      (rc = require(map, keys[1], file, &npus, fnpus, err)))
-    return rc;
-  /* CostDimension: required, unless the file is an ASTRA-sim network (it
-   * carries a bandwidth), whose dims take the cost model's classes in order. */
-  const WeftYamlNode *astra_bw = weft_yaml_get(map, "bandwidth", NULL);
-  cost = NULL;
-  if ((!astra_bw || weft_yaml_get(map, keys[2], NULL)) &&
-      (rc = require(map, keys[2], file, &cost, fcost, err)))
-    return rc;
+int weft_libra_dims(const WeftYamlNode *topo, const WeftYamlNode *npus, const char *file,
+                    const char *ftopo, const char *fnpus, WeftNetwork *net, WeftError *err) {
+  int rc, count;
   if ((rc = dims_seq(topo, file, ftopo, NULL, 0, err)) ||
-      (rc = dims_seq(npus, file, fnpus, ftopo, topo->n, err)) ||
-      (cost && (rc = dims_seq(cost, file, fcost, ftopo, topo->n, err))))
+      (rc = dims_seq(npus, file, fnpus, ftopo, topo->n, err)))
     return rc;
   net->ndims = topo->n;
   for (int d = 0; d < net->ndims; d++) {
-    char label[WEFT_NAME_LEN + 24];
-    snprintf(label, sizeof label, "%s entry %d", fcost, d + 1);
-    if ((rc = parse_topology(topo->child[d], file, ftopo, d, &net->topology[d], err)) ||
-        (cost && (rc = copy_name(cost->child[d], file, fcost, label, net->cost_dim[d], err))))
-      return rc;
-    net->line[d] = (cost ? cost : topo)->child[d]->line;  /* weft_cost_per_gbps points here */
+    if ((rc = parse_topology(topo->child[d], file, ftopo, d, &net->topology[d], err))) return rc;
+    net->line[d] = topo->child[d]->line;
   }
-  int count;
   if ((rc = weft_yaml_ints(npus, file, fnpus, net->npus, WEFT_MAX_DIMS, &count, err))) return rc;
   double total = 1.0;
   for (int d = 0; d < net->ndims; d++) {
@@ -188,6 +163,42 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *n
                             "%s: the network has more than %d NPUs (%s entries 1 to %d multiply "
                             "to %.0f)",
                             fnpus, WEFT_MAX_NPUS, fnpus, d + 1, total);
+  }
+  return WEFT_OK;
+}
+
+int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *net,
+                       WeftError *err) {
+  static const char *const keys[] = {"Topology|topology", "NpusCount|npus_count",
+                                     "CostDimension|cost_dimension", "Efficiency|efficiency",
+                                     "LatencyNs|latency_ns", "bandwidth", "latency", NULL};
+  const WeftYamlNode *topo, *npus, *cost;
+  char ftopo[WEFT_NAME_LEN], fnpus[WEFT_NAME_LEN], fcost[WEFT_NAME_LEN] = "CostDimension";
+  int rc;
+  memset(net, 0, sizeof *net);
+  snprintf(net->file, sizeof net->file, "%s", file);
+  if ((rc = expect_root(map, file, "Topology, NpusCount and CostDimension", err))) return rc;
+  if (weft_yaml_get(map, "topologies-per-dim", NULL)) /* ASTRA-sim 1.0's network json */
+    return weft_astra1_network(map, file, net, err);
+  if ((rc = weft_yaml_check_keys(map, keys, file, err)) ||
+      (rc = require(map, keys[0], file, &topo, ftopo, err)) ||
+      (rc = require(map, keys[1], file, &npus, fnpus, err)))
+    return rc;
+  /* CostDimension: required, unless the file is an ASTRA-sim network (it
+   * carries a bandwidth), whose dims take the cost model's classes in order. */
+  const WeftYamlNode *astra_bw = weft_yaml_get(map, "bandwidth", NULL);
+  cost = NULL;
+  if ((!astra_bw || weft_yaml_get(map, keys[2], NULL)) &&
+      (rc = require(map, keys[2], file, &cost, fcost, err)))
+    return rc;
+  if ((rc = weft_libra_dims(topo, npus, file, ftopo, fnpus, net, err)) ||
+      (cost && (rc = dims_seq(cost, file, fcost, ftopo, topo->n, err))))
+    return rc;
+  for (int d = 0; d < net->ndims && cost; d++) {
+    char label[WEFT_NAME_LEN + 24];
+    snprintf(label, sizeof label, "%s entry %d", fcost, d + 1);
+    if ((rc = copy_name(cost->child[d], file, fcost, label, net->cost_dim[d], err))) return rc;
+    net->line[d] = cost->child[d]->line;  /* weft_cost_per_gbps points here */
   }
   if ((rc = per_dim(map, keys[3], file, ftopo, topo->n, 0.0, 1.0, 1, net->efficiency, err)) ||
       (rc = per_dim(map, keys[4], file, ftopo, topo->n, 0.0, WEFT_MAX_TIME_NS, 0, net->latency_ns,

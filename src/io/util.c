@@ -223,3 +223,14 @@ int weft_io_integer(const char *s, size_t len, long long *out) {
   *out = neg ? -v : v;
   return WEFT_NUM_OK;
 }
+
+void weft_io_format_double(char *buf, size_t size, double v) {
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, size, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  if (!strpbrk(buf, ".eEn")) {  /* "n" guards inf/nan, which callers refuse first */
+    size_t n = strlen(buf);
+    if (n + 2 < size) memcpy(buf + n, ".0", 3);
+  }
+}

@@ -41,6 +41,11 @@ int weft_io_in_range(double v, const WeftRange *r, char *buf, size_t size);
 /* Parse s[0..len) as an optional sign and decimal digits that fit a long long. */
 int weft_io_integer(const char *s, size_t len, long long *out);
 
+/* The shortest of %.15g, %.16g, %.17g that reads back as the same double,
+ * so 250 prints "250.0" and 300/7 "42.857142857142854": exact and still
+ * readable; integral values get ".0" (YAML and JSON readers see a float). */
+void weft_io_format_double(char *buf, size_t size, double v);
+
 /* Whitespace inside a line, as the workload reader sees it (CR included). */
 static inline int weft_io_is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';

@@ -61,6 +61,10 @@ int astra_split(const WeftNetwork *net, const WeftWorkload *wl, const WeftCommun
  * of s. */
 int astra_job(const WeftNetwork *net, const WeftWorkload *wl, const WeftCommunicator *comm,
               const double *bw_gbps, const WeftSimSettings *s, AstraJob *out, WeftError *err);
+/* The algorithm of dim d for a (weft's default: Ring ring, FullyConnected
+ * direct, Switch halving-doubling when the dim's size is a power of two,
+ * else ring: one per dim, as ASTRA-sim's system file gives it). */
+WeftAlgorithm astra_alg(const WeftNetwork *net, int d, WeftAlgorithm a);
 /* Per-link bandwidth of dim d in ASTRA-sim's GB/s (2^30 bytes/s) for per-NPU
  * b_gbps, and the links per NPU the export writes (Ring 2, FC n-1, Switch 1). */
 double astra_link_gibps(const WeftNetwork *net, int d, double b_gbps);

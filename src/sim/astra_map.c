@@ -126,6 +126,13 @@ int astra_split(const WeftNetwork *net, const WeftWorkload *wl, const WeftCommun
 
 static int pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
+WeftAlgorithm astra_alg(const WeftNetwork *net, int d, WeftAlgorithm a) {
+  if (a != WEFT_ALG_DEFAULT) return a;
+  if (net->topology[d] == WEFT_RING) return WEFT_ALG_RING;
+  if (net->topology[d] == WEFT_FULLY_CONNECTED) return WEFT_ALG_DIRECT;
+  return pow2(net->npus[d]) ? WEFT_ALG_HD : WEFT_ALG_RING;
+}
+
 int astra_job(const WeftNetwork *net, const WeftWorkload *wl, const WeftCommunicator *comm,
               const double *bw_gbps, const WeftSimSettings *s, AstraJob *out, WeftError *err) {
   memset(out, 0, sizeof *out);
@@ -158,13 +165,7 @@ int astra_job(const WeftNetwork *net, const WeftWorkload *wl, const WeftCommunic
     double link = astra_link_gibps(net, d, bw_gbps[d]) * 1073741824.0 / 1e9;
     a->send_bytes_per_ns = link * (net->topology[d] == WEFT_RING ? 2.0 : 1.0);
     a->hop_ns = astra_hop_ns(net, d, s->latency_ns[d]);
-    WeftAlgorithm alg = s->algorithm[d];
-    if (alg == WEFT_ALG_DEFAULT)
-      alg = net->topology[d] == WEFT_RING             ? WEFT_ALG_RING
-            : net->topology[d] == WEFT_FULLY_CONNECTED ? WEFT_ALG_DIRECT
-            : pow2(N)                                  ? WEFT_ALG_HD
-                                                       : WEFT_ALG_RING;
-    out->alg[d] = alg;
+    out->alg[d] = astra_alg(net, d, s->algorithm[d]);
   }
   out->endpoint_ns = astra_whole(s->endpoint_delay_ns);
   return WEFT_OK;

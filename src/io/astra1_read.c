@@ -1,0 +1,231 @@
+/* astra1_read.c — reads back what weft_astra1_export writes: ASTRA-sim 1.0's
+ * Hierarchical network json as a network carrying its design (per-link
+ * bandwidth in ASTRA-sim's GB/s of 2^30 bytes/s -> per-NPU B in GB/s,
+ * latency per hop -> per step), and its system file as simulation settings
+ * for `--like astra-sim`. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/libra.h"
+#include "io/util.h"
+
+/* A per-dim list of numbers, one per dim. */
+static int dim_numbers(const WeftYamlNode *map, const char *key, const char *file, int ndims,
+                       int required, double *out, int *present, WeftError *err) {
+  const WeftYamlNode *k, *seq = weft_yaml_get(map, key, &k);
+  *present = seq != NULL;
+  if (!seq)
+    return required ? weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, key,
+                                     "missing key '%s'", key)
+                    : WEFT_OK;
+  int rc = weft_yaml_expect(seq, WEFT_YAML_SEQUENCE, file, key, err), count;
+  if (rc) return rc;
+  if (seq->n != ndims)
+    return weft_error_set(err, WEFT_EINPUT, file, seq->line, seq->col, key,
+                          "%s has %d entries, topologies-per-dim has %d", key, seq->n, ndims);
+  if ((rc = weft_yaml_doubles(seq, file, key, out, WEFT_MAX_DIMS, &count, err))) return rc;
+  for (int d = 0; d < ndims; d++)
+    if (!(out[d] >= 0.0) || !isfinite(out[d]) || out[d] > WEFT_MAX_TIME_NS)
+      return weft_error_set(err, WEFT_EINPUT, file, seq->child[d]->line, seq->child[d]->col, key,
+                            "%s entry %d must be a number from 0 to %g, got %g", key, d + 1,
+                            WEFT_MAX_TIME_NS, out[d]);
+  return WEFT_OK;
+}
+
+int weft_astra1_network(const WeftYamlNode *map, const char *file, WeftNetwork *net,
+                        WeftError *err) {
+  static const char *const keys[] = {
+      "weft-units",      "topology-name", "dimensions-count", "topologies-per-dim",
+      "dimension-type",  "units-count",   "links-count",      "link-latency",
+      "link-bandwidth",  "nic-latency",   "router-latency",   "hbm-latency",
+      "hbm-bandwidth",   "hbm-scale",     NULL};
+  int rc = weft_yaml_check_keys(map, keys, file, err);
+  if (rc) return rc;
+  const WeftYamlNode *k, *name = weft_yaml_get(map, "topology-name", &k);
+  if (name && (name->kind != WEFT_YAML_SCALAR || strcmp(name->text, "Hierarchical")))
+    return weft_error_set(err, WEFT_EINPUT, file, name->line, name->col, "topology-name",
+                          "ASTRA-sim 1.0 networks weft reads are \"Hierarchical\"");
+  /* The LIBRA reader takes Topology and NpusCount; the rest is ASTRA-sim's. */
+  const WeftYamlNode *topo = weft_yaml_get(map, "topologies-per-dim", NULL),
+                     *units = weft_yaml_get(map, "units-count", &k);
+  if (!units)
+    return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, "units-count",
+                          "missing key 'units-count'");
+  if ((rc = weft_libra_dims(topo, units, file, "topologies-per-dim", "units-count", net, err)))
+    return rc;
+  const WeftYamlNode *cnt = weft_yaml_get(map, "dimensions-count", &k);
+  int dims;
+  if (cnt && ((rc = weft_yaml_int(cnt, file, "dimensions-count", "dimensions-count", &dims, err)) ||
+              (dims != net->ndims &&
+               (rc = weft_error_set(err, WEFT_EINPUT, file, cnt->line, cnt->col,
+                                    "dimensions-count", "dimensions-count is %d, the lists have %d",
+                                    dims, net->ndims)))))
+    return rc;
+  double links[WEFT_MAX_DIMS], bw[WEFT_MAX_DIMS], lat[WEFT_MAX_DIMS], zero[WEFT_MAX_DIMS];
+  int have_links, have;
+  if ((rc = dim_numbers(map, "links-count", file, net->ndims, 0, links, &have_links, err)) ||
+      (rc = dim_numbers(map, "link-bandwidth", file, net->ndims, 1, bw, &have, err)) ||
+      (rc = dim_numbers(map, "link-latency", file, net->ndims, 1, lat, &have, err)))
+    return rc;
+  static const char *const zeros[] = {"nic-latency", "router-latency", "hbm-scale"};
+  for (int z = 0; z < 3; z++) {
+    if ((rc = dim_numbers(map, zeros[z], file, net->ndims, 0, zero, &have, err))) return rc;
+    for (int d = 0; d < net->ndims && have; d++)
+      if (zero[d] != 0.0)
+        return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, zeros[z],
+                              "%s entry %d is %g: weft models 0 only (latency per hop, no "
+                              "memory model)",
+                              zeros[z], d + 1, zero[d]);
+  }
+  for (int d = 0; d < net->ndims; d++) {
+    int n = net->npus[d], l = have_links ? (int)links[d] : 0;
+    /* the links one NPU drives, as ASTRA-sim counts its bandwidth: an even
+     * count on a Ring, a multiple of n-1 on a FullyConnected dim */
+    double per_npu = net->topology[d] == WEFT_RING ? l - l % 2
+                     : net->topology[d] == WEFT_FULLY_CONNECTED ? l - l % (n - 1)
+                                                                : l;
+    if (!have_links || links[d] != l || per_npu < 1)
+      return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, "links-count",
+                            "links-count entry %d must give the links per NPU (a %s of %d: "
+                            "%d), got %s",
+                            d + 1, weft_topology_name(net->topology[d]), n,
+                            net->topology[d] == WEFT_RING ? 2 : net->topology[d] == WEFT_SWITCH ? 1 : n - 1,
+                            have_links ? "a count with no usable link" : "none");
+    net->design_gbps[d] = bw[d] * WEFT_ASTRA_GBPS_PER_GIBPS * per_npu;
+    net->latency_ns[d] = lat[d] * (net->topology[d] == WEFT_SWITCH ? 2.0 : 1.0);
+    net->line[d] = topo->child[d]->line;
+  }
+  return WEFT_OK;
+}
+
+/* ------------------------------------------------------------------ system file */
+
+static int per_dim_algs(const char *v, const char *file, int line, const char *key, int ndims,
+                        WeftAlgorithm *out, WeftError *err) {
+  int d = 0;
+  const char *p = v;
+  while (*p) {
+    size_t n = strcspn(p, "_");
+    WeftAlgorithm a;
+    if (n == 4 && !strncmp(p, "ring", 4)) a = WEFT_ALG_RING;
+    else if (n == 6 && !strncmp(p, "direct", 6)) a = WEFT_ALG_DIRECT;
+    else if (n == 15 && !strncmp(p, "halvingDoubling", 15)) a = WEFT_ALG_HD;
+    else
+      return weft_error_set(err, WEFT_EINPUT, file, line, 0, key,
+                            "%s: '%.*s' is not ring, direct or halvingDoubling (the algorithms "
+                            "weft models)",
+                            key, (int)n, p);
+    if (d < WEFT_MAX_DIMS) out[d] = a;
+    d++;
+    p += n;
+    if (*p) p++;
+  }
+  if (d != ndims)
+    return weft_error_set(err, WEFT_EINPUT, file, line, 0, key,
+                          "%s names %d dims, the network has %d", key, d, ndims);
+  return WEFT_OK;
+}
+
+/* A whole number in [lo, hi]. */
+static int whole(const char *v, const char *file, int line, const char *key, long long lo,
+                 long long hi, long long *out, WeftError *err) {
+  if (weft_io_integer(v, strlen(v), out) || *out < lo || *out > hi)
+    return weft_error_set(err, WEFT_EINPUT, file, line, 0, key,
+                          "%s must be a whole number from %lld to %lld, got '%s'", key, lo, hi, v);
+  return WEFT_OK;
+}
+
+/* One "key: value" pair. alg[k] gets the k-th implementation list. */
+static int system_pair(const char *key, const char *v, const char *file, int line, int ndims,
+                       WeftSimSettings *s, WeftAlgorithm alg[4][WEFT_MAX_DIMS], int *seen,
+                       WeftError *err) {
+  static const char *const impl[4] = {"all-reduce-implementation:", "all-gather-implementation:",
+                                      "reduce-scatter-implementation:",
+                                      "all-to-all-implementation:"};
+  static const struct {
+    const char *key, *want;
+  } fixed[] = {{"scheduling-policy:", "LIFO"},         {"boost-mode:", "0"},
+               {"collective-optimization:", "localBWAware"}, {"intra-dimension-scheduling:", "FIFO"},
+               {"inter-dimension-scheduling:", "ascending"}, {"model-shared-bus:", "0"}};
+  static const char *const ignored[] = {"local-reduction-delay:", "L:", "o:", "g:", "G:",
+                                        "seprate-log:"};
+  long long n;
+  int rc;
+  for (int k = 0; k < 4; k++)
+    if (!strcmp(key, impl[k])) {
+      *seen |= 1 << k;
+      return per_dim_algs(v, file, line, key, ndims, alg[k], err);
+    }
+  for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
+    if (!strcmp(key, fixed[k].key))
+      return strcmp(v, fixed[k].want)
+                 ? weft_error_set(err, WEFT_EINPUT, file, line, 0, key,
+                                  "%s %s: weft models %s only", key, v, fixed[k].want)
+                 : WEFT_OK;
+  for (size_t k = 0; k < sizeof ignored / sizeof ignored[0]; k++)
+    if (!strcmp(key, ignored[k])) return WEFT_OK; /* the shared-bus model, off */
+  if (!strcmp(key, "endpoint-delay:")) {
+    if ((rc = whole(v, file, line, key, 0, 2147483647LL, &n, err))) return rc;
+    s->endpoint_delay_ns = (double)n;
+  } else if (!strcmp(key, "active-chunks-per-dimension:")) {
+    if ((rc = whole(v, file, line, key, 1, 1000000, &n, err))) return rc;
+    s->in_flight = (int)n;
+  } else if (!strcmp(key, "preferred-dataset-splits:")) {
+    if ((rc = whole(v, file, line, key, 1, 1000000, &n, err))) return rc;
+    s->chunks = (int)n;
+  } else {
+    return weft_error_set(err, WEFT_EINPUT, file, line, 0, key,
+                          "unknown key '%s' (ASTRA-sim 1.0 would stop on it too)", key);
+  }
+  return WEFT_OK;
+}
+
+int weft_astra1_system_read(const char *path, const WeftNetwork *net, WeftSimSettings *s,
+                            WeftError *err) {
+  if (!path || !net || !s) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "bad arguments");
+  char *text;
+  size_t len;
+  int rc = weft_io_read_file(path, &text, &len, err), seen = 0, line = 1;
+  if (rc) return rc;
+  WeftAlgorithm alg[4][WEFT_MAX_DIMS];
+  s->endpoint_delay_ns = WEFT_ASTRA_ENDPOINT_NS; /* ASTRA-sim's default when absent */
+  char *p = text, *tok[2];
+  int ntok = 0, tokline = 1;
+  while (!rc) { /* whitespace-separated tokens, read in pairs as ASTRA-sim does */
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') line += *p++ == '\n';
+    if (!*p) break;
+    if (ntok == 0) tokline = line;
+    tok[ntok++] = p;
+    while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') p++;
+    if (*p) {
+      line += *p == '\n';
+      *p++ = '\0';
+    }
+    if (ntok == 2) {
+      rc = system_pair(tok[0], tok[1], path, tokline, net->ndims, s, alg, &seen, err);
+      ntok = 0;
+    }
+  }
+  if (!rc && ntok)
+    rc = weft_error_set(err, WEFT_EINPUT, path, tokline, 0, tok[0], "'%s' has no value", tok[0]);
+  if (!rc && (seen & 1) == 0)
+    rc = weft_error_set(err, WEFT_EINPUT, path, 0, 0, "all-reduce-implementation:",
+                        "missing all-reduce-implementation");
+  for (int k = 1; k < 4 && !rc; k++) /* weft runs one algorithm per dim for every collective */
+    for (int d = 0; d < net->ndims && !rc && (seen >> k & 1); d++) {
+      WeftAlgorithm want = k == 3 && alg[0][d] == WEFT_ALG_HD ? WEFT_ALG_DIRECT : alg[0][d];
+      if (alg[k][d] != want)
+        rc = weft_error_set(err, WEFT_EINPUT, path, 0, 0, "implementation",
+                            "dim %d: %s for every collective but all-to-all (which has no "
+                            "halvingDoubling: direct) is one algorithm in weft, the file gives "
+                            "%s and %s",
+                            d + 1, weft_algorithm_name(alg[0][d]), weft_algorithm_name(alg[0][d]),
+                            weft_algorithm_name(alg[k][d]));
+    }
+  for (int d = 0; d < net->ndims && !rc; d++) s->algorithm[d] = alg[0][d];
+  if (!rc) s->like = WEFT_LIKE_ASTRA1;
+  free(text);
+  return rc;
+}
