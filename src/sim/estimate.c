@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/sim.h"
+#include "sim/astra.h"
 
 /* Flows one NPU starts in a step of stage s (linkres.c: one per peer). */
 static double step_flows(const Stage *s) {
@@ -44,6 +44,34 @@ static int add_collective(const WeftSpec *spec, const WeftSimSettings *s, const 
   return WEFT_OK;
 }
 
+/* ASTRA-sim semantics (astra_run.c): per collective every chunk's phases
+ * and its end; per layer three loop steps and its compute. */
+static int astra_estimate(const WeftSpec *spec, const WeftSimSettings *s, WeftSimWork *out,
+                          WeftError *err) {
+  double bw[WEFT_MAX_DIMS];
+  for (int d = 0; d < WEFT_MAX_DIMS; d++) bw[d] = 1.0; /* the counts do not depend on it */
+  for (int j = 0; j < spec->njobs; j++) {
+    const WeftWorkload *wl = spec->jobs[j].workload;
+    AstraJob job;
+    int rc = astra_job(spec->net, wl, spec->jobs[j].comm, bw, s, &job, err);
+    if (rc) return rc;
+    for (int l = 0; l < wl->nlayers; l++) {
+      out->events += 3;
+      for (int ph = 0; ph < WEFT_NPHASES; ph++) {
+        const WeftPhaseSpec *p = &wl->layers[l].phase[ph];
+        if (astra_whole(p->compute_ns) > 0) out->events += 1;
+        AstraStage st[SIM_MAX_STAGES];
+        long long nchunks;
+        int ns = astra_stages(&job, p->coll, ph, p->size_bytes, s->chunks, st, &nchunks, err);
+        if (ns < 0) return ns;
+        if (ns > 0) out->events += (double)nchunks * ns + 1;
+      }
+    }
+  }
+  out->work = out->events;
+  return WEFT_OK;
+}
+
 int weft_sim_estimate(const WeftSpec *spec, const WeftSimSettings *s, WeftSimWork *out,
                       WeftError *err) {
   weft_error_clear(err);
@@ -51,6 +79,7 @@ int weft_sim_estimate(const WeftSpec *spec, const WeftSimSettings *s, WeftSimWor
       spec->njobs > WEFT_MAX_JOBS)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "bad estimate arguments");
   memset(out, 0, sizeof *out);
+  if (s->like == WEFT_LIKE_ASTRA1) return astra_estimate(spec, s, out, err);
   const WeftNetwork *net = spec->net;
   double npus = 1;
   for (int d = 0; d < net->ndims; d++) npus *= net->npus[d];
