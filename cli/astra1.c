@@ -22,19 +22,26 @@ void cli_astra1_settings(const WeftNetwork *net, WeftSimSettings *s) {
                             : ASTRA_DEFAULT_HOP_NS * (net->topology[d] == WEFT_SWITCH ? 2.0 : 1.0);
 }
 
+int cli_astra1_check(const WeftSpec *spec) {
+  WeftError err;
+  int mp;
+  weft_error_clear(&err);
+  for (int j = 0; j < spec->njobs; j++)
+    if (weft_astra1_mp_npus(spec->net, spec->jobs[j].workload, spec->jobs[j].comm, &mp, &err)) {
+      cli_error(&err);
+      cli_fail("--export-astra1: nothing written");
+      return EXIT_USAGE;
+    }
+  return EXIT_OK;
+}
+
 int cli_export_astra1(const char *dir, const WeftSpec *spec, const double *bw_gbps,
                       const WeftSimSettings *s) {
   char names[WEFT_MAX_JOBS + 2][WEFT_NAME_LEN];
   int n = weft_astra1_file_names(spec, names, WEFT_MAX_JOBS + 2), made = 0, rc = EXIT_OK;
   WeftError err;
   weft_error_clear(&err);
-  int mp;
-  for (int j = 0; j < spec->njobs; j++) /* what ASTRA-sim cannot express, before anything is made */
-    if (weft_astra1_mp_npus(spec->net, spec->jobs[j].workload, spec->jobs[j].comm, &mp, &err)) {
-      cli_error(&err);
-      cli_fail("--export-astra1: nothing written");
-      return EXIT_USAGE;
-    }
+  if ((rc = cli_astra1_check(spec))) return rc;
   if (mkdir(dir, 0777) == 0) made = 1;
   else if (errno != EEXIST) {
     cli_fail("%s: cannot create directory: %s", dir, strerror(errno));

@@ -77,6 +77,9 @@ int cli_close_stdout(void);
  * (0, or prints why and returns the exit code); the note saying what was
  * written in which units. */
 void cli_astra1_settings(const WeftNetwork *net, WeftSimSettings *s);
+/* What ASTRA-sim 1.0 cannot express, before any work: 0, or prints why and
+ * returns EXIT_USAGE. */
+int cli_astra1_check(const WeftSpec *spec);
 int cli_export_astra1(const char *dir, const WeftSpec *spec, const double *bw_gbps,
                       const WeftSimSettings *s);
 void cli_astra1_note(FILE *out, const char *dir, const WeftSpec *spec, const WeftSimSettings *s);

@@ -115,6 +115,7 @@ int cmd_optimize(int argc, char **argv) {
   if (rc) return rc;
   WeftSpec spec;
   weft_scenario_spec(st.sc, &spec);
+  if (a.val[O_EXPORT1] && (rc = cli_astra1_check(&spec))) return finish(&st, rc);
   rc = weft_problem_create(&spec, &st.prob, &err);
   if (rc) {
     cli_error(&err);

@@ -289,6 +289,7 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
   if (!val[CLI_SIM_LATENCY])
     memcpy(run->set.latency_ns, run->sc->net.latency_ns, sizeof run->set.latency_ns);
   weft_scenario_spec(run->sc, &run->spec);
+  if (val[CLI_SIM_EXPORT1] && (rc = cli_astra1_check(&run->spec))) return rc;
   if (val[CLI_SIM_TRACE]) {
     const char *names[WEFT_MAX_JOBS];
     for (int j = 0; j < run->sc->njobs; j++) names[j] = run->sc->job_name[j];

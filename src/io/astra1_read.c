@@ -218,11 +218,10 @@ int weft_astra1_system_read(const char *path, const WeftNetwork *net, WeftSimSet
       WeftAlgorithm want = k == 3 && alg[0][d] == WEFT_ALG_HD ? WEFT_ALG_DIRECT : alg[0][d];
       if (alg[k][d] != want)
         rc = weft_error_set(err, WEFT_EINPUT, path, 0, 0, "implementation",
-                            "dim %d: %s for every collective but all-to-all (which has no "
-                            "halvingDoubling: direct) is one algorithm in weft, the file gives "
-                            "%s and %s",
-                            d + 1, weft_algorithm_name(alg[0][d]), weft_algorithm_name(alg[0][d]),
-                            weft_algorithm_name(alg[k][d]));
+                            "dim %d: all-reduce runs %s, another collective %s: weft runs one "
+                            "algorithm per dim for all of them (all-to-all direct where it is "
+                            "halvingDoubling)",
+                            d + 1, weft_algorithm_name(alg[0][d]), weft_algorithm_name(alg[k][d]));
     }
   for (int d = 0; d < net->ndims && !rc; d++) s->algorithm[d] = alg[0][d];
   if (!rc) s->like = WEFT_LIKE_ASTRA1;

@@ -11,9 +11,9 @@
  * per ns; a reduce step costs a write and two reads of its message there,
  * each rounded down to whole ns. */
 #define ASTRA_MEM_BYTES_PER_NS 500000.0
-/* Direct all-reduce on a ring dim with latency is timed NPU by NPU (O(n^2)
- * memory): refused past this many members. */
-#define ASTRA_DIRECT_MAX_N 4096
+/* Direct all-reduce on a ring dim with latency is timed NPU by NPU (n^2
+ * doubles: 8 MB here): refused past this many members. */
+#define ASTRA_DIRECT_MAX_N 1024
 
 typedef enum { AS_RS = 0, AS_AG, AS_AR, AS_A2A } AstraKind;
 

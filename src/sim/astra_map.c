@@ -115,9 +115,10 @@ int astra_split(const WeftNetwork *net, const WeftWorkload *wl, const WeftCommun
       return weft_error_set(err, WEFT_EINPUT, comm->file, comm->line[WEFT_PHASE_WG], 0,
                             "WeightGrad",
                             "ASTRA-sim 1.0 runs weight-grad collectives on the NPUs the "
-                            "model-parallel group (%.0f NPUs) leaves: WeightGrad must be %s, "
+                            "model-parallel group (%.0f NPU%s) leaves: WeightGrad must be %s, "
                             "got %s",
-                            m, counts(want, D, b1, sizeof b1), counts(wg, D, b2, sizeof b2));
+                            m, m == 1 ? "" : "s", counts(want, D, b1, sizeof b1),
+                            counts(wg, D, b2, sizeof b2));
   }
   *mp_npus = (int)m;
   *split_dim = b < D && mp[b] > 1 && mp[b] < net->npus[b] ? b : -1;

@@ -17,7 +17,7 @@
 typedef unsigned long long u64;
 
 static double mem_ns(u64 bytes) { /* a write and two reads */
-  return 3.0 * floor((double)(int)bytes / ASTRA_MEM_BYTES_PER_NS);
+  return 3.0 * floor((double)bytes / ASTRA_MEM_BYTES_PER_NS);
 }
 
 /* Hops between members a and b of a part (coordinates stride apart). */
@@ -35,27 +35,28 @@ static double msg_ns(const AstraDim *d, int h, u64 bytes) {
 }
 
 /* The packet rounds of ASTRA-sim's pairwise algorithms (ring, halving-
- * doubling): each message a member receives inserts the next packet; a
+ * doubling): each message a member receives inserts its next packet; a
  * round is one zero-latency packet then `per_round` others, and only the
- * others of a reduce-scatter (or of an all-reduce's first round) reduce.
- * proc[k] = 1 when insert k (0-based; insert 0 starts the phase, insert
- * sends is the last, after the last message) reduces. */
-static void rounds(int sends, int per_round, AstraKind kind, unsigned char *proc) {
-  int zero = 0, other = 0, first = 0;
-  for (int k = 0; k <= sends; k++) {
-    if (!zero && !other) {
-      zero = 1;
-      other = per_round;
-      first = !first;
-    }
-    if (zero) {
-      zero--;
-      proc[k] = 0;
-    } else {
-      other--;
-      proc[k] = kind == AS_RS || (kind == AS_AR && first);
-    }
+ * others of a reduce-scatter, or of an all-reduce's first round, reduce.
+ * Insert 0 starts the phase; insert k (1..sends) follows the k-th message.
+ * Returns whether insert k reduces, given the state it carries. */
+typedef struct {
+  long long zero, other;
+  int first;
+} Rounds;
+
+static int round_next(Rounds *r, long long per_round, AstraKind kind) {
+  if (!r->zero && !r->other) {
+    r->zero = 1;
+    r->other = per_round;
+    r->first = !r->first;
   }
+  if (r->zero) {
+    r->zero--;
+    return 0;
+  }
+  r->other--;
+  return kind == AS_RS || (kind == AS_AR && r->first);
 }
 
 /* Ring: s messages of msg bytes each to the next member. A member's k-th
@@ -66,17 +67,12 @@ static int ring(const AstraDim *d, const AstraPart *p, AstraKind kind, u64 data,
   long long n = p->n, s;
   u64 msg = kind == AS_AG ? data : data / (u64)n;
   s = kind == AS_AR ? 2 * (n - 1) : kind == AS_A2A ? n * (n - 1) / 2 : n - 1;
-  if (s > 2147483647LL) return WEFT_EINPUT;
-  unsigned char *proc = malloc((size_t)s + 1);
+  if (s > 2147483647LL) return WEFT_EINPUT; /* ASTRA-sim counts them in an int */
   double *edge = malloc((size_t)n * sizeof *edge);
-  if (!proc || !edge) {
-    free(proc);
-    free(edge);
-    return WEFT_ENOMEM;
-  }
-  rounds((int)s, (int)(n - 1), kind, proc);
-  double fixed = 0.0, all = 0.0, best = 0.0, win = 0.0;
-  for (long long k = 0; k <= s; k++) fixed += E + (proc[k] ? mem_ns(msg) : 0.0);
+  if (!edge) return WEFT_ENOMEM;
+  Rounds rd = {0, 0, 0};
+  double fixed = 0.0, all = 0.0, best = 0.0, win = 0.0, m = mem_ns(msg);
+  for (long long k = 0; k <= s; k++) fixed += E + (round_next(&rd, n - 1, kind) ? m : 0.0);
   for (long long j = 0; j < n; j++) all += edge[j] = msg_ns(d, hops(d, p->stride, j, (j + 1) % n), msg);
   /* s consecutive edges of the cycle: whole turns, then the best r-window */
   long long r = s % n;
@@ -89,7 +85,6 @@ static int ring(const AstraDim *d, const AstraPart *p, AstraKind kind, u64 data,
   *dur = fixed + (double)(s / n) * all + best;
   *sent = (double)s * (double)msg;
   *out = kind == AS_RS ? data / (u64)n : kind == AS_AG ? data * (u64)n : data;
-  free(proc);
   free(edge);
   return WEFT_OK;
 }
@@ -103,8 +98,7 @@ static void hd(const AstraDim *d, const AstraPart *p, AstraKind kind, u64 data, 
   int K = 0;
   while ((1 << K) < p->n) K++;
   int s = kind == AS_AR ? 2 * K : K;
-  unsigned char proc[2 * 32 + 1];
-  rounds(s, K - 1, kind, proc);
+  Rounds rd = {0, 0, 0};
   u64 msg = kind == AS_AG ? data : data / 2;
   double off = kind == AS_AG ? p->n / 2 : 1, mult = kind == AS_AG ? 0.5 : 2.0, t = 0.0;
   *sent = 0.0;
@@ -118,7 +112,7 @@ static void hd(const AstraDim *d, const AstraPart *p, AstraKind kind, u64 data, 
       off = (double)(int)(off * mult);
       msg = (u64)((double)msg / mult);
     }
-    t += E + (proc[k] ? mem_ns(size) : 0.0);
+    t += E + (round_next(&rd, K - 1, kind) ? mem_ns(size) : 0.0);
     if (k < s) {
       t += msg_ns(d, hops(d, p->stride, 0, dist), size);
       *sent += (double)size;
@@ -268,11 +262,16 @@ int astra_stages(const AstraJob *job, WeftCollective c, int phase, double size_b
       s->alg = alg;
       u64 next = data;
       int rc = phase_time(job, d, p, kinds[k], alg, data, &s->dur_ns[v], &s->bytes[v], &next);
+      if (rc == WEFT_EINPUT && alg == WEFT_ALG_RING)
+        return weft_error_set(err, rc, "", 0, 0, "algorithm",
+                              "dim %d: a ring all-to-all of %d members is n(n-1)/2 messages, past "
+                              "ASTRA-sim's int counter",
+                              d + 1, p->n);
       if (rc == WEFT_EINPUT)
         return weft_error_set(err, rc, "", 0, 0, "algorithm",
-                              "dim %d (%d NPUs): too many steps for ASTRA-sim's %s (direct "
-                              "all-reduce on a ring with latency: at most %d members)",
-                              d + 1, p->n, weft_algorithm_name(alg), ASTRA_DIRECT_MAX_N);
+                              "dim %d: a direct all-reduce on a ring dim with latency is timed "
+                              "member by member, at most %d of them, the group spans %d",
+                              d + 1, ASTRA_DIRECT_MAX_N, p->n);
       if (rc) return rc;
       data = next;
     }
