@@ -329,6 +329,19 @@ static int read_yaml(const char *path, void *out, WeftError *err,
   return rc;
 }
 
+/* The same from text in memory, name standing for the file. */
+static int parse_yaml(const char *text, const char *name, void *out, WeftError *err,
+                      int (*fill)(const WeftYamlNode *, const char *, void *, WeftError *)) {
+  if (!name) name = "";
+  if (!text || !out) return weft_error_set(err, WEFT_EINVAL, name, 0, 0, NULL, "no text or output");
+  WeftYamlNode *root;
+  int rc = weft_yaml_load_string(text, strlen(text), name, &root, err);
+  if (rc) return rc;
+  rc = fill(root, name, out, err);
+  weft_yaml_free(root);
+  return rc;
+}
+
 static int fill_network(const WeftYamlNode *r, const char *f, void *o, WeftError *e) {
   return weft_libra_network(r, f, o, e);
 }
@@ -349,4 +362,18 @@ int weft_cost_model_read(const char *path, WeftCostModel *cm, WeftError *err) {
 
 int weft_communicator_read(const char *path, WeftCommunicator *comm, WeftError *err) {
   return read_yaml(path, comm, err, fill_comm);
+}
+
+int weft_network_parse(const char *text, const char *name, WeftNetwork *net, WeftError *err) {
+  return parse_yaml(text, name, net, err, fill_network);
+}
+
+int weft_cost_model_parse(const char *text, const char *name, WeftCostModel *cm,
+                          WeftError *err) {
+  return parse_yaml(text, name, cm, err, fill_cost);
+}
+
+int weft_communicator_parse(const char *text, const char *name, WeftCommunicator *comm,
+                            WeftError *err) {
+  return parse_yaml(text, name, comm, err, fill_comm);
 }
