@@ -7,5 +7,7 @@ Bad input raises WeftError (file, line, column, field, message).
 See python/README.md."""
 from ._core import VERSION as __version__, WeftError
 from ._optimize import optimize
+from ._sim import simulate, validate
+from ._zoo import workload, zoo
 
-__all__ = ["WeftError", "optimize"]
+__all__ = ["WeftError", "optimize", "simulate", "validate", "workload", "zoo"]

@@ -42,6 +42,14 @@ WeftCostClass = _s("WeftCostClass", [
     ("has_nic", c_int), ("line", c_int)])
 WeftCostModel = _s("WeftCostModel", [("nclasses", c_int),
                                      ("cls", WeftCostClass * MAX_COST_CLASSES), ("file", _PATH)])
+WeftPhaseSpec = _s("WeftPhaseSpec", [("compute_ns", c_double), ("coll", c_int),
+                                     ("size_bytes", c_double), ("group", c_int)])
+WeftLayer = _s("WeftLayer", [("name", _NAME), ("phase", WeftPhaseSpec * NPHASES),
+                             ("update_ns", c_double), ("line", c_int)])
+WeftWorkload = _s("WeftWorkload", [
+    ("nlayers", c_int), ("capacity", c_int), ("layers", POINTER(WeftLayer)),
+    ("policy", c_char * 128), ("ngroups", c_int), ("group_name", (c_char * 16) * MAX_GROUPS),
+    ("file", _PATH)])
 WeftCommunicator = _s("WeftCommunicator", [
     ("ndims", c_int), ("group", _I * NPHASES), ("line", c_int * NPHASES), ("nextra", c_int),
     ("extra", _I * MAX_GROUPS), ("extra_name", (c_char * 16) * MAX_GROUPS),
@@ -175,7 +183,8 @@ WeftTopoSearchResult = _s("WeftTopoSearchResult", [
     ("first_time_ns", c_double), ("iterations", c_int), ("accepted", c_int),
     ("rounds", c_int), ("fabric", c_void_p)])
 
-MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftCostModel, WeftCommunicator,
+MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftCostModel, WeftPhaseSpec, WeftLayer,
+            WeftWorkload, WeftCommunicator,
             WeftConstraint, WeftConstraints, WeftScenario, WeftJob, WeftSpec, WeftSettings,
             WeftJobTime, WeftEval, WeftResult, WeftModelLayer, WeftModel, WeftDevice,
             WeftParallel, WeftMemory, WeftGenInfo, WeftCodesignSpec, WeftDesignPoint,
