@@ -6,8 +6,10 @@ its options, and returns what `weft <command> --json` prints, as a dict.
 Bad input raises WeftError (file, line, column, field, message).
 See python/README.md."""
 from ._core import VERSION as __version__, WeftError
+from ._codesign import codesign
 from ._optimize import optimize
 from ._sim import simulate, validate
+from ._topo import topo
 from ._zoo import workload, zoo
 
-__all__ = ["WeftError", "optimize", "simulate", "validate", "workload", "zoo"]
+__all__ = ["WeftError", "codesign", "optimize", "simulate", "topo", "validate", "workload", "zoo"]
