@@ -127,7 +127,7 @@ $(BUILD)/bench/%: bench/%.c $(BENCH_OBJ) $(LIB)
 # in the sanitizer build: a plain program cannot load a sanitized library).
 test: deps
 	$(MAKE) $(UNIT) $(WEFT) $(SO)
-	@WEFT_EXAMPLES=$(if $(SAN),0,1) ./tests/run.sh $(BUILD)
+	@WEFT_EXAMPLES=$(if $(SAN),0,1) WEFT_PYTHON=$(if $(SAN),0,1) ./tests/run.sh $(BUILD)
 
 # weft built with MPI (Debian's Open MPI, installed when missing): the same
 # sources with -DWEFT_MPI into $(BUILD)/mpi/weft, for codesign and sweep

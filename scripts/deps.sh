@@ -17,6 +17,9 @@ command -v gnuplot >/dev/null 2>&1 || need="$need gnuplot-nox"
 # any python3 that imports it will do, else Debian's.
 python3 -c 'import networkx' >/dev/null 2>&1 || /usr/bin/python3 -c 'import networkx' >/dev/null 2>&1 ||
   need="$need python3-networkx"
+# The Python package's tests (python/tests) run with pytest: Debian's.
+python3 -c 'import pytest' >/dev/null 2>&1 || /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 ||
+  need="$need python3-pytest"
 [ -z "$need" ] && exit 0
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
