@@ -4,7 +4,7 @@
 import ctypes
 from ctypes import byref, c_double, c_int, c_size_t
 
-from . import _inputs, _lib
+from . import _inputs, _lib, _libx
 from ._core import (WeftError, Sources, choose, fail, int_value, items, lib, new_error, num,
                     number, zoo_dir)
 from ._inputs import check_rc, given
@@ -49,7 +49,7 @@ def _recompute(name, v):
 
 def _spec(kw, npus):
     """The search's knobs (base_parallel, knob_lists, the degree lists)."""
-    spec = _lib.WeftCodesignSpec()
+    spec = _libx.WeftCodesignSpec()
     p = spec.base
     lib.weft_parallel_default(byref(p))
     if kw.get("zero") is not None:
@@ -249,7 +249,7 @@ def codesign(model=None, **kw):
     spec = _spec(kw, npus)
 
     zoo = zoo_dir(kw.get("zoo")).encode()
-    m, d, cost, err, src = (_lib.WeftModel(), _lib.WeftDevice(), _lib.WeftCostModel(),
+    m, d, cost, err, src = (_libx.WeftModel(), _libx.WeftDevice(), _lib.WeftCostModel(),
                             new_error(), Sources())
     check_rc(lib.weft_zoo_model(zoo, _lib.path_arg(kw["model"]), byref(m), byref(err)), err)
     check_rc(lib.weft_zoo_device(zoo, (kw.get("device") or "a100").encode(), byref(d),
@@ -291,10 +291,10 @@ def codesign(model=None, **kw):
             except BaseException as e:  # stop the stream; raised below
                 failure.append(e)
                 return -1
-        rs = _lib.WeftRunSettings()
+        rs = _libx.WeftRunSettings()
         lib.weft_run_settings_default(byref(rs))
         rs.threads = threads
-        fn = _lib.CHUNK_FN(take)
+        fn = _libx.CHUNK_FN(take)
         rc = lib.weft_codesign_stream(byref(spec), byref(rs), 0, fn, None, byref(err))
         if failure:
             raise failure[0]
@@ -316,10 +316,10 @@ def _report(spec, summary, n, npus, desc, texts, top):
             entry["example_point"] = ex.contents.index
             entry["example_reason"] = text(ex.contents.pt.reason)
         status[tok] = entry
-    best = ctypes.POINTER(_lib.WeftIndexedPoint)()
+    best = ctypes.POINTER(_libx.WeftIndexedPoint)()
     ntop = min(lib.weft_codesign_summary_top(summary, byref(best)), top)
     top_list = [_design(spec, best[k]) for k in range(ntop)]
-    front = ctypes.POINTER(_lib.WeftIndexedPoint)()
+    front = ctypes.POINTER(_libx.WeftIndexedPoint)()
     nfront = lib.weft_codesign_summary_front(summary, byref(front))
     return {"model": text(spec.model.contents.name), "device": text(spec.device.contents.name),
             "npus": npus, "objective": lib.weft_objective_name(spec.objective).decode(),

@@ -173,8 +173,9 @@ class ModelOpts:
 
     def load(self, net=None):
         """The model and device; dp from the NPUs tp x pp leave on net."""
+        from . import _libx
         err = new_error()
-        m, d = _lib.WeftModel(), _lib.WeftDevice()
+        m, d = _libx.WeftModel(), _libx.WeftDevice()
         rc = lib.weft_zoo_model(self.zoo.encode(), _lib.path_arg(self.model), byref(m),
                                 byref(err))
         if not rc:

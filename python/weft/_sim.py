@@ -4,7 +4,7 @@
 import time
 from ctypes import byref, c_double
 
-from . import _inputs, _lib
+from . import _inputs, _lib, _libx
 from ._core import (VERSION, WeftError, choose, fail, int_value, items, lib, new_error, num,
                     number, nums)
 from ._inputs import check_rc
@@ -34,7 +34,7 @@ class Run:
     """cli_sim_prepare's CliSimRun: inputs, settings, problem, bandwidth."""
 
     def __init__(self, scenario, kw):
-        s = _lib.WeftSimSettings()
+        s = _libx.WeftSimSettings()
         lib.weft_sim_settings_default(byref(s))
         solve = _lib.WeftSettings()
         lib.weft_settings_default(byref(solve))
@@ -109,7 +109,7 @@ class Run:
                 self.bw[d] = self.opt.bw_gbps[d]
 
     def simulate(self):
-        self.res, err = _lib.WeftSimResult(), new_error()
+        self.res, err = _libx.WeftSimResult(), new_error()
         t0 = time.perf_counter()
         rc = lib.weft_simulate(byref(self.spec), self.bw, byref(self.set), byref(self.res),
                                byref(err))
@@ -243,7 +243,7 @@ def refine(scenario, kw):
         raise fail("refine_with_sim reports two designs: drop export_astra", "export_astra")
 
     def body(run):
-        st, rf, err = _lib.WeftSettings(), _lib.WeftRefine(), new_error()
+        st, rf, err = _lib.WeftSettings(), _libx.WeftRefine(), new_error()
         lib.weft_settings_default(byref(st))
         rc = lib.weft_refine_with_sim(byref(run.spec), byref(st), byref(run.set),
                                       REFINE_MAX_ITER, REFINE_REL_TOL, byref(rf), byref(err))

@@ -4,7 +4,7 @@
 import ctypes
 from ctypes import byref, c_double, c_void_p
 
-from . import _inputs, _lib
+from . import _inputs, _lib, _libx
 from ._core import VERSION, WeftError, fail, int_value, lib, new_error, num, number, zoo_dir
 from ._inputs import check_rc, given
 from ._lib import text
@@ -29,7 +29,7 @@ class _Args:
         self.degree = int_value("degree", g("degree"), 1, MAX_DEGREE) if g("degree") is not None \
             else 4
         self.tp = int_value("tp", g("tp"), 1, 1 << 20) if g("tp") is not None else 1
-        ts = _lib.WeftTopoSettings()
+        ts = _libx.WeftTopoSettings()
         lib.weft_topo_settings_default(byref(ts))
         if g("ar_degree") is not None:
             ts.ar_degree = int_value("ar_degree", g("ar_degree"), 0, MAX_DEGREE)
@@ -80,13 +80,13 @@ def topo(model=None, **kw):
         kw = dict(kw, model=model)
     a = _Args(kw)
     err = new_error()
-    prices = _lib.WeftPrices()
+    prices = _libx.WeftPrices()
     lib.weft_topo_prices_default(byref(prices))
     if kw.get("prices") is not None:
         check_rc(lib.weft_topo_prices_read(_lib.path_arg(kw["prices"]), byref(prices),
                                            byref(err)), err)
-    t = ctypes.POINTER(_lib.WeftTraffic)()
-    m, dev = _lib.WeftModel(), _lib.WeftDevice()
+    t = ctypes.POINTER(_libx.WeftTraffic)()
+    m, dev = _libx.WeftModel(), _libx.WeftDevice()
     rows, fabric = [], c_void_p()
     try:
         if given(kw, "traffic"):
@@ -113,7 +113,7 @@ def topo(model=None, **kw):
             job = text(m.name)
         search = None
         if given(kw, "search"):
-            s, search = _lib.WeftTopoSearch(), _lib.WeftTopoSearchResult()
+            s, search = _libx.WeftTopoSearch(), _libx.WeftTopoSearchResult()
             lib.weft_topo_search_default(byref(s))
             s.model, s.dev = ctypes.pointer(m), ctypes.pointer(dev)
             s.nservers, s.topo = a.servers, a.ts
@@ -121,7 +121,7 @@ def topo(model=None, **kw):
             check_rc(lib.weft_topo_search(byref(s), byref(search), byref(err)), err)
             fabric = c_void_p(search.fabric)
             lib.weft_traffic_free(t)  # the traffic of the strategy found
-            t = ctypes.POINTER(_lib.WeftTraffic)()
+            t = ctypes.POINTER(_libx.WeftTraffic)()
             check_rc(lib.weft_traffic_from_model(
                 byref(m), byref(dev), a.servers, search.tp,
                 search.placement if m.arch == ARCH_DLRM else None, byref(t), byref(err)), err)
@@ -131,7 +131,7 @@ def topo(model=None, **kw):
         rows = _rows(a, kw, fabric, prices)
         fabric = None  # rows[0] owns it
         for r in rows:
-            tt = _lib.WeftTopoTime()
+            tt = _libx.WeftTopoTime()
             check_rc(lib.weft_fabric_simulate(r["f"], t, byref(tt), byref(err)), err)
             r["t"] = tt
         return _report(a, job, t.contents, rows, search)

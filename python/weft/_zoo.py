@@ -4,7 +4,7 @@ import ctypes
 import math
 from ctypes import byref, c_int, c_void_p
 
-from . import _inputs, _lib
+from . import _inputs, _lib, _libx
 from ._core import ENOMEM, WeftError, fail, lib, new_error, zoo_dir
 from ._inputs import check_rc
 from ._lib import text
@@ -48,7 +48,7 @@ def zoo(name=None, zoo=None):
     d = zoo_dir(zoo).encode()
     err = new_error()
     if name is not None:
-        m = _lib.WeftModel()
+        m = _libx.WeftModel()
         check_rc(lib.weft_zoo_model(d, _lib.path_arg(name), byref(m), byref(err)), err)
         return _model_dict(m)
     n, nd = c_int(), c_int()
@@ -58,14 +58,14 @@ def zoo(name=None, zoo=None):
     check_rc(lib.weft_zoo_list(d, names, cap, byref(n), byref(err)), err)
     models = []
     for i in range(min(n.value, cap)):  # a file added between the two calls is left out
-        m = _lib.WeftModel()
+        m = _libx.WeftModel()
         check_rc(lib.weft_zoo_model(d, names[i].value, byref(m), byref(err)), err)
         models.append({"name": text(m.name), "arch": ARCH[m.arch],
                        "params": _whole(lib.weft_model_params(byref(m))),
                        "title": text(m.title), "source": text(m.source)})
     check_rc(lib.weft_zoo_devices(d, None, 0, byref(nd), byref(err)), err)
     cap = nd.value
-    devs = (_lib.WeftDevice * max(cap, 1))()
+    devs = (_libx.WeftDevice * max(cap, 1))()
     check_rc(lib.weft_zoo_devices(d, devs, cap, byref(nd), byref(err)), err)
     devices = [{"name": text(v.name), "title": text(v.title), "peak_flops": _whole(v.peak_flops),
                 "hbm_bytes": _whole(v.hbm_bytes), "hbm_bytes_per_s": _whole(v.hbm_bytes_per_s),
@@ -123,7 +123,7 @@ def workload(model=None, **kw):
     if not wl:
         raise WeftError("out of memory", code=ENOMEM)
     try:
-        comm, gi, err = _lib.WeftCommunicator(), _lib.WeftGenInfo(), new_error()
+        comm, gi, err = _lib.WeftCommunicator(), _libx.WeftGenInfo(), new_error()
         rc = lib.weft_generate(byref(m), byref(d), byref(mo.par), byref(net),
                                1 if kw.get("compact") else 0, wl, byref(comm), byref(gi),
                                byref(err))
