@@ -42,3 +42,41 @@ def test_weft_lib_names_the_library():
     p = subprocess.run([sys.executable, "-c", "import weft; print(weft._core.lib._name)"],
                        env=env, stdout=subprocess.PIPE)
     assert p.stdout.decode().strip() == lib
+
+
+def test_package_version_is_the_library_s():
+    text = open(os.path.join(ROOT, "python", "pyproject.toml")).read()
+    assert 'version = "%s"' % weft.__version__ in text
+
+
+def test_pip_install_offline(tmp_path):
+    """pip install --no-build-isolation of a copy of python/ into a venv: the
+    installed package carries the library and the zoo and gives the answers
+    of the source tree's, from anywhere."""
+    import shutil
+    import venv  # noqa: F401  (python3-venv)
+    src = tmp_path / "src"
+    shutil.copytree(os.path.join(ROOT, "python"), src,
+                    ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info", "tests"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("WEFT_", "PYTHON"))}
+    p = subprocess.run([sys.executable, "-m", "venv", "--system-site-packages",
+                        str(tmp_path / "v")], stderr=subprocess.PIPE)
+    if p.returncode or not (tmp_path / "v" / "bin" / "pip").exists():
+        pytest.skip("no venv with pip: %s" % p.stderr.decode().strip()[-200:])
+    env_build = dict(env, WEFT_LIB=os.path.realpath(weft._core.lib._name),
+                     WEFT_ZOO=os.path.join(ROOT, "data", "zoo"))
+    p = subprocess.run([str(tmp_path / "v" / "bin" / "pip"), "install", "-q", "--no-index",
+                        "--no-build-isolation", str(src)], env=env_build,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert p.returncode == 0, p.stdout.decode()[-2000:]
+    gpt3 = os.path.join(ROOT, "data", "gpt3_4096npu_4d.yml")
+    code = ("import json, weft; print(json.dumps([weft.optimize(%r), weft.zoo('gpt3-175b')"
+            "['params'], weft.__file__]))" % gpt3)
+    out = subprocess.run([str(tmp_path / "v" / "bin" / "python"), "-c", code], env=env,
+                         cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert out.returncode == 0, out.stderr.decode()
+    import json
+    opt, params, where = json.loads(out.stdout)
+    assert where.startswith(str(tmp_path / "v"))
+    assert opt == json.loads(json.dumps(weft.optimize(gpt3)))
+    assert params == weft.zoo("gpt3-175b")["params"]
