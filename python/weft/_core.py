@@ -162,19 +162,18 @@ def nums(a, n):
 
 
 def int_value(name, v, lo, hi):
-    """An integer keyword in lo..hi (bools refused)."""
-    if isinstance(v, bool) or not isinstance(v, int) and not hasattr(v, "__index__"):
-        if isinstance(v, str):
-            try:
-                v = int(v.strip(), 10)
-            except ValueError:
-                raise fail("%s=%r: expected an integer in %d..%d" % (name, v, lo, hi), name)
-        else:
-            raise fail("%s=%r: expected an integer in %d..%d" % (name, v, lo, hi), name)
-    v = v.__index__()
-    if not lo <= v <= hi:
+    """An integer keyword in lo..hi: an int (not a bool), or its decimal text."""
+    x = None
+    if isinstance(v, str):
+        try:
+            x = int(v.strip(), 10)
+        except ValueError:
+            pass
+    elif not isinstance(v, bool) and hasattr(v, "__index__"):
+        x = v.__index__()
+    if x is None or not lo <= x <= hi:
         raise fail("%s=%r: expected an integer in %d..%d" % (name, v, lo, hi), name)
-    return v
+    return x
 
 
 def number(name, v, lo, strict, hi=math.inf, what=None):

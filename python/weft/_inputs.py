@@ -3,6 +3,7 @@
 # LIBRA's four files (or dicts), or a zoo model with a network and cost model;
 # then the constraints, objective and loop given on top.
 import ctypes
+import os
 from ctypes import byref, c_double, c_void_p
 
 from . import _lib
@@ -110,7 +111,6 @@ def read_workload(v):
         rc = lib.weft_workload_parse(v.encode(), b"<workload>", byref(wl), byref(err))
         name = "workload"
     elif is_path(v):
-        import os
         p = os.fsdecode(v)
         rc = lib.weft_workload_read(_lib.path_arg(v), byref(wl), byref(err))
         name = p.rsplit("/", 1)[-1].split(".", 1)[0]  # as the CLI names the job

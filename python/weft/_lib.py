@@ -219,6 +219,3 @@ def path_arg(p):
     """A path (str, bytes, os.PathLike) as bytes for the library."""
     return os.fsencode(p)
 
-
-DOUBLE_P = P(c_double)
-INT_P = P(c_int)

@@ -6,7 +6,7 @@ from ctypes import (POINTER, CFUNCTYPE, c_char, c_char_p, c_double, c_int, c_siz
                     c_ulonglong, c_void_p)
 
 from ._core import lib
-from ._lib import (MAX_CHOICES, MAX_DIMS, MAX_JOBS, MAX_MODEL_LAYERS, NAME_LEN, NPHASES,
+from ._lib import (MAX_CHOICES, MAX_DIMS, MAX_JOBS, MAX_MODEL_LAYERS, NAME_LEN,
                    PATH_LEN, REFINE_MAX_ITER, TOPO_MAX_TABLES, WeftCommunicator, WeftConstraints,
                    WeftCostModel, WeftError, WeftJobTime, WeftNetwork, WeftParallel,
                    WeftSettings, WeftSpec, _s, bind)

@@ -194,6 +194,13 @@ def _rel(an, si):
     return num(si / an - 1.0) if an != 0.0 else None
 
 
+def _side(t, util):
+    """One side of validate's comparison (analytic or simulated)."""
+    return {"time_ns": num(t.time_ns), "compute_ns": num(t.compute_ns),
+            "comm_ns": nums(t.comm_ns, 3), "exposed_comm_ns": nums(t.exposed_comm_ns, 3),
+            "dim_util": [num(u) for u in util]}
+
+
 def validate(scenario=None, **kw):
     """The analytic model next to the simulation at the same bandwidth:
     `weft validate --json` as a dict. Takes weft.simulate's keywords."""
@@ -215,13 +222,9 @@ def validate(scenario=None, **kw):
                        for d in range(D)]
             si_util = [run.res.job[j].dim_util[d] for d in range(D)]
 
-            def side(t, util):
-                return {"time_ns": num(t.time_ns), "compute_ns": num(t.compute_ns),
-                        "comm_ns": nums(t.comm_ns, 3), "exposed_comm_ns": nums(t.exposed_comm_ns, 3),
-                        "dim_util": [num(u) for u in util]}
             jobs.append({
                 "name": text(run.scen.sc.job_name[j]), "weight": num(run.spec.jobs[j].weight),
-                "analytic": side(a, an_util), "simulated": side(s, si_util),
+                "analytic": _side(a, an_util), "simulated": _side(s, si_util),
                 "rel_error": {"time": _rel(a.time_ns, s.time_ns),
                               "compute": _rel(a.compute_ns, s.compute_ns),
                               "comm": [_rel(a.comm_ns[p], s.comm_ns[p]) for p in range(3)],
