@@ -73,8 +73,10 @@ def test_optimize_export_astra(tmp_path):
 def test_zoo_listing_and_every_model():
     ref = cli("zoo")
     same(weft.zoo(), ref)
+    # the same zoo found by default (the source tree's); an installed package has its copy
+    skip = ("file",) if os.environ.get("WEFT_TEST_INSTALLED") == "1" else ()
     for m in ref["models"]:
-        same(weft.zoo(m["name"]), cli("zoo", m["name"]))
+        same(weft.zoo(m["name"]), cli("zoo", m["name"]), skip=skip)
 
 
 def test_workload(tmp_path):
