@@ -68,6 +68,14 @@ def test_optimize_export_astra(tmp_path):
     weft.optimize(GPT3, export_astra=tmp_path / "py.yml")
     cli("optimize", GPT3, "--export-astra", str(tmp_path / "cli.yml"))
     assert (tmp_path / "py.yml").read_text() == (tmp_path / "cli.yml").read_text()
+    # read back as the network: its bandwidth is the design simulated, its latency the steps'
+    files = dict(workload=G + "gpt3_175b_tp16.txt", communicator=G + "comm_tp16_dp256.yml",
+                 cost_model=G + "cost_4d.yml")
+    py = weft.simulate(network=tmp_path / "py.yml", chunks=8, **files)
+    assert py["bw_source"] == "network"
+    same(py, cli("simulate", "--network", str(tmp_path / "py.yml"), "--chunks", "8",
+                 *[a for k, v in files.items() for a in ("--" + k.replace("_", "-"), v)]),
+         skip=NOWALL)
 
 
 def test_zoo_listing_and_every_model():
