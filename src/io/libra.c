@@ -202,8 +202,13 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zo
     char label[WEFT_NAME_LEN + 24];
     snprintf(label, sizeof label, "%s entry %d", fcost, d + 1);
     if (topo) {
-      if ((rc = parse_topology(topo->child[d], file, ftopo, d, &net->topology[d], err)))
-        return rc;
+      const WeftYamlNode *e = topo->child[d];
+      if ((rc = parse_topology(e, file, ftopo, d, &net->topology[d], err))) return rc;
+      if (cval && net->topology[d] != cl.tier[d].topology)
+        return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, ftopo,
+                              "%s entry %d is %s, cluster %s's tier %d (%s) is a %s", ftopo,
+                              d + 1, weft_topology_name(net->topology[d]), cl.name, d + 1,
+                              cl.tier[d].name, weft_topology_name(cl.tier[d].topology));
     } else {
       net->topology[d] = cl.tier[d].topology;
     }
@@ -226,6 +231,11 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zo
       return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, fnpus,
                             "%s entry %d must be <= %d, got %d", fnpus, d + 1, WEFT_MAX_NPUS,
                             net->npus[d]);
+    if (cval && cl.tier[d].npus > 0 && net->npus[d] > cl.tier[d].npus)
+      return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, fnpus,
+                            "%s entry %d is %d, cluster %s's tier %d (%s) joins %d GPUs", fnpus,
+                            d + 1, net->npus[d], cl.name, d + 1, cl.tier[d].name,
+                            cl.tier[d].npus);
     total *= net->npus[d];  /* exact: <= 2^30 x 2^30 before the check stops it */
     if (total > WEFT_MAX_NPUS)
       return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, fnpus,
