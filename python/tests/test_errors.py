@@ -96,3 +96,26 @@ def test_missing_file_and_keyword_errors():
     with pytest.raises(weft.WeftError) as e:
         weft.workload("gpt3-175b", tp=7, network=G + "network_4d.yml")
     assert e.value.field == "tp"
+
+
+def test_cluster_and_generator_errors():
+    job = dict(model="megatron-22b", tp=8, cost_model="data/validation/cost.yml")
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(cluster="dgx-a100", **job)
+    assert e.value.field == "npus"
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(cluster="dgx-a100", npus=12, **job)  # not whole nodes of 8
+    assert (e.value.file, e.value.field) == ("cluster=dgx-a100 npus=12", "npus")
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(cluster="dgx-a10", npus=16, **job)
+    assert "dgx-a100" in e.value.message  # the closest name
+    # the generator's error, no file: said of the model, in the CLI's words
+    p = subprocess.run([CLI, "optimize", "--model", "gpt3-175b", "--tp", "3", "--network",
+                        G + "network_4d.yml", "--cost-model", G + "cost_4d.yml"],
+                       stderr=subprocess.PIPE)
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(model="gpt3-175b", tp=3, network=G + "network_4d.yml",
+                      cost_model=G + "cost_4d.yml")
+    assert p.returncode == 2
+    assert p.stderr.decode() == "weft: --model gpt3-175b: %s\n" % e.value.message.split(": ", 1)[1]
+    assert e.value.message.startswith("model gpt3-175b: ")

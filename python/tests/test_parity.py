@@ -162,3 +162,24 @@ def test_topo():
              "--seed", "3"))
     same(weft.topo("dlrm", servers=16, port_split="best"),
          cli("topo", "--model", "dlrm", "--servers", "16", "--port-split", "best"))
+
+
+def test_cluster_presets():
+    """A network from a cluster preset (cluster=, npus=), or named by one."""
+    v = "data/validation/cost.yml"
+    job = dict(model="megatron-22b", tp=8, recompute=True, cost_model=v)
+    args = ["--model", "megatron-22b", "--tp", "8", "--recompute", "--cost-model", v]
+    cons = ["B1 = 300", "B2 = 25"]
+    same(weft.optimize(cluster="dgx-a100", npus=16, constraint=cons, **job),
+         cli("optimize", *args, "--cluster", "dgx-a100", "--npus", "16", "--constraint", cons[0],
+             "--constraint", cons[1]))
+    net = "tests/golden/inputs/net_cluster.yml"  # Cluster: dgx-a100, NpusCount: [8, 2]
+    py = weft.optimize(network=net, constraint=cons, **job)
+    same(py, cli("optimize", *args, "--network", net, "--constraint", cons[0], "--constraint",
+                 cons[1]))
+    assert weft.optimize(network={"Cluster": "dgx-a100", "NpusCount": [8, 2]}, constraint=cons,
+                         **job) == py
+    sim = weft.simulate(cluster="dgx-h100", npus=16, chunks=1, **job)  # the preset's links
+    assert sim["bw_source"] == "network"
+    same(sim, cli("simulate", *args, "--cluster", "dgx-h100", "--npus", "16", "--chunks", "1"),
+         skip=NOWALL)

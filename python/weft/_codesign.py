@@ -104,11 +104,11 @@ def _spec(kw, npus):
     return spec
 
 
-def _nets_from_files(nets, npus, cost, sources):
+def _nets_from_files(nets, npus, cost, sources, zoo):
     """Networks from files or dicts: each with npus NPUs, one dim count."""
     arr = (_lib.WeftNetwork * len(nets))()
     for k, v in enumerate(nets):
-        _inputs.read_network(v, arr[k], sources, "<network %d>" % k if len(nets) > 1
+        _inputs.read_network(v, arr[k], sources, zoo, "<network %d>" % k if len(nets) > 1
                              else "<network>")
         err = new_error()
         check_rc(lib.weft_cost_per_gbps(byref(arr[k]), byref(cost),
@@ -260,7 +260,7 @@ def codesign(model=None, **kw):
         if has_nets:
             v = kw["network"]
             nets, nnets, owner, desc = _nets_from_files(
-                list(v) if isinstance(v, (list, tuple)) else [v], npus, cost, src)
+                list(v) if isinstance(v, (list, tuple)) else [v], npus, cost, src, zoo.decode())
         else:
             nets, nnets, owner, desc = _nets_from_blocks(kw, npus, cost)
         cons = _lib.WeftConstraints()

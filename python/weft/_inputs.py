@@ -10,8 +10,9 @@ from . import _lib
 from ._core import (EINVAL, ENOMEM, WeftError, Sources, choose, fail, int_value, is_path,
                     items, lib, new_error, number, to_text, zoo_dir)
 
-INPUT_KEYS = ("network", "workload", "communicator", "cost_model", "constraint", "objective",
-              "loop")
+INPUT_KEYS = ("network", "cluster", "npus", "workload", "communicator", "cost_model", "constraint",
+              "objective", "loop")
+MAX_NPUS = 1 << 30  # a network's NPUs, as the readers allow
 MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero", "recompute",
               "order", "efficiency", "zoo", "pp_layers")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
@@ -63,17 +64,42 @@ def check_rc(rc, err, sources=None):
 
 
 # ------------------------------------------------------------------ one input each
-def read_network(v, net, sources, name="<network>"):
+def read_network(v, net, sources, zoo, name="<network>"):
+    """A network file or dict; its `Cluster: NAME` resolved in zoo."""
     err = new_error()
+    z = zoo.encode()
     if is_path(v):
-        rc = lib.weft_network_read(_lib.path_arg(v), byref(net), byref(err))
+        rc = lib.weft_network_read_zoo(_lib.path_arg(v), z, byref(net), byref(err))
     elif isinstance(v, dict):
-        rc = lib.weft_network_parse(to_text(v, name, sources), name.encode(), byref(net),
+        rc = lib.weft_network_parse(to_text(v, name, sources), name.encode(), z, byref(net),
                                     byref(err))
     else:
         raise fail("network: expected a file name or a dict, got %s" % type(v).__name__,
                    "network")
     check_rc(rc, err, sources)
+
+
+def cluster_network(cluster, npus, net, zoo):
+    """The network of a cluster preset for npus GPUs (cluster=, npus=)."""
+    from . import _libx
+    c, err = _libx.WeftCluster(), new_error()
+    where = "cluster=%s npus=%d" % (cluster, npus)
+    rc = lib.weft_zoo_cluster(zoo.encode(), str(cluster).encode(), byref(c), byref(err))
+    if not rc:
+        rc = lib.weft_cluster_network(byref(c), npus, byref(net), byref(err))
+    if rc and not err.file:  # weft_cluster_network's: say which keywords
+        raise WeftError(_lib.text(err.msg), where, 0, 0, _lib.text(err.field), rc)
+    check_rc(rc, err)
+    net.file = where.encode()
+
+
+def load_network(kw, net, sources):
+    """network= (a file or dict) or cluster= with npus= (cli/inputs.c)."""
+    zoo = zoo_dir(kw.get("zoo"))
+    if kw.get("cluster") is not None:
+        cluster_network(kw["cluster"], int_value("npus", kw["npus"], 2, MAX_NPUS), net, zoo)
+    else:
+        read_network(kw["network"], net, sources, zoo)
 
 
 def read_cost_model(v, cm, sources):
@@ -131,6 +157,7 @@ class ModelOpts:
         self.par = par
         self.model = kw.get("model")
         self.device = kw.get("device") or "a100"
+        self.device_given = given(kw, "device")
         self.zoo = zoo_dir(kw.get("zoo"))
         self.dp_given = given(kw, "dp")
         self.stages = None
@@ -176,6 +203,8 @@ class ModelOpts:
         from . import _libx
         err = new_error()
         m, d = _libx.WeftModel(), _libx.WeftDevice()
+        if not self.device_given and net is not None and net.cluster_device:
+            self.device = _lib.text(net.cluster_device)  # the cluster's GPU
         rc = lib.weft_zoo_model(self.zoo.encode(), _lib.path_arg(self.model), byref(m),
                                 byref(err))
         if not rc:
@@ -195,9 +224,18 @@ class ModelOpts:
 def check_inputs(scenario, kw):
     """cli_inputs_check: a scenario or files, model options with a model."""
     if scenario is not None and any(given(kw, k) for k in
-                                    ("network", "workload", "communicator", "cost_model",
-                                     "model")):
-        raise fail("give a scenario or network/workload/communicator/cost_model/model, not both")
+                                    ("network", "cluster", "npus", "workload", "communicator",
+                                     "cost_model", "model")):
+        raise fail("give a scenario or network/cluster/workload/communicator/cost_model/model, "
+                   "not both")
+    if given(kw, "cluster") and given(kw, "network"):
+        raise fail("give network or cluster, not both (a network names its cluster with "
+                   "'Cluster: NAME')", "cluster")
+    if given(kw, "cluster") != given(kw, "npus"):
+        raise fail("cluster needs npus (the GPUs of its network)" if given(kw, "cluster") else
+                   "npus goes with cluster (a network file gives its own NPUs)", "npus")
+    if given(kw, "npus"):
+        int_value("npus", kw["npus"], 2, MAX_NPUS)
     if not given(kw, "model"):
         for k in MODEL_KEYS:
             if k not in ("model", "zoo") and given(kw, k):
@@ -206,12 +244,12 @@ def check_inputs(scenario, kw):
 
 def _load_files(s, kw):
     missing = [k for k in ("network", "workload", "communicator", "cost_model")
-               if kw.get(k) is None]
+               if kw.get(k) is None and not (k == "network" and given(kw, "cluster"))]
     if missing:
         raise fail("missing %s (or give a scenario, or model=...)" % ", ".join(missing),
                    missing[0])
     sc = s.sc
-    read_network(kw["network"], sc.net, s.sources)
+    load_network(kw, sc.net, s.sources)
     read_cost_model(kw["cost_model"], sc.cost, s.sources)
     read_communicator(kw["communicator"], sc.comm[0], s.sources)
     wl, name = read_workload(kw["workload"])
@@ -228,9 +266,11 @@ def _load_files(s, kw):
 
 
 def _load_model(s, kw):
-    if kw.get("network") is None or kw.get("cost_model") is None:
-        need = [k for k in ("network", "cost_model") if kw.get(k) is None]
-        raise fail("model needs %s" % " and ".join(need), need[0])
+    has_net = given(kw, "network") or given(kw, "cluster")
+    if not has_net or kw.get("cost_model") is None:
+        need = ([] if has_net else ["network (or cluster)"]) + \
+            ([] if kw.get("cost_model") is not None else ["cost_model"])
+        raise fail("model needs %s" % " and ".join(need), need[0].split()[0])
     for k in ("workload", "communicator"):
         if kw.get(k) is not None:
             raise fail("model generates the workload and communicator: drop %s" % k, k)
@@ -238,15 +278,17 @@ def _load_model(s, kw):
     if not mo.dp_given:
         mo.par.dp = 0  # NPUs / (tp x pp), on the network read below
     sc = s.sc
-    read_network(kw["network"], sc.net, s.sources)
+    load_network(kw, sc.net, s.sources)
     read_cost_model(kw["cost_model"], sc.cost, s.sources)
     err = new_error()
     rc = lib.weft_cost_per_gbps(byref(sc.net), byref(sc.cost), (c_double * _lib.MAX_DIMS)(),
                                 byref(err))
     check_rc(rc, err, s.sources)
+    device = kw.get("device")  # None: the network's cluster's GPU, else a100
     rc = lib.weft_scenario_add_model_job(s.ptr, mo.zoo.encode(), _lib.path_arg(mo.model),
-                                         mo.device.encode(), byref(mo.par), byref(err))
-    if rc and not err.file[0] and rc != EINVAL:  # the generator's: say whose
+                                         device.encode() if device else None, byref(mo.par),
+                                         byref(err))
+    if rc and not err.file and rc != EINVAL:  # the generator's: say whose
         raise WeftError("model %s: %s" % (mo.model, _lib.text(err.msg)), "", err.line, err.col,
                         _lib.text(err.field), rc)
     check_rc(rc, err, s.sources)

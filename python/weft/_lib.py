@@ -35,7 +35,8 @@ WeftError = _s("WeftError", [("code", c_int), ("file", _PATH), ("line", c_int), 
                              ("field", _NAME), ("msg", c_char * 256)])
 WeftNetwork = _s("WeftNetwork", [
     ("ndims", c_int), ("topology", _I), ("npus", _I), ("cost_dim", _NAME * MAX_DIMS),
-    ("line", _I), ("file", _PATH), ("efficiency", _D), ("latency_ns", _D), ("design_gbps", _D)])
+    ("line", _I), ("file", _PATH), ("efficiency", _D), ("latency_ns", _D), ("design_gbps", _D),
+    ("cluster", _NAME), ("cluster_device", _NAME)])
 WeftCostClass = _s("WeftCostClass", [
     ("name", _NAME), ("link_usd_per_gbps", c_double), ("switch_usd_per_gbps", c_double),
     ("nic_usd_per_gbps", c_double), ("has_link", c_int), ("has_switch", c_int),
@@ -108,7 +109,8 @@ PROTOS = {
     "weft_topology_name": (c_char_p, [c_int]),
     "weft_network_npus_total": (c_double, [P(WeftNetwork)]),
     "weft_network_read": (c_int, [c_char_p, P(WeftNetwork), _ERR]),
-    "weft_network_parse": (c_int, [c_char_p, c_char_p, P(WeftNetwork), _ERR]),
+    "weft_network_read_zoo": (c_int, [c_char_p, c_char_p, P(WeftNetwork), _ERR]),
+    "weft_network_parse": (c_int, [c_char_p, c_char_p, c_char_p, P(WeftNetwork), _ERR]),
     "weft_cost_model_read": (c_int, [c_char_p, P(WeftCostModel), _ERR]),
     "weft_cost_model_parse": (c_int, [c_char_p, c_char_p, P(WeftCostModel), _ERR]),
     "weft_communicator_read": (c_int, [c_char_p, P(WeftCommunicator), _ERR]),

@@ -27,6 +27,12 @@ WeftModel = _s("WeftModel", [
     ("tables", c_int), ("emb_dim", c_int), ("pooling", c_int), ("table_rows", c_double),
     ("nbottom", c_int), ("nlayers", c_int), ("layer", WeftModelLayer * MAX_MODEL_LAYERS),
     ("file", _PATH)])
+WeftClusterTier = _s("WeftClusterTier", [
+    ("name", _NAME), ("topology", c_int), ("npus", c_int), ("cost", _NAME), ("bw_gbps", c_double),
+    ("efficiency", c_double), ("latency_ns", c_double)])
+WeftCluster = _s("WeftCluster", [
+    ("name", _NAME), ("title", c_char * 128), ("device", _NAME), ("source", c_char * 256),
+    ("ntiers", c_int), ("tier", WeftClusterTier * MAX_DIMS)])
 WeftDevice = _s("WeftDevice", [
     ("name", _NAME), ("title", c_char * 128), ("peak_flops", c_double), ("hbm_bytes", c_double),
     ("hbm_bytes_per_s", c_double), ("source", c_char * 256), ("peak_fp8_flops", c_double),
@@ -111,9 +117,9 @@ WeftTopoSearchResult = _s("WeftTopoSearchResult", [
     ("rounds", c_int), ("fabric", c_void_p)])
 
 
-MIRRORED = (WeftModelLayer, WeftModel, WeftDevice, WeftMemory, WeftGenInfo, WeftCodesignSpec,
-            WeftDesignPoint, WeftRunSettings, WeftIndexedPoint, WeftSimSettings, WeftSimJob,
-            WeftSimResult, WeftRefine, WeftAllReduce, WeftDemand, WeftTraffic, WeftTopoSettings,
+MIRRORED = (WeftModelLayer, WeftModel, WeftClusterTier, WeftCluster, WeftDevice, WeftMemory,
+            WeftGenInfo, WeftCodesignSpec, WeftDesignPoint, WeftRunSettings, WeftIndexedPoint,
+            WeftSimSettings, WeftSimJob, WeftSimResult, WeftRefine, WeftAllReduce, WeftDemand, WeftTraffic, WeftTopoSettings,
             WeftPrices, WeftTopoTime, WeftTopoSearch, WeftTopoSearchResult)
 
 P = POINTER
@@ -127,6 +133,9 @@ PROTOS = {
     "weft_model_read": (c_int, [c_char_p, P(WeftModel), _ERR]),
     "weft_zoo_model": (c_int, [c_char_p, c_char_p, P(WeftModel), _ERR]),
     "weft_zoo_device": (c_int, [c_char_p, c_char_p, P(WeftDevice), _ERR]),
+    "weft_zoo_cluster": (c_int, [c_char_p, c_char_p, P(WeftCluster), _ERR]),
+    "weft_zoo_clusters": (c_int, [c_char_p, P(WeftCluster), c_int, P(c_int), _ERR]),
+    "weft_cluster_network": (c_int, [P(WeftCluster), c_int, P(WeftNetwork), _ERR]),
     "weft_zoo_devices": (c_int, [c_char_p, P(WeftDevice), c_int, P(c_int), _ERR]),
     "weft_zoo_list": (c_int, [c_char_p, c_void_p, c_int, P(c_int), _ERR]),
     "weft_model_params": (c_double, [P(WeftModel)]),

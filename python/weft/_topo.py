@@ -106,7 +106,7 @@ def topo(model=None, **kw):
             if not rc:
                 rc = lib.weft_traffic_from_model(byref(m), byref(dev), a.servers, a.tp, None,
                                                  byref(t), byref(err))
-            if rc and not err.file[0] and err.msg[0]:  # the generator's: say whose
+            if rc and not err.file and err.msg:  # the generator's: say whose
                 raise WeftError("model %s: %s" % (sname, text(err.msg)), "", err.line, err.col,
                                 text(err.field), rc)
             check_rc(rc, err)

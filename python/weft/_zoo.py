@@ -2,6 +2,7 @@
 # --json` as dicts (cli/zoo.c, cli/workload.c), over the same library calls.
 import ctypes
 import math
+import os
 from ctypes import byref, c_int, c_void_p
 
 from . import _inputs, _lib, _libx
@@ -70,7 +71,24 @@ def zoo(name=None, zoo=None):
     devices = [{"name": text(v.name), "title": text(v.title), "peak_flops": _whole(v.peak_flops),
                 "hbm_bytes": _whole(v.hbm_bytes), "hbm_bytes_per_s": _whole(v.hbm_bytes_per_s),
                 "source": text(v.source)} for v in devs[:min(nd.value, cap)]]
-    return {"models": models, "devices": devices}
+    out = {"models": models, "devices": devices}
+    if os.path.exists(os.path.join(zoo_dir(zoo), "clusters.yml")):
+        nc = c_int()
+        check_rc(lib.weft_zoo_clusters(d, None, 0, byref(nc), byref(err)), err)
+        cap = nc.value
+        cs = (_libx.WeftCluster * max(cap, 1))()
+        check_rc(lib.weft_zoo_clusters(d, cs, cap, byref(nc), byref(err)), err)
+        clusters = [{"name": text(c.name), "title": text(c.title), "device": text(c.device),
+                     "source": text(c.source),
+                     "tiers": [{"name": text(t.name),
+                                "topology": lib.weft_topology_name(t.topology).decode(),
+                                "npus": t.npus, "cost": text(t.cost), "bw_gbps": _whole(t.bw_gbps),
+                                "efficiency": _whole(t.efficiency),
+                                "latency_ns": _whole(t.latency_ns)} for t in c.tier[:c.ntiers]]}
+                    for c in cs[:min(nc.value, cap)]]
+        if clusters:  # the CLI leaves the key out when there are none
+            out["clusters"] = clusters
+    return out
 
 
 WORKLOAD_KEYS = _inputs.MODEL_KEYS + ("network", "output", "compact")
@@ -78,7 +96,6 @@ WORKLOAD_KEYS = _inputs.MODEL_KEYS + ("network", "output", "compact")
 
 def _write(prefix, wl, comm):
     """PREFIX.txt and PREFIX.comm.yml, both or neither (weft_out_commit_all)."""
-    import os
     prefix = os.fsdecode(prefix)
     if not prefix:
         raise fail("output: expected a file prefix, got ''", "output")
@@ -117,7 +134,7 @@ def workload(model=None, **kw):
     mo = _inputs.ModelOpts(kw)
     net = _lib.WeftNetwork()
     src = _inputs.Sources()
-    _inputs.read_network(kw["network"], net, src)
+    _inputs.read_network(kw["network"], net, src, mo.zoo)
     m, d = mo.load(net)
     wl = lib.weft_workload_create()
     if not wl:

@@ -15,7 +15,7 @@ static void network_text_is_the_file(void) {
   /* JSON (flow YAML), keys in snake_case */
   const char *json = "{\"topology\": [\"Ring\", \"Switch\"],\n \"npus_count\": [8, 16],\n"
                      " \"cost_dimension\": [\"Package\", \"Cluster\"]}\n";
-  CHECK_EQ_INT(weft_network_parse(json, "<network>", &b, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_network_parse(json, "<network>", NULL, &b, &e), WEFT_OK);
   CHECK_EQ_INT(b.ndims, 2);
   CHECK(memcmp(a.npus, b.npus, sizeof a.npus) == 0);
   CHECK(memcmp(a.topology, b.topology, sizeof a.topology) == 0);
@@ -24,13 +24,27 @@ static void network_text_is_the_file(void) {
   /* an error is placed in the text, under its name */
   const char *bad = "{\"Topology\": [\"Ring\", \"Switch\"],\n \"NpusCount\": [8,\n 1],\n"
                     " \"CostDimension\": [\"Package\", \"Cluster\"]}\n";
-  CHECK_EQ_INT(weft_network_parse(bad, "<d>", &b, &e), WEFT_EINPUT);
+  CHECK_EQ_INT(weft_network_parse(bad, "<d>", NULL, &b, &e), WEFT_EINPUT);
   CHECK(strcmp(e.file, "<d>") == 0);
   CHECK_EQ_INT(e.line, 3);
   CHECK_EQ_INT(e.col, 2);
   CHECK(strcmp(e.field, "NpusCount") == 0);
-  CHECK_EQ_INT(weft_network_parse("{\"Topology\": [", "<d>", &b, &e), WEFT_ESYNTAX);
-  CHECK_EQ_INT(weft_network_parse(NULL, "<d>", &b, &e), WEFT_EINVAL);
+  CHECK_EQ_INT(weft_network_parse("{\"Topology\": [", "<d>", NULL, &b, &e), WEFT_ESYNTAX);
+  CHECK_EQ_INT(weft_network_parse(NULL, "<d>", NULL, &b, &e), WEFT_EINVAL);
+  /* a cluster preset named in the text comes from the zoo given, as from a file's */
+  CHECK_EQ_INT(weft_network_read_zoo("data/validation/dgx_a100_1536.yml", "data/zoo", &a, &e),
+               WEFT_OK);
+  CHECK_EQ_INT(weft_network_parse("{\"Cluster\": \"dgx-a100\", \"NpusCount\": [8, 192]}",
+                                  "<n>", "data/zoo", &b, &e),
+               WEFT_OK);
+  CHECK(strcmp(b.cluster, "dgx-a100") == 0 && strcmp(b.cluster_device, a.cluster_device) == 0);
+  for (int d = 0; d < 2; d++) {
+    CHECK(a.design_gbps[d] == b.design_gbps[d] && a.design_gbps[d] > 0);
+    CHECK(a.efficiency[d] == b.efficiency[d] && a.latency_ns[d] == b.latency_ns[d]);
+  }
+  CHECK_EQ_INT(weft_network_parse("{\"Cluster\": \"dgx-a100\", \"NpusCount\": [8, 4]}", "<n>",
+                                  "/nonexistent", &b, &e),
+               WEFT_EIO);
 }
 
 static void cost_and_communicator_text(void) {
