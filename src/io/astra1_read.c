@@ -34,6 +34,47 @@ static int dim_numbers(const WeftYamlNode *map, const char *key, const char *fil
   return WEFT_OK;
 }
 
+/* topologies-per-dim and units-count into net (ndims, topology, npus, line). */
+static int dims(const WeftYamlNode *topo, const WeftYamlNode *units, const char *file,
+                WeftNetwork *net, WeftError *err) {
+  int rc = weft_yaml_expect(topo, WEFT_YAML_SEQUENCE, file, "topologies-per-dim", err), count;
+  if (!rc) rc = weft_yaml_expect(units, WEFT_YAML_SEQUENCE, file, "units-count", err);
+  if (rc) return rc;
+  if (topo->n < 1 || topo->n > WEFT_MAX_DIMS || units->n != topo->n)
+    return weft_error_set(err, WEFT_EINPUT, file, topo->line, topo->col, "topologies-per-dim",
+                          "topologies-per-dim has %d entries, units-count %d: 1 to %d each, "
+                          "as many",
+                          topo->n, units->n, WEFT_MAX_DIMS);
+  net->ndims = topo->n;
+  for (int d = 0; d < net->ndims; d++) {
+    const WeftYamlNode *e = topo->child[d];
+    static const WeftTopology tab[3] = {WEFT_RING, WEFT_FULLY_CONNECTED, WEFT_SWITCH};
+    int k = 0;
+    while (k < 3 && !(e->kind == WEFT_YAML_SCALAR && !strcmp(e->text, weft_topology_name(tab[k]))))
+      k++;
+    if (k == 3)
+      return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, "topologies-per-dim",
+                            "topologies-per-dim entry %d: expected Ring, FullyConnected or "
+                            "Switch",
+                            d + 1);
+    net->topology[d] = tab[k];
+    net->line[d] = e->line;
+  }
+  if ((rc = weft_yaml_ints(units, file, "units-count", net->npus, WEFT_MAX_DIMS, &count, err)))
+    return rc;
+  double total = 1.0;
+  for (int d = 0; d < net->ndims; d++) {
+    total *= net->npus[d];
+    if (net->npus[d] < 2 || total > WEFT_MAX_NPUS)
+      return weft_error_set(err, WEFT_EINPUT, file, units->child[d]->line, units->child[d]->col,
+                            "units-count",
+                            "units-count entry %d is %d: each must be > 1, the product at most "
+                            "%d",
+                            d + 1, net->npus[d], WEFT_MAX_NPUS);
+  }
+  return WEFT_OK;
+}
+
 int weft_astra1_network(const WeftYamlNode *map, const char *file, WeftNetwork *net,
                         WeftError *err) {
   static const char *const keys[] = {
@@ -53,8 +94,7 @@ int weft_astra1_network(const WeftYamlNode *map, const char *file, WeftNetwork *
   if (!units)
     return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, "units-count",
                           "missing key 'units-count'");
-  if ((rc = weft_libra_dims(topo, units, file, "topologies-per-dim", "units-count", net, err)))
-    return rc;
+  if ((rc = dims(topo, units, file, net, err))) return rc;
   const WeftYamlNode *cnt = weft_yaml_get(map, "dimensions-count", &k);
   int dims;
   if (cnt && ((rc = weft_yaml_int(cnt, file, "dimensions-count", "dimensions-count", &dims, err)) ||

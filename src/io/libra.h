@@ -9,17 +9,13 @@
 /* Fill *net / *cm / *comm from map (a mapping; NULL = empty document).
  * Keys in LIBRA's spelling (Topology) or snake_case (topology). file names
  * the source in errors and is stored in the result. */
-int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *net,
-                       WeftError *err);
+int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zoo_dir,
+                       WeftNetwork *net, WeftError *err);
 int weft_libra_cost_model(const WeftYamlNode *map, const char *file, WeftCostModel *cm,
                           WeftError *err);
 int weft_libra_communicator(const WeftYamlNode *map, const char *file, WeftCommunicator *comm,
                             WeftError *err);
 
-/* Topology and NpusCount (as lists ftopo and fnpus name them) into net:
- * ndims, topology, npus, line (the topology entries); checked. */
-int weft_libra_dims(const WeftYamlNode *topo, const WeftYamlNode *npus, const char *file,
-                    const char *ftopo, const char *fnpus, WeftNetwork *net, WeftError *err);
 /* ASTRA-sim 1.0's Hierarchical network json (astra1_read.c): topology,
  * NPUs, the design its link-bandwidth carries (design_gbps) and its
  * link-latency per hop as latency_ns per step; no CostDimension (the cost
