@@ -72,16 +72,24 @@ int cli_export_astra1(const char *dir, const WeftSpec *spec, const double *bw_gb
 }
 
 void cli_astra1_note(FILE *out, const char *dir, const WeftSpec *spec, const WeftSimSettings *s) {
-  int mp = 0;
-  WeftError err;
-  weft_astra1_mp_npus(spec->net, spec->jobs[0].workload, spec->jobs[0].comm, &mp, &err);
-  fprintf(out,
-          "ASTRA-sim 1.0 inputs in %s/: network.json (link-bandwidth per link in ASTRA-sim's\n"
-          "  GB/s = 2^30 bytes/s, link-latency per hop), system.txt (%d chunk%s, endpoint\n"
-          "  delay %.0f ns), %s (HYBRID_TRANSFORMER model_parallel_NPU_group:\n"
-          "  %d%s; compute and sizes in whole ns and bytes); weft simulate --like astra-sim\n"
-          "  with the same settings reports what ASTRA-sim does\n",
-          dir, s->chunks, s->chunks == 1 ? "" : "s", s->endpoint_delay_ns + 0.0,
-          spec->njobs == 1 ? "workload.txt" : "workload_1.txt ...", mp,
-          spec->njobs == 1 ? "" : " for the first");
+  char names[WEFT_MAX_JOBS + 2][WEFT_NAME_LEN];
+  int n = weft_astra1_file_names(spec, names, WEFT_MAX_JOBS + 2);
+  fprintf(out, "\nASTRA-sim 1.0 inputs in %s/:\n"
+               "  %-15s link-bandwidth per link in ASTRA-sim's GB/s (2^30 bytes/s),\n"
+               "  %-15s link-latency per hop (a Switch message is 2 hops):",
+          dir, "network.json", "");
+  for (int d = 0; d < spec->net->ndims; d++)
+    fprintf(out, "%s%g", d ? ", " : " ",
+            spec->net->topology[d] == WEFT_SWITCH ? s->latency_ns[d] / 2 : s->latency_ns[d]);
+  fprintf(out, " ns\n  %-15s %d chunk%s, %d in flight, endpoint delay %.0f ns, localBWAware\n",
+          "system.txt", s->chunks, s->chunks == 1 ? "" : "s", s->in_flight,
+          s->endpoint_delay_ns + 0.0);
+  for (int k = 2; k < n; k++) {
+    int mp = 0;
+    WeftError err;
+    weft_astra1_mp_npus(spec->net, spec->jobs[k - 2].workload, spec->jobs[k - 2].comm, &mp, &err);
+    fprintf(out, "  %-15s HYBRID_TRANSFORMER model_parallel_NPU_group: %d, whole ns and bytes\n",
+            names[k], mp);
+  }
+  fputs("  weft simulate --like astra-sim with these settings reports ASTRA-sim's time\n", out);
 }

@@ -73,7 +73,11 @@ static void note(FILE *out, const CliSimRun *run) {
   if (s->fidelity == WEFT_FIDELITY_LINK)
     fprintf(out, ", link fidelity (%s sharing)", cli_sharing_name(s->sharing));
   else fputs(", dim fidelity", out);
-  if (run->spec.loop == WEFT_LOOP_TP_DP_OVERLAP)
+  if (s->like == WEFT_LIKE_ASTRA1)
+    fputs(", ASTRA-sim 1.0's training loop (input-grad collectives under weight-grad "
+          "compute, weight-grad collectives queued to the end; comm counts their queueing)",
+          out);
+  else if (run->spec.loop == WEFT_LOOP_TP_DP_OVERLAP)
     fputs(", the weight-grad stream sharing the dims", out);
   fputs("; the analytic model is the limit of infinitely many chunks, no latency, each "
         "collective alone on whole dims\n",

@@ -1,0 +1,1 @@
+optimize --network tests/golden/inputs/net3.yml --workload tests/golden/inputs/wl1.txt --communicator tests/golden/inputs/comm3.yml --cost-model tests/golden/inputs/cost3.yml --constraint 'sum = 1000' --export-astra1 "$T/astra"

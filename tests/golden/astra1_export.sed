@@ -1,0 +1,3 @@
+# mask the solver diagnostics, keep their format
+s/certified gap [0-9]\.[0-9]e[-+][0-9][0-9], [0-9][0-9]* iterations$/certified gap #.#e-##, # iterations/
+s|^ASTRA-sim 1.0 inputs in .*/astra/:$|ASTRA-sim 1.0 inputs in $T/astra/:|
