@@ -1,0 +1,1 @@
+simulate --network data/astra-sim/inputs/net_2d.yml --workload data/astra-sim/inputs/allreduce.txt --communicator data/astra-sim/inputs/dp_2d.yml --cost-model data/astra-sim/inputs/cost.yml --bw 200,50 --algorithm ring --chunks 64 --latency-ns 500,1000 --like astra-sim --export-astra1 "$T/astra"
