@@ -104,6 +104,18 @@ typedef enum {
 int weft_topo_build(const WeftTraffic *t, const WeftTopoSettings *s, WeftFabric **out,
                     WeftError *err);
 
+/* Iteration time of a job's traffic on a fabric: compute, then every
+ * AllReduce (ring all-reduce over the fabric's rings, 2 (g-1)/g of the bytes
+ * per member, split evenly over the rings) and every model-parallel demand
+ * (split over the fabric's paths) as flows sharing links max-min fairly,
+ * multi-hop paths forwarded by the hosts. */
+typedef struct {
+  double time_ns, compute_ns, comm_ns;
+  double ar_ns, mp_ns;        /* when the last AllReduce / model-parallel flow ended */
+  double max_link_util;       /* busiest link's bytes / (bw x comm time) */
+  unsigned long long flows;
+} WeftTopoTime;
+
 /* How the d ports split between AllReduce rings and model-parallel links. */
 typedef enum {
   WEFT_PORT_SPLIT_PROPORTIONAL = 0, /* s->ar_degree (-1: by the AllReduce share of the bytes) */
@@ -113,14 +125,16 @@ typedef enum {
 } WeftPortSplit;
 
 /* weft_topo_build with the split chosen by split; *ar_ports (may be NULL)
- * gets the ring ports of the fabric returned. BEST wires every even split
- * (those that cannot be wired are skipped), ranks them by
+ * gets the ring ports of the fabric returned, *time (may be NULL) its
+ * weft_fabric_simulate time on t (BEST has it already; the others simulate
+ * for it). BEST wires every even split (those that cannot be wired are
+ * skipped; the splits share their matching rounds), ranks them by
  * weft_fabric_estimate (a lower bound on the simulated time) and simulates
  * them in that order until the next bound is no better than the best
  * simulated time: exact, and usually one or two simulations. Ties go to
  * more ring ports. */
 int weft_topo_build_split(const WeftTraffic *t, const WeftTopoSettings *s, WeftPortSplit split,
-                          WeftFabric **out, int *ar_ports, WeftError *err);
+                          WeftFabric **out, int *ar_ports, WeftTopoTime *time, WeftError *err);
 
 /* Baselines. Fat-tree: servers with one NIC of nic_gbps into leaf switches
  * of radix `radix`, tiers 2 or 3, `oversub` = leaf down / up bandwidth
@@ -169,19 +183,14 @@ int weft_fabric_fattree_at_cost(int nservers, int radix, int tiers, double targe
                                 const WeftPrices *p, double *nic_gbps, double *oversub,
                                 WeftFabric **out, WeftError *err);
 
-/* Iteration time of a job's traffic on a fabric: compute, then every
- * AllReduce (ring all-reduce over the fabric's rings, 2 (g-1)/g of the bytes
- * per member, split evenly over the rings) and every model-parallel demand
- * (split over the fabric's paths) as flows sharing links max-min fairly,
- * multi-hop paths forwarded by the hosts. */
-typedef struct {
-  double time_ns, compute_ns, comm_ns;
-  double ar_ns, mp_ns;        /* when the last AllReduce / model-parallel flow ended */
-  double max_link_util;       /* busiest link's bytes / (bw x comm time) */
-  unsigned long long flows;
-} WeftTopoTime;
+/* Iteration time of a job's traffic on a fabric (WeftTopoTime, above). */
 int weft_fabric_simulate(const WeftFabric *f, const WeftTraffic *t, WeftTopoTime *out,
                          WeftError *err);
+/* weft_fabric_simulate of each of f[nf] on t into out[k], on up to
+ * `threads` threads (<= 0: every core); the same results for any count.
+ * The first fabric (lowest k) that fails gives the error. */
+int weft_fabric_simulate_many(const WeftFabric *const *f, int nf, const WeftTraffic *t,
+                              int threads, WeftTopoTime *out, WeftError *err);
 /* The same flows routed but not simulated: comm_ns = the busiest link's
  * bytes / bandwidth, a lower bound on weft_fabric_simulate's (equal when one
  * bottleneck carries its flows to the end), ar_ns and mp_ns likewise per
@@ -241,6 +250,7 @@ typedef struct {
                                 layer data or model parallel (0) */
   const WeftFabric *fixed;   /* non-NULL: anneal on this fabric, no rebuilds
                                 (a baseline); the result's fabric is NULL */
+  WeftPortSplit port_split;  /* how each rebuild splits the ports (BEST) */
 } WeftTopoSearch;
 void weft_topo_search_default(WeftTopoSearch *s);
 

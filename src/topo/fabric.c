@@ -44,35 +44,18 @@ int fabric_index(WeftFabric *f) {
   free(f->dist);
   int V = weft_graph_nodes(f->g), L = weft_graph_nlinks(f->g), n = f->nservers;
   f->dist = malloc((size_t)V * (size_t)n * sizeof *f->dist);
-  int *queue = malloc((size_t)V * sizeof *queue);
+  int *queue = malloc((size_t)V * sizeof *queue), *fill = malloc((size_t)V * sizeof *fill);
   int *indeg = calloc((size_t)V + 1, sizeof *indeg), *in = malloc((size_t)(L ? L : 1) * sizeof *in);
-  if (!f->dist || !queue || !indeg || !in) {
-    free(queue);
-    free(indeg);
-    free(in);
-    return WEFT_ENOMEM;
+  int *from = malloc((size_t)(L ? L : 1) * sizeof *from), *to = malloc((size_t)(L ? L : 1) * sizeof *to);
+  int rc = f->dist && queue && fill && indeg && in && from && to ? WEFT_OK : WEFT_ENOMEM;
+  for (int l = 0; !rc && l < L; l++) { /* links into each node, CSR: the sources */
+    weft_graph_link(f->g, l, &from[l], &to[l], NULL);
+    indeg[to[l] + 1]++;
   }
-  for (int l = 0; l < L; l++) { /* links into each node, CSR */
-    int to;
-    weft_graph_link(f->g, l, NULL, &to, NULL);
-    indeg[to + 1]++;
-  }
-  for (int v = 0; v < V; v++) indeg[v + 1] += indeg[v];
-  int *fill = malloc((size_t)V * sizeof *fill);
-  if (!fill) {
-    free(queue);
-    free(indeg);
-    free(in);
-    return WEFT_ENOMEM;
-  }
-  memcpy(fill, indeg, (size_t)V * sizeof *fill);
-  for (int l = 0; l < L; l++) {
-    int to;
-    weft_graph_link(f->g, l, NULL, &to, NULL);
-    in[fill[to]++] = l;
-  }
-  free(fill);
-  for (int s = 0; s < n; s++) {
+  for (int v = 0; !rc && v < V; v++) indeg[v + 1] += indeg[v];
+  if (!rc) memcpy(fill, indeg, (size_t)V * sizeof *fill);
+  for (int l = 0; !rc && l < L; l++) in[fill[to[l]]++] = from[l];
+  for (int s = 0; !rc && s < n; s++) {
     int *d = f->dist + (size_t)s * (size_t)V, head = 0, tail = 0;
     for (int v = 0; v < V; v++) d[v] = -1;
     d[s] = 0;
@@ -80,8 +63,7 @@ int fabric_index(WeftFabric *f) {
     while (head < tail) {
       int v = queue[head++];
       for (int k = indeg[v]; k < indeg[v + 1]; k++) {
-        int u;
-        weft_graph_link(f->g, in[k], &u, NULL, NULL);
+        int u = in[k];
         if (d[u] < 0) {
           d[u] = d[v] + 1;
           queue[tail++] = u;
@@ -90,8 +72,12 @@ int fabric_index(WeftFabric *f) {
     }
   }
   free(queue);
+  free(fill);
   free(indeg);
   free(in);
+  free(from);
+  free(to);
+  if (rc) return rc;
   const int *out; /* build the graph's adjacency now: routing may then run on threads */
   if (V && weft_graph_out(f->g, 0, &out) < 0) return WEFT_ENOMEM;
   f->dist_ready = 1;
