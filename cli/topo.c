@@ -280,6 +280,35 @@ static void routes_body(FILE *out, const void *ctx) {
     route_lines(out, c->f, "demand", c->t->demand[i].src, c->t->demand[i].dst);
 }
 
+/* Tables the strategy replicates; FC layers it makes model parallel (and
+ * how many could be). */
+static int replicated(const WeftTopoSearchResult *sr) {
+  int k = 0;
+  for (int i = 0; i < sr->ntables; i++) k += sr->placement[i] == WEFT_TABLE_REPLICATED;
+  return k;
+}
+
+static int fc_layers(const WeftModel *m) {
+  int k = 0;
+  for (int l = 0; l < m->nlayers; l++) k += weft_layer_splittable(m, l);
+  return k;
+}
+
+/* "strategy: tp 1; 3 of 26 tables replicated; FC layers model parallel:
+ * top1, top2 (2 of 8)" */
+static void print_strategy(const WeftModel *m, const WeftTopoSearchResult *sr) {
+  printf("strategy: tp %d", sr->tp);
+  if (sr->ntables) printf("; %d of %d tables replicated", replicated(sr), sr->ntables);
+  int nfc = fc_layers(m), k = 0;
+  if (nfc) {
+    printf("; FC layers model parallel:");
+    for (int l = 0; l < m->nlayers; l++)
+      if (sr->layer_mp[l]) printf("%s %s", k++ ? "," : "", m->layer[l].name);
+    printf("%s (%d of %d)", k ? "" : " none", k, nfc);
+  }
+  printf("\n");
+}
+
 static void print_table(const Args *a, const WeftTraffic *t, const Row *rows, int nrows,
                         const WeftTopoSearchResult *sr) {
   const int *st, *pairs;
@@ -289,9 +318,12 @@ static void print_table(const Args *a, const WeftTraffic *t, const Row *rows, in
   for (int i = 0; i < t->ndemand; i++) mp += t->demand[i].bytes;
   printf("weft topo: %s on %d servers, %d ports x %g Gbit/s\n",
          a->have_model ? a->model.name : a->val[T_TRAFFIC], a->servers, a->degree, a->port_gbit);
-  if (sr) printf("search: %d moves (%d accepted), %d topology rebuild%s; tp %d; %.6f ms -> %.6f ms\n",
-                 sr->iterations, sr->accepted, sr->rounds, sr->rounds == 1 ? "" : "s", sr->tp,
-                 sr->first_time_ns / 1e6, sr->time_ns / 1e6);
+  if (sr) {
+    printf("search: %d moves (%d accepted), %d topology rebuild%s; %.6f ms -> %.6f ms\n",
+           sr->iterations, sr->accepted, sr->rounds, sr->rounds == 1 ? "" : "s",
+           sr->first_time_ns / 1e6, sr->time_ns / 1e6);
+    print_strategy(&a->model, sr);
+  }
   printf("traffic: %d AllReduce group%s (%.0f bytes in all), %d model-parallel pair%s "
          "(%.0f bytes), compute %.6f ms\n",
          t->nallreduce, t->nallreduce == 1 ? "" : "s", ar, t->ndemand, t->ndemand == 1 ? "" : "s",
@@ -326,8 +358,14 @@ static void print_json(const Args *a, const WeftTraffic *t, const Row *rows, int
   printf("],\n  \"mp_links\": %d,\n", nmp);
   if (sr) {
     printf("  \"search\": {\"moves\": %d, \"accepted\": %d, \"rebuilds\": %d, \"tp\": %d, "
-           "\"first_time_ns\": ",
-           sr->iterations, sr->accepted, sr->rounds, sr->tp);
+           "\"tables_replicated\": %d, \"mp_layers\": [",
+           sr->iterations, sr->accepted, sr->rounds, sr->tp, replicated(sr));
+    for (int l = 0, k = 0; l < a->model.nlayers; l++)
+      if (sr->layer_mp[l]) {
+        printf("%s", k++ ? ", " : "");
+        cli_json_str(stdout, a->model.layer[l].name);
+      }
+    printf("], \"first_time_ns\": ");
     cli_json_num(stdout, sr->first_time_ns);
     printf(", \"time_ns\": ");
     cli_json_num(stdout, sr->time_ns);
@@ -389,6 +427,7 @@ static int topoopt(Args *a, WeftTraffic **t, WeftFabric **f, WeftTopoSearchResul
   s.seed = a->seed;
   s.tp = a->tp;  /* the search starts from the given TP degree */
   s.port_split = a->split;
+  s.layer_choice = 1; /* per table placed or replicated, per FC layer data or model parallel */
   CliProgress pg;
   cli_progress_start(&pg, "moves");
   s.progress = progress_cb;
@@ -403,8 +442,8 @@ static int topoopt(Args *a, WeftTraffic **t, WeftFabric **f, WeftTopoSearchResul
   *searched = 1;
   weft_traffic_free(*t); /* the traffic of the strategy found */
   *t = NULL;
-  if (weft_traffic_from_model(&a->model, &a->dev, a->servers, sr->tp,
-                              a->model.arch == WEFT_ARCH_DLRM ? sr->placement : NULL, t, &err)) {
+  WeftStrategy st = {sr->tp, sr->ntables ? sr->placement : NULL, sr->layer_mp};
+  if (weft_traffic_from_strategy(&a->model, &a->dev, a->servers, &st, t, &err)) {
     cli_error(&err);
     return EXIT_RUNTIME;
   }

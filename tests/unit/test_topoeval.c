@@ -102,11 +102,118 @@ static void test_search_budget(void) {
   if (!r) return;
   CHECK_EQ_INT(weft_topo_search(&s, r, &e), 0);
   CHECK_EQ_INT(r->iterations, 40);
-  WeftTraffic *t = NULL; /* tp 4: the first time is that of tp 4's traffic */
-  CHECK_EQ_INT(weft_traffic_from_model(&m, &dev, 8, 4, NULL, &t, &e), 0);
-  if (t) CHECK(t->nallreduce == 2 + 4); /* 2 TP blocks of 4, 4 DP classes of 2 */
-  weft_traffic_free(t);
+  /* the first time is tp 4's traffic on the topology built for it (the
+   * link-load bound), which differs from tp 1's */
+  double first[2] = {0, 0};
+  for (int k = 0; k < 2; k++) {
+    WeftTraffic *t = NULL;
+    WeftFabric *f = NULL;
+    WeftTopoTime tt;
+    CHECK_EQ_INT(weft_traffic_from_model(&m, &dev, 8, k ? 1 : 4, NULL, &t, &e), 0);
+    if (t && !k) CHECK(t->nallreduce == 2 + 4); /* 2 TP blocks of 4, 4 DP classes of 2 */
+    if (t) CHECK_EQ_INT(weft_topo_build_split(t, &s.topo, s.port_split, &f, NULL, NULL, &e), 0);
+    if (f && !weft_fabric_estimate(f, t, &tt, &e)) first[k] = tt.time_ns;
+    weft_fabric_free(f);
+    weft_traffic_free(t);
+  }
+  CHECK(first[0] > 0 && first[0] != first[1]);
+  CHECK(r->first_time_ns == first[0]);
   weft_fabric_free(r->fabric);
+  free(r);
+}
+
+/* The per-layer strategy search on a fixed fabric (an ideal switch) finds
+ * the best of every strategy, enumerated: VGG-16 on 8 servers, TP 1, 2, 4
+ * or 8, and at TP 1 each of its 3 FC layers data or model parallel. */
+static void test_search_layers_brute(void) {
+  static WeftModel m;
+  WeftDevice dev;
+  if (load("vgg16", &m, &dev)) {
+    CHECK(0);
+    return;
+  }
+  WeftFabric *sw = NULL;
+  WeftError e;
+  CHECK_EQ_INT(weft_fabric_switch(8, 50, &sw, &e), 0);
+  if (!sw) return;
+  int fc[WEFT_MAX_MODEL_LAYERS], nfc = 0;
+  for (int l = 0; l < m.nlayers; l++)
+    if (weft_layer_splittable(&m, l)) fc[nfc++] = l;
+  CHECK_EQ_INT(nfc, 3);
+  double best = HUGE_VAL;
+  for (int tp = 1; tp <= 8; tp *= 2)
+    for (int mask = 0; mask < (tp == 1 ? 1 << nfc : 1); mask++) {
+      unsigned char mp[WEFT_MAX_MODEL_LAYERS] = {0};
+      for (int k = 0; k < nfc; k++) mp[fc[k]] = (unsigned char)(mask >> k & 1);
+      WeftStrategy st = {tp, NULL, mp};
+      WeftTraffic *t = NULL;
+      WeftTopoTime tt;
+      if (!weft_traffic_from_strategy(&m, &dev, 8, &st, &t, &e) &&
+          !weft_fabric_estimate(sw, t, &tt, &e) && tt.time_ns < best)
+        best = tt.time_ns;
+      weft_traffic_free(t);
+    }
+  WeftTopoSearch s;
+  weft_topo_search_default(&s);
+  s.model = &m;
+  s.dev = &dev;
+  s.nservers = 8;
+  s.iterations = 300;
+  s.seed = 3;
+  s.layer_choice = 1;
+  s.fixed = sw;
+  WeftTopoSearchResult *r = malloc(sizeof *r);
+  if (r) {
+    CHECK_EQ_INT(weft_topo_search(&s, r, &e), 0);
+    CHECK_NEAR(r->time_ns, best, 1e-12);
+    int nmp = 0;
+    for (int k = 0; k < nfc; k++) nmp += r->layer_mp[fc[k]];
+    CHECK(nmp > 0); /* here model parallelism wins on some FC layer */
+  }
+  free(r);
+  weft_fabric_free(sw);
+}
+
+/* The same seed and budget give the same strategy, time and wiring; the
+ * time reported is the strategy's on the fabric returned. DLRM on 16
+ * servers with per-table and per-layer choices, alternating with TopoOpt's
+ * topology. */
+static void test_search_reproducible(void) {
+  static WeftModel m;
+  WeftDevice dev;
+  if (load("dlrm", &m, &dev)) {
+    CHECK(0);
+    return;
+  }
+  WeftTopoSearch s;
+  weft_topo_search_default(&s);
+  s.model = &m;
+  s.dev = &dev;
+  s.nservers = 16;
+  s.iterations = 120;
+  s.seed = 5;
+  s.layer_choice = 1;
+  WeftTopoSearchResult *r = calloc(2, sizeof *r);
+  WeftError e;
+  if (!r) return;
+  for (int k = 0; k < 2; k++) CHECK_EQ_INT(weft_topo_search(&s, &r[k], &e), 0);
+  if (r[0].fabric && r[1].fabric) {
+    CHECK(r[0].time_ns == r[1].time_ns && r[0].tp == r[1].tp && r[0].accepted == r[1].accepted);
+    CHECK(!memcmp(r[0].placement, r[1].placement, sizeof r[0].placement));
+    CHECK(!memcmp(r[0].layer_mp, r[1].layer_mp, sizeof r[0].layer_mp));
+    const int *a, *b;
+    int na = weft_fabric_mp_links(r[0].fabric, &a), nb = weft_fabric_mp_links(r[1].fabric, &b);
+    CHECK(na == nb && (!na || !memcmp(a, b, 2 * (size_t)na * sizeof *a)));
+    WeftStrategy st = {r[0].tp, r[0].placement, r[0].layer_mp};
+    WeftTraffic *t = NULL;
+    WeftTopoTime tt;
+    CHECK_EQ_INT(weft_traffic_from_strategy(&m, &dev, 16, &st, &t, &e), 0);
+    if (t) CHECK_EQ_INT(weft_fabric_estimate(r[0].fabric, t, &tt, &e), 0);
+    if (t) CHECK(tt.time_ns == r[0].time_ns && r[0].time_ns <= r[0].first_time_ns);
+    weft_traffic_free(t);
+  }
+  weft_fabric_free(r[0].fabric);
+  weft_fabric_free(r[1].fabric);
   free(r);
 }
 
@@ -149,6 +256,8 @@ const TestCase suite_topoeval[] = {
     {"topoeval_pooling_by_hand", test_pooling_by_hand},
     {"topoeval_strategy_by_hand", test_strategy_by_hand},
     {"topoeval_search_budget", test_search_budget},
+    {"topoeval_search_layers_brute", test_search_layers_brute},
+    {"topoeval_search_reproducible", test_search_reproducible},
     {"topoeval_ocs_time", test_ocs_time},
     {"topoeval_time_at_cost", test_time_at_cost},
     {0, 0},
