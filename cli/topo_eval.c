@@ -206,6 +206,41 @@ static int parse(int argc, char **argv, const char **val, WeftTopoEval *e, int *
   return 0;
 }
 
+/* For each TopoOpt point and baseline: who wins at equal cost, and by what
+ * factor each price must change for the other to win (docs/topo.md). */
+static void print_flips(const WeftEvalPoint *p, int n, const WeftPrices *prices) {
+  static const WeftEvalFabric base[] = {WEFT_EVAL_SWITCH, WEFT_EVAL_FATTREE,
+                                        WEFT_EVAL_FATTREE_OVERSUB};
+  static const char *const col[WEFT_NPRICES] = {"nic_port", "transceiver", "switch_port",
+                                                "patch_panel", "ocs_port", "fiber"};
+  printf("\nprice flips: the factor one price must be multiplied by for the other fabric to win "
+         "at TopoOpt's cost (nearest to x1 within x0.001..x1000; '-': none there or past the "
+         "baseline's cost range)\n");
+  printf("  %6s %10s %-16s %-16s", "degree", "gbit_per_s", "baseline", "winner");
+  for (int k = 0; k < WEFT_NPRICES; k++) printf(" %11s", col[k]);
+  printf("\n");
+  for (int i = 0; i < n; i++) {
+    if (p[i].fabric != WEFT_EVAL_TOPOOPT) continue;
+    for (int b = 0; b < 3; b++) {
+      double t = weft_eval_time_at_cost(p, n, base[b], p[i].cost_usd);
+      if (isnan(t)) continue;
+      const char *win = t > p[i].time_ns   ? "topoopt"
+                        : t < p[i].time_ns ? weft_eval_fabric_name(base[b])
+                                           : "tie";
+      printf("  %6d %10g %-16s %-16s", p[i].degree, p[i].gbps * 8, weft_eval_fabric_name(base[b]),
+             win);
+      for (int k = 0; k < WEFT_NPRICES; k++) {
+        double f = weft_eval_price_flip(p, n, prices, i, base[b], (WeftPriceKey)k);
+        char cell[32];
+        if (isnan(f)) snprintf(cell, sizeof cell, "-");
+        else snprintf(cell, sizeof cell, "x%.3g", f);
+        printf(" %11s", cell);
+      }
+      printf("\n");
+    }
+  }
+}
+
 static void print_summary(const char *model, const WeftEvalPoint *p, int n) {
   printf("weft topo-eval: %s\n\n", model);
   printf("  %-16s %6s %10s %10s %14s %14s %4s %5s %4s\n", "fabric", "degree", "gbit_per_s",
@@ -272,6 +307,7 @@ int cmd_topo_eval(int argc, char **argv) {
     return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
   }
   print_summary(m->name, p, n);
+  print_flips(p, n, &e.prices);
   /* Both files through the shared writer (files.c): whole or not at all, a
    * device written through, every failure said (exit 1). */
   EvalOut o = {p, n, m->name, &e};

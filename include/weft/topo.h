@@ -172,6 +172,18 @@ typedef struct {
 } WeftPrices;
 void weft_topo_prices_default(WeftPrices *p);
 int weft_topo_prices_read(const char *path, WeftPrices *p, WeftError *err);
+/* The prices one by one, in the table's order (WeftPrices' fields). */
+typedef enum {
+  WEFT_PRICE_NIC_PORT = 0, WEFT_PRICE_TRANSCEIVER, WEFT_PRICE_SWITCH_PORT, WEFT_PRICE_PATCH_PANEL,
+  WEFT_PRICE_OCS_PORT, WEFT_PRICE_FIBER, WEFT_NPRICES
+} WeftPriceKey;
+const char *weft_price_name(WeftPriceKey k);  /* its key in a prices file, "?" if none */
+double *weft_price_field(WeftPrices *p, WeftPriceKey k);  /* NULL if no such key */
+/* What each price multiplies in a fabric's cost (NICs and transceivers in
+ * GB/s, switch ports in GB/s, panel or OCS ports, fibers): weft_fabric_cost
+ * is sum over k of price k x qty[k]. ocs: the panel ports are OCS ports
+ * (as p->use_ocs says for weft_fabric_cost). */
+void weft_fabric_price_qty(const WeftFabric *f, int ocs, double qty[WEFT_NPRICES]);
 /* Cost of a fabric with its prices, $. */
 double weft_fabric_cost(const WeftFabric *f, const WeftPrices *p);
 /* The Fat-tree whose cost comes closest to target_usd from below with
@@ -304,6 +316,7 @@ typedef struct {
   double reconf_ns;          /* OCS only */
   double cost_usd, time_ns, comm_ns;
   int tp, replicated, mp_layers;  /* the strategy found */
+  double qty[WEFT_NPRICES];  /* cost_usd = sum of price k x qty[k] (weft_fabric_price_qty) */
 } WeftEvalPoint;
 /* Every point, fabric by fabric in sweep order; *pts is malloc'ed (the
  * caller frees it). */
@@ -312,6 +325,15 @@ int weft_topo_eval(const WeftTopoEval *e, WeftEvalPoint **pts, int *npts, WeftEr
  * two nearest points (lowest time per cost): NAN outside its cost range. */
 double weft_eval_time_at_cost(const WeftEvalPoint *pts, int npts, WeftEvalFabric f,
                               double cost_usd);
+/* Which price flips the equal-cost conclusion (docs/topo.md, "Prices"):
+ * the factor nearest 1 (in [1/1000, 1000]) by which price k must be
+ * multiplied for the winner between TopoOpt's point pts[topo] and the
+ * baseline read at its cost (weft_eval_time_at_cost over the baseline's
+ * points, every cost recomputed from qty) to change; NAN when none does,
+ * or when there is no reading at the prices as given. Times do not depend
+ * on prices, so nothing is simulated again. */
+double weft_eval_price_flip(const WeftEvalPoint *pts, int npts, const WeftPrices *p, int topo,
+                            WeftEvalFabric baseline, WeftPriceKey k);
 
 #ifdef __cplusplus
 }

@@ -145,10 +145,22 @@ int weft_fabric_paths(const WeftFabric *f, int src, int dst, int *links, int max
                   : fabric_paths_ecmp(f, src, dst, links, max_links, len, max_paths);
 }
 
-double weft_fabric_cost(const WeftFabric *f, const WeftPrices *p) {
+void weft_fabric_price_qty(const WeftFabric *f, int ocs, double qty[WEFT_NPRICES]) {
   const FabricBom *b = &f->bom;
-  double panel = p->use_ocs ? p->ocs_port_usd : p->patch_panel_port_usd;
-  return b->nic_gbps * p->nic_port_usd_per_gbps + b->transceiver_gbps * p->transceiver_usd_per_gbps +
-         b->switch_port_gbps * p->switch_port_usd_per_gbps + b->panel_ports * panel +
-         b->fibers * p->fiber_usd;
+  qty[WEFT_PRICE_NIC_PORT] = b->nic_gbps;
+  qty[WEFT_PRICE_TRANSCEIVER] = b->transceiver_gbps;
+  qty[WEFT_PRICE_SWITCH_PORT] = b->switch_port_gbps;
+  qty[WEFT_PRICE_PATCH_PANEL] = ocs ? 0.0 : b->panel_ports;
+  qty[WEFT_PRICE_OCS_PORT] = ocs ? b->panel_ports : 0.0;
+  qty[WEFT_PRICE_FIBER] = b->fibers;
+}
+
+/* Summed in the table's order, the same every time (fabric_fattree_at_cost
+ * relies on it landing under its target). */
+double weft_fabric_cost(const WeftFabric *f, const WeftPrices *p) {
+  double qty[WEFT_NPRICES], usd = 0;
+  WeftPrices c = *p;
+  weft_fabric_price_qty(f, p->use_ocs, qty);
+  for (int k = 0; k < WEFT_NPRICES; k++) usd += *weft_price_field(&c, (WeftPriceKey)k) * qty[k];
+  return usd;
 }

@@ -252,7 +252,39 @@ static void test_time_at_cost(void) {
   CHECK(isnan(weft_eval_time_at_cost(p, 3, WEFT_EVAL_SWITCH, 1000)));
 }
 
+/* Price flips by hand: TopoOpt's point costs 1 panel port ($100) and takes
+ * 10; the Fat-tree's curve goes from 1 switch port GB/s ($100, time 20) to
+ * 10 ($1000, time 5). At TopoOpt's cost C the Fat-tree reads 20 - 15
+ * log(C / c0) / log 10, which is 10 at log(C / c0) = 2/3 log 10: the panel
+ * price x 10^(2/3), or the switch port price / 10^(2/3). A price neither
+ * fabric pays flips nothing; without a reading at x1, nothing either. */
+static void test_price_flip(void) {
+  WeftEvalPoint p[3];
+  memset(p, 0, sizeof p);
+  p[0].fabric = WEFT_EVAL_TOPOOPT;
+  p[0].qty[WEFT_PRICE_PATCH_PANEL] = 1, p[0].time_ns = 10;
+  p[1].fabric = p[2].fabric = WEFT_EVAL_FATTREE;
+  p[1].qty[WEFT_PRICE_SWITCH_PORT] = 1, p[1].time_ns = 20;
+  p[2].qty[WEFT_PRICE_SWITCH_PORT] = 10, p[2].time_ns = 5;
+  WeftPrices pr;
+  weft_topo_prices_default(&pr);
+  pr.patch_panel_port_usd = pr.switch_port_usd_per_gbps = 100;
+  for (int i = 0; i < 3; i++) /* the costs at these prices, as the evaluation sets them */
+    for (int k = 0; k < WEFT_NPRICES; k++)
+      p[i].cost_usd += *weft_price_field(&pr, (WeftPriceKey)k) * p[i].qty[k];
+  CHECK_NEAR(p[0].cost_usd, 100, 1e-12);
+  double c = pow(10, 2.0 / 3);
+  CHECK_NEAR(weft_eval_price_flip(p, 3, &pr, 0, WEFT_EVAL_FATTREE, WEFT_PRICE_PATCH_PANEL), c, 1e-9);
+  CHECK_NEAR(weft_eval_price_flip(p, 3, &pr, 0, WEFT_EVAL_FATTREE, WEFT_PRICE_SWITCH_PORT), 1 / c,
+             1e-9);
+  CHECK(isnan(weft_eval_price_flip(p, 3, &pr, 0, WEFT_EVAL_FATTREE, WEFT_PRICE_NIC_PORT)));
+  CHECK(isnan(weft_eval_price_flip(p, 3, &pr, 0, WEFT_EVAL_SWITCH, WEFT_PRICE_PATCH_PANEL)));
+  CHECK(isnan(weft_eval_price_flip(p, 3, &pr, 1, WEFT_EVAL_FATTREE, WEFT_PRICE_PATCH_PANEL)));
+  CHECK(!strcmp(weft_price_name(WEFT_PRICE_OCS_PORT), "ocs_port_usd"));
+}
+
 const TestCase suite_topoeval[] = {
+    {"topoeval_price_flip", test_price_flip},
     {"topoeval_pooling_by_hand", test_pooling_by_hand},
     {"topoeval_strategy_by_hand", test_strategy_by_hand},
     {"topoeval_search_budget", test_search_budget},
