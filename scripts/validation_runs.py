@@ -135,6 +135,8 @@ def args_for(run, specs, tmp, assumed):
         a += ["--fp8"]
     if par.get("order"):
         a += ["--order", par["order"]]
+    if run.get("loop"):
+        a += ["--loop", run["loop"]]
     if par.get("pp_layers"):
         a += ["--pp-layers", ",".join(str(int(x)) for x in par["pp_layers"])]
     mb = par.get("micro_batch")

@@ -135,7 +135,10 @@ static int check(Gen *g, Tf *t) {
   t->v = p->virtual_stages > 1 ? p->virtual_stages : 1;
   int fits = p->pp > 1 && p->pp <= m->layers;
   if (t->v > 1 && fits) {
-    int mid = stage_layers_of(p, m->layers, p->pp > 2 ? 1 : 0), c = mid / t->v;
+    int mid = 0; /* the full stages' layers: the most any stage holds */
+    for (int k = 0; k < p->pp; k++)
+      if (stage_layers_of(p, m->layers, k) > mid) mid = stage_layers_of(p, m->layers, k);
+    int c = mid / t->v;
     fits = mid % t->v == 0 && c > 0;
     for (int k = 0; k < p->pp && fits; k++) {
       int n = stage_layers_of(p, m->layers, k), end = k == 0 || k == p->pp - 1;
