@@ -25,10 +25,10 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
     [CLI_MO_PPL] = {"--pp-layers", "LIST", "layers per pipeline stage, e.g. 5,6,...,6,5\n"
                     "                        (default: balanced, lighter first and last stages)"},
-    [CLI_MO_CP] = {"--cp", "N", "context-parallel degree: each sequence split over N NPUs (default 1)"},
+    [CLI_MO_CP] = {"--cp", "N", "context parallel: each sequence split over N NPUs (default 1)"},
     [CLI_MO_ATTN] = {"--attention", "standard|flash", "attention kernel (default standard)"},
     [CLI_MO_FP8] = {"--fp8", NULL, "linear layers' GEMMs in FP8 at the device's FP8 rate"},
-    [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16/fp16, default), 4 (fp32)"},
+    [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
 };
 
 /* "5,6,6,5": positive layer counts, one per stage. */

@@ -44,7 +44,7 @@ static int add_job(WeftScenario *sc, const char *zoo_dir, const char *model, con
     double npus = weft_network_npus_total(&sc->net);
     double tpp = (double)par.tp * (double)par.cp * (double)par.pp;
     if (par.tp < 1 || par.pp < 1 || par.cp < 1 || fmod(npus, tpp) != 0.0)
-      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "tp",
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, par.cp > 1 ? "cp" : "tp",
                             par.cp > 1 ? "tp x cp x pp = %.0f does not divide the network's %.0f NPUs"
                                        : "tp x pp = %.0f does not divide the network's %.0f NPUs",
                             tpp, npus);
