@@ -312,7 +312,8 @@ static int networks_from_files(const Args *a, int npus, const WeftCostModel *cm,
     WeftError err;
     double cpg[WEFT_MAX_DIMS];
     WeftNetwork *net = &st->nets[k];
-    int rc = weft_network_read(a->nets[k], net, &err);
+    int rc = weft_network_read_zoo(a->nets[k], a->val[O_ZOO] ? a->val[O_ZOO] : cli_zoo_dir(), net,
+                                   &err);
     if (!rc) rc = weft_cost_per_gbps(net, cm, cpg, &err);
     if (rc) {
       cli_error(&err);

@@ -325,7 +325,10 @@ void cli_sim_print_head(FILE *out, const char *cmd, const CliSimRun *run) {
   fprintf(out, "weft %s: loop %s, %d dims, %.0f NPUs, %d job%s\n", cmd,
           weft_loop_name(run->spec.loop), net->ndims, weft_network_npus_total(net),
           run->spec.njobs, run->spec.njobs == 1 ? "" : "s");
-  if (run->bw_given == CLI_BW_NETWORK) fputs("bandwidth: the network file's (its per-link bandwidth)\n", out);
+  if (run->bw_given == CLI_BW_NETWORK && net->cluster[0])
+    fprintf(out, "bandwidth: cluster %s's links (per GPU per direction)\n", net->cluster);
+  else if (run->bw_given == CLI_BW_NETWORK)
+    fputs("bandwidth: the network file's (its per-link bandwidth)\n", out);
   else if (run->bw_given == CLI_BW_GIVEN) fputs("bandwidth: given (--bw)\n", out);
   else
     fprintf(out, "bandwidth: the optimum of weft optimize (objective %s)\n",

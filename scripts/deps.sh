@@ -1,10 +1,13 @@
 #!/bin/sh
 # deps.sh — install the Debian packages weft builds and tests with, if missing.
 # A no-op when everything is there; needs root or sudo otherwise.
-# --mpi adds Debian's Open MPI (for `make mpi`: mpicc, mpirun).
+# --mpi adds Debian's Open MPI (for `make mpi`: mpicc, mpirun); --calculon the
+# Python packages of scripts/calculon_runs.py.
 set -e
 pkgs="gcc make libyaml-dev valgrind"
 [ "${1:-}" = "--mpi" ] && pkgs="$pkgs openmpi-bin libopenmpi-dev"
+# --calculon: what scripts/calculon_runs.py needs to run Calculon (by hand, not CI).
+[ "${1:-}" = "--calculon" ] && pkgs="$pkgs python3-numpy python3-pandas python3-psutil python3-yaml"
 need=""
 for p in $pkgs; do
   dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"

@@ -251,9 +251,9 @@ static int load(const char *file, const char *zoo_dir, const WeftYamlNode *root,
 
   if ((rc = require(root, "network", file, &v, err))) return rc;
   if (v->kind == WEFT_YAML_MAPPING)
-    rc = weft_libra_network(v, file, &sc->net, err);
+    rc = weft_libra_network(v, file, zoo, &sc->net, err);
   else if (!(rc = weft_scenario_resolve(file, v, "network", path, err)))
-    rc = weft_network_read(path, &sc->net, err);
+    rc = weft_network_read_zoo(path, zoo, &sc->net, err);
   if (rc) return rc;
 
   if ((rc = require(root, "cost_model", file, &v, err))) return rc;
