@@ -311,10 +311,7 @@ void cli_sim_free(CliSimRun *run) {
 }
 
 void cli_sim_phase_compute(const WeftSpec *spec, int j, double compute_ns[WEFT_NPHASES]) {
-  const WeftWorkload *wl = spec->jobs[j].workload;
-  for (int ph = 0; ph < WEFT_NPHASES; ph++) compute_ns[ph] = 0.0;
-  for (int l = 0; l < wl->nlayers; l++)
-    for (int ph = 0; ph < WEFT_NPHASES; ph++) compute_ns[ph] += wl->layers[l].phase[ph].compute_ns;
+  weft_spec_phase_compute(spec, j, compute_ns);
 }
 
 /* ------------------------------------------------------------ report pieces */

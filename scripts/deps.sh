@@ -20,6 +20,12 @@ command -v gnuplot >/dev/null 2>&1 || need="$need gnuplot-nox"
 # any python3 that imports it will do, else Debian's.
 python3 -c 'import networkx' >/dev/null 2>&1 || /usr/bin/python3 -c 'import networkx' >/dev/null 2>&1 ||
   need="$need python3-networkx"
+# The Python package's tests (python/tests) run with pytest: Debian's.
+python3 -c 'import pytest' >/dev/null 2>&1 || /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 ||
+  need="$need python3-pytest"
+# One of them installs the package into a venv (pip install --no-build-isolation):
+# Debian ships venv/ensurepip and setuptools apart from python3.
+python3 -c 'import ensurepip, setuptools' >/dev/null 2>&1 || need="$need python3-venv python3-setuptools"
 [ -z "$need" ] && exit 0
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

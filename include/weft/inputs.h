@@ -193,6 +193,15 @@ int weft_network_read_zoo(const char *path, const char *zoo_dir, WeftNetwork *ne
                           WeftError *err);
 int weft_cost_model_read(const char *path, WeftCostModel *cm, WeftError *err);
 int weft_communicator_read(const char *path, WeftCommunicator *comm, WeftError *err);
+/* The same from text in memory (a YAML document; JSON is YAML too), name
+ * standing for the file in errors and in the result's file field; a network's
+ * `Cluster: NAME` resolved in zoo_dir (NULL = data/zoo), as weft_network_read_zoo. */
+int weft_network_parse(const char *text, const char *name, const char *zoo_dir, WeftNetwork *net,
+                       WeftError *err);
+int weft_cost_model_parse(const char *text, const char *name, WeftCostModel *cm,
+                          WeftError *err);
+int weft_communicator_parse(const char *text, const char *name, WeftCommunicator *comm,
+                            WeftError *err);
 /* ASTRA-sim 1.0 workload text; *out is created by the call. */
 int weft_workload_read(const char *path, WeftWorkload **out, WeftError *err);
 int weft_workload_parse(const char *text, const char *name, WeftWorkload **out,
@@ -226,6 +235,12 @@ int weft_scenario_read(const char *path, WeftScenario *sc, WeftError *err);
  * is weft_scenario_read_zoo(p, NULL, sc, e). */
 int weft_scenario_read_zoo(const char *path, const char *zoo_dir, WeftScenario *sc,
                            WeftError *err);
+
+/* A scenario from text in memory (YAML or JSON), name standing for its file:
+ * in errors, and as the directory relative file names in it are read from
+ * (a name without '/': the working directory). */
+int weft_scenario_parse(const char *text, const char *name, const char *zoo_dir,
+                        WeftScenario *sc, WeftError *err);
 
 #ifdef __cplusplus
 }

@@ -385,6 +385,19 @@ static int read_yaml(const char *path, void *out, WeftError *err,
   return rc;
 }
 
+/* The same from text in memory, name standing for the file. */
+static int parse_yaml(const char *text, const char *name, void *out, WeftError *err,
+                      int (*fill)(const WeftYamlNode *, const char *, void *, WeftError *)) {
+  if (!name) name = "";
+  if (!text || !out) return weft_error_set(err, WEFT_EINVAL, name, 0, 0, NULL, "no text or output");
+  WeftYamlNode *root;
+  int rc = weft_yaml_load_string(text, strlen(text), name, &root, err);
+  if (rc) return rc;
+  rc = fill(root, name, out, err);
+  weft_yaml_free(root);
+  return rc;
+}
+
 static int fill_cost(const WeftYamlNode *r, const char *f, void *o, WeftError *e) {
   return weft_libra_cost_model(r, f, o, e);
 }
@@ -413,4 +426,26 @@ int weft_cost_model_read(const char *path, WeftCostModel *cm, WeftError *err) {
 
 int weft_communicator_read(const char *path, WeftCommunicator *comm, WeftError *err) {
   return read_yaml(path, comm, err, fill_comm);
+}
+
+int weft_network_parse(const char *text, const char *name, const char *zoo_dir, WeftNetwork *net,
+                       WeftError *err) {
+  if (!name) name = "";
+  if (!text || !net) return weft_error_set(err, WEFT_EINVAL, name, 0, 0, NULL, "no text or output");
+  WeftYamlNode *root;
+  int rc = weft_yaml_load_string(text, strlen(text), name, &root, err);
+  if (rc) return rc;
+  rc = weft_libra_network(root, name, zoo_dir, net, err);
+  weft_yaml_free(root);
+  return rc;
+}
+
+int weft_cost_model_parse(const char *text, const char *name, WeftCostModel *cm,
+                          WeftError *err) {
+  return parse_yaml(text, name, cm, err, fill_cost);
+}
+
+int weft_communicator_parse(const char *text, const char *name, WeftCommunicator *comm,
+                            WeftError *err) {
+  return parse_yaml(text, name, comm, err, fill_comm);
 }

@@ -310,6 +310,21 @@ int weft_scenario_read_zoo(const char *path, const char *zoo_dir, WeftScenario *
   return rc;
 }
 
+int weft_scenario_parse(const char *text, const char *name, const char *zoo_dir,
+                        WeftScenario *sc, WeftError *err) {
+  if (!name) name = "";
+  if (!text || !sc) return weft_error_set(err, WEFT_EINVAL, name, 0, 0, NULL, "no text or scenario");
+  WeftYamlNode *root;
+  int rc = weft_yaml_load_string(text, strlen(text), name, &root, err);
+  if (rc) {
+    reset(sc);
+    return rc;
+  }
+  rc = weft_scenario_build(root, name, zoo_dir, sc, err);
+  weft_yaml_free(root);
+  return rc;
+}
+
 int weft_scenario_read(const char *path, WeftScenario *sc, WeftError *err) {
   return weft_scenario_read_zoo(path, NULL, sc, err);
 }
