@@ -3,20 +3,29 @@
 data/validation/runs.yml, next to the published iteration time, with the
 error of each row and the mean and max |error| over the rows weft models.
 
-usage: scripts/validation_runs.py [path/to/weft] [--markdown]
+usage: scripts/validation_runs.py [path/to/weft] [--nominal]
 
 Nothing here is fitted: each run is mapped onto weft's inputs by fixed rules,
 decided before looking at any result, and rows weft cannot express are listed
 as "not modelled" with the reason, never dropped.
 - device: the zoo preset for the run's GPU (DEVICE below);
-- network: one Switch dim per DGX-style node (the node's GPUs on NVLink, per
-  direction, data/validation/specs.yml) and one Switch dim over the nodes at
-  the scale-out bandwidth per GPU (specs.yml scale_out), fixed with
-  constraints: nothing is optimised, the solver evaluates the design;
+- network: the cluster preset of the run's GPU (CLUSTER below,
+  data/zoo/clusters.yml): one Switch dim per node (NVLink) and one over the
+  nodes (InfiniBand), each with its NCCL efficiency and latency per step;
+  the bandwidths are the preset's, fixed with constraints: nothing is
+  optimised, the solver evaluates the design. --nominal drops the
+  efficiency and latency (links at their nominal rate, no latency);
 - model: the zoo entry, or the inline hyper-parameters written to a private
   zoo, with the run's global batch and sequence length;
-- parallelization: the published TP, PP, DP, micro-batch (1 when not
-  published), interleaving, sequence parallelism, ZeRO stage, recompute;
+- parallelization: the published TP, CP, PP, DP, EP, micro-batch (1 when
+  not published), interleaving, sequence parallelism, ZeRO stage, recompute,
+  and what runs.yml records from each source: the attention kernel
+  (`attention`), gradient precision (`grad_bytes`), FP8 GEMMs (precision
+  fp8), the group order and per-stage layers;
+- batch: a global batch that is not a multiple of dp x micro-batch becomes
+  the nearest multiple (ties: the smaller), and a published time derived
+  from a FLOP rate is scaled to that batch (the same rate); listed among
+  the row's assumptions;
 - compute: weft's default per-operator model (no --efficiency);
 - loop: no-overlap (weft's default).
 Needs python3-yaml (Debian).
@@ -29,9 +38,11 @@ import tempfile
 
 import yaml
 
-DEVICE = {"a100-80gb": "a100", "a100-40gb": "a100-40gb", "h100-sxm": "h100", "h800": "h100"}
-SCALE_OUT = {"a100-80gb": "dgx-a100", "a100-40gb": "dgx-a100", "h100-sxm": "dgx-h100",
-             "h800": "dgx-h100"}
+DEVICE = {"a100-80gb": "a100", "a100-40gb": "a100-40gb", "h100-sxm": "h100", "h800": "h800"}
+CLUSTER = {"a100-80gb": "dgx-a100", "a100-40gb": "dgx-a100", "h100-sxm": "dgx-h100",
+           "h800": "dgx-h800"}
+CLUSTERS = "data/zoo/clusters.yml"
+NOMINAL = "--nominal" in sys.argv[1:]
 MODEL_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "ffn_hidden", "vocab", "seq_len")
 
 
@@ -42,6 +53,23 @@ def load(path):
 
 def zoo_model(name, zoo="data/zoo/models"):
     return load(os.path.join(zoo, name + ".yml"))
+
+
+def batch_rule(run):
+    """The run's global batch as weft takes it: the published one, or the
+    nearest multiple of dp x micro-batch when it is not one (ties: the
+    smaller). Returns (batch, scale of the published time, note or None)."""
+    par = run["parallel"]
+    b = par.get("global_batch")
+    if not b:
+        return None, 1.0, None
+    per = int(par.get("dp") or 1) * int(par.get("micro_batch") or 1)
+    if b % per == 0:
+        return int(b), 1.0, None
+    lo = b // per * per
+    hi = lo + per
+    nb = lo if (b - lo <= hi - b and lo > 0) else hi
+    return nb, nb / b, "global batch %d -> %d (nearest multiple of dp x micro-batch %d)" % (b, nb, per)
 
 
 def model_file(run, tmp):
@@ -58,8 +86,9 @@ def model_file(run, tmp):
         if "seq_len" not in doc:
             raise ValueError("no sequence length")
     doc["name"] = run["id"]
-    if par.get("global_batch"):
-        doc["global_batch"] = int(par["global_batch"])
+    batch = batch_rule(run)[0]
+    if batch:
+        doc["global_batch"] = batch
     if m.get("seq_len"):
         doc["seq_len"] = int(m["seq_len"])
     path = os.path.join(tmp, run["id"] + ".yml")
@@ -69,24 +98,29 @@ def model_file(run, tmp):
 
 
 def network_file(run, specs, tmp):
-    """Two Switch dims (node NVLink, scale-out), or one for a single node."""
+    """The run's GPUs on its cluster preset: one dim for a node's worth or
+    less, else the node's tier and the nodes' tier."""
     hw = run["hardware"]
     gpu, n = hw["gpu"], int(run["gpus"])
-    node = int(hw.get("node_gpus") or 8)
-    nvlink = specs["devices"][gpu]["nvlink"]["per_dir_GBps"]
-    out = specs["scale_out"][SCALE_OUT[gpu]]["per_gpu_GBps"]
+    name = CLUSTER[gpu]
+    tiers = load(CLUSTERS)[name]["tiers"]
+    node = int(hw.get("node_gpus") or tiers[0]["npus"])
+    if node != tiers[0]["npus"]:
+        raise ValueError("%d GPUs per node, cluster %s has %d" % (node, name, tiers[0]["npus"]))
     if n <= node:
-        dims, bw = [n], [nvlink]
+        dims = [n]
+    elif n % node:
+        raise ValueError("%d GPUs are not whole nodes of %d" % (n, node))
     else:
-        if n % node:
-            raise ValueError("%d GPUs are not whole nodes of %d" % (n, node))
-        dims, bw = [node, n // node], [nvlink, out]
+        dims = [node, n // node]
     path = os.path.join(tmp, run["id"] + ".net.yml")
     with open(path, "w") as f:
-        f.write("Topology: [ %s ]\n" % ", ".join(["Switch"] * len(dims)))
+        f.write("Cluster: %s\n" % name)
         f.write("NpusCount: [ %s ]\n" % ", ".join(str(d) for d in dims))
-        f.write("CostDimension: [ %s ]\n" % ", ".join(["NVLink", "InfiniBand"][: len(dims)]))
-    cons = ["B%d = %g" % (d + 1, b) for d, b in enumerate(bw)]
+        if NOMINAL:
+            f.write("Efficiency: [ %s ]\n" % ", ".join(["1"] * len(dims)))
+            f.write("LatencyNs: [ %s ]\n" % ", ".join(["0"] * len(dims)))
+    cons = ["B%d = %g" % (d + 1, tiers[d]["bw_gbps"]) for d in range(len(dims))]
     return path, cons
 
 
@@ -95,18 +129,25 @@ def args_for(run, specs, tmp, assumed):
     gpu = run["hardware"]["gpu"]
     if gpu not in DEVICE:
         raise ValueError("no device preset for %s" % gpu)
-    if (par.get("cp") or 1) > 1:
-        raise ValueError("context parallelism (cp %d) is not modelled" % par["cp"])
-    if "zoo" not in run["model"] and run["model"].get("attention") == "mla":
-        raise ValueError("multi-head latent attention is not modelled")
     net, cons = network_file(run, specs, tmp)
     a = ["--model", model_file(run, tmp), "--device", DEVICE[gpu], "--network", net,
          "--cost-model", "data/validation/cost.yml"]
     for c in cons:
         a += ["--constraint", c]
-    for k, flag in (("tp", "--tp"), ("pp", "--pp"), ("ep", "--ep"), ("vp", "--vp")):
+    for k, flag in (("tp", "--tp"), ("cp", "--cp"), ("pp", "--pp"), ("ep", "--ep"),
+                    ("vp", "--vp"), ("grad_bytes", "--grad-bytes")):
         if par.get(k):
             a += [flag, str(int(par[k]))]
+    if par.get("attention"):
+        a += ["--attention", par["attention"]]
+    if par.get("precision") == "fp8":
+        a += ["--fp8"]
+    if par.get("order"):
+        a += ["--order", par["order"]]
+    if run.get("loop"):
+        a += ["--loop", run["loop"]]
+    if par.get("pp_layers"):
+        a += ["--pp-layers", ",".join(str(int(x)) for x in par["pp_layers"])]
     mb = par.get("micro_batch")
     if not mb:
         mb = 1
@@ -128,6 +169,9 @@ def args_for(run, specs, tmp, assumed):
 
 def predict(weft, run, specs, tmp):
     assumed = []
+    note = batch_rule(run)[2]
+    if note:
+        assumed.append(note)
     a = args_for(run, specs, tmp, assumed)
     p = subprocess.run([weft, "optimize"] + a + ["--json"], capture_output=True, text=True)
     if p.returncode != 0:
@@ -138,6 +182,7 @@ def predict(weft, run, specs, tmp):
 
 def main():
     weft = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else "build/weft"
+    os.environ["WEFT_ZOO"] = os.path.abspath("data/zoo")  # the presets this script reads
     runs = load("data/validation/runs.yml")["runs"]
     specs = load("data/validation/specs.yml")
     rows, errs = [], []
@@ -149,6 +194,8 @@ def main():
                 if not pub:
                     raise ValueError("no published iteration time")
                 t, assumed = predict(weft, run, specs, tmp)
+                if "directly" not in str(run.get("formula", "")):
+                    pub *= batch_rule(run)[1]  # a rate: the same rate at weft's batch
                 e = (t - pub) / pub
                 errs.append(e)
                 rows.append((run["id"], run["gpus"], shape, "%.2f" % pub, "%.2f" % t,
