@@ -164,6 +164,8 @@ static int parse(int argc, char **argv, Args *a) {
   }
   a->ts.degree = a->degree;
   a->ts.port_gbps = a->port_gbit / 8.0; /* Gbit/s -> GB/s (bytes/ns) */
+  if (a->split == WEFT_PORT_SPLIT_BEST) a->ts.ar_degree = WEFT_AR_DEGREE_BEST; /* --search too */
+  if (a->split == WEFT_PORT_SPLIT_RINGS && a->degree >= 2) a->ts.ar_degree = a->degree - a->degree % 2;
   return 0;
 }
 
@@ -404,7 +406,9 @@ static int topoopt(Args *a, WeftTraffic **t, WeftFabric **f, WeftTopoSearchResul
   WeftError err;
   *searched = *timed = 0;
   if (!a->val[T_SEARCH]) {
-    int rc = weft_topo_build_split(*t, &a->ts, a->split, f, NULL, tt, &err);
+    int rc = a->split == WEFT_PORT_SPLIT_BEST /* the fastest split comes simulated */
+                 ? weft_topo_build_best(*t, &a->ts, f, NULL, tt, &err)
+                 : weft_topo_build_split(*t, &a->ts, a->split, f, NULL, &err);
     if (rc == WEFT_ENOMEM) {
       cli_fail("out of memory wiring %d servers", a->servers);
       return EXIT_RUNTIME;
@@ -413,7 +417,7 @@ static int topoopt(Args *a, WeftTraffic **t, WeftFabric **f, WeftTopoSearchResul
       cli_error(&err);
       return rc == WEFT_EINPUT ? EXIT_USAGE : EXIT_RUNTIME;
     }
-    *timed = 1;
+    *timed = a->split == WEFT_PORT_SPLIT_BEST;
     return 0;
   }
   WeftTopoSearch s;
@@ -426,7 +430,6 @@ static int topoopt(Args *a, WeftTraffic **t, WeftFabric **f, WeftTopoSearchResul
   s.seconds = a->seconds;
   s.seed = a->seed;
   s.tp = a->tp;  /* the search starts from the given TP degree */
-  s.port_split = a->split;
   s.layer_choice = 1; /* per table placed or replicated, per FC layer data or model parallel */
   CliProgress pg;
   cli_progress_start(&pg, "moves");

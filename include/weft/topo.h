@@ -74,15 +74,21 @@ int weft_max_weight_matching(int n, const long long *w, int max_cardinality, int
  * fewer candidates), or WEFT_EINVAL. */
 int weft_totient_strides(int n, int g, int nstrides, int *strides, int *diameter_hops);
 
+#define WEFT_AR_DEGREE_PROPORTIONAL (-1)
+#define WEFT_AR_DEGREE_BEST (-2)
 typedef struct {
   int degree;            /* d: ports per server */
   double port_gbps;      /* B: bandwidth of one port (each direction) */
-  int ar_degree;         /* ports for AllReduce rings; -1: in proportion to the
+  int ar_degree;         /* ports for AllReduce rings (even, 0..degree), or
+                            WEFT_AR_DEGREE_PROPORTIONAL: in proportion to the
                             AllReduce share of the traffic (at least 2 when
-                            there is AllReduce traffic, to keep a full ring) */
+                            there is AllReduce traffic, to keep a full ring), or
+                            WEFT_AR_DEGREE_BEST: the fastest split by simulation
+                            (weft_topo_build_best) */
   int kpaths;            /* k-shortest paths model-parallel flows are split over (4) */
 } WeftTopoSettings;
-void weft_topo_settings_default(WeftTopoSettings *s);  /* d 4, B 12.5 (100 Gbit/s), ar -1, k 4 */
+/* d 4, B 12.5 (100 Gbit/s), ar_degree WEFT_AR_DEGREE_PROPORTIONAL, k 4 */
+void weft_topo_settings_default(WeftTopoSettings *s);
 
 /* A fabric the flow simulation can run on: servers are nodes 0..n-1 of
  * graph; routes come from paths(); rings() gives AllReduce rings. */
@@ -96,7 +102,8 @@ typedef enum {
 } WeftFabricKind;
 
 /* TopologyFinder: split the d ports between AllReduce rings and
- * model-parallel links, build both (TotientPerms; d_MP rounds of maximum
+ * model-parallel links (as s->ar_degree says; WEFT_AR_DEGREE_BEST is
+ * weft_topo_build_best), build both (TotientPerms; d_MP rounds of maximum
  * weight matching on the remaining demand), route (coin-change over the
  * strides for groups without rings of their own; k-shortest paths for
  * model-parallel flows). WEFT_EINPUT when the traffic cannot be wired (names
@@ -124,17 +131,21 @@ typedef enum {
   WEFT_PORT_SPLIT_BEST = 2          /* the fastest of every even split 0..d, by simulation */
 } WeftPortSplit;
 
-/* weft_topo_build with the split chosen by split; *ar_ports (may be NULL)
- * gets the ring ports of the fabric returned, *time (may be NULL) its
- * weft_fabric_simulate time on t (BEST has it already; the others simulate
- * for it). BEST wires every even split (those that cannot be wired are
- * skipped; the splits share their matching rounds), ranks them by
- * weft_fabric_estimate (a lower bound on the simulated time) and simulates
- * them in that order until the next bound is no better than the best
- * simulated time: exact, and usually one or two simulations. Ties go to
- * more ring ports. */
+/* weft_topo_build with the split chosen by split (PROPORTIONAL: as
+ * s->ar_degree says, BEST taken as PROPORTIONAL there); *ar_ports (may be
+ * NULL) gets the ring ports of the fabric returned. */
 int weft_topo_build_split(const WeftTraffic *t, const WeftTopoSettings *s, WeftPortSplit split,
-                          WeftFabric **out, int *ar_ports, WeftTopoTime *time, WeftError *err);
+                          WeftFabric **out, int *ar_ports, WeftError *err);
+/* The fastest port split (WEFT_PORT_SPLIT_BEST; s->ar_degree is ignored):
+ * every even split 0..d wired (those that cannot be wired are skipped; the
+ * splits share their matching rounds), ranked by weft_fabric_estimate (a
+ * lower bound on the simulated time) and simulated in that order until the
+ * next bound is no better than the best simulated time: exact, and usually
+ * one or two simulations. Ties go to more ring ports. *ar_ports and *time
+ * (each may be NULL): the fabric's ring ports and its weft_fabric_simulate
+ * time on t, already computed. */
+int weft_topo_build_best(const WeftTraffic *t, const WeftTopoSettings *s, WeftFabric **out,
+                         int *ar_ports, WeftTopoTime *time, WeftError *err);
 
 /* Baselines. Fat-tree: servers with one NIC of nic_gbps into leaf switches
  * of radix `radix`, tiers 2 or 3, `oversub` = leaf down / up bandwidth
@@ -250,7 +261,7 @@ typedef struct {
   const WeftModel *model;
   const WeftDevice *dev;
   int nservers;
-  WeftTopoSettings topo;
+  WeftTopoSettings topo;     /* each rebuild's (ar_degree WEFT_AR_DEGREE_BEST) */
   int iterations;            /* strategy moves in all (1000) */
   double seconds;            /* wall budget; 0 = none */
   int rounds;                /* at most this many topology rebuilds (8) */
@@ -262,7 +273,6 @@ typedef struct {
                                 layer data or model parallel (0) */
   const WeftFabric *fixed;   /* non-NULL: anneal on this fabric, no rebuilds
                                 (a baseline); the result's fabric is NULL */
-  WeftPortSplit port_split;  /* how each rebuild splits the ports (BEST) */
 } WeftTopoSearch;
 void weft_topo_search_default(WeftTopoSearch *s);
 

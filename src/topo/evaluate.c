@@ -113,6 +113,7 @@ static int direct(Run *r, int d, double b) {
   weft_topo_settings_default(&ts);
   ts.degree = d;
   ts.port_gbps = b;
+  ts.ar_degree = WEFT_AR_DEGREE_BEST; /* TopoOpt's port split: the fastest */
   WeftEvalPoint *p = add_point(r, WEFT_EVAL_TOPOOPT, d, b);
   if (!p) return weft_error_set(r->err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
   WeftTraffic *t = NULL;

@@ -20,7 +20,7 @@
 void weft_topo_settings_default(WeftTopoSettings *s) {
   s->degree = 4;
   s->port_gbps = 12.5; /* 100 Gbit/s */
-  s->ar_degree = -1;
+  s->ar_degree = WEFT_AR_DEGREE_PROPORTIONAL;
   s->kpaths = 4;
 }
 
@@ -136,10 +136,11 @@ static int check_input(const WeftTraffic *t, const WeftTopoSettings *s, WeftErro
   if (!(s->port_gbps > 0) || s->port_gbps >= HUGE_VAL)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "port_gbps",
                           "port bandwidth %g gbps must be positive and finite", s->port_gbps);
-  if (s->ar_degree < -1 || s->ar_degree > d || (s->ar_degree > 0 && s->ar_degree % 2))
+  if (s->ar_degree < WEFT_AR_DEGREE_BEST || s->ar_degree > d ||
+      (s->ar_degree > 0 && s->ar_degree % 2))
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "ar_degree",
-                          "ar_degree %d must be -1 (proportional) or even, 0 to degree %d "
-                          "(a bidirectional ring takes two ports)",
+                          "ar_degree %d must be -1 (proportional), -2 (the fastest split) or "
+                          "even, 0 to degree %d (a bidirectional ring takes two ports)",
                           s->ar_degree, d);
   if (s->kpaths < 1)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "kpaths", "kpaths %d must be >= 1",
@@ -403,6 +404,8 @@ static int check_reach(const WeftFabric *f, const WeftTraffic *t, WeftError *err
 
 int weft_topo_build(const WeftTraffic *t, const WeftTopoSettings *s, WeftFabric **out,
                     WeftError *err) {
+  if (s && s->ar_degree == WEFT_AR_DEGREE_BEST)
+    return weft_topo_build_best(t, s, out, NULL, NULL, err);
   return finder_build(t, s, NULL, out, err);
 }
 

@@ -17,7 +17,7 @@ void weft_topo_search_default(WeftTopoSearch *s) {
   s->rounds = 8;
   s->seed = 1;
   s->tp = 1;
-  s->port_split = WEFT_PORT_SPLIT_BEST;
+  s->topo.ar_degree = WEFT_AR_DEGREE_BEST; /* each rebuild: the fastest port split */
 }
 
 typedef struct {
@@ -103,7 +103,7 @@ static double wall_s(void) {
 }
 
 /* Build the topology for strategy st, its ports split as the settings say
- * (on a fixed fabric: just time it). */
+ * (by default the fastest split); on a fixed fabric just time it. */
 static int rebuild(const Ctx *c, const Strategy *st, WeftFabric **f, double *time_ns) {
   WeftTraffic *t = NULL;
   double unused;
@@ -114,7 +114,7 @@ static int rebuild(const Ctx *c, const Strategy *st, WeftFabric **f, double *tim
                           "the starting strategy (tp %d) is not valid for model '%s'", st->tp,
                           c->s->model->name);
   WeftFabric *nf = NULL;
-  if (!rc) rc = weft_topo_build_split(t, &c->s->topo, c->s->port_split, &nf, NULL, NULL, c->err);
+  if (!rc) rc = weft_topo_build(t, &c->s->topo, &nf, c->err);
   WeftTopoTime tt;
   if (!rc) rc = weft_fabric_estimate(nf, t, &tt, c->err);
   weft_traffic_free(t);

@@ -27,20 +27,14 @@ static int ring_ports(const WeftFabric *f) {
   return 2 * weft_fabric_strides(f, &strides);
 }
 
-/* One split, fixed: built, and simulated when the caller wants the time. */
+/* One split, fixed. */
 static int build_one(const WeftTraffic *t, const WeftTopoSettings *s, int ar, WeftFabric **out,
-                     int *ar_ports, WeftTopoTime *time, WeftError *err) {
+                     int *ar_ports, WeftError *err) {
   WeftTopoSettings c = *s;
   c.ar_degree = ar;
   int rc = weft_topo_build(t, &c, out, err);
-  if (!rc && time) rc = weft_fabric_simulate(*out, t, time, err);
-  if (rc) {
-    weft_fabric_free(*out);
-    *out = NULL;
-    return rc;
-  }
-  if (ar_ports) *ar_ports = ring_ports(*out);
-  return WEFT_OK;
+  if (!rc && ar_ports) *ar_ports = ring_ports(*out);
+  return rc;
 }
 
 /* Every even split wired (an unwirable one skipped) and bounded into c[];
@@ -79,16 +73,35 @@ static int candidates(const WeftTraffic *t, const WeftTopoSettings *s, Cand *c, 
 }
 
 int weft_topo_build_split(const WeftTraffic *t, const WeftTopoSettings *s, WeftPortSplit split,
-                          WeftFabric **out, int *ar_ports, WeftTopoTime *time, WeftError *err) {
+                          WeftFabric **out, int *ar_ports, WeftError *err) {
   weft_error_clear(err);
-  if (!out || !t || !s) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no traffic, settings or output");
+  if (!out || !t || !s)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no traffic, settings or output");
   *out = NULL;
   int even = s->degree - s->degree % 2;
-  if (split == WEFT_PORT_SPLIT_PROPORTIONAL || (split == WEFT_PORT_SPLIT_RINGS && even < 2))
-    return build_one(t, s, s->ar_degree, out, ar_ports, time, err);
-  if (split == WEFT_PORT_SPLIT_RINGS) return build_one(t, s, even, out, ar_ports, time, err);
-  if (split != WEFT_PORT_SPLIT_BEST)
-    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "port_split", "unknown port split %d", (int)split);
+  switch (split) {
+    case WEFT_PORT_SPLIT_PROPORTIONAL:
+      return build_one(t, s, s->ar_degree >= 0 ? s->ar_degree : WEFT_AR_DEGREE_PROPORTIONAL, out,
+                       ar_ports, err);
+    case WEFT_PORT_SPLIT_RINGS:
+      return build_one(t, s, even >= 2 ? even : WEFT_AR_DEGREE_PROPORTIONAL, out, ar_ports, err);
+    case WEFT_PORT_SPLIT_BEST: return weft_topo_build_best(t, s, out, ar_ports, NULL, err);
+    default:
+      return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "port_split", "unknown port split %d",
+                            (int)split);
+  }
+}
+
+int weft_topo_build_best(const WeftTraffic *t, const WeftTopoSettings *s, WeftFabric **out,
+                         int *ar_ports, WeftTopoTime *time, WeftError *err) {
+  weft_error_clear(err);
+  if (!out || !t || !s)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no traffic, settings or output");
+  *out = NULL;
+  if (s->degree < 1 || s->degree > WEFT_TOPO_MAX_DEGREE)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "degree",
+                          "degree %d out of range (1 to %d ports per server)", s->degree,
+                          WEFT_TOPO_MAX_DEGREE);
   Cand c[WEFT_TOPO_MAX_DEGREE / 2 + 1];
   int nc = 0, rc = candidates(t, s, c, &nc, err);
   if (rc) return rc;

@@ -750,18 +750,18 @@ static void test_topo_port_split_choice(void) {
     WeftFabric *f = NULL;
     WeftTopoTime tt;
     int ar = -1;
-    CHECK_EQ_INT(weft_topo_build_split(t, &s, WEFT_PORT_SPLIT_BEST, &f, &ar, NULL, &err), WEFT_OK);
+    CHECK_EQ_INT(weft_topo_build_split(t, &s, WEFT_PORT_SPLIT_BEST, &f, &ar, &err), WEFT_OK);
     CHECK_EQ_INT(weft_fabric_simulate(f, t, &tt, &err), WEFT_OK);
     CHECK_NEAR(tt.time_ns, brute, 1e-12);
     CHECK_EQ_INT(ar, brute_ar);
     if (job == 0) CHECK_EQ_INT(ar, 4); /* pure AllReduce: every port to rings */
     weft_fabric_free(f);
     f = NULL;
-    CHECK_EQ_INT(weft_topo_build_split(t, &s, WEFT_PORT_SPLIT_RINGS, &f, &ar, NULL, &err), WEFT_OK);
+    CHECK_EQ_INT(weft_topo_build_split(t, &s, WEFT_PORT_SPLIT_RINGS, &f, &ar, &err), WEFT_OK);
     CHECK_EQ_INT(ar, 4);
     weft_fabric_free(f);
     f = NULL;
-    CHECK_EQ_INT(weft_topo_build_split(t, &s, WEFT_PORT_SPLIT_PROPORTIONAL, &f, &ar, NULL, &err), WEFT_OK);
+    CHECK_EQ_INT(weft_topo_build_split(t, &s, WEFT_PORT_SPLIT_PROPORTIONAL, &f, &ar, &err), WEFT_OK);
     CHECK(ar >= 2 && ar <= 4 && ar % 2 == 0);
     weft_fabric_free(f);
     weft_traffic_free(t);
@@ -776,7 +776,7 @@ static void test_topo_port_split_choice(void) {
   WeftFabric *f = NULL;
   WeftError err;
   int ar = -1;
-  CHECK_EQ_INT(weft_topo_build_split(t, &s, WEFT_PORT_SPLIT_BEST, &f, &ar, NULL, &err), WEFT_OK);
+  CHECK_EQ_INT(weft_topo_build_split(t, &s, WEFT_PORT_SPLIT_BEST, &f, &ar, &err), WEFT_OK);
   CHECK(f != NULL && ar >= 2);
   weft_fabric_free(f);
   weft_traffic_free(t);
@@ -833,7 +833,7 @@ static void test_topo_split_memo(void) {
   WeftFabric *best = NULL, *alone = NULL;
   WeftTopoTime got, fresh;
   int ar = -1;
-  CHECK_EQ_INT(weft_topo_build_split(t, &s, WEFT_PORT_SPLIT_BEST, &best, &ar, &got, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_topo_build_best(t, &s, &best, &ar, &got, &e), WEFT_OK);
   if (best) {
     CHECK_EQ_INT(weft_fabric_simulate(best, t, &fresh, &e), WEFT_OK);
     CHECK(got.time_ns == fresh.time_ns && got.ar_ns == fresh.ar_ns && got.mp_ns == fresh.mp_ns);

@@ -111,7 +111,7 @@ static void test_search_budget(void) {
     WeftTopoTime tt;
     CHECK_EQ_INT(weft_traffic_from_model(&m, &dev, 8, k ? 1 : 4, NULL, &t, &e), 0);
     if (t && !k) CHECK(t->nallreduce == 2 + 4); /* 2 TP blocks of 4, 4 DP classes of 2 */
-    if (t) CHECK_EQ_INT(weft_topo_build_split(t, &s.topo, s.port_split, &f, NULL, NULL, &e), 0);
+    if (t) CHECK_EQ_INT(weft_topo_build(t, &s.topo, &f, &e), 0); /* the search's own split */
     if (f && !weft_fabric_estimate(f, t, &tt, &e)) first[k] = tt.time_ns;
     weft_fabric_free(f);
     weft_traffic_free(t);
