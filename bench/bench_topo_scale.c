@@ -63,7 +63,7 @@ static int run_topo(const WeftTraffic *t, double *worst_ms, int *ar) {
   WeftFabric *f[4] = {NULL, NULL, NULL, NULL};
   WeftError err;
   WeftTopoTime tt[4];
-  rc = weft_topo_build_split(t, &s, WEFT_PORT_SPLIT_BEST, &f[0], ar, &tt[0], &err);
+  rc = weft_topo_build_best(t, &s, &f[0], ar, &tt[0], &err);
   if (!rc) rc = weft_fabric_switch(n, DEGREE * s.port_gbps, &f[1], &err);
   double nic = DEGREE * s.port_gbps, over = 0, cost = rc ? 0 : weft_fabric_cost(f[0], &p);
   if (!rc && weft_fabric_fattree_at_cost(n, 32, 2, cost, &p, &nic, &over, &f[2], &err)) {
