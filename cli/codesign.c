@@ -10,6 +10,7 @@
 #include "codesign.h"
 #include "mpi.h"
 #include "opts.h"
+#include "plot.h"
 #include "progress.h"
 
 #define CS_MAX_NETWORKS 256  /* --network files */
@@ -62,7 +63,7 @@ static const CliOpt opts[O_COUNT] = {
     [O_TOP] = {"--top", "K", "designs listed (default 10)"},
     [O_CSV] = {"--csv", "FILE", "every point, one row each, in enumeration order"},
     [O_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
-    [O_PLOT] = {"--plot", "FILE", "Pareto front and the best design as a .png or .svg (gnuplot)"},
+    [O_PLOT] = {"--plot", "FILE", "Pareto front and the best design: .png, .svg or .pdf (gnuplot)"},
     [O_HELP] = {"--help", NULL, "this help"},
 };
 
@@ -509,9 +510,10 @@ int cmd_codesign(int argc, char **argv) {
   spec.objective = (WeftObjective)obj;
   spec.loop = (WeftLoop)loop;
   spec.all_orders = a.val[O_ALLORDERS] != NULL;
-  if ((a.val[O_PLOT] && cli_plot_check(a.val[O_PLOT])) || cli_out_check("--csv", a.val[O_CSV]) ||
-      cli_out_check("--plot", a.val[O_PLOT]))
+  if (cli_out_check("--csv", a.val[O_CSV]) || cli_out_check("--plot", a.val[O_PLOT]))
     return finish(&st, EXIT_USAGE);
+  int rc = a.val[O_PLOT] ? cli_plot_check(a.val[O_PLOT]) : 0;
+  if (rc) return finish(&st, rc);
 
   /* Inputs: model, device, cost model, networks, constraints. */
   WeftModel *model = malloc(sizeof *model);
@@ -525,7 +527,7 @@ int cmd_codesign(int argc, char **argv) {
     return finish(&st, EXIT_RUNTIME);
   }
   const char *zoo = a.val[O_ZOO] ? a.val[O_ZOO] : cli_zoo_dir();
-  int rc = weft_zoo_model(zoo, a.val[O_MODEL], model, &err);
+  rc = weft_zoo_model(zoo, a.val[O_MODEL], model, &err);
   if (!rc) rc = weft_zoo_device(zoo, a.val[O_DEVICE] ? a.val[O_DEVICE] : "a100", &device, &err);
   if (!rc) rc = weft_cost_model_read(a.val[O_COST], &cost, &err);
   if (rc) {

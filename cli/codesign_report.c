@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "codesign.h"
+#include "plot.h"
 
 /* Short status tokens for CSV, JSON and the table: "ok", "no_memory", ... */
 static const char *const status_token[CS_NSTATUS] = {"ok", "no_memory", "invalid",
@@ -347,12 +348,20 @@ int cs_plot(const char *path, const CsReport *r, FILE *points) {
   const WeftNetwork *net = &r->spec->nets[best->net];
   double eq[WEFT_MAX_DIMS]; /* NaN (gnuplot's missing data) when no equal split exists */
   for (int d = 0; d < net->ndims; d++) eq[d] = best->equal_time_ns > 0 ? best->equal_bw_gbps : (double)NAN;
-  char title[320], what[200];
+  char title[1024], sub[640], what[200], net_desc[256];
   describe(r, best, what, sizeof what);
-  snprintf(title, sizeof title, "%s on %d NPUs: best %s", r->spec->model->name, r->npus, what);
+  cli_plot_network(net, net_desc, sizeof net_desc);
+  snprintf(title, sizeof title, "%s on %d %s: %s", r->spec->model->title[0] ? r->spec->model->title
+           : r->spec->model->name, r->npus, r->spec->device->title[0] ? r->spec->device->title
+           : r->spec->device->name, r->networks);
+  const char *par = strchr(what, ' ');  /* after the shape: "tp 16 pp 4 ..." */
+  snprintf(sub, sizeof sub, "objective %s, loop %s; best: %s, %s",
+           weft_objective_name(r->spec->objective), weft_loop_name(r->spec->loop), net_desc,
+           par ? par + 1 : what);
   PlotData pd;
   memset(&pd, 0, sizeof pd);
   pd.title = title;
+  pd.subtitle = sub;
   pd.npoints = r->nok;
   pd.points = points;
   pd.nfront = r->nfront;
@@ -361,7 +370,7 @@ int cs_plot(const char *path, const CsReport *r, FILE *points) {
   pd.chosen_cost_usd = best->cost_usd;
   pd.chosen_time_ns = best->time_ns;
   pd.equal_time_ns = best->equal_time_ns > 0 ? best->equal_time_ns : (double)NAN;
-  pd.ndims = net->ndims;
+  pd.net = net;
   pd.bw_gbps = best->bw_gbps;
   pd.equal_bw_gbps = eq;
   WeftError err;

@@ -52,12 +52,6 @@ int cli_inputs_check(const CliInputs *in) {
   return 0;
 }
 
-const char *cli_inputs_title(const CliInputs *in) {
-  return in->scenario ? in->scenario
-         : in->mval[CLI_MO_MODEL] ? in->mval[CLI_MO_MODEL]
-                                  : in->val[CLI_IN_WORKLOAD];
-}
-
 static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, WeftError *err) {
   static const int need[] = {CLI_IN_NETWORK, CLI_IN_WORKLOAD, CLI_IN_COMM, CLI_IN_COST};
   const char *const *v = in->val;
