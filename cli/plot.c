@@ -43,10 +43,16 @@ static int ends_with_ci(const char *s, const char *suffix) {
   return 1;
 }
 
+int cli_plot_format_of(const char *path) {
+  return ends_with_ci(path, ".png") ? PLOT_PNG
+         : ends_with_ci(path, ".svg") ? PLOT_SVG
+         : ends_with_ci(path, ".pdf") ? PLOT_PDF
+                                      : -1;
+}
+
 static int format_of(const char *path, PlotFormat *fmt) {
-  if (ends_with_ci(path, ".png")) *fmt = PLOT_PNG;
-  else if (ends_with_ci(path, ".svg")) *fmt = PLOT_SVG;
-  else if (ends_with_ci(path, ".pdf")) *fmt = PLOT_PDF;
+  int f = cli_plot_format_of(path);
+  if (f >= 0) *fmt = (PlotFormat)f;
   else {
     cli_fail("--plot '%s': unknown extension (use .png, .svg or .pdf)", path);
     return EXIT_USAGE;

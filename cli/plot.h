@@ -17,6 +17,8 @@ typedef enum { PLOT_PNG, PLOT_SVG, PLOT_PDF } PlotFormat;
  * a PDF, a gnuplot with the pdfcairo terminal (else runtime, 1, with how to
  * get one). 0, or prints why and returns the exit code. */
 int cli_plot_check(const char *path);
+/* The format path's extension names, or -1 (nothing printed). */
+int cli_plot_format_of(const char *path);
 
 /* ------------------------------------------------------------ the runner */
 
@@ -107,5 +109,11 @@ void cli_plot_times(const WeftSpec *spec, const WeftEval *ev, double *compute_ns
                     double comm_ns[WEFT_NPHASES]);
 /* "Ring(4) x FullyConnected(8) x Switch(32)" */
 void cli_plot_network(const WeftNetwork *net, char *buf, size_t size);
+
+/* topo-eval's figure (plot_topo.c): time vs cost per fabric. */
+int cli_plot_topo_eval(const char *path, const char *title, const char *subtitle,
+                       const WeftEvalPoint *p, int n);
+/* The same curves as a self-contained gnuplot script (`--plot FILE.gp`). */
+void cli_topo_eval_script(FILE *f, const char *model, const WeftEvalPoint *p, int n);
 
 #endif
