@@ -250,7 +250,8 @@ static int write_script(PlotRun *r, PlotBody body, const void *ctx) {
     cli_fail("cannot plot: %s: %s", r->script, errmsg(errno, eb, sizeof eb));
     return EXIT_RUNTIME;
   }
-  fputs("# weft plot: ARG1 output file, ARG2 data directory, ARG3 title, ARG4 subtitle\n", g);
+  fputs("# weft plot: ARG1 output file, ARG2 data directory, ARG3 title, ARG4 subtitle, "
+        "ARG5 a label\n", g);
   int rc = body(r, g, ctx) ? EXIT_RUNTIME : 0;
   int bad = ferror(g) != 0;
   bad |= fclose(g) != 0;
@@ -279,8 +280,8 @@ static int copy_out(const char *from, FILE *to) {
   return e;
 }
 
-int cli_plot_render(const char *path, const char *title, const char *subtitle, PlotBody body,
-                    const void *ctx) {
+int cli_plot_render(const char *path, const char *title, const char *subtitle, const char *label,
+                    PlotBody body, const void *ctx) {
   PlotRun *r = calloc(1, sizeof *r);
   if (!r) {
     cli_fail("out of memory");
@@ -292,8 +293,9 @@ int cli_plot_render(const char *path, const char *title, const char *subtitle, P
   if (!rc) rc = cli_out_open(path, &out);
   if (!rc) {
     char c[] = "-c", *t = strdup(title ? title : ""), *s = strdup(subtitle ? subtitle : "");
-    char *argv[] = {NULL, c, r->script, r->out_tmp, r->dir, t, s, NULL};
-    int st = t && s ? run_gnuplot(argv, r->log) : -2;
+    char *l = strdup(label ? label : "");
+    char *argv[] = {NULL, c, r->script, r->out_tmp, r->dir, t, s, l, NULL};
+    int st = t && s && l ? run_gnuplot(argv, r->log) : -2;
     if (st == -2) cli_fail("out of memory");
     if (st > 0) {
       cli_fail("cannot plot: gnuplot failed (exit status %d)", st);
@@ -301,6 +303,7 @@ int cli_plot_render(const char *path, const char *title, const char *subtitle, P
     }
     free(t);
     free(s);
+    free(l);
     rc = st ? EXIT_RUNTIME : 0;
   }
   if (!rc) {

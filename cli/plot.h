@@ -2,7 +2,7 @@
  * gnuplot (plot.c runs it; one figure per file: plot_design.c for optimize
  * and codesign, plot_sweep.c, plot_topo.c). No user text is ever gnuplot
  * code: the output path and titles reach the script as arguments (gnuplot
- * -c script ARG1..ARG4, by fork/exec) and labels go into data files. */
+ * -c script ARG1..ARG5, by fork/exec) and labels go into data files. */
 #ifndef WEFT_CLI_PLOT_H
 #define WEFT_CLI_PLOT_H
 
@@ -26,8 +26,9 @@ typedef struct PlotRun PlotRun;
 
 /* A figure's script body: everything after the terminal and output lines
  * (plot_terminal's), data through plot_data. The script sees ARG2 (the data
- * directory, as `d`), ARG3 (title) and ARG4 (subtitle). 0, or -1 when a
- * data file could not be opened (plot_data said why). */
+ * directory, as `d`), ARG3 (title), ARG4 (subtitle) and ARG5 (label, a free
+ * text such as an axis label). 0, or -1 when a data file could not be
+ * opened (plot_data said why). */
 typedef int (*PlotBody)(PlotRun *r, FILE *script, const void *ctx);
 
 /* Draw path (its format by extension) with body's script: gnuplot writes in
@@ -35,8 +36,8 @@ typedef int (*PlotBody)(PlotRun *r, FILE *script, const void *ctx);
  * shared writer (whole or not at all; a device written through). 0, or
  * prints why and returns EXIT_RUNTIME (gnuplot missing or failing, the file
  * system refusing) or EXIT_USAGE (the extension). */
-int cli_plot_render(const char *path, const char *title, const char *subtitle, PlotBody body,
-                    const void *ctx);
+int cli_plot_render(const char *path, const char *title, const char *subtitle, const char *label,
+                    PlotBody body, const void *ctx);
 
 PlotFormat plot_format(const PlotRun *r);
 /* A data file NAME (e.g. "bw.dat", NAME without quotes or slashes) in the
@@ -109,6 +110,19 @@ void cli_plot_times(const WeftSpec *spec, const WeftEval *ev, double *compute_ns
                     double comm_ns[WEFT_NPHASES]);
 /* "Ring(4) x FullyConnected(8) x Switch(32)" */
 void cli_plot_network(const WeftNetwork *net, char *buf, size_t size);
+
+/* sweep's figure (plot_sweep.c): the rows read twice through rewind and
+ * next (0 per row in point order, non-zero at the end or on an error). */
+typedef struct {
+  const WeftSweep *sw;
+  size_t n;    /* rows */
+  int ndims;   /* most dims over the rows */
+  void (*rewind)(void *ctx);
+  int (*next)(void *ctx, WeftSweepRow *row);
+  void *ctx;
+} PlotSweep;
+int cli_plot_sweep(const char *path, const char *title, const char *subtitle,
+                   const PlotSweep *ps);
 
 /* topo-eval's figure (plot_topo.c): time vs cost per fabric. */
 int cli_plot_topo_eval(const char *path, const char *title, const char *subtitle,

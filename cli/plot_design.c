@@ -332,5 +332,5 @@ int cli_plot(const char *path, const PlotData *pd) {
     cli_fail("cannot plot: no network (internal error)");
     return EXIT_RUNTIME;
   }
-  return cli_plot_render(path, pd->title, pd->subtitle, body, pd);
+  return cli_plot_render(path, pd->title, pd->subtitle, NULL, body, pd);
 }

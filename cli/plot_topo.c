@@ -243,5 +243,5 @@ static int body(PlotRun *r, FILE *g, const void *ctx) {
 int cli_plot_topo_eval(const char *path, const char *title, const char *subtitle,
                        const WeftEvalPoint *p, int n) {
   TopoFig tf = {p, n};
-  return cli_plot_render(path, title, subtitle, body, &tf);
+  return cli_plot_render(path, title, subtitle, NULL, body, &tf);
 }

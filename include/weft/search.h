@@ -185,6 +185,8 @@ typedef struct {
   int ndims;               /* the point's network dims (0 when not read) */
   /* the rest only when status is OK (0 otherwise) */
   double time_ns, cost_usd;
+  double compute_ns;       /* time_ns's compute (weighted over jobs, as time_ns): the
+                              rest, time_ns - compute_ns, is exposed communication */
   double objective;        /* time_ns (perf) or time_ns * cost_usd (perf-per-cost) */
   double bw_gbps[WEFT_MAX_DIMS];
   double gap;              /* certified relative optimality gap */
@@ -197,6 +199,9 @@ int weft_sweep_read(const char *path, const char *zoo_dir, WeftSweep **out, Weft
 void weft_sweep_free(WeftSweep *sw);  /* NULL is fine */
 size_t weft_sweep_count(const WeftSweep *sw);  /* points: product of the fields' sizes */
 int weft_sweep_nfields(const WeftSweep *sw);
+/* Field f's number of values (0 for a bad f): point i takes its value
+ * (i / (the product of the later fields' counts)) mod this count. */
+size_t weft_sweep_nvalues(const WeftSweep *sw, int f);
 /* Field f's path in the spec: "workload.tp", "network.npus_count[1]",
  * "constraints[0]". Valid while sw lives. */
 const char *weft_sweep_field(const WeftSweep *sw, int f);
