@@ -23,7 +23,7 @@
 enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
        O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
        O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
-       O_PLOT, O_HELP, O_COUNT };
+       O_PLOT, O_PROGRESS, O_HELP, O_COUNT };
 
 static const CliOpt opts[O_COUNT] = {
     [O_MODEL] = {"--model", "NAME", "model from the zoo (weft zoo lists them) or a model .yml"},
@@ -64,6 +64,8 @@ static const CliOpt opts[O_COUNT] = {
     [O_CSV] = {"--csv", "FILE", "every point, one row each, in enumeration order"},
     [O_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
     [O_PLOT] = {"--plot", "FILE", "Pareto front and the best design: .png, .svg or .pdf (gnuplot)"},
+    [O_PROGRESS] = {"--progress", "S", "seconds between progress lines when stderr is not a\n"
+                    "                        terminal (default 5; 0: no progress at all)"},
     [O_HELP] = {"--help", NULL, "this help"},
 };
 
@@ -510,6 +512,9 @@ int cmd_codesign(int argc, char **argv) {
   spec.objective = (WeftObjective)obj;
   spec.loop = (WeftLoop)loop;
   spec.all_orders = a.val[O_ALLORDERS] != NULL;
+  double progress_s = -1.0;
+  if (a.val[O_PROGRESS] && cli_progress_option(a.val[O_PROGRESS], &progress_s))
+    return finish(&st, EXIT_USAGE);
   if (cli_out_check("--csv", a.val[O_CSV]) || cli_out_check("--plot", a.val[O_PLOT]))
     return finish(&st, EXIT_USAGE);
   int rc = a.val[O_PLOT] ? cli_plot_check(a.val[O_PLOT]) : 0;
@@ -591,7 +596,7 @@ int cmd_codesign(int argc, char **argv) {
   WeftRunSettings rs;
   weft_run_settings_default(&rs);
   CliProgress pg;
-  cli_progress_start(&pg, "pts");
+  cli_progress_start(&pg, "pts", progress_s);
   rs.threads = threads;
   rs.rank = rank;
   rs.nranks = nranks;

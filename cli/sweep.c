@@ -17,7 +17,7 @@
 #include "plot.h"
 #include "progress.h"
 
-enum { O_THREADS, O_CSV, O_JSON, O_PLOT, O_QUIET, O_ZOO, O_HELP, O_COUNT };
+enum { O_THREADS, O_CSV, O_JSON, O_PLOT, O_QUIET, O_PROGRESS, O_ZOO, O_HELP, O_COUNT };
 
 /* One row per option: drives parsing and --help alike. */
 static const CliOpt opts[O_COUNT] = {
@@ -27,6 +27,8 @@ static const CliOpt opts[O_COUNT] = {
     [O_PLOT] = {"--plot", "FILE", "time, cost and bandwidth against the swept values:\n"
                 "                        .png, .svg or .pdf (gnuplot)"},
     [O_QUIET] = {"--quiet", NULL, "no size line, progress bar or note about points not ok"},
+    [O_PROGRESS] = {"--progress", "S", "seconds between progress lines when stderr is not a\n"
+                    "                        terminal (default 5; 0: none; --quiet: 0)"},
     [O_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
     [O_HELP] = {"--help", NULL, "this help"},
 };
@@ -347,6 +349,9 @@ int cmd_sweep(int argc, char **argv) {
     }
     threads = (int)t;
   }
+  double progress_s = val[O_QUIET] ? 0.0 : -1.0;
+  if (val[O_PROGRESS] && cli_progress_option(val[O_PROGRESS], &progress_s))
+    return finish(&st, EXIT_USAGE);
   int rc = weft_sweep_read(spec, val[O_ZOO] ? val[O_ZOO] : cli_zoo_dir(), &st.sw, &err);
   if (rc) {
     cli_error(&err);
@@ -376,8 +381,7 @@ int cmd_sweep(int argc, char **argv) {
   WeftRunSettings rs;
   weft_run_settings_default(&rs);
   CliProgress pg;
-  cli_progress_start(&pg, "pts");
-  if (val[O_QUIET]) pg.active = pg.log = 0;
+  cli_progress_start(&pg, "pts", progress_s);
   rs.threads = threads;
   rs.rank = rank;
   rs.nranks = nranks;
