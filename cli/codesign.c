@@ -625,7 +625,7 @@ int cmd_codesign(int argc, char **argv) {
     cli_fail("no feasible design among %zu points%s", r->n,
              a.val[O_CSV] || a.val[O_PLOT] ? " (nothing written)" : "");
     code = EXIT_RUNTIME;
-  } else if (a.val[O_CSV] && (rc = cs_csv_commit(&st.csv))) {
+  } else if (a.val[O_CSV] && (rc = cs_csv_commit(&st.csv, r))) {
     code = rc;
   } else if (a.val[O_PLOT] && (rc = cs_plot(a.val[O_PLOT], r, st.plot_points))) {
     code = rc;

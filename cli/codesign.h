@@ -50,8 +50,9 @@ typedef struct {
 int cs_csv_open(CsCsv *c, const char *path, const CsReport *r);
 void cs_csv_rows(CsCsv *c, const CsReport *r, size_t first, const WeftDesignPoint *pts,
                  size_t n);
-/* Close and rename over path; 0, or prints why and returns EXIT_RUNTIME. */
-int cs_csv_commit(CsCsv *c);
+/* Close and rename over path, then say on stderr what it holds (rows,
+ * columns); 0, or prints why and returns EXIT_RUNTIME. */
+int cs_csv_commit(CsCsv *c, const CsReport *r);
 void cs_csv_discard(CsCsv *c);  /* close and remove; fine when not open */
 
 /* The Pareto plot of the best design. points: (cost_usd, time_ns) pairs of

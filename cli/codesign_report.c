@@ -296,11 +296,16 @@ void cs_csv_rows(CsCsv *c, const CsReport *r, size_t first, const WeftDesignPoin
   for (size_t j = 0; j < n; j++) csv_row(c->f, r, first + j, &pts[j]);
 }
 
-int cs_csv_commit(CsCsv *c) {
+int cs_csv_commit(CsCsv *c, const CsReport *r) {
   if (!c->out) return 0;
+  char *path = strdup(weft_out_path(c->out));
   int rc = cli_out_commit(c->out);
   c->out = NULL;
   c->f = NULL;
+  if (!rc) /* what is in it: one row per point, cs_csv_open's header */
+    fprintf(stderr, "weft: codesign: wrote %s: %zu row%s (and a header line) of %d columns\n",
+            path ? path : "the CSV", r->n, r->n == 1 ? "" : "s", 12 + r->ndims + 4);
+  free(path);
   return rc;
 }
 

@@ -150,9 +150,15 @@ static void write_csv(FILE *f, const Out *o) {
 
 static void csv_body(FILE *f, const void *ctx) { write_csv(f, ctx); }
 
-/* The CSV to path: a temporary file beside it, renamed when complete. */
-static int write_csv_file(const char *path, const Out *o) {
-  return cli_write_file(path, csv_body, o);
+/* The CSV to path: a temporary file beside it, renamed when complete; then
+ * one line on stderr saying what is in it (unless quiet). */
+static int write_csv_file(const char *path, const Out *o, int quiet) {
+  int rc = cli_write_file(path, csv_body, o);
+  int cols = 1 + weft_sweep_nfields(o->sw) + 4 + o->ndims + 2; /* write_csv's header */
+  if (!rc && !quiet)
+    fprintf(stderr, "weft: sweep: wrote %s: %zu row%s (and a header line) of %d columns\n", path,
+            o->n, o->n == 1 ? "" : "s", cols);
+  return rc;
 }
 
 /* The rows for the plot, read back from the temporary file. */
@@ -409,7 +415,7 @@ int cmd_sweep(int argc, char **argv) {
     cli_fail("cannot read back a temporary file");
     return finish(&st, EXIT_RUNTIME);
   }
-  if (val[O_CSV] && (rc = write_csv_file(val[O_CSV], &o))) code = rc;
+  if (val[O_CSV] && (rc = write_csv_file(val[O_CSV], &o, val[O_QUIET] != NULL))) code = rc;
   else if (val[O_PLOT] && t.nok && (rc = write_plot(val[O_PLOT], &o, t.nok))) code = rc;
   else if (val[O_PLOT] && !t.nok) cli_fail("--plot: no point is ok (nothing plotted)");
   return finish(&st, code);
