@@ -34,7 +34,9 @@ static const CliOpt opts[O_COUNT] = {
     [O_BLOCKS] = {"--blocks", "LIST", "building block per dim, innermost first, e.g.\n"
                   "                        Ring,FullyConnected,Ring,Switch: every shape is tried"},
     [O_DIMS] = {"--dims", "D", "number of dims (default: the number of --blocks)"},
-    [O_MAXDIM] = {"--max-per-dim", "LIST", "largest NPU count per dim, 0 = no limit (default none)"},
+    [O_MAXDIM] = {"--max-per-dim", "LIST", "largest NPU count per dim: N, 0 (no limit) or - (the\n"
+                  "                        default: the sizes real systems have, by the cost\n"
+                  "                        class's tier or the topology; docs/search.md)"},
     [O_COSTDIMS] = {"--cost-dims", "LIST", "cost class per dim (default: the cost model's\n"
                     "                        classes in file order, when there are D of them)"},
     [O_COST] = {"--cost-model", "FILE", "LIBRA cost-model yml ($ per GB/s of Link, Switch, Nic)"},
@@ -314,12 +316,34 @@ static int networks_from_files(const Args *a, int npus, const WeftCostModel *cm,
   return 0;
 }
 
-/* Every shape over --blocks. Returns 0 or an exit code (printed). */
+/* --max-per-dim "16,-,0": per dim a bound (>= 2), 0 (no limit) or - (the
+ * default, left as -1 in maxd). Returns 0 or prints why and returns -1. */
+static int max_per_dim(const char *v, int D, int npus, int *maxd) {
+  int n = 0, bad = 0;
+  for (const char *s = v; !bad;) {
+    const char *end = s + strcspn(s, ",");
+    long long x;
+    if (n == WEFT_MAX_DIMS) bad = 1;
+    else if (end - s == 1 && *s == '-') maxd[n++] = -1;
+    else if (cli_int_value(s, (size_t)(end - s), 0, npus, &x) || x == 1) bad = 1;
+    else maxd[n++] = (int)x;
+    if (!*end) break;
+    s = end + 1;
+  }
+  if (!bad && n == D) return 0;
+  cli_fail("--max-per-dim '%s': expected %d comma-separated values, each - (the default), 0 "
+           "(no limit) or an integer in 2..%d", v, D, npus);
+  return -1;
+}
+
+/* Every shape over --blocks, each dim within its bound (r->bounds). Returns
+ * 0 or an exit code (printed). */
 static int networks_from_blocks(const Args *a, int npus, const WeftCostModel *cm, State *st,
                                 size_t *nnets, char *desc, size_t dsize) {
   char names[WEFT_MAX_DIMS][WEFT_NAME_LEN], cost_dim[WEFT_MAX_DIMS][WEFT_NAME_LEN];
   WeftTopology topo[WEFT_MAX_DIMS];
-  int D, ndims, maxd[WEFT_MAX_DIMS] = {0};
+  int D, ndims, maxd[WEFT_MAX_DIMS];
+  for (int d = 0; d < WEFT_MAX_DIMS; d++) maxd[d] = -1;
   if (name_list(O_BLOCKS, a->val[O_BLOCKS], names, WEFT_MAX_DIMS, &D)) return EXIT_USAGE;
   for (int d = 0; d < D; d++) {
     int t = -1;
@@ -339,23 +363,7 @@ static int networks_from_blocks(const Args *a, int npus, const WeftCostModel *cm
       return EXIT_USAGE;
     }
   }
-  if (a->val[O_MAXDIM]) {
-    int n = 0, bad = 0;
-    for (const char *s = a->val[O_MAXDIM]; !bad;) {  /* "16,64,0": 0 = no limit */
-      const char *end = s + strcspn(s, ",");
-      long long x;
-      if (cli_int_value(s, (size_t)(end - s), 0, npus, &x) || x == 1 || n == WEFT_MAX_DIMS)
-        bad = 1;
-      else maxd[n++] = (int)x;
-      if (!*end) break;
-      s = end + 1;
-    }
-    if (bad || n != D) {
-      cli_fail("--max-per-dim '%s': expected %d comma-separated integers, each 0 (no limit) "
-               "or in 2..%d", a->val[O_MAXDIM], D, npus);
-      return EXIT_USAGE;
-    }
-  }
+  if (a->val[O_MAXDIM] && max_per_dim(a->val[O_MAXDIM], D, npus, maxd)) return EXIT_USAGE;
   int nc = 0;
   if (a->val[O_COSTDIMS]) {
     if (name_list(O_COSTDIMS, a->val[O_COSTDIMS], cost_dim, WEFT_MAX_DIMS, &nc)) return EXIT_USAGE;
@@ -370,6 +378,16 @@ static int networks_from_blocks(const Args *a, int npus, const WeftCostModel *cm
              cm->file, cm->nclasses, D);
     return EXIT_USAGE;
   }
+  CsReport *r = &st->rep;
+  r->nbounds = D;
+  for (int d = 0; d < D; d++) { /* the default where none is given */
+    CsBound *b = &r->bounds[d];
+    b->topo = topo[d];
+    memcpy(b->cost_class, cost_dim[d], WEFT_NAME_LEN);
+    b->why = NULL;
+    if (maxd[d] < 0) maxd[d] = weft_block_default_max(topo[d], cost_dim[d], &b->why);
+    b->max_npus = maxd[d];
+  }
   WeftError err;
   int rc = weft_network_shapes(topo, (const char(*)[WEFT_NAME_LEN])cost_dim, D, npus, maxd,
                                &st->nets, nnets, &err);
@@ -378,8 +396,20 @@ static int networks_from_blocks(const Args *a, int npus, const WeftCostModel *cm
     return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
   }
   if (*nnets == 0) {
-    cli_fail("no network of %d dims (each at least 2 NPUs%s) has %d NPUs", D,
-             a->val[O_MAXDIM] ? ", at most --max-per-dim" : "", npus);
+    WeftNetwork *all = NULL;
+    size_t nall = 0;
+    weft_network_shapes(topo, NULL, D, npus, NULL, &all, &nall, NULL);
+    free(all);
+    if (nall == 0) {
+      cli_fail("no network of %d dims (each at least 2 NPUs) has %d NPUs", D, npus);
+      return EXIT_USAGE;
+    }
+    char lim[256] = "";
+    for (int d = 0, k = 0; d < D && (size_t)k < sizeof lim; d++)
+      k += maxd[d] ? snprintf(lim + k, sizeof lim - (size_t)k, "%s%d", k ? " x " : "", maxd[d])
+                   : snprintf(lim + k, sizeof lim - (size_t)k, "%snone", k ? " x " : "");
+    cli_fail("none of the %zu networks of %d dims with %d NPUs is within the bounds %s "
+             "(--max-per-dim changes them)", nall, D, npus, lim);
     return EXIT_USAGE;
   }
   double cpg[WEFT_MAX_DIMS];  /* every shape shares the classes: check them once */

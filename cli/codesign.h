@@ -9,12 +9,23 @@
 
 #define CS_NSTATUS WEFT_POINT_NSTATUS
 
+/* The bound on a building block's NPU count (--blocks): its default
+ * (weft_block_default_max) or --max-per-dim's. */
+typedef struct {
+  WeftTopology topo;
+  char cost_class[WEFT_NAME_LEN];
+  int max_npus;      /* 0: no limit */
+  const char *why;   /* the default's basis ("chiplets per package"), or NULL when given */
+} CsBound;
+
 typedef struct {
   const WeftCodesignSpec *spec;
   WeftCodesignSummary *sum;   /* what the stream kept (borrowed) */
   size_t n;                   /* points */
   int npus;
   const char *networks;       /* how the shapes came about, one line */
+  int nbounds;                /* --blocks: one bound per dim; 0 with --network files */
+  CsBound bounds[WEFT_MAX_DIMS];
   const char *const *cons;    /* constraint texts */
   int ncons;
   int top;                    /* designs listed */

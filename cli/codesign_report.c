@@ -116,6 +116,18 @@ void cs_table(FILE *out, const CsReport *r) {
           r->npus, sp->device->name, weft_objective_name(sp->objective),
           weft_loop_name(sp->loop));
   fprintf(out, "networks: %s\n", r->networks);
+  if (r->nbounds) {  /* what bounded the shapes, and why */
+    fputs("bounds (NPUs per dim):", out);
+    for (int d = 0; d < r->nbounds; d++) {
+      const CsBound *b = &r->bounds[d];
+      fprintf(out, "%s %s (%s) ", d ? ";" : "", weft_topology_name(b->topo), b->cost_class);
+      if (b->max_npus) fprintf(out, "<= %d", b->max_npus);
+      else fputs("no limit", out);
+      if (b->why) fprintf(out, " (default: %s)", b->why);
+      else fputs(" (--max-per-dim)", out);
+    }
+    fputc('\n', out);
+  }
   fputs("constraints:", out);
   for (int c = 0; c < r->ncons; c++) fprintf(out, "%s %s", c ? ";" : "", r->cons[c]);
   fputs(r->ncons ? "\n" : " none\n", out);
@@ -195,6 +207,24 @@ void cs_json(FILE *out, const CsReport *r) {
           weft_objective_name(sp->objective), weft_loop_name(sp->loop));
   fputs("  \"networks\": ", out);
   cli_json_str(out, r->networks);
+  fputs(",\n  \"bounds\": ", out); /* --blocks: per dim; null with --network files */
+  if (!r->nbounds) fputs("null", out);
+  for (int d = 0; d < r->nbounds; d++) {
+    const CsBound *b = &r->bounds[d];
+    fprintf(out, "%s\n    {\"dim\": %d, \"topology\": \"%s\", \"cost_class\": ", d ? "," : "[",
+            d + 1, weft_topology_name(b->topo));
+    cli_json_str(out, b->cost_class);
+    if (b->max_npus) fprintf(out, ", \"max_npus\": %d", b->max_npus);
+    else fputs(", \"max_npus\": null", out);
+    fputs(", \"source\": ", out);
+    cli_json_str(out, b->why ? "default" : "--max-per-dim");
+    if (b->why) {
+      fputs(", \"basis\": ", out);
+      cli_json_str(out, b->why);
+    }
+    fputc('}', out);
+  }
+  if (r->nbounds) fputs("\n  ]", out);
   fputs(",\n  \"constraints\": [", out);
   for (int c = 0; c < r->ncons; c++) {
     if (c) fputs(", ", out);

@@ -94,6 +94,25 @@ int weft_network_shapes(const WeftTopology *topo, const char (*cost_dim)[WEFT_NA
                         int ndims, int npus, const int *max_per_dim, WeftNetwork **out,
                         size_t *n, WeftError *err);
 
+/* The largest NPU count a building block has in real systems, the default
+ * bound of `weft codesign --blocks` (docs/search.md, "Default bounds", has
+ * the sources): the smaller of its topology's (Ring 16: a torus dimension;
+ * FullyConnected 8: a full mesh; Switch 65536: a 3-tier Fat-tree of 64-port
+ * switches) and its tier's, named by its cost class as LIBRA's and weft's
+ * cost models call them, in any case: ...Chiplet... 8 (chiplets per
+ * package), ...Package... 16 (packages per node), ...Node... 32 (nodes per
+ * scale-up pod), ...Pod... 65536 (pods on a scale-out fabric); a class
+ * naming none, the topology's alone. *why (may be NULL): the basis of the
+ * bound returned, e.g. "chiplets per package" or "a full mesh". */
+#define WEFT_MAX_CHIPLETS 8
+#define WEFT_MAX_PACKAGES 16
+#define WEFT_MAX_NODES 32
+#define WEFT_MAX_PODS 65536
+#define WEFT_MAX_RING 16
+#define WEFT_MAX_FULLY_CONNECTED 8
+#define WEFT_MAX_SWITCH 65536
+int weft_block_default_max(WeftTopology topo, const char *cost_class, const char **why);
+
 /* Enumerate the design points of spec (status unset); *out malloc'd. */
 int weft_codesign_points(const WeftCodesignSpec *spec, WeftDesignPoint **out, size_t *n,
                          WeftError *err);
