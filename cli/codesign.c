@@ -192,17 +192,6 @@ static int finish(State *st, int code) {
   return code;
 }
 
-/* *out = 0 or 1 for the value named n0 or n1 (the library's own names). */
-static int choose(int k, const char *v, const char *n0, const char *n1, int *out) {
-  if (!strcmp(v, n0)) *out = 0;
-  else if (!strcmp(v, n1)) *out = 1;
-  else {
-    cli_fail("%s '%s': expected %s or %s", opts[k].name, v, n0, n1);
-    return -1;
-  }
-  return 0;
-}
-
 /* --recompute: absent none, alone full, else the mode named. */
 static int recompute_opt(const char *flag, const char *v, int *out) {
   WeftError err;
@@ -533,11 +522,13 @@ int cmd_codesign(int argc, char **argv) {
     }
   }
   int obj = 0, loop = 0;
-  if ((a.val[O_OBJECTIVE] &&
-       choose(O_OBJECTIVE, a.val[O_OBJECTIVE], weft_objective_name(WEFT_OBJ_PERF),
-              weft_objective_name(WEFT_OBJ_PERF_PER_COST), &obj)) ||
-      (a.val[O_LOOP] && choose(O_LOOP, a.val[O_LOOP], weft_loop_name(WEFT_LOOP_NO_OVERLAP),
-                               weft_loop_name(WEFT_LOOP_TP_DP_OVERLAP), &loop)))
+  if ((a.val[O_OBJECTIVE] &&  /* names as scenario files take them: any case, _ or - */
+       cli_opt_choose(opts[O_OBJECTIVE].name, a.val[O_OBJECTIVE],
+                      weft_objective_name(WEFT_OBJ_PERF),
+                      weft_objective_name(WEFT_OBJ_PERF_PER_COST), &obj)) ||
+      (a.val[O_LOOP] &&
+       cli_opt_choose(opts[O_LOOP].name, a.val[O_LOOP], weft_loop_name(WEFT_LOOP_NO_OVERLAP),
+                      weft_loop_name(WEFT_LOOP_TP_DP_OVERLAP), &loop)))
     return finish(&st, EXIT_USAGE);
   spec.objective = (WeftObjective)obj;
   spec.loop = (WeftLoop)loop;
