@@ -40,6 +40,20 @@ typedef struct {
   const WeftIndexedPoint *front;  /* Pareto front, by increasing cost */
 } CsReport;
 
+/* The networks to search (codesign_nets.c); each returns 0 or an exit code
+ * (printed), *nets malloc'd (the caller frees it, also on failure). From
+ * files: each must have npus NPUs and all the same dim count. */
+int cs_networks_from_files(const char *const *files, int nfiles, int npus,
+                           const WeftCostModel *cm, WeftNetwork **nets, char *desc, size_t dsize);
+/* Every shape over --blocks (option values, NULL when absent), each dim
+ * within its bound, the bounds into r->bounds; desc says how many of what. */
+typedef struct {
+  const char *blocks, *dims, *max_per_dim, *cost_dims;
+} CsBlockArgs;
+int cs_networks_from_blocks(const CsBlockArgs *a, int npus, const WeftCostModel *cm,
+                            WeftNetwork **nets, size_t *nnets, CsReport *r, char *desc,
+                            size_t dsize);
+
 /* Most dims over the networks (the CSV's bw columns); call before streaming. */
 int cs_ndims(const WeftCodesignSpec *spec);
 /* Counts, ranking and front from r->sum once every point is in. */
