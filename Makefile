@@ -127,7 +127,7 @@ $(BUILD)/bench/%: bench/%.c $(BENCH_OBJ) $(LIB)
 # in the sanitizer build: a plain program cannot load a sanitized library).
 test: deps
 	$(MAKE) $(UNIT) $(WEFT) $(SO)
-	@WEFT_EXAMPLES=$(if $(SAN),0,1) ./tests/run.sh $(BUILD)
+	@WEFT_EXAMPLES=$(if $(SAN),0,1) WEFT_PYTHON=$(if $(SAN),0,1) ./tests/run.sh $(BUILD)
 
 # weft built with MPI (Debian's Open MPI, installed when missing): the same
 # sources with -DWEFT_MPI into $(BUILD)/mpi/weft, for codesign and sweep
@@ -183,9 +183,13 @@ $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/fuzz.o $(LIB)
 	$(Q)$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 # Each bench prints its figures and PASS/MISS per target; it fails only when
-# it cannot run. The weft binary's path is passed for the whole-process bench.
-bench: $(BENCHES) $(WEFT)
+# it cannot run. The weft binary's path is passed for the whole-process bench;
+# bench_python.py times the Python package over $(SO) (Debian's python3).
+PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
+bench: $(BENCHES) $(WEFT) $(SO)
 	@for b in $(BENCHES); do $$b $(WEFT) || exit 1; echo; done
+	@if command -v $(PYTHON) >/dev/null 2>&1; then $(PYTHON) bench/bench_python.py $(BUILD) || exit 1; \
+	 else echo "bench_python: skipped (no python3)"; fi
 
 clean:
 	rm -rf build

@@ -35,7 +35,7 @@ static int same_ci(const char *a, const char *b) {
 
 /* Networks from files: each must have npus NPUs and the same dim count.
  * Returns 0 or an exit code (printed). */
-int cs_networks_from_files(const char *const *files, int nfiles, int npus,
+int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo, int npus,
                            const WeftCostModel *cm, WeftNetwork **nets, char *desc, size_t dsize) {
   WeftNetwork *nt = *nets = calloc((size_t)nfiles, sizeof *nt);
   if (!nt) {
@@ -46,7 +46,7 @@ int cs_networks_from_files(const char *const *files, int nfiles, int npus,
     WeftError err;
     double cpg[WEFT_MAX_DIMS];
     WeftNetwork *net = &nt[k];
-    int rc = weft_network_read(files[k], net, &err);
+    int rc = weft_network_read_zoo(files[k], zoo, net, &err); /* a Cluster: key: the zoo's */
     if (!rc) rc = weft_cost_per_gbps(net, cm, cpg, &err);
     if (rc) {
       cli_error(&err);

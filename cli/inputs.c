@@ -9,11 +9,17 @@
 
 /* Several jobs each need their own communicator and weight: a scenario
  * file pairs them, the command line cannot say which goes with which. */
+#define CLI_MAX_NPUS (1 << 30) /* a network's NPUs, as the readers allow (WEFT_MAX_NPUS) */
+
 #define CLI_IN_SEVERAL_JOBS \
   "several jobs go in a scenario file's 'workloads:' list (docs/scenario.md)"
 
 const CliOpt cli_input_opts[CLI_IN_COUNT] = {
     [CLI_IN_NETWORK] = {"--network", "FILE", "LIBRA network yml (Topology, NpusCount, CostDimension)"},
+    [CLI_IN_CLUSTER] = {"--cluster", "NAME",
+                        "the network of a cluster preset instead of --network\n"
+                        "                        (weft zoo lists them; needs --npus)"},
+    [CLI_IN_NPUS] = {"--npus", "N", "GPUs of the --cluster network"},
     [CLI_IN_WORKLOAD] = {"--workload", "FILE", "ASTRA-sim 1.0 workload text (12 fields per layer)",
                          CLI_IN_SEVERAL_JOBS},
     [CLI_IN_COMM] = {"--communicator", "FILE",
@@ -38,10 +44,27 @@ CliOptSet cli_inputs_model_set(CliInputs *in) {
 
 int cli_inputs_check(const CliInputs *in) {
   const char *const *v = in->val;
-  if (in->scenario && (v[CLI_IN_NETWORK] || v[CLI_IN_WORKLOAD] || v[CLI_IN_COMM] ||
-                       v[CLI_IN_COST] || in->mval[CLI_MO_MODEL])) {
-    cli_fail("give a scenario file or --network/--workload/--communicator/--cost-model/--model, "
-             "not both");
+  if (in->scenario && (v[CLI_IN_NETWORK] || v[CLI_IN_CLUSTER] || v[CLI_IN_NPUS] ||
+                       v[CLI_IN_WORKLOAD] || v[CLI_IN_COMM] || v[CLI_IN_COST] ||
+                       in->mval[CLI_MO_MODEL])) {
+    cli_fail("give a scenario file or --network/--cluster/--workload/--communicator/--cost-model/"
+             "--model, not both");
+    return EXIT_USAGE;
+  }
+  if (v[CLI_IN_CLUSTER] && v[CLI_IN_NETWORK]) {
+    cli_fail("give --network or --cluster, not both (a network file names its cluster with "
+             "'Cluster: NAME')");
+    return EXIT_USAGE;
+  }
+  if (!v[CLI_IN_CLUSTER] != !v[CLI_IN_NPUS]) {
+    cli_fail(v[CLI_IN_CLUSTER] ? "--cluster needs --npus N (the GPUs of its network)"
+                               : "--npus goes with --cluster (a network file gives its own NPUs)");
+    return EXIT_USAGE;
+  }
+  long long npus;
+  if (v[CLI_IN_NPUS] &&
+      cli_int_value(v[CLI_IN_NPUS], strlen(v[CLI_IN_NPUS]), 2, CLI_MAX_NPUS, &npus)) {
+    cli_fail("--npus must be an integer in 2..%d, got '%s'", CLI_MAX_NPUS, v[CLI_IN_NPUS]);
     return EXIT_USAGE;
   }
   for (int k = 0; k < CLI_MO_COUNT; k++)
@@ -52,12 +75,35 @@ int cli_inputs_check(const CliInputs *in) {
   return 0;
 }
 
+/* The network: --network's file (its Cluster: resolved in the zoo) or the
+ * --cluster preset's for --npus GPUs. */
+static int load_network(const CliInputs *in, WeftNetwork *net, WeftError *err) {
+  const char *zoo = in->mval[CLI_MO_ZOO] ? in->mval[CLI_MO_ZOO] : cli_zoo_dir();
+  const char *const *v = in->val;
+  if (!v[CLI_IN_CLUSTER]) return weft_network_read_zoo(v[CLI_IN_NETWORK], zoo, net, err);
+  long long npus = 0;  /* checked by cli_inputs_check */
+  cli_int_value(v[CLI_IN_NPUS], strlen(v[CLI_IN_NPUS]), 2, CLI_MAX_NPUS, &npus);
+  WeftCluster c;
+  int rc = weft_zoo_cluster(zoo, v[CLI_IN_CLUSTER], &c, err);
+  if (!rc) rc = weft_cluster_network(&c, (int)npus, net, err);
+  char where[WEFT_PATH_LEN];
+  snprintf(where, sizeof where, "--cluster %s --npus %lld", v[CLI_IN_CLUSTER], npus);
+  if (!rc) snprintf(net->file, sizeof net->file, "%s", where);
+  else if (!err->file[0]) {  /* weft_cluster_network's: say which options */
+    char msg[sizeof err->msg], field[sizeof err->field];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    snprintf(field, sizeof field, "%s", err->field);
+    weft_error_set(err, rc, where, 0, 0, field, "%s", msg);
+  }
+  return rc;
+}
+
 static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, WeftError *err) {
   static const int need[] = {CLI_IN_NETWORK, CLI_IN_WORKLOAD, CLI_IN_COMM, CLI_IN_COST};
   const char *const *v = in->val;
   char missing[128] = "";
   for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-    if (!v[need[i]]) {
+    if (!v[need[i]] && !(need[i] == CLI_IN_NETWORK && v[CLI_IN_CLUSTER])) {
       strcat(missing, missing[0] ? ", " : "");
       strcat(missing, cli_input_opts[need[i]].name);
     }
@@ -66,7 +112,7 @@ static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, We
                           "missing %s (or give a scenario file, or --model; see 'weft %s "
                           "--help')",
                           missing, cmd);
-  int rc = weft_network_read(v[CLI_IN_NETWORK], &sc->net, err);
+  int rc = load_network(in, &sc->net, err);
   if (!rc) rc = weft_cost_model_read(v[CLI_IN_COST], &sc->cost, err);
   if (!rc) rc = weft_communicator_read(v[CLI_IN_COMM], &sc->comm[0], err);
   if (!rc) rc = weft_workload_read(v[CLI_IN_WORKLOAD], &sc->workload[0], err);
@@ -87,10 +133,11 @@ static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, We
  * option value is printed here and gives WEFT_EINVAL with err->msg empty. */
 static int load_model(const CliInputs *in, WeftScenario *sc, WeftError *err) {
   const char *const *v = in->val;
-  if (!v[CLI_IN_NETWORK] || !v[CLI_IN_COST])
+  int has_net = v[CLI_IN_NETWORK] || v[CLI_IN_CLUSTER];
+  if (!has_net || !v[CLI_IN_COST])
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "--model needs %s%s%s",
-                          v[CLI_IN_NETWORK] ? "" : "--network",
-                          !v[CLI_IN_NETWORK] && !v[CLI_IN_COST] ? " and " : "",
+                          has_net ? "" : "--network (or --cluster)",
+                          !has_net && !v[CLI_IN_COST] ? " and " : "",
                           v[CLI_IN_COST] ? "" : "--cost-model");
   if (v[CLI_IN_WORKLOAD] || v[CLI_IN_COMM])
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL,
@@ -106,11 +153,11 @@ static int load_model(const CliInputs *in, WeftScenario *sc, WeftError *err) {
   }
   if (!cm->dp_given) cm->par.dp = 0;  /* NPUs / (tp x pp), on the network read below */
   double scratch[WEFT_MAX_DIMS];
-  int rc = weft_network_read(v[CLI_IN_NETWORK], &sc->net, err);
+  int rc = load_network(in, &sc->net, err);
   if (!rc) rc = weft_cost_model_read(v[CLI_IN_COST], &sc->cost, err);
   if (!rc) rc = weft_cost_per_gbps(&sc->net, &sc->cost, scratch, err);
-  if (!rc)
-    rc = weft_scenario_add_model_job(sc, cm->zoo_dir, cm->model_name, cm->device_name,
+  if (!rc)  /* no --device: the network's cluster's GPU, else a100 */
+    rc = weft_scenario_add_model_job(sc, cm->zoo_dir, cm->model_name, in->mval[CLI_MO_DEVICE],
                                      &cm->par, err);
   if (!rc) rc = weft_communicator_check(&sc->comm[0], &sc->net, err);
   free(cm);

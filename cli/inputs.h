@@ -8,8 +8,8 @@
 #include "opts.h"
 #include "weft.h"
 
-enum { CLI_IN_NETWORK, CLI_IN_WORKLOAD, CLI_IN_COMM, CLI_IN_COST, CLI_IN_CONSTRAINT,
-       CLI_IN_OBJECTIVE, CLI_IN_LOOP, CLI_IN_COUNT };
+enum { CLI_IN_NETWORK, CLI_IN_CLUSTER, CLI_IN_NPUS, CLI_IN_WORKLOAD, CLI_IN_COMM, CLI_IN_COST,
+       CLI_IN_CONSTRAINT, CLI_IN_OBJECTIVE, CLI_IN_LOOP, CLI_IN_COUNT };
 
 extern const CliOpt cli_input_opts[CLI_IN_COUNT];
 
@@ -29,7 +29,8 @@ CliOptSet cli_inputs_set(CliInputs *in);
 CliOptSet cli_inputs_model_set(CliInputs *in);
 
 /* Checks that need no file: a scenario and files together, --tp without
- * --model. 0, or prints why and returns EXIT_USAGE. */
+ * --model, --cluster with --network or without --npus. 0, or prints why and
+ * returns EXIT_USAGE. */
 int cli_inputs_check(const CliInputs *in);
 
 /* Read the inputs into a new scenario, add the command-line constraints,

@@ -26,7 +26,7 @@ static const char *usage =
     "             it with a switch, a Fat-tree of the same cost and an expander\n"
     "  topo-eval  TopoOpt's evaluation: cost-vs-time curves of every fabric and\n"
     "             the equal-cost comparison read off them\n"
-    "  zoo        list the model zoo and device presets\n"
+    "  zoo        list the model zoo, device and cluster presets\n"
     "\n"
     "options:\n"
     "  -h, --help      this help (weft help <command>, or weft <command> --help, for a command's)\n"

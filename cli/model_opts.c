@@ -63,6 +63,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   weft_parallel_default(&cm->par);
   cm->model_name = val[CLI_MO_MODEL];
   cm->device_name = val[CLI_MO_DEVICE] ? val[CLI_MO_DEVICE] : "a100";
+  cm->device_given = val[CLI_MO_DEVICE] != NULL;
   cm->zoo_dir = val[CLI_MO_ZOO] ? val[CLI_MO_ZOO] : cli_zoo_dir();
   cm->dp_given = val[CLI_MO_DP] != NULL;
   WeftParallel *p = &cm->par;
@@ -108,6 +109,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
 
 int cli_model_load(CliModel *cm, const WeftNetwork *net, WeftError *err) {
   int rc = weft_zoo_model(cm->zoo_dir, cm->model_name, &cm->model, err);
+  if (!cm->device_given && net && net->cluster_device[0]) cm->device_name = net->cluster_device;
   if (!rc) rc = weft_zoo_device(cm->zoo_dir, cm->device_name, &cm->device, err);
   if (rc) return rc;
   if (!cm->dp_given && net) {  /* the rest of the NPUs go to data parallelism */

@@ -16,7 +16,7 @@ extern const CliOpt cli_model_opts[CLI_MO_COUNT];
 
 typedef struct {
   const char *model_name, *device_name, *zoo_dir;
-  int dp_given, pp_given;
+  int dp_given, pp_given, device_given;
   WeftParallel par;            /* par.stage_layers points into stage_layers: keep cm in place */
   int stage_layers[CLI_MAX_STAGES];
   WeftModel model;
@@ -26,7 +26,8 @@ typedef struct {
 /* Parallelization from the parsed values (val indexed by CLI_MO_*). Prints
  * and returns -1 on a bad value. --recompute alone means full. */
 int cli_model_opts_apply(const char *const *val, CliModel *cm);
-/* Load the model and device; dp defaults to the NPUs left by tp x pp on net. */
+/* Load the model and device (without --device: net's cluster's GPU, else
+ * a100); dp defaults to the NPUs left by tp x pp on net. */
 int cli_model_load(CliModel *cm, const WeftNetwork *net, WeftError *err);
 
 #endif

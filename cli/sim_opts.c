@@ -332,10 +332,7 @@ void cli_sim_free(CliSimRun *run) {
 }
 
 void cli_sim_phase_compute(const WeftSpec *spec, int j, double compute_ns[WEFT_NPHASES]) {
-  const WeftWorkload *wl = spec->jobs[j].workload;
-  for (int ph = 0; ph < WEFT_NPHASES; ph++) compute_ns[ph] = 0.0;
-  for (int l = 0; l < wl->nlayers; l++)
-    for (int ph = 0; ph < WEFT_NPHASES; ph++) compute_ns[ph] += wl->layers[l].phase[ph].compute_ns;
+  weft_spec_phase_compute(spec, j, compute_ns);
 }
 
 /* ------------------------------------------------------------ report pieces */
@@ -346,7 +343,10 @@ void cli_sim_print_head(FILE *out, const char *cmd, const CliSimRun *run) {
   fprintf(out, "weft %s: loop %s, %d dims, %.0f NPUs, %d job%s\n", cmd,
           weft_loop_name(run->spec.loop), net->ndims, weft_network_npus_total(net),
           run->spec.njobs, run->spec.njobs == 1 ? "" : "s");
-  if (run->bw_given == CLI_BW_NETWORK) fputs("bandwidth: the network file's (its per-link bandwidth)\n", out);
+  if (run->bw_given == CLI_BW_NETWORK && net->cluster[0])
+    fprintf(out, "bandwidth: cluster %s's links (per GPU per direction)\n", net->cluster);
+  else if (run->bw_given == CLI_BW_NETWORK)
+    fputs("bandwidth: the network file's (its per-link bandwidth)\n", out);
   else if (run->bw_given == CLI_BW_GIVEN) fputs("bandwidth: given (--bw)\n", out);
   else
     fprintf(out, "bandwidth: the optimum of weft optimize (objective %s)\n",

@@ -25,28 +25,6 @@ static void help(FILE *out) {
   cli_sim_help_options(out);
 }
 
-/* Bytes one NPU of job j puts on each dim in the analytic model: LIBRA's
- * per-dim traffic of every collective over its group. */
-static void analytic_bytes(const WeftSpec *spec, int j, double *bytes) {
-  const WeftWorkload *wl = spec->jobs[j].workload;
-  const WeftCommunicator *cm = spec->jobs[j].comm;
-  int D = spec->net->ndims;
-  for (int d = 0; d < D; d++) bytes[d] = 0.0;
-  for (int l = 0; l < wl->nlayers; l++)
-    for (int ph = 0; ph < WEFT_NPHASES; ph++) {
-      const WeftPhaseSpec *p = &wl->layers[l].phase[ph];
-      if (p->coll == WEFT_COLL_NONE || !(p->size_bytes > 0)) continue;
-      const int *group = p->group == 0 ? cm->group[ph]
-                         : p->group <= wl->ngroups
-                             ? weft_communicator_find(cm, wl->group_name[p->group - 1])
-                             : NULL;
-      if (!group) continue;  /* weft_problem_create has rejected it */
-      double t[WEFT_MAX_DIMS];
-      weft_collective_traffic(p->coll, p->size_bytes, group, D, t);
-      for (int d = 0; d < D; d++) bytes[d] += t[d];
-    }
-}
-
 /* The quantities compared, analytic and simulated alike. */
 typedef struct {
   double time_ns, compute_ns, comm_ns[WEFT_NPHASES], exposed_ns[WEFT_NPHASES];
@@ -56,7 +34,7 @@ typedef struct {
 static void sides(const CliSimRun *run, const WeftEval *ev, int j, Side *an, Side *si) {
   const WeftJobTime *a = &ev->job[j], *s = &run->res.job[j].t;
   double bytes[WEFT_MAX_DIMS];
-  analytic_bytes(&run->spec, j, bytes);
+  weft_spec_dim_bytes(&run->spec, j, bytes);
   *an = (Side){a->time_ns, a->compute_ns, {0}, {0}, {0}};
   *si = (Side){s->time_ns, s->compute_ns, {0}, {0}, {0}};
   for (int ph = 0; ph < WEFT_NPHASES; ph++) {

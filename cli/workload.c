@@ -106,7 +106,8 @@ int cmd_workload(int argc, char **argv) {
     goto done;
   }
   if (cli_model_opts_apply(mval, cm)) goto done;
-  if (weft_network_read(wval[W_NETWORK], &net, &err) || cli_model_load(cm, &net, &err) ||
+  if (weft_network_read_zoo(wval[W_NETWORK], cm->zoo_dir, &net, &err) ||
+      cli_model_load(cm, &net, &err) ||
       weft_generate(&cm->model, &cm->device, &cm->par, &net, wval[W_FULL] != NULL, wl, &comm,
                     &gi, &err)) {
     cli_error(&err);

@@ -1,4 +1,4 @@
-/* zoo.c — `weft zoo`: list the model zoo's models and devices, or show one
+/* zoo.c — `weft zoo`: list the model zoo's models, devices and clusters, or show one
  * model (hyper-parameters, parameter count, expanded CNN/MLP layers). */
 #include <math.h>
 #include <stdlib.h>
@@ -45,7 +45,9 @@ static const CliOpt zoo_opts[Z_COUNT] = {
 static void help(FILE *out) {
   fputs("usage: weft zoo [NAME] [options]\n\n"
         "Without NAME, list the model zoo's models (name, arch, parameters in\n"
-        "billions, title) and devices. With NAME (a zoo name, or a path to a\n"
+        "billions, title), devices and cluster presets (each tier's topology,\n"
+        "GPUs, bandwidth per GPU per direction, NCCL efficiency and latency per\n"
+        "step). With NAME (a zoo name, or a path to a\n"
         "model .yml), show that model: hyper-parameters, parameter count and, for\n"
         "CNNs and DLRM, the expanded layers (forward FLOPs, parameters and output\n"
         "activation elements, per sample). Exit 0 ok, 2 bad input.\n\n"
@@ -167,13 +169,82 @@ static void model_table(FILE *out, const WeftModel *m) {
 
 /* ------------------------------------------------------------------ listing */
 
+/* The clusters of zoo/clusters.yml (none when the zoo has no such file), in
+ * a new array; 0 or the library's code with err set. */
+static int read_clusters(const char *zoo, WeftCluster **cs, int *nc, WeftError *err) {
+  char path[WEFT_PATH_LEN];
+  struct stat st;
+  *cs = NULL;
+  *nc = 0;
+  if (snprintf(path, sizeof path, "%s/clusters.yml", zoo) >= (int)sizeof path ||
+      stat(path, &st) != 0)
+    return WEFT_OK;
+  int n = 0, rc = weft_zoo_clusters(zoo, NULL, 0, &n, err);
+  if (rc || n == 0) return rc;
+  if (!(*cs = malloc((size_t)n * sizeof **cs))) return WEFT_ENOMEM;
+  rc = weft_zoo_clusters(zoo, *cs, n, nc, err);
+  if (*nc > n) *nc = n;
+  return rc;
+}
+
+static void clusters_json(FILE *out, const WeftCluster *cs, int nc) {
+  fputs(",\n  \"clusters\": [", out);
+  for (int i = 0; i < nc; i++) {
+    const WeftCluster *c = &cs[i];
+    fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
+    cli_json_str(out, c->name);
+    fputs(", \"title\": ", out);
+    cli_json_str(out, c->title);
+    fputs(", \"device\": ", out);
+    cli_json_str(out, c->device);
+    fputs(", \"source\": ", out);
+    cli_json_str(out, c->source);
+    fputs(", \"tiers\": [", out);
+    for (int t = 0; t < c->ntiers; t++) {
+      const WeftClusterTier *r = &c->tier[t];
+      fputs(t ? ", {\"name\": " : "{\"name\": ", out);
+      cli_json_str(out, r->name);
+      fputs(", \"topology\": ", out);
+      cli_json_str(out, weft_topology_name(r->topology));
+      fprintf(out, ", \"npus\": %d, \"cost\": ", r->npus);
+      cli_json_str(out, r->cost);
+      fputs(", \"bw_gbps\": ", out);
+      json_num(out, r->bw_gbps);
+      fputs(", \"efficiency\": ", out);
+      json_num(out, r->efficiency);
+      fputs(", \"latency_ns\": ", out);
+      json_num(out, r->latency_ns);
+      fputc('}', out);
+    }
+    fputs("]}", out);
+  }
+  fputs("\n  ]", out);
+}
+
+static void clusters_table(FILE *out, const WeftCluster *cs, int nc) {
+  fprintf(out, "\nclusters (%d):\n  %-12s %-12s %-15s %5s %8s %10s %10s\n", nc, "name", "tier",
+          "topology", "npus", "bw_gbps", "efficiency", "latency_ns");
+  for (int i = 0; i < nc; i++)
+    for (int t = 0; t < cs[i].ntiers; t++) {
+      const WeftClusterTier *r = &cs[i].tier[t];
+      char npus[16] = "rest";
+      if (r->npus > 0) snprintf(npus, sizeof npus, "%d", r->npus);
+      fprintf(out, "  %-12s %-12s %-15s %5s %8.1f %10.4f %10.0f", t ? "" : cs[i].name, r->name,
+              weft_topology_name(r->topology), npus, r->bw_gbps, r->efficiency, r->latency_ns);
+      if (t == 0) fprintf(out, "  %s%s%s%s", cs[i].device[0] ? "(" : "", cs[i].device,
+                          cs[i].device[0] ? ") " : "", cs[i].title);
+      fputc('\n', out);
+    }
+}
+
 /* Everything is read (and checked) before anything is printed. */
 static int list(const char *zoo, int json) {
   WeftError err;
   char(*names)[WEFT_NAME_LEN] = NULL;
   WeftDevice *devs = NULL;
   WeftModel *models = NULL;
-  int n = 0, nd = 0, rc;
+  WeftCluster *clusters = NULL;
+  int n = 0, nd = 0, nc = 0, rc;
   weft_error_clear(&err);
   rc = weft_zoo_list(zoo, NULL, 0, &n, &err);
   if (!rc && n > 0) {
@@ -190,6 +261,7 @@ static int list(const char *zoo, int json) {
   ncap = nd;
   if (!rc) rc = weft_zoo_devices(zoo, devs, ncap, &nd, &err);
   if (nd > ncap) nd = ncap;
+  if (!rc) rc = read_clusters(zoo, &clusters, &nc, &err);
   if (rc) goto done;
   if (json) fputs("{\n  \"models\": [", stdout);
   else printf("models (%d):\n  %-18s %-12s %10s  %s\n", n, "name", "arch", "params_b", "title");
@@ -234,13 +306,17 @@ static int list(const char *zoo, int json) {
              d->hbm_bytes / GIB, d->hbm_bytes_per_s / 1e9, d->title);
     }
   }
-  if (json) fputs("\n  ]\n}\n", stdout);
+  if (json) fputs("\n  ]", stdout);
+  if (nc > 0 && json) clusters_json(stdout, clusters, nc);
+  else if (nc > 0) clusters_table(stdout, clusters, nc);
+  if (json) fputs("\n}\n", stdout);
 done:
   if (rc == WEFT_ENOMEM && !err.code) cli_fail("out of memory");
   else if (rc) cli_error(&err);
   free(names);
   free(models);
   free(devs);
+  free(clusters);
   return !rc ? EXIT_OK : rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 }
 

@@ -1,10 +1,13 @@
 #!/bin/sh
 # deps.sh — install the Debian packages weft builds and tests with, if missing.
 # A no-op when everything is there; needs root or sudo otherwise.
-# --mpi adds Debian's Open MPI (for `make mpi`: mpicc, mpirun).
+# --mpi adds Debian's Open MPI (for `make mpi`: mpicc, mpirun); --calculon the
+# Python packages of scripts/calculon_runs.py.
 set -e
 pkgs="gcc make libyaml-dev valgrind"
 [ "${1:-}" = "--mpi" ] && pkgs="$pkgs openmpi-bin libopenmpi-dev"
+# --calculon: what scripts/calculon_runs.py needs to run Calculon (by hand, not CI).
+[ "${1:-}" = "--calculon" ] && pkgs="$pkgs python3-numpy python3-pandas python3-psutil python3-yaml"
 need=""
 for p in $pkgs; do
   dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
@@ -19,6 +22,12 @@ gnuplot -e "exit status (strstrt(' '.GPVAL_TERMINALS.' ', ' pdfcairo ') > 0 ? 0 
 # any python3 that imports it will do, else Debian's.
 python3 -c 'import networkx' >/dev/null 2>&1 || /usr/bin/python3 -c 'import networkx' >/dev/null 2>&1 ||
   need="$need python3-networkx"
+# The Python package's tests (python/tests) run with pytest: Debian's.
+python3 -c 'import pytest' >/dev/null 2>&1 || /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 ||
+  need="$need python3-pytest"
+# One of them installs the package into a venv (pip install --no-build-isolation):
+# Debian ships venv/ensurepip and setuptools apart from python3.
+python3 -c 'import ensurepip, setuptools' >/dev/null 2>&1 || need="$need python3-venv python3-setuptools"
 [ -z "$need" ] && exit 0
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

@@ -3,16 +3,18 @@
 data/validation/runs.yml, next to the published iteration time, with the
 error of each row and the mean and max |error| over the rows weft models.
 
-usage: scripts/validation_runs.py [path/to/weft] [--markdown]
+usage: scripts/validation_runs.py [path/to/weft] [--nominal]
 
 Nothing here is fitted: each run is mapped onto weft's inputs by fixed rules,
 decided before looking at any result, and rows weft cannot express are listed
 as "not modelled" with the reason, never dropped.
 - device: the zoo preset for the run's GPU (DEVICE below);
-- network: one Switch dim per DGX-style node (the node's GPUs on NVLink, per
-  direction, data/validation/specs.yml) and one Switch dim over the nodes at
-  the scale-out bandwidth per GPU (specs.yml scale_out), fixed with
-  constraints: nothing is optimised, the solver evaluates the design;
+- network: the cluster preset of the run's GPU (CLUSTER below,
+  data/zoo/clusters.yml): one Switch dim per node (NVLink) and one over the
+  nodes (InfiniBand), each with its NCCL efficiency and latency per step;
+  the bandwidths are the preset's, fixed with constraints: nothing is
+  optimised, the solver evaluates the design. --nominal drops the
+  efficiency and latency (links at their nominal rate, no latency);
 - model: the zoo entry, or the inline hyper-parameters written to a private
   zoo, with the run's global batch and sequence length;
 - parallelization: the published TP, PP, DP, micro-batch (1 when not
@@ -30,8 +32,10 @@ import tempfile
 import yaml
 
 DEVICE = {"a100-80gb": "a100", "a100-40gb": "a100-40gb", "h100-sxm": "h100", "h800": "h100"}
-SCALE_OUT = {"a100-80gb": "dgx-a100", "a100-40gb": "dgx-a100", "h100-sxm": "dgx-h100",
-             "h800": "dgx-h100"}
+CLUSTER = {"a100-80gb": "dgx-a100", "a100-40gb": "dgx-a100", "h100-sxm": "dgx-h100",
+           "h800": "dgx-h800"}
+CLUSTERS = "data/zoo/clusters.yml"
+NOMINAL = "--nominal" in sys.argv[1:]
 MODEL_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "ffn_hidden", "vocab", "seq_len")
 
 
@@ -69,24 +73,29 @@ def model_file(run, tmp):
 
 
 def network_file(run, specs, tmp):
-    """Two Switch dims (node NVLink, scale-out), or one for a single node."""
+    """The run's GPUs on its cluster preset: one dim for a node's worth or
+    less, else the node's tier and the nodes' tier."""
     hw = run["hardware"]
     gpu, n = hw["gpu"], int(run["gpus"])
-    node = int(hw.get("node_gpus") or 8)
-    nvlink = specs["devices"][gpu]["nvlink"]["per_dir_GBps"]
-    out = specs["scale_out"][SCALE_OUT[gpu]]["per_gpu_GBps"]
+    name = CLUSTER[gpu]
+    tiers = load(CLUSTERS)[name]["tiers"]
+    node = int(hw.get("node_gpus") or tiers[0]["npus"])
+    if node != tiers[0]["npus"]:
+        raise ValueError("%d GPUs per node, cluster %s has %d" % (node, name, tiers[0]["npus"]))
     if n <= node:
-        dims, bw = [n], [nvlink]
+        dims = [n]
+    elif n % node:
+        raise ValueError("%d GPUs are not whole nodes of %d" % (n, node))
     else:
-        if n % node:
-            raise ValueError("%d GPUs are not whole nodes of %d" % (n, node))
-        dims, bw = [node, n // node], [nvlink, out]
+        dims = [node, n // node]
     path = os.path.join(tmp, run["id"] + ".net.yml")
     with open(path, "w") as f:
-        f.write("Topology: [ %s ]\n" % ", ".join(["Switch"] * len(dims)))
+        f.write("Cluster: %s\n" % name)
         f.write("NpusCount: [ %s ]\n" % ", ".join(str(d) for d in dims))
-        f.write("CostDimension: [ %s ]\n" % ", ".join(["NVLink", "InfiniBand"][: len(dims)]))
-    cons = ["B%d = %g" % (d + 1, b) for d, b in enumerate(bw)]
+        if NOMINAL:
+            f.write("Efficiency: [ %s ]\n" % ", ".join(["1"] * len(dims)))
+            f.write("LatencyNs: [ %s ]\n" % ", ".join(["0"] * len(dims)))
+    cons = ["B%d = %g" % (d + 1, tiers[d]["bw_gbps"]) for d in range(len(dims))]
     return path, cons
 
 
@@ -138,6 +147,7 @@ def predict(weft, run, specs, tmp):
 
 def main():
     weft = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else "build/weft"
+    os.environ["WEFT_ZOO"] = os.path.abspath("data/zoo")  # the presets this script reads
     runs = load("data/validation/runs.yml")["runs"]
     specs = load("data/validation/specs.yml")
     rows, errs = [], []

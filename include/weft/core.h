@@ -65,6 +65,13 @@ int weft_error_set(WeftError *err, int code, const char *file, int line, int col
 /* "file:line:col: msg" (parts omitted when unknown) into buf. Returns buf. */
 char *weft_error_format(const WeftError *err, char *buf, size_t size);
 
+/* The library's version, WEFT_VERSION as it was built. */
+const char *weft_version(void);
+/* sizeof the public struct named type_name ("WeftResult") as the library was
+ * built; 0 for a name it does not know. A binding that lays the structs out
+ * itself (the Python package) checks its layout against it when it loads. */
+size_t weft_sizeof(const char *type_name);
+
 /* The one number syntax of weft's input files and command-line options:
  * an optional sign, decimal digits with an optional point and exponent
  * ("12", "-0.5", "1e-6"); no hex, spaces, inf or nan. The whole of

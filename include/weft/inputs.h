@@ -33,6 +33,11 @@ typedef struct {
    * latency_ns per step (a Switch step is 2 hops). CostDimension may then be
    * absent: the cost model's classes are taken in order (weft_cost_per_gbps). */
   double design_gbps[WEFT_MAX_DIMS];
+  /* The cluster preset the network names (key Cluster, --cluster; docs/zoo.md
+   * "Clusters"), "" when none: it filled the dims' efficiency, latency and
+   * design; cluster_device is its GPU, the default device of model jobs. */
+  char cluster[WEFT_NAME_LEN];
+  char cluster_device[WEFT_NAME_LEN];
 } WeftNetwork;
 
 /* ASTRA-sim's "GB/s" is 2^30 bytes/s; weft's GB/s is 1e9 bytes/s (= bytes/ns). */
@@ -182,8 +187,21 @@ int weft_constraints_parse(WeftConstraints *cs, const char *expr, int ndims, Wef
  * report file, line, column and field on failure, with WEFT_EIO, WEFT_ESYNTAX
  * or WEFT_EINPUT. */
 int weft_network_read(const char *path, WeftNetwork *net, WeftError *err);
+/* The same, resolving a `Cluster: NAME` key against zoo_dir/clusters.yml
+ * (weft_network_read uses data/zoo, relative to the working directory). */
+int weft_network_read_zoo(const char *path, const char *zoo_dir, WeftNetwork *net,
+                          WeftError *err);
 int weft_cost_model_read(const char *path, WeftCostModel *cm, WeftError *err);
 int weft_communicator_read(const char *path, WeftCommunicator *comm, WeftError *err);
+/* The same from text in memory (a YAML document; JSON is YAML too), name
+ * standing for the file in errors and in the result's file field; a network's
+ * `Cluster: NAME` resolved in zoo_dir (NULL = data/zoo), as weft_network_read_zoo. */
+int weft_network_parse(const char *text, const char *name, const char *zoo_dir, WeftNetwork *net,
+                       WeftError *err);
+int weft_cost_model_parse(const char *text, const char *name, WeftCostModel *cm,
+                          WeftError *err);
+int weft_communicator_parse(const char *text, const char *name, WeftCommunicator *comm,
+                            WeftError *err);
 /* ASTRA-sim 1.0 workload text; *out is created by the call. */
 int weft_workload_read(const char *path, WeftWorkload **out, WeftError *err);
 int weft_workload_parse(const char *text, const char *name, WeftWorkload **out,
@@ -217,6 +235,12 @@ int weft_scenario_read(const char *path, WeftScenario *sc, WeftError *err);
  * is weft_scenario_read_zoo(p, NULL, sc, e). */
 int weft_scenario_read_zoo(const char *path, const char *zoo_dir, WeftScenario *sc,
                            WeftError *err);
+
+/* A scenario from text in memory (YAML or JSON), name standing for its file:
+ * in errors, and as the directory relative file names in it are read from
+ * (a name without '/': the working directory). */
+int weft_scenario_parse(const char *text, const char *name, const char *zoo_dir,
+                        WeftScenario *sc, WeftError *err);
 
 #ifdef __cplusplus
 }

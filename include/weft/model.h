@@ -80,6 +80,47 @@ int weft_zoo_list(const char *zoo_dir, char (*names)[WEFT_NAME_LEN], int max, in
 /* Parameters of the whole model (for reports). */
 double weft_model_params(const WeftModel *m);
 
+/* ------------------------------------------------------------------ cluster presets
+ * zoo_dir/clusters.yml (docs/zoo.md, "Clusters"): a GPU cluster's tiers,
+ * innermost first, each one network dim, with how NCCL runs on it. */
+typedef struct {
+  char name[WEFT_NAME_LEN];  /* "nvlink", "infiniband", ... */
+  WeftTopology topology;
+  int npus;                  /* GPUs the tier joins; 0 = the rest (the last tier) */
+  char cost[WEFT_NAME_LEN];  /* the cost-model class of its dim (CostDimension) */
+  double bw_gbps;            /* link bandwidth per GPU per direction (B_d) */
+  double efficiency;         /* achievable bus-bandwidth fraction, (0, 1] */
+  double latency_ns;         /* per step of the dim's collective algorithm, >= 0 */
+} WeftClusterTier;
+
+typedef struct {
+  char name[WEFT_NAME_LEN];    /* "dgx-a100", ... */
+  char title[128];
+  char device[WEFT_NAME_LEN];  /* its GPU's devices.yml name ("" none) */
+  char source[256];
+  int ntiers;
+  WeftClusterTier tier[WEFT_MAX_DIMS];
+} WeftCluster;
+
+/* A cluster by name from zoo_dir/clusters.yml; an unknown name is an error
+ * naming the closest one and the available ones. */
+int weft_zoo_cluster(const char *zoo_dir, const char *name, WeftCluster *c, WeftError *err);
+/* Every cluster of zoo_dir/clusters.yml in file order, at most max into cs
+ * (NULL when max is 0); *count gets the total. */
+int weft_zoo_clusters(const char *zoo_dir, WeftCluster *cs, int max, int *count,
+                      WeftError *err);
+/* The network of npus GPUs on cluster c: one dim per tier needed, the fixed
+ * tiers full (the innermost holds all npus when they fit in it) and the last
+ * tier used the rest; each dim gets its tier's topology, cost class,
+ * efficiency, latency and bandwidth (as design_gbps). npus must fill whole
+ * units of the fixed tiers. */
+int weft_cluster_network(const WeftCluster *c, int npus, WeftNetwork *net, WeftError *err);
+/* Give net (read already) the preset's figures on the dims it leaves at 0
+ * (efficiency, latency_ns, design_gbps), after checking that its dims fit
+ * the tiers: no more dims than tiers, each dim's topology its tier's, a
+ * fixed tier's dim holding at most its npus. Sets net->cluster. */
+int weft_cluster_apply(const WeftCluster *c, WeftNetwork *net, WeftError *err);
+
 /* ------------------------------------------------------------------ parallelization */
 typedef enum { WEFT_PAR_TP = 0, WEFT_PAR_PP = 1, WEFT_PAR_DP = 2 } WeftParDim;
 

@@ -113,6 +113,13 @@ void weft_equal_bw(const double *bw_gbps, int ndims, double *equal_gbps);
  * bw_gbps[ndims] set, or 0 with why (if not NULL) saying why there is none. */
 int weft_problem_equal_bw(const WeftProblem *p, double *bw_gbps, char *why, size_t whylen);
 
+/* Per-job totals a report shows (job indexes spec->jobs): each phase's
+ * compute summed over the layers, and the bytes one NPU puts on each dim per
+ * iteration, LIBRA's per-dim traffic of every collective over its group
+ * (bytes[spec->net->ndims]). A bad job gives zeros. */
+void weft_spec_phase_compute(const WeftSpec *spec, int job, double compute_ns[WEFT_NPHASES]);
+void weft_spec_dim_bytes(const WeftSpec *spec, int job, double *bytes);
+
 #ifdef __cplusplus
 }
 #endif

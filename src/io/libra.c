@@ -7,6 +7,7 @@
 
 #include "io/libra.h"
 #include "io/names.h"
+#include "io/scenario.h"
 
 /* The mapping itself, or an error saying what was expected instead. */
 static int expect_root(const WeftYamlNode *map, const char *file, const char *what,
@@ -135,40 +136,88 @@ static int astra_keys(const WeftYamlNode *map, const char *file, const char *fto
   return WEFT_OK;
 }
 
-int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *net,
-                       WeftError *err) {
+/* The cluster a `Cluster:` key names, its errors placed at the key. */
+static int named_cluster(const WeftYamlNode *key, const WeftYamlNode *v, const char *file,
+                         const char *zoo_dir, WeftCluster *c, WeftError *err) {
+  char got[96];
+  weft_yaml_describe(v, got, sizeof got);
+  if (v->kind != WEFT_YAML_SCALAR || v->len == 0 || v->len >= WEFT_NAME_LEN)
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key->text,
+                          "%s must be a cluster name (data/zoo/clusters.yml), got %s", key->text,
+                          got);
+  int rc = weft_zoo_cluster(zoo_dir ? zoo_dir : WEFT_ZOO_DIR_DEFAULT, v->text, c, err);
+  if (rc == WEFT_EINPUT && err && err->line == 0) {  /* unknown name: say where it was named */
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    weft_error_set(err, rc, file, v->line, v->col, key->text, "%s", msg);
+  }
+  return rc;
+}
+
+int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zoo_dir,
+                       WeftNetwork *net, WeftError *err) {
   static const char *const keys[] = {"Topology|topology", "NpusCount|npus_count",
                                      "CostDimension|cost_dimension", "Efficiency|efficiency",
-                                     "LatencyNs|latency_ns", "bandwidth", "latency", NULL};
-  const WeftYamlNode *topo, *npus, *cost;
-  char ftopo[WEFT_NAME_LEN], fnpus[WEFT_NAME_LEN], fcost[WEFT_NAME_LEN] = "CostDimension";
+                                     "LatencyNs|latency_ns", "bandwidth", "latency",
+                                     "Cluster|cluster", NULL};
+  const WeftYamlNode *topo, *npus, *cost, *ckey, *cval;
+  char ftopo[WEFT_NAME_LEN] = "Topology", fnpus[WEFT_NAME_LEN],
+       fcost[WEFT_NAME_LEN] = "CostDimension";
+  WeftCluster cl;
   int rc;
   memset(net, 0, sizeof *net);
   snprintf(net->file, sizeof net->file, "%s", file);
   if ((rc = expect_root(map, file, "Topology, NpusCount and CostDimension", err)) ||
-      (rc = weft_yaml_check_keys(map, keys, file, err)) ||
-      (rc = require(map, keys[0], file, &topo, ftopo, err)) ||
-      (rc = require(map, keys[1], file, &npus, fnpus, err)))
+      (rc = weft_yaml_check_keys(map, keys, file, err)))
     return rc;
+  /* Cluster: a preset of data/zoo/clusters.yml gives Topology, CostDimension,
+   * Efficiency, LatencyNs and the design per dim; keys the file gives win. */
+  cval = weft_yaml_get(map, keys[7], &ckey);
+  if (cval && (rc = named_cluster(ckey, cval, file, zoo_dir, &cl, err))) return rc;
+  topo = NULL;
+  if ((!cval || weft_yaml_get(map, keys[0], NULL)) &&
+      (rc = require(map, keys[0], file, &topo, ftopo, err)))
+    return rc;
+  if ((rc = require(map, keys[1], file, &npus, fnpus, err))) return rc;
   /* CostDimension: required, unless the file is an ASTRA-sim network (it
-   * carries a bandwidth), whose dims take the cost model's classes in order. */
+   * carries a bandwidth), whose dims take the cost model's classes in order,
+   * or names a cluster. */
   const WeftYamlNode *astra_bw = weft_yaml_get(map, "bandwidth", NULL);
   cost = NULL;
-  if ((!astra_bw || weft_yaml_get(map, keys[2], NULL)) &&
+  if (((!astra_bw && !cval) || weft_yaml_get(map, keys[2], NULL)) &&
       (rc = require(map, keys[2], file, &cost, fcost, err)))
     return rc;
-  if ((rc = dims_seq(topo, file, ftopo, NULL, 0, err)) ||
-      (rc = dims_seq(npus, file, fnpus, ftopo, topo->n, err)) ||
-      (cost && (rc = dims_seq(cost, file, fcost, ftopo, topo->n, err))))
+  const WeftYamlNode *first = topo ? topo : npus;
+  const char *ffirst = topo ? ftopo : fnpus;
+  if ((rc = dims_seq(first, file, ffirst, NULL, 0, err)) ||
+      (topo && (rc = dims_seq(npus, file, fnpus, ftopo, topo->n, err))) ||
+      (cost && (rc = dims_seq(cost, file, fcost, ffirst, first->n, err))))
     return rc;
-  net->ndims = topo->n;
+  net->ndims = first->n;
+  if (cval && net->ndims > cl.ntiers)
+    return weft_error_set(err, WEFT_EINPUT, file, first->line, first->col, ffirst,
+                          "%s has %d entries, cluster %s has %d tier%s", ffirst, net->ndims,
+                          cl.name, cl.ntiers, cl.ntiers == 1 ? "" : "s");
   for (int d = 0; d < net->ndims; d++) {
     char label[WEFT_NAME_LEN + 24];
     snprintf(label, sizeof label, "%s entry %d", fcost, d + 1);
-    if ((rc = parse_topology(topo->child[d], file, ftopo, d, &net->topology[d], err)) ||
-        (cost && (rc = copy_name(cost->child[d], file, fcost, label, net->cost_dim[d], err))))
-      return rc;
-    net->line[d] = (cost ? cost : topo)->child[d]->line;  /* weft_cost_per_gbps points here */
+    if (topo) {
+      const WeftYamlNode *e = topo->child[d];
+      if ((rc = parse_topology(e, file, ftopo, d, &net->topology[d], err))) return rc;
+      if (cval && net->topology[d] != cl.tier[d].topology)
+        return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, ftopo,
+                              "%s entry %d is %s, cluster %s's tier %d (%s) is a %s", ftopo,
+                              d + 1, weft_topology_name(net->topology[d]), cl.name, d + 1,
+                              cl.tier[d].name, weft_topology_name(cl.tier[d].topology));
+    } else {
+      net->topology[d] = cl.tier[d].topology;
+    }
+    if (cost) {
+      if ((rc = copy_name(cost->child[d], file, fcost, label, net->cost_dim[d], err))) return rc;
+    } else if (cval) {
+      snprintf(net->cost_dim[d], sizeof net->cost_dim[d], "%s", cl.tier[d].cost);
+    }
+    net->line[d] = (cost ? cost : first)->child[d]->line;  /* weft_cost_per_gbps points here */
   }
   int count;
   if ((rc = weft_yaml_ints(npus, file, fnpus, net->npus, WEFT_MAX_DIMS, &count, err))) return rc;
@@ -182,6 +231,11 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *n
       return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, fnpus,
                             "%s entry %d must be <= %d, got %d", fnpus, d + 1, WEFT_MAX_NPUS,
                             net->npus[d]);
+    if (cval && cl.tier[d].npus > 0 && net->npus[d] > cl.tier[d].npus)
+      return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, fnpus,
+                            "%s entry %d is %d, cluster %s's tier %d (%s) joins %d GPUs", fnpus,
+                            d + 1, net->npus[d], cl.name, d + 1, cl.tier[d].name,
+                            cl.tier[d].npus);
     total *= net->npus[d];  /* exact: <= 2^30 x 2^30 before the check stops it */
     if (total > WEFT_MAX_NPUS)
       return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, fnpus,
@@ -189,11 +243,13 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, WeftNetwork *n
                             "to %.0f)",
                             fnpus, WEFT_MAX_NPUS, fnpus, d + 1, total);
   }
-  if ((rc = per_dim(map, keys[3], file, ftopo, topo->n, 0.0, 1.0, 1, net->efficiency, err)) ||
-      (rc = per_dim(map, keys[4], file, ftopo, topo->n, 0.0, WEFT_MAX_TIME_NS, 0, net->latency_ns,
-                    err)))
+  /* The preset first (all of its figures), then what the file gives. */
+  if ((cval && (rc = weft_cluster_apply(&cl, net, err))) ||
+      (rc = per_dim(map, keys[3], file, ffirst, net->ndims, 0.0, 1.0, 1, net->efficiency, err)) ||
+      (rc = per_dim(map, keys[4], file, ffirst, net->ndims, 0.0, WEFT_MAX_TIME_NS, 0,
+                    net->latency_ns, err)))
     return rc;
-  return astra_keys(map, file, ftopo, net, err);
+  return astra_keys(map, file, ffirst, net, err);
 }
 
 int weft_libra_cost_model(const WeftYamlNode *map, const char *file, WeftCostModel *cm,
@@ -329,9 +385,19 @@ static int read_yaml(const char *path, void *out, WeftError *err,
   return rc;
 }
 
-static int fill_network(const WeftYamlNode *r, const char *f, void *o, WeftError *e) {
-  return weft_libra_network(r, f, o, e);
+/* The same from text in memory, name standing for the file. */
+static int parse_yaml(const char *text, const char *name, void *out, WeftError *err,
+                      int (*fill)(const WeftYamlNode *, const char *, void *, WeftError *)) {
+  if (!name) name = "";
+  if (!text || !out) return weft_error_set(err, WEFT_EINVAL, name, 0, 0, NULL, "no text or output");
+  WeftYamlNode *root;
+  int rc = weft_yaml_load_string(text, strlen(text), name, &root, err);
+  if (rc) return rc;
+  rc = fill(root, name, out, err);
+  weft_yaml_free(root);
+  return rc;
 }
+
 static int fill_cost(const WeftYamlNode *r, const char *f, void *o, WeftError *e) {
   return weft_libra_cost_model(r, f, o, e);
 }
@@ -339,8 +405,19 @@ static int fill_comm(const WeftYamlNode *r, const char *f, void *o, WeftError *e
   return weft_libra_communicator(r, f, o, e);
 }
 
+int weft_network_read_zoo(const char *path, const char *zoo_dir, WeftNetwork *net,
+                          WeftError *err) {
+  if (!path || !net) return weft_error_set(err, WEFT_EINVAL, path, 0, 0, NULL, "no file or output");
+  WeftYamlNode *root;
+  int rc = weft_yaml_load_file(path, &root, err);
+  if (rc) return rc;
+  rc = weft_libra_network(root, path, zoo_dir, net, err);
+  weft_yaml_free(root);
+  return rc;
+}
+
 int weft_network_read(const char *path, WeftNetwork *net, WeftError *err) {
-  return read_yaml(path, net, err, fill_network);
+  return weft_network_read_zoo(path, NULL, net, err);
 }
 
 int weft_cost_model_read(const char *path, WeftCostModel *cm, WeftError *err) {
@@ -349,4 +426,26 @@ int weft_cost_model_read(const char *path, WeftCostModel *cm, WeftError *err) {
 
 int weft_communicator_read(const char *path, WeftCommunicator *comm, WeftError *err) {
   return read_yaml(path, comm, err, fill_comm);
+}
+
+int weft_network_parse(const char *text, const char *name, const char *zoo_dir, WeftNetwork *net,
+                       WeftError *err) {
+  if (!name) name = "";
+  if (!text || !net) return weft_error_set(err, WEFT_EINVAL, name, 0, 0, NULL, "no text or output");
+  WeftYamlNode *root;
+  int rc = weft_yaml_load_string(text, strlen(text), name, &root, err);
+  if (rc) return rc;
+  rc = weft_libra_network(root, name, zoo_dir, net, err);
+  weft_yaml_free(root);
+  return rc;
+}
+
+int weft_cost_model_parse(const char *text, const char *name, WeftCostModel *cm,
+                          WeftError *err) {
+  return parse_yaml(text, name, cm, err, fill_cost);
+}
+
+int weft_communicator_parse(const char *text, const char *name, WeftCommunicator *comm,
+                            WeftError *err) {
+  return parse_yaml(text, name, comm, err, fill_comm);
 }

@@ -251,9 +251,9 @@ static int load(const char *file, const char *zoo_dir, const WeftYamlNode *root,
 
   if ((rc = require(root, "network", file, &v, err))) return rc;
   if (v->kind == WEFT_YAML_MAPPING)
-    rc = weft_libra_network(v, file, &sc->net, err);
+    rc = weft_libra_network(v, file, zoo, &sc->net, err);
   else if (!(rc = weft_scenario_resolve(file, v, "network", path, err)))
-    rc = weft_network_read(path, &sc->net, err);
+    rc = weft_network_read_zoo(path, zoo, &sc->net, err);
   if (rc) return rc;
 
   if ((rc = require(root, "cost_model", file, &v, err))) return rc;
@@ -306,6 +306,21 @@ int weft_scenario_read_zoo(const char *path, const char *zoo_dir, WeftScenario *
     return rc;
   }
   rc = weft_scenario_build(root, path, zoo_dir, sc, err);
+  weft_yaml_free(root);
+  return rc;
+}
+
+int weft_scenario_parse(const char *text, const char *name, const char *zoo_dir,
+                        WeftScenario *sc, WeftError *err) {
+  if (!name) name = "";
+  if (!text || !sc) return weft_error_set(err, WEFT_EINVAL, name, 0, 0, NULL, "no text or scenario");
+  WeftYamlNode *root;
+  int rc = weft_yaml_load_string(text, strlen(text), name, &root, err);
+  if (rc) {
+    reset(sc);
+    return rc;
+  }
+  rc = weft_scenario_build(root, name, zoo_dir, sc, err);
   weft_yaml_free(root);
   return rc;
 }

@@ -34,7 +34,8 @@ static int add_job(WeftScenario *sc, const char *zoo_dir, const char *model, con
   *step = STEP_MODEL;
   if ((rc = weft_zoo_model(zoo_dir, model, &m, err))) return rc;
   *step = STEP_DEVICE;
-  if ((rc = weft_zoo_device(zoo_dir, device ? device : "a100", &dev, err))) return rc;
+  if (!device) device = sc->net.cluster_device[0] ? sc->net.cluster_device : "a100";
+  if ((rc = weft_zoo_device(zoo_dir, device, &dev, err))) return rc;
   *step = STEP_GENERATE;
   WeftParallel par = *par_in;
   if (par.dp <= 0) {  /* the rest of the NPUs */

@@ -47,6 +47,12 @@ const char *weft_yaml_describe(const WeftYamlNode *node, char *buf, size_t size)
 const WeftYamlNode *weft_yaml_get(const WeftYamlNode *map, const char *names,
                                   const WeftYamlNode **key);
 
+/* The name of allowed (NULL-terminated; "a|b" are spellings of one name)
+ * closest to key[0..len) within 2 edits, into out ("" when none is): for
+ * "did you mean" hints. */
+void weft_yaml_suggest(const char *const *allowed, const char *key, size_t len, char *out,
+                       size_t size);
+
 /* Every key of map must match one entry of allowed (NULL-terminated, each
  * "Name|alt"), at most once per entry. Error "unknown key 'x'" (with a
  * suggestion when one is close) or "duplicate key", field = the key. */

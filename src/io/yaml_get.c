@@ -74,9 +74,8 @@ static int edit_distance(const char *a, size_t na, const char *b, size_t nb) {
   return prev[nb];
 }
 
-/* The allowed name closest to key (within 2 edits), or "" if none is. */
-static void suggest(const char *const *allowed, const char *key, size_t len, char *out,
-                    size_t size) {
+void weft_yaml_suggest(const char *const *allowed, const char *key, size_t len, char *out,
+                       size_t size) {
   int best = 3;
   out[0] = '\0';
   for (int a = 0; allowed[a]; a++)
@@ -102,7 +101,7 @@ int weft_yaml_check_keys(const WeftYamlNode *map, const char *const *allowed, co
     while (allowed[a] && !name_matches(allowed[a], k->text, k->len)) a++;
     if (!allowed[a]) {
       char hint[WEFT_NAME_LEN];
-      suggest(allowed, k->text, k->len, hint, sizeof hint);
+      weft_yaml_suggest(allowed, k->text, k->len, hint, sizeof hint);
       if (hint[0])
         return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, k->text,
                               "unknown key '%s' (did you mean '%s'?)", k->text, hint);

@@ -19,7 +19,7 @@ dicts() {
     network|cost_model|communicator) echo yaml libra_words ;;
     scenario) echo yaml libra_words scenario_words constraints ;;
     solve) echo yaml libra_words scenario_words constraints workload ;;
-    zoo_model|zoo_devices) echo yaml zoo_words ;;
+    zoo_model|zoo_devices|zoo_clusters) echo yaml zoo_words ;;
     prices) echo yaml prices_words ;;
     *) echo "$1" ;;
   esac

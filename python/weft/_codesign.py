@@ -1,0 +1,328 @@
+# _codesign.py — weft.codesign: `weft codesign --json` as a dict (cli/codesign.c,
+# cli/codesign_report.c): every parallelization on every network shape, solved
+# exactly, streamed through the library's summary (counts, best, Pareto front).
+import ctypes
+from ctypes import byref, c_double, c_int, c_size_t
+
+from . import _inputs, _lib, _libx
+from ._core import (WeftError, Sources, choose, fail, int_value, items, lib, new_error, num,
+                    number, zoo_dir)
+from ._inputs import check_rc, given
+from ._lib import text
+
+KEYS = ("model", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
+        "cost_dims", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
+        "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
+        "interleave", "ep", "efficiency", "gap_tol", "threads", "top")
+STATUS = ("ok", "no_memory", "invalid", "infeasible", "unbounded", "failed")
+TOPOLOGIES = ("Ring", "FullyConnected", "Switch")
+DEFAULT_TOP = 10
+
+_libc = ctypes.CDLL(None)
+_libc.free.argtypes = [ctypes.c_void_p]
+_libc.free.restype = None
+
+
+def _int_list(name, v, lo, hi, arr, maxn):
+    vals = [int_value(name, x, lo, hi) for x in items(name, v)]
+    for i, x in enumerate(vals):
+        if x in vals[:i]:
+            raise fail("%s=%r: %d is listed twice" % (name, v, x), name)
+    if len(vals) > maxn:
+        raise fail("%s=%r: at most %d values" % (name, v, maxn), name)
+    for i, x in enumerate(vals):
+        arr[i] = x
+    return len(vals)
+
+
+def _recompute(name, v):
+    if v is None or v is False:
+        return 0
+    if v is True or v == "":
+        return 1  # alone: full
+    mode = c_int()
+    if not isinstance(v, str) or lib.weft_recompute_parse(v.encode(), byref(mode),
+                                                          byref(new_error())):
+        raise fail("%s=%r: expected none, selective or full" % (name, v), name)
+    return mode.value
+
+
+def _spec(kw, npus):
+    """The search's knobs (base_parallel, knob_lists, the degree lists)."""
+    spec = _libx.WeftCodesignSpec()
+    p = spec.base
+    lib.weft_parallel_default(byref(p))
+    if kw.get("zero") is not None:
+        p.zero_stage = int_value("zero", kw["zero"], 0, 3)
+    if kw.get("ep") is not None:
+        p.ep = int_value("ep", kw["ep"], 1, 1 << 24)
+    p.sequence_parallel = 1 if kw.get("sp") else 0
+    p.recompute = _recompute("recompute", kw.get("recompute"))
+    if kw.get("order") is not None:
+        order = kw["order"] if isinstance(kw["order"], str) else ",".join(kw["order"])
+        err = new_error()
+        if lib.weft_parallel_order_parse(order.encode(), p.order, byref(err)):
+            raise fail("order=%r: %s" % (kw["order"], text(err.msg)), "order")
+    if kw.get("efficiency") is not None:
+        p.efficiency = number("efficiency", kw["efficiency"], 0.0, True, 1.0,
+                              "a number in (0, 1]")
+    for lst, one in (("zero_list", "zero"), ("sp_list", "sp"), ("recompute_list", "recompute")):
+        if given(kw, lst) and given(kw, one):
+            raise fail("%s and %s: give one" % (lst, one), lst)
+    if given(kw, "zero_list"):
+        spec.nzero = _int_list("zero_list", kw["zero_list"], 0, 3, spec.zero, 4)
+    if given(kw, "sp_list"):
+        spec.nsp = _int_list("sp_list", [int(x) if isinstance(x, bool) else x
+                                         for x in items("sp_list", kw["sp_list"])],
+                             0, 1, spec.sp, 2)
+    if given(kw, "interleave"):
+        spec.nvp = _int_list("interleave", kw["interleave"], 1, 1 << 16, spec.vp,
+                             _lib.MAX_CHOICES)
+    if given(kw, "recompute_list"):
+        modes = [_recompute("recompute_list", x) if x != "" else None
+                 for x in items("recompute_list", kw["recompute_list"])]
+        if None in modes or len(set(modes)) != len(modes) or len(modes) > 3:
+            raise fail("recompute_list=%r: expected distinct none, selective, full" %
+                       (kw["recompute_list"],), "recompute_list")
+        for i, m in enumerate(modes):
+            spec.rc[i] = m
+        spec.nrc = len(modes)
+    if given(kw, "tp"):
+        spec.ntp = _int_list("tp", kw["tp"], 1, npus, spec.tp, _lib.MAX_CHOICES)
+    if given(kw, "pp"):
+        spec.npp = _int_list("pp", kw["pp"], 1, npus, spec.pp, _lib.MAX_CHOICES)
+    if given(kw, "mb"):
+        spec.nmb = _int_list("mb", kw["mb"], 1, 1 << 24, spec.mb, _lib.MAX_CHOICES)
+    lib.weft_settings_default(byref(spec.settings))
+    if kw.get("gap_tol") is not None:
+        spec.settings.gap_tol = number("gap_tol", kw["gap_tol"], 0.0, True)
+    if kw.get("objective") is not None:
+        spec.objective = choose("objective", kw["objective"], "perf", "perf-per-cost")
+    if kw.get("loop") is not None:
+        spec.loop = choose("loop", kw["loop"], "no-overlap", "tp-dp-overlap")
+    spec.all_orders = 1 if kw.get("all_orders") else 0
+    return spec
+
+
+def _nets_from_files(nets, npus, cost, sources, zoo):
+    """Networks from files or dicts: each with npus NPUs, one dim count."""
+    arr = (_lib.WeftNetwork * len(nets))()
+    for k, v in enumerate(nets):
+        _inputs.read_network(v, arr[k], sources, zoo, "<network %d>" % k if len(nets) > 1
+                             else "<network>")
+        err = new_error()
+        check_rc(lib.weft_cost_per_gbps(byref(arr[k]), byref(cost),
+                                        (c_double * _lib.MAX_DIMS)(), byref(err)), err, sources)
+        total = lib.weft_network_npus_total(byref(arr[k]))
+        if total != float(npus):
+            raise fail("%s: the network has %.0f NPUs, npus is %d" % (text(arr[k].file), total,
+                                                                      npus), "npus")
+        if arr[k].ndims != arr[0].ndims:
+            raise fail("%s: %d dims, but %s has %d (constraints need one dim count)" % (
+                text(arr[k].file), arr[k].ndims, text(arr[0].file), arr[0].ndims), "network")
+    return arr, len(nets), None, "%d network file%s" % (len(nets), "s" if len(nets) > 1 else "")
+
+
+def _nets_from_blocks(kw, npus, cost):
+    """Every shape over the building blocks (weft_network_shapes)."""
+    names = items("blocks", kw["blocks"])
+    D = len(names)
+    if not 1 <= D <= _lib.MAX_DIMS:
+        raise fail("blocks=%r: expected 1 to %d building blocks" % (kw["blocks"], _lib.MAX_DIMS),
+                   "blocks")
+    topo = (c_int * _lib.MAX_DIMS)()
+    for d, n in enumerate(names):
+        low = [t.lower() for t in TOPOLOGIES]
+        if not isinstance(n, str) or n.lower() not in low:
+            raise fail("blocks: unknown building block %r (Ring, FullyConnected or Switch)" %
+                       (n,), "blocks")
+        topo[d] = low.index(n.lower())
+    if kw.get("dims") is not None:
+        dims = int_value("dims", kw["dims"], 1, _lib.MAX_DIMS)
+        if dims != D:
+            raise fail("dims=%d, but blocks names %d building blocks (one per dim)" % (dims, D),
+                       "dims")
+    maxd = (c_int * _lib.MAX_DIMS)()
+    if kw.get("max_per_dim") is not None:
+        vals = items("max_per_dim", kw["max_per_dim"])
+        bad = len(vals) != D
+        for d, x in enumerate(vals[:D]):
+            try:
+                maxd[d] = int_value("max_per_dim", x, 0, npus)
+            except WeftError:
+                bad = True
+            bad = bad or maxd[d] == 1
+        if bad:
+            raise fail("max_per_dim=%r: expected %d integers, each 0 (no limit) or in 2..%d" %
+                       (kw["max_per_dim"], D, npus), "max_per_dim")
+    cdims = ((ctypes.c_char * _lib.NAME_LEN) * _lib.MAX_DIMS)()
+    if kw.get("cost_dims") is not None:
+        cd = items("cost_dims", kw["cost_dims"])
+        if len(cd) != D:
+            raise fail("cost_dims names %d classes for %d dims" % (len(cd), D), "cost_dims")
+        for d, n in enumerate(cd):
+            b = str(n).encode()
+            if not b or len(b) >= _lib.NAME_LEN:
+                raise fail("cost_dims=%r: expected names of 1 to %d characters" % (
+                    kw["cost_dims"], _lib.NAME_LEN - 1), "cost_dims")
+            cdims[d].value = b
+    elif cost.nclasses == D:
+        for d in range(D):
+            cdims[d].value = cost.cls[d].name
+    else:
+        raise fail("%s: %d cost classes for %d dims: name one per dim with cost_dims" % (
+            text(cost.file), cost.nclasses, D), "cost_dims")
+    nets, n, err = ctypes.POINTER(_lib.WeftNetwork)(), c_size_t(), new_error()
+    check_rc(lib.weft_network_shapes(topo, cdims, D, npus, maxd, byref(nets), byref(n),
+                                     byref(err)), err)
+    owner = ctypes.cast(nets, ctypes.c_void_p).value
+    if n.value == 0:
+        _libc.free(owner)
+        raise fail("no network of %d dims (each at least 2 NPUs%s) has %d NPUs" % (
+            D, ", at most max_per_dim" if kw.get("max_per_dim") is not None else "", npus),
+            "npus")
+    check = lib.weft_cost_per_gbps(nets, byref(cost), (c_double * _lib.MAX_DIMS)(), byref(err))
+    if check:
+        _libc.free(owner)
+        raise Sources().error(check, err)
+    desc = "%d shape%s of" % (n.value, "s" if n.value > 1 else "") + "".join(
+        "%s%s (%s)" % (" x " if d else " ", TOPOLOGIES[topo[d]], text(cdims[d]))
+        for d in range(D))
+    return nets, n.value, owner, desc
+
+
+def _shape(net):
+    abbr = ("R", "FC", "SW")
+    return "x".join("%s%d" % (abbr[net.topology[d]] if 0 <= net.topology[d] < 3 else "?",
+                              net.npus[d]) for d in range(net.ndims))
+
+
+def _order(spec, par):
+    nm = ("TP", "PP", "DP")
+    s = "-".join(nm[par.order[k]] if 0 <= par.order[k] <= 2 else "?" for k in range(3))
+    if spec.nzero > 0:
+        s += " z%d" % par.zero_stage
+    if spec.nsp > 0:
+        s += " sp%d" % par.sequence_parallel
+    if spec.nrc > 0:
+        s += " " + lib.weft_recompute_name(par.recompute).decode()
+    if spec.nvp > 0:
+        s += " vp%d" % par.virtual_stages
+    return s
+
+
+def _design(spec, ip):
+    p = ip.pt
+    net = spec.nets[p.net]
+    return {"point": ip.index, "net": p.net, "shape": _shape(net), "tp": p.par.tp,
+            "pp": p.par.pp, "dp": p.par.dp, "mb": p.par.micro_batch, "order": _order(spec, p.par),
+            "time_ns": num(p.time_ns), "cost_usd": num(p.cost_usd), "objective": num(p.objective),
+            "bw_gbps": [num(p.bw_gbps[d]) for d in range(net.ndims)],
+            "equal_time_ns": num(p.equal_time_ns) if p.equal_time_ns > 0 else None,
+            "mem_bytes": num(p.mem_bytes), "gap": num(p.gap)}
+
+
+def codesign(model=None, **kw):
+    """Co-design: every parallelization (tp x pp x dp, micro-batch, order,
+    and the knob lists) on every network shape, each solved exactly; `weft
+    codesign --json` as a dict. Required: model, npus=, cost_model=, and
+    network= (one or a list of files or dicts) or blocks= ("Ring,Switch" or
+    a list). Lists (tp=, pp=, mb=, zero_list=, sp_list=, recompute_list=,
+    interleave=, max_per_dim=, cost_dims=) are Python lists or comma-separated
+    text. No feasible design returns the dict with status counts and empty
+    top and pareto (the CLI exits 1)."""
+    _inputs.check_keywords("codesign", kw, KEYS)
+    if model is not None:
+        kw = dict(kw, model=model)
+    missing = [k for k in ("model", "npus", "cost_model") if kw.get(k) is None]
+    if missing:
+        raise fail("missing %s" % ", ".join(missing), missing[0])
+    has_nets = kw.get("network") is not None
+    if has_nets == (kw.get("blocks") is not None):
+        raise fail("give network (files or dicts) or blocks, one of the two", "network")
+    if has_nets and any(kw.get(k) is not None for k in ("dims", "max_per_dim", "cost_dims")):
+        raise fail("dims, max_per_dim and cost_dims go with blocks, not network", "dims")
+    npus = int_value("npus", kw["npus"], 2, 1 << 30)
+    threads = int_value("threads", kw["threads"], 1, 4096) if kw.get("threads") is not None \
+        else 0
+    top = int_value("top", kw["top"], 0, 1 << 30) if kw.get("top") is not None else DEFAULT_TOP
+    spec = _spec(kw, npus)
+
+    zoo = zoo_dir(kw.get("zoo")).encode()
+    m, d, cost, err, src = (_libx.WeftModel(), _libx.WeftDevice(), _lib.WeftCostModel(),
+                            new_error(), Sources())
+    check_rc(lib.weft_zoo_model(zoo, _lib.path_arg(kw["model"]), byref(m), byref(err)), err)
+    check_rc(lib.weft_zoo_device(zoo, (kw.get("device") or "a100").encode(), byref(d),
+                                 byref(err)), err)
+    _inputs.read_cost_model(kw["cost_model"], cost, src)
+    owner, summary = None, None
+    try:
+        if has_nets:
+            v = kw["network"]
+            nets, nnets, owner, desc = _nets_from_files(
+                list(v) if isinstance(v, (list, tuple)) else [v], npus, cost, src, zoo.decode())
+        else:
+            nets, nnets, owner, desc = _nets_from_blocks(kw, npus, cost)
+        cons = _lib.WeftConstraints()
+        texts = kw.get("constraint")
+        texts = [texts] if isinstance(texts, str) else list(texts or ())
+        for c in texts:
+            if not isinstance(c, str) or lib.weft_constraints_parse(
+                    byref(cons), c.encode(), nets[0].ndims, byref(err)):
+                raise WeftError("constraint %r: column %d: %s" % (c, err.col, text(err.msg)),
+                                "", 0, err.col, "constraint", err.code or -5)
+        spec.model, spec.device = ctypes.pointer(m), ctypes.pointer(d)
+        spec.nnets = nnets
+        spec.nets = ctypes.cast(nets, ctypes.POINTER(_lib.WeftNetwork))
+        spec.cost, spec.cons = ctypes.pointer(cost), ctypes.pointer(cons)
+        n = c_size_t()
+        check_rc(lib.weft_codesign_count(byref(spec), byref(n), byref(err)), err)
+        summary = lib.weft_codesign_summary_create(top)
+        if not summary:
+            raise WeftError("out of memory", code=-2)
+        failure = []
+
+        def take(ctx, first, pts, count):
+            try:
+                for j in range(count):
+                    if lib.weft_codesign_summary_add(summary, first + j, byref(pts[j])):
+                        raise WeftError("out of memory keeping the best designs", code=-2)
+                return 0
+            except BaseException as e:  # stop the stream; raised below
+                failure.append(e)
+                return -1
+        rs = _libx.WeftRunSettings()
+        lib.weft_run_settings_default(byref(rs))
+        rs.threads = threads
+        fn = _libx.CHUNK_FN(take)
+        rc = lib.weft_codesign_stream(byref(spec), byref(rs), 0, fn, None, byref(err))
+        if failure:
+            raise failure[0]
+        check_rc(rc, err)
+        return _report(spec, summary, n.value, npus, desc, texts, top)
+    finally:
+        lib.weft_codesign_summary_free(summary)
+        if owner:
+            _libc.free(owner)
+
+
+def _report(spec, summary, n, npus, desc, texts, top):
+    status = {}
+    for s, tok in enumerate(STATUS):
+        entry = {"count": lib.weft_codesign_summary_count(summary, s),
+                 "meaning": lib.weft_point_status_name(s).decode()}
+        ex = lib.weft_codesign_summary_example(summary, s)
+        if ex and s != 0:
+            entry["example_point"] = ex.contents.index
+            entry["example_reason"] = text(ex.contents.pt.reason)
+        status[tok] = entry
+    best = ctypes.POINTER(_libx.WeftIndexedPoint)()
+    ntop = min(lib.weft_codesign_summary_top(summary, byref(best)), top)
+    top_list = [_design(spec, best[k]) for k in range(ntop)]
+    front = ctypes.POINTER(_libx.WeftIndexedPoint)()
+    nfront = lib.weft_codesign_summary_front(summary, byref(front))
+    return {"model": text(spec.model.contents.name), "device": text(spec.device.contents.name),
+            "npus": npus, "objective": lib.weft_objective_name(spec.objective).decode(),
+            "loop": lib.weft_loop_name(spec.loop).decode(), "networks": desc,
+            "constraints": list(texts), "points": n, "status": status, "top": top_list,
+            "pareto": [_design(spec, front[k]) for k in range(nfront)]}

@@ -1,0 +1,237 @@
+# _core.py — what every command shares: the loaded library, WeftError,
+# dict inputs as text for the library's parsers, option values, the zoo.
+import ctypes
+import math
+import os
+
+from . import _lib
+from ._lib import text
+
+lib = _lib.load()
+VERSION = lib.weft_version().decode()
+
+EINVAL, ENOMEM, EIO, ESYNTAX, EINPUT, EMODEL, ESOLVER = -1, -2, -3, -4, -5, -6, -7
+
+
+class WeftError(Exception):
+    """An input or run the library (or this package's checks) refused.
+
+    file, line, column and field say where (as the library's WeftError:
+    file "" and line/column 0 when unknown); message says what; code is the
+    library's WEFT_E* value. For an input given as a dict, file is its name
+    ("<scenario>", "<network>", ...), line and column are in the JSON text it
+    was handed to the library as, and path names the entry in the dict
+    ("network.NpusCount[1]")."""
+
+    def __init__(self, message, file="", line=0, column=0, field="", code=EINPUT, path=None):
+        self.message, self.file, self.line, self.column = message, file, line, column
+        self.field, self.code, self.path = field, code, path
+        super().__init__(self.__str__())
+
+    def __str__(self):
+        where = self.file
+        if self.path is not None:
+            where = "%s: %s" % (self.file, self.path) if self.path else self.file
+        else:
+            if self.file and self.line > 0:
+                where += ":%d" % self.line
+                if self.column > 0:
+                    where += ":%d" % self.column
+        return "%s: %s" % (where, self.message) if where else self.message
+
+
+class Sources:
+    """Dict inputs handed to the library as text: name -> the dict path of
+    each line, to say where in the dict an error is."""
+
+    def __init__(self):
+        self.paths = {}
+
+    def error(self, rc, err):
+        e = err
+        file = text(e.file)
+        msg = text(e.msg) or lib.weft_strerror(e.code or rc or ESOLVER).decode()
+        path = None
+        lines = self.paths.get(file)
+        if lines is not None:
+            path = lines[e.line - 1] if 0 < e.line <= len(lines) else ""
+        return WeftError(msg, file, e.line, e.col, text(e.field), e.code or rc, path)
+
+
+def new_error():
+    e = _lib.WeftError()
+    lib.weft_error_clear(ctypes.byref(e))
+    return e
+
+
+def fail(message, field="", code=EINVAL):
+    """A usage error found by the package (a bad keyword value)."""
+    return WeftError(message, field=field, code=code)
+
+
+# ------------------------------------------------------------------ dicts as text
+def _quote(s):
+    out = ['"']
+    for ch in s:
+        o = ord(ch)
+        if ch == '"' or ch == "\\":
+            out.append("\\" + ch)
+        elif o < 0x20 or o == 0x7F:
+            out.append("\\u%04x" % o)
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _scalar(v, path):
+    if v is None:
+        return "null"
+    if v is True or v is False:
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(int(v))
+    if isinstance(v, float):
+        return repr(float(v))  # inf, nan: the library says "not a finite number"
+    if isinstance(v, str):
+        return _quote(v)
+    if isinstance(v, os.PathLike):
+        return _quote(os.fsdecode(v))
+    if hasattr(v, "__index__"):
+        return str(v.__index__())
+    if hasattr(v, "__float__"):
+        return repr(float(v))
+    raise WeftError("%s: a %s cannot be written as YAML" % (path or "value", type(v).__name__),
+                    field=path.rsplit(".", 1)[-1] if path else "")
+
+
+def _lines(v, path, out):
+    """JSON text of v, one scalar per line, into out as (text, dict path)."""
+    if isinstance(v, dict) and v:
+        out.append(["{", path])
+        items = list(v.items())
+        for i, (k, x) in enumerate(items):
+            k = os.fsdecode(k) if isinstance(k, os.PathLike) else str(k)
+            first = len(out)
+            _lines(x, "%s.%s" % (path, k) if path else k, out)
+            out[first][0] = "%s: %s" % (_quote(k), out[first][0])
+            for line in out[first:]:
+                line[0] = "  " + line[0]
+            if i + 1 < len(items):
+                out[-1][0] += ","
+        out.append(["}", path])
+    elif isinstance(v, (list, tuple)) and v:
+        out.append(["[", path])
+        for i, x in enumerate(v):
+            first = len(out)
+            _lines(x, "%s[%d]" % (path, i), out)
+            for line in out[first:]:
+                line[0] = "  " + line[0]
+            if i + 1 < len(v):
+                out[-1][0] += ","
+        out.append(["]", path])
+    elif isinstance(v, dict):
+        out.append(["{}", path])
+    elif isinstance(v, (list, tuple)):
+        out.append(["[]", path])
+    else:
+        out.append([_scalar(v, path), path])
+
+
+def to_text(obj, name, sources):
+    """obj (a dict) as JSON text the library's YAML reader takes; the line
+    of each entry kept in sources under name."""
+    out = []
+    _lines(obj, "", out)
+    sources.paths[name] = [p for _, p in out]
+    return "\n".join(t for t, _ in out).encode() + b"\n"
+
+
+def is_path(v):
+    return isinstance(v, (str, bytes, os.PathLike))
+
+
+# ------------------------------------------------------------------ values
+def num(v):
+    """A double as the CLI's JSON has it: None when not finite."""
+    return v if math.isfinite(v) else None
+
+
+def nums(a, n):
+    return [num(a[i]) for i in range(n)]
+
+
+def int_value(name, v, lo, hi):
+    """An integer keyword in lo..hi: an int (not a bool), or its decimal text."""
+    x = None
+    if isinstance(v, str):
+        try:
+            x = int(v.strip(), 10)
+        except ValueError:
+            pass
+    elif not isinstance(v, bool) and hasattr(v, "__index__"):
+        x = v.__index__()
+    if x is None or not lo <= x <= hi:
+        raise fail("%s=%r: expected an integer in %d..%d" % (name, v, lo, hi), name)
+    return x
+
+
+def number(name, v, lo, strict, hi=math.inf, what=None):
+    """A finite number keyword >= lo (> lo when strict), <= hi."""
+    try:
+        if isinstance(v, bool):
+            raise ValueError
+        x = float(v.strip() if isinstance(v, str) else v)
+    except (TypeError, ValueError):
+        x = math.nan
+    if not math.isfinite(x) or x < lo or (strict and x <= lo) or x > hi:
+        raise fail("%s=%r: expected %s" % (name, v, what or ("a positive number" if strict else
+                                                              "a non-negative number")), name)
+    return x
+
+
+def items(name, v):
+    """A list keyword: a list/tuple as it is, a string split on commas, a
+    single value as a list of one."""
+    if v is None:
+        return []
+    if isinstance(v, str):
+        return [t.strip() for t in v.split(",")]
+    if isinstance(v, (list, tuple)):
+        return list(v)
+    return [v]
+
+
+def same_name(a, b):
+    """Names equal with '_' and '-' alike (tp_dp_overlap, tp-dp-overlap)."""
+    return a.replace("_", "-") == b.replace("_", "-")
+
+
+def choose(name, v, n0, n1):
+    """0 or 1 for the value named n0 or n1 (the library's own names)."""
+    if isinstance(v, str) and same_name(v, n0):
+        return 0
+    if isinstance(v, str) and same_name(v, n1):
+        return 1
+    raise fail("%s=%r: expected %r or %r" % (name, v, n0, n1), name)
+
+
+# ------------------------------------------------------------------ zoo
+def zoo_dir(zoo=None):
+    """The model zoo: zoo, else $WEFT_ZOO, else data/zoo of the source tree
+    libweft.so was built in (as the CLI finds it beside its binary), else the
+    copy installed with the package, else ./data/zoo."""
+    if zoo is not None:
+        return os.fspath(zoo)
+    env = os.environ.get("WEFT_ZOO")
+    if env:
+        return env
+    name = lib._name
+    if os.sep in name:
+        d = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(name))), "data", "zoo")
+        if os.path.isdir(d):
+            return d
+    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zoo")
+    if os.path.isdir(d):
+        return d
+    return "data/zoo"

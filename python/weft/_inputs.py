@@ -1,0 +1,350 @@
+# _inputs.py — the inputs optimize, simulate and validate share, as the CLI
+# reads them (cli/inputs.c, cli/model_opts.c): a scenario (file or dict),
+# LIBRA's four files (or dicts), or a zoo model with a network and cost model;
+# then the constraints, objective and loop given on top.
+import ctypes
+import os
+from ctypes import byref, c_double, c_void_p
+
+from . import _lib
+from ._core import (EINVAL, ENOMEM, WeftError, Sources, choose, fail, int_value, is_path,
+                    items, lib, new_error, number, to_text, zoo_dir)
+
+INPUT_KEYS = ("network", "cluster", "npus", "workload", "communicator", "cost_model", "constraint",
+              "objective", "loop")
+MAX_NPUS = 1 << 30  # a network's NPUs, as the readers allow
+MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero", "recompute",
+              "order", "efficiency", "zoo", "pp_layers")
+MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
+
+
+def given(kw, k):
+    """Was keyword k given? (None, and False for a flag, mean absent.)"""
+    v = kw.get(k)
+    return v is not None and v is not False
+
+
+def check_keywords(func, kw, allowed):
+    for k in kw:
+        if k not in allowed:
+            import difflib
+            near = difflib.get_close_matches(k, allowed, 1)
+            raise TypeError("%s() got an unexpected keyword argument %r%s" %
+                            (func, k, " (did you mean %r?)" % near[0] if near else ""))
+
+
+class Scenario:
+    """A WeftScenario the package owns (freed by free())."""
+
+    def __init__(self):
+        self.ptr = lib.weft_scenario_create()
+        if not self.ptr:
+            raise WeftError("out of memory", code=ENOMEM)
+        self.sources = Sources()
+        self.keep = []  # what the library borrows (stage layer lists)
+
+    @property
+    def sc(self):
+        return self.ptr.contents
+
+    def free(self):
+        if self.ptr:
+            lib.weft_scenario_free(self.ptr)
+            self.ptr = None
+
+    def spec(self):
+        spec = _lib.WeftSpec()
+        lib.weft_scenario_spec(self.ptr, byref(spec))
+        return spec
+
+
+def check_rc(rc, err, sources=None):
+    if rc:
+        raise (sources or Sources()).error(rc, err)
+
+
+# ------------------------------------------------------------------ one input each
+def read_network(v, net, sources, zoo, name="<network>"):
+    """A network file or dict; its `Cluster: NAME` resolved in zoo."""
+    err = new_error()
+    z = zoo.encode()
+    if is_path(v):
+        rc = lib.weft_network_read_zoo(_lib.path_arg(v), z, byref(net), byref(err))
+    elif isinstance(v, dict):
+        rc = lib.weft_network_parse(to_text(v, name, sources), name.encode(), z, byref(net),
+                                    byref(err))
+    else:
+        raise fail("network: expected a file name or a dict, got %s" % type(v).__name__,
+                   "network")
+    check_rc(rc, err, sources)
+
+
+def cluster_network(cluster, npus, net, zoo):
+    """The network of a cluster preset for npus GPUs (cluster=, npus=)."""
+    from . import _libx
+    c, err = _libx.WeftCluster(), new_error()
+    where = "cluster=%s npus=%d" % (cluster, npus)
+    rc = lib.weft_zoo_cluster(zoo.encode(), str(cluster).encode(), byref(c), byref(err))
+    if not rc:
+        rc = lib.weft_cluster_network(byref(c), npus, byref(net), byref(err))
+    if rc and not err.file:  # weft_cluster_network's: say which keywords
+        raise WeftError(_lib.text(err.msg), where, 0, 0, _lib.text(err.field), rc)
+    check_rc(rc, err)
+    net.file = where.encode()
+
+
+def load_network(kw, net, sources):
+    """network= (a file or dict) or cluster= with npus= (cli/inputs.c)."""
+    zoo = zoo_dir(kw.get("zoo"))
+    if kw.get("cluster") is not None:
+        cluster_network(kw["cluster"], int_value("npus", kw["npus"], 2, MAX_NPUS), net, zoo)
+    else:
+        read_network(kw["network"], net, sources, zoo)
+
+
+def read_cost_model(v, cm, sources):
+    err = new_error()
+    if is_path(v):
+        rc = lib.weft_cost_model_read(_lib.path_arg(v), byref(cm), byref(err))
+    elif isinstance(v, dict):
+        rc = lib.weft_cost_model_parse(to_text(v, "<cost_model>", sources), b"<cost_model>",
+                                       byref(cm), byref(err))
+    else:
+        raise fail("cost_model: expected a file name or a dict, got %s" % type(v).__name__,
+                   "cost_model")
+    check_rc(rc, err, sources)
+
+
+def read_communicator(v, comm, sources):
+    err = new_error()
+    if is_path(v):
+        rc = lib.weft_communicator_read(_lib.path_arg(v), byref(comm), byref(err))
+    elif isinstance(v, dict):
+        rc = lib.weft_communicator_parse(to_text(v, "<communicator>", sources),
+                                         b"<communicator>", byref(comm), byref(err))
+    else:
+        raise fail("communicator: expected a file name or a dict, got %s" % type(v).__name__,
+                   "communicator")
+    check_rc(rc, err, sources)
+
+
+def read_workload(v):
+    """A workload pointer (the caller frees it) and its job name: a file, or
+    ASTRA-sim 1.0 text (a str with a line break)."""
+    err = new_error()
+    wl = c_void_p()
+    if isinstance(v, str) and "\n" in v:
+        rc = lib.weft_workload_parse(v.encode(), b"<workload>", byref(wl), byref(err))
+        name = "workload"
+    elif is_path(v):
+        p = os.fsdecode(v)
+        rc = lib.weft_workload_read(_lib.path_arg(v), byref(wl), byref(err))
+        name = p.rsplit("/", 1)[-1].split(".", 1)[0]  # as the CLI names the job
+    else:
+        raise fail("workload: expected a file name or ASTRA-sim text, got %s" %
+                   type(v).__name__, "workload")
+    check_rc(rc, err)
+    return wl, name.encode()[:_lib.NAME_LEN - 1]
+
+
+# ------------------------------------------------------------------ model options
+class ModelOpts:
+    """model, device, zoo and the parallelization (cli_model_opts_apply)."""
+
+    def __init__(self, kw):
+        par = _lib.WeftParallel()
+        lib.weft_parallel_default(byref(par))
+        self.par = par
+        self.model = kw.get("model")
+        self.device = kw.get("device") or "a100"
+        self.device_given = given(kw, "device")
+        self.zoo = zoo_dir(kw.get("zoo"))
+        self.dp_given = given(kw, "dp")
+        self.stages = None
+        for k, field, lo, hi in (("tp", "tp", 1, 1 << 24), ("pp", "pp", 1, 1 << 24),
+                                 ("dp", "dp", 1, 1 << 24), ("ep", "ep", 1, 1 << 24),
+                                 ("mb", "micro_batch", 1, 1 << 24),
+                                 ("vp", "virtual_stages", 1, 1 << 16),
+                                 ("zero", "zero_stage", 0, 3)):
+            if kw.get(k) is not None:
+                setattr(par, field, int_value(k, kw[k], lo, hi))
+        par.sequence_parallel = 1 if kw.get("sp") else 0
+        rc_mode = kw.get("recompute")
+        par.recompute = 1 if rc_mode else 0  # True alone: full, as --recompute alone
+        if isinstance(rc_mode, str) and rc_mode:
+            mode = ctypes.c_int()
+            if lib.weft_recompute_parse(rc_mode.encode(), byref(mode), byref(new_error())):
+                raise fail("recompute=%r: expected none, selective or full" % rc_mode,
+                           "recompute")
+            par.recompute = mode.value
+        if kw.get("pp_layers") is not None:
+            layers = [int_value("pp_layers", x, 1, 1 << 24) for x in items("pp_layers",
+                                                                          kw["pp_layers"])]
+            if not layers or len(layers) > MAX_STAGES:
+                raise fail("pp_layers: expected 1 to %d layer counts" % MAX_STAGES, "pp_layers")
+            self.stages = (ctypes.c_int * len(layers))(*layers)
+            par.stage_layers = self.stages
+            par.nstage_layers = len(layers)
+            if kw.get("pp") is None:
+                par.pp = len(layers)  # the list says how many stages
+        if kw.get("order") is not None:
+            order = kw["order"]
+            if not isinstance(order, str):
+                order = ",".join(str(x) for x in order)
+            err = new_error()
+            if lib.weft_parallel_order_parse(order.encode(), par.order, byref(err)):
+                raise fail("order=%r: %s" % (kw["order"], _lib.text(err.msg)), "order")
+        if kw.get("efficiency") is not None:
+            par.efficiency = number("efficiency", kw["efficiency"], 0.0, True, 1.0,
+                                    "a number in (0, 1]")
+
+    def load(self, net=None):
+        """The model and device; dp from the NPUs tp x pp leave on net."""
+        from . import _libx
+        err = new_error()
+        m, d = _libx.WeftModel(), _libx.WeftDevice()
+        if not self.device_given and net is not None and net.cluster_device:
+            self.device = _lib.text(net.cluster_device)  # the cluster's GPU
+        rc = lib.weft_zoo_model(self.zoo.encode(), _lib.path_arg(self.model), byref(m),
+                                byref(err))
+        if not rc:
+            rc = lib.weft_zoo_device(self.zoo.encode(), self.device.encode(), byref(d),
+                                     byref(err))
+        check_rc(rc, err)
+        if not self.dp_given and net is not None:
+            n = lib.weft_network_npus_total(byref(net))
+            tp_pp = float(self.par.tp) * self.par.pp
+            if n / tp_pp != float(int(n / tp_pp)):
+                raise WeftError("tp x pp = %.0f does not divide the network's %.0f NPUs" %
+                                (tp_pp, n), _lib.text(net.file), 0, 0, "tp")
+            self.par.dp = int(n / tp_pp)
+        return m, d
+
+
+def check_inputs(scenario, kw):
+    """cli_inputs_check: a scenario or files, model options with a model."""
+    if scenario is not None and any(given(kw, k) for k in
+                                    ("network", "cluster", "npus", "workload", "communicator",
+                                     "cost_model", "model")):
+        raise fail("give a scenario or network/cluster/workload/communicator/cost_model/model, "
+                   "not both")
+    if given(kw, "cluster") and given(kw, "network"):
+        raise fail("give network or cluster, not both (a network names its cluster with "
+                   "'Cluster: NAME')", "cluster")
+    if given(kw, "cluster") != given(kw, "npus"):
+        raise fail("cluster needs npus (the GPUs of its network)" if given(kw, "cluster") else
+                   "npus goes with cluster (a network file gives its own NPUs)", "npus")
+    if given(kw, "npus"):
+        int_value("npus", kw["npus"], 2, MAX_NPUS)
+    if not given(kw, "model"):
+        for k in MODEL_KEYS:
+            if k not in ("model", "zoo") and given(kw, k):
+                raise fail("%s goes with model (a job from the model zoo)" % k, k)
+
+
+def _load_files(s, kw):
+    missing = [k for k in ("network", "workload", "communicator", "cost_model")
+               if kw.get(k) is None and not (k == "network" and given(kw, "cluster"))]
+    if missing:
+        raise fail("missing %s (or give a scenario, or model=...)" % ", ".join(missing),
+                   missing[0])
+    sc = s.sc
+    load_network(kw, sc.net, s.sources)
+    read_cost_model(kw["cost_model"], sc.cost, s.sources)
+    read_communicator(kw["communicator"], sc.comm[0], s.sources)
+    wl, name = read_workload(kw["workload"])
+    sc.workload[0] = wl
+    sc.njobs = 1  # sc owns the workload from here
+    sc.weight[0] = 1.0
+    sc.job_name[0].value = name
+    err = new_error()
+    rc = lib.weft_communicator_check(byref(sc.comm[0]), byref(sc.net), byref(err))
+    if not rc:
+        rc = lib.weft_cost_per_gbps(byref(sc.net), byref(sc.cost),
+                                    (c_double * _lib.MAX_DIMS)(), byref(err))
+    check_rc(rc, err, s.sources)
+
+
+def _load_model(s, kw):
+    has_net = given(kw, "network") or given(kw, "cluster")
+    if not has_net or kw.get("cost_model") is None:
+        need = ([] if has_net else ["network (or cluster)"]) + \
+            ([] if kw.get("cost_model") is not None else ["cost_model"])
+        raise fail("model needs %s" % " and ".join(need), need[0].split()[0])
+    for k in ("workload", "communicator"):
+        if kw.get(k) is not None:
+            raise fail("model generates the workload and communicator: drop %s" % k, k)
+    mo = ModelOpts(kw)
+    if not mo.dp_given:
+        mo.par.dp = 0  # NPUs / (tp x pp), on the network read below
+    sc = s.sc
+    load_network(kw, sc.net, s.sources)
+    read_cost_model(kw["cost_model"], sc.cost, s.sources)
+    err = new_error()
+    rc = lib.weft_cost_per_gbps(byref(sc.net), byref(sc.cost), (c_double * _lib.MAX_DIMS)(),
+                                byref(err))
+    check_rc(rc, err, s.sources)
+    device = kw.get("device")  # None: the network's cluster's GPU, else a100
+    rc = lib.weft_scenario_add_model_job(s.ptr, mo.zoo.encode(), _lib.path_arg(mo.model),
+                                         device.encode() if device else None, byref(mo.par),
+                                         byref(err))
+    if rc and not err.file and rc != EINVAL:  # the generator's: say whose
+        raise WeftError("model %s: %s" % (mo.model, _lib.text(err.msg)), "", err.line, err.col,
+                        _lib.text(err.field), rc)
+    check_rc(rc, err, s.sources)
+    s.keep.append(mo)
+    rc = lib.weft_communicator_check(byref(sc.comm[0]), byref(sc.net), byref(err))
+    check_rc(rc, err, s.sources)
+
+
+def apply_options(s, kw):
+    """Constraints, objective and loop on top of what was read."""
+    sc = s.sc
+    err = new_error()
+    cons = kw.get("constraint")
+    for c in [cons] if isinstance(cons, str) else list(cons or ()):
+        if not isinstance(c, str):
+            raise fail("constraint %r: expected text such as 'sum = 1000'" % (c,), "constraint")
+        if lib.weft_constraints_parse(byref(sc.cons), c.encode(), sc.net.ndims, byref(err)):
+            raise WeftError("constraint %r: column %d: %s" % (c, err.col, _lib.text(err.msg)),
+                            "", 0, err.col, _lib.text(err.field) or "constraint", err.code)
+    if kw.get("objective") is not None:
+        sc.objective = choose("objective", kw["objective"], "perf", "perf-per-cost")
+    if kw.get("loop") is not None:
+        sc.loop = choose("loop", kw["loop"], "no-overlap", "tp-dp-overlap")
+
+
+def load(scenario, kw):
+    """A Scenario from the inputs (the caller frees it)."""
+    check_inputs(scenario, kw)
+    s = Scenario()
+    try:
+        if scenario is not None:
+            err = new_error()
+            zoo = zoo_dir(kw.get("zoo")).encode()
+            if isinstance(scenario, dict):
+                rc = lib.weft_scenario_parse(to_text(scenario, "<scenario>", s.sources),
+                                             b"<scenario>", zoo, s.ptr, byref(err))
+            elif is_path(scenario):
+                rc = lib.weft_scenario_read_zoo(_lib.path_arg(scenario), zoo, s.ptr, byref(err))
+            else:
+                raise fail("scenario: expected a file name or a dict, got %s" %
+                           type(scenario).__name__, "scenario")
+            check_rc(rc, err, s.sources)
+        elif given(kw, "model"):
+            _load_model(s, kw)
+        else:
+            _load_files(s, kw)
+        apply_options(s, kw)
+    except BaseException:
+        s.free()
+        raise
+    return s
+
+
+def create_problem(spec, sources=None):
+    """weft_problem_create: the problem pointer (the caller frees it)."""
+    p, err = c_void_p(), new_error()
+    rc = lib.weft_problem_create(byref(spec), byref(p), byref(err))
+    check_rc(rc, err, sources)
+    return p

@@ -1,0 +1,223 @@
+# _lib.py — finding and loading libweft.so, the structs of the inputs and the
+# bandwidth problem mirrored with ctypes (include/weft/*.h) and checked against
+# the library's own sizes; _libx.py has the rest, bound when first needed.
+import ctypes
+import os
+from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_int, c_size_t, c_void_p
+
+# include/weft/core.h and the other headers' limits
+MAX_DIMS = 16
+MAX_COST_CLASSES = 32
+MAX_CONSTRAINTS = 64
+MAX_JOBS = 16
+MAX_GROUPS = 8
+NAME_LEN = 64
+PATH_LEN = 512
+NPHASES = 3
+MAX_MODEL_LAYERS = 128
+MAX_CHOICES = 64
+TOPO_MAX_TABLES = 1024
+REFINE_MAX_ITER = 32
+
+_D = c_double * MAX_DIMS
+_I = c_int * MAX_DIMS
+_NAME = c_char * NAME_LEN
+_PATH = c_char * PATH_LEN
+
+
+def _s(name, fields):
+    """A ctypes Structure named after its C type, fields in C order."""
+    return type(name, (Structure,), {"_fields_": fields})
+
+
+# ------------------------------------------------------------------ core, inputs
+WeftError = _s("WeftError", [("code", c_int), ("file", _PATH), ("line", c_int), ("col", c_int),
+                             ("field", _NAME), ("msg", c_char * 256)])
+WeftNetwork = _s("WeftNetwork", [
+    ("ndims", c_int), ("topology", _I), ("npus", _I), ("cost_dim", _NAME * MAX_DIMS),
+    ("line", _I), ("file", _PATH), ("efficiency", _D), ("latency_ns", _D), ("design_gbps", _D),
+    ("cluster", _NAME), ("cluster_device", _NAME)])
+WeftCostClass = _s("WeftCostClass", [
+    ("name", _NAME), ("link_usd_per_gbps", c_double), ("switch_usd_per_gbps", c_double),
+    ("nic_usd_per_gbps", c_double), ("has_link", c_int), ("has_switch", c_int),
+    ("has_nic", c_int), ("line", c_int)])
+WeftCostModel = _s("WeftCostModel", [("nclasses", c_int),
+                                     ("cls", WeftCostClass * MAX_COST_CLASSES), ("file", _PATH)])
+WeftPhaseSpec = _s("WeftPhaseSpec", [("compute_ns", c_double), ("coll", c_int),
+                                     ("size_bytes", c_double), ("group", c_int)])
+WeftLayer = _s("WeftLayer", [("name", _NAME), ("phase", WeftPhaseSpec * NPHASES),
+                             ("update_ns", c_double), ("line", c_int)])
+WeftWorkload = _s("WeftWorkload", [
+    ("nlayers", c_int), ("capacity", c_int), ("layers", POINTER(WeftLayer)),
+    ("policy", c_char * 128), ("ngroups", c_int), ("group_name", (c_char * 16) * MAX_GROUPS),
+    ("file", _PATH)])
+WeftCommunicator = _s("WeftCommunicator", [
+    ("ndims", c_int), ("group", _I * NPHASES), ("line", c_int * NPHASES), ("nextra", c_int),
+    ("extra", _I * MAX_GROUPS), ("extra_name", (c_char * 16) * MAX_GROUPS),
+    ("extra_line", c_int * MAX_GROUPS), ("file", _PATH)])
+WeftConstraint = _s("WeftConstraint", [("coef", _D), ("cost_coef", c_double), ("rhs", c_double),
+                                       ("rel", c_int), ("text", c_char * 128)])
+WeftConstraints = _s("WeftConstraints", [("n", c_int), ("c", WeftConstraint * MAX_CONSTRAINTS)])
+WeftScenario = _s("WeftScenario", [
+    ("net", WeftNetwork), ("cost", WeftCostModel), ("njobs", c_int),
+    ("workload", c_void_p * MAX_JOBS), ("comm", WeftCommunicator * MAX_JOBS),
+    ("weight", c_double * MAX_JOBS), ("job_name", _NAME * MAX_JOBS), ("cons", WeftConstraints),
+    ("objective", c_int), ("loop", c_int), ("file", _PATH)])
+
+# ------------------------------------------------------------------ problem
+WeftJob = _s("WeftJob", [("workload", c_void_p), ("comm", POINTER(WeftCommunicator)),
+                         ("weight", c_double), ("name", _NAME)])
+WeftSpec = _s("WeftSpec", [
+    ("net", POINTER(WeftNetwork)), ("cost", POINTER(WeftCostModel)), ("njobs", c_int),
+    ("jobs", WeftJob * MAX_JOBS), ("cons", POINTER(WeftConstraints)), ("objective", c_int),
+    ("loop", c_int)])
+WeftSettings = _s("WeftSettings", [("gap_tol", c_double), ("max_iter", c_int)])
+WeftJobTime = _s("WeftJobTime", [("time_ns", c_double), ("compute_ns", c_double),
+                                 ("comm_ns", c_double * NPHASES),
+                                 ("exposed_comm_ns", c_double * NPHASES)])
+WeftEval = _s("WeftEval", [("time_ns", c_double), ("cost_usd", c_double),
+                           ("perf_per_cost", c_double), ("job", WeftJobTime * MAX_JOBS)])
+WeftResult = _s("WeftResult", [
+    ("status", c_int), ("ndims", c_int), ("bw_gbps", _D), ("dim_flags", _I), ("eval", WeftEval),
+    ("objective", c_double), ("lower_bound", c_double), ("gap", c_double),
+    ("iterations", c_int), ("tie_broken", c_int), ("nconflict", c_int),
+    ("conflict", c_int * MAX_CONSTRAINTS), ("message", c_char * 256)])
+
+# ------------------------------------------------------------------ parallelization
+WeftParallel = _s("WeftParallel", [
+    ("tp", c_int), ("pp", c_int), ("dp", c_int), ("ep", c_int), ("micro_batch", c_int),
+    ("virtual_stages", c_int), ("sequence_parallel", c_int), ("zero_stage", c_int),
+    ("recompute", c_int), ("order", c_int * 3), ("efficiency", c_double),
+    ("act_bytes", c_double), ("param_bytes", c_double), ("grad_bytes", c_double),
+    ("optimizer_bytes", c_double), ("stage_layers", POINTER(c_int)), ("nstage_layers", c_int),
+    ("optimizer_step", c_int)])
+
+MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftCostModel, WeftPhaseSpec, WeftLayer,
+            WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints, WeftScenario,
+            WeftJob, WeftSpec, WeftSettings, WeftJobTime, WeftEval, WeftResult, WeftParallel)
+
+# ------------------------------------------------------------------ functions
+P = POINTER
+_ERR = P(WeftError)
+# name: (restype, argtypes); every function of this group the package calls.
+PROTOS = {
+    "weft_version": (c_char_p, []),
+    "weft_sizeof": (c_size_t, [c_char_p]),
+    "weft_strerror": (c_char_p, [c_int]),
+    "weft_error_clear": (None, [_ERR]),
+    "weft_error_format": (c_char_p, [_ERR, c_char_p, c_size_t]),
+    "weft_topology_name": (c_char_p, [c_int]),
+    "weft_network_npus_total": (c_double, [P(WeftNetwork)]),
+    "weft_network_read": (c_int, [c_char_p, P(WeftNetwork), _ERR]),
+    "weft_network_read_zoo": (c_int, [c_char_p, c_char_p, P(WeftNetwork), _ERR]),
+    "weft_network_parse": (c_int, [c_char_p, c_char_p, c_char_p, P(WeftNetwork), _ERR]),
+    "weft_cost_model_read": (c_int, [c_char_p, P(WeftCostModel), _ERR]),
+    "weft_cost_model_parse": (c_int, [c_char_p, c_char_p, P(WeftCostModel), _ERR]),
+    "weft_communicator_read": (c_int, [c_char_p, P(WeftCommunicator), _ERR]),
+    "weft_communicator_parse": (c_int, [c_char_p, c_char_p, P(WeftCommunicator), _ERR]),
+    "weft_communicator_check": (c_int, [P(WeftCommunicator), P(WeftNetwork), _ERR]),
+    "weft_cost_per_gbps": (c_int, [P(WeftNetwork), P(WeftCostModel), P(c_double), _ERR]),
+    "weft_workload_read": (c_int, [c_char_p, P(c_void_p), _ERR]),
+    "weft_workload_parse": (c_int, [c_char_p, c_char_p, P(c_void_p), _ERR]),
+    "weft_workload_create": (c_void_p, []),
+    "weft_workload_free": (None, [c_void_p]),
+    "weft_constraints_parse": (c_int, [P(WeftConstraints), c_char_p, c_int, _ERR]),
+    "weft_scenario_create": (P(WeftScenario), []),
+    "weft_scenario_free": (None, [P(WeftScenario)]),
+    "weft_scenario_read_zoo": (c_int, [c_char_p, c_char_p, P(WeftScenario), _ERR]),
+    "weft_scenario_parse": (c_int, [c_char_p, c_char_p, c_char_p, P(WeftScenario), _ERR]),
+    "weft_scenario_spec": (None, [P(WeftScenario), P(WeftSpec)]),
+    "weft_scenario_add_model_job": (c_int, [P(WeftScenario), c_char_p, c_char_p, c_char_p,
+                                            P(WeftParallel), _ERR]),
+    "weft_objective_name": (c_char_p, [c_int]),
+    "weft_loop_name": (c_char_p, [c_int]),
+    "weft_status_name": (c_char_p, [c_int]),
+    "weft_settings_default": (None, [P(WeftSettings)]),
+    "weft_problem_create": (c_int, [P(WeftSpec), P(c_void_p), _ERR]),
+    "weft_problem_free": (None, [c_void_p]),
+    "weft_problem_solve": (c_int, [c_void_p, P(WeftSettings), P(WeftResult)]),
+    "weft_problem_evaluate": (c_int, [c_void_p, P(c_double), P(WeftEval)]),
+    "weft_problem_equal_bw": (c_int, [c_void_p, P(c_double), c_char_p, c_size_t]),
+    "weft_spec_phase_compute": (None, [P(WeftSpec), c_int, P(c_double)]),
+    "weft_spec_dim_bytes": (None, [P(WeftSpec), c_int, P(c_double)]),
+    "weft_astra_network_write": (c_int, [c_char_p, P(WeftNetwork), P(c_double), P(c_double),
+                                         _ERR]),
+    "weft_recompute_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_parallel_default": (None, [P(WeftParallel)]),
+    "weft_parallel_order_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+}
+
+
+class WeftLoadError(ImportError):
+    """libweft.so cannot be found or does not match this package."""
+
+
+def _candidates():
+    """Where libweft.so is looked for, in order (see python/README.md)."""
+    env = os.environ.get("WEFT_LIB")
+    if env:
+        return [env], True
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = [os.path.join(here, n) for n in ("libweft.so.0", "libweft.so")]
+    # the repository's build/, two levels up from python/weft/
+    out.append(os.path.join(os.path.dirname(os.path.dirname(here)), "build", "libweft.so.0"))
+    out.append("libweft.so.0")  # the system loader (make install, ldconfig)
+    return out, False
+
+
+def load():
+    """The library, its prototypes set and its struct sizes checked."""
+    paths, forced = _candidates()
+    lib, tried = None, []
+    for p in paths:
+        if os.sep in p and not os.path.exists(p) and not forced:
+            tried.append(p + " (absent)")
+            continue
+        try:
+            lib = ctypes.CDLL(p)
+            break
+        except OSError as e:
+            tried.append("%s (%s)" % (p, e))
+    if lib is None:
+        raise WeftLoadError("weft: cannot load libweft.so: tried " + "; ".join(tried) +
+                            " (run make, or set WEFT_LIB to the library's path)")
+    bind(lib, PROTOS, MIRRORED)
+    return lib
+
+
+def bind(lib, protos, structs):
+    """Set each function's prototype and check each struct's size."""
+    for name, (res, args) in protos.items():
+        try:
+            f = getattr(lib, name)
+        except AttributeError:
+            raise WeftLoadError("weft: %s has no %s: it is older than this package (rebuild it "
+                                "with make)" % (lib._name, name)) from None
+        f.restype, f.argtypes = res, args
+    check_abi(lib, structs)
+
+
+def check_abi(lib, structs=MIRRORED):
+    """Each mirrored struct must be as large as the library's: a header
+    changed without this package (or an old library) fails here, not later."""
+    bad = []
+    for t in structs:
+        n = lib.weft_sizeof(t.__name__.encode())
+        if n != ctypes.sizeof(t):
+            bad.append("%s: library %d bytes, package %d" % (t.__name__, n, ctypes.sizeof(t)))
+    if bad:
+        raise WeftLoadError("weft: %s (version %s) does not match this package's structs: %s"
+                            % (lib._name, lib.weft_version().decode(), "; ".join(bad)))
+
+
+def text(b):
+    """A C char array or char* as str (bytes that are not UTF-8 replaced)."""
+    if isinstance(b, bytes):
+        return b.decode("utf-8", "replace")
+    return bytes(b).split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
+def path_arg(p):
+    """A path (str, bytes, os.PathLike) as bytes for the library."""
+    return os.fsencode(p)
+

@@ -1,0 +1,125 @@
+# _optimize.py — weft.optimize: the CLI's `weft optimize --json` as a dict
+# (cli/optimize.c, cli/report.c), over the same library calls.
+import ctypes
+from ctypes import byref, c_double
+
+from . import _inputs, _lib
+from ._core import VERSION, lib, new_error, nums, num, number
+from ._lib import text
+
+OPTIMIZE_KEYS = (_inputs.INPUT_KEYS + _inputs.MODEL_KEYS +
+                 ("gap_tol", "export_astra", "refine_with_sim"))
+STATUS_SOLVED = 0
+DIM_UNUSED = 1
+
+
+def settings(kw):
+    st = _lib.WeftSettings()
+    lib.weft_settings_default(byref(st))
+    if kw.get("gap_tol") is not None:
+        st.gap_tol = number("gap_tol", kw["gap_tol"], 0.0, True)
+    return st
+
+
+def eval_dict(ev, bw, D):
+    return {"bw_gbps": nums(bw, D), "time_ns": num(ev.time_ns), "cost_usd": num(ev.cost_usd),
+            "time_x_cost_ns_usd": num(ev.perf_per_cost)}
+
+
+def report(spec, sc, res, equal, equal_bw, equal_none):
+    """report_json's object."""
+    D, solved = res.ndims, res.status == STATUS_SOLVED
+    net = spec.net.contents
+    cons = [text(spec.cons.contents.c[i].text) for i in range(spec.cons.contents.n)] \
+        if spec.cons else []
+    out = {
+        "weft_version": VERSION,
+        "objective": lib.weft_objective_name(spec.objective).decode(),
+        "loop": lib.weft_loop_name(spec.loop).decode(),
+        "status": lib.weft_status_name(res.status).decode(),
+        "gap": num(res.gap),
+        "lower_bound": num(res.lower_bound) if solved else None,
+        "iterations": res.iterations,
+        "message": text(res.message),
+        "constraints": cons,
+        "conflicts": [cons[res.conflict[i]] for i in range(res.nconflict)],
+        "dims": [{"dim": d + 1, "topology": lib.weft_topology_name(net.topology[d]).decode(),
+                  "npus": net.npus[d], "bw_gbps": num(res.bw_gbps[d]) if solved else None,
+                  "used": not (res.dim_flags[d] & DIM_UNUSED)} for d in range(D)],
+    }
+    if not solved:
+        out.update({"bw_gbps": None, "time_ns": None, "cost_usd": None, "equal_bw": None})
+        return out
+    o = res.eval
+    out["bw_gbps"] = nums(res.bw_gbps, D)
+    out["time_ns"] = num(o.time_ns)
+    out["cost_usd"] = num(o.cost_usd)
+    out["time_x_cost_ns_usd"] = num(o.perf_per_cost)
+    out["tie_broken"] = bool(res.tie_broken)
+    out["jobs"] = [{"name": text(sc.job_name[j]), "weight": num(spec.jobs[j].weight),
+                    "time_ns": num(o.job[j].time_ns), "compute_ns": num(o.job[j].compute_ns),
+                    "comm_ns": nums(o.job[j].comm_ns, 3),
+                    "exposed_comm_ns": nums(o.job[j].exposed_comm_ns, 3)}
+                   for j in range(spec.njobs)]
+    if equal is not None:
+        out["equal_bw"] = eval_dict(equal, equal_bw, D)
+        out["speedup"] = num(equal.time_ns / o.time_ns) if o.time_ns else None
+    else:
+        out["equal_bw"] = None
+        out["equal_bw_none"] = equal_none
+        out["speedup"] = None
+    return out
+
+
+def optimize(scenario=None, **kw):
+    """Solve the bandwidth problem exactly; `weft optimize --json` as a dict.
+
+    Inputs as the CLI takes them: a scenario (a file name or a dict shaped as
+    the YAML file), or network=, workload=, communicator=, cost_model= (file
+    names; the YAML ones may be dicts, the workload ASTRA-sim text), or
+    model= (with tp=, pp=, dp=, ep=, mb=, vp=, sp=, zero=, recompute=,
+    order=, efficiency=, pp_layers=, device=, zoo=) with network= and
+    cost_model=. Then constraint= (one expression or a list), objective=
+    ("perf" | "perf-per-cost"), loop= ("no-overlap" | "tp-dp-overlap"),
+    gap_tol=, export_astra= (a file name). A problem without a solution
+    returns its dict (status "infeasible", "unbounded", ... and the message,
+    as the CLI prints it before exiting 1); bad input raises WeftError.
+    refine_with_sim=True runs `weft optimize --refine-with-sim`, taking
+    weft.simulate's settings (chunks=, latency_ns=, ...)."""
+    if kw.get("refine_with_sim"):
+        from ._sim import refine
+        return refine(scenario, kw)
+    _inputs.check_keywords("optimize", kw, OPTIMIZE_KEYS)
+    st = settings(kw)
+    s = _inputs.load(scenario, kw)
+    prob = None
+    try:
+        spec = s.spec()
+        prob = _inputs.create_problem(spec, s.sources)
+        res = _lib.WeftResult()
+        lib.weft_problem_solve(prob, byref(st), byref(res))
+        solved = res.status == STATUS_SOLVED
+        equal = equal_bw = equal_none = None
+        if solved:  # the best equal split that meets the constraints, if any
+            bw = (c_double * _lib.MAX_DIMS)()
+            why = ctypes.create_string_buffer(256)
+            if lib.weft_problem_equal_bw(prob, bw, why, 256):
+                equal = _lib.WeftEval()
+                lib.weft_problem_evaluate(prob, bw, byref(equal))
+                equal_bw = bw
+            else:
+                equal_none = text(why.value)
+        path = kw.get("export_astra")
+        if path is not None and solved:
+            err = new_error()
+            rc = lib.weft_astra_network_write(_lib.path_arg(path), byref(s.sc.net), res.bw_gbps,
+                                              None, byref(err))
+            if rc:
+                raise s.sources.error(rc, err)
+        return report(spec, s.sc, res, equal, equal_bw, equal_none)
+    finally:
+        lib.weft_problem_free(prob)
+        s.free()
+
+
+

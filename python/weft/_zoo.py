@@ -1,0 +1,164 @@
+# _zoo.py — weft.zoo and weft.workload: `weft zoo --json` and `weft workload
+# --json` as dicts (cli/zoo.c, cli/workload.c), over the same library calls.
+import ctypes
+import math
+import os
+from ctypes import byref, c_int, c_void_p
+
+from . import _inputs, _lib, _libx
+from ._core import ENOMEM, WeftError, fail, lib, new_error, zoo_dir
+from ._inputs import check_rc
+from ._lib import text
+
+ARCH = ("transformer", "dlrm", "cnn")
+
+
+def _whole(v):
+    """zoo's numbers: whole ones exactly (as ints), others as they are."""
+    if not math.isfinite(v):
+        return None
+    return int(v) if v == math.floor(v) and abs(v) < 1e15 else v
+
+
+def _model_dict(m):
+    out = {"name": text(m.name), "title": text(m.title), "source": text(m.source),
+           "file": text(m.file), "arch": ARCH[m.arch], "global_batch": m.global_batch}
+    if m.arch == 0:
+        for k in ("seq_len", "layers", "hidden", "heads", "kv_heads", "ffn_hidden"):
+            out[k] = getattr(m, k)
+        out["ffn"] = "swiglu" if m.ffn_matrices == 3 else "gelu"
+        for k in ("vocab", "experts", "top_k", "moe_every"):
+            out[k] = getattr(m, k)
+    elif m.arch == 1:
+        out["tables"] = m.tables
+        out["table_rows"] = _whole(m.table_rows)
+        for k in ("emb_dim", "pooling", "nbottom"):
+            out[k] = getattr(m, k)
+    out["params"] = _whole(lib.weft_model_params(byref(m)))
+    if m.arch != 0:
+        out["expanded_layers"] = [
+            {"name": text(l.name), "fwd_flops": _whole(l.fwd_flops), "params": _whole(l.params),
+             "act_elems": _whole(l.act_elems)} for l in m.layer[:m.nlayers]]
+    return out
+
+
+def zoo(name=None, zoo=None):
+    """The model zoo: `weft zoo --json` (models and devices) as a dict, or
+    with name (a zoo name or a model .yml) `weft zoo NAME --json`. zoo= is
+    the zoo directory ($WEFT_ZOO, else the source tree's data/zoo)."""
+    d = zoo_dir(zoo).encode()
+    err = new_error()
+    if name is not None:
+        m = _libx.WeftModel()
+        check_rc(lib.weft_zoo_model(d, _lib.path_arg(name), byref(m), byref(err)), err)
+        return _model_dict(m)
+    n, nd = c_int(), c_int()
+    check_rc(lib.weft_zoo_list(d, None, 0, byref(n), byref(err)), err)
+    cap = n.value
+    names = ((ctypes.c_char * _lib.NAME_LEN) * max(cap, 1))()
+    check_rc(lib.weft_zoo_list(d, names, cap, byref(n), byref(err)), err)
+    models = []
+    for i in range(min(n.value, cap)):  # a file added between the two calls is left out
+        m = _libx.WeftModel()
+        check_rc(lib.weft_zoo_model(d, names[i].value, byref(m), byref(err)), err)
+        models.append({"name": text(m.name), "arch": ARCH[m.arch],
+                       "params": _whole(lib.weft_model_params(byref(m))),
+                       "title": text(m.title), "source": text(m.source)})
+    check_rc(lib.weft_zoo_devices(d, None, 0, byref(nd), byref(err)), err)
+    cap = nd.value
+    devs = (_libx.WeftDevice * max(cap, 1))()
+    check_rc(lib.weft_zoo_devices(d, devs, cap, byref(nd), byref(err)), err)
+    devices = [{"name": text(v.name), "title": text(v.title), "peak_flops": _whole(v.peak_flops),
+                "hbm_bytes": _whole(v.hbm_bytes), "hbm_bytes_per_s": _whole(v.hbm_bytes_per_s),
+                "source": text(v.source)} for v in devs[:min(nd.value, cap)]]
+    out = {"models": models, "devices": devices}
+    if os.path.exists(os.path.join(zoo_dir(zoo), "clusters.yml")):
+        nc = c_int()
+        check_rc(lib.weft_zoo_clusters(d, None, 0, byref(nc), byref(err)), err)
+        cap = nc.value
+        cs = (_libx.WeftCluster * max(cap, 1))()
+        check_rc(lib.weft_zoo_clusters(d, cs, cap, byref(nc), byref(err)), err)
+        clusters = [{"name": text(c.name), "title": text(c.title), "device": text(c.device),
+                     "source": text(c.source),
+                     "tiers": [{"name": text(t.name),
+                                "topology": lib.weft_topology_name(t.topology).decode(),
+                                "npus": t.npus, "cost": text(t.cost), "bw_gbps": _whole(t.bw_gbps),
+                                "efficiency": _whole(t.efficiency),
+                                "latency_ns": _whole(t.latency_ns)} for t in c.tier[:c.ntiers]]}
+                    for c in cs[:min(nc.value, cap)]]
+        if clusters:  # the CLI leaves the key out when there are none
+            out["clusters"] = clusters
+    return out
+
+
+WORKLOAD_KEYS = _inputs.MODEL_KEYS + ("network", "output", "compact")
+
+
+def _write(prefix, wl, comm):
+    """PREFIX.txt and PREFIX.comm.yml, both or neither (weft_out_commit_all)."""
+    prefix = os.fsdecode(prefix)
+    if not prefix:
+        raise fail("output: expected a file prefix, got ''", "output")
+    paths = (prefix + ".txt", prefix + ".comm.yml")
+    outs = [c_void_p(), c_void_p()]
+    err = new_error()
+    try:
+        for o, p in zip(outs, paths):
+            check_rc(lib.weft_out_open(os.fsencode(p), byref(o), byref(err)), err)
+        rc = lib.weft_workload_emit(outs[0], wl, byref(err))
+        if not rc:
+            rc = lib.weft_communicator_emit(outs[1], byref(comm), byref(err))
+        check_rc(rc, err)
+        both = (c_void_p * 2)(outs[0], outs[1])
+        outs = None  # commit_all frees them, whatever happens
+        check_rc(lib.weft_out_commit_all(both, 2, byref(err)), err)
+    finally:
+        if outs is not None:
+            lib.weft_out_discard(outs[0])
+            lib.weft_out_discard(outs[1])
+    return paths
+
+
+def workload(model=None, **kw):
+    """A zoo model's per-NPU workload under a parallelization: `weft workload
+    --json` as a dict. network= (a file or dict) is required; tp=, pp=, ...
+    as weft.optimize's; compact=True merges identical layers; output=PREFIX
+    writes PREFIX.txt and PREFIX.comm.yml (both or neither), whose names the
+    dict's "workload" and "communicator" then give (None without output)."""
+    _inputs.check_keywords("workload", kw, WORKLOAD_KEYS)
+    if model is None and kw.get("model") is None:
+        raise fail("workload needs model and network", "model")
+    kw = dict(kw, model=model if model is not None else kw["model"])
+    if kw.get("network") is None:
+        raise fail("workload needs model and network", "network")
+    mo = _inputs.ModelOpts(kw)
+    net = _lib.WeftNetwork()
+    src = _inputs.Sources()
+    _inputs.read_network(kw["network"], net, src, mo.zoo)
+    m, d = mo.load(net)
+    wl = lib.weft_workload_create()
+    if not wl:
+        raise WeftError("out of memory", code=ENOMEM)
+    try:
+        comm, gi, err = _lib.WeftCommunicator(), _libx.WeftGenInfo(), new_error()
+        rc = lib.weft_generate(byref(m), byref(d), byref(mo.par), byref(net),
+                               1 if kw.get("compact") else 0, wl, byref(comm), byref(gi),
+                               byref(err))
+        check_rc(rc, err, src)
+        paths = (None, None)
+        if kw.get("output") is not None:
+            paths = _write(kw["output"], wl, comm)
+        p, mem = mo.par, gi.mem
+        nlayers = ctypes.cast(wl, ctypes.POINTER(_lib.WeftWorkload)).contents.nlayers
+        return {"model": text(m.name), "device": text(d.name), "tp": p.tp, "pp": p.pp,
+                "dp": p.dp, "ep": p.ep, "micro_batch": p.micro_batch,
+                "microbatches": gi.microbatches, "layers": nlayers,
+                "bubble_fraction": gi.bubble_fraction, "tokens": gi.tokens,
+                "model_flops": gi.model_flops, "hw_flops": gi.hw_flops,
+                "memory_bytes": {"params": mem.params_bytes, "grads": mem.grads_bytes,
+                                 "optimizer": mem.optimizer_bytes,
+                                 "activations": mem.activations_bytes,
+                                 "total": mem.total_bytes, "capacity": mem.capacity_bytes},
+                "workload": paths[0], "communicator": paths[1]}
+    finally:
+        lib.weft_workload_free(wl)

@@ -1,0 +1,255 @@
+/* cluster.c — cluster presets (data/zoo/clusters.yml, docs/zoo.md
+ * "Clusters"): reading them, building a network from one, applying one to a
+ * network read from a file. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "io/limits.h"
+#include "io/yaml.h"
+#include "weft.h"
+
+static const char *const CLUSTER_KEYS[] = {"title", "device", "tiers", "source", NULL};
+static const char *const TIER_KEYS[] = {"name",    "topology",   "npus",       "cost",
+                                        "bw_gbps", "efficiency", "latency_ns", NULL};
+
+/* Text under key (required when need) into out[size]. */
+static int text(const WeftYamlNode *map, const char *key, int need, const char *file, char *out,
+                size_t size, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
+  if (!v) {
+    if (!need) return WEFT_OK;
+    return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, key, "missing key '%s'",
+                          key);
+  }
+  char got[96];
+  weft_yaml_describe(v, got, sizeof got);
+  if (v->kind != WEFT_YAML_SCALAR || v->len == 0)
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key,
+                          "%s must be text, got %s", key, got);
+  if (v->len >= size)
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key,
+                          "%s is longer than %zu characters", key, size - 1);
+  memcpy(out, v->text, v->len + 1);
+  return WEFT_OK;
+}
+
+/* A required number under key in range. */
+static int number(const WeftYamlNode *map, const char *key, const char *file, WeftRange range,
+                  double *out, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
+  if (!v)
+    return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, key, "missing key '%s'",
+                          key);
+  return weft_yaml_double_in(v, file, key, NULL, &range, out, err);
+}
+
+static int topology(const WeftYamlNode *map, const char *file, WeftTopology *out,
+                    WeftError *err) {
+  char t[WEFT_NAME_LEN];
+  int rc = text(map, "topology", 1, file, t, sizeof t, err);
+  if (rc) return rc;
+  for (int k = WEFT_RING; k <= WEFT_SWITCH; k++)
+    if (strcasecmp(t, weft_topology_name((WeftTopology)k)) == 0) {
+      *out = (WeftTopology)k;
+      return WEFT_OK;
+    }
+  const WeftYamlNode *v = weft_yaml_get(map, "topology", NULL);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "topology",
+                        "unknown topology '%s' (expected Ring, FullyConnected or Switch)", t);
+}
+
+/* Tier i of n: every tier but the last joins a fixed number of GPUs. */
+static int parse_tier(const WeftYamlNode *v, int i, int n, const char *file, WeftClusterTier *t,
+                      WeftError *err) {
+  int rc;
+  if ((rc = weft_yaml_expect(v, WEFT_YAML_MAPPING, file, "tiers", err)) ||
+      (rc = weft_yaml_check_keys(v, TIER_KEYS, file, err)) ||
+      (rc = text(v, "name", 1, file, t->name, sizeof t->name, err)) ||
+      (rc = topology(v, file, &t->topology, err)) ||
+      (rc = text(v, "cost", 1, file, t->cost, sizeof t->cost, err)) ||
+      (rc = number(v, "bw_gbps", file, WEFT_RANGE_ZOO_FIGURE, &t->bw_gbps, err)) ||
+      (rc = number(v, "efficiency", file, WEFT_RANGE_(0.0, 1, 1), &t->efficiency, err)) ||
+      (rc = number(v, "latency_ns", file, WEFT_RANGE_TIME_NS, &t->latency_ns, err)))
+    return rc;
+  const WeftYamlNode *nv = weft_yaml_get(v, "npus", NULL);
+  if (i == n - 1) {
+    if (nv)
+      return weft_error_set(err, WEFT_EINPUT, file, nv->line, nv->col, "npus",
+                            "the last tier ('%s') joins the rest of the cluster: remove 'npus'",
+                            t->name);
+    return WEFT_OK;
+  }
+  if (!nv)
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "npus",
+                          "missing key 'npus' (every tier but the last joins a fixed number "
+                          "of GPUs)");
+  if ((rc = weft_yaml_int(nv, file, "npus", NULL, &t->npus, err))) return rc;
+  if (t->npus < 2 || t->npus > WEFT_MAX_NPUS)
+    return weft_error_set(err, WEFT_EINPUT, file, nv->line, nv->col, "npus",
+                          "npus must be 2..%d, got %d", WEFT_MAX_NPUS, t->npus);
+  return WEFT_OK;
+}
+
+/* One entry of clusters.yml: name -> {title, device, tiers, source}. */
+static int parse_cluster(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
+                         WeftCluster *c, WeftError *err) {
+  int rc;
+  memset(c, 0, sizeof *c);
+  if (k->len == 0 || k->len >= WEFT_NAME_LEN)
+    return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, k->text,
+                          "cluster name must have 1 to %d characters", WEFT_NAME_LEN - 1);
+  memcpy(c->name, k->text, k->len + 1);
+  snprintf(c->title, sizeof c->title, "%s", c->name);
+  if ((rc = weft_yaml_expect(v, WEFT_YAML_MAPPING, file, k->text, err)) ||
+      (rc = weft_yaml_check_keys(v, CLUSTER_KEYS, file, err)) ||
+      (rc = text(v, "title", 0, file, c->title, sizeof c->title, err)) ||
+      (rc = text(v, "device", 0, file, c->device, sizeof c->device, err)) ||
+      (rc = text(v, "source", 0, file, c->source, sizeof c->source, err)))
+    return rc;
+  const WeftYamlNode *tiers = weft_yaml_get(v, "tiers", NULL);
+  if (!tiers)
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "tiers",
+                          "missing key 'tiers'");
+  if ((rc = weft_yaml_expect(tiers, WEFT_YAML_SEQUENCE, file, "tiers", err))) return rc;
+  if (tiers->n < 1 || tiers->n > WEFT_MAX_DIMS)
+    return weft_error_set(err, WEFT_EINPUT, file, tiers->line, tiers->col, "tiers",
+                          "tiers must have 1 to %d entries, got %d", WEFT_MAX_DIMS, tiers->n);
+  for (int i = 0; i < tiers->n; i++)
+    if ((rc = parse_tier(tiers->child[i], i, tiers->n, file, &c->tier[i], err))) return rc;
+  c->ntiers = tiers->n;
+  return WEFT_OK;
+}
+
+/* "unknown cluster 'x' (did you mean 'y'? available: a, b)". */
+static int unknown(const WeftYamlNode *root, const char *path, const char *want, WeftError *err) {
+  enum { SHOW = 32 };
+  const char *names[SHOW + 1];
+  char list[200] = "", hint[WEFT_NAME_LEN];
+  size_t used = 0;
+  int n = root->n < SHOW ? root->n : SHOW;
+  for (int i = 0; i < n; i++) names[i] = weft_yaml_key(root, i)->text;
+  names[n] = NULL;
+  for (int i = 0; i < root->n; i++) {
+    const WeftYamlNode *k = weft_yaml_key(root, i);
+    if (used + k->len + 8 >= sizeof list) {
+      snprintf(list + used, sizeof list - used, ", ...");
+      break;
+    }
+    used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", k->text);
+  }
+  weft_yaml_suggest(names, want, strlen(want), hint, sizeof hint);
+  if (hint[0])
+    return weft_error_set(err, WEFT_EINPUT, path, 0, 0, "cluster",
+                          "unknown cluster '%s' (did you mean '%s'? available: %s)", want, hint,
+                          list);
+  return weft_error_set(err, WEFT_EINPUT, path, 0, 0, "cluster",
+                        "unknown cluster '%s' (available: %s)", want, list);
+}
+
+/* Parse every cluster of zoo_dir/clusters.yml (all are checked); copy the
+ * one called want (when non-NULL) into *one, the first max into cs. */
+static int read_clusters(const char *zoo_dir, const char *want, WeftCluster *one, WeftCluster *cs,
+                         int max, int *count, WeftError *err) {
+  char path[WEFT_PATH_LEN];
+  WeftYamlNode *root = NULL;
+  int rc, found = 0;
+  if (!zoo_dir) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no zoo directory given");
+  if (snprintf(path, sizeof path, "%s/clusters.yml", zoo_dir) >= (int)sizeof path)
+    return weft_error_set(err, WEFT_EINVAL, zoo_dir, 0, 0, NULL, "zoo path too long");
+  if ((rc = weft_yaml_load_file(path, &root, err))) return rc;
+  if (!root || root->kind != WEFT_YAML_MAPPING || root->n == 0) {
+    char got[96];
+    weft_yaml_describe(root, got, sizeof got);
+    rc = weft_error_set(err, WEFT_EINPUT, path, root ? root->line : 0, root ? root->col : 0, NULL,
+                        "expected a mapping of cluster names to their tiers, got %s", got);
+    goto done;
+  }
+  for (int i = 0; i < root->n; i++) {
+    WeftCluster c;
+    if ((rc = parse_cluster(weft_yaml_key(root, i), weft_yaml_value(root, i), path, &c, err)))
+      goto done;
+    if (i < max) cs[i] = c;
+    if (want && strcmp(c.name, want) == 0) {
+      *one = c;
+      found = 1;
+    }
+  }
+  if (count) *count = root->n;
+  if (want && !found) rc = unknown(root, path, want, err);
+done:
+  weft_yaml_free(root);
+  return rc;
+}
+
+int weft_zoo_cluster(const char *zoo_dir, const char *name, WeftCluster *c, WeftError *err) {
+  if (!name || !name[0] || !c)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "cluster", "no cluster name given");
+  return read_clusters(zoo_dir, name, c, NULL, 0, NULL, err);
+}
+
+int weft_zoo_clusters(const char *zoo_dir, WeftCluster *cs, int max, int *count,
+                      WeftError *err) {
+  if (count) *count = 0;
+  if (!count || (max > 0 && !cs))
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "weft_zoo_clusters: bad arguments");
+  return read_clusters(zoo_dir, NULL, NULL, cs, max, count, err);
+}
+
+int weft_cluster_apply(const WeftCluster *c, WeftNetwork *net, WeftError *err) {
+  if (!c || !net) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no cluster or network");
+  if (net->ndims > c->ntiers)
+    return weft_error_set(err, WEFT_EINPUT, net->file, net->line[c->ntiers], 0, "Cluster",
+                          "the network has %d dims, cluster %s has %d tier%s", net->ndims,
+                          c->name, c->ntiers, c->ntiers == 1 ? "" : "s");
+  for (int d = 0; d < net->ndims; d++) {
+    const WeftClusterTier *t = &c->tier[d];
+    if (net->topology[d] != t->topology)
+      return weft_error_set(err, WEFT_EINPUT, net->file, net->line[d], 0, "Topology",
+                            "dim %d is a %s, cluster %s's tier %d (%s) is a %s", d + 1,
+                            weft_topology_name(net->topology[d]), c->name, d + 1, t->name,
+                            weft_topology_name(t->topology));
+    if (t->npus > 0 && net->npus[d] > t->npus)
+      return weft_error_set(err, WEFT_EINPUT, net->file, net->line[d], 0, "NpusCount",
+                            "dim %d has %d NPUs, cluster %s's tier %d (%s) joins %d", d + 1,
+                            net->npus[d], c->name, d + 1, t->name, t->npus);
+  }
+  for (int d = 0; d < net->ndims; d++) {  /* checked: now fill, all or nothing */
+    const WeftClusterTier *t = &c->tier[d];
+    if (net->efficiency[d] == 0.0) net->efficiency[d] = t->efficiency;
+    if (net->latency_ns[d] == 0.0) net->latency_ns[d] = t->latency_ns;
+    if (net->design_gbps[d] == 0.0) net->design_gbps[d] = t->bw_gbps;
+  }
+  snprintf(net->cluster, sizeof net->cluster, "%s", c->name);
+  snprintf(net->cluster_device, sizeof net->cluster_device, "%s", c->device);
+  return WEFT_OK;
+}
+
+int weft_cluster_network(const WeftCluster *c, int npus, WeftNetwork *net, WeftError *err) {
+  if (!c || !net || c->ntiers < 1)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no cluster or network");
+  if (npus < 2 || npus > WEFT_MAX_NPUS)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "npus", "npus must be 2..%d, got %d",
+                          WEFT_MAX_NPUS, npus);
+  memset(net, 0, sizeof *net);
+  snprintf(net->file, sizeof net->file, "cluster %s", c->name);
+  int left = npus, d = 0;
+  for (; d < c->ntiers && left > 1; d++) {
+    const WeftClusterTier *t = &c->tier[d];
+    int n = left;
+    if (t->npus > 0 && left > t->npus) {  /* a full unit of this tier, the rest outside */
+      if (left % t->npus)
+        return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "npus",
+                              "%d GPUs are not whole units of cluster %s's tier %d (%s: %d "
+                              "GPUs)",
+                              npus, c->name, d + 1, t->name, t->npus);
+      n = t->npus;
+    }
+    net->topology[d] = t->topology;
+    net->npus[d] = n;
+    snprintf(net->cost_dim[d], sizeof net->cost_dim[d], "%s", t->cost);
+    left /= n;
+  }
+  net->ndims = d;
+  return weft_cluster_apply(c, net, err);
+}

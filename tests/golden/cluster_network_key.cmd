@@ -1,0 +1,1 @@
+optimize --model megatron-22b --tp 8 --recompute --network tests/golden/inputs/net_cluster.yml --cost-model data/validation/cost.yml --zoo data/zoo --constraint "B1 = 300" --constraint "B2 = 25" --json

@@ -1,0 +1,1 @@
+optimize --model megatron-22b --tp 8 --cluster dgx-a100 --npus 12 --cost-model data/validation/cost.yml --zoo data/zoo
