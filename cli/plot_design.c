@@ -122,6 +122,10 @@ static int write_data(PlotRun *r, const Fig *fg, int logy) {
     double c = (k ? pd->equal_compute_ns : pd->compute_ns) / 1e6, comm = 0.0;
     const double *cm = k ? pd->equal_comm_ns : pd->comm_ns;
     char lab[32], cl[32];
+    if (k && !isfinite(pd->equal_time_ns)) { /* no EqualBW: no bars, no labels */
+      fputs("2 NaN NaN NaN NaN \"\" NaN NaN NaN \"\"\n", f);
+      continue;
+    }
     fprintf(f, "%d %.9g", k + 1, c);
     for (int ph = 0; ph < WEFT_NPHASES; ph++) fprintf(f, " %.9g", c += cm[ph] / 1e6);
     plot_fmt_value(lab, sizeof lab, c);
@@ -204,10 +208,11 @@ static void script_bw(FILE *g, const PlotData *pd, double x0, double w, double h
           "set key top right horizontal box opaque samplen 1.5\n"
           "plot d.'bw.dat' u ($1-0.2):2:($1-0.38):($1-0.02):(%g):2 w boxxyerror "
           "lc rgb '%s' t 'chosen', \\\n"
-          "  '' u ($1+0.2):3:($1+0.02):($1+0.38):(%g):3 w boxxyerror lc rgb '%s' t 'EqualBW', \\\n"
+          "  '' u ($1+0.2):3:($1+0.02):($1+0.38):(%g):3 w boxxyerror lc rgb '%s' %s, \\\n"
           "  '' u ($1-0.2):2:4 w labels offset 0,0.7 font ',9' notitle, \\\n"
           "  '' u ($1+0.2):3:5 w labels offset 0,0.7 font ',9' notitle\n",
-          base, PLOT_COLOR_CHOSEN, base, PLOT_COLOR_EQUAL);
+          base, PLOT_COLOR_CHOSEN, base, PLOT_COLOR_EQUAL,
+          isfinite(pd->equal_time_ns) ? "t 'EqualBW'" : "notitle"); /* none: no key entry */
 }
 
 /* The designs' names under their bars: "chosen\ncost 13.8 M$". */
