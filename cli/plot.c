@@ -21,7 +21,8 @@
 #define PLOT_LOG_LINES 8      /* lines of gnuplot's own messages shown when it fails */
 #define PLOT_PX_PER_INCH 150  /* a PDF is the PNG's size at this resolution: 1500 px = 10 in */
 #define PLOT_PDF_FONT 1.2      /* text in a PDF, relative to the PNG's */
-#define PLOT_NO_PDFCAIRO 77   /* the probe's exit status when gnuplot lacks pdfcairo */
+#define PLOT_NO_PDFCAIRO 77
+#define PLOT_MAX_TICS 6       /* tick intervals on a linear axis, at most */   /* the probe's exit status when gnuplot lacks pdfcairo */
 
 struct PlotRun {
   PlotFormat fmt;
@@ -400,6 +401,13 @@ void plot_set_range(FILE *g, char axis, const PlotSpan *s, int log_axis) {
   }
   double pad = 0.05 * (s->hi - s->lo);
   if (pad <= 0.0) pad = 0.05 * s->hi;
-  double lo = s->zero ? 0.0 : fmax(0.0, s->lo - pad);
-  fprintf(g, "set %crange [%.9g:%.9g]\n", axis, lo, s->hi + pad);
+  double lo = s->zero ? 0.0 : fmax(0.0, s->lo - pad), hi = s->hi + pad;
+  fprintf(g, "set %crange [%.9g:%.9g]\n", axis, lo, hi);
+  /* at most PLOT_MAX_TICS intervals of 1, 2 or 5 x 10^k: gnuplot's own
+   * choice crowds the labels of a PDF's larger text */
+  double step = pow(10.0, floor(log10((hi - lo) / PLOT_MAX_TICS)));
+  if ((hi - lo) / step > PLOT_MAX_TICS) step *= 2;
+  if ((hi - lo) / step > PLOT_MAX_TICS) step *= 2.5;
+  if ((hi - lo) / step > PLOT_MAX_TICS) step *= 2;
+  if (step > 0 && isfinite(step)) fprintf(g, "set %ctics %.9g\n", axis, step);
 }
