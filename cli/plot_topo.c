@@ -122,8 +122,10 @@ static void merge_same(const WeftEvalPoint *p, int n, Curve *c, int nc, int *idx
                fabs(p[idx[i]].time_ns - p[jdx[i]].time_ns) <= 1e-9 * p[jdx[i]].time_ns;
       if (!same || m != mj) continue;
       c[k].same_as = j;
+      char add[sizeof c[k].name];
+      memcpy(add, c[k].name, sizeof add);
       size_t len = strlen(c[j].name);
-      snprintf(c[j].name + len, sizeof c[j].name - len, " = %s", c[k].name);
+      snprintf(c[j].name + len, sizeof c[j].name - len, " = %s", add);
     }
   free(jdx);
 }
@@ -201,7 +203,7 @@ static int body(PlotRun *r, FILE *g, const void *ctx) {
   const char *cost_name;
   double div = plot_cost_unit(max_usd, &cost_name);
   for (int k = 0; k < nc; k++) {
-    char name[16];
+    char name[24];
     snprintf(name, sizeof name, "c%d.dat", k);
     FILE *f = plot_data(r, name);
     if (!f) {
