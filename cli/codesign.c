@@ -21,7 +21,8 @@
  * --constraint can each be repeated. */
 enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
        O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
-       O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
+       O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST,
+       O_ATTN, O_FP8, O_GRADB, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
        O_PLOT, O_PROGRESS, O_HELP, O_COUNT };
 
 static const CliOpt opts[O_COUNT] = {
@@ -57,6 +58,10 @@ static const CliOpt opts[O_COUNT] = {
     [O_SP_LIST] = {"--sp-list", "LIST", "sequence parallelism to search: 0,1 (instead of --sp)"},
     [O_RC_LIST] = {"--recompute-list", "LIST", "recomputation to search, e.g. none,selective,full"},
     [O_VP_LIST] = {"--interleave", "LIST", "model chunks per stage to search, e.g. 1,2 (default 1)"},
+    [O_CP_LIST] = {"--cp-list", "LIST", "context-parallel degrees to search, e.g. 1,2,4 (default 1)"},
+    [O_ATTN] = {"--attention", "standard|flash", "attention kernel (default standard)"},
+    [O_FP8] = {"--fp8", NULL, "linear layers' GEMMs in FP8 at the device's FP8 rate"},
+    [O_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default 1)"},
     [O_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 0 < X <= 1 (default: per-operator model)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap per solve (default 1e-9)"},
@@ -199,7 +204,9 @@ static int knob_lists(const Args *a, WeftCodesignSpec *spec) {
        int_list(O_ZERO_LIST, a->val[O_ZERO_LIST], 0, 3, 4, spec->zero, &spec->nzero)) ||
       (a->val[O_SP_LIST] && int_list(O_SP_LIST, a->val[O_SP_LIST], 0, 1, 2, spec->sp, &spec->nsp)) ||
       (a->val[O_VP_LIST] &&
-       int_list(O_VP_LIST, a->val[O_VP_LIST], 1, 1 << 16, WEFT_MAX_CHOICES, spec->vp, &spec->nvp)))
+       int_list(O_VP_LIST, a->val[O_VP_LIST], 1, 1 << 16, WEFT_MAX_CHOICES, spec->vp, &spec->nvp)) ||
+      (a->val[O_CP_LIST] &&
+       int_list(O_CP_LIST, a->val[O_CP_LIST], 1, 1 << 24, WEFT_MAX_CHOICES, spec->cp, &spec->ncp)))
     return -1;
   const char *v = a->val[O_RC_LIST];
   for (const char *s = v; s;) {
@@ -228,7 +235,22 @@ static int base_parallel(const Args *a, WeftParallel *p) {
   if (a->val[O_ZERO] && int_opt(O_ZERO, a->val[O_ZERO], 0, 3, &p->zero_stage)) return -1;
   if (a->val[O_EP] && int_opt(O_EP, a->val[O_EP], 1, 1 << 24, &p->ep)) return -1;
   p->sequence_parallel = a->val[O_SP] != NULL;
+  p->fp8 = a->val[O_FP8] != NULL;
   if (recompute_opt(opts[O_RECOMPUTE].name, a->val[O_RECOMPUTE], &p->recompute)) return -1;
+  if (a->val[O_ATTN]) {
+    WeftError err;
+    if (weft_attention_parse(a->val[O_ATTN], &p->attention, &err)) {
+      cli_fail("--attention '%s': expected standard or flash", a->val[O_ATTN]);
+      return -1;
+    }
+  }
+  if (a->val[O_GRADB]) {
+    if (strcmp(a->val[O_GRADB], "2") && strcmp(a->val[O_GRADB], "4")) {
+      cli_fail("--grad-bytes must be 2 or 4, got '%s'", a->val[O_GRADB]);
+      return -1;
+    }
+    p->grad_bytes = a->val[O_GRADB][0] - '0';
+  }
   if (a->val[O_ORDER]) {
     WeftError err;
     if (weft_parallel_order_parse(a->val[O_ORDER], p->order, &err)) {

@@ -37,7 +37,7 @@ void cs_order(const WeftParDim order[3], char *buf, size_t size) {
 }
 
 /* The order, then the knobs the spec searches (its lists), e.g.
- * "TP-PP-DP z1 sp1 selective vp2"; only the order when none is searched. */
+ * "TP-PP-DP z1 sp1 selective vp2 cp2"; only the order when none is searched. */
 static void order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, char *buf,
                         size_t size) {
   cs_order(par->order, buf, size);
@@ -47,7 +47,9 @@ static void order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, c
     k += (size_t)snprintf(buf + k, size - k, " sp%d", par->sequence_parallel);
   if (spec->nrc > 0 && k < size)
     k += (size_t)snprintf(buf + k, size - k, " %s", weft_recompute_name(par->recompute));
-  if (spec->nvp > 0 && k < size) snprintf(buf + k, size - k, " vp%d", par->virtual_stages);
+  if (spec->nvp > 0 && k < size)
+    k += (size_t)snprintf(buf + k, size - k, " vp%d", par->virtual_stages);
+  if (spec->ncp > 0 && k < size) snprintf(buf + k, size - k, " cp%d", par->cp);
 }
 
 /* ------------------------------------------------------------ summary */

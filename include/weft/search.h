@@ -61,6 +61,9 @@ typedef struct {
   int nsp, sp[2];
   int nrc, rc[3];
   int nvp, vp[WEFT_MAX_CHOICES];
+  /* Context-parallel degrees to search (outermost of the knobs; dp =
+   * NPUs / (tp x cp x pp), a point with no whole dp INVALID); 0: base's cp. */
+  int ncp, cp[WEFT_MAX_CHOICES];
 } WeftCodesignSpec;
 
 typedef struct {

@@ -24,6 +24,9 @@ WeftModel = _s("WeftModel", [
     ("global_batch", c_int), ("seq_len", c_int), ("layers", c_int), ("hidden", c_int),
     ("heads", c_int), ("kv_heads", c_int), ("ffn_hidden", c_int), ("vocab", c_int),
     ("ffn_matrices", c_int), ("experts", c_int), ("top_k", c_int), ("moe_every", c_int),
+    ("shared_experts", c_int), ("moe_ffn_hidden", c_int), ("first_dense", c_int),
+    ("bidirectional", c_int), ("q_lora_rank", c_int), ("kv_lora_rank", c_int),
+    ("qk_nope_head_dim", c_int), ("qk_rope_head_dim", c_int), ("v_head_dim", c_int),
     ("tables", c_int), ("emb_dim", c_int), ("pooling", c_int), ("table_rows", c_double),
     ("nbottom", c_int), ("nlayers", c_int), ("layer", WeftModelLayer * MAX_MODEL_LAYERS),
     ("file", _PATH)])
@@ -58,7 +61,7 @@ WeftCodesignSpec = _s("WeftCodesignSpec", [
     ("pp", c_int * MAX_CHOICES), ("nmb", c_int), ("mb", c_int * MAX_CHOICES),
     ("all_orders", c_int), ("nzero", c_int), ("zero", c_int * 4), ("nsp", c_int),
     ("sp", c_int * 2), ("nrc", c_int), ("rc", c_int * 3), ("nvp", c_int),
-    ("vp", c_int * MAX_CHOICES)])
+    ("vp", c_int * MAX_CHOICES), ("ncp", c_int), ("cp", c_int * MAX_CHOICES)])
 WeftDesignPoint = _s("WeftDesignPoint", [
     ("net", c_int), ("par", WeftParallel), ("status", c_int), ("time_ns", c_double),
     ("cost_usd", c_double), ("objective", c_double), ("bw_gbps", _D),
@@ -139,6 +142,7 @@ PROTOS = {
     "weft_zoo_devices": (c_int, [c_char_p, P(WeftDevice), c_int, P(c_int), _ERR]),
     "weft_zoo_list": (c_int, [c_char_p, c_void_p, c_int, P(c_int), _ERR]),
     "weft_model_params": (c_double, [P(WeftModel)]),
+    "weft_model_active_params": (c_double, [P(WeftModel)]),
     "weft_recompute_name": (c_char_p, [c_int]),
     "weft_generate": (c_int, [P(WeftModel), P(WeftDevice), P(WeftParallel), P(WeftNetwork),
                               c_int, c_void_p, P(WeftCommunicator), P(WeftGenInfo), _ERR]),

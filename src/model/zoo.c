@@ -14,11 +14,14 @@
 #define COMMON_KEYS "name", "title", "source", "arch", "global_batch"
 static const char *const TRANSFORMER_KEYS[] = {
     COMMON_KEYS, "seq_len", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
-    "ffn",       "vocab",   "moe",    NULL};
+    "ffn",       "vocab",   "moe",    "mask",   "mla",   NULL};
 static const char *const DLRM_KEYS[] = {COMMON_KEYS,  "embeddings", "dense_features",
                                         "bottom_mlp", "top_mlp",    "interaction", NULL};
 static const char *const CNN_KEYS[] = {COMMON_KEYS, "input", "layers", "batch_norm", NULL};
-static const char *const MOE_KEYS[] = {"experts", "top_k", "every", NULL};
+static const char *const MOE_KEYS[] = {"experts",     "top_k",      "every",
+                                       "shared_experts", "ffn_hidden", "first_dense", NULL};
+static const char *const MLA_KEYS[] = {"q_lora_rank",      "kv_lora_rank", "qk_nope_head_dim",
+                                       "qk_rope_head_dim", "v_head_dim",   NULL};
 static const char *const EMB_KEYS[] = {"tables", "rows", "dim", "pooling", NULL};
 static const char *const DEVICE_KEYS[] = {
     "title",          "peak_tflops",    "hbm_gib", "hbm_gbps", "source", "fp8_tflops",
@@ -105,6 +108,19 @@ static void stem(const char *path, char *out) {
 
 /* ------------------------------------------------------------------ transformer */
 
+/* An optional count >= 0 under key (0 when absent). */
+static int opt_count(const WeftYamlNode *map, const char *key, const char *file, int *out,
+                     WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
+  *out = 0;
+  if (!v) return WEFT_OK;
+  int rc = weft_yaml_int(v, file, key, NULL, out, err);
+  if (!rc && *out < 0)
+    rc = weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key, "%s must be >= 0, got %d",
+                        key, *out);
+  return rc;
+}
+
 static int read_moe(const WeftYamlNode *r, const char *file, WeftModel *m, WeftError *err) {
   const WeftYamlNode *moe = weft_yaml_get(r, "moe", NULL);
   int rc;
@@ -113,16 +129,60 @@ static int read_moe(const WeftYamlNode *r, const char *file, WeftModel *m, WeftE
       (rc = weft_yaml_check_keys(moe, MOE_KEYS, file, err)) ||
       (rc = weft_zoo_int(moe, "experts", 0, file, &m->experts, err)) ||
       (rc = weft_zoo_int(moe, "top_k", 0, file, &m->top_k, err)) ||
-      (rc = weft_zoo_int(moe, "every", 1, file, &m->moe_every, err)))
+      (rc = weft_zoo_int(moe, "every", 1, file, &m->moe_every, err)) ||
+      (rc = opt_count(moe, "shared_experts", file, &m->shared_experts, err)) ||
+      (rc = opt_count(moe, "first_dense", file, &m->first_dense, err)))
+    return rc;
+  if (weft_yaml_get(moe, "ffn_hidden", NULL) &&
+      (rc = weft_zoo_int(moe, "ffn_hidden", 0, file, &m->moe_ffn_hidden, err)))
     return rc;
   const WeftYamlNode *k = weft_yaml_get(moe, "top_k", NULL), *e = weft_yaml_get(moe, "every", NULL);
+  const WeftYamlNode *fd = weft_yaml_get(moe, "first_dense", NULL);
   if (m->top_k > m->experts)
     return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, "top_k",
                           "top_k (%d) must not exceed experts (%d)", m->top_k, m->experts);
   if (e && m->moe_every > m->layers)
     return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, "every",
                           "every (%d) must not exceed layers (%d)", m->moe_every, m->layers);
+  if (fd && m->first_dense >= m->layers)
+    return weft_error_set(err, WEFT_EINPUT, file, fd->line, fd->col, "first_dense",
+                          "first_dense (%d) must be below layers (%d)", m->first_dense, m->layers);
   return WEFT_OK;
+}
+
+/* Multi-head latent attention: kv_lora_rank and the three head widths
+ * required, q_lora_rank optional (0: queries projected directly). */
+static int read_mla(const WeftYamlNode *r, const char *file, WeftModel *m, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(r, "mla", NULL);
+  int rc;
+  if (!v) return WEFT_OK;
+  if ((rc = weft_yaml_expect(v, WEFT_YAML_MAPPING, file, "mla", err)) ||
+      (rc = weft_yaml_check_keys(v, MLA_KEYS, file, err)) ||
+      (rc = opt_count(v, "q_lora_rank", file, &m->q_lora_rank, err)) ||
+      (rc = weft_zoo_int(v, "kv_lora_rank", 0, file, &m->kv_lora_rank, err)) ||
+      (rc = weft_zoo_int(v, "qk_nope_head_dim", 0, file, &m->qk_nope_head_dim, err)) ||
+      (rc = weft_zoo_int(v, "qk_rope_head_dim", 0, file, &m->qk_rope_head_dim, err)) ||
+      (rc = weft_zoo_int(v, "v_head_dim", 0, file, &m->v_head_dim, err)))
+    return rc;
+  const WeftYamlNode *kv = weft_yaml_get(r, "kv_heads", NULL);
+  if (kv)
+    return weft_error_set(err, WEFT_EINPUT, file, kv->line, kv->col, "kv_heads",
+                          "kv_heads does not apply with mla (every head has its keys and values)");
+  return WEFT_OK;
+}
+
+/* `mask: causal` (default) or `bidirectional`. */
+static int read_mask(const WeftYamlNode *r, const char *file, WeftModel *m, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(r, "mask", NULL);
+  if (!v) return WEFT_OK;
+  if (v->kind == WEFT_YAML_SCALAR && (!strcmp(v->text, "causal") || !strcmp(v->text, "bidirectional"))) {
+    m->bidirectional = !strcmp(v->text, "bidirectional");
+    return WEFT_OK;
+  }
+  char got[96];
+  weft_yaml_describe(v, got, sizeof got);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "mask",
+                        "mask must be causal or bidirectional, got %s", got);
 }
 
 /* An int key read already must be <= max (limits.h); said at its node. */
@@ -147,7 +207,8 @@ static int read_transformer(const WeftYamlNode *r, const char *file, WeftModel *
     return rc;
   const WeftYamlNode *heads = weft_yaml_get(r, "heads", NULL);
   const WeftYamlNode *kv = weft_yaml_get(r, "kv_heads", NULL);
-  if (m->hidden % m->heads)
+  if ((rc = read_mla(r, file, m, err)) || (rc = read_mask(r, file, m, err))) return rc;
+  if (m->kv_lora_rank == 0 && m->hidden % m->heads) /* MLA gives its head widths */
     return weft_error_set(err, WEFT_EINPUT, file, heads->line, heads->col, "heads",
                           "heads (%d) must divide hidden (%d)", m->heads, m->hidden);
   if (kv && m->heads % m->kv_heads)
@@ -321,25 +382,54 @@ int weft_model_read(const char *path, WeftModel *m, WeftError *err) {
   return read_model(path, NULL, m, err);
 }
 
+int weft_model_moe_layers(const WeftModel *m, int lo, int hi) {
+  if (m->experts <= 0) return 0;
+  int every = m->moe_every > 0 ? m->moe_every : 1;
+  if (lo <= m->first_dense) lo = m->first_dense + 1;
+  return hi < lo ? 0 : hi / every - (lo - 1) / every;
+}
+
+double weft_model_attention_params(const WeftModel *m) {
+  double h = m->hidden, a = m->heads;
+  if (m->kv_lora_rank > 0) { /* MLA: latents (with their RMSNorm), up-projections, output */
+    double ql = m->q_lora_rank, kl = m->kv_lora_rank, rope = m->qk_rope_head_dim;
+    double dqk = m->qk_nope_head_dim + rope, dv = m->v_head_dim;
+    double q = ql > 0 ? h * ql + ql + ql * a * dqk : h * a * dqk;
+    return q + h * (kl + rope) + kl + kl * a * (m->qk_nope_head_dim + dv) + a * dv * h;
+  }
+  double kv = (m->kv_heads > 0 ? m->kv_heads : a) * (h / a);  /* K and V widths (GQA) */
+  return 2.0 * h * h + 2.0 * h * kv + (m->ffn_matrices == 2 ? 2.0 * h + 2.0 * kv : 0.0);
+}
+
 /* Parameters of a transformer. Two families, told apart by the FFN:
  * GeLU (GPT, BERT): biases everywhere, LayerNorm (gamma, beta), learned
  * positions, output layer tied to the token embedding; SwiGLU (LLaMA,
- * Mixtral): no biases, RMSNorm (gamma), rotary positions, untied output. */
-static double transformer_params(const WeftModel *m) {
+ * Mixtral): no biases, RMSNorm (gamma), rotary positions, untied output.
+ * active = 1: the parameters one token goes through (top_k routed experts). */
+static double transformer_params(const WeftModel *m, int active) {
   double h = m->hidden, f = m->ffn_hidden, v = m->vocab, s = m->seq_len, e = m->experts;
-  double kv = (double)m->kv_heads * (h / m->heads);  /* K and V widths (GQA) */
+  double fe = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : f;
   int gpt = m->ffn_matrices == 2;
-  double attn = 2.0 * h * h + 2.0 * h * kv + (gpt ? 2.0 * h + 2.0 * kv : 0.0);
+  double attn = weft_model_attention_params(m);
   double ffn = m->ffn_matrices * h * f + (gpt ? f + h : 0.0);
+  double expert = m->ffn_matrices * h * fe + (gpt ? fe + h : 0.0);
   double norm = gpt ? 2.0 * h : h;
-  double l = m->layers, moe = m->experts > 0 ? (double)(m->layers / m->moe_every) : 0.0;
-  return l * (attn + 2.0 * norm) + (l - moe) * ffn + moe * (e * ffn + h * e) + v * h +
-         (gpt ? s * h : v * h) + norm;
+  double l = m->layers, moe = weft_model_moe_layers(m, 1, m->layers);
+  double routed = active ? m->top_k : e;
+  return l * (attn + 2.0 * norm) + (l - moe) * ffn +
+         moe * ((routed + m->shared_experts) * expert + h * e) + v * h + (gpt ? s * h : v * h) +
+         norm;
+}
+
+double weft_model_active_params(const WeftModel *m) {
+  if (m && m->arch == WEFT_ARCH_TRANSFORMER)
+    return m->heads > 0 ? transformer_params(m, 1) : 0.0;
+  return weft_model_params(m);
 }
 
 double weft_model_params(const WeftModel *m) {
   if (!m) return 0.0;
-  if (m->arch == WEFT_ARCH_TRANSFORMER) return m->heads > 0 ? transformer_params(m) : 0.0;
+  if (m->arch == WEFT_ARCH_TRANSFORMER) return m->heads > 0 ? transformer_params(m, 0) : 0.0;
   double p = 0.0;
   for (int i = 0; i < m->nlayers; i++) p += m->layer[i].params;
   if (m->arch == WEFT_ARCH_DLRM) p += m->tables * m->table_rows * m->emb_dim;

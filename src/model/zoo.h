@@ -21,4 +21,11 @@ int weft_zoo_layer(WeftModel *m, const char *name, double fwd_flops, double para
 /* CNN: `input` and `layers` of root expanded into m->layer[] (zoo_cnn.c). */
 int weft_zoo_cnn(const WeftYamlNode *root, const char *file, WeftModel *m, WeftError *err);
 
+/* MoE layers among layers lo..hi (1-based): every moe_every-th layer past
+ * the first_dense dense ones; 0 for dense models. */
+int weft_model_moe_layers(const WeftModel *m, int lo, int hi);
+/* One layer's attention parameters: Q, K, V and output projections (GQA,
+ * biases in the GeLU family), or MLA's latent and up-projections. */
+double weft_model_attention_params(const WeftModel *m);
+
 #endif

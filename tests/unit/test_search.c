@@ -260,6 +260,23 @@ static void test_points_counts(void) {
   if (n == 4) CHECK(pts[0].par.dp == 4 && pts[1].par.dp == 2 && pts[2].par.dp == 1 &&
                     pts[3].par.dp == 0);
   free(pts);
+  /* context parallelism searched, the outermost knob: tp 2, pp {1,2,4,8}
+   * x cp {1, 2}: dp = 8 / (2 pp cp), 0 where it is not whole:
+   * (pp 1: 4, 2), (pp 2: 2, 1), (pp 4: 1, 0), (pp 8: 0, 0) */
+  sp.ncp = 2, sp.cp[0] = 1, sp.cp[1] = 2;
+  CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_OK);
+  CHECK_EQ_INT(n, 8);
+  if (n == 8) {
+    static const int want_dp[8] = {4, 2, 2, 1, 1, 0, 0, 0}, want_cp[8] = {1, 2, 1, 2, 1, 2, 1, 2};
+    for (int i = 0; i < 8; i++) {
+      CHECK_EQ_INT(pts[i].par.cp, want_cp[i]);
+      CHECK_EQ_INT(pts[i].par.dp, want_dp[i]);
+    }
+  }
+  free(pts);
+  sp.ncp = 1, sp.cp[0] = 0; /* a degree below 1 */
+  CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_EINVAL);
+  sp.ncp = 0;
   /* bad lists */
   sp.nmb = 1, sp.mb[0] = 0;
   CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_EINVAL);
