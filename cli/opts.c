@@ -1,6 +1,7 @@
 /* opts.c — table-driven option parsing: --name VALUE, --name=VALUE, flags. */
 #include "opts.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,10 +180,14 @@ int cli_opt_int(const char *flag, const char *v, int lo, int hi, int *out) {
   return 0;
 }
 
-/* a == b with '_' and '-' alike (tp_dp_overlap as in scenario files). */
+/* a == b in any case, '_' and '-' alike: as scenario files read the names
+ * (tp_dp_overlap, TP-DP-OVERLAP and tp-dp-overlap are one loop). */
 static int same_name(const char *a, const char *b) {
-  for (; *a && *b; a++, b++)
-    if (*a != *b && !((*a == '_' || *a == '-') && (*b == '_' || *b == '-'))) return 0;
+  for (; *a && *b; a++, b++) {
+    char x = *a == '_' ? '-' : (char)tolower((unsigned char)*a);
+    char y = *b == '_' ? '-' : (char)tolower((unsigned char)*b);
+    if (x != y) return 0;
+  }
   return *a == *b;
 }
 

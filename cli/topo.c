@@ -432,7 +432,7 @@ static int topoopt(Args *a, WeftTraffic **t, WeftFabric **f, WeftTopoSearchResul
   s.tp = a->tp;  /* the search starts from the given TP degree */
   s.layer_choice = 1; /* per table placed or replicated, per FC layer data or model parallel */
   CliProgress pg;
-  cli_progress_start(&pg, "moves");
+  cli_progress_start(&pg, "moves", -1.0);
   s.progress = progress_cb;
   s.progress_ctx = &pg;
   int rc = weft_topo_search(&s, sr, &err);

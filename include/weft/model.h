@@ -72,6 +72,8 @@ typedef struct {
   int tile_m, tile_n;        /* output tile of large GEMMs (256 x 128) */
   double gemm_efficiency;    /* largest fraction of peak a large GEMM sustains */
   double hbm_efficiency;     /* fraction of hbm_bytes_per_s a streaming kernel sustains */
+  double attention_efficiency; /* fraction of peak a fused (flash) attention kernel sustains;
+                                  devices.yml may leave it out: gemm_efficiency */
 } WeftDevice;
 
 /* Read one model file. */

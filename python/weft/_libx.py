@@ -41,7 +41,7 @@ WeftDevice = _s("WeftDevice", [
     ("hbm_bytes_per_s", c_double), ("source", c_char * 256), ("peak_fp8_flops", c_double),
     ("peak_tf32_flops", c_double), ("peak_vector_flops", c_double), ("sms", c_int),
     ("tile_m", c_int), ("tile_n", c_int), ("gemm_efficiency", c_double),
-    ("hbm_efficiency", c_double)])
+    ("hbm_efficiency", c_double), ("attention_efficiency", c_double)])
 WeftMemory = _s("WeftMemory", [
     ("params_bytes", c_double), ("grads_bytes", c_double), ("optimizer_bytes", c_double),
     ("activations_bytes", c_double), ("total_bytes", c_double), ("capacity_bytes", c_double),
@@ -79,7 +79,7 @@ WeftSimSettings = _s("WeftSimSettings", [
     ("fidelity", c_int), ("chunks", c_int), ("in_flight", c_int), ("latency_ns", _D),
     ("endpoint_delay_ns", c_double), ("algorithm", _I), ("sharing", c_int),
     ("on_span", c_void_p), ("span_ctx", c_void_p), ("stage_spans", c_int),
-    ("max_work", c_double)])
+    ("max_work", c_double), ("progress", PROGRESS_FN), ("progress_ctx", c_void_p)])
 WeftSimJob = _s("WeftSimJob", [("t", WeftJobTime), ("dim_bytes", _D), ("dim_busy_ns", _D),
                                ("dim_util", _D), ("ncollectives", c_int)])
 WeftSimResult = _s("WeftSimResult", [
@@ -155,6 +155,7 @@ PROTOS = {
                                      c_double, P(WeftRefine), _ERR]),
     "weft_network_shapes": (c_int, [P(c_int), c_void_p, c_int, c_int, P(c_int),
                                     P(P(WeftNetwork)), P(c_size_t), _ERR]),
+    "weft_block_default_max": (c_int, [c_int, c_char_p, P(c_char_p)]),
     "weft_codesign_count": (c_int, [P(WeftCodesignSpec), P(c_size_t), _ERR]),
     "weft_codesign_stream": (c_int, [P(WeftCodesignSpec), P(WeftRunSettings), c_size_t,
                                      CHUNK_FN, c_void_p, _ERR]),

@@ -238,7 +238,9 @@ double weft_opcost_op_ns(const WeftDevice *d, const OcOp *op, double act_bytes) 
     double wave_flops = (double)d->sms * 2.0 * d->tile_m * d->tile_n * op->k;
     cmp_ns = waves * wave_flops / (tensor_rate(d, act_bytes, op->fp8) * d->gemm_efficiency) * 1e9;
   } else if (op->kind == OC_FUSED) {
-    cmp_ns = op->flops / (tensor_rate(d, act_bytes, op->fp8) * d->gemm_efficiency) * 1e9;
+    /* fused attention has its own measured rate (a device without one: its GEMMs') */
+    double eff = d->attention_efficiency > 0 ? d->attention_efficiency : d->gemm_efficiency;
+    cmp_ns = op->flops / (tensor_rate(d, act_bytes, op->fp8) * eff) * 1e9;
   } else {
     cmp_ns = op->flops / d->peak_vector_flops * 1e9;
   }

@@ -26,7 +26,7 @@ static const char *const EMB_KEYS[] = {"tables", "rows", "dim", "pooling", NULL}
 static const char *const DEVICE_KEYS[] = {
     "title",          "peak_tflops",    "hbm_gib", "hbm_gbps", "source", "fp8_tflops",
     "tf32_tflops",    "vector_tflops",  "sms",     "tile",     "gemm_efficiency",
-    "hbm_efficiency", NULL};
+    "hbm_efficiency", "attention_efficiency", NULL};
 #define MAX_SMS 100000  /* SMs or CUs of one device */
 #define MAX_TILE 4096   /* a GEMM output tile's side */
 
@@ -557,8 +557,11 @@ static int parse_opcost(const WeftYamlNode *v, const char *file, WeftDevice *d, 
       (rc = opt_double(v, "gemm_efficiency", file, WEFT_RANGE_(0.0, 1, 1), &d->gemm_efficiency,
                        err)) ||
       (rc = opt_double(v, "hbm_efficiency", file, WEFT_RANGE_(0.0, 1, 1), &d->hbm_efficiency,
-                       err)))
+                       err)) ||
+      (rc = opt_double(v, "attention_efficiency", file, WEFT_RANGE_(0.0, 1, 1),
+                       &d->attention_efficiency, err)))
     return rc;
+  if (d->attention_efficiency == 0) d->attention_efficiency = d->gemm_efficiency;
   d->peak_fp8_flops = fp8 * 1e12;
   d->peak_tf32_flops = tf32 * 1e12;
   d->peak_vector_flops = vec * 1e12;

@@ -451,6 +451,30 @@ static void fp8_gemms(void) {
   CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), t16 / 2, EXACT);
 }
 
+/* A fused attention operator runs at attention_efficiency, not the GEMMs'
+ * figure: 1e12 FLOPs at peak 1e15 are 1 ms at efficiency 1, 2 ms at 0.5
+ * (the HBM side, 1e6 bytes at 1e15 B/s, is far below). The zoo's H100 reads
+ * 0.52 (docs/zoo.md); a device that gives none (A100) takes its GEMMs'. */
+static void attention_efficiency(void) {
+  WeftDevice d;
+  memset(&d, 0, sizeof d);
+  d.peak_flops = 1e15;
+  d.hbm_bytes_per_s = 1e15;
+  d.sms = d.tile_m = d.tile_n = 1;
+  d.gemm_efficiency = d.hbm_efficiency = 1;
+  d.attention_efficiency = 0.5;
+  OcOp f = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, 0, 0, 0, 0, 1e12, 1e6, 0};
+  CHECK_NEAR(weft_opcost_op_ns(&d, &f, 2), 2e6, 1e-9);
+  d.attention_efficiency = 1;
+  CHECK_NEAR(weft_opcost_op_ns(&d, &f, 2), 1e6, 1e-9);
+  WeftError e;
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "h100", &d, &e), WEFT_OK);
+  CHECK_NEAR(d.attention_efficiency, 0.52, EXACT);
+  CHECK_NEAR(d.gemm_efficiency, 0.75, EXACT);
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "a100", &d, &e), WEFT_OK);
+  CHECK_NEAR(d.attention_efficiency, d.gemm_efficiency, EXACT);
+}
+
 /* FP8 keeps the FP8 GEMMs' saved inputs at 1 byte: per layer (tiny, TP 2,
  * no SP) the QKV and MLP inputs 2 sbh, the projection's input sb a dv / t
  * and the second MLP GEMM's sb f / t: 2*8 + 2*4/2 + 2*16/2 = 36 elements,
@@ -517,6 +541,7 @@ const TestCase suite_attention[] = {
     {"attention/shared_and_first_dense", shared_and_first_dense},
     {"attention/fp8_gemms", fp8_gemms},
     {"attention/fp8_memory", fp8_memory},
+    {"attention/attention_efficiency", attention_efficiency},
     {"attention/interleaved_end_stages", interleaved_end_stages},
     {NULL, NULL},
 };

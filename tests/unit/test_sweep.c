@@ -289,6 +289,9 @@ static void points_equal_scenarios(void) {
   CHECK_EQ_INT(read_text(spec, &sw, &e, path), WEFT_OK);
   if (!sw) return;
   CHECK_EQ_INT(weft_sweep_count(sw), 6);
+  CHECK_EQ_INT(weft_sweep_nvalues(sw, 0), 2); /* perf, perf-per-cost */
+  CHECK_EQ_INT(weft_sweep_nvalues(sw, 1), 3); /* 500, 750, 1000 */
+  CHECK_EQ_INT(weft_sweep_nvalues(sw, 2), 0);
   static const char *const objective[] = {"perf", "perf-per-cost"};
   static const char *const sum[] = {"500", "750", "1000"};
   for (size_t i = 0; i < 6; i++) {
@@ -316,6 +319,8 @@ static void points_equal_scenarios(void) {
     CHECK_NEAR(row.time_ns, res.eval.time_ns, 1e-12);
     CHECK_NEAR(row.cost_usd, res.eval.cost_usd, 1e-12);
     CHECK_NEAR(row.objective, res.objective, 1e-12);
+    /* wl1.txt's one layer computes 1 + 2 + 3 ms whatever the bandwidth */
+    CHECK_NEAR(row.compute_ns, 6e6, 1e-12);
     for (int d = 0; d < 3; d++) CHECK_NEAR(row.bw_gbps[d], res.bw_gbps[d], 1e-12);
     /* the sum constraint holds at the optimum (a property, not a copy) */
     CHECK_NEAR(row.bw_gbps[0] + row.bw_gbps[1] + row.bw_gbps[2], atof(sum[i % 3]), 1e-9);
