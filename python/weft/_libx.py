@@ -113,6 +113,8 @@ WeftTopoSearch = _s("WeftTopoSearch", [
     ("topo", WeftTopoSettings), ("iterations", c_int), ("seconds", c_double),
     ("rounds", c_int), ("seed", c_ulonglong), ("progress", c_void_p),
     ("progress_ctx", c_void_p), ("tp", c_int), ("layer_choice", c_int), ("fixed", c_void_p)])
+WeftStrategy = _s("WeftStrategy", [("tp", c_int), ("placement", POINTER(c_int)),
+                                   ("layer_mp", POINTER(c_ubyte))])
 WeftTopoSearchResult = _s("WeftTopoSearchResult", [
     ("tp", c_int), ("ntables", c_int), ("placement", c_int * TOPO_MAX_TABLES),
     ("layer_mp", c_ubyte * MAX_MODEL_LAYERS), ("time_ns", c_double),
@@ -177,6 +179,11 @@ PROTOS = {
     "weft_traffic_free": (None, [P(WeftTraffic)]),
     "weft_topo_build_split": (c_int, [P(WeftTraffic), P(WeftTopoSettings), c_int, P(c_void_p),
                                       P(c_int), _ERR]),
+    "weft_topo_build_best": (c_int, [P(WeftTraffic), P(WeftTopoSettings), P(c_void_p), P(c_int),
+                                     P(WeftTopoTime), _ERR]),
+    "weft_traffic_from_strategy": (c_int, [P(WeftModel), P(WeftDevice), c_int, P(WeftStrategy),
+                                           P(P(WeftTraffic)), _ERR]),
+    "weft_layer_splittable": (c_int, [P(WeftModel), c_int]),
     "weft_topo_search_default": (None, [P(WeftTopoSearch)]),
     "weft_topo_search": (c_int, [P(WeftTopoSearch), P(WeftTopoSearchResult), _ERR]),
     "weft_fabric_switch": (c_int, [c_int, c_double, P(c_void_p), _ERR]),
