@@ -619,63 +619,23 @@ static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char
   return parse_opcost(v, file, d, err);
 }
 
-/* Parse every device of zoo_dir/devices.yml (all are checked); copy the one
- * called want (when non-NULL) into *one, the first max into devs. */
-static int read_devices(const char *zoo_dir, const char *want, WeftDevice *one, WeftDevice *devs,
-                        int max, int *count, WeftError *err) {
-  char path[WEFT_PATH_LEN];
-  WeftYamlNode *root = NULL;
-  int rc, found = 0;
-  if (!zoo_dir) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no zoo directory given");
-  if (snprintf(path, sizeof path, "%s/devices.yml", zoo_dir) >= (int)sizeof path)
-    return weft_error_set(err, WEFT_EINVAL, zoo_dir, 0, 0, NULL, "zoo path too long");
-  if ((rc = weft_yaml_load_file(path, &root, err))) return rc;
-  if (!root || root->kind != WEFT_YAML_MAPPING || root->n == 0) {
-    char got[96];
-    weft_yaml_describe(root, got, sizeof got);
-    rc = weft_error_set(err, WEFT_EINPUT, path, root ? root->line : 0, root ? root->col : 0, NULL,
-                        "expected a mapping of device names to their figures, got %s", got);
-    goto done;
-  }
-  for (int i = 0; i < root->n; i++) {
-    WeftDevice d;
-    if ((rc = parse_device(weft_yaml_key(root, i), weft_yaml_value(root, i), path, &d, err)))
-      goto done;
-    if (i < max) devs[i] = d;
-    if (want && strcmp(d.name, want) == 0) {
-      *one = d;
-      found = 1;
-    }
-  }
-  if (count) *count = root->n;
-  if (want && !found) {
-    char list[200] = "";
-    size_t used = 0;
-    for (int i = 0; i < root->n; i++) {
-      const WeftYamlNode *k = weft_yaml_key(root, i);
-      if (used + k->len + 8 >= sizeof list) {
-        snprintf(list + used, sizeof list - used, ", ...");
-        break;
-      }
-      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", k->text);
-    }
-    rc = weft_error_set(err, WEFT_EINPUT, path, 0, 0, "device",
-                        "unknown device '%s' (available: %s)", want, list);
-  }
-done:
-  weft_yaml_free(root);
-  return rc;
+static int parse_entry(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
+                       void *out, WeftError *err) {
+  return parse_device(k, v, file, out, err);
 }
+
+static const WeftZooTable DEVICES = {"devices.yml", "device", "their figures",
+                                     sizeof(WeftDevice), parse_entry};
 
 int weft_zoo_device(const char *zoo_dir, const char *name, WeftDevice *dev, WeftError *err) {
   if (!name || !name[0] || !dev)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "device", "no device name given");
-  return read_devices(zoo_dir, name, dev, NULL, 0, NULL, err);
+  return weft_zoo_table(&DEVICES, zoo_dir, name, dev, NULL, 0, NULL, err);
 }
 
 int weft_zoo_devices(const char *zoo_dir, WeftDevice *devs, int max, int *count, WeftError *err) {
   if (count) *count = 0;
   if (!count || (max > 0 && !devs))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "weft_zoo_devices: bad arguments");
-  return read_devices(zoo_dir, NULL, NULL, devs, max, count, err);
+  return weft_zoo_table(&DEVICES, zoo_dir, NULL, NULL, devs, max, count, err);
 }
