@@ -63,7 +63,8 @@ int main(int argc, char **argv) {
   snprintf(weft_path, sizeof weft_path, "%s", weft);
   char *args[] = {weft_path, "codesign", "--model", "gpt3-175b", "--npus", "16384", "--blocks",
                   "Ring,FullyConnected,Ring,Ring,Switch", "--cost-model",
-                  "tests/fixtures/cost_5d.yml", "--constraint", "sum = 1000", "--all-orders",
+                  "tests/fixtures/cost_5d.yml", "--max-per-dim", "0,0,0,0,0", /* every shape */
+                  "--constraint", "sum = 1000", "--all-orders",
                   "--threads", "2", "--csv", csv, NULL};
   long kb = 0;
   double t0 = bench_now_ns();

@@ -25,35 +25,6 @@ int cmd_topo_eval(int argc, char **argv); /* topo_eval.c */
  * binary's source tree (<exe dir>/../data/zoo), else ./data/zoo. */
 const char *cli_zoo_dir(void);
 
-/* Plots through gnuplot (plot.c): a .png or .svg by the path's extension.
- * Every array and the points stream are borrowed; npoints may be 0 (no Pareto panel). */
-typedef struct {
-  const char *title;
-  size_t npoints;
-  FILE *points;        /* every feasible design: npoints (cost_usd, time_ns) pairs
-                          of doubles, binary, read from the start (so any count
-                          of designs plots without holding them in memory) */
-  size_t nfront;
-  const double *front_cost_usd, *front_time_ns;  /* the Pareto front, by cost */
-  double chosen_cost_usd, chosen_time_ns;        /* the design reported */
-  double equal_cost_usd, equal_time_ns;          /* EqualBW at its total bandwidth */
-  int ndims;
-  const double *bw_gbps, *equal_bw_gbps;         /* per dim */
-  /* time breakdown (ns): compute and exposed communication per phase */
-  double compute_ns, comm_ns[WEFT_NPHASES];
-  double equal_compute_ns, equal_comm_ns[WEFT_NPHASES];
-} PlotData;
-
-/* Returns 0, or prints why and returns EXIT_RUNTIME (gnuplot missing or
- * failing) or EXIT_USAGE (unknown extension). */
-int cli_plot(const char *path, const PlotData *pd);
-/* 0, or prints why and returns EXIT_USAGE: check --plot before solving. */
-int cli_plot_check(const char *path);
-/* A PlotData time breakdown from an evaluation: weighted sums over jobs of
- * compute and exposed communication per phase (they add up to ev->time_ns). */
-void cli_plot_times(const WeftSpec *spec, const WeftEval *ev, double *compute_ns,
-                    double comm_ns[WEFT_NPHASES]);
-
 /* Output files (files.c), over weft_out_* (include/weft.h): a regular file
  * through a temporary renamed into place, anything else (/dev/null, a FIFO)
  * written through. Temporaries are removed when SIGINT, SIGTERM, SIGHUP or

@@ -1,6 +1,5 @@
 /* codesign.c — `weft codesign`: for a model and an NPU count, every
  * parallelization on every network shape, solved exactly; best and Pareto. */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include "codesign.h"
 #include "mpi.h"
 #include "opts.h"
+#include "plot.h"
 #include "progress.h"
 
 #define CS_MAX_NETWORKS 256  /* --network files */
@@ -21,8 +21,9 @@
  * --constraint can each be repeated. */
 enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
        O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
-       O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
-       O_PLOT, O_HELP, O_COUNT };
+       O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST,
+       O_ATTN, O_FP8, O_GRADB, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
+       O_PLOT, O_PROGRESS, O_HELP, O_COUNT };
 
 static const CliOpt opts[O_COUNT] = {
     [O_MODEL] = {"--model", "NAME", "model from the zoo (weft zoo lists them) or a model .yml"},
@@ -33,7 +34,9 @@ static const CliOpt opts[O_COUNT] = {
     [O_BLOCKS] = {"--blocks", "LIST", "building block per dim, innermost first, e.g.\n"
                   "                        Ring,FullyConnected,Ring,Switch: every shape is tried"},
     [O_DIMS] = {"--dims", "D", "number of dims (default: the number of --blocks)"},
-    [O_MAXDIM] = {"--max-per-dim", "LIST", "largest NPU count per dim, 0 = no limit (default none)"},
+    [O_MAXDIM] = {"--max-per-dim", "LIST", "largest NPU count per dim: N, 0 (no limit) or - (the\n"
+                  "                        default: the sizes real systems have, by the cost\n"
+                  "                        class's tier or the topology; docs/search.md)"},
     [O_COSTDIMS] = {"--cost-dims", "LIST", "cost class per dim (default: the cost model's\n"
                     "                        classes in file order, when there are D of them)"},
     [O_COST] = {"--cost-model", "FILE", "LIBRA cost-model yml ($ per GB/s of Link, Switch, Nic)"},
@@ -55,6 +58,10 @@ static const CliOpt opts[O_COUNT] = {
     [O_SP_LIST] = {"--sp-list", "LIST", "sequence parallelism to search: 0,1 (instead of --sp)"},
     [O_RC_LIST] = {"--recompute-list", "LIST", "recomputation to search, e.g. none,selective,full"},
     [O_VP_LIST] = {"--interleave", "LIST", "model chunks per stage to search, e.g. 1,2 (default 1)"},
+    [O_CP_LIST] = {"--cp-list", "LIST", "context-parallel degrees to search, e.g. 1,2,4 (default 1)"},
+    [O_ATTN] = {"--attention", "standard|flash", "attention kernel (default standard)"},
+    [O_FP8] = {"--fp8", NULL, "linear layers' GEMMs in FP8 at the device's FP8 rate"},
+    [O_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default 1)"},
     [O_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 0 < X <= 1 (default: per-operator model)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap per solve (default 1e-9)"},
@@ -62,7 +69,9 @@ static const CliOpt opts[O_COUNT] = {
     [O_TOP] = {"--top", "K", "designs listed (default 10)"},
     [O_CSV] = {"--csv", "FILE", "every point, one row each, in enumeration order"},
     [O_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
-    [O_PLOT] = {"--plot", "FILE", "Pareto front and the best design as a .png or .svg (gnuplot)"},
+    [O_PLOT] = {"--plot", "FILE", "Pareto front and the best design: .png, .svg or .pdf (gnuplot)"},
+    [O_PROGRESS] = {"--progress", "S", "seconds between progress lines when stderr is not a\n"
+                    "                        terminal (default 5; 0: no progress at all)"},
     [O_HELP] = {"--help", NULL, "this help"},
 };
 
@@ -146,29 +155,6 @@ static int int_list(int k, const char *v, long lo, long hi, int max, int *out, i
   }
 }
 
-/* "Ring,FullyConnected": names of a comma-separated list into buf (one per
- * WEFT_NAME_LEN), at most max. */
-static int name_list(int k, const char *v, char (*buf)[WEFT_NAME_LEN], int max, int *n) {
-  *n = 0;
-  for (const char *s = v;;) {
-    size_t len = strcspn(s, ",");
-    if (len == 0 || len >= WEFT_NAME_LEN || *n == max) {
-      cli_fail("%s '%s': expected at most %d comma-separated names", opts[k].name, v, max);
-      return -1;
-    }
-    memcpy(buf[*n], s, len);
-    buf[(*n)++][len] = '\0';
-    if (!s[len]) return 0;
-    s += len + 1;
-  }
-}
-
-static int same_ci(const char *a, const char *b) {
-  for (; *a && *b; a++, b++)
-    if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
-  return *a == *b;
-}
-
 /* Everything codesign owns; freed in one place. */
 typedef struct {
   WeftNetwork *nets;
@@ -185,17 +171,6 @@ static int finish(State *st, int code) {
   free(st->nets);
   cli_mpi_finalize();
   return code;
-}
-
-/* *out = 0 or 1 for the value named n0 or n1 (the library's own names). */
-static int choose(int k, const char *v, const char *n0, const char *n1, int *out) {
-  if (!strcmp(v, n0)) *out = 0;
-  else if (!strcmp(v, n1)) *out = 1;
-  else {
-    cli_fail("%s '%s': expected %s or %s", opts[k].name, v, n0, n1);
-    return -1;
-  }
-  return 0;
 }
 
 /* --recompute: absent none, alone full, else the mode named. */
@@ -229,7 +204,9 @@ static int knob_lists(const Args *a, WeftCodesignSpec *spec) {
        int_list(O_ZERO_LIST, a->val[O_ZERO_LIST], 0, 3, 4, spec->zero, &spec->nzero)) ||
       (a->val[O_SP_LIST] && int_list(O_SP_LIST, a->val[O_SP_LIST], 0, 1, 2, spec->sp, &spec->nsp)) ||
       (a->val[O_VP_LIST] &&
-       int_list(O_VP_LIST, a->val[O_VP_LIST], 1, 1 << 16, WEFT_MAX_CHOICES, spec->vp, &spec->nvp)))
+       int_list(O_VP_LIST, a->val[O_VP_LIST], 1, 1 << 16, WEFT_MAX_CHOICES, spec->vp, &spec->nvp)) ||
+      (a->val[O_CP_LIST] &&
+       int_list(O_CP_LIST, a->val[O_CP_LIST], 1, 1 << 24, WEFT_MAX_CHOICES, spec->cp, &spec->ncp)))
     return -1;
   const char *v = a->val[O_RC_LIST];
   for (const char *s = v; s;) {
@@ -258,7 +235,22 @@ static int base_parallel(const Args *a, WeftParallel *p) {
   if (a->val[O_ZERO] && int_opt(O_ZERO, a->val[O_ZERO], 0, 3, &p->zero_stage)) return -1;
   if (a->val[O_EP] && int_opt(O_EP, a->val[O_EP], 1, 1 << 24, &p->ep)) return -1;
   p->sequence_parallel = a->val[O_SP] != NULL;
+  p->fp8 = a->val[O_FP8] != NULL;
   if (recompute_opt(opts[O_RECOMPUTE].name, a->val[O_RECOMPUTE], &p->recompute)) return -1;
+  if (a->val[O_ATTN]) {
+    WeftError err;
+    if (weft_attention_parse(a->val[O_ATTN], &p->attention, &err)) {
+      cli_fail("--attention '%s': expected standard or flash", a->val[O_ATTN]);
+      return -1;
+    }
+  }
+  if (a->val[O_GRADB]) {
+    if (strcmp(a->val[O_GRADB], "2") && strcmp(a->val[O_GRADB], "4")) {
+      cli_fail("--grad-bytes must be 2 or 4, got '%s'", a->val[O_GRADB]);
+      return -1;
+    }
+    p->grad_bytes = a->val[O_GRADB][0] - '0';
+  }
   if (a->val[O_ORDER]) {
     WeftError err;
     if (weft_parallel_order_parse(a->val[O_ORDER], p->order, &err)) {
@@ -274,121 +266,6 @@ static int base_parallel(const Args *a, WeftParallel *p) {
     }
     p->efficiency = e;
   }
-  return 0;
-}
-
-/* Networks from files: each must have npus NPUs and the same dim count.
- * Returns 0 or an exit code (printed). */
-static int networks_from_files(const Args *a, int npus, const WeftCostModel *cm, State *st,
-                               char *desc, size_t dsize) {
-  st->nets = calloc((size_t)a->nnets, sizeof *st->nets);
-  if (!st->nets) {
-    cli_fail("out of memory");
-    return EXIT_RUNTIME;
-  }
-  for (int k = 0; k < a->nnets; k++) {
-    WeftError err;
-    double cpg[WEFT_MAX_DIMS];
-    WeftNetwork *net = &st->nets[k];
-    int rc = weft_network_read_zoo(a->nets[k], a->val[O_ZOO] ? a->val[O_ZOO] : cli_zoo_dir(), net,
-                                   &err);
-    if (!rc) rc = weft_cost_per_gbps(net, cm, cpg, &err);
-    if (rc) {
-      cli_error(&err);
-      return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
-    }
-    if (weft_network_npus_total(net) != (double)npus) {
-      cli_fail("%s: the network has %.0f NPUs, --npus is %d", a->nets[k],
-               weft_network_npus_total(net), npus);
-      return EXIT_USAGE;
-    }
-    if (net->ndims != st->nets[0].ndims) {
-      cli_fail("%s: %d dims, but %s has %d (constraints need one dim count)", a->nets[k],
-               net->ndims, a->nets[0], st->nets[0].ndims);
-      return EXIT_USAGE;
-    }
-  }
-  snprintf(desc, dsize, "%d network file%s", a->nnets, a->nnets > 1 ? "s" : "");
-  return 0;
-}
-
-/* Every shape over --blocks. Returns 0 or an exit code (printed). */
-static int networks_from_blocks(const Args *a, int npus, const WeftCostModel *cm, State *st,
-                                size_t *nnets, char *desc, size_t dsize) {
-  char names[WEFT_MAX_DIMS][WEFT_NAME_LEN], cost_dim[WEFT_MAX_DIMS][WEFT_NAME_LEN];
-  WeftTopology topo[WEFT_MAX_DIMS];
-  int D, ndims, maxd[WEFT_MAX_DIMS] = {0};
-  if (name_list(O_BLOCKS, a->val[O_BLOCKS], names, WEFT_MAX_DIMS, &D)) return EXIT_USAGE;
-  for (int d = 0; d < D; d++) {
-    int t = -1;
-    for (int k = 0; k < 3; k++)
-      if (same_ci(names[d], weft_topology_name((WeftTopology)k))) t = k;
-    if (t < 0) {
-      cli_fail("--blocks: unknown building block '%s' (Ring, FullyConnected or Switch)",
-               names[d]);
-      return EXIT_USAGE;
-    }
-    topo[d] = (WeftTopology)t;
-  }
-  if (a->val[O_DIMS]) {
-    if (int_opt(O_DIMS, a->val[O_DIMS], 1, WEFT_MAX_DIMS, &ndims)) return EXIT_USAGE;
-    if (ndims != D) {
-      cli_fail("--dims %d, but --blocks names %d building blocks (one per dim)", ndims, D);
-      return EXIT_USAGE;
-    }
-  }
-  if (a->val[O_MAXDIM]) {
-    int n = 0, bad = 0;
-    for (const char *s = a->val[O_MAXDIM]; !bad;) {  /* "16,64,0": 0 = no limit */
-      const char *end = s + strcspn(s, ",");
-      long long x;
-      if (cli_int_value(s, (size_t)(end - s), 0, npus, &x) || x == 1 || n == WEFT_MAX_DIMS)
-        bad = 1;
-      else maxd[n++] = (int)x;
-      if (!*end) break;
-      s = end + 1;
-    }
-    if (bad || n != D) {
-      cli_fail("--max-per-dim '%s': expected %d comma-separated integers, each 0 (no limit) "
-               "or in 2..%d", a->val[O_MAXDIM], D, npus);
-      return EXIT_USAGE;
-    }
-  }
-  int nc = 0;
-  if (a->val[O_COSTDIMS]) {
-    if (name_list(O_COSTDIMS, a->val[O_COSTDIMS], cost_dim, WEFT_MAX_DIMS, &nc)) return EXIT_USAGE;
-    if (nc != D) {
-      cli_fail("--cost-dims names %d classes for %d dims", nc, D);
-      return EXIT_USAGE;
-    }
-  } else if (cm->nclasses == D) {
-    for (int d = 0; d < D; d++) memcpy(cost_dim[d], cm->cls[d].name, WEFT_NAME_LEN);
-  } else {
-    cli_fail("%s: %d cost classes for %d dims: name one per dim with --cost-dims",
-             cm->file, cm->nclasses, D);
-    return EXIT_USAGE;
-  }
-  WeftError err;
-  int rc = weft_network_shapes(topo, (const char(*)[WEFT_NAME_LEN])cost_dim, D, npus, maxd,
-                               &st->nets, nnets, &err);
-  if (rc) {
-    cli_error(&err);
-    return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
-  }
-  if (*nnets == 0) {
-    cli_fail("no network of %d dims (each at least 2 NPUs%s) has %d NPUs", D,
-             a->val[O_MAXDIM] ? ", at most --max-per-dim" : "", npus);
-    return EXIT_USAGE;
-  }
-  double cpg[WEFT_MAX_DIMS];  /* every shape shares the classes: check them once */
-  if (weft_cost_per_gbps(&st->nets[0], cm, cpg, &err)) {
-    cli_error(&err);
-    return EXIT_USAGE;
-  }
-  size_t k = (size_t)snprintf(desc, dsize, "%zu shape%s of", *nnets, *nnets > 1 ? "s" : "");
-  for (int d = 0; d < D && k < dsize; d++)
-    k += (size_t)snprintf(desc + k, dsize - k, "%s%s (%s)", d ? " x " : " ",
-                          weft_topology_name(topo[d]), cost_dim[d]);
   return 0;
 }
 
@@ -501,18 +378,24 @@ int cmd_codesign(int argc, char **argv) {
     }
   }
   int obj = 0, loop = 0;
-  if ((a.val[O_OBJECTIVE] &&
-       choose(O_OBJECTIVE, a.val[O_OBJECTIVE], weft_objective_name(WEFT_OBJ_PERF),
-              weft_objective_name(WEFT_OBJ_PERF_PER_COST), &obj)) ||
-      (a.val[O_LOOP] && choose(O_LOOP, a.val[O_LOOP], weft_loop_name(WEFT_LOOP_NO_OVERLAP),
-                               weft_loop_name(WEFT_LOOP_TP_DP_OVERLAP), &loop)))
+  if ((a.val[O_OBJECTIVE] &&  /* names as scenario files take them: any case, _ or - */
+       cli_opt_choose(opts[O_OBJECTIVE].name, a.val[O_OBJECTIVE],
+                      weft_objective_name(WEFT_OBJ_PERF),
+                      weft_objective_name(WEFT_OBJ_PERF_PER_COST), &obj)) ||
+      (a.val[O_LOOP] &&
+       cli_opt_choose(opts[O_LOOP].name, a.val[O_LOOP], weft_loop_name(WEFT_LOOP_NO_OVERLAP),
+                      weft_loop_name(WEFT_LOOP_TP_DP_OVERLAP), &loop)))
     return finish(&st, EXIT_USAGE);
   spec.objective = (WeftObjective)obj;
   spec.loop = (WeftLoop)loop;
   spec.all_orders = a.val[O_ALLORDERS] != NULL;
-  if ((a.val[O_PLOT] && cli_plot_check(a.val[O_PLOT])) || cli_out_check("--csv", a.val[O_CSV]) ||
-      cli_out_check("--plot", a.val[O_PLOT]))
+  double progress_s = -1.0;
+  if (a.val[O_PROGRESS] && cli_progress_option(a.val[O_PROGRESS], &progress_s))
     return finish(&st, EXIT_USAGE);
+  if (cli_out_check("--csv", a.val[O_CSV]) || cli_out_check("--plot", a.val[O_PLOT]))
+    return finish(&st, EXIT_USAGE);
+  int rc = a.val[O_PLOT] ? cli_plot_check(a.val[O_PLOT]) : 0;
+  if (rc) return finish(&st, rc);
 
   /* Inputs: model, device, cost model, networks, constraints. */
   WeftModel *model = malloc(sizeof *model);
@@ -526,7 +409,7 @@ int cmd_codesign(int argc, char **argv) {
     return finish(&st, EXIT_RUNTIME);
   }
   const char *zoo = a.val[O_ZOO] ? a.val[O_ZOO] : cli_zoo_dir();
-  int rc = weft_zoo_model(zoo, a.val[O_MODEL], model, &err);
+  rc = weft_zoo_model(zoo, a.val[O_MODEL], model, &err);
   if (!rc) rc = weft_zoo_device(zoo, a.val[O_DEVICE] ? a.val[O_DEVICE] : "a100", &device, &err);
   if (!rc) rc = weft_cost_model_read(a.val[O_COST], &cost, &err);
   if (rc) {
@@ -536,8 +419,12 @@ int cmd_codesign(int argc, char **argv) {
   }
   char networks[512];
   size_t nnets = (size_t)a.nnets;
-  rc = a.nnets > 0 ? networks_from_files(&a, npus, &cost, &st, networks, sizeof networks)
-                   : networks_from_blocks(&a, npus, &cost, &st, &nnets, networks, sizeof networks);
+  CsBlockArgs ba = {a.val[O_BLOCKS], a.val[O_DIMS], a.val[O_MAXDIM], a.val[O_COSTDIMS]};
+  rc = a.nnets > 0
+           ? cs_networks_from_files(a.nets, a.nnets, zoo, npus, &cost, &st.nets, networks,
+                                    sizeof networks)
+           : cs_networks_from_blocks(&ba, npus, &cost, &st.nets, &nnets, &st.rep, networks,
+                                     sizeof networks);
   for (int i = 0; i < a.ncons && !rc; i++)
     if (weft_constraints_parse(&cons, a.cons[i], st.nets[0].ndims, &err)) {
       cli_fail("--constraint '%s': column %d: %s", a.cons[i], err.col, err.msg);
@@ -590,7 +477,7 @@ int cmd_codesign(int argc, char **argv) {
   WeftRunSettings rs;
   weft_run_settings_default(&rs);
   CliProgress pg;
-  cli_progress_start(&pg, "pts");
+  cli_progress_start(&pg, "pts", progress_s);
   rs.threads = threads;
   rs.rank = rank;
   rs.nranks = nranks;
@@ -619,7 +506,7 @@ int cmd_codesign(int argc, char **argv) {
     cli_fail("no feasible design among %zu points%s", r->n,
              a.val[O_CSV] || a.val[O_PLOT] ? " (nothing written)" : "");
     code = EXIT_RUNTIME;
-  } else if (a.val[O_CSV] && (rc = cs_csv_commit(&st.csv))) {
+  } else if (a.val[O_CSV] && (rc = cs_csv_commit(&st.csv, r))) {
     code = rc;
   } else if (a.val[O_PLOT] && (rc = cs_plot(a.val[O_PLOT], r, st.plot_points))) {
     code = rc;

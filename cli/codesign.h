@@ -9,12 +9,23 @@
 
 #define CS_NSTATUS WEFT_POINT_NSTATUS
 
+/* The bound on a building block's NPU count (--blocks): its default
+ * (weft_block_default_max) or --max-per-dim's. */
+typedef struct {
+  WeftTopology topo;
+  char cost_class[WEFT_NAME_LEN];
+  int max_npus;      /* 0: no limit */
+  const char *why;   /* the default's basis ("chiplets per package"), or NULL when given */
+} CsBound;
+
 typedef struct {
   const WeftCodesignSpec *spec;
   WeftCodesignSummary *sum;   /* what the stream kept (borrowed) */
   size_t n;                   /* points */
   int npus;
   const char *networks;       /* how the shapes came about, one line */
+  int nbounds;                /* --blocks: one bound per dim; 0 with --network files */
+  CsBound bounds[WEFT_MAX_DIMS];
   const char *const *cons;    /* constraint texts */
   int ncons;
   int top;                    /* designs listed */
@@ -28,6 +39,21 @@ typedef struct {
   size_t nfront;
   const WeftIndexedPoint *front;  /* Pareto front, by increasing cost */
 } CsReport;
+
+/* The networks to search (codesign_nets.c); each returns 0 or an exit code
+ * (printed), *nets malloc'd (the caller frees it, also on failure). From
+ * files (a Cluster: key resolved in the zoo): each must have npus NPUs and
+ * all the same dim count. */
+int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo, int npus,
+                           const WeftCostModel *cm, WeftNetwork **nets, char *desc, size_t dsize);
+/* Every shape over --blocks (option values, NULL when absent), each dim
+ * within its bound, the bounds into r->bounds; desc says how many of what. */
+typedef struct {
+  const char *blocks, *dims, *max_per_dim, *cost_dims;
+} CsBlockArgs;
+int cs_networks_from_blocks(const CsBlockArgs *a, int npus, const WeftCostModel *cm,
+                            WeftNetwork **nets, size_t *nnets, CsReport *r, char *desc,
+                            size_t dsize);
 
 /* Most dims over the networks (the CSV's bw columns); call before streaming. */
 int cs_ndims(const WeftCodesignSpec *spec);
@@ -50,8 +76,9 @@ typedef struct {
 int cs_csv_open(CsCsv *c, const char *path, const CsReport *r);
 void cs_csv_rows(CsCsv *c, const CsReport *r, size_t first, const WeftDesignPoint *pts,
                  size_t n);
-/* Close and rename over path; 0, or prints why and returns EXIT_RUNTIME. */
-int cs_csv_commit(CsCsv *c);
+/* Close and rename over path, then say on stderr what it holds (rows,
+ * columns); 0, or prints why and returns EXIT_RUNTIME. */
+int cs_csv_commit(CsCsv *c, const CsReport *r);
 void cs_csv_discard(CsCsv *c);  /* close and remove; fine when not open */
 
 /* The Pareto plot of the best design. points: (cost_usd, time_ns) pairs of

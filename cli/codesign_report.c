@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "codesign.h"
+#include "plot.h"
 
 /* Short status tokens for CSV, JSON and the table: "ok", "no_memory", ... */
 static const char *const status_token[CS_NSTATUS] = {"ok", "no_memory", "invalid",
@@ -36,7 +37,7 @@ void cs_order(const WeftParDim order[3], char *buf, size_t size) {
 }
 
 /* The order, then the knobs the spec searches (its lists), e.g.
- * "TP-PP-DP z1 sp1 selective vp2"; only the order when none is searched. */
+ * "TP-PP-DP z1 sp1 selective vp2 cp2"; only the order when none is searched. */
 static void order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, char *buf,
                         size_t size) {
   cs_order(par->order, buf, size);
@@ -46,7 +47,9 @@ static void order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, c
     k += (size_t)snprintf(buf + k, size - k, " sp%d", par->sequence_parallel);
   if (spec->nrc > 0 && k < size)
     k += (size_t)snprintf(buf + k, size - k, " %s", weft_recompute_name(par->recompute));
-  if (spec->nvp > 0 && k < size) snprintf(buf + k, size - k, " vp%d", par->virtual_stages);
+  if (spec->nvp > 0 && k < size)
+    k += (size_t)snprintf(buf + k, size - k, " vp%d", par->virtual_stages);
+  if (spec->ncp > 0 && k < size) snprintf(buf + k, size - k, " cp%d", par->cp);
 }
 
 /* ------------------------------------------------------------ summary */
@@ -115,6 +118,18 @@ void cs_table(FILE *out, const CsReport *r) {
           r->npus, sp->device->name, weft_objective_name(sp->objective),
           weft_loop_name(sp->loop));
   fprintf(out, "networks: %s\n", r->networks);
+  if (r->nbounds) {  /* what bounded the shapes, and why */
+    fputs("bounds (NPUs per dim):", out);
+    for (int d = 0; d < r->nbounds; d++) {
+      const CsBound *b = &r->bounds[d];
+      fprintf(out, "%s %s (%s) ", d ? ";" : "", weft_topology_name(b->topo), b->cost_class);
+      if (b->max_npus) fprintf(out, "<= %d", b->max_npus);
+      else fputs("no limit", out);
+      if (b->why) fprintf(out, " (default: %s)", b->why);
+      else fputs(" (--max-per-dim)", out);
+    }
+    fputc('\n', out);
+  }
   fputs("constraints:", out);
   for (int c = 0; c < r->ncons; c++) fprintf(out, "%s %s", c ? ";" : "", r->cons[c]);
   fputs(r->ncons ? "\n" : " none\n", out);
@@ -194,6 +209,24 @@ void cs_json(FILE *out, const CsReport *r) {
           weft_objective_name(sp->objective), weft_loop_name(sp->loop));
   fputs("  \"networks\": ", out);
   cli_json_str(out, r->networks);
+  fputs(",\n  \"bounds\": ", out); /* --blocks: per dim; null with --network files */
+  if (!r->nbounds) fputs("null", out);
+  for (int d = 0; d < r->nbounds; d++) {
+    const CsBound *b = &r->bounds[d];
+    fprintf(out, "%s\n    {\"dim\": %d, \"topology\": \"%s\", \"cost_class\": ", d ? "," : "[",
+            d + 1, weft_topology_name(b->topo));
+    cli_json_str(out, b->cost_class);
+    if (b->max_npus) fprintf(out, ", \"max_npus\": %d", b->max_npus);
+    else fputs(", \"max_npus\": null", out);
+    fputs(", \"source\": ", out);
+    cli_json_str(out, b->why ? "default" : "--max-per-dim");
+    if (b->why) {
+      fputs(", \"basis\": ", out);
+      cli_json_str(out, b->why);
+    }
+    fputc('}', out);
+  }
+  if (r->nbounds) fputs("\n  ]", out);
   fputs(",\n  \"constraints\": [", out);
   for (int c = 0; c < r->ncons; c++) {
     if (c) fputs(", ", out);
@@ -295,11 +328,16 @@ void cs_csv_rows(CsCsv *c, const CsReport *r, size_t first, const WeftDesignPoin
   for (size_t j = 0; j < n; j++) csv_row(c->f, r, first + j, &pts[j]);
 }
 
-int cs_csv_commit(CsCsv *c) {
+int cs_csv_commit(CsCsv *c, const CsReport *r) {
   if (!c->out) return 0;
+  char *path = strdup(weft_out_path(c->out));
   int rc = cli_out_commit(c->out);
   c->out = NULL;
   c->f = NULL;
+  if (!rc) /* what is in it: one row per point, cs_csv_open's header */
+    fprintf(stderr, "weft: codesign: wrote %s: %zu row%s (and a header line) of %d columns\n",
+            path ? path : "the CSV", r->n, r->n == 1 ? "" : "s", 12 + r->ndims + 4);
+  free(path);
   return rc;
 }
 
@@ -347,12 +385,20 @@ int cs_plot(const char *path, const CsReport *r, FILE *points) {
   const WeftNetwork *net = &r->spec->nets[best->net];
   double eq[WEFT_MAX_DIMS]; /* NaN (gnuplot's missing data) when no equal split exists */
   for (int d = 0; d < net->ndims; d++) eq[d] = best->equal_time_ns > 0 ? best->equal_bw_gbps : (double)NAN;
-  char title[320], what[200];
+  char title[1024], sub[640], what[200], net_desc[256];
   describe(r, best, what, sizeof what);
-  snprintf(title, sizeof title, "%s on %d NPUs: best %s", r->spec->model->name, r->npus, what);
+  cli_plot_network(net, net_desc, sizeof net_desc);
+  snprintf(title, sizeof title, "%s on %d %s: %s", r->spec->model->title[0] ? r->spec->model->title
+           : r->spec->model->name, r->npus, r->spec->device->title[0] ? r->spec->device->title
+           : r->spec->device->name, r->networks);
+  const char *par = strchr(what, ' ');  /* after the shape: "tp 16 pp 4 ..." */
+  snprintf(sub, sizeof sub, "objective %s, loop %s; best: %s, %s",
+           weft_objective_name(r->spec->objective), weft_loop_name(r->spec->loop), net_desc,
+           par ? par + 1 : what);
   PlotData pd;
   memset(&pd, 0, sizeof pd);
   pd.title = title;
+  pd.subtitle = sub;
   pd.npoints = r->nok;
   pd.points = points;
   pd.nfront = r->nfront;
@@ -361,7 +407,7 @@ int cs_plot(const char *path, const CsReport *r, FILE *points) {
   pd.chosen_cost_usd = best->cost_usd;
   pd.chosen_time_ns = best->time_ns;
   pd.equal_time_ns = best->equal_time_ns > 0 ? best->equal_time_ns : (double)NAN;
-  pd.ndims = net->ndims;
+  pd.net = net;
   pd.bw_gbps = best->bw_gbps;
   pd.equal_bw_gbps = eq;
   WeftError err;

@@ -75,12 +75,6 @@ int cli_inputs_check(const CliInputs *in) {
   return 0;
 }
 
-const char *cli_inputs_title(const CliInputs *in) {
-  return in->scenario ? in->scenario
-         : in->mval[CLI_MO_MODEL] ? in->mval[CLI_MO_MODEL]
-                                  : in->val[CLI_IN_WORKLOAD];
-}
-
 /* The network: --network's file (its Cluster: resolved in the zoo) or the
  * --cluster preset's for --npus GPUs. */
 static int load_network(const CliInputs *in, WeftNetwork *net, WeftError *err) {

@@ -39,7 +39,4 @@ int cli_inputs_check(const CliInputs *in);
  * of memory) with *out NULL. */
 int cli_inputs_load(const CliInputs *in, const char *cmd, WeftScenario **out);
 
-/* What the inputs are called, for titles: the scenario, model or workload. */
-const char *cli_inputs_title(const CliInputs *in);
-
 #endif

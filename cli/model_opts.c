@@ -12,7 +12,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_DEVICE] = {"--device", "NAME", "accelerator preset (default a100)"},
     [CLI_MO_TP] = {"--tp", "N", "tensor-parallel degree (default 1)"},
     [CLI_MO_PP] = {"--pp", "N", "pipeline stages (default 1)"},
-    [CLI_MO_DP] = {"--dp", "N", "data-parallel degree (default: NPUs / (tp x pp))"},
+    [CLI_MO_DP] = {"--dp", "N", "data-parallel degree (default: NPUs / (tp x cp x pp))"},
     [CLI_MO_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default 1)"},
     [CLI_MO_MB] = {"--mb", "N", "sequences per micro-batch (default 1)"},
     [CLI_MO_VP] = {"--vp", "N", "interleaved pipeline: model chunks per stage (default 1)"},
@@ -25,6 +25,10 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
     [CLI_MO_PPL] = {"--pp-layers", "LIST", "layers per pipeline stage, e.g. 5,6,...,6,5\n"
                     "                        (default: balanced, lighter first and last stages)"},
+    [CLI_MO_CP] = {"--cp", "N", "context parallel: each sequence split over N NPUs (default 1)"},
+    [CLI_MO_ATTN] = {"--attention", "standard|flash", "attention kernel (default standard)"},
+    [CLI_MO_FP8] = {"--fp8", NULL, "linear layers' GEMMs in FP8 at the device's FP8 rate"},
+    [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
 };
 
 /* "5,6,6,5": positive layer counts, one per stage. */
@@ -72,13 +76,22 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
     int *dst, lo, hi;
   } ints[] = {{CLI_MO_TP, &p->tp, 1, 1 << 24},   {CLI_MO_PP, &p->pp, 1, 1 << 24},
               {CLI_MO_DP, &p->dp, 1, 1 << 24},   {CLI_MO_EP, &p->ep, 1, 1 << 24},
-              {CLI_MO_MB, &p->micro_batch, 1, 1 << 24}, {CLI_MO_VP, &p->virtual_stages, 1, 1 << 16}, {CLI_MO_ZERO, &p->zero_stage, 0, 3}};
+              {CLI_MO_MB, &p->micro_batch, 1, 1 << 24}, {CLI_MO_VP, &p->virtual_stages, 1, 1 << 16},
+              {CLI_MO_ZERO, &p->zero_stage, 0, 3},       {CLI_MO_CP, &p->cp, 1, 1 << 24}};
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
     if (val[ints[i].k] &&
         positive(cli_model_opts[ints[i].k].name, val[ints[i].k], ints[i].lo, ints[i].hi,
                  ints[i].dst))
       return -1;
   p->sequence_parallel = val[CLI_MO_SP] != NULL;
+  p->fp8 = val[CLI_MO_FP8] != NULL;
+  if (val[CLI_MO_ATTN]) {
+    WeftError err;
+    if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
+      cli_fail("--attention '%s': expected standard or flash", val[CLI_MO_ATTN]);
+      return -1;
+    }
+  }
   p->recompute = val[CLI_MO_RECOMPUTE] ? WEFT_RECOMPUTE_FULL : WEFT_RECOMPUTE_NONE;
   if (val[CLI_MO_RECOMPUTE] && *val[CLI_MO_RECOMPUTE]) {
     WeftError err;
@@ -95,6 +108,13 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
       cli_fail("--order: %s", err.msg);
       return -1;
     }
+  }
+  if (val[CLI_MO_GRADB]) {
+    if (strcmp(val[CLI_MO_GRADB], "2") && strcmp(val[CLI_MO_GRADB], "4")) {
+      cli_fail("--grad-bytes must be 2 or 4, got '%s'", val[CLI_MO_GRADB]);
+      return -1;
+    }
+    p->grad_bytes = val[CLI_MO_GRADB][0] - '0';
   }
   if (val[CLI_MO_EFF]) {
     double e = 0.0;
@@ -113,10 +133,13 @@ int cli_model_load(CliModel *cm, const WeftNetwork *net, WeftError *err) {
   if (!rc) rc = weft_zoo_device(cm->zoo_dir, cm->device_name, &cm->device, err);
   if (rc) return rc;
   if (!cm->dp_given && net) {  /* the rest of the NPUs go to data parallelism */
-    double n = weft_network_npus_total(net), tp_pp = (double)cm->par.tp * cm->par.pp;
+    double n = weft_network_npus_total(net);
+    double tp_pp = (double)cm->par.tp * cm->par.cp * cm->par.pp;
     if (n / tp_pp != (double)(long)(n / tp_pp))
       return weft_error_set(err, WEFT_EINPUT, net->file, 0, 0, "tp",
-                            "tp x pp = %.0f does not divide the network's %.0f NPUs", tp_pp, n);
+                            cm->par.cp > 1 ? "tp x cp x pp = %.0f does not divide the network's %.0f NPUs"
+                                           : "tp x pp = %.0f does not divide the network's %.0f NPUs",
+                            tp_pp, n);
     cm->par.dp = (int)(n / tp_pp);
   }
   return WEFT_OK;

@@ -8,7 +8,7 @@
 
 enum { CLI_MO_MODEL, CLI_MO_DEVICE, CLI_MO_TP, CLI_MO_PP, CLI_MO_DP, CLI_MO_EP, CLI_MO_MB, CLI_MO_VP,
        CLI_MO_SP, CLI_MO_ZERO, CLI_MO_RECOMPUTE, CLI_MO_ORDER, CLI_MO_EFF, CLI_MO_ZOO,
-       CLI_MO_PPL, CLI_MO_COUNT };
+       CLI_MO_PPL, CLI_MO_CP, CLI_MO_ATTN, CLI_MO_FP8, CLI_MO_GRADB, CLI_MO_COUNT };
 
 #define CLI_MAX_STAGES 1024 /* --pp-layers entries */
 
@@ -27,7 +27,7 @@ typedef struct {
  * and returns -1 on a bad value. --recompute alone means full. */
 int cli_model_opts_apply(const char *const *val, CliModel *cm);
 /* Load the model and device (without --device: net's cluster's GPU, else
- * a100); dp defaults to the NPUs left by tp x pp on net. */
+ * a100); dp defaults to the NPUs left by tp x cp x pp on net. */
 int cli_model_load(CliModel *cm, const WeftNetwork *net, WeftError *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "inputs.h"
 #include "opts.h"
+#include "plot.h"
 
 enum { O_JSON, O_EXPORT, O_EXPORT1, O_PLOT, O_GAPTOL, O_REFINE, O_HELP, O_COUNT };
 
@@ -24,7 +25,7 @@ static const CliOpt opts[O_COUNT] = {
                    "                        DIR/network.json (per-link GB/s of 2^30 bytes/s,\n"
                    "                        latency per hop), system.txt, workload.txt\n"
                    "                        (docs/simulate.md)"},
-    [O_PLOT] = {"--plot", "FILE", "draw the design vs EqualBW as .png or .svg (needs gnuplot)"},
+    [O_PLOT] = {"--plot", "FILE", "draw the design vs EqualBW as .png, .svg or .pdf (gnuplot)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap (default 1e-9)"},
     [O_REFINE] = {"--refine-with-sim", NULL,
                   "re-solve with simulated collective times; takes weft\n"
@@ -77,6 +78,28 @@ typedef struct {
   WeftProblem *prob;
 } State;
 
+/* The plot's titles: the jobs and the network, then the objective, loop
+ * and constraints (as many as fit a line). */
+static void plot_titles(const WeftScenario *sc, const WeftSpec *spec, char *title, size_t tn,
+                        char *sub, size_t sn) {
+  char net[256];
+  size_t k = 0;
+  title[0] = '\0';
+  for (int j = 0; j < sc->njobs && k < tn; j++)
+    k += (size_t)snprintf(title + k, tn - k, "%s%s", j ? " + " : "", sc->job_name[j]);
+  cli_plot_network(&sc->net, net, sizeof net);
+  if (k < tn) snprintf(title + k, tn - k, " on %.0f NPUs: %s", weft_network_npus_total(&sc->net), net);
+  k = (size_t)snprintf(sub, sn, "objective %s, loop %s", weft_objective_name(spec->objective),
+                       weft_loop_name(spec->loop));
+  for (int c = 0; c < sc->cons.n && k < sn; c++) {
+    if (k + strlen(sc->cons.c[c].text) + 24 > 140) {
+      k += (size_t)snprintf(sub + k, sn - k, ", ... (%d constraints)", sc->cons.n);
+      break;
+    }
+    k += (size_t)snprintf(sub + k, sn - k, "%s%s", c ? ", " : "; ", sc->cons.c[c].text);
+  }
+}
+
 static int finish(State *st, int code) {
   weft_problem_free(st->prob);
   weft_scenario_free(st->sc);
@@ -107,10 +130,11 @@ int cmd_optimize(int argc, char **argv) {
       return EXIT_USAGE;
     }
   }
-  if ((a.val[O_PLOT] && cli_plot_check(a.val[O_PLOT])) ||
-      cli_out_check("--export-astra", a.val[O_EXPORT]) ||
+  if (cli_out_check("--export-astra", a.val[O_EXPORT]) ||
       cli_out_check("--export-astra1", a.val[O_EXPORT1]))
     return EXIT_USAGE;
+  int prc = a.val[O_PLOT] ? cli_plot_check(a.val[O_PLOT]) : 0;
+  if (prc) return prc;
   int rc = cli_inputs_load(&a.in, "optimize", &st.sc);
   if (rc) return rc;
   WeftSpec spec;
@@ -164,8 +188,10 @@ int cmd_optimize(int argc, char **argv) {
     return finish(&st, EXIT_RUNTIME);
   }
   if (a.val[O_PLOT]) { /* one design: no Pareto set (npoints 0) */
-    PlotData pd = {.title = cli_inputs_title(&a.in),
-                   .ndims = res.ndims,
+    char title[512], sub[256];
+    plot_titles(st.sc, &spec, title, sizeof title, sub, sizeof sub);
+    PlotData pd = {.title = title, .subtitle = sub,
+                   .net = &st.sc->net,
                    .bw_gbps = res.bw_gbps, .equal_bw_gbps = eq_bw,
                    .chosen_cost_usd = res.eval.cost_usd, .chosen_time_ns = res.eval.time_ns,
                    .equal_cost_usd = eq.cost_usd, .equal_time_ns = eq.time_ns};

@@ -1,6 +1,7 @@
 /* opts.c — table-driven option parsing: --name VALUE, --name=VALUE, flags. */
 #include "opts.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,12 @@ static int optional_word(const char *arg, const char *w) {
   return 0;
 }
 
+/* A word after an optional-value option that reads as an attempted value:
+ * no leading '-', no '/' and no '.', so not a path or an option. */
+static int looks_like_value(const char *w) {
+  return w[0] && w[0] != '-' && !strchr(w, '/') && !strchr(w, '.');
+}
+
 int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char **pos,
                    int maxpos, int *npos) {
   *npos = 0;
@@ -94,6 +101,12 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
     if (o->arg && o->arg[0] == '[') { /* optional value: =VALUE, or a next word it lists */
       if (eq) v = eq + 1;
       else if (i + 1 < argc && optional_word(o->arg, argv[i + 1])) v = argv[++i];
+      else if (i + 1 < argc && looks_like_value(argv[i + 1])) {
+        /* a bare word where a value may go, not a file: a misspelt value */
+        cli_fail("option %s: '%s' is not one of %s (a file here needs a '/' or an "
+                 "extension)", o->name, argv[i + 1], o->arg);
+        return -1;
+      }
     } else if (o->arg) {
       if (eq) v = eq + 1;
       else if (i + 1 < argc) v = argv[++i];
@@ -167,10 +180,14 @@ int cli_opt_int(const char *flag, const char *v, int lo, int hi, int *out) {
   return 0;
 }
 
-/* a == b with '_' and '-' alike (tp_dp_overlap as in scenario files). */
+/* a == b in any case, '_' and '-' alike: as scenario files read the names
+ * (tp_dp_overlap, TP-DP-OVERLAP and tp-dp-overlap are one loop). */
 static int same_name(const char *a, const char *b) {
-  for (; *a && *b; a++, b++)
-    if (*a != *b && !((*a == '_' || *a == '-') && (*b == '_' || *b == '-'))) return 0;
+  for (; *a && *b; a++, b++) {
+    char x = *a == '_' ? '-' : (char)tolower((unsigned char)*a);
+    char y = *b == '_' ? '-' : (char)tolower((unsigned char)*b);
+    if (x != y) return 0;
+  }
   return *a == *b;
 }
 

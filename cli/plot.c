@@ -1,6 +1,8 @@
-/* plot.c — `--plot FILE`: a .png or .svg through gnuplot: Pareto front, bandwidth per dim,
- * time breakdown (chosen vs EqualBW). No user text is parsed as gnuplot code: paths
- * and title reach the script as arguments (gnuplot -c script ARG1..3, by fork/exec). */
+/* plot.c — the `--plot` runner every figure shares: the format by extension
+ * (.png, .svg, .pdf), a private temporary directory for the script and its
+ * data files, gnuplot run there by fork/exec (the path and titles as its
+ * arguments, never as script text), and the result copied to the target
+ * through the shared writer; plus the axis helpers the figures use. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -12,28 +14,24 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "plot.h"
 
-#define PLOT_WIDE_SPAN 30.0   /* scatter axes: past ~1.5 decades the smallest values would share
-                                 the bottom 3% of a linear axis; a log axis keeps them apart */
-#define PLOT_WIDE_BARS 100.0  /* bars: past 2 decades (under 1% of the height a bar vanishes);
-                                 below, a linear axis reads truer and labels carry the values */
 #define PLOT_PATH_LEN 4096
+#define PLOT_MAX_FILES 48     /* data files of one figure (a sweep: a file per curve) */
 #define PLOT_LOG_LINES 8      /* lines of gnuplot's own messages shown when it fails */
+#define PLOT_PX_PER_INCH 150  /* a PDF is the PNG's size at this resolution: 1500 px = 10 in */
+#define PLOT_PDF_FONT 1.2      /* text in a PDF, relative to the PNG's */
+#define PLOT_NO_PDFCAIRO 77
+#define PLOT_MAX_TICS 6       /* tick intervals on a linear axis, at most */   /* the probe's exit status when gnuplot lacks pdfcairo */
 
-#define COLOR_CHOSEN "#1f77b4"
-#define COLOR_EQUAL "#ff7f0e"
-
-typedef enum { FMT_PNG, FMT_SVG } PlotFormat;
-
-/* Files in the private temporary directory; all removed at the end. */
-enum { F_POINTS, F_FRONT, F_MARKS, F_BW, F_TIME, F_SCRIPT, F_LOG, F_COUNT };
-static const char *const tmp_name[F_COUNT] = {"points.dat", "front.dat", "marks.dat", "bw.dat",
-                                              "time.dat",   "plot.gp",   "gnuplot.log"};
-
-static const char *const part_name[1 + WEFT_NPHASES] = {"compute", "forward comm",
-                                                        "input-grad comm", "weight-grad comm"};
-static const char *const part_color[1 + WEFT_NPHASES] = {"#a0a0a0", "#2ca02c", "#9467bd",
-                                                         "#d62728"};
+struct PlotRun {
+  PlotFormat fmt;
+  char dir[PLOT_PATH_LEN - 64];  /* private temporary directory ("" before mkdtemp) */
+  char script[PLOT_PATH_LEN], log[PLOT_PATH_LEN], out_tmp[PLOT_PATH_LEN];
+  int nfiles;
+  char file[PLOT_MAX_FILES][PLOT_PATH_LEN];
+  FILE *f[PLOT_MAX_FILES];
+};
 
 static int ends_with_ci(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
@@ -46,34 +44,25 @@ static int ends_with_ci(const char *s, const char *suffix) {
   return 1;
 }
 
-static int plot_format(const char *path, PlotFormat *fmt) {
-  if (ends_with_ci(path, ".png")) *fmt = FMT_PNG;
-  else if (ends_with_ci(path, ".svg")) *fmt = FMT_SVG;
+int cli_plot_format_of(const char *path) {
+  return ends_with_ci(path, ".png") ? PLOT_PNG
+         : ends_with_ci(path, ".svg") ? PLOT_SVG
+         : ends_with_ci(path, ".pdf") ? PLOT_PDF
+                                      : -1;
+}
+
+static int format_of(const char *path, PlotFormat *fmt) {
+  int f = cli_plot_format_of(path);
+  if (f >= 0) *fmt = (PlotFormat)f;
   else {
-    cli_fail("--plot '%s': unknown extension (use .png or .svg)", path);
+    cli_fail("--plot '%s': unknown extension (use .png, .svg or .pdf)", path);
     return EXIT_USAGE;
   }
-  if (strlen(path) > PLOT_PATH_LEN - 64) { /* room for "./" and the temporary name */
+  if (strlen(path) > PLOT_PATH_LEN - 64) {
     cli_fail("--plot '%s': path too long", path);
     return EXIT_USAGE;
   }
   return 0;
-}
-
-int cli_plot_check(const char *path) {
-  PlotFormat fmt;
-  return plot_format(path, &fmt);
-}
-
-void cli_plot_times(const WeftSpec *spec, const WeftEval *ev, double *compute_ns,
-                    double comm_ns[WEFT_NPHASES]) {
-  *compute_ns = 0.0;
-  for (int ph = 0; ph < WEFT_NPHASES; ph++) comm_ns[ph] = 0.0;
-  for (int j = 0; j < spec->njobs; j++) { /* the objective's weighted sum, split up */
-    double w = spec->jobs[j].weight;
-    *compute_ns += w * ev->job[j].compute_ns;
-    for (int ph = 0; ph < WEFT_NPHASES; ph++) comm_ns[ph] += w * ev->job[j].exposed_comm_ns[ph];
-  }
 }
 
 /* strerror with a lowercase first letter, as every weft message. */
@@ -83,366 +72,11 @@ static const char *errmsg(int e, char *buf, size_t n) {
   return buf;
 }
 
-/* A value label: three significant digits, no exponent below 1e5, no
- * trailing zeros (526, 14.1, 5, 0.685, 2000). */
-static void fmt_value(char *buf, size_t n, double v) {
-  double a = fabs(v);
-  if (a >= 999.5 && a < 1e5) snprintf(buf, n, "%.0f", v); /* %.3g would say 1e+03 */
-  else snprintf(buf, n, "%.3g", v);
-}
-
-/* Range of the finite positive values seen; zero set when a value <= 0 was
- * seen too (then no log axis, and a linear one starts at 0). */
-typedef struct {
-  double lo, hi;
-  int zero;
-} Span;
-
-static void span_add(Span *s, double v) {
-  if (isfinite(v) && v <= 0.0) s->zero = 1;
-  if (!isfinite(v) || v <= 0.0) return;
-  if (v < s->lo) s->lo = v;
-  if (v > s->hi) s->hi = v;
-}
-
-static int span_wide(const Span *s, double ratio) {
-  return !s->zero && s->hi > 0.0 && s->hi / s->lo > ratio;
-}
-
-/* The dollar unit that keeps the largest cost between 1 and 1000. */
-static double cost_unit(double max_usd, const char **name) {
-  if (max_usd >= 1e9) return *name = "G$", 1e9;
-  if (max_usd >= 1e6) return *name = "M$", 1e6;
-  if (max_usd >= 1e3) return *name = "k$", 1e3;
-  return *name = "$", 1.0;
-}
-
-/* Everything one run needs; released by plot_cleanup. */
-typedef struct {
-  char dir[PLOT_PATH_LEN - 32];     /* private temporary directory ("" before mkdtemp) */
-  char file[F_COUNT][PLOT_PATH_LEN];
-  char out_tmp[PLOT_PATH_LEN];      /* gnuplot's output, in dir ("" before it is named) */
-  FILE *f[F_COUNT];
-} Run;
-
-static void plot_cleanup(Run *r) {
-  for (int i = 0; i < F_COUNT; i++)
-    if (r->f[i]) fclose(r->f[i]);
-  if (r->out_tmp[0]) unlink(r->out_tmp);
-  if (r->dir[0]) {
-    for (int i = 0; i < F_COUNT; i++) unlink(r->file[i]);
-    rmdir(r->dir);
-  }
-}
-
-static int open_files(Run *r) {
-  const char *base = getenv("TMPDIR");
-  if (!base || base[0] != '/' || strlen(base) > PLOT_PATH_LEN - 128) base = "/tmp";
-  snprintf(r->dir, sizeof r->dir, "%s/weft-plot-XXXXXX", base);
-  if (!mkdtemp(r->dir)) {
-    char eb[128];
-    cli_fail("cannot plot: cannot create a temporary directory in %s: %s", base,
-             errmsg(errno, eb, sizeof eb));
-    r->dir[0] = '\0';
-    return EXIT_RUNTIME;
-  }
-  for (int i = 0; i < F_COUNT; i++) {
-    size_t dl = strlen(r->dir); /* dir + '/' + name fits: dir is 32 shorter than file */
-    memcpy(r->file[i], r->dir, dl);
-    r->file[i][dl] = '/';
-    strcpy(r->file[i] + dl + 1, tmp_name[i]);
-    if (i == F_LOG) continue; /* gnuplot's stderr, opened for the child */
-    r->f[i] = fopen(r->file[i], "w");
-    if (!r->f[i]) {
-      char eb[128];
-      cli_fail("cannot plot: %s: %s", r->file[i], errmsg(errno, eb, sizeof eb));
-      return EXIT_RUNTIME;
-    }
-  }
-  return 0;
-}
-
-static int close_files(Run *r) {
-  int bad = 0;
-  for (int i = 0; i < F_COUNT; i++) {
-    if (!r->f[i]) continue;
-    if (ferror(r->f[i])) bad = 1;
-    if (fclose(r->f[i])) bad = 1;
-    r->f[i] = NULL;
-  }
-  if (bad) cli_fail("cannot plot: cannot write the temporary files in %s", r->dir);
-  return bad ? EXIT_RUNTIME : 0;
-}
-
-/* gnuplot writes into the private directory; the result is then copied to
- * the target through cli_out_open (a temporary renamed into place, or a
- * device written through), so the target is never replaced by a rename of
- * a file gnuplot made. */
-static void name_out_tmp(Run *r, PlotFormat fmt) {
-  snprintf(r->out_tmp, sizeof r->out_tmp, "%s/out.%s", r->dir, fmt == FMT_SVG ? "svg" : "png");
-}
-
-/* Copy gnuplot's output to out; 0 or an errno value (write errors show at
- * the commit). */
-static int copy_out(const char *from, FILE *to) {
-  FILE *f = fopen(from, "rb");
-  if (!f) return errno;
-  char buf[8192];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, to);
-  int e = ferror(f) ? EIO : 0;
-  fclose(f);
-  return e;
-}
-
-/* ------------------------------------------------------------ data files */
-
-/* The next (cost_usd, time_ns) of the points stream; 0 at its end. */
-static int next_point(const PlotData *pd, size_t *k, double *cost, double *time) {
-  double v[2];
-  if (*k >= pd->npoints || !pd->points || fread(v, sizeof v[0], 2, pd->points) != 2) return 0;
-  ++*k;
-  *cost = v[0];
-  *time = v[1];
-  return 1;
-}
-
-static void write_data(Run *r, const PlotData *pd, double cost_div) {
-  FILE *f = r->f[F_POINTS];
-  double pc, pt;
-  size_t seen = 0;
-  if (pd->points) rewind(pd->points);
-  while (next_point(pd, &seen, &pc, &pt))
-    if (isfinite(pc) && isfinite(pt)) fprintf(f, "%.9g %.9g\n", pc / cost_div, pt / 1e6);
-  f = r->f[F_FRONT];
-  for (size_t i = 0; i < pd->nfront; i++)
-    if (isfinite(pd->front_cost_usd[i]) && isfinite(pd->front_time_ns[i]))
-      fprintf(f, "%.9g %.9g\n", pd->front_cost_usd[i] / cost_div, pd->front_time_ns[i] / 1e6);
-  /* index 0 the chosen design, index 1 EqualBW */
-  fprintf(r->f[F_MARKS], "%.9g %.9g\n\n\n%.9g %.9g\n", pd->chosen_cost_usd / cost_div,
-          pd->chosen_time_ns / 1e6, pd->equal_cost_usd / cost_div, pd->equal_time_ns / 1e6);
-  f = r->f[F_BW];
-  for (int d = 0; d < pd->ndims; d++) {
-    char a[32], b[32];
-    fmt_value(a, sizeof a, pd->bw_gbps[d]);
-    fmt_value(b, sizeof b, pd->equal_bw_gbps[d]);
-    fprintf(f, "%d %.9g %.9g \"%s\" \"%s\"\n", d + 1, pd->bw_gbps[d], pd->equal_bw_gbps[d], a, b);
-  }
-  /* per design: x, cumulative ends of compute, fwd, ig, wg (ms), total label */
-  f = r->f[F_TIME];
-  for (int k = 0; k < 2; k++) {
-    double c = (k ? pd->equal_compute_ns : pd->compute_ns) / 1e6;
-    const double *comm = k ? pd->equal_comm_ns : pd->comm_ns;
-    char lab[32];
-    fprintf(f, "%d %.9g", k + 1, c);
-    for (int ph = 0; ph < WEFT_NPHASES; ph++) fprintf(f, " %.9g", c += comm[ph] / 1e6);
-    fmt_value(lab, sizeof lab, c);
-    fprintf(f, " \"%s ms\"\n", lab);
-  }
-}
-
-/* ---------------------------------------------------------------- script */
-
-static void panel_reset(FILE *g, double x, double y, double w, double h) {
-  fprintf(g,
-          "reset\nset origin %g,%g\nset size %g,%g\n"
-          "set style fill solid 0.85 border rgb '#404040'\n"
-          "set grid lc rgb '#dddddd'\nset border lc rgb '#404040'\n",
-          x, y, w, h);
-}
-
-/* Labelled ticks on a log axis [lo, hi]: 1-2-5 per decade when the axis is
- * short (gnuplot's own would label only the one or two powers of ten). */
-static void log_tics(FILE *g, char axis, double lo, double hi) {
-  static const double m125[] = {1, 2, 5}, m13[] = {1, 3}, m1[] = {1};
-  double ndec = log10(hi / lo);
-  const double *m = ndec <= 2.5 ? m125 : ndec <= 5 ? m13 : m1;
-  int nm = ndec <= 2.5 ? 3 : ndec <= 5 ? 2 : 1;
-  const char *sep = "";
-  fprintf(g, "set %ctics (", axis);
-  for (int e = (int)floor(log10(lo)); e <= (int)ceil(log10(hi)); e++)
-    for (int i = 0; i < nm; i++) {
-      double v = m[i] * pow(10.0, e);
-      if (v < lo || v > hi) continue;
-      fprintf(g, "%s'%g' %.9g", sep, v, v);
-      sep = ", ";
-    }
-  fputs(")\n", g);
-}
-
-/* An axis range around a span: 5% margins, never below 0 on a linear axis. */
-static void set_range(FILE *g, char axis, const Span *s, int log_axis) {
-  if (!(s->hi > 0.0)) return; /* nothing finite: gnuplot's autoscale */
-  if (log_axis) {
-    fprintf(g, "set %crange [%.9g:%.9g]\n", axis, s->lo / 1.25, s->hi * 1.25);
-    log_tics(g, axis, s->lo / 1.25, s->hi * 1.25);
-    return;
-  }
-  double pad = 0.05 * (s->hi - s->lo);
-  if (pad <= 0.0) pad = 0.05 * s->hi;
-  double lo = s->zero ? 0.0 : fmax(0.0, s->lo - pad);
-  fprintf(g, "set %crange [%.9g:%.9g]\n", axis, lo, s->hi + pad);
-}
-
-static void script_pareto(FILE *g, const PlotData *pd, const char *cost_name, double cost_div,
-                          const Span *cs, const Span *ts, double y0, double ps) {
-  int logx = span_wide(cs, PLOT_WIDE_SPAN), logy = span_wide(ts, PLOT_WIDE_SPAN);
-  Span csu = {cs->lo / cost_div, cs->hi / cost_div, cs->zero};
-  Span tsu = {ts->lo / 1e6, ts->hi / 1e6, ts->zero};
-  panel_reset(g, 0.0, y0, 1.0, 0.95 - y0);
-  fprintf(g,
-          "set title 'Pareto front: iteration time vs network cost'\n"
-          "set xlabel 'network cost (%s)%s'\nset ylabel 'iteration time (ms)%s'\n",
-          cost_name, logx ? ", log scale" : "", logy ? ", log scale" : "");
-  if (logx) fputs("set logscale x\n", g);
-  if (logy) fputs("set logscale y\n", g);
-  set_range(g, 'x', &csu, logx);
-  set_range(g, 'y', &tsu, logy);
-  fputs("set key outside right top box spacing 1.3\nplot ", g); /* inside, it hides points */
-  const char *sep = "";
-  if (pd->npoints) {
-    fprintf(g, "d.'%s' u 1:2 w p pt 7 ps %g lc rgb '#b8b8b8' t 'feasible designs'",
-            tmp_name[F_POINTS], 0.45 * ps);
-    sep = ", \\\n  ";
-  }
-  if (pd->nfront) {
-    fprintf(g, "%sd.'%s' u 1:2 w lp pt 7 ps %g lw 2 lc rgb '#303030' t 'Pareto front'", sep,
-            tmp_name[F_FRONT], 0.8 * ps);
-    sep = ", \\\n  ";
-  }
-  if (isfinite(pd->equal_cost_usd) && isfinite(pd->equal_time_ns)) {
-    fprintf(g, "%sd.'%s' index 1 u 1:2 w p pt 9 ps %g lc rgb '%s' t 'EqualBW'", sep,
-            tmp_name[F_MARKS], 2.6 * ps, COLOR_EQUAL);
-    sep = ", \\\n  ";
-  }
-  if (isfinite(pd->chosen_cost_usd) && isfinite(pd->chosen_time_ns))
-    fprintf(g, "%sd.'%s' index 0 u 1:2 w p pt 13 ps %g lc rgb '%s' t 'chosen design'", sep,
-            tmp_name[F_MARKS], 2.6 * ps, COLOR_CHOSEN);
-  fputs("\n", g);
-}
-
-static void script_bw(FILE *g, const PlotData *pd, double x0, double w, double h) {
-  Span s = {HUGE_VAL, 0.0, 0};
-  for (int d = 0; d < pd->ndims; d++) {
-    span_add(&s, pd->bw_gbps[d]);
-    span_add(&s, pd->equal_bw_gbps[d]);
-  }
-  int logy = span_wide(&s, PLOT_WIDE_BARS);
-  double hi = s.hi > 0.0 ? s.hi : 1.0;
-  panel_reset(g, x0, 0.0, w, h);
-  fprintf(g,
-          "set title 'bandwidth per dimension'\nset xlabel 'network dimension'\n"
-          "set ylabel 'bandwidth per NPU (GB/s)%s'\nset xrange [0.4:%g]\nset xtics (",
-          logy ? ", log scale" : "", pd->ndims + 0.6);
-  for (int d = 0; d < pd->ndims; d++) fprintf(g, "%s'dim %d' %d", d ? ", " : "", d + 1, d + 1);
-  fputs(") scale 0\nset grid noxtics ytics\nset bmargin 4\n", g); /* as the time panel */
-  double base = 0.0;
-  if (logy) { /* a decade below the smallest bar, headroom above for the key */
-    base = pow(10.0, floor(log10(s.lo)));
-    if (base >= s.lo) base /= 10.0; /* s.lo a power of 10: keep its bar visible */
-    /* the range just under base keeps base's tick, which gnuplot drops at the edge */
-    fprintf(g, "set logscale y\nset yrange [%g:%g]\n", base * 0.999, hi * 4.0);
-    log_tics(g, 'y', base * 0.999, hi * 4.0);
-  } else {
-    fprintf(g, "set yrange [0:%g]\n", hi * 1.3);
-  }
-  fprintf(g,
-          "set key top right horizontal box opaque\n"
-          "plot d.'%s' u ($1-0.2):2:($1-0.38):($1-0.02):(%g):2 w boxxyerror lc rgb '%s' "
-          "t 'chosen design', \\\n"
-          "  '' u ($1+0.2):3:($1+0.02):($1+0.38):(%g):3 w boxxyerror lc rgb '%s' t 'EqualBW', \\\n"
-          "  '' u ($1-0.2):2:4 w labels offset 0,0.7 font ',10' notitle, \\\n"
-          "  '' u ($1+0.2):3:5 w labels offset 0,0.7 font ',10' notitle\n",
-          tmp_name[F_BW], base, COLOR_CHOSEN, base, COLOR_EQUAL);
-}
-
-static void script_time(FILE *g, const PlotData *pd, const char *cost_name, double cost_div,
-                        double x0, double w, double h) {
-  double tot[2] = {pd->compute_ns, pd->equal_compute_ns};
-  double part_max[1 + WEFT_NPHASES] = {fmax(pd->compute_ns, pd->equal_compute_ns)};
-  for (int ph = 0; ph < WEFT_NPHASES; ph++) {
-    tot[0] += pd->comm_ns[ph];
-    tot[1] += pd->equal_comm_ns[ph];
-    part_max[1 + ph] = fmax(pd->comm_ns[ph], pd->equal_comm_ns[ph]);
-  }
-  double hi = fmax(tot[0], tot[1]) / 1e6;
-  if (!(hi > 0.0) || !isfinite(hi)) hi = 1.0;
-  panel_reset(g, x0, 0.0, w, h);
-  fputs("set title 'iteration time breakdown", g);
-  if (tot[0] > 0.0 && isfinite(tot[1] / tot[0]))
-    fprintf(g, " (EqualBW / chosen = %.2fx)", tot[1] / tot[0]);
-  char cost[2][32]; /* each design's network cost under its name */
-  fmt_value(cost[0], sizeof cost[0], pd->chosen_cost_usd / cost_div);
-  fmt_value(cost[1], sizeof cost[1], pd->equal_cost_usd / cost_div);
-  char eq_label[64]; /* NaN: no equal split meets the constraints */
-  if (isfinite(pd->equal_cost_usd)) snprintf(eq_label, sizeof eq_label, "cost %s %s", cost[1], cost_name);
-  else snprintf(eq_label, sizeof eq_label, "none meets the constraints");
-  fprintf(g,
-          "'\nset ylabel 'time per iteration (ms)'\nset bmargin 4\n"
-          "set xrange [0.4:2.6]\nset xtics (\"chosen design\\ncost %s %s\" 1, "
-          "\"EqualBW\\n%s\" 2) scale 0\nset grid noxtics ytics\n"
-          "set yrange [0:%g]\nset key outside right top box invert\nplot ",
-          cost[0], cost_name, eq_label, hi * 1.2);
-  /* component k spans columns k+1 (0 for compute) .. k+2 of time.dat */
-  const char *sep = "";
-  for (int k = 0; k <= WEFT_NPHASES; k++) {
-    if (!(part_max[k] > 0.0)) continue; /* absent for both designs: no empty key entry */
-    char lo[16];
-    if (k) snprintf(lo, sizeof lo, "$%d", k + 1);
-    else snprintf(lo, sizeof lo, "0");
-    fprintf(g, "%sd.'%s' u 1:%d:($1-0.3):($1+0.3):(%s):%d w boxxyerror lc rgb '%s' t '%s'", sep,
-            tmp_name[F_TIME], k + 2, lo, k + 2, part_color[k], part_name[k]);
-    sep = ", \\\n  ";
-  }
-  fprintf(g, "%sd.'%s' u 1:5:6 w labels offset 0,0.8 notitle\n", sep, tmp_name[F_TIME]);
-}
-
-static void write_script(Run *r, const PlotData *pd, PlotFormat fmt) {
-  FILE *g = r->f[F_SCRIPT];
-  int pareto = pd->npoints > 0;
-  int wpx = 1200, hpx = pareto ? 1000 : 520;
-  Span cs = {HUGE_VAL, 0.0, 0}, ts = {HUGE_VAL, 0.0, 0};
-  double c, t;
-  size_t k = 0;
-  if (pd->points) rewind(pd->points);
-  while (next_point(pd, &k, &c, &t)) {
-    span_add(&cs, c);
-    span_add(&ts, t);
-  }
-  span_add(&cs, pd->chosen_cost_usd);
-  span_add(&cs, pd->equal_cost_usd);
-  span_add(&ts, pd->chosen_time_ns);
-  span_add(&ts, pd->equal_time_ns);
-  const char *cost_name;
-  double cost_div = cost_unit(cs.hi, &cost_name);
-  write_data(r, pd, cost_div);
-
-  fputs("# weft plot: ARG1 output file, ARG2 data directory, ARG3 title\n", g);
-  if (fmt == FMT_SVG)
-    fprintf(g, "set terminal svg size %d,%d font 'Sans,13' background rgb 'white'\n",
-            wpx, hpx);
-  else
-    fprintf(g,
-            "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-            "  set terminal pngcairo size %d,%d font 'Sans,11' background rgb 'white'\n"
-            "} else {\n  set terminal png size %d,%d background rgb 'white'\n}\n",
-            wpx, hpx, wpx, hpx);
-  fputs("set termoption noenhanced\nset output ARG1\nd = ARG2.'/'\n"
-        "if (strlen(ARG3) > 0) { set multiplot title ARG3 font ',14' } else { set multiplot }\n",
-        g);
-  double h = pareto ? 0.46 : 0.93; /* the multiplot title takes the top strip */
-  double ps = fmt == FMT_SVG ? 0.6 : 1.0; /* svg draws the same point size larger */
-  if (pareto) script_pareto(g, pd, cost_name, cost_div, &cs, &ts, 0.49, ps);
-  script_bw(g, pd, 0.0, 0.5, h);
-  script_time(g, pd, cost_name, cost_div, 0.5, 0.5, h);
-  fputs("unset multiplot\nset output\n", g);
-}
-
-/* ---------------------------------------------------------------- gnuplot */
+/* ------------------------------------------------------------ gnuplot */
 
 /* Print the first lines of gnuplot's messages, indented. */
 static void show_log(const char *path) {
-  FILE *f = fopen(path, "r");
+  FILE *f = path && path[0] ? fopen(path, "r") : NULL;
   if (!f) return;
   char line[512];
   for (int n = 0; n < PLOT_LOG_LINES && fgets(line, sizeof line, f);) {
@@ -453,29 +87,28 @@ static void show_log(const char *path) {
   fclose(f);
 }
 
-/* Run gnuplot -c script out dir title; stdout and stderr to the log.
- * Returns 0, or prints why and returns EXIT_RUNTIME. */
-static int run_gnuplot(Run *r, const char *title) {
-  char prog[] = "gnuplot", flag[] = "-c";
-  char *t = strdup(title ? title : "");
-  int logfd = open(r->file[F_LOG], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+/* Run gnuplot with argv[1..] (argv[0] is set here); stdin /dev/null, stdout
+ * and stderr to log (or /dev/null when log is NULL). Returns its exit status
+ * (>= 0), or prints why and returns -1 (not found, not run, killed). */
+static int run_gnuplot(char **argv, const char *log) {
+  char prog[] = "gnuplot", eb[128];
+  int logfd = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   int nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  int pfd[2] = {-1, -1}, rc = EXIT_RUNTIME;
-  char eb[128];
-  if (!t || logfd < 0 || nullfd < 0 || pipe(pfd)) {
+  int pfd[2] = {-1, -1}, rc = -1;
+  if (logfd < 0 || nullfd < 0 || pipe(pfd)) {
     cli_fail("cannot plot: %s", errmsg(errno, eb, sizeof eb));
     goto done;
   }
   fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
   fcntl(pfd[1], F_SETFD, FD_CLOEXEC); /* closed by a successful exec: EOF for the parent */
   fflush(NULL);
+  argv[0] = prog;
   pid_t pid = fork();
   if (pid < 0) {
     cli_fail("cannot plot: cannot start gnuplot: %s", errmsg(errno, eb, sizeof eb));
     goto done;
   }
   if (pid == 0) {
-    char *argv[] = {prog, flag, r->file[F_SCRIPT], r->out_tmp, r->dir, t, NULL};
     if (dup2(nullfd, 0) >= 0 && dup2(logfd, 1) >= 0 && dup2(logfd, 2) >= 0) execvp(prog, argv);
     int e = errno;
     ssize_t wr = write(pfd[1], &e, sizeof e);
@@ -501,53 +134,189 @@ static int run_gnuplot(Run *r, const char *title) {
     cli_fail("cannot plot: waiting for gnuplot: %s", errmsg(errno, eb, sizeof eb));
   } else if (WIFSIGNALED(status)) {
     cli_fail("cannot plot: gnuplot killed by signal %d", WTERMSIG(status));
-    show_log(r->file[F_LOG]);
-  } else if (WEXITSTATUS(status) != 0) {
-    cli_fail("cannot plot: gnuplot failed (exit status %d)", WEXITSTATUS(status));
-    show_log(r->file[F_LOG]);
+    show_log(log);
   } else {
-    rc = 0;
+    rc = WEXITSTATUS(status);
   }
 done:
   if (pfd[0] >= 0) close(pfd[0]);
   if (pfd[1] >= 0) close(pfd[1]);
   if (logfd >= 0) close(logfd);
   if (nullfd >= 0) close(nullfd);
-  free(t);
   return rc;
 }
 
-int cli_plot(const char *path, const PlotData *pd) {
-  PlotFormat fmt;
-  int rc = plot_format(path, &fmt);
-  if (rc) return rc;
-  if (pd->ndims < 1 || pd->ndims > WEFT_MAX_DIMS) {
-    cli_fail("cannot plot: %d dims (expected 1 to %d)", pd->ndims, WEFT_MAX_DIMS);
+/* A PDF needs gnuplot's pdfcairo terminal (cairo builds: Debian's
+ * gnuplot-nox, gnuplot-qt, gnuplot-x11 have it); asked before any work. */
+static int probe_pdfcairo(void) {
+  char e[] = "-e",
+       code[] = "exit status (strstrt(' '.GPVAL_TERMINALS.' ', ' pdfcairo ') > 0 ? 0 : 77)";
+  char *argv[] = {NULL, e, code, NULL};
+  int st = run_gnuplot(argv, NULL);
+  if (st < 0) return EXIT_RUNTIME;
+  if (st == PLOT_NO_PDFCAIRO) {
+    cli_fail("cannot plot a PDF: this gnuplot has no pdfcairo terminal (install one built with "
+             "cairo, e.g. Debian's gnuplot-nox; or plot to .png or .svg)");
     return EXIT_RUNTIME;
   }
-  Run r;
-  memset(&r, 0, sizeof r);
-  rc = open_files(&r);
-  if (!rc) {
-    write_script(&r, pd, fmt);
-    rc = close_files(&r);
+  if (st != 0) {
+    cli_fail("cannot plot: gnuplot failed (exit status %d) listing its terminals", st);
+    return EXIT_RUNTIME;
   }
+  return 0;
+}
+
+int cli_plot_check(const char *path) {
+  PlotFormat fmt;
+  int rc = format_of(path, &fmt);
+  if (!rc && fmt == PLOT_PDF) rc = probe_pdfcairo();
+  return rc;
+}
+
+/* ------------------------------------------------------------ the run */
+
+PlotFormat plot_format(const PlotRun *r) { return r->fmt; }
+
+static void join(char *out, const char *dir, const char *name) {
+  snprintf(out, PLOT_PATH_LEN, "%s/%s", dir, name);
+}
+
+FILE *plot_data(PlotRun *r, const char *name) {
+  char eb[128];
+  if (r->nfiles == PLOT_MAX_FILES || strpbrk(name, "'\"/\\") || strlen(name) > 40) {
+    cli_fail("cannot plot: data file '%s' (internal error)", name);
+    return NULL;
+  }
+  int k = r->nfiles;
+  join(r->file[k], r->dir, name);
+  if (!(r->f[k] = fopen(r->file[k], "w"))) {
+    cli_fail("cannot plot: %s: %s", r->file[k], errmsg(errno, eb, sizeof eb));
+    return NULL;
+  }
+  r->nfiles++;
+  return r->f[k];
+}
+
+double plot_point_scale(const PlotRun *r) { return r->fmt == PLOT_PNG ? 1.0 : 0.6; }
+
+void plot_terminal(PlotRun *r, FILE *g, int wpx, int hpx) {
+  if (r->fmt == PLOT_SVG)
+    fprintf(g, "set terminal svg size %d,%d font 'Sans,13' background rgb 'white'\n", wpx, hpx);
+  else if (r->fmt == PLOT_PDF) /* the PNG's fonts (its pixels are points) scaled to the
+                                  page, then larger by PLOT_PDF_FONT: a paper shrinks
+                                  the figure to a column */
+    fprintf(g, "set terminal pdfcairo size %.3fin,%.3fin font 'Sans,11' fontscale %.3g\n",
+            (double)wpx / PLOT_PX_PER_INCH, (double)hpx / PLOT_PX_PER_INCH,
+            72.0 / PLOT_PX_PER_INCH * PLOT_PDF_FONT);
+  else
+    fprintf(g,
+            "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+            "  set terminal pngcairo size %d,%d font 'Sans,11' background rgb 'white'\n"
+            "} else {\n  set terminal png size %d,%d background rgb 'white'\n}\n",
+            wpx, hpx, wpx, hpx);
+  fputs("set termoption noenhanced\nset output ARG1\nd = ARG2.'/'\n", g);
+}
+
+static void cleanup(PlotRun *r) {
+  for (int i = 0; i < r->nfiles; i++) {
+    if (r->f[i]) fclose(r->f[i]);
+    unlink(r->file[i]);
+  }
+  if (r->dir[0]) {
+    unlink(r->script);
+    unlink(r->log);
+    unlink(r->out_tmp);
+    rmdir(r->dir);
+  }
+}
+
+/* The script and its data files, closed; 0 or EXIT_RUNTIME (printed). */
+static int write_script(PlotRun *r, PlotBody body, const void *ctx) {
+  char eb[128];
+  const char *base = getenv("TMPDIR");
+  if (!base || base[0] != '/' || strlen(base) > PLOT_PATH_LEN - 256) base = "/tmp";
+  snprintf(r->dir, sizeof r->dir, "%s/weft-plot-XXXXXX", base);
+  if (!mkdtemp(r->dir)) {
+    cli_fail("cannot plot: cannot create a temporary directory in %s: %s", base,
+             errmsg(errno, eb, sizeof eb));
+    r->dir[0] = '\0';
+    return EXIT_RUNTIME;
+  }
+  join(r->script, r->dir, "plot.gp");
+  join(r->log, r->dir, "gnuplot.log");
+  join(r->out_tmp, r->dir, r->fmt == PLOT_SVG ? "out.svg" : r->fmt == PLOT_PDF ? "out.pdf"
+                                                                                : "out.png");
+  FILE *g = fopen(r->script, "w");
+  if (!g) {
+    cli_fail("cannot plot: %s: %s", r->script, errmsg(errno, eb, sizeof eb));
+    return EXIT_RUNTIME;
+  }
+  fputs("# weft plot: ARG1 output file, ARG2 data directory, ARG3 title, ARG4 subtitle, "
+        "ARG5 a label\n", g);
+  int rc = body(r, g, ctx) ? EXIT_RUNTIME : 0;
+  int bad = ferror(g) != 0;
+  bad |= fclose(g) != 0;
+  for (int i = 0; i < r->nfiles; i++) {
+    bad |= ferror(r->f[i]) != 0;
+    bad |= fclose(r->f[i]) != 0;
+    r->f[i] = NULL;
+  }
+  if (!rc && bad) {
+    cli_fail("cannot plot: cannot write the temporary files in %s", r->dir);
+    rc = EXIT_RUNTIME;
+  }
+  return rc;
+}
+
+/* Copy gnuplot's output to out; 0 or an errno value (write errors show at
+ * the commit). */
+static int copy_out(const char *from, FILE *to) {
+  FILE *f = fopen(from, "rb");
+  if (!f) return errno;
+  char buf[8192];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, to);
+  int e = ferror(f) ? EIO : 0;
+  fclose(f);
+  return e;
+}
+
+int cli_plot_render(const char *path, const char *title, const char *subtitle, const char *label,
+                    PlotBody body, const void *ctx) {
+  PlotRun *r = calloc(1, sizeof *r);
+  if (!r) {
+    cli_fail("out of memory");
+    return EXIT_RUNTIME;
+  }
+  int rc = format_of(path, &r->fmt);
+  if (!rc) rc = write_script(r, body, ctx);
   WeftOut *out = NULL;
+  if (!rc) rc = cli_out_open(path, &out);
   if (!rc) {
-    name_out_tmp(&r, fmt);
-    rc = cli_out_open(path, &out);
+    char c[] = "-c", *t = strdup(title ? title : ""), *s = strdup(subtitle ? subtitle : "");
+    char *l = strdup(label ? label : "");
+    char *argv[] = {NULL, c, r->script, r->out_tmp, r->dir, t, s, l, NULL};
+    int st = t && s && l ? run_gnuplot(argv, r->log) : -2;
+    if (st == -2) cli_fail("out of memory");
+    if (st > 0) {
+      cli_fail("cannot plot: gnuplot failed (exit status %d)", st);
+      show_log(r->log);
+    }
+    free(t);
+    free(s);
+    free(l);
+    rc = st ? EXIT_RUNTIME : 0;
   }
-  if (!rc) rc = run_gnuplot(&r, pd->title);
   if (!rc) {
-    struct stat st;
+    struct stat sb;
     int e;
-    if (stat(r.out_tmp, &st) || st.st_size == 0) {
+    if (stat(r->out_tmp, &sb) || sb.st_size == 0) {
       cli_fail("cannot plot: gnuplot wrote nothing");
-      show_log(r.file[F_LOG]);
+      show_log(r->log);
       rc = EXIT_RUNTIME;
-    } else if ((e = copy_out(r.out_tmp, weft_out_stream(out))) != 0) {
+    } else if ((e = copy_out(r->out_tmp, weft_out_stream(out))) != 0) {
       char eb[128];
-      cli_fail("cannot plot: %s: %s", r.out_tmp, errmsg(e, eb, sizeof eb));
+      cli_fail("cannot plot: %s: %s", r->out_tmp, errmsg(e, eb, sizeof eb));
       rc = EXIT_RUNTIME;
     } else {
       rc = cli_out_commit(out);
@@ -555,6 +324,90 @@ int cli_plot(const char *path, const PlotData *pd) {
     }
   }
   cli_out_discard(out);
-  plot_cleanup(&r);
+  cleanup(r);
+  free(r);
   return rc;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+void plot_fmt_value(char *buf, size_t n, double v) {
+  double a = fabs(v);
+  if (a >= 999.5 && a < 1e5) snprintf(buf, n, "%.0f", v); /* %.3g would say 1e+03 */
+  else snprintf(buf, n, "%.3g", v);
+}
+
+void plot_put_label(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) fputc(*s == '"' || *s == '\\' || (unsigned char)*s < 0x20 ? '?' : *s, f);
+  fputc('"', f);
+}
+
+void plot_span_add(PlotSpan *s, double v) {
+  if (isfinite(v) && v <= 0.0) s->zero = 1;
+  if (!isfinite(v) || v <= 0.0) return;
+  if (v < s->lo) s->lo = v;
+  if (v > s->hi) s->hi = v;
+}
+
+int plot_span_wide(const PlotSpan *s, double ratio) {
+  return !s->zero && s->hi > 0.0 && s->hi / s->lo > ratio;
+}
+
+double plot_cost_unit(double max_usd, const char **name) {
+  if (max_usd >= 1e9) return *name = "G$", 1e9;
+  if (max_usd >= 1e6) return *name = "M$", 1e6;
+  if (max_usd >= 1e3) return *name = "k$", 1e3;
+  return *name = "$", 1.0;
+}
+
+void plot_panel(FILE *g, double x, double y, double w, double h) {
+  fprintf(g,
+          "reset\nset origin %g,%g\nset size %g,%g\n"
+          "set style fill solid 0.85 border rgb '#404040'\n"
+          "set grid lc rgb '#dddddd'\nset border lc rgb '#404040'\n",
+          x, y, w, h);
+}
+
+/* Labelled ticks on a log axis [lo, hi]: 1-2-5 per decade when the axis is
+ * short (gnuplot's own would label only the one or two powers of ten); on
+ * an axis too short for two of those, gnuplot's own ticks. */
+static void log_tics(FILE *g, char axis, double lo, double hi) {
+  static const double m125[] = {1, 2, 5}, m13[] = {1, 3}, m1[] = {1};
+  double ndec = log10(hi / lo);
+  const double *m = ndec <= 2.5 ? m125 : ndec <= 5 ? m13 : m1;
+  int nm = ndec <= 2.5 ? 3 : ndec <= 5 ? 2 : 1, n = 0;
+  char buf[1024];
+  size_t k = (size_t)snprintf(buf, sizeof buf, "set %ctics (", axis);
+  for (int e = (int)floor(log10(lo)); e <= (int)ceil(log10(hi)); e++)
+    for (int i = 0; i < nm && k < sizeof buf; i++) {
+      double v = m[i] * pow(10.0, e);
+      if (v < lo || v > hi) continue;
+      char lab[32];
+      plot_fmt_value(lab, sizeof lab, v);
+      k += (size_t)snprintf(buf + k, sizeof buf - k, "%s'%s' %.9g", n++ ? ", " : "", lab, v);
+    }
+  if (n >= 2 && k < sizeof buf - 2) fprintf(g, "%s)\n", buf);
+  else fprintf(g, "set %ctics auto\nset format %c '%%g'\n", axis, axis);
+}
+
+void plot_set_range(FILE *g, char axis, const PlotSpan *s, int log_axis) {
+  if (!(s->hi > 0.0)) return; /* nothing finite: gnuplot's autoscale */
+  if (log_axis) {
+    double lo = s->lo / 1.25, hi = s->hi * 1.25;
+    fprintf(g, "set logscale %c\nset %crange [%.9g:%.9g]\n", axis, axis, lo, hi);
+    log_tics(g, axis, lo, hi);
+    return;
+  }
+  double pad = 0.05 * (s->hi - s->lo);
+  if (pad <= 0.0) pad = 0.05 * s->hi;
+  double lo = s->zero ? 0.0 : fmax(0.0, s->lo - pad), hi = s->hi + pad;
+  fprintf(g, "set %crange [%.9g:%.9g]\n", axis, lo, hi);
+  /* at most PLOT_MAX_TICS intervals of 1, 2 or 5 x 10^k: gnuplot's own
+   * choice crowds the labels of a PDF's larger text */
+  double step = pow(10.0, floor(log10((hi - lo) / PLOT_MAX_TICS)));
+  if ((hi - lo) / step > PLOT_MAX_TICS) step *= 2;
+  if ((hi - lo) / step > PLOT_MAX_TICS) step *= 2.5;
+  if ((hi - lo) / step > PLOT_MAX_TICS) step *= 2;
+  if (step > 0 && isfinite(step)) fprintf(g, "set %ctics %.9g\n", axis, step);
 }

@@ -1,10 +1,14 @@
 /* progress.c — the progress bar: redrawn in place with \r on stderr when it
  * is a terminal, erased at the end; when stderr is a file or pipe, a plain
- * line every PROGRESS_LOG_S seconds (none for a run shorter than that). */
+ * line every PROGRESS_LOG_S seconds or --progress's (none for a run shorter
+ * than that; one more with the last state at the end when some were). */
 #include "progress.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "cli.h"
+#include "opts.h"
 #include <time.h>
 #include <unistd.h>
 
@@ -53,26 +57,42 @@ char *cli_progress_format(char *buf, size_t size, size_t done, size_t total, dou
   return buf;
 }
 
-void cli_progress_start(CliProgress *pg, const char *unit) {
+void cli_progress_start(CliProgress *pg, const char *unit, double every_s) {
   memset(pg, 0, sizeof *pg);
-  pg->active = isatty(STDERR_FILENO);
-  pg->log = !pg->active;
+  pg->every_s = every_s < 0 ? PROGRESS_LOG_S : every_s;
+  pg->active = pg->every_s > 0 && isatty(STDERR_FILENO);
+  pg->log = pg->every_s > 0 && !pg->active;
   pg->t0_s = now_s();
-  pg->next_log_s = pg->t0_s + PROGRESS_LOG_S;
+  pg->next_log_s = pg->t0_s + pg->every_s;
   pg->unit = unit;
+}
+
+int cli_progress_option(const char *v, double *every_s) {
+  if (cli_number(v, strlen(v), 0.0, 0, every_s)) {
+    cli_fail("--progress '%s': expected seconds between progress lines, >= 0 (0: none)", v);
+    return -1;
+  }
+  return 0;
+}
+
+static void log_line(CliProgress *pg, double t) {
+  char line[160];
+  cli_progress_format(line, sizeof line, pg->done, pg->total, t - pg->t0_s, pg->unit);
+  fprintf(stderr, "weft: progress: %s\n", line);
+  fflush(stderr);
+  pg->lines++;
 }
 
 void cli_progress_update(void *ctx, size_t done, size_t total) {
   CliProgress *pg = ctx;
   if (!pg) return;
+  pg->done = done;
+  pg->total = total;
   if (pg->log) { /* a log: a line now and then */
     double t = now_s();
     if (t < pg->next_log_s || done >= total) return;
-    char line[160];
-    cli_progress_format(line, sizeof line, done, total, t - pg->t0_s, pg->unit);
-    fprintf(stderr, "weft: progress: %s\n", line);
-    fflush(stderr);
-    pg->next_log_s = t + PROGRESS_LOG_S;
+    log_line(pg, t);
+    pg->next_log_s = t + pg->every_s;
     return;
   }
   if (!pg->active) return;
@@ -85,7 +105,12 @@ void cli_progress_update(void *ctx, size_t done, size_t total) {
 }
 
 void cli_progress_end(CliProgress *pg) {
-  if (!pg || !pg->active || pg->width == 0) return;
+  if (!pg) return;
+  if (pg->log && pg->lines > 0) { /* the log's last word: where the run ended */
+    log_line(pg, now_s());
+    pg->lines = 0;
+  }
+  if (!pg->active || pg->width == 0) return;
   fprintf(stderr, "\r%*s\r", pg->width, "");
   fflush(stderr);
   pg->width = 0;

@@ -86,8 +86,10 @@ int cli_refine(int argc, char **argv) {
     WeftRefine rf;
     WeftError err;
     weft_settings_default(&st);
+    cli_sim_progress_start(&run); /* each simulation counts its own work */
     int src = weft_refine_with_sim(&run.spec, &st, &run.set, REFINE_MAX_ITER, REFINE_REL_TOL,
                                    &rf, &err);
+    cli_sim_progress_end(&run);
     if (src) {
       rc = cli_sim_failed(src, &err);  /* as weft simulate and weft validate report it */
     } else if (a.val[CLI_SIM_JSON]) {

@@ -56,6 +56,9 @@ const CliOpt cli_sim_opts[CLI_SIM_COUNT] = {
                           "refuse a run estimated at more than N events + flows +\n"
                           "                        links (default 1e9, minutes; 0: no limit)"},
     [CLI_SIM_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap of the solve (1e-9)"},
+    [CLI_SIM_PROGRESS] = {"--progress", "S",
+                          "seconds between progress lines when stderr is not a\n"
+                          "                        terminal (default 5; 0: no progress at all)"},
     [CLI_SIM_HELP] = {"--help", NULL, "this help"},
 };
 
@@ -269,6 +272,9 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
       cli_out_check("--export-astra1", val[CLI_SIM_EXPORT1]))
     return EXIT_USAGE;
   run->trace_max_bytes = trace_mib * 1048576.0;
+  run->progress_s = -1.0;
+  if (val[CLI_SIM_PROGRESS] && cli_progress_option(val[CLI_SIM_PROGRESS], &run->progress_s))
+    return EXIT_USAGE;
   int rc = cli_inputs_load(&a->in, cmd, &run->sc);
   if (rc) return rc;
   int D = run->sc->net.ndims;
@@ -324,13 +330,28 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
   return 0;
 }
 
+void cli_sim_progress_start(CliSimRun *run) {
+  cli_progress_start(&run->pg, run->set.fidelity == WEFT_FIDELITY_LINK ? "events+flows" : "events",
+                     run->progress_s);
+  run->set.progress = cli_progress_update;
+  run->set.progress_ctx = &run->pg;
+}
+
+void cli_sim_progress_end(CliSimRun *run) {
+  cli_progress_end(&run->pg);
+  run->set.progress = NULL;
+  run->set.progress_ctx = NULL;
+}
+
 int cli_sim_run(CliSimRun *run) {
   WeftError err;
   weft_error_clear(&err);
   struct timespec t0, t1;
+  cli_sim_progress_start(run);
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int rc = weft_simulate(&run->spec, run->bw_gbps, &run->set, &run->res, &err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
+  cli_sim_progress_end(run);
   run->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
   if (run->trace) {
     int trc = cli_trace_close(run->trace, rc == 0);

@@ -8,12 +8,13 @@
 
 #include "inputs.h"
 #include "opts.h"
+#include "progress.h"
 #include "weft.h"
 
 enum { CLI_SIM_BW, CLI_SIM_CHUNKS, CLI_SIM_INFLIGHT, CLI_SIM_LATENCY, CLI_SIM_ENDPOINT,
-       CLI_SIM_ALG, CLI_SIM_FIDELITY, CLI_SIM_SHARING, CLI_SIM_LIKE, CLI_SIM_ASTRA_SYS, CLI_SIM_EXPORT1, CLI_SIM_JSON, CLI_SIM_TRACE,
-       CLI_SIM_TRACE_STAGES, CLI_SIM_TRACE_MAX, CLI_SIM_MAX_WORK, CLI_SIM_GAPTOL, CLI_SIM_HELP,
-       CLI_SIM_COUNT };
+       CLI_SIM_ALG, CLI_SIM_FIDELITY, CLI_SIM_SHARING, CLI_SIM_LIKE, CLI_SIM_ASTRA_SYS,
+       CLI_SIM_EXPORT1, CLI_SIM_JSON, CLI_SIM_TRACE, CLI_SIM_TRACE_STAGES, CLI_SIM_TRACE_MAX,
+       CLI_SIM_MAX_WORK, CLI_SIM_GAPTOL, CLI_SIM_PROGRESS, CLI_SIM_HELP, CLI_SIM_COUNT };
 
 /* The default cap on a trace file (--trace-max-mib): 1 GiB. */
 #define CLI_TRACE_MAX_MIB 1024.0
@@ -50,6 +51,8 @@ typedef struct {
   CliTrace *trace;         /* --trace, NULL without */
   const char *trace_path;
   double trace_max_bytes;  /* --trace-max-mib, in bytes */
+  double progress_s;       /* --progress (-1: the default) */
+  CliProgress pg;          /* the simulator's progress (set.progress_ctx) */
 } CliSimRun;
 
 /* Everything up to the simulation: option values, inputs, the problem, the
@@ -63,6 +66,10 @@ int cli_sim_run(CliSimRun *run);
 /* --export-astra1 DIR after a run: the design and settings as ASTRA-sim
  * 1.0 inputs (0 when not asked, or an exit code, printed). */
 int cli_sim_export(const CliSimArgs *a, const CliSimRun *run);
+/* Progress on stderr around a simulation (or several: a refine), through
+ * run->set.progress. */
+void cli_sim_progress_start(CliSimRun *run);
+void cli_sim_progress_end(CliSimRun *run);
 /* The one report of a failed simulation (weft_simulate, weft_refine_with_sim)
  * for every command: prints err (and how to raise the work limit when that
  * refused the run) and returns the exit code: EXIT_USAGE for what the input

@@ -14,16 +14,21 @@
 #include "cli.h"
 #include "mpi.h"
 #include "opts.h"
+#include "plot.h"
 #include "progress.h"
 
-enum { O_THREADS, O_CSV, O_JSON, O_QUIET, O_ZOO, O_HELP, O_COUNT };
+enum { O_THREADS, O_CSV, O_JSON, O_PLOT, O_QUIET, O_PROGRESS, O_ZOO, O_HELP, O_COUNT };
 
 /* One row per option: drives parsing and --help alike. */
 static const CliOpt opts[O_COUNT] = {
     [O_THREADS] = {"--threads", "N", "worker threads (default: every core); rows do not depend on it"},
     [O_CSV] = {"--csv", "FILE", "write the CSV to FILE instead of stdout"},
     [O_JSON] = {"--json", NULL, "print one JSON object (instead of the CSV on stdout)"},
+    [O_PLOT] = {"--plot", "FILE", "time, cost and bandwidth against the swept values:\n"
+                "                        .png, .svg or .pdf (gnuplot)"},
     [O_QUIET] = {"--quiet", NULL, "no size line, progress bar or note about points not ok"},
+    [O_PROGRESS] = {"--progress", "S", "seconds between progress lines when stderr is not a\n"
+                    "                        terminal (default 5; 0: none; --quiet: 0)"},
     [O_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
     [O_HELP] = {"--help", NULL, "this help"},
 };
@@ -145,9 +150,32 @@ static void write_csv(FILE *f, const Out *o) {
 
 static void csv_body(FILE *f, const void *ctx) { write_csv(f, ctx); }
 
-/* The CSV to path: a temporary file beside it, renamed when complete. */
-static int write_csv_file(const char *path, const Out *o) {
-  return cli_write_file(path, csv_body, o);
+/* The CSV to path: a temporary file beside it, renamed when complete; then
+ * one line on stderr saying what is in it (unless quiet). */
+static int write_csv_file(const char *path, const Out *o, int quiet) {
+  int rc = cli_write_file(path, csv_body, o);
+  int cols = 1 + weft_sweep_nfields(o->sw) + 4 + o->ndims + 2; /* write_csv's header */
+  if (!rc && !quiet)
+    fprintf(stderr, "weft: sweep: wrote %s: %zu row%s (and a header line) of %d columns\n", path,
+            o->n, o->n == 1 ? "" : "s", cols);
+  return rc;
+}
+
+/* The rows for the plot, read back from the temporary file. */
+static void rows_rewind(void *ctx) { rewind(((const Out *)ctx)->rows); }
+static int rows_next(void *ctx, WeftSweepRow *r) { return row_get(((const Out *)ctx)->rows, r); }
+
+/* The plot: titled by what was swept (field paths), never a file path. */
+static int write_plot(const char *path, Out *o, size_t nok) {
+  char title[512], sub[256];
+  int nf = weft_sweep_nfields(o->sw);
+  size_t k = (size_t)snprintf(title, sizeof title, "sweep of");
+  for (int f = 0; f < nf && k < sizeof title; f++)
+    k += (size_t)snprintf(title + k, sizeof title - k, "%s%s (%zu)", f ? " x " : " ",
+                          weft_sweep_field(o->sw, f), weft_sweep_nvalues(o->sw, f));
+  snprintf(sub, sizeof sub, "%zu points, %zu ok", o->n, nok);
+  PlotSweep ps = {o->sw, o->n, o->ndims, rows_rewind, rows_next, o};
+  return cli_plot_sweep(path, title, sub, &ps);
 }
 
 /* Is s a number in JSON's grammar (so it can be written unquoted)? */
@@ -314,7 +342,10 @@ int cmd_sweep(int argc, char **argv) {
     cli_fail("missing the spec file (see 'weft sweep --help')");
     return finish(&st, EXIT_USAGE);
   }
-  if (cli_out_check("--csv", val[O_CSV])) return finish(&st, EXIT_USAGE);
+  if (cli_out_check("--csv", val[O_CSV]) || cli_out_check("--plot", val[O_PLOT]))
+    return finish(&st, EXIT_USAGE);
+  int prc = val[O_PLOT] ? cli_plot_check(val[O_PLOT]) : 0;
+  if (prc) return finish(&st, prc);
   int threads = 0;
   if (val[O_THREADS]) {
     long long t;
@@ -324,6 +355,9 @@ int cmd_sweep(int argc, char **argv) {
     }
     threads = (int)t;
   }
+  double progress_s = val[O_QUIET] ? 0.0 : -1.0;
+  if (val[O_PROGRESS] && cli_progress_option(val[O_PROGRESS], &progress_s))
+    return finish(&st, EXIT_USAGE);
   int rc = weft_sweep_read(spec, val[O_ZOO] ? val[O_ZOO] : cli_zoo_dir(), &st.sw, &err);
   if (rc) {
     cli_error(&err);
@@ -353,8 +387,7 @@ int cmd_sweep(int argc, char **argv) {
   WeftRunSettings rs;
   weft_run_settings_default(&rs);
   CliProgress pg;
-  cli_progress_start(&pg, "pts");
-  if (val[O_QUIET]) pg.active = pg.log = 0;
+  cli_progress_start(&pg, "pts", progress_s);
   rs.threads = threads;
   rs.rank = rank;
   rs.nranks = nranks;
@@ -382,6 +415,8 @@ int cmd_sweep(int argc, char **argv) {
     cli_fail("cannot read back a temporary file");
     return finish(&st, EXIT_RUNTIME);
   }
-  if (val[O_CSV] && (rc = write_csv_file(val[O_CSV], &o))) code = rc;
+  if (val[O_CSV] && (rc = write_csv_file(val[O_CSV], &o, val[O_QUIET] != NULL))) code = rc;
+  else if (val[O_PLOT] && t.nok && (rc = write_plot(val[O_PLOT], &o, t.nok))) code = rc;
+  else if (val[O_PLOT] && !t.nok) cli_fail("--plot: no point is ok (nothing plotted)");
   return finish(&st, code);
 }

@@ -13,7 +13,7 @@
 
 enum { T_MODEL, T_DEVICE, T_ZOO, T_TRAFFIC, T_SERVERS, T_DEGREE, T_PORT, T_TP, T_AR, T_SPLIT, T_KPATHS,
        T_PRICES, T_RADIX, T_TIERS, T_SEARCH, T_ITER, T_SECONDS, T_SEED, T_EDGES, T_DOT, T_ROUTES,
-       T_JSON, T_HELP, T_COUNT };
+       T_JSON, T_THREADS, T_HELP, T_COUNT };
 
 static const CliOpt opts[T_COUNT] = {
     [T_MODEL] = {"--model", "NAME", "a zoo model (or its .yml) whose traffic to wire for"},
@@ -25,11 +25,12 @@ static const CliOpt opts[T_COUNT] = {
     [T_DEGREE] = {"--degree", "D", "optical ports per server (default 4)"},
     [T_PORT] = {"--port-gbit", "B", "bandwidth of a port in Gbit/s (default 100)"},
     [T_TP] = {"--tp", "T", "tensor-parallel degree over consecutive servers (default 1)"},
-    [T_AR] = {"--ar-degree", "A", "ports for AllReduce rings (default: by traffic share)"},
+    [T_AR] = {"--ar-degree", "A", "ports for AllReduce rings (implies --port-split\n"
+              "                        proportional)"},
     [T_SPLIT] = {"--port-split", "proportional|rings|best",
                  "ports between rings and model-parallel links: by the\n"
-                 "                        AllReduce share (default), all to rings (TopoOpt's\n"
-                 "                        code), or the fastest even split by simulation"},
+                 "                        AllReduce share, all to rings (TopoOpt's code), or\n"
+                 "                        the fastest even split by simulation (default)"},
     [T_KPATHS] = {"--kpaths", "K", "paths a model-parallel flow is split over (default 4)"},
     [T_PRICES] = {"--prices", "FILE", "YAML overriding the price table (docs/topo.md)"},
     [T_RADIX] = {"--radix", "R", "Fat-tree switch radix (default 32)"},
@@ -43,6 +44,8 @@ static const CliOpt opts[T_COUNT] = {
     [T_DOT] = {"--dot", "FILE", "write the topology as GraphViz DOT"},
     [T_ROUTES] = {"--routes", "FILE", "write the routes of the job's transfers (server paths)"},
     [T_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
+    [T_THREADS] = {"--threads", "N", "threads simulating the fabrics (default: every core);\n"
+                   "                        results do not depend on it"},
     [T_HELP] = {"--help", NULL, "this help"},
 };
 
@@ -82,7 +85,7 @@ static int num_arg(const char *flag, const char *v, double lo, double hi, const 
 
 typedef struct {
   const char *val[T_COUNT];
-  int servers, degree, tp, radix, tiers, iterations;
+  int servers, degree, tp, radix, tiers, iterations, threads;
   double port_gbit, seconds;
   unsigned long long seed;
   WeftTopoSettings ts;
@@ -104,11 +107,12 @@ static int parse(int argc, char **argv, Args *a) {
   a->servers = 128;
   a->degree = 4;
   a->tp = 1;
-  a->split = WEFT_PORT_SPLIT_PROPORTIONAL;
+  a->split = WEFT_PORT_SPLIT_BEST;
   a->radix = 32;
   a->tiers = 2;
   a->port_gbit = 100;
   a->iterations = 1000;
+  a->threads = 0;
   long long seed = 1;
   weft_topo_settings_default(&a->ts);
   if (int_arg("--servers", a->val[T_SERVERS], 2, 1 << 20, &a->servers) ||
@@ -119,6 +123,7 @@ static int parse(int argc, char **argv, Args *a) {
       int_arg("--radix", a->val[T_RADIX], 4, 4096, &a->radix) ||
       int_arg("--tiers", a->val[T_TIERS], 2, 3, &a->tiers) ||
       int_arg("--iterations", a->val[T_ITER], 0, 100000000, &a->iterations) ||
+      int_arg("--threads", a->val[T_THREADS], 1, 4096, &a->threads) ||
       num_arg("--port-gbit", a->val[T_PORT], 0.0, PORT_GBIT_MAX, " Gbit/s", &a->port_gbit) ||
       num_arg("--seconds", a->val[T_SECONDS], 0.0, SECONDS_MAX, " s", &a->seconds))
     return -1;
@@ -135,6 +140,8 @@ static int parse(int argc, char **argv, Args *a) {
       cli_fail("--ar-degree fixes the split: it goes with --port-split proportional only");
       return -1;
     }
+  } else if (a->val[T_AR]) {
+    a->split = WEFT_PORT_SPLIT_PROPORTIONAL; /* the split given */
   }
   if (a->val[T_SEED]) {
     if (cli_int_value(a->val[T_SEED], strlen(a->val[T_SEED]), 0, 999999999999999999LL, &seed)) {
@@ -157,6 +164,8 @@ static int parse(int argc, char **argv, Args *a) {
   }
   a->ts.degree = a->degree;
   a->ts.port_gbps = a->port_gbit / 8.0; /* Gbit/s -> GB/s (bytes/ns) */
+  if (a->split == WEFT_PORT_SPLIT_BEST) a->ts.ar_degree = WEFT_AR_DEGREE_BEST; /* --search too */
+  if (a->split == WEFT_PORT_SPLIT_RINGS && a->degree >= 2) a->ts.ar_degree = a->degree - a->degree % 2;
   return 0;
 }
 
@@ -273,6 +282,35 @@ static void routes_body(FILE *out, const void *ctx) {
     route_lines(out, c->f, "demand", c->t->demand[i].src, c->t->demand[i].dst);
 }
 
+/* Tables the strategy replicates; FC layers it makes model parallel (and
+ * how many could be). */
+static int replicated(const WeftTopoSearchResult *sr) {
+  int k = 0;
+  for (int i = 0; i < sr->ntables; i++) k += sr->placement[i] == WEFT_TABLE_REPLICATED;
+  return k;
+}
+
+static int fc_layers(const WeftModel *m) {
+  int k = 0;
+  for (int l = 0; l < m->nlayers; l++) k += weft_layer_splittable(m, l);
+  return k;
+}
+
+/* "strategy: tp 1; 3 of 26 tables replicated; FC layers model parallel:
+ * top1, top2 (2 of 8)" */
+static void print_strategy(const WeftModel *m, const WeftTopoSearchResult *sr) {
+  printf("strategy: tp %d", sr->tp);
+  if (sr->ntables) printf("; %d of %d tables replicated", replicated(sr), sr->ntables);
+  int nfc = fc_layers(m), k = 0;
+  if (nfc) {
+    printf("; FC layers model parallel:");
+    for (int l = 0; l < m->nlayers; l++)
+      if (sr->layer_mp[l]) printf("%s %s", k++ ? "," : "", m->layer[l].name);
+    printf("%s (%d of %d)", k ? "" : " none", k, nfc);
+  }
+  printf("\n");
+}
+
 static void print_table(const Args *a, const WeftTraffic *t, const Row *rows, int nrows,
                         const WeftTopoSearchResult *sr) {
   const int *st, *pairs;
@@ -282,9 +320,12 @@ static void print_table(const Args *a, const WeftTraffic *t, const Row *rows, in
   for (int i = 0; i < t->ndemand; i++) mp += t->demand[i].bytes;
   printf("weft topo: %s on %d servers, %d ports x %g Gbit/s\n",
          a->have_model ? a->model.name : a->val[T_TRAFFIC], a->servers, a->degree, a->port_gbit);
-  if (sr) printf("search: %d moves (%d accepted), %d topology rebuild%s; tp %d; %.6f ms -> %.6f ms\n",
-                 sr->iterations, sr->accepted, sr->rounds, sr->rounds == 1 ? "" : "s", sr->tp,
-                 sr->first_time_ns / 1e6, sr->time_ns / 1e6);
+  if (sr) {
+    printf("search: %d moves (%d accepted), %d topology rebuild%s; %.6f ms -> %.6f ms\n",
+           sr->iterations, sr->accepted, sr->rounds, sr->rounds == 1 ? "" : "s",
+           sr->first_time_ns / 1e6, sr->time_ns / 1e6);
+    print_strategy(&a->model, sr);
+  }
   printf("traffic: %d AllReduce group%s (%.0f bytes in all), %d model-parallel pair%s "
          "(%.0f bytes), compute %.6f ms\n",
          t->nallreduce, t->nallreduce == 1 ? "" : "s", ar, t->ndemand, t->ndemand == 1 ? "" : "s",
@@ -319,8 +360,14 @@ static void print_json(const Args *a, const WeftTraffic *t, const Row *rows, int
   printf("],\n  \"mp_links\": %d,\n", nmp);
   if (sr) {
     printf("  \"search\": {\"moves\": %d, \"accepted\": %d, \"rebuilds\": %d, \"tp\": %d, "
-           "\"first_time_ns\": ",
-           sr->iterations, sr->accepted, sr->rounds, sr->tp);
+           "\"tables_replicated\": %d, \"mp_layers\": [",
+           sr->iterations, sr->accepted, sr->rounds, sr->tp, replicated(sr));
+    for (int l = 0, k = 0; l < a->model.nlayers; l++)
+      if (sr->layer_mp[l]) {
+        printf("%s", k++ ? ", " : "");
+        cli_json_str(stdout, a->model.layer[l].name);
+      }
+    printf("], \"first_time_ns\": ");
     cli_json_num(stdout, sr->first_time_ns);
     printf(", \"time_ns\": ");
     cli_json_num(stdout, sr->time_ns);
@@ -352,21 +399,25 @@ static void progress_cb(void *ctx, int done, int total, double best_ns) {
   cli_progress_update(ctx, (size_t)done, (size_t)total);
 }
 
-/* TopoOpt's fabric for the job: built once, or the search's. */
+/* TopoOpt's fabric for the job: built once (and simulated: *tt, *timed),
+ * or the search's. */
 static int topoopt(Args *a, WeftTraffic **t, WeftFabric **f, WeftTopoSearchResult *sr,
-                   int *searched) {
+                   int *searched, WeftTopoTime *tt, int *timed) {
   WeftError err;
-  *searched = 0;
+  *searched = *timed = 0;
   if (!a->val[T_SEARCH]) {
-    int rc = weft_topo_build_split(*t, &a->ts, a->split, f, NULL, &err);
+    int rc = a->split == WEFT_PORT_SPLIT_BEST /* the fastest split comes simulated */
+                 ? weft_topo_build_best(*t, &a->ts, f, NULL, tt, &err)
+                 : weft_topo_build_split(*t, &a->ts, a->split, f, NULL, &err);
     if (rc == WEFT_ENOMEM) {
       cli_fail("out of memory wiring %d servers", a->servers);
       return EXIT_RUNTIME;
     }
     if (rc) {
       cli_error(&err);
-      return EXIT_USAGE;
+      return rc == WEFT_EINPUT ? EXIT_USAGE : EXIT_RUNTIME;
     }
+    *timed = a->split == WEFT_PORT_SPLIT_BEST;
     return 0;
   }
   WeftTopoSearch s;
@@ -379,8 +430,9 @@ static int topoopt(Args *a, WeftTraffic **t, WeftFabric **f, WeftTopoSearchResul
   s.seconds = a->seconds;
   s.seed = a->seed;
   s.tp = a->tp;  /* the search starts from the given TP degree */
+  s.layer_choice = 1; /* per table placed or replicated, per FC layer data or model parallel */
   CliProgress pg;
-  cli_progress_start(&pg, "moves");
+  cli_progress_start(&pg, "moves", -1.0);
   s.progress = progress_cb;
   s.progress_ctx = &pg;
   int rc = weft_topo_search(&s, sr, &err);
@@ -393,8 +445,8 @@ static int topoopt(Args *a, WeftTraffic **t, WeftFabric **f, WeftTopoSearchResul
   *searched = 1;
   weft_traffic_free(*t); /* the traffic of the strategy found */
   *t = NULL;
-  if (weft_traffic_from_model(&a->model, &a->dev, a->servers, sr->tp,
-                              a->model.arch == WEFT_ARCH_DLRM ? sr->placement : NULL, t, &err)) {
+  WeftStrategy st = {sr->tp, sr->ntables ? sr->placement : NULL, sr->layer_mp};
+  if (weft_traffic_from_strategy(&a->model, &a->dev, a->servers, &st, t, &err)) {
     cli_error(&err);
     return EXIT_RUNTIME;
   }
@@ -415,14 +467,16 @@ int cmd_topo(int argc, char **argv) {
   WeftTopoSearchResult sr;
   WeftError err;
   Row rows[5];
-  int nrows = 0, searched = 0, rc = load(&a, &t);
+  int nrows = 0, searched = 0, timed = 0, rc = load(&a, &t);
   memset(rows, 0, sizeof rows);
   WeftFabric *f = NULL;
-  if (!rc) rc = topoopt(&a, &t, &f, &sr, &searched);
+  WeftTopoTime ft;
+  if (!rc) rc = topoopt(&a, &t, &f, &sr, &searched, &ft, &timed);
   if (!rc) {
     char note[96];
     snprintf(note, sizeof note, "%d x %g Gbit/s ports", a.degree, a.port_gbit);
     add_row(rows, &nrows, "topoopt", f, &a.prices, note);
+    if (timed) rows[0].t = ft;
     double nic = a.ts.port_gbps * a.degree, fnic = nic, over = 0;
     WeftFabric *b = NULL;
     if (!weft_fabric_switch(a.servers, nic, &b, &err)) {
@@ -454,11 +508,14 @@ int cmd_topo(int argc, char **argv) {
       snprintf(note, sizeof note, "random %d-regular", a.degree);
       add_row(rows, &nrows, "expander", b, &a.prices, note);
     }
-    for (int r = 0; !rc && r < nrows; r++)
-      if (weft_fabric_simulate(rows[r].f, t, &rows[r].t, &err)) {
-        cli_error(&err);
-        rc = EXIT_RUNTIME;
-      }
+    const WeftFabric *sim[5];
+    WeftTopoTime st[5];
+    for (int r = timed; r < nrows; r++) sim[r - timed] = rows[r].f;
+    if (weft_fabric_simulate_many(sim, nrows - timed, t, a.threads, st, &err)) {
+      cli_error(&err);
+      rc = EXIT_RUNTIME;
+    }
+    for (int r = timed; !rc && r < nrows; r++) rows[r].t = st[r - timed];
   }
   if (!rc && a.val[T_EDGES]) rc = cli_write_file(a.val[T_EDGES], edges_body, f);
   if (!rc && a.val[T_DOT]) rc = cli_write_file(a.val[T_DOT], dot_body, f);

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "opts.h"
+#include "plot.h"
 
 enum { E_MODEL, E_DEVICE, E_ZOO, E_SERVERS, E_GPUS, E_BATCH, E_DEGREES, E_PORTS, E_NICS, E_RECONF,
        E_OVERSUB, E_RADIX, E_TIERS, E_PRICES, E_ITER, E_SEED, E_ESTIMATE, E_CSV, E_PLOT, E_HELP,
@@ -32,7 +33,8 @@ static const CliOpt opts[E_COUNT] = {
     [E_SEED] = {"--seed", "S", "random seed (default 1)"},
     [E_ESTIMATE] = {"--estimate", NULL, "time with the link-load bound, not the flow simulation"},
     [E_CSV] = {"--csv", "FILE", "write every point as CSV"},
-    [E_PLOT] = {"--plot", "FILE", "write a gnuplot script (time vs cost, log cost axis)"},
+    [E_PLOT] = {"--plot", "FILE", "time vs cost per fabric: .png, .svg, .pdf (gnuplot), or\n"
+                "                        FILE.gp a gnuplot script"},
     [E_HELP] = {"--help", NULL, "this help"},
 };
 
@@ -70,7 +72,6 @@ typedef struct {
   const WeftEvalPoint *p;
   int n;
   const char *model;
-  const WeftTopoEval *e;
 } EvalOut;
 
 static void csv_body(FILE *f, const void *ctx) {
@@ -78,55 +79,22 @@ static void csv_body(FILE *f, const void *ctx) {
   write_csv(f, o->p, o->n);
 }
 
-static void write_plot(FILE *f, const char *model, const WeftEvalPoint *p, int n,
-                       const WeftTopoEval *e);
-
 static void plot_body(FILE *f, const void *ctx) {
   const EvalOut *o = ctx;
-  write_plot(f, o->model, o->p, o->n, o->e);
+  cli_topo_eval_script(f, o->model, o->p, o->n);
 }
 
-/* A self-contained gnuplot script: one data block per fabric curve. */
-static void write_plot(FILE *f, const char *model, const WeftEvalPoint *p, int n,
-                       const WeftTopoEval *e) {
-  fprintf(f, "# weft topo-eval %s: iteration time vs fabric cost\n", model);
-  fputs("set logscale x\nset xlabel 'fabric cost (USD)'\nset ylabel 'iteration time (ms)'\n"
-        "set key outside right\nset grid\n", f);
-  fprintf(f, "set title 'weft topo-eval: %s'\n", model);
-  int ncurves = 0;
-  char curve[64][48];
-  for (int fab = 0; fab < WEFT_EVAL_NFABRICS; fab++)
-    for (int d = 0; d < (fab == WEFT_EVAL_SWITCH || fab == WEFT_EVAL_FATTREE ||
-                                 fab == WEFT_EVAL_FATTREE_OVERSUB ? 1 : e->ndegrees); d++)
-      for (int r = 0; r < (fab == WEFT_EVAL_OCS ? e->nreconf : 1); r++) {
-        int any = 0;
-        for (int i = 0; i < n; i++) {
-          const WeftEvalPoint *q = &p[i];
-          if ((int)q->fabric != fab) continue;
-          if (q->degree != (fab == WEFT_EVAL_SWITCH || fab == WEFT_EVAL_FATTREE ||
-                                    fab == WEFT_EVAL_FATTREE_OVERSUB ? 1 : e->degrees[d]))
-            continue;
-          if (fab == WEFT_EVAL_OCS && q->reconf_ns != e->reconf_ns[r]) continue;
-          if (!any) {
-            if (ncurves == 64) return;
-            if (fab == WEFT_EVAL_OCS)
-              snprintf(curve[ncurves], sizeof curve[0], "ocs d=%d, %g us", q->degree,
-                       q->reconf_ns / 1e3);
-            else if (q->degree > 1 || fab == WEFT_EVAL_TOPOOPT || fab == WEFT_EVAL_EXPANDER)
-              snprintf(curve[ncurves], sizeof curve[0], "%s d=%d", weft_eval_fabric_name(q->fabric),
-                       q->degree);
-            else snprintf(curve[ncurves], sizeof curve[0], "%s", weft_eval_fabric_name(q->fabric));
-            fprintf(f, "$c%d << EOD\n", ncurves++);
-            any = 1;
-          }
-          fprintf(f, "%.2f %.6f\n", q->cost_usd, q->time_ns / 1e6);
-        }
-        if (any) fputs("EOD\n", f);
-      }
-  fputs("plot ", f);
-  for (int c = 0; c < ncurves; c++)
-    fprintf(f, "%s$c%d using 1:2 with linespoints title '%s'", c ? ", \\\n     " : "", c, curve[c]);
-  fputs("\n", f);
+/* --plot: FILE.gp a gnuplot script, else a figure (.png, .svg, .pdf). */
+static int write_plot(const char *path, const EvalOut *o, const WeftModel *m,
+                      const WeftTopoEval *e) {
+  size_t len = strlen(path);
+  if (len >= 3 && !strcmp(path + len - 3, ".gp")) return cli_write_file(path, plot_body, o);
+  char title[512], sub[256];
+  snprintf(title, sizeof title, "%s on %d servers x %d %s", m->title[0] ? m->title : m->name,
+           e->nservers, e->gpus_per_server, e->dev->title[0] ? e->dev->title : e->dev->name);
+  snprintf(sub, sizeof sub, "time %s, %d strategy moves per point",
+           e->simulate ? "by flow simulation" : "by the link-load bound (--estimate)", e->iterations);
+  return cli_plot_topo_eval(path, title, sub, o->p, o->n);
 }
 
 static int load(const char **val, WeftModel *m, WeftDevice *dev) {
@@ -206,6 +174,41 @@ static int parse(int argc, char **argv, const char **val, WeftTopoEval *e, int *
   return 0;
 }
 
+/* For each TopoOpt point and baseline: who wins at equal cost, and by what
+ * factor each price must change for the other to win (docs/topo.md). */
+static void print_flips(const WeftEvalPoint *p, int n, const WeftPrices *prices) {
+  static const WeftEvalFabric base[] = {WEFT_EVAL_SWITCH, WEFT_EVAL_FATTREE,
+                                        WEFT_EVAL_FATTREE_OVERSUB};
+  static const char *const col[WEFT_NPRICES] = {"nic_port", "transceiver", "switch_port",
+                                                "patch_panel", "ocs_port", "fiber"};
+  printf("\nprice flips: the factor one price must be multiplied by for the other fabric to win "
+         "at TopoOpt's cost (nearest to x1 within x0.001..x1000; '-': none there or past the "
+         "baseline's cost range)\n");
+  printf("  %6s %10s %-16s %-16s", "degree", "gbit_per_s", "baseline", "winner");
+  for (int k = 0; k < WEFT_NPRICES; k++) printf(" %11s", col[k]);
+  printf("\n");
+  for (int i = 0; i < n; i++) {
+    if (p[i].fabric != WEFT_EVAL_TOPOOPT) continue;
+    for (int b = 0; b < 3; b++) {
+      double t = weft_eval_time_at_cost(p, n, base[b], p[i].cost_usd);
+      if (isnan(t)) continue;
+      const char *win = t > p[i].time_ns   ? "topoopt"
+                        : t < p[i].time_ns ? weft_eval_fabric_name(base[b])
+                                           : "tie";
+      printf("  %6d %10g %-16s %-16s", p[i].degree, p[i].gbps * 8, weft_eval_fabric_name(base[b]),
+             win);
+      for (int k = 0; k < WEFT_NPRICES; k++) {
+        double f = weft_eval_price_flip(p, n, prices, i, base[b], (WeftPriceKey)k);
+        char cell[32];
+        if (isnan(f)) snprintf(cell, sizeof cell, "-");
+        else snprintf(cell, sizeof cell, "x%.3g", f);
+        printf(" %11s", cell);
+      }
+      printf("\n");
+    }
+  }
+}
+
 static void print_summary(const char *model, const WeftEvalPoint *p, int n) {
   printf("weft topo-eval: %s\n\n", model);
   printf("  %-16s %6s %10s %10s %14s %14s %4s %5s %4s\n", "fabric", "degree", "gbit_per_s",
@@ -245,6 +248,17 @@ int cmd_topo_eval(int argc, char **argv) {
   }
   if (cli_out_check("--csv", val[E_CSV]) || cli_out_check("--plot", val[E_PLOT]))
     return EXIT_USAGE;
+  if (val[E_PLOT]) { /* before the work: a format we draw, and (a PDF) a gnuplot that can */
+    size_t len = strlen(val[E_PLOT]);
+    if (!(len >= 3 && !strcmp(val[E_PLOT] + len - 3, ".gp")) &&
+        cli_plot_format_of(val[E_PLOT]) < 0) {
+      cli_fail("--plot '%s': unknown extension (use .png, .svg, .pdf, or .gp for a gnuplot "
+               "script)", val[E_PLOT]);
+      return EXIT_USAGE;
+    }
+    int rc = cli_plot_format_of(val[E_PLOT]) >= 0 ? cli_plot_check(val[E_PLOT]) : 0;
+    if (rc) return rc;
+  }
   WeftError err;
   if (val[E_PRICES] && weft_topo_prices_read(val[E_PRICES], &e.prices, &err)) {
     cli_error(&err);
@@ -272,11 +286,12 @@ int cmd_topo_eval(int argc, char **argv) {
     return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
   }
   print_summary(m->name, p, n);
+  print_flips(p, n, &e.prices);
   /* Both files through the shared writer (files.c): whole or not at all, a
    * device written through, every failure said (exit 1). */
-  EvalOut o = {p, n, m->name, &e};
+  EvalOut o = {p, n, m->name};
   int out = val[E_CSV] ? cli_write_file(val[E_CSV], csv_body, &o) : EXIT_OK;
-  if (val[E_PLOT] && out == EXIT_OK) out = cli_write_file(val[E_PLOT], plot_body, &o);
+  if (val[E_PLOT] && out == EXIT_OK) out = write_plot(val[E_PLOT], &o, m, &e);
   free(p);
   free(m);
   return out;

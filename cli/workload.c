@@ -43,11 +43,11 @@ static void summary(FILE *out, const CliModel *cm, const WeftWorkload *wl, const
     fputs(", \"device\": ", out);
     cli_json_str(out, cm->device.name);
     fprintf(out,
-            ", \"tp\": %d, \"pp\": %d, \"dp\": %d, "
+            ", \"tp\": %d, \"cp\": %d, \"pp\": %d, \"dp\": %d, "
             "\"ep\": %d, \"micro_batch\": %d, \"microbatches\": %d, \"layers\": %d, "
             "\"bubble_fraction\": %.6g, \"tokens\": %.0f, \"model_flops\": %.10g, "
             "\"hw_flops\": %.10g, \"memory_bytes\": {",
-            p->tp, p->pp, p->dp, p->ep, p->micro_batch, gi->microbatches, wl->nlayers,
+            p->tp, p->cp, p->pp, p->dp, p->ep, p->micro_batch, gi->microbatches, wl->nlayers,
             gi->bubble_fraction, gi->tokens, gi->model_flops, gi->hw_flops);
     gb(out, "params", gi->mem.params_bytes, 1, 0);
     gb(out, "grads", gi->mem.grads_bytes, 1, 0);
@@ -62,9 +62,12 @@ static void summary(FILE *out, const CliModel *cm, const WeftWorkload *wl, const
     fputs("}\n", out);
     return;
   }
-  fprintf(out, "%s on %s: TP-%d PP-%d DP-%d", cm->model.title[0] ? cm->model.title : cm->model.name,
-          cm->device.name, p->tp, p->pp, p->dp);
+  fprintf(out, "%s on %s: TP-%d", cm->model.title[0] ? cm->model.title : cm->model.name,
+          cm->device.name, p->tp);
+  if (p->cp > 1) fprintf(out, " CP-%d", p->cp);
+  fprintf(out, " PP-%d DP-%d", p->pp, p->dp);
   if (p->ep > 1) fprintf(out, " EP-%d", p->ep);
+  if (p->attention == WEFT_ATTENTION_FLASH) fputs(", flash attention", out);
   fprintf(out, ", micro-batch %d x %d, bubble %.1f%%\n", p->micro_batch, gi->microbatches,
           100.0 * gi->bubble_fraction);
   fprintf(out, "  %-22s %10.4g PFLOP per iteration (%.4g with recomputation)\n", "model FLOPs",

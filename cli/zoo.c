@@ -111,6 +111,17 @@ static void model_json(FILE *out, const WeftModel *m) {
     json_int(out, "experts", m->experts);
     json_int(out, "top_k", m->top_k);
     json_int(out, "moe_every", m->moe_every);
+    if (m->shared_experts) json_int(out, "shared_experts", m->shared_experts);
+    if (m->moe_ffn_hidden) json_int(out, "moe_ffn_hidden", m->moe_ffn_hidden);
+    if (m->first_dense) json_int(out, "first_dense", m->first_dense);
+    if (m->bidirectional) fputs(",\n  \"mask\": \"bidirectional\"", out);
+    if (m->kv_lora_rank > 0) {
+      json_int(out, "q_lora_rank", m->q_lora_rank);
+      json_int(out, "kv_lora_rank", m->kv_lora_rank);
+      json_int(out, "qk_nope_head_dim", m->qk_nope_head_dim);
+      json_int(out, "qk_rope_head_dim", m->qk_rope_head_dim);
+      json_int(out, "v_head_dim", m->v_head_dim);
+    }
   } else if (m->arch == WEFT_ARCH_DLRM) {
     json_int(out, "tables", m->tables);
     fputs(",\n  \"table_rows\": ", out);
@@ -121,6 +132,10 @@ static void model_json(FILE *out, const WeftModel *m) {
   }
   fputs(",\n  \"params\": ", out);
   json_num(out, weft_model_params(m));
+  if (m->arch == WEFT_ARCH_TRANSFORMER && m->experts > 0) {
+    fputs(",\n  \"active_params\": ", out);
+    json_num(out, weft_model_active_params(m));
+  }
   if (m->arch != WEFT_ARCH_TRANSFORMER) json_layers(out, m);
   fputs("\n}\n", out);
 }
@@ -138,14 +153,27 @@ static void model_table(FILE *out, const WeftModel *m) {
     fprintf(out, "  %-14s%d\n", "seq_len", m->seq_len);
     fprintf(out, "  %-14s%d\n", "layers", m->layers);
     fprintf(out, "  %-14s%d\n", "hidden", m->hidden);
-    fprintf(out, "  %-14s%d (head size %d)\n", "heads", m->heads, m->hidden / m->heads);
-    fprintf(out, "  %-14s%d\n", "kv_heads", m->kv_heads);
+    if (m->kv_lora_rank > 0) {
+      fprintf(out, "  %-14s%d\n", "heads", m->heads);
+      fprintf(out, "  %-14sq_lora_rank %d, kv_lora_rank %d, qk head %d + rope %d, v head %d\n",
+              "mla", m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim,
+              m->v_head_dim);
+    } else {
+      fprintf(out, "  %-14s%d (head size %d)\n", "heads", m->heads, m->hidden / m->heads);
+      fprintf(out, "  %-14s%d\n", "kv_heads", m->kv_heads);
+    }
+    if (m->bidirectional) fprintf(out, "  %-14s%s\n", "mask", "bidirectional");
     fprintf(out, "  %-14s%s, ffn_hidden %d\n", "ffn", m->ffn_matrices == 3 ? "swiglu" : "gelu",
             m->ffn_hidden);
     fprintf(out, "  %-14s%d\n", "vocab", m->vocab);
-    if (m->experts > 0)
-      fprintf(out, "  %-14s%d experts, top-%d, every %d layer%s\n", "moe", m->experts, m->top_k,
+    if (m->experts > 0) {
+      fprintf(out, "  %-14s%d experts, top-%d, every %d layer%s", "moe", m->experts, m->top_k,
               m->moe_every, m->moe_every == 1 ? "" : "s");
+      if (m->shared_experts) fprintf(out, ", %d shared", m->shared_experts);
+      if (m->moe_ffn_hidden) fprintf(out, ", expert ffn_hidden %d", m->moe_ffn_hidden);
+      if (m->first_dense) fprintf(out, ", first %d layers dense", m->first_dense);
+      fputc('\n', out);
+    }
   } else if (m->arch == WEFT_ARCH_DLRM) {
     fprintf(out, "  %-14s%d tables x %.0f rows x dim %d, %d lookup%s per table\n", "embeddings",
             m->tables, m->table_rows, m->emb_dim, m->pooling, m->pooling == 1 ? "" : "s");
@@ -153,6 +181,10 @@ static void model_table(FILE *out, const WeftModel *m) {
             m->nlayers - m->nbottom);
   }
   fprintf(out, "  %-14s%.0f (%.3f B)\n", "params", p, p / 1e9);
+  if (m->arch == WEFT_ARCH_TRANSFORMER && m->experts > 0) {
+    double a = weft_model_active_params(m);
+    fprintf(out, "  %-14s%.0f (%.3f B)\n", "active_params", a, a / 1e9);
+  }
   if (m->arch == WEFT_ARCH_TRANSFORMER) return;
   double flops = 0, params = 0;
   fprintf(out, "\n  %-16s %16s %14s %12s\n", "layer", "fwd_flops", "params", "act_elems");

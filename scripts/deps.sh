@@ -14,8 +14,10 @@ for p in $pkgs; do
 done
 # make test builds examples/ against an installed copy through pkg-config.
 command -v pkg-config >/dev/null 2>&1 || need="$need pkgconf"
-# --plot draws through gnuplot (and the plot_* goldens need it): any gnuplot will do.
-command -v gnuplot >/dev/null 2>&1 || need="$need gnuplot-nox"
+# --plot draws through gnuplot (and the plot_* goldens need it); a PDF needs its
+# pdfcairo terminal, which Debian's gnuplot-nox has (5.4: pngcairo, pdfcairo, ...).
+gnuplot -e "exit status (strstrt(' '.GPVAL_TERMINALS.' ', ' pdfcairo ') > 0 ? 0 : 1)" \
+  >/dev/null 2>&1 || need="$need gnuplot-nox"
 # The match unit tests compare with networkx (tests/oracle/matching_oracle.py):
 # any python3 that imports it will do, else Debian's.
 python3 -c 'import networkx' >/dev/null 2>&1 || /usr/bin/python3 -c 'import networkx' >/dev/null 2>&1 ||
@@ -23,6 +25,9 @@ python3 -c 'import networkx' >/dev/null 2>&1 || /usr/bin/python3 -c 'import netw
 # The Python package's tests (python/tests) run with pytest: Debian's.
 python3 -c 'import pytest' >/dev/null 2>&1 || /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 ||
   need="$need python3-pytest"
+# One of them installs the package into a venv (pip install --no-build-isolation):
+# Debian ships venv/ensurepip and setuptools apart from python3.
+python3 -c 'import ensurepip, setuptools' >/dev/null 2>&1 || need="$need python3-venv python3-setuptools"
 [ -z "$need" ] && exit 0
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

@@ -17,8 +17,15 @@ as "not modelled" with the reason, never dropped.
   efficiency and latency (links at their nominal rate, no latency);
 - model: the zoo entry, or the inline hyper-parameters written to a private
   zoo, with the run's global batch and sequence length;
-- parallelization: the published TP, PP, DP, micro-batch (1 when not
-  published), interleaving, sequence parallelism, ZeRO stage, recompute;
+- parallelization: the published TP, CP, PP, DP, EP, micro-batch (1 when
+  not published), interleaving, sequence parallelism, ZeRO stage, recompute,
+  and what runs.yml records from each source: the attention kernel
+  (`attention`), gradient precision (`grad_bytes`), FP8 GEMMs (precision
+  fp8), the group order and per-stage layers;
+- batch: a global batch that is not a multiple of dp x micro-batch becomes
+  the nearest multiple (ties: the smaller), and a published time derived
+  from a FLOP rate is scaled to that batch (the same rate); listed among
+  the row's assumptions;
 - compute: weft's default per-operator model (no --efficiency);
 - loop: no-overlap (weft's default).
 Needs python3-yaml (Debian).
@@ -31,7 +38,7 @@ import tempfile
 
 import yaml
 
-DEVICE = {"a100-80gb": "a100", "a100-40gb": "a100-40gb", "h100-sxm": "h100", "h800": "h100"}
+DEVICE = {"a100-80gb": "a100", "a100-40gb": "a100-40gb", "h100-sxm": "h100", "h800": "h800"}
 CLUSTER = {"a100-80gb": "dgx-a100", "a100-40gb": "dgx-a100", "h100-sxm": "dgx-h100",
            "h800": "dgx-h800"}
 CLUSTERS = "data/zoo/clusters.yml"
@@ -48,6 +55,23 @@ def zoo_model(name, zoo="data/zoo/models"):
     return load(os.path.join(zoo, name + ".yml"))
 
 
+def batch_rule(run):
+    """The run's global batch as weft takes it: the published one, or the
+    nearest multiple of dp x micro-batch when it is not one (ties: the
+    smaller). Returns (batch, scale of the published time, note or None)."""
+    par = run["parallel"]
+    b = par.get("global_batch")
+    if not b:
+        return None, 1.0, None
+    per = int(par.get("dp") or 1) * int(par.get("micro_batch") or 1)
+    if b % per == 0:
+        return int(b), 1.0, None
+    lo = b // per * per
+    hi = lo + per
+    nb = lo if (b - lo <= hi - b and lo > 0) else hi
+    return nb, nb / b, "global batch %d -> %d (nearest multiple of dp x micro-batch %d)" % (b, nb, per)
+
+
 def model_file(run, tmp):
     """A model .yml for the run: the zoo's or the inline one, its batch the run's."""
     m = run["model"]
@@ -62,8 +86,9 @@ def model_file(run, tmp):
         if "seq_len" not in doc:
             raise ValueError("no sequence length")
     doc["name"] = run["id"]
-    if par.get("global_batch"):
-        doc["global_batch"] = int(par["global_batch"])
+    batch = batch_rule(run)[0]
+    if batch:
+        doc["global_batch"] = batch
     if m.get("seq_len"):
         doc["seq_len"] = int(m["seq_len"])
     path = os.path.join(tmp, run["id"] + ".yml")
@@ -104,18 +129,25 @@ def args_for(run, specs, tmp, assumed):
     gpu = run["hardware"]["gpu"]
     if gpu not in DEVICE:
         raise ValueError("no device preset for %s" % gpu)
-    if (par.get("cp") or 1) > 1:
-        raise ValueError("context parallelism (cp %d) is not modelled" % par["cp"])
-    if "zoo" not in run["model"] and run["model"].get("attention") == "mla":
-        raise ValueError("multi-head latent attention is not modelled")
     net, cons = network_file(run, specs, tmp)
     a = ["--model", model_file(run, tmp), "--device", DEVICE[gpu], "--network", net,
          "--cost-model", "data/validation/cost.yml"]
     for c in cons:
         a += ["--constraint", c]
-    for k, flag in (("tp", "--tp"), ("pp", "--pp"), ("ep", "--ep"), ("vp", "--vp")):
+    for k, flag in (("tp", "--tp"), ("cp", "--cp"), ("pp", "--pp"), ("ep", "--ep"),
+                    ("vp", "--vp"), ("grad_bytes", "--grad-bytes")):
         if par.get(k):
             a += [flag, str(int(par[k]))]
+    if par.get("attention"):
+        a += ["--attention", par["attention"]]
+    if par.get("precision") == "fp8":
+        a += ["--fp8"]
+    if par.get("order"):
+        a += ["--order", par["order"]]
+    if run.get("loop"):
+        a += ["--loop", run["loop"]]
+    if par.get("pp_layers"):
+        a += ["--pp-layers", ",".join(str(int(x)) for x in par["pp_layers"])]
     mb = par.get("micro_batch")
     if not mb:
         mb = 1
@@ -137,6 +169,9 @@ def args_for(run, specs, tmp, assumed):
 
 def predict(weft, run, specs, tmp):
     assumed = []
+    note = batch_rule(run)[2]
+    if note:
+        assumed.append(note)
     a = args_for(run, specs, tmp, assumed)
     p = subprocess.run([weft, "optimize"] + a + ["--json"], capture_output=True, text=True)
     if p.returncode != 0:
@@ -159,6 +194,8 @@ def main():
                 if not pub:
                     raise ValueError("no published iteration time")
                 t, assumed = predict(weft, run, specs, tmp)
+                if "directly" not in str(run.get("formula", "")):
+                    pub *= batch_rule(run)[1]  # a rate: the same rate at weft's batch
                 e = (t - pub) / pub
                 errs.append(e)
                 rows.append((run["id"], run["gpus"], shape, "%.2f" % pub, "%.2f" % t,

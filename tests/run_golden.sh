@@ -3,7 +3,8 @@
 # arguments (one line, run from the repo root); NAME.out the exact stdout,
 # NAME.err the exact stderr (each compared only when present), NAME.rc the
 # expected exit status (0 when absent). $T is a fresh, empty scratch directory
-# per test, usable in NAME.cmd (e.g. --export-astra "$T/net.yml"); a test that
+# per test, usable in NAME.cmd (e.g. --export-astra "$T/net.yml"), written as
+# the literal $T wherever it appears in stdout or stderr; a test that
 # expects a non-zero status must leave $T empty (nothing written on failure).
 # NAME.sed, when present, is a sed script applied to stdout before the
 # comparison (to mask solver diagnostics such as the gap and iteration count
@@ -23,6 +24,9 @@ for cmd in tests/golden/*.cmd; do
   want_rc=0; [ -f "$name.rc" ] && want_rc=$(cat "$name.rc")
   args=$(cat "$cmd")
   eval "$WEFT_WRAP \"$WEFT\" $args" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  for f in out err; do  # the scratch directory's path reads "$T" in the expected text
+    sed "s|$T|\$T|g" "$tmp/$f" >"$tmp/$f.T" && mv "$tmp/$f.T" "$tmp/$f"
+  done
   [ -f "$name.sed" ] && { sed -f "$name.sed" "$tmp/out" >"$tmp/sed" && mv "$tmp/sed" "$tmp/out"; }
   ok=1
   [ "$rc" = "$want_rc" ] || { echo "FAIL $name: exit $rc, expected $want_rc"; ok=0; }

@@ -35,6 +35,16 @@ typedef struct {
   int seq_len, layers, hidden, heads, kv_heads, ffn_hidden, vocab;
   int ffn_matrices;           /* 2 (GeLU MLP) or 3 (SwiGLU) */
   int experts, top_k, moe_every;  /* MoE: experts 0 = dense; every moe_every-th layer */
+  int shared_experts;         /* MoE: experts every token also goes through (0: none) */
+  int moe_ffn_hidden;         /* MoE: an expert's FFN width (0: ffn_hidden) */
+  int first_dense;            /* MoE: the first first_dense layers stay dense */
+  int bidirectional;          /* 0: causal (decoder) attention mask, 1: none (BERT) */
+  /* Multi-head latent attention (DeepSeek-V2/V3; kv_lora_rank 0 = standard
+   * attention): queries through a q_lora_rank latent (0: direct), keys and
+   * values through a kv_lora_rank latent, per-head query/key width
+   * qk_nope_head_dim + qk_rope_head_dim (the rotary key part shared by the
+   * heads), value width v_head_dim. */
+  int q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
   /* dlrm: embedding tables (model parallel); MLPs in layer[] (bottom then top) */
   int tables, emb_dim, pooling;   /* pooling: lookups per table per sample */
   double table_rows;              /* rows per table (mean) */
@@ -62,6 +72,8 @@ typedef struct {
   int tile_m, tile_n;        /* output tile of large GEMMs (256 x 128) */
   double gemm_efficiency;    /* largest fraction of peak a large GEMM sustains */
   double hbm_efficiency;     /* fraction of hbm_bytes_per_s a streaming kernel sustains */
+  double attention_efficiency; /* fraction of peak a fused (flash) attention kernel sustains;
+                                  devices.yml may leave it out: gemm_efficiency */
 } WeftDevice;
 
 /* Read one model file. */
@@ -79,6 +91,10 @@ int weft_zoo_list(const char *zoo_dir, char (*names)[WEFT_NAME_LEN], int max, in
                   WeftError *err);
 /* Parameters of the whole model (for reports). */
 double weft_model_params(const WeftModel *m);
+/* Parameters one token goes through (MoE: top_k routed and the shared
+ * experts of each MoE layer; dense models: all of them), the embedding and
+ * output layers included. */
+double weft_model_active_params(const WeftModel *m);
 
 /* ------------------------------------------------------------------ cluster presets
  * zoo_dir/clusters.yml (docs/zoo.md, "Clusters"): a GPU cluster's tiers,
@@ -125,8 +141,13 @@ int weft_cluster_apply(const WeftCluster *c, WeftNetwork *net, WeftError *err);
 typedef enum { WEFT_PAR_TP = 0, WEFT_PAR_PP = 1, WEFT_PAR_DP = 2 } WeftParDim;
 
 typedef struct {
-  int tp, pp, dp;        /* degrees; tp*pp*dp = the network's NPUs */
+  int tp, pp, dp;        /* degrees; tp*cp*pp*dp = the network's NPUs */
   int ep;                /* expert parallel degree (MoE), divides dp; 1 = off */
+  int cp;                /* context parallel degree: each sequence split over cp NPUs
+                            (laid right outside TP); 1 = off */
+  int attention;         /* a WeftAttention: the attention kernel */
+  int fp8;               /* 1: the linear layers' GEMMs in FP8 (the device's FP8 rate),
+                            attention core, norms, embedding and logits in act_bytes */
   int micro_batch;       /* sequences per micro-batch */
   int virtual_stages;    /* interleaved 1F1B: model chunks per stage (1 = plain 1F1B) */
   int sequence_parallel; /* Megatron SP: reduce-scatter + all-gather for TP */
@@ -158,13 +179,23 @@ typedef enum {
  * (err names the text) for anything else. */
 const char *weft_recompute_name(int mode);
 int weft_recompute_parse(const char *text, int *mode, WeftError *err);
+
+/* The attention kernel: standard (score GEMM, softmax, dropout, context
+ * GEMM, the s^2 tensors in HBM and kept for backward) or flash (one fused
+ * kernel, Dao et al. 2022: no s^2 tensor in HBM, the backward recomputes the
+ * scores; causal masks skip the blocks above the diagonal). */
+typedef enum { WEFT_ATTENTION_STANDARD = 0, WEFT_ATTENTION_FLASH = 1 } WeftAttention;
+/* "standard", "flash" <-> WeftAttention; parse: WEFT_EINPUT otherwise. */
+const char *weft_attention_name(int kind);
+int weft_attention_parse(const char *text, int *kind, WeftError *err);
 /* The balanced layers of each of pp stages into out[pp]: L / pp each when pp
  * divides L, else floor/ceil with the lighter (floor) stages at the ends,
  * first, last, second, second to last, ... (they also hold the embedding
  * and the logits). WEFT_EINPUT when pp < 1 or pp > L. */
 int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err);
 
-/* tp = pp = dp = ep = 1, micro_batch 1, virtual_stages 1, order TP, PP, DP, efficiency 0
+/* tp = pp = dp = ep = cp = 1, micro_batch 1, virtual_stages 1, standard attention, no FP8,
+ * order TP, PP, DP, efficiency 0
  * (auto: the per-operator model where the device has its data, else 0.5 per FLOP),
  * bf16 activations/params/grads (2 bytes), 12 optimizer bytes, optimizer_step 1,
  * balanced stages. */

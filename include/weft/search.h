@@ -61,6 +61,9 @@ typedef struct {
   int nsp, sp[2];
   int nrc, rc[3];
   int nvp, vp[WEFT_MAX_CHOICES];
+  /* Context-parallel degrees to search (outermost of the knobs; dp =
+   * NPUs / (tp x cp x pp), a point with no whole dp INVALID); 0: base's cp. */
+  int ncp, cp[WEFT_MAX_CHOICES];
 } WeftCodesignSpec;
 
 typedef struct {
@@ -93,6 +96,25 @@ void weft_run_settings_default(WeftRunSettings *rs);
 int weft_network_shapes(const WeftTopology *topo, const char (*cost_dim)[WEFT_NAME_LEN],
                         int ndims, int npus, const int *max_per_dim, WeftNetwork **out,
                         size_t *n, WeftError *err);
+
+/* The largest NPU count a building block has in real systems, the default
+ * bound of `weft codesign --blocks` (docs/search.md, "Default bounds", has
+ * the sources): the smaller of its topology's (Ring 16: a torus dimension;
+ * FullyConnected 8: a full mesh; Switch 65536: a 3-tier Fat-tree of 64-port
+ * switches) and its tier's, named by its cost class as LIBRA's and weft's
+ * cost models call them, in any case: ...Chiplet... 8 (chiplets per
+ * package), ...Package... 16 (packages per node), ...Node... 32 (nodes per
+ * scale-up pod), ...Pod... 65536 (pods on a scale-out fabric); a class
+ * naming none, the topology's alone. *why (may be NULL): the basis of the
+ * bound returned, e.g. "chiplets per package" or "a full mesh". */
+#define WEFT_MAX_CHIPLETS 8
+#define WEFT_MAX_PACKAGES 16
+#define WEFT_MAX_NODES 32
+#define WEFT_MAX_PODS 65536
+#define WEFT_MAX_RING 16
+#define WEFT_MAX_FULLY_CONNECTED 8
+#define WEFT_MAX_SWITCH 65536
+int weft_block_default_max(WeftTopology topo, const char *cost_class, const char **why);
 
 /* Enumerate the design points of spec (status unset); *out malloc'd. */
 int weft_codesign_points(const WeftCodesignSpec *spec, WeftDesignPoint **out, size_t *n,
@@ -185,6 +207,8 @@ typedef struct {
   int ndims;               /* the point's network dims (0 when not read) */
   /* the rest only when status is OK (0 otherwise) */
   double time_ns, cost_usd;
+  double compute_ns;       /* time_ns's compute (weighted over jobs, as time_ns): the
+                              rest, time_ns - compute_ns, is exposed communication */
   double objective;        /* time_ns (perf) or time_ns * cost_usd (perf-per-cost) */
   double bw_gbps[WEFT_MAX_DIMS];
   double gap;              /* certified relative optimality gap */
@@ -197,6 +221,9 @@ int weft_sweep_read(const char *path, const char *zoo_dir, WeftSweep **out, Weft
 void weft_sweep_free(WeftSweep *sw);  /* NULL is fine */
 size_t weft_sweep_count(const WeftSweep *sw);  /* points: product of the fields' sizes */
 int weft_sweep_nfields(const WeftSweep *sw);
+/* Field f's number of values (0 for a bad f): point i takes its value
+ * (i / (the product of the later fields' counts)) mod this count. */
+size_t weft_sweep_nvalues(const WeftSweep *sw, int f);
 /* Field f's path in the spec: "workload.tp", "network.npus_count[1]",
  * "constraints[0]". Valid while sw lives. */
 const char *weft_sweep_field(const WeftSweep *sw, int f);

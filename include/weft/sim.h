@@ -143,8 +143,16 @@ typedef struct {
   int stage_spans;                          /* also report every chunk's stages (0) */
   double max_work;                          /* refuse a run whose weft_sim_estimate work
                                                exceeds this (WEFT_SIM_MAX_WORK); 0 = no limit */
+  /* Optional (NULL = none): called now and then from the simulating thread
+   * with the work done (events + flows so far) of the total weft_sim_estimate
+   * counts (its events + flows), every WEFT_SIM_PROGRESS_EVERY units and once
+   * at the end with done == total. The library prints nothing itself. */
+  void (*progress)(void *ctx, size_t done, size_t total);
+  void *progress_ctx;
   WeftSimLike like;                         /* whose semantics (weft's) */
 } WeftSimSettings;
+
+#define WEFT_SIM_PROGRESS_EVERY 65536  /* work units between progress calls: a few ms */
 
 /* The default limit on a simulation's work: a unit (an event, a flow, a
  * link) costs 50-700 ns on one core, so 1e9 is a minute to a few (at most

@@ -74,15 +74,21 @@ int weft_max_weight_matching(int n, const long long *w, int max_cardinality, int
  * fewer candidates), or WEFT_EINVAL. */
 int weft_totient_strides(int n, int g, int nstrides, int *strides, int *diameter_hops);
 
+#define WEFT_AR_DEGREE_PROPORTIONAL (-1)
+#define WEFT_AR_DEGREE_BEST (-2)
 typedef struct {
   int degree;            /* d: ports per server */
   double port_gbps;      /* B: bandwidth of one port (each direction) */
-  int ar_degree;         /* ports for AllReduce rings; -1: in proportion to the
+  int ar_degree;         /* ports for AllReduce rings (even, 0..degree), or
+                            WEFT_AR_DEGREE_PROPORTIONAL: in proportion to the
                             AllReduce share of the traffic (at least 2 when
-                            there is AllReduce traffic, to keep a full ring) */
+                            there is AllReduce traffic, to keep a full ring), or
+                            WEFT_AR_DEGREE_BEST: the fastest split by simulation
+                            (weft_topo_build_best) */
   int kpaths;            /* k-shortest paths model-parallel flows are split over (4) */
 } WeftTopoSettings;
-void weft_topo_settings_default(WeftTopoSettings *s);  /* d 4, B 12.5 (100 Gbit/s), ar -1, k 4 */
+/* d 4, B 12.5 (100 Gbit/s), ar_degree WEFT_AR_DEGREE_PROPORTIONAL, k 4 */
+void weft_topo_settings_default(WeftTopoSettings *s);
 
 /* A fabric the flow simulation can run on: servers are nodes 0..n-1 of
  * graph; routes come from paths(); rings() gives AllReduce rings. */
@@ -96,13 +102,26 @@ typedef enum {
 } WeftFabricKind;
 
 /* TopologyFinder: split the d ports between AllReduce rings and
- * model-parallel links, build both (TotientPerms; d_MP rounds of maximum
+ * model-parallel links (as s->ar_degree says; WEFT_AR_DEGREE_BEST is
+ * weft_topo_build_best), build both (TotientPerms; d_MP rounds of maximum
  * weight matching on the remaining demand), route (coin-change over the
  * strides for groups without rings of their own; k-shortest paths for
  * model-parallel flows). WEFT_EINPUT when the traffic cannot be wired (names
  * why). */
 int weft_topo_build(const WeftTraffic *t, const WeftTopoSettings *s, WeftFabric **out,
                     WeftError *err);
+
+/* Iteration time of a job's traffic on a fabric: compute, then every
+ * AllReduce (ring all-reduce over the fabric's rings, 2 (g-1)/g of the bytes
+ * per member, split evenly over the rings) and every model-parallel demand
+ * (split over the fabric's paths) as flows sharing links max-min fairly,
+ * multi-hop paths forwarded by the hosts. */
+typedef struct {
+  double time_ns, compute_ns, comm_ns;
+  double ar_ns, mp_ns;        /* when the last AllReduce / model-parallel flow ended */
+  double max_link_util;       /* busiest link's bytes / (bw x comm time) */
+  unsigned long long flows;
+} WeftTopoTime;
 
 /* How the d ports split between AllReduce rings and model-parallel links. */
 typedef enum {
@@ -112,15 +131,21 @@ typedef enum {
   WEFT_PORT_SPLIT_BEST = 2          /* the fastest of every even split 0..d, by simulation */
 } WeftPortSplit;
 
-/* weft_topo_build with the split chosen by split; *ar_ports (may be NULL)
- * gets the ring ports of the fabric returned. BEST wires every even split
- * (those that cannot be wired are skipped), ranks them by
- * weft_fabric_estimate (a lower bound on the simulated time) and simulates
- * them in that order until the next bound is no better than the best
- * simulated time: exact, and usually one or two simulations. Ties go to
- * more ring ports. */
+/* weft_topo_build with the split chosen by split (PROPORTIONAL: as
+ * s->ar_degree says, BEST taken as PROPORTIONAL there); *ar_ports (may be
+ * NULL) gets the ring ports of the fabric returned. */
 int weft_topo_build_split(const WeftTraffic *t, const WeftTopoSettings *s, WeftPortSplit split,
                           WeftFabric **out, int *ar_ports, WeftError *err);
+/* The fastest port split (WEFT_PORT_SPLIT_BEST; s->ar_degree is ignored):
+ * every even split 0..d wired (those that cannot be wired are skipped; the
+ * splits share their matching rounds), ranked by weft_fabric_estimate (a
+ * lower bound on the simulated time) and simulated in that order until the
+ * next bound is no better than the best simulated time: exact, and usually
+ * one or two simulations. Ties go to more ring ports. *ar_ports and *time
+ * (each may be NULL): the fabric's ring ports and its weft_fabric_simulate
+ * time on t, already computed. */
+int weft_topo_build_best(const WeftTraffic *t, const WeftTopoSettings *s, WeftFabric **out,
+                         int *ar_ports, WeftTopoTime *time, WeftError *err);
 
 /* Baselines. Fat-tree: servers with one NIC of nic_gbps into leaf switches
  * of radix `radix`, tiers 2 or 3, `oversub` = leaf down / up bandwidth
@@ -158,6 +183,18 @@ typedef struct {
 } WeftPrices;
 void weft_topo_prices_default(WeftPrices *p);
 int weft_topo_prices_read(const char *path, WeftPrices *p, WeftError *err);
+/* The prices one by one, in the table's order (WeftPrices' fields). */
+typedef enum {
+  WEFT_PRICE_NIC_PORT = 0, WEFT_PRICE_TRANSCEIVER, WEFT_PRICE_SWITCH_PORT, WEFT_PRICE_PATCH_PANEL,
+  WEFT_PRICE_OCS_PORT, WEFT_PRICE_FIBER, WEFT_NPRICES
+} WeftPriceKey;
+const char *weft_price_name(WeftPriceKey k);  /* its key in a prices file, "?" if none */
+double *weft_price_field(WeftPrices *p, WeftPriceKey k);  /* NULL if no such key */
+/* What each price multiplies in a fabric's cost (NICs and transceivers in
+ * GB/s, switch ports in GB/s, panel or OCS ports, fibers): weft_fabric_cost
+ * is sum over k of price k x qty[k]. ocs: the panel ports are OCS ports
+ * (as p->use_ocs says for weft_fabric_cost). */
+void weft_fabric_price_qty(const WeftFabric *f, int ocs, double qty[WEFT_NPRICES]);
 /* Cost of a fabric with its prices, $. */
 double weft_fabric_cost(const WeftFabric *f, const WeftPrices *p);
 /* The Fat-tree whose cost comes closest to target_usd from below with
@@ -169,19 +206,14 @@ int weft_fabric_fattree_at_cost(int nservers, int radix, int tiers, double targe
                                 const WeftPrices *p, double *nic_gbps, double *oversub,
                                 WeftFabric **out, WeftError *err);
 
-/* Iteration time of a job's traffic on a fabric: compute, then every
- * AllReduce (ring all-reduce over the fabric's rings, 2 (g-1)/g of the bytes
- * per member, split evenly over the rings) and every model-parallel demand
- * (split over the fabric's paths) as flows sharing links max-min fairly,
- * multi-hop paths forwarded by the hosts. */
-typedef struct {
-  double time_ns, compute_ns, comm_ns;
-  double ar_ns, mp_ns;        /* when the last AllReduce / model-parallel flow ended */
-  double max_link_util;       /* busiest link's bytes / (bw x comm time) */
-  unsigned long long flows;
-} WeftTopoTime;
+/* Iteration time of a job's traffic on a fabric (WeftTopoTime, above). */
 int weft_fabric_simulate(const WeftFabric *f, const WeftTraffic *t, WeftTopoTime *out,
                          WeftError *err);
+/* weft_fabric_simulate of each of f[nf] on t into out[k], on up to
+ * `threads` threads (<= 0: every core); the same results for any count.
+ * The first fabric (lowest k) that fails gives the error. */
+int weft_fabric_simulate_many(const WeftFabric *const *f, int nf, const WeftTraffic *t,
+                              int threads, WeftTopoTime *out, WeftError *err);
 /* The same flows routed but not simulated: comm_ns = the busiest link's
  * bytes / bandwidth, a lower bound on weft_fabric_simulate's (equal when one
  * bottleneck carries its flows to the end), ar_ns and mp_ns likewise per
@@ -229,7 +261,7 @@ typedef struct {
   const WeftModel *model;
   const WeftDevice *dev;
   int nservers;
-  WeftTopoSettings topo;
+  WeftTopoSettings topo;     /* each rebuild's (ar_degree WEFT_AR_DEGREE_BEST) */
   int iterations;            /* strategy moves in all (1000) */
   double seconds;            /* wall budget; 0 = none */
   int rounds;                /* at most this many topology rebuilds (8) */
@@ -294,6 +326,7 @@ typedef struct {
   double reconf_ns;          /* OCS only */
   double cost_usd, time_ns, comm_ns;
   int tp, replicated, mp_layers;  /* the strategy found */
+  double qty[WEFT_NPRICES];  /* cost_usd = sum of price k x qty[k] (weft_fabric_price_qty) */
 } WeftEvalPoint;
 /* Every point, fabric by fabric in sweep order; *pts is malloc'ed (the
  * caller frees it). */
@@ -302,6 +335,15 @@ int weft_topo_eval(const WeftTopoEval *e, WeftEvalPoint **pts, int *npts, WeftEr
  * two nearest points (lowest time per cost): NAN outside its cost range. */
 double weft_eval_time_at_cost(const WeftEvalPoint *pts, int npts, WeftEvalFabric f,
                               double cost_usd);
+/* Which price flips the equal-cost conclusion (docs/topo.md, "Prices"):
+ * the factor nearest 1 (in [1/1000, 1000]) by which price k must be
+ * multiplied for the winner between TopoOpt's point pts[topo] and the
+ * baseline read at its cost (weft_eval_time_at_cost over the baseline's
+ * points, every cost recomputed from qty) to change; NAN when none does,
+ * or when there is no reading at the prices as given. Times do not depend
+ * on prices, so nothing is simulated again. */
+double weft_eval_price_flip(const WeftEvalPoint *pts, int npts, const WeftPrices *p, int topo,
+                            WeftEvalFabric baseline, WeftPriceKey k);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
 # cli/codesign_report.c): every parallelization on every network shape, solved
 # exactly, streamed through the library's summary (counts, best, Pareto front).
 import ctypes
-from ctypes import byref, c_double, c_int, c_size_t
+from ctypes import byref, c_char_p, c_double, c_int, c_size_t
 
 from . import _inputs, _lib, _libx
 from ._core import (WeftError, Sources, choose, fail, int_value, items, lib, new_error, num,
@@ -142,19 +142,22 @@ def _nets_from_blocks(kw, npus, cost):
         if dims != D:
             raise fail("dims=%d, but blocks names %d building blocks (one per dim)" % (dims, D),
                        "dims")
-    maxd = (c_int * _lib.MAX_DIMS)()
+    maxd = (c_int * _lib.MAX_DIMS)(*([-1] * _lib.MAX_DIMS))  # -1: the default bound
     if kw.get("max_per_dim") is not None:
         vals = items("max_per_dim", kw["max_per_dim"])
         bad = len(vals) != D
         for d, x in enumerate(vals[:D]):
+            if x is None or x == "-":
+                continue
             try:
                 maxd[d] = int_value("max_per_dim", x, 0, npus)
             except WeftError:
                 bad = True
             bad = bad or maxd[d] == 1
         if bad:
-            raise fail("max_per_dim=%r: expected %d integers, each 0 (no limit) or in 2..%d" %
-                       (kw["max_per_dim"], D, npus), "max_per_dim")
+            raise fail("max_per_dim=%r: expected %d values, each None or - (the default), 0 "
+                       "(no limit) or an integer in 2..%d" % (kw["max_per_dim"], D, npus),
+                       "max_per_dim")
     cdims = ((ctypes.c_char * _lib.NAME_LEN) * _lib.MAX_DIMS)()
     if kw.get("cost_dims") is not None:
         cd = items("cost_dims", kw["cost_dims"])
@@ -172,15 +175,26 @@ def _nets_from_blocks(kw, npus, cost):
     else:
         raise fail("%s: %d cost classes for %d dims: name one per dim with cost_dims" % (
             text(cost.file), cost.nclasses, D), "cost_dims")
+    bounds = []  # as the CLI's JSON: each dim's bound and where it came from
+    for d in range(D):
+        why = c_char_p()
+        given = maxd[d] >= 0
+        if not given:
+            maxd[d] = lib.weft_block_default_max(topo[d], bytes(cdims[d].value), byref(why))
+        b = {"dim": d + 1, "topology": TOPOLOGIES[topo[d]], "cost_class": text(cdims[d]),
+             "max_npus": maxd[d] or None, "source": "--max-per-dim" if given else "default"}
+        if not given:
+            b["basis"] = why.value.decode()
+        bounds.append(b)
     nets, n, err = ctypes.POINTER(_lib.WeftNetwork)(), c_size_t(), new_error()
     check_rc(lib.weft_network_shapes(topo, cdims, D, npus, maxd, byref(nets), byref(n),
                                      byref(err)), err)
     owner = ctypes.cast(nets, ctypes.c_void_p).value
     if n.value == 0:
         _libc.free(owner)
-        raise fail("no network of %d dims (each at least 2 NPUs%s) has %d NPUs" % (
-            D, ", at most max_per_dim" if kw.get("max_per_dim") is not None else "", npus),
-            "npus")
+        raise fail("no network of %d dims (each at least 2 NPUs, at most %s) has %d NPUs "
+                   "(max_per_dim changes the bounds)" % (
+                       D, " x ".join(str(maxd[d] or "none") for d in range(D)), npus), "npus")
     check = lib.weft_cost_per_gbps(nets, byref(cost), (c_double * _lib.MAX_DIMS)(), byref(err))
     if check:
         _libc.free(owner)
@@ -188,7 +202,7 @@ def _nets_from_blocks(kw, npus, cost):
     desc = "%d shape%s of" % (n.value, "s" if n.value > 1 else "") + "".join(
         "%s%s (%s)" % (" x " if d else " ", TOPOLOGIES[topo[d]], text(cdims[d]))
         for d in range(D))
-    return nets, n.value, owner, desc
+    return nets, n.value, owner, desc, bounds
 
 
 def _shape(net):
@@ -261,8 +275,9 @@ def codesign(model=None, **kw):
             v = kw["network"]
             nets, nnets, owner, desc = _nets_from_files(
                 list(v) if isinstance(v, (list, tuple)) else [v], npus, cost, src, zoo.decode())
+            bounds = None
         else:
-            nets, nnets, owner, desc = _nets_from_blocks(kw, npus, cost)
+            nets, nnets, owner, desc, bounds = _nets_from_blocks(kw, npus, cost)
         cons = _lib.WeftConstraints()
         texts = kw.get("constraint")
         texts = [texts] if isinstance(texts, str) else list(texts or ())
@@ -299,14 +314,14 @@ def codesign(model=None, **kw):
         if failure:
             raise failure[0]
         check_rc(rc, err)
-        return _report(spec, summary, n.value, npus, desc, texts, top)
+        return _report(spec, summary, n.value, npus, desc, bounds, texts, top)
     finally:
         lib.weft_codesign_summary_free(summary)
         if owner:
             _libc.free(owner)
 
 
-def _report(spec, summary, n, npus, desc, texts, top):
+def _report(spec, summary, n, npus, desc, bounds, texts, top):
     status = {}
     for s, tok in enumerate(STATUS):
         entry = {"count": lib.weft_codesign_summary_count(summary, s),
@@ -324,5 +339,5 @@ def _report(spec, summary, n, npus, desc, texts, top):
     return {"model": text(spec.model.contents.name), "device": text(spec.device.contents.name),
             "npus": npus, "objective": lib.weft_objective_name(spec.objective).decode(),
             "loop": lib.weft_loop_name(spec.loop).decode(), "networks": desc,
-            "constraints": list(texts), "points": n, "status": status, "top": top_list,
+            "bounds": bounds, "constraints": list(texts), "points": n, "status": status, "top": top_list,
             "pareto": [_design(spec, front[k]) for k in range(nfront)]}

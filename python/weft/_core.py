@@ -203,8 +203,9 @@ def items(name, v):
 
 
 def same_name(a, b):
-    """Names equal with '_' and '-' alike (tp_dp_overlap, tp-dp-overlap)."""
-    return a.replace("_", "-") == b.replace("_", "-")
+    """Names equal in any case with '_' and '-' alike (tp_dp_overlap,
+    TP-DP-OVERLAP), as scenario files and the CLI read them."""
+    return a.replace("_", "-").lower() == b.replace("_", "-").lower()
 
 
 def choose(name, v, n0, n1):

@@ -85,7 +85,8 @@ WeftResult = _s("WeftResult", [
 
 # ------------------------------------------------------------------ parallelization
 WeftParallel = _s("WeftParallel", [
-    ("tp", c_int), ("pp", c_int), ("dp", c_int), ("ep", c_int), ("micro_batch", c_int),
+    ("tp", c_int), ("pp", c_int), ("dp", c_int), ("ep", c_int), ("cp", c_int),
+    ("attention", c_int), ("fp8", c_int), ("micro_batch", c_int),
     ("virtual_stages", c_int), ("sequence_parallel", c_int), ("zero_stage", c_int),
     ("recompute", c_int), ("order", c_int * 3), ("efficiency", c_double),
     ("act_bytes", c_double), ("param_bytes", c_double), ("grad_bytes", c_double),

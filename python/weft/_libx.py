@@ -24,6 +24,9 @@ WeftModel = _s("WeftModel", [
     ("global_batch", c_int), ("seq_len", c_int), ("layers", c_int), ("hidden", c_int),
     ("heads", c_int), ("kv_heads", c_int), ("ffn_hidden", c_int), ("vocab", c_int),
     ("ffn_matrices", c_int), ("experts", c_int), ("top_k", c_int), ("moe_every", c_int),
+    ("shared_experts", c_int), ("moe_ffn_hidden", c_int), ("first_dense", c_int),
+    ("bidirectional", c_int), ("q_lora_rank", c_int), ("kv_lora_rank", c_int),
+    ("qk_nope_head_dim", c_int), ("qk_rope_head_dim", c_int), ("v_head_dim", c_int),
     ("tables", c_int), ("emb_dim", c_int), ("pooling", c_int), ("table_rows", c_double),
     ("nbottom", c_int), ("nlayers", c_int), ("layer", WeftModelLayer * MAX_MODEL_LAYERS),
     ("file", _PATH)])
@@ -38,7 +41,7 @@ WeftDevice = _s("WeftDevice", [
     ("hbm_bytes_per_s", c_double), ("source", c_char * 256), ("peak_fp8_flops", c_double),
     ("peak_tf32_flops", c_double), ("peak_vector_flops", c_double), ("sms", c_int),
     ("tile_m", c_int), ("tile_n", c_int), ("gemm_efficiency", c_double),
-    ("hbm_efficiency", c_double)])
+    ("hbm_efficiency", c_double), ("attention_efficiency", c_double)])
 WeftMemory = _s("WeftMemory", [
     ("params_bytes", c_double), ("grads_bytes", c_double), ("optimizer_bytes", c_double),
     ("activations_bytes", c_double), ("total_bytes", c_double), ("capacity_bytes", c_double),
@@ -58,7 +61,7 @@ WeftCodesignSpec = _s("WeftCodesignSpec", [
     ("pp", c_int * MAX_CHOICES), ("nmb", c_int), ("mb", c_int * MAX_CHOICES),
     ("all_orders", c_int), ("nzero", c_int), ("zero", c_int * 4), ("nsp", c_int),
     ("sp", c_int * 2), ("nrc", c_int), ("rc", c_int * 3), ("nvp", c_int),
-    ("vp", c_int * MAX_CHOICES)])
+    ("vp", c_int * MAX_CHOICES), ("ncp", c_int), ("cp", c_int * MAX_CHOICES)])
 WeftDesignPoint = _s("WeftDesignPoint", [
     ("net", c_int), ("par", WeftParallel), ("status", c_int), ("time_ns", c_double),
     ("cost_usd", c_double), ("objective", c_double), ("bw_gbps", _D),
@@ -76,7 +79,8 @@ WeftSimSettings = _s("WeftSimSettings", [
     ("fidelity", c_int), ("chunks", c_int), ("in_flight", c_int), ("latency_ns", _D),
     ("endpoint_delay_ns", c_double), ("algorithm", _I), ("sharing", c_int),
     ("on_span", c_void_p), ("span_ctx", c_void_p), ("stage_spans", c_int),
-    ("max_work", c_double), ("like", c_int)])
+    ("max_work", c_double), ("progress", PROGRESS_FN), ("progress_ctx", c_void_p),
+    ("like", c_int)])
 WeftSimJob = _s("WeftSimJob", [("t", WeftJobTime), ("dim_bytes", _D), ("dim_busy_ns", _D),
                                ("dim_util", _D), ("ncollectives", c_int)])
 WeftSimResult = _s("WeftSimResult", [
@@ -110,6 +114,8 @@ WeftTopoSearch = _s("WeftTopoSearch", [
     ("topo", WeftTopoSettings), ("iterations", c_int), ("seconds", c_double),
     ("rounds", c_int), ("seed", c_ulonglong), ("progress", c_void_p),
     ("progress_ctx", c_void_p), ("tp", c_int), ("layer_choice", c_int), ("fixed", c_void_p)])
+WeftStrategy = _s("WeftStrategy", [("tp", c_int), ("placement", POINTER(c_int)),
+                                   ("layer_mp", POINTER(c_ubyte))])
 WeftTopoSearchResult = _s("WeftTopoSearchResult", [
     ("tp", c_int), ("ntables", c_int), ("placement", c_int * TOPO_MAX_TABLES),
     ("layer_mp", c_ubyte * MAX_MODEL_LAYERS), ("time_ns", c_double),
@@ -139,6 +145,7 @@ PROTOS = {
     "weft_zoo_devices": (c_int, [c_char_p, P(WeftDevice), c_int, P(c_int), _ERR]),
     "weft_zoo_list": (c_int, [c_char_p, c_void_p, c_int, P(c_int), _ERR]),
     "weft_model_params": (c_double, [P(WeftModel)]),
+    "weft_model_active_params": (c_double, [P(WeftModel)]),
     "weft_recompute_name": (c_char_p, [c_int]),
     "weft_generate": (c_int, [P(WeftModel), P(WeftDevice), P(WeftParallel), P(WeftNetwork),
                               c_int, c_void_p, P(WeftCommunicator), P(WeftGenInfo), _ERR]),
@@ -151,6 +158,7 @@ PROTOS = {
                                      c_double, P(WeftRefine), _ERR]),
     "weft_network_shapes": (c_int, [P(c_int), c_void_p, c_int, c_int, P(c_int),
                                     P(P(WeftNetwork)), P(c_size_t), _ERR]),
+    "weft_block_default_max": (c_int, [c_int, c_char_p, P(c_char_p)]),
     "weft_codesign_count": (c_int, [P(WeftCodesignSpec), P(c_size_t), _ERR]),
     "weft_codesign_stream": (c_int, [P(WeftCodesignSpec), P(WeftRunSettings), c_size_t,
                                      CHUNK_FN, c_void_p, _ERR]),
@@ -172,6 +180,11 @@ PROTOS = {
     "weft_traffic_free": (None, [P(WeftTraffic)]),
     "weft_topo_build_split": (c_int, [P(WeftTraffic), P(WeftTopoSettings), c_int, P(c_void_p),
                                       P(c_int), _ERR]),
+    "weft_topo_build_best": (c_int, [P(WeftTraffic), P(WeftTopoSettings), P(c_void_p), P(c_int),
+                                     P(WeftTopoTime), _ERR]),
+    "weft_traffic_from_strategy": (c_int, [P(WeftModel), P(WeftDevice), c_int, P(WeftStrategy),
+                                           P(P(WeftTraffic)), _ERR]),
+    "weft_layer_splittable": (c_int, [P(WeftModel), c_int]),
     "weft_topo_search_default": (None, [P(WeftTopoSearch)]),
     "weft_topo_search": (c_int, [P(WeftTopoSearch), P(WeftTopoSearchResult), _ERR]),
     "weft_fabric_switch": (c_int, [c_int, c_double, P(c_void_p), _ERR]),

@@ -44,7 +44,9 @@ class _Args:
                           if g("port_gbit") is not None else 100.0)
         self.seconds = (number("seconds", g("seconds"), 0.0, True, SECONDS_MAX,
                                "a number in (0, 1e+09] s") if g("seconds") is not None else 0.0)
-        self.split = 0
+        self.split = 2  # best: the fastest split by simulation
+        if g("ar_degree") is not None:
+            self.split = 0  # the split given
         if g("port_split") is not None:
             if g("port_split") not in SPLITS:
                 raise fail("port_split=%r: expected proportional, rings or best" %
@@ -64,6 +66,10 @@ class _Args:
             raise fail("iterations, seconds and seed go with search", "search")
         ts.degree = self.degree
         ts.port_gbps = self.port_gbit / 8.0  # Gbit/s -> GB/s (bytes/ns)
+        if self.split == 2:
+            ts.ar_degree = -2  # WEFT_AR_DEGREE_BEST: --search's rebuilds too
+        if self.split == 1 and self.degree >= 2:
+            ts.ar_degree = self.degree - self.degree % 2
         self.ts = ts
 
 
@@ -87,7 +93,7 @@ def topo(model=None, **kw):
                                            byref(err)), err)
     t = ctypes.POINTER(_libx.WeftTraffic)()
     m, dev = _libx.WeftModel(), _libx.WeftDevice()
-    rows, fabric = [], c_void_p()
+    rows, fabric, tt0 = [], c_void_p(), None
     try:
         if given(kw, "traffic"):
             check_rc(lib.weft_traffic_read_csv(_lib.path_arg(kw["traffic"]), a.servers,
@@ -118,23 +124,32 @@ def topo(model=None, **kw):
             s.model, s.dev = ctypes.pointer(m), ctypes.pointer(dev)
             s.nservers, s.topo = a.servers, a.ts
             s.iterations, s.seconds, s.seed, s.tp = a.iterations, a.seconds, a.seed, a.tp
+            s.layer_choice = 1  # per table placed or replicated, per FC layer DP or MP
             check_rc(lib.weft_topo_search(byref(s), byref(search), byref(err)), err)
             fabric = c_void_p(search.fabric)
             lib.weft_traffic_free(t)  # the traffic of the strategy found
             t = ctypes.POINTER(_libx.WeftTraffic)()
-            check_rc(lib.weft_traffic_from_model(
-                byref(m), byref(dev), a.servers, search.tp,
-                search.placement if m.arch == ARCH_DLRM else None, byref(t), byref(err)), err)
+            st = _libx.WeftStrategy(search.tp, search.placement if search.ntables else None,
+                                    search.layer_mp)
+            check_rc(lib.weft_traffic_from_strategy(byref(m), byref(dev), a.servers, byref(st),
+                                                    byref(t), byref(err)), err)
+        elif a.split == 2:  # the fastest split comes simulated
+            tt0 = _libx.WeftTopoTime()
+            check_rc(lib.weft_topo_build_best(t, byref(a.ts), byref(fabric), None, byref(tt0),
+                                              byref(err)), err)
         else:
             check_rc(lib.weft_topo_build_split(t, byref(a.ts), a.split, byref(fabric), None,
                                                byref(err)), err)
         rows = _rows(a, kw, fabric, prices)
         fabric = None  # rows[0] owns it
-        for r in rows:
+        for i, r in enumerate(rows):
+            if i == 0 and tt0 is not None:
+                r["t"] = tt0
+                continue
             tt = _libx.WeftTopoTime()
             check_rc(lib.weft_fabric_simulate(r["f"], t, byref(tt), byref(err)), err)
             r["t"] = tt
-        return _report(a, job, t.contents, rows, search)
+        return _report(a, job, t.contents, rows, search, m if search is not None else None)
     finally:
         for r in rows:
             lib.weft_fabric_free(r["f"])
@@ -174,7 +189,7 @@ def _rows(a, kw, f, prices):
     return rows
 
 
-def _report(a, job, t, rows, sr):
+def _report(a, job, t, rows, sr, m=None):
     st = ctypes.POINTER(ctypes.c_int)()
     ns = lib.weft_fabric_strides(rows[0]["f"], byref(st))
     pairs = ctypes.POINTER(ctypes.c_int)()
@@ -185,8 +200,12 @@ def _report(a, job, t, rows, sr):
            "strides": [st[k] for k in range(ns)], "mp_links": nmp}
     if sr is not None:
         out["search"] = {"moves": sr.iterations, "accepted": sr.accepted, "rebuilds": sr.rounds,
-                         "tp": sr.tp, "first_time_ns": num(sr.first_time_ns),
-                         "time_ns": num(sr.time_ns)}
+                         "tp": sr.tp,
+                         "tables_replicated": sum(1 for k in range(sr.ntables)
+                                                  if sr.placement[k] == -1),
+                         "mp_layers": [text(m.layer[k].name) for k in range(m.nlayers)
+                                       if sr.layer_mp[k]],
+                         "first_time_ns": num(sr.first_time_ns), "time_ns": num(sr.time_ns)}
     t0 = rows[0]["t"].time_ns
     out["fabrics"] = [{"name": r["name"], "cost_usd": num(r["cost"]),
                        "time_ns": num(r["t"].time_ns), "comm_ns": num(r["t"].comm_ns),

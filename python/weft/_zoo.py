@@ -29,12 +29,23 @@ def _model_dict(m):
         out["ffn"] = "swiglu" if m.ffn_matrices == 3 else "gelu"
         for k in ("vocab", "experts", "top_k", "moe_every"):
             out[k] = getattr(m, k)
+        for k in ("shared_experts", "moe_ffn_hidden", "first_dense"):  # as `weft zoo --json`
+            if getattr(m, k):
+                out[k] = getattr(m, k)
+        if m.bidirectional:
+            out["mask"] = "bidirectional"
+        if m.kv_lora_rank > 0:
+            for k in ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                      "v_head_dim"):
+                out[k] = getattr(m, k)
     elif m.arch == 1:
         out["tables"] = m.tables
         out["table_rows"] = _whole(m.table_rows)
         for k in ("emb_dim", "pooling", "nbottom"):
             out[k] = getattr(m, k)
     out["params"] = _whole(lib.weft_model_params(byref(m)))
+    if m.arch == 0 and m.experts > 0:
+        out["active_params"] = _whole(lib.weft_model_active_params(byref(m)))
     if m.arch != 0:
         out["expanded_layers"] = [
             {"name": text(l.name), "fwd_flops": _whole(l.fwd_flops), "params": _whole(l.params),
@@ -150,8 +161,8 @@ def workload(model=None, **kw):
             paths = _write(kw["output"], wl, comm)
         p, mem = mo.par, gi.mem
         nlayers = ctypes.cast(wl, ctypes.POINTER(_lib.WeftWorkload)).contents.nlayers
-        return {"model": text(m.name), "device": text(d.name), "tp": p.tp, "pp": p.pp,
-                "dp": p.dp, "ep": p.ep, "micro_batch": p.micro_batch,
+        return {"model": text(m.name), "device": text(d.name), "tp": p.tp, "cp": p.cp,
+                "pp": p.pp, "dp": p.dp, "ep": p.ep, "micro_batch": p.micro_batch,
                 "microbatches": gi.microbatches, "layers": nlayers,
                 "bubble_fraction": gi.bubble_fraction, "tokens": gi.tokens,
                 "model_flops": gi.model_flops, "hw_flops": gi.hw_flops,

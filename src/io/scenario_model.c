@@ -10,7 +10,10 @@
 
 static const char *const MODEL_KEYS[] = {
     "model", "device",    "tp",        "pp",         "dp", "ep", "micro_batch", "sequence_parallel",
-    "zero",  "recompute", "order",     "efficiency", "virtual_stages", NULL};
+    "zero",  "recompute", "order",     "efficiency", "virtual_stages", "cp", "attention", "fp8",
+    "pp_layers", "grad_bytes", NULL};
+
+#define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
 /* The step that failed, so the mapping reader can place the error. */
 enum { STEP_CHECK = 0, STEP_MODEL, STEP_DEVICE, STEP_GENERATE };
@@ -39,10 +42,13 @@ static int add_job(WeftScenario *sc, const char *zoo_dir, const char *model, con
   *step = STEP_GENERATE;
   WeftParallel par = *par_in;
   if (par.dp <= 0) {  /* the rest of the NPUs */
-    double npus = weft_network_npus_total(&sc->net), tpp = (double)par.tp * (double)par.pp;
-    if (par.tp < 1 || par.pp < 1 || fmod(npus, tpp) != 0.0)
-      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "tp",
-                            "tp x pp = %.0f does not divide the network's %.0f NPUs", tpp, npus);
+    double npus = weft_network_npus_total(&sc->net);
+    double tpp = (double)par.tp * (double)par.cp * (double)par.pp;
+    if (par.tp < 1 || par.pp < 1 || par.cp < 1 || fmod(npus, tpp) != 0.0)
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, par.cp > 1 ? "cp" : "tp",
+                            par.cp > 1 ? "tp x cp x pp = %.0f does not divide the network's %.0f NPUs"
+                                       : "tp x pp = %.0f does not divide the network's %.0f NPUs",
+                            tpp, npus);
     par.dp = (int)(npus / tpp);
   }
   WeftWorkload *wl = weft_workload_create();
@@ -107,8 +113,62 @@ static int text_key(const WeftYamlNode *map, const char *key, const char *file,
                         key, got);
 }
 
-/* The knobs of the mapping over weft_parallel_default; dp 0 when absent. */
-static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel *par,
+/* `recompute`: none | selective | full, or a boolean (true = full). */
+static int recompute_key(const WeftYamlNode *map, const char *file, int *out, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, "recompute", NULL);
+  if (!v) return WEFT_OK;
+  if (v->kind == WEFT_YAML_SCALAR && weft_recompute_parse(v->text, out, NULL) == WEFT_OK)
+    return WEFT_OK;
+  int on = 0;
+  if (v->kind == WEFT_YAML_SCALAR && weft_yaml_bool(v, file, "recompute", &on, NULL) == WEFT_OK) {
+    *out = on ? WEFT_RECOMPUTE_FULL : WEFT_RECOMPUTE_NONE;
+    return WEFT_OK;
+  }
+  char got[96];
+  weft_yaml_describe(v, got, sizeof got);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "recompute",
+                        "recompute must be none, selective, full or a boolean (true = full), got %s",
+                        got);
+}
+
+/* `attention`: standard | flash. */
+static int attention_key(const WeftYamlNode *map, const char *file, int *out, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, "attention", NULL);
+  if (!v || (v->kind == WEFT_YAML_SCALAR && weft_attention_parse(v->text, out, NULL) == WEFT_OK))
+    return WEFT_OK;
+  char got[96];
+  weft_yaml_describe(v, got, sizeof got);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "attention",
+                        "attention must be standard or flash, got %s", got);
+}
+
+/* `pp_layers: [5, 6, 6, 5]`: layers per stage (>= 1 each) into stages[];
+ * pp is the list's length unless the mapping gives it. */
+static int stages_key(const WeftYamlNode *map, const char *file, int *stages, WeftParallel *par,
+                      WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, "pp_layers", NULL);
+  int n = 0, rc;
+  if (!v) return WEFT_OK;
+  if (v->kind == WEFT_YAML_SEQUENCE && v->n > MAX_STAGE_LIST)
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "pp_layers",
+                          "pp_layers has %d entries, at most %d", v->n, MAX_STAGE_LIST);
+  if ((rc = weft_yaml_ints(v, file, "pp_layers", stages, MAX_STAGE_LIST, &n, err))) return rc;
+  for (int i = 0; i < n; i++)
+    if (stages[i] < 1) {
+      const WeftYamlNode *e = v->child[i];
+      return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, "pp_layers",
+                            "pp_layers entry %d must be >= 1, got %d", i + 1, stages[i]);
+    }
+  par->stage_layers = stages;
+  par->nstage_layers = n;
+  if (!weft_yaml_get(map, "pp", NULL)) par->pp = n;
+  return WEFT_OK;
+}
+
+/* The knobs of the mapping over weft_parallel_default; dp 0 when absent.
+ * par->stage_layers points into stages[MAX_STAGE_LIST] when pp_layers is
+ * given. */
+static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel *par, int *stages,
                          WeftError *err) {
   const int big = 1 << 30;
   const WeftYamlNode *ov, *ev;
@@ -119,11 +179,15 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = int_key(wv, "pp", file, 1, big, &par->pp, err)) ||
       (rc = int_key(wv, "dp", file, 1, big, &par->dp, err)) ||
       (rc = int_key(wv, "ep", file, 1, big, &par->ep, err)) ||
+      (rc = int_key(wv, "cp", file, 1, big, &par->cp, err)) ||
       (rc = int_key(wv, "micro_batch", file, 1, big, &par->micro_batch, err)) ||
       (rc = int_key(wv, "virtual_stages", file, 1, big, &par->virtual_stages, err)) ||
       (rc = int_key(wv, "zero", file, 0, 3, &par->zero_stage, err)) ||
       (rc = bool_key(wv, "sequence_parallel", file, &par->sequence_parallel, err)) ||
-      (rc = bool_key(wv, "recompute", file, &par->recompute, err)) ||
+      (rc = bool_key(wv, "fp8", file, &par->fp8, err)) ||
+      (rc = recompute_key(wv, file, &par->recompute, err)) ||
+      (rc = attention_key(wv, file, &par->attention, err)) ||
+      (rc = stages_key(wv, file, stages, par, err)) ||
       (rc = text_key(wv, "order", file, &ov, err)))
     return rc;
   if (ov && (rc = weft_parallel_order_parse(ov->text, par->order, err))) {
@@ -135,6 +199,14 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
     }
     return rc;
   }
+  int gb = 0;
+  if ((rc = int_key(wv, "grad_bytes", file, 2, 4, &gb, err))) return rc;
+  if (gb == 3) {
+    const WeftYamlNode *v = weft_yaml_get(wv, "grad_bytes", NULL);
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "grad_bytes",
+                          "grad_bytes must be 2 (bf16/fp16) or 4 (fp32), got 3");
+  }
+  if (gb) par->grad_bytes = gb;
   if ((ev = weft_yaml_get(wv, "efficiency", NULL))) {
     if ((rc = weft_yaml_double(ev, file, "efficiency", NULL, &par->efficiency, err))) return rc;
     if (!(par->efficiency > 0.0 && par->efficiency <= 1.0))
@@ -163,7 +235,7 @@ int weft_scenario_model_job(const WeftYamlNode *wv, const char *file, const char
                             WeftScenario *sc, WeftError *err) {
   const WeftYamlNode *mv, *dv;
   WeftParallel par;
-  int rc, step;
+  int rc, step, stages[MAX_STAGE_LIST];
   if ((rc = weft_yaml_check_keys(wv, MODEL_KEYS, file, err)) ||
       (rc = text_key(wv, "model", file, &mv, err)) ||
       (rc = text_key(wv, "device", file, &dv, err)))
@@ -171,7 +243,7 @@ int weft_scenario_model_job(const WeftYamlNode *wv, const char *file, const char
   if (!mv)
     return weft_error_set(err, WEFT_EINPUT, file, wv->line, wv->col, "model",
                           "missing key 'model' (a model workload names a model of the zoo)");
-  if ((rc = read_parallel(wv, file, &par, err))) return rc;
+  if ((rc = read_parallel(wv, file, &par, stages, err))) return rc;
   char model[WEFT_PATH_LEN];
   size_t n = mv->len;
   if (strchr(mv->text, '/') || (n > 4 && strcmp(mv->text + n - 4, ".yml") == 0)) {

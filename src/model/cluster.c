@@ -7,6 +7,7 @@
 
 #include "io/limits.h"
 #include "io/yaml.h"
+#include "zoo.h"
 #include "weft.h"
 
 static const char *const CLUSTER_KEYS[] = {"title", "device", "tiers", "source", NULL};
@@ -121,71 +122,18 @@ static int parse_cluster(const WeftYamlNode *k, const WeftYamlNode *v, const cha
   return WEFT_OK;
 }
 
-/* "unknown cluster 'x' (did you mean 'y'? available: a, b)". */
-static int unknown(const WeftYamlNode *root, const char *path, const char *want, WeftError *err) {
-  enum { SHOW = 32 };
-  const char *names[SHOW + 1];
-  char list[200] = "", hint[WEFT_NAME_LEN];
-  size_t used = 0;
-  int n = root->n < SHOW ? root->n : SHOW;
-  for (int i = 0; i < n; i++) names[i] = weft_yaml_key(root, i)->text;
-  names[n] = NULL;
-  for (int i = 0; i < root->n; i++) {
-    const WeftYamlNode *k = weft_yaml_key(root, i);
-    if (used + k->len + 8 >= sizeof list) {
-      snprintf(list + used, sizeof list - used, ", ...");
-      break;
-    }
-    used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", k->text);
-  }
-  weft_yaml_suggest(names, want, strlen(want), hint, sizeof hint);
-  if (hint[0])
-    return weft_error_set(err, WEFT_EINPUT, path, 0, 0, "cluster",
-                          "unknown cluster '%s' (did you mean '%s'? available: %s)", want, hint,
-                          list);
-  return weft_error_set(err, WEFT_EINPUT, path, 0, 0, "cluster",
-                        "unknown cluster '%s' (available: %s)", want, list);
+static int parse_entry(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
+                       void *out, WeftError *err) {
+  return parse_cluster(k, v, file, out, err);
 }
 
-/* Parse every cluster of zoo_dir/clusters.yml (all are checked); copy the
- * one called want (when non-NULL) into *one, the first max into cs. */
-static int read_clusters(const char *zoo_dir, const char *want, WeftCluster *one, WeftCluster *cs,
-                         int max, int *count, WeftError *err) {
-  char path[WEFT_PATH_LEN];
-  WeftYamlNode *root = NULL;
-  int rc, found = 0;
-  if (!zoo_dir) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no zoo directory given");
-  if (snprintf(path, sizeof path, "%s/clusters.yml", zoo_dir) >= (int)sizeof path)
-    return weft_error_set(err, WEFT_EINVAL, zoo_dir, 0, 0, NULL, "zoo path too long");
-  if ((rc = weft_yaml_load_file(path, &root, err))) return rc;
-  if (!root || root->kind != WEFT_YAML_MAPPING || root->n == 0) {
-    char got[96];
-    weft_yaml_describe(root, got, sizeof got);
-    rc = weft_error_set(err, WEFT_EINPUT, path, root ? root->line : 0, root ? root->col : 0, NULL,
-                        "expected a mapping of cluster names to their tiers, got %s", got);
-    goto done;
-  }
-  for (int i = 0; i < root->n; i++) {
-    WeftCluster c;
-    if ((rc = parse_cluster(weft_yaml_key(root, i), weft_yaml_value(root, i), path, &c, err)))
-      goto done;
-    if (i < max) cs[i] = c;
-    if (want && strcmp(c.name, want) == 0) {
-      *one = c;
-      found = 1;
-    }
-  }
-  if (count) *count = root->n;
-  if (want && !found) rc = unknown(root, path, want, err);
-done:
-  weft_yaml_free(root);
-  return rc;
-}
+static const WeftZooTable CLUSTERS = {"clusters.yml", "cluster", "their tiers",
+                                      sizeof(WeftCluster), parse_entry};
 
 int weft_zoo_cluster(const char *zoo_dir, const char *name, WeftCluster *c, WeftError *err) {
   if (!name || !name[0] || !c)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "cluster", "no cluster name given");
-  return read_clusters(zoo_dir, name, c, NULL, 0, NULL, err);
+  return weft_zoo_table(&CLUSTERS, zoo_dir, name, c, NULL, 0, NULL, err);
 }
 
 int weft_zoo_clusters(const char *zoo_dir, WeftCluster *cs, int max, int *count,
@@ -193,7 +141,7 @@ int weft_zoo_clusters(const char *zoo_dir, WeftCluster *cs, int max, int *count,
   if (count) *count = 0;
   if (!count || (max > 0 && !cs))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "weft_zoo_clusters: bad arguments");
-  return read_clusters(zoo_dir, NULL, NULL, cs, max, count, err);
+  return weft_zoo_table(&CLUSTERS, zoo_dir, NULL, NULL, cs, max, count, err);
 }
 
 int weft_cluster_apply(const WeftCluster *c, WeftNetwork *net, WeftError *err) {

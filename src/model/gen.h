@@ -10,11 +10,12 @@
 typedef enum {
   GEN_TP = 0, /* tensor parallel (transformers), table parallel (DLRM) */
   GEN_PP,     /* pipeline stages */
-  GEN_DP,     /* data parallel (EP x EDP when ep > 1) */
+  GEN_DP,     /* gradient group: CP x data parallel (CP x EP x EDP when ep > 1) */
   GEN_EP,     /* expert parallel: innermost part of DP */
-  GEN_EDP,    /* expert data parallel: DP / EP */
+  GEN_EDP,    /* expert gradient group: CP x DP / EP */
   GEN_WORLD,  /* every NPU (DLRM's data-parallel MLPs) */
   GEN_EMB,    /* the first and the last stage (tied embedding gradients) */
+  GEN_CP,     /* context parallel: the ranks sharing each sequence */
   GEN_NKINDS
 } GenKind;
 
@@ -47,7 +48,7 @@ typedef struct {
   WeftGenInfo *info;
   WeftError *err;
   int npus;                            /* the network's NPUs */
-  int size[GEN_NKINDS];                /* group sizes (1: no group) */
+  int size[GEN_NKINDS];                /* group sizes (1: no group); DP, EDP include CP */
   int span[GEN_NKINDS][WEFT_MAX_DIMS]; /* NPUs per dim, -1 not involved */
   int named[GEN_NKINDS];               /* 0, or its WeftPhaseSpec.group once used */
   double ns_per_flop;                  /* 1e9 / (peak * efficiency) */
@@ -63,8 +64,9 @@ int weft_gen_fail(Gen *g, int code, const char *field, const char *fmt, ...)
 #endif
     ;
 
-/* Map the groups of g->size onto the network (order par->order, EP innermost
- * within DP) and fill g->span and the communicator's three phase groups. */
+/* Map the parallelization's groups onto the network (order par->order, CP
+ * right outside TP, EP innermost within DP) and fill g->span (DP and EDP:
+ * with CP, dim by dim) and the communicator's three phase groups. */
 int weft_gen_map(Gen *g);
 
 void weft_gen_block_clear(GenBlock *b);

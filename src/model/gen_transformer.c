@@ -1,28 +1,46 @@
-/* gen_transformer.c — Megatron-style transformer workloads: TP (+SP), PP 1F1B,
- * DP with ZeRO, MoE expert parallel; FLOPs, traffic and memory per docs/zoo.md. */
+/* gen_transformer.c — Megatron-style transformer workloads: TP (+SP), CP, PP
+ * 1F1B, DP with ZeRO, MoE expert parallel; standard or flash attention, MLA;
+ * FLOPs, traffic and memory per docs/zoo.md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "model/gen.h"
+#include "model/zoo.h"
 
 typedef struct {
-  double b, s, h, a, kv, ffn, fm, V, E, k; /* k: experts per token */
-  int L, Ls, me, m, v;                     /* me: every me-th layer is MoE; v chunks/stage */
+  double b, s, sq, h, a, ffn, fe, fm, V, E, k, sh; /* sq = s / cp: a rank's tokens of a
+                                                      sequence; fe: an expert's width */
+  double dqk, dv, akv;                     /* per-head widths, key/value heads */
+  double ql, kl, rope;                     /* MLA latents (kl 0: standard attention) */
+  int L, Ls, m, v;                         /* v chunks/stage */
   int *sl, e, first;                       /* layers per stage; the critical stage, its 1st layer */
   int tied;                                /* output layer = the embedding (GeLU family) */
+  int flash;                               /* fused attention kernel */
   double R;                                /* stage work repeats (docs/zoo.md, "Pipeline") */
-  double S;                                /* b*s*h*act_bytes: one activation */
-  /* forward FLOPs per micro-batch: attention, dense MLP, MoE MLP, logits;
-   * f_core: the attention core (scores + context GEMMs), selective recompute */
-  double f_attn, f_mlp, f_moe, f_logits, f_core;
+  double S;                                /* b*sq*h*act_bytes: one activation */
+  double kvs;                              /* b*sq*K,V widths/t*act_bytes: the CP exchange */
+  /* forward FLOPs one rank executes per micro-batch: attention, dense MLP,
+   * MoE MLP, logits; x_attn what flash's backward adds beyond 2 x forward;
+   * f_core: the standard attention core (scores + context), what selective
+   * recomputation runs again */
+  double f_attn, x_attn, f_mlp, f_moe, f_logits, f_core;
+  /* the model's FLOPs per micro-batch (Megatron's count: full s^2 scores,
+   * every parameter once), and the scores flash recomputes */
+  double m_attn, m_mlp, m_moe, m_logits, m_core, m_flash_rc;
   /* parameters per NPU (shards) */
   double el_attn, el_mlp, el_moe_dense, el_moe_expert, el_emb, el_out, el_norm;
 } Tf;
 
-static int moe_layers(const Tf *t, int lo, int hi) { /* MoE layers among lo..hi (1-based) */
-  if (t->E <= 0) return 0;
-  return hi / t->me - (lo - 1) / t->me;
+static int moe_layers(const Gen *g, int lo, int hi) { return weft_model_moe_layers(g->m, lo, hi); }
+
+/* Layers of stage k: stage_layers, else weft_stage_layers_balanced's
+ * (L / pp, or floor/ceil with the floor ones at the ends first). */
+static int stage_layers_of(const WeftParallel *p, int layers, int k) {
+  if (p->stage_layers) return p->stage_layers[k];
+  int q = layers / p->pp, light = layers % p->pp ? p->pp - layers % p->pp : 0;
+  int pos = k <= p->pp - 1 - k ? 2 * k : 2 * (p->pp - 1 - k) + 1;
+  return light ? q + (pos >= light) : q;
 }
 
 /* pp x micro-batches above which the 1F1B timeline is not timed (~1 s). */
@@ -68,6 +86,10 @@ static int check(Gen *g, Tf *t) {
   if (m->heads % p->tp)
     return weft_gen_fail(g, WEFT_EINPUT, "tp", "tp = %d does not divide the %d heads of %s", p->tp,
                          m->heads, m->name);
+  if (m->seq_len % p->cp)
+    return weft_gen_fail(g, WEFT_EINPUT, "cp",
+                         "cp = %d does not divide the %d-token sequences of %s", p->cp,
+                         m->seq_len, m->name);
   long long per = (long long)p->dp * p->micro_batch;
   if (m->global_batch % per)
     return weft_gen_fail(g, WEFT_EINPUT, "micro_batch",
@@ -82,29 +104,53 @@ static int check(Gen *g, Tf *t) {
   }
   t->b = p->micro_batch;
   t->s = m->seq_len;
+  t->sq = (double)m->seq_len / p->cp;
   t->h = m->hidden;
   t->a = m->heads;
-  t->kv = t->h * (m->kv_heads > 0 ? m->kv_heads : m->heads) / t->a;
+  t->akv = m->kv_lora_rank > 0 ? m->heads : m->kv_heads > 0 ? m->kv_heads : m->heads;
+  t->dqk = t->dv = t->h / t->a;
+  if (m->kv_lora_rank > 0) {
+    t->dqk = m->qk_nope_head_dim + m->qk_rope_head_dim;
+    t->dv = m->v_head_dim;
+    t->ql = m->q_lora_rank;
+    t->kl = m->kv_lora_rank;
+    t->rope = m->qk_rope_head_dim;
+  }
   t->ffn = m->ffn_hidden > 0 ? m->ffn_hidden : 4.0 * t->h;
+  t->fe = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : t->ffn;
   t->fm = m->ffn_matrices > 0 ? m->ffn_matrices : 2;
   t->V = m->vocab;
   t->E = m->experts;
   t->k = m->experts > 0 ? (m->top_k > 0 ? m->top_k : 1) : 0;
-  t->me = m->moe_every > 0 ? m->moe_every : 1;
+  t->sh = m->experts > 0 ? m->shared_experts : 0;
+  t->flash = p->attention == WEFT_ATTENTION_FLASH;
   t->L = m->layers;
   t->m = (int)(m->global_batch / per);
   /* Interleaved 1F1B (Narayanan et al. 2021): each stage holds v chunks of
-   * L/(pp*v) layers; the bubble shrinks to (pp-1)/v micro-batch slots while
-   * every micro-batch crosses v times as many stage boundaries. */
+   * c layers; the bubble shrinks to (pp-1)/v micro-batch slots while every
+   * micro-batch crosses v times as many stage boundaries. The first and the
+   * last stage may hold c layers fewer: a chunk of theirs holds the
+   * embedding or the output layer alone (Llama 3: one layer fewer on each
+   * end stage, 126 layers in 128 slots). */
   t->v = p->virtual_stages > 1 ? p->virtual_stages : 1;
-  int even = m->layers % (p->pp * t->v) == 0;
-  for (int k = 0; p->stage_layers && k < p->pp; k++)
-    even &= p->stage_layers[k] == m->layers / p->pp;
-  if (t->v > 1 && (!even || t->m % p->pp || p->pp == 1))
+  int fits = p->pp > 1 && p->pp <= m->layers;
+  if (t->v > 1 && fits) {
+    int mid = 0; /* the full stages' layers: the most any stage holds */
+    for (int k = 0; k < p->pp; k++)
+      if (stage_layers_of(p, m->layers, k) > mid) mid = stage_layers_of(p, m->layers, k);
+    int c = mid / t->v;
+    fits = mid % t->v == 0 && c > 0;
+    for (int k = 0; k < p->pp && fits; k++) {
+      int n = stage_layers_of(p, m->layers, k), end = k == 0 || k == p->pp - 1;
+      fits = n == mid || (end && n == mid - c);
+    }
+  }
+  if (t->v > 1 && (!fits || t->m % p->pp))
     return weft_gen_fail(g, WEFT_EINPUT, "virtual_stages",
-                         "virtual_stages = %d needs pp > 1, equal stages, pp x virtual_stages = %d "
-                         "dividing the %d layers and pp dividing the %d micro-batches",
-                         t->v, p->pp * t->v, m->layers, t->m);
+                         "virtual_stages = %d needs pp > 1, stages of virtual_stages x c layers "
+                         "(the first and last may hold c fewer) and pp dividing the %d "
+                         "micro-batches",
+                         t->v, t->m);
   /* the exact 1F1B timeline takes O(pp m) steps */
   if (t->v == 1 && p->pp > 1 && (double)p->pp * t->m > GEN_MAX_PIPELINE_STEPS)
     return weft_gen_fail(g, WEFT_EINPUT, "pp",
@@ -118,32 +164,73 @@ static int check(Gen *g, Tf *t) {
 /* FLOPs (2 per multiply-add) and parameter shards; docs/zoo.md. Two
  * families, as weft_model_params counts them: GeLU MLPs (2 matrices) come with
  * biases, LayerNorm, learned positions and a tied output layer; SwiGLU (3)
- * with no biases, RMSNorm, rotary positions and an untied output layer. */
+ * with no biases, RMSNorm, rotary positions and an untied output layer. The
+ * attention's linear layers split over TP by heads, except MLA's
+ * down-projections to the latents, which every TP rank computes whole. */
 static void derive(const Gen *g, Tf *t) {
   const WeftParallel *p = g->par;
-  double b = t->b, s = t->s, h = t->h, tp = p->tp;
+  double b = t->b, s = t->s, h = t->h, tp = p->tp, a = t->a;
+  double Tr = b * t->sq, Tm = b * s; /* tokens of a micro-batch on a rank, in the model */
   int gelu = t->fm == 2;
   double norm = t->el_norm = gelu ? 2 * h : h; /* replicated over TP */
-  t->S = b * s * h * p->act_bytes;
-  t->f_attn = 2 * b * s * h * (h + 2 * t->kv) + 4 * b * s * s * h + 2 * b * s * h * h;
-  t->f_core = 4 * b * s * s * h;
-  t->f_mlp = 2 * b * s * h * t->ffn * t->fm;
-  t->f_moe = t->k * t->f_mlp + 2 * b * s * h * t->E;
-  t->f_logits = 2 * b * s * h * t->V;
-  double expert = t->fm * h * t->ffn + (gelu ? t->ffn + h : 0);
-  t->el_attn = (2 * h * h + 2 * h * t->kv + (gelu ? 2 * h + 2 * t->kv : 0)) / tp + norm;
-  t->el_mlp = expert / tp + norm;
-  t->el_moe_dense = h * t->E + norm; /* router + norm, replicated over TP */
+  t->S = Tr * h * p->act_bytes;
+  t->kvs = Tr * t->akv / tp * (t->dqk + t->dv) * p->act_bytes;
+  /* attention linears per token: rep (MLA latents, whole on every TP rank), split */
+  double rep = 0, rep_el = 0;
+  if (t->kl > 0) {
+    rep = h * (t->kl + t->rope) + (t->ql > 0 ? h * t->ql : 0);
+    rep_el = rep + t->kl + t->ql; /* + the latents' RMSNorms */
+  }
+  double attn_el = weft_model_attention_params(g->m);
+  double split = attn_el - rep_el - (gelu && t->kl == 0 ? 2 * h + 2 * t->akv * t->dqk : 0);
+  double core_r = 2 * Tr * s * a / tp * (t->dqk + t->dv); /* full s_q x s scores, PV */
+  t->m_core = 2 * Tm * s * a * (t->dqk + t->dv);
+  t->m_attn = 2 * Tm * (rep + split) + t->m_core;
+  t->m_flash_rc = t->flash ? t->m_core * t->dqk / (t->dqk + t->dv) : 0; /* QK^T again */
+  double lin_r = 2 * Tr * (rep + split / tp);
+  if (t->flash) { /* fused: the causal fraction of the blocks; backward 3 dqk + 2 dv */
+    double c = core_r * weft_opcost_causal_fraction(s, !g->m->bidirectional);
+    t->f_attn = lin_r + c;
+    t->x_attn = c * (3 * t->dqk + 2 * t->dv) / (t->dqk + t->dv) - 2 * c;
+    t->f_core = 0; /* nothing left for selective recomputation */
+  } else {
+    t->f_attn = lin_r + core_r;
+    t->x_attn = 0;
+    t->f_core = core_r;
+  }
+  t->m_mlp = 2 * Tm * h * t->ffn * t->fm;
+  t->f_mlp = t->m_mlp / Tm * Tr / tp;
+  double expert_f = 2 * h * t->fe * t->fm; /* per token */
+  t->m_moe = Tm * ((t->k + t->sh) * expert_f + 2 * h * t->E);
+  t->f_moe = t->m_moe / Tm * Tr / tp;
+  t->m_logits = 2 * Tm * h * t->V;
+  t->f_logits = t->m_logits / Tm * Tr / tp;
+  double expert = t->fm * h * t->fe + (gelu ? t->fe + h : 0);
+  t->el_attn = (attn_el - rep_el) / tp + rep_el + norm;
+  t->el_mlp = (t->fm * h * t->ffn + (gelu ? t->ffn + h : 0)) / tp + norm;
+  t->el_moe_dense = h * t->E + norm + t->sh * expert / tp; /* router, norm, shared experts */
   t->el_moe_expert = t->E / p->ep * expert / tp;
   t->el_emb = t->V * h / tp + (gelu ? s * h : 0); /* vocab-parallel; positions replicated */
   t->el_out = (gelu && p->pp == 1 ? 0 : t->V * h / tp) + norm; /* + the final norm */
 }
 
-/* The forward FLOPs of layers lo..hi and what recomputation adds to them. */
-static double layers_fwd(const Tf *t, int lo, int hi, double *recompute, int mode) {
-  int n = hi - lo + 1, ne = moe_layers(t, lo, hi);
+/* The forward FLOPs one rank runs for layers lo..hi and its backward
+ * (2 x forward, flash's extra, the recomputed forward or attention core). */
+static double layers_work(const Gen *g, const Tf *t, int lo, int hi, int mode, double *bwd) {
+  int n = hi - lo + 1, ne = moe_layers(g, lo, hi);
   double f = n * t->f_attn + (n - ne) * t->f_mlp + ne * t->f_moe;
-  *recompute = mode == WEFT_RECOMPUTE_FULL ? f : mode == WEFT_RECOMPUTE_SELECTIVE ? n * t->f_core : 0;
+  double rc = mode == WEFT_RECOMPUTE_FULL ? f : mode == WEFT_RECOMPUTE_SELECTIVE ? n * t->f_core : 0;
+  *bwd = 2 * f + n * t->x_attn + rc;
+  return f;
+}
+
+/* The model's FLOPs of all layers per micro-batch and the recomputed ones. */
+static double model_layers(const Gen *g, const Tf *t, int mode, double *recompute) {
+  int n = t->L, ne = moe_layers(g, 1, t->L);
+  double f = n * t->m_attn + (n - ne) * t->m_mlp + ne * t->m_moe;
+  *recompute = n * t->m_flash_rc + (mode == WEFT_RECOMPUTE_FULL ? f
+                                    : mode == WEFT_RECOMPUTE_SELECTIVE && !t->flash ? n * t->m_core
+                                                                                    : 0);
   return f;
 }
 
@@ -171,17 +258,19 @@ static int plan(Gen *g, Tf *t) {
     goto out;
   t->e = pp - 1;
   for (int k = 0, lo = 1; k < pp; lo += t->sl[k++]) {
-    double extra, f = layers_fwd(t, lo, lo + t->sl[k] - 1, &extra, p->recompute);
-    if (k == pp - 1) f += t->f_logits; /* not recomputed */
+    double b, f = layers_work(g, t, lo, lo + t->sl[k] - 1, p->recompute, &b);
+    if (k == pp - 1) { /* not recomputed */
+      f += t->f_logits;
+      b += 2 * t->f_logits;
+    }
     fw[k] = f;
-    bw[k] = 2 * f + extra;
+    bw[k] = b;
   }
   for (int k = pp - 1; k >= 0; k--)
     if (fw[k] + bw[k] > fw[t->e] + bw[t->e]) t->e = k;
   if (pp == 1) {
     t->R = t->m;
-  } else if (t->v > 1) {
-    t->e = pp - 1;
+  } else if (t->v > 1) { /* the slowest stage's rhythm: exact for equal stages */
     t->R = t->m + (double)(pp - 1) / t->v;
   } else {
     double T;
@@ -206,18 +295,29 @@ out:
 }
 
 /* Activation bytes of one layer for one micro-batch (Korthikanti et al. 2022,
- * generalised to GQA, any MLP width and MoE; docs/zoo.md); *core = the
- * attention core's part (5as^2b/t: scores, softmax, dropout mask and output),
- * which selective recomputation drops. */
+ * generalised to GQA, MLA, any MLP width, MoE and CP; docs/zoo.md); *core =
+ * the attention core's part (5as^2b/t: scores, softmax, dropout mask and
+ * output), which selective recomputation drops. Flash attention keeps no
+ * s^2 tensor: only its softmax statistics (fp32, one per query and head). */
 static double layer_act(const Gen *g, const Tf *t, int moe, double *core) {
   const WeftParallel *p = g->par;
-  double tp = p->tp, sbh = t->s * t->b * t->h;
+  double tp = p->tp, sb = t->sq * t->b, sbh = sb * t->h;
   double rep = 10 * sbh / (p->sequence_parallel ? tp : 1);
-  double kk = moe ? t->k : 1;
-  double par = sbh * (4 + 4 * t->kv / t->h + kk * 4 * (t->fm - 1) * t->ffn / t->h) / tp;
-  double att = 5 * t->a * t->s * t->s * t->b / tp;
+  if (t->kl > 0) rep += 2 * sb * (t->ql + t->kl + t->rope); /* MLA latents, whole per rank */
+  double kk = moe ? t->k + t->sh : 1, f = moe ? t->fe : t->ffn;
+  double qkvo = 2 * t->a * t->dqk + 2 * t->akv * (t->dqk + t->dv) + 2 * t->a * t->dv;
+  double par = sb * (qkvo + kk * 2 * t->fm * f) / tp; /* MLP: F f elements kept */
+  double att = t->flash ? 0 : 5 * t->a * t->sq * t->s * t->b / tp;
+  double lse = t->flash ? 4 * t->a / tp * sb : 0; /* bytes */
+  /* FP8 GEMMs keep their inputs for the backward in FP8 (DeepSeek-V3,
+   * Section 3.3.3; Transformer Engine's FP8 linear layers): the QKV and MLP
+   * inputs, MLA's latents, the projection's and the second MLP GEMM's */
+  double f8 = 0;
+  if (p->fp8 && p->act_bytes > 1)
+    f8 = sb * (2 * t->h / (p->sequence_parallel ? tp : 1) + (t->kl > 0 ? t->ql + t->kl + t->rope : 0) +
+               (t->a * t->dv + kk * f) / tp) * (p->act_bytes - 1);
   *core = att * p->act_bytes / 2;
-  return (rep + par + att) * p->act_bytes / 2;
+  return (rep + par + att) * p->act_bytes / 2 + lse - f8;
 }
 
 /* TP collectives of a sub-block in one pass: AR of S, or with sequence
@@ -240,7 +340,8 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   double f = moe < 0 ? t->f_attn : moe ? t->f_moe : t->f_mlp;
   double c[WEFT_NPHASES];
   int ob = moe < 0 ? OC_ATTN : moe ? OC_MOE : OC_MLP;
-  weft_gen_compute(g, ob, R, R * f / p->tp * g->ns_per_flop, c);
+  weft_gen_compute(g, ob, R, R * f * g->ns_per_flop, c);
+  if (!g->opcost && moe < 0) c[WEFT_PHASE_IG] += R * t->x_attn * g->ns_per_flop; /* flash */
   /* selective recompute: the attention core's forward again in backward
    * (its FLOPs at the block's own rate: per operator or flat) */
   double core = p->recompute == WEFT_RECOMPUTE_SELECTIVE && moe < 0 && f > 0
@@ -251,9 +352,16 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   blk->compute_ns[WEFT_PHASE_WG] = c[WEFT_PHASE_WG];
   tp_comm(g, blk, WEFT_PHASE_FWD, R, t);
   tp_comm(g, blk, WEFT_PHASE_IG, R * (1 + rc), t);
-  if (moe > 0) { /* dispatch + combine all-to-alls, forward and backward */
-    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL, GEN_EP, 2 * R * t->S * t->k);
-    weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLTOALL, GEN_EP, 2 * R * t->S * t->k * (1 + rc));
+  if (moe < 0) { /* CP: K, V gathered for forward and again for backward, dK, dV scattered */
+    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_CP, R * t->kvs);
+    weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_CP, R * t->kvs * (1 + rc));
+    weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_CP, R * t->kvs * p->cp);
+  }
+  if (moe > 0) { /* dispatch + combine all-to-alls, forward and backward; FP8: dispatch in FP8 */
+    double d = p->fp8 ? 1.0 / p->act_bytes : 1.0;
+    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL, GEN_EP, (1 + d) * R * t->S * t->k);
+    weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLTOALL, GEN_EP,
+                 2 * R * t->S * t->k + rc * (1 + d) * R * t->S * t->k);
   }
   double dense = moe < 0 ? t->el_attn : moe ? t->el_moe_dense : t->el_mlp;
   double expert = moe > 0 ? t->el_moe_expert : 0;
@@ -298,7 +406,7 @@ static void emb_block(Gen *g, const Tf *t, GenBlock *emb) {
  * entry), a copy of it (pp > 1) or its own (untied), plus the final norm. */
 static void logits_block(Gen *g, const Tf *t, GenBlock *lg) {
   const WeftParallel *p = g->par;
-  double R = t->R, c = R * t->f_logits / p->tp * g->ns_per_flop;
+  double R = t->R, c = R * t->f_logits * g->ns_per_flop;
   double w = t->V * t->h / p->tp + t->el_norm; /* the weights it uses, tied or not */
   double gather = R * w / g->size[GEN_DP] * p->param_bytes;
   weft_gen_block_clear(lg);
@@ -319,7 +427,7 @@ static void logits_block(Gen *g, const Tf *t, GenBlock *lg) {
 
 /* Dense and expert parameters an NPU of stage k holds. */
 static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense, double *expert) {
-  int n = t->sl[k], ne = moe_layers(t, lo, lo + n - 1), nd = n - ne;
+  int n = t->sl[k], ne = moe_layers(g, lo, lo + n - 1), nd = n - ne;
   *dense = n * t->el_attn + nd * t->el_mlp + ne * t->el_moe_dense +
            (k == 0 ? t->el_emb : 0) + (k == g->par->pp - 1 ? t->el_out : 0);
   *expert = ne * t->el_moe_expert;
@@ -330,21 +438,21 @@ static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense
  * micro-batch (b s V / t floats, for the loss and its gradient). */
 static void stage_memory(Gen *g, const Tf *t, int k, int lo, WeftMemory *mem) {
   const WeftParallel *p = g->par;
-  int n = t->sl[k], ne = moe_layers(t, lo, lo + n - 1), nd = n - ne;
+  int n = t->sl[k], ne = moe_layers(g, lo, lo + n - 1), nd = n - ne;
   double dense, expert;
   stage_params(g, t, k, lo, &dense, &expert);
   weft_gen_memory_states(g, dense, g->size[GEN_DP], expert, g->size[GEN_EDP], mem);
   double inflight = p->pp - k < t->m ? p->pp - k : t->m;
   double core, ad = layer_act(g, t, 0, &core), ae = layer_act(g, t, 1, &core);
   if (p->recompute == WEFT_RECOMPUTE_FULL) { /* layer inputs, + one layer's set in backward */
-    double in = 2 * t->s * t->b * t->h / (p->sequence_parallel ? p->tp : 1) * p->act_bytes / 2;
+    double in = 2 * t->sq * t->b * t->h / (p->sequence_parallel ? p->tp : 1) * p->act_bytes / 2;
     mem->activations_bytes = n * in * inflight + (ne ? ae : ad);
   } else if (p->recompute == WEFT_RECOMPUTE_SELECTIVE) { /* + one core recomputed in backward */
     mem->activations_bytes = (nd * (ad - core) + ne * (ae - core)) * inflight + core;
   } else {
     mem->activations_bytes = (nd * ad + ne * ae) * inflight;
   }
-  if (k == p->pp - 1) mem->activations_bytes += 4 * t->b * t->s * t->V / p->tp;
+  if (k == p->pp - 1) mem->activations_bytes += 4 * t->b * t->sq * t->V / p->tp;
   mem->total_bytes =
       mem->params_bytes + mem->grads_bytes + mem->optimizer_bytes + mem->activations_bytes;
 }
@@ -371,13 +479,13 @@ static void fill_info(Gen *g, const Tf *t) {
   const WeftParallel *p = g->par;
   WeftGenInfo *in = g->info;
   double B = g->m->global_batch, per_seq = 1.0 / t->b; /* FLOPs above are per b sequences */
-  double extra, layers = layers_fwd(t, 1, t->L, &extra, p->recompute);
+  double extra, layers = model_layers(g, t, p->recompute, &extra);
   in->microbatches = t->m;
   in->layers_per_stage = t->Ls;
   in->bubble_fraction = (t->R - t->m) / t->m;
   in->samples = B;
   in->tokens = B * t->s;
-  in->model_flops = 3 * B * per_seq * (layers + t->f_logits);
+  in->model_flops = 3 * B * per_seq * (layers + t->m_logits);
   in->hw_flops = in->model_flops + B * per_seq * extra;
   in->critical_stage = t->e;
   in->pipeline_repeats = t->R;
@@ -403,7 +511,7 @@ static void range_name(char *out, size_t n, int lo, int hi, const char *what) {
 static int emit(Gen *g, Tf *t) {
   const WeftParallel *p = g->par;
   int lo = t->first, hi = t->first + t->Ls - 1; /* the critical stage's layers */
-  int ne = moe_layers(t, lo, hi), nd = t->Ls - ne, rc;
+  int ne = moe_layers(g, lo, hi), nd = t->Ls - ne, rc;
   int has_emb = t->e == 0, has_logits = t->e == p->pp - 1;
   /* Only the blocks emitted are built: a named group exists only when used. */
   GenBlock attn, mlp, moe, emb, logits, pipe, opt;
@@ -441,19 +549,21 @@ static int emit(Gen *g, Tf *t) {
     weft_gen_emit(g, name, &attn, t->Ls);
     if (nd) { /* first and last dense layer of the stage */
       int a = lo, z = hi;
-      while (ne && a % t->me == 0) a++;
-      while (ne && z % t->me == 0) z--;
+      while (moe_layers(g, a, a)) a++;
+      while (moe_layers(g, z, z)) z--;
       range_name(name, sizeof name, a, z, "mlp");
       weft_gen_emit(g, name, &mlp, nd);
     }
-    if (ne) {
-      int a = (lo + t->me - 1) / t->me * t->me, z = hi / t->me * t->me;
+    if (ne) { /* first and last MoE layer */
+      int a = lo, z = hi;
+      while (!moe_layers(g, a, a)) a++;
+      while (!moe_layers(g, z, z)) z--;
       range_name(name, sizeof name, a, z, "moe");
       weft_gen_emit(g, name, &moe, ne);
     }
   } else {
     for (int i = lo; i <= hi; i++) {
-      int is_moe = t->E > 0 && i % t->me == 0;
+      int is_moe = moe_layers(g, i, i);
       snprintf(name, sizeof name, "L%d.attn", i);
       weft_gen_emit(g, name, &attn, 1);
       snprintf(name, sizeof name, "L%d.%s", i, is_moe ? "moe" : "mlp");

@@ -15,7 +15,8 @@ void weft_gen_compute(const Gen *g, int blk, double mult, double flat_ns, double
   for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = g->opcost ? mult * g->oc_ns[blk][ph] : flat_ns;
 }
 
-static const char *const KIND_NAME[GEN_NKINDS] = {"tp", "pp", "dp", "ep", "edp", "world", "emb"};
+static const char *const KIND_NAME[GEN_NKINDS] = {"tp", "pp",    "dp",  "ep",
+                                                   "edp", "world", "emb", "cp"};
 
 _Static_assert(GEN_NKINDS <= WEFT_MAX_GROUPS, "every group kind can become a named group");
 
@@ -33,6 +34,22 @@ int weft_recompute_parse(const char *text, int *mode, WeftError *err) {
     }
   return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "recompute",
                         "recompute '%s': expected none, selective or full", text ? text : "");
+}
+
+static const char *const ATTENTION_NAME[] = {"standard", "flash"};
+
+const char *weft_attention_name(int kind) {
+  return kind >= 0 && kind <= WEFT_ATTENTION_FLASH ? ATTENTION_NAME[kind] : "unknown";
+}
+
+int weft_attention_parse(const char *text, int *kind, WeftError *err) {
+  for (int i = 0; i <= WEFT_ATTENTION_FLASH; i++)
+    if (text && !strcmp(text, ATTENTION_NAME[i])) {
+      *kind = i;
+      return WEFT_OK;
+    }
+  return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "attention",
+                        "attention '%s': expected standard or flash", text ? text : "");
 }
 
 int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err) {
@@ -58,37 +75,46 @@ int weft_gen_fail(Gen *g, int code, const char *field, const char *fmt, ...) {
 }
 
 int weft_gen_map(Gen *g) {
-  int sizes[4], kind[4], n = 0;
-  const char *names[4];
+  /* the pure groups laid on the dims: TP, CP, PP, EP, EDP (= DP when ep = 1) */
+  enum { M_TP, M_CP, M_PP, M_EP, M_EDP, M_N };
+  static const char *const mname[M_N] = {"tp", "cp", "pp", "ep", "dp"};
+  const WeftParallel *p = g->par;
+  int msize[M_N] = {p->tp, p->cp, p->pp, p->ep, p->dp / p->ep};
+  int sizes[M_N], kind[M_N], n = 0, mspan[M_N][WEFT_MAX_DIMS];
+  const char *names[M_N];
   for (int i = 0; i < 3; i++) {
     int k[2] = {-1, -1};
-    switch (g->par->order[i]) {
-      case WEFT_PAR_TP: k[0] = GEN_TP; break;
-      case WEFT_PAR_PP: k[0] = GEN_PP; break;
-      case WEFT_PAR_DP:
-        k[0] = g->size[GEN_EP] > 1 ? GEN_EP : GEN_DP;  /* EP innermost in DP */
-        k[1] = g->size[GEN_EP] > 1 ? GEN_EDP : -1;
-        break;
+    switch (p->order[i]) {
+      case WEFT_PAR_TP: k[0] = M_TP; k[1] = M_CP; break; /* CP right outside TP */
+      case WEFT_PAR_PP: k[0] = M_PP; break;
+      case WEFT_PAR_DP: k[0] = M_EP; k[1] = M_EDP; break; /* EP innermost in DP */
     }
     for (int j = 0; j < 2; j++)
-      if (k[j] >= 0 && g->size[k[j]] > 1) { /* one-NPU groups span nothing */
-        sizes[n] = g->size[k[j]];
-        names[n] = KIND_NAME[k[j]];
+      if (k[j] >= 0 && msize[k[j]] > 1) { /* one-NPU groups span nothing */
+        sizes[n] = msize[k[j]];
+        names[n] = k[j] == M_EDP && p->ep > 1 ? "edp" : mname[k[j]];
         kind[n++] = k[j];
       }
   }
-  int D = g->net->ndims, out[4][WEFT_MAX_DIMS];
+  int D = g->net->ndims, out[M_N][WEFT_MAX_DIMS];
+  for (int k = 0; k < M_N; k++)
+    for (int d = 0; d < D; d++) mspan[k][d] = -1;
   for (int k = 0; k < GEN_NKINDS; k++)
     for (int d = 0; d < D; d++) g->span[k][d] = -1;
   int rc = n ? weft_map_groups(g->net, sizes, names, n, out, g->err) : WEFT_OK; /* 1 NPU */
   if (rc) return rc;
   for (int i = 0; i < n; i++)
-    for (int d = 0; d < D; d++) g->span[kind[i]][d] = out[i][d];
-  if (g->size[GEN_EP] > 1) /* DP = EP x EDP, dim by dim */
-    for (int d = 0; d < D; d++) {
-      int a = g->span[GEN_EP][d], b = g->span[GEN_EDP][d];
-      g->span[GEN_DP][d] = a < 1 && b < 1 ? -1 : (a < 1 ? 1 : a) * (b < 1 ? 1 : b);
-    }
+    for (int d = 0; d < D; d++) mspan[kind[i]][d] = out[i][d];
+  for (int d = 0; d < D; d++) { /* gradient groups: CP x EP x EDP, CP x EDP, dim by dim */
+    int c = mspan[M_CP][d] < 1 ? 1 : mspan[M_CP][d], e = mspan[M_EP][d] < 1 ? 1 : mspan[M_EP][d];
+    int r = mspan[M_EDP][d] < 1 ? 1 : mspan[M_EDP][d];
+    g->span[GEN_TP][d] = mspan[M_TP][d];
+    g->span[GEN_CP][d] = mspan[M_CP][d];
+    g->span[GEN_PP][d] = mspan[M_PP][d];
+    g->span[GEN_EP][d] = mspan[M_EP][d];
+    g->span[GEN_DP][d] = c * e * r > 1 ? c * e * r : -1;
+    g->span[GEN_EDP][d] = c * r > 1 ? c * r : -1;
+  }
   for (int d = 0; d < D; d++) g->span[GEN_WORLD][d] = g->net->npus[d];
   /* The first and last stage: 2 NPUs on the outermost dim the stages span
    * (the pipeline's two ends are farthest apart there). */
@@ -239,6 +265,7 @@ static int check_common(Gen *g) {
              {"pp", offsetof(WeftParallel, pp)},
              {"dp", offsetof(WeftParallel, dp)},
              {"ep", offsetof(WeftParallel, ep)},
+             {"cp", offsetof(WeftParallel, cp)},
              {"micro_batch", offsetof(WeftParallel, micro_batch)}};
   for (size_t i = 0; i < sizeof deg / sizeof deg[0]; i++) {
     int v;
@@ -269,10 +296,22 @@ static int check_common(Gen *g) {
     if (p->order[i] >= WEFT_PAR_TP && p->order[i] <= WEFT_PAR_DP) seen |= 1 << p->order[i];
   if (seen != 7)
     return weft_gen_fail(g, WEFT_EINPUT, "order", "order must be a permutation of TP, PP, DP");
-  if ((long long)p->tp * p->pp * p->dp != n)
+  if (p->cp > 1 && g->m->arch != WEFT_ARCH_TRANSFORMER)
+    return weft_gen_fail(g, WEFT_EINPUT, "cp", "cp = %d: context parallelism needs a transformer",
+                         p->cp);
+  if (p->attention < WEFT_ATTENTION_STANDARD || p->attention > WEFT_ATTENTION_FLASH)
+    return weft_gen_fail(g, WEFT_EINPUT, "attention", "attention must be 0..1, got %d",
+                         p->attention);
+  long long npar = (long long)p->tp * p->cp * p->pp * p->dp;
+  if (npar != n) {
+    if (p->cp > 1)
+      return weft_gen_fail(g, WEFT_EINPUT, "dp",
+                           "tp*cp*pp*dp = %d*%d*%d*%d = %lld, the network has %lld NPUs", p->tp,
+                           p->cp, p->pp, p->dp, npar, n);
     return weft_gen_fail(g, WEFT_EINPUT, "dp",
                          "tp*pp*dp = %d*%d*%d = %lld, the network has %lld NPUs", p->tp, p->pp,
-                         p->dp, (long long)p->tp * p->pp * p->dp, n);
+                         p->dp, npar, n);
+  }
   if (!(g->dev->peak_flops > 0.0) || !isfinite(g->dev->peak_flops))
     return weft_gen_fail(g, WEFT_EINPUT, "peak_flops", "device '%s': peak_flops must be > 0",
                          g->dev->name);
@@ -298,9 +337,10 @@ static int check_common(Gen *g) {
   }
   g->size[GEN_TP] = p->tp;
   g->size[GEN_PP] = p->pp;
-  g->size[GEN_DP] = p->dp;
+  g->size[GEN_DP] = p->dp * p->cp; /* CP ranks hold the same weights: gradients over both */
   g->size[GEN_EP] = p->ep;
-  g->size[GEN_EDP] = p->dp / p->ep; /* checked by the architecture */
+  g->size[GEN_EDP] = p->dp / p->ep * p->cp; /* ep | dp: checked by the architecture */
+  g->size[GEN_CP] = p->cp;
   g->size[GEN_WORLD] = g->npus;
   return WEFT_OK;
 }

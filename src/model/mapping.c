@@ -26,8 +26,9 @@
 void weft_parallel_default(WeftParallel *par) {
   if (!par) return;
   memset(par, 0, sizeof *par);
-  par->tp = par->pp = par->dp = par->ep = 1;
+  par->tp = par->pp = par->dp = par->ep = par->cp = 1;
   par->micro_batch = 1;
+  par->attention = WEFT_ATTENTION_STANDARD;
   par->virtual_stages = 1;
   par->order[0] = WEFT_PAR_TP;
   par->order[1] = WEFT_PAR_PP;

@@ -21,12 +21,25 @@ int weft_opcost_ready(const WeftDevice *d) {
 
 void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) {
   memset(l, 0, sizeof *l);
+  double cp = par->cp > 1 ? par->cp : 1;
   l->b = par->micro_batch;
-  l->s = m->seq_len;
+  l->s = m->seq_len / cp;
+  l->kv_len = m->seq_len;
   l->h = m->hidden;
   l->heads = m->heads;
   l->kv_heads = m->kv_heads > 0 ? m->kv_heads : m->heads;
+  l->dqk = l->dv = (double)m->hidden / m->heads;
+  if (m->kv_lora_rank > 0) { /* MLA: every head has its own K and V after the up-projection */
+    l->kv_heads = m->heads;
+    l->dqk = m->qk_nope_head_dim + m->qk_rope_head_dim;
+    l->dv = m->v_head_dim;
+    l->q_lora = m->q_lora_rank;
+    l->kv_lora = m->kv_lora_rank;
+    l->rope = m->qk_rope_head_dim;
+  }
   l->ffn = m->ffn_hidden > 0 ? m->ffn_hidden : 4.0 * m->hidden;
+  l->moe_ffn = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : l->ffn;
+  l->shared = m->shared_experts;
   l->ffn_matrices = m->ffn_matrices > 0 ? m->ffn_matrices : 2;
   l->vocab = m->vocab;
   l->experts = m->experts;
@@ -34,7 +47,16 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->tp = par->tp;
   l->ep = par->ep > 0 ? par->ep : 1;
   l->sp = par->sequence_parallel;
+  l->flash = par->attention == WEFT_ATTENTION_FLASH;
+  l->causal = !m->bidirectional;
+  l->fp8 = par->fp8;
   l->act_bytes = par->act_bytes;
+}
+
+double weft_opcost_causal_fraction(double kv_len, int causal) {
+  if (!causal) return 1.0;
+  double n = ceil(kv_len / OC_FLASH_BLOCK);
+  return n > 0 ? (n + 1) / (2 * n) : 1.0;
 }
 
 typedef struct {
@@ -50,25 +72,33 @@ static void put(List *L, const OcOp *op) {
 
 /* A GEMM of the forward pass and its two backward GEMMs: dA = dC B^T
  * (m x k, inner n) into IG, dB = A^T dC (k x n, inner m) into WG when B is
- * a weight, else IG (attention's activation x activation products). */
-static void gemm(List *L, const char *name, double batch, double m, double n, double k,
-                 int weight) {
-  double eb = L->eb;
+ * a weight, else IG (attention's activation x activation products). An FP8
+ * GEMM reads its inputs at 1 byte an element and writes act_bytes. */
+static void gemm8(List *L, const char *name, double batch, double m, double n, double k,
+                  int weight, int fp8) {
+  double eb = L->eb, ib = fp8 ? 1.0 : eb;
   OcOp f = {name, WEFT_PHASE_FWD, OC_GEMM, batch, m, n, k, 2 * batch * m * n * k,
-            batch * (m * k + k * n + m * n) * eb};
-  OcOp da = {name, WEFT_PHASE_IG, OC_GEMM, batch, m, k, n, f.flops, f.bytes};
+            batch * ((m * k + k * n) * ib + m * n * eb), fp8};
+  OcOp da = {name, WEFT_PHASE_IG, OC_GEMM, batch, m, k, n, f.flops,
+             batch * ((m * n + k * n) * ib + m * k * eb), fp8};
   int dbp = weight ? WEFT_PHASE_WG : WEFT_PHASE_IG;
-  OcOp db = {name, dbp, OC_GEMM, batch, k, n, m, f.flops, f.bytes};
+  OcOp db = {name, dbp, OC_GEMM, batch, k, n, m, f.flops,
+             batch * ((m * k + m * n) * ib + k * n * eb), fp8};
   put(L, &f);
   put(L, &da);
   put(L, &db);
 }
 
+static void gemm(List *L, const char *name, double batch, double m, double n, double k,
+                 int weight) {
+  gemm8(L, name, batch, m, n, k, weight, 0);
+}
+
 /* A vector kernel over elems elements; its backward moves twice the bytes
  * and does twice the FLOPs (reads the saved input and the gradient). */
 static void vec(List *L, const char *name, double flops, double bytes, int bwd_phase) {
-  OcOp f = {name, WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, flops, bytes};
-  OcOp b = {name, bwd_phase, OC_VECTOR, 0, 0, 0, 0, 2 * flops, 2 * bytes};
+  OcOp f = {name, WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, flops, bytes, 0};
+  OcOp b = {name, bwd_phase, OC_VECTOR, 0, 0, 0, 0, 2 * flops, 2 * bytes, 0};
   put(L, &f);
   put(L, &b);
 }
@@ -88,41 +118,67 @@ static void residual(List *L, const OcLayer *l) {
       3 * e * L->eb + (gelu ? e : 0), WEFT_PHASE_IG);
 }
 
+/* Q, K, V projections: one GEMM (T x h)(h x (h + 2 kv) / t), or MLA's
+ * down-projections to the latents (replicated over TP), their RMSNorms and
+ * the up-projections (heads split over TP). */
+static void qkv_proj(List *L, const OcLayer *l) {
+  double T = l->b * l->s, tp = l->tp, a = l->heads;
+  int f8 = l->fp8;
+  if (l->kv_lora > 0) {
+    double eb = L->eb;
+    if (l->q_lora > 0) {
+      gemm8(L, "q_down", 1, T, l->q_lora, l->h, 1, f8);
+      vec(L, "q_norm", T * l->q_lora * RMSNORM_FLOPS, 2 * T * l->q_lora * eb, WEFT_PHASE_IG);
+      gemm8(L, "q_up", 1, T, a * l->dqk / tp, l->q_lora, 1, f8);
+    } else {
+      gemm8(L, "q_proj", 1, T, a * l->dqk / tp, l->h, 1, f8);
+    }
+    gemm8(L, "kv_down", 1, T, l->kv_lora + l->rope, l->h, 1, f8);
+    vec(L, "kv_norm", T * l->kv_lora * RMSNORM_FLOPS, 2 * T * l->kv_lora * eb, WEFT_PHASE_IG);
+    gemm8(L, "kv_up", 1, T, a * (l->dqk - l->rope + l->dv) / tp, l->kv_lora, 1, f8);
+  } else {
+    gemm8(L, "qkv", 1, T, (a * l->dqk + l->kv_heads * (l->dqk + l->dv)) / tp, l->h, 1, f8);
+  }
+}
+
 static void attention(List *L, const OcLayer *l) {
-  double T = l->b * l->s, tp = l->tp, dh = l->h / l->heads, a = l->heads / tp;
-  double kv = l->h * l->kv_heads / l->heads; /* K and V widths (GQA) */
+  double T = l->b * l->s, tp = l->tp, a = l->heads / tp, kvh = l->kv_heads / tp;
   norm(L, l, "attn_norm");
-  gemm(L, "qkv", 1, T, (l->h + 2 * kv) / tp, l->h, 1);
+  qkv_proj(L, l);
   if (l->flash) { /* fused: Q, K, V in, O out; backward recomputes the scores */
-    double fl = 4 * l->b * a * l->s * l->s * dh;
-    double by = (2 * T * l->h + 2 * T * kv) / tp * L->eb;
-    OcOp f = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, 0, 0, 0, 0, fl, by};
-    OcOp b = {"flash_attn", WEFT_PHASE_IG, OC_FUSED, 0, 0, 0, 0, 2.5 * fl, 2 * by};
+    double pairs = l->b * a * l->s * l->kv_len * weft_opcost_causal_fraction(l->kv_len, l->causal);
+    double fl = 2 * pairs * (l->dqk + l->dv);      /* QK^T, PV */
+    double bl = 2 * pairs * (3 * l->dqk + 2 * l->dv); /* QK^T again, dV, dP, dQ, dK */
+    double by = (T * a * (l->dqk + l->dv) + l->b * l->kv_len * kvh * (l->dqk + l->dv)) * L->eb;
+    OcOp f = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, 0, 0, 0, 0, fl, by, 0};
+    OcOp b = {"flash_attn", WEFT_PHASE_IG, OC_FUSED, 0, 0, 0, 0, bl, 2 * by, 0};
     put(L, &f);
     put(L, &b);
   } else {
-    double e = l->b * a * l->s * l->s; /* score elements */
-    gemm(L, "score", l->b * a, l->s, l->s, dh, 0);
+    double e = l->b * a * l->s * l->kv_len; /* score elements */
+    gemm(L, "score", l->b * a, l->s, l->kv_len, l->dqk, 0);
     vec(L, "softmax", SOFTMAX_FLOPS * e, 2 * e * L->eb, WEFT_PHASE_IG);
     if (l->ffn_matrices == 2) vec(L, "attn_dropout", e, 2 * e * L->eb + e, WEFT_PHASE_IG);
-    gemm(L, "context", l->b * a, l->s, dh, l->s, 0);
+    gemm(L, "context", l->b * a, l->s, l->dv, l->kv_len, 0);
   }
-  gemm(L, "proj", 1, T, l->h, l->h / tp, 1);
+  gemm8(L, "proj", 1, T, l->h, a * l->dv, 1, l->fp8);
   residual(L, l);
 }
 
-/* The MLP on tokens per group, groups of them side by side (MoE experts). */
-static void mlp(List *L, const OcLayer *l, double groups, double tokens) {
-  double f = l->ffn / l->tp, e = groups * tokens * f;
+/* The MLP of width f on tokens per group, groups of them side by side (MoE
+ * experts). */
+static void mlp(List *L, const OcLayer *l, double groups, double tokens, double width) {
+  double f = width / l->tp, e = groups * tokens * f;
+  int f8 = l->fp8;
   if (l->ffn_matrices == 2) {
-    gemm(L, "fc1", groups, tokens, f, l->h, 1);
+    gemm8(L, "fc1", groups, tokens, f, l->h, 1, f8);
     vec(L, "bias_gelu", GELU_FLOPS * e, 2 * e * L->eb, WEFT_PHASE_IG);
   } else {
-    gemm(L, "gate", groups, tokens, f, l->h, 1);
-    gemm(L, "up", groups, tokens, f, l->h, 1);
+    gemm8(L, "gate", groups, tokens, f, l->h, 1, f8);
+    gemm8(L, "up", groups, tokens, f, l->h, 1, f8);
     vec(L, "swiglu", SWIGLU_FLOPS * e, 3 * e * L->eb, WEFT_PHASE_IG);
   }
-  gemm(L, "fc2", groups, tokens, l->h, f, 1);
+  gemm8(L, "fc2", groups, tokens, l->h, f, 1, f8);
 }
 
 int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
@@ -132,14 +188,15 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
     case OC_ATTN: attention(&L, l); break;
     case OC_MLP:
       norm(&L, l, "mlp_norm");
-      mlp(&L, l, 1, T);
+      mlp(&L, l, 1, T, l->ffn);
       residual(&L, l);
       break;
     case OC_MOE: { /* ep ranks' tokens, top_k each, spread over E experts; E/ep here */
       norm(&L, l, "moe_norm");
       gemm(&L, "router", 1, T, l->experts, l->h, 1);
       double groups = l->experts / l->ep;
-      mlp(&L, l, groups, T * l->top_k * l->ep / l->experts);
+      mlp(&L, l, groups, T * l->top_k * l->ep / l->experts, l->moe_ffn);
+      if (l->shared > 0) mlp(&L, l, l->shared, T, l->moe_ffn); /* every token, locally */
       residual(&L, l);
       break;
     }
@@ -161,10 +218,11 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
   return L.n < max ? L.n : max;
 }
 
-/* The tensor-core rate for the activation width: FP8 (1 byte), TF32 (4),
- * else BF16/FP16; a rate the device lacks falls back to BF16/FP16. */
-static double tensor_rate(const WeftDevice *d, double act_bytes) {
-  if (act_bytes == 1.0 && d->peak_fp8_flops > 0) return d->peak_fp8_flops;
+/* The tensor-core rate for the activation width: FP8 (1 byte, or an FP8
+ * GEMM), TF32 (4), else BF16/FP16; a rate the device lacks falls back to
+ * BF16/FP16. */
+static double tensor_rate(const WeftDevice *d, double act_bytes, int fp8) {
+  if ((fp8 || act_bytes == 1.0) && d->peak_fp8_flops > 0) return d->peak_fp8_flops;
   if (act_bytes == 4.0 && d->peak_tf32_flops > 0) return d->peak_tf32_flops;
   return d->peak_flops;
 }
@@ -178,9 +236,11 @@ double weft_opcost_op_ns(const WeftDevice *d, const OcOp *op, double act_bytes) 
     double tiles = op->batch * ceil(op->m / d->tile_m) * ceil(op->n / d->tile_n);
     double waves = ceil(tiles / d->sms);
     double wave_flops = (double)d->sms * 2.0 * d->tile_m * d->tile_n * op->k;
-    cmp_ns = waves * wave_flops / (tensor_rate(d, act_bytes) * d->gemm_efficiency) * 1e9;
+    cmp_ns = waves * wave_flops / (tensor_rate(d, act_bytes, op->fp8) * d->gemm_efficiency) * 1e9;
   } else if (op->kind == OC_FUSED) {
-    cmp_ns = op->flops / (tensor_rate(d, act_bytes) * d->gemm_efficiency) * 1e9;
+    /* fused attention has its own measured rate (a device without one: its GEMMs') */
+    double eff = d->attention_efficiency > 0 ? d->attention_efficiency : d->gemm_efficiency;
+    cmp_ns = op->flops / (tensor_rate(d, act_bytes, op->fp8) * eff) * 1e9;
   } else {
     cmp_ns = op->flops / d->peak_vector_flops * 1e9;
   }
@@ -198,6 +258,6 @@ double weft_opcost_optimizer_ns(const WeftDevice *d, const WeftParallel *par, do
   /* read master weights, moments and gradient; write them back and the
    * low-precision copy: 2 * optimizer + grad + param bytes per element */
   double bytes = elems * (2 * par->optimizer_bytes + par->grad_bytes + par->param_bytes);
-  OcOp op = {"adam", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, ADAM_FLOPS * elems, bytes};
+  OcOp op = {"adam", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, ADAM_FLOPS * elems, bytes, 0};
   return weft_opcost_op_ns(d, &op, par->act_bytes);
 }

@@ -14,16 +14,19 @@
 #define COMMON_KEYS "name", "title", "source", "arch", "global_batch"
 static const char *const TRANSFORMER_KEYS[] = {
     COMMON_KEYS, "seq_len", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
-    "ffn",       "vocab",   "moe",    NULL};
+    "ffn",       "vocab",   "moe",    "mask",   "mla",   NULL};
 static const char *const DLRM_KEYS[] = {COMMON_KEYS,  "embeddings", "dense_features",
                                         "bottom_mlp", "top_mlp",    "interaction", NULL};
 static const char *const CNN_KEYS[] = {COMMON_KEYS, "input", "layers", "batch_norm", NULL};
-static const char *const MOE_KEYS[] = {"experts", "top_k", "every", NULL};
+static const char *const MOE_KEYS[] = {"experts",     "top_k",      "every",
+                                       "shared_experts", "ffn_hidden", "first_dense", NULL};
+static const char *const MLA_KEYS[] = {"q_lora_rank",      "kv_lora_rank", "qk_nope_head_dim",
+                                       "qk_rope_head_dim", "v_head_dim",   NULL};
 static const char *const EMB_KEYS[] = {"tables", "rows", "dim", "pooling", NULL};
 static const char *const DEVICE_KEYS[] = {
     "title",          "peak_tflops",    "hbm_gib", "hbm_gbps", "source", "fp8_tflops",
     "tf32_tflops",    "vector_tflops",  "sms",     "tile",     "gemm_efficiency",
-    "hbm_efficiency", NULL};
+    "hbm_efficiency", "attention_efficiency", NULL};
 #define MAX_SMS 100000  /* SMs or CUs of one device */
 #define MAX_TILE 4096   /* a GEMM output tile's side */
 
@@ -105,6 +108,19 @@ static void stem(const char *path, char *out) {
 
 /* ------------------------------------------------------------------ transformer */
 
+/* An optional count >= 0 under key (0 when absent). */
+static int opt_count(const WeftYamlNode *map, const char *key, const char *file, int *out,
+                     WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
+  *out = 0;
+  if (!v) return WEFT_OK;
+  int rc = weft_yaml_int(v, file, key, NULL, out, err);
+  if (!rc && *out < 0)
+    rc = weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key, "%s must be >= 0, got %d",
+                        key, *out);
+  return rc;
+}
+
 static int read_moe(const WeftYamlNode *r, const char *file, WeftModel *m, WeftError *err) {
   const WeftYamlNode *moe = weft_yaml_get(r, "moe", NULL);
   int rc;
@@ -113,16 +129,60 @@ static int read_moe(const WeftYamlNode *r, const char *file, WeftModel *m, WeftE
       (rc = weft_yaml_check_keys(moe, MOE_KEYS, file, err)) ||
       (rc = weft_zoo_int(moe, "experts", 0, file, &m->experts, err)) ||
       (rc = weft_zoo_int(moe, "top_k", 0, file, &m->top_k, err)) ||
-      (rc = weft_zoo_int(moe, "every", 1, file, &m->moe_every, err)))
+      (rc = weft_zoo_int(moe, "every", 1, file, &m->moe_every, err)) ||
+      (rc = opt_count(moe, "shared_experts", file, &m->shared_experts, err)) ||
+      (rc = opt_count(moe, "first_dense", file, &m->first_dense, err)))
+    return rc;
+  if (weft_yaml_get(moe, "ffn_hidden", NULL) &&
+      (rc = weft_zoo_int(moe, "ffn_hidden", 0, file, &m->moe_ffn_hidden, err)))
     return rc;
   const WeftYamlNode *k = weft_yaml_get(moe, "top_k", NULL), *e = weft_yaml_get(moe, "every", NULL);
+  const WeftYamlNode *fd = weft_yaml_get(moe, "first_dense", NULL);
   if (m->top_k > m->experts)
     return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, "top_k",
                           "top_k (%d) must not exceed experts (%d)", m->top_k, m->experts);
   if (e && m->moe_every > m->layers)
     return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, "every",
                           "every (%d) must not exceed layers (%d)", m->moe_every, m->layers);
+  if (fd && m->first_dense >= m->layers)
+    return weft_error_set(err, WEFT_EINPUT, file, fd->line, fd->col, "first_dense",
+                          "first_dense (%d) must be below layers (%d)", m->first_dense, m->layers);
   return WEFT_OK;
+}
+
+/* Multi-head latent attention: kv_lora_rank and the three head widths
+ * required, q_lora_rank optional (0: queries projected directly). */
+static int read_mla(const WeftYamlNode *r, const char *file, WeftModel *m, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(r, "mla", NULL);
+  int rc;
+  if (!v) return WEFT_OK;
+  if ((rc = weft_yaml_expect(v, WEFT_YAML_MAPPING, file, "mla", err)) ||
+      (rc = weft_yaml_check_keys(v, MLA_KEYS, file, err)) ||
+      (rc = opt_count(v, "q_lora_rank", file, &m->q_lora_rank, err)) ||
+      (rc = weft_zoo_int(v, "kv_lora_rank", 0, file, &m->kv_lora_rank, err)) ||
+      (rc = weft_zoo_int(v, "qk_nope_head_dim", 0, file, &m->qk_nope_head_dim, err)) ||
+      (rc = weft_zoo_int(v, "qk_rope_head_dim", 0, file, &m->qk_rope_head_dim, err)) ||
+      (rc = weft_zoo_int(v, "v_head_dim", 0, file, &m->v_head_dim, err)))
+    return rc;
+  const WeftYamlNode *kv = weft_yaml_get(r, "kv_heads", NULL);
+  if (kv)
+    return weft_error_set(err, WEFT_EINPUT, file, kv->line, kv->col, "kv_heads",
+                          "kv_heads does not apply with mla (every head has its keys and values)");
+  return WEFT_OK;
+}
+
+/* `mask: causal` (default) or `bidirectional`. */
+static int read_mask(const WeftYamlNode *r, const char *file, WeftModel *m, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(r, "mask", NULL);
+  if (!v) return WEFT_OK;
+  if (v->kind == WEFT_YAML_SCALAR && (!strcmp(v->text, "causal") || !strcmp(v->text, "bidirectional"))) {
+    m->bidirectional = !strcmp(v->text, "bidirectional");
+    return WEFT_OK;
+  }
+  char got[96];
+  weft_yaml_describe(v, got, sizeof got);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "mask",
+                        "mask must be causal or bidirectional, got %s", got);
 }
 
 /* An int key read already must be <= max (limits.h); said at its node. */
@@ -147,7 +207,8 @@ static int read_transformer(const WeftYamlNode *r, const char *file, WeftModel *
     return rc;
   const WeftYamlNode *heads = weft_yaml_get(r, "heads", NULL);
   const WeftYamlNode *kv = weft_yaml_get(r, "kv_heads", NULL);
-  if (m->hidden % m->heads)
+  if ((rc = read_mla(r, file, m, err)) || (rc = read_mask(r, file, m, err))) return rc;
+  if (m->kv_lora_rank == 0 && m->hidden % m->heads) /* MLA gives its head widths */
     return weft_error_set(err, WEFT_EINPUT, file, heads->line, heads->col, "heads",
                           "heads (%d) must divide hidden (%d)", m->heads, m->hidden);
   if (kv && m->heads % m->kv_heads)
@@ -321,25 +382,54 @@ int weft_model_read(const char *path, WeftModel *m, WeftError *err) {
   return read_model(path, NULL, m, err);
 }
 
+int weft_model_moe_layers(const WeftModel *m, int lo, int hi) {
+  if (m->experts <= 0) return 0;
+  int every = m->moe_every > 0 ? m->moe_every : 1;
+  if (lo <= m->first_dense) lo = m->first_dense + 1;
+  return hi < lo ? 0 : hi / every - (lo - 1) / every;
+}
+
+double weft_model_attention_params(const WeftModel *m) {
+  double h = m->hidden, a = m->heads;
+  if (m->kv_lora_rank > 0) { /* MLA: latents (with their RMSNorm), up-projections, output */
+    double ql = m->q_lora_rank, kl = m->kv_lora_rank, rope = m->qk_rope_head_dim;
+    double dqk = m->qk_nope_head_dim + rope, dv = m->v_head_dim;
+    double q = ql > 0 ? h * ql + ql + ql * a * dqk : h * a * dqk;
+    return q + h * (kl + rope) + kl + kl * a * (m->qk_nope_head_dim + dv) + a * dv * h;
+  }
+  double kv = (m->kv_heads > 0 ? m->kv_heads : a) * (h / a);  /* K and V widths (GQA) */
+  return 2.0 * h * h + 2.0 * h * kv + (m->ffn_matrices == 2 ? 2.0 * h + 2.0 * kv : 0.0);
+}
+
 /* Parameters of a transformer. Two families, told apart by the FFN:
  * GeLU (GPT, BERT): biases everywhere, LayerNorm (gamma, beta), learned
  * positions, output layer tied to the token embedding; SwiGLU (LLaMA,
- * Mixtral): no biases, RMSNorm (gamma), rotary positions, untied output. */
-static double transformer_params(const WeftModel *m) {
+ * Mixtral): no biases, RMSNorm (gamma), rotary positions, untied output.
+ * active = 1: the parameters one token goes through (top_k routed experts). */
+static double transformer_params(const WeftModel *m, int active) {
   double h = m->hidden, f = m->ffn_hidden, v = m->vocab, s = m->seq_len, e = m->experts;
-  double kv = (double)m->kv_heads * (h / m->heads);  /* K and V widths (GQA) */
+  double fe = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : f;
   int gpt = m->ffn_matrices == 2;
-  double attn = 2.0 * h * h + 2.0 * h * kv + (gpt ? 2.0 * h + 2.0 * kv : 0.0);
+  double attn = weft_model_attention_params(m);
   double ffn = m->ffn_matrices * h * f + (gpt ? f + h : 0.0);
+  double expert = m->ffn_matrices * h * fe + (gpt ? fe + h : 0.0);
   double norm = gpt ? 2.0 * h : h;
-  double l = m->layers, moe = m->experts > 0 ? (double)(m->layers / m->moe_every) : 0.0;
-  return l * (attn + 2.0 * norm) + (l - moe) * ffn + moe * (e * ffn + h * e) + v * h +
-         (gpt ? s * h : v * h) + norm;
+  double l = m->layers, moe = weft_model_moe_layers(m, 1, m->layers);
+  double routed = active ? m->top_k : e;
+  return l * (attn + 2.0 * norm) + (l - moe) * ffn +
+         moe * ((routed + m->shared_experts) * expert + h * e) + v * h + (gpt ? s * h : v * h) +
+         norm;
+}
+
+double weft_model_active_params(const WeftModel *m) {
+  if (m && m->arch == WEFT_ARCH_TRANSFORMER)
+    return m->heads > 0 ? transformer_params(m, 1) : 0.0;
+  return weft_model_params(m);
 }
 
 double weft_model_params(const WeftModel *m) {
   if (!m) return 0.0;
-  if (m->arch == WEFT_ARCH_TRANSFORMER) return m->heads > 0 ? transformer_params(m) : 0.0;
+  if (m->arch == WEFT_ARCH_TRANSFORMER) return m->heads > 0 ? transformer_params(m, 0) : 0.0;
   double p = 0.0;
   for (int i = 0; i < m->nlayers; i++) p += m->layer[i].params;
   if (m->arch == WEFT_ARCH_DLRM) p += m->tables * m->table_rows * m->emb_dim;
@@ -467,8 +557,11 @@ static int parse_opcost(const WeftYamlNode *v, const char *file, WeftDevice *d, 
       (rc = opt_double(v, "gemm_efficiency", file, WEFT_RANGE_(0.0, 1, 1), &d->gemm_efficiency,
                        err)) ||
       (rc = opt_double(v, "hbm_efficiency", file, WEFT_RANGE_(0.0, 1, 1), &d->hbm_efficiency,
-                       err)))
+                       err)) ||
+      (rc = opt_double(v, "attention_efficiency", file, WEFT_RANGE_(0.0, 1, 1),
+                       &d->attention_efficiency, err)))
     return rc;
+  if (d->attention_efficiency == 0) d->attention_efficiency = d->gemm_efficiency;
   d->peak_fp8_flops = fp8 * 1e12;
   d->peak_tf32_flops = tf32 * 1e12;
   d->peak_vector_flops = vec * 1e12;
@@ -526,63 +619,23 @@ static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char
   return parse_opcost(v, file, d, err);
 }
 
-/* Parse every device of zoo_dir/devices.yml (all are checked); copy the one
- * called want (when non-NULL) into *one, the first max into devs. */
-static int read_devices(const char *zoo_dir, const char *want, WeftDevice *one, WeftDevice *devs,
-                        int max, int *count, WeftError *err) {
-  char path[WEFT_PATH_LEN];
-  WeftYamlNode *root = NULL;
-  int rc, found = 0;
-  if (!zoo_dir) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no zoo directory given");
-  if (snprintf(path, sizeof path, "%s/devices.yml", zoo_dir) >= (int)sizeof path)
-    return weft_error_set(err, WEFT_EINVAL, zoo_dir, 0, 0, NULL, "zoo path too long");
-  if ((rc = weft_yaml_load_file(path, &root, err))) return rc;
-  if (!root || root->kind != WEFT_YAML_MAPPING || root->n == 0) {
-    char got[96];
-    weft_yaml_describe(root, got, sizeof got);
-    rc = weft_error_set(err, WEFT_EINPUT, path, root ? root->line : 0, root ? root->col : 0, NULL,
-                        "expected a mapping of device names to their figures, got %s", got);
-    goto done;
-  }
-  for (int i = 0; i < root->n; i++) {
-    WeftDevice d;
-    if ((rc = parse_device(weft_yaml_key(root, i), weft_yaml_value(root, i), path, &d, err)))
-      goto done;
-    if (i < max) devs[i] = d;
-    if (want && strcmp(d.name, want) == 0) {
-      *one = d;
-      found = 1;
-    }
-  }
-  if (count) *count = root->n;
-  if (want && !found) {
-    char list[200] = "";
-    size_t used = 0;
-    for (int i = 0; i < root->n; i++) {
-      const WeftYamlNode *k = weft_yaml_key(root, i);
-      if (used + k->len + 8 >= sizeof list) {
-        snprintf(list + used, sizeof list - used, ", ...");
-        break;
-      }
-      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", k->text);
-    }
-    rc = weft_error_set(err, WEFT_EINPUT, path, 0, 0, "device",
-                        "unknown device '%s' (available: %s)", want, list);
-  }
-done:
-  weft_yaml_free(root);
-  return rc;
+static int parse_entry(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
+                       void *out, WeftError *err) {
+  return parse_device(k, v, file, out, err);
 }
+
+static const WeftZooTable DEVICES = {"devices.yml", "device", "their figures",
+                                     sizeof(WeftDevice), parse_entry};
 
 int weft_zoo_device(const char *zoo_dir, const char *name, WeftDevice *dev, WeftError *err) {
   if (!name || !name[0] || !dev)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "device", "no device name given");
-  return read_devices(zoo_dir, name, dev, NULL, 0, NULL, err);
+  return weft_zoo_table(&DEVICES, zoo_dir, name, dev, NULL, 0, NULL, err);
 }
 
 int weft_zoo_devices(const char *zoo_dir, WeftDevice *devs, int max, int *count, WeftError *err) {
   if (count) *count = 0;
   if (!count || (max > 0 && !devs))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "weft_zoo_devices: bad arguments");
-  return read_devices(zoo_dir, NULL, NULL, devs, max, count, err);
+  return weft_zoo_table(&DEVICES, zoo_dir, NULL, NULL, devs, max, count, err);
 }

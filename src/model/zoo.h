@@ -21,4 +21,27 @@ int weft_zoo_layer(WeftModel *m, const char *name, double fwd_flops, double para
 /* CNN: `input` and `layers` of root expanded into m->layer[] (zoo_cnn.c). */
 int weft_zoo_cnn(const WeftYamlNode *root, const char *file, WeftModel *m, WeftError *err);
 
+/* MoE layers among layers lo..hi (1-based): every moe_every-th layer past
+ * the first_dense dense ones; 0 for dense models. */
+int weft_model_moe_layers(const WeftModel *m, int lo, int hi);
+/* One layer's attention parameters: Q, K, V and output projections (GQA,
+ * biases in the GeLU family), or MLA's latent and up-projections. */
+double weft_model_attention_params(const WeftModel *m);
+
+/* A name-keyed table of the zoo (devices.yml, clusters.yml): parse(key,
+ * value, file, out of size bytes, err) reads one entry. */
+typedef struct {
+  const char *file;   /* "devices.yml" */
+  const char *what;   /* "device": in messages and as the error's field */
+  const char *holds;  /* "their figures": "expected a mapping of device names to ..." */
+  size_t size;
+  int (*parse)(const WeftYamlNode *k, const WeftYamlNode *v, const char *file, void *out,
+               WeftError *err);
+} WeftZooTable;
+/* Parse every entry of zoo_dir/t->file (all are checked); copy the one keyed
+ * want (when non-NULL) into one, the first max into arr; *count (when
+ * non-NULL) gets the number of entries. */
+int weft_zoo_table(const WeftZooTable *t, const char *zoo_dir, const char *want, void *one,
+                   void *arr, int max, int *count, WeftError *err);
+
 #endif

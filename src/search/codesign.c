@@ -85,6 +85,7 @@ static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
   if (!rc) rc = check_knob("sp", spec->nsp, spec->sp, 2, 0, 1, err);
   if (!rc) rc = check_knob("recompute", spec->nrc, spec->rc, 3, 0, WEFT_RECOMPUTE_SELECTIVE, err);
   if (!rc) rc = check_list("vp", spec->nvp, spec->vp, 1, err);
+  if (!rc) rc = check_list("cp", spec->ncp, spec->cp, 1, err);
   return rc;
 }
 
@@ -125,10 +126,11 @@ static const WeftParDim all_orders[6][3] = {
     {WEFT_PAR_PP, WEFT_PAR_TP, WEFT_PAR_DP}, {WEFT_PAR_PP, WEFT_PAR_DP, WEFT_PAR_TP},
     {WEFT_PAR_DP, WEFT_PAR_TP, WEFT_PAR_PP}, {WEFT_PAR_DP, WEFT_PAR_PP, WEFT_PAR_TP}};
 
-/* The knob combinations (ZeRO x SP x recompute x interleaving), at least 1. */
+/* The knob combinations (CP x ZeRO x SP x recompute x interleaving), at least 1. */
 static int knobs(const WeftCodesignSpec *spec) {
-  return (spec->nzero > 0 ? spec->nzero : 1) * (spec->nsp > 0 ? spec->nsp : 1) *
-         (spec->nrc > 0 ? spec->nrc : 1) * (spec->nvp > 0 ? spec->nvp : 1);
+  return (spec->ncp > 0 ? spec->ncp : 1) * (spec->nzero > 0 ? spec->nzero : 1) *
+         (spec->nsp > 0 ? spec->nsp : 1) * (spec->nrc > 0 ? spec->nrc : 1) *
+         (spec->nvp > 0 ? spec->nvp : 1);
 }
 
 /* Knob combination k (0 <= k < knobs) into par: the last list innermost. */
@@ -145,7 +147,11 @@ static void set_knobs(const WeftCodesignSpec *spec, int k, WeftParallel *par) {
     par->sequence_parallel = spec->sp[k % spec->nsp];
     k /= spec->nsp;
   }
-  if (spec->nzero > 0) par->zero_stage = spec->zero[k % spec->nzero];
+  if (spec->nzero > 0) {
+    par->zero_stage = spec->zero[k % spec->nzero];
+    k /= spec->nzero;
+  }
+  if (spec->ncp > 0) par->cp = spec->cp[k % spec->ncp];
 }
 
 /* The points of one network: listed (tp, pp) pairs x micro-batches x knobs x orders. */
@@ -159,7 +165,7 @@ static size_t net_points(const WeftCodesignSpec *spec, int npus, const Lists *l,
 
 /* Walk the points; those with index in [first, first + count) go to
  * out[index - first]. With out == NULL only count (stopping early past
- * CODESIGN_MAX_POINTS). Order: net, tp, pp, mb, zero, sp, recompute,
+ * CODESIGN_MAX_POINTS). Order: net, tp, pp, mb, cp, zero, sp, recompute,
  * virtual stages, order. Returns the total,
  * or with out the index reached. Networks wholly before first are skipped
  * by their count, so a range costs O(networks + its points). */
@@ -199,6 +205,8 @@ static size_t enumerate(const WeftCodesignSpec *spec, Lists *l, WeftDesignPoint 
               pt->par.stage_layers = NULL; /* stages balanced for every pp */
               pt->par.nstage_layers = 0;
               set_knobs(spec, k, &pt->par);
+              if (pt->par.cp > 1) /* the NPUs left after TP x PP, over CP */
+                pt->par.dp = dp % pt->par.cp == 0 ? dp / pt->par.cp : 0;
               if (spec->all_orders) memcpy(pt->par.order, all_orders[o], sizeof pt->par.order);
               pt->status = WEFT_POINT_OK;
             }
@@ -328,8 +336,12 @@ static void eval_with(const WeftCodesignSpec *spec, WeftDesignPoint *pt, Scratch
   const WeftNetwork *net = &spec->nets[pt->net];
   if (pt->par.dp < 1) {  /* listed by a tp or pp list, but tp*pp does not divide the NPUs */
     pt->status = WEFT_POINT_INVALID;
-    snprintf(pt->reason, sizeof pt->reason, "tp x pp = %ld does not divide the %.0f NPUs",
-             (long)pt->par.tp * pt->par.pp, weft_network_npus_total(net));
+    if (pt->par.cp > 1)
+      snprintf(pt->reason, sizeof pt->reason, "tp x cp x pp = %ld does not divide the %.0f NPUs",
+               (long)pt->par.tp * pt->par.cp * pt->par.pp, weft_network_npus_total(net));
+    else
+      snprintf(pt->reason, sizeof pt->reason, "tp x pp = %ld does not divide the %.0f NPUs",
+               (long)pt->par.tp * pt->par.pp, weft_network_npus_total(net));
     return;
   }
   WeftGenInfo info;

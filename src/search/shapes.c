@@ -1,11 +1,48 @@
 /* shapes.c — every network shape over fixed building blocks: the ordered
- * factorizations of the NPU count into ndims factors, each within its bounds. */
+ * factorizations of the NPU count into ndims factors, each within its
+ * bounds; and the default bound of a block (the sizes real systems have). */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "search/shapes.h"
 
 #define SHAPES_MAX 10000000  /* refuse more shapes than this: a search that large is a typo */
+
+/* Does name hold word (lowercase), in any case? */
+static int names(const char *name, const char *word) {
+  size_t n = strlen(name), m = strlen(word);
+  for (size_t i = 0; i + m <= n; i++) {
+    size_t k = 0;
+    while (k < m && tolower((unsigned char)name[i + k]) == word[k]) k++;
+    if (k == m) return 1;
+  }
+  return 0;
+}
+
+int weft_block_default_max(WeftTopology topo, const char *cost_class, const char **why) {
+  static const struct {
+    const char *word, *why;
+    int max;
+  } tier[] = {{"chiplet", "chiplets per package", WEFT_MAX_CHIPLETS},
+              {"package", "packages per node", WEFT_MAX_PACKAGES},
+              {"node", "nodes per scale-up pod", WEFT_MAX_NODES},
+              {"pod", "pods on a scale-out fabric", WEFT_MAX_PODS}};
+  const char *w;
+  int max;
+  switch (topo) { /* what the topology allows anywhere */
+    case WEFT_RING: w = "a ring or torus dimension", max = WEFT_MAX_RING; break;
+    case WEFT_FULLY_CONNECTED: w = "a full mesh", max = WEFT_MAX_FULLY_CONNECTED; break;
+    default: w = "a switched fabric", max = WEFT_MAX_SWITCH; break;
+  }
+  for (size_t k = 0; k < sizeof tier / sizeof tier[0]; k++)
+    if (cost_class && names(cost_class, tier[k].word)) { /* the first tier named */
+      if (tier[k].max <= max) w = tier[k].why, max = tier[k].max;
+      break;
+    }
+  if (why) *why = w;
+  return max;
+}
 
 int weft_divisors(int n, int *div, int max) {
   int lo = 0, nhi = 0, hi[WEFT_SHAPES_MAX_DIVISORS];

@@ -147,6 +147,9 @@ int weft_sweep_read(const char *path, const char *zoo_dir, WeftSweep **out, Weft
 
 size_t weft_sweep_count(const WeftSweep *sw) { return sw ? sw->npoints : 0; }
 int weft_sweep_nfields(const WeftSweep *sw) { return sw ? sw->nfields : 0; }
+size_t weft_sweep_nvalues(const WeftSweep *sw, int f) {
+  return sw && f >= 0 && f < sw->nfields ? (size_t)sw->field[f].n : 0;
+}
 
 const char *weft_sweep_field(const WeftSweep *sw, int f) {
   return sw && f >= 0 && f < sw->nfields ? sw->field[f].path : NULL;
@@ -210,6 +213,8 @@ static void solve(const WeftScenario *sc, WeftSweepRow *row) {
   }
   row->time_ns = res.eval.time_ns;
   row->cost_usd = res.eval.cost_usd;
+  for (int j = 0; j < spec.njobs; j++) /* weighted as time_ns */
+    row->compute_ns += spec.jobs[j].weight * res.eval.job[j].compute_ns;
   row->objective = res.objective;
   row->gap = res.gap;
   for (int d = 0; d < res.ndims && d < WEFT_MAX_DIMS; d++) row->bw_gbps[d] = res.bw_gbps[d];

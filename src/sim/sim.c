@@ -32,6 +32,21 @@ void weft_sim_settings_default(WeftSimSettings *s) {
   s->max_work = WEFT_SIM_MAX_WORK;
 }
 
+/* Progress over every job: work (events + flows) done before this job,
+ * the total weft_sim_estimate counts, when the next call is due. */
+typedef struct {
+  const WeftSimSettings *set;
+  size_t base, total, next;
+} SimProgress;
+
+static void progress_check(SimProgress *pg, size_t job_work) {
+  size_t done = pg->base + job_work;
+  if (done < pg->next) return;
+  pg->next = done + WEFT_SIM_PROGRESS_EVERY;
+  if (done >= pg->total) done = pg->total ? pg->total - 1 : 0; /* the end says total */
+  pg->set->progress(pg->set->progress_ctx, done, pg->total);
+}
+
 /* One job's run. The main stream is a program counter over 6L ops: forward
  * (compute, collective) per layer, then backward per layer from the last
  * (input-grad compute, collective, weight-grad compute, collective). */
@@ -53,6 +68,7 @@ typedef struct {
   int wg_enq, wg_sent;  /* backward layers whose weight-grad collective is queued / taken */
   WeftSimJob *out;
   WeftError *err;
+  SimProgress *pg;      /* NULL: no progress calls */
 } Run;
 
 static void span(Run *r, WeftSpanKind kind, int layer, WeftPhase ph, WeftCollective c, int stream,
@@ -291,6 +307,7 @@ static int event_loop(Run *r, double *end_ns, unsigned long long *events) {
       if (!rc && r->res->completions == before)
         rc = weft_error_set(r->err, WEFT_ESOLVER, "", 0, 0, NULL,
                             "simulator made no progress at %.17g ns", t);
+      if (r->pg) progress_check(r->pg, (size_t)(*events + r->res->flows));
       continue;
     }
     SimEvent ev;
@@ -299,6 +316,7 @@ static int event_loop(Run *r, double *end_ns, unsigned long long *events) {
     (*events)++;
     if ((rc = drain(r, t, events))) break;
     rc = ev.kind == EV_COMPUTE ? compute_done(r, t) : step_done(r, ev.id, t);
+    if (r->pg) progress_check(r->pg, (size_t)(*events + r->res->flows));
   }
   *end_ns = t;
   if (!rc && (r->pc < 6 * r->L || r->coll[0].used || r->coll[1].used || r->wg_sent < r->wg_enq))
@@ -329,10 +347,11 @@ static int resolve_groups(Run *r, const WeftJob *job) {
 }
 
 static int simulate_job(const WeftSpec *spec, int j, const double *bw, const WeftSimSettings *s,
-                        WeftSimResult *res, WeftError *err) {
+                        SimProgress *pg, WeftSimResult *res, WeftError *err) {
   Run r;
   memset(&r, 0, sizeof r);
   r.set = s;
+  r.pg = pg;
   r.net = spec->net;
   r.bw = bw;
   r.wl = spec->jobs[j].workload;
@@ -369,6 +388,7 @@ static int simulate_job(const WeftSpec *spec, int j, const double *bw, const Wef
     }
     res->events += events;
     res->flows += r.res->flows;
+    if (pg) pg->base += (size_t)(events + r.res->flows);
     if (r.heap.peak > res->peak_events) res->peak_events = r.heap.peak;
     if (r.res->peak_flows > res->peak_flows) res->peak_flows = r.res->peak_flows;
   }
@@ -430,10 +450,20 @@ int weft_simulate(const WeftSpec *spec, const double *bw_gbps, const WeftSimSett
   double bw[WEFT_MAX_DIMS]; /* the bandwidth each dim achieves */
   for (int d = 0; d < spec->net->ndims; d++)
     bw[d] = bw_gbps[d] * (spec->net->efficiency[d] > 0.0 ? spec->net->efficiency[d] : 1.0);
+  SimProgress pg = {s, 0, 0, WEFT_SIM_PROGRESS_EVERY}, *pgp = NULL;
+  if (s->progress) { /* the total: the estimate's events and flows, exact */
+    WeftSimWork w;
+    WeftError e2;
+    if (weft_sim_estimate(spec, s, &w, &e2) == WEFT_OK) {
+      pg.total = (size_t)(w.events + w.flows);
+      pgp = &pg;
+    }
+  }
   for (int j = 0; j < spec->njobs && !rc; j++) {
     rc = s->like == WEFT_LIKE_ASTRA1 ? astra_simulate_job(spec, j, bw, s, res, err)
-                                     : simulate_job(spec, j, bw, s, res, err);
+                                     : simulate_job(spec, j, bw, s, pgp, res, err);
     res->time_ns += spec->jobs[j].weight * res->job[j].t.time_ns;
   }
+  if (!rc && pgp) s->progress(s->progress_ctx, pg.total, pg.total);
   return rc;
 }

@@ -96,6 +96,7 @@ static int solve(Run *r, const WeftTopoSettings *ts, const WeftFabric *fixed, We
     for (int k = 0; k < sr->ntables; k++) p->replicated += sr->placement[k] == WEFT_TABLE_REPLICATED;
     for (int l = 0; l < WEFT_MAX_MODEL_LAYERS; l++) p->mp_layers += sr->layer_mp[l];
     p->cost_usd = weft_fabric_cost(on, &e->prices);
+    weft_fabric_price_qty(on, e->prices.use_ocs, p->qty);
   }
   if (!rc && traffic) *traffic = t;
   else weft_traffic_free(t);
@@ -112,6 +113,7 @@ static int direct(Run *r, int d, double b) {
   weft_topo_settings_default(&ts);
   ts.degree = d;
   ts.port_gbps = b;
+  ts.ar_degree = WEFT_AR_DEGREE_BEST; /* TopoOpt's port split: the fastest */
   WeftEvalPoint *p = add_point(r, WEFT_EVAL_TOPOOPT, d, b);
   if (!p) return weft_error_set(r->err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
   WeftTraffic *t = NULL;
@@ -120,6 +122,8 @@ static int direct(Run *r, int d, double b) {
   WeftPrices ocs = e->prices;
   ocs.use_ocs = 1;
   double ocs_usd = rc ? 0 : weft_fabric_cost(f, &ocs), ar_ns = 0, mp_ns = 0, compute = rc ? 0 : t->compute_ns;
+  double ocs_qty[WEFT_NPRICES] = {0};
+  if (!rc) weft_fabric_price_qty(f, 1, ocs_qty);
   weft_fabric_free(f);
   if (!rc) rc = topo_eval_ocs(t, &ts, e->simulate, &ar_ns, &mp_ns, r->err);
   weft_traffic_free(t);
@@ -129,6 +133,7 @@ static int direct(Run *r, int d, double b) {
     if (!q) return weft_error_set(r->err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
     q->reconf_ns = e->reconf_ns[k];
     q->cost_usd = ocs_usd;
+    memcpy(q->qty, ocs_qty, sizeof q->qty);
     q->time_ns = topo_eval_ocs_time(compute, ar_ns, mp_ns, q->reconf_ns);
     q->comm_ns = q->time_ns - compute;
     q->tp = tp;

@@ -44,35 +44,18 @@ int fabric_index(WeftFabric *f) {
   free(f->dist);
   int V = weft_graph_nodes(f->g), L = weft_graph_nlinks(f->g), n = f->nservers;
   f->dist = malloc((size_t)V * (size_t)n * sizeof *f->dist);
-  int *queue = malloc((size_t)V * sizeof *queue);
+  int *queue = malloc((size_t)V * sizeof *queue), *fill = malloc((size_t)V * sizeof *fill);
   int *indeg = calloc((size_t)V + 1, sizeof *indeg), *in = malloc((size_t)(L ? L : 1) * sizeof *in);
-  if (!f->dist || !queue || !indeg || !in) {
-    free(queue);
-    free(indeg);
-    free(in);
-    return WEFT_ENOMEM;
+  int *from = malloc((size_t)(L ? L : 1) * sizeof *from), *to = malloc((size_t)(L ? L : 1) * sizeof *to);
+  int rc = f->dist && queue && fill && indeg && in && from && to ? WEFT_OK : WEFT_ENOMEM;
+  for (int l = 0; !rc && l < L; l++) { /* links into each node, CSR: the sources */
+    weft_graph_link(f->g, l, &from[l], &to[l], NULL);
+    indeg[to[l] + 1]++;
   }
-  for (int l = 0; l < L; l++) { /* links into each node, CSR */
-    int to;
-    weft_graph_link(f->g, l, NULL, &to, NULL);
-    indeg[to + 1]++;
-  }
-  for (int v = 0; v < V; v++) indeg[v + 1] += indeg[v];
-  int *fill = malloc((size_t)V * sizeof *fill);
-  if (!fill) {
-    free(queue);
-    free(indeg);
-    free(in);
-    return WEFT_ENOMEM;
-  }
-  memcpy(fill, indeg, (size_t)V * sizeof *fill);
-  for (int l = 0; l < L; l++) {
-    int to;
-    weft_graph_link(f->g, l, NULL, &to, NULL);
-    in[fill[to]++] = l;
-  }
-  free(fill);
-  for (int s = 0; s < n; s++) {
+  for (int v = 0; !rc && v < V; v++) indeg[v + 1] += indeg[v];
+  if (!rc) memcpy(fill, indeg, (size_t)V * sizeof *fill);
+  for (int l = 0; !rc && l < L; l++) in[fill[to[l]]++] = from[l];
+  for (int s = 0; !rc && s < n; s++) {
     int *d = f->dist + (size_t)s * (size_t)V, head = 0, tail = 0;
     for (int v = 0; v < V; v++) d[v] = -1;
     d[s] = 0;
@@ -80,8 +63,7 @@ int fabric_index(WeftFabric *f) {
     while (head < tail) {
       int v = queue[head++];
       for (int k = indeg[v]; k < indeg[v + 1]; k++) {
-        int u;
-        weft_graph_link(f->g, in[k], &u, NULL, NULL);
+        int u = in[k];
         if (d[u] < 0) {
           d[u] = d[v] + 1;
           queue[tail++] = u;
@@ -90,8 +72,12 @@ int fabric_index(WeftFabric *f) {
     }
   }
   free(queue);
+  free(fill);
   free(indeg);
   free(in);
+  free(from);
+  free(to);
+  if (rc) return rc;
   const int *out; /* build the graph's adjacency now: routing may then run on threads */
   if (V && weft_graph_out(f->g, 0, &out) < 0) return WEFT_ENOMEM;
   f->dist_ready = 1;
@@ -159,10 +145,22 @@ int weft_fabric_paths(const WeftFabric *f, int src, int dst, int *links, int max
                   : fabric_paths_ecmp(f, src, dst, links, max_links, len, max_paths);
 }
 
-double weft_fabric_cost(const WeftFabric *f, const WeftPrices *p) {
+void weft_fabric_price_qty(const WeftFabric *f, int ocs, double qty[WEFT_NPRICES]) {
   const FabricBom *b = &f->bom;
-  double panel = p->use_ocs ? p->ocs_port_usd : p->patch_panel_port_usd;
-  return b->nic_gbps * p->nic_port_usd_per_gbps + b->transceiver_gbps * p->transceiver_usd_per_gbps +
-         b->switch_port_gbps * p->switch_port_usd_per_gbps + b->panel_ports * panel +
-         b->fibers * p->fiber_usd;
+  qty[WEFT_PRICE_NIC_PORT] = b->nic_gbps;
+  qty[WEFT_PRICE_TRANSCEIVER] = b->transceiver_gbps;
+  qty[WEFT_PRICE_SWITCH_PORT] = b->switch_port_gbps;
+  qty[WEFT_PRICE_PATCH_PANEL] = ocs ? 0.0 : b->panel_ports;
+  qty[WEFT_PRICE_OCS_PORT] = ocs ? b->panel_ports : 0.0;
+  qty[WEFT_PRICE_FIBER] = b->fibers;
+}
+
+/* Summed in the table's order, the same every time (fabric_fattree_at_cost
+ * relies on it landing under its target). */
+double weft_fabric_cost(const WeftFabric *f, const WeftPrices *p) {
+  double qty[WEFT_NPRICES], usd = 0;
+  WeftPrices c = *p;
+  weft_fabric_price_qty(f, p->use_ocs, qty);
+  for (int k = 0; k < WEFT_NPRICES; k++) usd += *weft_price_field(&c, (WeftPriceKey)k) * qty[k];
+  return usd;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "topo/fabric.h"
+#include "topo/finder.h"
 #include "topo/totient.h"
 
 /* The heaviest pair's integer weight in a matching round: 2^30 keeps
@@ -19,7 +20,7 @@
 void weft_topo_settings_default(WeftTopoSettings *s) {
   s->degree = 4;
   s->port_gbps = 12.5; /* 100 Gbit/s */
-  s->ar_degree = -1;
+  s->ar_degree = WEFT_AR_DEGREE_PROPORTIONAL;
   s->kpaths = 4;
 }
 
@@ -135,10 +136,11 @@ static int check_input(const WeftTraffic *t, const WeftTopoSettings *s, WeftErro
   if (!(s->port_gbps > 0) || s->port_gbps >= HUGE_VAL)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "port_gbps",
                           "port bandwidth %g gbps must be positive and finite", s->port_gbps);
-  if (s->ar_degree < -1 || s->ar_degree > d || (s->ar_degree > 0 && s->ar_degree % 2))
+  if (s->ar_degree < WEFT_AR_DEGREE_BEST || s->ar_degree > d ||
+      (s->ar_degree > 0 && s->ar_degree % 2))
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "ar_degree",
-                          "ar_degree %d must be -1 (proportional) or even, 0 to degree %d "
-                          "(a bidirectional ring takes two ports)",
+                          "ar_degree %d must be -1 (proportional), -2 (the fastest split) or "
+                          "even, 0 to degree %d (a bidirectional ring takes two ports)",
                           s->ar_degree, d);
   if (s->kpaths < 1)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "kpaths", "kpaths %d must be >= 1",
@@ -186,11 +188,7 @@ static int ar_ports(const WeftTopoSettings *s, double t_ar, double t_mp) {
 
 /* ------------------------------------------------------------ model-parallel rounds */
 
-typedef struct {
-  long long key;  /* lo * n + hi */
-  double bytes;   /* both directions */
-  int links;      /* links between the pair so far */
-} Pair;
+typedef FinderPair Pair;
 
 static int cmp_pair(const void *a, const void *b) {
   return cmp_ll(&((const Pair *)a)->key, &((const Pair *)b)->key);
@@ -244,13 +242,28 @@ static int mp_link(WeftGraph *G, int n, double bw, Pair *p, int np, int i, int j
 
 /* Pair the spare servers, each (in order) with the unpaired spare farthest
  * from it on the links so far (BFS; ties: the lower id): long links that
- * shorten the paths every flow takes. */
+ * shorten the paths every flow takes. The BFS runs on a copy of the
+ * adjacency with room for the one link each spare gets here. */
 static int pair_far(WeftGraph *G, int n, double bw, Pair *p, int np, int *spare, int ns, int *mp,
                     int *nmp) {
   if (ns < 2) return WEFT_OK;
+  int L = weft_graph_nlinks(G);
   int *dist = malloc((size_t)n * sizeof *dist), *queue = malloc((size_t)n * sizeof *queue);
+  int *off = calloc((size_t)n + 1, sizeof *off), *deg = calloc((size_t)n, sizeof *deg);
+  int *adj = malloc(((size_t)L + (size_t)n + 1) * sizeof *adj);
   char *taken = calloc((size_t)n, 1);
-  int rc = dist && queue && taken ? WEFT_OK : WEFT_ENOMEM;
+  int rc = dist && queue && off && deg && adj && taken ? WEFT_OK : WEFT_ENOMEM;
+  for (int l = 0; !rc && l < L; l++) {
+    int u;
+    weft_graph_link(G, l, &u, NULL, NULL);
+    off[u + 1]++;
+  }
+  for (int v = 0; !rc && v < n; v++) off[v + 1] += off[v] + 1; /* + 1: this round's link */
+  for (int l = 0; !rc && l < L; l++) {
+    int u, v;
+    weft_graph_link(G, l, &u, &v, NULL);
+    adj[off[u] + deg[u]++] = v;
+  }
   for (int k = 0; !rc && k < ns; k++) {
     int a = spare[k];
     if (taken[a]) continue;
@@ -260,12 +273,9 @@ static int pair_far(WeftGraph *G, int n, double bw, Pair *p, int np, int *spare,
     queue[tail++] = a;
     while (head < tail) {
       int v = queue[head++];
-      const int *out;
-      int no = weft_graph_out(G, v, &out);
-      for (int i = 0; i < no; i++) {
-        int to;
-        weft_graph_link(G, out[i], NULL, &to, NULL);
-        if (to < n && dist[to] < 0) {
+      for (int i = off[v]; i < off[v] + deg[v]; i++) {
+        int to = adj[i];
+        if (dist[to] < 0) {
           dist[to] = dist[v] + 1;
           queue[tail++] = to;
         }
@@ -281,10 +291,15 @@ static int pair_far(WeftGraph *G, int n, double bw, Pair *p, int np, int *spare,
     }
     if (best < 0) continue;
     taken[a] = taken[best] = 1;
+    adj[off[a] + deg[a]++] = best;
+    adj[off[best] + deg[best]++] = a;
     rc = mp_link(G, n, bw, p, np, a, best, mp, nmp);
   }
   free(dist);
   free(queue);
+  free(off);
+  free(deg);
+  free(adj);
   free(taken);
   return rc;
 }
@@ -295,14 +310,15 @@ static int pair_far(WeftGraph *G, int n, double bw, Pair *p, int np, int *spare,
  * servers the matching leaves alone this round (no demand left for them)
  * are then paired far apart (pair_far), so every port is used and the spare
  * ones become long links that keep paths short (a perfect matching overall,
- * at the cost of a matching on the demand). */
+ * at the cost of a matching on the demand). A round whose input memo has
+ * seen (another port split of the same job) takes its matching from there. */
 static int mp_rounds(WeftGraph *G, int n, double bw, Pair *p, int np, int rounds, int *mp,
-                     int *nmp) {
+                     int *nmp, FinderMemo *memo) {
   *nmp = 0;
   if (rounds < 1) return WEFT_OK;
   int *local = malloc((size_t)n * sizeof *local), *server = malloc((size_t)n * sizeof *server);
   int *mate = malloc((size_t)n * sizeof *mate), *spare = malloc((size_t)n * sizeof *spare);
-  long long *w = NULL;
+  long long *w = NULL; /* the weights, allocated at the first round to match */
   int rc = local && server && mate && spare ? WEFT_OK : WEFT_ENOMEM;
   int m = 0;
   if (!rc) { /* the matching runs on the servers that have demand */
@@ -310,14 +326,17 @@ static int mp_rounds(WeftGraph *G, int n, double bw, Pair *p, int np, int rounds
     for (int i = 0; i < np; i++) local[p[i].key / n] = local[p[i].key % n] = 0;
     for (int v = 0; v < n; v++)
       if (local[v] == 0) server[local[v] = m++] = v;
-    w = malloc(((size_t)m * (size_t)m + 1) * sizeof *w);
-    if (!w) rc = WEFT_ENOMEM;
   }
   for (int r = 0; !rc && r < rounds; r++) {
     double top = 0;
     for (int i = 0; i < np; i++) top = fmax(top, p[i].bytes / (p[i].links + 1));
     for (int v = 0; v < n; v++) mate[v] = -1;
-    if (m > 1 && top > 0) {
+    int known = finder_memo_find(memo, p, np, n, mate);
+    if (!known && !w && m > 1 && top > 0) {
+      w = malloc(((size_t)m * (size_t)m + 1) * sizeof *w);
+      if (!w) rc = WEFT_ENOMEM;
+    }
+    if (!rc && !known && m > 1 && top > 0) {
       memset(w, 0, (size_t)m * (size_t)m * sizeof *w);
       for (int i = 0; i < np; i++) {
         int a = local[p[i].key / n], b = local[p[i].key % n];
@@ -329,6 +348,7 @@ static int mp_rounds(WeftGraph *G, int n, double bw, Pair *p, int np, int rounds
       for (int a = 0; !rc && a < m; a++)
         if (lm[a] >= 0) mate[server[a]] = server[lm[a]];
     }
+    if (!rc && !known && memo) rc = finder_memo_add(memo, p, np, n, mate);
     int ns = 0;
     for (int i = 0; !rc && i < n; i++) {
       if (mate[i] < 0) spare[ns++] = i;
@@ -384,6 +404,13 @@ static int check_reach(const WeftFabric *f, const WeftTraffic *t, WeftError *err
 
 int weft_topo_build(const WeftTraffic *t, const WeftTopoSettings *s, WeftFabric **out,
                     WeftError *err) {
+  if (s && s->ar_degree == WEFT_AR_DEGREE_BEST)
+    return weft_topo_build_best(t, s, out, NULL, NULL, err);
+  return finder_build(t, s, NULL, out, err);
+}
+
+int finder_build(const WeftTraffic *t, const WeftTopoSettings *s, FinderMemo *memo,
+                 WeftFabric **out, WeftError *err) {
   weft_error_clear(err);
   if (!out) return WEFT_EINVAL;
   *out = NULL;
@@ -436,7 +463,7 @@ int weft_topo_build(const WeftTraffic *t, const WeftTopoSettings *s, WeftFabric 
       if (l < 0) rc = l;
     }
   if (!rc) rc = gather_pairs(t, ring_able, &pairs, &npairs);
-  if (!rc) rc = mp_rounds(G, n, B, pairs, npairs, dmp, mp, &nmp);
+  if (!rc) rc = mp_rounds(G, n, B, pairs, npairs, dmp, mp, &nmp, memo);
   free(pairs);
   free(ring_able);
   if (!rc && nstr > 0) rc = totient_route_init(&fd->tr, n, g, strides, nstr);

@@ -1,6 +1,8 @@
-/* matching.c — maximum-weight matching on a dense graph: Edmonds' blossom
- * algorithm with dual variables (primal-dual, Galil 1986), O(n^3) through
- * per-vertex and per-blossom least-slack edges; exact in integers. */
+/* matching.c — maximum-weight matching given as a dense weight matrix:
+ * Edmonds' blossom algorithm with dual variables (primal-dual, Galil 1986),
+ * O(n^3) through per-vertex and per-blossom least-slack edges; exact in
+ * integers. Edges are scanned from adjacency lists of the nonzero weights,
+ * so a sparse graph (TopologyFinder's demand) costs far less than n^3. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,9 @@
 
 #define NONE (-1)
 #define WEIGHT_LIMIT (1LL << 52)  /* the header's contract: exact below 2^52 */
+/* Below n^2 / SPARSE_SHARE edges the scans follow adjacency lists; above,
+ * every column (an indirection per edge costs dense graphs about 20%). */
+#define SPARSE_SHARE 16
 
 enum { FREE = 0, LBL_S = 1, LBL_T = 2 };
 
@@ -23,6 +28,8 @@ typedef struct {
   int n;                  /* vertices 0..n-1; blossoms n..nb-1 */
   int nb;
   const long long *w;
+  int *adj_start, *adj;   /* sparse graphs: the nonzero weights' columns, row by row
+                             ascending (CSR); NULL: dense, every column scanned */
   int *mate;              /* the caller's array: vertex -> vertex or NONE */
   long long *dual;        /* [nb] vertices 2 u_v, blossoms z_B */
   int *inb;               /* [n] top-level node holding each vertex */
@@ -207,8 +214,13 @@ static void add_blossom(Matcher *m, int basev, int v, int u) {
       for (int i = 0; i < cl; i++) {
         int x = m->scratch[i];
         const long long *row = m->w + (size_t)x * n;
-        for (int y = 0; y < n; y++)
-          if (row[y] > 0) merge_edge(m, b, x, y, &nt);
+        if (m->adj) {
+          for (int a = m->adj_start[x]; a < m->adj_start[x + 1]; a++)
+            merge_edge(m, b, x, m->adj[a], &nt);
+        } else {
+          for (int y = 0; y < n; y++)
+            if (row[y] > 0) merge_edge(m, b, x, y, &nt);
+        }
       }
     }
     m->best_a[c] = NONE;
@@ -358,8 +370,33 @@ static int tight_edge(Matcher *m, int v, int u) {
   return 0;
 }
 
-/* Scan every queued S-vertex's edges: least-slack candidates (about n^3 / 4
- * edges over a run, so inline) and tight edges. Returns 1 when it augmented. */
+/* S-vertex v's edge to u of weight wt > 0: a least-slack candidate or a
+ * tight edge. *bv, *bvs: v's top-level node and its least slack, kept up to
+ * date. Returns 1 when it augmented. */
+static inline int scan_edge(Matcher *m, int v, int u, long long wt, long long dv, int *bv,
+                            long long *bvs) {
+  int bu = m->inb[u];
+  long long s = dv + m->dual[u] - 2 * wt;
+  if (s > 0) {
+    if (m->label[bu] == LBL_S) {
+      if (bu != *bv && s < *bvs) {
+        set_best(m, *bv, v, u, wt);
+        *bvs = s;
+      }
+    } else if (m->label[u] == FREE && (m->best_a[u] == NONE || s < best_slack(m, u))) {
+      set_best(m, u, v, u, wt);
+    }
+    return 0;
+  }
+  if (bu == *bv) return 0;
+  if (tight_edge(m, v, u)) return 1;
+  *bv = m->inb[v];  /* it may have joined a new blossom */
+  *bvs = m->best_a[*bv] == NONE ? LLONG_MAX : best_slack(m, *bv);
+  return 0;
+}
+
+/* Scan every queued S-vertex's edges (each vertex's once a stage), by its
+ * adjacency list or its whole row. Returns 1 when it augmented. */
 static int scan_queue(Matcher *m) {
   int n = m->n;
   while (m->qhead < m->qtail) {
@@ -367,7 +404,12 @@ static int scan_queue(Matcher *m) {
     const long long *row = m->w + (size_t)v * n;
     long long dv = m->dual[v];
     long long bvs = m->best_a[bv] == NONE ? LLONG_MAX : best_slack(m, bv);
-    for (int u = 0; u < n; u++) {
+    if (m->adj) {
+      for (int k = m->adj_start[v]; k < m->adj_start[v + 1]; k++)
+        if (scan_edge(m, v, m->adj[k], row[m->adj[k]], dv, &bv, &bvs)) return 1;
+      continue;
+    }
+    for (int u = 0; u < n; u++) { /* dense: scan_edge written out (a call here costs 10%) */
       long long wt = row[u];
       if (wt == 0) continue;
       int bu = m->inb[u];
@@ -385,7 +427,7 @@ static int scan_queue(Matcher *m) {
       }
       if (bu == bv) continue;
       if (tight_edge(m, v, u)) return 1;
-      bv = m->inb[v];  /* it may have joined a new blossom */
+      bv = m->inb[v];
       bvs = m->best_a[bv] == NONE ? LLONG_MAX : best_slack(m, bv);
     }
   }
@@ -498,11 +540,13 @@ int weft_max_weight_matching(int n, const long long *w, int max_cardinality, int
   if (n == 0) return WEFT_OK;
   if (!w || !mate) return WEFT_EINVAL;
   long long maxw = 0;
+  size_t nnz = 0;
   for (int i = 0; i < n; i++)
     for (int j = i + 1; j < n; j++) {
       long long a = w[(size_t)i * n + j];
       if (a < 0 || a >= WEIGHT_LIMIT || a != w[(size_t)j * n + i]) return WEFT_EINVAL;
       if (a > maxw) maxw = a;
+      nnz += a > 0;
     }
   if ((size_t)n > ((size_t)-1 / sizeof(int)) / (size_t)n / 2) return WEFT_ENOMEM;
   Matcher m;
@@ -511,8 +555,23 @@ int weft_max_weight_matching(int n, const long long *w, int max_cardinality, int
   m.nb = n + n / 2 + 1;  /* a laminar family of odd sets of >= 3 children: < n/2 blossoms */
   m.w = w;
   m.mate = mate;
-  void *block = matcher_alloc(&m);
-  if (!block) return WEFT_ENOMEM;
+  int sparse = nnz < (size_t)n * (size_t)n / SPARSE_SHARE;
+  if (sparse) {
+    m.adj_start = malloc(((size_t)n + 1) * sizeof *m.adj_start);
+    m.adj = malloc((2 * nnz + 1) * sizeof *m.adj);
+  }
+  void *block = !sparse || (m.adj_start && m.adj) ? matcher_alloc(&m) : NULL;
+  if (!block) {
+    free(m.adj_start);
+    free(m.adj);
+    return WEFT_ENOMEM;
+  }
+  for (int i = 0, k = 0; sparse && i < n; i++) { /* ascending, as the dense scan meets them */
+    m.adj_start[i] = k;
+    for (int j = 0; j < n; j++)
+      if (w[(size_t)i * n + j] > 0 && j != i) m.adj[k++] = j;
+    m.adj_start[i + 1] = k;
+  }
   for (int v = 0; v < n; v++) {
     mate[v] = NONE;
     m.inb[v] = v;
@@ -536,5 +595,7 @@ int weft_max_weight_matching(int n, const long long *w, int max_cardinality, int
         expand_blossom(&m, b, 1);
   }
   free(block);
+  free(m.adj_start);
+  free(m.adj);
   return WEFT_OK;
 }

@@ -39,6 +39,16 @@ static const struct {
     {"fiber_usd", offsetof(WeftPrices, fiber_usd)},
 };
 #define NPRICES (sizeof PRICE_KEYS / sizeof PRICE_KEYS[0])
+_Static_assert(NPRICES == WEFT_NPRICES, "one row per WeftPriceKey, in its order");
+
+const char *weft_price_name(WeftPriceKey k) {
+  return k >= 0 && (size_t)k < NPRICES ? PRICE_KEYS[k].key : "?";
+}
+
+double *weft_price_field(WeftPrices *p, WeftPriceKey k) {
+  if (!p || k < 0 || (size_t)k >= NPRICES) return NULL;
+  return (double *)(void *)((char *)p + PRICE_KEYS[k].offset);
+}
 
 static int fill_prices(const WeftYamlNode *root, const char *file, WeftPrices *p, WeftError *err) {
   static const char *const allowed[] = {

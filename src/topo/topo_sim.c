@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search/pool.h"
 #include "topo/fabric.h"
 #include "topo/topo_flow.h"
 
@@ -162,4 +163,54 @@ int weft_fabric_estimate(const WeftFabric *f, const WeftTraffic *t, WeftTopoTime
   free(r.load_class[0]);
   free(r.load_class[1]);
   return rc;
+}
+
+/* ------------------------------------------------------------ several fabrics */
+
+typedef struct {
+  const WeftFabric *const *f;
+  const WeftTraffic *t;
+  WeftTopoTime *out;
+  const int *order;
+  int *rc;
+  WeftError *err;  /* one per fabric */
+} Many;
+
+static void simulate_one(void *ctx, size_t i) {
+  Many *m = ctx;
+  int k = m->order[i];
+  m->rc[k] = weft_fabric_simulate(m->f[k], m->t, &m->out[k], &m->err[k]);
+}
+
+int weft_fabric_simulate_many(const WeftFabric *const *f, int nf, const WeftTraffic *t,
+                              int threads, WeftTopoTime *out, WeftError *err) {
+  weft_error_clear(err);
+  if (nf < 0 || (nf > 0 && (!f || !out)))
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no fabrics or output");
+  for (int k = 0; k < nf; k++)
+    if (!f[k]) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "fabric %d is missing", k);
+  if (nf == 0) return WEFT_OK;
+  int *order = malloc((size_t)nf * sizeof *order), *rc = calloc((size_t)nf, sizeof *rc);
+  WeftError *e = calloc((size_t)nf, sizeof *e);
+  if (!order || !rc || !e) {
+    free(order), free(rc), free(e);
+    return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
+  }
+  /* the biggest first (by links), so the threads end together; the order
+   * changes nothing else */
+  for (int k = 0; k < nf; k++) {
+    int j = k;
+    for (; j > 0 && weft_graph_nlinks(f[order[j - 1]]->g) < weft_graph_nlinks(f[k]->g); j--)
+      order[j] = order[j - 1];
+    order[j] = k;
+  }
+  Many m = {f, t, out, order, rc, e};
+  int r = weft_pool_run((size_t)nf, threads, 0, 1, simulate_one, &m, NULL, NULL);
+  for (int k = 0; !r && k < nf; k++)
+    if (rc[k]) { /* the first fabric that failed, as a loop would have said */
+      r = rc[k];
+      if (err) *err = e[k];
+    }
+  free(order), free(rc), free(e);
+  return r;
 }

@@ -1,1 +1,1 @@
-optimize tests/golden/inputs/small.yml --plot fig.pdf
+optimize tests/golden/inputs/small.yml --plot fig.jpg

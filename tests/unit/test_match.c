@@ -1,6 +1,7 @@
 /* test_match.c — unit tests (suite match): weft_max_weight_matching against
  * hand-derived cases, a brute-force maximum over all matchings (exhaustive
- * small graphs, random ones up to 10 nodes), a planted optimum at 300 nodes
+ * small graphs, random ones up to 10 nodes, sparse ones up to 16), a
+ * planted optimum at 300 nodes
  * and networkx (tests/oracle/matching_oracle.py) up to 200 nodes. */
 #include <stdint.h>
 #include <stdio.h>
@@ -234,6 +235,26 @@ static void test_match_random_ties(void) {
   CHECK_EQ_INT(fails, 0);
 }
 
+/* Sparse graphs, 12..16 nodes and fewer than n^2 / 16 edges (the matcher
+ * then follows adjacency lists instead of scanning rows): the same optimum
+ * as the brute force, with ties (weights 1..3) and without. */
+static void test_match_random_sparse(void) {
+  uint64_t seed = 31337;
+  long long w[256];
+  int fails = 0;
+  for (int g = 0; g < 3000 && fails < 3; g++) {
+    int n = 12 + (int)rng_range(&seed, 0, 4), edges = (int)rng_range(&seed, 1, n * n / 16 - 1);
+    long long hi = g % 2 ? 3 : 1000000;
+    memset(w, 0, sizeof w);
+    for (int e = 0; e < edges; e++) {
+      int i = (int)rng_range(&seed, 0, n - 1), j = (int)rng_range(&seed, 0, n - 1);
+      if (i != j) set_w(w, n, i, j, rng_range(&seed, 1, hi));
+    }
+    if (!agrees_with_brute(n, w)) fails++;
+  }
+  CHECK_EQ_INT(fails, 0);
+}
+
 /* Weights just under 2^52: the doubled duals still fit and stay exact. */
 static void test_match_large_weights(void) {
   uint64_t seed = 777;
@@ -387,6 +408,7 @@ const TestCase suite_match[] = {
     {"match_exhaustive", test_match_exhaustive},
     {"match_random_small", test_match_random_small},
     {"match_random_ties", test_match_random_ties},
+    {"match_random_sparse", test_match_random_sparse},
     {"match_large_weights", test_match_large_weights},
     {"match_planted", test_match_planted},
     {"match_networkx", test_match_networkx},

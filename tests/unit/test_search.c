@@ -151,6 +151,41 @@ static void test_shapes_closed_form(void) {
   CHECK_EQ_INT(weft_network_shapes(topo, NULL, 0, 1024, NULL, &nets, &n, &err), WEFT_EINVAL);
 }
 
+/* The default bounds: the smaller of the topology's and the tier's its cost
+ * class names (LIBRA's InterChiplet ... InterPod, weft's Chiplet ... Pod, in
+ * any case). GPT-3's 4096 = 2^12 NPUs over chiplet ring x package mesh x
+ * node ring x pod switch under them: exponents a <= 3 (8 chiplets), b <= 3
+ * (a full mesh of 8, under the 16 packages), c <= 4 (a ring of 16, under the
+ * 32 nodes), each >= 1, and the pod's 12 - a - b - c >= 2 always (at most
+ * 10 used): 3 x 3 x 4 = 36 shapes. */
+static void test_default_bounds(void) {
+  const char *why = NULL;
+  CHECK_EQ_INT(weft_block_default_max(WEFT_RING, "InterChiplet", &why), 8);
+  CHECK(why && !strcmp(why, "chiplets per package"));
+  CHECK_EQ_INT(weft_block_default_max(WEFT_SWITCH, "Package", NULL), 16);
+  CHECK_EQ_INT(weft_block_default_max(WEFT_FULLY_CONNECTED, "Package", &why), 8); /* the mesh */
+  CHECK(why && !strcmp(why, "a full mesh"));
+  CHECK_EQ_INT(weft_block_default_max(WEFT_SWITCH, "INTERNODE", NULL), 32);
+  CHECK_EQ_INT(weft_block_default_max(WEFT_RING, "node", NULL), 16);
+  CHECK_EQ_INT(weft_block_default_max(WEFT_SWITCH, "InterPod", &why), 65536);
+  CHECK(why && !strcmp(why, "pods on a scale-out fabric"));
+  CHECK_EQ_INT(weft_block_default_max(WEFT_FULLY_CONNECTED, "Pod", NULL), 8);
+  CHECK_EQ_INT(weft_block_default_max(WEFT_RING, "Chip", &why), 16); /* no tier named */
+  CHECK(why && !strcmp(why, "a ring or torus dimension"));
+  CHECK_EQ_INT(weft_block_default_max(WEFT_SWITCH, NULL, NULL), 65536);
+  WeftTopology topo[4] = {WEFT_RING, WEFT_FULLY_CONNECTED, WEFT_RING, WEFT_SWITCH};
+  const char cls[4][WEFT_NAME_LEN] = {"Chiplet", "Package", "Node", "Pod"};
+  int maxd[4];
+  for (int d = 0; d < 4; d++) maxd[d] = weft_block_default_max(topo[d], cls[d], NULL);
+  WeftNetwork *nets = NULL;
+  size_t n = 0;
+  CHECK_EQ_INT(weft_network_shapes(topo, cls, 4, 4096, maxd, &nets, &n, NULL), WEFT_OK);
+  CHECK_EQ_INT(n, 36);
+  for (size_t i = 0; i < n; i++)
+    CHECK(nets[i].npus[0] <= 8 && nets[i].npus[1] <= 8 && nets[i].npus[2] <= 16);
+  free(nets);
+}
+
 /* ------------------------------------------------------------ enumeration */
 
 static void test_points_counts(void) {
@@ -225,6 +260,23 @@ static void test_points_counts(void) {
   if (n == 4) CHECK(pts[0].par.dp == 4 && pts[1].par.dp == 2 && pts[2].par.dp == 1 &&
                     pts[3].par.dp == 0);
   free(pts);
+  /* context parallelism searched, the outermost knob: tp 2, pp {1,2,4,8}
+   * x cp {1, 2}: dp = 8 / (2 pp cp), 0 where it is not whole:
+   * (pp 1: 4, 2), (pp 2: 2, 1), (pp 4: 1, 0), (pp 8: 0, 0) */
+  sp.ncp = 2, sp.cp[0] = 1, sp.cp[1] = 2;
+  CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_OK);
+  CHECK_EQ_INT(n, 8);
+  if (n == 8) {
+    static const int want_dp[8] = {4, 2, 2, 1, 1, 0, 0, 0}, want_cp[8] = {1, 2, 1, 2, 1, 2, 1, 2};
+    for (int i = 0; i < 8; i++) {
+      CHECK_EQ_INT(pts[i].par.cp, want_cp[i]);
+      CHECK_EQ_INT(pts[i].par.dp, want_dp[i]);
+    }
+  }
+  free(pts);
+  sp.ncp = 1, sp.cp[0] = 0; /* a degree below 1 */
+  CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_EINVAL);
+  sp.ncp = 0;
   /* bad lists */
   sp.nmb = 1, sp.mb[0] = 0;
   CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_EINVAL);
@@ -485,6 +537,7 @@ static void test_status_constraints(void) {
 const TestCase suite_search[] = {
     {"search_shapes_bruteforce", test_shapes_bruteforce},
     {"search_shapes_closed_form", test_shapes_closed_form},
+    {"search_default_bounds", test_default_bounds},
     {"search_points_counts", test_points_counts},
     {"search_pareto_bruteforce", test_pareto_bruteforce},
     {"search_pareto_tolerance", test_pareto_tolerance},

@@ -110,7 +110,74 @@ static void test_huge_ring(void) {
   sim_free(&s);
 }
 
+/* What a progress callback saw. */
+typedef struct {
+  int calls, bad;
+  size_t last_done, last_total, prev_mid;
+  int mids;        /* calls before the end (done < total) */
+  size_t min_gap;  /* smallest step between two calls before the end */
+} Seen;
+
+static void on_progress(void *ctx, size_t done, size_t total) {
+  Seen *v = ctx;
+  if (v->calls && (done < v->last_done || total != v->last_total)) v->bad = 1;
+  if (done < total) {
+    if (v->mids && done - v->prev_mid < v->min_gap) v->min_gap = done - v->prev_mid;
+    v->prev_mid = done;
+    v->mids++;
+  }
+  v->calls++;
+  v->last_done = done;
+  v->last_total = total;
+}
+
+/* Progress counts the run's own work: the total is the estimate's events +
+ * flows (the same every call), done never goes back, calls before the end
+ * are at least WEFT_SIM_PROGRESS_EVERY apart, and the last says done ==
+ * total == the result's events + flows; over two jobs the count goes on
+ * from the first job's. A run with progress is the run without it. Link
+ * fidelity, 64 chunks: several hundred thousand units. */
+static void test_progress(void) {
+  int n[3] = {4, 4, 8};
+  WeftTopology t[3] = {WEFT_RING, WEFT_FULLY_CONNECTED, WEFT_SWITCH};
+  double bw[3] = {100, 60, 30};
+  Sim s;
+  sim_init(&s, 3, n, t, bw);
+  WeftCollective c[3] = {WEFT_COLL_ALLREDUCE, WEFT_COLL_ALLTOALL, WEFT_COLL_ALLGATHER};
+  double comp[3] = {1000, 500, 700}, b[3] = {4e6, 2e6, 3e6};
+  for (int k = 0; k < 4; k++) sim_layer(&s, comp, c, b);
+  s.set.fidelity = WEFT_FIDELITY_LINK;
+  s.set.chunks = 64;
+  for (int jobs = 1; jobs <= 2; jobs++) {
+    s.spec.njobs = jobs;
+    s.spec.jobs[1] = s.spec.jobs[0];
+    WeftSimWork w;
+    WeftSimResult plain, r;
+    CHECK_EQ_INT(weft_sim_estimate(&s.spec, &s.set, &w, NULL), 0);
+    s.set.progress = NULL;
+    sim_run(&s, &plain);
+    Seen v = {0, 0, 0, 0, 0, 0, (size_t)-1};
+    s.set.progress = on_progress;
+    s.set.progress_ctx = &v;
+    sim_run(&s, &r);
+    size_t total = (size_t)(w.events + w.flows);
+    CHECK(total > 4 * WEFT_SIM_PROGRESS_EVERY);
+    CHECK(!v.bad);
+    CHECK_EQ_INT(v.last_total, total);
+    CHECK_EQ_INT(v.last_done, total);
+    CHECK_EQ_INT(r.events + r.flows, total);
+    CHECK(v.mids >= 2);
+    CHECK(v.min_gap >= WEFT_SIM_PROGRESS_EVERY);
+    CHECK_EQ_INT(v.calls, v.mids + 1);
+    CHECK(r.time_ns == plain.time_ns && r.events == plain.events && r.flows == plain.flows);
+  }
+  s.spec.njobs = 1;
+  s.set.progress = NULL;
+  sim_free(&s);
+}
+
 const TestCase suite_simest[] = {
+    {"simest_progress", test_progress},
     {"simest_matches_run", test_estimate_matches_run},
     {"simest_refuses", test_estimate_refuses},
     {"simest_huge_ring", test_huge_ring},

@@ -289,6 +289,9 @@ static void points_equal_scenarios(void) {
   CHECK_EQ_INT(read_text(spec, &sw, &e, path), WEFT_OK);
   if (!sw) return;
   CHECK_EQ_INT(weft_sweep_count(sw), 6);
+  CHECK_EQ_INT(weft_sweep_nvalues(sw, 0), 2); /* perf, perf-per-cost */
+  CHECK_EQ_INT(weft_sweep_nvalues(sw, 1), 3); /* 500, 750, 1000 */
+  CHECK_EQ_INT(weft_sweep_nvalues(sw, 2), 0);
   static const char *const objective[] = {"perf", "perf-per-cost"};
   static const char *const sum[] = {"500", "750", "1000"};
   for (size_t i = 0; i < 6; i++) {
@@ -316,6 +319,8 @@ static void points_equal_scenarios(void) {
     CHECK_NEAR(row.time_ns, res.eval.time_ns, 1e-12);
     CHECK_NEAR(row.cost_usd, res.eval.cost_usd, 1e-12);
     CHECK_NEAR(row.objective, res.objective, 1e-12);
+    /* wl1.txt's one layer computes 1 + 2 + 3 ms whatever the bandwidth */
+    CHECK_NEAR(row.compute_ns, 6e6, 1e-12);
     for (int d = 0; d < 3; d++) CHECK_NEAR(row.bw_gbps[d], res.bw_gbps[d], 1e-12);
     /* the sum constraint holds at the optimum (a property, not a copy) */
     CHECK_NEAR(row.bw_gbps[0] + row.bw_gbps[1] + row.bw_gbps[2], atof(sum[i % 3]), 1e-9);
@@ -585,6 +590,18 @@ static void model_job_errors(void) {
       {"workload: {model: nothere/x.yml}\n", WEFT_EIO, 3, 19, NULL, "nothere/x.yml"},
       {"zoo: /nonexistent-zoo\nworkload: {model: gpt3-175b}\n", WEFT_EIO, -1, -1, NULL,
        "/nonexistent-zoo"},
+      {"workload: {model: gpt3-175b, recompute: sometimes}\n", WEFT_EINPUT, 3, 41, "recompute",
+       "recompute must be none, selective, full or a boolean (true = full), got 'sometimes'"},
+      {"workload: {model: gpt3-175b, attention: fast}\n", WEFT_EINPUT, 3, 41, "attention",
+       "attention must be standard or flash, got 'fast'"},
+      {"workload: {model: gpt3-175b, pp_layers: [90, 0]}\n", WEFT_EINPUT, 3, 46, "pp_layers",
+       "pp_layers entry 2 must be >= 1, got 0"},
+      {"workload: {model: gpt3-175b, pp_layers: [90, 5], pp: 4}\n", WEFT_EINPUT, 3, 41,
+       "pp_layers", "pp_layers has 2 stages, pp = 4"},
+      {"workload: {model: gpt3-175b, grad_bytes: 3}\n", WEFT_EINPUT, 3, 42, "grad_bytes",
+       "grad_bytes must be 2 (bf16/fp16) or 4 (fp32)"},
+      {"workload: {model: gpt3-175b, cp: 3}\n", WEFT_EINPUT, 3, 34, "cp",
+       "tp x cp x pp = 3 does not divide the network's 4096 NPUs"},
       {"workloads:\n  - {name: a, workload: {model: gpt3-175b, tp: 16, zero: 1}}\n"
        "  - {name: a, workload: {model: gpt3-175b, tp: 16, zero: 1}}\n",
        WEFT_EINPUT, 5, 12, "name", "two workloads are named 'a'"},
@@ -604,6 +621,79 @@ static void model_job_errors(void) {
     CHECK_EQ_INT(sc->njobs, 0);  /* nothing half-read */
     weft_scenario_free(sc);
   }
+  tclean();
+}
+
+/* The mapping's keys for real runs (cp, attention, fp8, grad_bytes,
+ * recompute by name, pp_layers) give the job weft_generate gives the same
+ * parallelization; pp defaults to pp_layers' length and dp to the NPUs
+ * left: 4096 / (8 x 2 x 4) = 64. */
+static void model_job_keys(void) {
+  repo_root();
+  char text[4096], path[WEFT_PATH_LEN];
+  snprintf(text, sizeof text,
+           "network: %s/data/gpt3/network_4d.yml\n"
+           "cost_model: %s/data/gpt3/cost_4d.yml\n"
+           "workload: {model: gpt3-175b, device: a100, tp: 8, cp: 2, zero: 1,\n"
+           "           sequence_parallel: true, recompute: selective, attention: flash,\n"
+           "           fp8: true, grad_bytes: 4, pp_layers: [23, 25, 25, 23]}\n",
+           cwd, cwd);
+  twrite("sc.yml", text, path);
+  WeftScenario *sc = weft_scenario_create();
+  WeftError e;
+  CHECK_EQ_INT(weft_scenario_read_zoo(path, "data/zoo", sc, &e), WEFT_OK);
+  if (sc->njobs != 1) {
+    fprintf(stderr, "  %s\n", e.msg);
+    weft_scenario_free(sc);
+    tclean();
+    return;
+  }
+  WeftModel *m = malloc(sizeof *m);
+  WeftDevice dev;
+  WeftParallel par;
+  WeftGenInfo info;
+  WeftCommunicator comm;
+  WeftWorkload *wl = weft_workload_create();
+  CHECK(m && wl);
+  CHECK_EQ_INT(weft_zoo_model("data/zoo", "gpt3-175b", m, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "a100", &dev, &e), WEFT_OK);
+  static const int stages[4] = {23, 25, 25, 23};
+  weft_parallel_default(&par);
+  par.tp = 8;
+  par.cp = 2;
+  par.pp = 4;
+  par.dp = 64;
+  par.zero_stage = 1;
+  par.sequence_parallel = 1;
+  par.recompute = WEFT_RECOMPUTE_SELECTIVE;
+  par.attention = WEFT_ATTENTION_FLASH;
+  par.fp8 = 1;
+  par.grad_bytes = 4;
+  par.stage_layers = stages;
+  par.nstage_layers = 4;
+  CHECK_EQ_INT(weft_generate(m, &dev, &par, &sc->net, 0, wl, &comm, &info, &e), WEFT_OK);
+  jobs_equal(sc->workload[0], &sc->comm[0], wl, &comm);
+  /* recompute as a boolean still means full */
+  snprintf(text, sizeof text,
+           "network: %s/data/gpt3/network_4d.yml\n"
+           "cost_model: %s/data/gpt3/cost_4d.yml\n"
+           "workload: {model: gpt3-175b, tp: 8, pp: 4, zero: 1, recompute: true}\n",
+           cwd, cwd);
+  twrite("sc.yml", text, path);
+  WeftScenario *s2 = weft_scenario_create();
+  CHECK_EQ_INT(weft_scenario_read_zoo(path, "data/zoo", s2, &e), WEFT_OK);
+  weft_parallel_default(&par);
+  par.tp = 8;
+  par.pp = 4;
+  par.dp = 128;
+  par.zero_stage = 1;
+  par.recompute = WEFT_RECOMPUTE_FULL;
+  CHECK_EQ_INT(weft_generate(m, &dev, &par, &s2->net, 0, wl, &comm, &info, &e), WEFT_OK);
+  if (s2->njobs == 1) jobs_equal(s2->workload[0], &s2->comm[0], wl, &comm);
+  weft_scenario_free(s2);
+  weft_workload_free(wl);
+  free(m);
+  weft_scenario_free(sc);
   tclean();
 }
 
@@ -646,6 +736,7 @@ const TestCase suite_sweep[] = {
     {"sweep/threads_and_ranks", threads_and_ranks},
     {"sweep/model_job_matches_generator", model_job_matches_generator},
     {"sweep/model_job_errors", model_job_errors},
+    {"sweep/model_job_keys", model_job_keys},
     {"sweep/zoo_key", zoo_key},
     {0, 0},
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "topo/fabric.h"
+#include "topo/finder.h"
 #include "topo/totient.h"
 #include "weft.h"
 
@@ -781,7 +782,117 @@ static void test_topo_port_split_choice(void) {
   weft_traffic_free(t);
 }
 
+/* Two fabrics have the same wiring: strides and model-parallel links alike. */
+static int same_wiring(const WeftFabric *a, const WeftFabric *b) {
+  const int *sa, *sb, *ma, *mb;
+  int na = weft_fabric_strides(a, &sa), nb = weft_fabric_strides(b, &sb);
+  int ka = weft_fabric_mp_links(a, &ma), kb = weft_fabric_mp_links(b, &mb);
+  return na == nb && ka == kb && !memcmp(sa, sb, (size_t)na * sizeof *sa) &&
+         (!ka || !memcmp(ma, mb, 2 * (size_t)ka * sizeof *ma));
+}
+
+/* The port-split candidates share their matching rounds (finder.h): on 64
+ * servers, d = 8, an AllReduce over all and random pairs, the splits 6, 4
+ * and 2 (2, 4, 6 rounds of n / 2 links) built with one memo wire exactly as
+ * they do alone, and only 6 matchings are computed instead of 12. BEST's
+ * time comes back as a fresh simulation of its fabric gives it, and its
+ * fabric is the one its split wires alone. */
+static void test_topo_split_memo(void) {
+  const int n = 64;
+  WeftTraffic *t = weft_traffic_create(n);
+  int all[64];
+  for (int i = 0; i < n; i++) all[i] = i;
+  weft_traffic_add_allreduce(t, all, n, 64e6);
+  uint64_t seed = 7;
+  while (t->ndemand < 256) {
+    int a = (int)(rng_next(&seed) % n), b = (int)(rng_next(&seed) % n);
+    if (a != b) weft_traffic_add_demand(t, a, b, 1e5 * (double)(1 + rng_next(&seed) % 100));
+  }
+  WeftTopoSettings s;
+  weft_topo_settings_default(&s);
+  s.degree = 8;
+  WeftError e;
+  FinderMemo *memo = finder_memo_create();
+  CHECK(memo != NULL);
+  for (int ar = 6; memo && ar >= 2; ar -= 2) {
+    WeftTopoSettings c = s;
+    c.ar_degree = ar;
+    WeftFabric *with = NULL, *alone = NULL;
+    CHECK_EQ_INT(finder_build(t, &c, memo, &with, &e), WEFT_OK);
+    CHECK_EQ_INT(weft_topo_build(t, &c, &alone, &e), WEFT_OK);
+    const int *mp;
+    if (with && alone) {
+      CHECK(same_wiring(with, alone));
+      CHECK_EQ_INT(weft_fabric_mp_links(with, &mp), (8 - ar) * n / 2);
+    }
+    weft_fabric_free(with);
+    weft_fabric_free(alone);
+  }
+  CHECK_EQ_INT(finder_memo_size(memo), 6);
+  finder_memo_free(memo);
+  WeftFabric *best = NULL, *alone = NULL;
+  WeftTopoTime got, fresh;
+  int ar = -1;
+  CHECK_EQ_INT(weft_topo_build_best(t, &s, &best, &ar, &got, &e), WEFT_OK);
+  if (best) {
+    CHECK_EQ_INT(weft_fabric_simulate(best, t, &fresh, &e), WEFT_OK);
+    CHECK(got.time_ns == fresh.time_ns && got.ar_ns == fresh.ar_ns && got.mp_ns == fresh.mp_ns);
+    WeftTopoSettings c = s;
+    c.ar_degree = ar;
+    CHECK_EQ_INT(weft_topo_build(t, &c, &alone, &e), WEFT_OK);
+    if (alone) CHECK(same_wiring(best, alone));
+  }
+  weft_fabric_free(best);
+  weft_fabric_free(alone);
+  weft_traffic_free(t);
+}
+
+/* Several fabrics simulated on threads: each result exactly the one
+ * simulation alone gives, for 1 and 3 threads; a fabric of another size
+ * fails, and the first such (lowest index) gives the error. */
+static void test_topo_simulate_many(void) {
+  const int n = 32;
+  WeftTraffic *t = weft_traffic_create(n), *t2 = weft_traffic_create(16);
+  int all[32];
+  for (int i = 0; i < n; i++) all[i] = i;
+  weft_traffic_add_allreduce(t, all, n, 8e6);
+  for (int i = 0; i + 3 < n; i += 3) weft_traffic_add_demand(t, i, i + 3, 1e6 * (1 + i % 5));
+  WeftTopoSettings s;
+  weft_topo_settings_default(&s);
+  WeftFabric *f[4] = {NULL, NULL, NULL, NULL}, *small = NULL;
+  WeftError e;
+  CHECK_EQ_INT(weft_topo_build(t, &s, &f[0], &e), WEFT_OK);
+  CHECK_EQ_INT(weft_fabric_switch(n, 50, &f[1], &e), WEFT_OK);
+  CHECK_EQ_INT(weft_fabric_fattree(n, 50, 8, 2, 2, &f[2], &e), WEFT_OK);
+  CHECK_EQ_INT(weft_fabric_expander(n, 4, 12.5, 3, &f[3], &e), WEFT_OK);
+  CHECK_EQ_INT(weft_fabric_switch(16, 50, &small, &e), WEFT_OK);
+  if (!f[0] || !f[1] || !f[2] || !f[3] || !small) goto done;
+  WeftTopoTime alone[4], many[4];
+  for (int k = 0; k < 4; k++) CHECK_EQ_INT(weft_fabric_simulate(f[k], t, &alone[k], &e), WEFT_OK);
+  for (int threads = 1; threads <= 3; threads += 2) {
+    memset(many, 0, sizeof many);
+    CHECK_EQ_INT(weft_fabric_simulate_many((const WeftFabric *const *)f, 4, t, threads, many, &e),
+                 WEFT_OK);
+    for (int k = 0; k < 4; k++)
+      CHECK(many[k].time_ns == alone[k].time_ns && many[k].comm_ns == alone[k].comm_ns &&
+            many[k].flows == alone[k].flows);
+  }
+  const WeftFabric *mixed[3] = {f[1], small, small};
+  CHECK_EQ_INT(weft_fabric_simulate_many(mixed, 3, t, 2, many, &e), WEFT_EINVAL);
+  CHECK(strstr(e.msg, "(16)") != NULL);
+  CHECK_EQ_INT(weft_fabric_simulate_many(mixed, 0, t, 2, many, &e), WEFT_OK);
+  mixed[1] = NULL;
+  CHECK_EQ_INT(weft_fabric_simulate_many(mixed, 2, t, 2, many, &e), WEFT_EINVAL);
+done:
+  for (int k = 0; k < 4; k++) weft_fabric_free(f[k]);
+  weft_fabric_free(small);
+  weft_traffic_free(t);
+  weft_traffic_free(t2);
+}
+
 const TestCase suite_topo[] = {
+    {"topo/split_memo", test_topo_split_memo},
+    {"topo/simulate_many", test_topo_simulate_many},
     {"topo/port_split_choice", test_topo_port_split_choice},
     {"topo_scale_1024", test_topo_scale_1024},
     {"topo_defaults", test_topo_defaults},

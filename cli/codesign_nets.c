@@ -1,0 +1,181 @@
+/* codesign_nets.c — the networks `weft codesign` searches: LIBRA network
+ * files (--network), or every shape over building blocks (--blocks), each dim
+ * within its bound (--max-per-dim, or the sizes real systems build). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "codesign.h"
+#include "opts.h"
+
+/* "Ring,FullyConnected": names of a comma-separated list into buf (one per
+ * WEFT_NAME_LEN), at most max. */
+static int name_list(const char *flag, const char *v, char (*buf)[WEFT_NAME_LEN], int max,
+                     int *n) {
+  *n = 0;
+  for (const char *s = v;;) {
+    size_t len = strcspn(s, ",");
+    if (len == 0 || len >= WEFT_NAME_LEN || *n == max) {
+      cli_fail("%s '%s': expected at most %d comma-separated names", flag, v, max);
+      return -1;
+    }
+    memcpy(buf[*n], s, len);
+    buf[(*n)++][len] = '\0';
+    if (!s[len]) return 0;
+    s += len + 1;
+  }
+}
+
+static int same_ci(const char *a, const char *b) {
+  for (; *a && *b; a++, b++)
+    if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+  return *a == *b;
+}
+
+/* Networks from files: each must have npus NPUs and the same dim count.
+ * Returns 0 or an exit code (printed). */
+int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo, int npus,
+                           const WeftCostModel *cm, WeftNetwork **nets, char *desc, size_t dsize) {
+  WeftNetwork *nt = *nets = calloc((size_t)nfiles, sizeof *nt);
+  if (!nt) {
+    cli_fail("out of memory");
+    return EXIT_RUNTIME;
+  }
+  for (int k = 0; k < nfiles; k++) {
+    WeftError err;
+    double cpg[WEFT_MAX_DIMS];
+    WeftNetwork *net = &nt[k];
+    int rc = weft_network_read_zoo(files[k], zoo, net, &err); /* a Cluster: key: the zoo's */
+    if (!rc) rc = weft_cost_per_gbps(net, cm, cpg, &err);
+    if (rc) {
+      cli_error(&err);
+      return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    if (weft_network_npus_total(net) != (double)npus) {
+      cli_fail("%s: the network has %.0f NPUs, --npus is %d", files[k],
+               weft_network_npus_total(net), npus);
+      return EXIT_USAGE;
+    }
+    if (net->ndims != nt[0].ndims) {
+      cli_fail("%s: %d dims, but %s has %d (constraints need one dim count)", files[k],
+               net->ndims, files[0], nt[0].ndims);
+      return EXIT_USAGE;
+    }
+  }
+  snprintf(desc, dsize, "%d network file%s", nfiles, nfiles > 1 ? "s" : "");
+  return 0;
+}
+
+/* --max-per-dim "16,-,0": per dim a bound (>= 2), 0 (no limit) or - (the
+ * default, left as -1 in maxd). Returns 0 or prints why and returns -1. */
+static int max_per_dim(const char *v, int D, int npus, int *maxd) {
+  int n = 0, bad = 0;
+  for (const char *s = v; !bad;) {
+    const char *end = s + strcspn(s, ",");
+    long long x;
+    if (n == WEFT_MAX_DIMS) bad = 1;
+    else if (end - s == 1 && *s == '-') maxd[n++] = -1;
+    else if (cli_int_value(s, (size_t)(end - s), 0, npus, &x) || x == 1) bad = 1;
+    else maxd[n++] = (int)x;
+    if (!*end) break;
+    s = end + 1;
+  }
+  if (!bad && n == D) return 0;
+  cli_fail("--max-per-dim '%s': expected %d comma-separated values, each - (the default), 0 "
+           "(no limit) or an integer in 2..%d", v, D, npus);
+  return -1;
+}
+
+/* Every shape over --blocks, each dim within its bound (r->bounds). Returns
+ * 0 or an exit code (printed). */
+int cs_networks_from_blocks(const CsBlockArgs *a, int npus, const WeftCostModel *cm,
+                            WeftNetwork **nets, size_t *nnets, CsReport *r, char *desc,
+                            size_t dsize) {
+  char names[WEFT_MAX_DIMS][WEFT_NAME_LEN], cost_dim[WEFT_MAX_DIMS][WEFT_NAME_LEN];
+  WeftTopology topo[WEFT_MAX_DIMS];
+  int D, ndims, maxd[WEFT_MAX_DIMS];
+  for (int d = 0; d < WEFT_MAX_DIMS; d++) maxd[d] = -1;
+  if (name_list("--blocks", a->blocks, names, WEFT_MAX_DIMS, &D)) return EXIT_USAGE;
+  for (int d = 0; d < D; d++) {
+    int t = -1;
+    for (int k = 0; k < 3; k++)
+      if (same_ci(names[d], weft_topology_name((WeftTopology)k))) t = k;
+    if (t < 0) {
+      cli_fail("--blocks: unknown building block '%s' (Ring, FullyConnected or Switch)",
+               names[d]);
+      return EXIT_USAGE;
+    }
+    topo[d] = (WeftTopology)t;
+  }
+  if (a->dims) {
+    long long x;
+    if (cli_int_value(a->dims, strlen(a->dims), 1, WEFT_MAX_DIMS, &x)) {
+      cli_fail("--dims must be an integer in 1..%d, got '%s'", WEFT_MAX_DIMS, a->dims);
+      return EXIT_USAGE;
+    }
+    ndims = (int)x;
+    if (ndims != D) {
+      cli_fail("--dims %d, but --blocks names %d building blocks (one per dim)", ndims, D);
+      return EXIT_USAGE;
+    }
+  }
+  if (a->max_per_dim && max_per_dim(a->max_per_dim, D, npus, maxd)) return EXIT_USAGE;
+  int nc = 0;
+  if (a->cost_dims) {
+    if (name_list("--cost-dims", a->cost_dims, cost_dim, WEFT_MAX_DIMS, &nc)) return EXIT_USAGE;
+    if (nc != D) {
+      cli_fail("--cost-dims names %d classes for %d dims", nc, D);
+      return EXIT_USAGE;
+    }
+  } else if (cm->nclasses == D) {
+    for (int d = 0; d < D; d++) memcpy(cost_dim[d], cm->cls[d].name, WEFT_NAME_LEN);
+  } else {
+    cli_fail("%s: %d cost classes for %d dims: name one per dim with --cost-dims",
+             cm->file, cm->nclasses, D);
+    return EXIT_USAGE;
+  }
+  r->nbounds = D;
+  for (int d = 0; d < D; d++) { /* the default where none is given */
+    CsBound *b = &r->bounds[d];
+    b->topo = topo[d];
+    memcpy(b->cost_class, cost_dim[d], WEFT_NAME_LEN);
+    b->why = NULL;
+    if (maxd[d] < 0) maxd[d] = weft_block_default_max(topo[d], cost_dim[d], &b->why);
+    b->max_npus = maxd[d];
+  }
+  WeftError err;
+  int rc = weft_network_shapes(topo, (const char(*)[WEFT_NAME_LEN])cost_dim, D, npus, maxd,
+                               nets, nnets, &err);
+  if (rc) {
+    cli_error(&err);
+    return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+  }
+  if (*nnets == 0) {
+    WeftNetwork *all = NULL;
+    size_t nall = 0;
+    weft_network_shapes(topo, NULL, D, npus, NULL, &all, &nall, NULL);
+    free(all);
+    if (nall == 0) {
+      cli_fail("no network of %d dims (each at least 2 NPUs) has %d NPUs", D, npus);
+      return EXIT_USAGE;
+    }
+    char lim[256] = "";
+    for (int d = 0, k = 0; d < D && (size_t)k < sizeof lim; d++)
+      k += maxd[d] ? snprintf(lim + k, sizeof lim - (size_t)k, "%s%d", k ? " x " : "", maxd[d])
+                   : snprintf(lim + k, sizeof lim - (size_t)k, "%snone", k ? " x " : "");
+    cli_fail("none of the %zu networks of %d dims with %d NPUs is within the bounds %s "
+             "(--max-per-dim changes them)", nall, D, npus, lim);
+    return EXIT_USAGE;
+  }
+  double cpg[WEFT_MAX_DIMS];  /* every shape shares the classes: check them once */
+  if (weft_cost_per_gbps(&(*nets)[0], cm, cpg, &err)) {
+    cli_error(&err);
+    return EXIT_USAGE;
+  }
+  size_t k = (size_t)snprintf(desc, dsize, "%zu shape%s of", *nnets, *nnets > 1 ? "s" : "");
+  for (int d = 0; d < D && k < dsize; d++)
+    k += (size_t)snprintf(desc + k, dsize - k, "%s%s (%s)", d ? " x " : " ",
+                          weft_topology_name(topo[d]), cost_dim[d]);
+  return 0;
+}

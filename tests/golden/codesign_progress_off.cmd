@@ -1,0 +1,1 @@
+--version >/dev/null && script -qec "$WEFT codesign --model bert-large --npus 16 --blocks Ring,Switch --cost-model tests/golden/inputs/codesign_cost2.yml --constraint sum=100 --threads 1 --progress 0 >/dev/null" /dev/null >"$T/tty.txt"

@@ -1,0 +1,1 @@
+--version >/dev/null && sh tests/golden/inputs/loop_names.sh

@@ -1,0 +1,1 @@
+--version >/dev/null && PATH="$PWD/tests/golden/inputs/fake_gnuplot:$PATH" "$WEFT" optimize tests/fixtures/scenario_multi.yml --plot "$T/p.png" >"$T/o.txt"

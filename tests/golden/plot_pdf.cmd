@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/small.yml --plot "$T/fig.pdf" >/dev/null

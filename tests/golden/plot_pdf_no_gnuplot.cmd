@@ -1,0 +1,1 @@
+--version >/dev/null && PATH=/nonexistent "$WEFT" codesign --model bert-large --npus 16 --blocks Ring,Switch --cost-model tests/golden/inputs/codesign_cost2.yml --constraint 'sum = 100' --plot "$T/front.pdf"

@@ -1,0 +1,1 @@
+--version >/dev/null && PATH="$PWD/tests/golden/inputs/gnuplot_no_pdfcairo:$PATH" "$WEFT" optimize tests/golden/inputs/small.yml --plot "$T/fig.pdf"

@@ -1,0 +1,1 @@
+simulate tests/golden/inputs/small.yml --fidelity link --chunks 256 --progress 0.000001 >"$T/out.txt" 2>"$T/err.txt" && "$WEFT" simulate tests/golden/inputs/small.yml --fidelity link --chunks 256 >"$T/quiet.txt" 2>"$T/quiet.err"

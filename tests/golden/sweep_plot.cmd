@@ -1,0 +1,1 @@
+sweep tests/golden/inputs/sweep_grid.yml --csv "$T/g.csv" --quiet && PATH="$PWD/tests/golden/inputs/fake_gnuplot:$PATH" "$WEFT" sweep tests/golden/inputs/sweep_grid.yml --plot "$T/g.png" --quiet >/dev/null
