@@ -112,6 +112,7 @@ static int parse(int argc, char **argv, Args *a) {
   a->tiers = 2;
   a->port_gbit = 100;
   a->iterations = 1000;
+  a->seconds = 0;  /* no wall budget unless --seconds */
   a->threads = 0;
   long long seed = 1;
   weft_topo_settings_default(&a->ts);
