@@ -120,6 +120,28 @@ def test_simulate_dim_and_link_fidelity():
          skip=NOWALL)
 
 
+def test_simulate_like_astra_sim():
+    same(weft.simulate(GPT3, like="astra-sim", chunks=4),
+         cli("simulate", GPT3, "--like", "astra-sim", "--chunks", "4"), skip=NOWALL)
+    with pytest.raises(weft.WeftError) as e:
+        weft.simulate(GPT3, like="astra-sim", fidelity="link")
+    assert e.value.field == "like"
+
+
+def test_model_attention_cp_fp8():
+    args = dict(cluster="dgx-h100", npus=128, cost_model="data/validation/cost.yml",
+                model="megatron-22b", tp=8, pp=2)
+    flags = ["--cluster", "dgx-h100", "--npus", "128", "--cost-model", "data/validation/cost.yml",
+             "--model", "megatron-22b", "--tp", "8", "--pp", "2"]
+    new = weft.simulate(cp=2, attention="flash", fp8=True, grad_bytes=4, **args)
+    same(new, cli("simulate", *flags, "--cp", "2", "--attention", "flash", "--fp8",
+                  "--grad-bytes", "4"), skip=NOWALL)
+    assert new != weft.simulate(cp=2, **args)  # attention, fp8 and grad_bytes reach the model
+    with pytest.raises(weft.WeftError) as e:
+        weft.simulate(cp=2, attention="fast", **args)
+    assert e.value.field == "attention"
+
+
 def test_validate():
     same(weft.validate(GPT3, chunks=8, latency_ns=[1000, 0, 10, 5], endpoint_delay_ns=3,
                        in_flight=2),

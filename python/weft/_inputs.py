@@ -14,7 +14,8 @@ INPUT_KEYS = ("network", "cluster", "npus", "workload", "communicator", "cost_mo
               "objective", "loop")
 MAX_NPUS = 1 << 30  # a network's NPUs, as the readers allow
 MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero", "recompute",
-              "order", "efficiency", "zoo", "pp_layers")
+              "order", "efficiency", "zoo", "pp_layers", "cp", "attention", "fp8",
+              "grad_bytes")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 
 
@@ -164,11 +165,25 @@ class ModelOpts:
         for k, field, lo, hi in (("tp", "tp", 1, 1 << 24), ("pp", "pp", 1, 1 << 24),
                                  ("dp", "dp", 1, 1 << 24), ("ep", "ep", 1, 1 << 24),
                                  ("mb", "micro_batch", 1, 1 << 24),
+                                 ("cp", "cp", 1, 1 << 24),
                                  ("vp", "virtual_stages", 1, 1 << 16),
                                  ("zero", "zero_stage", 0, 3)):
             if kw.get(k) is not None:
                 setattr(par, field, int_value(k, kw[k], lo, hi))
         par.sequence_parallel = 1 if kw.get("sp") else 0
+        par.fp8 = 1 if kw.get("fp8") else 0
+        if kw.get("attention") is not None:  # --attention standard|flash
+            kind = ctypes.c_int()
+            if not isinstance(kw["attention"], str) or lib.weft_attention_parse(
+                    kw["attention"].encode(), byref(kind), byref(new_error())):
+                raise fail("attention=%r: expected standard or flash" % (kw["attention"],),
+                           "attention")
+            par.attention = kind.value
+        if kw.get("grad_bytes") is not None:  # --grad-bytes 2|4
+            gb = int_value("grad_bytes", kw["grad_bytes"], 2, 4)
+            if gb == 3:
+                raise fail("grad_bytes must be 2 or 4, got 3", "grad_bytes")
+            par.grad_bytes = gb
         rc_mode = kw.get("recompute")
         par.recompute = 1 if rc_mode else 0  # True alone: full, as --recompute alone
         if isinstance(rc_mode, str) and rc_mode:
@@ -213,10 +228,12 @@ class ModelOpts:
         check_rc(rc, err)
         if not self.dp_given and net is not None:
             n = lib.weft_network_npus_total(byref(net))
-            tp_pp = float(self.par.tp) * self.par.pp
+            cp = max(self.par.cp, 1)
+            tp_pp = float(self.par.tp) * cp * self.par.pp
             if n / tp_pp != float(int(n / tp_pp)):
-                raise WeftError("tp x pp = %.0f does not divide the network's %.0f NPUs" %
-                                (tp_pp, n), _lib.text(net.file), 0, 0, "tp")
+                raise WeftError(("tp x cp x pp" if cp > 1 else "tp x pp") +
+                                " = %.0f does not divide the network's %.0f NPUs" % (tp_pp, n),
+                                _lib.text(net.file), 0, 0, "tp")
             self.par.dp = int(n / tp_pp)
         return m, d
 

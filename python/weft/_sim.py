@@ -11,7 +11,8 @@ from ._inputs import check_rc
 from ._lib import text
 
 MAX_CHUNKS = 1000000
-SIM_KEYS = ("bw", "chunks", "in_flight", "latency_ns", "endpoint_delay_ns", "algorithm",
+ASTRA_ENDPOINT_NS = 10.0  # WEFT_ASTRA_ENDPOINT_NS (include/weft/sim.h)
+SIM_KEYS = ("like", "bw", "chunks", "in_flight", "latency_ns", "endpoint_delay_ns", "algorithm",
             "fidelity", "sharing", "max_work", "gap_tol")
 KEYS = _inputs.INPUT_KEYS + _inputs.MODEL_KEYS + SIM_KEYS
 ALGORITHMS = ("default", "ring", "direct", "hd")
@@ -51,6 +52,13 @@ class Run:
             if s.fidelity != 1:
                 raise fail("sharing goes with fidelity='link' (a dim is shared equally)",
                            "sharing")
+        if kw.get("like") is not None:  # --like weft|astra-sim
+            s.like = choose("like", kw["like"], "weft", "astra-sim")
+            if s.like and s.fidelity == 1:
+                raise fail("like='astra-sim' runs at dim fidelity (ASTRA-sim's analytical "
+                           "backend shares no links): drop fidelity='link'", "like")
+            if s.like and kw.get("endpoint_delay_ns") is None:
+                s.endpoint_delay_ns = ASTRA_ENDPOINT_NS
         if kw.get("max_work") is not None:
             s.max_work = number("max_work", kw["max_work"], 0.0, False,
                                 what="a non-negative number (0: no limit)")
@@ -133,7 +141,8 @@ class Run:
             "settings": {"fidelity": "link" if s.fidelity == 1 else "dim",
                          "sharing": "fifo" if s.sharing == 1 else "maxmin", "chunks": s.chunks,
                          "in_flight": s.in_flight,
-                         "endpoint_delay_ns": num(s.endpoint_delay_ns)},
+                         "endpoint_delay_ns": num(s.endpoint_delay_ns),
+                         **({"like": "astra-sim"} if s.like else {})},
             "dims": [{"dim": d + 1, "topology": lib.weft_topology_name(net.topology[d]).decode(),
                       "npus": net.npus[d], "bw_gbps": num(self.bw[d]),
                       "algorithm": lib.weft_algorithm_name(s.algorithm[d]).decode(),
@@ -161,7 +170,7 @@ def simulate(scenario=None, **kw):
     `weft simulate --json` as a dict. Inputs and constraint=, objective=,
     loop= as weft.optimize; bw= (B1..BD in GB/s per NPU; default the optimum,
     or the design an ASTRA-sim network file carries), chunks=, in_flight=,
-    latency_ns= (one value or one per dim), endpoint_delay_ns=, algorithm=
+    like="astra-sim" (ASTRA-sim 1.0 semantics), latency_ns= (one value or one per dim), endpoint_delay_ns=, algorithm=
     ("default" | "ring" | "direct" | "hd", one or one per dim), fidelity=
     ("dim" | "link"), sharing= ("maxmin" | "fifo", link fidelity),
     max_work=, gap_tol=."""
