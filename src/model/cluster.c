@@ -131,16 +131,11 @@ static const WeftZooTable CLUSTERS = {"clusters.yml", "cluster", "their tiers",
                                       sizeof(WeftCluster), parse_entry};
 
 int weft_zoo_cluster(const char *zoo_dir, const char *name, WeftCluster *c, WeftError *err) {
-  if (!name || !name[0] || !c)
-    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "cluster", "no cluster name given");
-  return weft_zoo_table(&CLUSTERS, zoo_dir, name, c, NULL, 0, NULL, err);
+  return weft_zoo_table(&CLUSTERS, zoo_dir, name ? name : "", c, NULL, 0, NULL, err);
 }
 
 int weft_zoo_clusters(const char *zoo_dir, WeftCluster *cs, int max, int *count,
                       WeftError *err) {
-  if (count) *count = 0;
-  if (!count || (max > 0 && !cs))
-    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "weft_zoo_clusters: bad arguments");
   return weft_zoo_table(&CLUSTERS, zoo_dir, NULL, NULL, cs, max, count, err);
 }
 

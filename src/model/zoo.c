@@ -628,14 +628,9 @@ static const WeftZooTable DEVICES = {"devices.yml", "device", "their figures",
                                      sizeof(WeftDevice), parse_entry};
 
 int weft_zoo_device(const char *zoo_dir, const char *name, WeftDevice *dev, WeftError *err) {
-  if (!name || !name[0] || !dev)
-    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "device", "no device name given");
-  return weft_zoo_table(&DEVICES, zoo_dir, name, dev, NULL, 0, NULL, err);
+  return weft_zoo_table(&DEVICES, zoo_dir, name ? name : "", dev, NULL, 0, NULL, err);
 }
 
 int weft_zoo_devices(const char *zoo_dir, WeftDevice *devs, int max, int *count, WeftError *err) {
-  if (count) *count = 0;
-  if (!count || (max > 0 && !devs))
-    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "weft_zoo_devices: bad arguments");
   return weft_zoo_table(&DEVICES, zoo_dir, NULL, NULL, devs, max, count, err);
 }

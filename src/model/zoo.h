@@ -38,9 +38,9 @@ typedef struct {
   int (*parse)(const WeftYamlNode *k, const WeftYamlNode *v, const char *file, void *out,
                WeftError *err);
 } WeftZooTable;
-/* Parse every entry of zoo_dir/t->file (all are checked); copy the one keyed
- * want (when non-NULL) into one, the first max into arr; *count (when
- * non-NULL) gets the number of entries. */
+/* Parse every entry of zoo_dir/t->file (all are checked). Either one entry:
+ * want (non-empty) copied into one; or the list: the first max into arr,
+ * *count the number of entries. */
 int weft_zoo_table(const WeftZooTable *t, const char *zoo_dir, const char *want, void *one,
                    void *arr, int max, int *count, WeftError *err);
 

@@ -40,6 +40,10 @@ int weft_zoo_table(const WeftZooTable *t, const char *zoo_dir, const char *want,
   char path[WEFT_PATH_LEN];
   WeftYamlNode *root = NULL;
   int rc, found = 0;
+  if (count) *count = 0;
+  if (want ? !want[0] || !one : !count || (max > 0 && !arr))
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, t->what,
+                          want ? "no %s name given" : "bad arguments to list every %s", t->what);
   if (!zoo_dir) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no zoo directory given");
   if (snprintf(path, sizeof path, "%s/%s", zoo_dir, t->file) >= (int)sizeof path)
     return weft_error_set(err, WEFT_EINVAL, zoo_dir, 0, 0, NULL, "zoo path too long");
