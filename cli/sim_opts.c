@@ -382,10 +382,6 @@ void cli_sim_free(CliSimRun *run) {
   run->sc = NULL;
 }
 
-void cli_sim_phase_compute(const WeftSpec *spec, int j, double compute_ns[WEFT_NPHASES]) {
-  weft_spec_phase_compute(spec, j, compute_ns);
-}
-
 /* ------------------------------------------------------------ report pieces */
 
 void cli_sim_print_head(FILE *out, const char *cmd, const CliSimRun *run) {

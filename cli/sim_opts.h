@@ -85,8 +85,6 @@ const char *cli_fidelity_name(WeftFidelity f);
 const char *cli_like_name(WeftSimLike l);
 const char *cli_sharing_name(WeftSharing s);
 
-/* Compute per phase of job j, summed over its layers (as simulated). */
-void cli_sim_phase_compute(const WeftSpec *spec, int j, double compute_ns[WEFT_NPHASES]);
 
 /* The report's head: the command, settings, bandwidth and per-dim table. */
 void cli_sim_print_head(FILE *out, const char *cmd, const CliSimRun *run);

@@ -38,7 +38,7 @@ static void table(FILE *out, const CliSimRun *run) {
   for (int j = 0; j < r->njobs; j++) {
     const WeftSimJob *sj = &r->job[j];
     double comp[WEFT_NPHASES], comm = 0.0, exposed = 0.0;
-    cli_sim_phase_compute(&run->spec, j, comp);
+    weft_spec_phase_compute(&run->spec, j, comp);
     fprintf(out, "\njob %s (weight %g): time_ms %.6f, %d collective%s\n", run->sc->job_name[j],
             run->spec.jobs[j].weight, sj->t.time_ns / 1e6, sj->ncollectives,
             sj->ncollectives == 1 ? "" : "s");
@@ -71,7 +71,7 @@ static void json(FILE *out, const CliSimRun *run) {
   for (int j = 0; j < r->njobs; j++) {
     const WeftSimJob *sj = &r->job[j];
     double comp[WEFT_NPHASES];
-    cli_sim_phase_compute(&run->spec, j, comp);
+    weft_spec_phase_compute(&run->spec, j, comp);
     fprintf(out, "%s\n    {\"name\": ", j ? "," : "");
     cli_json_str(out, run->sc->job_name[j]);
     fputs(", \"weight\": ", out);

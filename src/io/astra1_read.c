@@ -3,6 +3,7 @@
  * bandwidth in ASTRA-sim's GB/s of 2^30 bytes/s -> per-NPU B in GB/s,
  * latency per hop -> per step), and its system file as simulation settings
  * for `--like astra-sim`. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "io/libra.h"
 #include "io/util.h"
+#include "sim/astra.h"
 
 /* A per-dim list of numbers, one per dim. */
 static int dim_numbers(const WeftYamlNode *map, const char *key, const char *file, int ndims,
@@ -96,12 +98,12 @@ int weft_astra1_network(const WeftYamlNode *map, const char *file, WeftNetwork *
                           "missing key 'units-count'");
   if ((rc = dims(topo, units, file, net, err))) return rc;
   const WeftYamlNode *cnt = weft_yaml_get(map, "dimensions-count", &k);
-  int dims;
-  if (cnt && ((rc = weft_yaml_int(cnt, file, "dimensions-count", "dimensions-count", &dims, err)) ||
-              (dims != net->ndims &&
+  int count;
+  if (cnt && ((rc = weft_yaml_int(cnt, file, "dimensions-count", "dimensions-count", &count, err)) ||
+              (count != net->ndims &&
                (rc = weft_error_set(err, WEFT_EINPUT, file, cnt->line, cnt->col,
                                     "dimensions-count", "dimensions-count is %d, the lists have %d",
-                                    dims, net->ndims)))))
+                                    count, net->ndims)))))
     return rc;
   double links[WEFT_MAX_DIMS], bw[WEFT_MAX_DIMS], lat[WEFT_MAX_DIMS], zero[WEFT_MAX_DIMS];
   int have_links, have;
@@ -120,7 +122,7 @@ int weft_astra1_network(const WeftYamlNode *map, const char *file, WeftNetwork *
                               zeros[z], d + 1, zero[d]);
   }
   for (int d = 0; d < net->ndims; d++) {
-    int n = net->npus[d], l = have_links ? (int)links[d] : 0;
+    int n = net->npus[d], l = have_links && links[d] <= INT_MAX ? (int)links[d] : 0;
     /* the links one NPU drives, as ASTRA-sim counts its bandwidth: an even
      * count on a Ring, a multiple of n-1 on a FullyConnected dim */
     double per_npu = net->topology[d] == WEFT_RING ? l - l % 2
@@ -134,8 +136,7 @@ int weft_astra1_network(const WeftYamlNode *map, const char *file, WeftNetwork *
                             net->topology[d] == WEFT_RING ? 2 : net->topology[d] == WEFT_SWITCH ? 1 : n - 1,
                             have_links ? "a count with no usable link" : "none");
     net->design_gbps[d] = bw[d] * WEFT_ASTRA_GBPS_PER_GIBPS * per_npu;
-    net->latency_ns[d] = lat[d] * (net->topology[d] == WEFT_SWITCH ? 2.0 : 1.0);
-    net->line[d] = topo->child[d]->line;
+    net->latency_ns[d] = astra_step_ns(net, d, lat[d]);
   }
   return WEFT_OK;
 }

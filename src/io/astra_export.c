@@ -8,21 +8,11 @@
 #include <string.h>
 
 #include "io/util.h"
+#include "sim/astra.h"
 
 /* Per-hop latency when the caller gives none: the value ASTRA-sim's own
  * example analytical networks use for every dim. */
 #define WEFT_ASTRA_DEFAULT_LATENCY_NS 500.0
-
-/* Per-link bandwidth of dim d carrying per-NPU bandwidth b: a bidirectional
- * Ring has 2 links per NPU (b/2 each way), FullyConnected n-1, Switch one. */
-static double link_gbps(const WeftNetwork *net, int d, double b) {
-  switch (net->topology[d]) {
-    case WEFT_RING: return b / 2.0;
-    case WEFT_FULLY_CONNECTED: return b / (double)(net->npus[d] - 1);
-    case WEFT_SWITCH: return b;
-  }
-  return b;
-}
 
 static int check_args(const char *path, const WeftNetwork *net, const double *bw_gbps,
                       const double *latency_ns, WeftError *err) {
@@ -67,8 +57,8 @@ static void write_body(FILE *f, const WeftNetwork *net, const double *bw_gbps, c
   double link[WEFT_MAX_DIMS], hop[WEFT_MAX_DIMS];
   int have_lat = 0;
   for (int d = 0; d < net->ndims; d++) { /* weft's GB/s (1e9 B/s) to ASTRA-sim's (2^30 B/s) */
-    link[d] = link_gbps(net, d, bw_gbps[d]) / WEFT_ASTRA_GBPS_PER_GIBPS + 0.0;  /* no "-0.0" */
-    hop[d] = net->latency_ns[d] / (net->topology[d] == WEFT_SWITCH ? 2.0 : 1.0);  /* per hop */
+    link[d] = astra_link_gibps(net, d, bw_gbps[d]);
+    hop[d] = astra_hop_ns(net, d, net->latency_ns[d]);
     have_lat |= hop[d] > 0.0;
   }
   if (!latency_ns && have_lat) latency_ns = hop;  /* the network's own, per step -> per hop */

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "io/libra.h"
+#include "sim/astra.h"
 #include "io/names.h"
 #include "io/scenario.h"
 
@@ -118,11 +119,8 @@ static int astra_keys(const WeftYamlNode *map, const char *file, const char *fto
   int rc = per_dim(map, "bandwidth", file, ftopo, net->ndims, 0.0, WEFT_MAX_SIZE_BYTES, 0, v, err);
   if (rc) return rc;
   if (weft_yaml_get(map, "bandwidth", NULL))
-    for (int d = 0; d < net->ndims; d++) {
-      double links = net->topology[d] == WEFT_RING ? 2.0
-                     : net->topology[d] == WEFT_FULLY_CONNECTED ? net->npus[d] - 1.0 : 1.0;
-      net->design_gbps[d] = v[d] * WEFT_ASTRA_GBPS_PER_GIBPS * links;
-    }
+    for (int d = 0; d < net->ndims; d++)
+      net->design_gbps[d] = v[d] * WEFT_ASTRA_GBPS_PER_GIBPS * astra_links(net, d);
   const WeftYamlNode *lat = weft_yaml_get(map, "latency", &key);
   if (!lat) return WEFT_OK;
   if (weft_yaml_get(map, "LatencyNs|latency_ns", NULL))
@@ -132,7 +130,7 @@ static int astra_keys(const WeftYamlNode *map, const char *file, const char *fto
   if ((rc = per_dim(map, "latency", file, ftopo, net->ndims, 0.0, WEFT_MAX_TIME_NS, 0, v, err)))
     return rc;
   for (int d = 0; d < net->ndims; d++)
-    net->latency_ns[d] = v[d] * (net->topology[d] == WEFT_SWITCH ? 2.0 : 1.0);
+    net->latency_ns[d] = astra_step_ns(net, d, v[d]);
   return WEFT_OK;
 }
 

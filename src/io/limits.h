@@ -17,6 +17,10 @@
  * 1e18 * 1e4 / 1e-6 = 1e28 ns stays far below DBL_MAX (1.8e308). */
 #define WEFT_MAX_SIZE_BYTES 1e18
 
+/* The least non-zero bandwidth (GB/s) a model or simulation divides by, the
+ * bound the headroom argument above assumes. */
+#define WEFT_MIN_BW_GBPS 1e-6
+
 /* A compute or update time in ns: 1e18 ns is ~31.7 years per layer; the
  * same headroom argument as sizes. */
 #define WEFT_MAX_TIME_NS 1e18

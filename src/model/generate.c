@@ -332,7 +332,7 @@ static int check_common(Gen *g) {
     weft_opcost_layer(g->m, p, &l);
     memset(g->oc_ns, 0, sizeof g->oc_ns);
     for (int b = 0; b < OC_NBLOCKS; b++) /* only the blocks the workload has */
-      if ((b != OC_MOE || g->m->experts > 0) && (b != OC_EMB || p->pp == 1))
+      if (b != OC_MOE || g->m->experts > 0) /* the embedding too: stage 0 may be critical */
         weft_opcost_block(g->dev, &l, (OcBlock)b, g->oc_ns[b]);
   }
   g->size[GEN_TP] = p->tp;

@@ -71,6 +71,8 @@ double astra_link_gibps(const WeftNetwork *net, int d, double b_gbps);
 int astra_links(const WeftNetwork *net, int d);
 /* Per-hop latency of dim d for weft's per-step latency (a Switch step is 2 hops). */
 double astra_hop_ns(const WeftNetwork *net, int d, double step_ns);
+/* ... and back: weft's per-step latency for ASTRA-sim's per-hop one. */
+double astra_step_ns(const WeftNetwork *net, int d, double hop_ns);
 /* A whole number of ns or bytes, as ASTRA-sim reads them (nearest). */
 double astra_whole(double v);
 

@@ -27,6 +27,10 @@ double astra_hop_ns(const WeftNetwork *net, int d, double step_ns) {
   return net->topology[d] == WEFT_SWITCH ? step_ns / 2.0 : step_ns;
 }
 
+double astra_step_ns(const WeftNetwork *net, int d, double hop_ns) {
+  return net->topology[d] == WEFT_SWITCH ? hop_ns * 2.0 : hop_ns;
+}
+
 /* "[4, 4, -1, -1]" for messages. */
 static const char *counts(const int *v, int n, char *buf, size_t size) {
   size_t k = (size_t)snprintf(buf, size, "[");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/limits.h"
 #include "sim/astra.h"
 #include "sim/sim.h"
 
@@ -421,19 +422,21 @@ static int check_settings(const WeftSpec *spec, const double *bw, const WeftSimS
                           "shares no link)");
   if (!(s->max_work >= 0))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "max_work", "max_work must be >= 0");
-  if (!(s->endpoint_delay_ns >= 0) || !isfinite(s->endpoint_delay_ns))
+  if (!(s->endpoint_delay_ns >= 0 && s->endpoint_delay_ns <= WEFT_MAX_TIME_NS))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "endpoint_delay_ns",
-                          "endpoint delay must be a finite number >= 0");
+                          "endpoint delay must be 0 to " WEFT_LIMIT_TEXT(WEFT_MAX_TIME_NS) " ns");
   for (int d = 0; d < spec->net->ndims; d++) {
-    if (!(s->latency_ns[d] >= 0) || !isfinite(s->latency_ns[d]))
+    if (!(s->latency_ns[d] >= 0 && s->latency_ns[d] <= WEFT_MAX_TIME_NS))
       return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "latency_ns",
-                            "dim %d: latency must be a finite number >= 0", d + 1);
+                            "dim %d: latency must be 0 to " WEFT_LIMIT_TEXT(WEFT_MAX_TIME_NS) " ns",
+                            d + 1);
     if ((unsigned)s->algorithm[d] >= WEFT_NALG)
       return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "algorithm", "dim %d: bad algorithm",
                             d + 1);
-    if (!(bw[d] >= 0) || !isfinite(bw[d]))
+    if (!(bw[d] == 0 || (bw[d] >= WEFT_MIN_BW_GBPS && isfinite(bw[d]))))
       return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "bw_gbps",
-                            "dim %d: bandwidth must be a finite number >= 0", d + 1);
+                            "dim %d: bandwidth must be 0 or a finite number >= "
+                            WEFT_LIMIT_TEXT(WEFT_MIN_BW_GBPS) " GB/s", d + 1);
   }
   return WEFT_OK;
 }

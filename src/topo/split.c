@@ -119,6 +119,9 @@ int weft_topo_build_best(const WeftTraffic *t, const WeftTopoSettings *s, WeftFa
       best = i;
     }
   }
+  if (!rc && best < 0)  /* every bound or time inf/NaN: nothing to choose */
+    rc = weft_error_set(err, WEFT_EINPUT, "", 0, 0, "degree",
+                        "no port split of %d ports gives a finite iteration time", s->degree);
   for (int i = 0; i < nc; i++)
     if (i != best || rc) weft_fabric_free(c[i].f);
   if (rc) return rc;
