@@ -1,0 +1,14 @@
+/* pipeline.h — internal: the two ways gen_pipeline.c times a 1F1B iteration
+ * (weft_gen_1f1b picks one), declared for the tests that hold them together. */
+#ifndef WEFT_MODEL_PIPELINE_H
+#define WEFT_MODEL_PIPELINE_H
+
+/* Round by round, any m: O(pp) memory, O(pp m) steps at most, O(pp^2) once
+ * the steady rounds are skipped. WEFT_EINVAL, WEFT_ENOMEM. */
+int weft_gen_1f1b_rounds(const double *f, const double *b, int pp, int m, double *makespan);
+/* The closed form for m >= 2 pp - 1 (docs/zoo.md, "Pipeline timeline"):
+ * O(pp) for stages of a few distinct f + b, O(pp^2) at most. WEFT_EINVAL
+ * for bad arguments or fewer micro-batches, WEFT_ENOMEM. */
+int weft_gen_1f1b_closed(const double *f, const double *b, int pp, int m, double *makespan);
+
+#endif
