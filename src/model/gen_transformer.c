@@ -2,7 +2,6 @@
  * 1F1B, DP with ZeRO, MoE expert parallel; standard or flash attention, MLA;
  * FLOPs, traffic and memory per docs/zoo.md. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "model/gen.h"
@@ -30,6 +29,7 @@ typedef struct {
   double m_attn, m_mlp, m_moe, m_logits, m_core, m_flash_rc;
   /* parameters per NPU (shards) */
   double el_attn, el_mlp, el_moe_dense, el_moe_expert, el_emb, el_out, el_norm;
+  double opt_ns;                           /* the optimizer step (emit times it once) */
 } Tf;
 
 static int moe_layers(const Gen *g, int lo, int hi) { return weft_model_moe_layers(g->m, lo, hi); }
@@ -42,6 +42,9 @@ static int stage_layers_of(const WeftParallel *p, int layers, int k) {
   int pos = k <= p->pp - 1 - k ? 2 * k : 2 * (p->pp - 1 - k) + 1;
   return light ? q + (pos >= light) : q;
 }
+
+/* Kinds of middle stages (layer counts) whose first stage fill_info keeps. */
+#define MEM_KINDS 8
 
 /* pp x micro-batches above which the 1F1B timeline is not timed (~1 s). */
 #define GEN_MAX_PIPELINE_STEPS 1e8
@@ -435,15 +438,18 @@ static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense
 
 /* Memory of pipeline stage k, first layer lo (1F1B: min(pp - k, m)
  * micro-batches in flight); the last stage adds the fp32 logits of one
- * micro-batch (b s V / t floats, for the loss and its gradient). */
-static void stage_memory(Gen *g, const Tf *t, int k, int lo, WeftMemory *mem) {
+ * micro-batch (b s V / t floats, for the loss and its gradient). act: a
+ * dense and a MoE layer's activations and the attention core's part
+ * (layer_act), alike on every stage. */
+static void stage_memory(Gen *g, const Tf *t, int k, int lo, const double act[3],
+                         WeftMemory *mem) {
   const WeftParallel *p = g->par;
   int n = t->sl[k], ne = moe_layers(g, lo, lo + n - 1), nd = n - ne;
   double dense, expert;
   stage_params(g, t, k, lo, &dense, &expert);
   weft_gen_memory_states(g, dense, g->size[GEN_DP], expert, g->size[GEN_EDP], mem);
   double inflight = p->pp - k < t->m ? p->pp - k : t->m;
-  double core, ad = layer_act(g, t, 0, &core), ae = layer_act(g, t, 1, &core);
+  double ad = act[0], ae = act[1], core = act[2];
   if (p->recompute == WEFT_RECOMPUTE_FULL) { /* layer inputs, + one layer's set in backward */
     double in = 2 * t->sq * t->b * t->h / (p->sequence_parallel ? p->tp : 1) * p->act_bytes / 2;
     mem->activations_bytes = n * in * inflight + (ne ? ae : ad);
@@ -489,10 +495,24 @@ static void fill_info(Gen *g, const Tf *t) {
   in->hw_flops = in->model_flops + B * per_seq * extra;
   in->critical_stage = t->e;
   in->pipeline_repeats = t->R;
-  in->optimizer_ns = optimizer_ns(g, t);
+  in->optimizer_ns = t->opt_ns;
+  double act[3];
+  act[0] = layer_act(g, t, 0, &act[2]);
+  act[1] = layer_act(g, t, 1, &act[2]);
+  /* A middle stage with an earlier middle stage's layer counts (dense, MoE)
+   * holds the same states and no more micro-batches in flight, so (with
+   * activations that do not shrink per micro-batch) never more memory: only
+   * the first of each kind is costed. */
+  int seen[MEM_KINDS][2], nseen = 0, skip = act[2] >= 0 && act[0] >= act[2] && act[1] >= act[2];
   for (int k = 0, lo = 1; k < p->pp; lo += t->sl[k++]) { /* the most loaded stage */
+    if (skip && k > 0 && k < p->pp - 1) {
+      int n = t->sl[k], ne = moe_layers(g, lo, lo + n - 1), i = 0;
+      while (i < nseen && (seen[i][0] != n || seen[i][1] != ne)) i++;
+      if (i < nseen) continue;
+      if (nseen < MEM_KINDS) seen[nseen][0] = n, seen[nseen++][1] = ne;
+    }
     WeftMemory mk;
-    stage_memory(g, t, k, lo, &mk);
+    stage_memory(g, t, k, lo, act, &mk);
     if (k == 0 || mk.total_bytes > in->mem.total_bytes) {
       in->mem = mk;
       in->memory_stage = k;
@@ -500,12 +520,43 @@ static void fill_info(Gen *g, const Tf *t) {
   }
 }
 
+/* Text and whole numbers appended to a buffer, cut to fit and always
+ * terminated: snprintf's format parsing was a tenth of a generation, which
+ * names a few entries per design point. */
+typedef struct {
+  char *p;
+  size_t left; /* bytes from p on, the terminator's included (>= 1) */
+} Txt;
+
+static void txt_str(Txt *t, const char *s) {
+  while (*s && t->left > 1) {
+    *t->p++ = *s++;
+    t->left--;
+  }
+  *t->p = '\0';
+}
+
+static void txt_int(Txt *t, int v) {
+  char d[16];
+  int n = sizeof d - 1;
+  unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+  d[n] = '\0';
+  do d[--n] = (char)('0' + u % 10); while (u /= 10);
+  if (v < 0) d[--n] = '-';
+  txt_str(t, d + n);
+}
+
 /* "L<lo>-<hi>.<what>" or "L<i>.<what>". */
 static void range_name(char *out, size_t n, int lo, int hi, const char *what) {
-  if (lo == hi)
-    snprintf(out, n, "L%d.%s", lo, what);
-  else
-    snprintf(out, n, "L%d-%d.%s", lo, hi, what);
+  Txt t = {out, n};
+  txt_str(&t, "L");
+  txt_int(&t, lo);
+  if (lo != hi) {
+    txt_str(&t, "-");
+    txt_int(&t, hi);
+  }
+  txt_str(&t, ".");
+  txt_str(&t, what);
 }
 
 static int emit(Gen *g, Tf *t) {
@@ -514,9 +565,7 @@ static int emit(Gen *g, Tf *t) {
   int ne = moe_layers(g, lo, hi), nd = t->Ls - ne, rc;
   int has_emb = t->e == 0, has_logits = t->e == p->pp - 1;
   /* Only the blocks emitted are built: a named group exists only when used. */
-  GenBlock attn, mlp, moe, emb, logits, pipe, opt;
-  weft_gen_block_clear(&emb);
-  weft_gen_block_clear(&logits);
+  GenBlock attn, mlp, moe, emb, logits, pipe, opt; /* emb, logits: cleared when built */
   weft_gen_block_clear(&opt);
   if (p->pp > 1) { /* the critical stage receives activations, sends gradients */
     weft_gen_block_clear(&pipe);
@@ -528,7 +577,7 @@ static int emit(Gen *g, Tf *t) {
   if (nd) sub_block(g, t, 0, &mlp);
   if (ne) sub_block(g, t, 1, &moe);
   if (has_logits) logits_block(g, t, &logits);
-  double step_ns = optimizer_ns(g, t);
+  double step_ns = t->opt_ns = optimizer_ns(g, t);
   opt.compute_ns[WEFT_PHASE_WG] = step_ns;
   int n_attn = weft_gen_block_entries(&attn);
   int n_mlp = nd ? weft_gen_block_entries(&mlp) : 0, n_moe = ne ? weft_gen_block_entries(&moe) : 0;
@@ -564,9 +613,9 @@ static int emit(Gen *g, Tf *t) {
   } else {
     for (int i = lo; i <= hi; i++) {
       int is_moe = moe_layers(g, i, i);
-      snprintf(name, sizeof name, "L%d.attn", i);
+      range_name(name, sizeof name, i, i, "attn");
       weft_gen_emit(g, name, &attn, 1);
-      snprintf(name, sizeof name, "L%d.%s", i, is_moe ? "moe" : "mlp");
+      range_name(name, sizeof name, i, i, is_moe ? "moe" : "mlp");
       weft_gen_emit(g, name, is_moe ? &moe : &mlp, 1);
     }
   }
@@ -581,8 +630,9 @@ int weft_gen_transformer(Gen *g) {
   if (rc) return rc;
   if ((rc = weft_gen_map(g))) return rc;
   derive(g, &t);
-  snprintf(g->wl->policy, sizeof g->wl->policy, "HYBRID_TRANSFORMER model_parallel_NPU_group: %d",
-           g->par->tp);
+  Txt pol = {g->wl->policy, sizeof g->wl->policy};
+  txt_str(&pol, "HYBRID_TRANSFORMER model_parallel_NPU_group: ");
+  txt_int(&pol, g->par->tp);
   if (!(rc = plan(g, &t)) && !(rc = emit(g, &t))) fill_info(g, &t);
   free(t.sl);
   return rc;
