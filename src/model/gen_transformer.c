@@ -7,6 +7,8 @@
 #include "model/gen.h"
 #include "model/zoo.h"
 
+#define PLAN_STACK_STAGES 64 /* stages planned on the stack, without allocating */
+
 typedef struct {
   double b, s, sq, h, a, ffn, fe, fm, V, E, k, sh; /* sq = s / cp: a rank's tokens of a
                                                       sequence; fe: an expert's width */
@@ -14,6 +16,7 @@ typedef struct {
   double ql, kl, rope;                     /* MLA latents (kl 0: standard attention) */
   int L, Ls, m, v;                         /* v chunks/stage */
   int *sl, e, first;                       /* layers per stage; the critical stage, its 1st layer */
+  int sl_stack[PLAN_STACK_STAGES];         /* sl when pp is at most that: no allocation */
   int tied;                                /* output layer = the embedding (GeLU family) */
   int flash;                               /* fused attention kernel */
   double R;                                /* stage work repeats (docs/zoo.md, "Pipeline") */
@@ -248,10 +251,12 @@ static double model_layers(const Gen *g, const Tf *t, int mode, double *recomput
 static int plan(Gen *g, Tf *t) {
   const WeftParallel *p = g->par;
   int pp = p->pp, rc;
-  t->sl = malloc((size_t)pp * sizeof *t->sl);
-  double *fw = malloc(2 * (size_t)pp * sizeof *fw);
+  int small = pp <= PLAN_STACK_STAGES;
+  double fw_stack[2 * PLAN_STACK_STAGES];
+  t->sl = small ? t->sl_stack : malloc((size_t)pp * sizeof *t->sl);
+  double *fw = small ? fw_stack : malloc(2 * (size_t)pp * sizeof *fw);
   if (!t->sl || !fw) {
-    free(fw);
+    if (!small) free(fw);
     return weft_gen_fail(g, WEFT_ENOMEM, "", "out of memory for %d pipeline stages", pp);
   }
   double *bw = fw + pp;
@@ -269,8 +274,12 @@ static int plan(Gen *g, Tf *t) {
     fw[k] = f;
     bw[k] = b;
   }
+  double slowest = fw[t->e] + bw[t->e]; /* a local: the search is no chain of loads */
   for (int k = pp - 1; k >= 0; k--)
-    if (fw[k] + bw[k] > fw[t->e] + bw[t->e]) t->e = k;
+    if (fw[k] + bw[k] > slowest) {
+      slowest = fw[k] + bw[k];
+      t->e = k;
+    }
   if (pp == 1) {
     t->R = t->m;
   } else if (t->v > 1) { /* the slowest stage's rhythm: exact for equal stages */
@@ -293,7 +302,7 @@ static int plan(Gen *g, Tf *t) {
   for (int k = 0; k < t->e; k++) t->first += t->sl[k];
   rc = WEFT_OK;
 out:
-  free(fw);
+  if (!small) free(fw);
   return rc;
 }
 
@@ -634,6 +643,6 @@ int weft_gen_transformer(Gen *g) {
   txt_str(&pol, "HYBRID_TRANSFORMER model_parallel_NPU_group: ");
   txt_int(&pol, g->par->tp);
   if (!(rc = plan(g, &t)) && !(rc = emit(g, &t))) fill_info(g, &t);
-  free(t.sl);
+  if (t.sl != t.sl_stack) free(t.sl);
   return rc;
 }
