@@ -227,31 +227,71 @@ static double tensor_rate(const WeftDevice *d, double act_bytes, int fp8) {
   return d->peak_flops;
 }
 
-double weft_opcost_op_ns(const WeftDevice *d, const OcOp *op, double act_bytes) {
-  double mem_ns = op->bytes / (d->hbm_bytes_per_s * d->hbm_efficiency) * 1e9;
+/* What every operator's time reads of the device, worked out once per
+ * block: the same products in the same order, and a division by a tile
+ * side that is a power of two done as the product with its exact inverse
+ * (the same bits: both round the same real number). */
+typedef struct {
+  double hbm;                         /* achieved HBM bytes/s */
+  double tile_m, tile_n, inv_m, inv_n; /* inv: 1 / side when a power of two, else 0 */
+  double sms, wave;                   /* SMs; sms * 2 * tile_m * tile_n, a wave's FLOPs per k */
+  double gemm[2], fused[2];           /* achieved tensor-core rates, [FP8 GEMM] */
+  double vector;
+} Rates;
+
+static double exact_inverse(int side) {
+  return side > 0 && (side & (side - 1)) == 0 ? 1.0 / side : 0.0;
+}
+
+static void rates(const WeftDevice *d, double act_bytes, Rates *r) {
+  r->hbm = d->hbm_bytes_per_s * d->hbm_efficiency;
+  r->tile_m = d->tile_m;
+  r->tile_n = d->tile_n;
+  r->inv_m = exact_inverse(d->tile_m);
+  r->inv_n = exact_inverse(d->tile_n);
+  r->sms = d->sms;
+  r->wave = (double)d->sms * 2.0 * d->tile_m * d->tile_n;
+  /* fused attention has its own measured rate (a device without one: its GEMMs') */
+  double eff = d->attention_efficiency > 0 ? d->attention_efficiency : d->gemm_efficiency;
+  for (int f8 = 0; f8 < 2; f8++) {
+    r->gemm[f8] = tensor_rate(d, act_bytes, f8) * d->gemm_efficiency;
+    r->fused[f8] = tensor_rate(d, act_bytes, f8) * eff;
+  }
+  r->vector = d->peak_vector_flops;
+}
+
+static double op_ns(const Rates *r, const OcOp *op) {
+  double mem_ns = op->bytes / r->hbm * 1e9;
   double cmp_ns;
   if (op->kind == OC_GEMM) {
     /* Every tile costs a full tile's FLOPs; tiles run in waves of one per
      * SM, and a partial last wave takes as long as a full one. */
-    double tiles = op->batch * ceil(op->m / d->tile_m) * ceil(op->n / d->tile_n);
-    double waves = ceil(tiles / d->sms);
-    double wave_flops = (double)d->sms * 2.0 * d->tile_m * d->tile_n * op->k;
-    cmp_ns = waves * wave_flops / (tensor_rate(d, act_bytes, op->fp8) * d->gemm_efficiency) * 1e9;
+    double tm = r->inv_m > 0 ? op->m * r->inv_m : op->m / r->tile_m;
+    double tn = r->inv_n > 0 ? op->n * r->inv_n : op->n / r->tile_n;
+    double tiles = op->batch * ceil(tm) * ceil(tn);
+    double waves = ceil(tiles / r->sms);
+    cmp_ns = waves * (r->wave * op->k) / r->gemm[op->fp8 != 0] * 1e9;
   } else if (op->kind == OC_FUSED) {
-    /* fused attention has its own measured rate (a device without one: its GEMMs') */
-    double eff = d->attention_efficiency > 0 ? d->attention_efficiency : d->gemm_efficiency;
-    cmp_ns = op->flops / (tensor_rate(d, act_bytes, op->fp8) * eff) * 1e9;
+    cmp_ns = op->flops / r->fused[op->fp8 != 0] * 1e9;
   } else {
-    cmp_ns = op->flops / d->peak_vector_flops * 1e9;
+    cmp_ns = op->flops / r->vector * 1e9;
   }
   return cmp_ns > mem_ns ? cmp_ns : mem_ns;
 }
 
+double weft_opcost_op_ns(const WeftDevice *d, const OcOp *op, double act_bytes) {
+  Rates r;
+  rates(d, act_bytes, &r);
+  return op_ns(&r, op);
+}
+
 void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, double *ns) {
   OcOp ops[OC_MAX_OPS];
+  Rates r;
   int n = weft_opcost_ops(l, blk, ops, OC_MAX_OPS);
+  rates(d, l->act_bytes, &r);
   for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = 0;
-  for (int i = 0; i < n; i++) ns[ops[i].phase] += weft_opcost_op_ns(d, &ops[i], l->act_bytes);
+  for (int i = 0; i < n; i++) ns[ops[i].phase] += op_ns(&r, &ops[i]);
 }
 
 double weft_opcost_optimizer_ns(const WeftDevice *d, const WeftParallel *par, double elems) {

@@ -10,6 +10,15 @@
 #include "opt/ipm.h"
 #include "opt/sep.h"
 
+/* The Newton systems are tiny (nf free bandwidths, 3 for four dims and a
+ * sum): the method is compiled once per small nf (weft_sep_ipm), its loops
+ * then unrolled; the same operations in the same order, so the same bits. */
+#if defined(__GNUC__)
+#define SEP_INLINE static inline __attribute__((always_inline))
+#else
+#define SEP_INLINE static inline
+#endif
+
 #define SEP_STEP_FRAC 0.99     /* least fraction to the boundary */
 #define SEP_FRAC_MU 1e4        /* near the end the fraction is 1 - SEP_FRAC_MU*mu */
 #define SEP_MIN_STEP 1e-14     /* a step this short means no progress */
@@ -30,8 +39,8 @@ static double dmax(double a, double b) { return a > b ? a : b; }
 /* Residuals, mu and the objective at the iterate: the infinity norms of
  * the dual and primal residuals into out[0..1], mu into out[3], the
  * objective into out[4] (out[2], the equalities', is 0: they are solved). */
-static void residuals(Sep *s, double out[5]) {
-  int n = s->n, nf = s->nf, np = s->npair;
+SEP_INLINE void residuals(Sep *s, int nf, double out[5]) {
+  int n = s->n, np = s->npair;
   const double *x = s->x;
   double obj = 0.0, mu = 0.0, rp = 0.0, rd = 0.0;
   for (int k = 0; k < n; k++) {
@@ -63,7 +72,7 @@ static void residuals(Sep *s, double out[5]) {
 }
 
 /* K += a * u u^T over the lower triangle (K nf x nf). */
-static void rank1(double *K, int nf, double a, const double *u) {
+SEP_INLINE void rank1(double *K, int nf, double a, const double *u) {
   for (int i = 0; i < nf; i++) {
     if (u[i] == 0.0) continue;
     double ai = a * u[i];
@@ -76,8 +85,8 @@ static void rank1(double *K, int nf, double a, const double *u) {
  * definite. Each rate's part is written without cancellation (Lagrange's
  * identity): (h sum_i W_i m_i m_i^T + sum_{i<j} W_i W_j v_ij v_ij^T) / Dp,
  * v_ij = g_j m_i - g_i m_j. Returns 0, or -1 when a pivot is not positive. */
-static int kkt_factor(Sep *s) {
-  int nf = s->nf, np = s->npair;
+SEP_INLINE int kkt_factor(Sep *s, int nf) {
+  int np = s->npair;
   double *K = s->K;
   for (int i = 0; i < s->m; i++) {
     s->iv[i] = 1.0 / s->v[i];
@@ -128,8 +137,8 @@ static int kkt_factor(Sep *s) {
 
 /* Newton step for complementarity residual rc (= v.*lam - target), with the
  * factored matrix. rc may alias dl (read before dl is written). */
-static int newton(Sep *s, const double *rc, double *dx, double *dv, double *dl) {
-  int n = s->n, m = s->m, nf = s->nf, np = s->npair;
+SEP_INLINE int newton(Sep *s, int nf, const double *rc, double *dx, double *dv, double *dl) {
+  int n = s->n, m = s->m, np = s->npair;
   double *r = s->r, *rr = s->rr;
   const double *K = s->K;
   for (int k = 0; k < n; k++) r[k] = -s->rd[k];
@@ -197,8 +206,8 @@ static double comp_after(const Sep *s, double a, const double *dv, const double 
   return acc / s->m;
 }
 
-int weft_sep_ipm(Sep *s, int max_iter, int *iters) {
-  int n = s->n, m = s->m, nf = s->nf;
+SEP_INLINE int ipm(Sep *s, int nf, int max_iter, int *iters) {
+  int n = s->n, m = s->m;
   memcpy(s->x, s->x0, (size_t)n * sizeof *s->x);
   for (int i = 0; i < m; i++) { /* slack of each row at the start, at least SEP_SLACK0 */
     const double *mf = s->Mf + i * nf;
@@ -210,7 +219,7 @@ int weft_sep_ipm(Sep *s, int max_iter, int *iters) {
   int status = IPM_MAX_ITER, it = 0, extra = 0;
   for (; it < max_iter; it++) {
     double res[5];
-    residuals(s, res);
+    residuals(s, nf, res);
     double mu = res[3], scale = dmax(1.0, fabs(res[4]));
 #ifdef IPM_TRACE
     {
@@ -235,7 +244,7 @@ int weft_sep_ipm(Sep *s, int max_iter, int *iters) {
     }
     /* Predictor (rc = v.*lam, carried in dla: read before written). */
     for (int i = 0; i < m; i++) s->dla[i] = s->v[i] * s->lam[i];
-    if (kkt_factor(s) != 0 || newton(s, s->dla, s->dxa, s->dva, s->dla) != 0) {
+    if (kkt_factor(s, nf) != 0 || newton(s, nf, s->dla, s->dxa, s->dva, s->dla) != 0) {
       status = IPM_NUMERICAL;
       break;
     }
@@ -251,7 +260,7 @@ int weft_sep_ipm(Sep *s, int max_iter, int *iters) {
     if (sigma * mu < floor_mu) sigma = floor_mu / mu < 1.0 ? floor_mu / mu : 1.0;
     /* Corrector: centring plus the second-order term (rc carried in dl). */
     for (int i = 0; i < m; i++) s->dl[i] = s->v[i] * s->lam[i] + s->dva[i] * s->dla[i] - sigma * mu;
-    if (newton(s, s->dl, s->dx, s->dv, s->dl) != 0) {
+    if (newton(s, nf, s->dl, s->dx, s->dv, s->dl) != 0) {
       status = IPM_NUMERICAL;
       break;
     }
@@ -264,7 +273,7 @@ int weft_sep_ipm(Sep *s, int max_iter, int *iters) {
      * plain centred Newton step instead (its own second-order error only). */
     if (m > 0 && comp_after(s, a, s->dv, s->dl) > mu) {
       for (int i = 0; i < m; i++) s->dl[i] = s->v[i] * s->lam[i] - sigma * mu;
-      if (newton(s, s->dl, s->dx, s->dv, s->dl) != 0) {
+      if (newton(s, nf, s->dl, s->dx, s->dv, s->dl) != 0) {
         status = IPM_NUMERICAL;
         break;
       }
@@ -283,4 +292,13 @@ int weft_sep_ipm(Sep *s, int max_iter, int *iters) {
   }
   *iters = it;
   return status;
+}
+
+int weft_sep_ipm(Sep *s, int max_iter, int *iters) {
+  switch (s->nf) {
+    case 1: return ipm(s, 1, max_iter, iters);
+    case 2: return ipm(s, 2, max_iter, iters);
+    case 3: return ipm(s, 3, max_iter, iters);
+    default: return ipm(s, s->nf, max_iter, iters);
+  }
 }
