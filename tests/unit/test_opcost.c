@@ -337,6 +337,61 @@ static void presets(void) {
   CHECK(strstr(e.msg, "gemm_efficiency") != NULL && e.line == 8);
 }
 
+/* The roofline written out as docs/zoo.md states it, divisions and all: a
+ * GEMM's time, to the last bit, whether a tile side is a power of two (the
+ * library multiplies by its exact inverse) or not; and a block's phases are
+ * its operators' times summed in order. */
+static double direct_ns(const WeftDevice *d, const OcOp *op) {
+  double mem = op->bytes / (d->hbm_bytes_per_s * d->hbm_efficiency) * 1e9;
+  double tiles = op->batch * ceil(op->m / d->tile_m) * ceil(op->n / d->tile_n);
+  double wave = (double)d->sms * 2.0 * d->tile_m * d->tile_n * op->k;
+  double cmp = ceil(tiles / d->sms) * wave / (d->peak_flops * d->gemm_efficiency) * 1e9;
+  return cmp > mem ? cmp : mem;
+}
+
+static void tile_inverse(void) {
+  /* 525 * (1/75) rounds to 7 + 2^-50: its ceil would be 8 */
+  static const int sides[][2] = {{256, 128}, {100, 96}, {75, 91}, {1, 1}, {64, 3}};
+  unsigned long long x = 11;
+  int bad = 0;
+  for (int t = 0; t < 5; t++) {
+    WeftDevice d = dev(312e12, 19.5e12, 2039e9, 108, sides[t][0], sides[t][1]);
+    d.gemm_efficiency = 0.8;
+    d.hbm_efficiency = 0.9;
+    for (int i = 0; i < 2000; i++) {
+      double v[4];
+      for (int j = 0; j < 4; j++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        v[j] = 1 + (double)(x >> 44) / 7.0; /* fractional sides too (s / cp) */
+      }
+      if (i % 2) { /* whole multiples of the tile: where a rounded quotient would show */
+        v[0] = sides[t][0] * floor(v[0]);
+        v[1] = sides[t][1] * floor(v[1]);
+      }
+      OcOp g = {"g", 0, OC_GEMM, 1 + (i % 3), v[0], v[1], v[2], 0, v[3] * 1e3, 0};
+      bad += weft_opcost_op_ns(&d, &g, 2) != direct_ns(&d, &g);
+    }
+  }
+  CHECK_EQ_INT(bad, 0);
+  WeftDevice d = dev(312e12, 19.5e12, 2039e9, 108, 256, 128);
+  d.gemm_efficiency = 0.8;
+  d.hbm_efficiency = 0.9;
+  d.attention_efficiency = 0.6;
+  OcLayer l = tiny(3);
+  l.b = 2, l.s = 4096, l.h = 12288, l.heads = l.kv_heads = 96, l.dqk = l.dv = 128, l.tp = 8;
+  l.kv_len = 4096, l.ffn = l.moe_ffn = 49152, l.vocab = 51200, l.experts = 8, l.top_k = 2;
+  for (int flash = 0; flash < 2; flash++)
+    for (int b = 0; b < OC_NBLOCKS; b++) {
+      OcOp ops[OC_MAX_OPS];
+      double ns[WEFT_NPHASES], sum[WEFT_NPHASES] = {0, 0, 0};
+      l.flash = flash;
+      int n = weft_opcost_ops(&l, (OcBlock)b, ops, OC_MAX_OPS);
+      for (int i = 0; i < n; i++) sum[ops[i].phase] += weft_opcost_op_ns(&d, &ops[i], l.act_bytes);
+      weft_opcost_block(&d, &l, (OcBlock)b, ns);
+      for (int ph = 0; ph < WEFT_NPHASES; ph++) CHECK(ns[ph] == sum[ph]);
+    }
+}
+
 const TestCase suite_opcost[] = {{"presets", presets},
 {"attention_ops", attention_ops},
                                  {"mlp_ops", mlp_ops},
@@ -345,5 +400,6 @@ const TestCase suite_opcost[] = {{"presets", presets},
                                  {"wave_quantization", wave_quantization},
                                  {"monotone", monotone},
                                  {"optimizer", optimizer},
+                                 {"tile_inverse", tile_inverse},
                                  {"generator_uses_it", generator_uses_it},
                                  {0}};
