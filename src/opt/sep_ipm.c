@@ -18,6 +18,9 @@
 #else
 #define SEP_INLINE static inline
 #endif
+/* Loops over the nf free bandwidths: unrolled whole where nf is a constant
+ * (-O2 keeps loops it cannot unroll without growing the code). */
+#define SEP_UNROLL _Pragma("GCC unroll 4")
 
 #define SEP_STEP_FRAC 0.99     /* least fraction to the boundary */
 #define SEP_FRAC_MU 1e4        /* near the end the fraction is 1 - SEP_FRAC_MU*mu */
@@ -51,6 +54,7 @@ SEP_INLINE void residuals(Sep *s, int nf, double out[5]) {
   for (int i = 0; i < s->m; i++) {
     const double *mf = s->Mf + i * nf;
     double acc = s->v[i] - s->h[i], l = s->lam[i];
+    SEP_UNROLL
     for (int f = 0; f < nf; f++) {
       acc += mf[f] * x[f];
       s->rd[f] += l * mf[f];
@@ -73,9 +77,11 @@ SEP_INLINE void residuals(Sep *s, int nf, double out[5]) {
 
 /* K += a * u u^T over the lower triangle (K nf x nf). */
 SEP_INLINE void rank1(double *K, int nf, double a, const double *u) {
+  SEP_UNROLL
   for (int i = 0; i < nf; i++) {
     if (u[i] == 0.0) continue;
     double ai = a * u[i];
+    SEP_UNROLL
     for (int j = 0; j <= i; j++) K[i * nf + j] += ai * u[j];
   }
 }
@@ -93,6 +99,7 @@ SEP_INLINE int kkt_factor(Sep *s, int nf) {
     s->W[i] = s->lam[i] * s->iv[i];
   }
   memset(K, 0, (size_t)nf * (size_t)nf * sizeof *K);
+  SEP_UNROLL
   for (int f = 0; f < nf; f++)
     if (s->c[f] > 0) K[f * nf + f] += 2.0 * s->c[f] / (s->x[f] * s->x[f] * s->x[f]);
   for (int i = np; i < s->m; i++) rank1(K, nf, s->W[i], s->Mf + i * nf);
@@ -100,11 +107,13 @@ SEP_INLINE int kkt_factor(Sep *s, int nf) {
     int r0 = s->pat0[k], r1 = s->pat0[k + 1];
     double x = s->x[nf + k], h = 2.0 * s->c[nf + k] / (x * x * x), Dp = h;
     double *hb = s->hb + k * nf;
+    SEP_UNROLL
     for (int f = 0; f < nf; f++) hb[f] = 0.0;
     for (int i = r0; i < r1; i++) {
       const double *mi = s->Mf + i * nf;
       double wg = s->W[i] * s->g[i];
       Dp += wg * s->g[i];
+      SEP_UNROLL
       for (int f = 0; f < nf; f++) hb[f] += wg * mi[f];
     }
     s->Dp[k] = Dp;
@@ -114,20 +123,25 @@ SEP_INLINE int kkt_factor(Sep *s, int nf) {
       rank1(K, nf, h * s->W[i] * iD, mi);
       for (int j = i + 1; j < r1; j++) {
         const double *mj = s->Mf + j * nf;
+        SEP_UNROLL
         for (int f = 0; f < nf; f++) vij[f] = s->g[j] * mi[f] - s->g[i] * mj[f];
         rank1(K, nf, s->W[i] * s->W[j] * iD, vij);
       }
     }
   }
+  SEP_UNROLL
   for (int j = 0; j < nf; j++) { /* Cholesky, column by column */
     double d = K[j * nf + j];
+    SEP_UNROLL
     for (int k = 0; k < j; k++) d -= K[j * nf + k] * K[j * nf + k];
     if (!(d > 0.0) || !isfinite(d)) return -1;
     d = sqrt(d);
     K[j * nf + j] = d;
     double id = 1.0 / d;
+    SEP_UNROLL
     for (int i = j + 1; i < nf; i++) {
       double acc = K[i * nf + j];
+      SEP_UNROLL
       for (int k = 0; k < j; k++) acc -= K[i * nf + k] * K[j * nf + k];
       K[i * nf + j] = acc * id;
     }
@@ -146,25 +160,33 @@ SEP_INLINE int newton(Sep *s, int nf, const double *rc, double *dx, double *dv, 
     double wi = (s->lam[i] * s->rp[i] - rc[i]) * s->iv[i];
     const double *mf = s->Mf + i * nf;
     s->wv[i] = wi;
+    SEP_UNROLL
     for (int f = 0; f < nf; f++) r[f] -= mf[f] * wi;
     if (i < np) r[nf + s->cp[i]] -= s->g[i] * wi;
   }
+  SEP_UNROLL
   for (int f = 0; f < nf; f++) rr[f] = r[f];
   for (int k = 0; k < s->np; k++) {
     double t = r[nf + k] / s->Dp[k];
     const double *hb = s->hb + k * nf;
+    SEP_UNROLL
     for (int f = 0; f < nf; f++) rr[f] -= hb[f] * t;
   }
+  SEP_UNROLL
   for (int i = 0; i < nf; i++) { /* L y = rr, then L^T dx = y */
     double acc = rr[i];
+    SEP_UNROLL
     for (int k = 0; k < i; k++) acc -= K[i * nf + k] * rr[k];
     rr[i] = acc / K[i * nf + i];
   }
+  SEP_UNROLL
   for (int i = nf - 1; i >= 0; i--) {
     double acc = rr[i];
+    SEP_UNROLL
     for (int k = i + 1; k < nf; k++) acc -= K[k * nf + i] * rr[k];
     rr[i] = acc / K[i * nf + i];
   }
+  SEP_UNROLL
   for (int f = 0; f < nf; f++) {
     if (!isfinite(rr[f])) return -1;
     dx[f] = rr[f];
@@ -172,6 +194,7 @@ SEP_INLINE int newton(Sep *s, int nf, const double *rc, double *dx, double *dv, 
   for (int k = 0; k < s->np; k++) {
     const double *hb = s->hb + k * nf;
     double acc = r[nf + k];
+    SEP_UNROLL
     for (int f = 0; f < nf; f++) acc -= hb[f] * dx[f];
     dx[nf + k] = acc / s->Dp[k];
     if (!isfinite(dx[nf + k])) return -1;
@@ -179,6 +202,7 @@ SEP_INLINE int newton(Sep *s, int nf, const double *rc, double *dx, double *dv, 
   for (int i = 0; i < m; i++) {
     const double *mf = s->Mf + i * nf;
     double md = i < np ? s->g[i] * dx[nf + s->cp[i]] : 0.0;
+    SEP_UNROLL
     for (int f = 0; f < nf; f++) md += mf[f] * dx[f];
     dl[i] = s->wv[i] + s->W[i] * md;
     dv[i] = -s->rp[i] - md;
@@ -212,6 +236,7 @@ SEP_INLINE int ipm(Sep *s, int nf, int max_iter, int *iters) {
   for (int i = 0; i < m; i++) { /* slack of each row at the start, at least SEP_SLACK0 */
     const double *mf = s->Mf + i * nf;
     double acc = s->h[i] - (i < s->npair ? s->g[i] * s->x[nf + s->cp[i]] : 0.0);
+    SEP_UNROLL
     for (int f = 0; f < nf; f++) acc -= mf[f] * s->x[f];
     s->v[i] = dmax(acc, SEP_SLACK0);
     s->lam[i] = SEP_SLACK0 / s->v[i]; /* every product v*lam starts at SEP_SLACK0 */
