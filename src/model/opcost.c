@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/gemm_eff.h"
 #include "model/opcost.h"
 
 /* FLOPs per element of the vector kernels (counted by hand, docs/zoo.md). */
@@ -230,13 +231,8 @@ static double tensor_rate(const WeftDevice *d, double act_bytes, int fp8) {
 double weft_opcost_op_ns(const WeftDevice *d, const OcOp *op, double act_bytes) {
   double mem_ns = op->bytes / (d->hbm_bytes_per_s * d->hbm_efficiency) * 1e9;
   double cmp_ns;
-  if (op->kind == OC_GEMM) {
-    /* Every tile costs a full tile's FLOPs; tiles run in waves of one per
-     * SM, and a partial last wave takes as long as a full one. */
-    double tiles = op->batch * ceil(op->m / d->tile_m) * ceil(op->n / d->tile_n);
-    double waves = ceil(tiles / d->sms);
-    double wave_flops = (double)d->sms * 2.0 * d->tile_m * d->tile_n * op->k;
-    cmp_ns = waves * wave_flops / (tensor_rate(d, act_bytes, op->fp8) * d->gemm_efficiency) * 1e9;
+  if (op->kind == OC_GEMM) { /* tiles in waves over the SMs (gemm_eff.c) */
+    cmp_ns = weft_gemm_ns(d, tensor_rate(d, act_bytes, op->fp8), op->batch, op->m, op->n, op->k);
   } else if (op->kind == OC_FUSED) {
     /* fused attention has its own measured rate (a device without one: its GEMMs') */
     double eff = d->attention_efficiency > 0 ? d->attention_efficiency : d->gemm_efficiency;

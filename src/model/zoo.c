@@ -26,7 +26,7 @@ static const char *const EMB_KEYS[] = {"tables", "rows", "dim", "pooling", NULL}
 static const char *const DEVICE_KEYS[] = {
     "title",          "peak_tflops",    "hbm_gib", "hbm_gbps", "source", "fp8_tflops",
     "tf32_tflops",    "vector_tflops",  "sms",     "tile",     "gemm_efficiency",
-    "hbm_efficiency", "attention_efficiency", NULL};
+    "hbm_efficiency", "attention_efficiency", "gemm_eff_max", "gemm_k0", "gemm_t0_us", NULL};
 #define MAX_SMS 100000  /* SMs or CUs of one device */
 #define MAX_TILE 4096   /* a GEMM output tile's side */
 
@@ -592,6 +592,37 @@ static int parse_opcost(const WeftYamlNode *v, const char *file, WeftDevice *d, 
   return WEFT_OK;
 }
 
+/* The GEMM shape model's figures (docs/zoo.md): gemm_eff_max, gemm_k0 and
+ * gemm_t0_us together or none, on a device with the per-operator keys. */
+static int parse_gemm_shape(const WeftYamlNode *v, const char *file, WeftDevice *d,
+                            WeftError *err) {
+  static const char *const keys[] = {"gemm_eff_max", "gemm_k0", "gemm_t0_us"};
+  const int nkeys = (int)(sizeof keys / sizeof keys[0]);
+  double t0_us = 0;
+  int rc, n = 0;
+  if ((rc = opt_double(v, keys[0], file, WEFT_RANGE_(0.0, 1, 1), &d->gemm_eff_max, err)) ||
+      (rc = opt_double(v, keys[1], file, WEFT_RANGE_(0.0, 0, WEFT_MAX_ZOO_FIGURE), &d->gemm_k0,
+                       err)) ||
+      (rc = opt_double(v, keys[2], file, WEFT_RANGE_(0.0, 0, WEFT_MAX_ZOO_FIGURE), &t0_us, err)))
+    return rc;
+  d->gemm_t0_ns = t0_us * 1e3;
+  for (int i = 0; i < nkeys; i++) n += weft_yaml_get(v, keys[i], NULL) != NULL;
+  if (n == 0) return WEFT_OK;
+  for (int i = 0; i < nkeys; i++)
+    if (!weft_yaml_get(v, keys[i], NULL))
+      return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, keys[i],
+                            "missing key '%s' (the GEMM shape model needs gemm_eff_max, "
+                            "gemm_k0 and gemm_t0_us together)",
+                            keys[i]);
+  if (d->sms == 0) {
+    const WeftYamlNode *at = weft_yaml_get(v, keys[0], NULL);
+    return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, keys[0],
+                          "gemm_eff_max needs the per-operator keys (sms, tile, vector_tflops, "
+                          "gemm_efficiency, hbm_efficiency)");
+  }
+  return WEFT_OK;
+}
+
 /* One entry of devices.yml: name -> {title, peak_tflops, hbm_gib, hbm_gbps, source,
  * and optionally the per-operator model's figures}. */
 static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
@@ -616,7 +647,8 @@ static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char
   d->peak_flops = tflops * 1e12;
   d->hbm_bytes = gib * GIB;
   d->hbm_bytes_per_s = gbps * 1e9;  /* GB/s, as bw_gbps everywhere in weft */
-  return parse_opcost(v, file, d, err);
+  if ((rc = parse_opcost(v, file, d, err))) return rc;
+  return parse_gemm_shape(v, file, d, err);
 }
 
 static int parse_entry(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
