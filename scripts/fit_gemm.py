@@ -27,12 +27,13 @@ min(m, n, k) >= 512 (the 256-wide ones are launch-bound toys), by a
 deterministic Nelder-Mead from a fixed start. The errors printed are of the
 rounded parameters that go into devices.yml: time_model / time_measured - 1.
 
-Anchors typed in from ml-engineering's MAMF table (stas00/ml-engineering,
+Points typed in from ml-engineering's MAMF table (stas00/ml-engineering,
 compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison
-table", BF16, CUDA 12.1): H100 SXM 792.1 TFLOP/s at 6144x17920x2816 (a check
-of the sm_90 fit), A100 SXM 267.9 TFLOP/s at 6912x16384x2048 (the A100's
-gemm_eff_max, solved with the sm_90 k0 and t0: no per-shape A100 table is
-public, see docs/zoo.md).
+table", BF16): A100 SXM 267.9 TFLOP/s at 6912x16384x2048 (CUDA 12.1) gives the
+A100's gemm_eff_max, solved with the sm_90 k0 and t0 (no per-shape A100 table
+is public, see docs/zoo.md); H100 SXM 792.1 at 6144x17920x2816 (CUDA 12.1) and
+794.5 at 2048x2048x13312 (torch 2.7), A100 SXM 271.2 at 1024x10240x5120
+(torch 2.6) are checks, not fitted.
 Needs python3-yaml (Debian).
 """
 import math
@@ -44,8 +45,9 @@ import yaml
 GPUS = {"sm_90": "h100", "gfx942": "mi300x"}  # table key -> devices.yml preset
 DTYPE = "bf16xbf16->bf16"
 FIT_MIN_DIM = 512
-MAMF_H100 = (1, 6144, 17920, 2816, 792.1e12)
 MAMF_A100 = (1, 6912, 16384, 2048, 267.9e12)
+CHECKS = (("h100", (1, 6144, 17920, 2816, 792.1e12)), ("h100", (1, 2048, 2048, 13312, 794.5e12)),
+          ("a100", (1, 1024, 10240, 5120, 271.2e12)))
 
 
 def read_table(path):
@@ -183,15 +185,17 @@ def main(argv):
                           errors(p, sub, dev)))
     if "sm_90" in fitted:
         p, dev = fitted["sm_90"]
-        b, m, n, k, rate = MAMF_H100
-        got = 2.0 * b * m * n * k / model_s(p, MAMF_H100[:4], dev)
-        print("check: H100 MAMF %dx%dx%d measured %.1f TFLOP/s, model %.1f (%+.1f%%)" %
-              (m, n, k, rate / 1e12, got / 1e12, 100 * (rate / got - 1)))
         a100 = device(zoo, "a100")
         eff = solve_eff(p[1], p[2], MAMF_A100, a100)
         b, m, n, k, rate = MAMF_A100
         print("a100: gemm_eff_max %.3f (A100 MAMF %dx%dx%d %.1f TFLOP/s, k0 and t0 of sm_90), "
               "gemm_k0 %.0f, gemm_t0_us %.2f" % (eff, m, n, k, rate / 1e12, p[1], p[2]))
+        params = {"h100": (p, dev), "a100": ((eff, p[1], p[2]), a100)}
+        for name, (b, m, n, k, rate) in CHECKS:
+            q, d = params[name]
+            got = 2.0 * b * m * n * k / model_s(q, (b, m, n, k), d)
+            print("check: %s MAMF %dx%dx%d measured %.1f TFLOP/s, model %.1f (time error %+.1f%%)"
+                  % (name, m, n, k, rate / 1e12, got / 1e12, 100 * (rate / got - 1)))
     return 0
 
 
