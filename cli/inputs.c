@@ -51,22 +51,7 @@ int cli_inputs_check(const CliInputs *in) {
              "--model, not both");
     return EXIT_USAGE;
   }
-  if (v[CLI_IN_CLUSTER] && v[CLI_IN_NETWORK]) {
-    cli_fail("give --network or --cluster, not both (a network file names its cluster with "
-             "'Cluster: NAME')");
-    return EXIT_USAGE;
-  }
-  if (!v[CLI_IN_CLUSTER] != !v[CLI_IN_NPUS]) {
-    cli_fail(v[CLI_IN_CLUSTER] ? "--cluster needs --npus N (the GPUs of its network)"
-                               : "--npus goes with --cluster (a network file gives its own NPUs)");
-    return EXIT_USAGE;
-  }
-  long long npus;
-  if (v[CLI_IN_NPUS] &&
-      cli_int_value(v[CLI_IN_NPUS], strlen(v[CLI_IN_NPUS]), 2, CLI_MAX_NPUS, &npus)) {
-    cli_fail("--npus must be an integer in 2..%d, got '%s'", CLI_MAX_NPUS, v[CLI_IN_NPUS]);
-    return EXIT_USAGE;
-  }
+  if (cli_network_check(v[CLI_IN_NETWORK], v[CLI_IN_CLUSTER], v[CLI_IN_NPUS])) return EXIT_USAGE;
   for (int k = 0; k < CLI_MO_COUNT; k++)
     if (!in->mval[CLI_MO_MODEL] && in->mval[k] && k != CLI_MO_ZOO) {
       cli_fail("%s goes with --model (a job from the model zoo)", cli_model_opts[k].name);
@@ -75,19 +60,36 @@ int cli_inputs_check(const CliInputs *in) {
   return 0;
 }
 
-/* The network: --network's file (its Cluster: resolved in the zoo) or the
- * --cluster preset's for --npus GPUs. */
-static int load_network(const CliInputs *in, WeftNetwork *net, WeftError *err) {
-  const char *zoo = in->mval[CLI_MO_ZOO] ? in->mval[CLI_MO_ZOO] : cli_zoo_dir();
-  const char *const *v = in->val;
-  if (!v[CLI_IN_CLUSTER]) return weft_network_read_zoo(v[CLI_IN_NETWORK], zoo, net, err);
-  long long npus = 0;  /* checked by cli_inputs_check */
-  cli_int_value(v[CLI_IN_NPUS], strlen(v[CLI_IN_NPUS]), 2, CLI_MAX_NPUS, &npus);
+int cli_network_check(const char *network, const char *cluster, const char *npus) {
+  if (cluster && network) {
+    cli_fail("give --network or --cluster, not both (a network file names its cluster with "
+             "'Cluster: NAME')");
+    return EXIT_USAGE;
+  }
+  if (!cluster != !npus) {
+    cli_fail(cluster ? "--cluster needs --npus N (the GPUs of its network)"
+                     : "--npus goes with --cluster (a network file gives its own NPUs)");
+    return EXIT_USAGE;
+  }
+  long long n;
+  if (npus && cli_int_value(npus, strlen(npus), 2, CLI_MAX_NPUS, &n)) {
+    cli_fail("--npus must be an integer in 2..%d, got '%s'", CLI_MAX_NPUS, npus);
+    return EXIT_USAGE;
+  }
+  return 0;
+}
+
+int cli_network_load(const char *network, const char *cluster, const char *npus_text,
+                     const char *zoo, WeftNetwork *net, WeftError *err) {
+  if (!zoo) zoo = cli_zoo_dir();
+  if (!cluster) return weft_network_read_zoo(network, zoo, net, err);
+  long long npus = 0;  /* checked by cli_network_check */
+  cli_int_value(npus_text, strlen(npus_text), 2, CLI_MAX_NPUS, &npus);
   WeftCluster c;
-  int rc = weft_zoo_cluster(zoo, v[CLI_IN_CLUSTER], &c, err);
+  int rc = weft_zoo_cluster(zoo, cluster, &c, err);
   if (!rc) rc = weft_cluster_network(&c, (int)npus, net, err);
   char where[WEFT_PATH_LEN];
-  snprintf(where, sizeof where, "--cluster %s --npus %lld", v[CLI_IN_CLUSTER], npus);
+  snprintf(where, sizeof where, "--cluster %s --npus %lld", cluster, npus);
   if (!rc) snprintf(net->file, sizeof net->file, "%s", where);
   else if (!err->file[0]) {  /* weft_cluster_network's: say which options */
     char msg[sizeof err->msg], field[sizeof err->field];
@@ -96,6 +98,12 @@ static int load_network(const CliInputs *in, WeftNetwork *net, WeftError *err) {
     weft_error_set(err, rc, where, 0, 0, field, "%s", msg);
   }
   return rc;
+}
+
+static int load_network(const CliInputs *in, WeftNetwork *net, WeftError *err) {
+  const char *const *v = in->val;
+  return cli_network_load(v[CLI_IN_NETWORK], v[CLI_IN_CLUSTER], v[CLI_IN_NPUS],
+                          in->mval[CLI_MO_ZOO], net, err);
 }
 
 static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, WeftError *err) {

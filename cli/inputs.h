@@ -33,6 +33,15 @@ CliOptSet cli_inputs_model_set(CliInputs *in);
  * returns EXIT_USAGE. */
 int cli_inputs_check(const CliInputs *in);
 
+/* The network options every command shares: --network FILE, or --cluster
+ * NAME with --npus N. cli_network_check: not both, --npus with --cluster
+ * and in range; 0 or prints why and returns EXIT_USAGE. cli_network_load
+ * (after the check): the file (its Cluster: resolved in zoo, NULL for the
+ * default zoo) or the preset's network, errors naming the options. */
+int cli_network_check(const char *network, const char *cluster, const char *npus);
+int cli_network_load(const char *network, const char *cluster, const char *npus,
+                     const char *zoo, WeftNetwork *net, WeftError *err);
+
 /* Read the inputs into a new scenario, add the command-line constraints,
  * objective and loop. cmd names the command for the help hint. 0 and *out
  * set, or prints why and returns EXIT_USAGE (bad input) or EXIT_RUNTIME (out

@@ -5,12 +5,17 @@
 #include <string.h>
 
 #include "cli.h"
+#include "inputs.h"
 #include "model_opts.h"
 
-enum { W_NETWORK, W_OUT, W_FULL, W_JSON, W_HELP, W_COUNT };
+enum { W_NETWORK, W_CLUSTER, W_NPUS, W_OUT, W_FULL, W_JSON, W_HELP, W_COUNT };
 
 static const CliOpt wopts[W_COUNT] = {
-    [W_NETWORK] = {"--network", "FILE", "LIBRA network yml the groups are laid on (required)"},
+    [W_NETWORK] = {"--network", "FILE", "LIBRA network yml the groups are laid on"},
+    [W_CLUSTER] = {"--cluster", "NAME",
+                   "the network of a cluster preset instead of --network\n"
+                   "                        (weft zoo lists them; needs --npus)"},
+    [W_NPUS] = {"--npus", "N", "GPUs of the --cluster network"},
     [W_OUT] = {"-o", "PREFIX", "write PREFIX.txt and PREFIX.comm.yml (required)"},
     [W_FULL] = {"--compact", NULL, "merge identical layers (same analytic time, fewer lines)"},
     [W_JSON] = {"--json", NULL, "print the summary as JSON"},
@@ -18,7 +23,8 @@ static const CliOpt wopts[W_COUNT] = {
 };
 
 static void help(FILE *out, CliOptSet *sets) {
-  fputs("usage: weft workload --model NAME --network N.yml -o PREFIX [options]\n\n"
+  fputs("usage: weft workload --model NAME (--network N.yml | --cluster NAME --npus N)\n"
+        "                     -o PREFIX [options]\n\n"
         "Derive the per-NPU, per-iteration workload of a zoo model under a\n"
         "parallelization (docs/zoo.md has every formula) and write it as ASTRA-sim 1.0\n"
         "workload text (PREFIX.txt) with its LIBRA communicator (PREFIX.comm.yml).\n"
@@ -92,10 +98,13 @@ int cmd_workload(int argc, char **argv) {
     help(stdout, sets);
     return EXIT_OK;
   }
-  if (!mval[CLI_MO_MODEL] || !wval[W_NETWORK] || !wval[W_OUT] || !*wval[W_OUT]) {
-    cli_fail("workload needs --model, --network and -o PREFIX (try 'weft workload --help')");
+  if (!mval[CLI_MO_MODEL] || !(wval[W_NETWORK] || wval[W_CLUSTER]) || !wval[W_OUT] ||
+      !*wval[W_OUT]) {
+    cli_fail("workload needs --model, --network (or --cluster and --npus) and -o PREFIX (try "
+             "'weft workload --help')");
     return EXIT_USAGE;
   }
+  if (cli_network_check(wval[W_NETWORK], wval[W_CLUSTER], wval[W_NPUS])) return EXIT_USAGE;
   CliModel *cm = calloc(1, sizeof *cm);
   WeftNetwork net;
   WeftCommunicator comm;
@@ -109,7 +118,7 @@ int cmd_workload(int argc, char **argv) {
     goto done;
   }
   if (cli_model_opts_apply(mval, cm)) goto done;
-  if (weft_network_read_zoo(wval[W_NETWORK], cm->zoo_dir, &net, &err) ||
+  if (cli_network_load(wval[W_NETWORK], wval[W_CLUSTER], wval[W_NPUS], cm->zoo_dir, &net, &err) ||
       cli_model_load(cm, &net, &err) ||
       weft_generate(&cm->model, &cm->device, &cm->par, &net, wval[W_FULL] != NULL, wl, &comm,
                     &gi, &err)) {

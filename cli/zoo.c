@@ -253,15 +253,19 @@ static void clusters_json(FILE *out, const WeftCluster *cs, int nc) {
   fputs("\n  ]", out);
 }
 
+/* Columns as wide as the longest name; figures as the file has them (%g:
+ * 6.25 GB/s is not rounded to 6.2). */
 static void clusters_table(FILE *out, const WeftCluster *cs, int nc) {
-  fprintf(out, "\nclusters (%d):\n  %-12s %-12s %-15s %5s %8s %10s %10s\n", nc, "name", "tier",
+  int w = 12;
+  for (int i = 0; i < nc; i++) w = (int)strlen(cs[i].name) > w ? (int)strlen(cs[i].name) : w;
+  fprintf(out, "\nclusters (%d):\n  %-*s %-12s %-15s %5s %8s %10s %10s\n", nc, w, "name", "tier",
           "topology", "npus", "bw_gbps", "efficiency", "latency_ns");
   for (int i = 0; i < nc; i++)
     for (int t = 0; t < cs[i].ntiers; t++) {
       const WeftClusterTier *r = &cs[i].tier[t];
       char npus[16] = "rest";
       if (r->npus > 0) snprintf(npus, sizeof npus, "%d", r->npus);
-      fprintf(out, "  %-12s %-12s %-15s %5s %8.1f %10.4f %10.0f", t ? "" : cs[i].name, r->name,
+      fprintf(out, "  %-*s %-12s %-15s %5s %8g %10g %10g", w, t ? "" : cs[i].name, r->name,
               weft_topology_name(r->topology), npus, r->bw_gbps, r->efficiency, r->latency_ns);
       if (t == 0) fprintf(out, "  %s%s%s%s", cs[i].device[0] ? "(" : "", cs[i].device,
                           cs[i].device[0] ? ") " : "", cs[i].title);

@@ -102,7 +102,7 @@ def network_file(run, specs, tmp):
     less, else the node's tier and the nodes' tier."""
     hw = run["hardware"]
     gpu, n = hw["gpu"], int(run["gpus"])
-    name = CLUSTER[gpu]
+    name = hw.get("cluster") or CLUSTER[gpu]  # the run's own network when published
     tiers = load(CLUSTERS)[name]["tiers"]
     node = int(hw.get("node_gpus") or tiers[0]["npus"])
     if node != tiers[0]["npus"]:

@@ -94,7 +94,16 @@ typedef struct {
                  workload's group_name[k-1], found by name among the
                  communicator's named groups; a weft extension written
                  "ALLREDUCE@name" in workload text */
+  double calls;  /* collective calls the entry stands for: size_bytes is their sum,
+                    each pays the algorithm's latency (a generated entry covers every
+                    micro-batch and merged layer); 0 reads as 1 (LIBRA's one per
+                    entry); a weft extension written "ALLREDUCE*96" in workload text */
 } WeftPhaseSpec;
+
+/* Calls an entry's collective stands for (WeftPhaseSpec.calls, 0 as 1). */
+static inline double weft_phase_calls(const WeftPhaseSpec *s) {
+  return s->calls > 0.0 ? s->calls : 1.0;
+}
 
 typedef struct {
   char name[WEFT_NAME_LEN];

@@ -74,6 +74,12 @@ typedef struct {
   double hbm_efficiency;     /* fraction of hbm_bytes_per_s a streaming kernel sustains */
   double attention_efficiency; /* fraction of peak a fused (flash) attention kernel sustains;
                                   devices.yml may leave it out: gemm_efficiency */
+  /* GEMM shape model (src/model/gemm_eff.c, docs/zoo.md), fitted to public
+   * GEMM benchmarks; all 0 when devices.yml gives none: then a GEMM is
+   * charged in waves of tiles at gemm_efficiency. */
+  double gemm_eff_max;       /* fraction of peak an SM sustains inside a tile's K loop */
+  double gemm_k0;            /* a tile's prologue and epilogue, in K steps */
+  double gemm_t0_ns;         /* fixed time of one GEMM kernel (ramp-up and tail) */
 } WeftDevice;
 
 /* Read one model file. */

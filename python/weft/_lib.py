@@ -44,7 +44,8 @@ WeftCostClass = _s("WeftCostClass", [
 WeftCostModel = _s("WeftCostModel", [("nclasses", c_int),
                                      ("cls", WeftCostClass * MAX_COST_CLASSES), ("file", _PATH)])
 WeftPhaseSpec = _s("WeftPhaseSpec", [("compute_ns", c_double), ("coll", c_int),
-                                     ("size_bytes", c_double), ("group", c_int)])
+                                     ("size_bytes", c_double), ("group", c_int),
+                                     ("calls", c_double)])
 WeftLayer = _s("WeftLayer", [("name", _NAME), ("phase", WeftPhaseSpec * NPHASES),
                              ("update_ns", c_double), ("line", c_int)])
 WeftWorkload = _s("WeftWorkload", [

@@ -41,7 +41,8 @@ WeftDevice = _s("WeftDevice", [
     ("hbm_bytes_per_s", c_double), ("source", c_char * 256), ("peak_fp8_flops", c_double),
     ("peak_tf32_flops", c_double), ("peak_vector_flops", c_double), ("sms", c_int),
     ("tile_m", c_int), ("tile_n", c_int), ("gemm_efficiency", c_double),
-    ("hbm_efficiency", c_double), ("attention_efficiency", c_double)])
+    ("hbm_efficiency", c_double), ("attention_efficiency", c_double),
+    ("gemm_eff_max", c_double), ("gemm_k0", c_double), ("gemm_t0_ns", c_double)])
 WeftMemory = _s("WeftMemory", [
     ("params_bytes", c_double), ("grads_bytes", c_double), ("optimizer_bytes", c_double),
     ("activations_bytes", c_double), ("total_bytes", c_double), ("capacity_bytes", c_double),

@@ -51,6 +51,11 @@
  * took seconds and gigabytes before any check could reject them. */
 #define WEFT_MAX_TRANSFORMER_LAYERS 100000
 
+/* Calls one workload entry's collective stands for (WeftPhaseSpec.calls):
+ * 1e9 covers 1e4 micro-batches of 1e5 merged layers; times a latency of at
+ * most 1e18 ns it stays within the headroom argument above. */
+#define WEFT_MAX_CALLS 1e9
+
 /* The bound as written above, for messages: WEFT_LIMIT_TEXT(WEFT_MAX_USD) is
  * "1e12". */
 #define WEFT_LIMIT_TEXT(x) WEFT_LIMIT_TEXT_(x)
@@ -68,6 +73,7 @@ typedef struct {
 #define WEFT_RANGE_(lo, open, hi) ((WeftRange){lo, open, hi, WEFT_LIMIT_TEXT(hi)})
 #define WEFT_RANGE_SIZE_BYTES WEFT_RANGE_(0.0, 0, WEFT_MAX_SIZE_BYTES)
 #define WEFT_RANGE_TIME_NS WEFT_RANGE_(0.0, 0, WEFT_MAX_TIME_NS)
+#define WEFT_RANGE_CALLS WEFT_RANGE_(0.0, 1, WEFT_MAX_CALLS)
 #define WEFT_RANGE_JOB_WEIGHT WEFT_RANGE_(0.0, 1, WEFT_MAX_JOB_WEIGHT)
 #define WEFT_RANGE_USD WEFT_RANGE_(0.0, 0, WEFT_MAX_USD)
 #define WEFT_RANGE_USD_POSITIVE WEFT_RANGE_(0.0, 1, WEFT_MAX_USD)

@@ -1,5 +1,5 @@
 /* workload_text.c — ASTRA-sim 1.0 workload text: 12 fields per layer line,
- * optional policy and layer-count header, weft's TYPE@group extension;
+ * optional policy and layer-count header, weft's TYPE@group*calls extension;
  * parsed in place, one allocation. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,28 +88,56 @@ static int group_ref(const Ctx *c, const Tok *t, int f, const char *name, size_t
   return WEFT_OK;
 }
 
-/* TYPE or TYPE@group (a weft extension: the phase runs over the named group
- * of the communicator instead of the phase's own). NONE@group is accepted
- * and, like NONE's size, ignored. */
+/* "*calls" at the end of a collective's token: the calls the entry stands
+ * for, a number in (0, 1e9] (limits.h). */
+static int calls_ref(const Ctx *c, const Tok *t, int f, const char *star, WeftPhaseSpec *ph) {
+  size_t len = (size_t)(t->p + t->len - star - 1);
+  int col = t->col + (int)(star + 1 - t->p);
+  int r = weft_io_number(star + 1, len, &ph->calls);
+  if (r != WEFT_NUM_OK)
+    return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, col, FIELD[f],
+                          "%s: the calls after '*' %s, got '%.*s'", FIELD[f],
+                          weft_io_number_must(r), (int)len, star + 1);
+  WeftRange range = WEFT_RANGE_CALLS;
+  char must[64];
+  if (weft_io_in_range(ph->calls, &range, must, sizeof must))
+    return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, col, FIELD[f],
+                          "%s: the calls after '*' %s, got %.*s", FIELD[f], must, (int)len,
+                          star + 1);
+  return WEFT_OK;
+}
+
+/* TYPE, TYPE@group, TYPE*calls or TYPE@group*calls (weft extensions: the
+ * phase runs over the named group of the communicator instead of the
+ * phase's own; the entry's bytes are sent in that many calls, each paying
+ * the latency). NONE@group and NONE*calls are accepted and, like NONE's
+ * size, ignored. */
 static int collective(const Ctx *c, const Tok *t, int f, WeftWorkload *wl, WeftPhaseSpec *ph) {
   static const WeftCollective all[] = {WEFT_COLL_NONE,      WEFT_COLL_ALLREDUCE,
                                        WEFT_COLL_REDUCESCATTER, WEFT_COLL_ALLGATHER,
                                        WEFT_COLL_ALLTOALL,  WEFT_COLL_SENDRECV};
-  const char *at = memchr(t->p, '@', t->len);
-  size_t tlen = at ? (size_t)(at - t->p) : t->len;
+  const char *star = memchr(t->p, '*', t->len);
+  size_t blen = star ? (size_t)(star - t->p) : t->len;  /* TYPE[@group] */
+  const char *at = memchr(t->p, '@', blen);
+  size_t tlen = at ? (size_t)(at - t->p) : blen;
   ph->group = 0;
+  ph->calls = 0.0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
     const char *name = weft_collective_name(all[i]);
     if (strlen(name) == tlen && strncasecmp(name, t->p, tlen) == 0) {
       ph->coll = all[i];
-      if (!at) return WEFT_OK;
-      int none = all[i] == WEFT_COLL_NONE;
-      return group_ref(c, t, f, at + 1, t->len - tlen - 1, none ? NULL : wl, &ph->group);
+      int rc, none = all[i] == WEFT_COLL_NONE;
+      if (at && (rc = group_ref(c, t, f, at + 1, blen - tlen - 1, none ? NULL : wl, &ph->group)))
+        return rc;
+      if (star && (rc = calls_ref(c, t, f, star, ph))) return rc;
+      if (none) ph->calls = 0.0;
+      return WEFT_OK;
     }
   }
   return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, t->col, FIELD[f],
                         "%s: unknown collective '%.*s' (expected NONE, ALLREDUCE, ALLGATHER, "
-                        "REDUCESCATTER, ALLTOALL or SENDRECV, optionally with @group)",
+                        "REDUCESCATTER, ALLTOALL or SENDRECV, optionally with @group and "
+                        "*calls)",
                         FIELD[f], (int)tlen, t->p);
 }
 

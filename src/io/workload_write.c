@@ -1,5 +1,5 @@
 /* workload_write.c — writes a workload as ASTRA-sim 1.0 text and a
- * communicator as LIBRA's yml (with weft's @name / Groups: extension when
+ * communicator as LIBRA's yml (with weft's @name, *calls / Groups: extensions when
  * used); each file appears whole or not at all. Read back, both give the
  * same structs. */
 #include <math.h>
@@ -34,6 +34,10 @@ static void workload_body(FILE *f, const WeftWorkload *wl) {
       put_number(f, ph->compute_ns);
       fprintf(f, " %s", weft_collective_name(ph->coll));
       if (ph->group > 0 && ph->coll != WEFT_COLL_NONE) fprintf(f, "@%s", wl->group_name[ph->group - 1]);
+      if (ph->coll != WEFT_COLL_NONE && weft_phase_calls(ph) != 1.0) {
+        fputc('*', f);
+        put_number(f, weft_phase_calls(ph));
+      }
       fputc(' ', f);
       put_number(f, ph->coll == WEFT_COLL_NONE ? 0.0 : ph->size_bytes);  /* NONE's size is ignored */
     }

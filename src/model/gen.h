@@ -22,6 +22,7 @@ typedef enum {
 typedef struct {
   WeftCollective coll;
   double size_bytes; /* per layer, multiplicities folded in */
+  double calls;      /* collective calls per layer those bytes are sent in */
   int group;         /* WeftPhaseSpec.group */
 } GenColl;
 
@@ -70,11 +71,12 @@ int weft_gen_fail(Gen *g, int code, const char *field, const char *fmt, ...)
 int weft_gen_map(Gen *g);
 
 void weft_gen_block_clear(GenBlock *b);
-/* Add a collective of size_bytes (rounded to whole bytes) on group kind k to
- * phase ph; merged with one of the same type and group (time is linear in the
- * size); skipped when the group has one NPU or the size is 0. */
+/* Add calls collectives of size_bytes in all (rounded to whole bytes) on
+ * group kind k to phase ph; merged with one of the same type and group (time
+ * is linear in the size, latency in the calls); skipped when the group has
+ * one NPU or the size is 0. */
 void weft_gen_add(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
-                  double size_bytes);
+                  double size_bytes, double calls);
 /* Data-parallel gradient synchronisation of elems parameters (per NPU) over
  * group k, per the ZeRO stage; per_mb = the micro-batch multiplicity for
  * ZeRO-3's per-micro-batch reduce-scatter. */

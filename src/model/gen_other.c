@@ -42,8 +42,8 @@ static int model_layers(Gen *g, int first, int last, double b, double mb, GenKin
     blk.compute_ns[WEFT_PHASE_WG] = c;
     if (p->zero_stage == 3) {
       double gather = mb * ml->params / g->size[k] * p->param_bytes;
-      weft_gen_add(g, &blk, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, k, gather);
-      weft_gen_add(g, &blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, k, gather);
+      weft_gen_add(g, &blk, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, k, gather, mb);
+      weft_gen_add(g, &blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, k, gather, mb);
     }
     weft_gen_grad_sync(g, &blk, k, ml->params, mb);
     char name[WEFT_NAME_LEN];
@@ -170,10 +170,10 @@ int weft_gen_dlrm(Gen *g) {
   emb.compute_ns[WEFT_PHASE_FWD] = mb * lookup;
   emb.compute_ns[WEFT_PHASE_WG] = mb * lookup; /* scatter-add of the row gradients */
   double pooled = mb * b * T * dim * p->act_bytes;
-  weft_gen_add(g, &emb, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL, GEN_TP, pooled);
-  weft_gen_add(g, &emb, WEFT_PHASE_IG, WEFT_COLL_ALLTOALL, GEN_TP, pooled);
+  weft_gen_add(g, &emb, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL, GEN_TP, pooled, mb);
+  weft_gen_add(g, &emb, WEFT_PHASE_IG, WEFT_COLL_ALLTOALL, GEN_TP, pooled, mb);
   weft_gen_add(g, &emb, WEFT_PHASE_WG, WEFT_COLL_ALLREDUCE, GEN_DP,
-               Tn * touched * dim * p->grad_bytes);
+               Tn * touched * dim * p->grad_bytes, 1);
   weft_gen_block_clear(&it);
   it.compute_ns[WEFT_PHASE_FWD] = mb * b * inter * g->ns_per_flop;
   it.compute_ns[WEFT_PHASE_IG] = mb * b * inter * g->ns_per_flop * (p->recompute ? 2 : 1);

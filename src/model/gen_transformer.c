@@ -336,10 +336,10 @@ static double layer_act(const Gen *g, const Tf *t, int moe, double *core) {
  * parallelism AG of the S/tp shard + RS of S. */
 static void tp_comm(Gen *g, GenBlock *blk, WeftPhase ph, double mult, const Tf *t) {
   if (g->par->sequence_parallel) {
-    weft_gen_add(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * t->S / g->par->tp);
-    weft_gen_add(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * t->S);
+    weft_gen_add(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * t->S / g->par->tp, mult);
+    weft_gen_add(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * t->S, mult);
   } else {
-    weft_gen_add(g, blk, ph, WEFT_COLL_ALLREDUCE, GEN_TP, mult * t->S);
+    weft_gen_add(g, blk, ph, WEFT_COLL_ALLREDUCE, GEN_TP, mult * t->S, mult);
   }
 }
 
@@ -365,24 +365,26 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   tp_comm(g, blk, WEFT_PHASE_FWD, R, t);
   tp_comm(g, blk, WEFT_PHASE_IG, R * (1 + rc), t);
   if (moe < 0) { /* CP: K, V gathered for forward and again for backward, dK, dV scattered */
-    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_CP, R * t->kvs);
-    weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_CP, R * t->kvs * (1 + rc));
-    weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_CP, R * t->kvs * p->cp);
+    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_CP, R * t->kvs, R);
+    weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_CP, R * t->kvs * (1 + rc),
+                 R * (1 + rc));
+    weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_CP, R * t->kvs * p->cp, R);
   }
   if (moe > 0) { /* dispatch + combine all-to-alls, forward and backward; FP8: dispatch in FP8 */
     double d = p->fp8 ? 1.0 / p->act_bytes : 1.0;
-    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL, GEN_EP, (1 + d) * R * t->S * t->k);
+    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL, GEN_EP, (1 + d) * R * t->S * t->k,
+                 2 * R);
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLTOALL, GEN_EP,
-                 2 * R * t->S * t->k + rc * (1 + d) * R * t->S * t->k);
+                 2 * R * t->S * t->k + rc * (1 + d) * R * t->S * t->k, 2 * R * (1 + rc));
   }
   double dense = moe < 0 ? t->el_attn : moe ? t->el_moe_dense : t->el_mlp;
   double expert = moe > 0 ? t->el_moe_expert : 0;
   if (p->zero_stage == 3) /* parameters gathered for forward and again for backward */
     for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++) {
       weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, GEN_DP,
-                   R * dense / g->size[GEN_DP] * p->param_bytes);
+                   R * dense / g->size[GEN_DP] * p->param_bytes, R);
       weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, GEN_EDP,
-                   R * expert / g->size[GEN_EDP] * p->param_bytes);
+                   R * expert / g->size[GEN_EDP] * p->param_bytes, R);
     }
   weft_gen_grad_sync(g, blk, GEN_DP, dense, R);
   weft_gen_grad_sync(g, blk, GEN_EDP, expert, R);
@@ -393,7 +395,7 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
 static void tied_allreduce(Gen *g, const Tf *t, GenBlock *blk) {
   if (t->tied)
     weft_gen_add(g, blk, WEFT_PHASE_WG, WEFT_COLL_ALLREDUCE, GEN_EMB,
-                 t->V * t->h / g->par->tp * g->par->grad_bytes);
+                 t->V * t->h / g->par->tp * g->par->grad_bytes, 1);
 }
 
 /* Embedding (first stage): the vocab-parallel lookup's forward TP reduction. */
@@ -404,10 +406,10 @@ static void emb_block(Gen *g, const Tf *t, GenBlock *emb) {
   weft_gen_compute(g, OC_EMB, R, 0.0, emb->compute_ns); /* flat model: not charged */
   weft_gen_add(g, emb, WEFT_PHASE_FWD,
                p->sequence_parallel ? WEFT_COLL_REDUCESCATTER : WEFT_COLL_ALLREDUCE, GEN_TP,
-               R * t->S);
+               R * t->S, R);
   if (p->zero_stage == 3)
     weft_gen_add(g, emb, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_DP,
-                 R * t->el_emb / g->size[GEN_DP] * p->param_bytes);
+                 R * t->el_emb / g->size[GEN_DP] * p->param_bytes, R);
   weft_gen_grad_sync(g, emb, GEN_DP, t->el_emb, R);
   tied_allreduce(g, t, emb);
 }
@@ -424,14 +426,14 @@ static void logits_block(Gen *g, const Tf *t, GenBlock *lg) {
   weft_gen_block_clear(lg);
   weft_gen_compute(g, OC_LOGITS, R, c, lg->compute_ns);
   if (p->sequence_parallel) {
-    weft_gen_add(g, lg, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_TP, R * t->S / p->tp);
-    weft_gen_add(g, lg, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * t->S);
+    weft_gen_add(g, lg, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_TP, R * t->S / p->tp, R);
+    weft_gen_add(g, lg, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * t->S, R);
   } else {
-    weft_gen_add(g, lg, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, R * t->S);
+    weft_gen_add(g, lg, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, R * t->S, R);
   }
   if (p->zero_stage == 3) {
-    weft_gen_add(g, lg, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_DP, gather);
-    weft_gen_add(g, lg, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_DP, gather);
+    weft_gen_add(g, lg, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_DP, gather, R);
+    weft_gen_add(g, lg, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_DP, gather, R);
   }
   weft_gen_grad_sync(g, lg, GEN_DP, t->el_out, R);
   tied_allreduce(g, t, lg);
@@ -578,8 +580,10 @@ static int emit(Gen *g, Tf *t) {
   weft_gen_block_clear(&opt);
   if (p->pp > 1) { /* the critical stage receives activations, sends gradients */
     weft_gen_block_clear(&pipe);
-    weft_gen_add(g, &pipe, WEFT_PHASE_FWD, WEFT_COLL_SENDRECV, GEN_PP, t->R * t->v * t->S / p->tp);
-    weft_gen_add(g, &pipe, WEFT_PHASE_IG, WEFT_COLL_SENDRECV, GEN_PP, t->R * t->v * t->S / p->tp);
+    weft_gen_add(g, &pipe, WEFT_PHASE_FWD, WEFT_COLL_SENDRECV, GEN_PP, t->R * t->v * t->S / p->tp,
+                 t->R * t->v);
+    weft_gen_add(g, &pipe, WEFT_PHASE_IG, WEFT_COLL_SENDRECV, GEN_PP, t->R * t->v * t->S / p->tp,
+                 t->R * t->v);
   }
   if (has_emb) emb_block(g, t, &emb);
   sub_block(g, t, -1, &attn);

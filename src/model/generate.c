@@ -154,7 +154,7 @@ static int group_of(Gen *g, WeftPhase ph, GenKind k) {
 }
 
 void weft_gen_add(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
-                  double size_bytes) {
+                  double size_bytes, double calls) {
   GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
   double s = round(size_bytes);
   if (g->size[eff] <= 1 || s <= 0.0) return;
@@ -162,13 +162,14 @@ void weft_gen_add(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k
   for (int i = 0; i < b->ncoll[ph]; i++)
     if (b->coll[ph][i].coll == c && b->coll[ph][i].group == grp) {
       b->coll[ph][i].size_bytes += s;
+      b->coll[ph][i].calls += calls;
       return;
     }
   if (b->ncoll[ph] == GEN_MAX_COLLS) {
     g->overflow = 1;
     return;
   }
-  b->coll[ph][b->ncoll[ph]++] = (GenColl){c, s, grp};
+  b->coll[ph][b->ncoll[ph]++] = (GenColl){c, s, calls, grp};
 }
 
 /* ZeRO 0: all-reduce the gradients once per iteration; 1 and 2: reduce-scatter
@@ -179,12 +180,13 @@ void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per
   GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
   double n = g->size[eff];
   if (p->zero_stage == 0) {
-    weft_gen_add(g, b, WEFT_PHASE_WG, WEFT_COLL_ALLREDUCE, k, elems * p->grad_bytes);
+    weft_gen_add(g, b, WEFT_PHASE_WG, WEFT_COLL_ALLREDUCE, k, elems * p->grad_bytes, 1);
   } else if (p->zero_stage < 3) {
-    weft_gen_add(g, b, WEFT_PHASE_WG, WEFT_COLL_REDUCESCATTER, k, elems * p->grad_bytes);
-    weft_gen_add(g, b, WEFT_PHASE_WG, WEFT_COLL_ALLGATHER, k, elems / n * p->param_bytes);
+    weft_gen_add(g, b, WEFT_PHASE_WG, WEFT_COLL_REDUCESCATTER, k, elems * p->grad_bytes, 1);
+    weft_gen_add(g, b, WEFT_PHASE_WG, WEFT_COLL_ALLGATHER, k, elems / n * p->param_bytes, 1);
   } else {
-    weft_gen_add(g, b, WEFT_PHASE_WG, WEFT_COLL_REDUCESCATTER, k, per_mb * elems * p->grad_bytes);
+    weft_gen_add(g, b, WEFT_PHASE_WG, WEFT_COLL_REDUCESCATTER, k, per_mb * elems * p->grad_bytes,
+                 per_mb);
   }
 }
 
@@ -224,6 +226,7 @@ void weft_gen_emit(Gen *g, const char *name, const GenBlock *b, double count) {
       if (j < b->ncoll[p]) {
         s->coll = b->coll[p][j].coll;
         s->size_bytes = count * b->coll[p][j].size_bytes;
+        s->calls = count * b->coll[p][j].calls;
         s->group = b->coll[p][j].group;
       }
     }

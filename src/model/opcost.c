@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/gemm_eff.h"
 #include "model/opcost.h"
 
 /* FLOPs per element of the vector kernels (counted by hand, docs/zoo.md). */
@@ -228,34 +229,22 @@ static double tensor_rate(const WeftDevice *d, double act_bytes, int fp8) {
 }
 
 /* What every operator's time reads of the device, worked out once per
- * block: the same products in the same order, and a division by a tile
- * side that is a power of two done as the product with its exact inverse
- * (the same bits: both round the same real number). */
+ * block: the same products, in the same order. */
 typedef struct {
-  double hbm;                         /* achieved HBM bytes/s */
-  double tile_m, tile_n, inv_m, inv_n; /* inv: 1 / side when a power of two, else 0 */
-  double sms, wave;                   /* SMs; sms * 2 * tile_m * tile_n, a wave's FLOPs per k */
-  double gemm[2], fused[2];           /* achieved tensor-core rates, [FP8 GEMM] */
+  const WeftDevice *d;
+  double hbm;                 /* achieved HBM bytes/s */
+  double tensor[2], fused[2]; /* tensor-core peak; fused attention's achieved rate, [FP8] */
   double vector;
 } Rates;
 
-static double exact_inverse(int side) {
-  return side > 0 && (side & (side - 1)) == 0 ? 1.0 / side : 0.0;
-}
-
 static void rates(const WeftDevice *d, double act_bytes, Rates *r) {
+  r->d = d;
   r->hbm = d->hbm_bytes_per_s * d->hbm_efficiency;
-  r->tile_m = d->tile_m;
-  r->tile_n = d->tile_n;
-  r->inv_m = exact_inverse(d->tile_m);
-  r->inv_n = exact_inverse(d->tile_n);
-  r->sms = d->sms;
-  r->wave = (double)d->sms * 2.0 * d->tile_m * d->tile_n;
   /* fused attention has its own measured rate (a device without one: its GEMMs') */
   double eff = d->attention_efficiency > 0 ? d->attention_efficiency : d->gemm_efficiency;
   for (int f8 = 0; f8 < 2; f8++) {
-    r->gemm[f8] = tensor_rate(d, act_bytes, f8) * d->gemm_efficiency;
-    r->fused[f8] = tensor_rate(d, act_bytes, f8) * eff;
+    r->tensor[f8] = tensor_rate(d, act_bytes, f8);
+    r->fused[f8] = r->tensor[f8] * eff;
   }
   r->vector = d->peak_vector_flops;
 }
@@ -263,14 +252,8 @@ static void rates(const WeftDevice *d, double act_bytes, Rates *r) {
 static double op_ns(const Rates *r, const OcOp *op) {
   double mem_ns = op->bytes / r->hbm * 1e9;
   double cmp_ns;
-  if (op->kind == OC_GEMM) {
-    /* Every tile costs a full tile's FLOPs; tiles run in waves of one per
-     * SM, and a partial last wave takes as long as a full one. */
-    double tm = r->inv_m > 0 ? op->m * r->inv_m : op->m / r->tile_m;
-    double tn = r->inv_n > 0 ? op->n * r->inv_n : op->n / r->tile_n;
-    double tiles = op->batch * ceil(tm) * ceil(tn);
-    double waves = ceil(tiles / r->sms);
-    cmp_ns = waves * (r->wave * op->k) / r->gemm[op->fp8 != 0] * 1e9;
+  if (op->kind == OC_GEMM) { /* tiles in waves over the SMs (gemm_eff.c) */
+    cmp_ns = weft_gemm_ns(r->d, r->tensor[op->fp8 != 0], op->batch, op->m, op->n, op->k);
   } else if (op->kind == OC_FUSED) {
     cmp_ns = op->flops / r->fused[op->fp8 != 0] * 1e9;
   } else {

@@ -1,5 +1,6 @@
 /* zoo.c — the model zoo (docs/zoo.md): model files (transformer, DLRM; CNNs
- * in zoo_cnn.c), devices.yml, the directory listing and parameter counts. */
+ * in zoo_cnn.c; devices.yml in zoo_device.c), the directory listing and
+ * parameter counts. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -23,15 +24,6 @@ static const char *const MOE_KEYS[] = {"experts",     "top_k",      "every",
 static const char *const MLA_KEYS[] = {"q_lora_rank",      "kv_lora_rank", "qk_nope_head_dim",
                                        "qk_rope_head_dim", "v_head_dim",   NULL};
 static const char *const EMB_KEYS[] = {"tables", "rows", "dim", "pooling", NULL};
-static const char *const DEVICE_KEYS[] = {
-    "title",          "peak_tflops",    "hbm_gib", "hbm_gbps", "source", "fp8_tflops",
-    "tf32_tflops",    "vector_tflops",  "sms",     "tile",     "gemm_efficiency",
-    "hbm_efficiency", "attention_efficiency", NULL};
-#define MAX_SMS 100000  /* SMs or CUs of one device */
-#define MAX_TILE 4096   /* a GEMM output tile's side */
-
-#define GIB 1073741824.0  /* 2^30 bytes: HBM stacks come in powers of two */
-
 /* ------------------------------------------------------------------ helpers */
 
 int weft_zoo_int(const WeftYamlNode *map, const char *key, int def, const char *file, int *out,
@@ -67,9 +59,8 @@ int weft_zoo_layer(WeftModel *m, const char *name, double fwd_flops, double para
   return WEFT_OK;
 }
 
-/* A number > 0 (at most WEFT_MAX_ZOO_FIGURE) under a required key. */
-static int pos_double(const WeftYamlNode *map, const char *key, const char *file, double *out,
-                      WeftError *err) {
+int weft_zoo_pos_double(const WeftYamlNode *map, const char *key, const char *file, double *out,
+                        WeftError *err) {
   const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
   if (!v)
     return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, key, "missing key '%s'",
@@ -78,9 +69,8 @@ static int pos_double(const WeftYamlNode *map, const char *key, const char *file
   return weft_yaml_double_in(v, file, key, NULL, &range, out, err);
 }
 
-/* Optional text under key into out[size] (unchanged when absent). */
-static int text(const WeftYamlNode *map, const char *key, const char *file, char *out,
-                size_t size, WeftError *err) {
+int weft_zoo_text(const WeftYamlNode *map, const char *key, const char *file, char *out,
+                  size_t size, WeftError *err) {
   const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
   if (!v) return WEFT_OK;
   char got[96];
@@ -281,7 +271,7 @@ static int read_dlrm(const WeftYamlNode *r, const char *file, WeftModel *m, Weft
   if ((rc = weft_yaml_expect(emb, WEFT_YAML_MAPPING, file, "embeddings", err)) ||
       (rc = weft_yaml_check_keys(emb, EMB_KEYS, file, err)) ||
       (rc = weft_zoo_int(emb, "tables", 0, file, &m->tables, err)) ||
-      (rc = pos_double(emb, "rows", file, &m->table_rows, err)) ||
+      (rc = weft_zoo_pos_double(emb, "rows", file, &m->table_rows, err)) ||
       (rc = weft_zoo_int(emb, "dim", 0, file, &m->emb_dim, err)) ||
       (rc = weft_zoo_int(emb, "pooling", 1, file, &m->pooling, err)) ||
       (rc = weft_zoo_int(r, "dense_features", 0, file, &dense, err)))
@@ -358,15 +348,15 @@ static int read_model(const char *path, const char *expect, WeftModel *m, WeftEr
     goto done;
   stem(path, m->name);
   const WeftYamlNode *nv = weft_yaml_get(root, "name", NULL);
-  if ((rc = text(root, "name", path, m->name, sizeof m->name, err))) goto done;
+  if ((rc = weft_zoo_text(root, "name", path, m->name, sizeof m->name, err))) goto done;
   if (nv && expect && strcmp(m->name, expect) != 0) {
     rc = weft_error_set(err, WEFT_EINPUT, path, nv->line, nv->col, "name",
                         "name '%s' does not match the file name '%s.yml'", m->name, expect);
     goto done;
   }
   snprintf(m->title, sizeof m->title, "%s", m->name);
-  if ((rc = text(root, "title", path, m->title, sizeof m->title, err)) ||
-      (rc = text(root, "source", path, m->source, sizeof m->source, err)) ||
+  if ((rc = weft_zoo_text(root, "title", path, m->title, sizeof m->title, err)) ||
+      (rc = weft_zoo_text(root, "source", path, m->source, sizeof m->source, err)) ||
       (rc = weft_zoo_int(root, "global_batch", 0, path, &m->global_batch, err)))
     goto done;
   if (m->arch == WEFT_ARCH_TRANSFORMER) rc = read_transformer(root, path, m, err);
@@ -536,101 +526,3 @@ int weft_zoo_model(const char *zoo_dir, const char *name, WeftModel *m, WeftErro
 }
 
 /* ------------------------------------------------------------------ devices */
-
-/* An optional number under key in range into *out (unchanged when absent). */
-static int opt_double(const WeftYamlNode *map, const char *key, const char *file, WeftRange range,
-                      double *out, WeftError *err) {
-  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
-  return v ? weft_yaml_double_in(v, file, key, NULL, &range, out, err) : WEFT_OK;
-}
-
-/* The per-operator model's figures (docs/zoo.md): all of sms, tile,
- * vector_tflops, gemm_efficiency and hbm_efficiency, or none of them. */
-static int parse_opcost(const WeftYamlNode *v, const char *file, WeftDevice *d, WeftError *err) {
-  static const char *const need[] = {"sms", "tile", "vector_tflops", "gemm_efficiency",
-                                     "hbm_efficiency"};
-  double fp8 = 0, tf32 = 0, vec = 0;
-  int rc, n = 0, nt = 0, tile[2] = {0, 0};
-  if ((rc = opt_double(v, "fp8_tflops", file, WEFT_RANGE_ZOO_FIGURE, &fp8, err)) ||
-      (rc = opt_double(v, "tf32_tflops", file, WEFT_RANGE_ZOO_FIGURE, &tf32, err)) ||
-      (rc = opt_double(v, "vector_tflops", file, WEFT_RANGE_ZOO_FIGURE, &vec, err)) ||
-      (rc = opt_double(v, "gemm_efficiency", file, WEFT_RANGE_(0.0, 1, 1), &d->gemm_efficiency,
-                       err)) ||
-      (rc = opt_double(v, "hbm_efficiency", file, WEFT_RANGE_(0.0, 1, 1), &d->hbm_efficiency,
-                       err)) ||
-      (rc = opt_double(v, "attention_efficiency", file, WEFT_RANGE_(0.0, 1, 1),
-                       &d->attention_efficiency, err)))
-    return rc;
-  if (d->attention_efficiency == 0) d->attention_efficiency = d->gemm_efficiency;
-  d->peak_fp8_flops = fp8 * 1e12;
-  d->peak_tf32_flops = tf32 * 1e12;
-  d->peak_vector_flops = vec * 1e12;
-  const WeftYamlNode *sv = weft_yaml_get(v, "sms", NULL), *tv = weft_yaml_get(v, "tile", NULL);
-  if (sv && ((rc = weft_yaml_int(sv, file, "sms", NULL, &d->sms, err)) ||
-             (d->sms < 1 || d->sms > MAX_SMS)))
-    return rc ? rc
-              : weft_error_set(err, WEFT_EINPUT, file, sv->line, sv->col, "sms",
-                               "sms must be 1..%d, got %d", MAX_SMS, d->sms);
-  if (tv) {
-    if ((rc = weft_yaml_ints(tv, file, "tile", tile, 2, &nt, err))) return rc;
-    if (nt != 2 || tile[0] < 1 || tile[1] < 1 || tile[0] > MAX_TILE || tile[1] > MAX_TILE)
-      return weft_error_set(err, WEFT_EINPUT, file, tv->line, tv->col, "tile",
-                            "tile must be [rows, cols], each 1..%d", MAX_TILE);
-    d->tile_m = tile[0];
-    d->tile_n = tile[1];
-  }
-  for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-    n += weft_yaml_get(v, need[i], NULL) != NULL;
-  if (n != 0 && n != (int)(sizeof need / sizeof need[0])) {
-    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-      if (!weft_yaml_get(v, need[i], NULL))
-        return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, need[i],
-                              "missing key '%s' (the per-operator model needs sms, tile, "
-                              "vector_tflops, gemm_efficiency and hbm_efficiency together)",
-                              need[i]);
-  }
-  return WEFT_OK;
-}
-
-/* One entry of devices.yml: name -> {title, peak_tflops, hbm_gib, hbm_gbps, source,
- * and optionally the per-operator model's figures}. */
-static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
-                        WeftDevice *d, WeftError *err) {
-  double tflops, gib, gbps;
-  int rc;
-  memset(d, 0, sizeof *d);
-  if (k->len == 0 || k->len >= WEFT_NAME_LEN)
-    return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, k->text,
-                          "device name must have 1 to %d characters", WEFT_NAME_LEN - 1);
-  memcpy(d->name, k->text, k->len + 1);
-  if ((rc = weft_yaml_expect(v, WEFT_YAML_MAPPING, file, k->text, err)) ||
-      (rc = weft_yaml_check_keys(v, DEVICE_KEYS, file, err)) ||
-      (rc = pos_double(v, "peak_tflops", file, &tflops, err)) ||
-      (rc = pos_double(v, "hbm_gib", file, &gib, err)) ||
-      (rc = pos_double(v, "hbm_gbps", file, &gbps, err)))
-    return rc;
-  snprintf(d->title, sizeof d->title, "%s", d->name);
-  if ((rc = text(v, "title", file, d->title, sizeof d->title, err)) ||
-      (rc = text(v, "source", file, d->source, sizeof d->source, err)))
-    return rc;
-  d->peak_flops = tflops * 1e12;
-  d->hbm_bytes = gib * GIB;
-  d->hbm_bytes_per_s = gbps * 1e9;  /* GB/s, as bw_gbps everywhere in weft */
-  return parse_opcost(v, file, d, err);
-}
-
-static int parse_entry(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
-                       void *out, WeftError *err) {
-  return parse_device(k, v, file, out, err);
-}
-
-static const WeftZooTable DEVICES = {"devices.yml", "device", "their figures",
-                                     sizeof(WeftDevice), parse_entry};
-
-int weft_zoo_device(const char *zoo_dir, const char *name, WeftDevice *dev, WeftError *err) {
-  return weft_zoo_table(&DEVICES, zoo_dir, name ? name : "", dev, NULL, 0, NULL, err);
-}
-
-int weft_zoo_devices(const char *zoo_dir, WeftDevice *devs, int max, int *count, WeftError *err) {
-  return weft_zoo_table(&DEVICES, zoo_dir, NULL, NULL, devs, max, count, err);
-}

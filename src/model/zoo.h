@@ -1,5 +1,6 @@
 /* zoo.h — internal (not public API): helpers shared by the model-file readers,
- * zoo.c (files, transformers, DLRM, devices) and zoo_cnn.c (CNN layer lists). */
+ * zoo.c (files, transformers, DLRM), zoo_device.c (devices) and zoo_cnn.c
+ * (CNN layer lists). */
 #ifndef WEFT_MODEL_ZOO_H
 #define WEFT_MODEL_ZOO_H
 
@@ -11,6 +12,13 @@
  * and the key. */
 int weft_zoo_int(const WeftYamlNode *map, const char *key, int def, const char *file, int *out,
                  WeftError *err);
+
+/* A number > 0 (at most WEFT_MAX_ZOO_FIGURE) under a required key. */
+int weft_zoo_pos_double(const WeftYamlNode *map, const char *key, const char *file, double *out,
+                        WeftError *err);
+/* Optional text under key into out[size] (unchanged when absent). */
+int weft_zoo_text(const WeftYamlNode *map, const char *key, const char *file, char *out,
+                  size_t size, WeftError *err);
 
 /* Append a layer to m->layer[]; "more than WEFT_MAX_MODEL_LAYERS" at node at
  * (field) when full. */

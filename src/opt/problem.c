@@ -55,10 +55,11 @@ static int phase_pattern(const PatKeys *keys, const WeftPhaseSpec *s, int ph) {
   return keys->id[s->coll][s->group ? WEFT_NPHASES + s->group - 1 : ph];
 }
 
-/* The latency (ns) of a phase's collective: a constant of the design. */
+/* The latency (ns) of a phase's collectives, one per call the entry stands
+ * for: a constant of the design. */
 static double phase_latency(const PatKeys *keys, const WeftPhaseSpec *s, int ph) {
   if (phase_pattern(keys, s, ph) < 0) return 0.0;
-  return keys->lat[s->coll][s->group ? WEFT_NPHASES + s->group - 1 : ph];
+  return weft_phase_calls(s) * keys->lat[s->coll][s->group ? WEFT_NPHASES + s->group - 1 : ph];
 }
 
 /* Patterns of every job, in order of first use (layers, then phases).

@@ -168,6 +168,7 @@ static int coll_start(Run *r, int slot, int layer, WeftPhase ph, double t, int *
   memset(c->busy, 0, sizeof c->busy);
   c->arrived[0] = c->chunks;
   c->start_ns = t;
+  c->calls = weft_phase_calls(p);
   *started = 1;
   return fill_dim(r, slot, c->st[0].dim, t);
 }
@@ -208,11 +209,15 @@ static int step_done(Run *r, int id, double t) {
   return start_step(r, id, t);
 }
 
-/* A resource finished transfer id: its step ends after the dim's delay. */
+/* A resource finished transfer id: its step ends after the dim's delay, once
+ * per call the entry stands for (its calls run back to back: exact with one
+ * chunk, where a step's bytes split over the calls take the same time). */
 static int xfer_done(Run *r, int id, double t) {
   SimXfer *x = &r->xf[id];
-  int d = r->coll[x->coll].st[x->stage].dim;
-  if (r->delay_ns[d] > 0.0 && !x->merged) return sim_heap_push(&r->heap, t + r->delay_ns[d], EV_DELAY, id);
+  const SimColl *c = &r->coll[x->coll];
+  int d = c->st[x->stage].dim;
+  if (r->delay_ns[d] > 0.0 && !x->merged)
+    return sim_heap_push(&r->heap, t + c->calls * r->delay_ns[d], EV_DELAY, id);
   return step_done(r, id, t);
 }
 
@@ -343,6 +348,11 @@ static int resolve_groups(Run *r, const WeftJob *job) {
         return weft_error_set(r->err, WEFT_EINVAL, r->wl->file, r->wl->layers[l].line, 0,
                               "group", "layer %s: bad collective or group index",
                               r->wl->layers[l].name);
+      if (!(weft_phase_calls(p) <= WEFT_MAX_CALLS))
+        return weft_error_set(r->err, WEFT_EINVAL, r->wl->file, r->wl->layers[l].line, 0,
+                              "calls", "layer %s: %g calls, at most " WEFT_LIMIT_TEXT(
+                                  WEFT_MAX_CALLS) " are allowed",
+                              r->wl->layers[l].name, p->calls);
     }
   return WEFT_OK;
 }

@@ -48,6 +48,7 @@ typedef struct {
   int arrived[SIM_MAX_STAGES], started[SIM_MAX_STAGES];
   int busy[WEFT_MAX_DIMS];     /* chunks in a stage on each dim */
   double start_ns;
+  double calls;                /* calls the entry stands for: each step waits calls x delay */
 } SimColl;
 
 /* One chunk in one stage: the unit the resources move. */

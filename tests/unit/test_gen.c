@@ -573,6 +573,19 @@ static void gen_tiny_by_hand(void) {
   static const double bw[2] = {1, 1};
   CHECK_NEAR(gt_time(&net, wl, &comm, bw), 14456, 1e-12);
   CHECK_NEAR(info.optimizer_ns, 8176, 1e-12);
+  /* Calls: a TP all-reduce per micro-batch (2) and pass, one DP all-reduce
+   * per iteration. With 100 ns per step on dim 1 (2 steps per all-reduce of
+   * 2 NPUs): 20 TP calls (embedding 2, 4 sub-blocks x (2 + 2), logits 2)
+   * x 200 ns = 4000 ns more. */
+  static const double calls[7][3] = {{2, 0, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1},
+                                     {2, 2, 1}, {0, 2, 1}, {0, 0, 0}};
+  for (int i = 0; i < 7 && i < wl->nlayers; i++)
+    for (int ph = 0; ph < 3; ph++)
+      if (wl->layers[i].phase[ph].coll != WEFT_COLL_NONE)
+        CHECK_NEAR(wl->layers[i].phase[ph].calls, calls[i][ph], 0);
+  net.latency_ns[0] = 100;
+  CHECK_NEAR(gt_time(&net, wl, &comm, bw), 14456 + 4000, 1e-12);
+  net.latency_ns[0] = 0;
   /* Megatron's count: 72*B*s*l*h^2*(1 + s/(6h) + V/(12lh))
    * = 72*4*2*2*16*(1 + 1/12 + 1/12) = 21504. */
   CHECK_NEAR(info.model_flops, 21504, 1e-12);
@@ -630,6 +643,12 @@ static void gen_compact_same_time(void) {
     double tf = gt_time(&net, full, &cf, bw), tc = gt_time(&net, cmp, &cc, bw);
     CHECK(tf > 0);
     CHECK_NEAR(tc, tf, 1e-12);
+    /* with a latency per step, merged entries keep every call's latency */
+    for (int d = 0; d < 4; d++) net.latency_ns[d] = 1000.0 * (d + 1);
+    double lf = gt_time(&net, full, &cf, bw), lc = gt_time(&net, cmp, &cc, bw);
+    for (int d = 0; d < 4; d++) net.latency_ns[d] = 0.0;
+    CHECK(lf > tf);
+    CHECK_NEAR(lc, lf, 1e-12);
     /* field by field: the struct has padding, which memcmp would read */
     CHECK(inf.microbatches == inc.microbatches && inf.layers_per_stage == inc.layers_per_stage);
     CHECK(inf.bubble_fraction == inc.bubble_fraction && inf.samples == inc.samples);
@@ -695,6 +714,9 @@ static void gen_pipeline(void) {
   GT_PHASE(p, WEFT_PHASE_FWD, 0, WEFT_COLL_SENDRECV, sr, g);
   GT_PHASE(p, WEFT_PHASE_IG, 0, WEFT_COLL_SENDRECV, sr, g);
   GT_PHASE(p, WEFT_PHASE_WG, 0, WEFT_COLL_NONE, 0, 0);
+  CHECK_NEAR(p->phase[WEFT_PHASE_FWD].calls, R, 1e-12); /* a send per stage step */
+  CHECK_NEAR(gt_layer(wl, "L73.attn")->phase[WEFT_PHASE_FWD].calls, R, 1e-12);
+  CHECK_NEAR(gt_layer(wl, "L73.attn")->phase[WEFT_PHASE_WG].calls, 1, 0);
   /* attention compute: 167,503,724,544 FLOPs x R / 156e12 */
   const double attn_ns = round(R * 167503724544.0 / 156e12 * 1e9);
   const WeftLayer *a = gt_layer(wl, "L73.attn");

@@ -919,7 +919,7 @@ static void workload_groups_bad(void) {
        "fwd_type", "group name 'abcdefghijklmnop' must be 1 to 15"},
       {"a -1 1 BROADCAST@pp 8 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 8, "fwd_type",
        "fwd_type: unknown collective 'BROADCAST' (expected NONE, ALLREDUCE, ALLGATHER, "
-       "REDUCESCATTER, ALLTOALL or SENDRECV, optionally with @group)"},
+       "REDUCESCATTER, ALLTOALL or SENDRECV, optionally with @group and *calls)"},
       {"a -1 1 @pp 8 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 8, "fwd_type",
        "unknown collective ''"},
       {"a -1 1 NONE 0 1 NONE 0 1 ALLREDUCE@d@p 8 0\n", WEFT_EINPUT, 1, 36, "wg_type",
@@ -928,6 +928,19 @@ static void workload_groups_bad(void) {
        "group name 'p-p'"},
       {"a -1 1 NONE 0 1 SEND_RECV@pp 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 17, "ig_type",
        "unknown collective 'SEND_RECV'"},
+      /* *calls: a number in (0, 1e9], its column the number's */
+      {"a -1 1 ALLREDUCE*0 8 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 18, "fwd_type",
+       "fwd_type: the calls after '*' must be > 0, got 0"},
+      {"a -1 1 ALLREDUCE@pp*x 8 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 21, "fwd_type",
+       "fwd_type: the calls after '*' must be a number, got 'x'"},
+      {"a -1 1 ALLREDUCE* 8 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 18, "fwd_type",
+       "the calls after '*' must be a number, got ''"},
+      {"a -1 1 NONE 0 1 NONE 0 1 ALLGATHER*2e9 8 0\n", WEFT_EINPUT, 1, 36, "wg_type",
+       "wg_type: the calls after '*' must be <= 1e9, got 2e9"},
+      {"a -1 1 ALLREDUCE*inf 8 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 18, "fwd_type",
+       "the calls after '*' must be a finite number"},
+      {"a -1 1 ALLREDUCE*2@pp 8 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 18, "fwd_type",
+       "got '2@pp'"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     WeftWorkload *wl = (WeftWorkload *)&wl;  /* must be reset to NULL */
@@ -1050,7 +1063,9 @@ static void same_workload(int at, const WeftWorkload *a, const WeftWorkload *b) 
     for (int p = 0; ok && p < WEFT_NPHASES; p++)
       ok = x->phase[p].coll == y->phase[p].coll && x->phase[p].group == y->phase[p].group &&
            x->phase[p].compute_ns == y->phase[p].compute_ns &&
-           x->phase[p].size_bytes == y->phase[p].size_bytes;
+           x->phase[p].size_bytes == y->phase[p].size_bytes &&
+           (x->phase[p].coll == WEFT_COLL_NONE ||
+            weft_phase_calls(&x->phase[p]) == weft_phase_calls(&y->phase[p]));
     if (!ok) fprintf(stderr, "  layer %d differs\n", i + 1);
   }
   if (!ok) {
@@ -1070,7 +1085,7 @@ static char *slurp(const char *path) {
 }
 
 static WeftPhaseSpec ph(double compute_ns, WeftCollective c, double size_bytes, int group) {
-  WeftPhaseSpec s = {compute_ns, c, size_bytes, group};
+  WeftPhaseSpec s = {compute_ns, c, size_bytes, group, 0.0};
   return s;
 }
 
@@ -1087,12 +1102,15 @@ static void workload_write_roundtrip(void) {
   l.phase[0] = ph(10, WEFT_COLL_ALLREDUCE, 1024, 0);
   l.phase[1] = ph(20.5, WEFT_COLL_SENDRECV, 4096, 1);
   l.phase[2] = ph(30, WEFT_COLL_ALLREDUCE, 8192.25, 2);
+  l.phase[2].calls = 30.8125;  /* written after the group: *30.8125 */
   l.update_ns = 7;
   weft_workload_add(wl, &l);
   snprintf(l.name, sizeof l.name, "L1");
   l.phase[0] = ph(1, WEFT_COLL_NONE, 0, 0);
   l.phase[1] = ph(2, WEFT_COLL_NONE, 0, 0);
   l.phase[2] = ph(0.1, WEFT_COLL_ALLTOALL, 3, 1);
+  l.phase[2].calls = 1;  /* one call: nothing written, as 0 */
+  l.phase[1].calls = 4;  /* NONE: nothing written, ignored */
   l.update_ns = 0;
   weft_workload_add(wl, &l);
   char path[WEFT_PATH_LEN];
@@ -1100,11 +1118,11 @@ static void workload_write_roundtrip(void) {
   WeftError e;
   CHECK_EQ_INT(weft_workload_write(path, wl, &e), WEFT_OK);
   /* by the format: header, count, then 12 fields; integers plain, 0.1 as
-   * %.17g, @name only where a group is used */
+   * %.17g, @name only where a group is used, *calls only where not 1 */
   const char *want =
       "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 4\n"
       "2\n"
-      "L0 -1 10 ALLREDUCE 1024 20.5 SENDRECV@pp 4096 30 ALLREDUCE@dp 8192.25 7\n"
+      "L0 -1 10 ALLREDUCE 1024 20.5 SENDRECV@pp 4096 30 ALLREDUCE@dp*30.8125 8192.25 7\n"
       "L1 -1 1 NONE 0 2 NONE 0 0.10000000000000001 ALLTOALL@pp 3 0\n";
   const char *got = slurp(path);
   CHECK(got && strcmp(got, want) == 0);

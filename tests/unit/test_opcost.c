@@ -337,10 +337,11 @@ static void presets(void) {
   CHECK(strstr(e.msg, "gemm_efficiency") != NULL && e.line == 8);
 }
 
-/* The roofline written out as docs/zoo.md states it, divisions and all: a
- * GEMM's time, to the last bit, whether a tile side is a power of two (the
- * library multiplies by its exact inverse) or not; and a block's phases are
- * its operators' times summed in order. */
+/* The roofline written out as docs/zoo.md states it (no GEMM shape model),
+ * divisions and all: a GEMM's time to the last bit, tile sides powers of two
+ * or not, whole multiples of the tile included (where a rounded quotient
+ * would show in the ceil); and a block's phases are its operators' times
+ * summed in order (the block works the device's rates out once). */
 static double direct_ns(const WeftDevice *d, const OcOp *op) {
   double mem = op->bytes / (d->hbm_bytes_per_s * d->hbm_efficiency) * 1e9;
   double tiles = op->batch * ceil(op->m / d->tile_m) * ceil(op->n / d->tile_n);
@@ -349,8 +350,8 @@ static double direct_ns(const WeftDevice *d, const OcOp *op) {
   return cmp > mem ? cmp : mem;
 }
 
-static void tile_inverse(void) {
-  /* 525 * (1/75) rounds to 7 + 2^-50: its ceil would be 8 */
+static void written_out(void) {
+  /* 525 * (1/75) rounds to 7 + 2^-50: a ceil of it would be 8 */
   static const int sides[][2] = {{256, 128}, {100, 96}, {75, 91}, {1, 1}, {64, 3}};
   unsigned long long x = 11;
   int bad = 0;
@@ -400,6 +401,6 @@ const TestCase suite_opcost[] = {{"presets", presets},
                                  {"wave_quantization", wave_quantization},
                                  {"monotone", monotone},
                                  {"optimizer", optimizer},
-                                 {"tile_inverse", tile_inverse},
+                                 {"written_out", written_out},
                                  {"generator_uses_it", generator_uses_it},
                                  {0}};

@@ -568,8 +568,45 @@ static void comm_latency_efficiency(void) {
   CHECK_NEAR(weft_collective_latency_ns(WEFT_COLL_ALLREDUCE, n, &net), 160.0, 1e-15);
 }
 
+/* An entry standing for several calls (a generated layer covers every
+ * micro-batch) pays the latency once per call: the layer above as 5 calls
+ * of 2e8 bytes, no-overlap: 3e6 + 5 x 6000 + 18.75e6 = 21,780,000 ns; read
+ * from text as "ALLREDUCE*5", the same. */
+static void latency_per_call(void) {
+  int npus[1] = {4};
+  for (int text = 0; text < 2; text++) {
+    Toy t;
+    toy_init(&t, 1, npus, NULL, NULL);
+    t.net.efficiency[0] = 0.8;
+    t.net.latency_ns[0] = 1000.0;
+    if (text) {
+      WeftError e;
+      WeftWorkload *wl = NULL;
+      CHECK_EQ_INT(weft_workload_parse(
+                       "l -1 1000000 NONE 0 1000000 NONE 0 1000000 ALLREDUCE*5 1000000000 0\n",
+                       "w.txt", &wl, &e),
+                   WEFT_OK);
+      if (!wl) { toy_free(&t); return; }
+      CHECK_NEAR(wl->layers[0].phase[WEFT_PHASE_WG].calls, 5.0, 0);
+      weft_workload_add(t.wl, &wl->layers[0]);
+      weft_workload_free(wl);
+    } else {
+      toy_layer(&t, 1e6, WEFT_COLL_NONE, 0, WEFT_COLL_ALLREDUCE, 1e9);
+      t.wl->layers[0].phase[WEFT_PHASE_WG].calls = 5;
+    }
+    toy_cons(&t, "B1 = 100");
+    t.spec.loop = WEFT_LOOP_NO_OVERLAP;
+    WeftResult r;
+    toy_solve(&t, &r, NULL);
+    CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
+    CHECK_NEAR(r.eval.time_ns, 21780000.0, 1e-12);
+    toy_free(&t);
+  }
+}
+
 const TestCase suite_opt[] = {
     {"opt/comm_latency_efficiency", comm_latency_efficiency},
+    {"opt/latency_per_call", latency_per_call},
     {"opt/libra_gpt3_published_optimum", libra_gpt3_published_optimum},
     {"opt/traffic_by_hand", traffic_by_hand},
     {"opt/cost_by_hand", cost_by_hand},

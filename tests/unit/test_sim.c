@@ -27,6 +27,14 @@ static void test_ring_allreduce_by_hand(void) {
   /* an endpoint delay adds to every step like the latency: + 6 x 250 */
   s.set.endpoint_delay_ns = 250;
   CHECK_NEAR(sim_run(&s, &r), 64500.0, 1e-12);
+  /* the entry as 3 calls of 4e6/3 bytes back to back: each step waits
+   * 3 x (500 + 250) and moves the same bytes: 6 (1e4 + 2250) = 73500 */
+  s.wl->layers[0].phase[WEFT_PHASE_FWD].calls = 3;
+  CHECK_NEAR(sim_run(&s, &r), 73500.0, 1e-12);
+  /* the same as three layers of one call each (the oracle) */
+  s.wl->nlayers = 0;
+  for (int k = 0; k < 3; k++) sim_one(&s, WEFT_COLL_ALLREDUCE, 4e6 / 3);
+  CHECK_NEAR(sim_run(&s, &r), 73500.0, 1e-9);
   sim_free(&s);
 }
 
