@@ -290,10 +290,9 @@ enum { BUILD_GENERATE = 1, BUILD_PROBLEM = 2 };  /* which step failed (err says 
 static int build(const WeftCodesignSpec *spec, const WeftDesignPoint *pt, Scratch *s,
                  WeftGenInfo *info, WeftProblem **p, WeftError *err) {
   const WeftNetwork *net = &spec->nets[pt->net];
-  memset(info, 0, sizeof *info);
-  memset(&s->comm, 0, sizeof s->comm);
-  /* compact merges identical layers: exact for no-overlap, while the overlap
-   * loop needs every layer in order */
+  /* weft_generate clears info and the communicator first. compact merges
+   * identical layers: exact for no-overlap, while the overlap loop needs
+   * every layer in order */
   int compact = spec->loop == WEFT_LOOP_NO_OVERLAP;
   int rc = weft_generate(spec->model, spec->device, &pt->par, net, compact, s->wl, &s->comm,
                          info, err);
