@@ -18,7 +18,8 @@
 #else
 #define SEP_INLINE static inline
 #endif
-/* Loops over the nf free bandwidths: unrolled whole where nf is a constant
+/* Every loop of the method: unrolled whole where its count is a constant
+ * (the nf free bandwidths), four at a time over the rows and variables
  * (-O2 keeps loops it cannot unroll without growing the code). */
 #define SEP_UNROLL _Pragma("GCC unroll 4")
 
@@ -46,11 +47,13 @@ SEP_INLINE void residuals(Sep *s, int nf, double out[5]) {
   int n = s->n, np = s->npair;
   const double *x = s->x;
   double obj = 0.0, mu = 0.0, rp = 0.0, rd = 0.0;
+  SEP_UNROLL
   for (int k = 0; k < n; k++) {
     double c = s->c[k], xi = 1.0 / x[k];
     s->rd[k] = c > 0 ? -c * xi * xi : 0.0;
     obj += c > 0 ? c * xi : 0.0;
   }
+  SEP_UNROLL
   for (int i = 0; i < s->m; i++) {
     const double *mf = s->Mf + i * nf;
     double acc = s->v[i] - s->h[i], l = s->lam[i];
@@ -67,6 +70,7 @@ SEP_INLINE void residuals(Sep *s, int nf, double out[5]) {
     mu += s->v[i] * l;
     rp = dmax(rp, fabs(acc));
   }
+  SEP_UNROLL
   for (int k = 0; k < n; k++) rd = dmax(rd, fabs(s->rd[k]));
   out[0] = rd;
   out[1] = rp;
@@ -94,6 +98,7 @@ SEP_INLINE void rank1(double *K, int nf, double a, const double *u) {
 SEP_INLINE int kkt_factor(Sep *s, int nf) {
   int np = s->npair;
   double *K = s->K;
+  SEP_UNROLL
   for (int i = 0; i < s->m; i++) {
     s->iv[i] = 1.0 / s->v[i];
     s->W[i] = s->lam[i] * s->iv[i];
@@ -155,7 +160,9 @@ SEP_INLINE int newton(Sep *s, int nf, const double *rc, double *dx, double *dv, 
   int n = s->n, m = s->m, np = s->npair;
   double *r = s->r, *rr = s->rr;
   const double *K = s->K;
+  SEP_UNROLL
   for (int k = 0; k < n; k++) r[k] = -s->rd[k];
+  SEP_UNROLL
   for (int i = 0; i < m; i++) {
     double wi = (s->lam[i] * s->rp[i] - rc[i]) * s->iv[i];
     const double *mf = s->Mf + i * nf;
@@ -199,6 +206,7 @@ SEP_INLINE int newton(Sep *s, int nf, const double *rc, double *dx, double *dv, 
     dx[nf + k] = acc / s->Dp[k];
     if (!isfinite(dx[nf + k])) return -1;
   }
+  SEP_UNROLL
   for (int i = 0; i < m; i++) {
     const double *mf = s->Mf + i * nf;
     double md = i < np ? s->g[i] * dx[nf + s->cp[i]] : 0.0;
@@ -214,10 +222,12 @@ SEP_INLINE int newton(Sep *s, int nf, const double *rc, double *dx, double *dv, 
  * objective term fall below SEP_SHRINK of itself. */
 static double max_step(const Sep *s, const double *dx, const double *dv, const double *dl) {
   double a = 1.0;
+  SEP_UNROLL
   for (int i = 0; i < s->m; i++) {
     if (a * dv[i] < -s->v[i]) a = -s->v[i] / dv[i];
     if (a * dl[i] < -s->lam[i]) a = -s->lam[i] / dl[i];
   }
+  SEP_UNROLL
   for (int k = 0; k < s->n; k++)
     if (s->c[k] > 0 && a * dx[k] < -s->x[k] * SEP_SHRINK) a = -s->x[k] * SEP_SHRINK / dx[k];
   return a;
@@ -226,6 +236,7 @@ static double max_step(const Sep *s, const double *dx, const double *dv, const d
 /* Mean complementarity after a step of length a along (dv, dl). */
 static double comp_after(const Sep *s, double a, const double *dv, const double *dl) {
   double acc = 0.0;
+  SEP_UNROLL
   for (int i = 0; i < s->m; i++) acc += (s->v[i] + a * dv[i]) * (s->lam[i] + a * dl[i]);
   return acc / s->m;
 }
@@ -233,6 +244,7 @@ static double comp_after(const Sep *s, double a, const double *dv, const double 
 SEP_INLINE int ipm(Sep *s, int nf, int max_iter, int *iters) {
   int n = s->n, m = s->m;
   memcpy(s->x, s->x0, (size_t)n * sizeof *s->x);
+  SEP_UNROLL
   for (int i = 0; i < m; i++) { /* slack of each row at the start, at least SEP_SLACK0 */
     const double *mf = s->Mf + i * nf;
     double acc = s->h[i] - (i < s->npair ? s->g[i] * s->x[nf + s->cp[i]] : 0.0);
@@ -268,12 +280,14 @@ SEP_INLINE int ipm(Sep *s, int nf, int max_iter, int *iters) {
       break;
     }
     /* Predictor (rc = v.*lam, carried in dla: read before written). */
+    SEP_UNROLL
     for (int i = 0; i < m; i++) s->dla[i] = s->v[i] * s->lam[i];
     if (kkt_factor(s, nf) != 0 || newton(s, nf, s->dla, s->dxa, s->dva, s->dla) != 0) {
       status = IPM_NUMERICAL;
       break;
     }
     double aa = max_step(s, s->dxa, s->dva, s->dla), mua = 0.0;
+    SEP_UNROLL
     for (int i = 0; i < m; i++) mua += (s->v[i] + aa * s->dva[i]) * (s->lam[i] + aa * s->dla[i]);
     if (m > 0) mua /= m;
     double q = mu > 0 ? mua / mu : 0.0, sigma = q * q * q;
@@ -284,6 +298,7 @@ SEP_INLINE int ipm(Sep *s, int nf, int max_iter, int *iters) {
     floor_mu = dmax(floor_mu, SEP_INFEAS_FLOOR * res[1] * SEP_SLACK0);
     if (sigma * mu < floor_mu) sigma = floor_mu / mu < 1.0 ? floor_mu / mu : 1.0;
     /* Corrector: centring plus the second-order term (rc carried in dl). */
+    SEP_UNROLL
     for (int i = 0; i < m; i++) s->dl[i] = s->v[i] * s->lam[i] + s->dva[i] * s->dla[i] - sigma * mu;
     if (newton(s, nf, s->dl, s->dx, s->dv, s->dl) != 0) {
       status = IPM_NUMERICAL;
@@ -297,6 +312,7 @@ SEP_INLINE int ipm(Sep *s, int nf, int max_iter, int *iters) {
      * raises complementarity (on c/x the cycle never ends). Then take the
      * plain centred Newton step instead (its own second-order error only). */
     if (m > 0 && comp_after(s, a, s->dv, s->dl) > mu) {
+      SEP_UNROLL
       for (int i = 0; i < m; i++) s->dl[i] = s->v[i] * s->lam[i] - sigma * mu;
       if (newton(s, nf, s->dl, s->dx, s->dv, s->dl) != 0) {
         status = IPM_NUMERICAL;
@@ -309,7 +325,9 @@ SEP_INLINE int ipm(Sep *s, int nf, int max_iter, int *iters) {
       status = IPM_NUMERICAL;
       break;
     }
+    SEP_UNROLL
     for (int k = 0; k < n; k++) s->x[k] += a * s->dx[k];
+    SEP_UNROLL
     for (int i = 0; i < m; i++) {
       s->v[i] += a * s->dv[i];
       s->lam[i] += a * s->dl[i];
