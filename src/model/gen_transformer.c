@@ -35,7 +35,10 @@ typedef struct {
   double opt_ns;                           /* the optimizer step (emit times it once) */
 } Tf;
 
-static int moe_layers(const Gen *g, int lo, int hi) { return weft_model_moe_layers(g->m, lo, hi); }
+/* MoE layers among lo..hi (none without experts: no call per stage then). */
+static int moe_layers(const Gen *g, int lo, int hi) {
+  return g->m->experts > 0 ? weft_model_moe_layers(g->m, lo, hi) : 0;
+}
 
 /* Layers of stage k: stage_layers, else weft_stage_layers_balanced's
  * (L / pp, or floor/ceil with the floor ones at the ends first). */
@@ -287,7 +290,7 @@ static int plan(Gen *g, Tf *t) {
   } else {
     double T;
     int equal = 1; /* stages 0..pp-2 alike, the last no lighter: a closed form */
-    for (int k = 1; k < pp - 1; k++) equal &= fw[k] == fw[0] && bw[k] == bw[0];
+    for (int k = 1; k < pp - 1 && equal; k++) equal = fw[k] == fw[0] && bw[k] == bw[0];
     if (equal && fw[pp - 1] >= fw[0] && bw[pp - 1] >= bw[0])
       T = (pp - 1) * (fw[0] + bw[0]) + t->m * (fw[pp - 1] + bw[pp - 1]);
     else if ((rc = weft_gen_1f1b(fw, bw, pp, t->m, &T))) {
