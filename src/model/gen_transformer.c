@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "model/gen.h"
+#include "model/gen_names.h"
 #include "model/zoo.h"
 
 #define PLAN_STACK_STAGES 64 /* stages planned on the stack, without allocating */
@@ -534,45 +535,6 @@ static void fill_info(Gen *g, const Tf *t) {
   }
 }
 
-/* Text and whole numbers appended to a buffer, cut to fit and always
- * terminated: snprintf's format parsing was a tenth of a generation, which
- * names a few entries per design point. */
-typedef struct {
-  char *p;
-  size_t left; /* bytes from p on, the terminator's included (>= 1) */
-} Txt;
-
-static void txt_str(Txt *t, const char *s) {
-  while (*s && t->left > 1) {
-    *t->p++ = *s++;
-    t->left--;
-  }
-  *t->p = '\0';
-}
-
-static void txt_int(Txt *t, int v) {
-  char d[16];
-  int n = sizeof d - 1;
-  unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
-  d[n] = '\0';
-  do d[--n] = (char)('0' + u % 10); while (u /= 10);
-  if (v < 0) d[--n] = '-';
-  txt_str(t, d + n);
-}
-
-/* "L<lo>-<hi>.<what>" or "L<i>.<what>". */
-static void range_name(char *out, size_t n, int lo, int hi, const char *what) {
-  Txt t = {out, n};
-  txt_str(&t, "L");
-  txt_int(&t, lo);
-  if (lo != hi) {
-    txt_str(&t, "-");
-    txt_int(&t, hi);
-  }
-  txt_str(&t, ".");
-  txt_str(&t, what);
-}
-
 static int emit(Gen *g, Tf *t) {
   const WeftParallel *p = g->par;
   int lo = t->first, hi = t->first + t->Ls - 1; /* the critical stage's layers */
@@ -610,28 +572,28 @@ static int emit(Gen *g, Tf *t) {
   if (p->pp > 1) weft_gen_emit(g, "pipeline", &pipe, 1);
   if (has_emb) weft_gen_emit(g, "embedding", &emb, 1);
   if (g->compact) {
-    range_name(name, sizeof name, lo, hi, "attn");
+    weft_gen_range_name(name, sizeof name, lo, hi, "attn");
     weft_gen_emit(g, name, &attn, t->Ls);
     if (nd) { /* first and last dense layer of the stage */
       int a = lo, z = hi;
       while (moe_layers(g, a, a)) a++;
       while (moe_layers(g, z, z)) z--;
-      range_name(name, sizeof name, a, z, "mlp");
+      weft_gen_range_name(name, sizeof name, a, z, "mlp");
       weft_gen_emit(g, name, &mlp, nd);
     }
     if (ne) { /* first and last MoE layer */
       int a = lo, z = hi;
       while (!moe_layers(g, a, a)) a++;
       while (!moe_layers(g, z, z)) z--;
-      range_name(name, sizeof name, a, z, "moe");
+      weft_gen_range_name(name, sizeof name, a, z, "moe");
       weft_gen_emit(g, name, &moe, ne);
     }
   } else {
     for (int i = lo; i <= hi; i++) {
       int is_moe = moe_layers(g, i, i);
-      range_name(name, sizeof name, i, i, "attn");
+      weft_gen_range_name(name, sizeof name, i, i, "attn");
       weft_gen_emit(g, name, &attn, 1);
-      range_name(name, sizeof name, i, i, is_moe ? "moe" : "mlp");
+      weft_gen_range_name(name, sizeof name, i, i, is_moe ? "moe" : "mlp");
       weft_gen_emit(g, name, is_moe ? &moe : &mlp, 1);
     }
   }
@@ -646,9 +608,7 @@ int weft_gen_transformer(Gen *g) {
   if (rc) return rc;
   if ((rc = weft_gen_map(g))) return rc;
   derive(g, &t);
-  Txt pol = {g->wl->policy, sizeof g->wl->policy};
-  txt_str(&pol, "HYBRID_TRANSFORMER model_parallel_NPU_group: ");
-  txt_int(&pol, g->par->tp);
+  weft_gen_policy(g->wl->policy, sizeof g->wl->policy, g->par->tp);
   if (!(rc = plan(g, &t)) && !(rc = emit(g, &t))) fill_info(g, &t);
   if (t.sl != t.sl_stack) free(t.sl);
   return rc;
