@@ -1,6 +1,7 @@
 /* workload.c — `weft workload`: derive a model's per-NPU workload and its
  * communicator from the zoo and write them as ASTRA-sim 1.0 text and a LIBRA
- * communicator yml, so the output feeds LIBRA and ASTRA-sim too. */
+ * communicator yml, with weft's @group and *calls extensions where needed
+ * (--export-astra1 writes what ASTRA-sim itself reads). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,10 @@ static void help(FILE *out, CliOptSet *sets) {
         "Derive the per-NPU, per-iteration workload of a zoo model under a\n"
         "parallelization (docs/zoo.md has every formula) and write it as ASTRA-sim 1.0\n"
         "workload text (PREFIX.txt) with its LIBRA communicator (PREFIX.comm.yml).\n"
-        "Pipeline, ZeRO-3 and expert groups use weft's '@group' extension. Exit 0\n"
+        "Pipeline, ZeRO-3 and expert groups use weft's '@group' extension, entries\n"
+        "standing for several collectives (one per micro-batch) its '*calls' one, so\n"
+        "the file solves like the model (docs/scenario.md); for ASTRA-sim itself use\n"
+        "'weft optimize --export-astra1 DIR'. Exit 0\n"
         "written, 1 a file could not be written (both files or neither), 2 bad input\n"
         "or a configuration that does not fit.\n\noptions:\n",
         out);

@@ -103,7 +103,7 @@ int weft_gen_1f1b_rounds(const double *f, const double *b, int pp, int m, double
  *   <= e, arriving on an F) or e - 1 (k' > e: turn, climb, arrive on a B),
  *   beta alike; L cells from an F to a B hold L/2 (f_e + b_e), F to F one
  *   f_e - b_e over half more: +-(f_e - b_e)/4 at each end.
- * tests/unit/test_recompute.c holds it to the rounds and a brute force. */
+ * tests/unit/test_pipeline.c holds it to the rounds and a brute force. */
 /* max over k <= e of (pp-1-k) M(k) + k c, M the prefix maxima, given the
  * stages where M rises (run[0] = 0, run[n] = pp): linear in k while M is
  * constant, so only each run's ends count. */

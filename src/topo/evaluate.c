@@ -216,7 +216,7 @@ double weft_eval_time_at_cost(const WeftEvalPoint *pts, int npts, WeftEvalFabric
          (p->cost_usd == pts[hi].cost_usd && p->time_ns < pts[hi].time_ns)))
       hi = i;
   }
-  if (lo < 0 || hi < 0) return NAN;
+  if (lo < 0 || hi < 0) return (double)NAN;
   double c0 = pts[lo].cost_usd, c1 = pts[hi].cost_usd;
   if (c1 == c0) return fmin(pts[lo].time_ns, pts[hi].time_ns);
   double w = log(cost_usd / c0) / log(c1 / c0);

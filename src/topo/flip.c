@@ -47,7 +47,7 @@ static double edge(Flip *fl, int w0, int dir) {
   for (int s = 1; s <= FLIP_STEPS; s++) {
     double hi = dir * step * s;
     int w = winner(fl, exp(hi));
-    if (w == 2) return NAN;
+    if (w == 2) return (double)NAN;
     if (w == w0) {
       lo = hi;
       continue;
@@ -60,18 +60,18 @@ static double edge(Flip *fl, int w0, int dir) {
     }
     return exp(hi);
   }
-  return NAN;
+  return (double)NAN;
 }
 
 double weft_eval_price_flip(const WeftEvalPoint *pts, int npts, const WeftPrices *p, int topo,
                             WeftEvalFabric baseline, WeftPriceKey k) {
   if (!pts || !p || topo < 0 || topo >= npts || pts[topo].fabric != WEFT_EVAL_TOPOOPT ||
       k < 0 || k >= WEFT_NPRICES)
-    return NAN;
+    return (double)NAN;
   Flip fl = {pts, malloc((size_t)npts * sizeof *pts), npts, topo, baseline, *p, k};
-  if (!fl.work) return NAN;
+  if (!fl.work) return (double)NAN;
   memcpy(fl.work, pts, (size_t)npts * sizeof *pts);
-  double r = NAN;
+  double r = (double)NAN;
   int w0 = winner(&fl, 1.0);
   if (w0 != 2) {
     double up = edge(&fl, w0, 1), down = edge(&fl, w0, -1);
