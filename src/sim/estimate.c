@@ -105,20 +105,17 @@ int weft_sim_estimate(const WeftSpec *spec, const WeftSimSettings *s, WeftSimWor
   return WEFT_OK;
 }
 
-int sim_check_work(const WeftSpec *spec, const WeftSimSettings *s, WeftError *err) {
-  if (!(s->max_work > 0)) return WEFT_OK; /* no limit */
-  WeftSimWork w;
-  int rc = weft_sim_estimate(spec, s, &w, err);
-  if (rc || w.work <= s->max_work) return rc;
+int sim_check_work(const WeftSimWork *w, const WeftSimSettings *s, WeftError *err) {
+  if (!(s->max_work > 0) || w->work <= s->max_work) return WEFT_OK; /* no limit, or within */
   if (s->fidelity == WEFT_FIDELITY_LINK)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "max_work",
                           "the simulation would take about %.3g units of work (%.3g events, "
                           "%.3g flows, %.3g links), over the limit of %.3g: use dim fidelity "
                           "or fewer chunks",
-                          w.work, w.events, w.flows, w.links, s->max_work);
+                          w->work, w->events, w->flows, w->links, s->max_work);
   return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "max_work",
                         "the simulation would take about %.3g units of work (events), over "
                         "the limit of %.3g: use fewer chunks, or no per-step latency (steps "
                         "then merge)",
-                        w.work, s->max_work);
+                        w->work, s->max_work);
 }

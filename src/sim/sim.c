@@ -455,7 +455,13 @@ int weft_simulate(const WeftSpec *spec, const double *bw_gbps, const WeftSimSett
                   WeftSimResult *res, WeftError *err) {
   weft_error_clear(err);
   int rc = check_settings(spec, bw_gbps, s, err);
-  if (!rc) rc = sim_check_work(spec, s, err);
+  WeftSimWork w; /* one estimate: the work limit and the progress total */
+  int estimated = 0;
+  if (!rc && (s->max_work > 0 || s->progress)) {
+    rc = weft_sim_estimate(spec, s, &w, err);
+    estimated = !rc;
+  }
+  if (!rc && estimated) rc = sim_check_work(&w, s, err);
   if (rc) return rc;
   memset(res, 0, sizeof *res);
   res->njobs = spec->njobs;
@@ -464,13 +470,9 @@ int weft_simulate(const WeftSpec *spec, const double *bw_gbps, const WeftSimSett
   for (int d = 0; d < spec->net->ndims; d++)
     bw[d] = bw_gbps[d] * (spec->net->efficiency[d] > 0.0 ? spec->net->efficiency[d] : 1.0);
   SimProgress pg = {s, 0, 0, WEFT_SIM_PROGRESS_EVERY}, *pgp = NULL;
-  if (s->progress) { /* the total: the estimate's events and flows, exact */
-    WeftSimWork w;
-    WeftError e2;
-    if (weft_sim_estimate(spec, s, &w, &e2) == WEFT_OK) {
-      pg.total = (size_t)(w.events + w.flows);
-      pgp = &pg;
-    }
+  if (s->progress && estimated) { /* the total: the estimate's events and flows, exact */
+    pg.total = (size_t)(w.events + w.flows);
+    pgp = &pg;
   }
   for (int j = 0; j < spec->njobs && !rc; j++) {
     rc = s->like == WEFT_LIKE_ASTRA1 ? astra_simulate_job(spec, j, bw, s, res, err)

@@ -78,8 +78,8 @@ struct SimRes {
 };
 
 /* WEFT_EINPUT (field "max_work", the estimate and the limit in the message)
- * when weft_sim_estimate's work exceeds s->max_work (> 0). */
-int sim_check_work(const WeftSpec *spec, const WeftSimSettings *s, WeftError *err);
+ * when w, weft_sim_estimate's work, exceeds s->max_work (> 0). */
+int sim_check_work(const WeftSimWork *w, const WeftSimSettings *s, WeftError *err);
 
 int dimres_create(const WeftNetwork *net, const double *bw_gbps, SimRes **out);
 int linkres_create(const WeftNetwork *net, const double *bw_gbps, WeftSharing sharing,
