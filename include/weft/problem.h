@@ -12,10 +12,19 @@ extern "C" {
 
 /* ------------------------------------------------------------------ problem */
 typedef enum { WEFT_OBJ_PERF = 0, WEFT_OBJ_PERF_PER_COST = 1 } WeftObjective;
-typedef enum { WEFT_LOOP_NO_OVERLAP = 0, WEFT_LOOP_TP_DP_OVERLAP = 1 } WeftLoop;
+/* Training loops (docs/model.md): every collective blocks; weight-grad ones
+ * on a stream under the backward pass; forward and input-grad ones under
+ * another micro-batch's compute (DualPipe's paired chunks), weight-grad blocking. */
+typedef enum {
+  WEFT_LOOP_NO_OVERLAP = 0,
+  WEFT_LOOP_TP_DP_OVERLAP = 1,
+  WEFT_LOOP_FWD_IG_OVERLAP = 2
+} WeftLoop;
+#define WEFT_NLOOPS 3  /* WeftLoop values are 0..WEFT_NLOOPS-1 */
 
 const char *weft_objective_name(WeftObjective o);  /* "perf", "perf-per-cost" */
-const char *weft_loop_name(WeftLoop l);            /* "no-overlap", "tp-dp-overlap" */
+/* "no-overlap", "tp-dp-overlap", "fwd-ig-overlap" */
+const char *weft_loop_name(WeftLoop l);
 
 typedef struct {
   const WeftWorkload *workload;

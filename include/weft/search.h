@@ -135,8 +135,9 @@ int weft_codesign_run(const WeftCodesignSpec *spec, WeftDesignPoint *pts, size_t
  * increasing cost; returns how many (idx has room for n). */
 size_t weft_pareto(const WeftDesignPoint *pts, size_t n, size_t *idx);
 /* Evaluate pt's design again at bw_gbps (no solve), its workload generated
- * as weft_codesign_eval generates it (compact for no-overlap, every layer for
- * tp-dp-overlap): a report's time breakdown of a design or of EqualBW. One
+ * as weft_codesign_eval generates it (compact for no-overlap and
+ * fwd-ig-overlap, every layer for tp-dp-overlap): a report's time breakdown
+ * of a design or of EqualBW. One
  * job of weight 1, so ev->job[0] holds the split. */
 int weft_codesign_evaluate(const WeftCodesignSpec *spec, const WeftDesignPoint *pt,
                            const double *bw_gbps, WeftEval *ev, WeftError *err);

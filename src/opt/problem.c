@@ -114,6 +114,49 @@ static int dominated(const double *a, const double *b, int len) {
   return 1;
 }
 
+/* Copy R rows [C, a_0..a_{npat-1}] into the job (arena), negative bytes
+ * (rounding) as 0. */
+static int store_rows(WeftProblem *p, Job *job, const double *rows, int R) {
+  int P = p->npat, W = P + 1;
+  job->nrows = R;
+  job->C = arena_calloc(&p->arena, (size_t)R, sizeof *job->C);
+  job->a = arena_calloc(&p->arena, (size_t)R * (size_t)P, sizeof *job->a);
+  if (!job->C || !job->a) return WEFT_ENOMEM;
+  for (int r = 0; r < R; r++) {
+    job->C[r] = rows[(size_t)r * (size_t)W];
+    for (int k = 0; k < P; k++) {
+      double v = rows[(size_t)r * (size_t)W + 1 + (size_t)k];
+      job->a[(size_t)r * (size_t)P + (size_t)k] = v > 0 ? v : 0.0; /* rounding */
+    }
+  }
+  return WEFT_OK;
+}
+
+/* fwd-ig-overlap: forward and input-grad collectives run under another
+ * micro-batch's compute, weight-grad ones block after it, so
+ * T = max(C_all, A_fi + lat_fi) + A_wg + lat_wg: two rows, the compute one
+ * (C_all + lat_wg, wg bytes) and the comm one (lat_fi + lat_wg, every
+ * phase's bytes); one of them alone when it dominates the other. */
+static int fwd_ig_rows(WeftProblem *p, Job *job) {
+  int P = p->npat, W = P + 1;
+  double *rows = calloc(2 * (size_t)W, sizeof *rows);
+  if (!rows) return WEFT_ENOMEM;
+  double *r0 = rows, *r1 = rows + W, lat_wg = job->phase_lat_ns[WEFT_PHASE_WG];
+  r0[0] = job->compute_ns + lat_wg;
+  r1[0] = job->phase_lat_ns[WEFT_PHASE_FWD] + job->phase_lat_ns[WEFT_PHASE_IG] + lat_wg;
+  for (int k = 0; k < P; k++) {
+    r0[1 + k] = job->phase_bytes[WEFT_PHASE_WG * P + k];
+    r1[1 + k] = r0[1 + k] + job->phase_bytes[WEFT_PHASE_FWD * P + k] +
+                job->phase_bytes[WEFT_PHASE_IG * P + k];
+  }
+  int R = 2;
+  if (dominated(r1, r0, W)) R = 1;                  /* no fwd/ig traffic to hide */
+  else if (dominated(r0, r1, W)) { memcpy(r0, r1, (size_t)W * sizeof *r0); R = 1; } /* comm-bound always */
+  int rc = store_rows(p, job, rows, R);
+  free(rows);
+  return rc;
+}
+
 /* Build the time rows of job j. Row layout: [C, a_0..a_{npat-1}]. */
 static int build_job(WeftProblem *p, const WeftJob *sj, const PatKeys *keys, Job *job) {
   const WeftWorkload *wl = sj->workload;
@@ -142,6 +185,7 @@ static int build_job(WeftProblem *p, const WeftJob *sj, const PatKeys *keys, Job
     for (int k = 0; k < P; k++) job->a[k] = job->a[k] > 0 ? job->a[k] : 0.0; /* rounding */
     return WEFT_OK;
   }
+  if (p->loop == WEFT_LOOP_FWD_IG_OVERLAP) return fwd_ig_rows(p, job);
   double *rows = calloc((size_t)L * (size_t)W, sizeof *rows);
   double *row = calloc((size_t)W, sizeof *row);
   if (!rows || !row) { free(rows); free(row); return WEFT_ENOMEM; }
@@ -183,19 +227,9 @@ static int build_job(WeftProblem *p, const WeftJob *sj, const PatKeys *keys, Job
     R++;
   }
   free(row);
-  job->nrows = R;
-  job->C = arena_calloc(&p->arena, (size_t)R, sizeof *job->C);
-  job->a = arena_calloc(&p->arena, (size_t)R * (size_t)P, sizeof *job->a);
-  if (!job->C || !job->a) { free(rows); return WEFT_ENOMEM; }
-  for (int r = 0; r < R; r++) {
-    job->C[r] = rows[(size_t)r * (size_t)W];
-    for (int k = 0; k < P; k++) {
-      double v = rows[(size_t)r * (size_t)W + 1 + (size_t)k];
-      job->a[(size_t)r * (size_t)P + (size_t)k] = v > 0 ? v : 0.0; /* rounding */
-    }
-  }
+  int rc = store_rows(p, job, rows, R);
   free(rows);
-  return WEFT_OK;
+  return rc;
 }
 
 /* Fold user constraints into B space (cost = sum_d cpg_d B_d), each row
@@ -321,7 +355,7 @@ static int validate(const WeftSpec *spec, WeftError *err) {
                           "need 1..%d workloads, got %d", WEFT_MAX_JOBS, spec->njobs);
   if (spec->objective != WEFT_OBJ_PERF && spec->objective != WEFT_OBJ_PERF_PER_COST)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "objective", "unknown objective");
-  if (spec->loop != WEFT_LOOP_NO_OVERLAP && spec->loop != WEFT_LOOP_TP_DP_OVERLAP)
+  if ((unsigned)spec->loop >= WEFT_NLOOPS)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "loop", "unknown training loop");
   for (int j = 0; j < spec->njobs; j++) {
     const WeftJob *job = &spec->jobs[j];

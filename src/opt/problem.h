@@ -11,7 +11,8 @@
 
 /* A job's iteration time is max over rows r of C[r] + sum_p a[r][p]*tau_p,
  * tau_p = max_d u[p][d] / B_d. no-overlap has one row; tp-dp-overlap one per
- * non-dominated gradient-ready point of the backward pass. */
+ * non-dominated gradient-ready point of the backward pass; fwd-ig-overlap
+ * two (compute-bound, comm-bound) or one when the other is dominated. */
 typedef struct {
   int nrows;
   double *C;      /* nrows: constant time (compute) in ns */
@@ -30,7 +31,7 @@ typedef struct {
 enum { ROW_USER = 0, ROW_JOB = 1, ROW_BOUND = 2, ROW_CAP = 3 };
 
 /* The general path: the hyperbolic program over (B, tau, job epigraphs),
- * used when some job has several time rows (tp-dp-overlap), when the fast
+ * used when some job has several time rows (the overlap loops), when the fast
  * path's pre-checks cannot settle the problem, or when its solve fails. */
 typedef struct {
   int ready;                     /* pre-checks and program built */

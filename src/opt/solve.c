@@ -22,7 +22,12 @@ const char *weft_objective_name(WeftObjective o) {
 }
 
 const char *weft_loop_name(WeftLoop l) {
-  return l == WEFT_LOOP_TP_DP_OVERLAP ? "tp-dp-overlap" : "no-overlap";
+  switch (l) {
+    case WEFT_LOOP_TP_DP_OVERLAP: return "tp-dp-overlap";
+    case WEFT_LOOP_FWD_IG_OVERLAP: return "fwd-ig-overlap";
+    case WEFT_LOOP_NO_OVERLAP: break;
+  }
+  return "no-overlap";
 }
 
 static int is_ppc(const WeftProblem *p) { return p->objective == WEFT_OBJ_PERF_PER_COST; }

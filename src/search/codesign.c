@@ -291,9 +291,10 @@ static int build(const WeftCodesignSpec *spec, const WeftDesignPoint *pt, Scratc
                  WeftGenInfo *info, WeftProblem **p, WeftError *err) {
   const WeftNetwork *net = &spec->nets[pt->net];
   /* weft_generate clears info and the communicator first. compact merges
-   * identical layers: exact for no-overlap, while the overlap loop needs
-   * every layer in order */
-  int compact = spec->loop == WEFT_LOOP_NO_OVERLAP;
+   * identical layers: exact for no-overlap and fwd-ig-overlap (their times
+   * depend on per-phase totals only), while tp-dp-overlap needs every layer
+   * in order */
+  int compact = spec->loop != WEFT_LOOP_TP_DP_OVERLAP;
   int rc = weft_generate(spec->model, spec->device, &pt->par, net, compact, s->wl, &s->comm,
                          info, err);
   if (rc) {
