@@ -118,6 +118,7 @@ int cli_trace_open(const char *path, const WeftSpec *spec, const char *const *jo
     lane(t, j, LANE_COMPUTE, "compute");
     lane(t, j, LANE_BLOCKING, "collectives (blocking)");
     if (spec->loop == WEFT_LOOP_TP_DP_OVERLAP) lane(t, j, LANE_WG, "weight-grad stream");
+    if (spec->loop == WEFT_LOOP_FWD_IG_OVERLAP) lane(t, j, LANE_WG, "fwd/input-grad stream");
     for (int d = 0; s->stage_spans && d < spec->net->ndims; d++) {
       char dn[64];
       snprintf(dn, sizeof dn, "B%d stages (%s, %d NPUs)", d + 1,

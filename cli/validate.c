@@ -79,6 +79,8 @@ static void note(FILE *out, const CliSimRun *run) {
           out);
   else if (run->spec.loop == WEFT_LOOP_TP_DP_OVERLAP)
     fputs(", the weight-grad stream sharing the dims", out);
+  else if (run->spec.loop == WEFT_LOOP_FWD_IG_OVERLAP)
+    fputs(", the forward/input-grad stream sharing the dims", out);
   fputs("; the analytic model is the limit of infinitely many chunks, no latency, each "
         "collective alone on whole dims\n",
         out);

@@ -124,7 +124,8 @@ typedef struct {
   int job, layer;         /* layer index in the job's workload */
   WeftPhase phase;
   WeftCollective coll;    /* COLLECTIVE, STAGE (NONE for COMPUTE) */
-  int stream;             /* 0 the main (blocking) stream, 1 the weight-grad stream */
+  int stream;             /* 0 the main (blocking) stream, 1 the overlap stream
+                             (weight-grad: tp-dp-overlap; fwd, ig: fwd-ig-overlap) */
   int dim, chunk;         /* STAGE: its dim and chunk; -1 otherwise */
   double start_ns, end_ns;
 } WeftSimSpan;

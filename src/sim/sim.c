@@ -1,5 +1,5 @@
 /* sim.c — the iteration simulator's driver: the training loop of each job
- * as a program (compute, blocking collectives, the weight-grad stream), the
+ * as a program (compute, blocking collectives, the overlap stream), the
  * chunk pipeline of each collective over its stages, and the event loop that
  * interleaves the event queue with the resources' completions. */
 #include <math.h>
@@ -50,23 +50,28 @@ static void progress_check(SimProgress *pg, size_t job_work) {
 
 /* One job's run. The main stream is a program counter over 6L ops: forward
  * (compute, collective) per layer, then backward per layer from the last
- * (input-grad compute, collective, weight-grad compute, collective). */
+ * (input-grad compute, collective, weight-grad compute, collective). The
+ * overlap loops queue some collectives, in program order, on a FIFO stream
+ * that sends one at a time: weight-grad ones (tp-dp-overlap), forward and
+ * input-grad ones (fwd-ig-overlap); the others block the main stream. */
 typedef struct {
   const WeftSimSettings *set;
   const WeftNetwork *net;
   const double *bw;
   const WeftWorkload *wl;
   const int *group[NKEYS];
-  int job, overlap, L, merge;
+  int job, L, merge;
+  WeftLoop loop;
   double delay_ns[WEFT_MAX_DIMS];
   SimHeap heap;
   SimRes *res;
-  SimColl coll[2];      /* 0: the main stream's collective, 1: the weight-grad stream's */
+  SimColl coll[2];      /* 0: the main stream's collective, 1: the overlap stream's */
   SimXfer *xf;
   int nxf, capxf, free_xf;
   int pc;               /* next op of the main stream */
   double op_start_ns;   /* when the running compute op began */
-  int wg_enq, wg_sent;  /* backward layers whose weight-grad collective is queued / taken */
+  int *queue;           /* the overlap stream's ops (main-stream op indices), FIFO */
+  int q_enq, q_sent;    /* ops queued / taken by the stream */
   WeftSimJob *out;
   WeftError *err;
   SimProgress *pg;      /* NULL: no progress calls */
@@ -126,7 +131,7 @@ static int fill_dim(Run *r, int slot, int d, double t) {
 }
 
 static int run_main(Run *r, double t);
-static int wg_next(Run *r, double t);
+static int stream_next(Run *r, double t);
 
 /* Start the collective of (layer, phase) in a stream slot. *started = 0
  * when it moves no bytes. */
@@ -179,7 +184,7 @@ static int coll_done(Run *r, int slot, double t) {
   r->out->t.comm_ns[c->phase] += t - c->start_ns;
   r->out->ncollectives++;
   span(r, WEFT_SPAN_COLLECTIVE, c->layer, c->phase, c->coll, slot, -1, -1, c->start_ns, t);
-  if (slot == 1) return wg_next(r, t);
+  if (slot == 1) return stream_next(r, t);
   r->pc++;
   return run_main(r, t);
 }
@@ -221,13 +226,24 @@ static int xfer_done(Run *r, int id, double t) {
   return step_done(r, id, t);
 }
 
-/* The weight-grad stream: take the next queued collective when idle. */
-static int wg_next(Run *r, double t) {
-  while (!r->coll[1].used && r->wg_sent < r->wg_enq) {
-    int layer = r->L - 1 - r->wg_sent++, started, rc;
-    if ((rc = coll_start(r, 1, layer, WEFT_PHASE_WG, t, &started))) return rc;
+static int decode(int p, int L, int *layer, WeftPhase *ph);
+
+/* The overlap stream: take the next queued collective when idle. */
+static int stream_next(Run *r, double t) {
+  while (!r->coll[1].used && r->q_sent < r->q_enq) {
+    int layer, started, rc;
+    WeftPhase ph;
+    decode(r->queue[r->q_sent++], r->L, &layer, &ph);
+    if ((rc = coll_start(r, 1, layer, ph, t, &started))) return rc;
   }
   return WEFT_OK;
+}
+
+/* Does the loop queue phase ph's collectives on the overlap stream? */
+static int queued(WeftLoop loop, WeftPhase ph) {
+  if (loop == WEFT_LOOP_TP_DP_OVERLAP) return ph == WEFT_PHASE_WG;
+  if (loop == WEFT_LOOP_FWD_IG_OVERLAP) return ph != WEFT_PHASE_WG;
+  return 0;
 }
 
 /* Op p of the main stream: its layer, phase and whether it is the compute
@@ -260,10 +276,9 @@ static int run_main(Run *r, double t) {
       r->pc++;
       continue;
     }
-    if (ph == WEFT_PHASE_WG && r->overlap) { /* queued: the stream sends it */
-      r->wg_enq++;
-      r->pc++;
-      int rc = wg_next(r, t);
+    if (queued(r->loop, ph)) { /* the stream sends it */
+      r->queue[r->q_enq++] = r->pc++;
+      int rc = stream_next(r, t);
       if (rc) return rc;
       continue;
     }
@@ -325,7 +340,7 @@ static int event_loop(Run *r, double *end_ns, unsigned long long *events) {
     if (r->pg) progress_check(r->pg, (size_t)(*events + r->res->flows));
   }
   *end_ns = t;
-  if (!rc && (r->pc < 6 * r->L || r->coll[0].used || r->coll[1].used || r->wg_sent < r->wg_enq))
+  if (!rc && (r->pc < 6 * r->L || r->coll[0].used || r->coll[1].used || r->q_sent < r->q_enq))
     rc = weft_error_set(r->err, WEFT_ESOLVER, "", 0, 0, NULL,
                         "simulation ended with work left (internal error)");
   return rc;
@@ -368,14 +383,16 @@ static int simulate_job(const WeftSpec *spec, int j, const double *bw, const Wef
   r.wl = spec->jobs[j].workload;
   r.job = j;
   r.L = r.wl->nlayers;
-  r.overlap = spec->loop == WEFT_LOOP_TP_DP_OVERLAP;
+  r.loop = spec->loop;
   r.merge = s->fidelity == WEFT_FIDELITY_DIM;
   r.free_xf = -1;
   r.out = &res->job[j];
   r.err = err;
   for (int d = 0; d < spec->net->ndims; d++) r.delay_ns[d] = s->latency_ns[d] + s->endpoint_delay_ns;
   sim_heap_init(&r.heap);
-  int rc = resolve_groups(&r, &spec->jobs[j]);
+  /* at most 3 queued collectives per layer (tp-dp-overlap: 1, fwd-ig-overlap: 2) */
+  r.queue = malloc((3 * (size_t)r.L + 1) * sizeof *r.queue);
+  int rc = r.queue ? resolve_groups(&r, &spec->jobs[j]) : WEFT_ENOMEM;
   if (!rc)
     rc = s->fidelity == WEFT_FIDELITY_DIM ? dimres_create(spec->net, bw, &r.res)
                                            : linkres_create(spec->net, bw, s->sharing, &r.res, err);
@@ -391,7 +408,15 @@ static int simulate_job(const WeftSpec *spec, int j, const double *bw, const Wef
       o->t.exposed_comm_ns[ph] = o->t.comm_ns[ph];
       if (ph != WEFT_PHASE_WG) blocking += o->t.comm_ns[ph];
     }
-    if (r.overlap) o->t.exposed_comm_ns[WEFT_PHASE_WG] = fmax(0.0, end_ns - blocking);
+    if (r.loop == WEFT_LOOP_TP_DP_OVERLAP)
+      o->t.exposed_comm_ns[WEFT_PHASE_WG] = fmax(0.0, end_ns - blocking);
+    if (r.loop == WEFT_LOOP_FWD_IG_OVERLAP) { /* as evaluate.c splits it */
+      double fi = o->t.comm_ns[WEFT_PHASE_FWD] + o->t.comm_ns[WEFT_PHASE_IG];
+      double over = fmin(fi, fmax(0.0, end_ns - o->t.compute_ns -
+                                            o->t.comm_ns[WEFT_PHASE_WG]));
+      for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++)
+        o->t.exposed_comm_ns[ph] = fi > 0.0 ? over * o->t.comm_ns[ph] / fi : 0.0;
+    }
     for (int d = 0; d < spec->net->ndims; d++) {
       o->dim_bytes[d] = r.res->dim_bytes[d];
       o->dim_busy_ns[d] = r.res->dim_busy_ns[d];
@@ -413,6 +438,7 @@ static int simulate_job(const WeftSpec *spec, int j, const double *bw, const Wef
   if (r.res) r.res->free(r.res);
   sim_heap_free(&r.heap);
   free(r.xf);
+  free(r.queue);
   return rc;
 }
 

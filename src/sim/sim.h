@@ -39,7 +39,7 @@ int stage_build(WeftCollective c, double chunk_bytes, const int *group,
 /* A collective being simulated: every chunk walks st[0..nstages). Chunks
  * enter a stage in order, so per stage two counters are all the state. */
 typedef struct {
-  int used, stream;            /* 0 main, 1 weight-grad stream */
+  int used, stream;            /* 0 main, 1 the overlap stream */
   int layer;
   WeftPhase phase;
   WeftCollective coll;
