@@ -42,7 +42,8 @@ static const CliOpt opts[O_COUNT] = {
     [O_COST] = {"--cost-model", "FILE", "LIBRA cost-model yml ($ per GB/s of Link, Switch, Nic)"},
     [O_CONSTRAINT] = {"--constraint", "EXPR", "linear constraint over B1..BD, sum, cost (repeatable)"},
     [O_OBJECTIVE] = {"--objective", "perf|perf-per-cost", "minimise time, or time x cost (default perf)"},
-    [O_LOOP] = {"--loop", "no-overlap|tp-dp-overlap", "training loop (default no-overlap)"},
+    [O_LOOP] = {"--loop", "no-overlap|tp-dp-overlap|fwd-ig-overlap",
+                "training loop (default no-overlap)"},
     [O_TP] = {"--tp", "LIST", "tensor-parallel degrees (default: every divisor of N)"},
     [O_PP] = {"--pp", "LIST", "pipeline degrees (default: every divisor of N); with a\n"
               "                        list given, a pair whose tp x pp does not divide N is\n"
@@ -382,9 +383,7 @@ int cmd_codesign(int argc, char **argv) {
        cli_opt_choose(opts[O_OBJECTIVE].name, a.val[O_OBJECTIVE],
                       weft_objective_name(WEFT_OBJ_PERF),
                       weft_objective_name(WEFT_OBJ_PERF_PER_COST), &obj)) ||
-      (a.val[O_LOOP] &&
-       cli_opt_choose(opts[O_LOOP].name, a.val[O_LOOP], weft_loop_name(WEFT_LOOP_NO_OVERLAP),
-                      weft_loop_name(WEFT_LOOP_TP_DP_OVERLAP), &loop)))
+      (a.val[O_LOOP] && cli_opt_loop(opts[O_LOOP].name, a.val[O_LOOP], &loop)))
     return finish(&st, EXIT_USAGE);
   spec.objective = (WeftObjective)obj;
   spec.loop = (WeftLoop)loop;

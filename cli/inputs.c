@@ -30,7 +30,8 @@ const CliOpt cli_input_opts[CLI_IN_COUNT] = {
                            "                        'sum = 1000', 'B1 >= B2 >= B3', 'cost <= 2e7'"},
     [CLI_IN_OBJECTIVE] = {"--objective", "perf|perf-per-cost",
                           "minimise time, or time x cost (default perf)"},
-    [CLI_IN_LOOP] = {"--loop", "no-overlap|tp-dp-overlap", "training loop (default no-overlap)"},
+    [CLI_IN_LOOP] = {"--loop", "no-overlap|tp-dp-overlap|fwd-ig-overlap",
+                     "training loop (default no-overlap)"},
 };
 
 CliOptSet cli_inputs_set(CliInputs *in) {
@@ -185,9 +186,7 @@ static int apply_options(const CliInputs *in, WeftScenario *sc) {
   if ((obj && cli_opt_choose(cli_input_opts[CLI_IN_OBJECTIVE].name, obj,
                      weft_objective_name(WEFT_OBJ_PERF),
                      weft_objective_name(WEFT_OBJ_PERF_PER_COST), &sc->objective)) ||
-      (loop && cli_opt_choose(cli_input_opts[CLI_IN_LOOP].name, loop,
-                      weft_loop_name(WEFT_LOOP_NO_OVERLAP),
-                      weft_loop_name(WEFT_LOOP_TP_DP_OVERLAP), &sc->loop)))
+      (loop && cli_opt_loop(cli_input_opts[CLI_IN_LOOP].name, loop, &sc->loop)))
     return EXIT_USAGE;
   return 0;
 }

@@ -201,6 +201,17 @@ int cli_opt_choose(const char *flag, const char *v, const char *n0, const char *
   return 0;
 }
 
+int cli_opt_loop(const char *flag, const char *v, int *out) {
+  for (int l = 0; l < WEFT_NLOOPS; l++)
+    if (same_name(v, weft_loop_name((WeftLoop)l))) {
+      *out = l;
+      return 0;
+    }
+  cli_fail("%s '%s': expected %s, %s or %s", flag, v, weft_loop_name(WEFT_LOOP_NO_OVERLAP),
+           weft_loop_name(WEFT_LOOP_TP_DP_OVERLAP), weft_loop_name(WEFT_LOOP_FWD_IG_OVERLAP));
+  return -1;
+}
+
 int cli_number(const char *t, size_t len, double lo, int strict, double *out) {
   trim(&t, &len);
   double x;

@@ -40,6 +40,8 @@ void cli_opts_help(FILE *out, const CliOptSet *sets, int nsets);
 int cli_opt_int(const char *flag, const char *v, int lo, int hi, int *out);
 /* *out = 0 or 1 for the value named n0 or n1 (the library's own names). */
 int cli_opt_choose(const char *flag, const char *v, const char *n0, const char *n1, int *out);
+/* *out = the training loop (WeftLoop) v names, as scenario files read it. */
+int cli_opt_loop(const char *flag, const char *v, int *out);
 /* Numbers on the command line follow the input files' grammar exactly
  * (weft_number_parse: decimal, no hex, inf, nan or denormals); blanks
  * around the value are allowed. Both return -1 without a message when t is

@@ -205,3 +205,11 @@ def test_cluster_presets():
     assert sim["bw_source"] == "network"
     same(sim, cli("simulate", *args, "--cluster", "dgx-h100", "--npus", "16", "--chunks", "1"),
          skip=NOWALL)
+
+
+def test_fwd_ig_overlap_loop():  # the third loop, named as the CLI names it
+    py = weft.optimize(GPT3, loop="FWD_IG_OVERLAP")
+    assert py["loop"] == "fwd-ig-overlap"
+    same(py, cli("optimize", GPT3, "--loop", "fwd-ig-overlap"))
+    same(weft.simulate(GPT3, chunks=4, loop="fwd_ig_overlap"),
+         cli("simulate", GPT3, "--chunks", "4", "--loop", "fwd-ig-overlap"), skip=NOWALL)

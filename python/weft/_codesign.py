@@ -99,7 +99,8 @@ def _spec(kw, npus):
     if kw.get("objective") is not None:
         spec.objective = choose("objective", kw["objective"], "perf", "perf-per-cost")
     if kw.get("loop") is not None:
-        spec.loop = choose("loop", kw["loop"], "no-overlap", "tp-dp-overlap")
+        spec.loop = choose("loop", kw["loop"], "no-overlap", "tp-dp-overlap",
+                           "fwd-ig-overlap")
     spec.all_orders = 1 if kw.get("all_orders") else 0
     return spec
 

@@ -208,13 +208,14 @@ def same_name(a, b):
     return a.replace("_", "-").lower() == b.replace("_", "-").lower()
 
 
-def choose(name, v, n0, n1):
-    """0 or 1 for the value named n0 or n1 (the library's own names)."""
-    if isinstance(v, str) and same_name(v, n0):
-        return 0
-    if isinstance(v, str) and same_name(v, n1):
-        return 1
-    raise fail("%s=%r: expected %r or %r" % (name, v, n0, n1), name)
+def choose(name, v, *names):
+    """The index of the value among names (the library's own names, in its
+    enum's order)."""
+    for i, n in enumerate(names):
+        if isinstance(v, str) and same_name(v, n):
+            return i
+    listed = ", ".join(repr(n) for n in names[:-1]) + " or %r" % names[-1]
+    raise fail("%s=%r: expected %s" % (name, v, listed), name)
 
 
 # ------------------------------------------------------------------ zoo

@@ -328,7 +328,8 @@ def apply_options(s, kw):
     if kw.get("objective") is not None:
         sc.objective = choose("objective", kw["objective"], "perf", "perf-per-cost")
     if kw.get("loop") is not None:
-        sc.loop = choose("loop", kw["loop"], "no-overlap", "tp-dp-overlap")
+        sc.loop = choose("loop", kw["loop"], "no-overlap", "tp-dp-overlap",
+                         "fwd-ig-overlap")
 
 
 def load(scenario, kw):

@@ -80,7 +80,8 @@ def optimize(scenario=None, **kw):
     model= (with tp=, pp=, dp=, ep=, mb=, vp=, sp=, zero=, recompute=,
     order=, efficiency=, pp_layers=, device=, zoo=) with network= and
     cost_model=. Then constraint= (one expression or a list), objective=
-    ("perf" | "perf-per-cost"), loop= ("no-overlap" | "tp-dp-overlap"),
+    ("perf" | "perf-per-cost"), loop= ("no-overlap" | "tp-dp-overlap" |
+    "fwd-ig-overlap"),
     gap_tol=, export_astra= (a file name). A problem without a solution
     returns its dict (status "infeasible", "unbounded", ... and the message,
     as the CLI prints it before exiting 1); bad input raises WeftError.

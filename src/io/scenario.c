@@ -219,10 +219,13 @@ static int choose(const char *file, const WeftYamlNode *v, const char *field,
         return WEFT_OK;
       }
   }
-  char got[96];
+  char got[96], list[160] = "";
   weft_yaml_describe(v, got, sizeof got);
+  for (int i = 0; i < n; i++) /* "a or b", "a, b or c" */
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+             i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
   return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, field,
-                        "unknown %s %s (expected %s or %s)", field, got, names[0], names[1]);
+                        "unknown %s %s (expected %s)", field, got, list);
 }
 
 /* The zoo directory: the scenario's `zoo:` (relative to it) or the caller's. */
@@ -237,7 +240,8 @@ static int zoo_dir_of(const char *file, const WeftYamlNode *root, const char *zo
 static int load(const char *file, const char *zoo_dir, const WeftYamlNode *root,
                 WeftScenario *sc, WeftError *err) {
   static const char *const objectives[] = {"perf", "perf-per-cost"};  /* WeftObjective order */
-  static const char *const loops[] = {"no-overlap", "tp-dp-overlap"};  /* WeftLoop order */
+  static const char *const loops[] = {"no-overlap", "tp-dp-overlap",
+                                      "fwd-ig-overlap"};  /* WeftLoop order */
   const WeftYamlNode *v;
   char path[WEFT_PATH_LEN], zoo[WEFT_PATH_LEN];
   double scratch[WEFT_MAX_DIMS];
@@ -279,7 +283,7 @@ static int load(const char *file, const char *zoo_dir, const WeftYamlNode *root,
       (rc = choose(file, v, "objective", objectives, 2, &sc->objective, err)))
     return rc;
   if ((v = weft_yaml_get(root, "loop", NULL)) &&
-      (rc = choose(file, v, "loop", loops, 2, &sc->loop, err)))
+      (rc = choose(file, v, "loop", loops, WEFT_NLOOPS, &sc->loop, err)))
     return rc;
   return WEFT_OK;
 }
