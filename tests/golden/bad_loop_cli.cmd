@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/small.yml --loop fwd-ig --export-astra "$T/astra.yml"
