@@ -34,8 +34,7 @@ static inline void fuzz_check_scenario(const WeftScenario *sc) {
   FUZZ_CHECK(sc->cons.n >= 0 && sc->cons.n <= WEFT_MAX_CONSTRAINTS, "scenario constraints", NULL);
   FUZZ_CHECK(sc->objective == WEFT_OBJ_PERF || sc->objective == WEFT_OBJ_PERF_PER_COST,
              "scenario objective", NULL);
-  FUZZ_CHECK(sc->loop == WEFT_LOOP_NO_OVERLAP || sc->loop == WEFT_LOOP_TP_DP_OVERLAP,
-             "scenario loop", NULL);
+  FUZZ_CHECK(sc->loop >= 0 && sc->loop < WEFT_NLOOPS, "scenario loop", NULL);
   for (int j = 0; j < sc->njobs; j++) {
     FUZZ_CHECK(sc->workload[j] != NULL && sc->workload[j]->nlayers >= 1, "job workload", NULL);
     FUZZ_CHECK(fuzz_finite(sc->weight[j]) && sc->weight[j] > 0, "job weight", NULL);

@@ -168,7 +168,8 @@ static void solve_libra(const uint8_t *data, size_t size) {
     spec.jobs[0] = (WeftJob){wl, &comm, 1.0, "libra"};
     spec.cons = &cons;
     spec.objective = size & 1 ? WEFT_OBJ_PERF_PER_COST : WEFT_OBJ_PERF;
-    spec.loop = size & 2 ? WEFT_LOOP_TP_DP_OVERLAP : WEFT_LOOP_NO_OVERLAP;
+    spec.loop = size & 2 ? (size & 4 ? WEFT_LOOP_FWD_IG_OVERLAP : WEFT_LOOP_TP_DP_OVERLAP)
+                         : WEFT_LOOP_NO_OVERLAP;
     solve(&spec);
   }
   weft_workload_free(wl);
