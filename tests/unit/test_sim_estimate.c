@@ -33,13 +33,15 @@ static void test_estimate_matches_run(void) {
   CHECK_EQ_INT(weft_network_graph(&s.net, s.bw, &g, NULL), 0);
   double links = g ? weft_graph_nlinks(g) : -1;
   weft_graph_free(g);
-  for (int mask = 0; mask < 16; mask++) {
+  for (int mask = 0; mask < 24; mask++) { /* 16..23: fwd-ig-overlap */
     s.set.fidelity = mask & 1 ? WEFT_FIDELITY_LINK : WEFT_FIDELITY_DIM;
     s.set.chunks = mask & 2 ? 3 : 1;
     s.set.in_flight = 2;
     for (int d = 0; d < 3; d++) s.set.latency_ns[d] = mask & 4 ? 10.0 * (d + 1) : 0.0;
     s.set.algorithm[0] = mask & 8 ? WEFT_ALG_DIRECT : WEFT_ALG_DEFAULT;
-    s.spec.loop = mask & 8 ? WEFT_LOOP_TP_DP_OVERLAP : WEFT_LOOP_NO_OVERLAP;
+    s.spec.loop = mask & 16  ? WEFT_LOOP_FWD_IG_OVERLAP
+                  : mask & 8 ? WEFT_LOOP_TP_DP_OVERLAP
+                             : WEFT_LOOP_NO_OVERLAP;
     WeftSimWork w;
     WeftSimResult r;
     CHECK_EQ_INT(weft_sim_estimate(&s.spec, &s.set, &w, NULL), 0);
