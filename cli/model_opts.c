@@ -29,6 +29,9 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_ATTN] = {"--attention", "standard|flash", "attention kernel (default standard)"},
     [CLI_MO_FP8] = {"--fp8", NULL, "linear layers' GEMMs in FP8 at the device's FP8 rate"},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
+    [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
+                      "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
+                      "                        even pp, micro-batches >= 2 pp)"},
 };
 
 /* "5,6,6,5": positive layer counts, one per stage. */
@@ -89,6 +92,13 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
       cli_fail("--attention '%s': expected standard or flash", val[CLI_MO_ATTN]);
+      return -1;
+    }
+  }
+  if (val[CLI_MO_SCHED]) {
+    WeftError err;
+    if (weft_schedule_parse(val[CLI_MO_SCHED], &p->schedule, &err)) {
+      cli_fail("--schedule '%s': expected 1f1b or dualpipe", val[CLI_MO_SCHED]);
       return -1;
     }
   }

@@ -55,10 +55,10 @@ static void summary(FILE *out, const CliModel *cm, const WeftWorkload *wl, const
     fprintf(out,
             ", \"tp\": %d, \"cp\": %d, \"pp\": %d, \"dp\": %d, "
             "\"ep\": %d, \"micro_batch\": %d, \"microbatches\": %d, \"layers\": %d, "
-            "\"bubble_fraction\": %.6g, \"tokens\": %.0f, \"model_flops\": %.10g, "
-            "\"hw_flops\": %.10g, \"memory_bytes\": {",
+            "\"schedule\": \"%s\", \"bubble_fraction\": %.6g, \"tokens\": %.0f, "
+            "\"model_flops\": %.10g, \"hw_flops\": %.10g, \"memory_bytes\": {",
             p->tp, p->cp, p->pp, p->dp, p->ep, p->micro_batch, gi->microbatches, wl->nlayers,
-            gi->bubble_fraction, gi->tokens, gi->model_flops, gi->hw_flops);
+            weft_schedule_name(p->schedule), gi->bubble_fraction, gi->tokens, gi->model_flops, gi->hw_flops);
     gb(out, "params", gi->mem.params_bytes, 1, 0);
     gb(out, "grads", gi->mem.grads_bytes, 1, 0);
     gb(out, "optimizer", gi->mem.optimizer_bytes, 1, 0);
@@ -78,6 +78,7 @@ static void summary(FILE *out, const CliModel *cm, const WeftWorkload *wl, const
   fprintf(out, " PP-%d DP-%d", p->pp, p->dp);
   if (p->ep > 1) fprintf(out, " EP-%d", p->ep);
   if (p->attention == WEFT_ATTENTION_FLASH) fputs(", flash attention", out);
+  if (p->schedule == WEFT_SCHEDULE_DUALPIPE) fputs(", DualPipe", out);
   fprintf(out, ", micro-batch %d x %d, bubble %.1f%%\n", p->micro_batch, gi->microbatches,
           100.0 * gi->bubble_fraction);
   fprintf(out, "  %-22s %10.4g PFLOP per iteration (%.4g with recomputation)\n", "model FLOPs",

@@ -170,7 +170,18 @@ typedef struct {
   const int *stage_layers;
   int nstage_layers;
   int optimizer_step;    /* 1: the optimizer step (HBM bound) as compute, transformers */
+  int schedule;          /* a WeftSchedule: the pipeline schedule */
 } WeftParallel;
+
+/* The pipeline schedule: 1F1B (Narayanan et al. 2021; interleaved when
+ * virtual_stages > 1) or DualPipe (DeepSeek-V3 Technical Report, Section
+ * 3.2.1: micro-batches fed from both ends, each rank holding two stages,
+ * bubble (pp/2 - 1)(F&B + B - 3W), parameters twice, pp + 1 micro-batches'
+ * activations; needs an even pp, v = 1 and an even m >= 2 pp). */
+typedef enum { WEFT_SCHEDULE_1F1B = 0, WEFT_SCHEDULE_DUALPIPE = 1 } WeftSchedule;
+/* "1f1b", "dualpipe" <-> WeftSchedule; parse: WEFT_EINPUT otherwise. */
+const char *weft_schedule_name(int kind);
+int weft_schedule_parse(const char *text, int *kind, WeftError *err);
 
 /* Activation recomputation (Korthikanti et al. 2022): none, full (every
  * layer's forward again in backward, only layer inputs kept) or selective
@@ -201,6 +212,7 @@ int weft_attention_parse(const char *text, int *kind, WeftError *err);
 int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err);
 
 /* tp = pp = dp = ep = cp = 1, micro_batch 1, virtual_stages 1, standard attention, no FP8,
+ * 1F1B,
  * order TP, PP, DP, efficiency 0
  * (auto: the per-operator model where the device has its data, else 0.5 per FLOP),
  * bf16 activations/params/grads (2 bytes), 12 optimizer bytes, optimizer_step 1,

@@ -14,7 +14,7 @@ INPUT_KEYS = ("network", "cluster", "npus", "workload", "communicator", "cost_mo
               "objective", "loop")
 MAX_NPUS = 1 << 30  # a network's NPUs, as the readers allow
 MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero", "recompute",
-              "order", "efficiency", "zoo", "pp_layers", "cp", "attention", "fp8",
+              "order", "efficiency", "zoo", "pp_layers", "cp", "attention", "fp8", "schedule",
               "grad_bytes")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 
@@ -179,6 +179,13 @@ class ModelOpts:
                 raise fail("attention=%r: expected standard or flash" % (kw["attention"],),
                            "attention")
             par.attention = kind.value
+        if kw.get("schedule") is not None:  # --schedule 1f1b|dualpipe
+            kind = ctypes.c_int()
+            if not isinstance(kw["schedule"], str) or lib.weft_schedule_parse(
+                    kw["schedule"].encode(), byref(kind), byref(new_error())):
+                raise fail("schedule=%r: expected 1f1b or dualpipe" % (kw["schedule"],),
+                           "schedule")
+            par.schedule = kind.value
         if kw.get("grad_bytes") is not None:  # --grad-bytes 2|4
             gb = int_value("grad_bytes", kw["grad_bytes"], 2, 4)
             if gb == 3:

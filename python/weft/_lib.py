@@ -92,7 +92,7 @@ WeftParallel = _s("WeftParallel", [
     ("recompute", c_int), ("order", c_int * 3), ("efficiency", c_double),
     ("act_bytes", c_double), ("param_bytes", c_double), ("grad_bytes", c_double),
     ("optimizer_bytes", c_double), ("stage_layers", POINTER(c_int)), ("nstage_layers", c_int),
-    ("optimizer_step", c_int)])
+    ("optimizer_step", c_int), ("schedule", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftCostModel, WeftPhaseSpec, WeftLayer,
             WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints, WeftScenario,
@@ -145,6 +145,8 @@ PROTOS = {
     "weft_astra_network_write": (c_int, [c_char_p, P(WeftNetwork), P(c_double), P(c_double),
                                          _ERR]),
     "weft_recompute_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_attention_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_schedule_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_parallel_default": (None, [P(WeftParallel)]),
     "weft_parallel_order_parse": (c_int, [c_char_p, P(c_int), _ERR]),
 }

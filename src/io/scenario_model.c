@@ -11,7 +11,7 @@
 static const char *const MODEL_KEYS[] = {
     "model", "device",    "tp",        "pp",         "dp", "ep", "micro_batch", "sequence_parallel",
     "zero",  "recompute", "order",     "efficiency", "virtual_stages", "cp", "attention", "fp8",
-    "pp_layers", "grad_bytes", NULL};
+    "pp_layers", "grad_bytes", "schedule", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -142,6 +142,17 @@ static int attention_key(const WeftYamlNode *map, const char *file, int *out, We
                         "attention must be standard or flash, got %s", got);
 }
 
+/* `schedule`: 1f1b | dualpipe. */
+static int schedule_key(const WeftYamlNode *map, const char *file, int *out, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, "schedule", NULL);
+  if (!v || (v->kind == WEFT_YAML_SCALAR && weft_schedule_parse(v->text, out, NULL) == WEFT_OK))
+    return WEFT_OK;
+  char got[96];
+  weft_yaml_describe(v, got, sizeof got);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "schedule",
+                        "schedule must be 1f1b or dualpipe, got %s", got);
+}
+
 /* `pp_layers: [5, 6, 6, 5]`: layers per stage (>= 1 each) into stages[];
  * pp is the list's length unless the mapping gives it. */
 static int stages_key(const WeftYamlNode *map, const char *file, int *stages, WeftParallel *par,
@@ -187,6 +198,7 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = bool_key(wv, "fp8", file, &par->fp8, err)) ||
       (rc = recompute_key(wv, file, &par->recompute, err)) ||
       (rc = attention_key(wv, file, &par->attention, err)) ||
+      (rc = schedule_key(wv, file, &par->schedule, err)) ||
       (rc = stages_key(wv, file, stages, par, err)) ||
       (rc = text_key(wv, "order", file, &ov, err)))
     return rc;

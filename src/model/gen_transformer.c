@@ -21,6 +21,7 @@ typedef struct {
   int tied;                                /* output layer = the embedding (GeLU family) */
   int flash;                               /* fused attention kernel */
   double R;                                /* stage work repeats (docs/zoo.md, "Pipeline") */
+  double bubble;                           /* DualPipe: the critical rank's bubble / its work */
   double S;                                /* b*sq*h*act_bytes: one activation */
   double kvs;                              /* b*sq*K,V widths/t*act_bytes: the CP exchange */
   /* forward FLOPs one rank executes per micro-batch: attention, dense MLP,
@@ -28,6 +29,7 @@ typedef struct {
    * f_core: the standard attention core (scores + context), what selective
    * recomputation runs again */
   double f_attn, x_attn, f_mlp, f_moe, f_logits, f_core;
+  double f_attn_lin; /* the attention's linear layers: its weight-gradient FLOPs (DualPipe's W) */
   /* the model's FLOPs per micro-batch (Megatron's count: full s^2 scores,
    * every parameter once), and the scores flash recomputes */
   double m_attn, m_mlp, m_moe, m_logits, m_core, m_flash_rc;
@@ -161,8 +163,18 @@ static int check(Gen *g, Tf *t) {
                          "(the first and last may hold c fewer) and pp dividing the %d "
                          "micro-batches",
                          t->v, t->m);
+  if (p->schedule == WEFT_SCHEDULE_DUALPIPE &&
+      (p->pp < 2 || p->pp % 2 || t->v > 1 || t->m % 2 || t->m < 2 * p->pp))
+    return weft_gen_fail(g, WEFT_EINPUT, "schedule",
+                         "schedule dualpipe needs an even pp >= 2, virtual_stages 1 and an even "
+                         "number of micro-batches >= 2 pp; got pp = %d, virtual_stages = %d, "
+                         "%d micro-batches",
+                         p->pp, t->v, t->m);
+  if (p->schedule != WEFT_SCHEDULE_1F1B && p->schedule != WEFT_SCHEDULE_DUALPIPE)
+    return weft_gen_fail(g, WEFT_EINVAL, "schedule", "unknown pipeline schedule %d", p->schedule);
   /* the exact 1F1B timeline takes O(pp m) steps */
-  if (t->v == 1 && p->pp > 1 && (double)p->pp * t->m > GEN_MAX_PIPELINE_STEPS)
+  if (t->v == 1 && p->pp > 1 && p->schedule == WEFT_SCHEDULE_1F1B &&
+      (double)p->pp * t->m > GEN_MAX_PIPELINE_STEPS)
     return weft_gen_fail(g, WEFT_EINPUT, "pp",
                          "pp x micro-batches = %d x %d: at most %.0f pipeline steps are timed",
                          p->pp, t->m, GEN_MAX_PIPELINE_STEPS);
@@ -197,7 +209,7 @@ static void derive(const Gen *g, Tf *t) {
   t->m_core = 2 * Tm * s * a * (t->dqk + t->dv);
   t->m_attn = 2 * Tm * (rep + split) + t->m_core;
   t->m_flash_rc = t->flash ? t->m_core * t->dqk / (t->dqk + t->dv) : 0; /* QK^T again */
-  double lin_r = 2 * Tr * (rep + split / tp);
+  double lin_r = t->f_attn_lin = 2 * Tr * (rep + split / tp);
   if (t->flash) { /* fused: the causal fraction of the blocks; backward 3 dqk + 2 dv */
     double c = core_r * weft_opcost_causal_fraction(s, !g->m->bidirectional);
     t->f_attn = lin_r + c;
@@ -234,6 +246,13 @@ static double layers_work(const Gen *g, const Tf *t, int lo, int hi, int mode, d
   return f;
 }
 
+/* The weight-gradient FLOPs one rank runs for layers lo..hi: every linear
+ * layer's, as many as its forward (the attention core has no weights). */
+static double weight_work(const Gen *g, const Tf *t, int lo, int hi) {
+  int n = hi - lo + 1, ne = moe_layers(g, lo, hi);
+  return n * t->f_attn_lin + (n - ne) * t->f_mlp + ne * t->f_moe;
+}
+
 /* The model's FLOPs of all layers per micro-batch and the recomputed ones. */
 static double model_layers(const Gen *g, const Tf *t, int mode, double *recompute) {
   int n = t->L, ne = moe_layers(g, 1, t->L);
@@ -242,6 +261,34 @@ static double model_layers(const Gen *g, const Tf *t, int mode, double *recomput
                                     : mode == WEFT_RECOMPUTE_SELECTIVE && !t->flash ? n * t->m_core
                                                                                     : 0);
   return f;
+}
+
+/* DualPipe (DeepSeek-V3 Technical Report, Section 3.2.1, Table 2): rank k
+ * runs stage k for the m/2 micro-batches fed at the first stage and stage
+ * pp-1-k for the m/2 fed at the last, so m x (F + B) of work with F, B the
+ * mean of its two stages' forward and full backward; the bubble is
+ * (pp/2 - 1)(F&B + B - 3W), W the weight-gradient part of B and F&B a
+ * forward and a backward chunk run together, whose compute is F + B (what
+ * their communication hides is the training loop's, fwd-ig-overlap). The
+ * critical rank's time over the slowest stage's f + b is R: the emitted
+ * stage, repeated R times, takes that rank's time. */
+static double dualpipe_repeats(const Gen *g, Tf *t, const double *fw, const double *bw) {
+  int pp = g->par->pp;
+  double worst = 0.0;
+  for (int k = 0, lo = 1; k < pp / 2; lo += t->sl[k++]) {
+    int j = pp - 1 - k, loj = 1;
+    for (int i = 0; i < j; i++) loj += t->sl[i];
+    double w = weight_work(g, t, lo, lo + t->sl[k] - 1) +
+               weight_work(g, t, loj, loj + t->sl[j] - 1) + (k == 0 ? t->f_logits : 0);
+    double F = (fw[k] + fw[j]) / 2, B = (bw[k] + bw[j]) / 2, W = w / 2;
+    double bubble = (pp / 2 - 1) * (F + 2 * B - 3 * W);
+    double work = t->m * (F + B), rank = work + (bubble > 0 ? bubble : 0);
+    if (rank > worst) {
+      worst = rank;
+      t->bubble = (rank - work) / work;
+    }
+  }
+  return worst / (fw[t->e] + bw[t->e]);
 }
 
 /* Stage sizes, the critical stage and the repeats R of its per-micro-batch
@@ -286,6 +333,8 @@ static int plan(Gen *g, Tf *t) {
     }
   if (pp == 1) {
     t->R = t->m;
+  } else if (p->schedule == WEFT_SCHEDULE_DUALPIPE) {
+    t->R = dualpipe_repeats(g, t, fw, bw);
   } else if (t->v > 1) { /* the slowest stage's rhythm: exact for equal stages */
     t->R = t->m + (double)(pp - 1) / t->v;
   } else {
@@ -452,18 +501,32 @@ static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense
 }
 
 /* Memory of pipeline stage k, first layer lo (1F1B: min(pp - k, m)
- * micro-batches in flight); the last stage adds the fp32 logits of one
- * micro-batch (b s V / t floats, for the loss and its gradient). act: a
+ * micro-batches in flight; DualPipe: rank k, stages k and pp-1-k, pp + 1
+ * chunks of stage k's layers); the rank of the last stage adds the fp32
+ * logits of one micro-batch (b s V / t floats, for the loss and its
+ * gradient). act: a
  * dense and a MoE layer's activations and the attention core's part
  * (layer_act), alike on every stage. */
 static void stage_memory(Gen *g, const Tf *t, int k, int lo, const double act[3],
                          WeftMemory *mem) {
   const WeftParallel *p = g->par;
   int n = t->sl[k], ne = moe_layers(g, lo, lo + n - 1), nd = n - ne;
+  int dual = p->schedule == WEFT_SCHEDULE_DUALPIPE, j = p->pp - 1 - k;
   double dense, expert;
   stage_params(g, t, k, lo, &dense, &expert);
-  weft_gen_memory_states(g, dense, g->size[GEN_DP], expert, g->size[GEN_EDP], mem);
-  double inflight = p->pp - k < t->m ? p->pp - k : t->m;
+  if (dual) { /* the rank also holds stage pp-1-k; rank pp-1-k holds the same two stages,
+                 so ZeRO shards their states over twice the DP ranks */
+    int loj = 1;
+    double dj, ej;
+    for (int i = 0; i < j; i++) loj += t->sl[i];
+    stage_params(g, t, j, loj, &dj, &ej);
+    dense += dj;
+    expert += ej;
+  }
+  weft_gen_memory_states(g, dense, (1 + dual) * g->size[GEN_DP], expert,
+                         (1 + dual) * g->size[GEN_EDP], mem);
+  /* 1F1B: pp - k micro-batches in flight; DualPipe: pp + 1 chunks (Table 2) */
+  double inflight = dual ? p->pp + 1 : p->pp - k < t->m ? p->pp - k : t->m;
   double ad = act[0], ae = act[1], core = act[2];
   if (p->recompute == WEFT_RECOMPUTE_FULL) { /* layer inputs, + one layer's set in backward */
     double in = 2 * t->sq * t->b * t->h / (p->sequence_parallel ? p->tp : 1) * p->act_bytes / 2;
@@ -473,7 +536,7 @@ static void stage_memory(Gen *g, const Tf *t, int k, int lo, const double act[3]
   } else {
     mem->activations_bytes = (nd * ad + ne * ae) * inflight;
   }
-  if (k == p->pp - 1) mem->activations_bytes += 4 * t->b * t->sq * t->V / p->tp;
+  if (k == p->pp - 1 || (dual && k == 0)) mem->activations_bytes += 4 * t->b * t->sq * t->V / p->tp;
   mem->total_bytes =
       mem->params_bytes + mem->grads_bytes + mem->optimizer_bytes + mem->activations_bytes;
 }
@@ -503,7 +566,9 @@ static void fill_info(Gen *g, const Tf *t) {
   double extra, layers = model_layers(g, t, p->recompute, &extra);
   in->microbatches = t->m;
   in->layers_per_stage = t->Ls;
-  in->bubble_fraction = (t->R - t->m) / t->m;
+  in->bubble_fraction = g->par->schedule == WEFT_SCHEDULE_DUALPIPE && g->par->pp > 1
+                            ? t->bubble /* R also holds the two stages' mean work */
+                            : (t->R - t->m) / t->m;
   in->samples = B;
   in->tokens = B * t->s;
   in->model_flops = 3 * B * per_seq * (layers + t->m_logits);
@@ -518,7 +583,8 @@ static void fill_info(Gen *g, const Tf *t) {
    * holds the same states and no more micro-batches in flight, so (with
    * activations that do not shrink per micro-batch) never more memory: only
    * the first of each kind is costed. */
-  int seen[MEM_KINDS][2], nseen = 0, skip = act[2] >= 0 && act[0] >= act[2] && act[1] >= act[2];
+  int seen[MEM_KINDS][2], nseen = 0, skip = act[2] >= 0 && act[0] >= act[2] && act[1] >= act[2] &&
+                                            p->schedule == WEFT_SCHEDULE_1F1B; /* DualPipe: pairs */
   for (int k = 0, lo = 1; k < p->pp; lo += t->sl[k++]) { /* the most loaded stage */
     if (skip && k > 0 && k < p->pp - 1) {
       int n = t->sl[k], ne = moe_layers(g, lo, lo + n - 1), i = 0;

@@ -52,6 +52,22 @@ int weft_attention_parse(const char *text, int *kind, WeftError *err) {
                         "attention '%s': expected standard or flash", text ? text : "");
 }
 
+static const char *const SCHEDULE_NAME[] = {"1f1b", "dualpipe"};
+
+const char *weft_schedule_name(int kind) {
+  return kind >= 0 && kind <= WEFT_SCHEDULE_DUALPIPE ? SCHEDULE_NAME[kind] : "unknown";
+}
+
+int weft_schedule_parse(const char *text, int *kind, WeftError *err) {
+  for (int i = 0; i <= WEFT_SCHEDULE_DUALPIPE; i++)
+    if (text && !strcmp(text, SCHEDULE_NAME[i])) {
+      *kind = i;
+      return WEFT_OK;
+    }
+  return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "schedule",
+                        "schedule '%s': expected 1f1b or dualpipe", text ? text : "");
+}
+
 int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err) {
   if (pp < 1 || pp > layers)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "pp",

@@ -791,6 +791,89 @@ static void gen_interleaved(void) {
   weft_workload_free(wl);
 }
 
+/* DualPipe, GPT-3 TP-16 PP-4 DP-64 (m = 24), flat 0.5 x 312 TFLOP/s. Per
+ * layer and micro-batch: forward f = 167,503,724,544 (attention) +
+ * 309,237,645,312 (MLP) = 476,741,369,856 FLOPs, of which the weights' part
+ * (all but the score and context GEMMs, 4 b s^2 h / 16 = 12,884,901,888) is
+ * w = 463,856,467,968. A stage of 24 layers: F_s = 11,441,792,876,544,
+ * B_s = 2 F_s, W_s = 11,132,555,231,232; the last stage adds the logits
+ * Lg = 161,061,273,600 forward (2 Lg backward, Lg of weights). Rank 0 runs
+ * stages 0 and 3, rank 1 stages 1 and 2: rank 0 is the busier, with
+ * F = F_s + Lg/2, B = 2 F_s + Lg, W = W_s + Lg/2, its work 24 (F + B) and
+ * bubble (4/2 - 1)(F + 2B - 3W) = 5 F_s - 3 W_s + Lg. R is that over the
+ * slowest stage's (the last's) 3 F_s + 3 Lg. Memory, rank 0: stages 0 and 3,
+ * 2 x 24 x 113,302,272 elements + the embedding 64,487,424 + the tied copy
+ * and final norm 39,346,176 = 5,542,342,656; ZeRO-1 shards the optimizer
+ * over 2 x 64 ranks (rank 3 holds the same stages); activations of pp + 1 =
+ * 5 micro-batches of 24 layers (415,236,096 bytes each, gen_pipeline) and
+ * the logits' fp32 copy 4 x 2048 x 51200 / 16 = 26,214,400. */
+static void gen_dualpipe(void) {
+  WeftModel m = gt_gpt3();
+  WeftDevice dev = gt_a100(1000);
+  WeftNetwork net = gt_libra_net();
+  WeftParallel par;
+  weft_parallel_default(&par);
+  CHECK_EQ_INT(par.schedule, WEFT_SCHEDULE_1F1B);
+  par.tp = 16;
+  par.pp = 4;
+  par.dp = 64;
+  par.zero_stage = 1;
+  par.schedule = WEFT_SCHEDULE_DUALPIPE;
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+  CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  const double Fs = 11441792876544.0, Ws = 11132555231232.0, Lg = 161061273600.0;
+  const double work = 24 * (3 * Fs + 1.5 * Lg), bubble = 5 * Fs - 3 * Ws + Lg;
+  const double R = (work + bubble) / (3 * Fs + 3 * Lg);
+  CHECK_NEAR(info.pipeline_repeats, R, 1e-12);
+  CHECK_NEAR(info.bubble_fraction, bubble / work, 1e-12);
+  CHECK(info.bubble_fraction < 3.0 / 24 / 2); /* under half of 1F1B's (pp-1)/m */
+  CHECK_EQ_INT(info.critical_stage, 3);
+  const double attn_ns = round(R * 167503724544.0 / 156e12 * 1e9);
+  CHECK_NEAR(gt_layer(wl, "L73.attn")->phase[WEFT_PHASE_FWD].compute_ns, attn_ns, 0);
+  CHECK_EQ_INT(info.memory_stage, 0);
+  CHECK_NEAR(info.mem.params_bytes, 5542342656.0 * 2, 1e-12);
+  CHECK_NEAR(info.mem.grads_bytes, 5542342656.0 * 2, 1e-12);
+  CHECK_NEAR(info.mem.optimizer_bytes, 5542342656.0 * 12 / 128, 1e-12);
+  CHECK_NEAR(info.mem.activations_bytes, 5 * 24 * 415236096.0 + 26214400.0, 1e-12);
+  /* pp = 2: no bubble, and rank 0 runs both stages for half the micro-batches
+   * each: the whole model's compute per micro-batch over 2, as pp = 1 runs it
+   * (the tied copy's compute is none; only the layout differs). */
+  par.pp = 2;
+  par.dp = 128;
+  par.zero_stage = 0;
+  m.global_batch = 1536; /* m = 12 >= 2 pp */
+  CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_NEAR(info.bubble_fraction, 0, 0);
+  const double whole = 96 * 3 * 476741369856.0 + 3 * Lg; /* fwd + bwd per micro-batch */
+  CHECK_NEAR(info.pipeline_repeats * (48 * 3 * 476741369856.0 + 3 * Lg), 12 * whole / 2, 1e-9);
+  /* refused: no pipeline (pp 1), too few (7 < 2 pp) and odd micro-batches, interleaving */
+  static const struct { int pp, dp, vp, batch; } bad[] = {
+      {1, 256, 1, 1536}, {4, 64, 1, 448}, {4, 64, 2, 1536}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    par.pp = bad[i].pp;
+    par.dp = bad[i].dp;
+    par.virtual_stages = bad[i].vp;
+    m.global_batch = bad[i].batch;
+    CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+    CHECK(!strcmp(err.field, "schedule"));
+  }
+  par.virtual_stages = 1;
+  par.schedule = 7;
+  par.pp = 4;
+  m.global_batch = 1536;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINVAL);
+  int kind = -1;
+  CHECK_EQ_INT(weft_schedule_parse("dualpipe", &kind, &err), WEFT_OK);
+  CHECK_EQ_INT(kind, WEFT_SCHEDULE_DUALPIPE);
+  CHECK(!strcmp(weft_schedule_name(kind), "dualpipe"));
+  CHECK_EQ_INT(weft_schedule_parse("DualPipe", &kind, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "schedule"));
+  weft_workload_free(wl);
+}
+
 /* Sequence parallelism: with pp > 1 (no embedding on the critical stage) the
  * traffic is the same as without (AR = RS + AG per dim in LIBRA's model)
  * while the entries differ; with pp = 1 SP saves the embedding's all-gather:
@@ -1442,6 +1525,7 @@ const TestCase suite_gen[] = {
     {"gen/compact_same_time", gen_compact_same_time},
     {"gen/pipeline", gen_pipeline},
     {"gen/interleaved", gen_interleaved},
+    {"gen/dualpipe", gen_dualpipe},
     {"gen/seq_parallel", gen_seq_parallel},
     {"gen/zero", gen_zero},
     {"gen/no_fit", gen_no_fit},
