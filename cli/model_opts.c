@@ -31,7 +31,8 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
-                      "                        even pp, micro-batches >= 2 pp)"},
+                      "                        even pp, micro-batches >= 2 pp, loop fwd-ig-overlap\n"
+                      "                        unless --loop says otherwise)"},
 };
 
 /* "5,6,6,5": positive layer counts, one per stage. */

@@ -337,6 +337,8 @@ def apply_options(s, kw):
     if kw.get("loop") is not None:
         sc.loop = choose("loop", kw["loop"], "no-overlap", "tp-dp-overlap",
                          "fwd-ig-overlap")
+    elif kw.get("model") is not None and kw.get("schedule") == "dualpipe":
+        sc.loop = 2  # fwd-ig-overlap, as the CLI: what DualPipe's paired chunks are for
 
 
 def load(scenario, kw):

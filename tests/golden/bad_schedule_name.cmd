@@ -1,0 +1,1 @@
+workload --model gpt3-175b --cluster dgx-a100 --npus 64 --tp 8 --pp 8 --schedule zigzag -o "$T/x"
