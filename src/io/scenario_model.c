@@ -131,26 +131,17 @@ static int recompute_key(const WeftYamlNode *map, const char *file, int *out, We
                         got);
 }
 
-/* `attention`: standard | flash. */
-static int attention_key(const WeftYamlNode *map, const char *file, int *out, WeftError *err) {
-  const WeftYamlNode *v = weft_yaml_get(map, "attention", NULL);
-  if (!v || (v->kind == WEFT_YAML_SCALAR && weft_attention_parse(v->text, out, NULL) == WEFT_OK))
-    return WEFT_OK;
+/* A knob named by one word (`attention`: standard | flash, `schedule`:
+ * 1f1b | dualpipe), read by its parser. */
+static int word_key(const WeftYamlNode *map, const char *key, const char *expected,
+                    int (*parse)(const char *, int *, WeftError *), const char *file, int *out,
+                    WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
+  if (!v || (v->kind == WEFT_YAML_SCALAR && parse(v->text, out, NULL) == WEFT_OK)) return WEFT_OK;
   char got[96];
   weft_yaml_describe(v, got, sizeof got);
-  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "attention",
-                        "attention must be standard or flash, got %s", got);
-}
-
-/* `schedule`: 1f1b | dualpipe. */
-static int schedule_key(const WeftYamlNode *map, const char *file, int *out, WeftError *err) {
-  const WeftYamlNode *v = weft_yaml_get(map, "schedule", NULL);
-  if (!v || (v->kind == WEFT_YAML_SCALAR && weft_schedule_parse(v->text, out, NULL) == WEFT_OK))
-    return WEFT_OK;
-  char got[96];
-  weft_yaml_describe(v, got, sizeof got);
-  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "schedule",
-                        "schedule must be 1f1b or dualpipe, got %s", got);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key, "%s must be %s, got %s",
+                        key, expected, got);
 }
 
 /* `pp_layers: [5, 6, 6, 5]`: layers per stage (>= 1 each) into stages[];
@@ -197,8 +188,10 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = bool_key(wv, "sequence_parallel", file, &par->sequence_parallel, err)) ||
       (rc = bool_key(wv, "fp8", file, &par->fp8, err)) ||
       (rc = recompute_key(wv, file, &par->recompute, err)) ||
-      (rc = attention_key(wv, file, &par->attention, err)) ||
-      (rc = schedule_key(wv, file, &par->schedule, err)) ||
+      (rc = word_key(wv, "attention", "standard or flash", weft_attention_parse, file,
+                     &par->attention, err)) ||
+      (rc = word_key(wv, "schedule", "1f1b or dualpipe", weft_schedule_parse, file,
+                     &par->schedule, err)) ||
       (rc = stages_key(wv, file, stages, par, err)) ||
       (rc = text_key(wv, "order", file, &ov, err)))
     return rc;

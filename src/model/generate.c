@@ -20,52 +20,37 @@ static const char *const KIND_NAME[GEN_NKINDS] = {"tp", "pp",    "dp",  "ep",
 
 _Static_assert(GEN_NKINDS <= WEFT_MAX_GROUPS, "every group kind can become a named group");
 
+/* The knobs named by one word: a table each, one lookup and one message. */
 static const char *const RECOMPUTE_NAME[] = {"none", "full", "selective"};
-
-const char *weft_recompute_name(int mode) {
-  return mode >= 0 && mode <= WEFT_RECOMPUTE_SELECTIVE ? RECOMPUTE_NAME[mode] : "unknown";
-}
-
-int weft_recompute_parse(const char *text, int *mode, WeftError *err) {
-  for (int i = 0; i <= WEFT_RECOMPUTE_SELECTIVE; i++)
-    if (text && !strcmp(text, RECOMPUTE_NAME[i])) {
-      *mode = i;
-      return WEFT_OK;
-    }
-  return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "recompute",
-                        "recompute '%s': expected none, selective or full", text ? text : "");
-}
-
 static const char *const ATTENTION_NAME[] = {"standard", "flash"};
-
-const char *weft_attention_name(int kind) {
-  return kind >= 0 && kind <= WEFT_ATTENTION_FLASH ? ATTENTION_NAME[kind] : "unknown";
-}
-
-int weft_attention_parse(const char *text, int *kind, WeftError *err) {
-  for (int i = 0; i <= WEFT_ATTENTION_FLASH; i++)
-    if (text && !strcmp(text, ATTENTION_NAME[i])) {
-      *kind = i;
-      return WEFT_OK;
-    }
-  return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "attention",
-                        "attention '%s': expected standard or flash", text ? text : "");
-}
-
 static const char *const SCHEDULE_NAME[] = {"1f1b", "dualpipe"};
 
-const char *weft_schedule_name(int kind) {
-  return kind >= 0 && kind <= WEFT_SCHEDULE_DUALPIPE ? SCHEDULE_NAME[kind] : "unknown";
+static const char *name_of(const char *const *names, int n, int kind) {
+  return kind >= 0 && kind < n ? names[kind] : "unknown";
 }
 
-int weft_schedule_parse(const char *text, int *kind, WeftError *err) {
-  for (int i = 0; i <= WEFT_SCHEDULE_DUALPIPE; i++)
-    if (text && !strcmp(text, SCHEDULE_NAME[i])) {
+static int name_parse(const char *const *names, int n, const char *field, const char *expected,
+                      const char *text, int *kind, WeftError *err) {
+  for (int i = 0; i < n; i++)
+    if (text && !strcmp(text, names[i])) {
       *kind = i;
       return WEFT_OK;
     }
-  return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "schedule",
-                        "schedule '%s': expected 1f1b or dualpipe", text ? text : "");
+  return weft_error_set(err, WEFT_EINPUT, "", 0, 0, field, "%s '%s': expected %s", field,
+                        text ? text : "", expected);
+}
+
+const char *weft_recompute_name(int mode) { return name_of(RECOMPUTE_NAME, 3, mode); }
+int weft_recompute_parse(const char *text, int *mode, WeftError *err) {
+  return name_parse(RECOMPUTE_NAME, 3, "recompute", "none, selective or full", text, mode, err);
+}
+const char *weft_attention_name(int kind) { return name_of(ATTENTION_NAME, 2, kind); }
+int weft_attention_parse(const char *text, int *kind, WeftError *err) {
+  return name_parse(ATTENTION_NAME, 2, "attention", "standard or flash", text, kind, err);
+}
+const char *weft_schedule_name(int kind) { return name_of(SCHEDULE_NAME, 2, kind); }
+int weft_schedule_parse(const char *text, int *kind, WeftError *err) {
+  return name_parse(SCHEDULE_NAME, 2, "schedule", "1f1b or dualpipe", text, kind, err);
 }
 
 int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err) {

@@ -594,6 +594,8 @@ static void model_job_errors(void) {
        "recompute must be none, selective, full or a boolean (true = full), got 'sometimes'"},
       {"workload: {model: gpt3-175b, attention: fast}\n", WEFT_EINPUT, 3, 41, "attention",
        "attention must be standard or flash, got 'fast'"},
+      {"workload: {model: gpt3-175b, schedule: [dualpipe]}\n", WEFT_EINPUT, 3, 40, "schedule",
+       "schedule must be 1f1b or dualpipe, got a sequence"},
       {"workload: {model: gpt3-175b, pp_layers: [90, 0]}\n", WEFT_EINPUT, 3, 46, "pp_layers",
        "pp_layers entry 2 must be >= 1, got 0"},
       {"workload: {model: gpt3-175b, pp_layers: [90, 5], pp: 4}\n", WEFT_EINPUT, 3, 41,
