@@ -188,8 +188,10 @@ static int apply_options(const CliInputs *in, WeftScenario *sc) {
                      weft_objective_name(WEFT_OBJ_PERF_PER_COST), &sc->objective)) ||
       (loop && cli_opt_loop(cli_input_opts[CLI_IN_LOOP].name, loop, &sc->loop)))
     return EXIT_USAGE;
-  const char *sched = in->mval[CLI_MO_SCHED];
-  if (!loop && sched && !strcmp(sched, "dualpipe")) /* what its paired chunks are for */
+  int sched; /* DualPipe's own loop, what its paired chunks are for */
+  if (!loop && in->mval[CLI_MO_SCHED] &&
+      weft_schedule_parse(in->mval[CLI_MO_SCHED], &sched, NULL) == WEFT_OK &&
+      sched == WEFT_SCHEDULE_DUALPIPE)
     sc->loop = WEFT_LOOP_FWD_IG_OVERLAP;
   return 0;
 }

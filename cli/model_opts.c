@@ -92,14 +92,14 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
-      cli_fail("--attention '%s': expected standard or flash", val[CLI_MO_ATTN]);
+      cli_fail("--%s", err.msg); /* "attention 'x': expected standard or flash" */
       return -1;
     }
   }
   if (val[CLI_MO_SCHED]) {
     WeftError err;
     if (weft_schedule_parse(val[CLI_MO_SCHED], &p->schedule, &err)) {
-      cli_fail("--schedule '%s': expected 1f1b or dualpipe", val[CLI_MO_SCHED]);
+      cli_fail("--%s", err.msg);
       return -1;
     }
   }
@@ -107,7 +107,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (val[CLI_MO_RECOMPUTE] && *val[CLI_MO_RECOMPUTE]) {
     WeftError err;
     if (weft_recompute_parse(val[CLI_MO_RECOMPUTE], &p->recompute, &err)) {
-      cli_fail("--recompute '%s': expected none, selective or full", val[CLI_MO_RECOMPUTE]);
+      cli_fail("--%s", err.msg);
       return -1;
     }
   }

@@ -207,8 +207,11 @@ int cli_opt_loop(const char *flag, const char *v, int *out) {
       *out = l;
       return 0;
     }
-  cli_fail("%s '%s': expected %s, %s or %s", flag, v, weft_loop_name(WEFT_LOOP_NO_OVERLAP),
-           weft_loop_name(WEFT_LOOP_TP_DP_OVERLAP), weft_loop_name(WEFT_LOOP_FWD_IG_OVERLAP));
+  char list[160] = ""; /* "a, b or c", the library's names */
+  for (int l = 0; l < WEFT_NLOOPS; l++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+             l == 0 ? "" : l == WEFT_NLOOPS - 1 ? " or " : ", ", weft_loop_name((WeftLoop)l));
+  cli_fail("%s '%s': expected %s", flag, v, list);
   return -1;
 }
 

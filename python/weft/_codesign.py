@@ -7,7 +7,7 @@ from ctypes import byref, c_char_p, c_double, c_int, c_size_t
 from . import _inputs, _lib, _libx
 from ._core import (WeftError, Sources, choose, fail, int_value, items, lib, new_error, num,
                     number, zoo_dir)
-from ._inputs import check_rc, given
+from ._inputs import LOOPS, check_rc, given
 from ._lib import text
 
 KEYS = ("model", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
@@ -99,8 +99,7 @@ def _spec(kw, npus):
     if kw.get("objective") is not None:
         spec.objective = choose("objective", kw["objective"], "perf", "perf-per-cost")
     if kw.get("loop") is not None:
-        spec.loop = choose("loop", kw["loop"], "no-overlap", "tp-dp-overlap",
-                           "fwd-ig-overlap")
+        spec.loop = choose("loop", kw["loop"], *LOOPS)
     spec.all_orders = 1 if kw.get("all_orders") else 0
     return spec
 

@@ -17,6 +17,7 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "order", "efficiency", "zoo", "pp_layers", "cp", "attention", "fp8", "schedule",
               "grad_bytes")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
+LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
 
 def given(kw, k):
@@ -335,10 +336,9 @@ def apply_options(s, kw):
     if kw.get("objective") is not None:
         sc.objective = choose("objective", kw["objective"], "perf", "perf-per-cost")
     if kw.get("loop") is not None:
-        sc.loop = choose("loop", kw["loop"], "no-overlap", "tp-dp-overlap",
-                         "fwd-ig-overlap")
+        sc.loop = choose("loop", kw["loop"], *LOOPS)
     elif kw.get("model") is not None and kw.get("schedule") == "dualpipe":
-        sc.loop = 2  # fwd-ig-overlap, as the CLI: what DualPipe's paired chunks are for
+        sc.loop = LOOPS.index("fwd-ig-overlap")  # as the CLI: what DualPipe's pairs are for
 
 
 def load(scenario, kw):

@@ -147,6 +147,7 @@ PROTOS = {
     "weft_recompute_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_attention_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_schedule_name": (c_char_p, [c_int]),
     "weft_parallel_default": (None, [P(WeftParallel)]),
     "weft_parallel_order_parse": (c_int, [c_char_p, P(c_int), _ERR]),
 }

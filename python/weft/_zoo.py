@@ -164,7 +164,7 @@ def workload(model=None, **kw):
         return {"model": text(m.name), "device": text(d.name), "tp": p.tp, "cp": p.cp,
                 "pp": p.pp, "dp": p.dp, "ep": p.ep, "micro_batch": p.micro_batch,
                 "microbatches": gi.microbatches, "layers": nlayers,
-                "schedule": ("1f1b", "dualpipe")[p.schedule],
+                "schedule": lib.weft_schedule_name(p.schedule).decode(),
                 "bubble_fraction": gi.bubble_fraction, "tokens": gi.tokens,
                 "model_flops": gi.model_flops, "hw_flops": gi.hw_flops,
                 "memory_bytes": {"params": mem.params_bytes, "grads": mem.grads_bytes,

@@ -275,9 +275,9 @@ static double model_layers(const Gen *g, const Tf *t, int mode, double *recomput
 static double dualpipe_repeats(const Gen *g, Tf *t, const double *fw, const double *bw) {
   int pp = g->par->pp;
   double worst = 0.0;
-  for (int k = 0, lo = 1; k < pp / 2; lo += t->sl[k++]) {
-    int j = pp - 1 - k, loj = 1;
-    for (int i = 0; i < j; i++) loj += t->sl[i];
+  /* lo: stage k's first layer; tail: the layers after stage j = pp-1-k */
+  for (int k = 0, lo = 1, tail = 0; k < pp / 2; lo += t->sl[k], tail += t->sl[pp - 1 - k], k++) {
+    int j = pp - 1 - k, loj = t->L + 1 - tail - t->sl[j];
     double w = weight_work(g, t, lo, lo + t->sl[k] - 1) +
                weight_work(g, t, loj, loj + t->sl[j] - 1) + (k == 0 ? t->f_logits : 0);
     double F = (fw[k] + fw[j]) / 2, B = (bw[k] + bw[j]) / 2, W = w / 2;
@@ -501,13 +501,12 @@ static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense
 }
 
 /* Memory of pipeline stage k, first layer lo (1F1B: min(pp - k, m)
- * micro-batches in flight; DualPipe: rank k, stages k and pp-1-k, pp + 1
- * chunks of stage k's layers); the rank of the last stage adds the fp32
- * logits of one micro-batch (b s V / t floats, for the loss and its
- * gradient). act: a
- * dense and a MoE layer's activations and the attention core's part
- * (layer_act), alike on every stage. */
-static void stage_memory(Gen *g, const Tf *t, int k, int lo, const double act[3],
+ * micro-batches in flight; DualPipe: rank k, stages k and pp-1-k (first
+ * layer loj), pp + 1 chunks of stage k's layers); the rank of the last stage
+ * adds the fp32 logits of one micro-batch (b s V / t floats, for the loss and
+ * its gradient). act: a dense and a MoE layer's activations and the attention
+ * core's part (layer_act), alike on every stage. */
+static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const double act[3],
                          WeftMemory *mem) {
   const WeftParallel *p = g->par;
   int n = t->sl[k], ne = moe_layers(g, lo, lo + n - 1), nd = n - ne;
@@ -516,9 +515,7 @@ static void stage_memory(Gen *g, const Tf *t, int k, int lo, const double act[3]
   stage_params(g, t, k, lo, &dense, &expert);
   if (dual) { /* the rank also holds stage pp-1-k; rank pp-1-k holds the same two stages,
                  so ZeRO shards their states over twice the DP ranks */
-    int loj = 1;
     double dj, ej;
-    for (int i = 0; i < j; i++) loj += t->sl[i];
     stage_params(g, t, j, loj, &dj, &ej);
     dense += dj;
     expert += ej;
@@ -585,7 +582,11 @@ static void fill_info(Gen *g, const Tf *t) {
    * the first of each kind is costed. */
   int seen[MEM_KINDS][2], nseen = 0, skip = act[2] >= 0 && act[0] >= act[2] && act[1] >= act[2] &&
                                             p->schedule == WEFT_SCHEDULE_1F1B; /* DualPipe: pairs */
-  for (int k = 0, lo = 1; k < p->pp; lo += t->sl[k++]) { /* the most loaded stage */
+  /* lo: stage k's first layer, loj stage pp-1-k's (DualPipe's pair) from the
+   * layers after it, tail */
+  for (int k = 0, lo = 1, tail = 0; k < p->pp;
+       lo += t->sl[k], tail += t->sl[p->pp - 1 - k], k++) { /* the most loaded stage */
+    int loj = t->L + 1 - tail - t->sl[p->pp - 1 - k];
     if (skip && k > 0 && k < p->pp - 1) {
       int n = t->sl[k], ne = moe_layers(g, lo, lo + n - 1), i = 0;
       while (i < nseen && (seen[i][0] != n || seen[i][1] != ne)) i++;
@@ -593,7 +594,7 @@ static void fill_info(Gen *g, const Tf *t) {
       if (nseen < MEM_KINDS) seen[nseen][0] = n, seen[nseen++][1] = ne;
     }
     WeftMemory mk;
-    stage_memory(g, t, k, lo, act, &mk);
+    stage_memory(g, t, k, lo, loj, act, &mk);
     if (k == 0 || mk.total_bytes > in->mem.total_bytes) {
       in->mem = mk;
       in->memory_stage = k;

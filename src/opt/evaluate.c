@@ -2,6 +2,7 @@
  * bandwidth: the exact model the optimiser minimises. */
 #include <math.h>
 
+#include "opt/exposed.h"
 #include "opt/problem.h"
 
 #define TAU_CHUNK 256  /* pattern times computed at once (stack) */
@@ -52,31 +53,29 @@ void weft_problem_eval_scaled(const WeftProblem *p, const double *bw, WeftEval *
     }
     jt->time_ns = t;
     jt->compute_ns = job->compute_ns;
-    double blocking = job->compute_ns;
-    for (int ph = 0; ph < WEFT_NPHASES; ph++) {
-      jt->comm_ns[ph] = comm[ph];
-      jt->exposed_comm_ns[ph] = comm[ph];
-      if (ph != WEFT_PHASE_WG) blocking += comm[ph];
-    }
-    if (p->loop == WEFT_LOOP_TP_DP_OVERLAP) /* the rest of the time is the wg tail */
-      jt->exposed_comm_ns[WEFT_PHASE_WG] = fmax(0.0, t - blocking);
-    if (p->loop == WEFT_LOOP_FWD_IG_OVERLAP) { /* wg blocks: exposed whole */
-      double fi = comm[WEFT_PHASE_FWD] + comm[WEFT_PHASE_IG];
-      double over = fmin(fi, fmax(0.0, t - job->compute_ns - comm[WEFT_PHASE_WG]));
-      for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++) /* split as their comm */
-        jt->exposed_comm_ns[ph] = fi > 0.0 ? over * comm[ph] / fi : 0.0;
-    }
+    for (int ph = 0; ph < WEFT_NPHASES; ph++) jt->comm_ns[ph] = comm[ph];
+    weft_loop_exposed(p->loop, t, job->compute_ns, comm, jt->exposed_comm_ns);
     ev->time_ns += job->weight * t;
   }
   ev->perf_per_cost = ev->time_ns * ev->cost_usd;
 }
 
-/* fwd-ig-overlap's split: T = max(C_all, fi) + wg, fi the forward and
- * input-grad comm (with latencies), wg the weight-grad comm. What of fi shows
- * is the part of the max above the compute, max(0, fi - C_all) = T - C_all - wg,
- * shared by forward and input-grad in proportion to their comm times (no
- * order between them is implied); wg is exposed whole. compute + the exposed
- * comm of every phase = T, as in the other loops. */
+void weft_loop_exposed(WeftLoop loop, double time_ns, double compute_ns, const double *comm,
+                       double *exposed) {
+  double blocking = compute_ns;
+  for (int ph = 0; ph < WEFT_NPHASES; ph++) {
+    exposed[ph] = comm[ph];
+    if (ph != WEFT_PHASE_WG) blocking += comm[ph];
+  }
+  if (loop == WEFT_LOOP_TP_DP_OVERLAP) /* the rest of the time is the wg tail */
+    exposed[WEFT_PHASE_WG] = fmax(0.0, time_ns - blocking);
+  if (loop == WEFT_LOOP_FWD_IG_OVERLAP) { /* wg blocks: exposed whole */
+    double fi = comm[WEFT_PHASE_FWD] + comm[WEFT_PHASE_IG];
+    double over = fmin(fi, fmax(0.0, time_ns - compute_ns - comm[WEFT_PHASE_WG]));
+    for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++)
+      exposed[ph] = fi > 0.0 ? over * comm[ph] / fi : 0.0;
+  }
+}
 
 double weft_problem_objective(const WeftProblem *p, const double *bw, WeftEval *ev) {
   WeftEval local;

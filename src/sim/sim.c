@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "io/limits.h"
+#include "opt/exposed.h"
 #include "sim/astra.h"
 #include "sim/sim.h"
 
@@ -390,8 +391,8 @@ static int simulate_job(const WeftSpec *spec, int j, const double *bw, const Wef
   r.err = err;
   for (int d = 0; d < spec->net->ndims; d++) r.delay_ns[d] = s->latency_ns[d] + s->endpoint_delay_ns;
   sim_heap_init(&r.heap);
-  /* at most 3 queued collectives per layer (tp-dp-overlap: 1, fwd-ig-overlap: 2) */
-  r.queue = malloc((3 * (size_t)r.L + 1) * sizeof *r.queue);
+  /* at most 2 queued collectives per layer (tp-dp-overlap: 1, fwd-ig-overlap: 2) */
+  r.queue = malloc((2 * (size_t)r.L + 1) * sizeof *r.queue);
   int rc = r.queue ? resolve_groups(&r, &spec->jobs[j]) : WEFT_ENOMEM;
   if (!rc)
     rc = s->fidelity == WEFT_FIDELITY_DIM ? dimres_create(spec->net, bw, &r.res)
@@ -403,20 +404,7 @@ static int simulate_job(const WeftSpec *spec, int j, const double *bw, const Wef
   if (!rc) {
     WeftSimJob *o = r.out;
     o->t.time_ns = end_ns;
-    double blocking = o->t.compute_ns;
-    for (int ph = 0; ph < WEFT_NPHASES; ph++) {
-      o->t.exposed_comm_ns[ph] = o->t.comm_ns[ph];
-      if (ph != WEFT_PHASE_WG) blocking += o->t.comm_ns[ph];
-    }
-    if (r.loop == WEFT_LOOP_TP_DP_OVERLAP)
-      o->t.exposed_comm_ns[WEFT_PHASE_WG] = fmax(0.0, end_ns - blocking);
-    if (r.loop == WEFT_LOOP_FWD_IG_OVERLAP) { /* as evaluate.c splits it */
-      double fi = o->t.comm_ns[WEFT_PHASE_FWD] + o->t.comm_ns[WEFT_PHASE_IG];
-      double over = fmin(fi, fmax(0.0, end_ns - o->t.compute_ns -
-                                            o->t.comm_ns[WEFT_PHASE_WG]));
-      for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++)
-        o->t.exposed_comm_ns[ph] = fi > 0.0 ? over * o->t.comm_ns[ph] / fi : 0.0;
-    }
+    weft_loop_exposed(r.loop, end_ns, o->t.compute_ns, o->t.comm_ns, o->t.exposed_comm_ns);
     for (int d = 0; d < spec->net->ndims; d++) {
       o->dim_bytes[d] = r.res->dim_bytes[d];
       o->dim_busy_ns[d] = r.res->dim_busy_ns[d];
