@@ -9,68 +9,17 @@
 
 #include "model/gen.h"
 #include "../test.h"
+#include "gen_fixture.h"
 #include "weft.h"
 
 #define EXACT 1e-12 /* sums of a few exact products: only rounding */
 
-/* GeLU model, h 4, 2 heads (head dim 2), ffn 16, V 8, 2 layers, batch 4. */
-static WeftModel at_tiny(int seq_len) {
-  WeftModel m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "tiny");
-  m.arch = WEFT_ARCH_TRANSFORMER;
-  m.global_batch = 4;
-  m.seq_len = seq_len;
-  m.layers = 2;
-  m.hidden = 4;
-  m.heads = 2;
-  m.kv_heads = 2;
-  m.ffn_hidden = 16;
-  m.ffn_matrices = 2;
-  m.vocab = 8;
-  return m;
-}
-
-static WeftDevice at_flat(void) { /* the flat model: 1 FLOP = 1 ns at efficiency 0.5 */
-  WeftDevice d;
-  memset(&d, 0, sizeof d);
-  snprintf(d.name, sizeof d.name, "unit");
-  d.peak_flops = 2e9;
-  d.hbm_bytes = 1e12;
-  d.hbm_bytes_per_s = 1e9;
-  return d;
-}
-
-static WeftNetwork at_net(int ndims, const int *npus) {
-  WeftNetwork net;
-  memset(&net, 0, sizeof net);
-  net.ndims = ndims;
-  for (int d = 0; d < ndims; d++) {
-    net.npus[d] = npus[d];
-    net.topology[d] = WEFT_SWITCH;
-    snprintf(net.cost_dim[d], sizeof net.cost_dim[d], "c");
-  }
-  return net;
-}
-
-static const WeftLayer *at_layer(const WeftWorkload *wl, const char *name) {
-  for (int i = 0; i < wl->nlayers; i++)
-    if (!strcmp(wl->layers[i].name, name)) return &wl->layers[i];
-  fprintf(stderr, "  no layer '%s'\n", name);
-  test_failures_++;
-  static WeftLayer none;
-  return &none;
-}
-
-static int at_group(const WeftWorkload *wl, const char *name) {
-  for (int k = 0; k < wl->ngroups; k++)
-    if (!strcmp(wl->group_name[k], name)) return k + 1;
-  return -1;
-}
-
+/* The tiny GeLU model is fx_tiny(s, 2, 4) (gen_fixture.h): h 4, 2 heads (head
+ * dim 2), ffn 16, V 8, 2 layers, batch 4. at_gen generates on the unit device
+ * (1 ns per FLOP). */
 static int at_gen(const WeftModel *m, const WeftParallel *par, const WeftNetwork *net,
                   WeftWorkload *wl, WeftCommunicator *comm, WeftGenInfo *info) {
-  WeftDevice dev = at_flat();
+  WeftDevice dev = fx_unit_device(1e12);
   WeftError err;
   int rc = weft_generate(m, &dev, par, net, 0, wl, comm, info, &err);
   if (rc) fprintf(stderr, "  weft_generate: %s\n", err.msg);
@@ -147,9 +96,9 @@ static void flash_ops(void) {
  * statistics, 4 bytes x b (a/t) s = 8: 184. 2 layers, + the fp32 logits
  * 4 b s V / t = 32: 424 standard, 400 flash. */
 static void flash_generator(void) {
-  WeftModel m = at_tiny(2);
+  WeftModel m = fx_tiny(2, 2, 4);
   static const int n[2] = {2, 2};
-  WeftNetwork net = at_net(2, n);
+  WeftNetwork net = fx_net(2, n, WEFT_SWITCH);
   WeftParallel par;
   weft_parallel_default(&par);
   par.tp = 2;
@@ -158,14 +107,14 @@ static void flash_generator(void) {
   WeftCommunicator comm;
   WeftGenInfo std, fl;
   CHECK_EQ_INT(at_gen(&m, &par, &net, wl, &comm, &std), WEFT_OK);
-  const WeftLayer *a = at_layer(wl, "L1.attn");
+  const WeftLayer *a = fx_layer(wl, "L1.attn");
   CHECK_NEAR(a->phase[WEFT_PHASE_FWD].compute_ns, 320, 0);
   CHECK_NEAR(a->phase[WEFT_PHASE_IG].compute_ns, 320, 0);
   CHECK_NEAR(std.mem.activations_bytes, 424, EXACT);
   CHECK_NEAR(std.hw_flops, std.model_flops, EXACT);
   par.attention = WEFT_ATTENTION_FLASH;
   CHECK_EQ_INT(at_gen(&m, &par, &net, wl, &comm, &fl), WEFT_OK);
-  a = at_layer(wl, "L1.attn");
+  a = fx_layer(wl, "L1.attn");
   CHECK_NEAR(a->phase[WEFT_PHASE_FWD].compute_ns, 320, 0);
   CHECK_NEAR(a->phase[WEFT_PHASE_IG].compute_ns, 352, 0);
   CHECK_NEAR(a->phase[WEFT_PHASE_WG].compute_ns, 320, 0);
@@ -177,7 +126,7 @@ static void flash_generator(void) {
   WeftGenInfo sel;
   CHECK_EQ_INT(at_gen(&m, &par, &net, wl, &comm, &sel), WEFT_OK);
   CHECK_NEAR(sel.mem.activations_bytes, 400, EXACT);
-  CHECK_NEAR(at_layer(wl, "L1.attn")->phase[WEFT_PHASE_IG].compute_ns, 352, 0);
+  CHECK_NEAR(fx_layer(wl, "L1.attn")->phase[WEFT_PHASE_IG].compute_ns, 352, 0);
   weft_workload_free(wl);
 }
 
@@ -203,11 +152,11 @@ static void flash_llama_memory(void) {
   par.optimizer_step = 0;
   m.global_batch = 16;
   static const int n[1] = {128};
-  WeftNetwork net = at_net(1, n);
+  WeftNetwork net = fx_net(1, n, WEFT_SWITCH);
   WeftWorkload *wl = weft_workload_create();
   WeftCommunicator comm;
   WeftGenInfo info;
-  WeftDevice dev = at_flat();
+  WeftDevice dev = fx_unit_device(1e12);
   dev.hbm_bytes = 1e15;
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 1, wl, &comm, &info, &err), WEFT_OK);
   CHECK_EQ_INT(info.memory_stage, 0);
@@ -227,9 +176,9 @@ static void flash_llama_memory(void) {
  * [2, 2]. Memory per layer (sq 2): sbh = 8: 10*8 + 24*8 + 5 a sq s b =
  * 80 + 192 + 80 = 352; 2 layers + the logits 4 sq V = 64: 768. */
 static void cp_generator(void) {
-  WeftModel m = at_tiny(4);
+  WeftModel m = fx_tiny(4, 2, 4);
   static const int n[2] = {2, 2};
-  WeftNetwork net = at_net(2, n);
+  WeftNetwork net = fx_net(2, n, WEFT_SWITCH);
   WeftParallel par;
   weft_parallel_default(&par);
   par.dp = 4;
@@ -238,16 +187,16 @@ static void cp_generator(void) {
   WeftGenInfo info;
   m.global_batch = 8; /* R = 2 at dp 4 */
   CHECK_EQ_INT(at_gen(&m, &par, &net, wl, &comm, &info), WEFT_OK);
-  CHECK_NEAR(at_layer(wl, "L1.attn")->phase[WEFT_PHASE_FWD].compute_ns, 1536, 0);
+  CHECK_NEAR(fx_layer(wl, "L1.attn")->phase[WEFT_PHASE_FWD].compute_ns, 1536, 0);
   par.cp = 2;
   par.dp = 2;
   m.global_batch = 4;
   CHECK_EQ_INT(at_gen(&m, &par, &net, wl, &comm, &info), WEFT_OK);
-  int g = at_group(wl, "cp");
+  int g = fx_group(wl, "cp");
   CHECK(g > 0);
   if (g > 0) CHECK(comm.extra[g - 1][0] == 2 && comm.extra[g - 1][1] == -1);
   CHECK(comm.group[WEFT_PHASE_WG][0] == 2 && comm.group[WEFT_PHASE_WG][1] == 2);
-  const WeftLayer *a = at_layer(wl, "L1.attn");
+  const WeftLayer *a = fx_layer(wl, "L1.attn");
   CHECK_NEAR(a->phase[WEFT_PHASE_FWD].compute_ns, 768, 0);
   CHECK_EQ_INT(a->phase[WEFT_PHASE_FWD].coll, WEFT_COLL_ALLGATHER);
   CHECK_NEAR(a->phase[WEFT_PHASE_FWD].size_bytes, 64, 0);
@@ -255,7 +204,7 @@ static void cp_generator(void) {
   /* input-grad: the all-gather on the first entry, the reduce-scatter next */
   CHECK_EQ_INT(a->phase[WEFT_PHASE_IG].coll, WEFT_COLL_ALLGATHER);
   CHECK_NEAR(a->phase[WEFT_PHASE_IG].size_bytes, 64, 0);
-  const WeftLayer *a2 = at_layer(wl, "L1.attn.2");
+  const WeftLayer *a2 = fx_layer(wl, "L1.attn.2");
   CHECK_EQ_INT(a2->phase[WEFT_PHASE_IG].coll, WEFT_COLL_REDUCESCATTER);
   CHECK_NEAR(a2->phase[WEFT_PHASE_IG].size_bytes, 128, 0);
   CHECK_EQ_INT(a2->phase[WEFT_PHASE_IG].group, g);
@@ -272,7 +221,7 @@ static void cp_generator(void) {
   CHECK_NEAR(z.mem.optimizer_bytes * 4, info.mem.optimizer_bytes, EXACT);
   /* cp must divide the sequence; tp x cp x pp x dp the NPUs */
   WeftError err;
-  WeftDevice dev = at_flat();
+  WeftDevice dev = fx_unit_device(1e12);
   par.cp = 3;
   par.dp = 1;
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
@@ -322,18 +271,18 @@ static void mla_params_flops(void) {
   CHECK_NEAR(weft_model_params(&m), 399, EXACT);
   CHECK_NEAR(weft_model_active_params(&m), 399, EXACT);
   static const int n1[1] = {1}, n2[1] = {2};
-  WeftNetwork net = at_net(1, n1);
+  WeftNetwork net = fx_net(1, n1, WEFT_SWITCH);
   WeftParallel par;
   weft_parallel_default(&par);
   WeftWorkload *wl = weft_workload_create();
   WeftCommunicator comm;
   WeftGenInfo info;
   CHECK_EQ_INT(at_gen(&m, &par, &net, wl, &comm, &info), WEFT_OK);
-  CHECK_NEAR(at_layer(wl, "L1.attn")->phase[WEFT_PHASE_FWD].compute_ns, 2944, 0);
-  net = at_net(1, n2);
+  CHECK_NEAR(fx_layer(wl, "L1.attn")->phase[WEFT_PHASE_FWD].compute_ns, 2944, 0);
+  net = fx_net(1, n2, WEFT_SWITCH);
   par.tp = 2;
   CHECK_EQ_INT(at_gen(&m, &par, &net, wl, &comm, &info), WEFT_OK);
-  CHECK_NEAR(at_layer(wl, "L1.attn")->phase[WEFT_PHASE_FWD].compute_ns, 1984, 0);
+  CHECK_NEAR(fx_layer(wl, "L1.attn")->phase[WEFT_PHASE_FWD].compute_ns, 1984, 0);
   weft_workload_free(wl);
 }
 
@@ -391,17 +340,17 @@ static void shared_and_first_dense(void) {
   CHECK_NEAR(weft_model_params(&m), 628, EXACT);
   CHECK_NEAR(weft_model_active_params(&m), 484, EXACT);
   static const int n[1] = {1};
-  WeftNetwork net = at_net(1, n);
+  WeftNetwork net = fx_net(1, n, WEFT_SWITCH);
   WeftParallel par;
   weft_parallel_default(&par);
-  WeftDevice dev = at_flat();
+  WeftDevice dev = fx_unit_device(1e12);
   WeftWorkload *wl = weft_workload_create();
   WeftCommunicator comm;
   WeftGenInfo info;
   WeftError err;
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 1, wl, &comm, &info, &err), WEFT_OK);
-  CHECK_NEAR(at_layer(wl, "L1.mlp")->phase[WEFT_PHASE_FWD].compute_ns, 576, 0);
-  CHECK_NEAR(at_layer(wl, "L2-3.moe")->phase[WEFT_PHASE_FWD].compute_ns, 2 * 512, 0);
+  CHECK_NEAR(fx_layer(wl, "L1.mlp")->phase[WEFT_PHASE_FWD].compute_ns, 576, 0);
+  CHECK_NEAR(fx_layer(wl, "L2-3.moe")->phase[WEFT_PHASE_FWD].compute_ns, 2 * 512, 0);
   /* all layers hold the parameters: 628 x 2 bytes */
   CHECK_NEAR(info.mem.params_bytes, 2 * 628.0, EXACT);
   weft_workload_free(wl);
@@ -480,9 +429,9 @@ static void attention_efficiency(void) {
  * and the second MLP GEMM's sb f / t: 2*8 + 2*4/2 + 2*16/2 = 36 elements,
  * 1 byte saved each: 196 - 36 = 160 a layer, 2 layers + logits 32: 352. */
 static void fp8_memory(void) {
-  WeftModel m = at_tiny(2);
+  WeftModel m = fx_tiny(2, 2, 4);
   static const int n[2] = {2, 2};
-  WeftNetwork net = at_net(2, n);
+  WeftNetwork net = fx_net(2, n, WEFT_SWITCH);
   WeftParallel par;
   weft_parallel_default(&par);
   par.tp = 2;
@@ -504,11 +453,11 @@ static void fp8_memory(void) {
  * v = 3 does not divide the 4-layer stages; 13 layers (3, 3, 4, 3) leave a
  * middle stage short. */
 static void interleaved_end_stages(void) {
-  WeftModel m = at_tiny(2);
+  WeftModel m = fx_tiny(2, 2, 4);
   m.layers = 14;
   m.global_batch = 8;
   static const int n[1] = {4};
-  WeftNetwork net = at_net(1, n);
+  WeftNetwork net = fx_net(1, n, WEFT_SWITCH);
   WeftParallel par;
   weft_parallel_default(&par);
   par.pp = 4;
@@ -520,7 +469,7 @@ static void interleaved_end_stages(void) {
   CHECK_NEAR(info.pipeline_repeats, 8.75, EXACT);
   CHECK_EQ_INT(info.layers_per_stage, 4);
   WeftError err;
-  WeftDevice dev = at_flat();
+  WeftDevice dev = fx_unit_device(1e12);
   par.virtual_stages = 3;
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
   CHECK(!strcmp(err.field, "virtual_stages"));

@@ -2,6 +2,7 @@
 #include "weft.h"
 
 #include "../test.h"
+#include "gen_fixture.h"
 
 /* ------------------------------------------------------------------ mapping (helper "map")
  * weft_parallel_default, weft_parallel_order_parse, weft_map_groups. Every
@@ -376,21 +377,6 @@ static double gt_time(const WeftNetwork *net, const WeftWorkload *wl, const Weft
   return ev.time_ns;
 }
 
-static const WeftLayer *gt_layer(const WeftWorkload *wl, const char *name) {
-  for (int i = 0; i < wl->nlayers; i++)
-    if (!strcmp(wl->layers[i].name, name)) return &wl->layers[i];
-  fprintf(stderr, "  no layer '%s'\n", name);
-  test_failures_++;
-  static WeftLayer none;
-  return &none;
-}
-
-static int gt_group(const WeftWorkload *wl, const char *name) { /* WeftPhaseSpec.group */
-  for (int k = 0; k < wl->ngroups; k++)
-    if (!strcmp(wl->group_name[k], name)) return k + 1;
-  return -1;
-}
-
 #define GT_PHASE(l, ph, comp, type, size, grp)          \
   do {                                                  \
     CHECK_NEAR((l)->phase[ph].compute_ns, comp, 0);     \
@@ -452,21 +438,21 @@ static void gen_gpt3_libra(void) {
   for (int i = 1; i <= 96; i += 95) {
     char name[32];
     snprintf(name, sizeof name, "L%d.attn", i);
-    const WeftLayer *a = gt_layer(wl, name);
+    const WeftLayer *a = fx_layer(wl, name);
     GT_PHASE(a, WEFT_PHASE_FWD, attn_ns, WEFT_COLL_ALLREDUCE, S6, 0);
     GT_PHASE(a, WEFT_PHASE_IG, attn_ns, WEFT_COLL_ALLREDUCE, S6, 0);
     GT_PHASE(a, WEFT_PHASE_WG, attn_ns, WEFT_COLL_ALLREDUCE, 75552768, 0);
     snprintf(name, sizeof name, "L%d.mlp", i);
-    const WeftLayer *f = gt_layer(wl, name);
+    const WeftLayer *f = fx_layer(wl, name);
     GT_PHASE(f, WEFT_PHASE_FWD, mlp_ns, WEFT_COLL_ALLREDUCE, S6, 0);
     GT_PHASE(f, WEFT_PHASE_IG, mlp_ns, WEFT_COLL_ALLREDUCE, S6, 0);
     GT_PHASE(f, WEFT_PHASE_WG, mlp_ns, WEFT_COLL_ALLREDUCE, 151051776, 0);
   }
-  const WeftLayer *e = gt_layer(wl, "embedding");
+  const WeftLayer *e = fx_layer(wl, "embedding");
   GT_PHASE(e, WEFT_PHASE_FWD, 0, WEFT_COLL_ALLREDUCE, S6, 0);
   GT_PHASE(e, WEFT_PHASE_IG, 0, WEFT_COLL_NONE, 0, 0);
   GT_PHASE(e, WEFT_PHASE_WG, 0, WEFT_COLL_ALLREDUCE, 128974848, 0);
-  const WeftLayer *lg = gt_layer(wl, "logits");
+  const WeftLayer *lg = fx_layer(wl, "logits");
   GT_PHASE(lg, WEFT_PHASE_FWD, 6194664, WEFT_COLL_NONE, 0, 0);
   GT_PHASE(lg, WEFT_PHASE_IG, 6194664, WEFT_COLL_ALLREDUCE, S6, 0);
   GT_PHASE(lg, WEFT_PHASE_WG, 6194664, WEFT_COLL_ALLREDUCE, 49152, 0);
@@ -500,36 +486,9 @@ static void gen_gpt3_libra(void) {
  * MLP (2*h*ffn + ffn + h)/2 + 2h = 148/2 + 8 = 82 -> 164 bytes;
  * embedding V*h/2 + s*h = 16 + 8 = 24 -> 48 bytes; logits (tied): 2h = 8 -> 16 bytes.
  * TP all-reduces: 2 micro-batches x 16 = 32 bytes. */
-static WeftModel gt_tiny(void) {
-  WeftModel m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "tiny");
-  m.arch = WEFT_ARCH_TRANSFORMER;
-  m.global_batch = 4;
-  m.seq_len = 2;
-  m.layers = 2;
-  m.hidden = 4;
-  m.heads = 2;
-  m.kv_heads = 2;
-  m.ffn_hidden = 16;
-  m.ffn_matrices = 2;
-  m.vocab = 8;
-  return m;
-}
-
-static WeftDevice gt_unit_device(void) { /* 1 FLOP = 1 ns, HBM 1 byte/ns */
-  WeftDevice d;
-  memset(&d, 0, sizeof d);
-  snprintf(d.name, sizeof d.name, "unit");
-  d.peak_flops = 2e9;
-  d.hbm_bytes = 1e12;
-  d.hbm_bytes_per_s = 1e9;
-  return d;
-}
-
 static void gen_tiny_by_hand(void) {
-  WeftModel m = gt_tiny();
-  WeftDevice dev = gt_unit_device();
+  WeftModel m = fx_tiny(2, 2, 4);
+  WeftDevice dev = fx_unit_device(1e12);
   static const int n[2] = {2, 2};
   WeftNetwork net = gt_net(2, n);
   WeftParallel par;
@@ -696,7 +655,7 @@ static void gen_pipeline(void) {
   static const int pp[4] = {-1, 2, 2, -1}, dp[4] = {-1, -1, 2, 32};
   const double W = 24 * 7627861917696.0, R = 24 + 3 * W / (W + 2576980377600.0);
   const double sr = round(R * 3145728);
-  int g = gt_group(wl, "pp"), ge = gt_group(wl, "emb");
+  int g = fx_group(wl, "pp"), ge = fx_group(wl, "emb");
   CHECK_EQ_INT(wl->ngroups, 2);
   CHECK_EQ_INT(g, 1);
   CHECK_EQ_INT(ge, 2);
@@ -710,23 +669,23 @@ static void gen_pipeline(void) {
   for (int d = 0; d < 4 && ppg; d++) CHECK_EQ_INT(ppg[d], pp[d]);
   for (int d = 0; d < 4; d++) CHECK_EQ_INT(comm.group[WEFT_PHASE_WG][d], dp[d]);
   CHECK_EQ_INT(wl->nlayers, 1 + 2 * 24 + 2 + 1); /* + logits.2 (emb) + optimizer */
-  const WeftLayer *p = gt_layer(wl, "pipeline");
+  const WeftLayer *p = fx_layer(wl, "pipeline");
   GT_PHASE(p, WEFT_PHASE_FWD, 0, WEFT_COLL_SENDRECV, sr, g);
   GT_PHASE(p, WEFT_PHASE_IG, 0, WEFT_COLL_SENDRECV, sr, g);
   GT_PHASE(p, WEFT_PHASE_WG, 0, WEFT_COLL_NONE, 0, 0);
   CHECK_NEAR(p->phase[WEFT_PHASE_FWD].calls, R, 1e-12); /* a send per stage step */
-  CHECK_NEAR(gt_layer(wl, "L73.attn")->phase[WEFT_PHASE_FWD].calls, R, 1e-12);
-  CHECK_NEAR(gt_layer(wl, "L73.attn")->phase[WEFT_PHASE_WG].calls, 1, 0);
+  CHECK_NEAR(fx_layer(wl, "L73.attn")->phase[WEFT_PHASE_FWD].calls, R, 1e-12);
+  CHECK_NEAR(fx_layer(wl, "L73.attn")->phase[WEFT_PHASE_WG].calls, 1, 0);
   /* attention compute: 167,503,724,544 FLOPs x R / 156e12 */
   const double attn_ns = round(R * 167503724544.0 / 156e12 * 1e9);
-  const WeftLayer *a = gt_layer(wl, "L73.attn");
+  const WeftLayer *a = fx_layer(wl, "L73.attn");
   GT_PHASE(a, WEFT_PHASE_FWD, attn_ns, WEFT_COLL_ALLREDUCE, round(R * 50331648), 0);
   GT_PHASE(a, WEFT_PHASE_WG, attn_ns, WEFT_COLL_ALLREDUCE, 75552768, 0);
-  gt_layer(wl, "L96.mlp");
+  fx_layer(wl, "L96.mlp");
   /* logits 2bshV/16 = 161,061,273,600 FLOPs x R / 156e12 */
   const double lg_ns = round(R * 161061273600.0 / 156e12 * 1e9);
-  GT_PHASE(gt_layer(wl, "logits"), WEFT_PHASE_WG, lg_ns, WEFT_COLL_ALLREDUCE, 78692352, 0);
-  GT_PHASE(gt_layer(wl, "logits.2"), WEFT_PHASE_WG, 0, WEFT_COLL_ALLREDUCE, 78643200, ge);
+  GT_PHASE(fx_layer(wl, "logits"), WEFT_PHASE_WG, lg_ns, WEFT_COLL_ALLREDUCE, 78692352, 0);
+  GT_PHASE(fx_layer(wl, "logits.2"), WEFT_PHASE_WG, 0, WEFT_COLL_ALLREDUCE, 78643200, ge);
   CHECK_EQ_INT(info.microbatches, 24);
   CHECK_EQ_INT(info.layers_per_stage, 24);
   CHECK_NEAR(info.bubble_fraction, (R - 24) / 24, 1e-15);
@@ -772,11 +731,11 @@ static void gen_interleaved(void) {
   WeftGenInfo info;
   WeftError err;
   CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
-  int g = gt_group(wl, "pp");
-  const WeftLayer *p = gt_layer(wl, "pipeline");
+  int g = fx_group(wl, "pp");
+  const WeftLayer *p = fx_layer(wl, "pipeline");
   GT_PHASE(p, WEFT_PHASE_FWD, 0, WEFT_COLL_SENDRECV, 160432128, g);
   GT_PHASE(p, WEFT_PHASE_IG, 0, WEFT_COLL_SENDRECV, 160432128, g);
-  const WeftLayer *a = gt_layer(wl, "L73.attn");
+  const WeftLayer *a = fx_layer(wl, "L73.attn");
   GT_PHASE(a, WEFT_PHASE_FWD, 27380417, WEFT_COLL_ALLREDUCE, 1283457024, 0);
   CHECK_NEAR(info.bubble_fraction, 3.0 / 48, 1e-15);
   /* 5 chunks: 4 x 5 = 20 does not divide 96 layers */
@@ -832,7 +791,7 @@ static void gen_dualpipe(void) {
   CHECK(info.bubble_fraction < 3.0 / 24 / 2); /* under half of 1F1B's (pp-1)/m */
   CHECK_EQ_INT(info.critical_stage, 3);
   const double attn_ns = round(R * 167503724544.0 / 156e12 * 1e9);
-  CHECK_NEAR(gt_layer(wl, "L73.attn")->phase[WEFT_PHASE_FWD].compute_ns, attn_ns, 0);
+  CHECK_NEAR(fx_layer(wl, "L73.attn")->phase[WEFT_PHASE_FWD].compute_ns, attn_ns, 0);
   CHECK_EQ_INT(info.memory_stage, 0);
   CHECK_NEAR(info.mem.params_bytes, 5542342656.0 * 2, 1e-12);
   CHECK_NEAR(info.mem.grads_bytes, 5542342656.0 * 2, 1e-12);
@@ -904,10 +863,10 @@ static void gen_seq_parallel(void) {
     const double W = 48 * 7627861917696.0;
     double R = 1536 / par.dp + (pp == 2 ? W / (W + 2576980377600.0) : 0);
     const double S = 50331648;
-    const WeftLayer *l = gt_layer(b, pp == 1 ? "L1.attn" : "L49.attn");
+    const WeftLayer *l = fx_layer(b, pp == 1 ? "L1.attn" : "L49.attn");
     CHECK_EQ_INT(l->phase[0].coll, WEFT_COLL_ALLGATHER);
     CHECK_NEAR(l->phase[0].size_bytes, round(R * S / 16), 0);
-    l = gt_layer(b, pp == 1 ? "L1.attn.2" : "L49.attn.2");
+    l = fx_layer(b, pp == 1 ? "L1.attn.2" : "L49.attn.2");
     CHECK_EQ_INT(l->phase[0].coll, WEFT_COLL_REDUCESCATTER);
     CHECK_NEAR(l->phase[0].size_bytes, round(R * S), 0);
     CHECK_EQ_INT(l->phase[1].coll, WEFT_COLL_REDUCESCATTER);
@@ -966,9 +925,9 @@ static void gen_zero(void) {
     if (z == 0) act = info.mem.activations_bytes;
     CHECK_NEAR(info.mem.activations_bytes, act, 0);
     t[z] = gt_time(&net, wl, &comm, bw);
-    const WeftLayer *a = gt_layer(wl, "L1-96.attn");
+    const WeftLayer *a = fx_layer(wl, "L1-96.attn");
     if (z == 1 || z == 2) { /* RS of 96 x 75,552,768; AG of 96 x 37,776,384/256*2 = 96 x 295,128 */
-      const WeftLayer *a2 = gt_layer(wl, "L1-96.attn.2");
+      const WeftLayer *a2 = fx_layer(wl, "L1-96.attn.2");
       CHECK_EQ_INT(a->phase[2].coll, WEFT_COLL_REDUCESCATTER);
       CHECK_NEAR(a->phase[2].size_bytes, 96 * 75552768.0, 0);
       CHECK_EQ_INT(a2->phase[2].coll, WEFT_COLL_ALLGATHER);
@@ -976,11 +935,11 @@ static void gen_zero(void) {
       CHECK_EQ_INT(wl->ngroups, 0);
     }
     if (z == 3) { /* per micro-batch: 6 x; the "dp" group = DP's dims */
-      int g = gt_group(wl, "dp");
+      int g = fx_group(wl, "dp");
       CHECK_EQ_INT(wl->ngroups, 1);
       CHECK_EQ_INT(a->phase[2].coll, WEFT_COLL_REDUCESCATTER);
       CHECK_NEAR(a->phase[2].size_bytes, 6 * 96 * 75552768.0, 0);
-      const WeftLayer *a2 = gt_layer(wl, "L1-96.attn.2");
+      const WeftLayer *a2 = fx_layer(wl, "L1-96.attn.2");
       CHECK_EQ_INT(a2->phase[0].coll, WEFT_COLL_ALLGATHER);
       CHECK_EQ_INT(a2->phase[0].group, g);
       CHECK_NEAR(a2->phase[0].size_bytes, 6 * 96 * 295128.0, 0);
@@ -1057,10 +1016,10 @@ static void gen_recompute(void) {
   WeftError err;
   CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
   /* 2 x 6,442,450.94 = 12,884,901.89 -> 12,884,902 */
-  const WeftLayer *a = gt_layer(wl, "L5.attn");
+  const WeftLayer *a = fx_layer(wl, "L5.attn");
   GT_PHASE(a, WEFT_PHASE_FWD, 6442451, WEFT_COLL_ALLREDUCE, 301989888, 0);
   GT_PHASE(a, WEFT_PHASE_IG, 12884902, WEFT_COLL_ALLREDUCE, 2 * 301989888.0, 0);
-  GT_PHASE(gt_layer(wl, "logits"), WEFT_PHASE_IG, 6194664, WEFT_COLL_ALLREDUCE, 301989888, 0);
+  GT_PHASE(fx_layer(wl, "logits"), WEFT_PHASE_IG, 6194664, WEFT_COLL_ALLREDUCE, 301989888, 0);
   double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
   CHECK_NEAR(info.hw_flops, 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h)), 1e-12);
   CHECK_NEAR(info.model_flops, 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h)),
@@ -1095,7 +1054,7 @@ static void gen_moe(void) {
   m.experts = 4;
   m.top_k = 2;
   m.moe_every = 2;
-  WeftDevice dev = gt_unit_device();
+  WeftDevice dev = fx_unit_device(1e12);
   static const int n[2] = {2, 4};
   WeftNetwork net = gt_net(2, n);
   WeftParallel par;
@@ -1110,14 +1069,14 @@ static void gen_moe(void) {
   CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
   /* a MoE block: TP AR and EP A2A: 2 entries; + optimizer */
   CHECK_EQ_INT(wl->nlayers, 1 + 4 + 2 + 2 * 2 + 1 + 1);
-  int ep = gt_group(wl, "ep"), edp = gt_group(wl, "edp");
+  int ep = fx_group(wl, "ep"), edp = fx_group(wl, "edp");
   CHECK(ep > 0 && edp > 0 && wl->ngroups == 2);
   const int *e = weft_communicator_find(&comm, "ep"), *f = weft_communicator_find(&comm, "edp");
   CHECK(e && e[0] == -1 && e[1] == 2 && f && f[0] == -1 && f[1] == 2);
   CHECK(comm.group[2][0] == -1 && comm.group[2][1] == 4);
-  GT_PHASE(gt_layer(wl, "L1.attn"), WEFT_PHASE_FWD, 2560, WEFT_COLL_ALLREDUCE, 128, 0);
-  GT_PHASE(gt_layer(wl, "L1.mlp"), WEFT_PHASE_FWD, 2048, WEFT_COLL_ALLREDUCE, 128, 0);
-  const WeftLayer *x = gt_layer(wl, "L2.moe"), *x2 = gt_layer(wl, "L2.moe.2");
+  GT_PHASE(fx_layer(wl, "L1.attn"), WEFT_PHASE_FWD, 2560, WEFT_COLL_ALLREDUCE, 128, 0);
+  GT_PHASE(fx_layer(wl, "L1.mlp"), WEFT_PHASE_FWD, 2048, WEFT_COLL_ALLREDUCE, 128, 0);
+  const WeftLayer *x = fx_layer(wl, "L2.moe"), *x2 = fx_layer(wl, "L2.moe.2");
   GT_PHASE(x, WEFT_PHASE_FWD, 4352, WEFT_COLL_ALLREDUCE, 128, 0);
   GT_PHASE(x, WEFT_PHASE_IG, 4352, WEFT_COLL_ALLREDUCE, 128, 0);
   GT_PHASE(x, WEFT_PHASE_WG, 4352, WEFT_COLL_ALLREDUCE, 96, 0);
@@ -1137,9 +1096,9 @@ static void gen_moe(void) {
   par.zero_stage = 0;
   CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 1, cw, &cc, &info, &err), WEFT_OK);
   CHECK_EQ_INT(cw->nlayers, 1 + 1 + 1 + 2 + 1 + 1);
-  gt_layer(cw, "L1-4.attn");
-  gt_layer(cw, "L1-3.mlp");
-  GT_PHASE(gt_layer(cw, "L2-4.moe.2"), WEFT_PHASE_FWD, 0, WEFT_COLL_ALLTOALL, 1024, ep);
+  fx_layer(cw, "L1-4.attn");
+  fx_layer(cw, "L1-3.mlp");
+  GT_PHASE(fx_layer(cw, "L2-4.moe.2"), WEFT_PHASE_FWD, 0, WEFT_COLL_ALLTOALL, 1024, ep);
   static const double bw[2] = {3, 7};
   CHECK_NEAR(gt_time(&net, cw, &cc, bw), gt_time(&net, wl, &comm, bw), 1e-12);
   weft_workload_free(wl);
@@ -1164,7 +1123,7 @@ static void gen_cnn(void) {
     m.layer[i].params = p[i];
     m.layer[i].act_elems = a[i];
   }
-  WeftDevice dev = gt_unit_device();
+  WeftDevice dev = fx_unit_device(1e12);
   static const int n[1] = {4};
   WeftNetwork net = gt_net(1, n);
   WeftParallel par;
@@ -1179,9 +1138,9 @@ static void gen_cnn(void) {
   CHECK(!strcmp(wl->policy, "DATA"));
   CHECK(comm.group[0][0] == -1 && comm.group[2][0] == 4);
   CHECK_EQ_INT(wl->nlayers, 3);
-  GT_PHASE(gt_layer(wl, "conv1"), WEFT_PHASE_WG, 400, WEFT_COLL_ALLREDUCE, 20, 0);
-  GT_PHASE(gt_layer(wl, "conv1"), WEFT_PHASE_FWD, 400, WEFT_COLL_NONE, 0, 0);
-  GT_PHASE(gt_layer(wl, "conv3"), WEFT_PHASE_WG, 800, WEFT_COLL_ALLREDUCE, 40, 0);
+  GT_PHASE(fx_layer(wl, "conv1"), WEFT_PHASE_WG, 400, WEFT_COLL_ALLREDUCE, 20, 0);
+  GT_PHASE(fx_layer(wl, "conv1"), WEFT_PHASE_FWD, 400, WEFT_COLL_NONE, 0, 0);
+  GT_PHASE(fx_layer(wl, "conv3"), WEFT_PHASE_WG, 800, WEFT_COLL_ALLREDUCE, 40, 0);
   CHECK_NEAR(info.mem.params_bytes, 100, 1e-12);
   CHECK_NEAR(info.mem.optimizer_bytes, 600, 1e-12);
   CHECK_NEAR(info.mem.activations_bytes, 68, 1e-12);
@@ -1191,8 +1150,8 @@ static void gen_cnn(void) {
   WeftCommunicator cc;
   CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 1, cw, &cc, &info, &err), WEFT_OK);
   CHECK_EQ_INT(cw->nlayers, 2);
-  GT_PHASE(gt_layer(cw, "conv2(x2)"), WEFT_PHASE_IG, 1600, WEFT_COLL_NONE, 0, 0);
-  GT_PHASE(gt_layer(cw, "conv2(x2)"), WEFT_PHASE_WG, 1600, WEFT_COLL_ALLREDUCE, 80, 0);
+  GT_PHASE(fx_layer(cw, "conv2(x2)"), WEFT_PHASE_IG, 1600, WEFT_COLL_NONE, 0, 0);
+  GT_PHASE(fx_layer(cw, "conv2(x2)"), WEFT_PHASE_WG, 1600, WEFT_COLL_ALLREDUCE, 80, 0);
   static const double bw[1] = {2};
   CHECK_NEAR(gt_time(&net, cw, &cc, bw), gt_time(&net, wl, &comm, bw), 1e-12);
   par.tp = 2;
@@ -1233,7 +1192,7 @@ static void gen_dlrm(void) {
   m.layer[1].fwd_flops = 20;
   m.layer[1].params = 6;
   m.layer[1].act_elems = 1;
-  WeftDevice dev = gt_unit_device();
+  WeftDevice dev = fx_unit_device(1e12);
   static const int n[2] = {2, 2};
   WeftNetwork net = gt_net(2, n);
   WeftParallel par;
@@ -1249,21 +1208,21 @@ static void gen_dlrm(void) {
   CHECK_EQ_INT(wl->nlayers, 4);
   static const char *const order[4] = {"embedding", "bot0", "interaction", "top0"};
   for (int i = 0; i < 4 && i < wl->nlayers; i++) CHECK(!strcmp(wl->layers[i].name, order[i]));
-  int w = gt_group(wl, "world");
+  int w = fx_group(wl, "world");
   CHECK(w > 0 && wl->ngroups == 1);
   const int *wg = weft_communicator_find(&comm, "world");
   CHECK(wg && wg[0] == 2 && wg[1] == 2);
-  const WeftLayer *e = gt_layer(wl, "embedding");
+  const WeftLayer *e = fx_layer(wl, "embedding");
   GT_PHASE(e, WEFT_PHASE_FWD, 160, WEFT_COLL_ALLTOALL, 24, 0);
   GT_PHASE(e, WEFT_PHASE_IG, 0, WEFT_COLL_ALLTOALL, 24, 0);
   GT_PHASE(e, WEFT_PHASE_WG, 160, WEFT_COLL_ALLREDUCE, 160, 0);
-  const WeftLayer *it = gt_layer(wl, "interaction");
+  const WeftLayer *it = fx_layer(wl, "interaction");
   GT_PHASE(it, WEFT_PHASE_FWD, 48, WEFT_COLL_NONE, 0, 0);
   GT_PHASE(it, WEFT_PHASE_IG, 48, WEFT_COLL_NONE, 0, 0);
   GT_PHASE(it, WEFT_PHASE_WG, 0, WEFT_COLL_NONE, 0, 0);
-  GT_PHASE(gt_layer(wl, "bot0"), WEFT_PHASE_WG, 20, WEFT_COLL_ALLREDUCE, 8, w);
-  GT_PHASE(gt_layer(wl, "top0"), WEFT_PHASE_FWD, 40, WEFT_COLL_NONE, 0, 0);
-  GT_PHASE(gt_layer(wl, "top0"), WEFT_PHASE_WG, 40, WEFT_COLL_ALLREDUCE, 12, w);
+  GT_PHASE(fx_layer(wl, "bot0"), WEFT_PHASE_WG, 20, WEFT_COLL_ALLREDUCE, 8, w);
+  GT_PHASE(fx_layer(wl, "top0"), WEFT_PHASE_FWD, 40, WEFT_COLL_NONE, 0, 0);
+  GT_PHASE(fx_layer(wl, "top0"), WEFT_PHASE_WG, 40, WEFT_COLL_ALLREDUCE, 12, w);
   /* Memory: MLP 10 params (20 B) + tables 2*100*2 x 2 B = 820; grads 20 + touched
    * rows 2*20*2 x 2 = 180; optimizer 10 x 12 + row-wise 2*100 x 4 = 920;
    * activations (b*(3 + 3*2 + 6 + 2) + tp*b*2*2) x 2 = (17 + 8) x 2 = 50. */
@@ -1276,13 +1235,13 @@ static void gen_dlrm(void) {
   par.tp = 4;  /* DP = 1: the MLPs' group is the whole network, tables have no replicas */
   par.dp = 1;
   CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
-  CHECK_EQ_INT(gt_layer(wl, "embedding")->phase[2].coll, WEFT_COLL_NONE);
-  CHECK_EQ_INT(gt_layer(wl, "bot0")->phase[2].group, gt_group(wl, "world"));
+  CHECK_EQ_INT(fx_layer(wl, "embedding")->phase[2].coll, WEFT_COLL_NONE);
+  CHECK_EQ_INT(fx_layer(wl, "bot0")->phase[2].group, fx_group(wl, "world"));
   par.tp = 1;  /* TP = 1: the world is the DP group, no named group */
   par.dp = 4;
   CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
   CHECK_EQ_INT(wl->ngroups, 0);
-  GT_PHASE(gt_layer(wl, "bot0"), WEFT_PHASE_WG, 20, WEFT_COLL_ALLREDUCE, 8, 0);
+  GT_PHASE(fx_layer(wl, "bot0"), WEFT_PHASE_WG, 20, WEFT_COLL_ALLREDUCE, 8, 0);
   weft_workload_free(wl);
 }
 
@@ -1368,7 +1327,7 @@ static void gen_swiglu_gqa(void) {
   m.ffn_hidden = 12;
   m.ffn_matrices = 3;
   m.vocab = 10;
-  WeftDevice dev = gt_unit_device();
+  WeftDevice dev = fx_unit_device(1e12);
   static const int n[2] = {2, 2};
   WeftNetwork net = gt_net(2, n);
   WeftParallel par;
@@ -1382,12 +1341,12 @@ static void gen_swiglu_gqa(void) {
   WeftError err;
   CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
   CHECK_EQ_INT(wl->nlayers, 6 + 1); /* + optimizer */
-  GT_PHASE(gt_layer(wl, "embedding"), WEFT_PHASE_WG, 0, WEFT_COLL_ALLREDUCE, 80, 0);
-  GT_PHASE(gt_layer(wl, "L1.attn"), WEFT_PHASE_FWD, 2048, WEFT_COLL_ALLREDUCE, 256, 0);
-  GT_PHASE(gt_layer(wl, "L1.attn"), WEFT_PHASE_WG, 2048, WEFT_COLL_ALLREDUCE, 208, 0);
-  GT_PHASE(gt_layer(wl, "L2.mlp"), WEFT_PHASE_IG, 2304, WEFT_COLL_ALLREDUCE, 256, 0);
-  GT_PHASE(gt_layer(wl, "L2.mlp"), WEFT_PHASE_WG, 2304, WEFT_COLL_ALLREDUCE, 304, 0);
-  GT_PHASE(gt_layer(wl, "logits"), WEFT_PHASE_WG, 640, WEFT_COLL_ALLREDUCE, 96, 0);
+  GT_PHASE(fx_layer(wl, "embedding"), WEFT_PHASE_WG, 0, WEFT_COLL_ALLREDUCE, 80, 0);
+  GT_PHASE(fx_layer(wl, "L1.attn"), WEFT_PHASE_FWD, 2048, WEFT_COLL_ALLREDUCE, 256, 0);
+  GT_PHASE(fx_layer(wl, "L1.attn"), WEFT_PHASE_WG, 2048, WEFT_COLL_ALLREDUCE, 208, 0);
+  GT_PHASE(fx_layer(wl, "L2.mlp"), WEFT_PHASE_IG, 2304, WEFT_COLL_ALLREDUCE, 256, 0);
+  GT_PHASE(fx_layer(wl, "L2.mlp"), WEFT_PHASE_WG, 2304, WEFT_COLL_ALLREDUCE, 304, 0);
+  GT_PHASE(fx_layer(wl, "logits"), WEFT_PHASE_WG, 640, WEFT_COLL_ALLREDUCE, 96, 0);
   /* + the fp32 logits: b s V / t x 4 = 4*10/2*4 = 80 bytes */
   CHECK_NEAR(info.mem.activations_bytes, 2880 + 80, 1e-12);
   /* 2*(104 + 152) + 40 + 48 = 600 parameters */
@@ -1425,7 +1384,7 @@ static void gen_moe_no_ep(void) {
   m.experts = 4;
   m.top_k = 2;
   m.moe_every = 2;
-  WeftDevice dev = gt_unit_device();
+  WeftDevice dev = fx_unit_device(1e12);
   static const int n[2] = {2, 4};
   WeftNetwork net = gt_net(2, n);
   WeftParallel par;
@@ -1440,7 +1399,7 @@ static void gen_moe_no_ep(void) {
   CHECK_EQ_INT(wl->ngroups, 0);
   CHECK_EQ_INT(comm.nextra, 0);
   CHECK_EQ_INT(wl->nlayers, 1 + 8 + 1 + 1); /* + optimizer */
-  const WeftLayer *x = gt_layer(wl, "L4.moe");
+  const WeftLayer *x = fx_layer(wl, "L4.moe");
   GT_PHASE(x, WEFT_PHASE_FWD, 4352, WEFT_COLL_ALLREDUCE, 128, 0);
   GT_PHASE(x, WEFT_PHASE_WG, 4352, WEFT_COLL_ALLREDUCE, 1216, 0);
   weft_workload_free(wl);

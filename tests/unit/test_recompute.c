@@ -6,61 +6,13 @@
 
 #include "model/gen.h"
 #include "../test.h"
+#include "gen_fixture.h"
 #include "weft.h"
 
-/* Tiny GeLU model: h 4, s 2, 2 heads, ffn 16, V 8, batch 4 (as test_gen's
- * tiny). Per micro-batch of 1 sequence: attention 320 FLOPs, of which the
- * core (scores + context) 4bs^2h = 64; MLP 512; logits 2bshV = 128. */
-static WeftModel rc_tiny(int layers, int global_batch) {
-  WeftModel m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "tiny");
-  m.arch = WEFT_ARCH_TRANSFORMER;
-  m.global_batch = global_batch;
-  m.seq_len = 2;
-  m.layers = layers;
-  m.hidden = 4;
-  m.heads = 2;
-  m.kv_heads = 2;
-  m.ffn_hidden = 16;
-  m.ffn_matrices = 2;
-  m.vocab = 8;
-  return m;
-}
-
-static WeftDevice rc_device(void) { /* 1 FLOP = 1 ns at efficiency 0.5 */
-  WeftDevice d;
-  memset(&d, 0, sizeof d);
-  snprintf(d.name, sizeof d.name, "unit");
-  d.peak_flops = 2e9;
-  d.hbm_bytes = 1e15;
-  d.hbm_bytes_per_s = 1e9;
-  return d;
-}
-
-static WeftNetwork rc_net(int ndims, const int *npus) {
-  WeftNetwork net;
-  memset(&net, 0, sizeof net);
-  net.ndims = ndims;
-  for (int d = 0; d < ndims; d++) {
-    net.npus[d] = npus[d];
-    net.topology[d] = WEFT_RING;
-    snprintf(net.cost_dim[d], sizeof net.cost_dim[d], "c");
-  }
-  return net;
-}
-
-static const WeftLayer *rc_layer(const WeftWorkload *wl, const char *name) {
-  for (int i = 0; i < wl->nlayers; i++)
-    if (!strcmp(wl->layers[i].name, name)) return &wl->layers[i];
-  return NULL;
-}
-
-static int rc_group(const WeftWorkload *wl, const char *name) {
-  for (int k = 0; k < wl->ngroups; k++)
-    if (!strcmp(wl->group_name[k], name)) return k + 1;
-  return -1;
-}
+/* The tiny GeLU model here is fx_tiny(2, layers, batch) (gen_fixture.h): h 4,
+ * s 2, 2 heads, ffn 16, V 8. Per micro-batch of 1 sequence: attention 320
+ * FLOPs, of which the core (scores + context) 4bs^2h = 64; MLP 512; logits
+ * 2bshV = 128. */
 
 /* Activation memory per NPU, TP-2 (x DP-2), 2 layers, 1 micro-batch in
  * flight (pp = 1), against Korthikanti et al. 2022 at 2-byte activations:
@@ -74,10 +26,10 @@ static int rc_group(const WeftWorkload *wl, const char *name) {
  * (5as^2b/t = 20), full one layer's whole set (196 or 156); the last stage
  * adds the fp32 logits 4 b s V / t = 32. */
 static void rc_memory_modes(void) {
-  WeftModel m = rc_tiny(2, 4);
-  WeftDevice dev = rc_device();
+  WeftModel m = fx_tiny(2, 2, 4);
+  WeftDevice dev = fx_unit_device(1e15);
   static const int n[2] = {2, 2};
-  WeftNetwork net = rc_net(2, n);
+  WeftNetwork net = fx_net(2, n, WEFT_RING);
   static const struct {
     int rc, sp;
     double want;
@@ -121,10 +73,10 @@ static void rc_memory_modes(void) {
  * core's forward (64 FLOPs per micro-batch) and no collective; the MLP is
  * untouched. TP-2 DP-2, m = 2: attention 320, core 64 x 2 / 2 = 64 ns. */
 static void rc_selective_compute(void) {
-  WeftModel m = rc_tiny(2, 4);
-  WeftDevice dev = rc_device();
+  WeftModel m = fx_tiny(2, 2, 4);
+  WeftDevice dev = fx_unit_device(1e15);
   static const int n[2] = {2, 2};
-  WeftNetwork net = rc_net(2, n);
+  WeftNetwork net = fx_net(2, n, WEFT_RING);
   WeftParallel par;
   weft_parallel_default(&par);
   par.tp = 2;
@@ -135,7 +87,7 @@ static void rc_selective_compute(void) {
   WeftGenInfo info;
   WeftError err;
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
-  const WeftLayer *a = rc_layer(wl, "L1.attn"), *f = rc_layer(wl, "L1.mlp");
+  const WeftLayer *a = fx_find_layer(wl, "L1.attn"), *f = fx_find_layer(wl, "L1.mlp");
   CHECK(a && f);
   if (a && f) {
     CHECK_NEAR(a->phase[WEFT_PHASE_IG].compute_ns, 320 + 64, 0);
@@ -146,7 +98,7 @@ static void rc_selective_compute(void) {
   CHECK_NEAR(info.hw_flops, 21504 + 512, 1e-12);
   par.recompute = WEFT_RECOMPUTE_FULL; /* the attention's forward again, collective included */
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
-  a = rc_layer(wl, "L1.attn");
+  a = fx_find_layer(wl, "L1.attn");
   CHECK(a && a->phase[WEFT_PHASE_IG].compute_ns == 640 && a->phase[WEFT_PHASE_IG].size_bytes == 64);
   int mode = -1;
   CHECK_EQ_INT(weft_recompute_parse("selective", &mode, &err), WEFT_OK);
@@ -271,10 +223,10 @@ static void rc_1f1b_by_hand(void) {
  * attention entries take round(320 R) ns, its layers are L3..L5, and the
  * workload has neither the embedding nor the logits. */
 static void rc_uneven_generator(void) {
-  WeftModel m = rc_tiny(7, 4);
-  WeftDevice dev = rc_device();
+  WeftModel m = fx_tiny(2, 7, 4);
+  WeftDevice dev = fx_unit_device(1e15);
   static const int n[1] = {3};
-  WeftNetwork net = rc_net(1, n);
+  WeftNetwork net = fx_net(1, n, WEFT_RING);
   WeftParallel par;
   weft_parallel_default(&par);
   par.pp = 3;
@@ -288,17 +240,17 @@ static void rc_uneven_generator(void) {
   CHECK_EQ_INT(info.critical_stage, 1);
   CHECK_EQ_INT(info.layers_per_stage, 3);
   CHECK_NEAR(info.pipeline_repeats, R, 1e-12);
-  const WeftLayer *a = rc_layer(wl, "L3.attn");
+  const WeftLayer *a = fx_find_layer(wl, "L3.attn");
   CHECK(a && a->phase[WEFT_PHASE_FWD].compute_ns == round(320 * R));
-  CHECK(rc_layer(wl, "L5.mlp") && !rc_layer(wl, "L6.attn") && !rc_layer(wl, "L2.mlp"));
-  CHECK(!rc_layer(wl, "logits") && !rc_layer(wl, "embedding") && rc_layer(wl, "pipeline"));
+  CHECK(fx_find_layer(wl, "L5.mlp") && !fx_find_layer(wl, "L6.attn") && !fx_find_layer(wl, "L2.mlp"));
+  CHECK(!fx_find_layer(wl, "logits") && !fx_find_layer(wl, "embedding") && fx_find_layer(wl, "pipeline"));
   /* explicit stages: 1, 5, 1 -> the middle again, layers 2..6 */
   static const int sl[3] = {1, 5, 1};
   par.stage_layers = sl;
   par.nstage_layers = 3;
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
   CHECK_EQ_INT(info.layers_per_stage, 5);
-  CHECK(rc_layer(wl, "L2.attn") && rc_layer(wl, "L6.mlp") && !rc_layer(wl, "L7.attn"));
+  CHECK(fx_find_layer(wl, "L2.attn") && fx_find_layer(wl, "L6.mlp") && !fx_find_layer(wl, "L7.attn"));
   static const int bad[3] = {1, 5, 2}; /* 8 layers */
   par.stage_layers = bad;
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
@@ -341,9 +293,9 @@ static void rc_bloom_accepted(void) {
   m.heads = 112;
   m.vocab = 250880;
   m.ffn_matrices = 2;
-  WeftDevice dev = rc_device();
+  WeftDevice dev = fx_unit_device(1e15);
   static const int n[1] = {12};
-  WeftNetwork net = rc_net(1, n);
+  WeftNetwork net = fx_net(1, n, WEFT_RING);
   WeftParallel par;
   weft_parallel_default(&par);
   par.pp = 12;
@@ -354,7 +306,7 @@ static void rc_bloom_accepted(void) {
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 1, wl, &comm, &info, &err), WEFT_OK);
   CHECK_EQ_INT(info.critical_stage, 11);
   CHECK_EQ_INT(info.layers_per_stage, 5);
-  CHECK(rc_layer(wl, "L66-70.attn") && rc_layer(wl, "logits"));
+  CHECK(fx_find_layer(wl, "L66-70.attn") && fx_find_layer(wl, "logits"));
   /* Memory: a layer holds 12h^2 + 13h = 2,466,437,120 parameters (16 bytes
    * each with Adam) and sbh(34 + 5as/h) = 3,347,054,592 activation bytes per
    * micro-batch. Stage 0: 5 layers + the embedding (V h + s h), 12
@@ -370,10 +322,10 @@ static void rc_bloom_accepted(void) {
  * last stage) exists only with pp > 1 and a tied (GeLU-family) model: V h / t
  * x 2 bytes = 64 bytes on the logits entry for the tiny model. */
 static void rc_tied_allreduce(void) {
-  WeftModel m = rc_tiny(2, 4);
-  WeftDevice dev = rc_device();
+  WeftModel m = fx_tiny(2, 2, 4);
+  WeftDevice dev = fx_unit_device(1e15);
   static const int n[2] = {2, 2};
-  WeftNetwork net = rc_net(2, n);
+  WeftNetwork net = fx_net(2, n, WEFT_RING);
   WeftWorkload *wl = weft_workload_create();
   for (int pp = 1; pp <= 2; pp++)
     for (int swiglu = 0; swiglu <= 1; swiglu++) {
@@ -386,9 +338,9 @@ static void rc_tied_allreduce(void) {
       WeftGenInfo info;
       WeftError err;
       CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
-      int g = rc_group(wl, "emb");
+      int g = fx_group(wl, "emb");
       if (pp == 2 && !swiglu) {
-        const WeftLayer *l = rc_layer(wl, "logits.2");
+        const WeftLayer *l = fx_find_layer(wl, "logits.2");
         CHECK(g > 0 && l);
         if (l) {
           CHECK_EQ_INT(l->phase[WEFT_PHASE_WG].coll, WEFT_COLL_ALLREDUCE);

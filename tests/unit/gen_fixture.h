@@ -1,0 +1,80 @@
+/* gen_fixture.h — the generator suites' shared fixtures (test_gen.c,
+ * test_attention.c, test_recompute.c): the tiny GeLU model, a device whose
+ * flat model charges 1 ns per FLOP, a network built in code, and lookups of
+ * a workload's entries and groups by name. */
+#ifndef WEFT_TEST_GEN_FIXTURE_H
+#define WEFT_TEST_GEN_FIXTURE_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../test.h"
+#include "weft.h"
+
+/* GeLU model: h 4, 2 heads (head dim 2), ffn 16, V 8. */
+static inline WeftModel fx_tiny(int seq_len, int layers, int global_batch) {
+  WeftModel m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "tiny");
+  m.arch = WEFT_ARCH_TRANSFORMER;
+  m.global_batch = global_batch;
+  m.seq_len = seq_len;
+  m.layers = layers;
+  m.hidden = 4;
+  m.heads = 2;
+  m.kv_heads = 2;
+  m.ffn_hidden = 16;
+  m.ffn_matrices = 2;
+  m.vocab = 8;
+  return m;
+}
+
+/* 1 FLOP = 1 ns at the flat efficiency 0.5, HBM 1 byte/ns. */
+static inline WeftDevice fx_unit_device(double hbm_bytes) {
+  WeftDevice d;
+  memset(&d, 0, sizeof d);
+  snprintf(d.name, sizeof d.name, "unit");
+  d.peak_flops = 2e9;
+  d.hbm_bytes = hbm_bytes;
+  d.hbm_bytes_per_s = 1e9;
+  return d;
+}
+
+/* ndims dims of npus[d] NPUs, every one of topology topo, cost class "c". */
+static inline WeftNetwork fx_net(int ndims, const int *npus, WeftTopology topo) {
+  WeftNetwork net;
+  memset(&net, 0, sizeof net);
+  net.ndims = ndims;
+  for (int d = 0; d < ndims; d++) {
+    net.npus[d] = npus[d];
+    net.topology[d] = topo;
+    snprintf(net.cost_dim[d], sizeof net.cost_dim[d], "c");
+  }
+  return net;
+}
+
+/* The entry named name, or NULL. */
+static inline const WeftLayer *fx_find_layer(const WeftWorkload *wl, const char *name) {
+  for (int i = 0; i < wl->nlayers; i++)
+    if (!strcmp(wl->layers[i].name, name)) return &wl->layers[i];
+  return NULL;
+}
+
+/* The entry named name; a test failure (and an empty entry) without it. */
+static inline const WeftLayer *fx_layer(const WeftWorkload *wl, const char *name) {
+  const WeftLayer *l = fx_find_layer(wl, name);
+  if (l) return l;
+  fprintf(stderr, "  no layer '%s'\n", name);
+  test_failures_++;
+  static const WeftLayer none;
+  return &none;
+}
+
+/* The WeftPhaseSpec.group index of the named group, -1 without it. */
+static inline int fx_group(const WeftWorkload *wl, const char *name) {
+  for (int k = 0; k < wl->ngroups; k++)
+    if (!strcmp(wl->group_name[k], name)) return k + 1;
+  return -1;
+}
+
+#endif
