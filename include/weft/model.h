@@ -171,6 +171,11 @@ typedef struct {
   int nstage_layers;
   int optimizer_step;    /* 1: the optimizer step (HBM bound) as compute, transformers */
   int schedule;          /* a WeftSchedule: the pipeline schedule */
+  int merged_backward;   /* 1: each layer entry holds every micro-batch's backward, so its
+                            gradient synchronisation may start after the first (LIBRA's and
+                            ASTRA-sim 1.0's reading); 0 (default): gradient accumulation as
+                            frameworks run it, the synchronisation after the last
+                            micro-batch's backward ('accumulation' entries, docs/zoo.md) */
 } WeftParallel;
 
 /* The pipeline schedule: 1F1B (Narayanan et al. 2021; interleaved when

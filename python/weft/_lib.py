@@ -92,7 +92,8 @@ WeftParallel = _s("WeftParallel", [
     ("recompute", c_int), ("order", c_int * 3), ("efficiency", c_double),
     ("act_bytes", c_double), ("param_bytes", c_double), ("grad_bytes", c_double),
     ("optimizer_bytes", c_double), ("stage_layers", POINTER(c_int)), ("nstage_layers", c_int),
-    ("optimizer_step", c_int), ("schedule", c_int)])
+    ("optimizer_step", c_int), ("schedule", c_int),
+    ("merged_backward", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftCostModel, WeftPhaseSpec, WeftLayer,
             WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints, WeftScenario,

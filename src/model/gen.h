@@ -24,6 +24,7 @@ typedef struct {
   double size_bytes; /* per layer, multiplicities folded in */
   double calls;      /* collective calls per layer those bytes are sent in */
   int group;         /* WeftPhaseSpec.group */
+  int once;          /* once per iteration (a gradient sync), not per micro-batch */
 } GenColl;
 
 /* Distinct (collective, group) pairs one phase of a sub-block can carry: the
@@ -77,10 +78,17 @@ void weft_gen_block_clear(GenBlock *b);
  * one NPU or the size is 0. */
 void weft_gen_add(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
                   double size_bytes, double calls);
+/* A weight-grad collective sent once per iteration (a gradient sync after
+ * the last micro-batch), not per micro-batch; one call. */
+void weft_gen_add_once(Gen *g, GenBlock *b, WeftCollective c, GenKind k, double size_bytes);
 /* Data-parallel gradient synchronisation of elems parameters (per NPU) over
  * group k, per the ZeRO stage; per_mb = the micro-batch multiplicity for
  * ZeRO-3's per-micro-batch reduce-scatter. */
 void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per_mb);
+/* Gradient accumulation: keep in b the last of R micro-batches' backward
+ * (1/R of its input- and weight-grad compute and per-micro-batch collectives)
+ * and add the rest, times copies, to acc. Nothing when R <= 1. */
+void weft_gen_split_last(Gen *g, GenBlock *b, double R, double copies, GenBlock *acc);
 /* Entries a block becomes. */
 int weft_gen_block_entries(const GenBlock *b);
 /* Make room for n more layers (one allocation). */

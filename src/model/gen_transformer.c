@@ -447,8 +447,8 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
  * stage (Megatron's embedding group) before the DP synchronisation. */
 static void tied_allreduce(Gen *g, const Tf *t, GenBlock *blk) {
   if (t->tied)
-    weft_gen_add(g, blk, WEFT_PHASE_WG, WEFT_COLL_ALLREDUCE, GEN_EMB,
-                 t->V * t->h / g->par->tp * g->par->grad_bytes, 1);
+    weft_gen_add_once(g, blk, WEFT_COLL_ALLREDUCE, GEN_EMB,
+                      t->V * t->h / g->par->tp * g->par->grad_bytes);
 }
 
 /* Embedding (first stage): the vocab-parallel lookup's forward TP reduction. */
@@ -602,6 +602,75 @@ static void fill_info(Gen *g, const Tf *t) {
   }
 }
 
+/* Gradient accumulation (docs/zoo.md, "Gradient accumulation"): a layer's
+ * gradient is whole only after the last micro-batch's backward, and only then
+ * is it synchronised, so each layer entry keeps that last backward (1/R of its
+ * repeats) and the earlier ones run before it, as 'accumulation' entries the
+ * backward pass meets first. Interleaved (v chunks): a stage runs its last
+ * backward steps chunk by chunk, pp micro-batches each (Megatron's order), so
+ * chunk c's other pp - 1 follow its layers ('chunk<c+1>.accumulation') and
+ * the chunks below still hide its synchronisation. */
+typedef struct {
+  GenBlock rest;   /* every backward before the last group (v = 1: before the last) */
+  int v;           /* chunks with their own accumulation (1: none) */
+  double keep;     /* interleaved: micro-batches of the last group, min(pp, m) */
+  GenBlock kept[3]; /* interleaved: attn, mlp, moe holding the last group's share */
+} Accum;
+
+/* The emitted stage's layers of chunk c of v: [*lo, *hi] (1-based). */
+static void chunk_layers(const Tf *t, int v, int c, int *lo, int *hi) {
+  int n = t->Ls / v;
+  *lo = t->first + c * n;
+  *hi = *lo + n - 1;
+}
+
+/* Chunk c's accumulation into *out, and the blocks' last-micro-batch share
+ * into blk[3] (attn, mlp, moe; copies of kept). */
+static void chunk_accum(Gen *g, const Tf *t, const Accum *a, int c, GenBlock *out,
+                        GenBlock blk[3]) {
+  int lo, hi;
+  chunk_layers(t, a->v, c, &lo, &hi);
+  double ne = moe_layers(g, lo, hi), n[3] = {hi - lo + 1, hi - lo + 1 - ne, ne};
+  weft_gen_block_clear(out);
+  for (int k = 0; k < 3; k++) {
+    blk[k] = a->kept[k];
+    weft_gen_split_last(g, &blk[k], a->keep, n[k], out);
+  }
+}
+
+static void emit_layers(Gen *g, const Tf *t, int lo, int hi, const GenBlock *attn,
+                        const GenBlock *mlp, const GenBlock *moe) {
+  char name[WEFT_NAME_LEN];
+  int ne = moe_layers(g, lo, hi), nd = hi - lo + 1 - ne;
+  if (g->compact) {
+    weft_gen_range_name(name, sizeof name, lo, hi, "attn");
+    weft_gen_emit(g, name, attn, hi - lo + 1);
+    if (nd) { /* first and last dense layer of the range */
+      int a = lo, z = hi;
+      while (moe_layers(g, a, a)) a++;
+      while (moe_layers(g, z, z)) z--;
+      weft_gen_range_name(name, sizeof name, a, z, "mlp");
+      weft_gen_emit(g, name, mlp, nd);
+    }
+    if (ne) { /* first and last MoE layer */
+      int a = lo, z = hi;
+      while (!moe_layers(g, a, a)) a++;
+      while (!moe_layers(g, z, z)) z--;
+      weft_gen_range_name(name, sizeof name, a, z, "moe");
+      weft_gen_emit(g, name, moe, ne);
+    }
+    return;
+  }
+  (void)t;
+  for (int i = lo; i <= hi; i++) {
+    int is_moe = moe_layers(g, i, i);
+    weft_gen_range_name(name, sizeof name, i, i, "attn");
+    weft_gen_emit(g, name, attn, 1);
+    weft_gen_range_name(name, sizeof name, i, i, is_moe ? "moe" : "mlp");
+    weft_gen_emit(g, name, is_moe ? moe : mlp, 1);
+  }
+}
+
 static int emit(Gen *g, Tf *t) {
   const WeftParallel *p = g->par;
   int lo = t->first, hi = t->first + t->Ls - 1; /* the critical stage's layers */
@@ -624,13 +693,45 @@ static int emit(Gen *g, Tf *t) {
   if (has_logits) logits_block(g, t, &logits);
   double step_ns = t->opt_ns = optimizer_ns(g, t);
   opt.compute_ns[WEFT_PHASE_WG] = step_ns;
+
+  Accum acc;
+  weft_gen_block_clear(&acc.rest);
+  int has_acc = t->R > 1.0 && !p->merged_backward;
+  acc.keep = p->pp < t->m ? p->pp : t->m;
+  acc.v = has_acc && t->v > 1 && acc.keep > 1 && t->Ls % t->v == 0 ? t->v : 1;
+  if (has_acc) {
+    /* pipeline, embedding and logits: all but the last micro-batch to rest */
+    if (p->pp > 1) weft_gen_split_last(g, &pipe, t->R, 1, &acc.rest);
+    if (has_emb) weft_gen_split_last(g, &emb, t->R, 1, &acc.rest);
+    if (has_logits) weft_gen_split_last(g, &logits, t->R, 1, &acc.rest);
+    double R = acc.v > 1 ? t->R / acc.keep : t->R; /* interleaved: keep the last group */
+    weft_gen_split_last(g, &attn, R, t->Ls, &acc.rest);
+    if (nd) weft_gen_split_last(g, &mlp, R, nd, &acc.rest);
+    if (ne) weft_gen_split_last(g, &moe, R, ne, &acc.rest);
+    if (acc.v > 1) { /* the chunks split the last group at emission */
+      acc.kept[0] = attn;
+      acc.kept[1] = nd ? mlp : attn;
+      acc.kept[2] = ne ? moe : attn;
+      GenBlock chunk, blk[3];
+      chunk_accum(g, t, &acc, 0, &chunk, blk);
+      attn = blk[0];
+      mlp = blk[1];
+      moe = blk[2];
+    }
+  }
   int n_attn = weft_gen_block_entries(&attn);
   int n_mlp = nd ? weft_gen_block_entries(&mlp) : 0, n_moe = ne ? weft_gen_block_entries(&moe) : 0;
   int n = (p->pp > 1 ? weft_gen_block_entries(&pipe) : 0) +
           (has_emb ? weft_gen_block_entries(&emb) : 0) +
-          (has_logits ? weft_gen_block_entries(&logits) : 0) + (step_ns > 0);
+          (has_logits ? weft_gen_block_entries(&logits) : 0) +
+          (has_acc ? weft_gen_block_entries(&acc.rest) : 0) + (step_ns > 0);
+  GenBlock chunk, blk[3];
+  for (int c = 0; acc.v > 1 && c < acc.v; c++) {
+    chunk_accum(g, t, &acc, c, &chunk, blk);
+    n += weft_gen_block_entries(&chunk);
+  }
   if (g->compact)
-    n += n_attn + n_mlp + n_moe;
+    n += acc.v * (n_attn + n_mlp + n_moe);
   else
     n += t->Ls * n_attn + nd * n_mlp + ne * n_moe;
   if ((rc = weft_gen_reserve(g, n))) return rc;
@@ -638,33 +739,18 @@ static int emit(Gen *g, Tf *t) {
   char name[WEFT_NAME_LEN];
   if (p->pp > 1) weft_gen_emit(g, "pipeline", &pipe, 1);
   if (has_emb) weft_gen_emit(g, "embedding", &emb, 1);
-  if (g->compact) {
-    weft_gen_range_name(name, sizeof name, lo, hi, "attn");
-    weft_gen_emit(g, name, &attn, t->Ls);
-    if (nd) { /* first and last dense layer of the stage */
-      int a = lo, z = hi;
-      while (moe_layers(g, a, a)) a++;
-      while (moe_layers(g, z, z)) z--;
-      weft_gen_range_name(name, sizeof name, a, z, "mlp");
-      weft_gen_emit(g, name, &mlp, nd);
-    }
-    if (ne) { /* first and last MoE layer */
-      int a = lo, z = hi;
-      while (!moe_layers(g, a, a)) a++;
-      while (!moe_layers(g, z, z)) z--;
-      weft_gen_range_name(name, sizeof name, a, z, "moe");
-      weft_gen_emit(g, name, &moe, ne);
-    }
-  } else {
-    for (int i = lo; i <= hi; i++) {
-      int is_moe = moe_layers(g, i, i);
-      weft_gen_range_name(name, sizeof name, i, i, "attn");
-      weft_gen_emit(g, name, &attn, 1);
-      weft_gen_range_name(name, sizeof name, i, i, is_moe ? "moe" : "mlp");
-      weft_gen_emit(g, name, is_moe ? &moe : &mlp, 1);
+  for (int c = 0; c < acc.v; c++) {
+    int a = lo, z = hi;
+    if (acc.v > 1) chunk_layers(t, acc.v, c, &a, &z);
+    emit_layers(g, t, a, z, &attn, &mlp, &moe);
+    if (acc.v > 1) {
+      chunk_accum(g, t, &acc, c, &chunk, blk);
+      snprintf(name, sizeof name, "chunk%d.accumulation", c + 1);
+      weft_gen_emit(g, name, &chunk, 1);
     }
   }
   if (has_logits) weft_gen_emit(g, "logits", &logits, 1);
+  if (has_acc) weft_gen_emit(g, "accumulation", &acc.rest, 1);
   if (step_ns > 0) weft_gen_emit(g, "optimizer", &opt, 1);
   return WEFT_OK;
 }

@@ -154,23 +154,35 @@ static int group_of(Gen *g, WeftPhase ph, GenKind k) {
   return g->named[k];
 }
 
-void weft_gen_add(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
-                  double size_bytes, double calls) {
+/* weft_gen_add's work; the collective it added to or merged into, or NULL. */
+static GenColl *add_coll(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
+                         double size_bytes, double calls) {
   GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
   double s = round(size_bytes);
-  if (g->size[eff] <= 1 || s <= 0.0) return;
+  if (g->size[eff] <= 1 || s <= 0.0) return NULL;
   int grp = group_of(g, ph, eff);
   for (int i = 0; i < b->ncoll[ph]; i++)
     if (b->coll[ph][i].coll == c && b->coll[ph][i].group == grp) {
       b->coll[ph][i].size_bytes += s;
       b->coll[ph][i].calls += calls;
-      return;
+      return &b->coll[ph][i];
     }
   if (b->ncoll[ph] == GEN_MAX_COLLS) {
     g->overflow = 1;
-    return;
+    return NULL;
   }
-  b->coll[ph][b->ncoll[ph]++] = (GenColl){c, s, calls, grp};
+  b->coll[ph][b->ncoll[ph]] = (GenColl){c, s, calls, grp, 0};
+  return &b->coll[ph][b->ncoll[ph]++];
+}
+
+void weft_gen_add(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
+                  double size_bytes, double calls) {
+  add_coll(g, b, ph, c, k, size_bytes, calls);
+}
+
+void weft_gen_add_once(Gen *g, GenBlock *b, WeftCollective c, GenKind k, double size_bytes) {
+  GenColl *x = add_coll(g, b, WEFT_PHASE_WG, c, k, size_bytes, 1);
+  if (x) x->once = 1;
 }
 
 /* ZeRO 0: all-reduce the gradients once per iteration; 1 and 2: reduce-scatter
@@ -181,13 +193,52 @@ void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per
   GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
   double n = g->size[eff];
   if (p->zero_stage == 0) {
-    weft_gen_add(g, b, WEFT_PHASE_WG, WEFT_COLL_ALLREDUCE, k, elems * p->grad_bytes, 1);
+    weft_gen_add_once(g, b, WEFT_COLL_ALLREDUCE, k, elems * p->grad_bytes);
   } else if (p->zero_stage < 3) {
-    weft_gen_add(g, b, WEFT_PHASE_WG, WEFT_COLL_REDUCESCATTER, k, elems * p->grad_bytes, 1);
-    weft_gen_add(g, b, WEFT_PHASE_WG, WEFT_COLL_ALLGATHER, k, elems / n * p->param_bytes, 1);
+    weft_gen_add_once(g, b, WEFT_COLL_REDUCESCATTER, k, elems * p->grad_bytes);
+    weft_gen_add_once(g, b, WEFT_COLL_ALLGATHER, k, elems / n * p->param_bytes);
   } else {
     weft_gen_add(g, b, WEFT_PHASE_WG, WEFT_COLL_REDUCESCATTER, k, per_mb * elems * p->grad_bytes,
                  per_mb);
+  }
+}
+
+/* Gradient accumulation (docs/zoo.md, "Gradient accumulation"): of R
+ * micro-batches, only the last one's backward runs once a gradient is whole,
+ * so only it can hide the per-iteration weight-gradient collectives. The
+ * block keeps that last share (1/R) of its input- and weight-grad compute,
+ * of its input-grad collectives and of its per-micro-batch weight-grad ones
+ * (ZeRO-3); the first R - 1 micro-batches' share, times copies, joins acc,
+ * emitted after the last layer, so the backward pass meets it first.
+ * Compute and bytes stay whole numbers and sum to what they were. */
+void weft_gen_split_last(Gen *g, GenBlock *b, double R, double copies, GenBlock *acc) {
+  if (!(R > 1.0)) return;
+  for (int ph = WEFT_PHASE_IG; ph <= WEFT_PHASE_WG; ph++) {
+    double x = round(b->compute_ns[ph]), last = round(x / R);
+    b->compute_ns[ph] = last;
+    acc->compute_ns[ph] += copies * (x - last);
+    for (int i = 0; i < b->ncoll[ph]; i++) {
+      GenColl *c = &b->coll[ph][i];
+      if (c->once) continue; /* one sync per iteration: after the last micro-batch */
+      double s = round(c->size_bytes / R), calls = c->calls / R;
+      GenColl rest = {c->coll, copies * (c->size_bytes - s), copies * (c->calls - calls),
+                      c->group, 0};
+      c->size_bytes = s;
+      c->calls = calls;
+      if (!(rest.size_bytes > 0)) continue; /* no copies, or nothing left over */
+      int j = 0;
+      while (j < acc->ncoll[ph] &&
+             !(acc->coll[ph][j].coll == rest.coll && acc->coll[ph][j].group == rest.group))
+        j++;
+      if (j < acc->ncoll[ph]) {
+        acc->coll[ph][j].size_bytes += rest.size_bytes;
+        acc->coll[ph][j].calls += rest.calls;
+      } else if (j == GEN_MAX_COLLS) {
+        g->overflow = 1;
+      } else {
+        acc->coll[ph][acc->ncoll[ph]++] = rest;
+      }
+    }
   }
 }
 

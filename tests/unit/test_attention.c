@@ -101,6 +101,7 @@ static void flash_generator(void) {
   WeftNetwork net = fx_net(2, n, WEFT_SWITCH);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 2;
   par.dp = 2;
   WeftWorkload *wl = weft_workload_create();
@@ -181,6 +182,7 @@ static void cp_generator(void) {
   WeftNetwork net = fx_net(2, n, WEFT_SWITCH);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.dp = 4;
   WeftWorkload *wl = weft_workload_create();
   WeftCommunicator comm;

@@ -414,6 +414,7 @@ static void gen_gpt3_libra(void) {
   WeftNetwork net = gt_libra_net();
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 16;
   par.dp = 256;
   par.optimizer_step = 0; /* LIBRA's workload has none */
@@ -493,6 +494,7 @@ static void gen_tiny_by_hand(void) {
   WeftNetwork net = gt_net(2, n);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 2;
   par.dp = 2;
   WeftWorkload *wl = weft_workload_create();
@@ -585,6 +587,7 @@ static void gen_compact_same_time(void) {
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
     WeftParallel par;
     weft_parallel_default(&par);
+    par.merged_backward = 1; /* whole layers, as derived by hand */
     par.tp = cfg[i].tp;
     par.pp = cfg[i].pp;
     par.dp = cfg[i].dp;
@@ -644,6 +647,7 @@ static void gen_pipeline(void) {
   WeftNetwork net = gt_libra_net();
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 16;
   par.pp = 4;
   par.dp = 64;
@@ -721,6 +725,7 @@ static void gen_interleaved(void) {
   WeftNetwork net = gt_libra_net();
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   CHECK_EQ_INT(par.virtual_stages, 1);
   par.tp = 16;
   par.pp = 4;
@@ -772,6 +777,7 @@ static void gen_dualpipe(void) {
   WeftNetwork net = gt_libra_net();
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   CHECK_EQ_INT(par.schedule, WEFT_SCHEDULE_1F1B);
   par.tp = 16;
   par.pp = 4;
@@ -845,6 +851,7 @@ static void gen_seq_parallel(void) {
   for (int pp = 1; pp <= 2; pp++) {
     WeftParallel par;
     weft_parallel_default(&par);
+    par.merged_backward = 1; /* whole layers, as derived by hand */
     par.tp = 16;
     par.pp = pp;
     par.dp = 256 / pp;
@@ -907,6 +914,7 @@ static void gen_zero(void) {
   for (int z = 0; z <= 3; z++) {
     WeftParallel par;
     weft_parallel_default(&par);
+    par.merged_backward = 1; /* whole layers, as derived by hand */
     par.tp = 16;
     par.dp = 256;
     par.zero_stage = z;
@@ -965,6 +973,7 @@ static void gen_no_fit(void) {
   WeftNetwork net = gt_libra_net();
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 16;
   par.dp = 256;
   WeftWorkload *wl = weft_workload_create();
@@ -1007,6 +1016,7 @@ static void gen_recompute(void) {
   WeftNetwork net = gt_libra_net();
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 16;
   par.dp = 256;
   par.recompute = 1;
@@ -1059,6 +1069,7 @@ static void gen_moe(void) {
   WeftNetwork net = gt_net(2, n);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 2;
   par.dp = 4;
   par.ep = 2;
@@ -1128,6 +1139,7 @@ static void gen_cnn(void) {
   WeftNetwork net = gt_net(1, n);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.dp = 4;
   par.micro_batch = 2;
   WeftWorkload *wl = weft_workload_create();
@@ -1197,6 +1209,7 @@ static void gen_dlrm(void) {
   WeftNetwork net = gt_net(2, n);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 2;
   par.dp = 2;
   WeftWorkload *wl = weft_workload_create();
@@ -1265,6 +1278,7 @@ static void gen_errors(void) {
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     WeftParallel par;
     weft_parallel_default(&par);
+    par.merged_backward = 1; /* whole layers, as derived by hand */
     par.tp = bad[i].tp;
     par.pp = bad[i].pp;
     par.dp = bad[i].dp;
@@ -1289,6 +1303,7 @@ static void gen_errors(void) {
   WeftNetwork odd = gt_net(2, n);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 6;
   par.dp = 4;
   m.global_batch = 8;
@@ -1332,6 +1347,7 @@ static void gen_swiglu_gqa(void) {
   WeftNetwork net = gt_net(2, n);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 2;
   par.dp = 2;
   par.act_bytes = 4;
@@ -1389,6 +1405,7 @@ static void gen_moe_no_ep(void) {
   WeftNetwork net = gt_net(2, n);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 2;
   par.dp = 4;
   WeftWorkload *wl = weft_workload_create();
@@ -1415,6 +1432,7 @@ static void gen_text_round_trip(void) {
   WeftNetwork net = gt_libra_net();
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 16;
   par.pp = 4;
   par.dp = 64;

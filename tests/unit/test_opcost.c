@@ -268,6 +268,7 @@ static void generator_uses_it(void) {
   snprintf(net.cost_dim[0], sizeof net.cost_dim[0], "c");
   WeftParallel p;
   weft_parallel_default(&p);
+  p.merged_backward = 1; /* whole layers, as derived by hand */
   p.dp = 2; /* 8 / (2 x 1) = 4 micro-batches */
   WeftWorkload *wl = weft_workload_create();
   WeftCommunicator comm;

@@ -79,6 +79,7 @@ static void rc_selective_compute(void) {
   WeftNetwork net = fx_net(2, n, WEFT_RING);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 2;
   par.dp = 2;
   par.recompute = WEFT_RECOMPUTE_SELECTIVE;
