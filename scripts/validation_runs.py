@@ -17,8 +17,9 @@ as "not modelled" with the reason, never dropped.
   efficiency and latency (links at their nominal rate, no latency);
 - model: the zoo entry, or the inline hyper-parameters written to a private
   zoo, with the run's global batch and sequence length;
-- parallelization: the published TP, CP, PP, DP, EP, micro-batch (1 when
-  not published), interleaving, sequence parallelism, ZeRO stage, recompute,
+- parallelization: the published TP, CP, PP, DP, EP, micro-batch (when
+  not published: 1 with a pipeline, else the largest divisor of the
+  replica's batch that fits in memory; micro_batches()), interleaving, sequence parallelism, ZeRO stage, recompute,
   and what runs.yml records from each source: the attention kernel
   (`attention`), gradient precision (`grad_bytes`), FP8 GEMMs (precision
   fp8), the group order and per-stage layers;
@@ -148,10 +149,7 @@ def args_for(run, specs, tmp, assumed):
         a += ["--loop", run["loop"]]
     if par.get("pp_layers"):
         a += ["--pp-layers", ",".join(str(int(x)) for x in par["pp_layers"])]
-    mb = par.get("micro_batch")
-    if not mb:
-        mb = 1
-        assumed.append("micro-batch 1")
+    mb = par.get("micro_batch") or 1
     a += ["--mb", str(int(mb))]
     if par.get("sp"):
         a += ["--sp"]
@@ -167,13 +165,38 @@ def args_for(run, specs, tmp, assumed):
     return a
 
 
+def micro_batches(run):
+    """The micro-batch sizes to try, in order, when the run does not publish
+    one. With a pipeline, 1 (the most micro-batches: the smallest bubble).
+    Without, the per-replica batch's divisors from the largest down: no bubble
+    to shrink, and a gradient is synchronised once its last micro-batch's
+    backward is done (Megatron's no_sync, FSDP's), so fewer micro-batches
+    leave that synchronisation more compute to hide under; the first that
+    fits in memory is taken."""
+    par = run["parallel"]
+    if par.get("micro_batch"):
+        return [int(par["micro_batch"])]
+    b, dp = par.get("global_batch"), int(par.get("dp") or 1)
+    if int(par.get("pp") or 1) > 1 or not b or b % dp:
+        return [1]
+    per = b // dp
+    return [d for d in range(per, 0, -1) if per % d == 0]
+
+
 def predict(weft, run, specs, tmp):
     assumed = []
     note = batch_rule(run)[2]
     if note:
         assumed.append(note)
-    a = args_for(run, specs, tmp, assumed)
-    p = subprocess.run([weft, "optimize"] + a + ["--json"], capture_output=True, text=True)
+    tries = micro_batches(run)
+    for mb in tries:
+        a = args_for(run, specs, tmp, assumed)
+        a[a.index("--mb") + 1] = str(mb)
+        p = subprocess.run([weft, "optimize"] + a + ["--json"], capture_output=True, text=True)
+        if p.returncode != 2 or "memory" not in p.stderr or mb == tries[-1]:
+            break
+    if not run["parallel"].get("micro_batch"):
+        assumed.insert(0, "micro-batch %d" % mb)
     if p.returncode != 0:
         msg = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
         raise ValueError(msg.replace("weft: ", "", 1))
