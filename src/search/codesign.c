@@ -293,10 +293,14 @@ static int build(const WeftCodesignSpec *spec, const WeftDesignPoint *pt, Scratc
   /* weft_generate clears info and the communicator first. compact merges
    * identical layers: exact for no-overlap and fwd-ig-overlap (their times
    * depend on per-phase totals only), while tp-dp-overlap needs every layer
-   * in order */
+   * in order; so, for the others, the earlier micro-batches' backward may
+   * stay merged in the layers (docs/zoo.md, "Gradient accumulation": the
+   * same totals, none of the splitting) */
   int compact = spec->loop != WEFT_LOOP_TP_DP_OVERLAP;
-  int rc = weft_generate(spec->model, spec->device, &pt->par, net, compact, s->wl, &s->comm,
-                         info, err);
+  WeftParallel par = pt->par;
+  if (compact) par.merged_backward = 1;
+  int rc = weft_generate(spec->model, spec->device, &par, net, compact, s->wl, &s->comm, info,
+                         err);
   if (rc) {
     err->code = rc;
     return BUILD_GENERATE;
