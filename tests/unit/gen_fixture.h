@@ -53,6 +53,15 @@ static inline WeftNetwork fx_net(int ndims, const int *npus, WeftTopology topo) 
   return net;
 }
 
+/* One cost class "c" costing 1 $ per GB/s of link, switch and NIC. */
+static inline void fx_unit_cost(WeftCostModel *cm) {
+  memset(cm, 0, sizeof *cm);
+  cm->nclasses = 1;
+  snprintf(cm->cls[0].name, sizeof cm->cls[0].name, "c");
+  cm->cls[0].link_usd_per_gbps = cm->cls[0].switch_usd_per_gbps = cm->cls[0].nic_usd_per_gbps = 1;
+  cm->cls[0].has_link = cm->cls[0].has_switch = cm->cls[0].has_nic = 1;
+}
+
 /* The entry named name, or NULL. */
 static inline const WeftLayer *fx_find_layer(const WeftWorkload *wl, const char *name) {
   for (int i = 0; i < wl->nlayers; i++)

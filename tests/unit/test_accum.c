@@ -47,13 +47,23 @@ static void totals(const WeftWorkload *wl, Totals *t) {
     }
 }
 
+/* The tiny model's 3 layers over DP 8 (4 micro-batches), merged into a and
+ * split into b, on one switch of 8. */
+static WeftNetwork dp8_pair(Gen1 *a, Gen1 *b) {
+  int n[1] = {8};
+  WeftNetwork net = fx_net(1, n, WEFT_SWITCH);
+  WeftModel m = fx_tiny(16, 3, 32);
+  WeftParallel par;
+  weft_parallel_default(&par);
+  par.dp = 8;
+  CHECK_EQ_INT(gen1(&m, &par, &net, 1, a), WEFT_OK);
+  CHECK_EQ_INT(gen1(&m, &par, &net, 0, b), WEFT_OK);
+  return net;
+}
+
 static double eval_time(const WeftNetwork *net, const Gen1 *g, WeftLoop loop, double bw) {
   WeftCostModel cm;
-  memset(&cm, 0, sizeof cm);
-  cm.nclasses = 1;
-  snprintf(cm.cls[0].name, sizeof cm.cls[0].name, "c");
-  cm.cls[0].link_usd_per_gbps = cm.cls[0].switch_usd_per_gbps = cm.cls[0].nic_usd_per_gbps = 1;
-  cm.cls[0].has_link = cm.cls[0].has_switch = cm.cls[0].has_nic = 1;
+  fx_unit_cost(&cm);
   WeftSpec spec;
   memset(&spec, 0, sizeof spec);
   spec.net = net;
@@ -129,15 +139,8 @@ static void conserves_totals(void) {
  * the backward is the 'accumulation' entry's, which carries no weight-grad
  * collective. */
 static void last_microbatch_by_hand(void) {
-  int n[1] = {8};
-  WeftNetwork net = fx_net(1, n, WEFT_SWITCH);
-  WeftModel m = fx_tiny(16, 3, 32);
-  WeftParallel par;
-  weft_parallel_default(&par);
-  par.dp = 8;
   Gen1 a, b;
-  CHECK_EQ_INT(gen1(&m, &par, &net, 1, &a), WEFT_OK);
-  CHECK_EQ_INT(gen1(&m, &par, &net, 0, &b), WEFT_OK);
+  dp8_pair(&a, &b);
   CHECK_EQ_INT(b.info.microbatches, 4);
   double moved[WEFT_NPHASES] = {0, 0, 0};
   for (int i = 0; i < a.wl->nlayers; i++) {
@@ -170,15 +173,8 @@ static void last_microbatch_by_hand(void) {
  * backward compute, read off the two workloads. And the split time is never
  * below the merged one nor above no-overlap, at any bandwidth. */
 static void sync_waits_for_last_microbatch(void) {
-  int n[1] = {8};
-  WeftNetwork net = fx_net(1, n, WEFT_SWITCH);
-  WeftModel m = fx_tiny(16, 3, 32);
-  WeftParallel par;
-  weft_parallel_default(&par);
-  par.dp = 8;
   Gen1 a, b;
-  CHECK_EQ_INT(gen1(&m, &par, &net, 1, &a), WEFT_OK);
-  CHECK_EQ_INT(gen1(&m, &par, &net, 0, &b), WEFT_OK);
+  WeftNetwork net = dp8_pair(&a, &b);
   int first = -1; /* the first entry the backward pass syncs */
   for (int i = 0; i < a.wl->nlayers; i++)
     if (a.wl->layers[i].phase[WEFT_PHASE_WG].coll != WEFT_COLL_NONE) first = i;

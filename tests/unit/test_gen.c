@@ -350,11 +350,7 @@ static WeftNetwork gt_libra_net(void) { /* LIBRA's 4-dim network: 4 x 8 x 4 x 32
 static double gt_time(const WeftNetwork *net, const WeftWorkload *wl, const WeftCommunicator *comm,
                       const double *bw) {
   WeftCostModel cm;
-  memset(&cm, 0, sizeof cm);
-  cm.nclasses = 1;
-  snprintf(cm.cls[0].name, sizeof cm.cls[0].name, "c");
-  cm.cls[0].link_usd_per_gbps = cm.cls[0].switch_usd_per_gbps = cm.cls[0].nic_usd_per_gbps = 1;
-  cm.cls[0].has_link = cm.cls[0].has_switch = cm.cls[0].has_nic = 1;
+  fx_unit_cost(&cm);
   WeftSpec spec;
   memset(&spec, 0, sizeof spec);
   spec.net = net;
