@@ -611,9 +611,9 @@ static void fill_info(Gen *g, const Tf *t) {
  * chunk c's other pp - 1 follow its layers ('chunk<c+1>.accumulation') and
  * the chunks below still hide its synchronisation. */
 typedef struct {
-  GenBlock rest;   /* every backward before the last group (v = 1: before the last) */
-  int v;           /* chunks with their own accumulation (1: none) */
-  double keep;     /* interleaved: micro-batches of the last group, min(pp, m) */
+  GenBlock rest;    /* every backward before the last group (v = 1: before the last) */
+  int v;            /* chunks with their own accumulation (1: none) */
+  double keep;      /* interleaved: micro-batches of the last group, min(pp, m) */
   GenBlock kept[3]; /* interleaved: attn, mlp, moe holding the last group's share */
 } Accum;
 
@@ -624,22 +624,19 @@ static void chunk_layers(const Tf *t, int v, int c, int *lo, int *hi) {
   *hi = *lo + n - 1;
 }
 
-/* Chunk c's accumulation into *out, and the blocks' last-micro-batch share
- * into blk[3] (attn, mlp, moe; copies of kept). */
-static void chunk_accum(Gen *g, const Tf *t, const Accum *a, int c, GenBlock *out,
-                        GenBlock blk[3]) {
-  int lo, hi;
-  chunk_layers(t, a->v, c, &lo, &hi);
+/* Chunk c's accumulation (layers lo..hi): the last group's share kept of
+ * its attn, mlp and moe blocks, less the last micro-batch's. */
+static void chunk_accum(Gen *g, const Accum *a, int lo, int hi, GenBlock *out) {
   double ne = moe_layers(g, lo, hi), n[3] = {hi - lo + 1, hi - lo + 1 - ne, ne};
   weft_gen_block_clear(out);
   for (int k = 0; k < 3; k++) {
-    blk[k] = a->kept[k];
-    weft_gen_split_last(g, &blk[k], a->keep, n[k], out);
+    GenBlock last = a->kept[k];
+    weft_gen_split_last(g, &last, a->keep, n[k], out);
   }
 }
 
-static void emit_layers(Gen *g, const Tf *t, int lo, int hi, const GenBlock *attn,
-                        const GenBlock *mlp, const GenBlock *moe) {
+static void emit_layers(Gen *g, int lo, int hi, const GenBlock *attn, const GenBlock *mlp,
+                        const GenBlock *moe) {
   char name[WEFT_NAME_LEN];
   int ne = moe_layers(g, lo, hi), nd = hi - lo + 1 - ne;
   if (g->compact) {
@@ -661,7 +658,6 @@ static void emit_layers(Gen *g, const Tf *t, int lo, int hi, const GenBlock *att
     }
     return;
   }
-  (void)t;
   for (int i = lo; i <= hi; i++) {
     int is_moe = moe_layers(g, i, i);
     weft_gen_range_name(name, sizeof name, i, i, "attn");
@@ -708,15 +704,17 @@ static int emit(Gen *g, Tf *t) {
     weft_gen_split_last(g, &attn, R, t->Ls, &acc.rest);
     if (nd) weft_gen_split_last(g, &mlp, R, nd, &acc.rest);
     if (ne) weft_gen_split_last(g, &moe, R, ne, &acc.rest);
-    if (acc.v > 1) { /* the chunks split the last group at emission */
-      acc.kept[0] = attn;
-      acc.kept[1] = nd ? mlp : attn;
-      acc.kept[2] = ne ? moe : attn;
-      GenBlock chunk, blk[3];
-      chunk_accum(g, t, &acc, 0, &chunk, blk);
-      attn = blk[0];
-      mlp = blk[1];
-      moe = blk[2];
+    if (acc.v > 1) { /* the layers keep 1/keep of it, each chunk the rest (emission) */
+      GenBlock *blk[3] = {&attn, &mlp, &moe}, scratch;
+      weft_gen_block_clear(&scratch);
+      for (int k = 0; k < 3; k++) {
+        if ((k == 1 && !nd) || (k == 2 && !ne)) { /* not built */
+          weft_gen_block_clear(&acc.kept[k]);
+          continue;
+        }
+        acc.kept[k] = *blk[k];
+        weft_gen_split_last(g, blk[k], acc.keep, 0, &scratch); /* no copies: nothing moves */
+      }
     }
   }
   int n_attn = weft_gen_block_entries(&attn);
@@ -725,11 +723,9 @@ static int emit(Gen *g, Tf *t) {
           (has_emb ? weft_gen_block_entries(&emb) : 0) +
           (has_logits ? weft_gen_block_entries(&logits) : 0) +
           (has_acc ? weft_gen_block_entries(&acc.rest) : 0) + (step_ns > 0);
-  GenBlock chunk, blk[3];
-  for (int c = 0; acc.v > 1 && c < acc.v; c++) {
-    chunk_accum(g, t, &acc, c, &chunk, blk);
-    n += weft_gen_block_entries(&chunk);
-  }
+  if (acc.v > 1) /* at most every kept collective in each chunk's accumulation */
+    n += acc.v * (weft_gen_block_entries(&acc.kept[0]) + weft_gen_block_entries(&acc.kept[1]) +
+                  weft_gen_block_entries(&acc.kept[2]));
   if (g->compact)
     n += acc.v * (n_attn + n_mlp + n_moe);
   else
@@ -742,9 +738,10 @@ static int emit(Gen *g, Tf *t) {
   for (int c = 0; c < acc.v; c++) {
     int a = lo, z = hi;
     if (acc.v > 1) chunk_layers(t, acc.v, c, &a, &z);
-    emit_layers(g, t, a, z, &attn, &mlp, &moe);
+    emit_layers(g, a, z, &attn, &mlp, &moe);
     if (acc.v > 1) {
-      chunk_accum(g, t, &acc, c, &chunk, blk);
+      GenBlock chunk;
+      chunk_accum(g, &acc, a, z, &chunk);
       snprintf(name, sizeof name, "chunk%d.accumulation", c + 1);
       weft_gen_emit(g, name, &chunk, 1);
     }

@@ -154,25 +154,30 @@ static int group_of(Gen *g, WeftPhase ph, GenKind k) {
   return g->named[k];
 }
 
-/* weft_gen_add's work; the collective it added to or merged into, or NULL. */
-static GenColl *add_coll(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
-                         double size_bytes, double calls) {
-  GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
-  double s = round(size_bytes);
-  if (g->size[eff] <= 1 || s <= 0.0) return NULL;
-  int grp = group_of(g, ph, eff);
+/* x merged into b's phase ph collective of the same type and group, or
+ * appended; the collective it went to, or NULL when b has no room (overflow). */
+static GenColl *merge_coll(Gen *g, GenBlock *b, WeftPhase ph, GenColl x) {
   for (int i = 0; i < b->ncoll[ph]; i++)
-    if (b->coll[ph][i].coll == c && b->coll[ph][i].group == grp) {
-      b->coll[ph][i].size_bytes += s;
-      b->coll[ph][i].calls += calls;
+    if (b->coll[ph][i].coll == x.coll && b->coll[ph][i].group == x.group) {
+      b->coll[ph][i].size_bytes += x.size_bytes;
+      b->coll[ph][i].calls += x.calls;
       return &b->coll[ph][i];
     }
   if (b->ncoll[ph] == GEN_MAX_COLLS) {
     g->overflow = 1;
     return NULL;
   }
-  b->coll[ph][b->ncoll[ph]] = (GenColl){c, s, calls, grp, 0};
+  b->coll[ph][b->ncoll[ph]] = x;
   return &b->coll[ph][b->ncoll[ph]++];
+}
+
+/* weft_gen_add's work; the collective it added to or merged into, or NULL. */
+static GenColl *add_coll(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
+                         double size_bytes, double calls) {
+  GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
+  double s = round(size_bytes);
+  if (g->size[eff] <= 1 || s <= 0.0) return NULL;
+  return merge_coll(g, b, ph, (GenColl){c, s, calls, group_of(g, ph, eff), 0});
 }
 
 void weft_gen_add(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
@@ -225,19 +230,7 @@ void weft_gen_split_last(Gen *g, GenBlock *b, double R, double copies, GenBlock 
                       c->group, 0};
       c->size_bytes = s;
       c->calls = calls;
-      if (!(rest.size_bytes > 0)) continue; /* no copies, or nothing left over */
-      int j = 0;
-      while (j < acc->ncoll[ph] &&
-             !(acc->coll[ph][j].coll == rest.coll && acc->coll[ph][j].group == rest.group))
-        j++;
-      if (j < acc->ncoll[ph]) {
-        acc->coll[ph][j].size_bytes += rest.size_bytes;
-        acc->coll[ph][j].calls += rest.calls;
-      } else if (j == GEN_MAX_COLLS) {
-        g->overflow = 1;
-      } else {
-        acc->coll[ph][acc->ncoll[ph]++] = rest;
-      }
+      if (rest.size_bytes > 0) merge_coll(g, acc, (WeftPhase)ph, rest); /* else no copies */
     }
   }
 }

@@ -62,6 +62,34 @@ static inline void fx_unit_cost(WeftCostModel *cm) {
   cm->cls[0].has_link = cm->cls[0].has_switch = cm->cls[0].has_nic = 1;
 }
 
+/* One job's iteration time under loop at bw[ndims] (weft_problem_evaluate),
+ * on the unit cost model; -1 (and the reason on stderr) when it fails. */
+static inline double fx_eval_time(const WeftNetwork *net, const WeftWorkload *wl,
+                                  const WeftCommunicator *comm, WeftLoop loop, const double *bw) {
+  WeftCostModel cm;
+  fx_unit_cost(&cm);
+  WeftSpec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.net = net;
+  spec.cost = &cm;
+  spec.njobs = 1;
+  spec.jobs[0].workload = wl;
+  spec.jobs[0].comm = comm;
+  spec.jobs[0].weight = 1;
+  spec.objective = WEFT_OBJ_PERF;
+  spec.loop = loop;
+  WeftProblem *p = NULL;
+  WeftError err;
+  WeftEval ev;
+  if (weft_problem_create(&spec, &p, &err) || weft_problem_evaluate(p, bw, &ev)) {
+    fprintf(stderr, "  eval: %s\n", err.msg);
+    weft_problem_free(p);
+    return -1;
+  }
+  weft_problem_free(p);
+  return ev.time_ns;
+}
+
 /* The entry named name, or NULL. */
 static inline const WeftLayer *fx_find_layer(const WeftWorkload *wl, const char *name) {
   for (int i = 0; i < wl->nlayers; i++)

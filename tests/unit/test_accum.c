@@ -62,28 +62,8 @@ static WeftNetwork dp8_pair(Gen1 *a, Gen1 *b) {
 }
 
 static double eval_time(const WeftNetwork *net, const Gen1 *g, WeftLoop loop, double bw) {
-  WeftCostModel cm;
-  fx_unit_cost(&cm);
-  WeftSpec spec;
-  memset(&spec, 0, sizeof spec);
-  spec.net = net;
-  spec.cost = &cm;
-  spec.njobs = 1;
-  spec.jobs[0].workload = g->wl;
-  spec.jobs[0].comm = &g->comm;
-  spec.jobs[0].weight = 1;
-  spec.loop = loop;
-  WeftProblem *p = NULL;
-  WeftError err;
-  WeftEval ev;
   double b[WEFT_MAX_DIMS] = {bw, bw, bw, bw};
-  if (weft_problem_create(&spec, &p, &err) || weft_problem_evaluate(p, b, &ev)) {
-    fprintf(stderr, "  eval: %s\n", err.msg);
-    weft_problem_free(p);
-    return -1;
-  }
-  weft_problem_free(p);
-  return ev.time_ns;
+  return fx_eval_time(net, g->wl, &g->comm, loop, b);
 }
 
 /* Merged and split workloads of several layouts hold the same work: every

@@ -349,28 +349,7 @@ static WeftNetwork gt_libra_net(void) { /* LIBRA's 4-dim network: 4 x 8 x 4 x 32
 /* Analytic no-overlap iteration time at bw (weft_problem_evaluate). */
 static double gt_time(const WeftNetwork *net, const WeftWorkload *wl, const WeftCommunicator *comm,
                       const double *bw) {
-  WeftCostModel cm;
-  fx_unit_cost(&cm);
-  WeftSpec spec;
-  memset(&spec, 0, sizeof spec);
-  spec.net = net;
-  spec.cost = &cm;
-  spec.njobs = 1;
-  spec.jobs[0].workload = wl;
-  spec.jobs[0].comm = comm;
-  spec.jobs[0].weight = 1;
-  spec.objective = WEFT_OBJ_PERF;
-  spec.loop = WEFT_LOOP_NO_OVERLAP;
-  WeftProblem *p = NULL;
-  WeftError err;
-  WeftEval ev;
-  if (weft_problem_create(&spec, &p, &err) || weft_problem_evaluate(p, bw, &ev)) {
-    fprintf(stderr, "  gt_time: %s\n", err.msg);
-    weft_problem_free(p);
-    return -1;
-  }
-  weft_problem_free(p);
-  return ev.time_ns;
+  return fx_eval_time(net, wl, comm, WEFT_LOOP_NO_OVERLAP, bw);
 }
 
 #define GT_PHASE(l, ph, comp, type, size, grp)          \
