@@ -119,6 +119,24 @@ static void residual(List *L, const OcLayer *l) {
       3 * e * L->eb + (gelu ? e : 0), WEFT_PHASE_IG);
 }
 
+/* The loss over e logits in fp32, as Megatron's vocab-parallel cross-entropy
+ * runs it (one kernel per line of its code; torchtitan's and Hugging Face's
+ * also cast the logits to fp32 first). Bytes per logit, with eb the
+ * activations' width and 4 the fp32 copy:
+ *   forward   cast to fp32 eb + 4 (none when eb is 4), max 4, subtract the
+ *             max in place 8, exp in place 8, sum 4, divide in place 8 (the
+ *             softmax, kept for backward)
+ *   backward  softmax times the loss gradient in place 8, cast back 4 + eb
+ * FLOPs: max, subtract, exp, sum, divide (5) and the product (1). */
+static void cross_entropy(List *L, double e) {
+  double cast = L->eb == 4.0 ? 0.0 : 4.0 + L->eb;
+  OcOp f = {"cross_entropy", WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, SOFTMAX_FLOPS * e,
+            (cast + 4 + 8 + 8 + 4 + 8) * e, 0};
+  OcOp b = {"cross_entropy", WEFT_PHASE_IG, OC_VECTOR, 0, 0, 0, 0, e, (8 + cast) * e, 0};
+  put(L, &f);
+  put(L, &b);
+}
+
 /* Q, K, V projections: one GEMM (T x h)(h x (h + 2 kv) / t), or MLA's
  * down-projections to the latents (replicated over TP), their RMSNorms and
  * the up-projections (heads split over TP). */
@@ -201,13 +219,11 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
       residual(&L, l);
       break;
     }
-    case OC_LOGITS: {
-      double e = T * l->vocab / l->tp;
+    case OC_LOGITS:
       norm(&L, l, "final_norm");
       gemm(&L, "logits", 1, T, l->vocab / l->tp, l->h, 1);
-      vec(&L, "cross_entropy", SOFTMAX_FLOPS * e, 2 * e * L.eb, WEFT_PHASE_IG);
+      cross_entropy(&L, T * l->vocab / l->tp);
       break;
-    }
     case OC_EMB: { /* token rows gathered (+ learned positions added, GeLU family) */
       double e = T * l->h;
       int gelu = l->ffn_matrices == 2;

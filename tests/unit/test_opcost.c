@@ -132,7 +132,16 @@ static void logits_ops(void) {
   OcOp ops[OC_MAX_OPS];
   int n = weft_opcost_ops(&l, OC_LOGITS, ops, OC_MAX_OPS);
   check_op(ops, n, "logits", WEFT_PHASE_FWD, 1024, (32 + 128 + 64) * 2);
-  check_op(ops, n, "cross_entropy", WEFT_PHASE_FWD, 320, 256);
+  /* the loss in fp32 (Megatron's kernels), per logit: cast 2 + 4, max 4,
+   * subtract 8, exp 8, sum 4, divide 8 = 38 bytes, 5 FLOPs; backward: scale
+   * 8, cast back 4 + 2 = 14 bytes, 1 FLOP */
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_FWD, 5 * 64, 38 * 64);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_IG, 64, 14 * 64);
+  l.act_bytes = 4; /* fp32 activations: nothing to cast */
+  n = weft_opcost_ops(&l, OC_LOGITS, ops, OC_MAX_OPS);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_FWD, 5 * 64, 32 * 64);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_IG, 64, 8 * 64);
+  l.act_bytes = 2;
   n = weft_opcost_ops(&l, OC_EMB, ops, OC_MAX_OPS);
   check_op(ops, n, "embedding", WEFT_PHASE_FWD, 32, 192); /* token + position in, sum out */
   check_op(ops, n, "embedding", WEFT_PHASE_WG, 64, 384);
