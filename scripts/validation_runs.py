@@ -3,7 +3,7 @@
 data/validation/runs.yml, next to the published iteration time, with the
 error of each row and the mean and max |error| over the rows weft models.
 
-usage: scripts/validation_runs.py [path/to/weft] [--nominal]
+usage: scripts/validation_runs.py [path/to/weft] [--nominal] [--bands]
 
 Nothing here is fitted: each run is mapped onto weft's inputs by fixed rules,
 decided before looking at any result, and rows weft cannot express are listed
@@ -29,6 +29,13 @@ as "not modelled" with the reason, never dropped.
   the row's assumptions;
 - compute: weft's default per-operator model (no --efficiency);
 - loop: no-overlap (weft's default).
+--bands adds a second table: for each run that leaves its micro-batch or
+its interleaving unpublished, weft's prediction over every value of them
+that the run's batch, layers and memory allow, with a pipeline at least as
+many micro-batches as stages (and a multiple of them when interleaved, as
+Megatron requires): the error's band, next to the first table's error. It
+says how far the unpublished settings alone move a row; it chooses nothing,
+and the first table does not use it.
 Needs python3-yaml (Debian).
 """
 import json
@@ -44,6 +51,7 @@ CLUSTER = {"a100-80gb": "dgx-a100", "a100-40gb": "dgx-a100", "h100-sxm": "dgx-h1
            "h800": "dgx-h800"}
 CLUSTERS = "data/zoo/clusters.yml"
 NOMINAL = "--nominal" in sys.argv[1:]
+BANDS = "--bands" in sys.argv[1:]
 MODEL_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "ffn_hidden", "vocab", "seq_len")
 
 
@@ -203,12 +211,61 @@ def predict(weft, run, specs, tmp):
     return json.loads(p.stdout)["time_ns"] / 1e9, assumed
 
 
+def divisors(n):
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def unpublished(run):
+    """Which schedule settings the run leaves unpublished: (micro-batch,
+    interleaving), as runs.yml's `assumed` list and null values say."""
+    par = run["parallel"]
+    said = {str(x).split()[0].rstrip(",") for x in run.get("assumed", [])}
+    mb = not par.get("micro_batch") or "micro_batch" in said
+    vp = int(par.get("pp") or 1) > 1 and not par.get("pp_layers") and "vp" in said
+    return mb, vp
+
+
+def band(weft, run, specs, tmp, pub):
+    """weft's times over the unpublished micro-batches and interleavings that
+    weft accepts (divisibility, memory): (settings tried, accepted, min, max
+    error) or None when the run publishes both."""
+    free_mb, free_vp = unpublished(run)
+    if not (free_mb or free_vp):
+        return None
+    par = run["parallel"]
+    batch, dp = batch_rule(run)[0], int(par.get("dp") or 1)
+    mbs = divisors(batch // dp) if free_mb and batch and batch % dp == 0 else [par.get("micro_batch") or 1]
+    pp, vps = int(par.get("pp") or 1), [int(par.get("vp") or 1)]
+    if free_vp:
+        model = run["model"]
+        layers = int((zoo_model(model["zoo"]) if "zoo" in model else model)["layers"])
+        vps = divisors(layers // pp) if layers % pp == 0 else [1]
+    errs, tried = [], 0
+    for mb in mbs:
+        for vp in vps:
+            m = batch // (dp * mb) if batch else 1
+            if pp > 1 and (m < pp or (vp > 1 and m % pp)):
+                continue  # 1F1B with fewer micro-batches than stages; Megatron's interleaving needs m % pp == 0
+            tried += 1
+            a = args_for(run, specs, tmp, [])
+            a[a.index("--mb") + 1] = str(mb)
+            if "--vp" in a:
+                a[a.index("--vp") + 1] = str(vp)
+            elif vp > 1:
+                a += ["--vp", str(vp)]
+            p = subprocess.run([weft, "optimize"] + a + ["--json"], capture_output=True, text=True)
+            if p.returncode == 0:
+                errs.append((json.loads(p.stdout)["time_ns"] / 1e9 - pub) / pub)
+    what = " and ".join(x for x, f in (("micro-batch", free_mb), ("vp", free_vp)) if f)
+    return what, tried, len(errs), min(errs) if errs else None, max(errs) if errs else None
+
+
 def main():
     weft = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else "build/weft"
     os.environ["WEFT_ZOO"] = os.path.abspath("data/zoo")  # the presets this script reads
     runs = load("data/validation/runs.yml")["runs"]
     specs = load("data/validation/specs.yml")
-    rows, errs = [], []
+    rows, errs, bands = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for run in runs:
             par, pub = run["parallel"], run.get("s_per_iter")
@@ -223,6 +280,11 @@ def main():
                 errs.append(e)
                 rows.append((run["id"], run["gpus"], shape, "%.2f" % pub, "%.2f" % t,
                              "%+.1f%%" % (100 * e), ", ".join(assumed)))
+                b = band(weft, run, specs, tmp, pub) if BANDS else None
+                if b:
+                    bands.append((run["id"], b[0], "%d of %d" % (b[2], b[1]),
+                                  "%+.1f%% to %+.1f%%" % (100 * b[3], 100 * b[4]) if b[2] else "-",
+                                  "%+.1f%%" % (100 * e)))
             except (ValueError, KeyError, OSError) as ex:
                 rows.append((run["id"], run.get("gpus", "?"), shape,
                              "%.2f" % pub if pub else "-", "-", "not modelled", str(ex)))
@@ -236,6 +298,11 @@ def main():
               % (len(errs), len(rows), 100 * mae, 100 * max(abs(e) for e in errs)))
     else:
         print("\nno run modelled")
+    if BANDS:
+        print("\n| run | unpublished | settings weft accepts | error band | table's error |")
+        print("|---|---|---|---|---|")
+        for r in bands:
+            print("| %s |" % " | ".join(str(x) for x in r))
 
 
 if __name__ == "__main__":
