@@ -95,13 +95,19 @@ static void gemm(List *L, const char *name, double batch, double m, double n, do
   gemm8(L, name, batch, m, n, k, weight, 0);
 }
 
+/* A vector kernel: forward FLOPs and bytes, and its backward's in bwd_phase. */
+static void vec2(List *L, const char *name, double flops, double bytes, double bwd_flops,
+                 double bwd_bytes, int bwd_phase) {
+  OcOp f = {name, WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, flops, bytes, 0};
+  OcOp b = {name, bwd_phase, OC_VECTOR, 0, 0, 0, 0, bwd_flops, bwd_bytes, 0};
+  put(L, &f);
+  put(L, &b);
+}
+
 /* A vector kernel over elems elements; its backward moves twice the bytes
  * and does twice the FLOPs (reads the saved input and the gradient). */
 static void vec(List *L, const char *name, double flops, double bytes, int bwd_phase) {
-  OcOp f = {name, WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, flops, bytes, 0};
-  OcOp b = {name, bwd_phase, OC_VECTOR, 0, 0, 0, 0, 2 * flops, 2 * bytes, 0};
-  put(L, &f);
-  put(L, &b);
+  vec2(L, name, flops, bytes, 2 * flops, 2 * bytes, bwd_phase);
 }
 
 static void norm(List *L, const OcLayer *l, const char *name) {
@@ -130,11 +136,8 @@ static void residual(List *L, const OcLayer *l) {
  * FLOPs: max, subtract, exp, sum, divide (5) and the product (1). */
 static void cross_entropy(List *L, double e) {
   double cast = L->eb == 4.0 ? 0.0 : 4.0 + L->eb;
-  OcOp f = {"cross_entropy", WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, SOFTMAX_FLOPS * e,
-            (cast + 4 + 8 + 8 + 4 + 8) * e, 0};
-  OcOp b = {"cross_entropy", WEFT_PHASE_IG, OC_VECTOR, 0, 0, 0, 0, e, (8 + cast) * e, 0};
-  put(L, &f);
-  put(L, &b);
+  vec2(L, "cross_entropy", SOFTMAX_FLOPS * e, (cast + 4 + 8 + 8 + 4 + 8) * e, e,
+       (8 + cast) * e, WEFT_PHASE_IG);
 }
 
 /* Q, K, V projections: one GEMM (T x h)(h x (h + 2 kv) / t), or MLA's
