@@ -1,6 +1,5 @@
 /* main.c — weft's entry point: global flags and command dispatch.
  * Exit codes: 0 ok, 1 no solution or runtime failure, 2 usage or input error. */
-#include <stdarg.h>
 #include <string.h>
 
 #include "cli.h"
@@ -31,24 +30,6 @@ static const char *usage =
     "options:\n"
     "  -h, --help      this help (weft help <command>, or weft <command> --help, for a command's)\n"
     "  -V, --version   print the version\n";
-
-void cli_error(const WeftError *err) {
-  char buf[1024];
-  if (!err->msg[0]) { /* a library call that gave no reason still gets one */
-    fprintf(stderr, "weft: %s\n", weft_strerror(err->code ? err->code : WEFT_ESOLVER));
-    return;
-  }
-  fprintf(stderr, "weft: %s\n", weft_error_format(err, buf, sizeof buf));
-}
-
-void cli_fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("weft: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
 
 /* The commands, by name. */
 static const struct {

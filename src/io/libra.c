@@ -8,7 +8,7 @@
 #include "io/libra.h"
 #include "sim/astra.h"
 #include "io/names.h"
-#include "io/scenario.h"
+#include "io/zoo_dir.h"
 
 /* The mapping itself, or an error saying what was expected instead. */
 static int expect_root(const WeftYamlNode *map, const char *file, const char *what,

@@ -4,9 +4,8 @@
 #define WEFT_IO_SCENARIO_H
 
 #include "io/yaml.h"
+#include "io/zoo_dir.h"
 #include "weft.h"
-
-#define WEFT_ZOO_DIR_DEFAULT "data/zoo"  /* relative to the working directory */
 
 /* Fill sc from root, a scenario mapping. file is the scenario's path: file
  * names in it are relative to its directory and errors name it, at the

@@ -214,21 +214,6 @@ static double scale_program(WeftProblem *p, const double *cobj, const double *x0
   return os;
 }
 
-/* inf of q*x + pp/x over x in [lo, hi] (pp >= 0; lo >= 0; hi may be inf). */
-double weft_opt_inf_term(double q, double pp, double lo, double hi) {
-  if (pp > 0.0) {
-    if (q > 0.0) {
-      double x = sqrt(pp / q);
-      if (x > hi) x = hi;
-      if (x < lo) x = lo;
-      return q * x + pp / x;
-    }
-    return isfinite(hi) ? q * hi + pp / hi : -HUGE_VAL;
-  }
-  if (q >= 0.0) return q * lo;
-  return isfinite(hi) ? q * hi : -HUGE_VAL;
-}
-
 /* Certified lower bound (scaled units) of the phase-1 program from the
  * IPM's multipliers: make them dual feasible for the epigraph variables by
  * rescaling the rows each one owns, then take the Lagrangian's exact

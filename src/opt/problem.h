@@ -99,7 +99,7 @@ struct WeftProblem {
   General gen;
 };
 
-/* general.c: inf of q*x + pp/x over x in [lo, hi] (pp >= 0, lo >= 0, hi may
+/* certify.c: inf of q*x + pp/x over x in [lo, hi] (pp >= 0, lo >= 0, hi may
  * be inf; -HUGE_VAL when unbounded below): the certificate's per-variable term. */
 double weft_opt_inf_term(double q, double pp, double lo, double hi);
 /* evaluate.c: every bw here is in internal units (B' = B / bscale). */

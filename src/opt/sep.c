@@ -1,7 +1,6 @@
 /* sep.c — the fast path: the separable, linearly constrained program in
  * pattern rates (sep.h), scaled, with its equalities solved for some
- * unknowns; its start; the certified lower bound from the interior-point
- * multipliers (the Lagrangian's exact infimum over a box). */
+ * unknowns; its start; the solve (certify.c gives its lower bound). */
 #include <math.h>
 #include <string.h>
 
@@ -259,40 +258,6 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   s->m = m;
   p->fast = 1;
   return WEFT_OK;
-}
-
-/* The Lagrangian with the IPM's multipliers (any lam >= 0 is valid)
- * minimised exactly over the box; rows f_k >= 0 are left to the box. */
-double weft_sep_certify(Sep *s) {
-  int nf = s->nf, n = s->n;
-  double lb = 0.0, *q = s->r; /* scratch of n */
-  for (int k = 0; k < n; k++) q[k] = 0.0;
-  for (int i = 0; i < s->m; i++) {
-    if (s->bound[i]) continue;
-    double l = s->lam[i] > 0 ? s->lam[i] : 0.0;
-    const double *mf = s->Mf + i * nf;
-    lb -= l * s->h[i];
-    for (int f = 0; f < nf; f++) q[f] += l * mf[f];
-    if (i < s->npair) q[nf + s->cp[i]] += l * s->g[i];
-  }
-  for (int k = 0; k < n; k++) lb += weft_opt_inf_term(q[k], s->c[k], s->lo[k], s->hi[k]);
-  return lb;
-}
-
-double weft_sep_upper(const Sep *s) {
-  int nf = s->nf;
-  double obj = 0.0;
-  for (int f = 0; f < nf; f++) obj += s->c[f] > 0 ? s->c[f] / s->x[f] : 0.0;
-  for (int k = 0; k < s->np; k++) { /* each rate as its pattern's bandwidths give it */
-    double w = HUGE_VAL;
-    for (int i = s->pat0[k]; i < s->pat0[k + 1]; i++) {
-      double acc = s->h[i];
-      for (int f = 0; f < nf; f++) acc -= s->Mf[i * nf + f] * s->x[f];
-      w = acc / s->g[i] < w ? acc / s->g[i] : w;
-    }
-    obj += w > 0 ? s->c[nf + k] / w : HUGE_VAL;
-  }
-  return obj;
 }
 
 int weft_sep_solve(WeftProblem *p, const WeftSettings *st, double *bw, double *lb, int *iters) {

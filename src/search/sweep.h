@@ -1,5 +1,6 @@
 /* sweep.h — internal: the parts of weft_sweep shared by sweep.c (spec,
- * points, evaluation) and sweep_values.c (a field's values). */
+ * points, evaluation), sweep_values.c (a field's values) and sweep_tree.c
+ * (tree copies). */
 #ifndef WEFT_SEARCH_SWEEP_H
 #define WEFT_SEARCH_SWEEP_H
 

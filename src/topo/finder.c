@@ -402,13 +402,6 @@ static int check_reach(const WeftFabric *f, const WeftTraffic *t, WeftError *err
   return WEFT_OK;
 }
 
-int weft_topo_build(const WeftTraffic *t, const WeftTopoSettings *s, WeftFabric **out,
-                    WeftError *err) {
-  if (s && s->ar_degree == WEFT_AR_DEGREE_BEST)
-    return weft_topo_build_best(t, s, out, NULL, NULL, err);
-  return finder_build(t, s, NULL, out, err);
-}
-
 int finder_build(const WeftTraffic *t, const WeftTopoSettings *s, FinderMemo *memo,
                  WeftFabric **out, WeftError *err) {
   weft_error_clear(err);

@@ -27,6 +27,15 @@ static int ring_ports(const WeftFabric *f) {
   return 2 * weft_fabric_strides(f, &strides);
 }
 
+/* The public entry: TopologyFinder with the settings' split (finder.c), or
+ * the best split when ar_degree asks for it. */
+int weft_topo_build(const WeftTraffic *t, const WeftTopoSettings *s, WeftFabric **out,
+                    WeftError *err) {
+  if (s && s->ar_degree == WEFT_AR_DEGREE_BEST)
+    return weft_topo_build_best(t, s, out, NULL, NULL, err);
+  return finder_build(t, s, NULL, out, err);
+}
+
 /* One split, fixed. */
 static int build_one(const WeftTraffic *t, const WeftTopoSettings *s, int ar, WeftFabric **out,
                      int *ar_ports, WeftError *err) {

@@ -1,0 +1,259 @@
+/* gen_build.c — the workload generator's builder, below every generator
+ * (gen_transformer.c, gen_other.c) and its entry (generate.c): groups mapped
+ * onto the network's dims, sub-block templates (compute, collectives merged
+ * per group), the last micro-batch's share, and their emission as layers and
+ * memory; the balanced pipeline split. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/limits.h"
+#include "model/gen.h"
+
+void weft_gen_compute(const Gen *g, int blk, double mult, double flat_ns, double *ns) {
+  for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = g->opcost ? mult * g->oc_ns[blk][ph] : flat_ns;
+}
+
+static const char *const KIND_NAME[GEN_NKINDS] = {"tp", "pp",    "dp",  "ep",
+                                                   "edp", "world", "emb", "cp"};
+
+int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err) {
+  if (pp < 1 || pp > layers)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "pp",
+                          "pp = %d stages for %d layers: every stage needs a layer", pp, layers);
+  int q = layers / pp, light = layers % pp ? pp - layers % pp : 0;
+  for (int k = 0; k < pp; k++) {
+    /* position of k in the order 0, pp-1, 1, pp-2, ...: ends first */
+    int pos = k <= pp - 1 - k ? 2 * k : 2 * (pp - 1 - k) + 1;
+    out[k] = light ? q + (pos >= light) : q;
+  }
+  return WEFT_OK;
+}
+
+int weft_gen_fail(Gen *g, int code, const char *field, const char *fmt, ...) {
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return weft_error_set(g->err, code, "", 0, 0, field, "%s", msg);
+}
+
+int weft_gen_map(Gen *g) {
+  /* the pure groups laid on the dims: TP, CP, PP, EP, EDP (= DP when ep = 1) */
+  enum { M_TP, M_CP, M_PP, M_EP, M_EDP, M_N };
+  static const char *const mname[M_N] = {"tp", "cp", "pp", "ep", "dp"};
+  const WeftParallel *p = g->par;
+  int msize[M_N] = {p->tp, p->cp, p->pp, p->ep, p->dp / p->ep};
+  int sizes[M_N], kind[M_N], n = 0, mspan[M_N][WEFT_MAX_DIMS];
+  const char *names[M_N];
+  for (int i = 0; i < 3; i++) {
+    int k[2] = {-1, -1};
+    switch (p->order[i]) {
+      case WEFT_PAR_TP: k[0] = M_TP; k[1] = M_CP; break; /* CP right outside TP */
+      case WEFT_PAR_PP: k[0] = M_PP; break;
+      case WEFT_PAR_DP: k[0] = M_EP; k[1] = M_EDP; break; /* EP innermost in DP */
+    }
+    for (int j = 0; j < 2; j++)
+      if (k[j] >= 0 && msize[k[j]] > 1) { /* one-NPU groups span nothing */
+        sizes[n] = msize[k[j]];
+        names[n] = k[j] == M_EDP && p->ep > 1 ? "edp" : mname[k[j]];
+        kind[n++] = k[j];
+      }
+  }
+  int D = g->net->ndims, out[M_N][WEFT_MAX_DIMS];
+  for (int k = 0; k < M_N; k++)
+    for (int d = 0; d < D; d++) mspan[k][d] = -1;
+  for (int k = 0; k < GEN_NKINDS; k++)
+    for (int d = 0; d < D; d++) g->span[k][d] = -1;
+  int rc = n ? weft_map_groups(g->net, sizes, names, n, out, g->err) : WEFT_OK; /* 1 NPU */
+  if (rc) return rc;
+  for (int i = 0; i < n; i++)
+    for (int d = 0; d < D; d++) mspan[kind[i]][d] = out[i][d];
+  for (int d = 0; d < D; d++) { /* gradient groups: CP x EP x EDP, CP x EDP, dim by dim */
+    int c = mspan[M_CP][d] < 1 ? 1 : mspan[M_CP][d], e = mspan[M_EP][d] < 1 ? 1 : mspan[M_EP][d];
+    int r = mspan[M_EDP][d] < 1 ? 1 : mspan[M_EDP][d];
+    g->span[GEN_TP][d] = mspan[M_TP][d];
+    g->span[GEN_CP][d] = mspan[M_CP][d];
+    g->span[GEN_PP][d] = mspan[M_PP][d];
+    g->span[GEN_EP][d] = mspan[M_EP][d];
+    g->span[GEN_DP][d] = c * e * r > 1 ? c * e * r : -1;
+    g->span[GEN_EDP][d] = c * r > 1 ? c * r : -1;
+  }
+  for (int d = 0; d < D; d++) g->span[GEN_WORLD][d] = g->net->npus[d];
+  /* The first and last stage: 2 NPUs on the outermost dim the stages span
+   * (the pipeline's two ends are farthest apart there). */
+  for (int d = D - 1; d >= 0 && g->size[GEN_EMB] > 1; d--)
+    if (g->span[GEN_PP][d] > 1) {
+      g->span[GEN_EMB][d] = 2;
+      break;
+    }
+  for (int d = 0; d < D; d++) {
+    g->comm->group[WEFT_PHASE_FWD][d] = g->span[GEN_TP][d];
+    g->comm->group[WEFT_PHASE_IG][d] = g->span[GEN_TP][d];
+    g->comm->group[WEFT_PHASE_WG][d] = g->span[GEN_DP][d];
+  }
+  return WEFT_OK;
+}
+
+void weft_gen_block_clear(GenBlock *b) { memset(b, 0, sizeof *b); }
+
+/* The phase group for kind k: the communicator's own when it is the phase's
+ * LIBRA group, else a named group, created on first use. */
+static int group_of(Gen *g, WeftPhase ph, GenKind k) {
+  if (k == GEN_EDP && g->size[GEN_EP] <= 1) k = GEN_DP; /* EDP = DP */
+  if (k == GEN_WORLD && g->size[GEN_DP] == g->npus) k = GEN_DP;
+  if ((k == GEN_TP && ph != WEFT_PHASE_WG) || (k == GEN_DP && ph == WEFT_PHASE_WG)) return 0;
+  if (!g->named[k]) {
+    WeftWorkload *wl = g->wl;
+    WeftCommunicator *c = g->comm;
+    int j = wl->ngroups; /* at most GEN_NKINDS <= WEFT_MAX_GROUPS */
+    snprintf(wl->group_name[j], sizeof wl->group_name[j], "%s", KIND_NAME[k]);
+    snprintf(c->extra_name[j], sizeof c->extra_name[j], "%s", KIND_NAME[k]);
+    memcpy(c->extra[j], g->span[k], sizeof c->extra[j]);
+    c->extra_line[j] = 0;
+    wl->ngroups = c->nextra = j + 1;
+    g->named[k] = j + 1;
+  }
+  return g->named[k];
+}
+
+/* x merged into b's phase ph collective of the same type and group, or
+ * appended; the collective it went to, or NULL when b has no room (overflow). */
+static GenColl *merge_coll(Gen *g, GenBlock *b, WeftPhase ph, GenColl x) {
+  for (int i = 0; i < b->ncoll[ph]; i++)
+    if (b->coll[ph][i].coll == x.coll && b->coll[ph][i].group == x.group) {
+      b->coll[ph][i].size_bytes += x.size_bytes;
+      b->coll[ph][i].calls += x.calls;
+      return &b->coll[ph][i];
+    }
+  if (b->ncoll[ph] == GEN_MAX_COLLS) {
+    g->overflow = 1;
+    return NULL;
+  }
+  b->coll[ph][b->ncoll[ph]] = x;
+  return &b->coll[ph][b->ncoll[ph]++];
+}
+
+/* weft_gen_add's work; the collective it added to or merged into, or NULL. */
+static GenColl *add_coll(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
+                         double size_bytes, double calls) {
+  GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
+  double s = round(size_bytes);
+  if (g->size[eff] <= 1 || s <= 0.0) return NULL;
+  return merge_coll(g, b, ph, (GenColl){c, s, calls, group_of(g, ph, eff), 0});
+}
+
+void weft_gen_add(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
+                  double size_bytes, double calls) {
+  add_coll(g, b, ph, c, k, size_bytes, calls);
+}
+
+void weft_gen_add_once(Gen *g, GenBlock *b, WeftCollective c, GenKind k, double size_bytes) {
+  GenColl *x = add_coll(g, b, WEFT_PHASE_WG, c, k, size_bytes, 1);
+  if (x) x->once = 1;
+}
+
+/* ZeRO 0: all-reduce the gradients once per iteration; 1 and 2: reduce-scatter
+ * them and all-gather the updated parameters (the per-NPU input of the
+ * gather is the shard's 1/n); 3: reduce-scatter per micro-batch. */
+void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per_mb) {
+  const WeftParallel *p = g->par;
+  GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
+  double n = g->size[eff];
+  if (p->zero_stage == 0) {
+    weft_gen_add_once(g, b, WEFT_COLL_ALLREDUCE, k, elems * p->grad_bytes);
+  } else if (p->zero_stage < 3) {
+    weft_gen_add_once(g, b, WEFT_COLL_REDUCESCATTER, k, elems * p->grad_bytes);
+    weft_gen_add_once(g, b, WEFT_COLL_ALLGATHER, k, elems / n * p->param_bytes);
+  } else {
+    weft_gen_add(g, b, WEFT_PHASE_WG, WEFT_COLL_REDUCESCATTER, k, per_mb * elems * p->grad_bytes,
+                 per_mb);
+  }
+}
+
+/* Gradient accumulation (docs/zoo.md, "Gradient accumulation"): of R
+ * micro-batches, only the last one's backward runs once a gradient is whole,
+ * so only it can hide the per-iteration weight-gradient collectives. The
+ * block keeps that last share (1/R) of its input- and weight-grad compute,
+ * of its input-grad collectives and of its per-micro-batch weight-grad ones
+ * (ZeRO-3); the first R - 1 micro-batches' share, times copies, joins acc,
+ * emitted after the last layer, so the backward pass meets it first.
+ * Compute and bytes stay whole numbers and sum to what they were. */
+void weft_gen_split_last(Gen *g, GenBlock *b, double R, double copies, GenBlock *acc) {
+  if (!(R > 1.0)) return;
+  for (int ph = WEFT_PHASE_IG; ph <= WEFT_PHASE_WG; ph++) {
+    double x = round(b->compute_ns[ph]), last = round(x / R);
+    b->compute_ns[ph] = last;
+    acc->compute_ns[ph] += copies * (x - last);
+    for (int i = 0; i < b->ncoll[ph]; i++) {
+      GenColl *c = &b->coll[ph][i];
+      if (c->once) continue; /* one sync per iteration: after the last micro-batch */
+      double s = round(c->size_bytes / R), calls = c->calls / R;
+      GenColl rest = {c->coll, copies * (c->size_bytes - s), copies * (c->calls - calls),
+                      c->group, 0};
+      c->size_bytes = s;
+      c->calls = calls;
+      if (rest.size_bytes > 0) merge_coll(g, acc, (WeftPhase)ph, rest); /* else no copies */
+    }
+  }
+}
+
+int weft_gen_block_entries(const GenBlock *b) {
+  int n = 1;
+  for (int p = 0; p < WEFT_NPHASES; p++)
+    if (b->ncoll[p] > n) n = b->ncoll[p];
+  return n;
+}
+
+int weft_gen_reserve(Gen *g, int n) {
+  WeftWorkload *wl = g->wl;
+  if (wl->nlayers + n <= wl->capacity) return WEFT_OK;
+  int cap = wl->nlayers + n;
+  WeftLayer *l = realloc(wl->layers, (size_t)cap * sizeof *l);
+  if (!l) return weft_gen_fail(g, WEFT_ENOMEM, "", "out of memory for %d workload layers", cap);
+  wl->layers = l;
+  wl->capacity = cap;
+  return WEFT_OK;
+}
+
+/* Entry 0 carries the compute and each phase's first collective; entry j the
+ * j-th collectives, named "<name>.<j+1>". Per-layer values are whole numbers
+ * (rounded before), so count copies sum exactly like count entries. */
+void weft_gen_emit(Gen *g, const char *name, const GenBlock *b, double count) {
+  int n = weft_gen_block_entries(b);
+  for (int j = 0; j < n; j++) {
+    WeftLayer *l = &g->wl->layers[g->wl->nlayers++];
+    memset(l, 0, sizeof *l);
+    if (j == 0)
+      snprintf(l->name, sizeof l->name, "%s", name);
+    else
+      snprintf(l->name, sizeof l->name, "%s.%d", name, j + 1);
+    for (int p = 0; p < WEFT_NPHASES; p++) {
+      WeftPhaseSpec *s = &l->phase[p];
+      if (j == 0) s->compute_ns = count * round(b->compute_ns[p]);
+      if (j < b->ncoll[p]) {
+        s->coll = b->coll[p][j].coll;
+        s->size_bytes = count * b->coll[p][j].size_bytes;
+        s->calls = count * b->coll[p][j].calls;
+        s->group = b->coll[p][j].group;
+      }
+    }
+  }
+}
+
+void weft_gen_memory_states(Gen *g, double dense_elems, double zdp, double expert_elems,
+                            double zedp, WeftMemory *mem) {
+  const WeftParallel *p = g->par;
+  int z = p->zero_stage;
+  mem->params_bytes =
+      (dense_elems / (z >= 3 ? zdp : 1) + expert_elems / (z >= 3 ? zedp : 1)) * p->param_bytes;
+  mem->grads_bytes =
+      (dense_elems / (z >= 2 ? zdp : 1) + expert_elems / (z >= 2 ? zedp : 1)) * p->grad_bytes;
+  mem->optimizer_bytes =
+      (dense_elems / (z >= 1 ? zdp : 1) + expert_elems / (z >= 1 ? zedp : 1)) * p->optimizer_bytes;
+}
+
+/* Checks common to every architecture. */
