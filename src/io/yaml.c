@@ -1,5 +1,7 @@
 /* yaml.c — build a WeftYamlNode tree from libyaml's event stream.
- * One document, no aliases; libyaml's syntax errors become WEFT_ESYNTAX. */
+ * One document, no aliases, each mapping's keys once (a hash set), no NUL
+ * in a scalar; libyaml's syntax errors become WEFT_ESYNTAX. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,9 +132,9 @@ typedef struct {
 } KeySet;
 
 static size_t key_hash(const char *s, size_t len) {
-  size_t h = 1469598103934665603u;  /* FNV-1a */
+  uint64_t h = 1469598103934665603u;  /* FNV-1a, 64-bit */
   for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-  return h;
+  return (size_t)h;
 }
 
 /* Place pair index i (its key child[2i]) unless an equal key is there. */
