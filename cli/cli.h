@@ -27,8 +27,10 @@ const char *cli_zoo_dir(void);
 
 /* Output files (files.c), over weft_out_* (include/weft.h): a regular file
  * through a temporary renamed into place, anything else (/dev/null, a FIFO)
- * written through. Temporaries are removed when SIGINT, SIGTERM, SIGHUP or
- * SIGPIPE ends the run. Each prints why on failure and returns EXIT_RUNTIME
+ * written through. Temporaries are removed when a signal ends the run
+ * (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1/2, SIGALRM, SIGXCPU,
+ * SIGVTALRM, SIGPROF: removed, then the signal's default action, so the exit
+ * status still names it). Each prints why on failure and returns EXIT_RUNTIME
  * (the file system refused: a missing directory, a directory, no permission,
  * a full disk), or EXIT_USAGE for an empty path. */
 int cli_out_check(const char *option, const char *path);  /* before any work: "" is usage */
@@ -39,6 +41,9 @@ void cli_out_discard(WeftOut *o);                          /* NULL is fine */
 /* Write path through body(f, ctx) (write errors show at the commit). */
 typedef void (*CliWriteFn)(FILE *f, const void *ctx);
 int cli_write_file(const char *path, CliWriteFn body, const void *ctx);
+/* At start: SIGXFSZ ignored, so a write past `ulimit -f` fails with EFBIG
+ * (reported, temporary removed, exit 1) instead of killing the process. */
+void cli_signals_init(void);
 /* Flush and close stdout at exit: 0, or prints why and returns EXIT_RUNTIME. */
 int cli_close_stdout(void);
 

@@ -1,6 +1,6 @@
 /* files.c — the files the CLI writes, over libweft's WeftOut (a temporary
  * renamed into place, devices written through), and the signal handler that
- * removes the temporaries of an interrupted run. */
+ * removes the temporaries of a run ended by a signal. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -21,7 +21,13 @@ static char tmp_path[CLI_TMP_SLOTS][CLI_TMP_PATH];
 static volatile sig_atomic_t tmp_used[CLI_TMP_SLOTS];
 static int handlers_installed;
 
-static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+/* Every signal whose default action ends the process and that can be caught,
+ * but for the faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP,
+ * SIGSYS: a bug, where unlinking from a broken process helps no one).
+ * SIGXFSZ is not here: it is ignored (cli_signals_init) so that a write
+ * past `ulimit -f` fails with EFBIG and is reported like a full disk. */
+static const int cleanup_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGPIPE,   SIGQUIT, SIGUSR1,
+                                      SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF};
 #define NSIGNALS (int)(sizeof cleanup_signals / sizeof cleanup_signals[0])
 
 /* Remove the temporaries, then die of the same signal (default action). Only
@@ -44,6 +50,14 @@ static void install_handlers(void) {
     sa.sa_flags = SA_RESETHAND | SA_NODEFER;
     sigaction(cleanup_signals[i], &sa, NULL);
   }
+}
+
+void cli_signals_init(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_IGN;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGXFSZ, &sa, NULL);
 }
 
 /* Block the cleanup signals around a change of the table (the handler sees

@@ -76,6 +76,7 @@ static int run(int argc, char **argv) {
 /* Every command's report reaches stdout only when it is flushed: a write
  * error there (weft ... > /dev/full) fails the run, whatever the command. */
 int main(int argc, char **argv) {
+  cli_signals_init();
   int rc = run(argc, argv);
   int out = cli_close_stdout();
   return rc ? rc : out;

@@ -204,14 +204,16 @@ int weft_cost_model_read(const char *path, WeftCostModel *cm, WeftError *err);
 int weft_communicator_read(const char *path, WeftCommunicator *comm, WeftError *err);
 /* The same from text in memory (a YAML document; JSON is YAML too), name
  * standing for the file in errors and in the result's file field; a network's
- * `Cluster: NAME` resolved in zoo_dir (NULL = data/zoo), as weft_network_read_zoo. */
+ * `Cluster: NAME` resolved in zoo_dir (NULL = data/zoo), as weft_network_read_zoo.
+ * Text, as a file, is at most 256 MiB (WEFT_EINPUT beyond), and a NUL inside
+ * a YAML scalar ("\0", "\u0000") is WEFT_EINPUT at its line. */
 int weft_network_parse(const char *text, const char *name, const char *zoo_dir, WeftNetwork *net,
                        WeftError *err);
 int weft_cost_model_parse(const char *text, const char *name, WeftCostModel *cm,
                           WeftError *err);
 int weft_communicator_parse(const char *text, const char *name, WeftCommunicator *comm,
                             WeftError *err);
-/* ASTRA-sim 1.0 workload text; *out is created by the call. */
+/* ASTRA-sim 1.0 workload text (at most 256 MiB); *out is created by the call. */
 int weft_workload_read(const char *path, WeftWorkload **out, WeftError *err);
 int weft_workload_parse(const char *text, const char *name, WeftWorkload **out,
                         WeftError *err);

@@ -5,9 +5,9 @@ import ctypes
 from ctypes import byref, c_char_p, c_double, c_int, c_size_t
 
 from . import _inputs, _lib, _libx
-from ._core import (WeftError, Sources, choose, fail, int_value, items, lib, new_error, num,
-                    number, zoo_dir)
-from ._inputs import LOOPS, check_rc, given
+from ._core import (KeywordTypeError, WeftError, Sources, c_path, c_text, choose, fail, flag,
+                    int_value, items, lib, new_error, num, number, shown, zoo_dir)
+from ._inputs import LOOPS, check_rc, constraints, given
 from ._lib import text
 
 KEYS = ("model", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
@@ -40,9 +40,11 @@ def _recompute(name, v):
         return 0
     if v is True or v == "":
         return 1  # alone: full
+    if not isinstance(v, str):
+        raise KeywordTypeError("%s=%s: expected none, selective or full, or True (full) or "
+                               "False" % (name, shown(v)), name)
     mode = c_int()
-    if not isinstance(v, str) or lib.weft_recompute_parse(v.encode(), byref(mode),
-                                                          byref(new_error())):
+    if lib.weft_recompute_parse(c_text(name, v), byref(mode), byref(new_error())):
         raise fail("%s=%r: expected none, selective or full" % (name, v), name)
     return mode.value
 
@@ -56,12 +58,12 @@ def _spec(kw, npus):
         p.zero_stage = int_value("zero", kw["zero"], 0, 3)
     if kw.get("ep") is not None:
         p.ep = int_value("ep", kw["ep"], 1, 1 << 24)
-    p.sequence_parallel = 1 if kw.get("sp") else 0
+    p.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
     p.recompute = _recompute("recompute", kw.get("recompute"))
     if kw.get("order") is not None:
         order = kw["order"] if isinstance(kw["order"], str) else ",".join(kw["order"])
         err = new_error()
-        if lib.weft_parallel_order_parse(order.encode(), p.order, byref(err)):
+        if lib.weft_parallel_order_parse(c_text("order", order), p.order, byref(err)):
             raise fail("order=%r: %s" % (kw["order"], text(err.msg)), "order")
     if kw.get("efficiency") is not None:
         p.efficiency = number("efficiency", kw["efficiency"], 0.0, True, 1.0,
@@ -100,7 +102,7 @@ def _spec(kw, npus):
         spec.objective = choose("objective", kw["objective"], "perf", "perf-per-cost")
     if kw.get("loop") is not None:
         spec.loop = choose("loop", kw["loop"], *LOOPS)
-    spec.all_orders = 1 if kw.get("all_orders") else 0
+    spec.all_orders = 1 if flag("all_orders", kw.get("all_orders")) else 0
     return spec
 
 
@@ -164,7 +166,7 @@ def _nets_from_blocks(kw, npus, cost):
         if len(cd) != D:
             raise fail("cost_dims names %d classes for %d dims" % (len(cd), D), "cost_dims")
         for d, n in enumerate(cd):
-            b = str(n).encode()
+            b = c_text("cost_dims", str(n))
             if not b or len(b) >= _lib.NAME_LEN:
                 raise fail("cost_dims=%r: expected names of 1 to %d characters" % (
                     kw["cost_dims"], _lib.NAME_LEN - 1), "cost_dims")
@@ -262,28 +264,28 @@ def codesign(model=None, **kw):
     top = int_value("top", kw["top"], 0, 1 << 30) if kw.get("top") is not None else DEFAULT_TOP
     spec = _spec(kw, npus)
 
-    zoo = zoo_dir(kw.get("zoo")).encode()
+    zoo = zoo_dir(kw.get("zoo"))
+    texts = constraints(kw.get("constraint"))
     m, d, cost, err, src = (_libx.WeftModel(), _libx.WeftDevice(), _lib.WeftCostModel(),
                             new_error(), Sources())
-    check_rc(lib.weft_zoo_model(zoo, _lib.path_arg(kw["model"]), byref(m), byref(err)), err)
-    check_rc(lib.weft_zoo_device(zoo, (kw.get("device") or "a100").encode(), byref(d),
-                                 byref(err)), err)
+    check_rc(lib.weft_zoo_model(c_path("zoo", zoo), c_path("model", kw["model"]), byref(m),
+                                byref(err)), err)
+    check_rc(lib.weft_zoo_device(c_path("zoo", zoo), c_text("device", kw.get("device") or "a100"),
+                                 byref(d), byref(err)), err)
     _inputs.read_cost_model(kw["cost_model"], cost, src)
     owner, summary = None, None
     try:
         if has_nets:
             v = kw["network"]
             nets, nnets, owner, desc = _nets_from_files(
-                list(v) if isinstance(v, (list, tuple)) else [v], npus, cost, src, zoo.decode())
+                list(v) if isinstance(v, (list, tuple)) else [v], npus, cost, src, zoo)
             bounds = None
         else:
             nets, nnets, owner, desc, bounds = _nets_from_blocks(kw, npus, cost)
         cons = _lib.WeftConstraints()
-        texts = kw.get("constraint")
-        texts = [texts] if isinstance(texts, str) else list(texts or ())
         for c in texts:
-            if not isinstance(c, str) or lib.weft_constraints_parse(
-                    byref(cons), c.encode(), nets[0].ndims, byref(err)):
+            if lib.weft_constraints_parse(byref(cons), c_text("constraint", c), nets[0].ndims,
+                                          byref(err)):
                 raise WeftError("constraint %r: column %d: %s" % (c, err.col, text(err.msg)),
                                 "", 0, err.col, "constraint", err.code or -5)
         spec.model, spec.device = ctypes.pointer(m), ctypes.pointer(d)

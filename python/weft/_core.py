@@ -58,6 +58,22 @@ class Sources:
         return WeftError(msg, file, e.line, e.col, text(e.field), e.code or rc, path)
 
 
+class KeywordTypeError(WeftError, TypeError):
+    """A keyword of the wrong type (sp="false", constraint=1000): a
+    WeftError naming the keyword, and a TypeError as Python's own."""
+
+    def __init__(self, message, field):
+        super().__init__(message, field=field, code=EINVAL)
+
+
+class KeywordValueError(WeftError, ValueError):
+    """A keyword value refused as Python refuses it (a NUL character inside
+    a name or text): a WeftError naming the keyword, and a ValueError."""
+
+    def __init__(self, message, field):
+        super().__init__(message, field=field, code=EINVAL)
+
+
 def new_error():
     e = _lib.WeftError()
     lib.weft_error_clear(ctypes.byref(e))
@@ -93,10 +109,11 @@ def _scalar(v, path):
         return str(int(v))
     if isinstance(v, float):
         return repr(float(v))  # inf, nan: the library says "not a finite number"
-    if isinstance(v, str):
+    if isinstance(v, (str, os.PathLike)):
+        v = os.fsdecode(v)
+        if "\0" in v:
+            raise _Nul(path)
         return _quote(v)
-    if isinstance(v, os.PathLike):
-        return _quote(os.fsdecode(v))
     if hasattr(v, "__index__"):
         return str(v.__index__())
     if hasattr(v, "__float__"):
@@ -112,6 +129,9 @@ def _lines(v, path, out):
         items = list(v.items())
         for i, (k, x) in enumerate(items):
             k = os.fsdecode(k) if isinstance(k, os.PathLike) else str(k)
+            if "\0" in k:
+                raise _Nul("%s.%s" % (path, k.replace("\0", "\\0")) if path else
+                           k.replace("\0", "\\0"))
             first = len(out)
             _lines(x, "%s.%s" % (path, k) if path else k, out)
             out[first][0] = "%s: %s" % (_quote(k), out[first][0])
@@ -138,11 +158,21 @@ def _lines(v, path, out):
         out.append([_scalar(v, path), path])
 
 
+class _Nul(Exception):
+    """A NUL in a dict's key or text, at this path."""
+
+
 def to_text(obj, name, sources):
     """obj (a dict) as JSON text the library's YAML reader takes; the line
-    of each entry kept in sources under name."""
+    of each entry kept in sources under name ("<network>"). A NUL in a key or
+    text is refused (the library's strings would end there)."""
     out = []
-    _lines(obj, "", out)
+    try:
+        _lines(obj, "", out)
+    except _Nul as e:
+        kw = name.strip("<>").split()[0]
+        raise KeywordValueError("%s: %s: embedded null character (a C string would end there)"
+                                % (kw, e.args[0]), kw) from None
     sources.paths[name] = [p for _, p in out]
     return "\n".join(t for t, _ in out).encode() + b"\n"
 
@@ -151,7 +181,53 @@ def is_path(v):
     return isinstance(v, (str, bytes, os.PathLike))
 
 
+# ------------------------------------------------------------------ C strings
+# Every str, bytes or path the package hands the library goes through these
+# two: C strings end at the first NUL, so "sum = 1000\x00B1 = 5" would be
+# read as "sum = 1000" and "net.yml\x00junk" open net.yml. Refused instead,
+# as open() refuses such a path (ValueError: embedded null byte).
+def _no_nul(name, v, b):
+    if b"\0" in b:
+        raise KeywordValueError("%s=%s: embedded null character (a C string would end "
+                                "there)" % (name, shown(v)), name)
+    return b
+
+
+def c_text(name, v):
+    """A str keyword as UTF-8 bytes for the library."""
+    if not isinstance(v, str):
+        raise KeywordTypeError("%s=%s: expected text (a str), got %s" % (
+            name, shown(v), type(v).__name__), name)
+    return _no_nul(name, v, v.encode())
+
+
+def c_path(name, v):
+    """A path keyword (str, bytes, os.PathLike) as bytes for the library."""
+    if not isinstance(v, (str, bytes, os.PathLike)):
+        raise KeywordTypeError("%s=%s: expected a file name (str, bytes or a path), got %s" % (
+            name, shown(v), type(v).__name__), name)
+    return _no_nul(name, v, os.fsencode(v))
+
+
 # ------------------------------------------------------------------ values
+def shown(v):
+    """v as a message quotes it: its repr, cut short (a 400-digit integer,
+    a long text)."""
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 64:
+        return "<an integer of %d digits>" % len(str(abs(v))) if v.bit_length() < 4000 else \
+            "<an integer of about %d digits>" % int(v.bit_length() * 0.30103 + 1)
+    r = repr(v)
+    return r if len(r) <= 80 else r[:60] + "... (%d characters)" % len(r)
+
+
+def flag(name, v):
+    """A boolean keyword: True or False (None: False). Text such as "false"
+    or a number is refused, not read as its truth value."""
+    if v is None or v is False or v is True:
+        return bool(v)
+    raise KeywordTypeError("%s=%s: expected True or False" % (name, shown(v)), name)
+
+
 def num(v):
     """A double as the CLI's JSON has it: None when not finite."""
     return v if math.isfinite(v) else None
@@ -172,7 +248,7 @@ def int_value(name, v, lo, hi):
     elif not isinstance(v, bool) and hasattr(v, "__index__"):
         x = v.__index__()
     if x is None or not lo <= x <= hi:
-        raise fail("%s=%r: expected an integer in %d..%d" % (name, v, lo, hi), name)
+        raise fail("%s=%s: expected an integer in %d..%d" % (name, shown(v), lo, hi), name)
     return x
 
 
@@ -182,11 +258,13 @@ def number(name, v, lo, strict, hi=math.inf, what=None):
         if isinstance(v, bool):
             raise ValueError
         x = float(v.strip() if isinstance(v, str) else v)
+    except OverflowError:  # 10**400: beyond any double, as the CLI's 1e400
+        x = math.inf
     except (TypeError, ValueError):
         x = math.nan
     if not math.isfinite(x) or x < lo or (strict and x <= lo) or x > hi:
-        raise fail("%s=%r: expected %s" % (name, v, what or ("a positive number" if strict else
-                                                              "a non-negative number")), name)
+        raise fail("%s=%s: expected %s" % (name, shown(v), what or (
+            "a positive number" if strict else "a non-negative number")), name)
     return x
 
 
@@ -219,6 +297,11 @@ def choose(name, v, *names):
 
 
 # ------------------------------------------------------------------ zoo
+def zoo_path(zoo=None):
+    """zoo_dir(zoo) as the library takes it (a NUL refused, keyword zoo)."""
+    return c_path("zoo", zoo_dir(zoo))
+
+
 def zoo_dir(zoo=None):
     """The model zoo: zoo, else $WEFT_ZOO, else data/zoo of the source tree
     libweft.so was built in (as the CLI finds it beside its binary), else the

@@ -7,8 +7,9 @@ import os
 from ctypes import byref, c_double, c_void_p
 
 from . import _lib
-from ._core import (EINVAL, ENOMEM, WeftError, Sources, choose, fail, int_value, is_path,
-                    items, lib, new_error, number, to_text, zoo_dir)
+from ._core import (EINVAL, ENOMEM, KeywordTypeError, WeftError, Sources, c_path, c_text, choose,
+                    fail, flag, int_value, is_path, items, lib, new_error, number, shown, to_text,
+                    zoo_dir, zoo_path)
 
 INPUT_KEYS = ("network", "cluster", "npus", "workload", "communicator", "cost_model", "constraint",
               "objective", "loop")
@@ -69,9 +70,9 @@ def check_rc(rc, err, sources=None):
 def read_network(v, net, sources, zoo, name="<network>"):
     """A network file or dict; its `Cluster: NAME` resolved in zoo."""
     err = new_error()
-    z = zoo.encode()
+    z = c_path("zoo", zoo)
     if is_path(v):
-        rc = lib.weft_network_read_zoo(_lib.path_arg(v), z, byref(net), byref(err))
+        rc = lib.weft_network_read_zoo(c_path("network", v), z, byref(net), byref(err))
     elif isinstance(v, dict):
         rc = lib.weft_network_parse(to_text(v, name, sources), name.encode(), z, byref(net),
                                     byref(err))
@@ -86,7 +87,8 @@ def cluster_network(cluster, npus, net, zoo):
     from . import _libx
     c, err = _libx.WeftCluster(), new_error()
     where = "cluster=%s npus=%d" % (cluster, npus)
-    rc = lib.weft_zoo_cluster(zoo.encode(), str(cluster).encode(), byref(c), byref(err))
+    rc = lib.weft_zoo_cluster(c_path("zoo", zoo), c_text("cluster", str(cluster)), byref(c),
+                              byref(err))
     if not rc:
         rc = lib.weft_cluster_network(byref(c), npus, byref(net), byref(err))
     if rc and not err.file:  # weft_cluster_network's: say which keywords
@@ -107,7 +109,7 @@ def load_network(kw, net, sources):
 def read_cost_model(v, cm, sources):
     err = new_error()
     if is_path(v):
-        rc = lib.weft_cost_model_read(_lib.path_arg(v), byref(cm), byref(err))
+        rc = lib.weft_cost_model_read(c_path("cost_model", v), byref(cm), byref(err))
     elif isinstance(v, dict):
         rc = lib.weft_cost_model_parse(to_text(v, "<cost_model>", sources), b"<cost_model>",
                                        byref(cm), byref(err))
@@ -120,7 +122,7 @@ def read_cost_model(v, cm, sources):
 def read_communicator(v, comm, sources):
     err = new_error()
     if is_path(v):
-        rc = lib.weft_communicator_read(_lib.path_arg(v), byref(comm), byref(err))
+        rc = lib.weft_communicator_read(c_path("communicator", v), byref(comm), byref(err))
     elif isinstance(v, dict):
         rc = lib.weft_communicator_parse(to_text(v, "<communicator>", sources),
                                          b"<communicator>", byref(comm), byref(err))
@@ -136,11 +138,12 @@ def read_workload(v):
     err = new_error()
     wl = c_void_p()
     if isinstance(v, str) and "\n" in v:
-        rc = lib.weft_workload_parse(v.encode(), b"<workload>", byref(wl), byref(err))
+        rc = lib.weft_workload_parse(c_text("workload", v), b"<workload>", byref(wl),
+                                     byref(err))
         name = "workload"
     elif is_path(v):
         p = os.fsdecode(v)
-        rc = lib.weft_workload_read(_lib.path_arg(v), byref(wl), byref(err))
+        rc = lib.weft_workload_read(c_path("workload", v), byref(wl), byref(err))
         name = p.rsplit("/", 1)[-1].split(".", 1)[0]  # as the CLI names the job
     else:
         raise fail("workload: expected a file name or ASTRA-sim text, got %s" %
@@ -171,19 +174,19 @@ class ModelOpts:
                                  ("zero", "zero_stage", 0, 3)):
             if kw.get(k) is not None:
                 setattr(par, field, int_value(k, kw[k], lo, hi))
-        par.sequence_parallel = 1 if kw.get("sp") else 0
-        par.fp8 = 1 if kw.get("fp8") else 0
+        par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
+        par.fp8 = 1 if flag("fp8", kw.get("fp8")) else 0
         if kw.get("attention") is not None:  # --attention standard|flash
             kind = ctypes.c_int()
             if not isinstance(kw["attention"], str) or lib.weft_attention_parse(
-                    kw["attention"].encode(), byref(kind), byref(new_error())):
+                    c_text("attention", kw["attention"]), byref(kind), byref(new_error())):
                 raise fail("attention=%r: expected standard or flash" % (kw["attention"],),
                            "attention")
             par.attention = kind.value
         if kw.get("schedule") is not None:  # --schedule 1f1b|dualpipe
             kind = ctypes.c_int()
             if not isinstance(kw["schedule"], str) or lib.weft_schedule_parse(
-                    kw["schedule"].encode(), byref(kind), byref(new_error())):
+                    c_text("schedule", kw["schedule"]), byref(kind), byref(new_error())):
                 raise fail("schedule=%r: expected 1f1b or dualpipe" % (kw["schedule"],),
                            "schedule")
             par.schedule = kind.value
@@ -193,10 +196,14 @@ class ModelOpts:
                 raise fail("grad_bytes must be 2 or 4, got 3", "grad_bytes")
             par.grad_bytes = gb
         rc_mode = kw.get("recompute")
-        par.recompute = 1 if rc_mode else 0  # True alone: full, as --recompute alone
+        if not isinstance(rc_mode, str):  # True alone: full, as --recompute alone
+            rc_mode = flag("recompute", rc_mode) if rc_mode is None or isinstance(
+                rc_mode, bool) else _bad_recompute(rc_mode)
+        par.recompute = 1 if rc_mode else 0
         if isinstance(rc_mode, str) and rc_mode:
             mode = ctypes.c_int()
-            if lib.weft_recompute_parse(rc_mode.encode(), byref(mode), byref(new_error())):
+            if lib.weft_recompute_parse(c_text("recompute", rc_mode), byref(mode),
+                                        byref(new_error())):
                 raise fail("recompute=%r: expected none, selective or full" % rc_mode,
                            "recompute")
             par.recompute = mode.value
@@ -215,7 +222,7 @@ class ModelOpts:
             if not isinstance(order, str):
                 order = ",".join(str(x) for x in order)
             err = new_error()
-            if lib.weft_parallel_order_parse(order.encode(), par.order, byref(err)):
+            if lib.weft_parallel_order_parse(c_text("order", order), par.order, byref(err)):
                 raise fail("order=%r: %s" % (kw["order"], _lib.text(err.msg)), "order")
         if kw.get("efficiency") is not None:
             par.efficiency = number("efficiency", kw["efficiency"], 0.0, True, 1.0,
@@ -228,11 +235,11 @@ class ModelOpts:
         m, d = _libx.WeftModel(), _libx.WeftDevice()
         if not self.device_given and net is not None and net.cluster_device:
             self.device = _lib.text(net.cluster_device)  # the cluster's GPU
-        rc = lib.weft_zoo_model(self.zoo.encode(), _lib.path_arg(self.model), byref(m),
+        rc = lib.weft_zoo_model(c_path("zoo", self.zoo), c_path("model", self.model), byref(m),
                                 byref(err))
         if not rc:
-            rc = lib.weft_zoo_device(self.zoo.encode(), self.device.encode(), byref(d),
-                                     byref(err))
+            rc = lib.weft_zoo_device(c_path("zoo", self.zoo), c_text("device", self.device),
+                                     byref(d), byref(err))
         check_rc(rc, err)
         if not self.dp_given and net is not None:
             n = lib.weft_network_npus_total(byref(net))
@@ -310,9 +317,9 @@ def _load_model(s, kw):
                                 byref(err))
     check_rc(rc, err, s.sources)
     device = kw.get("device")  # None: the network's cluster's GPU, else a100
-    rc = lib.weft_scenario_add_model_job(s.ptr, mo.zoo.encode(), _lib.path_arg(mo.model),
-                                         device.encode() if device else None, byref(mo.par),
-                                         byref(err))
+    rc = lib.weft_scenario_add_model_job(s.ptr, c_path("zoo", mo.zoo), c_path("model", mo.model),
+                                         c_text("device", device) if device else None,
+                                         byref(mo.par), byref(err))
     if rc and not err.file and rc != EINVAL:  # the generator's: say whose
         raise WeftError("model %s: %s" % (mo.model, _lib.text(err.msg)), "", err.line, err.col,
                         _lib.text(err.field), rc)
@@ -322,15 +329,29 @@ def _load_model(s, kw):
     check_rc(rc, err, s.sources)
 
 
+def constraints(v):
+    """constraint=: one expression, or a list or tuple of them (each a str)."""
+    if v is None:
+        return []
+    texts = [v] if isinstance(v, str) else list(v) if isinstance(v, (list, tuple)) else None
+    if texts is None or not all(isinstance(c, str) for c in texts):
+        raise KeywordTypeError("constraint=%s: expected text such as 'sum = 1000', or a list of "
+                               "them" % shown(v), "constraint")
+    return texts
+
+
+def _bad_recompute(v):
+    raise KeywordTypeError("recompute=%s: expected none, selective or full, or True (full) or "
+                           "False" % shown(v), "recompute")
+
+
 def apply_options(s, kw):
     """Constraints, objective and loop on top of what was read."""
     sc = s.sc
     err = new_error()
-    cons = kw.get("constraint")
-    for c in [cons] if isinstance(cons, str) else list(cons or ()):
-        if not isinstance(c, str):
-            raise fail("constraint %r: expected text such as 'sum = 1000'" % (c,), "constraint")
-        if lib.weft_constraints_parse(byref(sc.cons), c.encode(), sc.net.ndims, byref(err)):
+    for c in constraints(kw.get("constraint")):
+        if lib.weft_constraints_parse(byref(sc.cons), c_text("constraint", c), sc.net.ndims,
+                                      byref(err)):
             raise WeftError("constraint %r: column %d: %s" % (c, err.col, _lib.text(err.msg)),
                             "", 0, err.col, _lib.text(err.field) or "constraint", err.code)
     if kw.get("objective") is not None:
@@ -348,12 +369,13 @@ def load(scenario, kw):
     try:
         if scenario is not None:
             err = new_error()
-            zoo = zoo_dir(kw.get("zoo")).encode()
+            zoo = zoo_path(kw.get("zoo"))
             if isinstance(scenario, dict):
                 rc = lib.weft_scenario_parse(to_text(scenario, "<scenario>", s.sources),
                                              b"<scenario>", zoo, s.ptr, byref(err))
             elif is_path(scenario):
-                rc = lib.weft_scenario_read_zoo(_lib.path_arg(scenario), zoo, s.ptr, byref(err))
+                rc = lib.weft_scenario_read_zoo(c_path("scenario", scenario), zoo, s.ptr,
+                                                byref(err))
             else:
                 raise fail("scenario: expected a file name or a dict, got %s" %
                            type(scenario).__name__, "scenario")

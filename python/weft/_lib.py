@@ -191,15 +191,29 @@ def load():
     return lib
 
 
+class CString(c_char_p):
+    """A char* argument that cannot carry a NUL inside: the package's
+    keywords pass _core.c_text/c_path first (a ValueError naming the
+    keyword); this is the backstop for any string that would not, so that no
+    bytes after a NUL are ever silently dropped (ctypes.ArgumentError)."""
+
+    @classmethod
+    def from_param(cls, v):
+        if isinstance(v, bytes) and b"\0" in v:
+            raise ValueError("embedded null byte in a string for the library")
+        return c_char_p.from_param(v)
+
+
 def bind(lib, protos, structs):
-    """Set each function's prototype and check each struct's size."""
+    """Set each function's prototype (char* arguments as CString) and check
+    each struct's size."""
     for name, (res, args) in protos.items():
         try:
             f = getattr(lib, name)
         except AttributeError:
             raise WeftLoadError("weft: %s has no %s: it is older than this package (rebuild it "
                                 "with make)" % (lib._name, name)) from None
-        f.restype, f.argtypes = res, args
+        f.restype, f.argtypes = res, [CString if a is c_char_p else a for a in args]
     check_abi(lib, structs)
 
 
@@ -222,8 +236,4 @@ def text(b):
         return b.decode("utf-8", "replace")
     return bytes(b).split(b"\0", 1)[0].decode("utf-8", "replace")
 
-
-def path_arg(p):
-    """A path (str, bytes, os.PathLike) as bytes for the library."""
-    return os.fsencode(p)
 

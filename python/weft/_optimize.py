@@ -4,7 +4,7 @@ import ctypes
 from ctypes import byref, c_double
 
 from . import _inputs, _lib
-from ._core import VERSION, lib, new_error, nums, num, number
+from ._core import VERSION, c_path, flag, lib, new_error, nums, num, number
 from ._lib import text
 
 OPTIMIZE_KEYS = (_inputs.INPUT_KEYS + _inputs.MODEL_KEYS +
@@ -87,10 +87,12 @@ def optimize(scenario=None, **kw):
     as the CLI prints it before exiting 1); bad input raises WeftError.
     refine_with_sim=True runs `weft optimize --refine-with-sim`, taking
     weft.simulate's settings (chunks=, latency_ns=, ...)."""
-    if kw.get("refine_with_sim"):
+    if flag("refine_with_sim", kw.get("refine_with_sim")):
         from ._sim import refine
         return refine(scenario, kw)
     _inputs.check_keywords("optimize", kw, OPTIMIZE_KEYS)
+    if kw.get("export_astra") is not None:
+        c_path("export_astra", kw["export_astra"])  # a bad name refused before any work
     st = settings(kw)
     s = _inputs.load(scenario, kw)
     prob = None
@@ -113,8 +115,8 @@ def optimize(scenario=None, **kw):
         path = kw.get("export_astra")
         if path is not None and solved:
             err = new_error()
-            rc = lib.weft_astra_network_write(_lib.path_arg(path), byref(s.sc.net), res.bw_gbps,
-                                              None, byref(err))
+            rc = lib.weft_astra_network_write(c_path("export_astra", path), byref(s.sc.net),
+                                              res.bw_gbps, None, byref(err))
             if rc:
                 raise s.sources.error(rc, err)
         return report(spec, s.sc, res, equal, equal_bw, equal_none)

@@ -5,7 +5,8 @@ import ctypes
 from ctypes import byref, c_double, c_void_p
 
 from . import _inputs, _lib, _libx
-from ._core import VERSION, WeftError, fail, int_value, lib, new_error, num, number, zoo_dir
+from ._core import (VERSION, WeftError, c_path, c_text, fail, flag, int_value, lib, new_error, num,
+                    number, zoo_path)
 from ._inputs import check_rc, given
 from ._lib import text
 
@@ -59,6 +60,7 @@ class _Args:
                      if g("seed") is not None else 1)
         if given(kw, "model") == given(kw, "traffic"):
             raise fail("give model or traffic (one of them)", "model")
+        flag("search", g("search"))
         if given(kw, "search") and not given(kw, "model"):
             raise fail("search needs model (it searches the model's parallelization)", "search")
         if not given(kw, "search") and any(g(k) is not None for k in
@@ -89,26 +91,26 @@ def topo(model=None, **kw):
     prices = _libx.WeftPrices()
     lib.weft_topo_prices_default(byref(prices))
     if kw.get("prices") is not None:
-        check_rc(lib.weft_topo_prices_read(_lib.path_arg(kw["prices"]), byref(prices),
+        check_rc(lib.weft_topo_prices_read(c_path("prices", kw["prices"]), byref(prices),
                                            byref(err)), err)
     t = ctypes.POINTER(_libx.WeftTraffic)()
     m, dev = _libx.WeftModel(), _libx.WeftDevice()
     rows, fabric, tt0 = [], c_void_p(), None
     try:
         if given(kw, "traffic"):
-            check_rc(lib.weft_traffic_read_csv(_lib.path_arg(kw["traffic"]), a.servers,
+            check_rc(lib.weft_traffic_read_csv(c_path("traffic", kw["traffic"]), a.servers,
                                                byref(t), byref(err)), err)
             job = str(kw["traffic"])
         else:
-            name, zoo = kw["model"], zoo_dir(kw.get("zoo")).encode()
+            name, zoo = kw["model"], zoo_path(kw.get("zoo"))
             sname = str(name)
             if "/" in sname or ".yml" in sname:
-                rc = lib.weft_model_read(_lib.path_arg(name), byref(m), byref(err))
+                rc = lib.weft_model_read(c_path("model", name), byref(m), byref(err))
             else:
-                rc = lib.weft_zoo_model(zoo, _lib.path_arg(name), byref(m), byref(err))
+                rc = lib.weft_zoo_model(zoo, c_path("model", name), byref(m), byref(err))
             if not rc:
-                rc = lib.weft_zoo_device(zoo, (kw.get("device") or "a100").encode(), byref(dev),
-                                         byref(err))
+                rc = lib.weft_zoo_device(zoo, c_text("device", kw.get("device") or "a100"),
+                                         byref(dev), byref(err))
             if not rc:
                 rc = lib.weft_traffic_from_model(byref(m), byref(dev), a.servers, a.tp, None,
                                                  byref(t), byref(err))

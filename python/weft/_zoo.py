@@ -6,7 +6,7 @@ import os
 from ctypes import byref, c_int, c_void_p
 
 from . import _inputs, _lib, _libx
-from ._core import ENOMEM, WeftError, fail, lib, new_error, zoo_dir
+from ._core import ENOMEM, WeftError, c_path, fail, flag, lib, new_error, zoo_path
 from ._inputs import check_rc
 from ._lib import text
 
@@ -57,11 +57,11 @@ def zoo(name=None, zoo=None):
     """The model zoo: `weft zoo --json` (models and devices) as a dict, or
     with name (a zoo name or a model .yml) `weft zoo NAME --json`. zoo= is
     the zoo directory ($WEFT_ZOO, else the source tree's data/zoo)."""
-    d = zoo_dir(zoo).encode()
+    d = zoo_path(zoo)
     err = new_error()
     if name is not None:
         m = _libx.WeftModel()
-        check_rc(lib.weft_zoo_model(d, _lib.path_arg(name), byref(m), byref(err)), err)
+        check_rc(lib.weft_zoo_model(d, c_path("name", name), byref(m), byref(err)), err)
         return _model_dict(m)
     n, nd = c_int(), c_int()
     check_rc(lib.weft_zoo_list(d, None, 0, byref(n), byref(err)), err)
@@ -83,7 +83,7 @@ def zoo(name=None, zoo=None):
                 "hbm_bytes": _whole(v.hbm_bytes), "hbm_bytes_per_s": _whole(v.hbm_bytes_per_s),
                 "source": text(v.source)} for v in devs[:min(nd.value, cap)]]
     out = {"models": models, "devices": devices}
-    if os.path.exists(os.path.join(zoo_dir(zoo), "clusters.yml")):
+    if os.path.exists(os.path.join(os.fsdecode(d), "clusters.yml")):
         nc = c_int()
         check_rc(lib.weft_zoo_clusters(d, None, 0, byref(nc), byref(err)), err)
         cap = nc.value
@@ -107,7 +107,7 @@ WORKLOAD_KEYS = _inputs.MODEL_KEYS + ("network", "output", "compact")
 
 def _write(prefix, wl, comm):
     """PREFIX.txt and PREFIX.comm.yml, both or neither (weft_out_commit_all)."""
-    prefix = os.fsdecode(prefix)
+    prefix = os.fsdecode(c_path("output", prefix))
     if not prefix:
         raise fail("output: expected a file prefix, got ''", "output")
     paths = (prefix + ".txt", prefix + ".comm.yml")
@@ -115,7 +115,7 @@ def _write(prefix, wl, comm):
     err = new_error()
     try:
         for o, p in zip(outs, paths):
-            check_rc(lib.weft_out_open(os.fsencode(p), byref(o), byref(err)), err)
+            check_rc(lib.weft_out_open(c_path("output", p), byref(o), byref(err)), err)
         rc = lib.weft_workload_emit(outs[0], wl, byref(err))
         if not rc:
             rc = lib.weft_communicator_emit(outs[1], byref(comm), byref(err))
@@ -142,6 +142,9 @@ def workload(model=None, **kw):
     kw = dict(kw, model=model if model is not None else kw["model"])
     if kw.get("network") is None:
         raise fail("workload needs model and network", "network")
+    compact = flag("compact", kw.get("compact"))
+    if kw.get("output") is not None:
+        c_path("output", kw["output"])  # a bad name refused before any work
     mo = _inputs.ModelOpts(kw)
     net = _lib.WeftNetwork()
     src = _inputs.Sources()
@@ -153,7 +156,7 @@ def workload(model=None, **kw):
     try:
         comm, gi, err = _lib.WeftCommunicator(), _libx.WeftGenInfo(), new_error()
         rc = lib.weft_generate(byref(m), byref(d), byref(mo.par), byref(net),
-                               1 if kw.get("compact") else 0, wl, byref(comm), byref(gi),
+                               1 if compact else 0, wl, byref(comm), byref(gi),
                                byref(err))
         check_rc(rc, err, src)
         paths = (None, None)

@@ -178,47 +178,74 @@ static int whole(const char *v, const char *file, int line, const char *key, lon
   return WEFT_OK;
 }
 
-/* One "key: value" pair. alg[k] gets the k-th implementation list. */
-static int system_pair(const char *key, const char *v, const char *file, int line, int ndims,
+/* Every key a system file may hold, each once: the four implementation
+ * lists, the settings weft models one way only (with that value), those it
+ * ignores (the shared-bus model, off), then the three numbers it takes. */
+enum { SYS_IMPL = 0, SYS_FIXED = 4, SYS_IGNORED = 10, SYS_NUMBERS = 16, SYS_NKEYS = 19 };
+static const char *const system_keys[SYS_NKEYS] = {
+    "all-reduce-implementation:", "all-gather-implementation:",
+    "reduce-scatter-implementation:", "all-to-all-implementation:",
+    "scheduling-policy:", "boost-mode:", "collective-optimization:",
+    "intra-dimension-scheduling:", "inter-dimension-scheduling:", "model-shared-bus:",
+    "local-reduction-delay:", "L:", "o:", "g:", "G:", "seprate-log:",
+    "endpoint-delay:", "active-chunks-per-dimension:", "preferred-dataset-splits:"};
+static const char *const system_fixed[SYS_IGNORED - SYS_FIXED] = {
+    "LIFO", "0", "localBWAware", "FIFO", "ascending", "0"};
+
+/* Does tok read as a key ("name:", letters, digits, '-' and '_')? Anything
+ * else is not echoed: a file given in the wrong place is named, not shown. */
+static int key_like(const char *tok) {
+  size_t n = strlen(tok);
+  if (n < 2 || n > 48 || tok[n - 1] != ':') return 0;
+  for (size_t i = 0; i + 1 < n; i++) {
+    char c = tok[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          c == '-' || c == '_'))
+      return 0;
+  }
+  return 1;
+}
+
+/* The key's place in system_keys, or an error. */
+static int system_key(const char *key, const char *file, int line, int *id, WeftError *err) {
+  for (*id = 0; *id < SYS_NKEYS; ++*id)
+    if (!strcmp(key, system_keys[*id])) return WEFT_OK;
+  if (!key_like(key))
+    return weft_error_set(err, WEFT_EINPUT, file, line, 0, NULL,
+                          "expected a key such as 'all-reduce-implementation:' (is this an "
+                          "ASTRA-sim 1.0 system file?)");
+  return weft_error_set(err, WEFT_EINPUT, file, line, 0, key,
+                        "unknown key '%s' (ASTRA-sim 1.0 would stop on it too)", key);
+}
+
+/* One "key: value" pair, key system_keys[id]. alg[k] gets the k-th
+ * implementation list. */
+static int system_pair(int id, const char *v, const char *file, int line, int ndims,
                        WeftSimSettings *s, WeftAlgorithm alg[4][WEFT_MAX_DIMS], int *seen,
                        WeftError *err) {
-  static const char *const impl[4] = {"all-reduce-implementation:", "all-gather-implementation:",
-                                      "reduce-scatter-implementation:",
-                                      "all-to-all-implementation:"};
-  static const struct {
-    const char *key, *want;
-  } fixed[] = {{"scheduling-policy:", "LIFO"},         {"boost-mode:", "0"},
-               {"collective-optimization:", "localBWAware"}, {"intra-dimension-scheduling:", "FIFO"},
-               {"inter-dimension-scheduling:", "ascending"}, {"model-shared-bus:", "0"}};
-  static const char *const ignored[] = {"local-reduction-delay:", "L:", "o:", "g:", "G:",
-                                        "seprate-log:"};
+  const char *key = system_keys[id];
   long long n;
   int rc;
-  for (int k = 0; k < 4; k++)
-    if (!strcmp(key, impl[k])) {
-      *seen |= 1 << k;
-      return per_dim_algs(v, file, line, key, ndims, alg[k], err);
-    }
-  for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
-    if (!strcmp(key, fixed[k].key))
-      return strcmp(v, fixed[k].want)
-                 ? weft_error_set(err, WEFT_EINPUT, file, line, 0, key,
-                                  "%s %s: weft models %s only", key, v, fixed[k].want)
-                 : WEFT_OK;
-  for (size_t k = 0; k < sizeof ignored / sizeof ignored[0]; k++)
-    if (!strcmp(key, ignored[k])) return WEFT_OK; /* the shared-bus model, off */
-  if (!strcmp(key, "endpoint-delay:")) {
+  if (id < SYS_FIXED) {
+    *seen |= 1 << id;
+    return per_dim_algs(v, file, line, key, ndims, alg[id], err);
+  }
+  if (id < SYS_IGNORED)
+    return strcmp(v, system_fixed[id - SYS_FIXED])
+               ? weft_error_set(err, WEFT_EINPUT, file, line, 0, key,
+                                "%s %s: weft models %s only", key, v,
+                                system_fixed[id - SYS_FIXED])
+               : WEFT_OK;
+  if (id < SYS_NUMBERS) return WEFT_OK;
+  if (id == SYS_NUMBERS) {
     if ((rc = whole(v, file, line, key, 0, 2147483647LL, &n, err))) return rc;
     s->endpoint_delay_ns = (double)n;
-  } else if (!strcmp(key, "active-chunks-per-dimension:")) {
+  } else if (id == SYS_NUMBERS + 1) {
     if ((rc = whole(v, file, line, key, 1, 1000000, &n, err))) return rc;
     s->in_flight = (int)n;
-  } else if (!strcmp(key, "preferred-dataset-splits:")) {
+  } else {
     if ((rc = whole(v, file, line, key, 1, 1000000, &n, err))) return rc;
     s->chunks = (int)n;
-  } else {
-    return weft_error_set(err, WEFT_EINPUT, file, line, 0, key,
-                          "unknown key '%s' (ASTRA-sim 1.0 would stop on it too)", key);
   }
   return WEFT_OK;
 }
@@ -233,7 +260,7 @@ int weft_astra1_system_read(const char *path, const WeftNetwork *net, WeftSimSet
   WeftAlgorithm alg[4][WEFT_MAX_DIMS];
   s->endpoint_delay_ns = WEFT_ASTRA_ENDPOINT_NS; /* ASTRA-sim's default when absent */
   char *p = text, *tok[2];
-  int ntok = 0, tokline = 1;
+  int ntok = 0, tokline = 1, first_line[SYS_NKEYS] = {0};
   while (!rc) { /* whitespace-separated tokens, read in pairs as ASTRA-sim does */
     while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') line += *p++ == '\n';
     if (!*p) break;
@@ -244,13 +271,25 @@ int weft_astra1_system_read(const char *path, const WeftNetwork *net, WeftSimSet
       line += *p == '\n';
       *p++ = '\0';
     }
-    if (ntok == 2) {
-      rc = system_pair(tok[0], tok[1], path, tokline, net->ndims, s, alg, &seen, err);
+    if (ntok == 2) {  /* each key once: ASTRA-sim keeps the last, a silent surprise */
+      int id;
+      rc = system_key(tok[0], path, tokline, &id, err);
+      if (!rc && first_line[id])
+        rc = weft_error_set(err, WEFT_EINPUT, path, tokline, 0, tok[0],
+                            "duplicate key '%s' (first at line %d)", tok[0], first_line[id]);
+      if (!rc) {
+        first_line[id] = tokline;
+        rc = system_pair(id, tok[1], path, tokline, net->ndims, s, alg, &seen, err);
+      }
       ntok = 0;
     }
   }
   if (!rc && ntok)
-    rc = weft_error_set(err, WEFT_EINPUT, path, tokline, 0, tok[0], "'%s' has no value", tok[0]);
+    rc = key_like(tok[0]) ? weft_error_set(err, WEFT_EINPUT, path, tokline, 0, tok[0],
+                                           "'%s' has no value", tok[0])
+                          : weft_error_set(err, WEFT_EINPUT, path, tokline, 0, NULL,
+                                           "expected a key and its value (is this an ASTRA-sim "
+                                           "1.0 system file?)");
   if (!rc && (seen & 1) == 0)
     rc = weft_error_set(err, WEFT_EINPUT, path, 0, 0, "all-reduce-implementation:",
                         "missing all-reduce-implementation");

@@ -16,7 +16,7 @@ static int expect_root(const WeftYamlNode *map, const char *file, const char *wh
   if (!map) return weft_error_set(err, WEFT_EINPUT, file, 0, 0, NULL, "empty: expected %s", what);
   if (map->kind == WEFT_YAML_MAPPING) return WEFT_OK;
   char got[96];
-  weft_yaml_describe(map, got, sizeof got);
+  weft_yaml_describe_root(map, got, sizeof got);
   return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, NULL,
                         "expected a mapping of %s, got %s", what, got);
 }

@@ -36,6 +36,12 @@ static int too_big(const char *path, WeftError *err) {
                         "larger than %s, the most an input file may be", "256 MiB");
 }
 
+int weft_io_check_text_size(const char *name, size_t len, WeftError *err) {
+  if (len <= (size_t)WEFT_MAX_INPUT_BYTES) return WEFT_OK;
+  return weft_error_set(err, WEFT_EINPUT, name ? name : "", 0, 0, NULL,
+                        "larger than %s, the most an input (file or text) may be", "256 MiB");
+}
+
 /* Regular files only, at most WEFT_MAX_INPUT_BYTES: opened without blocking
  * (a fifo would wait for a writer), then checked with fstat on the open
  * descriptor (no window between a stat and the open), then read with the

@@ -17,6 +17,9 @@ enum { WEFT_NUM_OK = 0, WEFT_NUM_BAD = 1, WEFT_NUM_NONFINITE = 2, WEFT_NUM_DENOR
  * opened or read; WEFT_EINPUT when it is not a regular file (a directory,
  * /dev/zero, a fifo) or is larger than WEFT_MAX_INPUT_BYTES (limits.h). */
 int weft_io_read_file(const char *path, char **out, size_t *len, WeftError *err);
+/* Text handed in memory (a binding's string, not a file) obeys the files'
+ * cap: WEFT_EINPUT naming name when len > WEFT_MAX_INPUT_BYTES, else 0. */
+int weft_io_check_text_size(const char *name, size_t len, WeftError *err);
 
 /* Parse s[0..len) as a decimal number: the whole token must parse, no hex,
  * no spaces. nan/inf in any spelling (C's or YAML's .nan/.inf) and overflow

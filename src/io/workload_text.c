@@ -183,6 +183,8 @@ int weft_workload_parse(const char *text, const char *name, WeftWorkload **out,
   if (!out) return weft_error_set(err, WEFT_EINVAL, c.file, 0, 0, NULL, "no output workload");
   *out = NULL;
   if (!text) return weft_error_set(err, WEFT_EINVAL, c.file, 0, 0, NULL, "no workload text");
+  int rc = weft_io_check_text_size(c.file, strnlen(text, (size_t)WEFT_MAX_INPUT_BYTES + 1), err);
+  if (rc) return rc;
   size_t nlines = 1;  /* an upper bound on the layers: one allocation */
   for (const char *p = text; (p = strchr(p, '\n')); p++) nlines++;
   WeftWorkload *wl = weft_workload_create();
@@ -195,7 +197,7 @@ int weft_workload_parse(const char *text, const char *name, WeftWorkload **out,
   snprintf(wl->file, sizeof wl->file, "%s", c.file);
   enum { FIRST, COUNT, LAYERS } state = FIRST;
   long long declared = -1;
-  int count_line = 0, rc = WEFT_OK;
+  int count_line = 0;
   for (const char *p = text; *p;) {
     const char *eol = line_end(p);
     c.line++;
@@ -226,9 +228,11 @@ int weft_workload_parse(const char *text, const char *name, WeftWorkload **out,
       state = LAYERS;
       count_line = c.line;
       if (weft_io_integer(t[0].p, t[0].len, &declared) != WEFT_NUM_OK || declared < 0) {
+        /* not echoed: a file given in the wrong place (a key, a password on
+         * its second line) is named, never shown */
         rc = weft_error_set(err, WEFT_EINPUT, c.file, c.line, t[0].col, "layer_count",
-                            "layer count must be an integer >= 0, got '%.*s'", (int)t[0].len,
-                            t[0].p);
+                            "layer count must be an integer >= 0 (the line after the policy "
+                            "line: is this an ASTRA-sim 1.0 workload?)");
         goto fail;
       }
       continue;

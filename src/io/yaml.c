@@ -1,5 +1,7 @@
 /* yaml.c — build a WeftYamlNode tree from libyaml's event stream.
- * One document, no aliases; libyaml's syntax errors become WEFT_ESYNTAX. */
+ * One document, no aliases, each mapping's keys once (a hash set), no NUL
+ * in a scalar; libyaml's syntax errors become WEFT_ESYNTAX. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,9 +91,17 @@ static size_t utf8_chars(const char *s, size_t len) {
   return n;
 }
 
-static int scalar_node(Loader *L, const yaml_event_t *ev, WeftYamlNode **out) {
-  WeftYamlNode *n = new_node(WEFT_YAML_SCALAR, ev);
+/* field: the key whose value this is (NULL for a key, or at the top). */
+static int scalar_node(Loader *L, const yaml_event_t *ev, const char *field,
+                       WeftYamlNode **out) {
   size_t len = ev->data.scalar.length;
+  if (memchr(ev->data.scalar.value, '\0', len))  /* "\0" or "\u0000": C strings stop there */
+    return weft_error_set(L->err, WEFT_EINPUT, L->file, (int)ev->start_mark.line + 1,
+                          (int)ev->start_mark.column + 1, field,
+                          "%s%s%s contains a NUL character (\\0), which no name or value may",
+                          field ? "the value of '" : "a key", field ? field : "",
+                          field ? "'" : "");
+  WeftYamlNode *n = new_node(WEFT_YAML_SCALAR, ev);
   if (!n || !(n->text = malloc(len + 1))) {
     free(n);
     return weft_error_set(L->err, WEFT_ENOMEM, L->file, 0, 0, NULL, "out of memory parsing yaml");
@@ -113,16 +123,68 @@ static int scalar_node(Loader *L, const yaml_event_t *ev, WeftYamlNode **out) {
   return WEFT_OK;
 }
 
-static int build(Loader *L, const yaml_event_t *ev, int depth, WeftYamlNode **out);
+/* A mapping's keys seen so far, to find a duplicate in O(1) per key (a scan of
+ * the earlier keys made an 80,000-key file take seconds): open addressing,
+ * slot = pair index + 1 (0 empty), at most half full. */
+typedef struct {
+  int *slot;
+  size_t cap;  /* a power of two, or 0 before the first key */
+} KeySet;
+
+static size_t key_hash(const char *s, size_t len) {
+  uint64_t h = 1469598103934665603u;  /* FNV-1a, 64-bit */
+  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+  return (size_t)h;
+}
+
+/* Place pair index i (its key child[2i]) unless an equal key is there. */
+static int keys_place(const KeySet *ks, WeftYamlNode *const *child, int i,
+                      const WeftYamlNode **first) {
+  const WeftYamlNode *k = child[2 * i];
+  for (size_t h = key_hash(k->text, k->len) & (ks->cap - 1);; h = (h + 1) & (ks->cap - 1)) {
+    if (!ks->slot[h]) {
+      ks->slot[h] = i + 1;
+      return 0;
+    }
+    const WeftYamlNode *o = child[2 * (ks->slot[h] - 1)];
+    if (o->len == k->len && memcmp(o->text, k->text, k->len) == 0) {
+      *first = o;
+      return 1;
+    }
+  }
+}
+
+/* Add the key of pair npairs - 1; *first = the earlier equal key, if any. */
+static int keys_add(Loader *L, KeySet *ks, WeftYamlNode *const *child, int npairs,
+                    const WeftYamlNode **first) {
+  if ((size_t)npairs * 2 > ks->cap) {  /* grow: rehash the pairs before this one */
+    size_t cap = ks->cap ? 2 * ks->cap : 16;
+    int *slot = calloc(cap, sizeof *slot);
+    if (!slot)
+      return weft_error_set(L->err, WEFT_ENOMEM, L->file, 0, 0, NULL,
+                            "out of memory parsing yaml");
+    free(ks->slot);
+    ks->slot = slot;
+    ks->cap = cap;
+    for (int i = 0; i + 1 < npairs; i++) keys_place(ks, child, i, first);
+  }
+  keys_place(ks, child, npairs - 1, first);
+  return WEFT_OK;
+}
+
+static int build(Loader *L, const yaml_event_t *ev, int depth, const char *field,
+                 WeftYamlNode **out);
 
 /* Children of a sequence or mapping until its end event. */
-static int collection_node(Loader *L, const yaml_event_t *start, int depth, WeftYamlNode **out) {
+static int collection_node(Loader *L, const yaml_event_t *start, int depth, const char *field,
+                           WeftYamlNode **out) {
   int is_map = start->type == YAML_MAPPING_START_EVENT;
   yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
   WeftYamlNode *n = new_node(is_map ? WEFT_YAML_MAPPING : WEFT_YAML_SEQUENCE, start);
   if (!n)
     return weft_error_set(L->err, WEFT_ENOMEM, L->file, 0, 0, NULL, "out of memory parsing yaml");
   int used = 0, rc;  /* entries of child[] in use (a mapping: 2 per pair) */
+  KeySet keys = {NULL, 0};
   for (;;) {
     yaml_event_t ev;
     if ((rc = next_event(L, &ev))) goto fail;
@@ -131,7 +193,8 @@ static int collection_node(Loader *L, const yaml_event_t *start, int depth, Weft
       break;
     }
     WeftYamlNode *c = NULL;
-    rc = build(L, &ev, depth + 1, &c);
+    const char *f = !is_map ? field : used % 2 ? n->child[used - 1]->text : NULL;
+    rc = build(L, &ev, depth + 1, f, &c);
     yaml_event_delete(&ev);
     if (rc) goto fail;
     if (used == n->cap) {
@@ -154,34 +217,38 @@ static int collection_node(Loader *L, const yaml_event_t *start, int depth, Weft
                             c->kind == WEFT_YAML_MAPPING ? "mappings" : "sequences");
         goto fail;
       }
-      for (int i = 0; i < used - 1; i += 2)
-        if (n->child[i]->len == c->len && memcmp(n->child[i]->text, c->text, c->len) == 0) {
-          rc = weft_error_set(L->err, WEFT_EINPUT, L->file, c->line, c->col, c->text,
-                              "duplicate key '%s' (first at line %d)", c->text, n->child[i]->line);
-          goto fail;
-        }
+      const WeftYamlNode *first = NULL;
+      if ((rc = keys_add(L, &keys, n->child, used / 2 + 1, &first))) goto fail;
+      if (first) {
+        rc = weft_error_set(L->err, WEFT_EINPUT, L->file, c->line, c->col, c->text,
+                            "duplicate key '%s' (first at line %d)", c->text, first->line);
+        goto fail;
+      }
     }
   }
+  free(keys.slot);
   n->n = is_map ? used / 2 : used;
   *out = n;
   return WEFT_OK;
 fail:
+  free(keys.slot);
   for (int i = 0; i < used; i++) weft_yaml_free(n->child[i]);
   n->n = 0;
   weft_yaml_free(n);
   return rc;
 }
 
-static int build(Loader *L, const yaml_event_t *ev, int depth, WeftYamlNode **out) {
+static int build(Loader *L, const yaml_event_t *ev, int depth, const char *field,
+                 WeftYamlNode **out) {
   *out = NULL;
   if (depth > MAX_DEPTH)
     return weft_error_set(L->err, WEFT_EINPUT, L->file, (int)ev->start_mark.line + 1,
                           (int)ev->start_mark.column + 1, NULL,
                           "yaml nested deeper than %d levels", MAX_DEPTH);
   switch (ev->type) {
-    case YAML_SCALAR_EVENT: return scalar_node(L, ev, out);
+    case YAML_SCALAR_EVENT: return scalar_node(L, ev, field, out);
     case YAML_SEQUENCE_START_EVENT:
-    case YAML_MAPPING_START_EVENT: return collection_node(L, ev, depth, out);
+    case YAML_MAPPING_START_EVENT: return collection_node(L, ev, depth, field, out);
     case YAML_ALIAS_EVENT:
       return weft_error_set(L->err, WEFT_EINPUT, L->file, (int)ev->start_mark.line + 1,
                             (int)ev->start_mark.column + 1, NULL,
@@ -210,7 +277,7 @@ static int load(Loader *L, WeftYamlNode **root) {
     }
     if (t == YAML_SCALAR_EVENT || t == YAML_SEQUENCE_START_EVENT ||
         t == YAML_MAPPING_START_EVENT || t == YAML_ALIAS_EVENT) {
-      rc = build(L, &ev, 1, &doc);
+      rc = build(L, &ev, 1, NULL, &doc);
       if (rc) {
         yaml_event_delete(&ev);
         goto fail;
@@ -231,11 +298,13 @@ int weft_yaml_load_string(const char *text, size_t len, const char *name, WeftYa
   if (!root) return weft_error_set(err, WEFT_EINVAL, name, 0, 0, NULL, "no output tree");
   *root = NULL;
   if (!text) return weft_error_set(err, WEFT_EINVAL, name, 0, 0, NULL, "no yaml text");
+  int rc = weft_io_check_text_size(name, len, err);
+  if (rc) return rc;
   Loader L = {.text = text, .len = len, .file = name ? name : "", .err = err};
   if (!yaml_parser_initialize(&L.parser))
     return weft_error_set(err, WEFT_ENOMEM, L.file, 0, 0, NULL, "out of memory parsing yaml");
   yaml_parser_set_input_string(&L.parser, (const unsigned char *)text, len);
-  int rc = load(&L, root);
+  rc = load(&L, root);
   yaml_parser_delete(&L.parser);
   return rc;
 }

@@ -41,6 +41,9 @@ static inline const WeftYamlNode *weft_yaml_value(const WeftYamlNode *map, int i
 
 /* "a sequence", "a mapping", "'text'" or "an empty value": for messages. */
 const char *weft_yaml_describe(const WeftYamlNode *node, char *buf, size_t size);
+/* The same for a whole document, without its text: a file given in the
+ * wrong place (a key file, a binary) is named, its bytes never shown. */
+const char *weft_yaml_describe_root(const WeftYamlNode *root, char *buf, size_t size);
 
 /* Value of the key spelled as any of names ("Topology|topology"), or NULL
  * (also when map is not a mapping). *key (if non-NULL) gets the key node. */

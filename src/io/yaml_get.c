@@ -31,6 +31,14 @@ const char *weft_yaml_describe(const WeftYamlNode *node, char *buf, size_t size)
   return buf;
 }
 
+const char *weft_yaml_describe_root(const WeftYamlNode *root, char *buf, size_t size) {
+  if (root && root->kind == WEFT_YAML_SCALAR)
+    snprintf(buf, size, "%s", root->len ? "plain text (not YAML keys)" : "an empty value");
+  else
+    weft_yaml_describe(root, buf, size);
+  return buf;
+}
+
 /* Does key equal one of the '|'-separated alternatives in names? */
 static int name_matches(const char *names, const char *key, size_t len) {
   for (const char *p = names;;) {
@@ -108,7 +116,10 @@ int weft_yaml_check_keys(const WeftYamlNode *map, const char *const *allowed, co
       return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, k->text,
                             "unknown key '%s'", k->text);
     }
-    for (int j = 0; j < i; j++) {  /* two spellings of one key */
+    /* two spellings of one key. Not quadratic in a hostile file: the loader
+     * refused equal keys, and an unknown one stops the walk above, so i is
+     * at most the number of spellings allowed */
+    for (int j = 0; j < i; j++) {
       const WeftYamlNode *o = weft_yaml_key(map, j);
       if (name_matches(allowed[a], o->text, o->len))
         return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, k->text,

@@ -275,7 +275,7 @@ static int read_model(const char *path, const char *expect, WeftModel *m, WeftEr
   if ((rc = weft_yaml_load_file(path, &root, err))) return rc;
   if (!root || root->kind != WEFT_YAML_MAPPING) {
     char got[96];
-    weft_yaml_describe(root, got, sizeof got);
+    weft_yaml_describe_root(root, got, sizeof got);
     rc = weft_error_set(err, WEFT_EINPUT, path, root ? root->line : 0, root ? root->col : 0,
                         NULL, "expected a mapping of model keys (arch, global_batch, ...), got %s",
                         got);

@@ -55,7 +55,7 @@ int weft_zoo_table(const WeftZooTable *t, const char *zoo_dir, const char *want,
   }
   if (!root || root->kind != WEFT_YAML_MAPPING || root->n == 0) {
     char got[96];
-    weft_yaml_describe(root, got, sizeof got);
+    weft_yaml_describe_root(root, got, sizeof got);
     rc = weft_error_set(err, WEFT_EINPUT, path, root ? root->line : 0, root ? root->col : 0, NULL,
                         "expected a mapping of %s names to %s, got %s", t->what, t->holds, got);
     goto done;

@@ -58,7 +58,7 @@ static int fill_prices(const WeftYamlNode *root, const char *file, WeftPrices *p
   if (!root) return WEFT_OK;  /* an empty file: the defaults */
   if (root->kind != WEFT_YAML_MAPPING) {
     char got[96];
-    weft_yaml_describe(root, got, sizeof got);
+    weft_yaml_describe_root(root, got, sizeof got);
     return weft_error_set(err, WEFT_EINPUT, file, root->line, root->col, NULL,
                           "expected a mapping of prices, got %s", got);
   }

@@ -1,0 +1,1 @@
+--version >/dev/null && (ulimit -f 20; exec "$WEFT" codesign --model bert-large --npus 64 --blocks Ring,Switch --cost-model tests/golden/inputs/codesign_cost2.yml --constraint 'sum = 100' --threads 1 --csv "$T/pts.csv" >/dev/null)
