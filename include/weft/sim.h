@@ -79,8 +79,10 @@ int weft_network_link_dim(const WeftNetwork *net, int link);
  * into chunks; each chunk runs its per-dim stages in order (reduce-scatter up
  * the dims, all-gather back down; all-to-all per dim), each stage a per-dim
  * algorithm's steps; a step moves bytes and then waits the dim's latency plus
- * the endpoint delay. Dim fidelity: a dim is one resource of B_d per NPU shared
- * equally by the steps on it. Link fidelity: every step is the flows of all
+ * the endpoint delay. A collective's chunks send on a dim one at a time, and
+ * one waiting out a latency leaves the dim to the next (NCCL's pipelining).
+ * Dim fidelity: a dim is one resource of B_d per NPU shared equally by the
+ * collectives sending on it. Link fidelity: every step is the flows of all
  * NPUs on the network's NPU graph. Deterministic: events are ordered by
  * (time, insertion counter); nothing global. */
 typedef enum {
