@@ -82,7 +82,8 @@ void cli_astra1_note(FILE *out, const char *dir, const WeftSpec *spec, const Wef
     fprintf(out, "%s%g", d ? ", " : " ",
             spec->net->topology[d] == WEFT_SWITCH ? s->latency_ns[d] / 2 : s->latency_ns[d]);
   fprintf(out, " ns\n  %-15s %d chunk%s, %d in flight, endpoint delay %.0f ns, localBWAware\n",
-          "system.txt", s->chunks, s->chunks == 1 ? "" : "s", s->in_flight,
+          "system.txt", s->chunks, s->chunks == 1 ? "" : "s",
+          s->in_flight ? s->in_flight : WEFT_SIM_ASTRA_IN_FLIGHT,
           s->endpoint_delay_ns + 0.0);
   for (int k = 2; k < n; k++) {
     int mp = 0;

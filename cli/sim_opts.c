@@ -18,7 +18,9 @@ const CliOpt cli_sim_opts[CLI_SIM_COUNT] = {
                     "                        weft optimize would under the constraints given)"},
     [CLI_SIM_CHUNKS] = {"--chunks", "C", "chunks per collective (default 64)"},
     [CLI_SIM_INFLIGHT] = {"--in-flight", "K",
-                          "chunks of a collective on a dim at once (default 1)"},
+                          "chunks of a collective in a stage on a dim at once; they send\n"
+                          "                        one at a time, latency overlapped (default 0:\n"
+                          "                        every chunk, as NCCL's window; docs/simulate.md)"},
     [CLI_SIM_LATENCY] = {"--latency-ns", "L|L1,...,LD",
                          "per-step latency: one value, or one per dim (default 0)"},
     [CLI_SIM_ENDPOINT] = {"--endpoint-delay-ns", "E", "delay per step at the receiver (default 0)"},
@@ -178,7 +180,7 @@ static int scalar_options(const char *const *val, WeftSimSettings *s, WeftSettin
       cli_opt_int(o[CLI_SIM_CHUNKS].name, val[CLI_SIM_CHUNKS], 1, MAX_CHUNKS, &s->chunks))
     return -1;
   if (val[CLI_SIM_INFLIGHT] &&
-      cli_opt_int(o[CLI_SIM_INFLIGHT].name, val[CLI_SIM_INFLIGHT], 1, MAX_CHUNKS, &s->in_flight))
+      cli_opt_int(o[CLI_SIM_INFLIGHT].name, val[CLI_SIM_INFLIGHT], 0, MAX_CHUNKS, &s->in_flight))
     return -1;
   if (val[CLI_SIM_ENDPOINT] &&
       cli_number(val[CLI_SIM_ENDPOINT], strlen(val[CLI_SIM_ENDPOINT]), 0.0, 0,
@@ -290,6 +292,8 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
     cli_error(&err);
     return EXIT_USAGE;
   }
+  if (run->set.like == WEFT_LIKE_ASTRA1 && !run->set.in_flight) /* its active chunks */
+    run->set.in_flight = WEFT_SIM_ASTRA_IN_FLIGHT;
   /* The network's own latency per step (LatencyNs, or an ASTRA-sim file's
    * per hop) is the default of --latency-ns. */
   if (!val[CLI_SIM_LATENCY])
@@ -384,6 +388,12 @@ void cli_sim_free(CliSimRun *run) {
 
 /* ------------------------------------------------------------ report pieces */
 
+const char *cli_sim_in_flight(const WeftSimSettings *s, char *buf, size_t n) {
+  if (s->in_flight == WEFT_SIM_IN_FLIGHT_ALL && s->like != WEFT_LIKE_ASTRA1) return "all";
+  snprintf(buf, n, "%d", s->in_flight ? s->in_flight : WEFT_SIM_ASTRA_IN_FLIGHT);
+  return buf;
+}
+
 void cli_sim_print_head(FILE *out, const char *cmd, const CliSimRun *run) {
   const WeftNetwork *net = run->spec.net;
   const WeftSimSettings *s = &run->set;
@@ -401,8 +411,9 @@ void cli_sim_print_head(FILE *out, const char *cmd, const CliSimRun *run) {
             weft_objective_name(run->spec.objective));
   fprintf(out, "settings: fidelity %s", cli_fidelity_name(s->fidelity));
   if (s->fidelity == WEFT_FIDELITY_LINK) fprintf(out, " (%s sharing)", cli_sharing_name(s->sharing));
-  fprintf(out, ", %d chunk%s per collective, %d in flight, endpoint delay %.1f ns\n", s->chunks,
-          s->chunks == 1 ? "" : "s", s->in_flight, s->endpoint_delay_ns);
+  char k[32];
+  fprintf(out, ", %d chunk%s per collective, %s in flight, endpoint delay %.1f ns\n", s->chunks,
+          s->chunks == 1 ? "" : "s", cli_sim_in_flight(s, k, sizeof k), s->endpoint_delay_ns);
   if (s->like == WEFT_LIKE_ASTRA1)
     fputs("semantics: ASTRA-sim 1.0 with its analytical backend (a queue per logical dim,\n"
           "  no link sharing, latency per hop (a Switch step 2 hops), whole ns and bytes;\n"

@@ -77,6 +77,9 @@ void cli_sim_progress_end(CliSimRun *run);
  * group, the work limit), EXIT_RUNTIME for the rest (out of memory, an
  * internal failure). */
 int cli_sim_failed(int rc, const WeftError *err);
+/* in_flight as the reports say it: "all" (0 under weft's semantics), else
+ * the count (0 under ASTRA-sim's is its 1), written into buf. */
+const char *cli_sim_in_flight(const WeftSimSettings *s, char *buf, size_t n);
 void cli_sim_free(CliSimRun *run);
 
 /* Names of the fidelity, sharing and semantics values ("dim", "link";

@@ -61,8 +61,9 @@ static void note(FILE *out, const CliSimRun *run) {
     lat |= s->latency_ns[d] > 0;
     same &= s->latency_ns[d] == s->latency_ns[0];
   }
-  fprintf(out, "\nnote: the simulation includes %d chunk%s per collective (%d in flight), ",
-          s->chunks, s->chunks == 1 ? "" : "s", s->in_flight);
+  char k[32];
+  fprintf(out, "\nnote: the simulation includes %d chunk%s per collective (%s in flight), ",
+          s->chunks, s->chunks == 1 ? "" : "s", cli_sim_in_flight(s, k, sizeof k));
   if (!lat) fputs("no latency", out);
   else {
     fputs("latency ", out);
@@ -81,9 +82,11 @@ static void note(FILE *out, const CliSimRun *run) {
     fputs(", the weight-grad stream sharing the dims", out);
   else if (run->spec.loop == WEFT_LOOP_FWD_IG_OVERLAP)
     fputs(", the forward/input-grad stream sharing the dims", out);
-  fputs("; the analytic model is the limit of infinitely many chunks, no latency, each "
-        "collective alone on whole dims\n",
-        out);
+  int net_lat = 0; /* the analytic model's latency: the network's, once per step */
+  for (int d = 0; d < D; d++) net_lat |= run->spec.net->latency_ns[d] > 0;
+  fprintf(out, "; the analytic model is the limit of infinitely many chunks, %s, each "
+               "collective alone on whole dims\n",
+          net_lat ? "the network's latency once per step (not pipelined)" : "no latency");
 }
 
 /* One line: name, both sides (divided by scale), the error in %. */

@@ -79,8 +79,10 @@ int weft_network_link_dim(const WeftNetwork *net, int link);
  * into chunks; each chunk runs its per-dim stages in order (reduce-scatter up
  * the dims, all-gather back down; all-to-all per dim), each stage a per-dim
  * algorithm's steps; a step moves bytes and then waits the dim's latency plus
- * the endpoint delay. Dim fidelity: a dim is one resource of B_d per NPU shared
- * equally by the steps on it. Link fidelity: every step is the flows of all
+ * the endpoint delay. A collective's chunks send on a dim one at a time, and
+ * one waiting out a latency leaves the dim to the next (NCCL's pipelining).
+ * Dim fidelity: a dim is one resource of B_d per NPU shared equally by the
+ * collectives sending on it. Link fidelity: every step is the flows of all
  * NPUs on the network's NPU graph. Deterministic: events are ordered by
  * (time, insertion counter); nothing global. */
 typedef enum {
@@ -134,7 +136,11 @@ typedef void (*WeftSpanFn)(void *ctx, const WeftSimSpan *span);
 typedef struct {
   WeftFidelity fidelity;
   int chunks;                               /* per collective (default 64) */
-  int in_flight;                            /* chunks of one collective on a dim at once (1) */
+  int in_flight;                            /* chunks of one collective in a stage on a dim at
+                                               once; they send one at a time, and one waiting
+                                               out a step's latency leaves the dim to the next
+                                               (WEFT_SIM_IN_FLIGHT_ALL = 0: every chunk, the
+                                               default; ASTRA-sim semantics: 0 means 1) */
   double latency_ns[WEFT_MAX_DIMS];         /* per step, per dim (0) */
   double endpoint_delay_ns;                 /* per step, at the receiver (0) */
   WeftAlgorithm algorithm[WEFT_MAX_DIMS];   /* per dim (DEFAULT) */
@@ -152,6 +158,14 @@ typedef struct {
   void *progress_ctx;
   WeftSimLike like;                         /* whose semantics (weft's) */
 } WeftSimSettings;
+
+/* in_flight: every chunk of a collective may be in a stage at once. NCCL
+ * keeps up to NCCL_STEPS (8) slots of a channel's buffer (Simple protocol:
+ * 4 MiB) in flight, more than any preset's bandwidth x latency (at most
+ * about 1.3 MB), so its latency never throttles the sending: no limit. */
+#define WEFT_SIM_IN_FLIGHT_ALL 0
+/* ASTRA-sim 1.0's active-chunks-per-dimension when in_flight is 0. */
+#define WEFT_SIM_ASTRA_IN_FLIGHT 1
 
 #define WEFT_SIM_PROGRESS_EVERY 65536  /* work units between progress calls: a few ms */
 

@@ -12,6 +12,7 @@ from ._lib import text
 
 MAX_CHUNKS = 1000000
 ASTRA_ENDPOINT_NS = 10.0  # WEFT_ASTRA_ENDPOINT_NS (include/weft/sim.h)
+ASTRA_IN_FLIGHT = 1  # WEFT_SIM_ASTRA_IN_FLIGHT: ASTRA-sim's active chunks when in_flight is 0
 SIM_KEYS = ("like", "bw", "chunks", "in_flight", "latency_ns", "endpoint_delay_ns", "algorithm",
             "fidelity", "sharing", "max_work", "gap_tol")
 KEYS = _inputs.INPUT_KEYS + _inputs.MODEL_KEYS + SIM_KEYS
@@ -42,7 +43,7 @@ class Run:
         if kw.get("chunks") is not None:
             s.chunks = int_value("chunks", kw["chunks"], 1, MAX_CHUNKS)
         if kw.get("in_flight") is not None:
-            s.in_flight = int_value("in_flight", kw["in_flight"], 1, MAX_CHUNKS)
+            s.in_flight = int_value("in_flight", kw["in_flight"], 0, MAX_CHUNKS)
         if kw.get("endpoint_delay_ns") is not None:
             s.endpoint_delay_ns = number("endpoint_delay_ns", kw["endpoint_delay_ns"], 0.0, False)
         if kw.get("fidelity") is not None:
@@ -59,6 +60,8 @@ class Run:
                            "backend shares no links): drop fidelity='link'", "like")
             if s.like and kw.get("endpoint_delay_ns") is None:
                 s.endpoint_delay_ns = ASTRA_ENDPOINT_NS
+            if s.like and not s.in_flight:
+                s.in_flight = ASTRA_IN_FLIGHT
         if kw.get("max_work") is not None:
             s.max_work = number("max_work", kw["max_work"], 0.0, False,
                                 what="a non-negative number (0: no limit)")

@@ -48,8 +48,9 @@ static int check_design(const WeftNetwork *net, const double *bw_gbps, const Wef
   if (!(s->endpoint_delay_ns >= 0.0) || astra_whole(s->endpoint_delay_ns) > 2147483647.0)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "endpoint_delay_ns",
                           "endpoint delay must be 0 to 2^31-1 ns, got %g", s->endpoint_delay_ns);
-  if (s->chunks < 1 || s->in_flight < 1)
-    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "chunks", "chunks and in-flight must be >= 1");
+  if (s->chunks < 1 || s->in_flight < 0)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "chunks",
+                          "chunks must be >= 1 and in-flight >= 0");
   return WEFT_OK;
 }
 
@@ -118,7 +119,8 @@ int weft_astra1_system_emit(WeftOut *o, const WeftNetwork *net, const WeftSimSet
   FILE *f = weft_out_stream(o);
   fprintf(f, "scheduling-policy: LIFO\nendpoint-delay: %.0f\nactive-chunks-per-dimension: %d\n"
              "preferred-dataset-splits: %d\nboost-mode: 0\n",
-          astra_whole(s->endpoint_delay_ns), s->in_flight, s->chunks);
+          astra_whole(s->endpoint_delay_ns),
+          s->in_flight ? s->in_flight : WEFT_SIM_ASTRA_IN_FLIGHT, s->chunks);
   static const char *const keys[4] = {"all-reduce", "all-gather", "reduce-scatter", "all-to-all"};
   for (int k = 0; k < 4; k++) {
     fprintf(f, "%s-implementation: ", keys[k]);

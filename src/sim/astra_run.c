@@ -117,7 +117,8 @@ static void dim_busy(ARun *r, int d, int delta, double t) {
 /* Start waiting phases on queue qi while it has room. */
 static int q_start(ARun *r, int qi, double t) {
   AQueue *q = &r->q[qi];
-  while (q->running < r->set->in_flight && q->n > 0) {
+  int cap = r->set->in_flight ? r->set->in_flight : WEFT_SIM_ASTRA_IN_FLIGHT;
+  while (q->running < cap && q->n > 0) {
     AEntry e = q_pop(q);
     int slot;
     if (r->free_run >= 0) {

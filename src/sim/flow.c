@@ -6,10 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Flows finishing within this much of t (relative to max(1, t)) complete at
- * t: symmetric flows then end in one advance instead of leaving 1e-12-byte
- * remnants that would each cost an event. */
+/* A flow finishing within this fraction of its time to finish (as last
+ * set, at its last rate change) of t completes at t: symmetric flows then
+ * end in one advance instead of leaving 1e-12-byte remnants that would each
+ * cost an event. Relative to the flow, never to the clock: a share of the
+ * clock would end short flows late in a long run at once. */
 #define FLOW_DONE_TOL 1e-9
+/* ... as does one finishing within this many units in the last place of t:
+ * the clock's own rounding: two finishes of now + left / rate a rounding apart
+ * (at 1e18 ns a unit is 128 ns). */
+#define FLOW_CLOCK_ULPS 2
 /* A recompute that changes at most 1 in this many active flows is local:
  * the finish heap is kept up to date (log time per flow). Past that, scans
  * of the finishes are cheaper, until this many local recomputes in a row
@@ -17,7 +23,7 @@
 #define FLOW_LOCAL_RATIO 4
 #define FLOW_LOCAL_RUN 3
 
-static double tol_at(double t) { return FLOW_DONE_TOL * (fabs(t) > 1.0 ? fabs(t) : 1.0); }
+static double clock_tol(double t) { return FLOW_CLOCK_ULPS * (nextafter(fabs(t), HUGE_VAL) - fabs(t)); }
 
 int weft_flowsim_create(const WeftGraph *g, WeftSharing sharing, WeftFlowSim **out) {
   if (out) *out = NULL;
@@ -292,7 +298,7 @@ static void flow_complete(WeftFlowSim *fs, int s) {
   fs->hop_live -= (size_t)f->nhops;
   f->nhops = 0;
   fs->fin[s] = HUGE_VAL;  /* its heap entries go stale */
-  if (--fs->nflows == 0) fs->flen = 0, fs->hop_len = 0, fs->nfh = 0;  /* all gone: start over */
+  if (--fs->nflows == 0) fs->flen = 0, fs->hop_len = 0, fs->nfh = 0, fs->max_slack = 0.0;  /* all gone: start over */
 }
 
 /* ------------------------------------------------------------ rates */
@@ -317,6 +323,8 @@ static void recompute(WeftFlowSim *fs) {
     int s = fs->comp[c];
     const Flow *f = &fs->flow[s];
     double fin = f->rate > 0.0 ? fs->now + f->left / f->rate : HUGE_VAL;
+    fs->flow[s].slack = f->rate > 0.0 ? FLOW_DONE_TOL * (f->left / f->rate) : 0.0;
+    if (fs->flow[s].slack > fs->max_slack) fs->max_slack = fs->flow[s].slack;
     if (fin == fs->fin[s]) continue;  /* its entry still holds */
     fs->fin[s] = fin;
     if (push && fin < HUGE_VAL) fh_push(fs, s);
@@ -353,31 +361,42 @@ static void take(WeftFlowSim *fs, int s, unsigned long long st, int *nd) {
   fs->comp[(*nd)++] = s;
 }
 
-/* Take the flows finishing by lim into fs->comp (start order); returns how
- * many. Without the heap, one scan. With it, one by one while few; past a
- * sixteenth of it, one pass over it takes the rest and it is rebuilt. */
-static int take_done(WeftFlowSim *fs, double lim) {
+/* Is slot s done at t: its finish within the clock's rounding of t, or
+ * within its own slack? */
+static int done_at(const WeftFlowSim *fs, int s, double t, double lim_clock) {
+  return fs->fin[s] <= lim_clock || fs->fin[s] - t <= fs->flow[s].slack;
+}
+
+/* Take the flows done at t into fs->comp (start order); returns how many.
+ * Candidates finish by t + the largest slack. Without the heap, one scan.
+ * With it, one by one while few and done; past a sixteenth of it, or at a
+ * candidate that is not done, one pass over it takes the rest and it is
+ * rebuilt. */
+static int take_done(WeftFlowSim *fs, double t) {
   unsigned long long st = ++fs->stamp;
   int nd = 0;
+  double lim_clock = t + clock_tol(t), lim = fmax(lim_clock, t + fs->max_slack);
   if (!fs->heap_ok) {
     for (int i = 0; i < fs->flen; i++)
-      if (fs->fin[i] <= lim) take(fs, i, st, &nd);
+      if (fs->fin[i] <= lim && done_at(fs, i, t, lim_clock)) take(fs, i, st, &nd);
     return nd;
   }
   size_t limit = fs->nfh / 16 + 8;
   for (size_t popped = 0; fs->nfh > 0 && fs->fh[0].finish <= lim; popped++) {
-    if (popped == limit) {
+    FEnt e = fs->fh[0];
+    if (popped == limit || (fh_valid(fs, &e) && !done_at(fs, e.slot, t, lim_clock))) {
       size_t k = 0;
       for (size_t i = 0; i < fs->nfh; i++) {
-        FEnt e = fs->fh[i];
+        e = fs->fh[i];
         if (!fh_valid(fs, &e)) continue;  /* stale: dropped while here */
-        if (e.finish <= lim) take(fs, e.slot, st, &nd); else fs->fh[k++] = e;
+        if (e.finish <= lim && done_at(fs, e.slot, t, lim_clock)) take(fs, e.slot, st, &nd);
+        else fs->fh[k++] = e;
       }
       fs->nfh = k;
       fh_heapify(fs);
       break;
     }
-    FEnt e = fh_pop(fs);
+    fh_pop(fs);
     if (fh_valid(fs, &e)) take(fs, e.slot, st, &nd);
   }
   flow_start_order(fs, fs->comp, nd, st);
@@ -393,8 +412,8 @@ int weft_flowsim_advance(WeftFlowSim *fs, double t_ns, unsigned long long *done,
     if (fs->done_head < fs->done_len) return n;
   }
   recompute(fs);
-  double next = next_finish(fs), lim = t_ns + tol_at(t_ns);
-  if (t_ns > next + tol_at(t_ns)) return WEFT_EINVAL;  /* would skip a completion */
+  double next = next_finish(fs), lim = t_ns + fmax(clock_tol(t_ns), fs->max_slack);
+  if (t_ns > next + clock_tol(t_ns)) return WEFT_EINVAL;  /* would skip a completion */
   if (next <= lim) {
     if (fs->done_cap < fs->done_len + fs->nflows) {  /* room for every completion */
       size_t cap = fs->done_cap ? fs->done_cap : 256;
@@ -405,7 +424,7 @@ int weft_flowsim_advance(WeftFlowSim *fs, double t_ns, unsigned long long *done,
       fs->done_cap = cap;
     }
     fs->now = t_ns;
-    int nd = take_done(fs, lim);
+    int nd = take_done(fs, t_ns);
     for (int i = 0; i < nd; i++) fs->done[fs->done_len++] = fs->flow[fs->comp[i]].tag;
     for (int i = 0; i < nd; i++) flow_complete(fs, fs->comp[i]);
     fs->scan_ok = 0;

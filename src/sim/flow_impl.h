@@ -40,6 +40,8 @@ typedef struct {
 typedef struct {
   double left, t0;  /* bytes left at t0 */
   double rate;      /* bytes/ns since t0 */
+  double slack;     /* done when its finish is this close: FLOW_DONE_TOL of its
+                       time to finish at its last rate change (flow.c) */
   unsigned long long tag;
   unsigned long long stamp;  /* search, fill and take stamps */
   int off, nhops;   /* path in fs->hop; nhops 0 = a completed flow's slot */
@@ -79,6 +81,7 @@ struct WeftFlowSim {
   unsigned long long *done;  /* completed tags not yet handed out */
   size_t done_head, done_len, done_cap;
   double now;
+  double max_slack;        /* at least every active flow's slack: where to look */
   unsigned long long stamp;
 };
 

@@ -29,7 +29,8 @@ void weft_sim_settings_default(WeftSimSettings *s) {
   memset(s, 0, sizeof *s);
   s->fidelity = WEFT_FIDELITY_DIM;
   s->chunks = 64;
-  s->in_flight = 1;
+  s->in_flight = WEFT_SIM_IN_FLIGHT_ALL; /* NCCL's window outruns every preset's bandwidth-delay
+                                           product: docs/simulate.md, "Pipelining" */
   s->sharing = WEFT_SHARE_MAXMIN;
   s->max_work = WEFT_SIM_MAX_WORK;
 }
@@ -67,6 +68,8 @@ typedef struct {
   SimHeap heap;
   SimRes *res;
   SimColl coll[2];      /* 0: the main stream's collective, 1: the overlap stream's */
+  SimHeap ready[2][WEFT_MAX_DIMS]; /* per stream and dim: the collective's chunks waiting to
+                                      send, keyed by ready_key */
   SimXfer *xf;
   int nxf, capxf, free_xf;
   int pc;               /* next op of the main stream */
@@ -113,11 +116,26 @@ static int start_step(Run *r, int id, double t) {
   return r->res->start(r->res, id, x, s, t);
 }
 
-/* Start waiting chunks on dim d while the collective has room there; the
- * latest stage first, so chunks drain before new ones enter. */
+/* A collective's chunks send on a dim one at a time (a channel's FIFO);
+ * the waiting ones by the latest stage first, then the oldest chunk, so
+ * chunks drain before new ones go on. The key is exact in a double. */
+static double ready_key(const SimXfer *x) {
+  return (double)(SIM_MAX_STAGES - x->stage) * 2147483648.0 + x->chunk;
+}
+
+static int make_ready(Run *r, int id) {
+  const SimXfer *x = &r->xf[id];
+  return sim_heap_push(&r->ready[x->coll][r->coll[x->coll].st[x->stage].dim], ready_key(x), 0, id);
+}
+
+/* Let waiting chunks into their stages on dim d while the collective has
+ * room there (in_flight; 0: no limit), then start the first waiting one
+ * when none of the collective's is sending on d. A chunk waiting out a
+ * step's latency holds its place in the stage but not the dim. */
 static int fill_dim(Run *r, int slot, int d, double t) {
   SimColl *c = &r->coll[slot];
-  while (c->busy[d] < r->set->in_flight) {
+  int k = r->set->in_flight, rc;
+  while (k == WEFT_SIM_IN_FLIGHT_ALL || c->busy[d] < k) {
     int s = c->nstages - 1;
     while (s >= 0 && !(c->st[s].dim == d && c->arrived[s] > c->started[s])) s--;
     if (s < 0) break;
@@ -125,10 +143,13 @@ static int fill_dim(Run *r, int slot, int d, double t) {
     if (id < 0) return id;
     r->xf[id] = (SimXfer){slot, s, 0, c->started[s]++, t, 0, -1};
     c->busy[d]++;
-    int rc = start_step(r, id, t);
-    if (rc) return rc;
+    if ((rc = make_ready(r, id))) return rc;
   }
-  return WEFT_OK;
+  SimEvent ev;
+  if (c->sending[d] || !sim_heap_pop(&r->ready[slot][d], &ev)) return WEFT_OK;
+  c->sending[d] = 1;
+  if (r->xf[ev.id].step == 0) r->xf[ev.id].stage_start_ns = t; /* a stage span: from its first send */
+  return start_step(r, ev.id, t);
 }
 
 static int run_main(Run *r, double t);
@@ -172,6 +193,7 @@ static int coll_start(Run *r, int slot, int layer, WeftPhase ph, double t, int *
   memset(c->arrived, 0, sizeof c->arrived);
   memset(c->started, 0, sizeof c->started);
   memset(c->busy, 0, sizeof c->busy);
+  memset(c->sending, 0, sizeof c->sending);
   c->arrived[0] = c->chunks;
   c->start_ns = t;
   c->calls = weft_phase_calls(p);
@@ -208,22 +230,29 @@ static int stage_done(Run *r, int id, double t) {
   return c->done == c->chunks ? coll_done(r, x.coll, t) : WEFT_OK;
 }
 
+/* The step of transfer id is over (its bytes sent, its latency waited):
+ * the chunk's next step waits for the dim, or its stage is done. */
 static int step_done(Run *r, int id, double t) {
   SimXfer *x = &r->xf[id];
   const Stage *s = &r->coll[x->coll].st[x->stage];
   if (x->merged || ++x->step >= s->nsteps) return stage_done(r, id, t);
-  return start_step(r, id, t);
+  int rc = make_ready(r, id);
+  return rc ? rc : fill_dim(r, x->coll, s->dim, t);
 }
 
-/* A resource finished transfer id: its step ends after the dim's delay, once
- * per call the entry stands for (its calls run back to back: exact with one
- * chunk, where a step's bytes split over the calls take the same time). */
+/* A resource finished transfer id: the dim is free for the collective's
+ * next chunk, and the step ends after the dim's delay, once per call the
+ * entry stands for (its calls run back to back: exact with one chunk,
+ * where a step's bytes split over the calls take the same time). */
 static int xfer_done(Run *r, int id, double t) {
   SimXfer *x = &r->xf[id];
-  const SimColl *c = &r->coll[x->coll];
-  int d = c->st[x->stage].dim;
-  if (r->delay_ns[d] > 0.0 && !x->merged)
-    return sim_heap_push(&r->heap, t + c->calls * r->delay_ns[d], EV_DELAY, id);
+  SimColl *c = &r->coll[x->coll];
+  int d = c->st[x->stage].dim, slot = x->coll, rc;
+  c->sending[d] = 0;
+  if (r->delay_ns[d] > 0.0 && !x->merged) {
+    if ((rc = sim_heap_push(&r->heap, t + c->calls * r->delay_ns[d], EV_DELAY, id))) return rc;
+    return fill_dim(r, slot, d, t);
+  }
   return step_done(r, id, t);
 }
 
@@ -391,6 +420,8 @@ static int simulate_job(const WeftSpec *spec, int j, const double *bw, const Wef
   r.err = err;
   for (int d = 0; d < spec->net->ndims; d++) r.delay_ns[d] = s->latency_ns[d] + s->endpoint_delay_ns;
   sim_heap_init(&r.heap);
+  for (int k = 0; k < 2; k++)
+    for (int d = 0; d < WEFT_MAX_DIMS; d++) sim_heap_init(&r.ready[k][d]);
   /* at most 2 queued collectives per layer (tp-dp-overlap: 1, fwd-ig-overlap: 2) */
   r.queue = malloc((2 * (size_t)r.L + 1) * sizeof *r.queue);
   int rc = r.queue ? resolve_groups(&r, &spec->jobs[j]) : WEFT_ENOMEM;
@@ -425,6 +456,8 @@ static int simulate_job(const WeftSpec *spec, int j, const double *bw, const Wef
                               weft_strerror(rc));
   if (r.res) r.res->free(r.res);
   sim_heap_free(&r.heap);
+  for (int k = 0; k < 2; k++)
+    for (int d = 0; d < WEFT_MAX_DIMS; d++) sim_heap_free(&r.ready[k][d]);
   free(r.xf);
   free(r.queue);
   return rc;
@@ -434,9 +467,11 @@ static int check_settings(const WeftSpec *spec, const double *bw, const WeftSimS
                           WeftError *err) {
   if (!spec || !spec->net || !bw || !s || spec->njobs < 1 || spec->njobs > WEFT_MAX_JOBS)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "bad simulation arguments");
-  if (s->chunks < 1 || s->in_flight < 1)
-    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, s->chunks < 1 ? "chunks" : "in_flight",
-                          "%s must be at least 1", s->chunks < 1 ? "chunks" : "in_flight");
+  if (s->chunks < 1)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "chunks", "chunks must be at least 1");
+  if (s->in_flight < 0)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "in_flight",
+                          "in_flight must be at least 1, or 0 for every chunk");
   if ((unsigned)s->fidelity > WEFT_FIDELITY_LINK || (unsigned)s->sharing > WEFT_SHARE_FIFO ||
       (unsigned)s->like > WEFT_LIKE_ASTRA1)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "bad fidelity, sharing or semantics");

@@ -46,7 +46,8 @@ typedef struct {
   int nstages, chunks, done;
   Stage st[SIM_MAX_STAGES];
   int arrived[SIM_MAX_STAGES], started[SIM_MAX_STAGES];
-  int busy[WEFT_MAX_DIMS];     /* chunks in a stage on each dim */
+  int busy[WEFT_MAX_DIMS];     /* chunks in a stage on each dim (sending, waiting, in latency) */
+  int sending[WEFT_MAX_DIMS];  /* 1 while one of its chunks sends on the dim */
   double start_ns;
   double calls;                /* calls the entry stands for: each step waits calls x delay */
 } SimColl;

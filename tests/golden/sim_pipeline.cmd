@@ -1,1 +1,1 @@
-simulate --network tests/golden/inputs/sim_ring4_fc4.yml --workload tests/golden/inputs/sim_ar8m.txt --communicator tests/golden/inputs/sim_fwd44.yml --cost-model tests/golden/inputs/cost3.yml --bw 100,50 --chunks 4 --latency-ns 400,900 --endpoint-delay-ns 100
+simulate --network tests/golden/inputs/sim_ring4_fc4.yml --workload tests/golden/inputs/sim_ar8m.txt --communicator tests/golden/inputs/sim_fwd44.yml --cost-model tests/golden/inputs/cost3.yml --bw 100,50 --chunks 4 --latency-ns 400,900 --endpoint-delay-ns 100 --in-flight 1

@@ -643,24 +643,52 @@ static void flow_compaction(void) {
   weft_graph_free(g);
 }
 
-/* The tolerance's remnant still reaches the links: at t = 1e6 the window
- * is 1e-9 x 1e6 = 1e-3 ns, so B (1.0005 bytes at 1, started at 1e6 - 1,
- * due at 1e6 + 5e-4) completes with A (1 byte, due at 1e6) with 5e-4 bytes
- * unsent by the clock; its link still counts all 1.0005. */
+/* The tolerance is the flow's, and its remnant still reaches the links.
+ * A (1e6 bytes at 1 GB/s from 0) is due at 1e6; B (1e6 + 5e-4 bytes) at
+ * 1e6 + 5e-4, within 1e-9 of its 1e6 ns to finish (1e-3 ns): B completes
+ * with A, 5e-4 bytes unsent by the clock, and its link still counts them.
+ * Two 1-byte flows 5e-4 ns apart at the same clock are 5e-4 of a flow apart,
+ * far over 1e-9: each completes at its own time (the old tolerance, 1e-9 of
+ * the clock, took them together). */
 static void flow_remnant(void) {
   WeftGraph *g = weft_graph_create(2);
   weft_graph_add_link(g, 0, 1, 1.0);
   weft_graph_add_link(g, 0, 1, 1.0);
   WeftFlowSim *fs = sim_on(g, WEFT_SHARE_MAXMIN);
-  CHECK_EQ_INT(weft_flowsim_advance(fs, 1e6 - 1.0, NULL, 0), 0);  /* idle: time just moves */
   int a = 0, b = 1;
-  weft_flowsim_start(fs, &a, 1, 1.0, 1);
-  weft_flowsim_start(fs, &b, 1, 1.0005, 2);
+  weft_flowsim_start(fs, &a, 1, 1e6, 1);
+  weft_flowsim_start(fs, &b, 1, 1e6 + 5e-4, 2);
   double t;
   unsigned long long d[2];
   CHECK_EQ_INT(step(fs, &t, d, 2), 2);
   CHECK_NEAR(t, 1e6, 1e-15);
-  CHECK_NEAR(weft_flowsim_link_bytes(fs, 1), 1.0005, 1e-12);
+  CHECK_NEAR(weft_flowsim_link_bytes(fs, 1), 1e6 + 5e-4, 1e-15);
+  CHECK_EQ_INT(weft_flowsim_advance(fs, 2e6 - 1.0, NULL, 0), 0);  /* idle: time just moves */
+  weft_flowsim_start(fs, &a, 1, 1.0, 3);
+  weft_flowsim_start(fs, &b, 1, 1.0005, 4);
+  CHECK_EQ_INT(step(fs, &t, d, 2), 1);
+  CHECK_NEAR(t, 2e6, 1e-15);
+  CHECK(d[0] == 3ULL);
+  CHECK_EQ_INT(step(fs, &t, d, 2), 1);
+  CHECK_NEAR(t, 2e6 + 5e-4, 1e-15);
+  CHECK(d[0] == 4ULL);
+  weft_flowsim_free(fs);
+  weft_graph_free(g);
+}
+
+/* Short flows late in a long run: at 1e18 ns (128 ns a unit of the clock) a
+ * flow of 60 us still takes 60 us, within the clock's rounding. */
+static void flow_late_clock(void) {
+  WeftGraph *g = weft_graph_create(2);
+  weft_graph_add_link(g, 0, 1, 100.0);
+  WeftFlowSim *fs = sim_on(g, WEFT_SHARE_MAXMIN);
+  CHECK_EQ_INT(weft_flowsim_advance(fs, 1e18, NULL, 0), 0);
+  int a = 0;
+  weft_flowsim_start(fs, &a, 1, 6e6, 1);
+  double t;
+  unsigned long long d[1];
+  CHECK_EQ_INT(step(fs, &t, d, 1), 1);
+  CHECK(fabs((t - 1e18) - 60000.0) <= 128.0);
   weft_flowsim_free(fs);
   weft_graph_free(g);
 }
@@ -1057,6 +1085,7 @@ const TestCase suite_flow[] = {
     {"flow_compaction", flow_compaction},
     {"flow_heap_paths", flow_heap_paths},
     {"flow_remnant", flow_remnant},
+    {"flow_late_clock", flow_late_clock},
     {"flow_link_bytes_integral", flow_link_bytes_integral},
     {"flow_reuse", flow_reuse},
     {"flow_npu_graph_shape", flow_npu_graph_shape},

@@ -116,11 +116,19 @@ static void test_chunks_sum_to_max(void) {
   sim_free(&s);
 }
 
-/* Two chunks in flight at once share the dim (processor sharing): both do
- * each step together at B/2, so C = 2 with 2 in flight takes exactly the
- * C = 1 time; with 1 in flight the chunks take turns and pay twice the
- * latencies: 12 steps of (S/2/4)/B + L. */
-static void test_in_flight_sharing(void) {
+/* A ring all-reduce on a ring of n = 4 (s = 2(n-1) = 6 steps), C chunks,
+ * k in flight, latency L per step, tau = S/(C n B) the send of one chunk's
+ * step. The k chunks in the stage send one at a time, oldest first; a chunk
+ * waiting out L leaves the dim to the next. By hand:
+ * - k tau >= tau + L (enough chunks to cover a latency): the dim never
+ *   idles; the last chunk's last latency comes after: T = C s tau + L;
+ * - k tau < tau + L: each group of k chunks steps together, one step per
+ *   tau + L, staggered by tau; a group leaves as the next enters:
+ *   T = (C/k) s (tau + L) + (k-1) tau;
+ * - k = 1: T = C s (tau + L), every latency paid in turn.
+ * S = 4e6, B = 100, C = 2, L = 500: tau = 5000; S = 1.6e6, C = 4, L = 3000:
+ * tau = 1000. */
+static void test_in_flight_by_hand(void) {
   Sim s;
   WeftSimResult r;
   int n[1] = {4};
@@ -130,11 +138,87 @@ static void test_in_flight_sharing(void) {
   sim_one(&s, WEFT_COLL_ALLREDUCE, 4e6);
   s.set.latency_ns[0] = 500;
   s.set.chunks = 2;
-  s.set.in_flight = 2;
-  CHECK_NEAR(sim_run(&s, &r), 63000.0, 1e-12);
+  s.set.in_flight = 2; /* 2 x 5000 >= 5500 */
+  CHECK_NEAR(sim_run(&s, &r), 2 * 6 * 5000.0 + 500, 1e-12);
+  s.set.in_flight = WEFT_SIM_IN_FLIGHT_ALL; /* the same: both chunks */
+  CHECK_NEAR(sim_run(&s, &r), 60500.0, 1e-12);
   s.set.in_flight = 1;
   CHECK_NEAR(sim_run(&s, &r), 12 * (4e6 / 8 / 100 + 500), 1e-12);
   sim_free(&s);
+  sim_init(&s, 1, n, t, bw);
+  sim_one(&s, WEFT_COLL_ALLREDUCE, 1.6e6);
+  s.set.latency_ns[0] = 3000;
+  s.set.chunks = 4;
+  s.set.in_flight = 2; /* 2 x 1000 < 4000: latency-bound */
+  CHECK_NEAR(sim_run(&s, &r), 4 / 2 * 6 * 4000.0 + 1000, 1e-12);
+  s.set.in_flight = 1;
+  CHECK_NEAR(sim_run(&s, &r), 4 * 6 * 4000.0, 1e-12);
+  s.set.in_flight = WEFT_SIM_IN_FLIGHT_ALL; /* 4 x 1000 >= 4000 */
+  CHECK_NEAR(sim_run(&s, &r), 4 * 6 * 1000.0 + 3000, 1e-12);
+  /* the analytic model pays each step's latency once: S (n-1)/(n B) x 2 +
+   * 6 L = 24000 + 18000; the pipeline hides all but the last one */
+  s.net.latency_ns[0] = 3000;
+  CHECK_NEAR(analytic(&s), 24000.0 + 18000.0, 1e-12);
+  sim_free(&s);
+}
+
+/* Short transfers late in a long run: 1e18 ns of compute per phase, then
+ * the ring all-reduce of 4e6 bytes on a ring of 4 at 100 GB/s: 60 us of
+ * communication (6 steps of 1e6/100) and 2 S (n-1)/n = 6e6 bytes per NPU,
+ * at either fidelity, whatever the clock; only the clock's rounding is
+ * lost (128 ns a unit at 1e18: at most one per step end here). The old
+ * tolerance, 1e-12 of the clock (1e6 ns), ended the transfer at once. */
+static void test_late_clock(void) {
+  for (int link = 0; link <= 1; link++) {
+    Sim s;
+    WeftSimResult r;
+    int n[1] = {4};
+    WeftTopology t[1] = {WEFT_RING};
+    double bw[1] = {100};
+    sim_init(&s, 1, n, t, bw);
+    double comp[3] = {1e18, 1e18, 1e18};
+    WeftCollective c[3] = {WEFT_COLL_ALLREDUCE, WEFT_COLL_NONE, WEFT_COLL_NONE};
+    double b[3] = {4e6, 0, 0};
+    sim_layer(&s, comp, c, b);
+    if (link) s.set.fidelity = WEFT_FIDELITY_LINK;
+    CHECK(sim_run(&s, &r) >= 3e18);
+    CHECK(fabs(r.job[0].t.comm_ns[WEFT_PHASE_FWD] - 60000.0) <= 6 * 128.0);
+    CHECK_NEAR(r.job[0].dim_bytes[0], 6e6, 1e-12);
+    sim_free(&s);
+  }
+}
+
+/* The same collective late and early gives the same communication: an
+ * all-reduce of 8e6 bytes over Ring 4 x Switch 4 in 4 chunks with 500 ns
+ * per step, after 1e3 and after 1e18 ns of compute, at either fidelity
+ * (the chunks pipeline, so one dim's latency events fall while the other
+ * dim sends: the old tolerance ended those transfers at the event). Only
+ * the clock's rounding differs: half a unit (64 ns at 1e18) per event. */
+static void test_late_clock_pipelined(void) {
+  for (int link = 0; link <= 1; link++) {
+    double comm[2] = {0, 0};
+    unsigned long long events = 0;
+    for (int late = 0; late <= 1; late++) {
+      Sim s;
+      WeftSimResult r;
+      int n[2] = {4, 4};
+      WeftTopology t[2] = {WEFT_RING, WEFT_SWITCH};
+      double bw[2] = {100, 50};
+      sim_init(&s, 2, n, t, bw);
+      double c0 = late ? 1e18 : 1e3, comp[3] = {c0, c0, c0};
+      WeftCollective c[3] = {WEFT_COLL_ALLREDUCE, WEFT_COLL_NONE, WEFT_COLL_NONE};
+      double b[3] = {8e6, 0, 0};
+      sim_layer(&s, comp, c, b);
+      s.set.chunks = 4;
+      s.set.latency_ns[0] = s.set.latency_ns[1] = 500;
+      if (link) s.set.fidelity = WEFT_FIDELITY_LINK;
+      sim_run(&s, &r);
+      comm[late] = r.job[0].t.comm_ns[WEFT_PHASE_FWD];
+      events = r.events;
+      sim_free(&s);
+    }
+    CHECK(comm[0] > 0 && fabs(comm[1] - comm[0]) <= 64.0 * (double)events);
+  }
 }
 
 /* tp-dp-overlap with the weight-grad stream competing for the one dim.
@@ -443,7 +527,9 @@ const TestCase suite_sim[] = {
     {"sim_direct_and_hd_by_hand", test_direct_and_hd_by_hand},
     {"sim_other_collectives_by_hand", test_other_collectives_by_hand},
     {"sim_chunks_sum_to_max", test_chunks_sum_to_max},
-    {"sim_in_flight_sharing", test_in_flight_sharing},
+    {"sim_in_flight_by_hand", test_in_flight_by_hand},
+    {"sim_late_clock", test_late_clock},
+    {"sim_late_clock_pipelined", test_late_clock_pipelined},
     {"sim_overlap_contention_by_hand", test_overlap_contention_by_hand},
     {"sim_converges_at_optimum", test_converges_at_optimum},
     {"sim_errors", test_sim_errors},
