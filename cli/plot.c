@@ -473,6 +473,6 @@ PlotKey plot_key_fit(const PlotRun *r, size_t n, size_t chars, double width_px) 
   cols = (n + rows - 1) / rows; /* as few columns as those rows need: centred, balanced */
   k.cols = (int)cols;
   k.rows = (int)rows;
-  k.h_px = (double)rows * (r->fmt == PLOT_PDF ? 20.0 : 16.0) + 8.0; /* a line, the box */
+  k.h_px = (double)rows * (r->fmt == PLOT_PDF ? 21.0 : 17.0) + 12.0; /* a line, the box */
   return k;
 }
