@@ -97,10 +97,13 @@ void plot_panel(FILE *g, double x, double y, double w, double h);
 /* ------------------------------------------------------------ figures */
 
 /* A design next to EqualBW (optimize, codesign), with the Pareto cloud of
- * every feasible design when npoints > 0. Arrays and the points stream are
- * borrowed. */
+ * every feasible design when npoints > 0; under perf-per-cost, the objective
+ * minimised too (time x cost, and the cost, per design; on the Pareto panel
+ * the curve of the chosen design's time x cost). Arrays and the points
+ * stream are borrowed. */
 typedef struct {
   const char *title, *subtitle;
+  WeftObjective objective;  /* what the chosen design minimises (0: perf) */
   size_t npoints;
   FILE *points;        /* every feasible design: npoints (cost_usd, time_ns) pairs
                           of doubles, binary, read from the start (so any count
