@@ -23,6 +23,8 @@
 #define PLOT_PDF_FONT 1.2      /* text in a PDF, relative to the PNG's */
 #define PLOT_NO_PDFCAIRO 77   /* the probe's exit status when gnuplot lacks pdfcairo */
 #define PLOT_MIN_TICS 3       /* labelled ticks on any axis, at least (at most 7: see nice_step) */
+#define PLOT_MAX_STEPS 6      /* tick intervals on a linear axis, at most: more crowd the
+                                 labels of a PDF's larger text */
 #define PLOT_LOG_PAD 1.25     /* a log axis's margin factor each side, at most (a wide span) */
 
 struct PlotRun {
@@ -372,12 +374,17 @@ void plot_panel(FILE *g, double x, double y, double w, double h) {
 
 /* The largest step of 1, 2, 2.5 or 5 x 10^k with at least PLOT_MIN_TICS
  * steps in span: successive candidates differ by at most 2x, so span holds
- * 3 to 6 steps, 3 to 7 ticks (any interval of 3 steps holds 3 multiples). */
+ * 3 to 6 steps, 3 to 7 ticks (any interval of 3 steps holds 3 multiples).
+ * 2.5 only where 2 would make more than PLOT_MAX_STEPS: 0, 2, 4 ... 10
+ * reads better than 0.0, 2.5 ... 10.0. */
 static double nice_step(double span) {
   static const double m[] = {5, 2.5, 2, 1};
   double s = pow(10.0, floor(log10(span / PLOT_MIN_TICS))); /* <= span/3 < 10 s */
-  for (int i = 0; i < 4; i++)
-    if (span / (m[i] * s) >= PLOT_MIN_TICS * (1 - 1e-9)) return m[i] * s;
+  for (int i = 0; i < 4; i++) {
+    if (span / (m[i] * s) < PLOT_MIN_TICS * (1 - 1e-9)) continue;
+    if (m[i] == 2.5 && span / (2 * s) <= PLOT_MAX_STEPS) return 2 * s;
+    return m[i] * s;
+  }
   return s;
 }
 
