@@ -396,21 +396,22 @@ static int step_decimals(double step) {
 }
 
 /* Labelled ticks on a log axis [lo, hi]: 1-2-5 per decade when the axis is
- * short (gnuplot's own would label only the one or two powers of ten), every
- * 1..9 when that leaves fewer than PLOT_MIN_TICS, and on an axis narrower
- * still (a fraction of a decade) linear steps, each labelled as precisely as
- * the step needs. */
+ * short (gnuplot's own would label only the one or two powers of ten); when
+ * that leaves fewer than PLOT_MIN_TICS, 1-2-3-5, then every 1..9 on an axis
+ * of half a decade at most (on a longer one they crowd), and on an axis
+ * narrower still linear steps, each labelled as precisely as the step
+ * needs. */
 static void log_tics(FILE *g, char axis, double lo, double hi) {
-  static const double m125[] = {1, 2, 5}, m13[] = {1, 3}, m1[] = {1},
+  static const double m125[] = {1, 2, 5}, m13[] = {1, 3}, m1[] = {1}, m1235[] = {1, 2, 3, 5},
                       m19[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   double ndec = log10(hi / lo);
-  const double *set[2] = {ndec <= 2.5 ? m125 : ndec <= 5 ? m13 : m1, m19};
-  int nset[2] = {ndec <= 2.5 ? 3 : ndec <= 5 ? 2 : 1, 9};
+  const double *set[3] = {ndec <= 2.5 ? m125 : ndec <= 5 ? m13 : m1, m1235, m19};
+  int nset[3] = {ndec <= 2.5 ? 3 : ndec <= 5 ? 2 : 1, 4, ndec <= 0.5 ? 9 : 0};
   char buf[2048];
-  for (int pass = 0; pass < 3; pass++) {
+  for (int pass = 0; pass < 4; pass++) {
     int n = 0;
     size_t k = (size_t)snprintf(buf, sizeof buf, "set %ctics (", axis);
-    if (pass < 2) {
+    if (pass < 3) {
       for (int e = (int)floor(log10(lo)); e <= (int)ceil(log10(hi)); e++)
         for (int i = 0; i < nset[pass] && k < sizeof buf; i++) {
           double v = set[pass][i] * pow(10.0, e);

@@ -317,10 +317,18 @@ static void curve_style(FILE *g, size_t c, double ps, int points) {
 
 /* The curves of one panel: y (a using expression such as "$2") of every
  * file, as style (with points, or a line of dash type dt when dt > 0),
- * titled by their headers or not. */
+ * titled by their headers or not. The grey rest first, under the others;
+ * its key entry last (a NaN function: a title, nothing drawn). */
 static void curves(FILE *g, const Sw *s, const char *y, double lw, double ps, int dt,
                    int titled) {
   const char *smooth = s->xf >= 0 && !s->sorted ? " smooth unique" : "";
+  char grey[64];
+  snprintf(grey, sizeof grey, " w %s lw %g", dt > 0 ? "l" : "lp", lw);
+  if (dt > 0) snprintf(grey + strlen(grey), sizeof grey - strlen(grey), " dt %d", dt);
+  else snprintf(grey + strlen(grey), sizeof grey - strlen(grey), " pt 7 ps %g", ps);
+  if (s->nrest)
+    fprintf(g, "d.'rest.dat' u 1:(%s)%s lc rgb '#c0c0c0' notitle%s", y, grey,
+            s->nkeyed ? ", \\\n  " : "");
   for (size_t c = 0; c < s->nkeyed; c++) {
     fprintf(g, "%sd.'c%zu.dat' u 1:(%s)%s w %s lw %g", c ? ", \\\n  " : "", c, y, smooth,
             dt > 0 ? "l" : "lp", lw);
@@ -328,14 +336,8 @@ static void curves(FILE *g, const Sw *s, const char *y, double lw, double ps, in
     curve_style(g, c, ps, dt <= 0);
     fputs(titled ? " t columnheader(1)" : " notitle", g);
   }
-  if (s->nrest) {
-    fprintf(g, ", \\\n  d.'rest.dat' u 1:(%s) w %s lw %g", y, dt > 0 ? "l" : "lp", lw);
-    if (dt > 0) fprintf(g, " dt %d", dt);
-    else fprintf(g, " pt 7 ps %g", ps);
-    fputs(" lc rgb '#c0c0c0'", g);
-    if (titled) fprintf(g, " t '%zu other curves'", s->nrest);
-    else fputs(" notitle", g);
-  }
+  if (s->nrest && titled)
+    fprintf(g, ", \\\n  NaN%s lc rgb '#c0c0c0' t '%zu other curves'", grey, s->nrest);
   if (!s->nkeyed && !s->nrest) fputs("NaN notitle", g); /* no point ok */
 }
 
@@ -458,14 +460,14 @@ static void script(FILE *g, const Sw *sw, double ps) {
     fprintf(g, "set xlabel 'network cost (%s, log scale)'\nset ylabel 'time per iteration (ms)'\n"
                "unset key\nplot ",
             s.cost_name);
+    if (s.nrest) /* under the others */
+      fprintf(g, "d.'rest.dat' u 4:2 w lp lw 1 pt 7 ps %g lc rgb '#c0c0c0' notitle%s", 0.8 * ps,
+              s.nkeyed ? ", \\\n  " : "");
     for (size_t c = 0; c < s.nkeyed; c++) {
       fprintf(g, "%sd.'c%zu.dat' u 4:2 w lp lw 1", c ? ", \\\n  " : "", c);
       curve_style(g, c, 0.8 * ps, 1);
       fputs(" notitle", g);
     }
-    if (s.nrest)
-      fprintf(g, ", \\\n  d.'rest.dat' u 4:2 w lp lw 1 pt 7 ps %g lc rgb '#c0c0c0' notitle",
-              0.8 * ps);
     if (!s.nkeyed) fputs("NaN notitle", g);
     fputs("\n", g);
   }
