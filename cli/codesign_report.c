@@ -399,6 +399,7 @@ int cs_plot(const char *path, const CsReport *r, FILE *points) {
   memset(&pd, 0, sizeof pd);
   pd.title = title;
   pd.subtitle = sub;
+  pd.objective = r->spec->objective;
   pd.npoints = r->nok;
   pd.points = points;
   pd.nfront = r->nfront;

@@ -190,7 +190,7 @@ int cmd_optimize(int argc, char **argv) {
   if (a.val[O_PLOT]) { /* one design: no Pareto set (npoints 0) */
     char title[512], sub[256];
     plot_titles(st.sc, &spec, title, sizeof title, sub, sizeof sub);
-    PlotData pd = {.title = title, .subtitle = sub,
+    PlotData pd = {.title = title, .subtitle = sub, .objective = spec.objective,
                    .net = &st.sc->net,
                    .bw_gbps = res.bw_gbps, .equal_bw_gbps = eq_bw,
                    .chosen_cost_usd = res.eval.cost_usd, .chosen_time_ns = res.eval.time_ns,

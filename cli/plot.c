@@ -21,8 +21,11 @@
 #define PLOT_LOG_LINES 8      /* lines of gnuplot's own messages shown when it fails */
 #define PLOT_PX_PER_INCH 150  /* a PDF is the PNG's size at this resolution: 1500 px = 10 in */
 #define PLOT_PDF_FONT 1.2      /* text in a PDF, relative to the PNG's */
-#define PLOT_NO_PDFCAIRO 77
-#define PLOT_MAX_TICS 6       /* tick intervals on a linear axis, at most */   /* the probe's exit status when gnuplot lacks pdfcairo */
+#define PLOT_NO_PDFCAIRO 77   /* the probe's exit status when gnuplot lacks pdfcairo */
+#define PLOT_MIN_TICS 3       /* labelled ticks on any axis, at least (at most 7: see nice_step) */
+#define PLOT_MAX_STEPS 6      /* tick intervals on a linear axis, at most: more crowd the
+                                 labels of a PDF's larger text */
+#define PLOT_LOG_PAD 1.25     /* a log axis's margin factor each side, at most (a wide span) */
 
 struct PlotRun {
   PlotFormat fmt;
@@ -369,32 +372,75 @@ void plot_panel(FILE *g, double x, double y, double w, double h) {
           x, y, w, h);
 }
 
+/* The largest step of 1, 2, 2.5 or 5 x 10^k with at least PLOT_MIN_TICS
+ * steps in span: successive candidates differ by at most 2x, so span holds
+ * 3 to 6 steps, 3 to 7 ticks (any interval of 3 steps holds 3 multiples).
+ * 2.5 only where 2 would make more than PLOT_MAX_STEPS: 0, 2, 4 ... 10
+ * reads better than 0.0, 2.5 ... 10.0. */
+static double nice_step(double span) {
+  static const double m[] = {5, 2.5, 2, 1};
+  double s = pow(10.0, floor(log10(span / PLOT_MIN_TICS))); /* <= span/3 < 10 s */
+  for (int i = 0; i < 4; i++) {
+    if (span / (m[i] * s) < PLOT_MIN_TICS * (1 - 1e-9)) continue;
+    if (m[i] == 2.5 && span / (2 * s) <= PLOT_MAX_STEPS) return 2 * s;
+    return m[i] * s;
+  }
+  return s;
+}
+
+/* Decimals that tell the multiples of step apart (2.5 x 10^k: one more). */
+static int step_decimals(double step) {
+  double k = floor(log10(step) + 1e-9), mant = step / pow(10.0, k);
+  int d = k < 0 ? (int)-k : 0;
+  return d + (fabs(mant - 2.5) < 1e-6 && k <= 0 ? 1 : 0);
+}
+
 /* Labelled ticks on a log axis [lo, hi]: 1-2-5 per decade when the axis is
- * short (gnuplot's own would label only the one or two powers of ten); on
- * an axis too short for two of those, gnuplot's own ticks. */
+ * short (gnuplot's own would label only the one or two powers of ten); when
+ * that leaves fewer than PLOT_MIN_TICS, 1-2-3-5, then every 1..9 on an axis
+ * of half a decade at most (on a longer one they crowd), and on an axis
+ * narrower still linear steps, each labelled as precisely as the step
+ * needs. */
 static void log_tics(FILE *g, char axis, double lo, double hi) {
-  static const double m125[] = {1, 2, 5}, m13[] = {1, 3}, m1[] = {1};
+  static const double m125[] = {1, 2, 5}, m13[] = {1, 3}, m1[] = {1}, m1235[] = {1, 2, 3, 5},
+                      m19[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   double ndec = log10(hi / lo);
-  const double *m = ndec <= 2.5 ? m125 : ndec <= 5 ? m13 : m1;
-  int nm = ndec <= 2.5 ? 3 : ndec <= 5 ? 2 : 1, n = 0;
-  char buf[1024];
-  size_t k = (size_t)snprintf(buf, sizeof buf, "set %ctics (", axis);
-  for (int e = (int)floor(log10(lo)); e <= (int)ceil(log10(hi)); e++)
-    for (int i = 0; i < nm && k < sizeof buf; i++) {
-      double v = m[i] * pow(10.0, e);
-      if (v < lo || v > hi) continue;
-      char lab[32];
-      plot_fmt_value(lab, sizeof lab, v);
-      k += (size_t)snprintf(buf + k, sizeof buf - k, "%s'%s' %.9g", n++ ? ", " : "", lab, v);
+  const double *set[3] = {ndec <= 2.5 ? m125 : ndec <= 5 ? m13 : m1, m1235, m19};
+  int nset[3] = {ndec <= 2.5 ? 3 : ndec <= 5 ? 2 : 1, 4, ndec <= 0.5 ? 9 : 0};
+  char buf[2048];
+  for (int pass = 0; pass < 4; pass++) {
+    int n = 0;
+    size_t k = (size_t)snprintf(buf, sizeof buf, "set %ctics (", axis);
+    if (pass < 3) {
+      for (int e = (int)floor(log10(lo)); e <= (int)ceil(log10(hi)); e++)
+        for (int i = 0; i < nset[pass] && k < sizeof buf; i++) {
+          double v = set[pass][i] * pow(10.0, e);
+          if (v < lo || v > hi) continue;
+          char lab[32];
+          plot_fmt_value(lab, sizeof lab, v);
+          k += (size_t)snprintf(buf + k, sizeof buf - k, "%s'%s' %.9g", n++ ? ", " : "", lab, v);
+        }
+    } else { /* linear steps: 3 to 7 of them */
+      double step = nice_step(hi - lo);
+      int dec = step_decimals(step);
+      for (double j = ceil(lo / step); j * step <= hi && k < sizeof buf; j++)
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s'%.*f' %.9g", n++ ? ", " : "", dec,
+                              j * step, j * step);
     }
-  if (n >= 2 && k < sizeof buf - 2) fprintf(g, "%s)\n", buf);
-  else fprintf(g, "set %ctics auto\nset format %c '%%g'\n", axis, axis);
+    if (n >= PLOT_MIN_TICS && k < sizeof buf - 2) {
+      fprintf(g, "%s)\n", buf);
+      return;
+    }
+  }
+  fprintf(g, "set %ctics auto\nset format %c '%%g'\n", axis, axis); /* not reached */
 }
 
 void plot_set_range(FILE *g, char axis, const PlotSpan *s, int log_axis) {
   if (!(s->hi > 0.0)) return; /* nothing finite: gnuplot's autoscale */
-  if (log_axis) {
-    double lo = s->lo / 1.25, hi = s->hi * 1.25;
+  if (log_axis) { /* a tenth of the span's decades each side, PLOT_LOG_PAD at most (a
+                     narrow span would otherwise fill a sliver of the axis) */
+    double pad = s->hi > s->lo ? fmin(PLOT_LOG_PAD, pow(s->hi / s->lo, 0.1)) : 1.05;
+    double lo = s->lo / pad, hi = s->hi * pad;
     fprintf(g, "set logscale %c\nset %crange [%.9g:%.9g]\n", axis, axis, lo, hi);
     log_tics(g, axis, lo, hi);
     return;
@@ -403,11 +449,38 @@ void plot_set_range(FILE *g, char axis, const PlotSpan *s, int log_axis) {
   if (pad <= 0.0) pad = 0.05 * s->hi;
   double lo = s->zero ? 0.0 : fmax(0.0, s->lo - pad), hi = s->hi + pad;
   fprintf(g, "set %crange [%.9g:%.9g]\n", axis, lo, hi);
-  /* at most PLOT_MAX_TICS intervals of 1, 2 or 5 x 10^k: gnuplot's own
-   * choice crowds the labels of a PDF's larger text */
-  double step = pow(10.0, floor(log10((hi - lo) / PLOT_MAX_TICS)));
-  if ((hi - lo) / step > PLOT_MAX_TICS) step *= 2;
-  if ((hi - lo) / step > PLOT_MAX_TICS) step *= 2.5;
-  if ((hi - lo) / step > PLOT_MAX_TICS) step *= 2;
-  if (step > 0 && isfinite(step)) fprintf(g, "set %ctics %.9g\n", axis, step);
+  /* 3 to 7 ticks of 1, 2, 2.5 or 5 x 10^k, labelled as precisely as the
+   * step needs: gnuplot's own choice crowds a PDF's larger text, and its
+   * labels (6 digits) could read the same on a narrow axis */
+  double step = nice_step(hi - lo);
+  if (step > 0 && isfinite(step))
+    fprintf(g, "set %ctics %.9g\nset format %c '%%.%df'\n", axis, step, axis,
+            step_decimals(step));
+}
+
+/* gnuplot's own width of a key column (which sizes the key's box) at font
+ * size 10, samplen 2, width 1, per character of the longest title plus 7:
+ * measured on gnuplot 5.4's boxes (pngcairo 8 x (chars + 6) px, svg 7 x
+ * (chars + 6.4), pdfcairo at 150 px per inch 10.2 x (chars + 6)). */
+static double key_char_px(const PlotRun *r) {
+  return r->fmt == PLOT_PNG ? 8.0 : r->fmt == PLOT_SVG ? 7.0 : 10.2;
+}
+
+size_t plot_key_max_chars(const PlotRun *r, double width_px) {
+  double c = width_px / key_char_px(r) - 7.0;
+  return c > 8.0 ? (size_t)c : 8;
+}
+
+PlotKey plot_key_fit(const PlotRun *r, size_t n, size_t chars, double width_px) {
+  PlotKey k = {1, 1, 0.0};
+  double col = key_char_px(r) * ((double)chars + 7.0);
+  size_t cols = col < width_px ? (size_t)(width_px / col) : 1;
+  if (cols < 1) cols = 1;
+  if (n == 0) n = 1;
+  size_t rows = (n + cols - 1) / cols;
+  cols = (n + rows - 1) / rows; /* as few columns as those rows need: centred, balanced */
+  k.cols = (int)cols;
+  k.rows = (int)rows;
+  k.h_px = (double)rows * (r->fmt == PLOT_PDF ? 21.0 : 17.0) + 12.0; /* a line, the box */
+  return k;
 }

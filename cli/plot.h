@@ -71,9 +71,23 @@ void plot_span_add(PlotSpan *s, double v);
 int plot_span_wide(const PlotSpan *s, double ratio);
 /* The dollar unit that keeps the largest cost between 1 and 1000. */
 double plot_cost_unit(double max_usd, const char **name);
-/* Axis range (and labelled 1-2-5 ticks on a log axis) around a span: 5%
- * margins on a linear axis, never below 0; a quarter decade on a log one. */
+/* Axis range and its ticks around a span: 5% margins on a linear axis,
+ * never below 0, a tenth of the decades (a quarter decade at most) on a log
+ * one; at least 3 labelled ticks whatever the span (1-2-5 per decade on a
+ * short log axis, 1..9 or linear steps on a shorter one; on a linear axis 3
+ * to 7 steps of 1, 2, 2.5 or 5 x 10^k), labels as precise as the step. */
 void plot_set_range(FILE *g, char axis, const PlotSpan *s, int log_axis);
+/* A key (legend) below the panels: font size 10, samplen 2, width 1, in
+ * as many columns of its longest title (chars) as fit width_px of the
+ * figure, by gnuplot's own estimate of a column (which sizes the box: the
+ * key shows whole); h_px its height. Titles longer than
+ * plot_key_max_chars(width_px) should be cut first. */
+typedef struct {
+  int cols, rows;
+  double h_px;
+} PlotKey;
+PlotKey plot_key_fit(const PlotRun *r, size_t n, size_t chars, double width_px);
+size_t plot_key_max_chars(const PlotRun *r, double width_px);
 /* Reset gnuplot and place the next panel (screen fractions). */
 void plot_panel(FILE *g, double x, double y, double w, double h);
 
@@ -83,10 +97,13 @@ void plot_panel(FILE *g, double x, double y, double w, double h);
 /* ------------------------------------------------------------ figures */
 
 /* A design next to EqualBW (optimize, codesign), with the Pareto cloud of
- * every feasible design when npoints > 0. Arrays and the points stream are
- * borrowed. */
+ * every feasible design when npoints > 0; under perf-per-cost, the objective
+ * minimised too (time x cost, and the cost, per design; on the Pareto panel
+ * the curve of the chosen design's time x cost). Arrays and the points
+ * stream are borrowed. */
 typedef struct {
   const char *title, *subtitle;
+  WeftObjective objective;  /* what the chosen design minimises (0: perf) */
   size_t npoints;
   FILE *points;        /* every feasible design: npoints (cost_usd, time_ns) pairs
                           of doubles, binary, read from the start (so any count

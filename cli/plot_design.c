@@ -2,7 +2,8 @@
  * chosen design next to EqualBW (bandwidth per dim, labelled by topology;
  * iteration time split into compute and exposed communication; the exposed
  * communication alone, to scale), under the Pareto front of every feasible
- * design (log cost axis) when there is one. */
+ * design (log cost axis) when there is one; under perf-per-cost, above a row
+ * of the network cost and the objective minimised, time x cost. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #define FIG_W 1500
 #define FIG_H_ROW 560         /* one row of panels */
 #define FIG_H_PARETO 1080     /* the Pareto front above them */
+#define FIG_H_OBJ 500         /* perf-per-cost: the cost and objective row below */
 
 static const char *const part_name[1 + WEFT_NPHASES] = {"compute", "forward comm",
                                                         "input-grad comm", "weight-grad comm"};
@@ -134,6 +136,22 @@ static int write_data(PlotRun *r, const Fig *fg, int logy) {
     plot_fmt_value(cl, sizeof cl, comm);
     fprintf(f, " \"%s ms (%.0f%%)\"\n", cl, c > 0 && isfinite(comm) ? 100.0 * comm / c : 0.0);
   }
+  if (pd->objective != WEFT_OBJ_PERF_PER_COST) return 0;
+  /* per design: x, cost (the figure's unit), time x cost (ms x that unit),
+   * their labels; EqualBW's NaN when there is none */
+  if (!(f = plot_data(r, "obj.dat"))) return -1;
+  for (int k = 0; k < 2; k++) {
+    double c = (k ? pd->equal_cost_usd : pd->chosen_cost_usd) / div;
+    double o = (k ? pd->equal_time_ns : pd->chosen_time_ns) / 1e6 * c;
+    char cl[32], ol[32];
+    if (!isfinite(o)) {
+      fprintf(f, "%d NaN NaN \"\" \"\"\n", k + 1);
+      continue;
+    }
+    plot_fmt_value(cl, sizeof cl, c);
+    plot_fmt_value(ol, sizeof ol, o);
+    fprintf(f, "%d %.9g %.9g \"%s %s\" \"%s\"\n", k + 1, c, o, cl, fg->cost_name, ol);
+  }
   return 0;
 }
 
@@ -150,7 +168,15 @@ static void script_pareto(FILE *g, const Fig *fg, int logy, double y0, double h,
           fg->cost_name, logy ? ", log scale" : "");
   plot_set_range(g, 'x', &csu, 1);
   plot_set_range(g, 'y', &tsu, logy);
-  fputs("set key outside right top box spacing 1.3\nset rmargin 30\nplot ", g);
+  double k = pd->chosen_time_ns / 1e6 * pd->chosen_cost_usd / fg->cost_div;
+  int iso = pd->objective == WEFT_OBJ_PERF_PER_COST && isfinite(k) && k > 0;
+  char v[32], iso_title[96];
+  plot_fmt_value(v, sizeof v, k);
+  snprintf(iso_title, sizeof iso_title, "time x cost = %s ms x %s (the least)", v, fg->cost_name);
+  /* the key's column: its longest title, the sample and the box (characters) */
+  size_t chars = iso ? strlen(iso_title) : strlen("feasible designs");
+  fprintf(g, "set key outside right top box spacing 1.3\nset rmargin %zu\nplot ",
+          chars + 14 > 30 ? chars + 14 : 30);
   const char *sep = "";
   if (pd->npoints) {
     fprintf(g, "d.'points.dat' u 1:2 w p pt 7 ps %g lc rgb '#b8b8b8' t 'feasible designs'",
@@ -168,13 +194,19 @@ static void script_pareto(FILE *g, const Fig *fg, int logy, double y0, double h,
             2.6 * ps, PLOT_COLOR_EQUAL);
     sep = ", \\\n  ";
   }
+  if (iso) { /* the objective's level set through the chosen design: every design on
+                or above it (weft's own text: safe as script text) */
+    fprintf(g, "%s%.9g / x w l dt 2 lw 1.5 lc rgb '%s' t '%s'", sep, k, PLOT_COLOR_CHOSEN,
+            iso_title);
+    sep = ", \\\n  ";
+  }
   if (isfinite(pd->chosen_cost_usd) && isfinite(pd->chosen_time_ns))
     fprintf(g, "%sd.'marks.dat' index 0 u 1:2 w p pt 13 ps %g lc rgb '%s' t 'chosen design'",
             sep, 2.6 * ps, PLOT_COLOR_CHOSEN);
   fputs("\n", g);
 }
 
-static void script_bw(FILE *g, const PlotData *pd, double x0, double w, double h) {
+static void script_bw(FILE *g, const PlotData *pd, double x0, double y0, double w, double h) {
   PlotSpan s = PLOT_SPAN_EMPTY;
   for (int d = 0; d < pd->net->ndims; d++) {
     plot_span_add(&s, pd->bw_gbps[d]);
@@ -182,7 +214,7 @@ static void script_bw(FILE *g, const PlotData *pd, double x0, double w, double h
   }
   int logy = plot_span_wide(&s, PLOT_WIDE_BARS);
   double hi = s.hi > 0.0 ? s.hi : 1.0;
-  plot_panel(g, x0, 0.0, w, h);
+  plot_panel(g, x0, y0, w, h);
   fprintf(g,
           "set title 'bandwidth per dimension'\nset ylabel 'bandwidth per NPU (GB/s)%s'\n"
           "set xrange [0.4:%g]\nset grid noxtics ytics\nset bmargin 4.5\nset xtics (",
@@ -253,7 +285,7 @@ static void stacked(FILE *g, const double *part_max, int first_col, int with_com
           first_col + WEFT_NPHASES - (with_compute ? 0 : 1), label_col);
 }
 
-static void script_time(FILE *g, const Fig *fg, double x0, double w, double h) {
+static void script_time(FILE *g, const Fig *fg, double x0, double y0, double w, double h) {
   const PlotData *pd = fg->pd;
   double tot[2] = {pd->compute_ns, pd->equal_compute_ns};
   double part_max[1 + WEFT_NPHASES] = {fmax(pd->compute_ns, pd->equal_compute_ns)};
@@ -264,7 +296,7 @@ static void script_time(FILE *g, const Fig *fg, double x0, double w, double h) {
   }
   double hi = fmax(tot[0], tot[1]) / 1e6;
   if (!(hi > 0.0) || !isfinite(hi)) hi = 1.0;
-  plot_panel(g, x0, 0.0, w, h);
+  plot_panel(g, x0, y0, w, h);
   fputs("set title 'iteration time", g);
   if (tot[0] > 0.0 && isfinite(tot[1] / tot[0]))
     fprintf(g, " (EqualBW / chosen = %.2fx)", tot[1] / tot[0]);
@@ -276,7 +308,7 @@ static void script_time(FILE *g, const Fig *fg, double x0, double w, double h) {
   stacked(g, part_max, 2, 1, 6);
 }
 
-static void script_comm(FILE *g, const Fig *fg, double x0, double w, double h) {
+static void script_comm(FILE *g, const Fig *fg, double x0, double y0, double w, double h) {
   const PlotData *pd = fg->pd;
   double part_max[1 + WEFT_NPHASES] = {0.0}, hi = 0.0;
   for (int k = 0; k < 2; k++) {
@@ -289,12 +321,44 @@ static void script_comm(FILE *g, const Fig *fg, double x0, double w, double h) {
     hi = fmax(hi, s / 1e6);
   }
   if (!(hi > 0.0)) hi = 1.0;
-  plot_panel(g, x0, 0.0, w, h);
+  plot_panel(g, x0, y0, w, h);
   fprintf(g, "set title 'exposed communication, to scale'\nset ylabel 'time per iteration (ms)'\n"
              "set yrange [0:%g]\n", hi * 1.6);
   design_tics(g, fg);
   fputs("set key top left vertical box opaque samplen 1.5\n", g);
   stacked(g, part_max, 7, 0, 10);
+}
+
+/* perf-per-cost: column col of obj.dat (2 the network cost, 3 the
+ * objective, time x cost) for the chosen design and EqualBW, bars labelled
+ * by column col + 2, with EqualBW's ratio to the chosen design. */
+static void script_obj(FILE *g, const Fig *fg, int col, double x0, double y0, double w,
+                       double h) {
+  const PlotData *pd = fg->pd;
+  double v[2] = {pd->chosen_cost_usd / fg->cost_div, pd->equal_cost_usd / fg->cost_div};
+  if (col == 3) {
+    v[0] *= pd->chosen_time_ns / 1e6;
+    v[1] *= pd->equal_time_ns / 1e6;
+  }
+  PlotSpan s = PLOT_SPAN_EMPTY;
+  plot_span_add(&s, v[0]);
+  plot_span_add(&s, v[1]);
+  s.hi *= 1.25; /* room for the labels */
+  s.zero = 1;   /* bars from 0 */
+  plot_panel(g, x0, y0, w, h);
+  fprintf(g, "set title '%s", col == 3 ? "objective minimised: time x cost" : "network cost");
+  if (v[0] > 0.0 && isfinite(v[1] / v[0])) fprintf(g, " (EqualBW / chosen = %.2fx)", v[1] / v[0]);
+  if (col == 3) fprintf(g, "'\nset ylabel 'time x cost (ms x %s)'\n", fg->cost_name);
+  else fprintf(g, "'\nset ylabel 'network cost (%s)'\n", fg->cost_name);
+  plot_set_range(g, 'y', &s, 0);
+  fprintf(g,
+          "set xrange [0.4:2.6]\nset xtics (\"chosen\" 1, \"EqualBW\" 2) scale 0\n"
+          "set grid noxtics ytics\nset bmargin 4.5\nunset key\n"
+          "plot d.'obj.dat' every ::0::0 u 1:%d:($1-0.3):($1+0.3):(0):%d w boxxyerror "
+          "lc rgb '%s', \\\n"
+          "  '' every ::1::1 u 1:%d:($1-0.3):($1+0.3):(0):%d w boxxyerror lc rgb '%s', \\\n"
+          "  '' u 1:%d:%d w labels offset 0,0.8 font ',10'\n",
+          col, col, PLOT_COLOR_CHOSEN, col, col, PLOT_COLOR_EQUAL, col, col + 2);
 }
 
 /* ---------------------------------------------------------------- script */
@@ -318,16 +382,23 @@ static int body(PlotRun *r, FILE *g, const void *ctx) {
   int logy = plot_span_wide(&fg.ts, PLOT_WIDE_SPAN);
   if (write_data(r, &fg, logy)) return -1;
 
-  int hpx = pareto ? FIG_H_PARETO : FIG_H_ROW;
+  int ppc = pd->objective == WEFT_OBJ_PERF_PER_COST;
+  int h0 = pareto ? FIG_H_PARETO : FIG_H_ROW, hpx = h0 + (ppc ? FIG_H_OBJ : 0);
   plot_terminal(r, g, FIG_W, hpx);
   fputs("t = ARG3\nif (strlen(ARG4) > 0) { t = t.\"\\n\".ARG4 }\n"
         "set multiplot title t font ',13'\n", g);
-  double top = 1.0 - 62.0 / hpx; /* the two-line title's strip */
+  /* in the top h0 px (above the perf-per-cost row, when there is one) */
+  double sc = (double)h0 / hpx, base = 1.0 - sc;
+  double top = 1.0 - 62.0 / h0; /* the two-line title's strip */
   double row = pareto ? (top - 0.02) * 0.5 : top, ps = plot_point_scale(r);
-  if (pareto) script_pareto(g, &fg, logy, row + 0.02, top - row - 0.02, ps);
-  script_bw(g, pd, 0.0, 1.0 / 3, row);
-  script_time(g, &fg, 1.0 / 3, 1.0 / 3, row);
-  script_comm(g, &fg, 2.0 / 3, 1.0 / 3, row);
+  if (pareto) script_pareto(g, &fg, logy, base + (row + 0.02) * sc, (top - row - 0.02) * sc, ps);
+  script_bw(g, pd, 0.0, base, 1.0 / 3, row * sc);
+  script_time(g, &fg, 1.0 / 3, base, 1.0 / 3, row * sc);
+  script_comm(g, &fg, 2.0 / 3, base, 1.0 / 3, row * sc);
+  if (ppc) { /* the objective minimised, under the bars of the same designs */
+    script_obj(g, &fg, 2, 1.0 / 6, 0.0, 1.0 / 3, base);
+    script_obj(g, &fg, 3, 0.5, 0.0, 1.0 / 3, base);
+  }
   fputs("unset multiplot\nset output\n", g);
   return 0;
 }

@@ -2,8 +2,10 @@
  * per fabric (TopoOpt per degree, the switch, the Fat-trees, the expander
  * per degree; the OCS per degree and reconfiguration delay in a panel of its
  * own), log-log, with the compute time alone as a floor so the
- * communication each fabric adds reads as the height above it. A .png, .svg
- * or .pdf through the shared runner, or (FILE.gp) a self-contained script. */
+ * communication each fabric adds reads as the height above it. Each panel's
+ * axes span its own curves; its key, below it, has a row or column for
+ * every curve. A .png, .svg or .pdf through the shared runner, or (FILE.gp)
+ * a self-contained script. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,12 @@
 
 #define TOPO_MAX_CURVES 40
 #define TOPO_W 1500
-#define TOPO_H 700
+#define TOPO_TOP_PX 110.0    /* the figure's and the panels' titles (a PDF's are larger) */
+#define TOPO_PLOT_PX 380.0   /* a plot's height */
+#define TOPO_AXIS_PX 75.0    /* the cost axis's labels, under a plot */
+#define TOPO_BOTTOM_PX 20.0  /* under the keys */
+#define TOPO_FLOOR_RATIO 3.16 /* the compute floor is drawn within half a decade of the
+                                 lowest time, else noted */
 
 typedef struct {
   WeftEvalFabric fab;
@@ -139,14 +146,62 @@ static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"
                                       "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
 #define NPALETTE (int)(sizeof palette / sizeof palette[0])
 
+/* Is curve c drawn in the panel (ocs: the OCS one, with TopoOpt's curves
+ * dashed for reference; else the rest)? */
+static int in_panel(const Curve *c, int ocs) {
+  if (c->same_as >= 0) return 0; /* drawn once, under the first's name */
+  return (c->fab == WEFT_EVAL_OCS) == ocs || (ocs && c->fab == WEFT_EVAL_TOPOOPT);
+}
+
+#define FLOOR_TITLE "compute alone (no communication)"
+
+/* A panel's axes and key: spans over its own curves (each panel fills its
+ * area; the OCS curves cost more than the cheapest baselines), the compute
+ * floor on its time axis when within half a decade of its lowest time. */
+typedef struct {
+  PlotSpan cs, ts;
+  int floor_on_axis, nkey;
+  size_t chars;
+  PlotKey key;
+} Panel;
+
+static void panel_span(const WeftEvalPoint *p, int n, const Curve *c, int nc, int ocs,
+                       double div, double compute_ms, int *idx, Panel *pn) {
+  PlotSpan e = PLOT_SPAN_EMPTY;
+  pn->cs = pn->ts = e;
+  pn->nkey = 0;
+  pn->chars = 0;
+  for (int k = 0; k < nc; k++) {
+    if (!in_panel(&c[k], ocs)) continue;
+    int m;
+    curve_points(p, n, &c[k], idx, &m);
+    for (int i = 0; i < m; i++) {
+      plot_span_add(&pn->cs, p[idx[i]].cost_usd / div);
+      plot_span_add(&pn->ts, p[idx[i]].time_ns / 1e6);
+    }
+    pn->nkey++;
+    if (strlen(c[k].name) > pn->chars) pn->chars = strlen(c[k].name);
+  }
+  pn->floor_on_axis = compute_ms > 0 && isfinite(compute_ms) && pn->ts.hi > 0 &&
+                      compute_ms >= pn->ts.lo / TOPO_FLOOR_RATIO;
+  if (pn->floor_on_axis) { /* further below, a note: a floor a decade down leaves
+                              the panel's lower third blank */
+    plot_span_add(&pn->ts, compute_ms);
+    pn->nkey++;
+    if (strlen(FLOOR_TITLE) > pn->chars) pn->chars = strlen(FLOOR_TITLE);
+  }
+  pn->cs.zero = pn->ts.zero = 0; /* log axes: a non-positive value is left out, not drawn */
+}
+
 /* One panel: the curves with ocs == (fab == OCS), TopoOpt's dashed in the
  * OCS panel for reference, and the compute floor (a line when it is on the
  * axis, else a note). Fixed margins and the key at a fixed place below, so
  * the panels' plot areas line up whatever their keys hold. */
-static void panel(FILE *g, const Curve *c, int nc, int ocs, double x0, double w, const PlotSpan *cs,
-                  const PlotSpan *ts, double compute_ms, const char *cost_name, double ps) {
-  double top = 1.0 - 100.0 / TOPO_H, bottom = 0.34;
-  plot_panel(g, x0, 0.0, w, top + 40.0 / TOPO_H);
+static void panel(FILE *g, const Curve *c, int nc, int ocs, double x0, double w, const Panel *pn,
+                  double hpx, double key_px, double compute_ms, const char *cost_name,
+                  double ps) {
+  double top = 1.0 - TOPO_TOP_PX / hpx, bottom = (TOPO_BOTTOM_PX + key_px + TOPO_AXIS_PX) / hpx;
+  plot_panel(g, x0, 0.0, w, 1.0);
   fprintf(g, "set title '%s'\nset xlabel 'fabric cost (%s, log scale)'\n"
              "set ylabel 'iteration time (ms, log scale)'\n"
              "set lmargin at screen %g\nset rmargin at screen %g\n"
@@ -154,25 +209,22 @@ static void panel(FILE *g, const Curve *c, int nc, int ocs, double x0, double w,
           ocs ? "OCS re-wired between phases, by reconfiguration delay"
               : "TopoOpt and the baselines",
           cost_name, x0 + 0.055, x0 + w - 0.015, bottom, top);
-  plot_set_range(g, 'x', cs, 1);
-  plot_set_range(g, 'y', ts, 1);
-  int floor_on_axis = compute_ms > 0 && isfinite(compute_ms) && compute_ms >= ts->lo;
-  if (compute_ms > 0 && isfinite(compute_ms) && !floor_on_axis) {
+  plot_set_range(g, 'x', &pn->cs, 1);
+  plot_set_range(g, 'y', &pn->ts, 1);
+  if (compute_ms > 0 && isfinite(compute_ms) && !pn->floor_on_axis) {
     char v[32];
     plot_fmt_value(v, sizeof v, compute_ms);
     fprintf(g, "set label 'compute alone (no communication): %s ms, below the axis' "
                "at graph 0.02, graph 0.04 left font ',10'\n", v);
   }
-  fprintf(g, "set key at screen %g, screen %g center top maxrows 6 box spacing 1.05 samplen 2 "
-             "font ',10'\nplot ",
-          x0 + w / 2, bottom - 62.0 / TOPO_H);
+  fprintf(g, "set key at screen %g, screen %g center top maxcols %d maxrows %d box samplen 2 "
+             "font ',10' width 1\nplot ",
+          x0 + w / 2, (TOPO_BOTTOM_PX + key_px - 4.0) / hpx, pn->key.cols, pn->key.rows);
   const char *sep = "";
   int color = 0, ref = 0;
   for (int k = 0; k < nc; k++) {
-    int is_ocs = c[k].fab == WEFT_EVAL_OCS;
-    if (c[k].same_as >= 0 || (is_ocs != ocs && !(ocs && c[k].fab == WEFT_EVAL_TOPOOPT)))
-      continue;
-    if (ocs && !is_ocs) /* weft's own curve names: safe as script text */
+    if (!in_panel(&c[k], ocs)) continue;
+    if (ocs && c[k].fab != WEFT_EVAL_OCS) /* weft's own curve names: safe as script text */
       fprintf(g, "%sd.'c%d.dat' u 1:2 w lp dt 2 lw 1.5 pt %d ps %g lc rgb '#404040' t '%s'", sep,
               k, 1 + ref++, ps, c[k].name);
     else
@@ -180,9 +232,10 @@ static void panel(FILE *g, const Curve *c, int nc, int ocs, double x0, double w,
               4 + 2 * (color % 6), ps, palette[color % NPALETTE], c[k].name), color++;
     sep = ", \\\n  ";
   }
-  if (floor_on_axis)
-    fprintf(g, "%s%.9g w l dt 3 lw 2 lc rgb '#000000' t 'compute alone (no communication)'",
-            sep, compute_ms);
+  if (pn->floor_on_axis)
+    fprintf(g, "%s%.9g w l dt 3 lw 2 lc rgb '#000000' t '" FLOOR_TITLE "'", sep, compute_ms);
+  else if (!*sep)
+    fputs("NaN notitle", g);
   fputs("\n", g);
 }
 
@@ -196,7 +249,6 @@ static int body(PlotRun *r, FILE *g, const void *ctx) {
     return -1;
   }
   merge_same(tf->p, tf->n, c, nc, idx);
-  PlotSpan cs = PLOT_SPAN_EMPTY, ts = PLOT_SPAN_EMPTY;
   double compute_ms = HUGE_VAL, max_usd = 0.0;
   for (int i = 0; i < tf->n; i++)
     if (isfinite(tf->p[i].cost_usd)) max_usd = fmax(max_usd, tf->p[i].cost_usd);
@@ -215,29 +267,28 @@ static int body(PlotRun *r, FILE *g, const void *ctx) {
     for (int i = 0; i < m; i++) {
       const WeftEvalPoint *q = &tf->p[idx[i]];
       fprintf(f, "%.9g %.9g\n", q->cost_usd / div, q->time_ns / 1e6);
-      plot_span_add(&cs, q->cost_usd / div);
-      plot_span_add(&ts, q->time_ns / 1e6);
       /* the strategy's compute: its time less its communication */
       double comp = (q->time_ns - q->comm_ns) / 1e6;
       if (comp > 0 && comp < compute_ms) compute_ms = comp;
     }
     any_ocs |= c[k].fab == WEFT_EVAL_OCS;
   }
+  int np = any_ocs ? 2 : 1;
+  double w = 1.0 / np, key_px = 0.0;
+  Panel pn[2];
+  for (int k = 0; k < np; k++) {
+    panel_span(tf->p, tf->n, c, nc, k, div, compute_ms, idx, &pn[k]);
+    pn[k].key = plot_key_fit(r, (size_t)pn[k].nkey, pn[k].chars, w * TOPO_W - 40);
+    key_px = fmax(key_px, pn[k].key.h_px);
+  }
   free(idx);
-  /* the compute floor joins the time axis when within a decade of it; far
-   * below, it is a note (a floor three decades down would squash the curves) */
-  if (isfinite(compute_ms) && compute_ms >= ts.lo / 10) plot_span_add(&ts, compute_ms);
-  ts.zero = cs.zero = 0; /* log axes: a non-positive value is left out, not drawn */
-  plot_terminal(r, g, TOPO_W, TOPO_H);
+  double hpx = TOPO_TOP_PX + TOPO_PLOT_PX + TOPO_AXIS_PX + key_px + TOPO_BOTTOM_PX;
+  plot_terminal(r, g, TOPO_W, (int)hpx);
   fputs("t = ARG3\nif (strlen(ARG4) > 0) { t = t.\"\\n\".ARG4 }\n"
         "set multiplot title t font ',13'\n", g);
   double ps = plot_point_scale(r);
-  if (any_ocs) {
-    panel(g, c, nc, 0, 0.0, 0.5, &cs, &ts, compute_ms, cost_name, ps);
-    panel(g, c, nc, 1, 0.5, 0.5, &cs, &ts, compute_ms, cost_name, ps);
-  } else {
-    panel(g, c, nc, 0, 0.0, 1.0, &cs, &ts, compute_ms, cost_name, ps);
-  }
+  for (int k = 0; k < np; k++)
+    panel(g, c, nc, k, k * w, w, &pn[k], hpx, key_px, compute_ms, cost_name, ps);
   fputs("unset multiplot\nset output\n", g);
   return 0;
 }

@@ -1,0 +1,1 @@
+--version >/dev/null && PATH="$PWD/tests/golden/inputs/fake_gnuplot:$PATH" "$WEFT" codesign --model bert-large --npus 16 --blocks Ring,Switch --cost-model tests/golden/inputs/codesign_cost2.yml --constraint 'sum <= 100' --constraint 'B1 >= 1' --constraint 'B2 >= 1' --objective perf-per-cost --threads 1 --plot "$T/c.png" >/dev/null 2>&1

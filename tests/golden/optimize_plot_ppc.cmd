@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/small.yml --objective perf-per-cost --json >"$T/o.json" && PATH="$PWD/tests/golden/inputs/fake_gnuplot:$PATH" "$WEFT" optimize tests/golden/inputs/small.yml --objective perf-per-cost --plot "$T/o.png" >/dev/null

@@ -1,0 +1,1 @@
+sweep tests/golden/inputs/sweep_big.yml --csv "$T/b.csv" --plot "$T/b.svg" --quiet && PATH="$PWD/tests/golden/inputs/fake_gnuplot:$PATH" "$WEFT" sweep tests/golden/inputs/sweep_big.yml --plot "$T/b.png" --quiet >/dev/null

@@ -1,0 +1,1 @@
+sweep tests/golden/inputs/sweep_many.yml --csv "$T/m.csv" --quiet && PATH="$PWD/tests/golden/inputs/fake_gnuplot:$PATH" "$WEFT" sweep tests/golden/inputs/sweep_many.yml --plot "$T/m.png" --quiet >/dev/null

@@ -1,0 +1,1 @@
+sweep tests/golden/inputs/sweep_curves.yml --csv "$T/s.csv" --plot "$T/s.svg" --quiet && PATH="$PWD/tests/golden/inputs/fake_gnuplot:$PATH" "$WEFT" sweep tests/golden/inputs/sweep_curves.yml --plot "$T/s.png" --quiet >/dev/null

@@ -1,0 +1,1 @@
+topo-eval --model dlrm --servers 16 --iterations 30 --estimate --csv "$T/d.csv" --plot "$T/d.svg" >/dev/null && PATH="$PWD/tests/golden/inputs/fake_gnuplot:$PATH" "$WEFT" topo-eval --model dlrm --servers 16 --iterations 30 --estimate --plot "$T/d.png" >/dev/null
