@@ -143,17 +143,17 @@ static void round_design(Bnb *b, const Node *n) {
 
 /* ------------------------------------------------------------------ nodes */
 /* The node's bound rows after the user's: B_d = n r (pinned), B_d >= lo r,
- * B_d <= hi r; with_lo = 0 leaves the lower ends out (the continuous
- * optimum within the link limits). */
-static void bound_rows(Bnb *b, const Node *n, int with_lo) {
+ * B_d <= hi r; named (the root's, which messages may quote) or not (a
+ * node's: the text costs more than its solve's pre-checks). */
+static void bound_rows(Bnb *b, const Node *n, int named) {
   WeftConstraints *c = b->cons;
   c->n = b->nuser;
   for (int d = 0; d < b->D; d++) {
     if (!b->whole[d]) continue;
-    int pin = with_lo && n->lo[d] == n->hi[d];
+    int pin = n->lo[d] == n->hi[d];
     for (int side = 0; side < 2; side++) {
       int lo_side = side == 0;
-      if (lo_side && (!with_lo || n->lo[d] == 0 || pin)) continue;
+      if (lo_side && (n->lo[d] == 0 || pin)) continue;
       if (!lo_side && n->hi[d] == NO_LIMIT) continue;
       int links = lo_side ? n->lo[d] : n->hi[d];
       WeftConstraint *r = &c->c[c->n++];
@@ -161,9 +161,10 @@ static void bound_rows(Bnb *b, const Node *n, int with_lo) {
       r->coef[d] = 1.0;
       r->rhs = links * b->rate[d];
       r->rel = pin ? WEFT_REL_EQ : lo_side ? WEFT_REL_GE : WEFT_REL_LE;
-      snprintf(r->text, sizeof r->text, "B%d %s %d x %g (%s)", d + 1,
-               pin ? "=" : lo_side ? ">=" : "<=", links, b->rate[d],
-               !with_lo && !lo_side ? "MaxLinks" : "whole links");
+      if (named)
+        snprintf(r->text, sizeof r->text, "B%d %s %d x %g (%s)", d + 1,
+                 pin ? "=" : lo_side ? ">=" : "<=", links, b->rate[d],
+                 lo_side ? "a dim with traffic needs a link" : "MaxLinks");
     }
   }
 }
@@ -185,10 +186,10 @@ static int solve_node(Bnb *b, Node *n, WeftResult *res) {
     n->solved = 1;
     return isfinite(n->lb) ? NODE_SOLVED : NODE_EMPTY;
   }
-  bound_rows(b, n, 1);
+  bound_rows(b, n, 0);
   WeftProblem *p = NULL;
   WeftError err;
-  int rc = weft_problem_create(&b->nspec, &p, &err);
+  int rc = weft_problem_recreate(b->base, b->cons, &p, &err);
   if (rc == WEFT_ENOMEM) return rc;
   if (rc) return NODE_UNSETTLED; /* the node's rows out of range: its parent's bound stands */
   rc = weft_problem_solve(p, b->st, res);
@@ -428,46 +429,42 @@ static int setup(Bnb *b, const WeftSpec *spec, const WeftSettings *st, WeftWhole
   return WEFT_OK;
 }
 
-/* The continuous optimum within the link limits, then the root. 1 when the
- * tree is to be grown, 0 when the relaxation settled the answer. */
+/* The root: the continuous optimum within the links' limits (a dim with
+ * traffic needs at least one link; MaxLinks caps it), the tree's first
+ * bound. 1 when the tree is to be grown, 0 when the relaxation settled the
+ * answer (no whole dims, infeasible, unbounded, unsolved). */
 static int root(Bnb *b, Node *n, WeftWholeResult *res) {
   for (int d = 0; d < b->D; d++) {
     int m = b->spec->net->max_links[d];
     n->lo[d] = b->whole[d] && b->base->used[d] ? 1 : 0; /* a dim with traffic needs a link */
     n->hi[d] = b->whole[d] && m > 0 ? m : NO_LIMIT;
   }
-  bound_rows(b, n, 0);
+  bound_rows(b, n, 1);
   WeftProblem *p = NULL;
   WeftError err;
-  int rc = weft_problem_create(&b->nspec, &p, &err);
-  if (rc == WEFT_ENOMEM) return rc;
-  if (rc) { /* the limits' rows out of range: the spec alone */
-    rc = weft_problem_solve(b->base, b->st, &res->continuous);
-  } else {
-    rc = weft_problem_solve(p, b->st, &res->continuous);
-    weft_problem_free(p);
-  }
-  if (rc) return rc;
-  b->nodes = 1;
-  b->iterations = res->continuous.iterations;
   WeftResult *c = &res->continuous;
-  for (int i = 0; i < c->nconflict; i++)  /* a limit's row is no constraint of the spec */
+  int rc = weft_problem_recreate(b->base, b->cons, &p, &err);
+  if (rc == WEFT_ENOMEM) return rc;
+  if (rc) { /* the rows out of range: the relaxation cannot be built, none is known */
+    memset(c, 0, sizeof *c);
+    c->status = WEFT_STATUS_NUMERICAL;
+    c->ndims = b->D;
+    c->gap = HUGE_VAL;
+    snprintf(c->message, sizeof c->message, "the relaxation with whole links: %.200s", err.msg);
+  } else {
+    rc = weft_problem_solve(p, b->st, c);
+    weft_problem_free(p);
+    if (rc) return rc;
+  }
+  b->nodes = 1;
+  b->iterations = c->iterations;
+  for (int i = 0; i < c->nconflict; i++)  /* a bound row is no constraint of the spec */
     if (c->conflict[i] >= b->nuser) c->conflict[i--] = c->conflict[--c->nconflict];
   res->result = *c;
   if (c->status != WEFT_STATUS_SOLVED || !res->nwhole) return 0;
-  int inside = 1;  /* the continuous design inside the root's box: it is the root's too */
-  for (int d = 0; d < b->D; d++)
-    inside &= !b->whole[d] || c->bw_gbps[d] >= n->lo[d] * b->rate[d];
-  n->solved = 0;
   n->lb = c->lower_bound;
-  if (inside) {
-    memcpy(n->bw, c->bw_gbps, sizeof n->bw);
-    n->solved = 1;
-  } else {
-    rc = solve_node(b, n, &res->result);
-    if (rc < 0) return rc;
-    if (rc == NODE_EMPTY) return 2;
-  }
+  memcpy(n->bw, c->bw_gbps, sizeof n->bw);
+  n->solved = 1;
   return 1;
 }
 
@@ -493,7 +490,6 @@ int weft_whole_solve(const WeftSpec *spec, const WeftSettings *settings, WeftWho
   }
   WeftResult tmp;
   WeftBnbStatus bs = WEFT_BNB_CLOSED;
-  if (rc == 2) goto done; /* no design in the root's box */
   round_design(&b, &n);
   rc = push(&b, &n);
   while (!rc && b.nheap > 0) {
@@ -515,7 +511,6 @@ int weft_whole_solve(const WeftSpec *spec, const WeftSettings *settings, WeftWho
     bnb_free(&b);
     return weft_error_set(err, rc, "", 0, 0, NULL, "%s in branch and bound", weft_strerror(rc));
   }
-done:
   report(&b, res, bs);
   bnb_free(&b);
   return WEFT_OK;
