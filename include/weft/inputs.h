@@ -42,11 +42,13 @@ typedef struct {
    * docs/model.md "Whole links"): dim d's bandwidth is B_d = n_d x
    * link_gbps[d] with n_d a whole number of links (or NICs) per NPU, at most
    * max_links[d]. link_gbps[d] = 0: B_d is continuous; max_links[d] = 0: no
-   * limit. A part of a catalog supplies both. links_line[d]: the source line
-   * of dim d's rate (0 when unknown or given on the command line). */
+   * limit. A part of a catalog supplies both. links_line[d], max_links_line[d]:
+   * the source lines of dim d's rate and limit (0 when unknown or given on
+   * the command line), where errors point. */
   double link_gbps[WEFT_MAX_DIMS];
   int max_links[WEFT_MAX_DIMS];
   int links_line[WEFT_MAX_DIMS];
+  int max_links_line[WEFT_MAX_DIMS];
 } WeftNetwork;
 
 /* ASTRA-sim's "GB/s" is 2^30 bytes/s; weft's GB/s is 1e9 bytes/s (= bytes/ns). */

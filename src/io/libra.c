@@ -141,8 +141,9 @@ static int astra_keys(const WeftYamlNode *map, const char *file, const char *fto
  * of each dim's entry. */
 static int links_keys(const WeftYamlNode *map, const char *file, const char *ftopo,
                       WeftNetwork *net, WeftError *err) {
-  const WeftYamlNode *rkey = NULL, *mkey = NULL, *rates = weft_yaml_get(map, "LinkGBps|link_gbps", &rkey),
-                     *maxes = weft_yaml_get(map, "MaxLinks|max_links", &mkey);
+  const WeftYamlNode *rkey = NULL, *mkey = NULL;
+  const WeftYamlNode *rates = weft_yaml_get(map, "LinkGBps|link_gbps", &rkey);
+  const WeftYamlNode *maxes = weft_yaml_get(map, "MaxLinks|max_links", &mkey);
   double m[WEFT_MAX_DIMS] = {0};
   int rc;
   if ((rc = per_dim(map, "LinkGBps|link_gbps", file, ftopo, net->ndims, -HUGE_VAL, HUGE_VAL, 0,
@@ -157,7 +158,8 @@ static int links_keys(const WeftYamlNode *map, const char *file, const char *fto
                             "%s entry %d must be a whole number of links from 1 to %d (0: no "
                             "limit), got %g", mkey->text, d + 1, WEFT_MAX_LINKS, m[d]);
     net->max_links[d] = (int)m[d];
-    net->links_line[d] = rates ? rates->child[d]->line : e ? e->line : 0; /* where errors point */
+    net->links_line[d] = rates ? rates->child[d]->line : 0; /* where errors point */
+    net->max_links_line[d] = e ? e->line : 0;
   }
   char rf[WEFT_NAME_LEN], mf[WEFT_NAME_LEN];
   snprintf(rf, sizeof rf, "%s", rkey ? rkey->text : "LinkGBps");

@@ -16,7 +16,7 @@ int weft_network_links_check(const WeftNetwork *net, const char *file, const cha
                             "continuous) and at most %g, got %g", rate_field, d + 1,
                             WEFT_MAX_LINK_GBPS, r);
     if (m < 0 || m > WEFT_MAX_LINKS)
-      return weft_error_set(err, WEFT_EINPUT, file, line, 0, max_field,
+      return weft_error_set(err, WEFT_EINPUT, file, net->max_links_line[d], 0, max_field,
                             "%s entry %d must be a whole number of links from 1 to %d (0: no "
                             "limit), got %d", max_field, d + 1, WEFT_MAX_LINKS, m);
     if (m > 0 && r == 0.0)  /* a limit on links of no rate: a zero rate given as a part */
@@ -50,7 +50,8 @@ int weft_network_set_links(WeftNetwork *net, const double *link_gbps, int nrates
                               "limit), got %g", max_field, d + 1, WEFT_MAX_LINKS, m);
       t.max_links[d] = (int)m;
     }
-    if (link_gbps || max_links) t.links_line[d] = 0;
+    if (link_gbps) t.links_line[d] = 0;
+    if (max_links) t.max_links_line[d] = 0;
   }
   int rc = weft_network_links_check(&t, "", rate_field, max_field, err);
   if (!rc) *net = t;

@@ -294,16 +294,15 @@ static int fixed_dims(const Bnb *b, WeftError *err) {
       if (c->coef[d] != 0.0) { nz++; dim = d; }
     if (c->rel != WEFT_REL_EQ || c->cost_coef != 0.0 || nz != 1 || !b->whole[dim]) continue;
     double v = c->rhs / c->coef[dim], n = v / b->rate[dim], m = nearbyint(n);
-    int line = net->links_line[dim];
-    const char *file = line ? net->file : "";
+    int line = net->links_line[dim], mline = net->max_links_line[dim];
     if (!(v >= 0.0)) continue; /* the relaxation names it */
     if (fabs(n - m) > INT_TOL * fmax(1.0, n))
-      return weft_error_set(err, WEFT_EINPUT, file, line, 0, "LinkGBps",
+      return weft_error_set(err, WEFT_EINPUT, line ? net->file : "", line, 0, "LinkGBps",
                             "constraint '%s' fixes B%d at %.6g GB/s, %.6g links of %g GB/s "
                             "(LinkGBps entry %d): not a whole number of links", c->text,
                             dim + 1, v, n, b->rate[dim], dim + 1);
     if (net->max_links[dim] > 0 && m > net->max_links[dim])
-      return weft_error_set(err, WEFT_EINPUT, file, line, 0, "MaxLinks",
+      return weft_error_set(err, WEFT_EINPUT, mline ? net->file : "", mline, 0, "MaxLinks",
                             "constraint '%s' fixes B%d at %.6g GB/s, %.0f links of %g GB/s, "
                             "past MaxLinks entry %d (%d links)", c->text, dim + 1, v, m,
                             b->rate[dim], dim + 1, net->max_links[dim]);
