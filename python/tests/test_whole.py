@@ -72,3 +72,9 @@ def test_whole_infeasible_named():
     py = weft.optimize(GPT3, link_gbps=[150] * 4)
     assert py["status"] == "infeasible" and py["conflicts"] == ["sum = 1000"]
     same(py, cli("optimize", GPT3, "--link-gbps", "150,150,150,150"))
+
+
+def test_whole_simulate_runs_the_whole_link_optimum():
+    py = weft.simulate(LINKS_SCENARIO)
+    assert py["bw_gbps"] == weft.optimize(LINKS_SCENARIO)["bw_gbps"] == [400, 300, 200, 100]
+    same(py, cli("simulate", LINKS_SCENARIO), skip=("wall_time_ns",))

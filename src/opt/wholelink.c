@@ -442,9 +442,11 @@ static int root(Bnb *b, Node *n, WeftWholeResult *res) {
   WeftProblem *p = NULL;
   WeftError err;
   WeftResult *c = &res->continuous;
-  int rc = weft_problem_recreate(b->base, b->cons, &p, &err);
+  int rc = res->nwhole ? weft_problem_recreate(b->base, b->cons, &p, &err) : WEFT_OK;
   if (rc == WEFT_ENOMEM) return rc;
-  if (rc) { /* the rows out of range: the relaxation cannot be built, none is known */
+  if (!res->nwhole) { /* no whole dims: the spec's own problem, as weft_problem_solve */
+    if ((rc = weft_problem_solve(b->base, b->st, c))) return rc;
+  } else if (rc) { /* the rows out of range: the relaxation cannot be built, none is known */
     memset(c, 0, sizeof *c);
     c->status = WEFT_STATUS_NUMERICAL;
     c->ndims = b->D;
