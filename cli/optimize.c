@@ -2,6 +2,7 @@
  * network and cost model with a model from the zoo (inputs.c); add
  * command-line constraints, solve exactly, report, export. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,8 @@
 #include "opts.h"
 #include "plot.h"
 
-enum { O_JSON, O_EXPORT, O_EXPORT1, O_PLOT, O_GAPTOL, O_LINKS, O_MAXLINKS, O_REFINE, O_HELP,
-       O_COUNT };
+enum { O_JSON, O_EXPORT, O_EXPORT1, O_PLOT, O_GAPTOL, O_LINKS, O_MAXLINKS, O_MAXNODES,
+       O_TIMELIMIT, O_REFINE, O_HELP, O_COUNT };
 
 /* One row per option: drives parsing and --help alike (after the shared
  * input options of inputs.h, before the --model options of model_opts.h). */
@@ -34,6 +35,12 @@ static const CliOpt opts[O_COUNT] = {
     [O_MAXLINKS] = {"--max-links", "M1,...,MD",
                     "at most M_d whole links per NPU on dim d (0 = no limit;\n"
                     "                        the network's MaxLinks)"},
+    [O_MAXNODES] = {"--max-nodes", "N",
+                    "whole links: stop branch and bound after N nodes, the\n"
+                    "                        gap left said as such (default 100000)"},
+    [O_TIMELIMIT] = {"--time-limit", "S",
+                     "whole links: stop branch and bound after S seconds\n"
+                     "                        (default 60; 0 = none)"},
     [O_REFINE] = {"--refine-with-sim", NULL,
                   "re-solve with simulated collective times; takes weft\n"
                   "                        simulate's options (see --refine-with-sim --help)"},
@@ -136,6 +143,19 @@ int cmd_optimize(int argc, char **argv) {
       cli_fail("--gap-tol '%s': expected a positive number", a.val[O_GAPTOL]);
       return EXIT_USAGE;
     }
+  }
+  long long nodes;
+  const char *mn = a.val[O_MAXNODES], *tl = a.val[O_TIMELIMIT];
+  if (mn) {
+    if (cli_int_value(mn, strlen(mn), 1, INT_MAX, &nodes)) {
+      cli_fail("--max-nodes '%s': expected an integer in 1..%d", mn, INT_MAX);
+      return EXIT_USAGE;
+    }
+    set.max_nodes = (int)nodes;
+  }
+  if (tl && cli_number(tl, strlen(tl), 0.0, 0, &set.time_limit_s)) {
+    cli_fail("--time-limit '%s': expected a non-negative number of seconds (0: none)", tl);
+    return EXIT_USAGE;
   }
   if (cli_out_check("--export-astra", a.val[O_EXPORT]) ||
       cli_out_check("--export-astra1", a.val[O_EXPORT1]))

@@ -78,3 +78,12 @@ def test_whole_simulate_runs_the_whole_link_optimum():
     py = weft.simulate(LINKS_SCENARIO)
     assert py["bw_gbps"] == weft.optimize(LINKS_SCENARIO)["bw_gbps"] == [400, 300, 200, 100]
     same(py, cli("simulate", LINKS_SCENARIO), skip=("wall_time_ns",))
+
+
+def test_whole_node_limit_said_as_such():
+    py = weft.optimize(LINKS_SCENARIO, max_nodes=1)
+    assert py["bnb"]["status"] == "node limit" and py["bnb"]["nodes"] == 1
+    assert py["bnb"]["gap"] > 1e-3 and "not proven optimal" in py["message"]
+    same(py, cli("optimize", LINKS_SCENARIO, "--max-nodes", "1"))
+    with pytest.raises(weft.WeftError):
+        weft.optimize(LINKS_SCENARIO, max_nodes=0)

@@ -4,11 +4,12 @@ import ctypes
 from ctypes import byref, c_double
 
 from . import _inputs, _lib
-from ._core import VERSION, Sources, fail, lib, new_error, nums, num, number
+from ._core import VERSION, Sources, fail, int_value, lib, new_error, nums, num, number
 from ._lib import text
 
 OPTIMIZE_KEYS = (_inputs.INPUT_KEYS + _inputs.MODEL_KEYS +
-                 ("gap_tol", "link_gbps", "max_links", "export_astra", "refine_with_sim"))
+                 ("gap_tol", "link_gbps", "max_links", "max_nodes", "time_limit",
+                  "export_astra", "refine_with_sim"))
 STATUS_SOLVED = 0
 DIM_UNUSED = 1
 
@@ -18,6 +19,10 @@ def settings(kw):
     lib.weft_settings_default(byref(st))
     if kw.get("gap_tol") is not None:
         st.gap_tol = number("gap_tol", kw["gap_tol"], 0.0, True)
+    if kw.get("max_nodes") is not None:  # whole links' branch and bound (--max-nodes)
+        st.max_nodes = int_value("max_nodes", kw["max_nodes"], 1, 2 ** 31 - 1)
+    if kw.get("time_limit") is not None:  # seconds, 0 = none (--time-limit)
+        st.time_limit_s = number("time_limit", kw["time_limit"], 0.0, False)
     return st
 
 
@@ -137,7 +142,9 @@ def optimize(scenario=None, **kw):
     "fwd-ig-overlap"),
     gap_tol=, link_gbps= and max_links= (lists, one entry per dim: whole
     links, as --link-gbps and --max-links; the dict then has links,
-    link_gbps, max_links, bnb and continuous), export_astra= (a file name). A problem without a solution
+    link_gbps, max_links, bnb and continuous; max_nodes= and time_limit=
+    stop the branch and bound, as --max-nodes and --time-limit), export_astra=
+    (a file name). A problem without a solution
     returns its dict (status "infeasible", "unbounded", ... and the message,
     as the CLI prints it before exiting 1); bad input raises WeftError.
     refine_with_sim=True runs `weft optimize --refine-with-sim`, taking

@@ -216,6 +216,7 @@ static void settle(Bnb *b, double lb) { b->closed_lb = fmin(b->closed_lb, lb); }
 static int child(Bnb *b, Node *n, double parent_lb, WeftResult *res) {
   n->solved = 0;
   n->lb = parent_lb;
+  if (b->nodes >= b->st->max_nodes) return push(b, n); /* left open at the limit */
   int rc = solve_node(b, n, res);
   if (rc < 0) return rc;
   if (rc == NODE_EMPTY) return WEFT_OK;
@@ -388,6 +389,11 @@ static void report(Bnb *b, WeftWholeResult *out, WeftBnbStatus bs) {
                   ? WEFT_STATUS_SOLVED : WEFT_STATUS_NUMERICAL;
   if (r->status != WEFT_STATUS_SOLVED)
     snprintf(r->message, sizeof r->message, "the whole-link design found fails the constraints");
+  else if (bs != WEFT_BNB_CLOSED)
+    snprintf(r->message, sizeof r->message, "branch and bound stopped at its %s after %d "
+             "node%s: the design is the best found, proven within %.2g (relative) of the "
+             "whole-link optimum, not proven optimal", weft_bnb_status_name(bs), b->nodes,
+             b->nodes == 1 ? "" : "s", r->gap);
   else if (b->unsettled)
     snprintf(r->message, sizeof r->message, "%d node%s the solver could not settle keep%s their "
              "parent's bound in the gap", b->unsettled, b->unsettled == 1 ? "" : "s",
