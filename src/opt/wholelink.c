@@ -16,6 +16,8 @@
                              sits well inside the target, not at its edge */
 #define ROUND_DIMS 6      /* a relaxation is rounded both ways on up to this many dims */
 #define NO_LIMIT INT_MAX  /* a box with no upper end (no MaxLinks) */
+#define MAX_BRANCH_LINKS 1e9  /* a relaxation past this many links (a tiny rate, no limit)
+                                 leaves its node unsettled: box ends are ints */
 
 typedef struct {
   int lo[WEFT_MAX_DIMS], hi[WEFT_MAX_DIMS];  /* box on n_d (whole dims only) */
@@ -239,6 +241,11 @@ static int branch(Bnb *b, const Node *n, WeftResult *res) {
   }
   int split3 = 0;
   long mid = 0;
+  if (dbest >= 0 && !(vbest < MAX_BRANCH_LINKS)) { /* past whole counts weft branches on */
+    b->unsettled++;
+    settle(b, n->lb);
+    return WEFT_OK;
+  }
   if (dbest >= 0 && fbest > INT_TOL * fmax(1.0, vbest)) { /* fractional: two children */
     Node c = *n;
     c.hi[dbest] = (int)floor(vbest);
@@ -331,11 +338,14 @@ static void infeasible(const Bnb *b, WeftResult *r) {
                             k ? ", " : " ", cs->c[r->conflict[k]].text);
   if (!r->nconflict && len < sizeof r->message)
     len += (size_t)snprintf(r->message + len, sizeof r->message - len, " the link limits");
-  for (int d = 0, k = 0; d < b->D && len < sizeof r->message; d++)
-    if (b->whole[d])
-      len += (size_t)snprintf(r->message + len, sizeof r->message - len, "%s B%d in links of %g GB/s%s",
-                              k++ ? "," : " with", d + 1, b->rate[d],
-                              b->spec->net->max_links[d] ? " (MaxLinks)" : "");
+  for (int d = 0, k = 0; d < b->D && len < sizeof r->message; d++) {
+    int m = b->spec->net->max_links[d];
+    if (!b->whole[d]) continue;
+    len += (size_t)snprintf(r->message + len, sizeof r->message - len, "%s B%d in links of %g GB/s",
+                            k++ ? "," : " with", d + 1, b->rate[d]);
+    if (m && len < sizeof r->message)
+      len += (size_t)snprintf(r->message + len, sizeof r->message - len, " (at most %d)", m);
+  }
   memset(r->bw_gbps, 0, sizeof r->bw_gbps);
   memset(&r->eval, 0, sizeof r->eval);
   r->objective = r->lower_bound = 0.0;
