@@ -70,9 +70,14 @@ void cli_fail(const char *fmt, ...)
     ;
 
 /* What a report shows: the solved problem and its baseline. */
+/* --link-gbps R1,...,RD and --max-links M1,...,MD (either may be NULL) onto
+ * the network (links.c): EXIT_OK, or prints why and returns EXIT_USAGE. */
+int cli_links_apply(const char *rates, const char *maxes, WeftNetwork *net);
+
 typedef struct {
   const WeftSpec *spec;
   const WeftResult *res;
+  const WeftWholeResult *whole; /* whole links: the branch and bound's (res is its result) */
   const WeftEval *equal;       /* EqualBW baseline: NULL when not solved or none exists */
   const double *equal_bw_gbps;
   const char *equal_none;      /* why there is no EqualBW baseline (solved, equal NULL) */

@@ -2,6 +2,7 @@
  * network and cost model with a model from the zoo (inputs.c); add
  * command-line constraints, solve exactly, report, export. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,8 @@
 #include "opts.h"
 #include "plot.h"
 
-enum { O_JSON, O_EXPORT, O_EXPORT1, O_PLOT, O_GAPTOL, O_REFINE, O_HELP, O_COUNT };
+enum { O_JSON, O_EXPORT, O_EXPORT1, O_PLOT, O_GAPTOL, O_LINKS, O_MAXLINKS, O_MAXNODES,
+       O_TIMELIMIT, O_REFINE, O_HELP, O_COUNT };
 
 /* One row per option: drives parsing and --help alike (after the shared
  * input options of inputs.h, before the --model options of model_opts.h). */
@@ -27,6 +29,18 @@ static const CliOpt opts[O_COUNT] = {
                    "                        (docs/simulate.md)"},
     [O_PLOT] = {"--plot", "FILE", "draw the design vs EqualBW as .png, .svg or .pdf (gnuplot)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap (default 1e-9)"},
+    [O_LINKS] = {"--link-gbps", "R1,...,RD",
+                 "whole links: B_d = n_d x R_d GB/s, n_d whole (0 = continuous;\n"
+                 "                        the network's LinkGBps; docs/model.md)"},
+    [O_MAXLINKS] = {"--max-links", "M1,...,MD",
+                    "at most M_d whole links per NPU on dim d (0 = no limit;\n"
+                    "                        the network's MaxLinks)"},
+    [O_MAXNODES] = {"--max-nodes", "N",
+                    "whole links: stop branch and bound after N nodes, the\n"
+                    "                        gap left said as such (default 100000)"},
+    [O_TIMELIMIT] = {"--time-limit", "S",
+                     "whole links: stop branch and bound after S seconds\n"
+                     "                        (default 60; 0 = none)"},
     [O_REFINE] = {"--refine-with-sim", NULL,
                   "re-solve with simulated collective times; takes weft\n"
                   "                        simulate's options (see --refine-with-sim --help)"},
@@ -130,6 +144,19 @@ int cmd_optimize(int argc, char **argv) {
       return EXIT_USAGE;
     }
   }
+  long long nodes;
+  const char *mn = a.val[O_MAXNODES], *tl = a.val[O_TIMELIMIT];
+  if (mn) {
+    if (cli_int_value(mn, strlen(mn), 1, INT_MAX, &nodes)) {
+      cli_fail("--max-nodes '%s': expected an integer in 1..%d", mn, INT_MAX);
+      return EXIT_USAGE;
+    }
+    set.max_nodes = (int)nodes;
+  }
+  if (tl && cli_number(tl, strlen(tl), 0.0, 0, &set.time_limit_s)) {
+    cli_fail("--time-limit '%s': expected a non-negative number of seconds (0: none)", tl);
+    return EXIT_USAGE;
+  }
   if (cli_out_check("--export-astra", a.val[O_EXPORT]) ||
       cli_out_check("--export-astra1", a.val[O_EXPORT1]))
     return EXIT_USAGE;
@@ -137,22 +164,29 @@ int cmd_optimize(int argc, char **argv) {
   if (prc) return prc;
   int rc = cli_inputs_load(&a.in, "optimize", &st.sc);
   if (rc) return rc;
+  if ((rc = cli_links_apply(a.val[O_LINKS], a.val[O_MAXLINKS], &st.sc->net)))
+    return finish(&st, rc);
   WeftSpec spec;
   weft_scenario_spec(st.sc, &spec);
   if (a.val[O_EXPORT1] && (rc = cli_astra1_check(&spec))) return finish(&st, rc);
   rc = weft_problem_create(&spec, &st.prob, &err);
+  WeftWholeResult whole;
+  int has_whole = 0;
+  for (int d = 0; d < st.sc->net.ndims; d++) has_whole |= st.sc->net.link_gbps[d] > 0.0;
+  if (!rc && has_whole) rc = weft_whole_solve(&spec, &set, &whole, &err);
   if (rc) {
     cli_error(&err);
     return finish(&st, rc == WEFT_ENOMEM || rc == WEFT_ESOLVER ? EXIT_RUNTIME : EXIT_USAGE);
   }
   WeftResult res;
-  weft_problem_solve(st.prob, &set, &res);
+  if (has_whole) res = whole.result;
+  else weft_problem_solve(st.prob, &set, &res);
   int solved = res.status == WEFT_STATUS_SOLVED;
   double eq_bw[WEFT_MAX_DIMS] = {0};
   char eq_why[256] = "";
   WeftEval eq;
   memset(&eq, 0, sizeof eq);
-  Report r = {&spec, &res, NULL, NULL, NULL, {0}};
+  Report r = {.spec = &spec, .res = &res, .whole = has_whole ? &whole : NULL};
   for (int j = 0; j < spec.njobs; j++) r.job_names[j] = st.sc->job_name[j];
   if (solved) { /* the best equal split that meets the constraints, if any */
     if (weft_problem_equal_bw(st.prob, eq_bw, eq_why, sizeof eq_why)) {

@@ -22,6 +22,36 @@ static void row_ms(FILE *out, const char *name, double a, const double *b) {
   fputc('\n', out);
 }
 
+/* Whole links: the proof (tree closed, or the limit and the gap left) and
+ * the continuous optimum beside the whole-link one. */
+static void whole_lines(FILE *out, const Report *r) {
+  const WeftWholeResult *w = r->whole;
+  const WeftResult *c = &w->continuous;
+  const WeftNetwork *net = r->spec->net;
+  fprintf(out, "whole links: %s, %d node%s", weft_bnb_status_name(w->bnb_status), w->nodes,
+          w->nodes == 1 ? "" : "s");
+  if (w->result.status == WEFT_STATUS_SOLVED)
+    fprintf(out, ", certified gap %.1e (bound %.9g)", w->result.gap, w->result.lower_bound);
+  fputs("; links of", out);
+  for (int d = 0; d < net->ndims; d++) {
+    fprintf(out, "%s B%d ", d ? "," : "", d + 1);
+    if (w->link_gbps[d] > 0.0) fprintf(out, "%g GB/s", w->link_gbps[d]);
+    else fputs("continuous", out);
+    if (net->max_links[d] > 0) fprintf(out, " (at most %d)", net->max_links[d]);
+  }
+  fputc('\n', out);
+  fprintf(out, "continuous optimum: %s", weft_status_name(c->status));
+  if (c->status == WEFT_STATUS_SOLVED) {
+    fputs(", B =", out);
+    for (int d = 0; d < net->ndims; d++) fprintf(out, "%s %.6g", d ? "," : "", c->bw_gbps[d]);
+    fprintf(out, " GB/s, time_ms %.6f, cost_usd %.2f", c->eval.time_ns / 1e6, c->eval.cost_usd);
+    if (w->result.status == WEFT_STATUS_SOLVED && c->objective > 0.0)
+      fprintf(out, "; whole links %+.4f%% on the %s", 100.0 * (w->result.objective / c->objective - 1.0),
+              r->spec->objective == WEFT_OBJ_PERF ? "time" : "time x cost");
+  }
+  fputc('\n', out);
+}
+
 void report_table(FILE *out, const Report *r) {
   const WeftSpec *sp = r->spec;
   const WeftResult *res = r->res;
@@ -38,6 +68,7 @@ void report_table(FILE *out, const Report *r) {
     for (int i = 0; i < sp->cons->n; i++) fprintf(out, "%s '%s'", i ? "," : "", sp->cons->c[i].text);
     fputc('\n', out);
   }
+  if (r->whole) whole_lines(out, r);
   if (res->message[0]) fprintf(out, "note: %s\n", res->message);
   if (res->status != WEFT_STATUS_SOLVED) return;
   fprintf(out, "\n  %-4s %-15s %6s %14s %14s\n", "dim", "topology", "npus", "bw_gbps", "equal_bw_gbps");
@@ -47,6 +78,8 @@ void report_table(FILE *out, const Report *r) {
     num(out, 14, 6, res->bw_gbps[d]);
     if (e) num(out, 14, 6, r->equal_bw_gbps[d]);
     else fprintf(out, " %14s", "-");
+    if (r->whole && r->whole->link_gbps[d] > 0.0)
+      fprintf(out, "  %d x %g GB/s", r->whole->links[d], r->whole->link_gbps[d]);
     fprintf(out, "%s\n", (res->dim_flags[d] & WEFT_DIM_UNUSED) ? "  (no traffic: set by constraints)" : "");
   }
   fprintf(out, "\n  %-24s %16s %16s\n", "", "optimized", "equal_bw");
@@ -100,6 +133,49 @@ static void json_eval(FILE *out, const WeftEval *e, const double *bw, int D, con
   fprintf(out, "\n%s}", ind);
 }
 
+/* Whole links: links, link_gbps, bnb {status, nodes, gap, unsettled} and
+ * the continuous optimum. */
+static void whole_json(FILE *out, const Report *r) {
+  const WeftWholeResult *w = r->whole;
+  const WeftResult *c = &w->continuous;
+  int D = r->spec->net->ndims, solved = w->result.status == WEFT_STATUS_SOLVED;
+  fputs("  \"links\": ", out);
+  if (solved) {
+    fputc('[', out);
+    for (int d = 0; d < D; d++) {
+      if (d) fputs(", ", out);
+      if (w->link_gbps[d] > 0.0) fprintf(out, "%d", w->links[d]);
+      else fputs("null", out);
+    }
+    fputc(']', out);
+  } else {
+    fputs("null", out);
+  }
+  fputs(",\n  \"link_gbps\": ", out);
+  json_arr(out, w->link_gbps, D);
+  fputs(",\n  \"max_links\": [", out);
+  for (int d = 0; d < D; d++) fprintf(out, "%s%d", d ? ", " : "", r->spec->net->max_links[d]);
+  fputs("],\n  \"bnb\": {\"status\": ", out);
+  cli_json_str(out, weft_bnb_status_name(w->bnb_status));
+  fprintf(out, ", \"nodes\": %d, \"unsettled\": %d, \"gap\": ", w->nodes, w->unsettled);
+  cli_json_num(out, w->result.gap);
+  fputs("},\n  \"continuous\": {\"status\": ", out);
+  cli_json_str(out, weft_status_name(c->status));
+  if (c->status == WEFT_STATUS_SOLVED) {
+    fputs(", \"bw_gbps\": ", out);
+    json_arr(out, c->bw_gbps, D);
+    fputs(", \"time_ns\": ", out);
+    cli_json_num(out, c->eval.time_ns);
+    fputs(", \"cost_usd\": ", out);
+    cli_json_num(out, c->eval.cost_usd);
+    fputs(", \"objective\": ", out);
+    cli_json_num(out, c->objective);
+    fputs(", \"lower_bound\": ", out);
+    cli_json_num(out, c->lower_bound);
+  }
+  fputs("},\n", out);
+}
+
 void report_json(FILE *out, const Report *r) {
   const WeftSpec *sp = r->spec;
   const WeftResult *res = r->res;
@@ -134,6 +210,7 @@ void report_json(FILE *out, const Report *r) {
     fprintf(out, ", \"used\": %s}", (res->dim_flags[d] & WEFT_DIM_UNUSED) ? "false" : "true");
   }
   fputs("\n  ],\n", out);
+  if (r->whole) whole_json(out, r);
   if (!solved) {
     fputs("  \"bw_gbps\": null,\n  \"time_ns\": null,\n  \"cost_usd\": null,\n  \"equal_bw\": null\n}\n", out);
     return;

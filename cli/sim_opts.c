@@ -323,7 +323,20 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
     run->bw_given = CLI_BW_NETWORK;
   }
   if (run->bw_given == CLI_BW_OPTIMUM) {
-    if (weft_problem_solve(run->prob, &solve, &run->opt) < 0 ||
+    int whole = 0, src = WEFT_OK;  /* the network's whole links (LinkGBps): their optimum */
+    for (int d = 0; d < D; d++) whole |= run->sc->net.link_gbps[d] > 0.0;
+    if (whole) {
+      WeftWholeResult *w = malloc(sizeof *w);
+      src = w ? weft_whole_solve(&run->spec, &solve, w, &err) : WEFT_ENOMEM;
+      if (src == WEFT_ENOMEM) weft_error_set(&err, src, "", 0, 0, NULL, "out of memory");
+      if (!src) run->opt = w->result;
+      free(w);
+      if (src) {
+        cli_error(&err);
+        return src == WEFT_ENOMEM || src == WEFT_ESOLVER ? EXIT_RUNTIME : EXIT_USAGE;
+      }
+    }
+    if ((!whole && weft_problem_solve(run->prob, &solve, &run->opt) < 0) ||
         run->opt.status != WEFT_STATUS_SOLVED) {
       cli_fail("no bandwidth to simulate: %s: %s (give --bw)",
                weft_status_name(run->opt.status), run->opt.message);

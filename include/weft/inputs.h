@@ -38,10 +38,40 @@ typedef struct {
    * design; cluster_device is its GPU, the default device of model jobs. */
   char cluster[WEFT_NAME_LEN];
   char cluster_device[WEFT_NAME_LEN];
+  /* Whole links (keys LinkGBps and MaxLinks, --link-gbps, --max-links;
+   * docs/model.md "Whole links"): dim d's bandwidth is B_d = n_d x
+   * link_gbps[d] with n_d a whole number of links (or NICs) per NPU, at most
+   * max_links[d]. link_gbps[d] = 0: B_d is continuous; max_links[d] = 0: no
+   * limit. A part of a catalog supplies both. links_line[d], max_links_line[d]:
+   * the source lines of dim d's rate and limit (0 when unknown or given on
+   * the command line), where errors point. */
+  double link_gbps[WEFT_MAX_DIMS];
+  int max_links[WEFT_MAX_DIMS];
+  int links_line[WEFT_MAX_DIMS];
+  int max_links_line[WEFT_MAX_DIMS];
 } WeftNetwork;
 
 /* ASTRA-sim's "GB/s" is 2^30 bytes/s; weft's GB/s is 1e9 bytes/s (= bytes/ns). */
 #define WEFT_ASTRA_GBPS_PER_GIBPS (1073741824.0 / 1e9)
+
+/* Whole links: the largest link rate (GB/s) and links per NPU weft takes. */
+#define WEFT_MAX_LINK_GBPS 1e9
+#define WEFT_MAX_LINKS 1000000
+
+/* The one rule on a network's whole links, in files, on the command line and
+ * in Python: every link_gbps[d] in [0, WEFT_MAX_LINK_GBPS] (0 = continuous),
+ * every max_links[d] in [0, WEFT_MAX_LINKS] (0 = no limit), and a limit only
+ * on a dim with a rate. Errors name file (may be ""), links_line[d] and the
+ * field (rate_field or max_field: "LinkGBps", "--link-gbps", ...) and entry. */
+int weft_network_links_check(const WeftNetwork *net, const char *file, const char *rate_field,
+                             const char *max_field, WeftError *err);
+/* Set whole links from lists given outside a file (--link-gbps, Python's
+ * link_gbps=): nrates rates and nmax limits (each list NULL to leave it as
+ * it is; a list must have one entry per dim, limits whole numbers), then
+ * the check above. On failure net is unchanged. */
+int weft_network_set_links(WeftNetwork *net, const double *link_gbps, int nrates,
+                           const double *max_links, int nmax, const char *rate_field,
+                           const char *max_field, WeftError *err);
 
 const char *weft_topology_name(WeftTopology t);  /* "Ring", ... */
 double weft_network_npus_total(const WeftNetwork *net);

@@ -66,6 +66,9 @@ const char *weft_status_name(WeftSolveStatus s);  /* "solved", ... */
 typedef struct {
   double gap_tol;  /* target relative optimality gap */
   int max_iter;    /* interior-point iterations per solve */
+  /* Whole links (weft_whole_solve): branch and bound stops at these. */
+  int max_nodes;       /* relaxations solved, at most (default 100000) */
+  double time_limit_s; /* wall-clock seconds, at most (default 60; 0 = none) */
 } WeftSettings;
 
 void weft_settings_default(WeftSettings *s);
@@ -121,6 +124,51 @@ void weft_equal_bw(const double *bw_gbps, int ndims, double *equal_gbps);
  * the largest such B; perf-per-cost: the smallest B > 0). Returns 1 with
  * bw_gbps[ndims] set, or 0 with why (if not NULL) saying why there is none. */
 int weft_problem_equal_bw(const WeftProblem *p, double *bw_gbps, char *why, size_t whylen);
+
+/* ------------------------------------------------------------------ whole links
+ * The network's whole links (WeftNetwork.link_gbps, max_links): each dim with
+ * a rate r_d > 0 takes B_d = n_d r_d, n_d a whole number of links per NPU, at
+ * most max_links[d]. Solved exactly by branch and bound on the convex
+ * relaxation that weft_problem_solve solves and certifies (docs/model.md
+ * "Whole links"): best first on the relaxations' certified lower bounds,
+ * pruned by the best whole-link design found, designs rounded from each
+ * relaxation as early incumbents. */
+typedef enum {
+  WEFT_BNB_CLOSED = 0,     /* every node settled: the design is proven optimal (within gap) */
+  WEFT_BNB_NODE_LIMIT = 1, /* stopped at settings->max_nodes: the gap is what is left */
+  WEFT_BNB_TIME_LIMIT = 2  /* stopped at settings->time_limit_s */
+} WeftBnbStatus;
+
+const char *weft_bnb_status_name(WeftBnbStatus s);  /* "tree closed", "node limit", "time limit" */
+
+typedef struct {
+  /* The whole-link optimum: bw_gbps = links x link_gbps (continuous dims as
+   * solved), verified against the constraints as given; status SOLVED when a
+   * design was found (see bnb_status for the proof), INFEASIBLE when no
+   * whole-link point meets the constraints (message and conflict name them),
+   * or the relaxation's own status. lower_bound is the tree's certified
+   * bound on every whole-link design (the least over unexplored nodes'
+   * relaxation bounds and settled leaves), gap = (objective - lower_bound) /
+   * |lower_bound|; iterations sums the relaxations'. */
+  WeftResult result;
+  WeftResult continuous;           /* the continuous optimum within the link limits */
+  int links[WEFT_MAX_DIMS];        /* n_d per NPU; 0 for continuous dims */
+  double link_gbps[WEFT_MAX_DIMS]; /* r_d (0: continuous) */
+  int nwhole;                      /* dims with whole links */
+  WeftBnbStatus bnb_status;
+  int nodes;                       /* relaxations solved (the root included) */
+  int unsettled;                   /* nodes the solver could not settle (their parent's
+                                      bound stands in the gap) */
+} WeftWholeResult;
+
+/* Solve spec with whole links. Returns 0 when a status was determined (see
+ * res->result.status), WEFT_EINPUT with err naming the network's file, line
+ * and field when a constraint that fixes one dim's bandwidth (B1 = 500) asks
+ * what its links cannot give (not a whole number of links, or past
+ * MaxLinks), another negative WeftErrno on bad input or failure. A spec
+ * without whole links is solved as weft_problem_solve does (nodes = 1). */
+int weft_whole_solve(const WeftSpec *spec, const WeftSettings *settings, WeftWholeResult *res,
+                     WeftError *err);
 
 /* Per-job totals a report shows (job indexes spec->jobs): each phase's
  * compute summed over the layers, and the bytes one NPU puts on each dim per

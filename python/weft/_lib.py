@@ -36,7 +36,8 @@ WeftError = _s("WeftError", [("code", c_int), ("file", _PATH), ("line", c_int), 
 WeftNetwork = _s("WeftNetwork", [
     ("ndims", c_int), ("topology", _I), ("npus", _I), ("cost_dim", _NAME * MAX_DIMS),
     ("line", _I), ("file", _PATH), ("efficiency", _D), ("latency_ns", _D), ("design_gbps", _D),
-    ("cluster", _NAME), ("cluster_device", _NAME)])
+    ("cluster", _NAME), ("cluster_device", _NAME), ("link_gbps", _D), ("max_links", _I),
+    ("links_line", _I), ("max_links_line", _I)])
 WeftCostClass = _s("WeftCostClass", [
     ("name", _NAME), ("link_usd_per_gbps", c_double), ("switch_usd_per_gbps", c_double),
     ("nic_usd_per_gbps", c_double), ("has_link", c_int), ("has_switch", c_int),
@@ -72,7 +73,8 @@ WeftSpec = _s("WeftSpec", [
     ("net", POINTER(WeftNetwork)), ("cost", POINTER(WeftCostModel)), ("njobs", c_int),
     ("jobs", WeftJob * MAX_JOBS), ("cons", POINTER(WeftConstraints)), ("objective", c_int),
     ("loop", c_int)])
-WeftSettings = _s("WeftSettings", [("gap_tol", c_double), ("max_iter", c_int)])
+WeftSettings = _s("WeftSettings", [("gap_tol", c_double), ("max_iter", c_int),
+                                   ("max_nodes", c_int), ("time_limit_s", c_double)])
 WeftJobTime = _s("WeftJobTime", [("time_ns", c_double), ("compute_ns", c_double),
                                  ("comm_ns", c_double * NPHASES),
                                  ("exposed_comm_ns", c_double * NPHASES)])
@@ -83,6 +85,9 @@ WeftResult = _s("WeftResult", [
     ("objective", c_double), ("lower_bound", c_double), ("gap", c_double),
     ("iterations", c_int), ("tie_broken", c_int), ("nconflict", c_int),
     ("conflict", c_int * MAX_CONSTRAINTS), ("message", c_char * 256)])
+WeftWholeResult = _s("WeftWholeResult", [
+    ("result", WeftResult), ("continuous", WeftResult), ("links", _I), ("link_gbps", _D),
+    ("nwhole", c_int), ("bnb_status", c_int), ("nodes", c_int), ("unsettled", c_int)])
 
 # ------------------------------------------------------------------ parallelization
 WeftParallel = _s("WeftParallel", [
@@ -97,7 +102,8 @@ WeftParallel = _s("WeftParallel", [
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftCostModel, WeftPhaseSpec, WeftLayer,
             WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints, WeftScenario,
-            WeftJob, WeftSpec, WeftSettings, WeftJobTime, WeftEval, WeftResult, WeftParallel)
+            WeftJob, WeftSpec, WeftSettings, WeftJobTime, WeftEval, WeftResult, WeftWholeResult,
+            WeftParallel)
 
 # ------------------------------------------------------------------ functions
 P = POINTER
@@ -141,6 +147,10 @@ PROTOS = {
     "weft_problem_solve": (c_int, [c_void_p, P(WeftSettings), P(WeftResult)]),
     "weft_problem_evaluate": (c_int, [c_void_p, P(c_double), P(WeftEval)]),
     "weft_problem_equal_bw": (c_int, [c_void_p, P(c_double), c_char_p, c_size_t]),
+    "weft_whole_solve": (c_int, [P(WeftSpec), P(WeftSettings), P(WeftWholeResult), _ERR]),
+    "weft_bnb_status_name": (c_char_p, [c_int]),
+    "weft_network_set_links": (c_int, [P(WeftNetwork), P(c_double), c_int, P(c_double), c_int,
+                                       c_char_p, c_char_p, _ERR]),
     "weft_spec_phase_compute": (None, [P(WeftSpec), c_int, P(c_double)]),
     "weft_spec_dim_bytes": (None, [P(WeftSpec), c_int, P(c_double)]),
     "weft_astra_network_write": (c_int, [c_char_p, P(WeftNetwork), P(c_double), P(c_double),

@@ -4,11 +4,12 @@ import ctypes
 from ctypes import byref, c_double
 
 from . import _inputs, _lib
-from ._core import VERSION, c_path, flag, lib, new_error, nums, num, number
+from ._core import VERSION, Sources, c_path, fail, flag, int_value, lib, new_error, nums, num, number
 from ._lib import text
 
 OPTIMIZE_KEYS = (_inputs.INPUT_KEYS + _inputs.MODEL_KEYS +
-                 ("gap_tol", "export_astra", "refine_with_sim"))
+                 ("gap_tol", "link_gbps", "max_links", "max_nodes", "time_limit",
+                  "export_astra", "refine_with_sim"))
 STATUS_SOLVED = 0
 DIM_UNUSED = 1
 
@@ -18,6 +19,10 @@ def settings(kw):
     lib.weft_settings_default(byref(st))
     if kw.get("gap_tol") is not None:
         st.gap_tol = number("gap_tol", kw["gap_tol"], 0.0, True)
+    if kw.get("max_nodes") is not None:  # whole links' branch and bound (--max-nodes)
+        st.max_nodes = int_value("max_nodes", kw["max_nodes"], 1, 2 ** 31 - 1)
+    if kw.get("time_limit") is not None:  # seconds, 0 = none (--time-limit)
+        st.time_limit_s = number("time_limit", kw["time_limit"], 0.0, False)
     return st
 
 
@@ -26,7 +31,58 @@ def eval_dict(ev, bw, D):
             "time_x_cost_ns_usd": num(ev.perf_per_cost)}
 
 
-def report(spec, sc, res, equal, equal_bw, equal_none):
+def set_links(net, kw):
+    """link_gbps= and max_links= (lists, one per dim) onto the network, under
+    the rule of weft_network_set_links (the CLI's --link-gbps, --max-links)."""
+    lists = []
+    for key in ("link_gbps", "max_links"):
+        v = kw.get(key)
+        if v is None:
+            lists.append((None, 0))
+            continue
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
+            raise fail("%s: expected a list of numbers, one per dim, got %r" % (key, v), key)
+        arr = (c_double * max(len(v), 1))()
+        for i, x in enumerate(v[:_lib.MAX_DIMS]):
+            arr[i] = _entry(key, i, x)
+        lists.append((arr, len(v)))
+    if lists[0][0] is None and lists[1][0] is None:
+        return
+    err = new_error()
+    rc = lib.weft_network_set_links(byref(net), lists[0][0], lists[0][1], lists[1][0],
+                                    lists[1][1], b"link_gbps", b"max_links", byref(err))
+    if rc:
+        raise Sources().error(rc, err)
+
+
+def _entry(key, i, x):
+    """One list entry as a float (the library judges its range)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise fail("%s entry %d: expected a number, got %r" % (key, i + 1, x), key)
+    return float(x)
+
+
+def whole_dict(w, net, D):
+    """report.c's whole_json: links, link_gbps, max_links, bnb, continuous."""
+    solved = w.result.status == STATUS_SOLVED
+    c = w.continuous
+    cont = {"status": lib.weft_status_name(c.status).decode()}
+    if c.status == STATUS_SOLVED:
+        cont.update({"bw_gbps": nums(c.bw_gbps, D), "time_ns": num(c.eval.time_ns),
+                     "cost_usd": num(c.eval.cost_usd), "objective": num(c.objective),
+                     "lower_bound": num(c.lower_bound)})
+    return {
+        "links": [w.links[d] if w.link_gbps[d] > 0 else None for d in range(D)]
+        if solved else None,
+        "link_gbps": nums(w.link_gbps, D),
+        "max_links": [net.max_links[d] for d in range(D)],
+        "bnb": {"status": lib.weft_bnb_status_name(w.bnb_status).decode(), "nodes": w.nodes,
+                "unsettled": w.unsettled, "gap": num(w.result.gap)},
+        "continuous": cont,
+    }
+
+
+def report(spec, sc, res, equal, equal_bw, equal_none, whole=None):
     """report_json's object."""
     D, solved = res.ndims, res.status == STATUS_SOLVED
     net = spec.net.contents
@@ -47,6 +103,8 @@ def report(spec, sc, res, equal, equal_bw, equal_none):
                   "npus": net.npus[d], "bw_gbps": num(res.bw_gbps[d]) if solved else None,
                   "used": not (res.dim_flags[d] & DIM_UNUSED)} for d in range(D)],
     }
+    if whole is not None:
+        out.update(whole_dict(whole, net, D))
     if not solved:
         out.update({"bw_gbps": None, "time_ns": None, "cost_usd": None, "equal_bw": None})
         return out
@@ -82,7 +140,11 @@ def optimize(scenario=None, **kw):
     cost_model=. Then constraint= (one expression or a list), objective=
     ("perf" | "perf-per-cost"), loop= ("no-overlap" | "tp-dp-overlap" |
     "fwd-ig-overlap"),
-    gap_tol=, export_astra= (a file name). A problem without a solution
+    gap_tol=, link_gbps= and max_links= (lists, one entry per dim: whole
+    links, as --link-gbps and --max-links; the dict then has links,
+    link_gbps, max_links, bnb and continuous; max_nodes= and time_limit=
+    stop the branch and bound, as --max-nodes and --time-limit), export_astra=
+    (a file name). A problem without a solution
     returns its dict (status "infeasible", "unbounded", ... and the message,
     as the CLI prints it before exiting 1); bad input raises WeftError.
     refine_with_sim=True runs `weft optimize --refine-with-sim`, taking
@@ -97,10 +159,19 @@ def optimize(scenario=None, **kw):
     s = _inputs.load(scenario, kw)
     prob = None
     try:
+        set_links(s.sc.net, kw)
         spec = s.spec()
         prob = _inputs.create_problem(spec, s.sources)
-        res = _lib.WeftResult()
-        lib.weft_problem_solve(prob, byref(st), byref(res))
+        whole = None
+        if any(s.sc.net.link_gbps[d] > 0 for d in range(s.sc.net.ndims)):
+            whole, err = _lib.WeftWholeResult(), new_error()
+            rc = lib.weft_whole_solve(byref(spec), byref(st), byref(whole), byref(err))
+            if rc:
+                raise s.sources.error(rc, err)
+            res = whole.result
+        else:
+            res = _lib.WeftResult()
+            lib.weft_problem_solve(prob, byref(st), byref(res))
         solved = res.status == STATUS_SOLVED
         equal = equal_bw = equal_none = None
         if solved:  # the best equal split that meets the constraints, if any
@@ -119,7 +190,7 @@ def optimize(scenario=None, **kw):
                                               res.bw_gbps, None, byref(err))
             if rc:
                 raise s.sources.error(rc, err)
-        return report(spec, s.sc, res, equal, equal_bw, equal_none)
+        return report(spec, s.sc, res, equal, equal_bw, equal_none, whole)
     finally:
         lib.weft_problem_free(prob)
         s.free()

@@ -110,7 +110,19 @@ class Run:
             for d in range(D):  # a design the network file carries
                 self.bw[d] = sc.net.design_gbps[d]
             self.source = "network"
-        if self.source == "optimum":
+        if self.source == "optimum" and any(sc.net.link_gbps[d] > 0 for d in range(D)):
+            w, err = _lib.WeftWholeResult(), new_error()  # the network's whole links' optimum
+            rc = lib.weft_whole_solve(byref(self.spec), byref(solve), byref(w), byref(err))
+            if rc:
+                raise self.scen.sources.error(rc, err)
+            self.opt = w.result
+            if self.opt.status != 0:
+                raise WeftError("no bandwidth to simulate: %s: %s (give bw)" % (
+                    lib.weft_status_name(self.opt.status).decode(), text(self.opt.message)),
+                    code=-7)
+            for d in range(_lib.MAX_DIMS):
+                self.bw[d] = self.opt.bw_gbps[d]
+        elif self.source == "optimum":
             rc = lib.weft_problem_solve(self.prob, byref(solve), byref(self.opt))
             if rc < 0 or self.opt.status != 0:
                 raise WeftError("no bandwidth to simulate: %s: %s (give bw)" % (

@@ -11,7 +11,7 @@ const char *weft_version(void) { return WEFT_VERSION; }
   X(WeftError) X(WeftNetwork) X(WeftCostClass) X(WeftCostModel) X(WeftPhaseSpec)            \
   X(WeftLayer) X(WeftWorkload) X(WeftCommunicator) X(WeftConstraint) X(WeftConstraints)     \
   X(WeftScenario) X(WeftJob) X(WeftSpec) X(WeftSettings) X(WeftJobTime) X(WeftEval)         \
-  X(WeftResult) X(WeftModelLayer) X(WeftModel) X(WeftDevice) X(WeftParallel) X(WeftMemory)  \
+  X(WeftResult) X(WeftWholeResult) X(WeftModelLayer) X(WeftModel) X(WeftDevice) X(WeftParallel) X(WeftMemory)  \
   X(WeftGenInfo) X(WeftCodesignSpec) X(WeftDesignPoint) X(WeftRunSettings)                  \
   X(WeftIndexedPoint) X(WeftSimSpan) X(WeftSimSettings) X(WeftSimJob) X(WeftSimResult)      \
   X(WeftSimWork) X(WeftRefine) X(WeftAllReduce) X(WeftDemand) X(WeftTraffic)                \

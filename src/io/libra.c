@@ -1,6 +1,7 @@
 /* libra.c — readers for LIBRA's YAML inputs, read as LIBRA writes them:
  * network (Topology, NpusCount, CostDimension), cost model, communicator
  * (plus weft's optional Groups: of named groups). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -134,6 +135,38 @@ static int astra_keys(const WeftYamlNode *map, const char *file, const char *fto
   return WEFT_OK;
 }
 
+/* Whole links (weft's extension): LinkGBps, one rate per dim (0 =
+ * continuous), and MaxLinks, whole links per NPU (0 = no limit), checked by
+ * the rule every entry point shares (weft_network_links_check) at the line
+ * of each dim's entry. */
+static int links_keys(const WeftYamlNode *map, const char *file, const char *ftopo,
+                      WeftNetwork *net, WeftError *err) {
+  const WeftYamlNode *rkey = NULL, *mkey = NULL;
+  const WeftYamlNode *rates = weft_yaml_get(map, "LinkGBps|link_gbps", &rkey);
+  const WeftYamlNode *maxes = weft_yaml_get(map, "MaxLinks|max_links", &mkey);
+  double m[WEFT_MAX_DIMS] = {0};
+  int rc;
+  if ((rc = per_dim(map, "LinkGBps|link_gbps", file, ftopo, net->ndims, -HUGE_VAL, HUGE_VAL, 0,
+                    net->link_gbps, err)) ||
+      (rc = per_dim(map, "MaxLinks|max_links", file, ftopo, net->ndims, -HUGE_VAL, HUGE_VAL, 0,
+                    m, err)))
+    return rc;
+  for (int d = 0; d < net->ndims; d++) {
+    const WeftYamlNode *e = maxes ? maxes->child[d] : NULL;
+    if (e && (m[d] != floor(m[d]) || m[d] < 0.0 || m[d] > WEFT_MAX_LINKS))
+      return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, mkey->text,
+                            "%s entry %d must be a whole number of links from 1 to %d (0: no "
+                            "limit), got %g", mkey->text, d + 1, WEFT_MAX_LINKS, m[d]);
+    net->max_links[d] = (int)m[d];
+    net->links_line[d] = rates ? rates->child[d]->line : 0; /* where errors point */
+    net->max_links_line[d] = e ? e->line : 0;
+  }
+  char rf[WEFT_NAME_LEN], mf[WEFT_NAME_LEN];
+  snprintf(rf, sizeof rf, "%s", rkey ? rkey->text : "LinkGBps");
+  snprintf(mf, sizeof mf, "%s", mkey ? mkey->text : "MaxLinks");
+  return weft_network_links_check(net, file, rf, mf, err);
+}
+
 /* The cluster a `Cluster:` key names, its errors placed at the key. */
 static int named_cluster(const WeftYamlNode *key, const WeftYamlNode *v, const char *file,
                          const char *zoo_dir, WeftCluster *c, WeftError *err) {
@@ -157,7 +190,8 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zo
   static const char *const keys[] = {"Topology|topology", "NpusCount|npus_count",
                                      "CostDimension|cost_dimension", "Efficiency|efficiency",
                                      "LatencyNs|latency_ns", "bandwidth", "latency",
-                                     "Cluster|cluster", NULL};
+                                     "Cluster|cluster", "LinkGBps|link_gbps",
+                                     "MaxLinks|max_links", NULL};
   const WeftYamlNode *topo, *npus, *cost, *ckey, *cval;
   char ftopo[WEFT_NAME_LEN] = "Topology", fnpus[WEFT_NAME_LEN],
        fcost[WEFT_NAME_LEN] = "CostDimension";
@@ -249,6 +283,7 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zo
       (rc = per_dim(map, keys[4], file, ffirst, net->ndims, 0.0, WEFT_MAX_TIME_NS, 0,
                     net->latency_ns, err)))
     return rc;
+  if ((rc = links_keys(map, file, ffirst, net, err))) return rc;
   return astra_keys(map, file, ffirst, net, err);
 }
 

@@ -374,6 +374,15 @@ static int validate(const WeftSpec *spec, WeftError *err) {
   return WEFT_OK;
 }
 
+/* The constraint-dependent half of build(): fold, scale, pre-check. */
+static int finish_build(WeftProblem *p, const WeftConstraints *cons, WeftError *err) {
+  int rc = fold_constraints(p, cons);
+  if (!rc) rc = scale(p, err);
+  if (!rc) rc = weft_precheck_fast(p);
+  if (!rc && !p->fast && p->pre_status == WEFT_STATUS_SOLVED) rc = weft_general_prepare(p);
+  return rc;
+}
+
 /* Patterns, job rows, used dims, folded constraints, then the pre-checks:
  * the fast path's, or the general path's when it declines. */
 static int build(WeftProblem *p, const WeftSpec *spec, WeftError *err) {
@@ -397,11 +406,48 @@ static int build(WeftProblem *p, const WeftSpec *spec, WeftError *err) {
   if (rc) return rc;
   for (int k = 0; k < p->npat; k++)
     for (int d = 0; d < p->D; d++) p->used[d] |= p->u[(size_t)k * (size_t)p->D + (size_t)d] > 0;
-  rc = fold_constraints(p, spec->cons);
-  if (!rc) rc = scale(p, err);
-  if (!rc) rc = weft_precheck_fast(p);
-  if (!rc && !p->fast && p->pre_status == WEFT_STATUS_SOLVED) rc = weft_general_prepare(p);
-  return rc;
+  return finish_build(p, spec->cons, err);
+}
+
+int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons, WeftProblem **out,
+                          WeftError *err) {
+  *out = NULL;
+  if (cons && (cons->n < 0 || cons->n > WEFT_MAX_CONSTRAINTS))
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "constraints", "bad constraint count");
+  WeftProblem *p = arena_create(sizeof *p, ARENA_FIRST_BYTES);
+  if (!p) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
+  int D = t->D, P = t->npat, rc = WEFT_OK;
+  p->objective = t->objective;
+  p->loop = t->loop;
+  p->D = D;
+  p->njobs = t->njobs;
+  p->npat = P;
+  memcpy(p->used, t->used, sizeof p->used);
+  memcpy(p->cpg, t->cpg_nat, sizeof p->cpg);  /* natural: scale() scales them again */
+  p->u = arena_calloc(&p->arena, (size_t)P * (size_t)D, sizeof *p->u);
+  if (!p->u) rc = WEFT_ENOMEM;
+  for (size_t k = 0; !rc && k < (size_t)P * (size_t)D; k++) p->u[k] = t->u[k] * t->bscale;
+  for (int j = 0; j < t->njobs && !rc; j++) { /* the rows: bytes and ns, not scaled */
+    const Job *a = &t->job[j];
+    Job *b = &p->job[j];
+    *b = *a;
+    b->C = arena_calloc(&p->arena, (size_t)a->nrows, sizeof *b->C);
+    b->a = arena_calloc(&p->arena, (size_t)a->nrows * (size_t)P, sizeof *b->a);
+    b->phase_bytes = arena_calloc(&p->arena, (size_t)WEFT_NPHASES * (size_t)P, sizeof(double));
+    if (!b->C || !b->a || !b->phase_bytes) { rc = WEFT_ENOMEM; break; }
+    memcpy(b->C, a->C, (size_t)a->nrows * sizeof *b->C);
+    memcpy(b->a, a->a, (size_t)a->nrows * (size_t)P * sizeof *b->a);
+    memcpy(b->phase_bytes, a->phase_bytes, (size_t)WEFT_NPHASES * (size_t)P * sizeof(double));
+  }
+  if (!rc) rc = finish_build(p, cons, err);
+  if (rc) {
+    weft_problem_free(p);
+    if (rc == WEFT_ENOMEM || rc == WEFT_ESOLVER)
+      return weft_error_set(err, rc, "", 0, 0, NULL, "%s while building the problem", weft_strerror(rc));
+    return rc;
+  }
+  *out = p;
+  return WEFT_OK;
 }
 
 int weft_problem_create(const WeftSpec *spec, WeftProblem **out, WeftError *err) {

@@ -99,6 +99,11 @@ struct WeftProblem {
   General gen;
 };
 
+/* problem.c: a copy of t under other constraints (its spec otherwise): the
+ * workload's patterns and time rows are copied, not rebuilt (whole links'
+ * nodes, wholelink.c). As weft_problem_create otherwise. */
+int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons, WeftProblem **out,
+                          WeftError *err);
 /* certify.c: inf of q*x + pp/x over x in [lo, hi] (pp >= 0, lo >= 0, hi may
  * be inf; -HUGE_VAL when unbounded below): the certificate's per-variable term. */
 double weft_opt_inf_term(double q, double pp, double lo, double hi);

@@ -15,6 +15,8 @@
 void weft_settings_default(WeftSettings *s) {
   s->gap_tol = 1e-9;
   s->max_iter = 100;
+  s->max_nodes = 100000;   /* whole links: far past what the targets take (bench_whole.c) */
+  s->time_limit_s = 60.0;
 }
 
 const char *weft_objective_name(WeftObjective o) {

@@ -283,6 +283,39 @@ typedef struct {
   WeftCommunicator comm;
 } Scratch;
 
+/* The point's one-job spec over its generated workload (in s). */
+static void point_spec(const WeftCodesignSpec *spec, const WeftNetwork *net, Scratch *s,
+                       WeftSpec *ws) {
+  memset(ws, 0, sizeof *ws);
+  ws->net = net;
+  ws->cost = spec->cost;
+  ws->njobs = 1;
+  ws->jobs[0].workload = s->wl;
+  ws->jobs[0].comm = &s->comm;
+  ws->jobs[0].weight = 1.0;
+  memcpy(ws->jobs[0].name, spec->model->name, sizeof ws->jobs[0].name);
+  ws->cons = spec->cons;
+  ws->objective = spec->objective;
+  ws->loop = spec->loop;
+}
+
+/* The point's solve: its network's whole links (LinkGBps) when it has any
+ * (weft_whole_solve), else the continuous problem p. */
+static int point_solve(const WeftCodesignSpec *spec, const WeftNetwork *net, Scratch *s,
+                       WeftProblem *p, WeftResult *res, WeftError *err) {
+  int whole = 0;
+  for (int d = 0; d < net->ndims; d++) whole |= net->link_gbps[d] > 0.0;
+  if (!whole) return weft_problem_solve(p, &spec->settings, res);
+  WeftSpec ws;
+  point_spec(spec, net, s, &ws);
+  WeftWholeResult *w = malloc(sizeof *w);
+  if (!w) return WEFT_ENOMEM;
+  int rc = weft_whole_solve(&ws, &spec->settings, w, err);
+  if (!rc) *res = w->result;
+  free(w);
+  return rc;
+}
+
 enum { BUILD_GENERATE = 1, BUILD_PROBLEM = 2 };  /* which step failed (err says why) */
 
 /* The point's workload (into s) and its one-job problem (*p), as every
@@ -306,17 +339,7 @@ static int build(const WeftCodesignSpec *spec, const WeftDesignPoint *pt, Scratc
     return BUILD_GENERATE;
   }
   WeftSpec ws;
-  memset(&ws, 0, sizeof ws);
-  ws.net = net;
-  ws.cost = spec->cost;
-  ws.njobs = 1;
-  ws.jobs[0].workload = s->wl;
-  ws.jobs[0].comm = &s->comm;
-  ws.jobs[0].weight = 1.0;
-  memcpy(ws.jobs[0].name, spec->model->name, sizeof ws.jobs[0].name);
-  ws.cons = spec->cons;
-  ws.objective = spec->objective;
-  ws.loop = spec->loop;
+  point_spec(spec, net, s, &ws);
   rc = weft_problem_create(&ws, p, err);
   if (rc) {
     err->code = rc;
@@ -369,10 +392,11 @@ static void eval_with(const WeftCodesignSpec *spec, WeftDesignPoint *pt, Scratch
     return;
   }
   WeftResult res;
-  rc = weft_problem_solve(p, &spec->settings, &res);
+  weft_error_clear(&err);
+  rc = point_solve(spec, &spec->nets[pt->net], s, p, &res, &err);
   if (rc) {
-    pt->status = WEFT_POINT_FAILED;
-    set_reason(pt, weft_strerror(rc));
+    pt->status = rc == WEFT_EINPUT ? WEFT_POINT_INVALID : WEFT_POINT_FAILED;
+    set_reason(pt, err.msg[0] ? err.msg : weft_strerror(rc));
   } else if (res.status != WEFT_STATUS_SOLVED) {
     pt->status = res.status == WEFT_STATUS_INFEASIBLE   ? WEFT_POINT_INFEASIBLE
                  : res.status == WEFT_STATUS_UNBOUNDED ? WEFT_POINT_UNBOUNDED

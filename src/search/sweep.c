@@ -165,7 +165,21 @@ static void solve(const WeftScenario *sc, WeftSweepRow *row) {
              &e, NULL);
     return;
   }
-  rc = weft_problem_solve(prob, &set, &res);
+  int whole = 0;  /* the network's whole links (LinkGBps): their optimum */
+  for (int d = 0; d < sc->net.ndims; d++) whole |= sc->net.link_gbps[d] > 0.0;
+  if (whole) {
+    WeftWholeResult *w = malloc(sizeof *w);
+    rc = w ? weft_whole_solve(&spec, &set, w, &e) : WEFT_ENOMEM;
+    if (!rc) res = w->result;
+    free(w);
+    if (rc && rc != WEFT_ENOMEM && rc != WEFT_ESOLVER) {
+      weft_problem_free(prob);
+      fail_row(row, WEFT_POINT_INVALID, &e, NULL);
+      return;
+    }
+  } else {
+    rc = weft_problem_solve(prob, &set, &res);
+  }
   weft_problem_free(prob);
   if (rc) {
     fail_row(row, WEFT_POINT_FAILED, NULL, weft_strerror(rc));

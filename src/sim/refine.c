@@ -18,6 +18,16 @@ static void collect(void *ctx, const WeftSimSpan *s) {
 }
 
 static int solve(const WeftSpec *spec, const WeftSettings *st, WeftResult *res, WeftError *err) {
+  int whole = 0;  /* the network's whole links (LinkGBps): their optimum */
+  for (int d = 0; d < spec->net->ndims; d++) whole |= spec->net->link_gbps[d] > 0.0;
+  if (whole) {
+    WeftWholeResult *w = malloc(sizeof *w);
+    if (!w) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
+    int rc = weft_whole_solve(spec, st, w, err);
+    if (!rc) *res = w->result;
+    free(w);
+    return rc;
+  }
   WeftProblem *p = NULL;
   int rc = weft_problem_create(spec, &p, err);
   if (!rc) rc = weft_problem_solve(p, st, res);

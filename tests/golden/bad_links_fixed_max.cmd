@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/gpt3_links.yml --constraint 'B1 = 900'

@@ -1,0 +1,1 @@
+optimize --network tests/golden/inputs/bad_net4_link_zero.yml --workload data/gpt3/gpt3_175b_tp16.txt --communicator data/gpt3/comm_tp16_dp256.yml --cost-model data/gpt3/cost_4d.yml --constraint 'sum = 1000'

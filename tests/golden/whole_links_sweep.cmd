@@ -1,0 +1,1 @@
+sweep tests/golden/inputs/gpt3_links.yml

@@ -1,0 +1,360 @@
+/* test_whole.c — whole links (weft_whole_solve): a 2-dim case solved by
+ * hand, the rule on LinkGBps/MaxLinks, and the oracle: on random small
+ * problems the branch and bound's optimum equals brute-force enumeration of
+ * every whole-link point, and no bound it reports is above it. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../test.h"
+#include "weft.h"
+
+/* A problem built in memory: every pointer its spec borrows. */
+typedef struct {
+  WeftNetwork net;
+  WeftCostModel cm;
+  WeftCommunicator comm;
+  WeftWorkload *wl;
+  WeftConstraints cons;
+  WeftSpec spec;
+} Prob;
+
+static void prob_net(Prob *p, int D, const int *npus, const WeftTopology *topo) {
+  memset(p, 0, sizeof *p);
+  p->net.ndims = p->cm.nclasses = p->comm.ndims = D;
+  for (int d = 0; d < D; d++) {
+    p->net.npus[d] = npus[d];
+    p->net.topology[d] = topo[d];
+    snprintf(p->net.cost_dim[d], WEFT_NAME_LEN, "c%d", d);
+    WeftCostClass *c = &p->cm.cls[d];
+    snprintf(c->name, WEFT_NAME_LEN, "c%d", d);
+    c->link_usd_per_gbps = 1.0 + d;
+    c->switch_usd_per_gbps = c->nic_usd_per_gbps = 0.5;
+    c->has_link = c->has_switch = c->has_nic = 1;
+  }
+  p->spec.net = &p->net;
+  p->spec.cost = &p->cm;
+  p->spec.njobs = 1;
+  p->spec.jobs[0].comm = &p->comm;
+  p->spec.jobs[0].weight = 1.0;
+  p->spec.cons = &p->cons;
+}
+
+static void add_cons(Prob *p, const char *expr) {
+  WeftError e;
+  CHECK_EQ_INT(weft_constraints_parse(&p->cons, expr, p->net.ndims, &e), WEFT_OK);
+}
+
+/* The objective at natural bw (GB/s) on the problem as given. */
+static double objective_at(const WeftProblem *p, WeftObjective obj, const double *bw) {
+  WeftEval ev;
+  weft_problem_evaluate(p, bw, &ev);
+  double v = obj == WEFT_OBJ_PERF ? ev.time_ns : ev.perf_per_cost;
+  return isfinite(v) ? v : HUGE_VAL;
+}
+
+/* ---------------------------------------------------------------- by hand
+ * Two Ring dims of 4 NPUs; layer 1's forward all-reduce of 4S bytes spans dim
+ * 1 only, layer 2's input-grad all-reduce of S bytes dim 2 only, so with f
+ * the ring's bytes per byte, T = C + f (4S/B1 + S/B2). Under B1 + B2 = 400:
+ * continuous, dT = 0 gives B1/B2 = sqrt(4) = 2: (266.67, 133.33). Links of
+ * 150 GB/s on B1, 50 on B2: B1 is 150 or 300 (450 > 400), B2 = 400 - B1 =
+ * 250 or 100 (whole 50s): 4/150 + 1/250 = 0.030667 > 4/300 + 1/100 =
+ * 0.023333, so the optimum is B = (300, 100): 2 links on B1, 2 on B2. */
+static void whole_by_hand(void) {
+  Prob p;
+  const int npus[2] = {4, 4};
+  const WeftTopology topo[2] = {WEFT_RING, WEFT_RING};
+  prob_net(&p, 2, npus, topo);
+  p.wl = weft_workload_create();
+  WeftLayer ly;
+  memset(&ly, 0, sizeof ly);
+  snprintf(ly.name, sizeof ly.name, "a");
+  ly.phase[WEFT_PHASE_FWD].compute_ns = 1e6;
+  ly.phase[WEFT_PHASE_FWD].coll = WEFT_COLL_ALLREDUCE;
+  ly.phase[WEFT_PHASE_FWD].size_bytes = 4e8;
+  CHECK_EQ_INT(weft_workload_add(p.wl, &ly), WEFT_OK);
+  memset(&ly, 0, sizeof ly);
+  snprintf(ly.name, sizeof ly.name, "b");
+  ly.phase[WEFT_PHASE_IG].coll = WEFT_COLL_ALLREDUCE;
+  ly.phase[WEFT_PHASE_IG].size_bytes = 1e8;
+  CHECK_EQ_INT(weft_workload_add(p.wl, &ly), WEFT_OK);
+  p.comm.group[WEFT_PHASE_FWD][0] = 4;
+  p.comm.group[WEFT_PHASE_FWD][1] = -1;
+  p.comm.group[WEFT_PHASE_IG][0] = -1;
+  p.comm.group[WEFT_PHASE_IG][1] = 4;
+  p.comm.group[WEFT_PHASE_WG][0] = p.comm.group[WEFT_PHASE_WG][1] = -1;
+  p.spec.jobs[0].workload = p.wl;
+  p.spec.objective = WEFT_OBJ_PERF;
+  p.spec.loop = WEFT_LOOP_NO_OVERLAP;
+  add_cons(&p, "sum = 400");
+  p.net.link_gbps[0] = 150.0;
+  p.net.link_gbps[1] = 50.0;
+  WeftWholeResult w;
+  WeftError e;
+  CHECK_EQ_INT(weft_whole_solve(&p.spec, NULL, &w, &e), WEFT_OK);
+  CHECK_EQ_INT(w.result.status, WEFT_STATUS_SOLVED);
+  CHECK_EQ_INT(w.bnb_status, WEFT_BNB_CLOSED);
+  CHECK_EQ_INT(w.links[0], 2);
+  CHECK_EQ_INT(w.links[1], 2);
+  CHECK_NEAR(w.result.bw_gbps[0], 300.0, 0.0);
+  CHECK_NEAR(w.result.bw_gbps[1], 100.0, 0.0);
+  CHECK_NEAR(w.continuous.bw_gbps[0], 800.0 / 3.0, 1e-7);
+  CHECK_NEAR(w.continuous.bw_gbps[1], 400.0 / 3.0, 1e-7);
+  /* T - C at the two designs is f S (4/B1 + 1/B2): their ratio is f-free. */
+  double C = 1e6, ti = w.result.objective - C, tc = w.continuous.objective - C;
+  CHECK_NEAR(ti / tc, (4.0 / 300 + 1.0 / 100) / (4.0 / (800.0 / 3) + 1.0 / (400.0 / 3)), 1e-9);
+  CHECK(w.continuous.lower_bound <= w.result.objective);
+  CHECK(w.result.lower_bound <= w.result.objective);
+  CHECK(w.result.gap <= 1e-9);
+  /* Stopped at the root (max_nodes 1): rounding its relaxation (266.7,
+   * 133.3) both ways finds (300, 100), but the proof is not done: the gap
+   * left is the distance to the root's bound, said as a node limit. */
+  WeftSettings st;
+  weft_settings_default(&st);
+  st.max_nodes = 1;
+  CHECK_EQ_INT(weft_whole_solve(&p.spec, &st, &w, &e), WEFT_OK);
+  CHECK_EQ_INT(w.result.status, WEFT_STATUS_SOLVED);
+  CHECK_EQ_INT(w.bnb_status, WEFT_BNB_NODE_LIMIT);
+  CHECK_EQ_INT(w.nodes, 1);
+  CHECK_NEAR(w.result.bw_gbps[0], 300.0, 0.0);
+  CHECK_NEAR(w.result.lower_bound, w.continuous.lower_bound, 0.0);
+  CHECK_NEAR(w.result.gap, (w.result.objective - w.continuous.lower_bound) /
+                               w.continuous.lower_bound, 1e-12);
+  CHECK(w.result.gap > 1e-3);
+  /* A continuous B2 (rate 0): B1 in {150, 300}, B2 = 400 - B1 by the sum. */
+  p.net.link_gbps[1] = 0.0;
+  CHECK_EQ_INT(weft_whole_solve(&p.spec, NULL, &w, &e), WEFT_OK);
+  CHECK_EQ_INT(w.result.status, WEFT_STATUS_SOLVED);
+  CHECK_EQ_INT(w.links[0], 2);
+  CHECK_NEAR(w.result.bw_gbps[1], 100.0, 1e-9);
+  /* At most 1 link of 150 on B1: (150, 250). */
+  p.net.max_links[0] = 1;
+  CHECK_EQ_INT(weft_whole_solve(&p.spec, NULL, &w, &e), WEFT_OK);
+  CHECK_EQ_INT(w.result.status, WEFT_STATUS_SOLVED);
+  CHECK_EQ_INT(w.links[0], 1);
+  CHECK_NEAR(w.result.bw_gbps[1], 250.0, 1e-9);
+  CHECK_NEAR(w.continuous.bw_gbps[0], 150.0, 1e-7);  /* the limit binds the relaxation too */
+  /* Links of 150 on both: the relaxation (B_d >= 150, B1 + B2 = 400) has
+   * designs, but no two multiples of 150 sum to 400. */
+  p.net.max_links[0] = 0;
+  p.net.link_gbps[0] = p.net.link_gbps[1] = 150.0;
+  CHECK_EQ_INT(weft_whole_solve(&p.spec, NULL, &w, &e), WEFT_OK);
+  CHECK_EQ_INT(w.result.status, WEFT_STATUS_INFEASIBLE);
+  CHECK_EQ_INT(w.result.nconflict, 1);
+  CHECK(strstr(w.result.message, "sum = 400") != NULL);
+  CHECK_EQ_INT(w.continuous.status, WEFT_STATUS_SOLVED);
+  /* B1 = 250 fixes one dim at 250, not a whole number of 150s: bad input. */
+  add_cons(&p, "B1 = 250");
+  p.net.links_line[0] = 7;
+  snprintf(p.net.file, sizeof p.net.file, "net.yml");
+  CHECK_EQ_INT(weft_whole_solve(&p.spec, NULL, &w, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.file, "net.yml") && e.line == 7 && !strcmp(e.field, "LinkGBps"));
+  weft_workload_free(p.wl);
+}
+
+/* The one rule on rates and limits (files, --link-gbps, Python alike). */
+static void whole_rule(void) {
+  WeftNetwork net;
+  WeftError e;
+  memset(&net, 0, sizeof net);
+  net.ndims = 2;
+  const double ok[2] = {100.0, 0.0}, neg[2] = {-5.0, 10.0}, three[3] = {1, 2, 3};
+  const double lim[2] = {4, 0}, frac[2] = {1.5, 0}, on_cont[2] = {4, 2};
+  CHECK_EQ_INT(weft_network_set_links(&net, ok, 2, lim, 2, "r", "m", &e), WEFT_OK);
+  CHECK_NEAR(net.link_gbps[0], 100.0, 0.0);
+  CHECK_EQ_INT(net.max_links[0], 4);
+  CHECK_EQ_INT(weft_network_set_links(&net, neg, 2, NULL, 0, "r", "m", &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "r") && strstr(e.msg, "entry 1"));
+  CHECK_NEAR(net.link_gbps[0], 100.0, 0.0);  /* unchanged on failure */
+  CHECK_EQ_INT(weft_network_set_links(&net, three, 3, NULL, 0, "r", "m", &e), WEFT_EINPUT);
+  CHECK_EQ_INT(weft_network_set_links(&net, NULL, 0, frac, 2, "r", "m", &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "m"));
+  /* a limit on a continuous dim (rate 0) */
+  CHECK_EQ_INT(weft_network_set_links(&net, NULL, 0, on_cont, 2, "r", "m", &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "entry 2") != NULL);
+}
+
+/* ---------------------------------------------------------------- oracle */
+static double unif(uint64_t *s) { /* splitmix64 */
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
+static int draw(uint64_t *s, int n) { return (int)(unif(s) * n) % n; }
+
+/* Does the natural design meet every constraint (relative 1e-9)? */
+static int meets(const Prob *p, const double *cpg, const double *bw) {
+  for (int i = 0; i < p->cons.n; i++) {
+    const WeftConstraint *c = &p->cons.c[i];
+    double lhs = 0.0, mag = fabs(c->rhs), cost = 0.0;
+    for (int d = 0; d < p->net.ndims; d++) {
+      lhs += c->coef[d] * bw[d];
+      mag += fabs(c->coef[d] * bw[d]);
+      cost += cpg[d] * bw[d];
+    }
+    lhs += c->cost_coef * cost;
+    mag += fabs(c->cost_coef * cost);
+    double v = lhs - c->rhs, tol = 1e-9 * mag;
+    if ((c->rel == WEFT_REL_LE && v > tol) || (c->rel == WEFT_REL_GE && v < -tol) ||
+        (c->rel == WEFT_REL_EQ && fabs(v) > tol))
+      return 0;
+  }
+  return 1;
+}
+
+/* A random problem of 2..4 whole dims with rates of 25..400 GB/s, 1..8 links
+ * each, and constraints drawn from a sum (= or <=), an order, one dim's cap
+ * and a cost cap. */
+static int oracle_problem(Prob *p, uint64_t *s) {
+  static const double rates[] = {25, 50, 100, 150, 200, 400};
+  static const WeftCollective kinds[] = {WEFT_COLL_NONE, WEFT_COLL_ALLREDUCE,
+                                         WEFT_COLL_REDUCESCATTER, WEFT_COLL_ALLGATHER,
+                                         WEFT_COLL_ALLTOALL};
+  int D = 2 + draw(s, 3), npus[4];
+  WeftTopology topo[4];
+  for (int d = 0; d < D; d++) {
+    npus[d] = 2 + draw(s, 7);
+    topo[d] = (WeftTopology)draw(s, 3);
+  }
+  prob_net(p, D, npus, topo);
+  for (int d = 0; d < D; d++) {
+    p->cm.cls[d].link_usd_per_gbps = 0.5 + 2.0 * unif(s);
+    p->net.link_gbps[d] = rates[draw(s, 6)];
+    p->net.max_links[d] = 1 + draw(s, 8);
+  }
+  for (int ph = 0; ph < WEFT_NPHASES; ph++)
+    for (int d = 0; d < D; d++) p->comm.group[ph][d] = unif(s) < 0.3 ? -1 : p->net.npus[d];
+  if (!(p->wl = weft_workload_create())) return -1;
+  int L = 1 + draw(s, 4);
+  for (int l = 0; l < L; l++) {
+    WeftLayer ly;
+    memset(&ly, 0, sizeof ly);
+    snprintf(ly.name, sizeof ly.name, "l%d", l);
+    for (int ph = 0; ph < WEFT_NPHASES; ph++) {
+      ly.phase[ph].compute_ns = unif(s) < 0.8 ? 1e6 * (0.1 + unif(s)) : 0.0;
+      ly.phase[ph].coll = kinds[draw(s, 5)];
+      ly.phase[ph].size_bytes = 1e8 * (0.1 + unif(s));
+    }
+    if (weft_workload_add(p->wl, &ly)) return -1;
+  }
+  p->spec.jobs[0].workload = p->wl;
+  p->spec.objective = unif(s) < 0.5 ? WEFT_OBJ_PERF : WEFT_OBJ_PERF_PER_COST;
+  p->spec.loop = (WeftLoop)draw(s, WEFT_NLOOPS);
+  /* the sum: at a random whole point (often met), or anywhere (often not) */
+  double sum = 0.0;
+  for (int d = 0; d < D; d++) sum += (1 + draw(s, p->net.max_links[d])) * p->net.link_gbps[d];
+  if (unif(s) < 0.25) sum = 25.0 * (1 + draw(s, 40)) + 12.5;
+  char expr[96];
+  int eq = p->spec.objective == WEFT_OBJ_PERF_PER_COST ? unif(s) < 0.3 : unif(s) < 0.6;
+  snprintf(expr, sizeof expr, "sum %s %g", eq ? "=" : "<=", sum);
+  add_cons(p, expr);
+  if (unif(s) < 0.4) add_cons(p, "B1 >= B2");
+  if (unif(s) < 0.3) {
+    int d = draw(s, D);
+    snprintf(expr, sizeof expr, "B%d <= %g", d + 1, p->net.link_gbps[d] * (1 + draw(s, 4)) + 7.0);
+    add_cons(p, expr);
+  }
+  if (unif(s) < 0.3) {  /* a cost cap between the cheapest and the dearest whole point */
+    double cpg[WEFT_MAX_DIMS], lo = 0.0, hi = 0.0;
+    WeftError e;
+    if (weft_cost_per_gbps(&p->net, &p->cm, cpg, &e)) return -1;
+    for (int d = 0; d < D; d++) {
+      lo += cpg[d] * p->net.link_gbps[d];
+      hi += cpg[d] * p->net.link_gbps[d] * p->net.max_links[d];
+    }
+    snprintf(expr, sizeof expr, "cost <= %.9g", lo + (hi - lo) * unif(s) * 0.9 + 0.01 * lo);
+    add_cons(p, expr);
+  }
+  return 0;
+}
+
+/* The least objective over every whole-link point of the box, -1 when
+ * none meets the constraints. */
+static double brute(const Prob *p, const WeftProblem *base, int *best_n) {
+  int D = p->net.ndims, n[WEFT_MAX_DIMS] = {0};
+  double cpg[WEFT_MAX_DIMS], best = -1.0;
+  WeftError e;
+  weft_cost_per_gbps(&p->net, &p->cm, cpg, &e);
+  for (;;) {
+    double bw[WEFT_MAX_DIMS];
+    for (int d = 0; d < D; d++) bw[d] = n[d] * p->net.link_gbps[d];
+    if (meets(p, cpg, bw)) {
+      double v = objective_at(base, p->spec.objective, bw);
+      if (isfinite(v) && (best < 0.0 || v < best)) {
+        best = v;
+        memcpy(best_n, n, sizeof n);
+      }
+    }
+    int d = 0;
+    while (d < D && ++n[d] > p->net.max_links[d]) n[d++] = 0;
+    if (d == D) return best;
+  }
+}
+
+static void whole_oracle(void) {
+  uint64_t s = 20261126;
+  int problems = 0, feasible = 0, infeasible = 0, bad = 0, loops[WEFT_NLOOPS] = {0};
+  long nodes = 0, unsettled = 0, max_nodes = 0;
+  while (problems < 1200) {
+    Prob p;
+    WeftProblem *base = NULL;
+    WeftWholeResult w;
+    WeftError e;
+    int nb[WEFT_MAX_DIMS];
+    if (oracle_problem(&p, &s) || weft_problem_create(&p.spec, &base, &e)) {
+      CHECK(!"a random problem could not be built");
+      weft_workload_free(p.wl);
+      break;
+    }
+    problems++;
+    loops[p.spec.loop]++;
+    double want = brute(&p, base, nb);
+    int rc = weft_whole_solve(&p.spec, NULL, &w, &e);
+    int ok = rc == WEFT_OK && w.bnb_status == WEFT_BNB_CLOSED;
+    nodes += w.nodes;
+    unsettled += w.unsettled;
+    max_nodes = w.nodes > max_nodes ? w.nodes : max_nodes;
+    if (want < 0.0) {
+      ok &= w.result.status == WEFT_STATUS_INFEASIBLE || w.continuous.status == WEFT_STATUS_INFEASIBLE;
+      infeasible++;
+    } else {
+      feasible++;
+      ok &= w.result.status == WEFT_STATUS_SOLVED;
+      ok &= fabs(w.result.objective - want) <= 1e-9 * want;
+      ok &= w.continuous.status == WEFT_STATUS_SOLVED &&
+            w.continuous.lower_bound <= want * (1.0 + 1e-12);   /* the relaxation's bound */
+      ok &= w.result.lower_bound <= want * (1.0 + 1e-12);       /* the tree's bound */
+      for (int d = 0; d < p.net.ndims && w.result.status == WEFT_STATUS_SOLVED; d++)
+        ok &= w.result.bw_gbps[d] == w.links[d] * p.net.link_gbps[d] &&
+              w.links[d] >= 0 && w.links[d] <= p.net.max_links[d];
+    }
+    if (!ok && bad++ < 5)
+      fprintf(stderr, "  oracle %d (D=%d %s %s, %d cons): rc %d status %s bnb %s nodes %d: "
+              "got %.12g lb %.12g, brute force %.12g; %s\n", problems, p.net.ndims,
+              weft_objective_name(p.spec.objective), weft_loop_name(p.spec.loop), p.cons.n, rc,
+              weft_status_name(w.result.status), weft_bnb_status_name(w.bnb_status), w.nodes,
+              w.result.objective, w.continuous.lower_bound, want, w.result.message);
+    weft_problem_free(base);
+    weft_workload_free(p.wl);
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK(problems >= 1000);
+  CHECK(feasible >= 500 && infeasible >= 50);  /* both kinds are exercised */
+  for (int l = 0; l < WEFT_NLOOPS; l++) CHECK(loops[l] >= 200);
+  if (getenv("WEFT_WHOLE_DEBUG"))
+    fprintf(stderr, "  oracle: %d problems, %d feasible, %d infeasible; %ld nodes (at most %ld "
+            "in one), %ld unsettled\n", problems, feasible, infeasible, nodes, max_nodes,
+            unsettled);
+}
+
+const TestCase suite_whole[] = {
+    {"whole/by_hand_2dim", whole_by_hand},
+    {"whole/rule", whole_rule},
+    {"whole/oracle_brute_force", whole_oracle},
+    {0, 0},
+};
