@@ -28,7 +28,8 @@ enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, 
 static const CliOpt opts[O_COUNT] = {
     [O_MODEL] = {"--model", "NAME", "model from the zoo (weft zoo lists them) or a model .yml"},
     [O_NPUS] = {"--npus", "N", "total NPU count (required)"},
-    [O_DEVICE] = {"--device", "NAME", "accelerator preset (default a100)"},
+    [O_DEVICE] = {"--device", "NAME", "accelerator preset (default: the GPU of the network\n"
+                  "                        files' cluster, else a100)"},
     [O_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
     [O_NETWORK] = {"--network", "FILE", "a LIBRA network yml to consider (repeatable); or:"},
     [O_BLOCKS] = {"--blocks", "LIST", "building block per dim, innermost first, e.g.\n"
@@ -409,7 +410,6 @@ int cmd_codesign(int argc, char **argv) {
   }
   const char *zoo = a.val[O_ZOO] ? a.val[O_ZOO] : cli_zoo_dir();
   rc = weft_zoo_model(zoo, a.val[O_MODEL], model, &err);
-  if (!rc) rc = weft_zoo_device(zoo, a.val[O_DEVICE] ? a.val[O_DEVICE] : "a100", &device, &err);
   if (!rc) rc = weft_cost_model_read(a.val[O_COST], &cost, &err);
   if (rc) {
     cli_error(&err);
@@ -424,6 +424,14 @@ int cmd_codesign(int argc, char **argv) {
                                     sizeof networks)
            : cs_networks_from_blocks(&ba, npus, &cost, &st.nets, &nnets, &st.rep, networks,
                                      sizeof networks);
+  if (!rc) {  /* the device as every command takes it: --device, the clusters' GPU, a100 */
+    const char *dev = weft_job_device(st.nets, (int)nnets, a.val[O_DEVICE], &err);
+    int drc = dev ? weft_zoo_device(zoo, dev, &device, &err) : WEFT_EINPUT;
+    if (drc) {
+      cli_error(&err);
+      rc = drc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+  }
   for (int i = 0; i < a.ncons && !rc; i++)
     if (weft_constraints_parse(&cons, a.cons[i], st.nets[0].ndims, &err)) {
       cli_fail("--constraint '%s': column %d: %s", a.cons[i], err.col, err.msg);

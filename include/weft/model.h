@@ -143,6 +143,18 @@ int weft_cluster_network(const WeftCluster *c, int npus, WeftNetwork *net, WeftE
  * fixed tier's dim holding at most its npus. Sets net->cluster. */
 int weft_cluster_apply(const WeftCluster *c, WeftNetwork *net, WeftError *err);
 
+#define WEFT_DEVICE_DEFAULT "a100" /* a model job's GPU when nothing names one */
+/* The device a model job runs on over nets[0..nnets) (the one rule of every
+ * command, scenario and binding): `given` when non-NULL and non-empty (an
+ * explicit device wins over a cluster's GPU: "this cluster with H200s"),
+ * else the GPU of the networks' cluster preset (WeftNetwork.cluster_device),
+ * else WEFT_DEVICE_DEFAULT. Several networks (co-design) must agree on it:
+ * two that would run different GPUs (a network without a cluster counts as
+ * WEFT_DEVICE_DEFAULT) give NULL and WEFT_EINPUT naming both. The result
+ * points into given, nets or a static string. */
+const char *weft_job_device(const WeftNetwork *nets, int nnets, const char *given,
+                            WeftError *err);
+
 /* ------------------------------------------------------------------ parallelization */
 typedef enum { WEFT_PAR_TP = 0, WEFT_PAR_PP = 1, WEFT_PAR_DP = 2 } WeftParDim;
 

@@ -213,3 +213,22 @@ def test_fwd_ig_overlap_loop():  # the third loop, named as the CLI names it
     same(py, cli("optimize", GPT3, "--loop", "fwd-ig-overlap"))
     same(weft.simulate(GPT3, chunks=4, loop="fwd_ig_overlap"),
          cli("simulate", GPT3, "--chunks", "4", "--loop", "fwd-ig-overlap"), skip=NOWALL)
+
+
+def test_codesign_takes_the_clusters_gpu():
+    """codesign runs on the network's cluster's GPU as optimize does (the one
+    rule, weft_job_device): dgx-h100 means h100 unless device= says; networks
+    whose clusters run different GPUs are refused, naming both."""
+    v = "data/validation/cost.yml"
+    net = "tests/golden/inputs/net_cluster_h100.yml"  # Cluster: dgx-h100, NpusCount: [8, 2]
+    kw = dict(npus=16, cost_model=v, tp=8, pp=[1, 2], mb=1, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "megatron-22b", "--npus", "16", "--cost-model", v, "--tp", "8", "--pp",
+            "1,2", "--mb", "1", "--constraint", "B1 = 450", "--constraint", "B2 = 50"]
+    py = weft.codesign("megatron-22b", network=net, **kw)
+    assert py["device"] == "h100"
+    same(py, cli("codesign", *args, "--network", net))
+    assert weft.codesign("megatron-22b", network=net, device="h100", **kw) == py
+    assert weft.codesign("megatron-22b", network=net, device="a100", **kw)["device"] == "a100"
+    with pytest.raises(weft.WeftError) as e:
+        weft.codesign("megatron-22b", network=[net, "tests/golden/inputs/net_cluster.yml"], **kw)
+    assert "h100 (cluster dgx-h100)" in str(e.value) and "a100 (cluster dgx-a100)" in str(e.value)

@@ -266,8 +266,6 @@ def codesign(model=None, **kw):
     m, d, cost, err, src = (_libx.WeftModel(), _libx.WeftDevice(), _lib.WeftCostModel(),
                             new_error(), Sources())
     check_rc(lib.weft_zoo_model(zoo, _lib.path_arg(kw["model"]), byref(m), byref(err)), err)
-    check_rc(lib.weft_zoo_device(zoo, (kw.get("device") or "a100").encode(), byref(d),
-                                 byref(err)), err)
     _inputs.read_cost_model(kw["cost_model"], cost, src)
     owner, summary = None, None
     try:
@@ -278,6 +276,13 @@ def codesign(model=None, **kw):
             bounds = None
         else:
             nets, nnets, owner, desc, bounds = _nets_from_blocks(kw, npus, cost)
+        # the device as every command takes it: device=, the clusters' GPU, a100
+        net_ptr = ctypes.cast(nets, ctypes.POINTER(_lib.WeftNetwork))
+        given = kw.get("device")
+        dev = lib.weft_job_device(net_ptr, nnets, given.encode() if given else None, byref(err))
+        if dev is None:
+            check_rc(err.code or -5, err, src)
+        check_rc(lib.weft_zoo_device(zoo, dev, byref(d), byref(err)), err)
         cons = _lib.WeftConstraints()
         texts = kw.get("constraint")
         texts = [texts] if isinstance(texts, str) else list(texts or ())

@@ -158,7 +158,7 @@ class ModelOpts:
         lib.weft_parallel_default(byref(par))
         self.par = par
         self.model = kw.get("model")
-        self.device = kw.get("device") or "a100"
+        self.device = kw.get("device") or None  # None: the network's cluster's GPU, else a100
         self.device_given = given(kw, "device")
         self.zoo = zoo_dir(kw.get("zoo"))
         self.dp_given = given(kw, "dp")
@@ -226,12 +226,13 @@ class ModelOpts:
         from . import _libx
         err = new_error()
         m, d = _libx.WeftModel(), _libx.WeftDevice()
-        if not self.device_given and net is not None and net.cluster_device:
-            self.device = _lib.text(net.cluster_device)  # the cluster's GPU
+        dev = lib.weft_job_device(byref(net) if net is not None else None, 1 if net is not None
+                                  else 0, self.device.encode() if self.device else None, None)
+        self.device = dev.decode()  # weft_job_device: the one rule of every entry point
         rc = lib.weft_zoo_model(self.zoo.encode(), _lib.path_arg(self.model), byref(m),
                                 byref(err))
         if not rc:
-            rc = lib.weft_zoo_device(self.zoo.encode(), self.device.encode(), byref(d),
+            rc = lib.weft_zoo_device(self.zoo.encode(), dev, byref(d),
                                      byref(err))
         check_rc(rc, err)
         if not self.dp_given and net is not None:

@@ -130,6 +130,7 @@ PROTOS = {
     "weft_scenario_read_zoo": (c_int, [c_char_p, c_char_p, P(WeftScenario), _ERR]),
     "weft_scenario_parse": (c_int, [c_char_p, c_char_p, c_char_p, P(WeftScenario), _ERR]),
     "weft_scenario_spec": (None, [P(WeftScenario), P(WeftSpec)]),
+    "weft_job_device": (c_char_p, [P(WeftNetwork), c_int, c_char_p, _ERR]),
     "weft_scenario_add_model_job": (c_int, [P(WeftScenario), c_char_p, c_char_p, c_char_p,
                                             P(WeftParallel), _ERR]),
     "weft_objective_name": (c_char_p, [c_int]),

@@ -37,7 +37,7 @@ static int add_job(WeftScenario *sc, const char *zoo_dir, const char *model, con
   *step = STEP_MODEL;
   if ((rc = weft_zoo_model(zoo_dir, model, &m, err))) return rc;
   *step = STEP_DEVICE;
-  if (!device) device = sc->net.cluster_device[0] ? sc->net.cluster_device : "a100";
+  device = weft_job_device(&sc->net, 1, device, err);  /* one network: never a clash */
   if ((rc = weft_zoo_device(zoo_dir, device, &dev, err))) return rc;
   *step = STEP_GENERATE;
   WeftParallel par = *par_in;
