@@ -232,3 +232,17 @@ def test_codesign_takes_the_clusters_gpu():
     with pytest.raises(weft.WeftError) as e:
         weft.codesign("megatron-22b", network=[net, "tests/golden/inputs/net_cluster.yml"], **kw)
     assert "h100 (cluster dgx-h100)" in str(e.value) and "a100 (cluster dgx-a100)" in str(e.value)
+
+
+def test_scenario_constraint_replaced_by_option():
+    """constraint= on a scenario replaces the scenario's constraint over the
+    same left-hand side (sum = 1000 by sum = 1200), as --constraint does;
+    the dict says where each came from."""
+    sc = "tests/fixtures/scenario_3d.yml"  # sum = 1000, B1 = 500, B1 >= B2 >= B3
+    py = weft.optimize(sc, constraint=["sum = 1200", "B3 >= 100"])
+    assert py["status"] == "solved"
+    assert py["constraints"] == ["B1 = 500", "B1 >= B2", "B2 >= B3", "sum = 1200", "B3 >= 100"]
+    assert py["constraint_origins"] == ["scenario"] * 3 + ["option"] * 2
+    assert py["constraints_replaced"] == ["sum = 1000"]
+    assert abs(sum(py["bw_gbps"]) - 1200) < 1e-6 * 1200
+    same(py, cli("optimize", sc, "--constraint", "sum = 1200", "--constraint", "B3 >= 100"))

@@ -331,7 +331,8 @@ def apply_options(s, kw):
     for c in [cons] if isinstance(cons, str) else list(cons or ()):
         if not isinstance(c, str):
             raise fail("constraint %r: expected text such as 'sum = 1000'" % (c,), "constraint")
-        if lib.weft_constraints_parse(byref(sc.cons), c.encode(), sc.net.ndims, byref(err)):
+        # on a scenario's: replaces its constraints over the same left-hand side
+        if lib.weft_constraints_override(byref(sc.cons), c.encode(), sc.net.ndims, byref(err)):
             raise WeftError("constraint %r: column %d: %s" % (c, err.col, _lib.text(err.msg)),
                             "", 0, err.col, _lib.text(err.field) or "constraint", err.code)
     if kw.get("objective") is not None:
