@@ -22,7 +22,7 @@
 enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
        O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
        O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST,
-       O_ATTN, O_FP8, O_GRADB, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
+       O_ATTN, O_FP8, O_GRADB, O_MASTER, O_OPTSTATES, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
        O_PLOT, O_PROGRESS, O_HELP, O_COUNT };
 
 static const CliOpt opts[O_COUNT] = {
@@ -64,6 +64,10 @@ static const CliOpt opts[O_COUNT] = {
     [O_ATTN] = {"--attention", "standard|flash", "attention kernel (default standard)"},
     [O_FP8] = {"--fp8", NULL, "linear layers' GEMMs in FP8 at the device's FP8 rate"},
     [O_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
+    [O_MASTER] = {"--master-weights", "fp32|bf16|none",
+                  "optimizer's master weights (default fp32; none: the\n"
+                  "                        bf16 parameters updated in place)"},
+    [O_OPTSTATES] = {"--optimizer-states", "fp32|bf16", "Adam's two moments (default fp32)"},
     [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default 1)"},
     [O_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 0 < X <= 1 (default: per-operator model)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap per solve (default 1e-9)"},
@@ -252,6 +256,16 @@ static int base_parallel(const Args *a, WeftParallel *p) {
       return -1;
     }
     p->grad_bytes = a->val[O_GRADB][0] - '0';
+  }
+  if (a->val[O_MASTER] || a->val[O_OPTSTATES]) {
+    WeftError err;
+    if (weft_optimizer_precision(a->val[O_MASTER], a->val[O_OPTSTATES], &p->optimizer_bytes,
+                                 &err)) {
+      int m = !strcmp(err.field, "master_weights");
+      cli_fail("%s '%s': expected %s", opts[m ? O_MASTER : O_OPTSTATES].name,
+               a->val[m ? O_MASTER : O_OPTSTATES], m ? "fp32, bf16 or none" : "fp32 or bf16");
+      return -1;
+    }
   }
   if (a->val[O_ORDER]) {
     WeftError err;

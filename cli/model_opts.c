@@ -34,6 +34,10 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
                       "                        even pp, micro-batches >= 2 pp, loop fwd-ig-overlap\n"
                       "                        unless --loop says otherwise)"},
+    [CLI_MO_MASTER] = {"--master-weights", "fp32|bf16|none",
+                       "optimizer's master weights (default fp32; none: the\n"
+                       "                        bf16 parameters updated in place)"},
+    [CLI_MO_OPTSTATES] = {"--optimizer-states", "fp32|bf16", "Adam's two moments (default fp32)"},
 };
 
 /* "5,6,6,5": positive layer counts, one per stage. */
@@ -127,6 +131,16 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
       return -1;
     }
     p->grad_bytes = val[CLI_MO_GRADB][0] - '0';
+  }
+  if (val[CLI_MO_MASTER] || val[CLI_MO_OPTSTATES]) {
+    WeftError err;
+    if (weft_optimizer_precision(val[CLI_MO_MASTER], val[CLI_MO_OPTSTATES], &p->optimizer_bytes,
+                                 &err)) {
+      int m = !strcmp(err.field, "master_weights");
+      cli_fail("%s '%s': expected %s", cli_model_opts[m ? CLI_MO_MASTER : CLI_MO_OPTSTATES].name,
+               val[m ? CLI_MO_MASTER : CLI_MO_OPTSTATES], m ? "fp32, bf16 or none" : "fp32 or bf16");
+      return -1;
+    }
   }
   if (val[CLI_MO_EFF]) {
     double e = 0.0;

@@ -246,3 +246,34 @@ def test_scenario_constraint_replaced_by_option():
     assert py["constraints_replaced"] == ["sum = 1000"]
     assert abs(sum(py["bw_gbps"]) - 1200) < 1e-6 * 1200
     same(py, cli("optimize", sc, "--constraint", "sum = 1200", "--constraint", "B3 >= 100"))
+
+
+def test_optimizer_precision_keywords():
+    """master_weights= and optimizer_states= are --master-weights and
+    --optimizer-states (8 bytes per parameter for fp32 + bf16 moments), in
+    optimize, workload and codesign."""
+    v = "data/validation/cost.yml"
+    job = dict(model="megatron-22b", tp=8, recompute=True, cost_model=v, cluster="dgx-h100",
+               npus=16, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "megatron-22b", "--tp", "8", "--recompute", "--cost-model", v,
+            "--cluster", "dgx-h100", "--npus", "16", "--constraint", "B1 = 450",
+            "--constraint", "B2 = 50"]
+    py = weft.optimize(master_weights="fp32", optimizer_states="bf16", **job)
+    same(py, cli("optimize", *args, "--master-weights", "fp32", "--optimizer-states", "bf16"))
+    assert py["time_ns"] < weft.optimize(**job)["time_ns"]  # a shorter optimizer step
+    n16 = {"Cluster": "dgx-h100", "NpusCount": [8, 2]}
+    w = weft.workload("megatron-22b", network=n16, tp=8, master_weights="none",
+                      optimizer_states="bf16")
+    d = weft.workload("megatron-22b", network=n16, tp=8)
+    assert abs(w["memory_bytes"]["optimizer"] / d["memory_bytes"]["optimizer"] - 4 / 12) < 1e-12
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(master_weights="fp16", **job)
+    assert "fp32, bf16 or none" in str(e.value)
+    net = "tests/golden/inputs/net_cluster_h100.yml"
+    kw = dict(npus=16, cost_model=v, tp=8, pp=[1, 2], mb=1, constraint=["B1 = 450", "B2 = 50"],
+              attention="flash", grad_bytes=4, optimizer_states="bf16", network=net)
+    same(weft.codesign("megatron-22b", **kw),
+         cli("codesign", "--model", "megatron-22b", "--npus", "16", "--cost-model", v, "--tp",
+             "8", "--pp", "1,2", "--mb", "1", "--constraint", "B1 = 450", "--constraint",
+             "B2 = 50", "--attention", "flash", "--grad-bytes", "4", "--optimizer-states",
+             "bf16", "--network", net))

@@ -13,7 +13,8 @@ from ._lib import text
 KEYS = ("model", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
         "cost_dims", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
         "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
-        "interleave", "ep", "efficiency", "gap_tol", "threads", "top")
+        "interleave", "cp_list", "attention", "fp8", "grad_bytes", "master_weights",
+        "optimizer_states", "ep", "efficiency", "gap_tol", "threads", "top")
 STATUS = ("ok", "no_memory", "invalid", "infeasible", "unbounded", "failed")
 TOPOLOGIES = ("Ring", "FullyConnected", "Switch")
 DEFAULT_TOP = 10
@@ -58,6 +59,20 @@ def _spec(kw, npus):
         p.ep = int_value("ep", kw["ep"], 1, 1 << 24)
     p.sequence_parallel = 1 if kw.get("sp") else 0
     p.recompute = _recompute("recompute", kw.get("recompute"))
+    p.fp8 = 1 if kw.get("fp8") else 0
+    if kw.get("attention") is not None:  # --attention standard|flash
+        kind = c_int()
+        if not isinstance(kw["attention"], str) or lib.weft_attention_parse(
+                kw["attention"].encode(), byref(kind), byref(new_error())):
+            raise fail("attention=%r: expected standard or flash" % (kw["attention"],),
+                       "attention")
+        p.attention = kind.value
+    if kw.get("grad_bytes") is not None:  # --grad-bytes 2|4
+        gb = int_value("grad_bytes", kw["grad_bytes"], 2, 4)
+        if gb == 3:
+            raise fail("grad_bytes must be 2 or 4, got 3", "grad_bytes")
+        p.grad_bytes = gb
+    _inputs.optimizer_bytes(kw, p)
     if kw.get("order") is not None:
         order = kw["order"] if isinstance(kw["order"], str) else ",".join(kw["order"])
         err = new_error()
@@ -78,6 +93,8 @@ def _spec(kw, npus):
     if given(kw, "interleave"):
         spec.nvp = _int_list("interleave", kw["interleave"], 1, 1 << 16, spec.vp,
                              _lib.MAX_CHOICES)
+    if given(kw, "cp_list"):
+        spec.ncp = _int_list("cp_list", kw["cp_list"], 1, 1 << 24, spec.cp, _lib.MAX_CHOICES)
     if given(kw, "recompute_list"):
         modes = [_recompute("recompute_list", x) if x != "" else None
                  for x in items("recompute_list", kw["recompute_list"])]
@@ -222,6 +239,8 @@ def _order(spec, par):
         s += " " + lib.weft_recompute_name(par.recompute).decode()
     if spec.nvp > 0:
         s += " vp%d" % par.virtual_stages
+    if spec.ncp > 0:
+        s += " cp%d" % par.cp
     return s
 
 

@@ -15,7 +15,7 @@ INPUT_KEYS = ("network", "cluster", "npus", "workload", "communicator", "cost_mo
 MAX_NPUS = 1 << 30  # a network's NPUs, as the readers allow
 MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero", "recompute",
               "order", "efficiency", "zoo", "pp_layers", "cp", "attention", "fp8", "schedule",
-              "grad_bytes")
+              "grad_bytes", "master_weights", "optimizer_states")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -150,6 +150,26 @@ def read_workload(v):
 
 
 # ------------------------------------------------------------------ model options
+def optimizer_bytes(kw, par):
+    """master_weights= (fp32|bf16|none), optimizer_states= (fp32|bf16) into
+    par.optimizer_bytes, as --master-weights and --optimizer-states."""
+    mw, os_ = kw.get("master_weights"), kw.get("optimizer_states")
+    if mw is None and os_ is None:
+        return
+    for k, v in (("master_weights", mw), ("optimizer_states", os_)):
+        if v is not None and not isinstance(v, str):
+            raise fail("%s=%r: expected %s" % (k, v, "fp32, bf16 or none" if k ==
+                                                  "master_weights" else "fp32 or bf16"), k)
+    err, out = new_error(), c_double()
+    if lib.weft_optimizer_precision(mw.encode() if mw else None,
+                                    os_.encode() if os_ else None, byref(out), byref(err)):
+        k = _lib.text(err.field)
+        raise fail("%s=%r: expected %s" % (k, kw[k], "fp32, bf16 or none" if k ==
+                                              "master_weights" else "fp32 or bf16"), k)
+    par.optimizer_bytes = out.value
+
+
+
 class ModelOpts:
     """model, device, zoo and the parallelization (cli_model_opts_apply)."""
 
@@ -192,6 +212,7 @@ class ModelOpts:
             if gb == 3:
                 raise fail("grad_bytes must be 2 or 4, got 3", "grad_bytes")
             par.grad_bytes = gb
+        optimizer_bytes(kw, par)
         rc_mode = kw.get("recompute")
         par.recompute = 1 if rc_mode else 0  # True alone: full, as --recompute alone
         if isinstance(rc_mode, str) and rc_mode:

@@ -148,6 +148,7 @@ PROTOS = {
     "weft_model_params": (c_double, [P(WeftModel)]),
     "weft_model_active_params": (c_double, [P(WeftModel)]),
     "weft_recompute_name": (c_char_p, [c_int]),
+    "weft_optimizer_precision": (c_int, [c_char_p, c_char_p, P(c_double), _ERR]),
     "weft_generate": (c_int, [P(WeftModel), P(WeftDevice), P(WeftParallel), P(WeftNetwork),
                               c_int, c_void_p, P(WeftCommunicator), P(WeftGenInfo), _ERR]),
     "weft_sim_settings_default": (None, [P(WeftSimSettings)]),
