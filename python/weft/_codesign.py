@@ -244,6 +244,31 @@ def _order(spec, par):
     return s
 
 
+def _merged_knobs(spec, pars):
+    """cli/codesign_report.c's merged_knobs: each searched knob's values over
+    a design's points joined by '|', the shown point's first."""
+    if len(pars) <= 1:
+        return _order(spec, pars[0])
+    nm = ("TP", "PP", "DP")
+    knobs = [(True, lambda p: "-".join(nm[p.order[k]] if 0 <= p.order[k] <= 2 else "?"
+                                       for k in range(3))),
+             (spec.nzero > 0, lambda p: "z%d" % p.zero_stage),
+             (spec.nsp > 0, lambda p: "sp%d" % p.sequence_parallel),
+             (spec.nrc > 0, lambda p: lib.weft_recompute_name(p.recompute).decode()),
+             (spec.nvp > 0, lambda p: "vp%d" % p.virtual_stages),
+             (spec.ncp > 0, lambda p: "cp%d" % p.cp)]
+    parts = []
+    for searched, f in knobs:
+        if searched:
+            vals = []
+            for p in pars:
+                v = f(p)
+                if v not in vals:
+                    vals.append(v)
+            parts.append("|".join(vals[:64]))
+    return " ".join(parts)
+
+
 def _design(spec, ip):
     p = ip.pt
     net = spec.nets[p.net]
@@ -357,7 +382,15 @@ def _report(spec, summary, n, npus, desc, bounds, texts, top):
         status[tok] = entry
     best = ctypes.POINTER(_libx.WeftIndexedPoint)()
     ntop = min(lib.weft_codesign_summary_top(summary, byref(best)), top)
-    top_list = [_design(spec, best[k]) for k in range(ntop)]
+    top_list = []
+    for k in range(ntop):  # a design and the points merged into it (same figures)
+        same = ctypes.POINTER(_libx.WeftIndexedPoint)()
+        ns = lib.weft_codesign_summary_same(summary, k, byref(same))
+        members = [same[j] for j in range(ns)] if ns else [best[k]]
+        d = _design(spec, members[0])
+        d["equivalent_points"] = [m.index for m in members[1:]]
+        d["equivalent_knobs"] = _merged_knobs(spec, [m.pt.par for m in members])
+        top_list.append(d)
     front = ctypes.POINTER(_libx.WeftIndexedPoint)()
     nfront = lib.weft_codesign_summary_front(summary, byref(front))
     return {"model": text(spec.model.contents.name), "device": text(spec.device.contents.name),

@@ -171,6 +171,7 @@ PROTOS = {
     "weft_codesign_summary_example": (P(WeftIndexedPoint), [c_void_p, c_int]),
     "weft_codesign_summary_top": (c_size_t, [c_void_p, P(P(WeftIndexedPoint))]),
     "weft_codesign_summary_front": (c_size_t, [c_void_p, P(P(WeftIndexedPoint))]),
+    "weft_codesign_summary_same": (c_size_t, [c_void_p, c_size_t, P(P(WeftIndexedPoint))]),
     "weft_point_status_name": (c_char_p, [c_int]),
     "weft_run_settings_default": (None, [P(WeftRunSettings)]),
     "weft_topo_settings_default": (None, [P(WeftTopoSettings)]),
