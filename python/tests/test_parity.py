@@ -277,3 +277,21 @@ def test_optimizer_precision_keywords():
              "8", "--pp", "1,2", "--mb", "1", "--constraint", "B1 = 450", "--constraint",
              "B2 = 50", "--attention", "flash", "--grad-bytes", "4", "--optimizer-states",
              "bf16", "--network", net))
+
+
+def test_codesign_merges_points_of_one_design():
+    """Points that are one design (every figure equal) are one top entry,
+    with the knobs that give it, as the CLI lists them."""
+    v = "data/validation/cost.yml"
+    net = "tests/golden/inputs/net_cluster_h100.yml"
+    py = weft.codesign("megatron-22b", npus=16, network=net, cost_model=v, tp=[4, 8],
+                       pp=[1, 2], mb=1, constraint=["B1 = 450", "B2 = 50"], attention="flash",
+                       all_orders=True, recompute_list="none,selective,full", zero_list=[1, 2])
+    same(py, cli("codesign", "--model", "megatron-22b", "--npus", "16", "--network", net,
+                 "--cost-model", v, "--tp", "4,8", "--pp", "1,2", "--mb", "1", "--constraint",
+                 "B1 = 450", "--constraint", "B2 = 50", "--attention", "flash", "--all-orders",
+                 "--recompute-list", "none,selective,full", "--zero-list", "1,2"))
+    keys = [(d["tp"], d["pp"], d["dp"], d["time_ns"], d["mem_bytes"]) for d in py["top"]]
+    assert len(set(keys)) == len(keys) == 10
+    assert all(d["order"].endswith(" none") for d in py["top"]
+               if "none|" in d["equivalent_knobs"])
