@@ -1,7 +1,8 @@
 /* bench_codesign.c — the co-design inner loop (generate + exact solve) in
  * points per second per core and as the median time of one feasible point,
- * and the wall time of a 10,000-point GPT-3 175B codesign on 4096 NPUs with
- * 2 threads; PASS/MISS against the targets. */
+ * the wall time of a 10,000-point GPT-3 175B codesign on 4096 NPUs with
+ * 2 threads, and the report's summary (top designs, points that are one
+ * design merged) per point; PASS/MISS against the targets. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #define REPS 5                 /* median of */
 #define POINT_TARGET_NS 10e3   /* a co-design point, generation + exact solve (median) */
 #define POINT_ROUNDS 11        /* each point's time: the median of this many */
+#define SUMMARY_TARGET_NS 1e3  /* the summary's share of a point: a tenth of POINT_TARGET_NS */
+#define VARIANTS 72            /* 6 orders x 3 recomputations x 4 ZeRO stages per design */
 
 static const char *const CONS[] = {"sum = 1000", "B1 >= B2 >= B3 >= B4"};
 
@@ -182,6 +185,40 @@ int main(int argc, char **argv) {
   pass &= bench_report("10,000-point codesign, 2 threads, wall", bench_median(t, REPS),
                        WALL_TARGET_NS);
   if (m != 10000) printf("  note: %zu points, not 10,000\n", m);
+
+  /* 3. The summary a report keeps (top 10, the front) over a stream in
+   * which every feasible design comes as 72 points with the same figures
+   * (orders, recomputations, ZeRO stages that change nothing): the worst
+   * case of merging, per point added, _top included. */
+  size_t ns = nok * VARIANTS;  /* work[0..nok): the feasible points as evaluated in 1. */
+  WeftDesignPoint *stream = malloc((ns ? ns : 1) * sizeof *stream);
+  if (!stream) return 1;
+  for (size_t i = 0; i < ns; i++) {
+    WeftDesignPoint *p = &stream[i];
+    size_t v = i % VARIANTS;
+    *p = work[i / VARIANTS];
+    p->par.recompute = (int)(v % 3);
+    p->par.zero_stage = (int)(v / 3 % 4);
+    static const WeftParDim perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                           {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    memcpy(p->par.order, perm[v / 12], sizeof p->par.order);
+  }
+  size_t ndesigns = 0;
+  for (int r = 0; r < REPS; r++) {
+    double t0 = bench_now_ns();
+    WeftCodesignSummary *s = weft_codesign_summary_create(10);
+    for (size_t i = 0; s && i < ns; i++) weft_codesign_summary_add(s, i, &stream[i]);
+    const WeftIndexedPoint *top;
+    ndesigns = weft_codesign_summary_top(s, &top);
+    weft_codesign_summary_front(s, &top);
+    t[r] = (bench_now_ns() - t0) / (double)(ns ? ns : 1);
+    weft_codesign_summary_free(s);
+  }
+  printf("  summary: %zu points (%zu feasible designs x %d), top %zu designs\n", ns, nok,
+         VARIANTS, ndesigns);
+  pass &= bench_report("summary per point (top 10, merging)", bench_median(t, REPS),
+                       SUMMARY_TARGET_NS);
+  free(stream);
   free(all);
   free(work);
   free(ok);

@@ -22,13 +22,14 @@
 enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
        O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
        O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST,
-       O_ATTN, O_FP8, O_GRADB, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
+       O_ATTN, O_FP8, O_GRADB, O_MASTER, O_OPTSTATES, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
        O_PLOT, O_PROGRESS, O_HELP, O_COUNT };
 
 static const CliOpt opts[O_COUNT] = {
     [O_MODEL] = {"--model", "NAME", "model from the zoo (weft zoo lists them) or a model .yml"},
     [O_NPUS] = {"--npus", "N", "total NPU count (required)"},
-    [O_DEVICE] = {"--device", "NAME", "accelerator preset (default a100)"},
+    [O_DEVICE] = {"--device", "NAME", "accelerator preset (default: the GPU of the network\n"
+                  "                        files' cluster, else a100)"},
     [O_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
     [O_NETWORK] = {"--network", "FILE", "a LIBRA network yml to consider (repeatable); or:"},
     [O_BLOCKS] = {"--blocks", "LIST", "building block per dim, innermost first, e.g.\n"
@@ -63,6 +64,10 @@ static const CliOpt opts[O_COUNT] = {
     [O_ATTN] = {"--attention", "standard|flash", "attention kernel (default standard)"},
     [O_FP8] = {"--fp8", NULL, "linear layers' GEMMs in FP8 at the device's FP8 rate"},
     [O_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
+    [O_MASTER] = {"--master-weights", "fp32|bf16|none",
+                  "optimizer's master weights (default fp32; none: the\n"
+                  "                        bf16 parameters updated in place)"},
+    [O_OPTSTATES] = {"--optimizer-states", "fp32|bf16", "Adam's two moments (default fp32)"},
     [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default 1)"},
     [O_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 0 < X <= 1 (default: per-operator model)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap per solve (default 1e-9)"},
@@ -252,6 +257,16 @@ static int base_parallel(const Args *a, WeftParallel *p) {
     }
     p->grad_bytes = a->val[O_GRADB][0] - '0';
   }
+  if (a->val[O_MASTER] || a->val[O_OPTSTATES]) {
+    WeftError err;
+    if (weft_optimizer_precision(a->val[O_MASTER], a->val[O_OPTSTATES], &p->optimizer_bytes,
+                                 &err)) {
+      int m = !strcmp(err.field, "master_weights");
+      cli_fail("%s '%s': expected %s", opts[m ? O_MASTER : O_OPTSTATES].name,
+               a->val[m ? O_MASTER : O_OPTSTATES], m ? "fp32, bf16 or none" : "fp32 or bf16");
+      return -1;
+    }
+  }
   if (a->val[O_ORDER]) {
     WeftError err;
     if (weft_parallel_order_parse(a->val[O_ORDER], p->order, &err)) {
@@ -409,7 +424,6 @@ int cmd_codesign(int argc, char **argv) {
   }
   const char *zoo = a.val[O_ZOO] ? a.val[O_ZOO] : cli_zoo_dir();
   rc = weft_zoo_model(zoo, a.val[O_MODEL], model, &err);
-  if (!rc) rc = weft_zoo_device(zoo, a.val[O_DEVICE] ? a.val[O_DEVICE] : "a100", &device, &err);
   if (!rc) rc = weft_cost_model_read(a.val[O_COST], &cost, &err);
   if (rc) {
     cli_error(&err);
@@ -424,6 +438,14 @@ int cmd_codesign(int argc, char **argv) {
                                     sizeof networks)
            : cs_networks_from_blocks(&ba, npus, &cost, &st.nets, &nnets, &st.rep, networks,
                                      sizeof networks);
+  if (!rc) {  /* the device as every command takes it: --device, the clusters' GPU, a100 */
+    const char *dev = weft_job_device(st.nets, (int)nnets, a.val[O_DEVICE], &err);
+    int drc = dev ? weft_zoo_device(zoo, dev, &device, &err) : WEFT_EINPUT;
+    if (drc) {
+      cli_error(&err);
+      rc = drc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+  }
   for (int i = 0; i < a.ncons && !rc; i++)
     if (weft_constraints_parse(&cons, a.cons[i], st.nets[0].ndims, &err)) {
       cli_fail("--constraint '%s': column %d: %s", a.cons[i], err.col, err.msg);

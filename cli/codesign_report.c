@@ -52,6 +52,43 @@ static void order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, c
   if (spec->ncp > 0 && k < size) snprintf(buf + k, size - k, " cp%d", par->cp);
 }
 
+/* A design's knobs over its points (m[0] the shown one): the order and
+ * each searched knob, the values its points take joined by '|', the shown
+ * point's first: "TP-PP-DP|PP-TP-DP z1 none|selective". One point: its
+ * order_knobs text. */
+#define CS_KNOB_VALUES 64 /* distinct values kept per knob (6 orders, 4 stages, ...) */
+#define CS_KNOBS_LEN 512  /* a design's knob text, every value of every knob */
+static void merged_knobs(const WeftCodesignSpec *spec, const WeftIndexedPoint *m, size_t n,
+                         char *buf, size_t size) {
+  if (n <= 1) {
+    order_knobs(spec, &m->pt.par, buf, size);
+    return;
+  }
+  size_t k = 0;
+  buf[0] = '\0';
+  for (int knob = 0; knob < 6; knob++) {
+    static const char *const prefix[6] = {"", "z", "sp", "", "vp", "cp"};
+    int searched[6] = {1, spec->nzero > 0, spec->nsp > 0, spec->nrc > 0, spec->nvp > 0,
+                       spec->ncp > 0};
+    if (!searched[knob]) continue;
+    char vals[CS_KNOB_VALUES][24];
+    int nv = 0;
+    for (size_t j = 0; j < n; j++) {
+      const WeftParallel *p = &m[j].pt.par;
+      char v[24];
+      int x[6] = {0, p->zero_stage, p->sequence_parallel, 0, p->virtual_stages, p->cp};
+      if (knob == 0) cs_order(p->order, v, sizeof v);
+      else if (knob == 3) snprintf(v, sizeof v, "%s", weft_recompute_name(p->recompute));
+      else snprintf(v, sizeof v, "%s%d", prefix[knob], x[knob]);
+      int seen = 0;
+      for (int i = 0; i < nv && !seen; i++) seen = !strcmp(vals[i], v);
+      if (!seen && nv < CS_KNOB_VALUES) memcpy(vals[nv++], v, sizeof v);
+    }
+    for (int i = 0; i < nv && k < size; i++)
+      k += (size_t)snprintf(buf + k, size - k, "%s%s", i ? "|" : k ? " " : "", vals[i]);
+  }
+}
+
 /* ------------------------------------------------------------ summary */
 
 int cs_ndims(const WeftCodesignSpec *spec) {
@@ -91,12 +128,15 @@ static void design_header(FILE *out, const CsReport *r, const char *first) {
   fputs("  (GB/s)\n", out);
 }
 
+/* A row of the top (m: the design's n points, m[0] shown) or of the front
+ * (one point, n = 1). */
 static void design_row(FILE *out, const CsReport *r, const char *first,
-                       const WeftIndexedPoint *ip) {
+                       const WeftIndexedPoint *m, size_t n) {
+  const WeftIndexedPoint *ip = m;
   const WeftDesignPoint *p = &ip->pt;
-  char shape[160], order[64];
+  char shape[160], order[CS_KNOBS_LEN];
   cs_shape(&r->spec->nets[p->net], shape, sizeof shape);
-  order_knobs(r->spec, &p->par, order, sizeof order);
+  merged_knobs(r->spec, m, n, order, sizeof order);
   double gain = p->time_ns > 0 && p->equal_time_ns > 0 ? p->equal_time_ns / p->time_ns : 0.0;
   char vs[16]; /* '-': no equal split meets the constraints */
   if (gain > 0) snprintf(vs, sizeof vs, "%7.3fx", gain);
@@ -151,25 +191,36 @@ void cs_table(FILE *out, const CsReport *r) {
   }
   size_t top = r->ntop;
   if (top > 0) {
-    fprintf(out, "\ntop %zu of %zu feasible designs by %s:\n", top, r->nok,
+    fprintf(out, "\ntop %zu designs of %zu feasible points by %s:\n", top, r->nok,
             sp->objective == WEFT_OBJ_PERF ? "iteration time" : "time x cost");
     design_header(out, r, "rank");
+    size_t merged = 0;
     for (size_t k = 0; k < top; k++) {
       char rk[24];
+      const WeftIndexedPoint *m;
+      size_t n = weft_codesign_summary_same(r->sum, k, &m);
       snprintf(rk, sizeof rk, "%4zu", k + 1);
-      design_row(out, r, rk, &r->best[k]);
+      design_row(out, r, rk, n ? m : &r->best[k], n ? n : 1);
+      merged += n > 1 ? n - 1 : 0;
     }
+    if (merged)  /* what '|' means, and how many points it stands for */
+      fprintf(out, "  (a|b: knobs that give the same design, every figure equal; %zu more "
+                   "point%s merged into the designs above)\n", merged, merged == 1 ? "" : "s");
   }
   fprintf(out, "\nPareto front of (network cost, iteration time): %zu designs, by cost\n",
           r->nfront);
   design_header(out, r, "    ");
-  for (size_t k = 0; k < r->nfront; k++) design_row(out, r, "    ", &r->front[k]);
+  for (size_t k = 0; k < r->nfront; k++) design_row(out, r, "    ", &r->front[k], 1);
 }
 
 /* ------------------------------------------------------------ JSON */
 
 
-static void json_design(FILE *out, const CsReport *r, const WeftIndexedPoint *ip) {
+/* A design: m[0] shown; with n > 1 (a top design of several points) also
+ * the other points and the knobs they take. n = 0: a front point alone
+ * (no such keys). */
+static void json_design(FILE *out, const CsReport *r, const WeftIndexedPoint *m, size_t n) {
+  const WeftIndexedPoint *ip = m;
   const WeftDesignPoint *p = &ip->pt;
   const WeftNetwork *net = &r->spec->nets[p->net];
   char shape[160], order[64];
@@ -196,6 +247,14 @@ static void json_design(FILE *out, const CsReport *r, const WeftIndexedPoint *ip
   cli_json_num(out, p->mem_bytes);
   fputs(", \"gap\": ", out);
   cli_json_num(out, p->gap);
+  if (n > 0) {  /* the top: the points merged into this design (same figures) */
+    char knobs[CS_KNOBS_LEN];
+    merged_knobs(r->spec, m, n, knobs, sizeof knobs);
+    fputs(", \"equivalent_points\": [", out);
+    for (size_t j = 1; j < n; j++) fprintf(out, "%s%zu", j > 1 ? ", " : "", m[j].index);
+    fputs("], \"equivalent_knobs\": ", out);
+    cli_json_str(out, knobs);
+  }
   fputc('}', out);
 }
 
@@ -247,12 +306,14 @@ void cs_json(FILE *out, const CsReport *r) {
   fputs("\n  },\n  \"top\": [", out);
   for (size_t k = 0; k < top; k++) {
     fputs(k ? ",\n    " : "\n    ", out);
-    json_design(out, r, &r->best[k]);
+    const WeftIndexedPoint *m;
+    size_t n = weft_codesign_summary_same(r->sum, k, &m);
+    json_design(out, r, n ? m : &r->best[k], n ? n : 1);
   }
   fputs(top ? "\n  ],\n  \"pareto\": [" : "],\n  \"pareto\": [", out);
   for (size_t k = 0; k < r->nfront; k++) {
     fputs(k ? ",\n    " : "\n    ", out);
-    json_design(out, r, &r->front[k]);
+    json_design(out, r, &r->front[k], 0);
   }
   fputs(r->nfront ? "\n  ]\n}\n" : "]\n}\n", out);
 }

@@ -177,7 +177,8 @@ static int load_model(const CliInputs *in, WeftScenario *sc, WeftError *err) {
 static int apply_options(const CliInputs *in, WeftScenario *sc) {
   WeftError err;
   for (int i = 0; i < in->ncons; i++) {
-    if (weft_constraints_parse(&sc->cons, in->cons[i], sc->net.ndims, &err)) {
+    /* on a scenario's: replaces its constraints over the same left-hand side */
+    if (weft_constraints_override(&sc->cons, in->cons[i], sc->net.ndims, &err)) {
       cli_fail("--constraint '%s': column %d: %s", in->cons[i], err.col, err.msg);
       return EXIT_USAGE;
     }

@@ -9,7 +9,8 @@
 
 const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_MODEL] = {"--model", "NAME", "model from the zoo (weft zoo lists them) or a model .yml"},
-    [CLI_MO_DEVICE] = {"--device", "NAME", "accelerator preset (default a100)"},
+    [CLI_MO_DEVICE] = {"--device", "NAME", "accelerator preset (default: the GPU of the\n"
+                       "                        network's cluster, else a100)"},
     [CLI_MO_TP] = {"--tp", "N", "tensor-parallel degree (default 1)"},
     [CLI_MO_PP] = {"--pp", "N", "pipeline stages (default 1)"},
     [CLI_MO_DP] = {"--dp", "N", "data-parallel degree (default: NPUs / (tp x cp x pp))"},
@@ -33,6 +34,10 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
                       "                        even pp, micro-batches >= 2 pp, loop fwd-ig-overlap\n"
                       "                        unless --loop says otherwise)"},
+    [CLI_MO_MASTER] = {"--master-weights", "fp32|bf16|none",
+                       "optimizer's master weights (default fp32; none: the\n"
+                       "                        bf16 parameters updated in place)"},
+    [CLI_MO_OPTSTATES] = {"--optimizer-states", "fp32|bf16", "Adam's two moments (default fp32)"},
 };
 
 /* "5,6,6,5": positive layer counts, one per stage. */
@@ -70,7 +75,7 @@ static int positive(const char *flag, const char *v, int lo, int hi, int *out) {
 int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   weft_parallel_default(&cm->par);
   cm->model_name = val[CLI_MO_MODEL];
-  cm->device_name = val[CLI_MO_DEVICE] ? val[CLI_MO_DEVICE] : "a100";
+  cm->device_name = val[CLI_MO_DEVICE] ? val[CLI_MO_DEVICE] : WEFT_DEVICE_DEFAULT;
   cm->device_given = val[CLI_MO_DEVICE] != NULL;
   cm->zoo_dir = val[CLI_MO_ZOO] ? val[CLI_MO_ZOO] : cli_zoo_dir();
   cm->dp_given = val[CLI_MO_DP] != NULL;
@@ -127,6 +132,16 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
     }
     p->grad_bytes = val[CLI_MO_GRADB][0] - '0';
   }
+  if (val[CLI_MO_MASTER] || val[CLI_MO_OPTSTATES]) {
+    WeftError err;
+    if (weft_optimizer_precision(val[CLI_MO_MASTER], val[CLI_MO_OPTSTATES], &p->optimizer_bytes,
+                                 &err)) {
+      int m = !strcmp(err.field, "master_weights");
+      cli_fail("%s '%s': expected %s", cli_model_opts[m ? CLI_MO_MASTER : CLI_MO_OPTSTATES].name,
+               val[m ? CLI_MO_MASTER : CLI_MO_OPTSTATES], m ? "fp32, bf16 or none" : "fp32 or bf16");
+      return -1;
+    }
+  }
   if (val[CLI_MO_EFF]) {
     double e = 0.0;
     if (cli_number(val[CLI_MO_EFF], strlen(val[CLI_MO_EFF]), 0.0, 1, &e) || e > 1.0) {
@@ -140,7 +155,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
 
 int cli_model_load(CliModel *cm, const WeftNetwork *net, WeftError *err) {
   int rc = weft_zoo_model(cm->zoo_dir, cm->model_name, &cm->model, err);
-  if (!cm->device_given && net && net->cluster_device[0]) cm->device_name = net->cluster_device;
+  if (!cm->device_given && net) cm->device_name = weft_job_device(net, 1, NULL, err);
   if (!rc) rc = weft_zoo_device(cm->zoo_dir, cm->device_name, &cm->device, err);
   if (rc) return rc;
   if (!cm->dp_given && net) {  /* the rest of the NPUs go to data parallelism */

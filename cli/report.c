@@ -64,8 +64,18 @@ void report_table(FILE *out, const Report *r) {
     fprintf(out, ", certified gap %.1e, %d iterations", res->gap, res->iterations);
   fputc('\n', out);
   if (sp->cons && sp->cons->n) { /* the constraints in force, as given */
+    int file = sp->cons->nreplaced > 0;  /* say where from when a file gave some */
+    for (int i = 0; i < sp->cons->n; i++) file |= sp->cons->c[i].origin == WEFT_CONS_FILE;
     fputs("constraints:", out);
-    for (int i = 0; i < sp->cons->n; i++) fprintf(out, "%s '%s'", i ? "," : "", sp->cons->c[i].text);
+    for (int i = 0; i < sp->cons->n; i++)
+      fprintf(out, "%s '%s'%s", i ? "," : "", sp->cons->c[i].text,
+              !file ? "" : sp->cons->c[i].origin == WEFT_CONS_FILE ? " (scenario)" : " (--constraint)");
+    fputc('\n', out);
+  }
+  if (sp->cons && sp->cons->nreplaced) { /* the file's, replaced by --constraint */
+    fputs("replaced by --constraint:", out);
+    for (int i = 0; i < sp->cons->nreplaced; i++)
+      fprintf(out, "%s '%s' (scenario)", i ? "," : "", sp->cons->replaced[i].text);
     fputc('\n', out);
   }
   if (r->whole) whole_lines(out, r);
@@ -196,6 +206,15 @@ void report_json(FILE *out, const Report *r) {
   for (int i = 0; sp->cons && i < sp->cons->n; i++) {
     if (i) fputs(", ", out);
     cli_json_str(out, sp->cons->c[i].text);
+  }
+  fputs("],\n  \"constraint_origins\": [", out); /* one per constraint: file or option */
+  for (int i = 0; sp->cons && i < sp->cons->n; i++)
+    fprintf(out, "%s\"%s\"", i ? ", " : "",
+            sp->cons->c[i].origin == WEFT_CONS_FILE ? "scenario" : "option");
+  fputs("],\n  \"constraints_replaced\": [", out); /* the scenario's, replaced by options */
+  for (int i = 0; sp->cons && i < sp->cons->nreplaced; i++) {
+    if (i) fputs(", ", out);
+    cli_json_str(out, sp->cons->replaced[i].text);
   }
   fputs("],\n  \"conflicts\": [", out);
   for (int i = 0; i < res->nconflict; i++) {

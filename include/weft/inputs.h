@@ -200,17 +200,24 @@ void weft_collective_traffic(WeftCollective c, double size_bytes, const int *gro
  *   sum_d coef[d]*B_d + cost_coef*cost  REL  rhs. */
 typedef enum { WEFT_REL_LE = 0, WEFT_REL_GE = 1, WEFT_REL_EQ = 2 } WeftRelation;
 
+/* Where a constraint came from: the input file (a scenario's
+ * `constraints:`), or given on top of it (--constraint, constraint=). */
+typedef enum { WEFT_CONS_FILE = 0, WEFT_CONS_OPTION = 1 } WeftConsOrigin;
+
 typedef struct {
   double coef[WEFT_MAX_DIMS];
   double cost_coef;
   double rhs;
   WeftRelation rel;
   char text[128];  /* the source text it came from, for messages */
+  int origin;      /* WeftConsOrigin (weft_constraints_parse: WEFT_CONS_FILE) */
 } WeftConstraint;
 
 typedef struct {
   int n;
-  WeftConstraint c[WEFT_MAX_CONSTRAINTS];
+  WeftConstraint c[WEFT_MAX_CONSTRAINTS];  /* in force */
+  int nreplaced;                           /* the file's, replaced by options: */
+  WeftConstraint replaced[WEFT_MAX_CONSTRAINTS];  /* for reports (weft_constraints_override) */
 } WeftConstraints;
 
 /* Parse one expression such as "B1 >= B2 >= B3", "sum = 1000", "cost <= 2e7",
@@ -220,6 +227,16 @@ typedef struct {
  * ndims bounds the B indices. err names the column of the offending token;
  * err->file/line are left for the caller to fill (they know the source). */
 int weft_constraints_parse(WeftConstraints *cs, const char *expr, int ndims, WeftError *err);
+/* The same for a constraint given on top of a file's (--constraint with a
+ * scenario, Python's constraint=): each relation of expr first replaces the
+ * file's constraints (origin WEFT_CONS_FILE) over the same left-hand side --
+ * the same linear form of B1..BD and cost up to a nonzero factor, whatever
+ * the relation and right-hand side ('sum = 2000' replaces 'sum = 1000' and
+ * 'sum <= 1500'; 'B2 <= B1' replaces 'B1 >= B2') -- moving them to
+ * cs->replaced; then it is appended with origin WEFT_CONS_OPTION. Options
+ * never replace each other ('B1 >= 10' and 'B1 <= 100' both hold). On error
+ * cs is left unchanged. */
+int weft_constraints_override(WeftConstraints *cs, const char *expr, int ndims, WeftError *err);
 
 /* ------------------------------------------------------------------ I/O
  * Readers for LIBRA's inputs (files as they are) and weft's scenario. All

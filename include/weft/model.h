@@ -143,6 +143,18 @@ int weft_cluster_network(const WeftCluster *c, int npus, WeftNetwork *net, WeftE
  * fixed tier's dim holding at most its npus. Sets net->cluster. */
 int weft_cluster_apply(const WeftCluster *c, WeftNetwork *net, WeftError *err);
 
+#define WEFT_DEVICE_DEFAULT "a100" /* a model job's GPU when nothing names one */
+/* The device a model job runs on over nets[0..nnets) (the one rule of every
+ * command, scenario and binding): `given` when non-NULL and non-empty (an
+ * explicit device wins over a cluster's GPU: "this cluster with H200s"),
+ * else the GPU of the networks' cluster preset (WeftNetwork.cluster_device),
+ * else WEFT_DEVICE_DEFAULT. Several networks (co-design) must agree on it:
+ * two that would run different GPUs (a network without a cluster counts as
+ * WEFT_DEVICE_DEFAULT) give NULL and WEFT_EINPUT naming both. The result
+ * points into given, nets or a static string. */
+const char *weft_job_device(const WeftNetwork *nets, int nnets, const char *given,
+                            WeftError *err);
+
 /* ------------------------------------------------------------------ parallelization */
 typedef enum { WEFT_PAR_TP = 0, WEFT_PAR_PP = 1, WEFT_PAR_DP = 2 } WeftParDim;
 
@@ -210,6 +222,16 @@ typedef enum { WEFT_ATTENTION_STANDARD = 0, WEFT_ATTENTION_FLASH = 1 } WeftAtten
 /* "standard", "flash" <-> WeftAttention; parse: WEFT_EINPUT otherwise. */
 const char *weft_attention_name(int kind);
 int weft_attention_parse(const char *text, int *kind, WeftError *err);
+/* The optimizer's copies per parameter, WeftParallel.optimizer_bytes: the
+ * master weights in `master` ("fp32" 4 bytes, "bf16" 2, "none" 0: the bf16
+ * parameters updated in place) plus Adam's two moments in `moments` ("fp32"
+ * 4 bytes each, "bf16" 2). NULL is "fp32" (the default, 4 + 2 x 4 = 12;
+ * DeepSeek-V3's fp32 master and bf16 moments: 4 + 2 x 2 = 8). WEFT_EINPUT
+ * with field "master_weights" or "optimizer_states" for another text; then
+ * *bytes is unchanged. */
+int weft_optimizer_precision(const char *master, const char *moments, double *bytes,
+                             WeftError *err);
+
 /* The balanced layers of each of pp stages into out[pp]: L / pp each when pp
  * divides L, else floor/ceil with the lighter (floor) stages at the ends,
  * first, last, second, second to last, ... (they also hold the embedding

@@ -180,12 +180,25 @@ size_t weft_codesign_summary_count(const WeftCodesignSummary *s, WeftPointStatus
 /* The first point of status st, NULL when none. */
 const WeftIndexedPoint *weft_codesign_summary_example(const WeftCodesignSummary *s,
                                                       WeftPointStatus st);
-/* The best min(top, OK points) designs into *out, best first: by objective,
- * objectives within a relative 1e-9 of a run's first (one optimum) by cost,
- * then index. The Pareto front of the OK points, by increasing cost, exactly
- * as weft_pareto draws it over all of them. Both arrays are valid until the
+/* The best min(top, designs) designs into *out, best first. Points that are
+ * one design are merged: the same network and degrees (tp, cp, pp, dp, ep,
+ * micro-batch) and every figure within a relative 1e-9 (time, cost,
+ * objective, memory, bandwidths, EqualBW), whatever the order of the groups,
+ * ZeRO, SP, recomputation and interleaving (orders that place the groups
+ * alike, selective recomputation under flash attention); a design shows its
+ * simplest point (no recomputation before selective before full, lower
+ * ZeRO, no SP, fewer chunks, the order nearest TP, PP, DP; then index).
+ * Ranked by objective; objectives within a relative 1e-9 of a run's first
+ * (one optimum) by cost, then memory, then the simpler knobs, then index.
+ * The Pareto front of the OK points, by increasing cost, exactly as
+ * weft_pareto draws it over all of them. Both arrays are valid until the
  * next add or free. */
 size_t weft_codesign_summary_top(WeftCodesignSummary *s, const WeftIndexedPoint **out);
+/* After _top: the points of design k (k < what _top returned) into *out,
+ * the shown one first, the others by index; returns how many (>= 1; 0 for
+ * a k out of range). Valid until the next add, _top or free. */
+size_t weft_codesign_summary_same(const WeftCodesignSummary *s, size_t k,
+                                  const WeftIndexedPoint **out);
 size_t weft_codesign_summary_front(WeftCodesignSummary *s, const WeftIndexedPoint **out);
 
 /* ------------------------------------------------------------------ sweep

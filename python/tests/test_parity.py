@@ -213,3 +213,85 @@ def test_fwd_ig_overlap_loop():  # the third loop, named as the CLI names it
     same(py, cli("optimize", GPT3, "--loop", "fwd-ig-overlap"))
     same(weft.simulate(GPT3, chunks=4, loop="fwd_ig_overlap"),
          cli("simulate", GPT3, "--chunks", "4", "--loop", "fwd-ig-overlap"), skip=NOWALL)
+
+
+def test_codesign_takes_the_clusters_gpu():
+    """codesign runs on the network's cluster's GPU as optimize does (the one
+    rule, weft_job_device): dgx-h100 means h100 unless device= says; networks
+    whose clusters run different GPUs are refused, naming both."""
+    v = "data/validation/cost.yml"
+    net = "tests/golden/inputs/net_cluster_h100.yml"  # Cluster: dgx-h100, NpusCount: [8, 2]
+    kw = dict(npus=16, cost_model=v, tp=8, pp=[1, 2], mb=1, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "megatron-22b", "--npus", "16", "--cost-model", v, "--tp", "8", "--pp",
+            "1,2", "--mb", "1", "--constraint", "B1 = 450", "--constraint", "B2 = 50"]
+    py = weft.codesign("megatron-22b", network=net, **kw)
+    assert py["device"] == "h100"
+    same(py, cli("codesign", *args, "--network", net))
+    assert weft.codesign("megatron-22b", network=net, device="h100", **kw) == py
+    assert weft.codesign("megatron-22b", network=net, device="a100", **kw)["device"] == "a100"
+    with pytest.raises(weft.WeftError) as e:
+        weft.codesign("megatron-22b", network=[net, "tests/golden/inputs/net_cluster.yml"], **kw)
+    assert "h100 (cluster dgx-h100)" in str(e.value) and "a100 (cluster dgx-a100)" in str(e.value)
+
+
+def test_scenario_constraint_replaced_by_option():
+    """constraint= on a scenario replaces the scenario's constraint over the
+    same left-hand side (sum = 1000 by sum = 1200), as --constraint does;
+    the dict says where each came from."""
+    sc = "tests/fixtures/scenario_3d.yml"  # sum = 1000, B1 = 500, B1 >= B2 >= B3
+    py = weft.optimize(sc, constraint=["sum = 1200", "B3 >= 100"])
+    assert py["status"] == "solved"
+    assert py["constraints"] == ["B1 = 500", "B1 >= B2", "B2 >= B3", "sum = 1200", "B3 >= 100"]
+    assert py["constraint_origins"] == ["scenario"] * 3 + ["option"] * 2
+    assert py["constraints_replaced"] == ["sum = 1000"]
+    assert abs(sum(py["bw_gbps"]) - 1200) < 1e-6 * 1200
+    same(py, cli("optimize", sc, "--constraint", "sum = 1200", "--constraint", "B3 >= 100"))
+
+
+def test_optimizer_precision_keywords():
+    """master_weights= and optimizer_states= are --master-weights and
+    --optimizer-states (8 bytes per parameter for fp32 + bf16 moments), in
+    optimize, workload and codesign."""
+    v = "data/validation/cost.yml"
+    job = dict(model="megatron-22b", tp=8, recompute=True, cost_model=v, cluster="dgx-h100",
+               npus=16, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "megatron-22b", "--tp", "8", "--recompute", "--cost-model", v,
+            "--cluster", "dgx-h100", "--npus", "16", "--constraint", "B1 = 450",
+            "--constraint", "B2 = 50"]
+    py = weft.optimize(master_weights="fp32", optimizer_states="bf16", **job)
+    same(py, cli("optimize", *args, "--master-weights", "fp32", "--optimizer-states", "bf16"))
+    assert py["time_ns"] < weft.optimize(**job)["time_ns"]  # a shorter optimizer step
+    n16 = {"Cluster": "dgx-h100", "NpusCount": [8, 2]}
+    w = weft.workload("megatron-22b", network=n16, tp=8, master_weights="none",
+                      optimizer_states="bf16")
+    d = weft.workload("megatron-22b", network=n16, tp=8)
+    assert abs(w["memory_bytes"]["optimizer"] / d["memory_bytes"]["optimizer"] - 4 / 12) < 1e-12
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(master_weights="fp16", **job)
+    assert "fp32, bf16 or none" in str(e.value)
+    net = "tests/golden/inputs/net_cluster_h100.yml"
+    kw = dict(npus=16, cost_model=v, tp=8, pp=[1, 2], mb=1, constraint=["B1 = 450", "B2 = 50"],
+              attention="flash", grad_bytes=4, optimizer_states="bf16", network=net)
+    same(weft.codesign("megatron-22b", **kw),
+         cli("codesign", "--model", "megatron-22b", "--npus", "16", "--cost-model", v, "--tp",
+             "8", "--pp", "1,2", "--mb", "1", "--constraint", "B1 = 450", "--constraint",
+             "B2 = 50", "--attention", "flash", "--grad-bytes", "4", "--optimizer-states",
+             "bf16", "--network", net))
+
+
+def test_codesign_merges_points_of_one_design():
+    """Points that are one design (every figure equal) are one top entry,
+    with the knobs that give it, as the CLI lists them."""
+    v = "data/validation/cost.yml"
+    net = "tests/golden/inputs/net_cluster_h100.yml"
+    py = weft.codesign("megatron-22b", npus=16, network=net, cost_model=v, tp=[4, 8],
+                       pp=[1, 2], mb=1, constraint=["B1 = 450", "B2 = 50"], attention="flash",
+                       all_orders=True, recompute_list="none,selective,full", zero_list=[1, 2])
+    same(py, cli("codesign", "--model", "megatron-22b", "--npus", "16", "--network", net,
+                 "--cost-model", v, "--tp", "4,8", "--pp", "1,2", "--mb", "1", "--constraint",
+                 "B1 = 450", "--constraint", "B2 = 50", "--attention", "flash", "--all-orders",
+                 "--recompute-list", "none,selective,full", "--zero-list", "1,2"))
+    keys = [(d["tp"], d["pp"], d["dp"], d["time_ns"], d["mem_bytes"]) for d in py["top"]]
+    assert len(set(keys)) == len(keys) == 10
+    assert all(d["order"].endswith(" none") for d in py["top"]
+               if "none|" in d["equivalent_knobs"])

@@ -13,7 +13,8 @@ from ._lib import text
 KEYS = ("model", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
         "cost_dims", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
         "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
-        "interleave", "ep", "efficiency", "gap_tol", "threads", "top")
+        "interleave", "cp_list", "attention", "fp8", "grad_bytes", "master_weights",
+        "optimizer_states", "ep", "efficiency", "gap_tol", "threads", "top")
 STATUS = ("ok", "no_memory", "invalid", "infeasible", "unbounded", "failed")
 TOPOLOGIES = ("Ring", "FullyConnected", "Switch")
 DEFAULT_TOP = 10
@@ -60,6 +61,20 @@ def _spec(kw, npus):
         p.ep = int_value("ep", kw["ep"], 1, 1 << 24)
     p.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
     p.recompute = _recompute("recompute", kw.get("recompute"))
+    p.fp8 = 1 if flag("fp8", kw.get("fp8")) else 0
+    if kw.get("attention") is not None:  # --attention standard|flash
+        kind = c_int()
+        if not isinstance(kw["attention"], str) or lib.weft_attention_parse(
+                c_text("attention", kw["attention"]), byref(kind), byref(new_error())):
+            raise fail("attention=%r: expected standard or flash" % (kw["attention"],),
+                       "attention")
+        p.attention = kind.value
+    if kw.get("grad_bytes") is not None:  # --grad-bytes 2|4
+        gb = int_value("grad_bytes", kw["grad_bytes"], 2, 4)
+        if gb == 3:
+            raise fail("grad_bytes must be 2 or 4, got 3", "grad_bytes")
+        p.grad_bytes = gb
+    _inputs.optimizer_bytes(kw, p)
     if kw.get("order") is not None:
         order = kw["order"] if isinstance(kw["order"], str) else ",".join(kw["order"])
         err = new_error()
@@ -80,6 +95,8 @@ def _spec(kw, npus):
     if given(kw, "interleave"):
         spec.nvp = _int_list("interleave", kw["interleave"], 1, 1 << 16, spec.vp,
                              _lib.MAX_CHOICES)
+    if given(kw, "cp_list"):
+        spec.ncp = _int_list("cp_list", kw["cp_list"], 1, 1 << 24, spec.cp, _lib.MAX_CHOICES)
     if given(kw, "recompute_list"):
         modes = [_recompute("recompute_list", x) if x != "" else None
                  for x in items("recompute_list", kw["recompute_list"])]
@@ -224,7 +241,34 @@ def _order(spec, par):
         s += " " + lib.weft_recompute_name(par.recompute).decode()
     if spec.nvp > 0:
         s += " vp%d" % par.virtual_stages
+    if spec.ncp > 0:
+        s += " cp%d" % par.cp
     return s
+
+
+def _merged_knobs(spec, pars):
+    """cli/codesign_report.c's merged_knobs: each searched knob's values over
+    a design's points joined by '|', the shown point's first."""
+    if len(pars) <= 1:
+        return _order(spec, pars[0])
+    nm = ("TP", "PP", "DP")
+    knobs = [(True, lambda p: "-".join(nm[p.order[k]] if 0 <= p.order[k] <= 2 else "?"
+                                       for k in range(3))),
+             (spec.nzero > 0, lambda p: "z%d" % p.zero_stage),
+             (spec.nsp > 0, lambda p: "sp%d" % p.sequence_parallel),
+             (spec.nrc > 0, lambda p: lib.weft_recompute_name(p.recompute).decode()),
+             (spec.nvp > 0, lambda p: "vp%d" % p.virtual_stages),
+             (spec.ncp > 0, lambda p: "cp%d" % p.cp)]
+    parts = []
+    for searched, f in knobs:
+        if searched:
+            vals = []
+            for p in pars:
+                v = f(p)
+                if v not in vals:
+                    vals.append(v)
+            parts.append("|".join(vals[:64]))
+    return " ".join(parts)
 
 
 def _design(spec, ip):
@@ -270,8 +314,6 @@ def codesign(model=None, **kw):
                             new_error(), Sources())
     check_rc(lib.weft_zoo_model(c_path("zoo", zoo), c_path("model", kw["model"]), byref(m),
                                 byref(err)), err)
-    check_rc(lib.weft_zoo_device(c_path("zoo", zoo), c_text("device", kw.get("device") or "a100"),
-                                 byref(d), byref(err)), err)
     _inputs.read_cost_model(kw["cost_model"], cost, src)
     owner, summary = None, None
     try:
@@ -282,6 +324,14 @@ def codesign(model=None, **kw):
             bounds = None
         else:
             nets, nnets, owner, desc, bounds = _nets_from_blocks(kw, npus, cost)
+        # the device as every command takes it: device=, the clusters' GPU, a100
+        net_ptr = ctypes.cast(nets, ctypes.POINTER(_lib.WeftNetwork))
+        given = kw.get("device")
+        dev = lib.weft_job_device(net_ptr, nnets, c_text("device", given) if given else None,
+                                  byref(err))
+        if dev is None:
+            check_rc(err.code or -5, err, src)
+        check_rc(lib.weft_zoo_device(c_path("zoo", zoo), dev, byref(d), byref(err)), err)
         cons = _lib.WeftConstraints()
         for c in texts:
             if lib.weft_constraints_parse(byref(cons), c_text("constraint", c), nets[0].ndims,
@@ -335,7 +385,15 @@ def _report(spec, summary, n, npus, desc, bounds, texts, top):
         status[tok] = entry
     best = ctypes.POINTER(_libx.WeftIndexedPoint)()
     ntop = min(lib.weft_codesign_summary_top(summary, byref(best)), top)
-    top_list = [_design(spec, best[k]) for k in range(ntop)]
+    top_list = []
+    for k in range(ntop):  # a design and the points merged into it (same figures)
+        same = ctypes.POINTER(_libx.WeftIndexedPoint)()
+        ns = lib.weft_codesign_summary_same(summary, k, byref(same))
+        members = [same[j] for j in range(ns)] if ns else [best[k]]
+        d = _design(spec, members[0])
+        d["equivalent_points"] = [m.index for m in members[1:]]
+        d["equivalent_knobs"] = _merged_knobs(spec, [m.pt.par for m in members])
+        top_list.append(d)
     front = ctypes.POINTER(_libx.WeftIndexedPoint)()
     nfront = lib.weft_codesign_summary_front(summary, byref(front))
     return {"model": text(spec.model.contents.name), "device": text(spec.device.contents.name),

@@ -16,7 +16,7 @@ INPUT_KEYS = ("network", "cluster", "npus", "workload", "communicator", "cost_mo
 MAX_NPUS = 1 << 30  # a network's NPUs, as the readers allow
 MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero", "recompute",
               "order", "efficiency", "zoo", "pp_layers", "cp", "attention", "fp8", "schedule",
-              "grad_bytes")
+              "grad_bytes", "master_weights", "optimizer_states")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -153,6 +153,27 @@ def read_workload(v):
 
 
 # ------------------------------------------------------------------ model options
+def optimizer_bytes(kw, par):
+    """master_weights= (fp32|bf16|none), optimizer_states= (fp32|bf16) into
+    par.optimizer_bytes, as --master-weights and --optimizer-states."""
+    mw, os_ = kw.get("master_weights"), kw.get("optimizer_states")
+    if mw is None and os_ is None:
+        return
+    for k, v in (("master_weights", mw), ("optimizer_states", os_)):
+        if v is not None and not isinstance(v, str):
+            raise fail("%s=%r: expected %s" % (k, v, "fp32, bf16 or none" if k ==
+                                                  "master_weights" else "fp32 or bf16"), k)
+    err, out = new_error(), c_double()
+    if lib.weft_optimizer_precision(c_text("master_weights", mw) if mw else None,
+                                    c_text("optimizer_states", os_) if os_ else None,
+                                    byref(out), byref(err)):
+        k = _lib.text(err.field)
+        raise fail("%s=%r: expected %s" % (k, kw[k], "fp32, bf16 or none" if k ==
+                                              "master_weights" else "fp32 or bf16"), k)
+    par.optimizer_bytes = out.value
+
+
+
 class ModelOpts:
     """model, device, zoo and the parallelization (cli_model_opts_apply)."""
 
@@ -161,7 +182,7 @@ class ModelOpts:
         lib.weft_parallel_default(byref(par))
         self.par = par
         self.model = kw.get("model")
-        self.device = kw.get("device") or "a100"
+        self.device = kw.get("device") or None  # None: the network's cluster's GPU, else a100
         self.device_given = given(kw, "device")
         self.zoo = zoo_dir(kw.get("zoo"))
         self.dp_given = given(kw, "dp")
@@ -195,6 +216,7 @@ class ModelOpts:
             if gb == 3:
                 raise fail("grad_bytes must be 2 or 4, got 3", "grad_bytes")
             par.grad_bytes = gb
+        optimizer_bytes(kw, par)
         rc_mode = kw.get("recompute")
         if not isinstance(rc_mode, str):  # True alone: full, as --recompute alone
             rc_mode = flag("recompute", rc_mode) if rc_mode is None or isinstance(
@@ -233,13 +255,14 @@ class ModelOpts:
         from . import _libx
         err = new_error()
         m, d = _libx.WeftModel(), _libx.WeftDevice()
-        if not self.device_given and net is not None and net.cluster_device:
-            self.device = _lib.text(net.cluster_device)  # the cluster's GPU
+        dev = lib.weft_job_device(byref(net) if net is not None else None, 1 if net is not None
+                                  else 0, c_text("device", self.device) if self.device else None,
+                                  None)
+        self.device = dev.decode()  # weft_job_device: the one rule of every entry point
         rc = lib.weft_zoo_model(c_path("zoo", self.zoo), c_path("model", self.model), byref(m),
                                 byref(err))
         if not rc:
-            rc = lib.weft_zoo_device(c_path("zoo", self.zoo), c_text("device", self.device),
-                                     byref(d), byref(err))
+            rc = lib.weft_zoo_device(c_path("zoo", self.zoo), dev, byref(d), byref(err))
         check_rc(rc, err)
         if not self.dp_given and net is not None:
             n = lib.weft_network_npus_total(byref(net))
@@ -350,8 +373,9 @@ def apply_options(s, kw):
     sc = s.sc
     err = new_error()
     for c in constraints(kw.get("constraint")):
-        if lib.weft_constraints_parse(byref(sc.cons), c_text("constraint", c), sc.net.ndims,
-                                      byref(err)):
+        # on a scenario's: replaces its constraints over the same left-hand side
+        if lib.weft_constraints_override(byref(sc.cons), c_text("constraint", c), sc.net.ndims,
+                                         byref(err)):
             raise WeftError("constraint %r: column %d: %s" % (c, err.col, _lib.text(err.msg)),
                             "", 0, err.col, _lib.text(err.field) or "constraint", err.code)
     if kw.get("objective") is not None:

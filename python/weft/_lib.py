@@ -58,8 +58,11 @@ WeftCommunicator = _s("WeftCommunicator", [
     ("extra", _I * MAX_GROUPS), ("extra_name", (c_char * 16) * MAX_GROUPS),
     ("extra_line", c_int * MAX_GROUPS), ("file", _PATH)])
 WeftConstraint = _s("WeftConstraint", [("coef", _D), ("cost_coef", c_double), ("rhs", c_double),
-                                       ("rel", c_int), ("text", c_char * 128)])
-WeftConstraints = _s("WeftConstraints", [("n", c_int), ("c", WeftConstraint * MAX_CONSTRAINTS)])
+                                       ("rel", c_int), ("text", c_char * 128),
+                                       ("origin", c_int)])
+WeftConstraints = _s("WeftConstraints", [("n", c_int), ("c", WeftConstraint * MAX_CONSTRAINTS),
+                                         ("nreplaced", c_int),
+                                         ("replaced", WeftConstraint * MAX_CONSTRAINTS)])
 WeftScenario = _s("WeftScenario", [
     ("net", WeftNetwork), ("cost", WeftCostModel), ("njobs", c_int),
     ("workload", c_void_p * MAX_JOBS), ("comm", WeftCommunicator * MAX_JOBS),
@@ -131,11 +134,13 @@ PROTOS = {
     "weft_workload_create": (c_void_p, []),
     "weft_workload_free": (None, [c_void_p]),
     "weft_constraints_parse": (c_int, [P(WeftConstraints), c_char_p, c_int, _ERR]),
+    "weft_constraints_override": (c_int, [P(WeftConstraints), c_char_p, c_int, _ERR]),
     "weft_scenario_create": (P(WeftScenario), []),
     "weft_scenario_free": (None, [P(WeftScenario)]),
     "weft_scenario_read_zoo": (c_int, [c_char_p, c_char_p, P(WeftScenario), _ERR]),
     "weft_scenario_parse": (c_int, [c_char_p, c_char_p, c_char_p, P(WeftScenario), _ERR]),
     "weft_scenario_spec": (None, [P(WeftScenario), P(WeftSpec)]),
+    "weft_job_device": (c_char_p, [P(WeftNetwork), c_int, c_char_p, _ERR]),
     "weft_scenario_add_model_job": (c_int, [P(WeftScenario), c_char_p, c_char_p, c_char_p,
                                             P(WeftParallel), _ERR]),
     "weft_objective_name": (c_char_p, [c_int]),

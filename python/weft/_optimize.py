@@ -98,6 +98,11 @@ def report(spec, sc, res, equal, equal_bw, equal_none, whole=None):
         "iterations": res.iterations,
         "message": text(res.message),
         "constraints": cons,
+        "constraint_origins": ["scenario" if spec.cons.contents.c[i].origin == 0 else "option"
+                               for i in range(len(cons))],
+        "constraints_replaced": [text(spec.cons.contents.replaced[i].text)
+                                 for i in range(spec.cons.contents.nreplaced)]
+        if spec.cons else [],
         "conflicts": [cons[res.conflict[i]] for i in range(res.nconflict)],
         "dims": [{"dim": d + 1, "topology": lib.weft_topology_name(net.topology[d]).decode(),
                   "npus": net.npus[d], "bw_gbps": num(res.bw_gbps[d]) if solved else None,

@@ -389,3 +389,71 @@ int weft_constraints_parse(WeftConstraints *cs, const char *expr, int ndims, Wef
   cs->n += np;
   return WEFT_OK;
 }
+
+/* Relative tolerance for two left-hand sides being one linear form: the
+ * coefficients are parsed decimals, so a factor that is exact on paper
+ * (sum vs 2*sum) is exact to a few ulps here. */
+#define SAME_FORM_TOL 1e-12
+
+/* a and b constrain the same quantity: (coef, cost_coef) of one is a
+ * nonzero multiple of the other's. */
+static int same_lhs(const WeftConstraint *a, const WeftConstraint *b, int ndims) {
+  double va[WEFT_MAX_DIMS + 1], vb[WEFT_MAX_DIMS + 1];
+  int n = ndims + 1, lead = -1;
+  for (int d = 0; d < ndims; d++) {
+    va[d] = a->coef[d];
+    vb[d] = b->coef[d];
+  }
+  va[ndims] = a->cost_coef;
+  vb[ndims] = b->cost_coef;
+  for (int i = 0; i < n; i++) {
+    if ((va[i] == 0.0) != (vb[i] == 0.0)) return 0;
+    if (lead < 0 && va[i] != 0.0) lead = i;
+  }
+  if (lead < 0) return 0;
+  double k = vb[lead] / va[lead];
+  for (int i = 0; i < n; i++)
+    if (fabs(vb[i] - k * va[i]) > SAME_FORM_TOL * fmax(fabs(vb[i]), fabs(k * va[i]))) return 0;
+  return 1;
+}
+
+int weft_constraints_override(WeftConstraints *cs, const char *expr, int ndims, WeftError *err) {
+  if (!cs || cs->n < 0 || cs->n > WEFT_MAX_CONSTRAINTS || cs->nreplaced < 0 ||
+      cs->nreplaced > WEFT_MAX_CONSTRAINTS)
+    return weft_constraints_parse(cs, expr, ndims, err);  /* its argument errors */
+  WeftConstraints *add = malloc(sizeof *add);  /* the new relations alone: ~28 kB */
+  if (!add) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, "constraint", "out of memory");
+  add->n = 0;
+  add->nreplaced = 0;
+  int rc = weft_constraints_parse(add, expr, ndims, err);
+  if (rc) {
+    free(add);
+    return rc;
+  }
+  char drop[WEFT_MAX_CONSTRAINTS] = {0};
+  int ndrop = 0;
+  for (int i = 0; i < cs->n; i++)
+    for (int k = 0; k < add->n && !drop[i]; k++)
+      if (cs->c[i].origin == WEFT_CONS_FILE && same_lhs(&cs->c[i], &add->c[k], ndims)) {
+        drop[i] = 1;
+        ndrop++;
+      }
+  if (cs->n - ndrop + add->n > WEFT_MAX_CONSTRAINTS ||
+      cs->nreplaced + ndrop > WEFT_MAX_CONSTRAINTS) {
+    free(add);
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 1, "constraint",
+                          "too many constraints: at most %d", WEFT_MAX_CONSTRAINTS);
+  }
+  int keep = 0;
+  for (int i = 0; i < cs->n; i++) {
+    if (drop[i]) cs->replaced[cs->nreplaced++] = cs->c[i];
+    else cs->c[keep++] = cs->c[i];
+  }
+  for (int k = 0; k < add->n; k++) {
+    cs->c[keep] = add->c[k];
+    cs->c[keep++].origin = WEFT_CONS_OPTION;
+  }
+  cs->n = keep;
+  free(add);
+  return WEFT_OK;
+}

@@ -11,7 +11,7 @@
 static const char *const MODEL_KEYS[] = {
     "model", "device",    "tp",        "pp",         "dp", "ep", "micro_batch", "sequence_parallel",
     "zero",  "recompute", "order",     "efficiency", "virtual_stages", "cp", "attention", "fp8",
-    "pp_layers", "grad_bytes", "schedule", NULL};
+    "pp_layers", "grad_bytes", "schedule", "master_weights", "optimizer_states", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -37,7 +37,7 @@ static int add_job(WeftScenario *sc, const char *zoo_dir, const char *model, con
   *step = STEP_MODEL;
   if ((rc = weft_zoo_model(zoo_dir, model, &m, err))) return rc;
   *step = STEP_DEVICE;
-  if (!device) device = sc->net.cluster_device[0] ? sc->net.cluster_device : "a100";
+  device = weft_job_device(&sc->net, 1, device, err);  /* one network: never a clash */
   if ((rc = weft_zoo_device(zoo_dir, device, &dev, err))) return rc;
   *step = STEP_GENERATE;
   WeftParallel par = *par_in;
@@ -212,6 +212,20 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                           "grad_bytes must be 2 (bf16/fp16) or 4 (fp32), got 3");
   }
   if (gb) par->grad_bytes = gb;
+  const WeftYamlNode *mw, *os;  /* master weights and Adam moments: fp32 | bf16 (| none) */
+  if ((rc = text_key(wv, "master_weights", file, &mw, err)) ||
+      (rc = text_key(wv, "optimizer_states", file, &os, err)))
+    return rc;
+  if ((mw || os) && (rc = weft_optimizer_precision(mw ? mw->text : NULL, os ? os->text : NULL,
+                                                   &par->optimizer_bytes, err))) {
+    const WeftYamlNode *at = err && !strcmp(err->field, "master_weights") ? mw : os;
+    if (err) {
+      snprintf(err->file, sizeof err->file, "%s", file);
+      err->line = at->line;
+      err->col = at->col;
+    }
+    return rc;
+  }
   if ((ev = weft_yaml_get(wv, "efficiency", NULL))) {
     if ((rc = weft_yaml_double(ev, file, "efficiency", NULL, &par->efficiency, err))) return rc;
     if (!(par->efficiency > 0.0 && par->efficiency <= 1.0))

@@ -196,3 +196,32 @@ int weft_cluster_network(const WeftCluster *c, int npus, WeftNetwork *net, WeftE
   net->ndims = d;
   return weft_cluster_apply(c, net, err);
 }
+
+/* "h100 (cluster dgx-h100)" or "a100 (no cluster: the default)" */
+static void device_origin(const WeftNetwork *net, char *buf, size_t size) {
+  if (net->cluster[0] && net->cluster_device[0])
+    snprintf(buf, size, "%s (cluster %s)", net->cluster_device, net->cluster);
+  else
+    snprintf(buf, size, "%s (%s)", WEFT_DEVICE_DEFAULT,
+             net->cluster[0] ? "its cluster names no GPU: the default" : "no cluster: the default");
+}
+
+const char *weft_job_device(const WeftNetwork *nets, int nnets, const char *given,
+                            WeftError *err) {
+  if (given && given[0]) return given;
+  const char *dev = WEFT_DEVICE_DEFAULT;
+  for (int k = 0; k < nnets && nets; k++) {
+    const char *dk = nets[k].cluster_device[0] ? nets[k].cluster_device : WEFT_DEVICE_DEFAULT;
+    if (k == 0) dev = dk;
+    else if (strcmp(dk, dev) != 0) {
+      char a[2 * WEFT_NAME_LEN + 48], b[2 * WEFT_NAME_LEN + 48];
+      device_origin(&nets[k], a, sizeof a);
+      device_origin(&nets[0], b, sizeof b);
+      weft_error_set(err, WEFT_EINPUT, nets[k].file, 0, 0, "device",
+                     "model jobs here run on %s, on %s they run on %s: name one device for every network", a,
+                     nets[0].file, b);
+      return NULL;
+    }
+  }
+  return dev;
+}

@@ -38,6 +38,24 @@ const char *weft_recompute_name(int mode) { return name_of(RECOMPUTE_NAME, 3, mo
 int weft_recompute_parse(const char *text, int *mode, WeftError *err) {
   return name_parse(RECOMPUTE_NAME, 3, "recompute", "none, selective or full", text, mode, err);
 }
+/* Bytes of a master weight (fp32, bf16, none) and of an Adam moment (fp32, bf16). */
+static const char *const MASTER_NAME[] = {"fp32", "bf16", "none"};
+static const double MASTER_BYTES[] = {4.0, 2.0, 0.0};
+#define ADAM_MOMENTS 2.0 /* first and second moment per parameter */
+
+int weft_optimizer_precision(const char *master, const char *moments, double *bytes,
+                             WeftError *err) {
+  int m = 0, s = 0, rc;
+  if (!bytes) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no output given");
+  if ((master && (rc = name_parse(MASTER_NAME, 3, "master_weights", "fp32, bf16 or none",
+                                  master, &m, err))) ||
+      (moments && (rc = name_parse(MASTER_NAME, 2, "optimizer_states", "fp32 or bf16", moments,
+                                   &s, err))))
+    return rc;
+  *bytes = MASTER_BYTES[m] + ADAM_MOMENTS * MASTER_BYTES[s];
+  return WEFT_OK;
+}
+
 const char *weft_attention_name(int kind) { return name_of(ATTENTION_NAME, 2, kind); }
 int weft_attention_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(ATTENTION_NAME, 2, "attention", "standard or flash", text, kind, err);

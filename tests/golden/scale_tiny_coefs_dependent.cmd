@@ -1,1 +1,1 @@
-optimize tests/golden/inputs/small.yml --constraint '1e-300*B1 + 1e-300*B2 + 1e-300*B3 = 1e-297' --json
+optimize --network tests/golden/inputs/net3.yml --workload tests/golden/inputs/wl1.txt --communicator tests/golden/inputs/comm3.yml --cost-model tests/golden/inputs/cost3.yml --constraint 'sum = 1000' --constraint '1e-300*B1 + 1e-300*B2 + 1e-300*B3 = 1e-297' --json

@@ -251,7 +251,40 @@ static void comm_time_by_hand(void) {
   weft_workload_free(wl);
 }
 
+/* The one rule for a model job's device (weft_job_device): an explicit
+ * device wins, else the clusters' GPU, else a100; networks that would run
+ * different GPUs are refused, naming both. */
+static void job_device_rule(void) {
+  WeftCluster a, h;
+  WeftNetwork nets[3];
+  WeftError e;
+  CHECK_EQ_INT(weft_zoo_cluster(ZOO, "dgx-a100", &a, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_zoo_cluster(ZOO, "dgx-h100", &h, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_cluster_network(&h, 16, &nets[0], &e), WEFT_OK);
+  CHECK_EQ_INT(weft_cluster_network(&h, 16, &nets[1], &e), WEFT_OK);
+  CHECK_EQ_INT(weft_cluster_network(&a, 16, &nets[2], &e), WEFT_OK);
+  const char *d = weft_job_device(nets, 2, NULL, &e);
+  CHECK(d && strcmp(d, "h100") == 0);                   /* the cluster's GPU */
+  d = weft_job_device(nets, 1, "", &e);
+  CHECK(d && strcmp(d, "h100") == 0);                   /* empty: not given */
+  d = weft_job_device(nets, 3, "a100", &e);
+  CHECK(d && strcmp(d, "a100") == 0);                   /* given wins, even over a clash */
+  d = weft_job_device(NULL, 0, NULL, &e);
+  CHECK(d && strcmp(d, WEFT_DEVICE_DEFAULT) == 0 && strcmp(d, "a100") == 0);
+  CHECK(weft_job_device(nets, 3, NULL, &e) == NULL);    /* h100 and a100 */
+  CHECK_EQ_INT(e.code, WEFT_EINPUT);
+  CHECK(strstr(e.msg, "h100 (cluster dgx-h100)") != NULL);
+  CHECK(strstr(e.msg, "a100 (cluster dgx-a100)") != NULL);
+  memset(&nets[2], 0, sizeof nets[2]);                  /* no cluster: the default a100 */
+  nets[2].ndims = 1;
+  CHECK(weft_job_device(nets, 3, NULL, &e) == NULL);
+  CHECK(strstr(e.msg, "a100 (no cluster: the default)") != NULL);
+  d = weft_job_device(&nets[2], 1, NULL, &e);
+  CHECK(d && strcmp(d, "a100") == 0);
+}
+
 const TestCase suite_cluster[] = {
+    {"cluster/job_device_rule", job_device_rule},
     {"cluster/documented_figures", documented_figures},
     {"cluster/network_shapes", network_shapes},
     {"cluster/unknown_name_suggests", unknown_name_suggests},

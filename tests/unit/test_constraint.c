@@ -584,7 +584,65 @@ static void export_failures_leave_no_file(void) {
   CHECK(rmdir(dir) == 0);
 }
 
+/* weft_constraints_override: an option replaces the file's constraints over
+ * the same linear form (up to a nonzero factor, any relation), keeps the
+ * rest, never replaces another option; failures change nothing. */
+static void override_same_lhs(void) {
+  static WeftConstraints cs, before;
+  WeftError err;
+  memset(&cs, 0, sizeof cs);
+  /* the file's (3 dims): sum = 1000, sum <= 1500, B1 >= B2 (B1 - B2 >= 0),
+   * 2*B3 <= cost, B1 = 500 */
+  const char *file[] = {"sum = 1000", "B1 + B2 + B3 <= 1500", "B1 >= B2", "2*B3 <= cost",
+                        "B1 = 500"};
+  for (int i = 0; i < 5; i++) CHECK_EQ_INT(weft_constraints_parse(&cs, file[i], 3, &err), WEFT_OK);
+  for (int i = 0; i < 5; i++) CHECK_EQ_INT(cs.c[i].origin, WEFT_CONS_FILE);
+  /* 2*sum is sum's form: both sum constraints go, whatever their relation */
+  CHECK_EQ_INT(weft_constraints_override(&cs, "2*sum >= 2400", 3, &err), WEFT_OK);
+  CHECK_EQ_INT(cs.n, 4);
+  CHECK_EQ_INT(cs.nreplaced, 2);
+  CHECK(strcmp(cs.replaced[0].text, "sum = 1000") == 0);
+  CHECK(strcmp(cs.replaced[1].text, "B1 + B2 + B3 <= 1500") == 0);
+  CHECK(strcmp(cs.c[3].text, "2*sum >= 2400") == 0 && cs.c[3].origin == WEFT_CONS_OPTION);
+  /* B2 <= B1 + 10 is B2 - B1 <= 10: the form of B1 >= B2 times -1 */
+  CHECK_EQ_INT(weft_constraints_override(&cs, "B2 <= B1 + 10", 3, &err), WEFT_OK);
+  CHECK_EQ_INT(cs.nreplaced, 3);
+  CHECK(strcmp(cs.replaced[2].text, "B1 >= B2") == 0);
+  /* B1 + B2 is neither B1 nor sum: appended, nothing replaced */
+  CHECK_EQ_INT(weft_constraints_override(&cs, "B1 + B2 <= 900", 3, &err), WEFT_OK);
+  CHECK_EQ_INT(cs.nreplaced, 3);
+  CHECK_EQ_INT(cs.n, 5);
+  /* an option never replaces an option: a second bound on sum is added */
+  CHECK_EQ_INT(weft_constraints_override(&cs, "sum <= 3000", 3, &err), WEFT_OK);
+  CHECK_EQ_INT(cs.n, 6);
+  CHECK_EQ_INT(cs.nreplaced, 3);
+  /* in force now, in order: the file's kept, then the options */
+  const char *want[] = {"2*B3 <= cost", "B1 = 500", "2*sum >= 2400", "B2 <= B1 + 10",
+                        "B1 + B2 <= 900", "sum <= 3000"};
+  const int origin[] = {WEFT_CONS_FILE, WEFT_CONS_FILE, WEFT_CONS_OPTION, WEFT_CONS_OPTION,
+                        WEFT_CONS_OPTION, WEFT_CONS_OPTION};
+  for (int i = 0; i < 6; i++) {
+    CHECK(strcmp(cs.c[i].text, want[i]) == 0);
+    CHECK_EQ_INT(cs.c[i].origin, origin[i]);
+  }
+  /* cost with a B: B3 - cost/2 is the form of 2*B3 - cost; a chain replaces per relation */
+  CHECK_EQ_INT(weft_constraints_override(&cs, "B3 - 0.5*cost <= 0 <= B1", 3, &err), WEFT_OK);
+  CHECK_EQ_INT(cs.nreplaced, 5);  /* 2*B3 <= cost, and B1 = 500 (the form B1) */
+  CHECK(strcmp(cs.replaced[3].text, "2*B3 <= cost") == 0);
+  CHECK(strcmp(cs.replaced[4].text, "B1 = 500") == 0);
+  /* a bad expression or too many: unchanged */
+  memcpy(&before, &cs, sizeof cs);
+  CHECK_EQ_INT(weft_constraints_override(&cs, "sum = ", 3, &err), WEFT_ESYNTAX);
+  CHECK(memcmp(&cs, &before, sizeof cs) == 0);
+  cs.n = WEFT_MAX_CONSTRAINTS;
+  memcpy(&before, &cs, sizeof cs);
+  CHECK_EQ_INT(weft_constraints_override(&cs, "B2 >= 1", 3, &err), WEFT_EINPUT);
+  CHECK(strstr(err.msg, "too many constraints") != NULL);
+  CHECK(memcmp(&cs, &before, sizeof cs) == 0);
+}
+
 const TestCase suite_constraint[] = {
+    {"constraint/override_same_lhs", override_same_lhs},
     {"constraint/examples", examples_from_the_brief},
     {"constraint/chains", chains},
     {"constraint/relations", relations},

@@ -346,7 +346,130 @@ static void test_evaluate_matches_solve(void) {
   }
 }
 
+/* Points that are one design (same degrees, every figure equal) are merged,
+ * by hand: P3 (90 ms) and P4 (its figures, tp 4) are two designs, index
+ * order; at 100 ms P2 (less memory) before {P1, P0} (P1 shown: no
+ * recomputation beats selective, whatever the order) before P6 (a
+ * bandwidth 1e-3 off); P5 (1e-6 slower) last. */
+static WeftDesignPoint hand_point(double time_ns, double mem, int rc, int order_pp_first) {
+  WeftDesignPoint p;
+  memset(&p, 0, sizeof p);
+  weft_parallel_default(&p.par);
+  p.par.tp = 2;
+  p.par.dp = 4;
+  p.par.recompute = rc;
+  if (order_pp_first) {  /* PP-TP-DP */
+    p.par.order[0] = WEFT_PAR_PP;
+    p.par.order[1] = WEFT_PAR_TP;
+  }
+  p.time_ns = p.objective = time_ns;
+  p.cost_usd = 10;
+  p.mem_bytes = mem;
+  p.bw_gbps[0] = 1;
+  p.bw_gbps[1] = 2;
+  return p;
+}
+
+static void test_summary_merge_by_hand(void) {
+  WeftDesignPoint pt[7];
+  pt[0] = hand_point(100, 50, WEFT_RECOMPUTE_SELECTIVE, 0);
+  pt[1] = hand_point(100, 50, WEFT_RECOMPUTE_NONE, 1);
+  pt[2] = hand_point(100, 40, WEFT_RECOMPUTE_FULL, 0);
+  pt[3] = hand_point(90, 50, WEFT_RECOMPUTE_NONE, 0);
+  pt[3].cost_usd = 20;
+  pt[4] = pt[3];
+  pt[4].par.tp = 4;
+  pt[4].par.dp = 2;
+  pt[5] = hand_point(100 * (1 + 1e-6), 50, WEFT_RECOMPUTE_NONE, 0);
+  pt[6] = hand_point(100, 50, WEFT_RECOMPUTE_SELECTIVE, 0);
+  pt[6].bw_gbps[1] = 2.001;
+  static const size_t want[] = {3, 4, 2, 1, 6, 5};
+  for (size_t top = 0; top <= 7; top++) {
+    WeftCodesignSummary *s = weft_codesign_summary_create(top);
+    for (size_t i = 0; i < 7; i++) CHECK_EQ_INT(weft_codesign_summary_add(s, i, &pt[i]), WEFT_OK);
+    const WeftIndexedPoint *t, *m;
+    size_t k = weft_codesign_summary_top(s, &t);
+    CHECK_EQ_INT(k, top < 6 ? top : 6);
+    for (size_t r = 0; r < k; r++) CHECK_EQ_INT(t[r].index, want[r]);
+    for (size_t r = 0; r < k; r++) {
+      size_t n = weft_codesign_summary_same(s, r, &m);
+      CHECK_EQ_INT(n, r == 3 ? 2 : 1);
+      CHECK_EQ_INT(m[0].index, want[r]);
+      if (r == 3 && n == 2) CHECK_EQ_INT(m[1].index, 0);
+    }
+    CHECK_EQ_INT(weft_codesign_summary_same(s, k + 10, &m), 0);
+    weft_codesign_summary_free(s);
+  }
+}
+
+/* Many points of one design must not crowd the next design out of the top:
+ * 200 points of X (100 ms; more than the candidates held before pruning),
+ * then Y (101 ms): the top 2 is X (200 points) and Y. And whatever top is
+ * asked, the designs listed are the first of the full ranking (pruning
+ * changes nothing), on random points with many exact copies. */
+static void test_summary_merge_prune(void) {
+  WeftCodesignSummary *s = weft_codesign_summary_create(2);
+  WeftDesignPoint x = hand_point(100, 50, WEFT_RECOMPUTE_NONE, 0), y = hand_point(101, 50, 0, 0);
+  for (size_t i = 0; i < 200; i++) {
+    x.par.recompute = (int)(i % 3);
+    x.par.zero_stage = (int)(i % 4);
+    CHECK_EQ_INT(weft_codesign_summary_add(s, i, &x), WEFT_OK);
+  }
+  CHECK_EQ_INT(weft_codesign_summary_add(s, 200, &y), WEFT_OK);
+  const WeftIndexedPoint *t, *m;
+  CHECK_EQ_INT(weft_codesign_summary_top(s, &t), 2);
+  CHECK_EQ_INT(t[0].index, 0);  /* recompute none, ZeRO 0: the simplest */
+  CHECK_EQ_INT(t[1].index, 200);
+  CHECK_EQ_INT(weft_codesign_summary_same(s, 0, &m), 200);
+  weft_codesign_summary_free(s);
+
+  static WeftDesignPoint pts[NPTS];
+  uint64_t seed = 77;
+  for (int trial = 0; trial < 50; trial++) {
+    size_t n = 1 + rng_next(&seed) % NPTS;
+    for (size_t i = 0; i < n; i++) {
+      WeftDesignPoint *p = &pts[i];
+      if (i > 0 && rng_next(&seed) % 2) {  /* a copy of an earlier point, other knobs */
+        *p = pts[rng_next(&seed) % i];
+        p->par.recompute = (int)(rng_next(&seed) % 3);
+        p->par.zero_stage = (int)(rng_next(&seed) % 4);
+        continue;
+      }
+      *p = hand_point((double)(1 + rng_next(&seed) % 8) * 1e6, (double)(rng_next(&seed) % 3),
+                      (int)(rng_next(&seed) % 3), (int)(rng_next(&seed) % 2));
+      p->cost_usd = (double)(1 + rng_next(&seed) % 3);
+      p->par.tp = 1 + (int)(rng_next(&seed) % 2);
+      p->status = rng_next(&seed) % 5 ? WEFT_POINT_OK : WEFT_POINT_INFEASIBLE;
+    }
+    WeftCodesignSummary *all = weft_codesign_summary_create(NPTS + 1);
+    for (size_t i = 0; i < n; i++) CHECK_EQ_INT(weft_codesign_summary_add(all, i, &pts[i]), WEFT_OK);
+    const WeftIndexedPoint *ta;
+    size_t na = weft_codesign_summary_top(all, &ta);
+    size_t ok = 0;
+    for (size_t i = 0; i < n; i++) ok += pts[i].status == WEFT_POINT_OK;
+    size_t members = 0;
+    for (size_t r = 0; r < na; r++) members += weft_codesign_summary_same(all, r, &m);
+    CHECK_EQ_INT(members, ok);  /* every OK point in exactly one design */
+    static const size_t tops[] = {1, 2, 5};
+    for (size_t q = 0; q < 3; q++) {
+      WeftCodesignSummary *s2 = weft_codesign_summary_create(tops[q]);
+      for (size_t i = 0; i < n; i++) CHECK_EQ_INT(weft_codesign_summary_add(s2, i, &pts[i]), WEFT_OK);
+      const WeftIndexedPoint *tq, *m2;
+      size_t nq = weft_codesign_summary_top(s2, &tq);
+      CHECK_EQ_INT(nq, na < tops[q] ? na : tops[q]);
+      for (size_t r = 0; r < nq; r++) {
+        CHECK_EQ_INT(tq[r].index, ta[r].index);
+        CHECK_EQ_INT(weft_codesign_summary_same(s2, r, &m2), weft_codesign_summary_same(all, r, &m));
+      }
+      weft_codesign_summary_free(s2);
+    }
+    weft_codesign_summary_free(all);
+  }
+}
+
 const TestCase suite_stream[] = {
+    {"stream_summary_merge_by_hand", test_summary_merge_by_hand},
+    {"stream_summary_merge_prune", test_summary_merge_prune},
     {"stream_points_at_slices", test_points_at_slices},
     {"stream_identical", test_stream_identical},
     {"stream_summary_oracle", test_summary_oracle},

@@ -1,0 +1,1 @@
+codesign --model megatron-22b --npus 16 --network tests/golden/inputs/net_cluster.yml --network tests/golden/inputs/net_cluster_h100.yml --cost-model data/validation/cost.yml --zoo data/zoo --tp 8 --mb 1 --constraint 'sum = 500'

@@ -1,0 +1,1 @@
+codesign --model megatron-22b --npus 16 --network tests/golden/inputs/net_cluster_h100.yml --cost-model data/validation/cost.yml --zoo data/zoo --tp 8 --pp 1,2 --mb 1 --constraint B1=450 --constraint B2=50 --threads 1 --json >"$T/cluster.json"

@@ -1,0 +1,1 @@
+codesign --model megatron-22b --npus 16 --network tests/golden/inputs/net_cluster_h100.yml --cost-model data/validation/cost.yml --zoo data/zoo --tp 4,8 --pp 1,2 --mb 1 --constraint B1=450 --constraint B2=50 --attention flash --all-orders --recompute-list none,selective,full --zero-list 1,2 --threads 1 --json >"$T/m.json"
