@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "codesign.h"
+#include "model_opts.h"
 #include "mpi.h"
 #include "opts.h"
 #include "plot.h"
@@ -64,7 +65,7 @@ static const CliOpt opts[O_COUNT] = {
     [O_FP8] = {"--fp8", NULL, "linear layers' GEMMs in FP8 at the device's FP8 rate"},
     [O_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default 1)"},
-    [O_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 0 < X <= 1 (default: per-operator model)"},
+    [O_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 1e-6 <= X <= 1 (default: per-operator model)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap per solve (default 1e-9)"},
     [O_THREADS] = {"--threads", "N", "worker threads (default: every core); results do not depend on it"},
     [O_TOP] = {"--top", "K", "designs listed (default 10)"},
@@ -259,14 +260,7 @@ static int base_parallel(const Args *a, WeftParallel *p) {
       return -1;
     }
   }
-  if (a->val[O_EFF]) {
-    double e = 0.0;
-    if (cli_number(a->val[O_EFF], strlen(a->val[O_EFF]), 0.0, 1, &e) || e > 1.0) {
-      cli_fail("--efficiency must be a number in (0, 1], got '%s'", a->val[O_EFF]);
-      return -1;
-    }
-    p->efficiency = e;
-  }
+  if (a->val[O_EFF] && cli_opt_efficiency(a->val[O_EFF], &p->efficiency)) return -1;
   return 0;
 }
 

@@ -52,6 +52,11 @@ int cli_number(const char *t, size_t len, double lo, int strict, double *out);
 /* An integer in lo..hi: an optional sign and decimal digits. */
 int cli_int_value(const char *t, size_t len, long long lo, long long hi, long long *out);
 
+/* A limit macro's value as written, for messages: CLI_TEXT(WEFT_MAX_BW_GBPS)
+ * is "1e12". */
+#define CLI_TEXT(x) CLI_TEXT_(x)
+#define CLI_TEXT_(x) #x
+
 /* The candidate closest to word[0..len) by edit distance, when close enough
  * to be a typo; NULL otherwise. For "did you mean" hints. */
 const char *cli_suggest(const char *word, size_t len, const char *const *cands, int n);
