@@ -214,14 +214,31 @@ int weft_io_integer(const char *s, size_t len, long long *out) {
   size_t i = 0;
   int neg = 0;
   if (i < len && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
-  if (i == len || len - i > 18) return WEFT_NUM_BAD;  /* 18 digits fit a long long */
+  if (i == len) return WEFT_NUM_BAD;
+  for (size_t j = i; j < len; j++)
+    if (s[j] < '0' || s[j] > '9') return WEFT_NUM_BAD;
+  while (len - i > 1 && s[i] == '0') i++;        /* leading zeros count for nothing */
+  if (len - i > 18) return WEFT_NUM_RANGE;      /* 18 digits fit a long long */
   long long v = 0;
-  for (; i < len; i++) {
-    if (s[i] < '0' || s[i] > '9') return WEFT_NUM_BAD;
-    v = v * 10 + (s[i] - '0');
-  }
+  for (; i < len; i++) v = v * 10 + (s[i] - '0');
   *out = neg ? -v : v;
   return WEFT_NUM_OK;
+}
+
+void weft_io_format_limit(char *buf, size_t size, double v) {
+  char tmp[32];
+  snprintf(tmp, sizeof tmp, "%g", v);
+  if (strtod(tmp, NULL) != v) snprintf(tmp, sizeof tmp, "%.17g", v); /* 2147483647 exactly */
+  size_t o = 0;
+  for (const char *p = tmp; *p && o + 2 < size; p++) {
+    buf[o++] = *p;
+    if (*p == 'e') { /* e+12 -> e12, e-06 -> e-6 */
+      if (p[1] == '-') buf[o++] = *++p;
+      else if (p[1] == '+') p++;
+      while (p[1] == '0' && p[2]) p++;
+    }
+  }
+  buf[o] = '\0';
 }
 
 void weft_io_format_double(char *buf, size_t size, double v) {
