@@ -218,7 +218,9 @@ static void spec_errors(void) {
       {"x: {range: [1, 1000000, 1]}\ny: {sweep: [a, b]}\n", WEFT_EINPUT, 2, 4, "y",
        "more than 1000000 points"},
       {"x: {range: [1, 2000000, 1]}\n", WEFT_EINPUT, 1, 12, "x", "range gives 2000000 values"},
-      {"x: {range: [1, 1e7], times: 1.000001}\n", WEFT_EINPUT, 1, 12, "x", "more than 1000000"},
+      /* the true count, floor(ln 1e7 / ln 1.000001) + 1 (it said 1000001) */
+      {"x: {range: [1, 1e7], times: 1.000001}\n", WEFT_EINPUT, 1, 12, "x",
+       "range gives 16118104 values, more than 1000000"},
       /* block style: the place is the value's own line */
       {"network: n.yml\nworkload:\n  model: m\n  tp:\n    sweep: []\n", WEFT_EINPUT, 5, 12,
        "workload.tp", "workload.tp: sweep list is empty"},
