@@ -112,6 +112,8 @@ int weft_io_read_file(const char *path, char **out, size_t *len, WeftError *err)
   return WEFT_OK;
 }
 
+static int number_text(const char *tmp, size_t len, double *out);
+
 /* nan, inf, infinity, with an optional sign and YAML's leading dot. */
 static int is_nonfinite_word(const char *s) {
   if (*s == '+' || *s == '-') s++;
@@ -133,10 +135,17 @@ int weft_io_number(const char *s, size_t len, double *out) {
       return WEFT_NUM_OK;
     }
   }
-  char tmp[64];
-  if (len >= sizeof tmp) return WEFT_NUM_BAD;
+  char small[64], *tmp = small; /* a long number (70 digits) is still a number */
+  if (len >= sizeof small && !(tmp = malloc(len + 1))) return WEFT_NUM_BAD;
   memcpy(tmp, s, len);
   tmp[len] = '\0';
+  int r = number_text(tmp, len, out);
+  if (tmp != small) free(tmp);
+  return r;
+}
+
+/* weft_io_number's slow path, on a NUL-terminated copy tmp[0..len). */
+static int number_text(const char *tmp, size_t len, double *out) {
   if (is_nonfinite_word(tmp)) return WEFT_NUM_NONFINITE;
   for (size_t i = 0; i < len; i++) {  /* decimal only: no hex, no spaces */
     char c = tmp[i];
