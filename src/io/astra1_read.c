@@ -227,8 +227,14 @@ static int system_pair(const char *key, const char *v, const char *file, int lin
                  ? weft_error_set(err, WEFT_EINPUT, file, line, 0, key,
                                   "%s %s: weft models %s only", key, v, fixed[k].want)
                  : WEFT_OK;
+  double x;
   for (size_t k = 0; k < sizeof ignored / sizeof ignored[0]; k++)
-    if (!strcmp(key, ignored[k])) return WEFT_OK; /* the shared-bus model, off */
+    if (!strcmp(key, ignored[k])) { /* the shared-bus model, off: still a number (1e999 is no) */
+      int r = weft_io_number(v, strlen(v), &x);
+      return r == WEFT_NUM_OK ? WEFT_OK
+                              : weft_error_set(err, WEFT_EINPUT, file, line, 0, key, "%s %s, got '%s'",
+                                               key, weft_io_number_must(r), v);
+    }
   if (!strcmp(key, "endpoint-delay:")) {
     if ((rc = whole(v, file, line, key, 0, 2147483647LL, &n, err))) return rc;
     s->endpoint_delay_ns = (double)n;

@@ -281,6 +281,47 @@ static void test_network_json_ranges(void) {
   rmdir(dir);
 }
 
+/* system.txt's keys weft ignores (the shared-bus model's L, o, g, G, ...)
+ * still hold numbers: 1e999 or a word there is refused at its line, where
+ * it was read past; a number is accepted. */
+static void test_system_ignored_numbers(void) {
+  static const struct {
+    const char *value, *msg;
+  } cases[] = {{"1e999", "L: must be a finite number, got '1e999'"},
+               {"fast", "L: must be a number, got 'fast'"},
+               {"0x10", "L: must be a number, got '0x10'"},
+               {"2.5", NULL}};
+  static const char *const coll[4] = {"all-reduce", "all-gather", "reduce-scatter", "all-to-all"};
+  WeftNetwork net;
+  memset(&net, 0, sizeof net);
+  net.ndims = 1;
+  net.topology[0] = WEFT_RING;
+  net.npus[0] = 4;
+  char dir[] = "/tmp/weft_astra_XXXXXX", path[64];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/system.txt", dir);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) break;
+    fprintf(f, "scheduling-policy: LIFO\nL: %s\npreferred-dataset-splits: 4\n", cases[i].value);
+    for (int k = 0; k < 4; k++) fprintf(f, "%s-implementation: ring\n", coll[k]);
+    fclose(f);
+    WeftSimSettings s;
+    weft_sim_settings_default(&s);
+    WeftError e;
+    int rc = weft_astra1_system_read(path, &net, &s, &e);
+    if (!cases[i].msg) {
+      CHECK_EQ_INT(rc, WEFT_OK);
+      continue;
+    }
+    CHECK_EQ_INT(rc, WEFT_EINPUT);
+    CHECK(e.line == 2 && strstr(e.msg, cases[i].msg) != NULL);
+  }
+  unlink(path);
+  rmdir(dir);
+}
+
 const TestCase suite_astra[] = {
     {"astra_ring_allreduce", test_ring_allreduce},
     {"astra_hd_allreduce", test_hd_allreduce},
@@ -290,5 +331,6 @@ const TestCase suite_astra[] = {
     {"astra_refuses", test_refuses},
     {"astra_export_round_trip", test_export_round_trip},
     {"astra_network_json_ranges", test_network_json_ranges},
+    {"astra_system_ignored_numbers", test_system_ignored_numbers},
     {0, 0},
 };
