@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "codesign.h"
+#include "model_opts.h"
 #include "mpi.h"
 #include "opts.h"
 #include "plot.h"
@@ -69,7 +70,7 @@ static const CliOpt opts[O_COUNT] = {
                   "                        bf16 parameters updated in place)"},
     [O_OPTSTATES] = {"--optimizer-states", "fp32|bf16", "Adam's two moments (default fp32)"},
     [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default 1)"},
-    [O_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 0 < X <= 1 (default: per-operator model)"},
+    [O_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 1e-6 <= X <= 1 (default: per-operator model)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap per solve (default 1e-9)"},
     [O_THREADS] = {"--threads", "N", "worker threads (default: every core); results do not depend on it"},
     [O_TOP] = {"--top", "K", "designs listed (default 10)"},
@@ -274,14 +275,7 @@ static int base_parallel(const Args *a, WeftParallel *p) {
       return -1;
     }
   }
-  if (a->val[O_EFF]) {
-    double e = 0.0;
-    if (cli_number(a->val[O_EFF], strlen(a->val[O_EFF]), 0.0, 1, &e) || e > 1.0) {
-      cli_fail("--efficiency must be a number in (0, 1], got '%s'", a->val[O_EFF]);
-      return -1;
-    }
-    p->efficiency = e;
-  }
+  if (a->val[O_EFF] && cli_opt_efficiency(a->val[O_EFF], &p->efficiency)) return -1;
   return 0;
 }
 
@@ -323,15 +317,19 @@ static int take_chunk(void *ctx, size_t first, WeftDesignPoint *pts, size_t n) {
 
 /* The size of the search and the memory it takes, before the work: a
  * chunk of points in flight (on rank 0 twice more under MPI: the gather's
- * buffers), the ranking's candidates; the front and the threads' workload
- * buffers add little. */
+ * buffers), the ranking's candidates (2 top, at least CS_TOP_MIN_CAND, held
+ * before a pruning, never more than the points, in an array of 16 doubled
+ * as it grows); the front and the threads' workload buffers add little. */
 static void announce(const CsReport *r, size_t nnets, int threads, size_t nranks) {
   size_t chunk = weft_codesign_chunk_size(0, nranks);
   size_t flight = r->n < chunk ? r->n : chunk;
   double per = (double)sizeof(WeftDesignPoint);
   double bytes = (double)flight * per * (nranks > 1 ? 2.0 + 1.0 / (double)nranks : 1.0);
-  double cand = 2.0 * (r->top > CS_TOP_MIN_CAND / 2 ? 2.0 * r->top : CS_TOP_MIN_CAND);
-  bytes += cand * (double)sizeof(WeftIndexedPoint);
+  double held = r->top > CS_TOP_MIN_CAND / 2 ? 2.0 * r->top : CS_TOP_MIN_CAND;
+  if (held > (double)r->n) held = (double)r->n; /* --top 1e8 of 180 points: 180 */
+  double cap = 16.0;                             /* the array as summary.c grows it */
+  while (cap < held) cap *= 2.0;
+  bytes += cap * (double)sizeof(WeftIndexedPoint);
   char th[32] = "every core", mem[32];
   if (threads > 0) snprintf(th, sizeof th, "%d thread%s", threads, threads > 1 ? "s" : "");
   fprintf(stderr,
@@ -479,6 +477,7 @@ int cmd_codesign(int argc, char **argv) {
     free(model);
     return finish(&st, rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE);
   }
+  if ((size_t)top > r->n) r->top = top = (int)r->n; /* no more designs to list than points */
   if (rank == 0 && !(st.sum = weft_codesign_summary_create((size_t)top))) {
     cli_fail("out of memory");
     free(model);

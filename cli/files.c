@@ -105,7 +105,7 @@ static int out_status(const WeftError *err) {
 
 int cli_out_check(const char *option, const char *path) {
   if (!path || path[0]) return EXIT_OK;
-  cli_fail("%s: empty file name", option);
+  cli_fail("%s: empty path", option);
   return EXIT_USAGE;
 }
 

@@ -62,11 +62,18 @@ static int run(int argc, char **argv) {
     char *help[] = {argv[2], (char *)"--help", NULL};
     if (strcmp(argv[2], "help") && argv[2][0] != '-') return run_cmd(argv[2], 2, help);
   }
-  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+  int is_help = !strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help");
+  int version = !strcmp(cmd, "-V") || !strcmp(cmd, "--version");
+  if (argc == 3 && !strcmp(cmd, "help") && !strcmp(argv[2], "help")) argc = 2; /* help's help */
+  if ((is_help || version) && argc > 2) { /* 'weft --version extra': a slip, not a version */
+    cli_fail("%s takes no arguments, got '%s' (try 'weft --help')", cmd, argv[2]);
+    return EXIT_USAGE;
+  }
+  if (is_help) {
     fputs(usage, stdout);
     return EXIT_OK;
   }
-  if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+  if (version) {
     printf("weft %s\n", WEFT_VERSION);
     return EXIT_OK;
   }

@@ -22,7 +22,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_RECOMPUTE] = {"--recompute", "[none|selective|full]",
                           "activation recomputation (alone: full; default none)"},
     [CLI_MO_ORDER] = {"--order", "TP,PP,DP", "groups laid on dims innermost first (default TP,PP,DP)"},
-    [CLI_MO_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 0 < X <= 1 (default: per-operator model)"},
+    [CLI_MO_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 1e-6 <= X <= 1 (default: per-operator model)"},
     [CLI_MO_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
     [CLI_MO_PPL] = {"--pp-layers", "LIST", "layers per pipeline stage, e.g. 5,6,...,6,5\n"
                     "                        (default: balanced, lighter first and last stages)"},
@@ -142,14 +142,18 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
       return -1;
     }
   }
-  if (val[CLI_MO_EFF]) {
-    double e = 0.0;
-    if (cli_number(val[CLI_MO_EFF], strlen(val[CLI_MO_EFF]), 0.0, 1, &e) || e > 1.0) {
-      cli_fail("--efficiency must be a number in (0, 1], got '%s'", val[CLI_MO_EFF]);
-      return -1;
-    }
-    p->efficiency = e;
+  if (val[CLI_MO_EFF] && cli_opt_efficiency(val[CLI_MO_EFF], &p->efficiency)) return -1;
+  return 0;
+}
+
+int cli_opt_efficiency(const char *v, double *out) {
+  double e = 0.0;
+  if (cli_number(v, strlen(v), WEFT_MIN_EFFICIENCY, 0, &e) || e > 1.0) {
+    cli_fail("--efficiency must be a number in [" CLI_TEXT(WEFT_MIN_EFFICIENCY) ", 1], got '%s'",
+             v);
+    return -1;
   }
+  *out = e;
   return 0;
 }
 

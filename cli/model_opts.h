@@ -27,6 +27,9 @@ typedef struct {
 /* Parallelization from the parsed values (val indexed by CLI_MO_*). Prints
  * and returns -1 on a bad value. --recompute alone means full. */
 int cli_model_opts_apply(const char *const *val, CliModel *cm);
+/* --efficiency's value: a number in [WEFT_MIN_EFFICIENCY, 1]; prints and
+ * returns -1 otherwise. */
+int cli_opt_efficiency(const char *v, double *out);
 /* Load the model and device (without --device: net's cluster's GPU, else
  * a100); dp defaults to the NPUs left by tp x cp x pp on net. */
 int cli_model_load(CliModel *cm, const WeftNetwork *net, WeftError *err);

@@ -125,7 +125,7 @@ int cmd_optimize(int argc, char **argv) {
   State st = {0};
   WeftError err;
   weft_error_clear(&err);
-  for (int i = 1; i < argc; i++) /* a different command line: simulate's options */
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) /* another command line: simulate's options */
     if (!strcmp(argv[i], opts[O_REFINE].name)) {
       memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv); /* keeps argv[argc] */
       return cli_refine(argc - 1, argv);

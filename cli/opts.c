@@ -66,6 +66,12 @@ static int looks_like_value(const char *w) {
   return w[0] && w[0] != '-' && !strchr(w, '/') && !strchr(w, '.');
 }
 
+/* Does an option's ARG name a path (FILE, DIR, PREFIX)? An empty one is
+ * then refused by the option's name, before any file is touched. */
+static int is_path(const char *arg) {
+  return strstr(arg, "FILE") || strstr(arg, "DIR") || strstr(arg, "PREFIX");
+}
+
 int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char **pos,
                    int maxpos, int *npos) {
   *npos = 0;
@@ -73,9 +79,18 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
     for (int o = 0; o < sets[t].n; o++) sets[t].val[o] = NULL;
     if (sets[t].nlist) *sets[t].nlist = 0;
   }
+  int ended = 0; /* after "--" every word is an argument (POSIX) */
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
-    if (s[0] != '-' || s[1] == '\0' || !strcmp(s, "--")) {
+    if (!ended && !strcmp(s, "--")) {
+      ended = 1;
+      continue;
+    }
+    if (ended || s[0] != '-' || s[1] == '\0') {
+      if (!s[0]) { /* '' is no file and no name: say so, not "cannot open" */
+        cli_fail("%s: an empty argument ('')", argv[0]);
+        return -1;
+      }
       if (*npos == maxpos) {
         cli_fail("%s: unexpected argument '%s' (try 'weft %s --help')", argv[0], s, argv[0]);
         return -1;
@@ -118,18 +133,25 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
       cli_fail("option '%s' takes no value", o->name);
       return -1;
     }
+    if (!v[0] && o->arg && is_path(o->arg)) {
+      cli_fail("%s: empty path", o->name);
+      return -1;
+    }
     if (k == sets[t].multi) {
       if (*sets[t].nlist == sets[t].maxlist) {
         cli_fail("too many %s options (at most %d)", o->name, sets[t].maxlist);
         return -1;
       }
       sets[t].list[(*sets[t].nlist)++] = v;
-    } else if (o->arg && sets[t].val[k]) {
-      /* One value, given twice: which one was meant is a guess, and last-
-       * one-wins would solve a problem other than the one on the line. A
-       * flag given twice means the same as once. */
-      cli_fail("option %s given twice ('%s' and '%s'): %s", o->name, sets[t].val[k], v,
-               o->twice ? o->twice : "give it once");
+    } else if (sets[t].val[k]) {
+      /* Given twice: which value was meant is a guess, and last-one-wins
+       * would solve a problem other than the one on the line. One rule for
+       * every option, a flag too (a doubled flag is a slip in a script). */
+      if (o->arg && (sets[t].val[k][0] || v[0]))
+        cli_fail("option %s given twice ('%s' and '%s'): %s", o->name, sets[t].val[k], v,
+                 o->twice ? o->twice : "give it once");
+      else
+        cli_fail("option %s given twice: %s", o->name, o->twice ? o->twice : "give it once");
       return -1;
     }
     sets[t].val[k] = v;

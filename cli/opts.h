@@ -15,10 +15,11 @@ typedef struct {
 
 /* A table and where its values go: val[i] is the value given for opts[i]
  * ("" for a flag), NULL when absent. An option that takes a value may be
- * given once (twice is a usage error, in every command alike); one option
- * of the set may be repeatable (multi >= 0), a list by nature such as
- * --constraint: its values are appended to list[0..*nlist) (val[multi] is
- * the last). A flag given twice is the flag. */
+ * given once, a flag too (twice is a usage error, in every command alike);
+ * one option of the set may be repeatable (multi >= 0), a list by nature
+ * such as --constraint: its values are appended to list[0..*nlist)
+ * (val[multi] is the last). An empty value of a FILE, DIR or PREFIX option
+ * is refused ("--network: empty path"). */
 typedef struct {
   const CliOpt *opts;
   int n;
@@ -29,8 +30,9 @@ typedef struct {
 } CliOptSet;
 
 /* Parse argv[1..argc) (argv[0] is the command's name, for messages);
- * positional arguments go to pos[0..*npos) (at most maxpos). Prints the error
- * and returns -1 on a bad option. */
+ * positional arguments go to pos[0..*npos) (at most maxpos; '' is refused);
+ * "--" ends the options, every word after it is positional (POSIX). Prints
+ * the error and returns -1 on a bad option. */
 int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char **pos,
                    int maxpos, int *npos);
 void cli_opts_help(FILE *out, const CliOptSet *sets, int nsets);
@@ -49,6 +51,11 @@ int cli_opt_loop(const char *flag, const char *v, int *out);
 int cli_number(const char *t, size_t len, double lo, int strict, double *out);
 /* An integer in lo..hi: an optional sign and decimal digits. */
 int cli_int_value(const char *t, size_t len, long long lo, long long hi, long long *out);
+
+/* A limit macro's value as written, for messages: CLI_TEXT(WEFT_MAX_BW_GBPS)
+ * is "1e12". */
+#define CLI_TEXT(x) CLI_TEXT_(x)
+#define CLI_TEXT_(x) #x
 
 /* The candidate closest to word[0..len) by edit distance, when close enough
  * to be a typo; NULL otherwise. For "did you mean" hints. */

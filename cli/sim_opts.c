@@ -129,17 +129,17 @@ static int list_count(const char *flag, const char *v, int n, int ndims, int one
   return -1;
 }
 
-/* A per-dim list of numbers >= lo (> lo when strict) into out[ndims]. */
+/* A per-dim list of numbers in [lo, hi] into out[ndims]; what says which
+ * ("a non-negative number"). */
 static int num_list(const char *flag, const char *v, int ndims, int one_ok, double lo,
-                    int strict, double *out) {
+                    double hi, const char *what, double *out) {
   const char *tok[WEFT_MAX_DIMS];
   size_t len[WEFT_MAX_DIMS];
   int n = split(v, tok, len, WEFT_MAX_DIMS);
   if (list_count(flag, v, n, ndims, one_ok)) return -1;
   for (int d = 0; d < n; d++)
-    if (cli_number(tok[d], len[d], lo, strict, &out[d])) {
-      cli_fail("%s '%s': B%d must be a %s number, got '%.*s'", flag, v, d + 1,
-               strict ? "positive" : "non-negative", (int)len[d], tok[d]);
+    if (cli_number(tok[d], len[d], lo, 0, &out[d]) || out[d] > hi) {
+      cli_fail("%s '%s': B%d must be %s, got '%.*s'", flag, v, d + 1, what, (int)len[d], tok[d]);
       return -1;
     }
   for (int d = n; d < ndims; d++) out[d] = out[0];
@@ -281,9 +281,14 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
   if (rc) return rc;
   int D = run->sc->net.ndims;
   if ((val[CLI_SIM_BW] &&
-       num_list(cli_sim_opts[CLI_SIM_BW].name, val[CLI_SIM_BW], D, 0, 0.0, 1, run->bw_gbps)) ||
+       num_list(cli_sim_opts[CLI_SIM_BW].name, val[CLI_SIM_BW], D, 0, WEFT_MIN_BW_GBPS,
+                WEFT_MAX_BW_GBPS,
+                "a number of GB/s from " CLI_TEXT(WEFT_MIN_BW_GBPS) " to " CLI_TEXT(
+                    WEFT_MAX_BW_GBPS),
+                run->bw_gbps)) ||
       (val[CLI_SIM_LATENCY] && num_list(cli_sim_opts[CLI_SIM_LATENCY].name, val[CLI_SIM_LATENCY],
-                                        D, 1, 0.0, 0, run->set.latency_ns)) ||
+                                        D, 1, 0.0, HUGE_VAL, "a non-negative number",
+                                        run->set.latency_ns)) ||
       (val[CLI_SIM_ALG] &&
        alg_list(cli_sim_opts[CLI_SIM_ALG].name, val[CLI_SIM_ALG], D, run->set.algorithm)))
     return EXIT_USAGE;

@@ -51,6 +51,7 @@ static const CliOpt opts[T_COUNT] = {
 
 /* A port above 1 Pbit/s is a typo, and keeps every cost and time finite. */
 #define PORT_GBIT_MAX 1e6
+#define PORT_GBIT_MIN (8 * WEFT_MIN_BW_GBPS) /* 1e-6 GB/s: 1e-300 failed late ("no port split") */
 #define SECONDS_MAX 1e9  /* about 30 years */
 
 static void help(FILE *out) {
@@ -73,11 +74,12 @@ static int int_arg(const char *flag, const char *v, int lo, int hi, int *out) {
   return v ? cli_opt_int(flag, v, lo, hi, out) : 0;
 }
 
-/* An optional number in (lo, hi] (absent: *out unchanged). */
-static int num_arg(const char *flag, const char *v, double lo, double hi, const char *unit,
+/* An optional number in (0, hi], or [lo, hi] for lo > 0 (absent: *out
+ * unchanged); range is the range as the message writes it. */
+static int num_arg(const char *flag, const char *v, double lo, double hi, const char *range,
                    double *out) {
-  if (v && (cli_number(v, strlen(v), lo, 1, out) || *out > hi)) {
-    cli_fail("%s '%s': expected a number in (%g, %g]%s", flag, v, lo, hi, unit);
+  if (v && (cli_number(v, strlen(v), lo, lo == 0.0, out) || *out > hi)) {
+    cli_fail("%s '%s': expected a number in %s", flag, v, range);
     return -1;
   }
   return 0;
@@ -125,8 +127,9 @@ static int parse(int argc, char **argv, Args *a) {
       int_arg("--tiers", a->val[T_TIERS], 2, 3, &a->tiers) ||
       int_arg("--iterations", a->val[T_ITER], 0, 100000000, &a->iterations) ||
       int_arg("--threads", a->val[T_THREADS], 1, 4096, &a->threads) ||
-      num_arg("--port-gbit", a->val[T_PORT], 0.0, PORT_GBIT_MAX, " Gbit/s", &a->port_gbit) ||
-      num_arg("--seconds", a->val[T_SECONDS], 0.0, SECONDS_MAX, " s", &a->seconds))
+      num_arg("--port-gbit", a->val[T_PORT], PORT_GBIT_MIN, PORT_GBIT_MAX, "[8e-6, 1e6] Gbit/s",
+              &a->port_gbit) ||
+      num_arg("--seconds", a->val[T_SECONDS], 0.0, SECONDS_MAX, "(0, 1e9] s", &a->seconds))
     return -1;
   if (a->val[T_SPLIT]) {
     static const char *const names[] = {"proportional", "rings", "best"};

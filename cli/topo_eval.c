@@ -38,17 +38,21 @@ static const CliOpt opts[E_COUNT] = {
     [E_HELP] = {"--help", NULL, "this help"},
 };
 
-/* A comma-separated list of numbers > 0, each times scale. */
-static int list_arg(const char *flag, const char *v, double scale, double *out, int *n) {
+#define GBIT_MIN (8 * WEFT_MIN_BW_GBPS) /* Gbit/s: 1e-300 failed late, "no port split" */
+
+/* A comma-separated list of numbers in (0, hi], or [lo, hi] for lo > 0
+ * (range: as the message writes it), each times scale. */
+static int list_arg(const char *flag, const char *v, double lo, double hi, const char *range,
+                    double scale, double *out, int *n) {
   if (!v) return 0;
   int k = 0;
   for (const char *p = v; *p && k <= WEFT_EVAL_MAX_SWEEP;) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
     double x;
-    if (k == WEFT_EVAL_MAX_SWEEP || cli_number(p, len, 0, 1, &x)) {
-      cli_fail("%s '%s': expected up to %d numbers > 0, comma-separated", flag, v,
-               WEFT_EVAL_MAX_SWEEP);
+    if (k == WEFT_EVAL_MAX_SWEEP || cli_number(p, len, lo, lo == 0.0, &x) || x > hi) {
+      cli_fail("%s '%s': expected up to %d numbers %s, comma-separated", flag, v,
+               WEFT_EVAL_MAX_SWEEP, range);
       return -1;
     }
     out[k++] = x * scale;
@@ -138,10 +142,14 @@ static int parse(int argc, char **argv, const char **val, WeftTopoEval *e, int *
       (val[E_RADIX] && cli_opt_int("--radix", val[E_RADIX], 4, 4096, &e->radix)) ||
       (val[E_TIERS] && cli_opt_int("--tiers", val[E_TIERS], 2, 3, &e->tiers)) ||
       (val[E_ITER] && cli_opt_int("--iterations", val[E_ITER], 0, 100000000, &e->iterations)) ||
-      list_arg("--degrees", val[E_DEGREES], 1, deg, &ndeg) ||
-      list_arg("--port-gbit", val[E_PORTS], 1 / 8.0, e->port_gbps, &e->nports) ||
-      list_arg("--nic-gbit", val[E_NICS], 1 / 8.0, e->nic_gbps, &e->nnics) ||
-      list_arg("--reconf-us", val[E_RECONF], 1e3, rec, &nrec))
+      list_arg("--degrees", val[E_DEGREES], 0, HUGE_VAL, "> 0", 1, deg, &ndeg) ||
+      /* a port's bandwidth in weft's range (1e-6 GB/s and up), topo's cap;
+       * a delay within the time limit (1e18 ns) */
+      list_arg("--port-gbit", val[E_PORTS], GBIT_MIN, 1e6, "in [8e-6, 1e6]", 1 / 8.0, e->port_gbps,
+               &e->nports) ||
+      list_arg("--nic-gbit", val[E_NICS], GBIT_MIN, 1e6, "in [8e-6, 1e6]", 1 / 8.0, e->nic_gbps,
+               &e->nnics) ||
+      list_arg("--reconf-us", val[E_RECONF], 0, 1e15, "in (0, 1e15]", 1e3, rec, &nrec))
     return -1;
   if (val[E_OVERSUB] && (cli_number(val[E_OVERSUB], strlen(val[E_OVERSUB]), 1, 0, &e->oversub))) {
     cli_fail("--oversub '%s': expected a number >= 1", val[E_OVERSUB]);

@@ -360,7 +360,7 @@ int cmd_zoo(int argc, char **argv) {
   const char *val[Z_COUNT], *pos[2];
   CliOptSet set = {zoo_opts, Z_COUNT, val, -1, NULL, 0, NULL};
   int npos;
-  for (int i = 1; i < argc; i++)
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
     if (!strcmp(argv[i], "-h")) {  /* the one short spelling zoo has always taken */
       help(stdout);
       return EXIT_OK;

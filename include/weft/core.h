@@ -19,6 +19,12 @@ extern "C" {
 #define WEFT_MAX_GROUPS 8       /* named groups of a communicator */
 #define WEFT_NAME_LEN 64
 #define WEFT_PATH_LEN 512
+/* A bandwidth weft takes, GB/s per NPU per dim (--bw, a network file's
+ * design, a simulation's bw_gbps): 1e-6 .. 1e12, or 0 for a dim no
+ * collective uses where that is allowed. 1e-6 bounds what a model divides
+ * by, 1e12 what a price multiplies (docs/scenario.md, "Limits"). */
+#define WEFT_MIN_BW_GBPS 1e-6
+#define WEFT_MAX_BW_GBPS 1e12
 
 /* ------------------------------------------------------------------ errors
  * API return codes: 0 on success, a negative WEFT_E* otherwise. One table,

@@ -158,6 +158,11 @@ const char *weft_job_device(const WeftNetwork *nets, int nnets, const char *give
 /* ------------------------------------------------------------------ parallelization */
 typedef enum { WEFT_PAR_TP = 0, WEFT_PAR_PP = 1, WEFT_PAR_DP = 2 } WeftParDim;
 
+/* The least flat efficiency (WeftParallel.efficiency, --efficiency): a
+ * millionth of peak keeps a generated workload's times within their limit
+ * (1e18 ns), where 1e-300 made them infinite. */
+#define WEFT_MIN_EFFICIENCY 1e-6
+
 typedef struct {
   int tp, pp, dp;        /* degrees; tp*cp*pp*dp = the network's NPUs */
   int ep;                /* expert parallel degree (MoE), divides dp; 1 = off */
@@ -173,8 +178,8 @@ typedef struct {
   int recompute;         /* a WeftRecompute: 0 none, 1 full, 2 selective */
   WeftParDim order[3];   /* how groups are laid on dims, innermost first */
   double efficiency;     /* achieved fraction of the device's peak FLOP/s, charged per
-                            FLOP; 0 = the device's per-operator model (0.5 per FLOP
-                            when the device has none) */
+                            FLOP, WEFT_MIN_EFFICIENCY..1; 0 = the device's per-operator
+                            model (0.5 per FLOP when the device has none) */
   double act_bytes, param_bytes, grad_bytes;  /* bytes per element */
   double optimizer_bytes;  /* per parameter: fp32 master + Adam moments = 12 */
   /* Transformer layers per pipeline stage (borrowed, nstage_layers = pp

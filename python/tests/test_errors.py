@@ -119,3 +119,18 @@ def test_cluster_and_generator_errors():
     assert p.returncode == 2
     assert p.stderr.decode() == "weft: --model gpt3-175b: %s\n" % e.value.message.split(": ", 1)[1]
     assert e.value.message.startswith("model gpt3-175b: ")
+
+
+def test_fp8_needs_an_fp8_rate():
+    # the A100 has no FP8 rate: fp8=True is refused as the CLI's --fp8 and a
+    # scenario's fp8: true are (field fp8), not run at the BF16 rate
+    job = dict(model="megatron-22b", tp=8, cluster="dgx-a100", npus=16,
+               cost_model="data/validation/cost.yml")
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(fp8=True, **job)
+    assert e.value.field == "fp8" and "device 'a100' has no FP8 rate" in e.value.message
+    p = subprocess.run([CLI, "optimize", "--model", "megatron-22b", "--tp", "8", "--cluster",
+                        "dgx-a100", "--npus", "16", "--cost-model", "data/validation/cost.yml",
+                        "--fp8"], stderr=subprocess.PIPE)
+    assert p.returncode == 2 and "device 'a100' has no FP8 rate" in p.stderr.decode()
+    assert weft.optimize(fp8=True, device="h100", **job)["status"]  # the H100 has one: no error

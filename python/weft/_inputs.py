@@ -247,8 +247,8 @@ class ModelOpts:
             if lib.weft_parallel_order_parse(c_text("order", order), par.order, byref(err)):
                 raise fail("order=%r: %s" % (kw["order"], _lib.text(err.msg)), "order")
         if kw.get("efficiency") is not None:
-            par.efficiency = number("efficiency", kw["efficiency"], 0.0, True, 1.0,
-                                    "a number in (0, 1]")
+            par.efficiency = number("efficiency", kw["efficiency"], 1e-6, False, 1.0,
+                                    "a number in [1e-6, 1]")  # WEFT_MIN_EFFICIENCY
 
     def load(self, net=None):
         """The model and device; dp from the NPUs tp x pp leave on net."""

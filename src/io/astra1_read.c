@@ -13,9 +13,10 @@
 #include "io/util.h"
 #include "sim/astra.h"
 
-/* A per-dim list of numbers, one per dim. */
+/* A per-dim list of numbers, one per dim, each in [lo, hi]. */
 static int dim_numbers(const WeftYamlNode *map, const char *key, const char *file, int ndims,
-                       int required, double *out, int *present, WeftError *err) {
+                       int required, double lo, double hi, double *out, int *present,
+                       WeftError *err) {
   const WeftYamlNode *k, *seq = weft_yaml_get(map, key, &k);
   *present = seq != NULL;
   if (!seq)
@@ -28,12 +29,26 @@ static int dim_numbers(const WeftYamlNode *map, const char *key, const char *fil
     return weft_error_set(err, WEFT_EINPUT, file, seq->line, seq->col, key,
                           "%s has %d entries, topologies-per-dim has %d", key, seq->n, ndims);
   if ((rc = weft_yaml_doubles(seq, file, key, out, WEFT_MAX_DIMS, &count, err))) return rc;
+  char los[32], his[32];
+  weft_io_format_limit(los, sizeof los, lo);
+  weft_io_format_limit(his, sizeof his, hi);
   for (int d = 0; d < ndims; d++)
-    if (!(out[d] >= 0.0) || !isfinite(out[d]) || out[d] > WEFT_MAX_TIME_NS)
+    if (!(out[d] >= lo && out[d] <= hi))
       return weft_error_set(err, WEFT_EINPUT, file, seq->child[d]->line, seq->child[d]->col, key,
-                            "%s entry %d must be a number from 0 to %g, got %g", key, d + 1,
-                            WEFT_MAX_TIME_NS, out[d]);
+                            "%s entry %d is out of range: must be a number from %s to %s, got "
+                            "%s",
+                            key, d + 1, los, his, seq->child[d]->text);
   return WEFT_OK;
+}
+
+/* A key weft does not use (hbm-latency, hbm-bandwidth): still numbers, so
+ * that a typo or 1e999 there is an error, not silently read past. */
+static int ignored_numbers(const WeftYamlNode *map, const char *key, const char *file,
+                           WeftError *err) {
+  const WeftYamlNode *seq = weft_yaml_get(map, key, NULL);
+  double v[WEFT_MAX_DIMS];
+  int count;
+  return seq ? weft_yaml_doubles(seq, file, key, v, WEFT_MAX_DIMS, &count, err) : WEFT_OK;
 }
 
 /* topologies-per-dim and units-count into net (ndims, topology, npus, line). */
@@ -107,13 +122,20 @@ int weft_astra1_network(const WeftYamlNode *map, const char *file, WeftNetwork *
     return rc;
   double links[WEFT_MAX_DIMS], bw[WEFT_MAX_DIMS], lat[WEFT_MAX_DIMS], zero[WEFT_MAX_DIMS];
   int have_links, have;
-  if ((rc = dim_numbers(map, "links-count", file, net->ndims, 0, links, &have_links, err)) ||
-      (rc = dim_numbers(map, "link-bandwidth", file, net->ndims, 1, bw, &have, err)) ||
-      (rc = dim_numbers(map, "link-latency", file, net->ndims, 1, lat, &have, err)))
+  if ((rc = dim_numbers(map, "links-count", file, net->ndims, 0, 0.0, INT_MAX, links, &have_links,
+                        err)) ||
+      (rc = dim_numbers(map, "link-bandwidth", file, net->ndims, 1, WEFT_MIN_BW_GBPS,
+                        WEFT_MAX_BW_GBPS, bw, &have, err)) ||
+      (rc = dim_numbers(map, "link-latency", file, net->ndims, 1, 0.0, WEFT_MAX_TIME_NS, lat,
+                        &have, err)) ||
+      (rc = ignored_numbers(map, "hbm-latency", file, err)) ||
+      (rc = ignored_numbers(map, "hbm-bandwidth", file, err)))
     return rc;
   static const char *const zeros[] = {"nic-latency", "router-latency", "hbm-scale"};
   for (int z = 0; z < 3; z++) {
-    if ((rc = dim_numbers(map, zeros[z], file, net->ndims, 0, zero, &have, err))) return rc;
+    if ((rc = dim_numbers(map, zeros[z], file, net->ndims, 0, 0.0, WEFT_MAX_TIME_NS, zero, &have,
+                          err)))
+      return rc;
     for (int d = 0; d < net->ndims && have; d++)
       if (zero[d] != 0.0)
         return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, zeros[z],
@@ -236,7 +258,13 @@ static int system_pair(int id, const char *v, const char *file, int line, int nd
                                 "%s %s: weft models %s only", key, v,
                                 system_fixed[id - SYS_FIXED])
                : WEFT_OK;
-  if (id < SYS_NUMBERS) return WEFT_OK;
+  if (id < SYS_NUMBERS) { /* the shared-bus model, off: still a number (1e999 is no) */
+    double x;
+    int r = weft_io_number(v, strlen(v), &x);
+    return r == WEFT_NUM_OK ? WEFT_OK
+                            : weft_error_set(err, WEFT_EINPUT, file, line, 0, key, "%s %s, got '%s'",
+                                             key, weft_io_number_must(r), v);
+  }
   if (id == SYS_NUMBERS) {
     if ((rc = whole(v, file, line, key, 0, 2147483647LL, &n, err))) return rc;
     s->endpoint_delay_ns = (double)n;

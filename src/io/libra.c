@@ -9,6 +9,7 @@
 #include "io/libra.h"
 #include "sim/astra.h"
 #include "io/names.h"
+#include "io/util.h"
 #include "io/zoo_dir.h"
 
 /* The mapping itself, or an error saying what was expected instead. */
@@ -100,24 +101,29 @@ static int per_dim(const WeftYamlNode *map, const char *names, const char *file,
   if (!rc) rc = weft_yaml_doubles(seq, file, field, out, WEFT_MAX_DIMS, &count, err);
   for (int d = 0; !rc && d < ndims; d++) {
     const WeftYamlNode *e = seq->child[d];
+    char los[32], his[32];
+    weft_io_format_limit(los, sizeof los, lo);
+    weft_io_format_limit(his, sizeof his, hi);
     if (out[d] > hi || out[d] < lo || (open_lo && out[d] == lo))
       rc = weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, field,
-                          "%s entry %d must be %s %g and at most %g, got %g", field, d + 1,
-                          open_lo ? "above" : "at least", lo, hi, out[d]);
+                          "%s entry %d must be %s %s and at most %s, got %g", field, d + 1,
+                          open_lo ? "above" : "at least", los, his, out[d]);
   }
   return rc;
 }
 
 /* ASTRA-sim 2.0's analytical network keys, as weft exports them: `bandwidth`
- * per link in ASTRA-sim's GB/s (2^30 bytes/s) -> per-NPU B_d in GB/s (a Ring
- * NPU has 2 links, FullyConnected n-1, Switch 1) as the file's design;
+ * per link in ASTRA-sim's GB/s (2^30 bytes/s), in weft's bandwidth range (0
+ * is no design: refused here, not found missing at the solve) -> per-NPU B_d
+ * in GB/s (a Ring NPU has 2 links, FullyConnected n-1, Switch 1), the design;
  * `latency` per hop -> latency_ns per algorithm step (a Switch step crosses
  * the switch: 2 hops). */
 static int astra_keys(const WeftYamlNode *map, const char *file, const char *ftopo,
                       WeftNetwork *net, WeftError *err) {
   double v[WEFT_MAX_DIMS];
   const WeftYamlNode *key;
-  int rc = per_dim(map, "bandwidth", file, ftopo, net->ndims, 0.0, WEFT_MAX_SIZE_BYTES, 0, v, err);
+  int rc = per_dim(map, "bandwidth", file, ftopo, net->ndims, WEFT_MIN_BW_GBPS, WEFT_MAX_BW_GBPS,
+                   0, v, err);
   if (rc) return rc;
   if (weft_yaml_get(map, "bandwidth", NULL))
     for (int d = 0; d < net->ndims; d++)

@@ -18,8 +18,8 @@
 #define WEFT_MAX_SIZE_BYTES 1e18
 
 /* The least non-zero bandwidth (GB/s) a model or simulation divides by, the
- * bound the headroom argument above assumes. */
-#define WEFT_MIN_BW_GBPS 1e-6
+ * bound the headroom argument above assumes, and the largest: public, in
+ * weft/core.h (WEFT_MIN_BW_GBPS, WEFT_MAX_BW_GBPS). */
 
 /* A compute or update time in ns: 1e18 ns is ~31.7 years per layer; the
  * same headroom argument as sizes. */

@@ -228,9 +228,10 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
   }
   if ((ev = weft_yaml_get(wv, "efficiency", NULL))) {
     if ((rc = weft_yaml_double(ev, file, "efficiency", NULL, &par->efficiency, err))) return rc;
-    if (!(par->efficiency > 0.0 && par->efficiency <= 1.0))
+    if (!(par->efficiency >= WEFT_MIN_EFFICIENCY && par->efficiency <= 1.0))
       return weft_error_set(err, WEFT_EINPUT, file, ev->line, ev->col, "efficiency",
-                            "efficiency must be in (0, 1], got %s", ev->text);
+                            "efficiency must be in [" WEFT_LIMIT_TEXT(WEFT_MIN_EFFICIENCY)
+                            ", 1], got %s", ev->text);
   }
   return WEFT_OK;
 }

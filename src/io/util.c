@@ -118,6 +118,8 @@ int weft_io_read_file(const char *path, char **out, size_t *len, WeftError *err)
   return WEFT_OK;
 }
 
+static int number_text(const char *tmp, size_t len, double *out);
+
 /* nan, inf, infinity, with an optional sign and YAML's leading dot. */
 static int is_nonfinite_word(const char *s) {
   if (*s == '+' || *s == '-') s++;
@@ -139,10 +141,17 @@ int weft_io_number(const char *s, size_t len, double *out) {
       return WEFT_NUM_OK;
     }
   }
-  char tmp[64];
-  if (len >= sizeof tmp) return WEFT_NUM_BAD;
+  char small[64], *tmp = small; /* a long number (70 digits) is still a number */
+  if (len >= sizeof small && !(tmp = malloc(len + 1))) return WEFT_NUM_BAD;
   memcpy(tmp, s, len);
   tmp[len] = '\0';
+  int r = number_text(tmp, len, out);
+  if (tmp != small) free(tmp);
+  return r;
+}
+
+/* weft_io_number's slow path, on a NUL-terminated copy tmp[0..len). */
+static int number_text(const char *tmp, size_t len, double *out) {
   if (is_nonfinite_word(tmp)) return WEFT_NUM_NONFINITE;
   for (size_t i = 0; i < len; i++) {  /* decimal only: no hex, no spaces */
     char c = tmp[i];
@@ -220,14 +229,31 @@ int weft_io_integer(const char *s, size_t len, long long *out) {
   size_t i = 0;
   int neg = 0;
   if (i < len && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
-  if (i == len || len - i > 18) return WEFT_NUM_BAD;  /* 18 digits fit a long long */
+  if (i == len) return WEFT_NUM_BAD;
+  for (size_t j = i; j < len; j++)
+    if (s[j] < '0' || s[j] > '9') return WEFT_NUM_BAD;
+  while (len - i > 1 && s[i] == '0') i++;        /* leading zeros count for nothing */
+  if (len - i > 18) return WEFT_NUM_RANGE;      /* 18 digits fit a long long */
   long long v = 0;
-  for (; i < len; i++) {
-    if (s[i] < '0' || s[i] > '9') return WEFT_NUM_BAD;
-    v = v * 10 + (s[i] - '0');
-  }
+  for (; i < len; i++) v = v * 10 + (s[i] - '0');
   *out = neg ? -v : v;
   return WEFT_NUM_OK;
+}
+
+void weft_io_format_limit(char *buf, size_t size, double v) {
+  char tmp[32];
+  snprintf(tmp, sizeof tmp, "%g", v);
+  if (strtod(tmp, NULL) != v) snprintf(tmp, sizeof tmp, "%.17g", v); /* 2147483647 exactly */
+  size_t o = 0;
+  for (const char *p = tmp; *p && o + 2 < size; p++) {
+    buf[o++] = *p;
+    if (*p == 'e') { /* e+12 -> e12, e-06 -> e-6 */
+      if (p[1] == '-') buf[o++] = *++p;
+      else if (p[1] == '+') p++;
+      while (p[1] == '0' && p[2]) p++;
+    }
+  }
+  buf[o] = '\0';
 }
 
 void weft_io_format_double(char *buf, size_t size, double v) {

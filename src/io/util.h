@@ -10,7 +10,8 @@
 #include "weft.h"
 
 /* Results of weft_io_number / weft_io_integer. */
-enum { WEFT_NUM_OK = 0, WEFT_NUM_BAD = 1, WEFT_NUM_NONFINITE = 2, WEFT_NUM_DENORMAL = 3 };
+enum { WEFT_NUM_OK = 0, WEFT_NUM_BAD = 1, WEFT_NUM_NONFINITE = 2, WEFT_NUM_DENORMAL = 3,
+       WEFT_NUM_RANGE = 4 /* an integer with more digits than a long long holds */ };
 
 /* Read the whole file into a malloc'd, NUL-terminated buffer (*out, length
  * *len). WEFT_EIO naming the path and strerror's text when it cannot be
@@ -41,8 +42,14 @@ size_t weft_io_number_span(const char *s);
 /* 0 when v is in r, else -1 with "must be >= 0" or "must be <= 1e18" in buf. */
 int weft_io_in_range(double v, const WeftRange *r, char *buf, size_t size);
 
-/* Parse s[0..len) as an optional sign and decimal digits that fit a long long. */
+/* Parse s[0..len) as an optional sign and decimal digits that fit a long long:
+ * WEFT_NUM_RANGE when they are digits but too many (more than 18 after
+ * leading zeros), WEFT_NUM_BAD when not an integer at all. */
 int weft_io_integer(const char *s, size_t len, long long *out);
+
+/* A limit as limits.h writes it: %g without the exponent's sign and zeros
+ * (1e-6, 1e12, 0.5), all the digits where %g would round (2147483647). */
+void weft_io_format_limit(char *buf, size_t size, double v);
 
 /* The shortest of %.15g, %.16g, %.17g that reads back as the same double,
  * so 250 prints "250.0" and 300/7 "42.857142857142854": exact and still

@@ -163,12 +163,14 @@ static int scalar_int(const WeftYamlNode *node, const char *file, const char *fi
   long long v;
   char got[96];
   weft_yaml_describe(node, got, sizeof got);
-  if (weft_io_integer(node->text, node->len, &v) != WEFT_NUM_OK)
+  int r = weft_io_integer(node->text, node->len, &v);
+  if (r == WEFT_NUM_BAD)
     return weft_error_set(err, WEFT_EINPUT, file, node->line, node->col, field,
                           "%s must be an integer, got %s", label, got);
-  if (v < INT_MIN || v > INT_MAX)
+  if (r == WEFT_NUM_RANGE || v < INT_MIN || v > INT_MAX) /* an integer, too big for any field */
     return weft_error_set(err, WEFT_EINPUT, file, node->line, node->col, field,
-                          "%s is out of range, got %s", label, got);
+                          "%s is out of range: must be an integer from %d to %d, got %s", label,
+                          INT_MIN, INT_MAX, got);
   *out = (int)v;
   return WEFT_OK;
 }

@@ -9,6 +9,7 @@
 
 #include "io/limits.h"
 #include "model/gen.h"
+#include "model/par_check.h"
 
 #define AUTO_EFFICIENCY 0.5 /* per FLOP, when the device has no per-operator data */
 
@@ -65,6 +66,21 @@ int weft_schedule_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(SCHEDULE_NAME, 2, "schedule", "1f1b or dualpipe", text, kind, err);
 }
 
+int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftError *err) {
+  if (!(p->efficiency == 0.0 || (p->efficiency >= WEFT_MIN_EFFICIENCY && p->efficiency <= 1.0)))
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "efficiency",
+                          "efficiency must be in [" WEFT_LIMIT_TEXT(WEFT_MIN_EFFICIENCY)
+                          ", 1] (0: the per-operator model), got %g",
+                          p->efficiency);
+  if (p->fp8 && !(dev->peak_fp8_flops > 0.0)) /* else FP8 would change memory, not time */
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8",
+                          "fp8: device '%s' has no FP8 rate (fp8_tflops): its GEMMs cannot run "
+                          "in FP8",
+                          dev->name);
+  return WEFT_OK;
+}
+
+/* Checks common to every architecture. */
 static int check_common(Gen *g) {
   const WeftParallel *p = g->par;
   const WeftNetwork *net = g->net;
@@ -104,9 +120,6 @@ static int check_common(Gen *g) {
   if (p->zero_stage < 0 || p->zero_stage > 3)
     return weft_gen_fail(g, WEFT_EINPUT, "zero_stage", "zero_stage must be 0..3, got %d",
                          p->zero_stage);
-  if (!(p->efficiency >= 0.0 && p->efficiency <= 1.0)) /* 0: auto */
-    return weft_gen_fail(g, WEFT_EINPUT, "efficiency", "efficiency must be in (0, 1], got %g",
-                         p->efficiency);
   const double bytes[4] = {p->act_bytes, p->param_bytes, p->grad_bytes, p->optimizer_bytes};
   static const char *const bname[4] = {"act_bytes", "param_bytes", "grad_bytes", "optimizer_bytes"};
   for (int i = 0; i < 4; i++)
@@ -137,6 +150,8 @@ static int check_common(Gen *g) {
   if (!(g->dev->peak_flops > 0.0) || !isfinite(g->dev->peak_flops))
     return weft_gen_fail(g, WEFT_EINPUT, "peak_flops", "device '%s': peak_flops must be > 0",
                          g->dev->name);
+  int rc = weft_par_device_check(p, g->dev, g->err);
+  if (rc) return rc;
   if (!(g->dev->hbm_bytes > 0.0))
     return weft_gen_fail(g, WEFT_EINPUT, "hbm_bytes", "device '%s': hbm_bytes must be > 0",
                          g->dev->name);

@@ -67,13 +67,15 @@ void weft_loop_exposed(WeftLoop loop, double time_ns, double compute_ns, const d
     exposed[ph] = comm[ph];
     if (ph != WEFT_PHASE_WG) blocking += comm[ph];
   }
+  /* Differences and shares round: each is clamped to its phase's comm (1e7
+   * + 0.3 - 1e7 is 0.30000000074505806), so exposed <= comm holds exactly. */
   if (loop == WEFT_LOOP_TP_DP_OVERLAP) /* the rest of the time is the wg tail */
-    exposed[WEFT_PHASE_WG] = fmax(0.0, time_ns - blocking);
+    exposed[WEFT_PHASE_WG] = fmin(comm[WEFT_PHASE_WG], fmax(0.0, time_ns - blocking));
   if (loop == WEFT_LOOP_FWD_IG_OVERLAP) { /* wg blocks: exposed whole */
     double fi = comm[WEFT_PHASE_FWD] + comm[WEFT_PHASE_IG];
     double over = fmin(fi, fmax(0.0, time_ns - compute_ns - comm[WEFT_PHASE_WG]));
     for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++)
-      exposed[ph] = fi > 0.0 ? over * comm[ph] / fi : 0.0;
+      exposed[ph] = fi > 0.0 ? fmin(comm[ph], over * comm[ph] / fi) : 0.0;
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/par_check.h"
 #include "search/pool.h"
 #include "search/shapes.h"
 
@@ -68,6 +69,8 @@ static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
                           "device, cost model or networks");
   if (spec->nnets < 0)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "nets", "negative network count");
+  int rc = weft_par_device_check(&spec->base, spec->device, err); /* the same at every point */
+  if (rc) return rc;
   for (int i = 0; i < spec->nnets; i++) {
     const WeftNetwork *net = &spec->nets[i];
     if (net->ndims < 1 || net->ndims > WEFT_MAX_DIMS)
@@ -78,7 +81,7 @@ static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
       return weft_error_set(err, WEFT_EINVAL, net->file, 0, 0, "npus",
                             "network %d: %.0f NPUs, expected 1..%d", i, total, INT32_MAX);
   }
-  int rc = check_list("tp", spec->ntp, spec->tp, 1, err);
+  rc = check_list("tp", spec->ntp, spec->tp, 1, err);
   if (!rc) rc = check_list("pp", spec->npp, spec->pp, 1, err);
   if (!rc) rc = check_list("mb", spec->nmb, spec->mb, 1, err);
   if (!rc) rc = check_knob("zero", spec->nzero, spec->zero, 4, 0, 3, err);

@@ -224,6 +224,10 @@ static int geometric(WeftSweepField *f, const WeftYamlNode *rv, const WeftYamlNo
     return weft_error_set(err, WEFT_EINPUT, file, rv->line, rv->col, path,
                           "%s: a range with times needs 0 < from <= to, got [%s, %s]", path,
                           rv->child[0]->text, rv->child[1]->text);
+  /* The count before any value: from k^i <= to (1 + tol), i = 0..floor(q);
+   * logs of each end, so no quotient overflows (1e-300 to 1e300). */
+  double q = (log(x[1]) - log(x[0]) + log1p(RANGE_TOL)) / log(k);
+  if (q + 1.0 > WEFT_SWEEP_MAX_POINTS) return too_many(file, rv, path, floor(q) + 1.0, err);
   char label[64];
   for (int i = 0;; i++) {
     double v = x[0] * pow(k, i);

@@ -492,10 +492,10 @@ static int check_settings(const WeftSpec *spec, const double *bw, const WeftSimS
     if ((unsigned)s->algorithm[d] >= WEFT_NALG)
       return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "algorithm", "dim %d: bad algorithm",
                             d + 1);
-    if (!(bw[d] == 0 || (bw[d] >= WEFT_MIN_BW_GBPS && isfinite(bw[d]))))
+    if (!(bw[d] == 0 || (bw[d] >= WEFT_MIN_BW_GBPS && bw[d] <= WEFT_MAX_BW_GBPS)))
       return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "bw_gbps",
-                            "dim %d: bandwidth must be 0 or a finite number >= "
-                            WEFT_LIMIT_TEXT(WEFT_MIN_BW_GBPS) " GB/s", d + 1);
+                            "dim %d: bandwidth must be 0 or from " WEFT_LIMIT_TEXT(WEFT_MIN_BW_GBPS)
+                            " to " WEFT_LIMIT_TEXT(WEFT_MAX_BW_GBPS) " GB/s", d + 1);
   }
   return WEFT_OK;
 }

@@ -226,6 +226,102 @@ static void test_export_round_trip(void) {
   sim_free(&s);
 }
 
+/* An ASTRA-sim 1.0 network.json with one key replaced: each number out of
+ * range says so, with the range, at its entry (links-count 2^31 read as "no
+ * usable link" before); a bandwidth of 0 is refused when read (it failed at
+ * the solve); the keys weft ignores still hold numbers (1e999 was read past). */
+static void test_network_json_ranges(void) {
+  static const struct {
+    const char *key, *value, *field, *msg;
+  } cases[] = {
+      {"links-count", "[2147483648, 1]", "links-count",
+       "links-count entry 1 is out of range: must be a number from 0 to 2147483647, got "
+       "2147483648"},
+      {"link-bandwidth", "[0, 5]", "link-bandwidth",
+       "link-bandwidth entry 1 is out of range: must be a number from 1e-6 to 1e12, got 0"},
+      {"link-bandwidth", "[5, 1e13]", "link-bandwidth", "entry 2 is out of range"},
+      {"link-latency", "[1e19, 0]", "link-latency", "from 0 to 1e18, got 1e19"},
+      {"hbm-bandwidth", "[1e999]", "hbm-bandwidth", "hbm-bandwidth entry 1 must be a finite number"},
+      {"hbm-latency", "[\"x\", 0]", "hbm-latency", "hbm-latency entry 1 must be a number"},
+      {"dimensions-count", "9223372036854775807", "dimensions-count",
+       "dimensions-count is out of range: must be an integer from -2147483648 to 2147483647"},
+      {NULL, NULL, NULL, NULL}, /* the file as it is: read */
+  };
+  char dir[] = "/tmp/weft_astra_XXXXXX", path[64];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/network.json", dir);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    static const char *const keys[] = {"dimensions-count", "links-count",   "link-latency",
+                                       "link-bandwidth",   "hbm-latency",   "hbm-bandwidth"};
+    static const char *const vals[] = {"2", "[2, 1]", "[0.0, 0.0]", "[93.1, 46.5]",
+                                       "[500.0, 500.0]", "[370.0, 370.0]"};
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) break;
+    fprintf(f, "{\n  \"topology-name\": \"Hierarchical\",\n"
+               "  \"topologies-per-dim\": [\"Ring\", \"Switch\"],\n"
+               "  \"units-count\": [8, 4]");
+    for (int k = 0; k < 6; k++)
+      fprintf(f, ",\n  \"%s\": %s", keys[k],
+              cases[i].key && !strcmp(cases[i].key, keys[k]) ? cases[i].value : vals[k]);
+    fprintf(f, "\n}\n");
+    fclose(f);
+    WeftNetwork net;
+    WeftError e;
+    int rc = weft_network_read(path, &net, &e);
+    if (!cases[i].key) {
+      CHECK_EQ_INT(rc, WEFT_OK);
+      continue;
+    }
+    CHECK_EQ_INT(rc, WEFT_EINPUT);
+    CHECK(!strcmp(e.field, cases[i].field) && strstr(e.msg, cases[i].msg) != NULL);
+    if (rc != WEFT_EINPUT || !strstr(e.msg, cases[i].msg)) fprintf(stderr, "  got: %s\n", e.msg);
+  }
+  unlink(path);
+  rmdir(dir);
+}
+
+/* system.txt's keys weft ignores (the shared-bus model's L, o, g, G, ...)
+ * still hold numbers: 1e999 or a word there is refused at its line, where
+ * it was read past; a number is accepted. */
+static void test_system_ignored_numbers(void) {
+  static const struct {
+    const char *value, *msg;
+  } cases[] = {{"1e999", "L: must be a finite number, got '1e999'"},
+               {"fast", "L: must be a number, got 'fast'"},
+               {"0x10", "L: must be a number, got '0x10'"},
+               {"2.5", NULL}};
+  static const char *const coll[4] = {"all-reduce", "all-gather", "reduce-scatter", "all-to-all"};
+  WeftNetwork net;
+  memset(&net, 0, sizeof net);
+  net.ndims = 1;
+  net.topology[0] = WEFT_RING;
+  net.npus[0] = 4;
+  char dir[] = "/tmp/weft_astra_XXXXXX", path[64];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/system.txt", dir);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) break;
+    fprintf(f, "scheduling-policy: LIFO\nL: %s\npreferred-dataset-splits: 4\n", cases[i].value);
+    for (int k = 0; k < 4; k++) fprintf(f, "%s-implementation: ring\n", coll[k]);
+    fclose(f);
+    WeftSimSettings s;
+    weft_sim_settings_default(&s);
+    WeftError e;
+    int rc = weft_astra1_system_read(path, &net, &s, &e);
+    if (!cases[i].msg) {
+      CHECK_EQ_INT(rc, WEFT_OK);
+      continue;
+    }
+    CHECK_EQ_INT(rc, WEFT_EINPUT);
+    CHECK(e.line == 2 && strstr(e.msg, cases[i].msg) != NULL);
+  }
+  unlink(path);
+  rmdir(dir);
+}
+
 const TestCase suite_astra[] = {
     {"astra_ring_allreduce", test_ring_allreduce},
     {"astra_hd_allreduce", test_hd_allreduce},
@@ -234,5 +330,7 @@ const TestCase suite_astra[] = {
     {"astra_pipeline_fifo", test_pipeline_fifo},
     {"astra_refuses", test_refuses},
     {"astra_export_round_trip", test_export_round_trip},
+    {"astra_network_json_ranges", test_network_json_ranges},
+    {"astra_system_ignored_numbers", test_system_ignored_numbers},
     {0, 0},
 };

@@ -429,7 +429,9 @@ static void attention_efficiency(void) {
 /* FP8 keeps the FP8 GEMMs' saved inputs at 1 byte: per layer (tiny, TP 2,
  * no SP) the QKV and MLP inputs 2 sbh, the projection's input sb a dv / t
  * and the second MLP GEMM's sb f / t: 2*8 + 2*4/2 + 2*16/2 = 36 elements,
- * 1 byte saved each: 196 - 36 = 160 a layer, 2 layers + logits 32: 352. */
+ * 1 byte saved each: 196 - 36 = 160 a layer, 2 layers + logits 32: 352.
+ * On a device with an FP8 rate: without one fp8 is refused (field fp8),
+ * where it changed the memory and none of the time. */
 static void fp8_memory(void) {
   WeftModel m = fx_tiny(2, 2, 4);
   static const int n[2] = {2, 2};
@@ -442,7 +444,12 @@ static void fp8_memory(void) {
   WeftWorkload *wl = weft_workload_create();
   WeftCommunicator comm;
   WeftGenInfo info;
-  CHECK_EQ_INT(at_gen(&m, &par, &net, wl, &comm, &info), WEFT_OK);
+  WeftDevice dev = fx_unit_device(1e12);
+  WeftError err;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "fp8") && strstr(err.msg, "device 'unit' has no FP8 rate"));
+  dev.peak_fp8_flops = 2 * dev.peak_flops;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
   CHECK_NEAR(info.mem.activations_bytes, 352, EXACT);
   weft_workload_free(wl);
 }

@@ -1485,6 +1485,20 @@ static void network_read_astra(void) {
                                  "latency: [ 1 ]\nLatencyNs: [ 1 ]\n");
   CHECK_EQ_INT(weft_network_read(path, &net, &e), WEFT_EINPUT);
   CHECK(strstr(e.msg, "not both") != NULL);
+  /* a bandwidth out of weft's range (1e-6..1e12 GB/s) at its entry, when
+   * read: 0 was taken as "no design" and failed at the solve ("give --bw") */
+  static const char *const bad[] = {"0", "-6", "2e12", "5e-7"};
+  for (int i = 0; i < 4; i++) {
+    char text[160];
+    snprintf(text, sizeof text, "topology: [ Ring, Switch ]\nnpus_count: [ 4, 4 ]\n"
+                                "bandwidth: [ 6, %s ]\n", bad[i]);
+    path = write_tmp("astra3.yml", text);
+    CHECK_EQ_INT(weft_network_read(path, &net, &e), WEFT_EINPUT);
+    CHECK(e.line == 3 && e.col == 17 && !strcmp(e.field, "bandwidth"));
+    CHECK(strstr(e.msg, "bandwidth entry 2 must be at least 1e-6 and at most 1e12") != NULL);
+  }
+  path = write_tmp("astra3.yml", "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 1e-6 ]\n");
+  CHECK_EQ_INT(weft_network_read(path, &net, &e), WEFT_OK); /* the end of the range itself */
 }
 
 const TestCase suite_io[] = {

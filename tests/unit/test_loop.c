@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../test.h"
+#include "opt/exposed.h"
 #include "sim_fixture.h"
 #include "weft.h"
 
@@ -275,6 +276,26 @@ static void problem_refuses_unknown_loop(void) {
   sim_free(&s);
 }
 
+/* Exposed communication never above the phase's communication, where it is
+ * formed as a difference or a share: 1e7 + 0.3 - 1e7 is 0.30000000074505806
+ * in doubles (tp-dp-overlap's wg tail, no overlap at all), and c x fi / fi
+ * with fi = c + d rounds above c for c = 0.2187810373376886, d =
+ * 0.4596034657377336 (fwd-ig-overlap's share, all of fi exposed). Both are
+ * the whole comm exactly. */
+static void exposed_never_above_comm(void) {
+  double comm[WEFT_NPHASES] = {0, 0, 0.3}, ex[WEFT_NPHASES];
+  double compute = 1e7;
+  weft_loop_exposed(WEFT_LOOP_TP_DP_OVERLAP, compute + comm[WEFT_PHASE_WG], compute, comm, ex);
+  CHECK(ex[WEFT_PHASE_WG] == comm[WEFT_PHASE_WG]);
+  comm[WEFT_PHASE_FWD] = 0.2187810373376886;
+  comm[WEFT_PHASE_IG] = 0.4596034657377336;
+  comm[WEFT_PHASE_WG] = 0;
+  double fi = comm[WEFT_PHASE_FWD] + comm[WEFT_PHASE_IG];
+  weft_loop_exposed(WEFT_LOOP_FWD_IG_OVERLAP, fi, 0.0, comm, ex); /* no compute to hide under */
+  for (int ph = 0; ph < WEFT_NPHASES; ph++) CHECK(ex[ph] <= comm[ph]);
+  CHECK(ex[WEFT_PHASE_FWD] == comm[WEFT_PHASE_FWD]);
+}
+
 const TestCase suite_loop[] = {
     {"loop/opt_compute_bound", opt_compute_bound},
     {"loop/opt_comm_bound", opt_comm_bound},
@@ -284,5 +305,6 @@ const TestCase suite_loop[] = {
     {"loop/sim_never_below_analytic", sim_never_below_analytic},
     {"loop/scenario_names_the_loop", scenario_names_the_loop},
     {"loop/problem_refuses_unknown_loop", problem_refuses_unknown_loop},
+    {"loop/exposed_never_above_comm", exposed_never_above_comm},
     {0, 0},
 };

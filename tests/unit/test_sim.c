@@ -322,6 +322,16 @@ static void test_sim_errors(void) {
   s.bw[0] = 0;
   CHECK_EQ_INT(weft_simulate(&s.spec, s.bw, &s.set, &r, &e), WEFT_EINPUT);
   CHECK(strstr(e.msg, "no bandwidth") != NULL);
+  /* the bandwidth range at the library (Python's bw= reaches it as is):
+   * 1e-6..1e12 GB/s, the ends themselves allowed */
+  const double out[2] = {1e308, 5e-7}, in[2] = {WEFT_MAX_BW_GBPS, WEFT_MIN_BW_GBPS};
+  for (int k = 0; k < 2; k++) {
+    s.bw[0] = out[k];
+    CHECK_EQ_INT(weft_simulate(&s.spec, s.bw, &s.set, &r, &e), WEFT_EINVAL);
+    CHECK(!strcmp(e.field, "bw_gbps") && strstr(e.msg, "from 1e-6 to 1e12 GB/s") != NULL);
+    s.bw[0] = in[k];
+    CHECK_EQ_INT(weft_simulate(&s.spec, s.bw, &s.set, &r, &e), WEFT_OK);
+  }
   sim_free(&s);
 }
 

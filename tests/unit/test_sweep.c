@@ -218,7 +218,9 @@ static void spec_errors(void) {
       {"x: {range: [1, 1000000, 1]}\ny: {sweep: [a, b]}\n", WEFT_EINPUT, 2, 4, "y",
        "more than 1000000 points"},
       {"x: {range: [1, 2000000, 1]}\n", WEFT_EINPUT, 1, 12, "x", "range gives 2000000 values"},
-      {"x: {range: [1, 1e7], times: 1.000001}\n", WEFT_EINPUT, 1, 12, "x", "more than 1000000"},
+      /* the true count, floor(ln 1e7 / ln 1.000001) + 1 (it said 1000001) */
+      {"x: {range: [1, 1e7], times: 1.000001}\n", WEFT_EINPUT, 1, 12, "x",
+       "range gives 16118104 values, more than 1000000"},
       /* block style: the place is the value's own line */
       {"network: n.yml\nworkload:\n  model: m\n  tp:\n    sweep: []\n", WEFT_EINPUT, 5, 12,
        "workload.tp", "workload.tp: sweep list is empty"},
@@ -576,7 +578,13 @@ static void model_job_errors(void) {
        "zero must be 0 to 3, got 4"},
       {"workload: {model: gpt3-175b, tp: 0}\n", WEFT_EINPUT, 3, 34, "tp", "tp must be >= 1"},
       {"workload: {model: gpt3-175b, efficiency: 1.5}\n", WEFT_EINPUT, 3, 42, "efficiency",
-       "efficiency must be in (0, 1]"},
+       "efficiency must be in [1e-6, 1]"},
+      /* a millionth of peak at least: 1e-300 made every time infinite */
+      {"workload: {model: gpt3-175b, efficiency: 1e-300}\n", WEFT_EINPUT, 3, 42, "efficiency",
+       "efficiency must be in [1e-6, 1], got 1e-300"},
+      /* the A100 (the default device) has no FP8 rate: refused at the key */
+      {"workload: {model: gpt3-175b, fp8: true}\n", WEFT_EINPUT, 3, 35, "fp8",
+       "fp8: device 'a100' has no FP8 rate"},
       {"workload: {model: gpt3-175b, order: \"TP,TP,DP\"}\n", WEFT_EINPUT, 3, 37, "order", NULL},
       {"workload: {model: [gpt3]}\n", WEFT_EINPUT, 3, 19, "model", "model must be a name"},
       /* 4096 / 3 is no whole number: at tp's value */
@@ -629,14 +637,14 @@ static void model_job_errors(void) {
 /* The mapping's keys for real runs (cp, attention, fp8, grad_bytes,
  * recompute by name, pp_layers) give the job weft_generate gives the same
  * parallelization; pp defaults to pp_layers' length and dp to the NPUs
- * left: 4096 / (8 x 2 x 4) = 64. */
+ * left: 4096 / (8 x 2 x 4) = 64. On the H100: fp8 needs an FP8 rate. */
 static void model_job_keys(void) {
   repo_root();
   char text[4096], path[WEFT_PATH_LEN];
   snprintf(text, sizeof text,
            "network: %s/data/gpt3/network_4d.yml\n"
            "cost_model: %s/data/gpt3/cost_4d.yml\n"
-           "workload: {model: gpt3-175b, device: a100, tp: 8, cp: 2, zero: 1,\n"
+           "workload: {model: gpt3-175b, device: h100, tp: 8, cp: 2, zero: 1,\n"
            "           sequence_parallel: true, recompute: selective, attention: flash,\n"
            "           fp8: true, grad_bytes: 4, pp_layers: [23, 25, 25, 23]}\n",
            cwd, cwd);
@@ -658,7 +666,7 @@ static void model_job_keys(void) {
   WeftWorkload *wl = weft_workload_create();
   CHECK(m && wl);
   CHECK_EQ_INT(weft_zoo_model("data/zoo", "gpt3-175b", m, &e), WEFT_OK);
-  CHECK_EQ_INT(weft_zoo_device("data/zoo", "a100", &dev, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "h100", &dev, &e), WEFT_OK);
   static const int stages[4] = {23, 25, 25, 23};
   weft_parallel_default(&par);
   par.tp = 8;
@@ -690,6 +698,7 @@ static void model_job_keys(void) {
   par.dp = 128;
   par.zero_stage = 1;
   par.recompute = WEFT_RECOMPUTE_FULL;
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "a100", &dev, &e), WEFT_OK); /* the default device */
   CHECK_EQ_INT(weft_generate(m, &dev, &par, &s2->net, 0, wl, &comm, &info, &e), WEFT_OK);
   if (s2->njobs == 1) jobs_equal(s2->workload[0], &s2->comm[0], wl, &comm);
   weft_scenario_free(s2);

@@ -336,6 +336,10 @@ static void test_bad_model_files(void) {
   check_bad("bad_unknown_key.yml", 6, "hiden", "unknown key 'hiden' (did you mean 'hidden'?)");
   check_bad("bad_missing_key.yml", 2, "vocab", "missing key 'vocab'");
   check_bad("bad_negative.yml", 5, "hidden", "hidden must be > 0, got -256");
+  /* an integer too big says so, with the range (it said "must be an integer") */
+  check_bad("bad_int_range.yml", 5, "hidden",
+            "hidden is out of range: must be an integer from -2147483648 to 2147483647, got "
+            "'9223372036854775807'");
   check_bad("bad_heads.yml", 6, "heads", "heads (16) must divide hidden (1000)");
   check_bad("bad_kv_heads.yml", 7, "kv_heads", "kv_heads (6) must divide heads (16)");
   check_bad("bad_swiglu_no_ffn.yml", 1, "ffn_hidden", "required with ffn: swiglu");

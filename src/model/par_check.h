@@ -1,0 +1,14 @@
+/* par_check.h — internal: the checks of a parallelization against its
+ * device that no design point changes (the flat efficiency, FP8), made by
+ * weft_generate and, once up front, by the co-design's spec check: a bad
+ * --efficiency or --fp8 is a usage error (2), never a point "invalid". */
+#ifndef WEFT_MODEL_PAR_CHECK_H
+#define WEFT_MODEL_PAR_CHECK_H
+
+#include "weft.h"
+
+/* WEFT_OK, or WEFT_EINPUT with field "efficiency" or "fp8": efficiency 0
+ * (auto) or WEFT_MIN_EFFICIENCY..1; fp8 only on a device with an FP8 rate. */
+int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftError *err);
+
+#endif

@@ -1,0 +1,1 @@
+codesign --model bert-large --npus 16 --blocks Ring,Switch --cost-model tests/golden/inputs/codesign_cost2.yml --constraint 'sum = 100' --top 100000000 >"$T/huge.out" 2>"$T/huge.err" && "$WEFT" codesign --model bert-large --npus 16 --blocks Ring,Switch --cost-model tests/golden/inputs/codesign_cost2.yml --constraint 'sum = 100' --top 180 >"$T/all.out" 2>/dev/null

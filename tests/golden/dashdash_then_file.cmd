@@ -1,0 +1,1 @@
+optimize --json -- tests/golden/inputs/small.yml

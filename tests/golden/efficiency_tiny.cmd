@@ -1,0 +1,1 @@
+workload --model gpt3-175b --tp 8 --pp 8 --efficiency 1e-300 --network data/gpt3/network_4d.yml -o "$T/w"

@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/scenario_efficiency_tiny.yml

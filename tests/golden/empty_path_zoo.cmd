@@ -1,0 +1,1 @@
+zoo --zoo '' gpt3-175b
