@@ -142,8 +142,63 @@ static void unbounded_ppc(WeftProblem *p) {
            "towards 0; add one that fixes the scale, e.g. 'sum = 1000' or 'cost >= 1e6'");
 }
 
+/* perf-per-cost: a start and the check that each used dim can be positive,
+ * in (y, s) = (B, 1) / C(B) (Charnes-Cooper): the set {cpg.y = 1,
+ * G y <= h s, E y = f s, y, s >= 0} is bounded whatever the prices and
+ * constraints (B = 0 is not feasible), and the LP's column scaling measures
+ * each y_d by its cost share cpg_d y_d in [0, 1]. (In B, at the scale of the
+ * cheapest design, a dim priced 1e17 times another sits ~1e-17 above 0,
+ * below every tolerance, and read as forced to 0.) The start averages the
+ * vertices of largest share of each used dim with the cheapest design
+ * (s > 0 there), mapped back B = y / s. */
+static int ppc_start(WeftProblem *p, const double *Bmin, double cost_min) {
+  int D = p->D, n = D + 1, m = 0;
+  General *g = &p->gen;
+  size_t rows_max = (size_t)(p->nle + p->neq + 1);
+  double *A = malloc(rows_max * (size_t)n * sizeof *A), *b = calloc(rows_max, sizeof *b);
+  int *rel = malloc(rows_max * sizeof *rel);
+  if (!A || !b || !rel) { free(A); free(b); free(rel); return WEFT_ENOMEM; }
+  for (int i = 0; i < p->nle + p->neq; i++, m++) { /* G y - h s <= 0, E y - f s = 0 */
+    int eq = i >= p->nle;
+    const double *gr = eq ? p->Geq + (size_t)(i - p->nle) * (size_t)D : p->Gle + (size_t)i * (size_t)D;
+    memcpy(A + (size_t)m * (size_t)n, gr, (size_t)D * sizeof *A);
+    A[(size_t)m * (size_t)n + (size_t)D] = -(eq ? p->heq[i - p->nle] : p->hle[i]);
+    rel[m] = eq ? 0 : -1;
+  }
+  memcpy(A + (size_t)m * (size_t)n, p->cpg, (size_t)D * sizeof *A); /* cpg.y = 1 */
+  A[(size_t)m * (size_t)n + (size_t)D] = 0.0;
+  b[m] = 1.0;
+  rel[m++] = 0;
+  LpRows rows = {n, m, A, b, rel, NULL};
+  double avg[WEFT_MAX_DIMS + 1];
+  for (int d = 0; d < D; d++) avg[d] = Bmin[d] / cost_min; /* the cheapest design */
+  avg[D] = 1.0 / cost_min;
+  int rc = WEFT_OK;
+  for (int d = 0; d < D && !rc && p->pre_status == WEFT_STATUS_SOLVED; d++) {
+    if (!p->used[d]) continue;
+    double c[WEFT_MAX_DIMS + 1] = {0}, v[WEFT_MAX_DIMS + 1], obj;
+    c[d] = -1.0;
+    LpStatus st = lp_solve(&rows, c, v, &obj);
+    if (st == LP_NOMEM) rc = WEFT_ENOMEM;
+    else if (st != LP_OPTIMAL) rc = WEFT_ESOLVER;
+    else if (!(v[d] > 0.0)) {
+      p->pre_status = WEFT_STATUS_INFEASIBLE;
+      snprintf(p->pre_message, sizeof p->pre_message,
+               "B%d carries collective traffic but the constraints force it to 0", d + 1);
+    } else {
+      for (int k = 0; k <= D; k++) avg[k] += v[k];
+    }
+  }
+  for (int d = 0; d < D; d++) g->Bstart[d] = avg[d] / avg[D]; /* y / s of the mean: the count cancels */
+  free(A);
+  free(b);
+  free(rel);
+  return rc;
+}
+
 /* Feasibility, conflict sets, per-dim bounds and a starting point: one LP
- * per dim (and again when caps were added), for the general path. */
+ * per dim (and again when caps were added), for the general path;
+ * perf-per-cost's start and checks in cost shares (ppc_start). */
 int weft_precheck_general(WeftProblem *p) {
   int D = p->D;
   General *g = &p->gen;
@@ -159,25 +214,18 @@ int weft_precheck_general(WeftProblem *p) {
     free(q);
     return WEFT_OK;
   }
-  int ppc = p->objective == WEFT_OBJ_PERF_PER_COST;
-  if (ppc) {
-    if (zero_feasible(p)) {
-      unbounded_ppc(p);
-      free(q);
-      return WEFT_OK;
+  if (p->objective == WEFT_OBJ_PERF_PER_COST) {
+    double obj, Bmin[WEFT_MAX_DIMS];
+    int rc = WEFT_OK;
+    if (zero_feasible(p)) unbounded_ppc(p);
+    else if (lp_solve(&q->rows, p->cpg, Bmin, &obj) != LP_OPTIMAL || !(obj > 0.0)) rc = WEFT_ESOLVER;
+    else {
+      g->cost_min = obj;
+      rc = ppc_start(p, Bmin, obj);
     }
-    double obj;
-    if (lp_solve(&q->rows, p->cpg, NULL, &obj) != LP_OPTIMAL) { free(q); return WEFT_ESOLVER; }
-    g->cost_min = obj;
-    /* Start from designs at most twice the cheapest: bounded, and at the
-     * scale the constraints set (time*cost needs no other bound). */
-    int m = q->rows.m;
-    memcpy(q->A + (size_t)m * (size_t)D, p->cpg, (size_t)D * sizeof(double));
-    q->b[m] = 2.0 * obj;
-    q->rel[m] = -1;
-    q->src[m] = -1;
-    q->active[m] = 1;
-    q->rows.m = m + 1;
+    free(q);
+    if (!rc && p->pre_status == WEFT_STATUS_SOLVED) reduce_equalities(p);
+    return rc;
   }
   double vert[WEFT_MAX_DIMS][WEFT_MAX_DIMS];
   int unb[WEFT_MAX_DIMS];

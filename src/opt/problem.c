@@ -399,6 +399,10 @@ static int build(WeftProblem *p, const WeftSpec *spec, WeftError *err) {
     for (int d = 0; d < p->D; d++) p->used[d] |= p->u[(size_t)k * (size_t)p->D + (size_t)d] > 0;
   rc = fold_constraints(p, spec->cons);
   if (!rc) rc = scale(p, err);
+  if (!rc && (p->pinned = weft_pinned_point(p, p->pin_bw))) { /* one feasible point */
+    p->pre_status = WEFT_STATUS_SOLVED;
+    return WEFT_OK;
+  }
   if (!rc) rc = weft_precheck_fast(p);
   if (!rc && !p->fast && p->pre_status == WEFT_STATUS_SOLVED) rc = weft_general_prepare(p);
   return rc;
