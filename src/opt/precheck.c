@@ -142,7 +142,8 @@ static void unbounded_ppc(WeftProblem *p) {
            "towards 0; add one that fixes the scale, e.g. 'sum = 1000' or 'cost >= 1e6'");
 }
 
-/* perf-per-cost: a start and the check that each used dim can be positive,
+/* perf-per-cost, when a used dim reads 0 under the cap of twice the
+ * cheapest cost: a start and the check that each used dim can be positive,
  * in (y, s) = (B, 1) / C(B) (Charnes-Cooper): the set {cpg.y = 1,
  * G y <= h s, E y = f s, y, s >= 0} is bounded whatever the prices and
  * constraints (B = 0 is not feasible), and the LP's column scaling measures
@@ -180,7 +181,7 @@ static int ppc_start(WeftProblem *p, const double *Bmin, double cost_min) {
     c[d] = -1.0;
     LpStatus st = lp_solve(&rows, c, v, &obj);
     if (st == LP_NOMEM) rc = WEFT_ENOMEM;
-    else if (st != LP_OPTIMAL) rc = WEFT_ESOLVER;
+    else if (st != LP_OPTIMAL) continue; /* rounding (shares 1e-16 apart): no vertex, no verdict */
     else if (!(v[d] > 0.0)) {
       p->pre_status = WEFT_STATUS_INFEASIBLE;
       snprintf(p->pre_message, sizeof p->pre_message,
@@ -214,18 +215,27 @@ int weft_precheck_general(WeftProblem *p) {
     free(q);
     return WEFT_OK;
   }
-  if (p->objective == WEFT_OBJ_PERF_PER_COST) {
-    double obj, Bmin[WEFT_MAX_DIMS];
-    int rc = WEFT_OK;
-    if (zero_feasible(p)) unbounded_ppc(p);
-    else if (lp_solve(&q->rows, p->cpg, Bmin, &obj) != LP_OPTIMAL || !(obj > 0.0)) rc = WEFT_ESOLVER;
-    else {
-      g->cost_min = obj;
-      rc = ppc_start(p, Bmin, obj);
+  int ppc = p->objective == WEFT_OBJ_PERF_PER_COST;
+  double Bmin[WEFT_MAX_DIMS];
+  if (ppc) {
+    if (zero_feasible(p)) {
+      unbounded_ppc(p);
+      free(q);
+      return WEFT_OK;
     }
-    free(q);
-    if (!rc && p->pre_status == WEFT_STATUS_SOLVED) reduce_equalities(p);
-    return rc;
+    double obj;
+    if (lp_solve(&q->rows, p->cpg, Bmin, &obj) != LP_OPTIMAL || !(obj > 0.0)) { free(q); return WEFT_ESOLVER; }
+    g->cost_min = obj;
+    /* Start from designs at most twice the cheapest: bounded, and at the
+     * scale the constraints set (time*cost needs no other bound); a used
+     * dim that looks forced to 0 there is judged in cost shares. */
+    int m = q->rows.m;
+    memcpy(q->A + (size_t)m * (size_t)D, p->cpg, (size_t)D * sizeof(double));
+    q->b[m] = 2.0 * obj;
+    q->rel[m] = -1;
+    q->src[m] = -1;
+    q->active[m] = 1;
+    q->rows.m = m + 1;
   }
   double vert[WEFT_MAX_DIMS][WEFT_MAX_DIMS];
   int unb[WEFT_MAX_DIMS];
@@ -263,6 +273,12 @@ int weft_precheck_general(WeftProblem *p) {
     g->U[d] = -obj;
   }
   for (int d = 0; d < D; d++) {
+    if (ppc && p->used[d] && g->U[d] <= 0.0) {
+      free(q); /* B_d ~1e-17 of the scale under the cap reads as 0: cost shares decide */
+      int rc = ppc_start(p, Bmin, g->cost_min);
+      if (!rc && p->pre_status == WEFT_STATUS_SOLVED) reduce_equalities(p);
+      return rc;
+    }
     if (p->used[d] && g->U[d] <= 0.0) {
       p->pre_status = WEFT_STATUS_INFEASIBLE;
       snprintf(p->pre_message, sizeof p->pre_message,
