@@ -17,6 +17,7 @@
 #define LP_DANTZIG_PIVOTS 64  /* then Bland's rule, which cannot cycle */
 #define LP_NZ_MAX 512         /* pivot rows this wide are walked densely */
 #define LP_REFRESH 4          /* phase-2 runs from a freshly computed objective row */
+#define LP_REFRESH_SPAN 1e4   /* costs spanning less round below the pivot tolerance: one run */
 
 typedef struct {
   int m, ncol; /* ncol excludes the rhs column */
@@ -106,37 +107,49 @@ size_t lp_tableau_doubles(int n, int m) {
   return (size_t)(m + 1) * (size_t)(n + 2 * m + 1) + (size_t)n;
 }
 
-/* The power of two nearest above v > 0's magnitude, as its inverse: scaling
- * by it is exact. */
+/* A power of two bringing v > 0 into [0.5, 1] (1 when it is there already,
+ * the common case, without a call): scaling by it is exact. */
 static double pow2_inv(double v) {
+  if (v >= 0.5 && v <= 1.0) return 1.0;
   int e;
   frexp(v, &e); /* v = f * 2^e, f in [0.5, 1) */
   return ldexp(1.0, -e);
 }
 
 /* Equilibrate the structural columns of the m rows (x_j = cs_j x'_j, each
- * column's largest entry brought to [0.5, 1)), then the rows again (with
+ * column's largest entry brought to [0.5, 1]), then the rows again (with
  * their rhs; slack and artificial entries stay +-1, those variables are
  * rescaled with the row). A column whose entries are all far below its row
  * peers (a dim priced 1e-11 of another in a cost row) then pivots like any
  * other: the pivot tolerance no longer reads its entries as zeros. Powers
  * of two: the scaling itself is exact. */
 static void equilibrate(Tab *tb, int n, double *cs) {
-  for (int j = 0; j < n; j++) {
-    double mx = 0.0;
-    for (int i = 0; i < tb->m; i++) mx = fmax(mx, fabs(T(tb, i, j)));
-    cs[j] = mx > 0.0 ? pow2_inv(mx) : 1.0;
-    if (cs[j] != 1.0)
-      for (int i = 0; i < tb->m; i++) T(tb, i, j) *= cs[j];
+  int scaled = 0;
+  for (int j = 0; j < n; j++) cs[j] = 0.0;
+  for (int i = 0; i < tb->m; i++) { /* column maxima, row by row (the tableau is row-major) */
+    const double *row = &T(tb, i, 0);
+    for (int j = 0; j < n; j++) {
+      double a = fabs(row[j]);
+      cs[j] = a > cs[j] ? a : cs[j];
+    }
   }
+  for (int j = 0; j < n; j++) {
+    cs[j] = cs[j] > 0.0 ? pow2_inv(cs[j]) : 1.0;
+    scaled |= cs[j] != 1.0;
+  }
+  if (!scaled) return; /* rows are already at max |a| = 1 */
   for (int i = 0; i < tb->m; i++) {
-    double mx = 0.0;
-    for (int j = 0; j < n; j++) mx = fmax(mx, fabs(T(tb, i, j)));
+    double *row = &T(tb, i, 0), mx = 0.0;
+    for (int j = 0; j < n; j++) {
+      row[j] *= cs[j];
+      double a = fabs(row[j]);
+      mx = a > mx ? a : mx;
+    }
     if (!(mx > 0.0)) continue;
     double f = pow2_inv(mx);
     if (f == 1.0) continue;
-    for (int j = 0; j < n; j++) T(tb, i, j) *= f;
-    T(tb, i, tb->ncol) *= f;
+    for (int j = 0; j < n; j++) row[j] *= f;
+    row[tb->ncol] *= f;
   }
 }
 
@@ -225,12 +238,21 @@ LpStatus lp_solve_ws(const LpRows *rows, const double *c, double *x, double *obj
     for (int j = 0; j < n + nslack; j++)
       if (fabs(T(&tb, i, j)) > LP_PIVOT_TOL) { pivot(&tb, i, j); break; }
   }
-  /* Phase 2: the real objective, in terms of the current basis; at the
-   * optimum its row is computed afresh and the run goes on while that
-   * shows a better column (LP_REFRESH times at most). */
+  /* Phase 2: the real objective, in terms of the current basis; when the
+   * costs span more than LP_REFRESH_SPAN, at the optimum its row is
+   * computed afresh and the run goes on while that shows a better column
+   * (LP_REFRESH times at most). */
   double *o = &T(&tb, m, 0);
   for (int j = 0; j <= tb.ncol; j++) o[j] = 0.0;
-  for (int k = 0, piv = 1; c && st == LP_OPTIMAL && piv > 0 && k < LP_REFRESH; k++) {
+  double cmax = 0.0, cmin = HUGE_VAL;
+  for (int j = 0; c && j < n; j++) {
+    double a = fabs(c[j] * cs[j]);
+    if (a == 0.0) continue;
+    cmax = a > cmax ? a : cmax;
+    cmin = a < cmin ? a : cmin;
+  }
+  int refresh = cmax > LP_REFRESH_SPAN * cmin ? LP_REFRESH : 1;
+  for (int k = 0, piv = 1; c && st == LP_OPTIMAL && piv > 0 && k < refresh; k++) {
     objective_row(&tb, c, cs, n);
     st = run(&tb, n + nslack, &piv);
   }

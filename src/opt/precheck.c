@@ -142,64 +142,96 @@ static void unbounded_ppc(WeftProblem *p) {
            "towards 0; add one that fixes the scale, e.g. 'sum = 1000' or 'cost >= 1e6'");
 }
 
-/* perf-per-cost, when a used dim reads 0 under the cap of twice the
- * cheapest cost: a start and the check that each used dim can be positive,
- * in (y, s) = (B, 1) / C(B) (Charnes-Cooper): the set {cpg.y = 1,
- * G y <= h s, E y = f s, y, s >= 0} is bounded whatever the prices and
- * constraints (B = 0 is not feasible), and the LP's column scaling measures
- * each y_d by its cost share cpg_d y_d in [0, 1]. (In B, at the scale of the
- * cheapest design, a dim priced 1e17 times another sits ~1e-17 above 0,
- * below every tolerance, and read as forced to 0.) The start averages the
- * vertices of largest share of each used dim with the cheapest design
- * (s > 0 there), mapped back B = y / s. */
-static int ppc_start(WeftProblem *p, const double *Bmin, double cost_min) {
+/* The vertex (y, s) of largest cost share cpg_d y_d of dim d over the set
+ * {cpg.y = 1, G y <= h s, E y = f s, y, s >= 0} of (y, s) = (B, 1) / C(B)
+ * (Charnes-Cooper), bounded whatever the prices and constraints when B = 0
+ * is not feasible; the LP's column scaling measures each y_d by its share. */
+static LpStatus share_vertex(const WeftProblem *p, int dim, double *v) {
   int D = p->D, n = D + 1, m = 0;
-  General *g = &p->gen;
   size_t rows_max = (size_t)(p->nle + p->neq + 1);
-  double *A = malloc(rows_max * (size_t)n * sizeof *A), *b = calloc(rows_max, sizeof *b);
+  double *A = malloc(rows_max * (size_t)n * sizeof *A), *b = calloc(rows_max, sizeof *b), obj;
   int *rel = malloc(rows_max * sizeof *rel);
-  if (!A || !b || !rel) { free(A); free(b); free(rel); return WEFT_ENOMEM; }
-  for (int i = 0; i < p->nle + p->neq; i++, m++) { /* G y - h s <= 0, E y - f s = 0 */
-    int eq = i >= p->nle;
-    const double *gr = eq ? p->Geq + (size_t)(i - p->nle) * (size_t)D : p->Gle + (size_t)i * (size_t)D;
-    memcpy(A + (size_t)m * (size_t)n, gr, (size_t)D * sizeof *A);
-    A[(size_t)m * (size_t)n + (size_t)D] = -(eq ? p->heq[i - p->nle] : p->hle[i]);
-    rel[m] = eq ? 0 : -1;
-  }
-  memcpy(A + (size_t)m * (size_t)n, p->cpg, (size_t)D * sizeof *A); /* cpg.y = 1 */
-  A[(size_t)m * (size_t)n + (size_t)D] = 0.0;
-  b[m] = 1.0;
-  rel[m++] = 0;
-  LpRows rows = {n, m, A, b, rel, NULL};
-  double avg[WEFT_MAX_DIMS + 1];
-  for (int d = 0; d < D; d++) avg[d] = Bmin[d] / cost_min; /* the cheapest design */
-  avg[D] = 1.0 / cost_min;
-  int rc = WEFT_OK;
-  for (int d = 0; d < D && !rc && p->pre_status == WEFT_STATUS_SOLVED; d++) {
-    if (!p->used[d]) continue;
-    double c[WEFT_MAX_DIMS + 1] = {0}, v[WEFT_MAX_DIMS + 1], obj;
-    c[d] = -1.0;
-    LpStatus st = lp_solve(&rows, c, v, &obj);
-    if (st == LP_NOMEM) rc = WEFT_ENOMEM;
-    else if (st != LP_OPTIMAL) continue; /* rounding (shares 1e-16 apart): no vertex, no verdict */
-    else if (!(v[d] > 0.0)) {
-      p->pre_status = WEFT_STATUS_INFEASIBLE;
-      snprintf(p->pre_message, sizeof p->pre_message,
-               "B%d carries collective traffic but the constraints force it to 0", d + 1);
-    } else {
-      for (int k = 0; k <= D; k++) avg[k] += v[k];
+  LpStatus st = LP_NOMEM;
+  if (A && b && rel) {
+    for (int i = 0; i < p->nle + p->neq; i++, m++) { /* G y - h s <= 0, E y - f s = 0 */
+      int eq = i >= p->nle;
+      const double *gr = eq ? p->Geq + (size_t)(i - p->nle) * (size_t)D : p->Gle + (size_t)i * (size_t)D;
+      memcpy(A + (size_t)m * (size_t)n, gr, (size_t)D * sizeof *A);
+      A[(size_t)m * (size_t)n + (size_t)D] = -(eq ? p->heq[i - p->nle] : p->hle[i]);
+      rel[m] = eq ? 0 : -1;
     }
+    memcpy(A + (size_t)m * (size_t)n, p->cpg, (size_t)D * sizeof *A); /* cpg.y = 1 */
+    A[(size_t)m * (size_t)n + (size_t)D] = 0.0;
+    b[m] = 1.0;
+    rel[m++] = 0;
+    LpRows rows = {n, m, A, b, rel, NULL};
+    double c[WEFT_MAX_DIMS + 1] = {0};
+    c[dim] = -1.0;
+    st = lp_solve(&rows, c, v, &obj);
   }
-  for (int d = 0; d < D; d++) g->Bstart[d] = avg[d] / avg[D]; /* y / s of the mean: the count cancels */
   free(A);
   free(b);
   free(rel);
-  return rc;
+  return st;
+}
+
+/* perf-per-cost when a used dim reads 0 among the vertices under the cap
+ * of twice the cheapest cost (q, its cap row last; vert those vertices):
+ * priced 1e17 times another, a dim can only reach ~1e-17 of the scale
+ * there. Whether it is forced to 0 is asked without the cap (max B_d over
+ * the feasible set: 0 only when it is), and the start averages, in
+ * (y, s) = (B, 1) / C(B), the cheapest design, those vertices, and for each
+ * dim still at 0 its vertex without the cap or, where B_d has no bound, its
+ * vertex of largest cost share; mapped back B = y / s (s > 0: the cheapest
+ * design's). Any point there is feasible: (y, s) is convex. */
+static int ppc_rescue(WeftProblem *p, Poly *q, double (*vert)[WEFT_MAX_DIMS], const double *Bmin) {
+  int D = p->D;
+  double avg[WEFT_MAX_DIMS + 1] = {0};
+  int support[WEFT_MAX_DIMS] = {0};
+  q->active[q->rows.m - 1] = 0; /* the cap */
+  for (int k = -1; k <= D; k++) {
+    double B[WEFT_MAX_DIMS], v[WEFT_MAX_DIMS + 1], c[WEFT_MAX_DIMS] = {0}, obj, cost = 0.0;
+    /* k = -1: the cheapest; 0..D-1: vertex k; D: the dims still at 0 */
+    if (k == -1) memcpy(B, Bmin, (size_t)D * sizeof *B);
+    else if (k < D) memcpy(B, vert[k], (size_t)D * sizeof *B);
+    for (int t = 0; k == D && t < D; t++) {
+      if (!p->used[t] || support[t]) continue;
+      c[t] = -1.0;
+      LpStatus st = lp_solve(&q->rows, c, B, &obj);
+      c[t] = 0.0;
+      if (st == LP_NOMEM) return WEFT_ENOMEM;
+      if (st == LP_OPTIMAL && !(B[t] > 0.0)) { /* max B_t over the feasible set is 0 */
+        p->pre_status = WEFT_STATUS_INFEASIBLE;
+        snprintf(p->pre_message, sizeof p->pre_message,
+                 "B%d carries collective traffic but the constraints force it to 0", t + 1);
+        return WEFT_OK;
+      }
+      if (st == LP_OPTIMAL) {
+        for (int e = 0; e < D; e++) cost += p->cpg[e] * B[e];
+        for (int e = 0; e < D; e++) v[e] = B[e] / cost;
+        v[D] = 1.0 / cost;
+      } else if (share_vertex(p, t, v) != LP_OPTIMAL || !(v[t] > 0.0)) {
+        continue; /* no point to show: the start keeps B_t at 0 and the solve says so */
+      }
+      for (int e = 0; e < D; e++) support[e] |= v[e] > 0.0;
+      for (int e = 0; e <= D; e++) avg[e] += v[e];
+    }
+    if (k == D) break;
+    for (int e = 0; e < D; e++) cost += p->cpg[e] * B[e];
+    if (!(cost > 0.0) || !isfinite(cost)) continue;
+    for (int e = 0; e < D; e++) {
+      support[e] |= B[e] > 0.0;
+      avg[e] += B[e] / cost;
+    }
+    avg[D] += 1.0 / cost;
+  }
+  for (int e = 0; e < D; e++) p->gen.Bstart[e] = avg[e] / avg[D]; /* the count cancels */
+  return WEFT_OK;
 }
 
 /* Feasibility, conflict sets, per-dim bounds and a starting point: one LP
  * per dim (and again when caps were added), for the general path;
- * perf-per-cost's start and checks in cost shares (ppc_start). */
+ * perf-per-cost's rescued by ppc_rescue where the cap hides a dim. */
 int weft_precheck_general(WeftProblem *p) {
   int D = p->D;
   General *g = &p->gen;
@@ -273,9 +305,9 @@ int weft_precheck_general(WeftProblem *p) {
     g->U[d] = -obj;
   }
   for (int d = 0; d < D; d++) {
-    if (ppc && p->used[d] && g->U[d] <= 0.0) {
-      free(q); /* B_d ~1e-17 of the scale under the cap reads as 0: cost shares decide */
-      int rc = ppc_start(p, Bmin, g->cost_min);
+    if (ppc && p->used[d] && g->U[d] <= 0.0) { /* B_d ~1e-17 of the scale under the cap reads 0 */
+      int rc = ppc_rescue(p, q, vert, Bmin);
+      free(q);
       if (!rc && p->pre_status == WEFT_STATUS_SOLVED) reduce_equalities(p);
       return rc;
     }

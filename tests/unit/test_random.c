@@ -78,11 +78,11 @@ static void random_vs_search(void) {
  * or 'unbounded' verdict is false on its face: there must be none, and
  * every 'solved' must pass randprob_check (constraints, objective,
  * certified gap, no better feasible point towards the equal split). A
- * 'numerical difficulty' is an honest non-answer; their count is kept
- * below WIDE_MAX_UNSETTLED (perf-per-cost's general path at ratios past
- * ~1e15, where the simplex's pivot tolerance cannot tell a share of 1e-16
- * from 0). */
-#define WIDE_MAX_UNSETTLED 40
+ * 'numerical difficulty' is an honest non-answer, allowed rarely (2 in
+ * 3,000 such problems with 6 dims, where the simplex's pivot tolerance
+ * cannot tell a cost share of 1e-16 from 0; none in this set).
+ */
+#define WIDE_MAX_UNSETTLED 2
 static void random_wide_prices(void) {
   RandOpts o = {2, 6, 8, -6.0, 12.0, 0, 1};
   uint64_t st = 2026112621;
