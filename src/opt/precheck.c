@@ -10,8 +10,11 @@
 
 /* A start must keep every used dim at least this far from 0, relative to
  * the constraints' own scale; closer, the general path decides (it names a
- * dim the constraints force to 0). */
-#define FAST_MIN_START 1e-9
+ * dim the constraints force to 0). 1e3 times the rounding of a start: a
+ * dim pinned at 5e-11 of the scale ('sum = 1000' with
+ * 'B2 - B1 >= 999.9999999') still takes the fast path, whose eliminated
+ * equalities keep it well scaled. */
+#define FAST_MIN_START 1e-13
 #define LP_FEAS_TOL 1e-9  /* rows may miss by this much, relative (as the LP's phase 1) */
 
 /* user rows + a bound per dim + one cost row */

@@ -702,6 +702,55 @@ static void single_feasible_point(void) {
   weft_scenario_free(sc);
 }
 
+/* The same point set by inequalities: 'sum <= 1000', 'sum >= 1000' with
+ * 'B2 - B1 = 999.9999999' leave only it; 'sum = 1000' with
+ * 'B2 - B1 >= 999.9999999' leave the segment B1 in [0, (1000 - c) / 2],
+ * B2 = 1000 - B1, where the time a/B1 + b/B2 + ... falls with B1 (its
+ * derivative -a/B1^2 + b/B2^2 < 0: B1 <= 5e-8 << B2, a, b > 0 as both dims
+ * carry traffic), so the optimum is the same end point. Both ended in
+ * "numerical difficulty": the fast path refused a start with B1 below 1e-9
+ * of the scale, and the scale (1000) rounded the rows' right-hand sides. */
+static void thin_feasible_sets(void) {
+  static const char *const sets[2][3] = {{"sum <= 1000", "sum >= 1000", "B2 - B1 = 999.9999999"},
+                                         {"sum = 1000", "B2 - B1 >= 999.9999999", NULL}};
+  const double c = 999.9999999, b1 = (1000.0 - c) / 2.0;
+  for (int k = 0; k < 2; k++) {
+    WeftScenario *sc = weft_scenario_create();
+    WeftError e;
+    CHECK(sc != NULL);
+    if (!sc) return;
+    int rc = weft_network_read("tests/fixtures/net_2d.yml", &sc->net, &e);
+    if (!rc) rc = weft_cost_model_read("tests/fixtures/cost_2d.yml", &sc->cost, &e);
+    if (!rc) rc = weft_communicator_read("tests/fixtures/comm_2d.yml", &sc->comm[0], &e);
+    if (!rc) rc = weft_workload_read("tests/fixtures/wl_tiny.txt", &sc->workload[0], &e);
+    for (int i = 0; i < 3 && sets[k][i] && !rc; i++)
+      rc = weft_constraints_parse(&sc->cons, sets[k][i], 2, &e);
+    CHECK_EQ_INT(rc, WEFT_OK);
+    sc->njobs = 1;
+    sc->weight[0] = 1.0;
+    WeftSpec spec;
+    weft_scenario_spec(sc, &spec);
+    WeftProblem *p = NULL;
+    WeftResult r;
+    if (!rc) CHECK_EQ_INT(weft_problem_create(&spec, &p, &e), WEFT_OK);
+    if (p) {
+      CHECK_EQ_INT(weft_problem_solve(p, NULL, &r), WEFT_OK);
+      CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
+      /* B1 is a share 5e-11 of the design: rounding at the design's scale
+       * (1e-16) leaves it ~2e-6 relative (exact for the first set) */
+      CHECK_NEAR(r.bw_gbps[0], b1, 2e-6 * b1);
+      CHECK_NEAR(r.bw_gbps[0] + r.bw_gbps[1], 1000.0, 1e-12);
+      double at[2] = {b1, 1000.0 - b1};
+      WeftEval ev;
+      weft_problem_evaluate(p, at, &ev);
+      CHECK_NEAR(r.objective, ev.time_ns, 2e-6); /* time ~ 1/B1 */
+      CHECK(r.lower_bound <= ev.time_ns * (1.0 + 1e-12));
+      weft_problem_free(p);
+    }
+    weft_scenario_free(sc);
+  }
+}
+
 const TestCase suite_opt[] = {
     {"opt/comm_latency_efficiency", comm_latency_efficiency},
     {"opt/latency_per_call", latency_per_call},
@@ -720,5 +769,6 @@ const TestCase suite_opt[] = {
     {"opt/ppc_price_ratio_1e17", ppc_price_ratio_1e17},
     {"opt/perf_budget_price_ratio_1e11", perf_budget_price_ratio_1e11},
     {"opt/single_feasible_point", single_feasible_point},
+    {"opt/thin_feasible_sets", thin_feasible_sets},
     {0, 0},
 };
