@@ -11,7 +11,7 @@
 #define SEED 20261123u
 
 int main(void) {
-  RandOpts o = {2, 16, 40, -6.0, 12.0, 0};
+  RandOpts o = {2, 16, 40, -6.0, 12.0, 0, 0};
   uint64_t st = SEED;
   int failed = 0, unverified = 0, shown = 0, built = 0;
   double t_ns = 0.0, worst_ns = 0.0;

@@ -58,6 +58,12 @@ int randprob_make(RandProb *r, uint64_t *st, const RandOpts *o) {
     c->link_usd_per_gbps = r->scale_usd * logu(st, -1, 1);
     c->switch_usd_per_gbps = r->scale_usd * logu(st, -1, 1);
     c->nic_usd_per_gbps = r->scale_usd * logu(st, -1, 1);
+    if (o->wide_prices) { /* the dim's own price level, anywhere in the range */
+      double level = logu(st, o->emin, o->emax);
+      c->link_usd_per_gbps = level * logu(st, -1, 1);
+      c->switch_usd_per_gbps = level * logu(st, -1, 1);
+      c->nic_usd_per_gbps = level * logu(st, -1, 1);
+    }
     c->has_link = c->has_switch = c->has_nic = 1;
   }
   for (int p = 0; p < WEFT_NPHASES; p++)
@@ -84,8 +90,17 @@ int randprob_make(RandProb *r, uint64_t *st, const RandOpts *o) {
   r->spec.cons = &r->cons;
   r->spec.objective = unif(st) < 0.5 ? WEFT_OBJ_PERF : WEFT_OBJ_PERF_PER_COST;
   r->spec.loop = unif(st) < 0.7 ? WEFT_LOOP_TP_DP_OVERLAP : WEFT_LOOP_NO_OVERLAP;
-  /* perf-per-cost needs the scale fixed: 'sum = R'; perf may take 'sum <= R'. */
+  /* perf-per-cost needs the scale fixed: 'sum = R'; perf may take 'sum <= R',
+   * or with wide prices a budget alone (the equal split's cost, so that it
+   * stays feasible). */
   int eq = r->spec.objective == WEFT_OBJ_PERF_PER_COST || o->only_sum || unif(st) < 0.5;
+  if (!eq && o->wide_prices && unif(st) < 0.5) {
+    double cpg[WEFT_MAX_DIMS], cost = 0.0;
+    WeftError e;
+    int rc = weft_cost_per_gbps(&r->net, &r->cm, cpg, &e);
+    for (int d = 0; d < D && !rc; d++) cost += cpg[d] * r->R / D;
+    return rc ? rc : add_cons(r, "cost <=", cost);
+  }
   int rc = add_cons(r, eq ? "sum =" : "sum <=", r->R);
   if (rc || o->only_sum) return rc;
   /* Extras the equal split B_d = R/D meets. */
@@ -118,8 +133,7 @@ static double objective(const RandProb *r, const WeftProblem *p, const double *b
   return isfinite(v) ? v : HUGE_VAL;
 }
 
-/* Worst relative violation of r's constraints at bw (natural units). */
-static double violation(const RandProb *r, const double *bw) {
+double randprob_violation(const RandProb *r, const double *bw) {
   double cpg[WEFT_MAX_DIMS], cost = 0.0, worst = 0.0;
   WeftError e;
   if (weft_cost_per_gbps(&r->net, &r->cm, cpg, &e)) return HUGE_VAL;
@@ -150,7 +164,7 @@ int randprob_check(const RandProb *r, const WeftProblem *p, const WeftResult *re
     snprintf(why, n, "status %s: %s", weft_status_name(res->status), res->message);
     return 0;
   }
-  double v = violation(r, res->bw_gbps);
+  double v = randprob_violation(r, res->bw_gbps);
   if (!(v <= FEAS_TOL)) {
     snprintf(why, n, "solved, but a constraint is violated by %.3g (relative)", v);
     return 0;

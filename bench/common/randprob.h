@@ -13,6 +13,8 @@ typedef struct {
   int lmax;                /* layers in [1, lmax] */
   double emin, emax;       /* each input scale is 10^U(emin, emax) */
   int only_sum;            /* constraints: 'sum = R' alone (for the search oracle) */
+  int wide_prices;         /* each dim's prices drawn apart over [emin, emax] (ratios to
+                              1e18), and perf may take a budget 'cost <= X' alone */
 } RandOpts;
 
 /* One problem: everything its spec borrows, built in memory. The equal
@@ -40,6 +42,9 @@ void randprob_free(RandProb *r);
  * falls below the certified bound. Returns 1 when all hold. */
 int randprob_check(const RandProb *r, const WeftProblem *p, const WeftResult *res, char *why,
                    size_t n);
+/* Worst relative violation of r's constraints (and B >= 0) at bw in GB/s,
+ * computed from the inputs without the solver. */
+double randprob_violation(const RandProb *r, const double *bw);
 /* The minimum over 'sum = R' (2 or 3 dims) by a grid and golden-section
  * refinement, independent of the solver; -1 if the problem is not such. */
 double randprob_search(const RandProb *r, const WeftProblem *p, double *bw);

@@ -10,8 +10,11 @@
 
 /* A start must keep every used dim at least this far from 0, relative to
  * the constraints' own scale; closer, the general path decides (it names a
- * dim the constraints force to 0). */
-#define FAST_MIN_START 1e-9
+ * dim the constraints force to 0). 1e3 times the rounding of a start: a
+ * dim pinned at 5e-11 of the scale ('sum = 1000' with
+ * 'B2 - B1 >= 999.9999999') still takes the fast path, whose eliminated
+ * equalities keep it well scaled. */
+#define FAST_MIN_START 1e-13
 #define LP_FEAS_TOL 1e-9  /* rows may miss by this much, relative (as the LP's phase 1) */
 
 /* user rows + a bound per dim + one cost row */
@@ -142,8 +145,96 @@ static void unbounded_ppc(WeftProblem *p) {
            "towards 0; add one that fixes the scale, e.g. 'sum = 1000' or 'cost >= 1e6'");
 }
 
+/* The vertex (y, s) of largest cost share cpg_d y_d of dim d over the set
+ * {cpg.y = 1, G y <= h s, E y = f s, y, s >= 0} of (y, s) = (B, 1) / C(B)
+ * (Charnes-Cooper), bounded whatever the prices and constraints when B = 0
+ * is not feasible; the LP's column scaling measures each y_d by its share. */
+static LpStatus share_vertex(const WeftProblem *p, int dim, double *v) {
+  int D = p->D, n = D + 1, m = 0;
+  size_t rows_max = (size_t)(p->nle + p->neq + 1);
+  double *A = malloc(rows_max * (size_t)n * sizeof *A), *b = calloc(rows_max, sizeof *b), obj;
+  int *rel = malloc(rows_max * sizeof *rel);
+  LpStatus st = LP_NOMEM;
+  if (A && b && rel) {
+    for (int i = 0; i < p->nle + p->neq; i++, m++) { /* G y - h s <= 0, E y - f s = 0 */
+      int eq = i >= p->nle;
+      const double *gr = eq ? p->Geq + (size_t)(i - p->nle) * (size_t)D : p->Gle + (size_t)i * (size_t)D;
+      memcpy(A + (size_t)m * (size_t)n, gr, (size_t)D * sizeof *A);
+      A[(size_t)m * (size_t)n + (size_t)D] = -(eq ? p->heq[i - p->nle] : p->hle[i]);
+      rel[m] = eq ? 0 : -1;
+    }
+    memcpy(A + (size_t)m * (size_t)n, p->cpg, (size_t)D * sizeof *A); /* cpg.y = 1 */
+    A[(size_t)m * (size_t)n + (size_t)D] = 0.0;
+    b[m] = 1.0;
+    rel[m++] = 0;
+    LpRows rows = {n, m, A, b, rel, NULL};
+    double c[WEFT_MAX_DIMS + 1] = {0};
+    c[dim] = -1.0;
+    st = lp_solve(&rows, c, v, &obj);
+  }
+  free(A);
+  free(b);
+  free(rel);
+  return st;
+}
+
+/* perf-per-cost when a used dim reads 0 among the vertices under the cap
+ * of twice the cheapest cost (q, its cap row last; vert those vertices):
+ * priced 1e17 times another, a dim can only reach ~1e-17 of the scale
+ * there. Whether it is forced to 0 is asked without the cap (max B_d over
+ * the feasible set: 0 only when it is), and the start averages, in
+ * (y, s) = (B, 1) / C(B), the cheapest design, those vertices, and for each
+ * dim still at 0 its vertex without the cap or, where B_d has no bound, its
+ * vertex of largest cost share; mapped back B = y / s (s > 0: the cheapest
+ * design's). Any point there is feasible: (y, s) is convex. */
+static int ppc_rescue(WeftProblem *p, Poly *q, double (*vert)[WEFT_MAX_DIMS], const double *Bmin) {
+  int D = p->D;
+  double avg[WEFT_MAX_DIMS + 1] = {0};
+  int support[WEFT_MAX_DIMS] = {0};
+  q->active[q->rows.m - 1] = 0; /* the cap */
+  for (int k = -1; k <= D; k++) {
+    double B[WEFT_MAX_DIMS], v[WEFT_MAX_DIMS + 1], c[WEFT_MAX_DIMS] = {0}, obj, cost = 0.0;
+    /* k = -1: the cheapest; 0..D-1: vertex k; D: the dims still at 0 */
+    if (k == -1) memcpy(B, Bmin, (size_t)D * sizeof *B);
+    else if (k < D) memcpy(B, vert[k], (size_t)D * sizeof *B);
+    for (int t = 0; k == D && t < D; t++) {
+      if (!p->used[t] || support[t]) continue;
+      c[t] = -1.0;
+      LpStatus st = lp_solve(&q->rows, c, B, &obj);
+      c[t] = 0.0;
+      if (st == LP_NOMEM) return WEFT_ENOMEM;
+      if (st == LP_OPTIMAL && !(B[t] > 0.0)) { /* max B_t over the feasible set is 0 */
+        p->pre_status = WEFT_STATUS_INFEASIBLE;
+        snprintf(p->pre_message, sizeof p->pre_message,
+                 "B%d carries collective traffic but the constraints force it to 0", t + 1);
+        return WEFT_OK;
+      }
+      if (st == LP_OPTIMAL) {
+        for (int e = 0; e < D; e++) cost += p->cpg[e] * B[e];
+        for (int e = 0; e < D; e++) v[e] = B[e] / cost;
+        v[D] = 1.0 / cost;
+      } else if (share_vertex(p, t, v) != LP_OPTIMAL || !(v[t] > 0.0)) {
+        continue; /* no point to show: the start keeps B_t at 0 and the solve says so */
+      }
+      for (int e = 0; e < D; e++) support[e] |= v[e] > 0.0;
+      for (int e = 0; e <= D; e++) avg[e] += v[e];
+    }
+    if (k == D) break;
+    for (int e = 0; e < D; e++) cost += p->cpg[e] * B[e];
+    if (!(cost > 0.0) || !isfinite(cost)) continue;
+    for (int e = 0; e < D; e++) {
+      support[e] |= B[e] > 0.0;
+      avg[e] += B[e] / cost;
+    }
+    avg[D] += 1.0 / cost;
+  }
+  for (int e = 0; e < D; e++) p->gen.Bstart[e] = avg[e] / avg[D]; /* the count cancels */
+  return WEFT_OK;
+}
+
 /* Feasibility, conflict sets, per-dim bounds and a starting point: one LP
- * per dim (and again when caps were added), for the general path. */
+ * per dim (and again when caps were added), for the general path;
+ * perf-per-cost's rescued by ppc_rescue where the cap hides a dim. */
 int weft_precheck_general(WeftProblem *p) {
   int D = p->D;
   General *g = &p->gen;
@@ -160,6 +251,7 @@ int weft_precheck_general(WeftProblem *p) {
     return WEFT_OK;
   }
   int ppc = p->objective == WEFT_OBJ_PERF_PER_COST;
+  double Bmin[WEFT_MAX_DIMS];
   if (ppc) {
     if (zero_feasible(p)) {
       unbounded_ppc(p);
@@ -167,10 +259,11 @@ int weft_precheck_general(WeftProblem *p) {
       return WEFT_OK;
     }
     double obj;
-    if (lp_solve(&q->rows, p->cpg, NULL, &obj) != LP_OPTIMAL) { free(q); return WEFT_ESOLVER; }
+    if (lp_solve(&q->rows, p->cpg, Bmin, &obj) != LP_OPTIMAL || !(obj > 0.0)) { free(q); return WEFT_ESOLVER; }
     g->cost_min = obj;
     /* Start from designs at most twice the cheapest: bounded, and at the
-     * scale the constraints set (time*cost needs no other bound). */
+     * scale the constraints set (time*cost needs no other bound); a used
+     * dim that looks forced to 0 there is judged in cost shares. */
     int m = q->rows.m;
     memcpy(q->A + (size_t)m * (size_t)D, p->cpg, (size_t)D * sizeof(double));
     q->b[m] = 2.0 * obj;
@@ -215,6 +308,12 @@ int weft_precheck_general(WeftProblem *p) {
     g->U[d] = -obj;
   }
   for (int d = 0; d < D; d++) {
+    if (ppc && p->used[d] && g->U[d] <= 0.0) { /* B_d ~1e-17 of the scale under the cap reads 0 */
+      int rc = ppc_rescue(p, q, vert, Bmin);
+      free(q);
+      if (!rc && p->pre_status == WEFT_STATUS_SOLVED) reduce_equalities(p);
+      return rc;
+    }
     if (p->used[d] && g->U[d] <= 0.0) {
       p->pre_status = WEFT_STATUS_INFEASIBLE;
       snprintf(p->pre_message, sizeof p->pre_message,

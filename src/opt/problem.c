@@ -285,7 +285,8 @@ static int fold_constraints(WeftProblem *p, const WeftConstraints *cons) {
 }
 
 /* Internal units: bscale = the largest |rhs| of the scaled rows (1 when
- * none), so the constraints that set the design's scale are O(1) and every
+ * none), rounded down to a power of two, so the constraints that set the
+ * design's scale are O(1) (in [1, 2)) and every
  * tolerance downstream is relative to it. Refuses a scale at which the
  * model's times or costs leave the range weft computes in (WEFT_MAX_VALUE),
  * naming the constraint that sets it. */
@@ -302,17 +303,21 @@ static int scale(WeftProblem *p, WeftError *err) {
     if (h > beta) { beta = h; src = s; }
   }
   if (!(beta > 0.0)) beta = 1.0;
-  p->bscale = beta;
-  for (int i = 0; i < p->nle; i++) p->hle[i] /= beta;
-  for (int i = 0; i < p->neq; i++) p->heq[i] /= beta;
+  int e2;
+  frexp(beta, &e2);
+  double b2 = ldexp(1.0, e2 - 1); /* the power of two in (beta/2, beta]: scaling by it is exact,
+                                     so a bandwidth the rows pin by cancellation keeps its digits */
+  p->bscale = b2;
+  for (int i = 0; i < p->nle; i++) p->hle[i] /= b2;
+  for (int i = 0; i < p->neq; i++) p->heq[i] /= b2;
   for (int d = 0; d < D; d++) {
     p->cpg_nat[d] = p->cpg[d];
-    p->cpg[d] *= beta;
+    p->cpg[d] *= b2;
   }
   int bad = 0;
   for (size_t k = 0; k < (size_t)p->npat * (size_t)D; k++) {
     if (p->u[k] <= 0.0) continue;
-    p->u[k] /= beta;
+    p->u[k] /= b2;
     bad |= !(p->u[k] >= DBL_MIN) || !isfinite(p->u[k]);
   }
   double one[WEFT_MAX_DIMS]; /* time and cost with every B' = 1, i.e. B = bscale */
@@ -378,6 +383,10 @@ static int validate(const WeftSpec *spec, WeftError *err) {
 static int finish_build(WeftProblem *p, const WeftConstraints *cons, WeftError *err) {
   int rc = fold_constraints(p, cons);
   if (!rc) rc = scale(p, err);
+  if (!rc && (p->pinned = weft_pinned_point(p, p->pin_bw))) { /* one feasible point */
+    p->pre_status = WEFT_STATUS_SOLVED;
+    return WEFT_OK;
+  }
   if (!rc) rc = weft_precheck_fast(p);
   if (!rc && !p->fast && p->pre_status == WEFT_STATUS_SOLVED) rc = weft_general_prepare(p);
   return rc;

@@ -35,7 +35,7 @@ enum { ROW_USER = 0, ROW_JOB = 1, ROW_BOUND = 2, ROW_CAP = 3 };
  * path's pre-checks cannot settle the problem, or when its solve fails. */
 typedef struct {
   int ready;                     /* pre-checks and program built */
-  double U[WEFT_MAX_DIMS];       /* max B_d over the feasible set (capped) */
+  double U[WEFT_MAX_DIMS];       /* max B_d over the feasible set (capped; perf) */
   int capped[WEFT_MAX_DIMS];
   double cap_gbps;
   double Bstart[WEFT_MAX_DIMS];  /* a feasible, used-dim-positive point */
@@ -95,6 +95,8 @@ struct WeftProblem {
   double *lp_A, *lp_b;
   int *lp_rel;
   int fast;       /* 1: solved as the separable program (see sep.h) */
+  int pinned;     /* 1: the equalities fix the design, pin_bw (pinned.c) */
+  double pin_bw[WEFT_MAX_DIMS];
   Sep sep;
   General gen;
 };
@@ -123,6 +125,10 @@ double weft_problem_violation(const WeftProblem *p, const double *bw, int *which
  * fast one may leave p->fast = 0, handing the problem to the general one. */
 int weft_precheck_fast(WeftProblem *p);
 int weft_precheck_general(WeftProblem *p);
+/* pinned.c: when the equalities alone fix every B_d (rank D) and that one
+ * point meets every constraint with each used dim positive, bw (internal
+ * units) gets it and 1 is returned; else 0 (the pre-checks decide). */
+int weft_pinned_point(const WeftProblem *p, double *bw);
 /* Cheapest B with B >= lower and the user constraints (an LP). */
 int weft_problem_min_cost(WeftProblem *p, const double *lower, double *bw);
 /* general.c: the general path's pre-checks and program (idempotent), and

@@ -140,7 +140,14 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   }
   if (ppc) u0[D] = s0;
   mean = cnt ? mean / cnt : 1.0;
-  for (int k = 0; k < nb; k++) s->xs[k] = u0[k] > 0 ? u0[k] : mean;
+  /* A bandwidth at 0 in the start is measured by the others' mean, or by
+   * its box when that is smaller: a dim priced 1e11 times another under a
+   * budget lives in [0, 1e-11] of the other's range, and at the mean its
+   * budget row would shrink below the residual tolerance. */
+  for (int k = 0; k < nb; k++) {
+    double box = k < D ? (ppc ? 1.0 / p->cpg[k] : hiB[k]) : HUGE_VAL;
+    s->xs[k] = u0[k] > 0 ? u0[k] : box > 0.0 && box < mean ? box : mean;
+  }
   for (int k = 0; k < P; k++) {
     w0 = HUGE_VAL;
     for (int d = 0; d < D; d++) {

@@ -207,6 +207,14 @@ int weft_problem_solve(WeftProblem *p, const WeftSettings *settings, WeftResult 
   }
   double bw[WEFT_MAX_DIMS], lb;
   int its = 0, ist;
+  if (p->pinned) { /* the feasible set is this one point: its objective is the optimum */
+    memcpy(bw, p->pin_bw, sizeof bw);
+    finish(p, settings, bw, weft_problem_objective(p, bw, NULL), 0, IPM_SOLVED, res);
+    if (res->status == WEFT_STATUS_SOLVED)
+      snprintf(res->message, sizeof res->message,
+               "the equality constraints fix every bandwidth: the design is their one solution");
+    return WEFT_OK;
+  }
   if (p->fast) {
     ist = weft_sep_solve(p, settings, bw, &lb, &its);
     finish(p, settings, bw, lb, its, ist, res);

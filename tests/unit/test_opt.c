@@ -604,6 +604,153 @@ static void latency_per_call(void) {
   }
 }
 
+/* --- verdicts at extreme prices and degenerate feasible sets (issue 21) -- */
+
+/* Ring 2 x Ring 2 (N = 4), links priced link1, link2 $ per GB/s: cost per
+ * GB/s of dim d is N * link_d (docs/model.md). One weight-grad AllGather
+ * of 1000 B over a group of 2 on dim 1 alone: m_1 = S (n-1) = 1000 B, so
+ * the time is 1000 / B1 ns and B2 carries nothing. */
+static void price_pair(Toy *t, double link1, double link2) {
+  int npus[2] = {2, 2};
+  double link[2] = {link1, link2};
+  toy_init(t, 2, npus, NULL, link);
+  for (int p = 0; p < WEFT_NPHASES; p++) t->comm.group[p][0] = t->comm.group[p][1] = -1;
+  t->comm.group[WEFT_PHASE_WG][0] = 2;
+  toy_layer(t, 0.0, WEFT_COLL_NONE, 0, WEFT_COLL_ALLGATHER, 1000);
+}
+
+/* perf-per-cost, 'sum = 1000', links 1e12 and 1e-5: with B2 = 1000 - B1,
+ * T C = (1000/B1)(4e12 B1 + 4e-5 (1000 - B1)) = 4e15 + 40/B1 - 0.04, least
+ * at B1 = 1000: 4e15. It was reported infeasible ("B1 ... forced to 0"):
+ * the start LP capped the cost at twice the cheapest design, where B1 may
+ * only reach ~1e-17 of the scale. */
+static void ppc_price_ratio_1e17(void) {
+  Toy t;
+  price_pair(&t, 1e12, 1e-5);
+  t.spec.objective = WEFT_OBJ_PERF_PER_COST;
+  toy_cons(&t, "sum = 1000");
+  WeftResult r;
+  toy_solve(&t, &r, NULL);
+  CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
+  CHECK_NEAR(r.objective, 4e15, 1e-9);
+  CHECK(r.lower_bound <= 4e15 * (1.0 + 1e-12));
+  CHECK_NEAR(r.bw_gbps[0] + r.bw_gbps[1], 1000.0, 1e-9);
+  double b1 = r.bw_gbps[0], b2 = r.bw_gbps[1]; /* T C at the design, by hand */
+  CHECK_NEAR(r.objective, 1000.0 / b1 * (4e12 * b1 + 4e-5 * b2), 1e-12);
+  toy_free(&t);
+}
+
+/* perf, 'cost <= 1e6', links 1 and 1e11: cost = 4 B1 + 4e11 B2, time
+ * 1000 / B1 falls with B1, so the budget goes to B1: B1 = 1e6 / 4 = 250000,
+ * B2 = 0, time 0.004 ns. It was reported unbounded: the simplex read B1's
+ * coefficient in the budget row (1e-11 of B2's) as 0. */
+static void perf_budget_price_ratio_1e11(void) {
+  Toy t;
+  price_pair(&t, 1.0, 1e11);
+  toy_cons(&t, "cost <= 1e6");
+  WeftResult r;
+  toy_solve(&t, &r, NULL);
+  CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
+  CHECK_NEAR(r.bw_gbps[0], 250000.0, 1e-9); /* relative: CHECK_NEAR scales by |b| */
+  CHECK(r.bw_gbps[1] <= 1e-9 * 250000.0 / 1e11); /* costs at most 1e-9 of the budget */
+  CHECK_NEAR(r.objective, 0.004, 1e-9 * 0.004);
+  CHECK(r.eval.cost_usd <= 1e6 * (1.0 + 1e-8));
+  toy_free(&t);
+}
+
+/* tests/fixtures' 2-dim files with 'sum = 1000' and
+ * 'B2 - B1 = 999.9999999': the only feasible point is B1 = (1000 - c) / 2,
+ * B2 = (1000 + c) / 2 for c the double nearest 999.9999999 (1000 - c is
+ * exact, Sterbenz), B1 ~ 5e-8. It ended in "numerical difficulty" (the
+ * interior point's tolerance is wider than B1). Its objective is the
+ * model's at that point, and it is the optimum: the bound equals it. */
+static void single_feasible_point(void) {
+  WeftScenario *sc = weft_scenario_create();
+  WeftError e;
+  CHECK(sc != NULL);
+  if (!sc) return;
+  int rc = weft_network_read("tests/fixtures/net_2d.yml", &sc->net, &e);
+  if (!rc) rc = weft_cost_model_read("tests/fixtures/cost_2d.yml", &sc->cost, &e);
+  if (!rc) rc = weft_communicator_read("tests/fixtures/comm_2d.yml", &sc->comm[0], &e);
+  if (!rc) rc = weft_workload_read("tests/fixtures/wl_tiny.txt", &sc->workload[0], &e);
+  if (!rc) rc = weft_constraints_parse(&sc->cons, "sum = 1000", 2, &e);
+  if (!rc) rc = weft_constraints_parse(&sc->cons, "B2 - B1 = 999.9999999", 2, &e);
+  CHECK_EQ_INT(rc, WEFT_OK);
+  sc->njobs = 1;
+  sc->weight[0] = 1.0;
+  const double c = 999.9999999, b1 = (1000.0 - c) / 2.0, b2 = (1000.0 + c) / 2.0;
+  for (int obj = 0; obj < 2 && !rc; obj++) {
+    WeftSpec spec;
+    weft_scenario_spec(sc, &spec);
+    spec.objective = obj ? WEFT_OBJ_PERF_PER_COST : WEFT_OBJ_PERF;
+    WeftProblem *p = NULL;
+    WeftResult r;
+    CHECK_EQ_INT(weft_problem_create(&spec, &p, &e), WEFT_OK);
+    if (!p) break;
+    CHECK_EQ_INT(weft_problem_solve(p, NULL, &r), WEFT_OK);
+    CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
+    CHECK_NEAR(r.bw_gbps[0], b1, 1e-12 * b1);
+    CHECK_NEAR(r.bw_gbps[1], b2, 1e-12);
+    double at[2] = {b1, b2};
+    WeftEval ev;
+    weft_problem_evaluate(p, at, &ev);
+    double want = obj ? ev.perf_per_cost : ev.time_ns;
+    CHECK_NEAR(r.objective, want, 1e-12);
+    CHECK(r.lower_bound <= want * (1.0 + 1e-12) && r.lower_bound >= want * (1.0 - 1e-9));
+    weft_problem_free(p);
+  }
+  weft_scenario_free(sc);
+}
+
+/* The same point set by inequalities: 'sum <= 1000', 'sum >= 1000' with
+ * 'B2 - B1 = 999.9999999' leave only it; 'sum = 1000' with
+ * 'B2 - B1 >= 999.9999999' leave the segment B1 in [0, (1000 - c) / 2],
+ * B2 = 1000 - B1, where the time a/B1 + b/B2 + ... falls with B1 (its
+ * derivative -a/B1^2 + b/B2^2 < 0: B1 <= 5e-8 << B2, a, b > 0 as both dims
+ * carry traffic), so the optimum is the same end point. Both ended in
+ * "numerical difficulty": the fast path refused a start with B1 below 1e-9
+ * of the scale, and the scale (1000) rounded the rows' right-hand sides. */
+static void thin_feasible_sets(void) {
+  static const char *const sets[2][3] = {{"sum <= 1000", "sum >= 1000", "B2 - B1 = 999.9999999"},
+                                         {"sum = 1000", "B2 - B1 >= 999.9999999", NULL}};
+  const double c = 999.9999999, b1 = (1000.0 - c) / 2.0;
+  for (int k = 0; k < 2; k++) {
+    WeftScenario *sc = weft_scenario_create();
+    WeftError e;
+    CHECK(sc != NULL);
+    if (!sc) return;
+    int rc = weft_network_read("tests/fixtures/net_2d.yml", &sc->net, &e);
+    if (!rc) rc = weft_cost_model_read("tests/fixtures/cost_2d.yml", &sc->cost, &e);
+    if (!rc) rc = weft_communicator_read("tests/fixtures/comm_2d.yml", &sc->comm[0], &e);
+    if (!rc) rc = weft_workload_read("tests/fixtures/wl_tiny.txt", &sc->workload[0], &e);
+    for (int i = 0; i < 3 && sets[k][i] && !rc; i++)
+      rc = weft_constraints_parse(&sc->cons, sets[k][i], 2, &e);
+    CHECK_EQ_INT(rc, WEFT_OK);
+    sc->njobs = 1;
+    sc->weight[0] = 1.0;
+    WeftSpec spec;
+    weft_scenario_spec(sc, &spec);
+    WeftProblem *p = NULL;
+    WeftResult r;
+    if (!rc) CHECK_EQ_INT(weft_problem_create(&spec, &p, &e), WEFT_OK);
+    if (p) {
+      CHECK_EQ_INT(weft_problem_solve(p, NULL, &r), WEFT_OK);
+      CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
+      /* B1 is a share 5e-11 of the design: rounding at the design's scale
+       * (1e-16) leaves it ~2e-6 relative (exact for the first set) */
+      CHECK_NEAR(r.bw_gbps[0], b1, 2e-6 * b1);
+      CHECK_NEAR(r.bw_gbps[0] + r.bw_gbps[1], 1000.0, 1e-12);
+      double at[2] = {b1, 1000.0 - b1};
+      WeftEval ev;
+      weft_problem_evaluate(p, at, &ev);
+      CHECK_NEAR(r.objective, ev.time_ns, 2e-6); /* time ~ 1/B1 */
+      CHECK(r.lower_bound <= ev.time_ns * (1.0 + 1e-12));
+      weft_problem_free(p);
+    }
+    weft_scenario_free(sc);
+  }
+}
+
 const TestCase suite_opt[] = {
     {"opt/comm_latency_efficiency", comm_latency_efficiency},
     {"opt/latency_per_call", latency_per_call},
@@ -619,5 +766,9 @@ const TestCase suite_opt[] = {
     {"opt/overlap_by_hand", overlap_by_hand},
     {"opt/weights_add_up", weights_add_up},
     {"opt/regression_cycle_4d", regression_cycle_4d},
+    {"opt/ppc_price_ratio_1e17", ppc_price_ratio_1e17},
+    {"opt/perf_budget_price_ratio_1e11", perf_budget_price_ratio_1e11},
+    {"opt/single_feasible_point", single_feasible_point},
+    {"opt/thin_feasible_sets", thin_feasible_sets},
     {0, 0},
 };

@@ -1,0 +1,1 @@
+optimize --network tests/fixtures/net_2d.yml --workload tests/fixtures/wl_tiny.txt --communicator tests/fixtures/comm_2d.yml --cost-model tests/fixtures/cost_2d.yml --constraint 'sum = 1000' --constraint 'B2 - B1 = 999.9999999'

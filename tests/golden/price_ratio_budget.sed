@@ -1,0 +1,5 @@
+#n
+/^status:/s/,.*//p
+/^  B1 /p
+/^  time_ms /p
+/^  cost_usd /p

@@ -1,0 +1,1 @@
+optimize --network tests/golden/inputs/ring2x2_net.yml --workload tests/golden/inputs/ring2x2_ag.txt --communicator tests/golden/inputs/ring2x2_comm.yml --cost-model tests/golden/inputs/ring2x2_cost_1e17.yml --constraint 'sum = 1000' --objective perf-per-cost

@@ -1,0 +1,3 @@
+#n
+/^status:/s/,.*//p
+/time_x_cost_ms_usd/p
