@@ -316,6 +316,10 @@ typedef struct {
   int iterations;            /* search moves per point (200) */
   unsigned long long seed;   /* (1) */
   int simulate;              /* 1: flow simulation (default); 0: link-load bound */
+  /* Called after every strategy move and every point's timing: done of
+   * total units, total = searches x (iterations + 1). NULL: none. */
+  void (*progress)(void *ctx, size_t done, size_t total);
+  void *progress_ctx;
 } WeftTopoEval;
 void weft_topo_eval_default(WeftTopoEval *e);
 

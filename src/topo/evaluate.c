@@ -45,8 +45,16 @@ typedef struct {
   WeftDevice server;  /* gpus_per_server GPUs as one device */
   WeftEvalPoint *pts;
   int n, cap;
+  size_t done, total; /* progress units: a search's moves, then its timing */
   WeftError *err;
 } Run;
+
+/* The search's progress as the run's: its moves after the points before. */
+static void search_progress(void *ctx, int done, int total, double best_ns) {
+  (void)total, (void)best_ns;
+  const Run *r = ctx;
+  r->e->progress(r->e->progress_ctx, r->done + (size_t)done, r->total);
+}
 
 static WeftEvalPoint *add_point(Run *r, WeftEvalFabric f, int d, double gbps) {
   if (r->n == r->cap) {
@@ -79,6 +87,10 @@ static int solve(Run *r, const WeftTopoSettings *ts, const WeftFabric *fixed, We
   s.seed = e->seed;
   s.layer_choice = 1;
   s.fixed = fixed;
+  if (e->progress) {
+    s.progress = search_progress;
+    s.progress_ctx = r;
+  }
   WeftTopoSearchResult *sr = malloc(sizeof *sr);
   if (!sr) return weft_error_set(r->err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
   int rc = weft_topo_search(&s, sr, r->err);
@@ -98,6 +110,8 @@ static int solve(Run *r, const WeftTopoSettings *ts, const WeftFabric *fixed, We
     p->cost_usd = weft_fabric_cost(on, &e->prices);
     weft_fabric_price_qty(on, e->prices.use_ocs, p->qty);
   }
+  r->done += (size_t)e->iterations + 1; /* the moves and the timing, however many moves ran */
+  if (e->progress) e->progress(e->progress_ctx, r->done, r->total);
   if (!rc && traffic) *traffic = t;
   else weft_traffic_free(t);
   if (!rc && fabric) *fabric = sr->fabric;
@@ -183,6 +197,8 @@ int weft_topo_eval(const WeftTopoEval *e, WeftEvalPoint **pts, int *npts, WeftEr
   r.server.peak_flops *= e->gpus_per_server;
   r.server.hbm_bytes *= e->gpus_per_server;
   r.server.hbm_bytes_per_s *= e->gpus_per_server;
+  size_t searches = (size_t)(2 * e->ndegrees * e->nports + (e->oversub > 1 ? 3 : 2) * e->nnics);
+  r.total = searches * ((size_t)e->iterations + 1);
   int rc = WEFT_OK;
   for (int i = 0; !rc && i < e->ndegrees; i++)
     for (int j = 0; !rc && j < e->nports; j++) rc = direct(&r, e->degrees[i], e->port_gbps[j]);
