@@ -235,15 +235,38 @@ static void edges_body(FILE *out, const void *ctx) {
   }
 }
 
+/* The DOT file: each cable once; ring links (AllReduce, one TotientPerms
+ * stride each) solid, a colour per stride; model-parallel links (matching
+ * rounds) dashed grey; the legend in comments and the graph's label. The
+ * links' order is edges_body's: 2 per stride and server (v -> v + p, then
+ * back), then the model-parallel pairs, each one way then the other. */
 static void dot_body(FILE *out, const void *ctx) {
+  static const char *const colour[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                       "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+  static const char *const name[] = {"blue", "red", "green", "purple",
+                                     "orange", "brown", "pink", "cyan"};
   const WeftFabric *f = ctx;
   const WeftGraph *g = weft_fabric_graph(f);
-  int nl = weft_graph_nlinks(g);
-  fputs("graph topoopt {\n  node [shape=circle];\n", out);
-  for (int l = 0; l < nl; l++) {
+  const int *st;
+  int ns = weft_fabric_strides(f, &st), n = weft_fabric_servers(f), nl = weft_graph_nlinks(g);
+  int nring = 2 * ns * n;
+  fputs("// weft topo: TopoOpt's wiring, one edge per cable (both directions)\n"
+        "// kind=ring: an AllReduce ring link of TotientPerms stride `stride`, solid, one colour\n"
+        "//            per stride\n"
+        "// kind=mp:   a model-parallel link (a matching round), dashed grey\n"
+        "graph topoopt {\n  node [shape=circle];\n", out);
+  fputs("  label=\"ring links: solid, a colour per stride (", out);
+  for (int s = 0; s < ns; s++) fprintf(out, "%sstride %d %s", s ? ", " : "", st[s], name[s % 8]);
+  fputs("); model-parallel links: dashed grey\";\n  labelloc=b;\n", out);
+  for (int l = 0; l < nl; l += 2) { /* each cable's first direction */
     int u, v;
     weft_graph_link(g, l, &u, &v, NULL);
-    if (u < v) fprintf(out, "  %d -- %d;\n", u, v); /* each physical link once */
+    int a = u < v ? u : v, b = u < v ? v : u;
+    if (l < nring)
+      fprintf(out, "  %d -- %d [kind=ring, stride=%d, color=\"%s\"];\n", a, b, st[l / (2 * n)],
+              colour[(l / (2 * n)) % 8]);
+    else
+      fprintf(out, "  %d -- %d [kind=mp, style=dashed, color=\"#7f7f7f\"];\n", a, b);
   }
   fputs("}\n", out);
 }
