@@ -1,7 +1,9 @@
 /* test_toporoute.c — unit tests (suite toporoute): the router's paths
  * against a brute-force count of shortest paths, the route memo against
  * routing each time, and the expander's AllReduce rings (each hop one link,
- * the cycles edge-disjoint; a pure AllReduce at the full d x B by hand). */
+ * the cycles edge-disjoint; a pure AllReduce at the full d x B by hand),
+ * and the work estimate weft topo refuses runs by (by hand, and its
+ * monotonicity). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,7 +214,64 @@ static void toporoute_expander_rings(void) {
   weft_fabric_free(f);
 }
 
+/* A job of AllReduce traffic alone over n servers, and n one-to-all
+ * demands from server 0 when demand is set. */
+static WeftTraffic *work_job(int n, int demand) {
+  WeftTraffic *t = weft_traffic_create(n);
+  int *m = malloc((size_t)n * sizeof *m);
+  for (int i = 0; t && m && i < n; i++) m[i] = i;
+  if (!t || !m || weft_traffic_add_allreduce(t, m, n, 1e8)) {
+    free(m);
+    weft_traffic_free(t);
+    return NULL;
+  }
+  for (int i = 1; demand && i < n; i++) weft_traffic_add_demand(t, 0, i, 1e6);
+  free(m);
+  return t;
+}
+
+static void toporoute_work(void) {
+  WeftTopoSettings s;
+  weft_topo_settings_default(&s);
+  s.degree = 2;
+  WeftTopoWork w, v;
+  /* 4 servers, d = 2, rings only, k = 4: paths of 1 + log 4 / log 2 = 3
+   * links; 2 ring groups of 4 hops (8 usages, 24 routed); indexes (1 + 1)
+   * x 4 x (4 + 8) + 2 x 4 x 4 x 4 = 224; a simulation 2 x (2 + 8 + 8) + 24
+   * = 60, four of them and one bound of 24: 264; no matching */
+  WeftTraffic *t = work_job(4, 0);
+  if (!t) return;
+  CHECK_EQ_INT(weft_topo_work(t, &s, WEFT_PORT_SPLIT_RINGS, 0, &w), WEFT_OK);
+  CHECK_NEAR(w.index, 224.0, 1e-9);
+  CHECK_NEAR(w.matching, 0.0, 0.0);
+  CHECK_NEAR(w.simulation, 264.0, 1e-9);
+  CHECK_NEAR(w.search, 0.0, 0.0);
+  CHECK_NEAR(w.work, 488.0, 1e-9);
+  CHECK_NEAR(w.bytes, 4.0 * 16 * sizeof(int), 0.0);
+  weft_traffic_free(t);
+  CHECK_EQ_INT(weft_topo_work(NULL, &s, WEFT_PORT_SPLIT_RINGS, 0, &w), WEFT_EINVAL);
+  /* more: every candidate split, a search, more servers, more ports */
+  s.degree = 8;
+  double last = 0;
+  for (int n = 16; n <= 256; n *= 2) {
+    t = work_job(n, 1);
+    if (!t) return;
+    CHECK_EQ_INT(weft_topo_work(t, &s, WEFT_PORT_SPLIT_BEST, 0, &w), WEFT_OK);
+    CHECK_EQ_INT(weft_topo_work(t, &s, WEFT_PORT_SPLIT_PROPORTIONAL, 0, &v), WEFT_OK);
+    CHECK(w.work > v.work && v.matching > 0 && w.work > last);
+    last = w.work;
+    CHECK_EQ_INT(weft_topo_work(t, &s, WEFT_PORT_SPLIT_BEST, 100, &v), WEFT_OK);
+    CHECK(v.search > 0 && v.work > w.work);
+    s.degree = 16;
+    CHECK_EQ_INT(weft_topo_work(t, &s, WEFT_PORT_SPLIT_BEST, 0, &v), WEFT_OK);
+    CHECK(v.work > w.work && v.bytes > w.bytes);
+    s.degree = 8;
+    weft_traffic_free(t);
+  }
+}
+
 const TestCase suite_toporoute[] = {
+    {"toporoute/work", toporoute_work},
     {"toporoute/paths", toporoute_paths},
     {"toporoute/memo", toporoute_memo},
     {"toporoute/expander_rings", toporoute_expander_rings},
