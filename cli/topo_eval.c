@@ -13,7 +13,7 @@
 
 enum { E_MODEL, E_DEVICE, E_ZOO, E_SERVERS, E_GPUS, E_BATCH, E_DEGREES, E_PORTS, E_NICS, E_RECONF,
        E_OVERSUB, E_RADIX, E_TIERS, E_PRICES, E_ITER, E_SEED, E_ESTIMATE, E_CSV, E_PLOT,
-       E_PROGRESS, E_HELP, E_COUNT };
+       E_PROGRESS, E_THREADS, E_HELP, E_COUNT };
 
 static const CliOpt opts[E_COUNT] = {
     [E_MODEL] = {"--model", "NAME", "a zoo model (or its .yml)"},
@@ -38,6 +38,8 @@ static const CliOpt opts[E_COUNT] = {
                 "                        FILE.gp a gnuplot script"},
     [E_PROGRESS] = {"--progress", "S", "seconds between progress lines when stderr is not a\n"
                     "                        terminal (default 5; 0: none, and no bar)"},
+    [E_THREADS] = {"--threads", "N", "threads running the sweep's points (default: every\n"
+                   "                        core); results do not depend on it"},
     [E_HELP] = {"--help", NULL, "this help"},
 };
 
@@ -141,6 +143,7 @@ static int parse(int argc, char **argv, const char **val, WeftTopoEval *e, int *
       (val[E_RADIX] && cli_opt_int("--radix", val[E_RADIX], 4, 4096, &e->radix)) ||
       (val[E_TIERS] && cli_opt_int("--tiers", val[E_TIERS], 2, 3, &e->tiers)) ||
       (val[E_ITER] && cli_opt_int("--iterations", val[E_ITER], 0, 100000000, &e->iterations)) ||
+      (val[E_THREADS] && cli_opt_int("--threads", val[E_THREADS], 1, 4096, &e->threads)) ||
       list_arg("--degrees", val[E_DEGREES], 1, deg, &ndeg) ||
       list_arg("--port-gbit", val[E_PORTS], 1 / 8.0, e->port_gbps, &e->nports) ||
       list_arg("--nic-gbit", val[E_NICS], 1 / 8.0, e->nic_gbps, &e->nnics) ||
@@ -284,7 +287,7 @@ int cmd_topo_eval(int argc, char **argv) {
   e.dev = &dev;
   WeftEvalPoint *p = NULL;
   CliProgress pg; /* a bar on a terminal, a line every few seconds elsewhere */
-  cli_progress_start(&pg, "moves", progress_s);
+  cli_progress_start(&pg, "points", progress_s);
   e.progress = cli_progress_update;
   e.progress_ctx = &pg;
   int n = 0, rc = weft_topo_eval(&e, &p, &n, &err);

@@ -333,8 +333,11 @@ typedef struct {
   int iterations;            /* search moves per point (200) */
   unsigned long long seed;   /* (1) */
   int simulate;              /* 1: flow simulation (default); 0: link-load bound */
-  /* Called after every strategy move and every point's timing: done of
-   * total units, total = searches x (iterations + 1). NULL: none. */
+  int threads;               /* the sweep's tasks on threads (0: every core); the
+                                points are the same for any count */
+  /* Called from one thread now and then: done of total tasks (one a (d, B)
+   * of TopoOpt with its OCS and expander, one a NIC of each switched
+   * fabric). NULL: none. */
   void (*progress)(void *ctx, size_t done, size_t total);
   void *progress_ctx;
 } WeftTopoEval;
