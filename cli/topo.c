@@ -13,7 +13,7 @@
 
 enum { T_MODEL, T_DEVICE, T_ZOO, T_TRAFFIC, T_SERVERS, T_DEGREE, T_PORT, T_TP, T_AR, T_SPLIT, T_KPATHS,
        T_PRICES, T_RADIX, T_TIERS, T_SEARCH, T_ITER, T_SECONDS, T_SEED, T_EDGES, T_DOT, T_ROUTES,
-       T_JSON, T_THREADS, T_HELP, T_COUNT };
+       T_JSON, T_THREADS, T_MAX_WORK, T_HELP, T_COUNT };
 
 static const CliOpt opts[T_COUNT] = {
     [T_MODEL] = {"--model", "NAME", "a zoo model (or its .yml) whose traffic to wire for"},
@@ -46,6 +46,9 @@ static const CliOpt opts[T_COUNT] = {
     [T_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
     [T_THREADS] = {"--threads", "N", "threads simulating the fabrics (default: every core);\n"
                    "                        results do not depend on it"},
+    [T_MAX_WORK] = {"--max-work", "N", "refuse a run estimated at more than N steps (default\n"
+                    "                        2e12: a minute to tens of minutes, by the job;\n"
+                    "                        0: no limit)"},
     [T_HELP] = {"--help", NULL, "this help"},
 };
 
@@ -96,6 +99,7 @@ typedef struct {
   WeftModel model;
   WeftDevice dev;
   int have_model;
+  double max_work;             /* --max-work */
 } Args;
 
 static int parse(int argc, char **argv, Args *a) {
@@ -116,6 +120,12 @@ static int parse(int argc, char **argv, Args *a) {
   a->iterations = 1000;
   a->seconds = 0;  /* no wall budget unless --seconds */
   a->threads = 0;
+  a->max_work = WEFT_TOPO_MAX_WORK;
+  if (a->val[T_MAX_WORK] &&
+      cli_number(a->val[T_MAX_WORK], strlen(a->val[T_MAX_WORK]), 0.0, 0, &a->max_work)) {
+    cli_fail("--max-work '%s': expected a non-negative number (0: no limit)", a->val[T_MAX_WORK]);
+    return -1;
+  }
   long long seed = 1;
   weft_topo_settings_default(&a->ts);
   if (int_arg("--servers", a->val[T_SERVERS], 2, 1 << 20, &a->servers) ||
@@ -238,15 +248,38 @@ static void edges_body(FILE *out, const void *ctx) {
   }
 }
 
+/* The DOT file: each cable once; ring links (AllReduce, one TotientPerms
+ * stride each) solid, a colour per stride; model-parallel links (matching
+ * rounds) dashed grey; the legend in comments and the graph's label. The
+ * links' order is edges_body's: 2 per stride and server (v -> v + p, then
+ * back), then the model-parallel pairs, each one way then the other. */
 static void dot_body(FILE *out, const void *ctx) {
+  static const char *const colour[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                       "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+  static const char *const name[] = {"blue", "red", "green", "purple",
+                                     "orange", "brown", "pink", "cyan"};
   const WeftFabric *f = ctx;
   const WeftGraph *g = weft_fabric_graph(f);
-  int nl = weft_graph_nlinks(g);
-  fputs("graph topoopt {\n  node [shape=circle];\n", out);
-  for (int l = 0; l < nl; l++) {
+  const int *st;
+  int ns = weft_fabric_strides(f, &st), n = weft_fabric_servers(f), nl = weft_graph_nlinks(g);
+  int nring = 2 * ns * n;
+  fputs("// weft topo: TopoOpt's wiring, one edge per cable (both directions)\n"
+        "// kind=ring: an AllReduce ring link of TotientPerms stride `stride`, solid, one colour\n"
+        "//            per stride\n"
+        "// kind=mp:   a model-parallel link (a matching round), dashed grey\n"
+        "graph topoopt {\n  node [shape=circle];\n", out);
+  fputs("  label=\"ring links: solid, a colour per stride (", out);
+  for (int s = 0; s < ns; s++) fprintf(out, "%sstride %d %s", s ? ", " : "", st[s], name[s % 8]);
+  fputs("); model-parallel links: dashed grey\";\n  labelloc=b;\n", out);
+  for (int l = 0; l < nl; l += 2) { /* each cable's first direction */
     int u, v;
     weft_graph_link(g, l, &u, &v, NULL);
-    if (u < v) fprintf(out, "  %d -- %d;\n", u, v); /* each physical link once */
+    int a = u < v ? u : v, b = u < v ? v : u;
+    if (l < nring)
+      fprintf(out, "  %d -- %d [kind=ring, stride=%d, color=\"%s\"];\n", a, b, st[l / (2 * n)],
+              colour[(l / (2 * n)) % 8]);
+    else
+      fprintf(out, "  %d -- %d [kind=mp, style=dashed, color=\"#7f7f7f\"];\n", a, b);
   }
   fputs("}\n", out);
 }
@@ -398,6 +431,25 @@ static void print_json(const Args *a, const WeftTraffic *t, const Row *rows, int
   printf("\n  ]\n}\n");
 }
 
+/* The run's estimated work (weft_topo_work) over --max-work: say so, and
+ * how to go on, before any of it is done. */
+static int check_work(const Args *a, const WeftTraffic *t) {
+  WeftTopoWork w;
+  WeftTopoSettings ts = a->ts;
+  ts.degree = a->degree;
+  if (weft_topo_work(t, &ts, a->split, a->val[T_SEARCH] ? a->iterations : 0, &w)) return 0;
+  if (!(a->max_work > 0) || w.work <= a->max_work) return 0;
+  char mem[32];
+  cli_fail("this run is estimated at %.2g steps, over --max-work %.2g (an upper estimate: "
+           "%.2g wiring and routing indexes, %.2g matching rounds, %.2g simulation, %.2g "
+           "strategy search), with %s of routing indexes at once",
+           w.work, a->max_work, w.index, w.matching, w.simulation, w.search,
+           cli_format_bytes(mem, sizeof mem, w.bytes));
+  cli_fail("hint: fewer servers or ports, --port-split rings (one wiring, no matching), or "
+           "--max-work N to run it anyway (0: no limit)");
+  return EXIT_USAGE;
+}
+
 static void progress_cb(void *ctx, int done, int total, double best_ns) {
   (void)best_ns;
   cli_progress_update(ctx, (size_t)done, (size_t)total);
@@ -475,6 +527,7 @@ int cmd_topo(int argc, char **argv) {
   memset(rows, 0, sizeof rows);
   WeftFabric *f = NULL;
   WeftTopoTime ft;
+  if (!rc) rc = check_work(&a, t);
   if (!rc) rc = topoopt(&a, &t, &f, &sr, &searched, &ft, &timed);
   if (!rc) {
     char note[96];

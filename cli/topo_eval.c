@@ -9,10 +9,11 @@
 #include "cli.h"
 #include "opts.h"
 #include "plot.h"
+#include "progress.h"
 
 enum { E_MODEL, E_DEVICE, E_ZOO, E_SERVERS, E_GPUS, E_BATCH, E_DEGREES, E_PORTS, E_NICS, E_RECONF,
-       E_OVERSUB, E_RADIX, E_TIERS, E_PRICES, E_ITER, E_SEED, E_ESTIMATE, E_CSV, E_PLOT, E_HELP,
-       E_COUNT };
+       E_OVERSUB, E_RADIX, E_TIERS, E_PRICES, E_ITER, E_SEED, E_ESTIMATE, E_CSV, E_PLOT,
+       E_PROGRESS, E_THREADS, E_HELP, E_COUNT };
 
 static const CliOpt opts[E_COUNT] = {
     [E_MODEL] = {"--model", "NAME", "a zoo model (or its .yml)"},
@@ -35,6 +36,10 @@ static const CliOpt opts[E_COUNT] = {
     [E_CSV] = {"--csv", "FILE", "write every point as CSV"},
     [E_PLOT] = {"--plot", "FILE", "time vs cost per fabric: .png, .svg, .pdf (gnuplot), or\n"
                 "                        FILE.gp a gnuplot script"},
+    [E_PROGRESS] = {"--progress", "S", "seconds between progress lines when stderr is not a\n"
+                    "                        terminal (default 5; 0: none, and no bar)"},
+    [E_THREADS] = {"--threads", "N", "threads running the sweep's points (default: every\n"
+                   "                        core); results do not depend on it"},
     [E_HELP] = {"--help", NULL, "this help"},
 };
 
@@ -142,6 +147,7 @@ static int parse(int argc, char **argv, const char **val, WeftTopoEval *e, int *
       (val[E_RADIX] && cli_opt_int("--radix", val[E_RADIX], 4, 4096, &e->radix)) ||
       (val[E_TIERS] && cli_opt_int("--tiers", val[E_TIERS], 2, 3, &e->tiers)) ||
       (val[E_ITER] && cli_opt_int("--iterations", val[E_ITER], 0, 100000000, &e->iterations)) ||
+      (val[E_THREADS] && cli_opt_int("--threads", val[E_THREADS], 1, 4096, &e->threads)) ||
       list_arg("--degrees", val[E_DEGREES], 0, HUGE_VAL, "> 0", 1, deg, &ndeg) ||
       /* a port's bandwidth in weft's range (1e-6 GB/s and up), topo's cap;
        * a delay within the time limit (1e18 ns) */
@@ -254,6 +260,8 @@ int cmd_topo_eval(int argc, char **argv) {
     help(stdout);
     return EXIT_OK;
   }
+  double progress_s = -1.0;
+  if (val[E_PROGRESS] && cli_progress_option(val[E_PROGRESS], &progress_s)) return EXIT_USAGE;
   if (cli_out_check("--csv", val[E_CSV]) || cli_out_check("--plot", val[E_PLOT]))
     return EXIT_USAGE;
   if (val[E_PLOT]) { /* before the work: a format we draw, and (a PDF) a gnuplot that can */
@@ -286,7 +294,12 @@ int cmd_topo_eval(int argc, char **argv) {
   e.model = m;
   e.dev = &dev;
   WeftEvalPoint *p = NULL;
+  CliProgress pg; /* a bar on a terminal, a line every few seconds elsewhere */
+  cli_progress_start(&pg, "points", progress_s);
+  e.progress = cli_progress_update;
+  e.progress_ctx = &pg;
   int n = 0, rc = weft_topo_eval(&e, &p, &n, &err);
+  cli_progress_end(&pg);
   if (rc) {
     if (!err.file[0] && err.msg[0]) cli_fail("--model %s: %s", val[E_MODEL], err.msg);
     else cli_error(&err);

@@ -147,6 +147,23 @@ int weft_topo_build_split(const WeftTraffic *t, const WeftTopoSettings *s, WeftP
 int weft_topo_build_best(const WeftTraffic *t, const WeftTopoSettings *s, WeftFabric **out,
                          int *ar_ports, WeftTopoTime *time, WeftError *err);
 
+/* What `weft topo` costs before it runs (docs/topo.md, "Scale"): an upper
+ * estimate of its work in elementary steps (measured: 0.01-0.7 ns a step on
+ * one core, the larger for AllReduce-heavy jobs) for wiring TopoOpt with split (every candidate split for BEST), routing
+ * indexes, the matching rounds and their far pairing, simulating TopoOpt and
+ * the three baselines, and, with search_iterations > 0, the strategy
+ * search's moves and rebuilds; and the routing indexes' peak bytes.
+ * WEFT_EINVAL for a bad call, WEFT_EINPUT for more servers than a topology
+ * takes (8192: weft_topo_build says so). */
+typedef struct {
+  double work;                 /* the sum of the four below */
+  double index, matching, simulation, search;
+  double bytes;                /* the hop-count indexes alive at once */
+} WeftTopoWork;
+#define WEFT_TOPO_MAX_WORK 2e12 /* `weft topo`'s default --max-work: many minutes */
+int weft_topo_work(const WeftTraffic *t, const WeftTopoSettings *s, WeftPortSplit split,
+                   int search_iterations, WeftTopoWork *w);
+
 /* Baselines. Fat-tree: servers with one NIC of nic_gbps into leaf switches
  * of radix `radix`, tiers 2 or 3, `oversub` = leaf down / up bandwidth
  * (>= 1). Expander: random d-regular graph over the servers, links of
@@ -316,6 +333,13 @@ typedef struct {
   int iterations;            /* search moves per point (200) */
   unsigned long long seed;   /* (1) */
   int simulate;              /* 1: flow simulation (default); 0: link-load bound */
+  int threads;               /* the sweep's tasks on threads (0: every core); the
+                                points are the same for any count */
+  /* Called from one thread now and then: done of total tasks (one a (d, B)
+   * of TopoOpt with its OCS and expander, one a NIC of each switched
+   * fabric). NULL: none. */
+  void (*progress)(void *ctx, size_t done, size_t total);
+  void *progress_ctx;
 } WeftTopoEval;
 void weft_topo_eval_default(WeftTopoEval *e);
 

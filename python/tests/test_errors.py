@@ -134,3 +134,18 @@ def test_fp8_needs_an_fp8_rate():
                         "--fp8"], stderr=subprocess.PIPE)
     assert p.returncode == 2 and "device 'a100' has no FP8 rate" in p.stderr.decode()
     assert weft.optimize(fp8=True, device="h100", **job)["status"]  # the H100 has one: no error
+
+
+def test_topo_refuses_a_run_over_max_work():
+    """weft.topo, like weft topo, refuses up front a run estimated over
+    max_work (8192 servers of 64 ports: hours of matching), with the CLI's
+    estimate; max_work is checked as a number."""
+    with pytest.raises(weft.WeftError) as e:
+        weft.topo("dlrm", servers=8192, degree=64)
+    assert e.value.field == "max_work" and "estimated at 1.7e+13 steps" in str(e.value)
+    p = subprocess.run([CLI, "topo", "--model", "dlrm", "--servers", "8192", "--degree", "64"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.returncode == 2 and b"estimated at 1.7e+13 steps" in p.stderr
+    with pytest.raises(weft.WeftError) as e:
+        weft.topo("dlrm", max_work=-1)
+    assert e.value.field == "max_work"

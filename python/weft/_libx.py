@@ -110,6 +110,9 @@ WeftPrices = _s("WeftPrices", [
 WeftTopoTime = _s("WeftTopoTime", [
     ("time_ns", c_double), ("compute_ns", c_double), ("comm_ns", c_double), ("ar_ns", c_double),
     ("mp_ns", c_double), ("max_link_util", c_double), ("flows", c_ulonglong)])
+WeftTopoWork = _s("WeftTopoWork", [
+    ("work", c_double), ("index", c_double), ("matching", c_double), ("simulation", c_double),
+    ("search", c_double), ("bytes", c_double)])
 WeftTopoSearch = _s("WeftTopoSearch", [
     ("model", POINTER(WeftModel)), ("dev", POINTER(WeftDevice)), ("nservers", c_int),
     ("topo", WeftTopoSettings), ("iterations", c_int), ("seconds", c_double),
@@ -127,7 +130,7 @@ WeftTopoSearchResult = _s("WeftTopoSearchResult", [
 MIRRORED = (WeftModelLayer, WeftModel, WeftClusterTier, WeftCluster, WeftDevice, WeftMemory,
             WeftGenInfo, WeftCodesignSpec, WeftDesignPoint, WeftRunSettings, WeftIndexedPoint,
             WeftSimSettings, WeftSimJob, WeftSimResult, WeftRefine, WeftAllReduce, WeftDemand, WeftTraffic, WeftTopoSettings,
-            WeftPrices, WeftTopoTime, WeftTopoSearch, WeftTopoSearchResult)
+            WeftPrices, WeftTopoTime, WeftTopoWork, WeftTopoSearch, WeftTopoSearchResult)
 
 P = POINTER
 _ERR = P(WeftError)
@@ -185,6 +188,8 @@ PROTOS = {
                                       P(c_int), _ERR]),
     "weft_topo_build_best": (c_int, [P(WeftTraffic), P(WeftTopoSettings), P(c_void_p), P(c_int),
                                      P(WeftTopoTime), _ERR]),
+    "weft_topo_work": (c_int, [P(WeftTraffic), P(WeftTopoSettings), c_int,
+                               c_int, P(WeftTopoWork)]),
     "weft_traffic_from_strategy": (c_int, [P(WeftModel), P(WeftDevice), c_int, P(WeftStrategy),
                                            P(P(WeftTraffic)), _ERR]),
     "weft_layer_splittable": (c_int, [P(WeftModel), c_int]),

@@ -2,21 +2,23 @@
 # direct-connect fabric for one job next to an ideal switch, a Fat-tree of the
 # same cost and an expander, each simulated with the flow engine.
 import ctypes
+import math
 from ctypes import byref, c_double, c_void_p
 
 from . import _inputs, _lib, _libx
-from ._core import (VERSION, WeftError, c_path, c_text, fail, flag, int_value, lib, new_error, num,
-                    number, zoo_path)
+from ._core import (EINPUT, VERSION, WeftError, c_path, c_text, fail, flag, int_value, lib,
+                    new_error, num, number, zoo_path)
 from ._inputs import check_rc, given
 from ._lib import text
 
 KEYS = ("model", "device", "zoo", "traffic", "servers", "degree", "port_gbit", "tp",
         "ar_degree", "port_split", "kpaths", "prices", "radix", "tiers", "search",
-        "iterations", "seconds", "seed")
+        "iterations", "seconds", "seed", "max_work")
 SPLITS = ("proportional", "rings", "best")
 PORT_GBIT_MAX = 1e6  # a port above 1 Pbit/s is a typo
 SECONDS_MAX = 1e9
 MAX_DEGREE = 64
+MAX_WORK = 2e12  # WEFT_TOPO_MAX_WORK: cli/topo.c's --max-work default
 ARCH_DLRM = 1
 
 
@@ -56,6 +58,9 @@ class _Args:
             if self.split != 0 and g("ar_degree") is not None:
                 raise fail("ar_degree fixes the split: it goes with port_split='proportional' "
                            "only", "ar_degree")
+        self.max_work = (number("max_work", g("max_work"), 0.0, False, math.inf,
+                                "a non-negative number (0: no limit)")
+                         if g("max_work") is not None else MAX_WORK)
         self.seed = (int_value("seed", g("seed"), 0, 999999999999999999)
                      if g("seed") is not None else 1)
         if given(kw, "model") == given(kw, "traffic"):
@@ -119,6 +124,7 @@ def topo(model=None, **kw):
                                 text(err.field), rc)
             check_rc(rc, err)
             job = text(m.name)
+        _check_work(a, kw, t)
         search = None
         if given(kw, "search"):
             s, search = _libx.WeftTopoSearch(), _libx.WeftTopoSearchResult()
@@ -158,6 +164,31 @@ def topo(model=None, **kw):
         if fabric:
             lib.weft_fabric_free(fabric)
         lib.weft_traffic_free(t)
+
+
+def _check_work(a, kw, t):
+    """cli/topo.c's check_work(): refuse a run estimated over max_work."""
+    w = _libx.WeftTopoWork()
+    if lib.weft_topo_work(t, byref(a.ts), a.split, a.iterations if given(kw, "search") else 0,
+                          byref(w)):
+        return
+    if not a.max_work > 0 or w.work <= a.max_work:
+        return
+    raise fail("this run is estimated at %.2g steps, over max_work %.2g (an upper estimate: "
+               "%.2g wiring and routing indexes, %.2g matching rounds, %.2g simulation, %.2g "
+               "strategy search), with %s of routing indexes at once; fewer servers or ports, "
+               "port_split='rings' (one wiring, no matching), or max_work=N to run it anyway "
+               "(0: no limit)" % (w.work, a.max_work, w.index, w.matching, w.simulation,
+                                  w.search, _bytes(w.bytes)), "max_work", EINPUT)
+
+
+def _bytes(b):
+    """cli_format_bytes: 512 kB, 14.5 MB, 2.10 GB."""
+    if b < 1e6:
+        return "%.0f kB" % (b / 1e3)
+    if b < 1e9:
+        return "%.1f MB" % (b / 1e6)
+    return "%.2f GB" % (b / 1e9)
 
 
 def _rows(a, kw, f, prices):

@@ -15,7 +15,7 @@ const char *weft_version(void) { return WEFT_VERSION; }
   X(WeftGenInfo) X(WeftCodesignSpec) X(WeftDesignPoint) X(WeftRunSettings)                  \
   X(WeftIndexedPoint) X(WeftSimSpan) X(WeftSimSettings) X(WeftSimJob) X(WeftSimResult)      \
   X(WeftSimWork) X(WeftRefine) X(WeftAllReduce) X(WeftDemand) X(WeftTraffic)                \
-  X(WeftTopoSettings) X(WeftPrices) X(WeftTopoTime) X(WeftTopoSearch)                       \
+  X(WeftTopoSettings) X(WeftPrices) X(WeftTopoTime) X(WeftTopoWork) X(WeftTopoSearch)                       \
   X(WeftTopoSearchResult) X(WeftSweepRow) X(WeftClusterTier) X(WeftCluster)
 
 size_t weft_sizeof(const char *type_name) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "topo/fabric.h"
+#include "topo/hamilton.h"
 
 #define MAX_SERVERS (1 << 22)  /* keeps n x degree and node ids far inside int */
 #define MAX_RADIX 1024         /* beyond any switch ASIC; bounds the at-cost search */
@@ -324,6 +325,32 @@ static int cmp_int(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The expander's cycles: pos[c*n + v] = v's position on cycle c. */
+typedef struct {
+  int ncycles, n;
+  int *pos;
+} Cycles;
+
+static void cycles_free(void *impl) {
+  Cycles *c = impl;
+  if (c) free(c->pos);
+  free(c);
+}
+
+/* AllReduce rings along the Hamiltonian cycles (hamilton.h); a graph
+ * without them (the fallback, d = 1): a ring in member order, both ways. */
+static int expander_rings(const WeftFabric *f, const WeftAllReduce *ar, int *succ, int max_rings) {
+  const Cycles *c = f->impl;
+  if (c && c->ncycles > 0 && max_rings >= 2)
+    return topo_cycle_rings(c->pos, c->ncycles, c->n, ar, succ, max_rings);
+  int g = ar->size;
+  for (int i = 0; i < g; i++) {
+    succ[i] = (i + 1) % g;
+    succ[g + i] = (i + g - 1) % g;
+  }
+  return max_rings >= 2 ? 2 : 1;
+}
+
 int weft_fabric_expander(int nservers, int degree, double port_gbps, unsigned long long seed,
                          WeftFabric **out, WeftError *err) {
   if (!out) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no output");
@@ -341,8 +368,30 @@ int weft_fabric_expander(int nservers, int degree, double port_gbps, unsigned lo
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "degree",
                           "degree 1 cannot connect %d servers (a matching)", n);
   Regular r = {n, d, malloc((size_t)n * (size_t)d * sizeof(int))};
-  if (!r.adj || (rc = reg_random(&r, seed))) {
+  Cycles *cy = calloc(1, sizeof *cy);
+  int *seq = d >= 2 ? malloc((size_t)(d / 2) * (size_t)n * sizeof *seq) : NULL;
+  rc = r.adj && cy && (d < 2 || seq) ? WEFT_OK : WEFT_ENOMEM;
+  /* d/2 Hamiltonian cycles (+ a matching); where none are found (dense
+   * graphs, d close to n) or d = 1, the switch chain's graph and rings in
+   * member order */
+  int found = 1;
+  if (!rc && d >= 2) {
+    found = topo_hamilton_regular(n, d, seed, r.adj, seq);
+    if (found == WEFT_ENOMEM) rc = WEFT_ENOMEM;
+  }
+  if (!rc && found == 0) {
+    cy->ncycles = d / 2;
+    cy->n = n;
+    if (!(cy->pos = malloc((size_t)cy->ncycles * (size_t)n * sizeof *cy->pos))) rc = WEFT_ENOMEM;
+    for (int c = 0; !rc && c < cy->ncycles; c++)
+      for (int i = 0; i < n; i++) cy->pos[c * n + seq[c * n + i]] = i;
+  } else if (!rc) {
+    rc = reg_random(&r, seed);
+  }
+  free(seq);
+  if (rc) {
     free(r.adj);
+    cycles_free(cy);
     return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
   }
   WeftGraph *g = weft_graph_create(n);
@@ -356,11 +405,20 @@ int weft_fabric_expander(int nservers, int degree, double port_gbps, unsigned lo
   free(r.adj);
   if (rc) {
     weft_graph_free(g);
+    cycles_free(cy);
     return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
   }
   bom.nic_gbps = (double)n * d * port_gbps;  /* n d ports of B; the cables: n d B of
                                                 transceivers, n d / 2 fibers */
-  return finish(WEFT_FABRIC_EXPANDER, n, g, &bom, out, err);
+  rc = finish(WEFT_FABRIC_EXPANDER, n, g, &bom, out, err);
+  if (rc) {
+    cycles_free(cy);
+    return rc;
+  }
+  (*out)->impl = cy;
+  (*out)->impl_free = cycles_free;
+  (*out)->rings = expander_rings;
+  return WEFT_OK;
 }
 
 /* ------------------------------------------------------------------ Fat-tree at a cost */

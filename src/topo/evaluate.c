@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search/pool.h"
 #include "topo/eval.h"
 
 static const char *const FABRIC_NAME[WEFT_EVAL_NFABRICS] = {
@@ -40,6 +41,8 @@ void weft_topo_eval_default(WeftTopoEval *e) {
   e->simulate = 1;
 }
 
+/* One task of the sweep (TopoOpt at one (d, B) with its OCS and expander,
+ * or one switched fabric at one NIC): its points and its error. */
 typedef struct {
   const WeftTopoEval *e;
   WeftDevice server;  /* gpus_per_server GPUs as one device */
@@ -166,6 +169,31 @@ static int switched(Run *r, WeftEvalFabric kind, double nic) {
   return rc;
 }
 
+typedef struct {
+  const WeftTopoEval *e;
+  Run *run;
+  WeftError *err;
+  int *rc;
+  size_t ndirect, nsw;
+} Tasks;
+
+/* Task i: TopoOpt at (degree i / nports, port i % nports), then the switch,
+ * the Fat-tree and the oversubscribed one at each NIC: the sweep's order. */
+static void run_task(void *ctx, size_t i) {
+  Tasks *T = ctx;
+  const WeftTopoEval *e = T->e;
+  Run *r = &T->run[i];
+  if (i < T->ndirect) {
+    T->rc[i] = direct(r, e->degrees[i / (size_t)e->nports], e->port_gbps[i % (size_t)e->nports]);
+    return;
+  }
+  size_t j = i - T->ndirect;
+  WeftEvalFabric kind = j / T->nsw == 0   ? WEFT_EVAL_SWITCH
+                        : j / T->nsw == 1 ? WEFT_EVAL_FATTREE
+                                          : WEFT_EVAL_FATTREE_OVERSUB;
+  T->rc[i] = switched(r, kind, e->nic_gbps[j % T->nsw]);
+}
+
 int weft_topo_eval(const WeftTopoEval *e, WeftEvalPoint **pts, int *npts, WeftError *err) {
   weft_error_clear(err);
   *pts = NULL;
@@ -175,27 +203,44 @@ int weft_topo_eval(const WeftTopoEval *e, WeftEvalPoint **pts, int *npts, WeftEr
       e->nports > WEFT_EVAL_MAX_SWEEP || e->nnics < 0 || e->nnics > WEFT_EVAL_MAX_SWEEP ||
       e->nreconf < 0 || e->nreconf > WEFT_EVAL_MAX_SWEEP || !(e->oversub >= 1))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "bad evaluation settings");
-  Run r;
-  memset(&r, 0, sizeof r);
-  r.e = e;
-  r.err = err;
-  r.server = *e->dev;
-  r.server.peak_flops *= e->gpus_per_server;
-  r.server.hbm_bytes *= e->gpus_per_server;
-  r.server.hbm_bytes_per_s *= e->gpus_per_server;
-  int rc = WEFT_OK;
-  for (int i = 0; !rc && i < e->ndegrees; i++)
-    for (int j = 0; !rc && j < e->nports; j++) rc = direct(&r, e->degrees[i], e->port_gbps[j]);
-  for (int k = 0; !rc && k < e->nnics; k++) rc = switched(&r, WEFT_EVAL_SWITCH, e->nic_gbps[k]);
-  for (int k = 0; !rc && k < e->nnics; k++) rc = switched(&r, WEFT_EVAL_FATTREE, e->nic_gbps[k]);
-  for (int k = 0; !rc && k < e->nnics && e->oversub > 1; k++)
-    rc = switched(&r, WEFT_EVAL_FATTREE_OVERSUB, e->nic_gbps[k]);
+  size_t ndirect = (size_t)e->ndegrees * (size_t)e->nports, nsw = (size_t)e->nnics;
+  size_t ntask = ndirect + (e->oversub > 1 ? 3 : 2) * nsw;
+  Tasks T = {e, calloc(ntask ? ntask : 1, sizeof(Run)), calloc(ntask ? ntask : 1, sizeof(WeftError)),
+             calloc(ntask ? ntask : 1, sizeof(int)), ndirect, nsw};
+  int rc = T.run && T.err && T.rc ? WEFT_OK : WEFT_ENOMEM;
+  for (size_t i = 0; !rc && i < ntask; i++) {
+    Run *r = &T.run[i];
+    r->e = e;
+    r->err = &T.err[i];
+    r->server = *e->dev;
+    r->server.peak_flops *= e->gpus_per_server;
+    r->server.hbm_bytes *= e->gpus_per_server;
+    r->server.hbm_bytes_per_s *= e->gpus_per_server;
+  }
+  /* the tasks on threads (each point's search is seeded, so any thread
+   * count gives the same points), then their points in the sweep's order */
+  if (!rc) rc = weft_pool_run(ntask, e->threads, 0, 1, run_task, &T, e->progress, e->progress_ctx);
+  int total = 0;
+  for (size_t i = 0; !rc && i < ntask; i++) {
+    if (T.rc[i]) { /* the first task that failed, as the sweep in order would have said */
+      rc = T.rc[i];
+      if (err) *err = T.err[i];
+    }
+    total += T.run[i].n;
+  }
+  WeftEvalPoint *all = rc ? NULL : malloc((size_t)(total ? total : 1) * sizeof *all);
+  if (!rc && !all) rc = weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
+  for (size_t i = 0, at = 0; !rc && i < ntask; at += (size_t)T.run[i++].n)
+    if (T.run[i].n) memcpy(all + at, T.run[i].pts, (size_t)T.run[i].n * sizeof *all);
+  for (size_t i = 0; T.run && i < ntask; i++) free(T.run[i].pts);
+  free(T.run), free(T.err), free(T.rc);
   if (rc) {
-    free(r.pts);
+    if (rc == WEFT_ENOMEM && err && !err->msg[0])
+      weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
     return rc;
   }
-  *pts = r.pts;
-  *npts = r.n;
+  *pts = all;
+  *npts = total;
   return WEFT_OK;
 }
 

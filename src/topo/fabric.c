@@ -21,6 +21,10 @@ void weft_fabric_free(WeftFabric *f) {
   weft_graph_free(f->g);
   free(f->mp);
   free(f->dist);
+  free(f->hop_off);
+  free(f->hop_link);
+  free(f->hop_to);
+  free(f->hop_by_to);
   free(f);
 }
 
@@ -36,6 +40,54 @@ int weft_fabric_strides(const WeftFabric *f, const int **strides) {
 int weft_fabric_mp_links(const WeftFabric *f, const int **pairs) {
   *pairs = f->mp;
   return f->nmp;
+}
+
+/* Order of a node's out-link positions: by head, then position. */
+typedef struct {
+  int to, pos;
+} HopKey;
+
+static int by_head(const void *a, const void *b) {
+  const HopKey *x = a, *y = b;
+  if (x->to != y->to) return (x->to > y->to) - (x->to < y->to);
+  return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The router's adjacency (fabric.h: hop_off .. hop_by_to) from the graph's
+ * out-lists, which the caller has built. */
+static int index_hops(WeftFabric *f) {
+  int V = weft_graph_nodes(f->g), L = weft_graph_nlinks(f->g), most = 0;
+  free(f->hop_off);
+  free(f->hop_link);
+  free(f->hop_to);
+  free(f->hop_by_to);
+  f->hop_off = malloc(((size_t)V + 1) * sizeof *f->hop_off);
+  f->hop_link = malloc((size_t)(L ? L : 1) * sizeof *f->hop_link);
+  f->hop_to = malloc((size_t)(L ? L : 1) * sizeof *f->hop_to);
+  f->hop_by_to = malloc((size_t)(L ? L : 1) * sizeof *f->hop_by_to);
+  if (!f->hop_off || !f->hop_link || !f->hop_to || !f->hop_by_to) return WEFT_ENOMEM;
+  f->hop_off[0] = 0;
+  for (int v = 0; v < V; v++) {
+    const int *out;
+    int k = weft_graph_out(f->g, v, &out);
+    if (k < 0) return WEFT_ENOMEM;
+    for (int j = 0; j < k; j++) {
+      f->hop_link[f->hop_off[v] + j] = out[j];
+      weft_graph_link(f->g, out[j], NULL, &f->hop_to[f->hop_off[v] + j], NULL);
+    }
+    f->hop_off[v + 1] = f->hop_off[v] + k;
+    if (k > most) most = k;
+  }
+  HopKey *key = malloc((size_t)(most ? most : 1) * sizeof *key);
+  if (!key) return WEFT_ENOMEM;
+  for (int v = 0; v < V; v++) {
+    int o = f->hop_off[v], k = f->hop_off[v + 1] - o;
+    for (int j = 0; j < k; j++) key[j] = (HopKey){f->hop_to[o + j], j};
+    qsort(key, (size_t)k, sizeof *key, by_head);
+    for (int j = 0; j < k; j++) f->hop_by_to[o + j] = key[j].pos;
+  }
+  free(key);
+  return WEFT_OK;
 }
 
 /* Hop counts from every node to every server, by one BFS per server over
@@ -80,6 +132,7 @@ int fabric_index(WeftFabric *f) {
   if (rc) return rc;
   const int *out; /* build the graph's adjacency now: routing may then run on threads */
   if (V && weft_graph_out(f->g, 0, &out) < 0) return WEFT_ENOMEM;
+  if ((rc = index_hops(f))) return rc;
   f->dist_ready = 1;
   return WEFT_OK;
 }
@@ -99,7 +152,11 @@ static unsigned ecmp_start(int src, int dst, int v) {
   return (unsigned)(h >> 40);
 }
 
-/* Depth first along links that bring dst one hop closer. */
+/* Depth first along links that bring dst one hop closer, each node trying
+ * its out-links from the hashed start on (positions s0, s0+1, ... mod k).
+ * One hop away, only links into dst qualify: they are found by binary
+ * search in hop_by_to and taken in that same rotated order, so the paths
+ * are the scan's. */
 static void ecmp_walk(const WeftFabric *f, int src, int v, int dst, const int *d, int *path,
                       int depth, int *links, int max_links, int *len, int max_paths, int *np,
                       int *used) {
@@ -111,14 +168,32 @@ static void ecmp_walk(const WeftFabric *f, int src, int v, int dst, const int *d
     *used += depth;
     return;
   }
-  const int *out;
-  int k = weft_graph_out(f->g, v, &out);
-  unsigned s0 = k > 0 ? ecmp_start(src, dst, v) % (unsigned)k : 0;
+  int o = f->hop_off[v], k = f->hop_off[v + 1] - o;
+  if (k <= 0) return;
+  unsigned s0 = ecmp_start(src, dst, v) % (unsigned)k;
+  if (d[v] == 1) { /* the last hop: the links v -> dst, positions ascending in hop_by_to */
+    const int *by = f->hop_by_to + o;
+    int lo = 0, hi = k;
+    while (lo < hi) { /* the first position whose head is >= dst */
+      int mid = lo + (hi - lo) / 2;
+      if (f->hop_to[o + by[mid]] < dst) lo = mid + 1;
+      else hi = mid;
+    }
+    int end = lo;
+    while (end < k && f->hop_to[o + by[end]] == dst) end++;
+    int first = lo; /* rotated order: positions >= s0, then those below */
+    while (first < end && by[first] < (int)s0) first++;
+    for (int j = 0; j < end - lo && *np < max_paths; j++) {
+      int pos = by[first + j < end ? first + j : lo + (first + j - end)];
+      path[depth] = f->hop_link[o + pos];
+      ecmp_walk(f, src, dst, dst, d, path, depth + 1, links, max_links, len, max_paths, np, used);
+    }
+    return;
+  }
   for (int j = 0; j < k && *np < max_paths; j++) {
-    int i = (int)((s0 + (unsigned)j) % (unsigned)k), to;
-    weft_graph_link(f->g, out[i], NULL, &to, NULL);
+    int i = (int)((s0 + (unsigned)j) % (unsigned)k), to = f->hop_to[o + i];
     if (d[to] >= 0 && d[to] == d[v] - 1) {
-      path[depth] = out[i];
+      path[depth] = f->hop_link[o + i];
       ecmp_walk(f, src, to, dst, d, path, depth + 1, links, max_links, len, max_paths, np, used);
     }
   }
@@ -163,4 +238,65 @@ double weft_fabric_cost(const WeftFabric *f, const WeftPrices *p) {
   weft_fabric_price_qty(f, p->use_ocs, qty);
   for (int k = 0; k < WEFT_NPRICES; k++) usd += *weft_price_field(&c, (WeftPriceKey)k) * qty[k];
   return usd;
+}
+
+/* ------------------------------------------------------------ route memo */
+
+struct FabricRoutes {
+  const WeftFabric *f;
+  int n, max_links, max_paths;
+  long long *at;       /* n x n: offset of the pair's entry in pool, -1 not yet routed */
+  int *pool;           /* an entry: count (or error), len[count], then the links */
+  size_t used, cap;
+};
+
+FabricRoutes *fabric_routes_create(const WeftFabric *f, int max_links, int max_paths) {
+  if (!f || f->nservers > FABRIC_ROUTES_MAX_SERVERS || max_links < 1 || max_paths < 1) return NULL;
+  FabricRoutes *r = calloc(1, sizeof *r);
+  size_t nn = (size_t)f->nservers * (size_t)f->nservers;
+  if (!r || !(r->at = malloc(nn * sizeof *r->at))) {
+    free(r);
+    return NULL;
+  }
+  for (size_t i = 0; i < nn; i++) r->at[i] = -1;
+  r->f = f;
+  r->n = f->nservers;
+  r->max_links = max_links;
+  r->max_paths = max_paths;
+  return r;
+}
+
+void fabric_routes_free(FabricRoutes *r) {
+  if (!r) return;
+  free(r->at);
+  free(r->pool);
+  free(r);
+}
+
+int fabric_routes_get(FabricRoutes *r, int src, int dst, const int **links, const int **len) {
+  if (src < 0 || dst < 0 || src >= r->n || dst >= r->n) return WEFT_EINVAL;
+  long long *at = &r->at[(size_t)src * (size_t)r->n + (size_t)dst];
+  if (*at < 0) { /* route it: the largest entry is 1 + max_paths + max_links ints */
+    size_t need = r->used + 1 + (size_t)r->max_paths + (size_t)r->max_links;
+    if (need > r->cap) {
+      size_t cap = r->cap ? 2 * r->cap : 4096;
+      while (cap < need) cap *= 2;
+      int *p = realloc(r->pool, cap * sizeof *p);
+      if (!p) return WEFT_ENOMEM;
+      r->pool = p;
+      r->cap = cap;
+    }
+    int *e = r->pool + r->used, *lk = e + 1 + r->max_paths;
+    int np = weft_fabric_paths(r->f, src, dst, lk, r->max_links, e + 1, r->max_paths);
+    e[0] = np;
+    int total = 0;
+    for (int p = 0; p < np; p++) total += e[1 + p];
+    if (np > 0) memmove(e + 1 + np, lk, (size_t)total * sizeof *lk); /* close the gap */
+    *at = (long long)r->used;
+    r->used += 1 + (size_t)(np > 0 ? np + total : 0);
+  }
+  const int *e = r->pool + *at;
+  *len = e + 1;
+  *links = e + 1 + (e[0] > 0 ? e[0] : 0);
+  return e[0];
 }

@@ -35,6 +35,12 @@ struct WeftFabric {
   void (*impl_free)(void *impl);
   int *dist;                /* hop counts to each server (fabric_index) */
   int dist_ready;
+  /* The router's adjacency (fabric_index): node v's out-links are
+   * hop_link[hop_off[v] .. hop_off[v+1]) in the graph's order, their heads
+   * hop_to[] beside them; hop_by_to[] holds each node's positions 0..k-1
+   * sorted by (head, position), so the last hop to dst is a binary search
+   * instead of a scan of a switch's every port. */
+  int *hop_off, *hop_link, *hop_to, *hop_by_to;
 };
 
 /* A fabric shell of kind with graph g (taken over). NULL when out of memory. */
@@ -53,5 +59,28 @@ int fabric_paths_ecmp(const WeftFabric *f, int src, int dst, int *links, int max
 
 /* Hop count src -> dst (-1 unreachable or not indexed). */
 int fabric_hops(const WeftFabric *f, int src, int dst);
+
+/* A memo of one fabric's routes (weft_fabric_paths with max_links and
+ * max_paths fixed), each pair routed once on first use: a strategy search
+ * routes the same pairs on the same fabric at every move. One owner (not
+ * for threads); the fabric must outlive it. NULL when out of memory or the
+ * fabric is too large for its n^2 index (FABRIC_ROUTES_MAX_SERVERS):
+ * route directly then. */
+#define FABRIC_ROUTES_MAX_SERVERS 2048 /* a 32 MB index */
+typedef struct FabricRoutes FabricRoutes;
+FabricRoutes *fabric_routes_create(const WeftFabric *f, int max_links, int max_paths);
+void fabric_routes_free(FabricRoutes *r); /* NULL is fine */
+/* The paths src -> dst as weft_fabric_paths gives them: returns their count
+ * (or its error) and points *links, *len into the memo (valid until the
+ * next call). */
+int fabric_routes_get(FabricRoutes *r, int src, int dst, const int **links, const int **len);
+
+/* The memo fabric_estimate_memo reads: topo_sim's path limits (NULL: none). */
+FabricRoutes *fabric_routes_for(const WeftFabric *f);
+/* weft_fabric_estimate with its routes from (and into) the memo r made by
+ * fabric_routes_for(f); r NULL: routed directly. The same figures either
+ * way. */
+int fabric_estimate_memo(const WeftFabric *f, const WeftTraffic *t, FabricRoutes *r,
+                         WeftTopoTime *out, WeftError *err);
 
 #endif

@@ -13,9 +13,6 @@
  * 1e-9 relative resolution, and n/2 such weights stay far below the
  * matcher's exact range of 2^52. */
 #define MATCH_SCALE 1073741824.0
-/* The routing index holds n^2 hop counts and a matching round n^2 weights
- * (8 bytes): 8192 servers take 256 MiB and 512 MiB. */
-#define TOPO_MAX_SERVERS 8192
 
 void weft_topo_settings_default(WeftTopoSettings *s) {
   s->degree = 4;

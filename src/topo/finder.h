@@ -6,6 +6,10 @@
 
 #include "weft.h"
 
+/* The routing index holds n^2 hop counts and a matching round n^2 weights
+ * (8 bytes): 8192 servers take 256 MiB and 512 MiB. */
+#define TOPO_MAX_SERVERS 8192
+
 /* A server pair with model-parallel demand, as a matching round sees it. */
 typedef struct {
   long long key;  /* lo * n + hi */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "topo/fabric.h"
 #include "topo/rng.h"
 #include "weft.h"
 
@@ -26,8 +27,15 @@ typedef struct {
   unsigned char layer_mp[WEFT_MAX_MODEL_LAYERS];
 } Strategy;
 
+/* The route memo of the fabric the moves are timed on (rebuilt with it). */
+typedef struct {
+  FabricRoutes *routes;
+  const WeftFabric *of;
+} Memo;
+
 typedef struct {
   const WeftTopoSearch *s;
+  Memo *memo;
   int dlrm, ntables;
   int nsplit, split[WEFT_MAX_MODEL_LAYERS]; /* FC layers the search may split */
   WeftError *err;
@@ -49,7 +57,12 @@ static int evaluate(const Ctx *c, const Strategy *st, const WeftFabric *f, doubl
   }
   WeftTopoTime tt;
   if (f) { /* the link-load bound: fast enough for thousands of moves */
-    rc = weft_fabric_estimate(f, t, &tt, c->err);
+    if (c->memo->of != f) { /* a new fabric: a new memo (NULL: routed directly) */
+      fabric_routes_free(c->memo->routes);
+      c->memo->routes = fabric_routes_for(f);
+      c->memo->of = f;
+    }
+    rc = fabric_estimate_memo(f, t, c->memo->routes, &tt, c->err);
     if (!rc) *time_ns = tt.time_ns;
   }
   if (keep && !rc) *keep = t;
@@ -96,6 +109,22 @@ static void neighbour(const Ctx *c, const Strategy *st, Strategy *out, uint64_t 
   if (tp >= 1 && tp <= n) out->tp = tp;
 }
 
+/* Strategies a and b are the same moves apart (the fields the search sets). */
+static int same_strategy(const Ctx *c, const Strategy *a, const Strategy *b) {
+  if (a->tp != b->tp) return 0;
+  for (int k = 0; k < c->ntables && c->dlrm; k++)
+    if (a->placement[k] != b->placement[k]) return 0;
+  for (int l = 0; l < c->nsplit; l++)
+    if (a->layer_mp[c->split[l]] != b->layer_mp[c->split[l]]) return 0;
+  return 1;
+}
+
+static void memo_drop(Memo *m) {
+  fabric_routes_free(m->routes);
+  m->routes = NULL;
+  m->of = NULL;
+}
+
 static double wall_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -134,8 +163,10 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
   if (!s || !s->model || !s->dev || s->nservers < 2 || s->iterations < 0 || s->rounds < 1)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "bad search settings");
   Ctx c;
+  Memo memo = {NULL, NULL};
   memset(&c, 0, sizeof c);
   c.s = s;
+  c.memo = &memo;
   c.dlrm = s->model->arch == WEFT_ARCH_DLRM;
   c.ntables = s->model->tables;
   c.err = err;
@@ -154,12 +185,14 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
   WeftFabric *f = NULL;
   double t_cur, t0 = wall_s();
   int rc = rebuild(&c, &cur, &f, &t_cur);
+  if (rc || (s->fixed && t_cur == HUGE_VAL)) memo_drop(&memo);
   if (rc) return rc;
   if (s->fixed && t_cur == HUGE_VAL)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, NULL,
                           "the starting strategy (tp %d) is not valid for model '%s'", cur.tp,
                           s->model->name);
   const WeftFabric *on = s->fixed ? s->fixed : f;
+  Strategy built = cur; /* the strategy last wired for (rebuild is deterministic) */
   best = cur;
   double t_best = t_cur;
   r->first_time_ns = t_cur;
@@ -193,14 +226,21 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
       t_cur = t_best;
       continue;
     }
+    if (same_strategy(&c, &best, &built)) { /* rebuilt for it already: the same wiring */
+      cur = best;                            /* and time, which did not help then */
+      t_cur = t_best;
+      continue;
+    }
     double t_new; /* the topology for the best strategy so far */
     WeftFabric *keep = f;
     f = NULL;
+    built = best;
     if ((rc = rebuild(&c, &best, &f, &t_new))) {
       f = keep;
       break;
     }
     if (t_new < t_best * (1 - 1e-9)) { /* the new wiring helps: anneal on it */
+      if (memo.of == keep) memo_drop(&memo); /* its memo goes with it */
       weft_fabric_free(keep);
       t_best = t_cur = t_new;
     } else { /* keep the old wiring; anneal again from the best strategy */
@@ -213,11 +253,13 @@ int weft_topo_search(const WeftTopoSearch *s, WeftTopoSearchResult *r, WeftError
   }
   r->iterations = done;
   if (rc) {
+    memo_drop(&memo);
     weft_fabric_free(f);
     return rc;
   }
   double t_final; /* the best strategy on the final topology (link-load bound) */
   rc = evaluate(&c, &best, on, &t_final, NULL);
+  memo_drop(&memo);
   if (rc) {
     weft_fabric_free(f);
     return rc;

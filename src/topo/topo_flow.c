@@ -316,7 +316,10 @@ int topo_flow_run(TopoFlow *tf, double *end_ns, int ntags) {
     double dt = HUGE_VAL;
     for (int k = 0; k < tf->norder; k++) {
       int g = tf->order[k];
-      if (tf->rate[g] > 0) dt = fmin(dt, tf->left[g] / tf->rate[g]);
+      if (tf->rate[g] > 0) { /* fmin without its call: neither side is NaN here */
+        double x = tf->left[g] / tf->rate[g];
+        if (x < dt) dt = x;
+      }
     }
     if (!(dt < HUGE_VAL)) return WEFT_EINVAL; /* no group can move: a link of capacity 0 */
     now += dt;
@@ -328,7 +331,7 @@ int topo_flow_run(TopoFlow *tf, double *end_ns, int ntags) {
       if (tf->left[g] <= GROUP_DONE_TOL * tf->size[g]) {
         tf->state[g] = 2;
         active--;
-        low = fmin(low, tf->rate[g]);
+        if (tf->rate[g] < low) low = tf->rate[g];
         if (tf->tag[g] < (unsigned)ntags) end_ns[tf->tag[g]] = now;
       }
     }

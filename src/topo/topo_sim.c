@@ -19,6 +19,7 @@ typedef struct {
   TopoFlow *fs;           /* groups go here, or when NULL ... */
   double *load_class[2];  /* ... their bytes onto each link, AllReduce and model-parallel */
   int links[MAX_PATH_LINKS], len[MAX_PATHS];
+  FabricRoutes *routes;   /* the fabric's route memo, or NULL: route each time */
   unsigned long long flows;
   WeftError *err;
 } Run;
@@ -27,21 +28,26 @@ typedef struct {
 static int send(Run *r, const WeftFabric *f, int src, int dst, double bytes, int k,
                 unsigned long long tag) {
   if (!(bytes > 0)) return WEFT_OK;
-  int np = weft_fabric_paths(f, src, dst, r->links, MAX_PATH_LINKS, r->len, k < MAX_PATHS ? k : MAX_PATHS);
+  const int *links = r->links, *len = r->len;
+  int np = r->routes && k == f->kpaths /* the memo holds kpaths paths a pair */
+               ? fabric_routes_get(r->routes, src, dst, &links, &len)
+               : weft_fabric_paths(f, src, dst, r->links, MAX_PATH_LINKS, r->len,
+                                   k < MAX_PATHS ? k : MAX_PATHS);
+  if (np == WEFT_ENOMEM) return np;
   if (np <= 0)
     return weft_error_set(r->err, WEFT_EINPUT, "", 0, 0, NULL,
                           "no route from server %d to server %d on the fabric", src, dst);
   int off = 0;
   for (int p = 0; p < np; p++) {
     if (r->fs) { /* one transfer of the open group: each path carries 1/np of it */
-      for (int h = 0; h < r->len[p]; h++) {
-        int rc = topo_flow_use(r->fs, r->links[off + h], 1.0 / np);
+      for (int h = 0; h < len[p]; h++) {
+        int rc = topo_flow_use(r->fs, links[off + h], 1.0 / np);
         if (rc) return rc;
       }
     } else {
-      for (int h = 0; h < r->len[p]; h++) r->load_class[tag & TAG_MP][r->links[off + h]] += bytes / np;
+      for (int h = 0; h < len[p]; h++) r->load_class[tag & TAG_MP][links[off + h]] += bytes / np;
     }
-    off += r->len[p];
+    off += len[p];
     r->flows++;
   }
   return WEFT_OK;
@@ -138,11 +144,22 @@ int weft_fabric_simulate(const WeftFabric *f, const WeftTraffic *t, WeftTopoTime
  * the simulated time when one bottleneck carries everything to the end. */
 int weft_fabric_estimate(const WeftFabric *f, const WeftTraffic *t, WeftTopoTime *out,
                          WeftError *err) {
+  return fabric_estimate_memo(f, t, NULL, out, err);
+}
+
+FabricRoutes *fabric_routes_for(const WeftFabric *f) {
+  int k = f->kpaths < MAX_PATHS ? f->kpaths : MAX_PATHS;
+  return f->kpaths >= 1 ? fabric_routes_create(f, MAX_PATH_LINKS, k) : NULL;
+}
+
+int fabric_estimate_memo(const WeftFabric *f, const WeftTraffic *t, FabricRoutes *routes,
+                         WeftTopoTime *out, WeftError *err) {
   int rc = check(f, t, out, err);
   if (rc) return rc;
   Run r;
   memset(&r, 0, sizeof r);
   r.err = err;
+  r.routes = routes;
   int nl = weft_graph_nlinks(f->g);
   r.load_class[0] = calloc((size_t)nl + 1, sizeof(double));
   r.load_class[1] = calloc((size_t)nl + 1, sizeof(double));

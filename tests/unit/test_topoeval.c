@@ -217,6 +217,57 @@ static void test_search_reproducible(void) {
   free(r);
 }
 
+/* The sweep on 1 and on 3 threads: the same points in the same order, and
+ * the progress counts every task once, ending at the total. */
+static size_t last_done, last_total;
+static void count_progress(void *ctx, size_t done, size_t total) {
+  (void)ctx;
+  last_done = done;
+  last_total = total;
+}
+
+static void test_eval_threads(void) {
+  static WeftModel m;
+  WeftDevice dev;
+  if (load("ncf", &m, &dev)) {
+    CHECK(0);
+    return;
+  }
+  m.global_batch = 128 * 4 * 16;
+  WeftTopoEval e;
+  weft_topo_eval_default(&e);
+  e.model = &m;
+  e.dev = &dev;
+  e.nservers = 16;
+  e.ndegrees = 1;
+  e.nports = 2;
+  e.port_gbps[0] = 25 / 8.0;
+  e.port_gbps[1] = 100 / 8.0;
+  e.nnics = 2;
+  e.nic_gbps[0] = 25 / 8.0;
+  e.nic_gbps[1] = 400 / 8.0;
+  e.nreconf = 1;
+  e.iterations = 20;
+  e.simulate = 0;
+  e.progress = count_progress;
+  WeftEvalPoint *p[2] = {NULL, NULL};
+  int n[2] = {0, 0};
+  WeftError err;
+  for (int k = 0; k < 2; k++) {
+    e.threads = k ? 3 : 1;
+    last_done = last_total = 0;
+    CHECK_EQ_INT(weft_topo_eval(&e, &p[k], &n[k], &err), 0);
+    CHECK(last_total == 2 + 3 * 2 && last_done == last_total); /* 2 (d, B) + 3 fabrics x 2 NICs */
+  }
+  /* per (d, B): TopoOpt, one OCS, the expander; per NIC: 3 fabrics */
+  CHECK(n[0] == 2 * 3 + 3 * 2 && n[1] == n[0]);
+  if (p[0] && p[1] && n[0] == n[1]) CHECK(!memcmp(p[0], p[1], (size_t)n[0] * sizeof *p[0]));
+  if (p[0] && n[0] > 0)
+    CHECK(p[0][0].fabric == WEFT_EVAL_TOPOOPT && p[0][n[0] - 1].fabric == WEFT_EVAL_FATTREE_OVERSUB);
+  free(p[0]);
+  free(p[1]);
+}
+
 /* OCS: phases one after the other, a reconfiguration before each of two. */
 static void test_ocs_time(void) {
   CHECK_NEAR(topo_eval_ocs_time(10, 3, 4, 100), 10 + 3 + 4 + 200, 1e-15);
@@ -291,6 +342,7 @@ const TestCase suite_topoeval[] = {
     {"topoeval_search_layers_brute", test_search_layers_brute},
     {"topoeval_search_reproducible", test_search_reproducible},
     {"topoeval_ocs_time", test_ocs_time},
+    {"topoeval_threads", test_eval_threads},
     {"topoeval_time_at_cost", test_time_at_cost},
     {0, 0},
 };
