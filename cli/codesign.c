@@ -386,8 +386,10 @@ int cmd_codesign(int argc, char **argv) {
     return finish(&st, EXIT_USAGE);
   weft_settings_default(&spec.settings);
   if (a.val[O_GAPTOL]) {
-    if (cli_number(a.val[O_GAPTOL], strlen(a.val[O_GAPTOL]), 0.0, 1, &spec.settings.gap_tol)) {
-      cli_fail("--gap-tol '%s': expected a positive number", a.val[O_GAPTOL]);
+    if (cli_number(a.val[O_GAPTOL], strlen(a.val[O_GAPTOL]), WEFT_MIN_GAP_TOL, 0,
+                   &spec.settings.gap_tol) || spec.settings.gap_tol > 1.0) {
+      cli_fail("--gap-tol '%s': expected a number in [" CLI_TEXT(WEFT_MIN_GAP_TOL) ", 1]",
+               a.val[O_GAPTOL]);
       return finish(&st, EXIT_USAGE);
     }
   }

@@ -139,8 +139,10 @@ int cmd_optimize(int argc, char **argv) {
   WeftSettings set;
   weft_settings_default(&set);
   if (a.val[O_GAPTOL]) {
-    if (cli_number(a.val[O_GAPTOL], strlen(a.val[O_GAPTOL]), 0.0, 1, &set.gap_tol)) {
-      cli_fail("--gap-tol '%s': expected a positive number", a.val[O_GAPTOL]);
+    if (cli_number(a.val[O_GAPTOL], strlen(a.val[O_GAPTOL]), WEFT_MIN_GAP_TOL, 0,
+                   &set.gap_tol) || set.gap_tol > 1.0) {
+      cli_fail("--gap-tol '%s': expected a number in [" CLI_TEXT(WEFT_MIN_GAP_TOL) ", 1]",
+               a.val[O_GAPTOL]);
       return EXIT_USAGE;
     }
   }

@@ -247,8 +247,10 @@ static int scalar_options(const char *const *val, WeftSimSettings *s, WeftSettin
     return -1;
   }
   if (val[CLI_SIM_GAPTOL] &&
-      (cli_number(val[CLI_SIM_GAPTOL], strlen(val[CLI_SIM_GAPTOL]), 0.0, 1, &solve->gap_tol))) {
-    cli_fail("--gap-tol '%s': expected a positive number", val[CLI_SIM_GAPTOL]);
+      (cli_number(val[CLI_SIM_GAPTOL], strlen(val[CLI_SIM_GAPTOL]), WEFT_MIN_GAP_TOL, 0,
+                  &solve->gap_tol) || solve->gap_tol > 1.0)) {
+    cli_fail("--gap-tol '%s': expected a number in [" CLI_TEXT(WEFT_MIN_GAP_TOL) ", 1]",
+             val[CLI_SIM_GAPTOL]);
     return -1;
   }
   if (val[CLI_SIM_GAPTOL] && val[CLI_SIM_BW]) {

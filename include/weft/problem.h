@@ -63,8 +63,13 @@ typedef enum {
 
 const char *weft_status_name(WeftSolveStatus s);  /* "solved", ... */
 
+/* The tightest gap a solve is asked for: double precision certifies no
+ * tighter (LIBRA's default run reaches ~1e-13); settings outside
+ * [WEFT_MIN_GAP_TOL, 1] are refused (WEFT_EINVAL). */
+#define WEFT_MIN_GAP_TOL 1e-14
+
 typedef struct {
-  double gap_tol;  /* target relative optimality gap */
+  double gap_tol;  /* target relative optimality gap, WEFT_MIN_GAP_TOL..1 */
   int max_iter;    /* interior-point iterations per solve */
   /* Whole links (weft_whole_solve): branch and bound stops at these. */
   int max_nodes;       /* relaxations solved, at most (default 100000) */

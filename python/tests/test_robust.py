@@ -126,12 +126,12 @@ def cli_words(*args):
 
 
 def test_numbers_beyond_a_double():
-    # float(10**400) raised a bare OverflowError; the CLI's 1e400 is "not a positive number"
+    # float(10**400) raised a bare OverflowError; the CLI's 1e400 is out of --gap-tol's range
     e = refused(weft.WeftError, "gap_tol", weft.optimize, GPT3, gap_tol=10 ** 400)
     assert str(e) == "gap_tol=<an integer of 401 digits>: " + cli_words(
         "optimize", GPT3, "--gap-tol", "1e400")
     e = refused(weft.WeftError, "gap_tol", weft.optimize, GPT3, gap_tol=-10 ** 5000)
-    assert "digits>: expected a positive number" in str(e)
+    assert "digits>: expected a number in [1e-14, 1]" in str(e)
     refused(weft.WeftError, "bw", weft.simulate, GPT3, bw=[10 ** 400] * 4)
     refused(weft.WeftError, "efficiency", weft.workload, "gpt3-175b", efficiency=10 ** 400,
             **MODEL)
@@ -162,3 +162,13 @@ def test_every_char_pointer_is_guarded():
     assert _core.lib.weft_sizeof(b"WeftError") == ctypes.sizeof(_lib.WeftError)
     with pytest.raises(ctypes.ArgumentError, match="embedded null byte"):
         _core.lib.weft_sizeof(b"WeftError\0x")
+
+
+def test_gap_tol_out_of_range_refused_up_front():
+    # a gap no double can certify (or none at all) is refused before any work,
+    # naming the keyword and its range, as --gap-tol is
+    for bad in (1e-300, 0, 2, -1):
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize("data/gpt3_4096npu_4d.yml", gap_tol=bad)
+        assert e.value.field == "gap_tol" and "[1e-14, 1]" in e.value.message
+    assert weft.optimize("data/gpt3_4096npu_4d.yml", gap_tol=1e-12)["status"] == "solved"

@@ -5,7 +5,7 @@ import ctypes
 from ctypes import byref, c_char_p, c_double, c_int, c_size_t
 
 from . import _inputs, _lib, _libx
-from ._core import (KeywordTypeError, WeftError, Sources, c_path, c_text, choose, fail, flag,
+from ._core import (GAP_TOL_MIN, KeywordTypeError, WeftError, Sources, c_path, c_text, choose, fail, flag,
                     int_value, items, lib, new_error, num, number, shown, zoo_dir)
 from ._inputs import LOOPS, check_rc, constraints, given
 from ._lib import text
@@ -114,7 +114,8 @@ def _spec(kw, npus):
         spec.nmb = _int_list("mb", kw["mb"], 1, 1 << 24, spec.mb, _lib.MAX_CHOICES)
     lib.weft_settings_default(byref(spec.settings))
     if kw.get("gap_tol") is not None:
-        spec.settings.gap_tol = number("gap_tol", kw["gap_tol"], 0.0, True)
+        spec.settings.gap_tol = number("gap_tol", kw["gap_tol"], GAP_TOL_MIN, False, 1.0,
+                                 "a number in [1e-14, 1]")
     if kw.get("objective") is not None:
         spec.objective = choose("objective", kw["objective"], "perf", "perf-per-cost")
     if kw.get("loop") is not None:

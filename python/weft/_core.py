@@ -252,6 +252,9 @@ def int_value(name, v, lo, hi):
     return x
 
 
+GAP_TOL_MIN = 1e-14  # WEFT_MIN_GAP_TOL (include/weft/problem.h): the tightest gap a solve takes
+
+
 def number(name, v, lo, strict, hi=math.inf, what=None):
     """A finite number keyword >= lo (> lo when strict), <= hi."""
     try:

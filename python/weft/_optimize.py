@@ -4,7 +4,7 @@ import ctypes
 from ctypes import byref, c_double
 
 from . import _inputs, _lib
-from ._core import VERSION, Sources, c_path, fail, flag, int_value, lib, new_error, nums, num, number
+from ._core import GAP_TOL_MIN, VERSION, Sources, c_path, fail, flag, int_value, lib, new_error, nums, num, number
 from ._lib import text
 
 OPTIMIZE_KEYS = (_inputs.INPUT_KEYS + _inputs.MODEL_KEYS +
@@ -18,7 +18,8 @@ def settings(kw):
     st = _lib.WeftSettings()
     lib.weft_settings_default(byref(st))
     if kw.get("gap_tol") is not None:
-        st.gap_tol = number("gap_tol", kw["gap_tol"], 0.0, True)
+        st.gap_tol = number("gap_tol", kw["gap_tol"], GAP_TOL_MIN, False, 1.0,
+                                 "a number in [1e-14, 1]")
     if kw.get("max_nodes") is not None:  # whole links' branch and bound (--max-nodes)
         st.max_nodes = int_value("max_nodes", kw["max_nodes"], 1, 2 ** 31 - 1)
     if kw.get("time_limit") is not None:  # seconds, 0 = none (--time-limit)

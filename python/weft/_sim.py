@@ -5,7 +5,7 @@ import time
 from ctypes import byref, c_double
 
 from . import _inputs, _lib, _libx
-from ._core import (VERSION, WeftError, choose, fail, int_value, items, lib, new_error, num,
+from ._core import (GAP_TOL_MIN, VERSION, WeftError, choose, fail, int_value, items, lib, new_error, num,
                     number, nums)
 from ._inputs import check_rc
 from ._lib import text
@@ -66,7 +66,8 @@ class Run:
             s.max_work = number("max_work", kw["max_work"], 0.0, False,
                                 what="a non-negative number (0: no limit)")
         if kw.get("gap_tol") is not None:
-            solve.gap_tol = number("gap_tol", kw["gap_tol"], 0.0, True)
+            solve.gap_tol = number("gap_tol", kw["gap_tol"], GAP_TOL_MIN, False, 1.0,
+                                 "a number in [1e-14, 1]")
             if kw.get("bw") is not None:
                 raise fail("gap_tol is for the solve, which bw replaces: drop one", "gap_tol")
         self.set, self.prob = s, None

@@ -199,6 +199,13 @@ int weft_problem_solve(WeftProblem *p, const WeftSettings *settings, WeftResult 
   WeftSettings def;
   if (!settings) { weft_settings_default(&def); settings = &def; }
   memset(res, 0, sizeof *res);
+  if (!(settings->gap_tol >= WEFT_MIN_GAP_TOL && settings->gap_tol <= 1.0) ||
+      settings->max_iter < 1) {
+    snprintf(res->message, sizeof res->message,
+             "settings: gap_tol must be in [%g, 1] and max_iter at least 1, got %g and %d",
+             WEFT_MIN_GAP_TOL, settings->gap_tol, settings->max_iter);
+    return WEFT_EINVAL;
+  }
   res->ndims = p->D;
   for (int d = 0; d < p->D; d++) res->dim_flags[d] = p->used[d] ? 0 : WEFT_DIM_UNUSED;
   if (p->pre_status != WEFT_STATUS_SOLVED) {

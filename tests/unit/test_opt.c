@@ -751,7 +751,39 @@ static void thin_feasible_sets(void) {
   }
 }
 
+/* Settings outside what double precision can certify are refused with a
+ * reason, not run to a late "numerical difficulty": gap_tol below
+ * WEFT_MIN_GAP_TOL (1e-300, 0) or above 1, max_iter below 1. */
+static void settings_refused(void) {
+  int npus[1] = {4};
+  Toy t;
+  toy_init(&t, 1, npus, NULL, NULL);
+  toy_layer(&t, 100.0, WEFT_COLL_ALLREDUCE, 1e6, WEFT_COLL_NONE, 0.0);
+  toy_cons(&t, "B1 <= 100");
+  WeftProblem *p = NULL;
+  WeftError e;
+  CHECK_EQ_INT(weft_problem_create(&t.spec, &p, &e), WEFT_OK);
+  WeftSettings st;
+  WeftResult r;
+  const double bad_gap[4] = {1e-300, 0.0, WEFT_MIN_GAP_TOL / 2, 2.0};
+  for (int k = 0; k < 4; k++) {
+    weft_settings_default(&st);
+    st.gap_tol = bad_gap[k];
+    CHECK_EQ_INT(weft_problem_solve(p, &st, &r), WEFT_EINVAL);
+    CHECK(strstr(r.message, "gap_tol") != NULL);
+  }
+  weft_settings_default(&st);
+  st.max_iter = 0;
+  CHECK_EQ_INT(weft_problem_solve(p, &st, &r), WEFT_EINVAL);
+  weft_settings_default(&st);
+  st.gap_tol = WEFT_MIN_GAP_TOL; /* the floor itself is taken: a status, not an error */
+  CHECK_EQ_INT(weft_problem_solve(p, &st, &r), WEFT_OK);
+  weft_problem_free(p);
+  toy_free(&t);
+}
+
 const TestCase suite_opt[] = {
+    {"opt/settings_refused", settings_refused},
     {"opt/comm_latency_efficiency", comm_latency_efficiency},
     {"opt/latency_per_call", latency_per_call},
     {"opt/libra_gpt3_published_optimum", libra_gpt3_published_optimum},
