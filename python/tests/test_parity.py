@@ -87,6 +87,17 @@ def test_zoo_listing_and_every_model():
         same(weft.zoo(m["name"]), cli("zoo", m["name"]), skip=skip)
 
 
+def test_zoo_every_device_and_cluster():
+    ref = cli("zoo")
+    for kind in ("devices", "clusters"):
+        for e in ref[kind]:
+            one = weft.zoo(e["name"])
+            assert one["kind"] == kind[:-1] and one["name"] == e["name"]
+            same(one, cli("zoo", e["name"]))
+    gb = weft.zoo("gb200-nvl72")
+    assert [t["npus"] for t in gb["tiers"]] == [72, 0] and gb["device"] == "gb200"
+
+
 def test_workload(tmp_path):
     args = dict(tp=8, pp=8, zero=1, network=G + "network_4d.yml")
     py = weft.workload("gpt3-175b", output=tmp_path / "py", **args)
