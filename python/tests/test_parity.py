@@ -218,6 +218,24 @@ def test_cluster_presets():
          skip=NOWALL)
 
 
+def test_presets_2026():
+    """Every 2025-2026 preset as the CLI takes it: cluster=, and a network dict."""
+    v = "data/validation/cost.yml"
+    shapes = {"gb200-nvl72": ("gpt3-175b", 3, 1152), "gb300-nvl72": ("gpt3-175b", 3, 1152),
+              "tpu-v5p-pod": ("megatron-22b", 4, 128), "tpu7x-pod": ("megatron-22b", 4, 128),
+              "trn2-ultraserver": ("megatron-22b", 4, 128), "mi355x-8x": ("megatron-22b", 1, 16),
+              "dgx-b200": ("megatron-22b", 1, 16), "llama3-h100-roce": ("megatron-22b", 1, 16)}
+    for name, (model, pp, npus) in shapes.items():
+        job = dict(model=model, tp=8, pp=pp, recompute=True, cost_model=v,
+                   constraint=["sum <= 4000"])
+        py = weft.optimize(cluster=name, npus=npus, **job)
+        same(py, cli("optimize", "--model", model, "--tp", "8", "--pp", str(pp), "--recompute",
+                     "--cost-model", v, "--constraint", "sum <= 4000", "--cluster", name,
+                     "--npus", str(npus)))
+        dims = [d["npus"] for d in py["dims"]]
+        assert weft.optimize(network={"Cluster": name, "NpusCount": dims}, **job) == py
+
+
 def test_fwd_ig_overlap_loop():  # the third loop, named as the CLI names it
     py = weft.optimize(GPT3, loop="FWD_IG_OVERLAP")
     assert py["loop"] == "fwd-ig-overlap"
