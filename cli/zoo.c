@@ -46,12 +46,14 @@ static const CliOpt zoo_opts[Z_COUNT] = {
 static void help(FILE *out) {
   fputs("usage: weft zoo [NAME] [options]\n\n"
         "Without NAME, list the model zoo's models (name, arch, parameters in\n"
-        "billions, title), devices and cluster presets (each tier's topology,\n"
-        "GPUs, bandwidth per GPU per direction, NCCL efficiency and latency per\n"
-        "step). With NAME (a zoo name, or a path to a\n"
-        "model .yml), show that model: hyper-parameters, parameter count and, for\n"
-        "CNNs and DLRM, the expanded layers (forward FLOPs, parameters and output\n"
-        "activation elements, per sample). Exit 0 ok, 2 bad input.\n\n"
+        "billions, title), devices (dense BF16, FP8 and FP4 rates, HBM, power)\n"
+        "and cluster presets (each tier's topology, GPUs, bandwidth per GPU per\n"
+        "direction, NCCL efficiency and latency per step). With NAME (a zoo name,\n"
+        "or a path to a model .yml), show that model: hyper-parameters, parameter\n"
+        "count and, for CNNs and DLRM, the expanded layers (forward FLOPs,\n"
+        "parameters and output activation elements, per sample); a NAME that is\n"
+        "no model but a device or a cluster preset shows all its figures with\n"
+        "units and source (weft zoo gb200-nvl72). Exit 0 ok, 2 bad input.\n\n"
         "options:\n",
         out);
   const char *val[Z_COUNT];
@@ -319,11 +321,13 @@ done:
   return !rc ? EXIT_OK : rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 }
 
-/* NAME is a model when it is a path (a '/' or ".yml") or one of the zoo's
+/* NAME is a model when it is a path (a '/', ".yml" or ".yaml") or one of the zoo's
  * model names; else it may name a device or a cluster (zoo_hw.c). */
 static int is_model_name(const char *zoo, const char *name) {
   size_t len = strlen(name);
-  if (strchr(name, '/') || (len >= 4 && !strcmp(name + len - 4, ".yml"))) return 1;
+  if (strchr(name, '/') || (len >= 4 && !strcmp(name + len - 4, ".yml")) ||
+      (len >= 5 && !strcmp(name + len - 5, ".yaml")))
+    return 1;
   WeftError err;
   int n = 0, found = 0;
   if (weft_zoo_list(zoo, NULL, 0, &n, &err) || n <= 0) return 0;

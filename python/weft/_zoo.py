@@ -106,7 +106,7 @@ def _device_dict(v):
 
 def _is_model_name(d, name):
     """As cli/zoo.c: a path, or one of the zoo's model names."""
-    if "/" in name or name.endswith(".yml"):
+    if "/" in name or name.endswith((".yml", ".yaml")):
         return True
     n, err = c_int(), new_error()
     if lib.weft_zoo_list(d, None, 0, byref(n), byref(err)) or n.value <= 0:
