@@ -24,6 +24,14 @@ int cmd_topo_eval(int argc, char **argv); /* topo_eval.c */
 /* The model zoo's directory: $WEFT_ZOO, else data/zoo beside the weft
  * binary's source tree (<exe dir>/../data/zoo), else ./data/zoo. */
 const char *cli_zoo_dir(void);
+/* zoo_hw.c: `weft zoo NAME` for a device or a cluster preset. */
+void zoo_json_num(FILE *out, double v);  /* whole numbers exactly, others %.12g */
+int zoo_read_clusters(const char *zoo, WeftCluster **cs, int *nc, WeftError *err);
+/* One cluster as a one-line JSON object, led by "kind": "cluster" when kind. */
+void zoo_cluster_json(FILE *out, const WeftCluster *c, int kind);
+/* Show the device or cluster called name: *shown 1 when one is, 0 when name
+ * is neither; returns 0 or the library's code with err set. */
+int zoo_show_hw(const char *zoo, const char *name, int json, int *shown, WeftError *err);
 
 /* Output files (files.c), over weft_out_* (include/weft.h): a regular file
  * through a temporary renamed into place, anything else (/dev/null, a FIFO)

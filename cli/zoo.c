@@ -1,5 +1,6 @@
 /* zoo.c — `weft zoo`: list the model zoo's models, devices and clusters, or show one
- * model (hyper-parameters, parameter count, expanded CNN/MLP layers). */
+ * model (hyper-parameters, parameter count, expanded CNN/MLP layers); one device or
+ * cluster is zoo_hw.c's. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,12 +46,14 @@ static const CliOpt zoo_opts[Z_COUNT] = {
 static void help(FILE *out) {
   fputs("usage: weft zoo [NAME] [options]\n\n"
         "Without NAME, list the model zoo's models (name, arch, parameters in\n"
-        "billions, title), devices and cluster presets (each tier's topology,\n"
-        "GPUs, bandwidth per GPU per direction, NCCL efficiency and latency per\n"
-        "step). With NAME (a zoo name, or a path to a\n"
-        "model .yml), show that model: hyper-parameters, parameter count and, for\n"
-        "CNNs and DLRM, the expanded layers (forward FLOPs, parameters and output\n"
-        "activation elements, per sample). Exit 0 ok, 2 bad input.\n\n"
+        "billions, title), devices (dense BF16, FP8 and FP4 rates, HBM, power)\n"
+        "and cluster presets (each tier's topology, GPUs, bandwidth per GPU per\n"
+        "direction, NCCL efficiency and latency per step). With NAME (a zoo name,\n"
+        "or a path to a model .yml), show that model: hyper-parameters, parameter\n"
+        "count and, for CNNs and DLRM, the expanded layers (forward FLOPs,\n"
+        "parameters and output activation elements, per sample); a NAME that is\n"
+        "no model but a device or a cluster preset shows all its figures with\n"
+        "units and source (weft zoo gb200-nvl72). Exit 0 ok, 2 bad input.\n\n"
         "options:\n",
         out);
   const char *val[Z_COUNT];
@@ -60,13 +63,6 @@ static void help(FILE *out) {
 
 /* ------------------------------------------------------------------ JSON */
 
-/* Whole numbers exactly (counts of FLOPs and parameters are), others %.12g. */
-static void json_num(FILE *out, double v) {
-  if (!isfinite(v)) fputs("null", out);
-  else if (v == floor(v) && fabs(v) < 1e15) fprintf(out, "%.0f", v);
-  else fprintf(out, "%.12g", v);
-}
-
 static void json_layers(FILE *out, const WeftModel *m) {
   fputs(",\n  \"expanded_layers\": [", out);
   for (int i = 0; i < m->nlayers; i++) {
@@ -74,11 +70,11 @@ static void json_layers(FILE *out, const WeftModel *m) {
     fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
     cli_json_str(out, l->name);
     fputs(", \"fwd_flops\": ", out);
-    json_num(out, l->fwd_flops);
+    zoo_json_num(out, l->fwd_flops);
     fputs(", \"params\": ", out);
-    json_num(out, l->params);
+    zoo_json_num(out, l->params);
     fputs(", \"act_elems\": ", out);
-    json_num(out, l->act_elems);
+    zoo_json_num(out, l->act_elems);
     fputc('}', out);
   }
   fputs("\n  ]", out);
@@ -125,16 +121,16 @@ static void model_json(FILE *out, const WeftModel *m) {
   } else if (m->arch == WEFT_ARCH_DLRM) {
     json_int(out, "tables", m->tables);
     fputs(",\n  \"table_rows\": ", out);
-    json_num(out, m->table_rows);
+    zoo_json_num(out, m->table_rows);
     json_int(out, "emb_dim", m->emb_dim);
     json_int(out, "pooling", m->pooling);
     json_int(out, "nbottom", m->nbottom);
   }
   fputs(",\n  \"params\": ", out);
-  json_num(out, weft_model_params(m));
+  zoo_json_num(out, weft_model_params(m));
   if (m->arch == WEFT_ARCH_TRANSFORMER && m->experts > 0) {
     fputs(",\n  \"active_params\": ", out);
-    json_num(out, weft_model_active_params(m));
+    zoo_json_num(out, weft_model_active_params(m));
   }
   if (m->arch != WEFT_ARCH_TRANSFORMER) json_layers(out, m);
   fputs("\n}\n", out);
@@ -201,54 +197,11 @@ static void model_table(FILE *out, const WeftModel *m) {
 
 /* ------------------------------------------------------------------ listing */
 
-/* The clusters of zoo/clusters.yml (none when the zoo has no such file), in
- * a new array; 0 or the library's code with err set. */
-static int read_clusters(const char *zoo, WeftCluster **cs, int *nc, WeftError *err) {
-  char path[WEFT_PATH_LEN];
-  struct stat st;
-  *cs = NULL;
-  *nc = 0;
-  if (snprintf(path, sizeof path, "%s/clusters.yml", zoo) >= (int)sizeof path ||
-      stat(path, &st) != 0)
-    return WEFT_OK;
-  int n = 0, rc = weft_zoo_clusters(zoo, NULL, 0, &n, err);
-  if (rc || n == 0) return rc;
-  if (!(*cs = malloc((size_t)n * sizeof **cs))) return WEFT_ENOMEM;
-  rc = weft_zoo_clusters(zoo, *cs, n, nc, err);
-  if (*nc > n) *nc = n;
-  return rc;
-}
-
 static void clusters_json(FILE *out, const WeftCluster *cs, int nc) {
   fputs(",\n  \"clusters\": [", out);
   for (int i = 0; i < nc; i++) {
-    const WeftCluster *c = &cs[i];
-    fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
-    cli_json_str(out, c->name);
-    fputs(", \"title\": ", out);
-    cli_json_str(out, c->title);
-    fputs(", \"device\": ", out);
-    cli_json_str(out, c->device);
-    fputs(", \"source\": ", out);
-    cli_json_str(out, c->source);
-    fputs(", \"tiers\": [", out);
-    for (int t = 0; t < c->ntiers; t++) {
-      const WeftClusterTier *r = &c->tier[t];
-      fputs(t ? ", {\"name\": " : "{\"name\": ", out);
-      cli_json_str(out, r->name);
-      fputs(", \"topology\": ", out);
-      cli_json_str(out, weft_topology_name(r->topology));
-      fprintf(out, ", \"npus\": %d, \"cost\": ", r->npus);
-      cli_json_str(out, r->cost);
-      fputs(", \"bw_gbps\": ", out);
-      json_num(out, r->bw_gbps);
-      fputs(", \"efficiency\": ", out);
-      json_num(out, r->efficiency);
-      fputs(", \"latency_ns\": ", out);
-      json_num(out, r->latency_ns);
-      fputc('}', out);
-    }
-    fputs("]}", out);
+    fputs(i ? ",\n    " : "\n    ", out);
+    zoo_cluster_json(out, &cs[i], 0);
   }
   fputs("\n  ]", out);
 }
@@ -297,7 +250,7 @@ static int list(const char *zoo, int json) {
   ncap = nd;
   if (!rc) rc = weft_zoo_devices(zoo, devs, ncap, &nd, &err);
   if (nd > ncap) nd = ncap;
-  if (!rc) rc = read_clusters(zoo, &clusters, &nc, &err);
+  if (!rc) rc = zoo_read_clusters(zoo, &clusters, &nc, &err);
   if (rc) goto done;
   if (json) fputs("{\n  \"models\": [", stdout);
   else printf("models (%d):\n  %-18s %-12s %10s  %s\n", n, "name", "arch", "params_b", "title");
@@ -308,7 +261,7 @@ static int list(const char *zoo, int json) {
       fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", stdout);
       cli_json_str(stdout, m->name);
       printf(", \"arch\": \"%s\", \"params\": ", arch_names[m->arch]);
-      json_num(stdout, p);
+      zoo_json_num(stdout, p);
       fputs(", \"title\": ", stdout);
       cli_json_str(stdout, m->title);
       fputs(", \"source\": ", stdout);
@@ -319,8 +272,8 @@ static int list(const char *zoo, int json) {
     }
   }
   if (json) fputs("\n  ],\n  \"devices\": [", stdout);
-  else printf("\ndevices (%d):\n  %-12s %11s %8s %9s  %s\n", nd, "name", "peak_tflops", "hbm_gib",
-              "hbm_gbps", "title");
+  else printf("\ndevices (%d):\n  %-12s %11s %10s %10s %8s %9s %7s  %s\n", nd, "name",
+              "peak_tflops", "fp8_tflops", "fp4_tflops", "hbm_gib", "hbm_gbps", "power_w", "title");
   for (int i = 0; i < nd; i++) {
     const WeftDevice *d = &devs[i];
     if (json) {
@@ -329,17 +282,29 @@ static int list(const char *zoo, int json) {
       fputs(", \"title\": ", stdout);
       cli_json_str(stdout, d->title);
       fputs(", \"peak_flops\": ", stdout);
-      json_num(stdout, d->peak_flops);
+      zoo_json_num(stdout, d->peak_flops);
       fputs(", \"hbm_bytes\": ", stdout);
-      json_num(stdout, d->hbm_bytes);
+      zoo_json_num(stdout, d->hbm_bytes);
       fputs(", \"hbm_bytes_per_s\": ", stdout);
-      json_num(stdout, d->hbm_bytes_per_s);
+      zoo_json_num(stdout, d->hbm_bytes_per_s);
+      if (d->peak_fp4_flops > 0) {  /* figures a file need not give: only when it does */
+        fputs(", \"peak_fp4_flops\": ", stdout);
+        zoo_json_num(stdout, d->peak_fp4_flops);
+      }
+      if (d->power_w > 0) {
+        fputs(", \"power_w\": ", stdout);
+        zoo_json_num(stdout, d->power_w);
+      }
       fputs(", \"source\": ", stdout);
       cli_json_str(stdout, d->source);
       fputc('}', stdout);
     } else {
-      printf("  %-12s %11.1f %8.1f %9.1f  %s\n", d->name, d->peak_flops / 1e12,
-             d->hbm_bytes / GIB, d->hbm_bytes_per_s / 1e9, d->title);
+      char fp8[16] = "-", fp4[16] = "-", pw[16] = "-";
+      if (d->peak_fp8_flops > 0) snprintf(fp8, sizeof fp8, "%.1f", d->peak_fp8_flops / 1e12);
+      if (d->peak_fp4_flops > 0) snprintf(fp4, sizeof fp4, "%.1f", d->peak_fp4_flops / 1e12);
+      if (d->power_w > 0) snprintf(pw, sizeof pw, "%.0f", d->power_w);
+      printf("  %-12s %11.1f %10s %10s %8.1f %9.1f %7s  %s\n", d->name, d->peak_flops / 1e12, fp8,
+             fp4, d->hbm_bytes / GIB, d->hbm_bytes_per_s / 1e9, pw, d->title);
     }
   }
   if (json) fputs("\n  ]", stdout);
@@ -354,6 +319,24 @@ done:
   free(devs);
   free(clusters);
   return !rc ? EXIT_OK : rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+}
+
+/* NAME is a model when it is a path (a '/', ".yml" or ".yaml") or one of the zoo's
+ * model names; else it may name a device or a cluster (zoo_hw.c). */
+static int is_model_name(const char *zoo, const char *name) {
+  size_t len = strlen(name);
+  if (strchr(name, '/') || (len >= 4 && !strcmp(name + len - 4, ".yml")) ||
+      (len >= 5 && !strcmp(name + len - 5, ".yaml")))
+    return 1;
+  WeftError err;
+  int n = 0, found = 0;
+  if (weft_zoo_list(zoo, NULL, 0, &n, &err) || n <= 0) return 0;
+  char(*names)[WEFT_NAME_LEN] = malloc((size_t)n * sizeof *names);
+  int cap = n;
+  if (names && !weft_zoo_list(zoo, names, cap, &n, &err))
+    for (int i = 0; i < n && i < cap && !found; i++) found = !strcmp(names[i], name);
+  free(names);
+  return found;
 }
 
 int cmd_zoo(int argc, char **argv) {
@@ -371,16 +354,23 @@ int cmd_zoo(int argc, char **argv) {
     return EXIT_OK;
   }
   if (npos == 2) {
-    cli_fail("zoo takes one model name, got '%s' and '%s'", pos[0], pos[1]);
+    cli_fail("zoo takes one name, got '%s' and '%s'", pos[0], pos[1]);
     return EXIT_USAGE;
   }
   const char *zoo = val[Z_ZOO], *name = npos ? pos[0] : NULL;
   int json = val[Z_JSON] != NULL;
   if (!zoo) zoo = cli_zoo_dir();
   if (!name) return list(zoo, json);
-  WeftModel *m = malloc(sizeof *m);
   WeftError err;
   weft_error_clear(&err);
+  if (!is_model_name(zoo, name)) {  /* a device or a cluster, else the model's error */
+    int shown = 0, rc = zoo_show_hw(zoo, name, json, &shown, &err);
+    if (rc == WEFT_ENOMEM && !err.code) cli_fail("out of memory");
+    else if (rc) cli_error(&err);
+    if (rc || shown) return !rc ? EXIT_OK : rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+    weft_error_clear(&err);
+  }
+  WeftModel *m = malloc(sizeof *m);
   if (!m) {
     cli_fail("out of memory");
     return EXIT_RUNTIME;

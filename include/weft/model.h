@@ -80,6 +80,9 @@ typedef struct {
   double gemm_eff_max;       /* fraction of peak an SM sustains inside a tile's K loop */
   double gemm_k0;            /* a tile's prologue and epilogue, in K steps */
   double gemm_t0_ns;         /* fixed time of one GEMM kernel (ramp-up and tail) */
+  /* Reported, not yet charged by the compute model (docs/zoo.md, "Devices"). */
+  double peak_fp4_flops;     /* dense FP4 (NVFP4/MXFP4) tensor FLOP/s (0: none or not given) */
+  double power_w;            /* board/module TDP, watts (0: not published) */
 } WeftDevice;
 
 /* Read one model file. */

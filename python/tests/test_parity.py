@@ -87,6 +87,17 @@ def test_zoo_listing_and_every_model():
         same(weft.zoo(m["name"]), cli("zoo", m["name"]), skip=skip)
 
 
+def test_zoo_every_device_and_cluster():
+    ref = cli("zoo")
+    for kind in ("devices", "clusters"):
+        for e in ref[kind]:
+            one = weft.zoo(e["name"])
+            assert one["kind"] == kind[:-1] and one["name"] == e["name"]
+            same(one, cli("zoo", e["name"]))
+    gb = weft.zoo("gb200-nvl72")
+    assert [t["npus"] for t in gb["tiers"]] == [72, 0] and gb["device"] == "gb200"
+
+
 def test_workload(tmp_path):
     args = dict(tp=8, pp=8, zero=1, network=G + "network_4d.yml")
     py = weft.workload("gpt3-175b", output=tmp_path / "py", **args)
@@ -205,6 +216,24 @@ def test_cluster_presets():
     assert sim["bw_source"] == "network"
     same(sim, cli("simulate", *args, "--cluster", "dgx-h100", "--npus", "16", "--chunks", "1"),
          skip=NOWALL)
+
+
+def test_presets_2026():
+    """Every 2025-2026 preset as the CLI takes it: cluster=, and a network dict."""
+    v = "data/validation/cost.yml"
+    shapes = {"gb200-nvl72": ("gpt3-175b", 3, 1152), "gb300-nvl72": ("gpt3-175b", 3, 1152),
+              "tpu-v5p-pod": ("megatron-22b", 4, 128), "tpu7x-pod": ("megatron-22b", 4, 128),
+              "trn2-ultraserver": ("megatron-22b", 4, 128), "mi355x-8x": ("megatron-22b", 1, 16),
+              "dgx-b200": ("megatron-22b", 1, 16), "llama3-h100-roce": ("megatron-22b", 1, 16)}
+    for name, (model, pp, npus) in shapes.items():
+        job = dict(model=model, tp=8, pp=pp, recompute=True, cost_model=v,
+                   constraint=["sum <= 4000"])
+        py = weft.optimize(cluster=name, npus=npus, **job)
+        same(py, cli("optimize", "--model", model, "--tp", "8", "--pp", str(pp), "--recompute",
+                     "--cost-model", v, "--constraint", "sum <= 4000", "--cluster", name,
+                     "--npus", str(npus)))
+        dims = [d["npus"] for d in py["dims"]]
+        assert weft.optimize(network={"Cluster": name, "NpusCount": dims}, **job) == py
 
 
 def test_fwd_ig_overlap_loop():  # the third loop, named as the CLI names it

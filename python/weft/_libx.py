@@ -42,7 +42,8 @@ WeftDevice = _s("WeftDevice", [
     ("peak_tf32_flops", c_double), ("peak_vector_flops", c_double), ("sms", c_int),
     ("tile_m", c_int), ("tile_n", c_int), ("gemm_efficiency", c_double),
     ("hbm_efficiency", c_double), ("attention_efficiency", c_double),
-    ("gemm_eff_max", c_double), ("gemm_k0", c_double), ("gemm_t0_ns", c_double)])
+    ("gemm_eff_max", c_double), ("gemm_k0", c_double), ("gemm_t0_ns", c_double),
+    ("peak_fp4_flops", c_double), ("power_w", c_double)])
 WeftMemory = _s("WeftMemory", [
     ("params_bytes", c_double), ("grads_bytes", c_double), ("optimizer_bytes", c_double),
     ("activations_bytes", c_double), ("total_bytes", c_double), ("capacity_bytes", c_double),

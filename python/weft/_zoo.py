@@ -53,17 +53,93 @@ def _model_dict(m):
     return out
 
 
+def _devices(d, err):
+    nd = c_int()
+    check_rc(lib.weft_zoo_devices(d, None, 0, byref(nd), byref(err)), err)
+    cap = nd.value
+    devs = (_libx.WeftDevice * max(cap, 1))()
+    check_rc(lib.weft_zoo_devices(d, devs, cap, byref(nd), byref(err)), err)
+    return devs[:min(nd.value, cap)]
+
+
+def _clusters(d, err):
+    if not os.path.exists(os.path.join(os.fsdecode(d), "clusters.yml")):
+        return []
+    nc = c_int()
+    check_rc(lib.weft_zoo_clusters(d, None, 0, byref(nc), byref(err)), err)
+    cap = nc.value
+    cs = (_libx.WeftCluster * max(cap, 1))()
+    check_rc(lib.weft_zoo_clusters(d, cs, cap, byref(nc), byref(err)), err)
+    return cs[:min(nc.value, cap)]
+
+
+def _cluster_dict(c):
+    return {"name": text(c.name), "title": text(c.title), "device": text(c.device),
+            "source": text(c.source),
+            "tiers": [{"name": text(t.name),
+                       "topology": lib.weft_topology_name(t.topology).decode(),
+                       "npus": t.npus, "cost": text(t.cost), "bw_gbps": _whole(t.bw_gbps),
+                       "efficiency": _whole(t.efficiency),
+                       "latency_ns": _whole(t.latency_ns)} for t in c.tier[:c.ntiers]]}
+
+
+def _device_dict(v):
+    """`weft zoo DEVICE --json` (cli/zoo_hw.c): figures the file gives, > 0."""
+    out = {"kind": "device", "name": text(v.name), "title": text(v.title),
+           "source": text(v.source)}
+    for k in ("peak_flops", "peak_fp8_flops", "peak_fp4_flops", "peak_tf32_flops", "hbm_bytes",
+              "hbm_bytes_per_s", "power_w"):
+        if getattr(v, k) > 0:
+            out[k] = _whole(getattr(v, k))
+    out["compute_model"] = "per-operator" if v.sms > 0 else "per-flop"
+    if v.sms > 0:
+        if v.peak_vector_flops > 0:
+            out["peak_vector_flops"] = _whole(v.peak_vector_flops)
+        out["sms"], out["tile"] = v.sms, [v.tile_m, v.tile_n]
+        for k in ("gemm_efficiency", "attention_efficiency", "hbm_efficiency", "gemm_eff_max"):
+            if getattr(v, k) > 0:
+                out[k] = _whole(getattr(v, k))
+        if v.gemm_eff_max > 0:
+            out["gemm_k0"], out["gemm_t0_ns"] = _whole(v.gemm_k0), _whole(v.gemm_t0_ns)
+    return out
+
+
+def _is_model_name(d, name):
+    """As cli/zoo.c: a path, or one of the zoo's model names."""
+    if "/" in name or name.endswith((".yml", ".yaml")):
+        return True
+    n, err = c_int(), new_error()
+    if lib.weft_zoo_list(d, None, 0, byref(n), byref(err)) or n.value <= 0:
+        return False
+    cap = n.value
+    names = ((ctypes.c_char * _lib.NAME_LEN) * cap)()
+    if lib.weft_zoo_list(d, names, cap, byref(n), byref(err)):
+        return False
+    return any(names[i].value.decode("utf-8", "replace") == name
+               for i in range(min(n.value, cap)))
+
+
 def zoo(name=None, zoo=None):
-    """The model zoo: `weft zoo --json` (models and devices) as a dict, or
-    with name (a zoo name or a model .yml) `weft zoo NAME --json`. zoo= is
-    the zoo directory ($WEFT_ZOO, else the source tree's data/zoo)."""
+    """The model zoo: `weft zoo --json` (models, devices, clusters) as a dict,
+    or with name `weft zoo NAME --json`: a model (a zoo name or a model .yml),
+    else a device ("kind": "device") or a cluster preset ("kind": "cluster").
+    zoo= is the zoo directory ($WEFT_ZOO, else the source tree's data/zoo)."""
     d = zoo_path(zoo)
     err = new_error()
     if name is not None:
+        cname = c_path("name", name)
+        sname = os.fsdecode(cname)
+        if not _is_model_name(d, sname):
+            for v in _devices(d, err):
+                if text(v.name) == sname:
+                    return _device_dict(v)
+            for c in _clusters(d, err):
+                if text(c.name) == sname:
+                    return dict({"kind": "cluster"}, **_cluster_dict(c))
         m = _libx.WeftModel()
-        check_rc(lib.weft_zoo_model(d, c_path("name", name), byref(m), byref(err)), err)
+        check_rc(lib.weft_zoo_model(d, cname, byref(m), byref(err)), err)
         return _model_dict(m)
-    n, nd = c_int(), c_int()
+    n = c_int()
     check_rc(lib.weft_zoo_list(d, None, 0, byref(n), byref(err)), err)
     cap = n.value
     names = ((ctypes.c_char * _lib.NAME_LEN) * max(cap, 1))()
@@ -75,30 +151,19 @@ def zoo(name=None, zoo=None):
         models.append({"name": text(m.name), "arch": ARCH[m.arch],
                        "params": _whole(lib.weft_model_params(byref(m))),
                        "title": text(m.title), "source": text(m.source)})
-    check_rc(lib.weft_zoo_devices(d, None, 0, byref(nd), byref(err)), err)
-    cap = nd.value
-    devs = (_libx.WeftDevice * max(cap, 1))()
-    check_rc(lib.weft_zoo_devices(d, devs, cap, byref(nd), byref(err)), err)
-    devices = [{"name": text(v.name), "title": text(v.title), "peak_flops": _whole(v.peak_flops),
-                "hbm_bytes": _whole(v.hbm_bytes), "hbm_bytes_per_s": _whole(v.hbm_bytes_per_s),
-                "source": text(v.source)} for v in devs[:min(nd.value, cap)]]
+    devices = []
+    for v in _devices(d, err):
+        e = {"name": text(v.name), "title": text(v.title), "peak_flops": _whole(v.peak_flops),
+             "hbm_bytes": _whole(v.hbm_bytes), "hbm_bytes_per_s": _whole(v.hbm_bytes_per_s)}
+        for k in ("peak_fp4_flops", "power_w"):  # only when the file gives them, as the CLI
+            if getattr(v, k) > 0:
+                e[k] = _whole(getattr(v, k))
+        e["source"] = text(v.source)
+        devices.append(e)
     out = {"models": models, "devices": devices}
-    if os.path.exists(os.path.join(os.fsdecode(d), "clusters.yml")):
-        nc = c_int()
-        check_rc(lib.weft_zoo_clusters(d, None, 0, byref(nc), byref(err)), err)
-        cap = nc.value
-        cs = (_libx.WeftCluster * max(cap, 1))()
-        check_rc(lib.weft_zoo_clusters(d, cs, cap, byref(nc), byref(err)), err)
-        clusters = [{"name": text(c.name), "title": text(c.title), "device": text(c.device),
-                     "source": text(c.source),
-                     "tiers": [{"name": text(t.name),
-                                "topology": lib.weft_topology_name(t.topology).decode(),
-                                "npus": t.npus, "cost": text(t.cost), "bw_gbps": _whole(t.bw_gbps),
-                                "efficiency": _whole(t.efficiency),
-                                "latency_ns": _whole(t.latency_ns)} for t in c.tier[:c.ntiers]]}
-                    for c in cs[:min(nc.value, cap)]]
-        if clusters:  # the CLI leaves the key out when there are none
-            out["clusters"] = clusters
+    clusters = [_cluster_dict(c) for c in _clusters(d, err)]
+    if clusters:  # the CLI leaves the key out when there are none
+        out["clusters"] = clusters
     return out
 
 

@@ -1,6 +1,6 @@
 /* zoo_device.c — devices.yml (docs/zoo.md, "Devices"): a device's peak
- * rates and HBM, the per-operator keys and the GEMM shape model's, each
- * range-checked with the file, line and key in errors. */
+ * rates, HBM and power, the per-operator keys and the GEMM shape model's,
+ * each range-checked with the file, line and key in errors. */
 #include <string.h>
 
 #include "io/limits.h"
@@ -9,7 +9,8 @@
 static const char *const DEVICE_KEYS[] = {
     "title",          "peak_tflops",    "hbm_gib", "hbm_gbps", "source", "fp8_tflops",
     "tf32_tflops",    "vector_tflops",  "sms",     "tile",     "gemm_efficiency",
-    "hbm_efficiency", "attention_efficiency", "gemm_eff_max", "gemm_k0", "gemm_t0_us", NULL};
+    "hbm_efficiency", "attention_efficiency", "gemm_eff_max", "gemm_k0", "gemm_t0_us",
+    "fp4_tflops",     "power_w",        NULL};
 #define MAX_SMS 100000  /* SMs or CUs of one device */
 #define MAX_TILE 4096   /* a GEMM output tile's side */
 
@@ -122,6 +123,11 @@ static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char
   if ((rc = weft_zoo_text(v, "title", file, d->title, sizeof d->title, err)) ||
       (rc = weft_zoo_text(v, "source", file, d->source, sizeof d->source, err)))
     return rc;
+  double fp4 = 0;  /* reported only: the compute model has no FP4 GEMMs yet */
+  if ((rc = opt_double(v, "fp4_tflops", file, WEFT_RANGE_ZOO_FIGURE, &fp4, err)) ||
+      (rc = opt_double(v, "power_w", file, WEFT_RANGE_ZOO_FIGURE, &d->power_w, err)))
+    return rc;
+  d->peak_fp4_flops = fp4 * 1e12;
   d->peak_flops = tflops * 1e12;
   d->hbm_bytes = gib * GIB;
   d->hbm_bytes_per_s = gbps * 1e9;  /* GB/s, as bw_gbps everywhere in weft */

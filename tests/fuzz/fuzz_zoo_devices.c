@@ -37,6 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(fuzz_finite(d->hbm_bytes) && d->hbm_bytes > 0, "hbm_bytes", NULL);
     FUZZ_CHECK(fuzz_finite(d->hbm_bytes_per_s) && d->hbm_bytes_per_s > 0, "hbm_bytes_per_s",
                NULL);
+    /* optional: 0 (not given) or a finite figure > 0 */
+    FUZZ_CHECK(fuzz_finite(d->peak_fp4_flops) && d->peak_fp4_flops >= 0, "peak_fp4_flops", NULL);
+    FUZZ_CHECK(fuzz_finite(d->power_w) && d->power_w >= 0, "power_w", NULL);
     /* Looked up by name: the first device of that name. */
     WeftDevice one;
     weft_error_clear(&err);

@@ -295,8 +295,8 @@ static void test_devices(void) {
   CHECK_EQ_INT(weft_zoo_device(ZOO, "v100", &d, &e), WEFT_OK);
   CHECK_NEAR(d.peak_flops, 125e12, EXACT);
   CHECK_NEAR(d.hbm_bytes, 32.0 * 1024 * 1024 * 1024, EXACT);
-  CHECK_EQ_INT(weft_zoo_device(ZOO, "tpu9", &d, &e), WEFT_EINPUT);
-  CHECK(strstr(e.msg, "unknown device 'tpu9' (available: a100, a100-40gb, h100, v100") != NULL);
+  CHECK_EQ_INT(weft_zoo_device(ZOO, "npu9", &d, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "unknown device 'npu9' (available: a100, a100-40gb, h100, v100") != NULL);
   /* file order; title defaults to the name; units converted */
   WeftDevice all[1];
   int n;

@@ -1,0 +1,1 @@
+zoo --zoo tests/golden/inputs/zoo_bad_cluster nvl

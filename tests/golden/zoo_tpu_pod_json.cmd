@@ -1,0 +1,1 @@
+zoo tpu-v5p-pod --json

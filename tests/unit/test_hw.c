@@ -1,0 +1,355 @@
+/* test_hw.c — the 2025-2026 devices and cluster presets (issue 23): each
+ * preset's figures against its datasheet arithmetic, and per cluster a
+ * collective's per-GPU bytes, steps or time worked out by hand from
+ * docs/model.md; bad fp4_tflops / power_w values refused at their line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../test.h"
+#include "weft.h"
+
+#define ZOO "data/zoo"
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define EXACT 1e-12   /* figures read from the file: exact up to the decimal parse */
+#define ROUND 5e-5    /* figures written to 4 or 5 significant digits in the file */
+
+static WeftDevice dev(const char *name) {
+  WeftDevice d;
+  WeftError e;
+  memset(&d, 0, sizeof d);
+  CHECK_EQ_INT(weft_zoo_device(ZOO, name, &d, &e), WEFT_OK);
+  return d;
+}
+
+/* NVIDIA's per-GPU tables give sparse rates: dense is half; the NVL72
+ * racks' figures are per 72 GPUs. FP8 is twice BF16 and FP4 twice FP8 on
+ * B200/GB200 (FP4 is 1.5x that on Blackwell Ultra). */
+static void nvidia_blackwell(void) {
+  WeftDevice b = dev("b200"), g = dev("gb200"), b3 = dev("b300"), g3 = dev("gb300");
+  CHECK_NEAR(b.peak_flops, 4.5e15 / 2, EXACT);      /* 4.5 PFLOPS BF16 sparse */
+  CHECK_NEAR(b.peak_fp8_flops, 2 * b.peak_flops, EXACT);
+  CHECK_NEAR(b.peak_fp4_flops, 2 * b.peak_fp8_flops, EXACT);
+  CHECK_NEAR(b.hbm_bytes, 180 * GIB, EXACT);
+  CHECK_NEAR(b.power_w, 1000, EXACT);
+  CHECK_NEAR(g.peak_flops, 360e15 / 72 / 2, EXACT);  /* rack: 360 PFLOPS BF16 sparse */
+  CHECK_NEAR(g.peak_fp8_flops, 720e15 / 72 / 2, EXACT);
+  CHECK_NEAR(g.peak_fp4_flops, 1440e15 / 72 / 2, EXACT);
+  CHECK_NEAR(g.hbm_bytes_per_s, 576e12 / 72, EXACT);  /* rack: 576 TB/s */
+  CHECK_NEAR(g.power_w, 1200, EXACT);
+  CHECK_NEAR(g3.peak_fp4_flops, 1080e15 / 72, EXACT); /* rack: 1.08 EFLOPS FP4 dense */
+  CHECK_NEAR(g3.peak_fp8_flops, g.peak_fp8_flops, EXACT);
+  CHECK_NEAR(g3.peak_fp4_flops, 1.5 * g.peak_fp4_flops, EXACT);  /* "1.5x dense FP4" */
+  CHECK_NEAR(g3.power_w, 1400, EXACT);
+  CHECK_NEAR(b3.peak_fp8_flops, b.peak_fp8_flops, EXACT);
+  CHECK_NEAR(b3.hbm_bytes, 270 * GIB, EXACT);
+  CHECK_NEAR(b3.power_w, 1100, EXACT);
+  /* no per-operator figures: charged per FLOP */
+  CHECK_EQ_INT(b.sms + g.sms + b3.sms + g3.sms, 0);
+}
+
+/* MI325X is the MI300X's die with HBM3e; MI355X's FP8 is its CUs x FP8
+ * FLOP per clock x peak clock (AMD ISSCC: 8 XCDs x 32 CUs, 8192 FLOP/clk). */
+static void amd_instinct(void) {
+  WeftDevice m3 = dev("mi300x"), m = dev("mi325x"), x = dev("mi355x");
+  CHECK_NEAR(m.peak_flops, m3.peak_flops, EXACT);
+  CHECK_NEAR(m.peak_fp8_flops, m3.peak_fp8_flops, EXACT);
+  CHECK_EQ_INT(m.sms, m3.sms);
+  CHECK_NEAR(m.gemm_efficiency, m3.gemm_efficiency, EXACT);  /* assumed: same die */
+  CHECK_NEAR(m.hbm_bytes, 256 * GIB, EXACT);
+  CHECK_NEAR(m.hbm_bytes_per_s, 6e12, EXACT);
+  CHECK_NEAR(m.power_w, 1000, EXACT);
+  CHECK_NEAR(x.peak_fp8_flops, 8 * 32 * 8192.0 * 2.4e9, ROUND);
+  CHECK_NEAR(x.peak_flops, x.peak_fp8_flops / 2, ROUND);
+  CHECK_NEAR(x.peak_fp4_flops, x.peak_fp8_flops * 2, ROUND);
+  CHECK_NEAR(x.hbm_bytes, 288 * GIB, EXACT);
+  CHECK_NEAR(x.power_w, 1400, EXACT);
+  CHECK_EQ_INT(x.sms, 0);
+}
+
+/* Google lists v5p's and v6e's FP8 at their BF16 rate, TPU7x's at twice
+ * it; Google and AWS publish no TDP: power_w stays 0 (not given). */
+static void tpu_trainium(void) {
+  WeftDevice p = dev("tpu-v5p"), e6 = dev("tpu-v6e"), i = dev("tpu7x"), t = dev("trn2");
+  CHECK_NEAR(p.peak_fp8_flops, p.peak_flops, EXACT);
+  CHECK_NEAR(p.peak_flops, 459e12, EXACT);
+  CHECK_NEAR(p.hbm_bytes, 95 * GIB, EXACT);
+  CHECK_NEAR(e6.peak_flops, 2 * p.peak_flops, EXACT);  /* 918 = 2 x 459 */
+  CHECK_NEAR(e6.hbm_bytes, 32 * GIB, EXACT);
+  CHECK_NEAR(i.peak_fp8_flops, 2 * i.peak_flops, EXACT);  /* 4614 = 2 x 2307 */
+  CHECK_NEAR(i.hbm_bytes, 192 * GIB, EXACT);
+  CHECK_NEAR(t.peak_flops, 667e12, EXACT);
+  CHECK_NEAR(t.peak_fp8_flops, 1299e12, EXACT);
+  CHECK_NEAR(t.hbm_bytes, 96 * GIB, EXACT);
+  CHECK_NEAR(p.power_w + e6.power_w + i.power_w + t.power_w, 0, 0);
+  CHECK_NEAR(p.peak_fp4_flops + i.peak_fp4_flops + t.peak_fp4_flops, 0, 0);
+}
+
+/* ------------------------------------------------------------------ clusters */
+
+static WeftCluster cluster(const char *name) {
+  WeftCluster c;
+  WeftError e;
+  memset(&c, 0, sizeof c);
+  CHECK_EQ_INT(weft_zoo_cluster(ZOO, name, &c, &e), WEFT_OK);
+  return c;
+}
+
+static WeftNetwork network(const WeftCluster *c, int npus) {
+  WeftNetwork net;
+  WeftError e;
+  memset(&net, 0, sizeof net);
+  CHECK_EQ_INT(weft_cluster_network(c, npus, &net, &e), WEFT_OK);
+  return net;
+}
+
+/* GB200 NVL72: 16,128 GPUs are 224 racks of 72 ([72, 224]). An all-reduce
+ * of S bytes over all of them puts 2 S 71/72 per GPU on NVLink, then
+ * 2 (S/72) 223/224 on InfiniBand (docs/model.md); 72 and 224 are not
+ * powers of two, so both tiers run rings: 2 x 71 and 2 x 223 steps. */
+static void nvl72_allreduce(void) {
+  WeftCluster c = cluster("gb200-nvl72"), c3 = cluster("gb300-nvl72");
+  WeftNetwork net = network(&c, 16128);
+  CHECK_EQ_INT(net.ndims, 2);
+  CHECK_EQ_INT(net.npus[0], 72);
+  CHECK_EQ_INT(net.npus[1], 224);
+  CHECK_EQ_INT(net.topology[0], WEFT_SWITCH);
+  CHECK_NEAR(net.design_gbps[0], 1800.0 / 2, 0);  /* NVLink 5: 1.8 TB/s both ways */
+  CHECK_NEAR(net.design_gbps[1], 400.0 / 8, 0);   /* one 400 Gb/s NIC per GPU */
+  CHECK_NEAR(c.tier[0].efficiency, 811.0 / 900.0, ROUND);
+  double S = 1e9, m[2];
+  int group[2] = {72, 224}, steps[2];
+  weft_collective_traffic(WEFT_COLL_ALLREDUCE, S, group, 2, m);
+  CHECK_NEAR(m[0], 2 * S * 71 / 72, 1e-12);
+  CHECK_NEAR(m[1], 2 * (S / 72) * 223 / 224, 1e-12);
+  CHECK_EQ_INT(weft_collective_steps(WEFT_COLL_ALLREDUCE, group, &net, steps), 2 * 71 + 2 * 223);
+  CHECK_NEAR(weft_collective_latency_ns(WEFT_COLL_ALLREDUCE, group, &net),
+             2 * 71 * 3400.0 + 2 * 223 * 14000.0, 1e-12);
+  /* 16,416 = 228 racks; a part of a rack is one dim; 16,384 is not whole racks */
+  net = network(&c, 16416);
+  CHECK_EQ_INT(net.npus[1], 228);
+  net = network(&c, 36);
+  CHECK_EQ_INT(net.ndims, 1);
+  WeftError e;
+  CHECK_EQ_INT(weft_cluster_network(&c, 16384, &net, &e), WEFT_EINPUT);
+  /* GB300: the same NVLink domain, one 800 Gb/s ConnectX-8 per GPU */
+  CHECK_EQ_INT(c3.tier[0].npus, 72);
+  CHECK_NEAR(c3.tier[0].bw_gbps, c.tier[0].bw_gbps, 0);
+  CHECK_NEAR(c3.tier[1].bw_gbps, 800.0 / 8, 0);
+  CHECK(strcmp(c3.device, "gb300") == 0 && strcmp(c.device, "gb200") == 0);
+}
+
+/* One all-reduce of S over [72, 2] GPUs of a GB200 NVL72 at the preset's
+ * rates, solved by the library: the time is the latency (2 x 71 NVLink
+ * steps, 2 x 1 network steps) plus the slower tier's bytes over e_d B_d. */
+static void nvl72_time_by_hand(void) {
+  WeftCluster c = cluster("gb200-nvl72");
+  WeftNetwork net = network(&c, 144);
+  WeftError e;
+  WeftCostModel cm;
+  memset(&cm, 0, sizeof cm);
+  cm.nclasses = 2;  /* NVLink and InfiniBand: the cost is no part of the time */
+  for (int k = 0; k < 2; k++) {
+    snprintf(cm.cls[k].name, WEFT_NAME_LEN, "%s", net.cost_dim[k]);
+    cm.cls[k].link_usd_per_gbps = cm.cls[k].switch_usd_per_gbps = cm.cls[k].nic_usd_per_gbps = 1;
+    cm.cls[k].has_link = cm.cls[k].has_switch = cm.cls[k].has_nic = 1;
+  }
+  WeftCommunicator comm;
+  memset(&comm, 0, sizeof comm);
+  comm.ndims = 2;
+  for (int p = 0; p < WEFT_NPHASES; p++) comm.group[p][0] = 72, comm.group[p][1] = 2;
+  WeftWorkload *wl = weft_workload_create();
+  WeftLayer l;
+  memset(&l, 0, sizeof l);
+  double S = 1e9;
+  l.phase[WEFT_PHASE_WG].coll = WEFT_COLL_ALLREDUCE;
+  l.phase[WEFT_PHASE_WG].size_bytes = S;
+  weft_workload_add(wl, &l);
+  WeftConstraints cons;
+  memset(&cons, 0, sizeof cons);
+  CHECK_EQ_INT(weft_constraints_parse(&cons, "B1 = 900", 2, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_constraints_parse(&cons, "B2 = 50", 2, &e), WEFT_OK);
+  WeftSpec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.net = &net;
+  spec.cost = &cm;
+  spec.njobs = 1;
+  spec.jobs[0].workload = wl;
+  spec.jobs[0].comm = &comm;
+  spec.jobs[0].weight = 1.0;
+  spec.cons = &cons;
+  WeftProblem *p = NULL;
+  WeftResult r;
+  CHECK_EQ_INT(weft_problem_create(&spec, &p, &e), WEFT_OK);
+  if (p) {
+    weft_problem_solve(p, NULL, &r);
+    double nvlink = 2.0 * S * 71.0 / 72.0 / (811.0 / 900.0 * 900.0);  /* ns: GB/s = B/ns */
+    double ib = 2.0 * (S / 72.0) * 0.5 / (0.95 * 50.0);
+    double lat = 2 * 71 * 3400.0 + 2 * 1 * 14000.0;
+    CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
+    CHECK_NEAR(r.eval.time_ns, lat + (nvlink > ib ? nvlink : ib), ROUND);
+  }
+  weft_problem_free(p);
+  weft_workload_free(wl);
+}
+
+/* DGX B200: 8 GPUs on NVLink 5 (halving-doubling: 2 log2 8 = 6 steps),
+ * 8 x 400 Gb/s per node; MI355X: the 8-GPU xGMI mesh runs direct (1 step
+ * per half) at 7 links x 153.6/2 GB/s each way. */
+static void node_clusters(void) {
+  WeftCluster b = cluster("dgx-b200"), x = cluster("mi355x-8x");
+  WeftNetwork net = network(&b, 1024);
+  int g[2] = {8, 128}, steps[2];
+  CHECK_EQ_INT(net.npus[0], 8);
+  CHECK_EQ_INT(net.npus[1], 128);
+  weft_collective_steps(WEFT_COLL_ALLREDUCE, g, &net, steps);
+  CHECK_EQ_INT(steps[0], 6);
+  CHECK_EQ_INT(steps[1], 14);  /* 128 = 2^7 */
+  CHECK_NEAR(b.tier[0].bw_gbps, 1800.0 / 2, 0);
+  CHECK_NEAR(b.tier[1].bw_gbps, 400.0 / 8, 0);
+  net = network(&x, 64);
+  CHECK_EQ_INT(net.topology[0], WEFT_FULLY_CONNECTED);
+  g[1] = 8;
+  weft_collective_steps(WEFT_COLL_ALLREDUCE, g, &net, steps);
+  CHECK_EQ_INT(steps[0], 2);
+  CHECK_NEAR(x.tier[0].bw_gbps, 7 * 153.6 / 2, ROUND);
+  CHECK_NEAR(x.tier[0].efficiency, 48.0 / 64.0, EXACT);  /* AMD: usable per xGMI link */
+  CHECK_NEAR(x.tier[1].bw_gbps, 400.0 / 8, 0);
+}
+
+/* A TPU pod: the 4x4x4 cube as three rings of 4 (an all-reduce takes
+ * 2(n-1) = 6 steps on each), 1.2 TB/s ICI per chip both ways over 6 links
+ * (100 GB/s per link each way, 2 links per ring: 200), the cubes behind the
+ * optical switches (96 links x 100 GB/s / 64 chips = 150), DCN outside. */
+static void tpu_pods(void) {
+  WeftCluster p = cluster("tpu-v5p-pod"), i = cluster("tpu7x-pod");
+  WeftNetwork net = network(&p, 8960);
+  CHECK_EQ_INT(net.ndims, 4);
+  for (int d = 0; d < 3; d++) {
+    CHECK_EQ_INT(net.topology[d], WEFT_RING);
+    CHECK_EQ_INT(net.npus[d], 4);
+    CHECK_NEAR(net.design_gbps[d], 1200.0 / 2 / 6 * 2, 0);
+  }
+  CHECK_EQ_INT(net.npus[3], 8960 / 64);
+  CHECK_NEAR(net.design_gbps[3], 96 * 100.0 / 64, 0);
+  int g[4] = {4, 4, 4, 140}, steps[4];
+  double S = 1e9, m[4];
+  weft_collective_steps(WEFT_COLL_ALLREDUCE, g, &net, steps);
+  for (int d = 0; d < 3; d++) CHECK_EQ_INT(steps[d], 2 * (4 - 1));
+  CHECK_EQ_INT(steps[3], 2 * 139);  /* 140 cubes: not a power of two, a ring */
+  weft_collective_traffic(WEFT_COLL_ALLREDUCE, S, g, 4, m);
+  CHECK_NEAR(m[0], 2 * S * 3 / 4, 1e-12);
+  CHECK_NEAR(m[1], 2 * (S / 4) * 3 / 4, 1e-12);
+  CHECK_NEAR(m[2], 2 * (S / 16) * 3 / 4, 1e-12);
+  CHECK_NEAR(m[3], 2 * (S / 64) * 139 / 140, 1e-12);
+  net = network(&p, 2 * 8960);  /* two pods: DCN joins them */
+  CHECK_EQ_INT(net.ndims, 5);
+  CHECK_EQ_INT(net.npus[4], 2);
+  CHECK_NEAR(net.design_gbps[4], 50.0 / 8, 0);  /* 50 Gb/s DCN per chip */
+  net = network(&i, 9216);
+  CHECK_EQ_INT(net.npus[3], 9216 / 64);
+  CHECK_NEAR(net.design_gbps[0], 1200.0 / 2 / 6 * 2, 0);
+}
+
+/* Trn2 UltraServer: a server's 16 chips a 4x4 torus (1024 GB/s per chip
+ * both ways over 4 links), 4 servers a ring of 4 in Z (256 GB/s per chip
+ * both ways), EFA 12.8 Tb/s per 64 chips. Llama 3's cluster: 8-GPU nodes,
+ * pods of 3,072 GPUs at 400 Gb/s, 8 pods over a 1:7 oversubscribed layer. */
+static void trn2_llama3(void) {
+  WeftCluster t = cluster("trn2-ultraserver"), l = cluster("llama3-h100-roce");
+  WeftNetwork net = network(&t, 64);
+  CHECK_EQ_INT(net.ndims, 3);
+  CHECK_NEAR(net.design_gbps[0], 1024.0 / 2 / 4 * 2, 0);
+  CHECK_NEAR(net.design_gbps[2], 256.0 / 2, 0);
+  net = network(&t, 128);
+  CHECK_EQ_INT(net.ndims, 4);
+  CHECK_NEAR(net.design_gbps[3], 12.8e12 / 64 / 8 / 1e9, 0);
+  int g[4] = {4, 4, 4, 1}, steps[4];  /* one UltraServer of the two */
+  CHECK_EQ_INT(weft_collective_steps(WEFT_COLL_ALLREDUCE, g, &net, steps), 3 * 2 * 3);
+  net = network(&l, 24576);
+  CHECK_EQ_INT(net.ndims, 3);
+  CHECK_EQ_INT(net.npus[0] * net.npus[1], 3072);
+  CHECK_EQ_INT(net.npus[2], 8);
+  CHECK_NEAR(net.design_gbps[1], 400.0 / 8, 0);
+  CHECK_NEAR(net.design_gbps[2], 400.0 / 8 / 7, ROUND);
+  double S = 1e9, m[3];
+  int gl[3] = {8, 384, 8};
+  weft_collective_traffic(WEFT_COLL_ALLREDUCE, S, gl, 3, m);
+  CHECK_NEAR(m[1], 2 * (S / 8) * 383 / 384, 1e-12);
+  CHECK_NEAR(m[2], 2 * (S / 3072) * 7 / 8, 1e-12);
+}
+
+/* ------------------------------------------------------------------ bad values */
+
+static char scratch[64];
+
+static const char *scratch_devices(const char *text) {
+  static char path[WEFT_PATH_LEN];
+  snprintf(scratch, sizeof scratch, "/tmp/weft-hw-XXXXXX");
+  if (!mkdtemp(scratch)) {
+    fprintf(stderr, "  cannot create a temporary directory\n");
+    exit(2);
+  }
+  snprintf(path, sizeof path, "%s/devices.yml", scratch);
+  FILE *f = fopen(path, "wb");
+  if (!f) exit(2);
+  fputs(text, f);
+  fclose(f);
+  return scratch;
+}
+
+static void scratch_done(void) {
+  char path[WEFT_PATH_LEN];
+  snprintf(path, sizeof path, "%s/devices.yml", scratch);
+  remove(path);
+  rmdir(scratch);
+}
+
+static void bad_values(void) {
+  static const struct {
+    const char *text, *field, *msg;
+    int line;
+  } bad[] = {
+      {"x:\n  peak_tflops: 1\n  hbm_gib: 1\n  hbm_gbps: 1\n  power_w: -700\n", "power_w",
+       "power_w must be > 0", 5},
+      {"x:\n  peak_tflops: 1\n  hbm_gib: 1\n  fp4_tflops: 0\n  hbm_gbps: 1\n", "fp4_tflops",
+       "fp4_tflops must be > 0", 4},
+      {"x:\n  peak_tflops: 1\n  hbm_gib: 1\n  hbm_gbps: 1\n  power_w: lots\n", "power_w",
+       "power_w", 5},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const char *dir = scratch_devices(bad[i].text);
+    WeftDevice d;
+    WeftError e;
+    int n;
+    CHECK_EQ_INT(weft_zoo_devices(dir, NULL, 0, &n, &e), WEFT_EINPUT);
+    CHECK_EQ_INT(e.line, bad[i].line);
+    CHECK(strcmp(e.field, bad[i].field) == 0);
+    if (!strstr(e.msg, bad[i].msg)) fprintf(stderr, "  case %zu: %s\n", i, e.msg);
+    CHECK(strstr(e.msg, bad[i].msg) != NULL);
+    CHECK_EQ_INT(weft_zoo_device(dir, "x", &d, &e), WEFT_EINPUT);
+    scratch_done();
+  }
+  const char *dir = scratch_devices("x:\n  peak_tflops: 1\n  hbm_gib: 1\n  hbm_gbps: 1\n"
+                                    "  fp4_tflops: 4\n  power_w: 700\n");
+  WeftDevice d;
+  WeftError e;
+  CHECK_EQ_INT(weft_zoo_device(dir, "x", &d, &e), WEFT_OK);
+  CHECK_NEAR(d.peak_fp4_flops, 4e12, EXACT);
+  CHECK_NEAR(d.power_w, 700, EXACT);
+  scratch_done();
+}
+
+const TestCase suite_hw[] = {
+    {"hw/nvidia_blackwell", nvidia_blackwell},
+    {"hw/amd_instinct", amd_instinct},
+    {"hw/tpu_trainium", tpu_trainium},
+    {"hw/nvl72_allreduce", nvl72_allreduce},
+    {"hw/nvl72_time_by_hand", nvl72_time_by_hand},
+    {"hw/node_clusters", node_clusters},
+    {"hw/tpu_pods", tpu_pods},
+    {"hw/trn2_llama3", trn2_llama3},
+    {"hw/bad_values", bad_values},
+    {0, 0},
+};
