@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../test.h"
+#include "allreduce_fixture.h"
 #include "weft.h"
 
 #define ZOO "data/zoo"
@@ -204,51 +205,12 @@ static void comm_time_by_hand(void) {
   WeftNetwork net;
   CHECK_EQ_INT(weft_zoo_cluster(ZOO, "dgx-a100", &c, &e), WEFT_OK);
   CHECK_EQ_INT(weft_cluster_network(&c, 16, &net, &e), WEFT_OK);
-  WeftCostModel cm;
-  memset(&cm, 0, sizeof cm);
-  cm.nclasses = 2;
-  for (int d = 0; d < 2; d++) {
-    snprintf(cm.cls[d].name, WEFT_NAME_LEN, "%s", net.cost_dim[d]);
-    cm.cls[d].link_usd_per_gbps = cm.cls[d].switch_usd_per_gbps = cm.cls[d].nic_usd_per_gbps = 1;
-    cm.cls[d].has_link = cm.cls[d].has_switch = cm.cls[d].has_nic = 1;
-  }
-  WeftCommunicator comm;
-  memset(&comm, 0, sizeof comm);
-  comm.ndims = 2;
-  for (int p = 0; p < WEFT_NPHASES; p++) comm.group[p][0] = 8, comm.group[p][1] = 2;
-  WeftWorkload *wl = weft_workload_create();
-  WeftLayer l;
-  memset(&l, 0, sizeof l);
   double S = 1e9;
-  l.phase[WEFT_PHASE_WG].coll = WEFT_COLL_ALLREDUCE;
-  l.phase[WEFT_PHASE_WG].size_bytes = S;
-  weft_workload_add(wl, &l);
-  WeftConstraints cons;
-  memset(&cons, 0, sizeof cons);
-  CHECK_EQ_INT(weft_constraints_parse(&cons, "B1 = 300", 2, &e), WEFT_OK);
-  CHECK_EQ_INT(weft_constraints_parse(&cons, "B2 = 25", 2, &e), WEFT_OK);
-  WeftSpec spec;
-  memset(&spec, 0, sizeof spec);
-  spec.net = &net;
-  spec.cost = &cm;
-  spec.njobs = 1;
-  spec.jobs[0].workload = wl;
-  spec.jobs[0].comm = &comm;
-  spec.jobs[0].weight = 1.0;
-  spec.cons = &cons;
-  WeftProblem *p = NULL;
-  WeftResult r;
-  CHECK_EQ_INT(weft_problem_create(&spec, &p, &e), WEFT_OK);
-  if (p) {
-    weft_problem_solve(p, NULL, &r);
-    double nvlink = 2.0 * S * 7.0 / 8.0 / (232.0 / 300.0 * 300.0);
-    double ib = 2.0 * (S / 8.0) * 0.5 / (0.96 * 25.0);
-    double lat = 6 * 3400.0 + 2 * 14000.0;
-    CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
-    CHECK_NEAR(r.eval.time_ns, lat + (nvlink > ib ? nvlink : ib), EFF_TOL);
-  }
-  weft_problem_free(p);
-  weft_workload_free(wl);
+  double t = allreduce_time_ns(&net, 8, 2, S, "B1 = 300", "B2 = 25");
+  double nvlink = 2.0 * S * 7.0 / 8.0 / (232.0 / 300.0 * 300.0);
+  double ib = 2.0 * (S / 8.0) * 0.5 / (0.96 * 25.0);
+  double lat = 6 * 3400.0 + 2 * 14000.0;
+  CHECK_NEAR(t, lat + (nvlink > ib ? nvlink : ib), EFF_TOL);
 }
 
 /* The one rule for a model job's device (weft_job_device): an explicit

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../test.h"
+#include "allreduce_fixture.h"
 #include "weft.h"
 
 #define ZOO "data/zoo"
@@ -146,52 +147,12 @@ static void nvl72_allreduce(void) {
 static void nvl72_time_by_hand(void) {
   WeftCluster c = cluster("gb200-nvl72");
   WeftNetwork net = network(&c, 144);
-  WeftError e;
-  WeftCostModel cm;
-  memset(&cm, 0, sizeof cm);
-  cm.nclasses = 2;  /* NVLink and InfiniBand: the cost is no part of the time */
-  for (int k = 0; k < 2; k++) {
-    snprintf(cm.cls[k].name, WEFT_NAME_LEN, "%s", net.cost_dim[k]);
-    cm.cls[k].link_usd_per_gbps = cm.cls[k].switch_usd_per_gbps = cm.cls[k].nic_usd_per_gbps = 1;
-    cm.cls[k].has_link = cm.cls[k].has_switch = cm.cls[k].has_nic = 1;
-  }
-  WeftCommunicator comm;
-  memset(&comm, 0, sizeof comm);
-  comm.ndims = 2;
-  for (int p = 0; p < WEFT_NPHASES; p++) comm.group[p][0] = 72, comm.group[p][1] = 2;
-  WeftWorkload *wl = weft_workload_create();
-  WeftLayer l;
-  memset(&l, 0, sizeof l);
   double S = 1e9;
-  l.phase[WEFT_PHASE_WG].coll = WEFT_COLL_ALLREDUCE;
-  l.phase[WEFT_PHASE_WG].size_bytes = S;
-  weft_workload_add(wl, &l);
-  WeftConstraints cons;
-  memset(&cons, 0, sizeof cons);
-  CHECK_EQ_INT(weft_constraints_parse(&cons, "B1 = 900", 2, &e), WEFT_OK);
-  CHECK_EQ_INT(weft_constraints_parse(&cons, "B2 = 50", 2, &e), WEFT_OK);
-  WeftSpec spec;
-  memset(&spec, 0, sizeof spec);
-  spec.net = &net;
-  spec.cost = &cm;
-  spec.njobs = 1;
-  spec.jobs[0].workload = wl;
-  spec.jobs[0].comm = &comm;
-  spec.jobs[0].weight = 1.0;
-  spec.cons = &cons;
-  WeftProblem *p = NULL;
-  WeftResult r;
-  CHECK_EQ_INT(weft_problem_create(&spec, &p, &e), WEFT_OK);
-  if (p) {
-    weft_problem_solve(p, NULL, &r);
-    double nvlink = 2.0 * S * 71.0 / 72.0 / (811.0 / 900.0 * 900.0);  /* ns: GB/s = B/ns */
-    double ib = 2.0 * (S / 72.0) * 0.5 / (0.95 * 50.0);
-    double lat = 2 * 71 * 3400.0 + 2 * 1 * 14000.0;
-    CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
-    CHECK_NEAR(r.eval.time_ns, lat + (nvlink > ib ? nvlink : ib), ROUND);
-  }
-  weft_problem_free(p);
-  weft_workload_free(wl);
+  double t = allreduce_time_ns(&net, 72, 2, S, "B1 = 900", "B2 = 50");
+  double nvlink = 2.0 * S * 71.0 / 72.0 / (811.0 / 900.0 * 900.0);  /* ns: GB/s = B/ns */
+  double ib = 2.0 * (S / 72.0) * 0.5 / (0.95 * 50.0);
+  double lat = 2 * 71 * 3400.0 + 2 * 1 * 14000.0;
+  CHECK_NEAR(t, lat + (nvlink > ib ? nvlink : ib), ROUND);
 }
 
 /* DGX B200: 8 GPUs on NVLink 5 (halving-doubling: 2 log2 8 = 6 steps),
