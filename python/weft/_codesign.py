@@ -59,22 +59,9 @@ def _spec(kw, npus):
         p.zero_stage = int_value("zero", kw["zero"], 0, 3)
     if kw.get("ep") is not None:
         p.ep = int_value("ep", kw["ep"], 1, 1 << 24)
-    p.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
     p.recompute = _recompute("recompute", kw.get("recompute"))
-    p.fp8 = 1 if flag("fp8", kw.get("fp8")) else 0
-    if kw.get("attention") is not None:  # --attention standard|flash
-        kind = c_int()
-        if not isinstance(kw["attention"], str) or lib.weft_attention_parse(
-                c_text("attention", kw["attention"]), byref(kind), byref(new_error())):
-            raise fail("attention=%r: expected standard or flash" % (kw["attention"],),
-                       "attention")
-        p.attention = kind.value
-    if kw.get("grad_bytes") is not None:  # --grad-bytes 2|4
-        gb = int_value("grad_bytes", kw["grad_bytes"], 2, 4)
-        if gb == 3:
-            raise fail("grad_bytes must be 2 or 4, got 3", "grad_bytes")
-        p.grad_bytes = gb
-    _inputs.optimizer_bytes(kw, p)
+    _inputs.device_knobs(kw, p)
+    _inputs.precision(kw, p)
     if kw.get("order") is not None:
         order = kw["order"] if isinstance(kw["order"], str) else ",".join(kw["order"])
         err = new_error()

@@ -153,6 +153,31 @@ def read_workload(v):
 
 
 # ------------------------------------------------------------------ model options
+def device_knobs(kw, par):
+    """sp=, fp8= (booleans) and attention= (standard|flash) into par, as
+    --sp, --fp8 and --attention (every command taking a model)."""
+    par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
+    par.fp8 = 1 if flag("fp8", kw.get("fp8")) else 0
+    if kw.get("attention") is not None:  # --attention standard|flash
+        kind = ctypes.c_int()
+        if not isinstance(kw["attention"], str) or lib.weft_attention_parse(
+                c_text("attention", kw["attention"]), byref(kind), byref(new_error())):
+            raise fail("attention=%r: expected standard or flash" % (kw["attention"],),
+                       "attention")
+        par.attention = kind.value
+
+
+def precision(kw, par):
+    """grad_bytes= (2|4) and the optimizer's precision into par, as
+    --grad-bytes, --master-weights and --optimizer-states."""
+    if kw.get("grad_bytes") is not None:  # --grad-bytes 2|4
+        gb = int_value("grad_bytes", kw["grad_bytes"], 2, 4)
+        if gb == 3:
+            raise fail("grad_bytes must be 2 or 4, got 3", "grad_bytes")
+        par.grad_bytes = gb
+    optimizer_bytes(kw, par)
+
+
 def optimizer_bytes(kw, par):
     """master_weights= (fp32|bf16|none), optimizer_states= (fp32|bf16) into
     par.optimizer_bytes, as --master-weights and --optimizer-states."""
@@ -195,15 +220,7 @@ class ModelOpts:
                                  ("zero", "zero_stage", 0, 3)):
             if kw.get(k) is not None:
                 setattr(par, field, int_value(k, kw[k], lo, hi))
-        par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
-        par.fp8 = 1 if flag("fp8", kw.get("fp8")) else 0
-        if kw.get("attention") is not None:  # --attention standard|flash
-            kind = ctypes.c_int()
-            if not isinstance(kw["attention"], str) or lib.weft_attention_parse(
-                    c_text("attention", kw["attention"]), byref(kind), byref(new_error())):
-                raise fail("attention=%r: expected standard or flash" % (kw["attention"],),
-                           "attention")
-            par.attention = kind.value
+        device_knobs(kw, par)
         if kw.get("schedule") is not None:  # --schedule 1f1b|dualpipe
             kind = ctypes.c_int()
             if not isinstance(kw["schedule"], str) or lib.weft_schedule_parse(
@@ -211,12 +228,7 @@ class ModelOpts:
                 raise fail("schedule=%r: expected 1f1b or dualpipe" % (kw["schedule"],),
                            "schedule")
             par.schedule = kind.value
-        if kw.get("grad_bytes") is not None:  # --grad-bytes 2|4
-            gb = int_value("grad_bytes", kw["grad_bytes"], 2, 4)
-            if gb == 3:
-                raise fail("grad_bytes must be 2 or 4, got 3", "grad_bytes")
-            par.grad_bytes = gb
-        optimizer_bytes(kw, par)
+        precision(kw, par)
         rc_mode = kw.get("recompute")
         if not isinstance(rc_mode, str):  # True alone: full, as --recompute alone
             rc_mode = flag("recompute", rc_mode) if rc_mode is None or isinstance(
