@@ -322,6 +322,10 @@ typedef struct {
   int objective;  /* WeftObjective */
   int loop;       /* WeftLoop */
   char file[WEFT_PATH_LEN];
+  /* A model job's tokens per iteration (global batch x sequence length;
+   * samples for a model without one), 0 for a workload file: the report's
+   * $ per million tokens (docs/model.md "System cost"). */
+  double tokens_per_iteration[WEFT_MAX_JOBS];
 } WeftScenario;
 
 WeftScenario *weft_scenario_create(void);

@@ -222,7 +222,8 @@ static int zoo_dir_of(const char *file, const WeftYamlNode *root, const char *zo
 
 static int load(const char *file, const char *zoo_dir, const WeftYamlNode *root,
                 WeftScenario *sc, WeftError *err) {
-  static const char *const objectives[] = {"perf", "perf-per-cost"};  /* WeftObjective order */
+  static const char *const objectives[] = {"perf", "perf-per-cost",
+                                           "cost-per-iteration"};  /* WeftObjective order */
   static const char *const loops[] = {"no-overlap", "tp-dp-overlap",
                                       "fwd-ig-overlap"};  /* WeftLoop order */
   const WeftYamlNode *v;
