@@ -28,12 +28,19 @@ static int *take_i(Carve *cv, int n) {
 
 /* Reduce the scaled equalities [A | b] (ne x nb) to u_piv = b' - A'.u_free
  * with complete pivoting, s (column nb-1 when ppc) last. piv[e] gets each
- * row's unknown. Returns 0, or -1 when a pivot vanishes. */
-static int eliminate(double *A, double *b, int ne, int nb, int ppc, int *piv) {
+ * row's unknown. With a constant cost (c0 > 0) s is taken too when every
+ * other pivot is below SEP_S_PIVOT of its: an NPU capex 1e6 times the
+ * network's leaves the cost row's y terms ~1e-6 of its s term, and a pivot
+ * that small would amplify the iterate's error into the design (the general
+ * path then solves it). Returns 0, or -1 when a pivot vanishes. */
+#define SEP_S_PIVOT 1.0
+static int eliminate(double *A, double *b, int ne, int nb, int ppc, int c0, int *piv) {
   int used[2 * WEFT_MAX_DIMS + 2] = {0};
   for (int e = 0; e < ne; e++) {
-    int br = -1, bc = -1;
-    double best = 0.0;
+    int br = -1, bc = -1, sr = -1;
+    double best = 0.0, sbest = 0.0;
+    for (int i = e; ppc && c0 && i < ne && !used[nb - 1]; i++) /* s's largest */
+      if (fabs(A[i * nb + nb - 1]) > sbest) { sbest = fabs(A[i * nb + nb - 1]); sr = i; }
     for (int pass = 0; pass < 2 && br < 0; pass++) /* s only when nothing else will do */
       for (int i = e; i < ne; i++)
         for (int k = 0; k < nb; k++) {
@@ -44,6 +51,7 @@ static int eliminate(double *A, double *b, int ne, int nb, int ppc, int *piv) {
             bc = k;
           }
         }
+    if (sr >= 0 && bc != nb - 1 && best < SEP_S_PIVOT * sbest) { br = sr; bc = nb - 1; }
     if (br < 0) return -1;
     if (br != e) {
       for (int k = 0; k < nb; k++) { double t = A[e * nb + k]; A[e * nb + k] = A[br * nb + k]; A[br * nb + k] = t; }
@@ -172,7 +180,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
     for (int k = 0; k < nb; k++) a[k] /= mx;
     b[e] /= mx;
   }
-  if (eliminate(A, b, ne, nb, ppc, piv)) return WEFT_OK; /* p->fast = 0: general path */
+  if (eliminate(A, b, ne, nb, ppc, p->oc0 > 0.0, piv)) return WEFT_OK; /* p->fast = 0: general path */
   /* fidx[k]: k's index among the free unknowns, or -(e + 2) when row e's
    * pivot (-1 while unassigned). */
   for (int k = 0; k < nb; k++) fidx[k] = -1;
