@@ -264,7 +264,7 @@ static int load(const char *file, const char *zoo_dir, const WeftYamlNode *root,
     }
   }
   if ((v = weft_yaml_get(root, "objective", NULL)) &&
-      (rc = choose(file, v, "objective", objectives, 2, &sc->objective, err)))
+      (rc = choose(file, v, "objective", objectives, WEFT_NOBJECTIVES, &sc->objective, err)))
     return rc;
   if ((v = weft_yaml_get(root, "loop", NULL)) &&
       (rc = choose(file, v, "loop", loops, WEFT_NLOOPS, &sc->loop, err)))
