@@ -97,7 +97,9 @@ static void whole_lines(FILE *out, const Report *r) {
     fprintf(out, " GB/s, time_ms %.6f, cost_usd %.2f", c->eval.time_ns / 1e6, c->eval.cost_usd);
     if (w->result.status == WEFT_STATUS_SOLVED && c->objective > 0.0)
       fprintf(out, "; whole links %+.4f%% on the %s", 100.0 * (w->result.objective / c->objective - 1.0),
-              r->spec->objective == WEFT_OBJ_PERF ? "time" : "time x cost");
+              r->spec->objective == WEFT_OBJ_PERF            ? "time"
+              : r->spec->objective == WEFT_OBJ_PERF_PER_COST ? "time x cost"
+                                                             : "cost per iteration");
   }
   fputc('\n', out);
 }
