@@ -90,6 +90,12 @@ typedef struct {
   const double *equal_bw_gbps;
   const char *equal_none;      /* why there is no EqualBW baseline (solved, equal NULL) */
   const char *job_names[WEFT_MAX_JOBS];
+  /* System cost (docs/model.md "System cost"): shown when the cost model
+   * gives a system figure or the objective is cost-per-iteration. */
+  int system;
+  WeftSystemCost sys;           /* defaults filled in */
+  double tokens_per_iteration;  /* one model job's, else 0 */
+  double train_tokens;          /* --train-tokens, else 0 */
 } Report;
 
 /* JSON scalars for every command (json.c). A string as valid UTF-8 JSON

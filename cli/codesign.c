@@ -43,7 +43,8 @@ static const CliOpt opts[O_COUNT] = {
                     "                        classes in file order, when there are D of them)"},
     [O_COST] = {"--cost-model", "FILE", "LIBRA cost-model yml ($ per GB/s of Link, Switch, Nic)"},
     [O_CONSTRAINT] = {"--constraint", "EXPR", "linear constraint over B1..BD, sum, cost (repeatable)"},
-    [O_OBJECTIVE] = {"--objective", "perf|perf-per-cost", "minimise time, or time x cost (default perf)"},
+    [O_OBJECTIVE] = {"--objective", "perf|perf-per-cost|cost-per-iteration",
+                     "minimise time, time x cost, or $ per iteration (default perf)"},
     [O_LOOP] = {"--loop", "no-overlap|tp-dp-overlap|fwd-ig-overlap",
                 "training loop (default no-overlap)"},
     [O_TP] = {"--tp", "LIST", "tensor-parallel degrees (default: every divisor of N)"},
@@ -395,9 +396,7 @@ int cmd_codesign(int argc, char **argv) {
   }
   int obj = 0, loop = 0;
   if ((a.val[O_OBJECTIVE] &&  /* names as scenario files take them: any case, _ or - */
-       cli_opt_choose(opts[O_OBJECTIVE].name, a.val[O_OBJECTIVE],
-                      weft_objective_name(WEFT_OBJ_PERF),
-                      weft_objective_name(WEFT_OBJ_PERF_PER_COST), &obj)) ||
+       cli_opt_objective(opts[O_OBJECTIVE].name, a.val[O_OBJECTIVE], &obj)) ||
       (a.val[O_LOOP] && cli_opt_loop(opts[O_LOOP].name, a.val[O_LOOP], &loop)))
     return finish(&st, EXIT_USAGE);
   spec.objective = (WeftObjective)obj;

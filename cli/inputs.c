@@ -1,6 +1,7 @@
 /* inputs.c — reading what optimize, simulate and validate take: a scenario,
  * LIBRA's four files, or a network and cost model with a model from the zoo;
  * then command-line constraints, objective and loop. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,10 +29,19 @@ const CliOpt cli_input_opts[CLI_IN_COUNT] = {
     [CLI_IN_CONSTRAINT] = {"--constraint", "EXPR",
                            "linear constraint over B1..BD, sum, cost (repeatable):\n"
                            "                        'sum = 1000', 'B1 >= B2 >= B3', 'cost <= 2e7'"},
-    [CLI_IN_OBJECTIVE] = {"--objective", "perf|perf-per-cost",
-                          "minimise time, or time x cost (default perf)"},
+    [CLI_IN_OBJECTIVE] = {"--objective", "perf|perf-per-cost|cost-per-iteration",
+                          "minimise time, time x cost, or $ per iteration\n"
+                          "                        (default perf; docs/model.md \"System cost\")"},
     [CLI_IN_LOOP] = {"--loop", "no-overlap|tp-dp-overlap|fwd-ig-overlap",
                      "training loop (default no-overlap)"},
+    /* The cost model's system figures (its Npu, NpuPowerW, ... keys), set
+     * through weft_system_cost_set: the file's ranges, the file's rule. */
+    [CLI_IN_NPU_USD] = {"--npu-usd", "USD", "$ per NPU (the cost model's Npu)"},
+    [CLI_IN_NPU_POWER] = {"--npu-power-w", "W", "W per NPU (NpuPowerW)"},
+    [CLI_IN_ELECTRICITY] = {"--electricity-usd-per-kwh", "USD",
+                            "electricity price (ElectricityUsdPerKwh; default 0.08)"},
+    [CLI_IN_PUE] = {"--pue", "X", "facility over IT power, >= 1 (Pue; default 1.58)"},
+    [CLI_IN_LIFETIME] = {"--lifetime-years", "Y", "capex amortised over Y years (LifetimeYears; default 4)"},
 };
 
 CliOptSet cli_inputs_set(CliInputs *in) {
@@ -183,10 +193,23 @@ static int apply_options(const CliInputs *in, WeftScenario *sc) {
       return EXIT_USAGE;
     }
   }
+  static const char *const sys_key[] = {"Npu", "NpuPowerW", "ElectricityUsdPerKwh", "Pue",
+                                        "LifetimeYears"}; /* CLI_IN_NPU_USD.. order */
+  for (int k = CLI_IN_NPU_USD; k <= CLI_IN_LIFETIME; k++) {
+    const char *v = in->val[k];
+    double x;
+    if (!v) continue;
+    if (cli_number(v, strlen(v), -HUGE_VAL, 0, &x)) {
+      cli_fail("%s '%s': expected a number", cli_input_opts[k].name, v);
+      return EXIT_USAGE;
+    }
+    if (weft_system_cost_set(&sc->cost, sys_key[k - CLI_IN_NPU_USD], x, &err)) {
+      cli_fail("%s '%s': %s", cli_input_opts[k].name, v, err.msg);
+      return EXIT_USAGE;
+    }
+  }
   const char *obj = in->val[CLI_IN_OBJECTIVE], *loop = in->val[CLI_IN_LOOP];
-  if ((obj && cli_opt_choose(cli_input_opts[CLI_IN_OBJECTIVE].name, obj,
-                     weft_objective_name(WEFT_OBJ_PERF),
-                     weft_objective_name(WEFT_OBJ_PERF_PER_COST), &sc->objective)) ||
+  if ((obj && cli_opt_objective(cli_input_opts[CLI_IN_OBJECTIVE].name, obj, &sc->objective)) ||
       (loop && cli_opt_loop(cli_input_opts[CLI_IN_LOOP].name, loop, &sc->loop)))
     return EXIT_USAGE;
   int sched; /* DualPipe's own loop, what its paired chunks are for */

@@ -13,7 +13,7 @@
 #include "plot.h"
 
 enum { O_JSON, O_EXPORT, O_EXPORT1, O_PLOT, O_GAPTOL, O_LINKS, O_MAXLINKS, O_MAXNODES,
-       O_TIMELIMIT, O_REFINE, O_HELP, O_COUNT };
+       O_TIMELIMIT, O_TRAINTOKENS, O_REFINE, O_HELP, O_COUNT };
 
 /* One row per option: drives parsing and --help alike (after the shared
  * input options of inputs.h, before the --model options of model_opts.h). */
@@ -41,6 +41,9 @@ static const CliOpt opts[O_COUNT] = {
     [O_TIMELIMIT] = {"--time-limit", "S",
                      "whole links: stop branch and bound after S seconds\n"
                      "                        (default 60; 0 = none)"},
+    [O_TRAINTOKENS] = {"--train-tokens", "N",
+                       "a model job: report the time and cost to train N tokens\n"
+                       "                        (docs/model.md \"System cost\")"},
     [O_REFINE] = {"--refine-with-sim", NULL,
                   "re-solve with simulated collective times; takes weft\n"
                   "                        simulate's options (see --refine-with-sim --help)"},
@@ -162,6 +165,12 @@ int cmd_optimize(int argc, char **argv) {
   if (cli_out_check("--export-astra", a.val[O_EXPORT]) ||
       cli_out_check("--export-astra1", a.val[O_EXPORT1]))
     return EXIT_USAGE;
+  double train_tokens = 0.0;
+  const char *tt = a.val[O_TRAINTOKENS];
+  if (tt && (cli_number(tt, strlen(tt), 0.0, 1, &train_tokens) || !(train_tokens <= 1e30))) {
+    cli_fail("--train-tokens '%s': expected a positive number of tokens (at most 1e30)", tt);
+    return EXIT_USAGE;
+  }
   int prc = a.val[O_PLOT] ? cli_plot_check(a.val[O_PLOT]) : 0;
   if (prc) return prc;
   int rc = cli_inputs_load(&a.in, "optimize", &st.sc);
@@ -170,6 +179,13 @@ int cmd_optimize(int argc, char **argv) {
     return finish(&st, rc);
   WeftSpec spec;
   weft_scenario_spec(st.sc, &spec);
+  /* Tokens per iteration: known for one model job (the generator's). */
+  double tokens = spec.njobs == 1 ? st.sc->tokens_per_iteration[0] : 0.0;
+  if (tt && !(tokens > 0.0)) {
+    cli_fail("--train-tokens needs one model job (--model, or a scenario whose one workload is "
+             "a model mapping): only there are the tokens per iteration known");
+    return finish(&st, EXIT_USAGE);
+  }
   if (a.val[O_EXPORT1] && (rc = cli_astra1_check(&spec))) return finish(&st, rc);
   rc = weft_problem_create(&spec, &st.prob, &err);
   WeftWholeResult whole;
@@ -188,7 +204,11 @@ int cmd_optimize(int argc, char **argv) {
   char eq_why[256] = "";
   WeftEval eq;
   memset(&eq, 0, sizeof eq);
-  Report r = {.spec = &spec, .res = &res, .whole = has_whole ? &whole : NULL};
+  Report r = {.spec = &spec, .res = &res, .whole = has_whole ? &whole : NULL,
+              .system = weft_cost_model_has_system(&st.sc->cost) ||
+                        spec.objective == WEFT_OBJ_COST_PER_ITERATION,
+              .tokens_per_iteration = tokens, .train_tokens = train_tokens};
+  weft_system_cost_resolved(&st.sc->cost, &r.sys);
   for (int j = 0; j < spec.njobs; j++) r.job_names[j] = st.sc->job_name[j];
   if (solved) { /* the best equal split that meets the constraints, if any */
     if (weft_problem_equal_bw(st.prob, eq_bw, eq_why, sizeof eq_why)) {

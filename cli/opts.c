@@ -223,6 +223,21 @@ int cli_opt_choose(const char *flag, const char *v, const char *n0, const char *
   return 0;
 }
 
+int cli_opt_objective(const char *flag, const char *v, int *out) {
+  for (int o = 0; o < WEFT_NOBJECTIVES; o++)
+    if (same_name(v, weft_objective_name((WeftObjective)o))) {
+      *out = o;
+      return 0;
+    }
+  char list[160] = ""; /* "a, b or c", the library's names */
+  for (int o = 0; o < WEFT_NOBJECTIVES; o++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+             o == 0 ? "" : o == WEFT_NOBJECTIVES - 1 ? " or " : ", ",
+             weft_objective_name((WeftObjective)o));
+  cli_fail("%s '%s': expected %s", flag, v, list);
+  return -1;
+}
+
 int cli_opt_loop(const char *flag, const char *v, int *out) {
   for (int l = 0; l < WEFT_NLOOPS; l++)
     if (same_name(v, weft_loop_name((WeftLoop)l))) {

@@ -44,6 +44,8 @@ int cli_opt_int(const char *flag, const char *v, int lo, int hi, int *out);
 int cli_opt_choose(const char *flag, const char *v, const char *n0, const char *n1, int *out);
 /* *out = the training loop (WeftLoop) v names, as scenario files read it. */
 int cli_opt_loop(const char *flag, const char *v, int *out);
+/* An objective by the library's name (any case, _ or -), as cli_opt_loop. */
+int cli_opt_objective(const char *flag, const char *v, int *out);
 /* Numbers on the command line follow the input files' grammar exactly
  * (weft_number_parse: decimal, no hex, inf, nan or denormals); blanks
  * around the value are allowed. Both return -1 without a message when t is

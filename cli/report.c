@@ -22,6 +22,56 @@ static void row_ms(FILE *out, const char *name, double a, const double *b) {
   fputc('\n', out);
 }
 
+/* A row of two figures (optimized, equal_bw) in fixed (prec >= 0) or
+ * e-notation (prec < 0: 6 digits). */
+static void row2(FILE *out, const char *name, int prec, double a, const double *b) {
+  fprintf(out, "  %-24s", name);
+  if (prec >= 0) num(out, 16, prec, a);
+  else fprintf(out, " %16.6e", a);
+  if (!b) fprintf(out, " %16s", "-");
+  else if (prec >= 0) num(out, 16, prec, *b);
+  else fprintf(out, " %16.6e", *b);
+  fputc('\n', out);
+}
+
+/* Iterations to train n tokens: whole iterations (the last one partly used
+ * is paid in full). */
+static double train_iters(const Report *r) { return ceil(r->train_tokens / r->tokens_per_iteration); }
+
+/* The system cost block (docs/model.md "System cost"): its inputs, NPU and
+ * total capex, power, $ per iteration, and for a model job $ per million
+ * tokens and what training --train-tokens costs. */
+static void system_rows(FILE *out, const Report *r, const WeftEval *o, const WeftEval *e) {
+  const WeftSystemCost *s = &r->sys;
+#define B_(f) (e ? &e->f : NULL)
+  row2(out, "npu_cost_usd", 2, o->npu_cost_usd, B_(npu_cost_usd));
+  row2(out, "capex_usd", 2, o->capex_usd, B_(capex_usd));
+  row2(out, "network_power_w", 2, o->network_power_w, B_(network_power_w));
+  row2(out, "npu_power_w", 2, o->npu_power_w, B_(npu_power_w));
+  row2(out, "power_w", 2, o->power_w, B_(power_w));
+  row2(out, "cost_per_iteration_usd", -1, o->cost_per_iteration_usd, B_(cost_per_iteration_usd));
+#undef B_
+  if (r->tokens_per_iteration > 0.0) {
+    double k = 1e6 / r->tokens_per_iteration, eb = e ? e->cost_per_iteration_usd * k : 0.0;
+    row2(out, "usd_per_million_tokens", -1, o->cost_per_iteration_usd * k, e ? &eb : NULL);
+  }
+  if (r->train_tokens > 0.0) {
+    double n = train_iters(r), et = e ? n * e->time_ns / 86400e9 : 0.0,
+           ec = e ? n * e->cost_per_iteration_usd : 0.0;
+    row2(out, "train_time_days", 6, n * o->time_ns / 86400e9, e ? &et : NULL);
+    row2(out, "train_cost_usd", 2, n * o->cost_per_iteration_usd, e ? &ec : NULL);
+  }
+  fprintf(out, "  system: Npu %g $%s, NpuPowerW %g W%s, electricity %g $/kWh%s, PUE %g%s, "
+          "lifetime %g years%s\n", s->npu_usd, s->has_npu_usd ? "" : " (none given)",
+          s->npu_power_w, s->has_npu_power_w ? "" : " (none given)", s->electricity_usd_per_kwh,
+          s->has_electricity ? "" : " (default)", s->pue, s->has_pue ? "" : " (default)",
+          s->lifetime_years, s->has_lifetime ? "" : " (default)");
+  if (r->tokens_per_iteration > 0.0)
+    fprintf(out, "  tokens per iteration: %.0f\n", r->tokens_per_iteration);
+  if (r->train_tokens > 0.0)
+    fprintf(out, "  train %g tokens: %.0f iterations\n", r->train_tokens, train_iters(r));
+}
+
 /* Whole links: the proof (tree closed, or the limit and the gap left) and
  * the continuous optimum beside the whole-link one. */
 static void whole_lines(FILE *out, const Report *r) {
@@ -47,7 +97,9 @@ static void whole_lines(FILE *out, const Report *r) {
     fprintf(out, " GB/s, time_ms %.6f, cost_usd %.2f", c->eval.time_ns / 1e6, c->eval.cost_usd);
     if (w->result.status == WEFT_STATUS_SOLVED && c->objective > 0.0)
       fprintf(out, "; whole links %+.4f%% on the %s", 100.0 * (w->result.objective / c->objective - 1.0),
-              r->spec->objective == WEFT_OBJ_PERF ? "time" : "time x cost");
+              r->spec->objective == WEFT_OBJ_PERF            ? "time"
+              : r->spec->objective == WEFT_OBJ_PERF_PER_COST ? "time x cost"
+                                                             : "cost per iteration");
   }
   fputc('\n', out);
 }
@@ -114,6 +166,7 @@ void report_table(FILE *out, const Report *r) {
   fprintf(out, "\n  %-24s %16.6e", "time_x_cost_ms_usd", o->perf_per_cost / 1e6);
   if (e) fprintf(out, " %16.6e\n", e->perf_per_cost / 1e6);
   else fprintf(out, " %16s\n", "-");
+  if (r->system) system_rows(out, r, o, e);
   if (!e) {
     fprintf(out, "\n  equal_bw: none: %s\n", r->equal_none ? r->equal_none : "not computed");
     return;
@@ -141,6 +194,38 @@ static void json_eval(FILE *out, const WeftEval *e, const double *bw, int D, con
   fprintf(out, ",\n%s  \"time_x_cost_ns_usd\": ", ind);
   cli_json_num(out, e->perf_per_cost);
   fprintf(out, "\n%s}", ind);
+}
+
+/* The system block's figures as top-level keys (the table's rows). */
+static void system_json(FILE *out, const Report *r, const WeftEval *o) {
+  const WeftSystemCost *s = &r->sys;
+  const char *k[] = {"npu_cost_usd", "capex_usd", "network_power_w", "npu_power_w", "power_w",
+                     "cost_per_iteration_usd", "npu_usd", "npu_power_w_each",
+                     "electricity_usd_per_kwh", "pue", "lifetime_years"};
+  double v[] = {o->npu_cost_usd, o->capex_usd, o->network_power_w, o->npu_power_w, o->power_w,
+                o->cost_per_iteration_usd, s->npu_usd, s->npu_power_w,
+                s->electricity_usd_per_kwh, s->pue, s->lifetime_years};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    fprintf(out, ",\n  \"%s\": ", k[i]);
+    cli_json_num(out, v[i]);
+  }
+  if (r->tokens_per_iteration > 0.0) {
+    fputs(",\n  \"tokens_per_iteration\": ", out);
+    cli_json_num(out, r->tokens_per_iteration);
+    fputs(",\n  \"usd_per_million_tokens\": ", out);
+    cli_json_num(out, o->cost_per_iteration_usd / r->tokens_per_iteration * 1e6);
+  }
+  if (r->train_tokens > 0.0) {
+    double n = train_iters(r);
+    fputs(",\n  \"train_tokens\": ", out);
+    cli_json_num(out, r->train_tokens);
+    fputs(",\n  \"train_iterations\": ", out);
+    cli_json_num(out, n);
+    fputs(",\n  \"train_time_s\": ", out);
+    cli_json_num(out, n * o->time_ns / 1e9);
+    fputs(",\n  \"train_cost_usd\": ", out);
+    cli_json_num(out, n * o->cost_per_iteration_usd);
+  }
 }
 
 /* Whole links: links, link_gbps, bnb {status, nodes, gap, unsettled} and
@@ -243,6 +328,7 @@ void report_json(FILE *out, const Report *r) {
   cli_json_num(out, o->cost_usd);
   fputs(",\n  \"time_x_cost_ns_usd\": ", out);
   cli_json_num(out, o->perf_per_cost);
+  if (r->system) system_json(out, r, o);
   fprintf(out, ",\n  \"tie_broken\": %s,\n  \"jobs\": [", res->tie_broken ? "true" : "false");
   for (int j = 0; j < sp->njobs; j++) {
     const WeftJobTime *t = &o->job[j];

@@ -129,7 +129,9 @@ void randprob_free(RandProb *r) { weft_workload_free(r->wl); }
 static double objective(const RandProb *r, const WeftProblem *p, const double *bw) {
   WeftEval ev;
   weft_problem_evaluate(p, bw, &ev);
-  double v = r->spec.objective == WEFT_OBJ_PERF_PER_COST ? ev.perf_per_cost : ev.time_ns;
+  double v = r->spec.objective == WEFT_OBJ_PERF_PER_COST        ? ev.perf_per_cost
+             : r->spec.objective == WEFT_OBJ_COST_PER_ITERATION ? ev.cost_per_iteration_usd
+                                                                : ev.time_ns;
   return isfinite(v) ? v : HUGE_VAL;
 }
 
@@ -190,7 +192,7 @@ int randprob_check(const RandProb *r, const WeftProblem *p, const WeftResult *re
       return 0;
     }
     if (g < res->lower_bound * (1.0 - 1e-12)) {
-      snprintf(why, n, "a feasible point at t = %.3g is below the certified bound", t);
+      snprintf(why, n, "a feasible point at t = %.3g is below the certified bound (%.17g < %.17g, objective %.17g)", t, g, res->lower_bound, res->objective);
       return 0;
     }
   }

@@ -83,19 +83,60 @@ typedef struct {
   double link_usd_per_gbps, switch_usd_per_gbps, nic_usd_per_gbps;
   int has_link, has_switch, has_nic;
   int line;
+  /* Power (weft): W per GB/s of one NPU's bandwidth on a dim of this class,
+   * every part of the class included (links, NICs, switches); absent: 0. */
+  double power_w_per_gbps;
+  int has_power;
 } WeftCostClass;
+
+/* System cost (weft; docs/model.md "System cost"): what is not network.
+ * Top-level scalars of the cost model file; each has_* says it was given
+ * (a CLI or Python override sets it too). Absent: no NPU capex or power,
+ * and the documented defaults for price, PUE and lifetime. */
+typedef struct {
+  double npu_usd;                 /* Npu: $ per NPU (LIBRA's element name) */
+  double npu_power_w;             /* NpuPowerW: W per NPU */
+  double electricity_usd_per_kwh; /* ElectricityUsdPerKwh */
+  double pue;                     /* Pue: facility power / IT power, >= 1 */
+  double lifetime_years;          /* LifetimeYears: capex amortised over it */
+  int has_npu_usd, has_npu_power_w, has_electricity, has_pue, has_lifetime;
+} WeftSystemCost;
+
+/* Defaults (marked estimates, docs/model.md "System cost"): US industrial
+ * electricity 2023 (EIA: 8.06 cents/kWh), the global average PUE 2023
+ * (Uptime Institute survey: 1.58), a 4-year accelerator life. */
+#define WEFT_DEFAULT_ELECTRICITY_USD_PER_KWH 0.08
+#define WEFT_DEFAULT_PUE 1.58
+#define WEFT_DEFAULT_LIFETIME_YEARS 4.0
 
 typedef struct {
   int nclasses;
   WeftCostClass cls[WEFT_MAX_COST_CLASSES];
   char file[WEFT_PATH_LEN];
+  WeftSystemCost sys;
 } WeftCostModel;
+
+/* 1 when cm gives any system figure (Npu, NpuPowerW, price, PUE, lifetime)
+ * or a class gives Power: reports then show the system block. */
+int weft_cost_model_has_system(const WeftCostModel *cm);
+/* Set one system figure by its file key ("Npu", "NpuPowerW",
+ * "ElectricityUsdPerKwh", "Pue", "LifetimeYears", or snake_case), checked
+ * against the range a file's value must meet: the one rule every override
+ * (CLI, scenario, Python) goes through. WEFT_EINPUT naming the field. */
+int weft_system_cost_set(WeftCostModel *cm, const char *field, double value, WeftError *err);
+/* The system figures with defaults filled in (each has_* as given). */
+void weft_system_cost_resolved(const WeftCostModel *cm, WeftSystemCost *out);
 
 /* Network cost per GB/s of per-NPU bandwidth for each dim (LIBRA's counts:
  * Ring and FullyConnected N*link, Switch N*(link+nic+switch)), into
  * usd_per_gbps[ndims]. Fails naming the class or element that is missing. */
 int weft_cost_per_gbps(const WeftNetwork *net, const WeftCostModel *cm,
                        double *usd_per_gbps, WeftError *err);
+/* Network power per GB/s of per-NPU bandwidth for each dim: N x the class's
+ * Power (0 where absent), into w_per_gbps[ndims]. Fails as weft_cost_per_gbps
+ * when a dim's class is missing. */
+int weft_power_per_gbps(const WeftNetwork *net, const WeftCostModel *cm, double *w_per_gbps,
+                        WeftError *err);
 
 /* ------------------------------------------------------------------ workload */
 typedef enum {
@@ -281,6 +322,10 @@ typedef struct {
   int objective;  /* WeftObjective */
   int loop;       /* WeftLoop */
   char file[WEFT_PATH_LEN];
+  /* A model job's tokens per iteration (global batch x sequence length;
+   * samples for a model without one), 0 for a workload file: the report's
+   * $ per million tokens (docs/model.md "System cost"). */
+  double tokens_per_iteration[WEFT_MAX_JOBS];
 } WeftScenario;
 
 WeftScenario *weft_scenario_create(void);

@@ -11,7 +11,15 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------ problem */
-typedef enum { WEFT_OBJ_PERF = 0, WEFT_OBJ_PERF_PER_COST = 1 } WeftObjective;
+/* perf: iteration time; perf-per-cost: time x (network + NPU capex);
+ * cost-per-iteration: time x (capex / lifetime + power x PUE x price), $ per
+ * iteration (docs/model.md "System cost"). */
+typedef enum {
+  WEFT_OBJ_PERF = 0,
+  WEFT_OBJ_PERF_PER_COST = 1,
+  WEFT_OBJ_COST_PER_ITERATION = 2
+} WeftObjective;
+#define WEFT_NOBJECTIVES 3  /* WeftObjective values are 0..WEFT_NOBJECTIVES-1 */
 /* Training loops (docs/model.md): every collective blocks; weight-grad ones
  * on a stream under the backward pass; forward and input-grad ones under
  * another micro-batch's compute (DualPipe's paired chunks), weight-grad blocking. */
@@ -22,7 +30,8 @@ typedef enum {
 } WeftLoop;
 #define WEFT_NLOOPS 3  /* WeftLoop values are 0..WEFT_NLOOPS-1 */
 
-const char *weft_objective_name(WeftObjective o);  /* "perf", "perf-per-cost" */
+/* "perf", "perf-per-cost", "cost-per-iteration" */
+const char *weft_objective_name(WeftObjective o);
 /* "no-overlap", "tp-dp-overlap", "fwd-ig-overlap" */
 const char *weft_loop_name(WeftLoop l);
 
@@ -89,8 +98,17 @@ typedef struct {
 typedef struct {
   double time_ns;      /* objective's time: weighted sum over jobs */
   double cost_usd;     /* network cost */
-  double perf_per_cost;  /* time_ns * cost_usd (lower is better) */
+  double perf_per_cost;  /* time_ns * capex_usd (lower is better) */
   WeftJobTime job[WEFT_MAX_JOBS];
+  /* System cost (docs/model.md "System cost"; 0 where the cost model gives
+   * none): NPU capex, total capex, IT power (W, no PUE), and the $ per
+   * iteration: time x (capex / lifetime + power x PUE x price). */
+  double npu_cost_usd;       /* NPUs x Npu */
+  double capex_usd;          /* cost_usd + npu_cost_usd */
+  double network_power_w;    /* sum_d W per GB/s x B_d */
+  double npu_power_w;        /* NPUs x NpuPowerW */
+  double power_w;            /* network_power_w + npu_power_w */
+  double cost_per_iteration_usd;
 } WeftEval;
 
 #define WEFT_DIM_UNUSED 1  /* no collective uses the dim: set by constraints alone */
@@ -101,7 +119,7 @@ typedef struct {
   double bw_gbps[WEFT_MAX_DIMS];
   int dim_flags[WEFT_MAX_DIMS];  /* WEFT_DIM_* bits */
   WeftEval eval;                 /* at bw_gbps */
-  double objective;              /* time_ns (perf) or time_ns*cost_usd */
+  double objective;              /* time_ns, time_ns*capex_usd or cost_per_iteration_usd */
   double lower_bound;            /* certified lower bound on the objective */
   double gap;                    /* (objective - lower_bound) / |lower_bound| */
   int iterations;                /* interior-point iterations, all phases */

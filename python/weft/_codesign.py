@@ -104,7 +104,7 @@ def _spec(kw, npus):
         spec.settings.gap_tol = number("gap_tol", kw["gap_tol"], GAP_TOL_MIN, False, 1.0,
                                  "a number in [1e-14, 1]")
     if kw.get("objective") is not None:
-        spec.objective = choose("objective", kw["objective"], "perf", "perf-per-cost")
+        spec.objective = choose("objective", kw["objective"], *_inputs.OBJECTIVES)
     if kw.get("loop") is not None:
         spec.loop = choose("loop", kw["loop"], *LOOPS)
     spec.all_orders = 1 if flag("all_orders", kw.get("all_orders")) else 0

@@ -3,6 +3,7 @@
 # LIBRA's four files (or dicts), or a zoo model with a network and cost model;
 # then the constraints, objective and loop given on top.
 import ctypes
+import math
 import os
 from ctypes import byref, c_double, c_void_p
 
@@ -12,7 +13,14 @@ from ._core import (EINVAL, ENOMEM, KeywordTypeError, WeftError, Sources, c_path
                     zoo_dir, zoo_path)
 
 INPUT_KEYS = ("network", "cluster", "npus", "workload", "communicator", "cost_model", "constraint",
-              "objective", "loop")
+              "objective", "loop", "npu_usd", "npu_power_w", "electricity_usd_per_kwh", "pue",
+              "lifetime_years")
+# The cost model's system figures (keyword: the file's key), set through
+# weft_system_cost_set as the CLI's --npu-usd ... (docs/model.md "System cost").
+SYSTEM_KEYS = (("npu_usd", b"Npu"), ("npu_power_w", b"NpuPowerW"),
+               ("electricity_usd_per_kwh", b"ElectricityUsdPerKwh"), ("pue", b"Pue"),
+               ("lifetime_years", b"LifetimeYears"))
+OBJECTIVES = ("perf", "perf-per-cost", "cost-per-iteration")  # WeftObjective order
 MAX_NPUS = 1 << 30  # a network's NPUs, as the readers allow
 MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero", "recompute",
               "order", "efficiency", "zoo", "pp_layers", "cp", "attention", "fp8", "schedule",
@@ -390,8 +398,15 @@ def apply_options(s, kw):
                                          byref(err)):
             raise WeftError("constraint %r: column %d: %s" % (c, err.col, _lib.text(err.msg)),
                             "", 0, err.col, _lib.text(err.field) or "constraint", err.code)
+    for key, field in SYSTEM_KEYS:
+        if kw.get(key) is None:
+            continue
+        x = number(key, kw[key], -math.inf, False)
+        if lib.weft_system_cost_set(byref(sc.cost), field, x, byref(err)):
+            raise WeftError("%s=%r: %s" % (key, kw[key], _lib.text(err.msg)), "", 0, 0, key,
+                            err.code)
     if kw.get("objective") is not None:
-        sc.objective = choose("objective", kw["objective"], "perf", "perf-per-cost")
+        sc.objective = choose("objective", kw["objective"], *OBJECTIVES)
     if kw.get("loop") is not None:
         sc.loop = choose("loop", kw["loop"], *LOOPS)
     elif kw.get("model") is not None and kw.get("schedule") == "dualpipe":

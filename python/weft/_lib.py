@@ -41,9 +41,15 @@ WeftNetwork = _s("WeftNetwork", [
 WeftCostClass = _s("WeftCostClass", [
     ("name", _NAME), ("link_usd_per_gbps", c_double), ("switch_usd_per_gbps", c_double),
     ("nic_usd_per_gbps", c_double), ("has_link", c_int), ("has_switch", c_int),
-    ("has_nic", c_int), ("line", c_int)])
+    ("has_nic", c_int), ("line", c_int), ("power_w_per_gbps", c_double), ("has_power", c_int)])
+WeftSystemCost = _s("WeftSystemCost", [
+    ("npu_usd", c_double), ("npu_power_w", c_double), ("electricity_usd_per_kwh", c_double),
+    ("pue", c_double), ("lifetime_years", c_double), ("has_npu_usd", c_int),
+    ("has_npu_power_w", c_int), ("has_electricity", c_int), ("has_pue", c_int),
+    ("has_lifetime", c_int)])
 WeftCostModel = _s("WeftCostModel", [("nclasses", c_int),
-                                     ("cls", WeftCostClass * MAX_COST_CLASSES), ("file", _PATH)])
+                                     ("cls", WeftCostClass * MAX_COST_CLASSES), ("file", _PATH),
+                                     ("sys", WeftSystemCost)])
 WeftPhaseSpec = _s("WeftPhaseSpec", [("compute_ns", c_double), ("coll", c_int),
                                      ("size_bytes", c_double), ("group", c_int),
                                      ("calls", c_double)])
@@ -67,7 +73,8 @@ WeftScenario = _s("WeftScenario", [
     ("net", WeftNetwork), ("cost", WeftCostModel), ("njobs", c_int),
     ("workload", c_void_p * MAX_JOBS), ("comm", WeftCommunicator * MAX_JOBS),
     ("weight", c_double * MAX_JOBS), ("job_name", _NAME * MAX_JOBS), ("cons", WeftConstraints),
-    ("objective", c_int), ("loop", c_int), ("file", _PATH)])
+    ("objective", c_int), ("loop", c_int), ("file", _PATH),
+    ("tokens_per_iteration", c_double * MAX_JOBS)])
 
 # ------------------------------------------------------------------ problem
 WeftJob = _s("WeftJob", [("workload", c_void_p), ("comm", POINTER(WeftCommunicator)),
@@ -82,7 +89,10 @@ WeftJobTime = _s("WeftJobTime", [("time_ns", c_double), ("compute_ns", c_double)
                                  ("comm_ns", c_double * NPHASES),
                                  ("exposed_comm_ns", c_double * NPHASES)])
 WeftEval = _s("WeftEval", [("time_ns", c_double), ("cost_usd", c_double),
-                           ("perf_per_cost", c_double), ("job", WeftJobTime * MAX_JOBS)])
+                           ("perf_per_cost", c_double), ("job", WeftJobTime * MAX_JOBS),
+                           ("npu_cost_usd", c_double), ("capex_usd", c_double),
+                           ("network_power_w", c_double), ("npu_power_w", c_double),
+                           ("power_w", c_double), ("cost_per_iteration_usd", c_double)])
 WeftResult = _s("WeftResult", [
     ("status", c_int), ("ndims", c_int), ("bw_gbps", _D), ("dim_flags", _I), ("eval", WeftEval),
     ("objective", c_double), ("lower_bound", c_double), ("gap", c_double),
@@ -103,7 +113,7 @@ WeftParallel = _s("WeftParallel", [
     ("optimizer_step", c_int), ("schedule", c_int),
     ("merged_backward", c_int)])
 
-MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftCostModel, WeftPhaseSpec, WeftLayer,
+MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec, WeftLayer,
             WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints, WeftScenario,
             WeftJob, WeftSpec, WeftSettings, WeftJobTime, WeftEval, WeftResult, WeftWholeResult,
             WeftParallel)
@@ -119,6 +129,9 @@ PROTOS = {
     "weft_error_clear": (None, [_ERR]),
     "weft_error_format": (c_char_p, [_ERR, c_char_p, c_size_t]),
     "weft_topology_name": (c_char_p, [c_int]),
+    "weft_system_cost_set": (c_int, [P(WeftCostModel), c_char_p, c_double, _ERR]),
+    "weft_cost_model_has_system": (c_int, [P(WeftCostModel)]),
+    "weft_system_cost_resolved": (None, [P(WeftCostModel), P(WeftSystemCost)]),
     "weft_network_npus_total": (c_double, [P(WeftNetwork)]),
     "weft_network_read": (c_int, [c_char_p, P(WeftNetwork), _ERR]),
     "weft_network_read_zoo": (c_int, [c_char_p, c_char_p, P(WeftNetwork), _ERR]),

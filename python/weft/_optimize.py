@@ -1,6 +1,7 @@
 # _optimize.py — weft.optimize: the CLI's `weft optimize --json` as a dict
 # (cli/optimize.c, cli/report.c), over the same library calls.
 import ctypes
+import math
 from ctypes import byref, c_double
 
 from . import _inputs, _lib
@@ -9,7 +10,7 @@ from ._lib import text
 
 OPTIMIZE_KEYS = (_inputs.INPUT_KEYS + _inputs.MODEL_KEYS +
                  ("gap_tol", "link_gbps", "max_links", "max_nodes", "time_limit",
-                  "export_astra", "refine_with_sim"))
+                  "export_astra", "refine_with_sim", "train_tokens"))
 STATUS_SOLVED = 0
 DIM_UNUSED = 1
 
@@ -83,7 +84,45 @@ def whole_dict(w, net, D):
     }
 
 
-def report(spec, sc, res, equal, equal_bw, equal_none, whole=None):
+def system_dict(o, sys, tokens, train_tokens):
+    """report.c's system_json: the system block's figures (docs/model.md "System cost")."""
+    out = {"npu_cost_usd": num(o.npu_cost_usd), "capex_usd": num(o.capex_usd),
+           "network_power_w": num(o.network_power_w), "npu_power_w": num(o.npu_power_w),
+           "power_w": num(o.power_w), "cost_per_iteration_usd": num(o.cost_per_iteration_usd),
+           "npu_usd": num(sys.npu_usd), "npu_power_w_each": num(sys.npu_power_w),
+           "electricity_usd_per_kwh": num(sys.electricity_usd_per_kwh), "pue": num(sys.pue),
+           "lifetime_years": num(sys.lifetime_years)}
+    if tokens > 0:
+        out["tokens_per_iteration"] = num(tokens)
+        out["usd_per_million_tokens"] = num(o.cost_per_iteration_usd / tokens * 1e6)
+    if train_tokens:
+        n = math.ceil(train_tokens / tokens)  # whole iterations, the last paid in full
+        out.update({"train_tokens": num(train_tokens), "train_iterations": num(n),
+                    "train_time_s": num(n * o.time_ns / 1e9),
+                    "train_cost_usd": num(n * o.cost_per_iteration_usd)})
+    return out
+
+
+def system_of(s, spec, kw):
+    """(resolved system figures, tokens per iteration, train tokens) when the
+    report shows the system block, else None; train_tokens= checked as
+    --train-tokens."""
+    tt = kw.get("train_tokens")
+    tokens = s.sc.tokens_per_iteration[0] if spec.njobs == 1 else 0.0
+    if tt is not None:
+        tt = number("train_tokens", tt, 0.0, True, 1e30)
+        if not tokens > 0:
+            raise fail("train_tokens needs one model job (model=, or a scenario whose one "
+                       "workload is a model mapping): only there are the tokens per iteration "
+                       "known", "train_tokens")
+    if not (lib.weft_cost_model_has_system(byref(s.sc.cost)) or spec.objective == _inputs.OBJECTIVES.index("cost-per-iteration")):
+        return None
+    sys = _lib.WeftSystemCost()
+    lib.weft_system_cost_resolved(byref(s.sc.cost), byref(sys))
+    return sys, tokens, tt
+
+
+def report(spec, sc, res, equal, equal_bw, equal_none, whole=None, system=None):
     """report_json's object."""
     D, solved = res.ndims, res.status == STATUS_SOLVED
     net = spec.net.contents
@@ -119,6 +158,8 @@ def report(spec, sc, res, equal, equal_bw, equal_none, whole=None):
     out["time_ns"] = num(o.time_ns)
     out["cost_usd"] = num(o.cost_usd)
     out["time_x_cost_ns_usd"] = num(o.perf_per_cost)
+    if system is not None:
+        out.update(system_dict(o, *system))
     out["tie_broken"] = bool(res.tie_broken)
     out["jobs"] = [{"name": text(sc.job_name[j]), "weight": num(spec.jobs[j].weight),
                     "time_ns": num(o.job[j].time_ns), "compute_ns": num(o.job[j].compute_ns),
@@ -144,8 +185,11 @@ def optimize(scenario=None, **kw):
     model= (with tp=, pp=, dp=, ep=, mb=, vp=, sp=, zero=, recompute=,
     order=, efficiency=, pp_layers=, device=, zoo=) with network= and
     cost_model=. Then constraint= (one expression or a list), objective=
-    ("perf" | "perf-per-cost"), loop= ("no-overlap" | "tp-dp-overlap" |
-    "fwd-ig-overlap"),
+    ("perf" | "perf-per-cost" | "cost-per-iteration"), loop= ("no-overlap" |
+    "tp-dp-overlap" | "fwd-ig-overlap"), the cost model's system figures
+    npu_usd=, npu_power_w=, electricity_usd_per_kwh=, pue=, lifetime_years=
+    (as --npu-usd ...; docs/model.md "System cost"), train_tokens= (a model
+    job: the time and cost to train that many tokens),
     gap_tol=, link_gbps= and max_links= (lists, one entry per dim: whole
     links, as --link-gbps and --max-links; the dict then has links,
     link_gbps, max_links, bnb and continuous; max_nodes= and time_limit=
@@ -167,6 +211,7 @@ def optimize(scenario=None, **kw):
     try:
         set_links(s.sc.net, kw)
         spec = s.spec()
+        system = system_of(s, spec, kw)
         prob = _inputs.create_problem(spec, s.sources)
         whole = None
         if any(s.sc.net.link_gbps[d] > 0 for d in range(s.sc.net.ndims)):
@@ -196,7 +241,7 @@ def optimize(scenario=None, **kw):
                                               res.bw_gbps, None, byref(err))
             if rc:
                 raise s.sources.error(rc, err)
-        return report(spec, s.sc, res, equal, equal_bw, equal_none, whole)
+        return report(spec, s.sc, res, equal, equal_bw, equal_none, whole, system)
     finally:
         lib.weft_problem_free(prob)
         s.free()

@@ -295,22 +295,22 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zo
 
 int weft_libra_cost_model(const WeftYamlNode *map, const char *file, WeftCostModel *cm,
                           WeftError *err) {
-  static const char *const elems[] = {"Link|link", "Switch|switch", "Nic|nic", NULL};
+  static const char *const elems[] = {"Link|link", "Switch|switch", "Nic|nic", "Power|power",
+                                      NULL};
   int rc;
   memset(cm, 0, sizeof *cm);
   snprintf(cm->file, sizeof cm->file, "%s", file);
   if ((rc = expect_root(map, file, "cost classes (each with Link, Switch, Nic)", err))) return rc;
-  if (map->n == 0)
-    return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, NULL,
-                          "the cost model has no cost classes");
-  if (map->n > WEFT_MAX_COST_CLASSES) {
-    const WeftYamlNode *k = weft_yaml_key(map, WEFT_MAX_COST_CLASSES);
-    return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, k->text,
-                          "more than %d cost classes", WEFT_MAX_COST_CLASSES);
-  }
   for (int i = 0; i < map->n; i++) {
     const WeftYamlNode *k = weft_yaml_key(map, i), *v = weft_yaml_value(map, i);
-    WeftCostClass *c = &cm->cls[i];
+    if ((rc = weft_libra_system_key(k, v, file, cm, err)) <= 0) { /* a system figure */
+      if (rc) return rc;
+      continue;
+    }
+    if (cm->nclasses == WEFT_MAX_COST_CLASSES)
+      return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, k->text,
+                            "more than %d cost classes", WEFT_MAX_COST_CLASSES);
+    WeftCostClass *c = &cm->cls[cm->nclasses];
     if ((rc = copy_name(k, file, k->text, "cost class name", c->name, err))) return rc;
     c->line = k->line;
     if (v->kind != WEFT_YAML_MAPPING) {
@@ -321,20 +321,27 @@ int weft_libra_cost_model(const WeftYamlNode *map, const char *file, WeftCostMod
                             k->text, got);
     }
     if ((rc = weft_yaml_check_keys(v, elems, file, err))) return rc;
-    double *dst[3] = {&c->link_usd_per_gbps, &c->switch_usd_per_gbps, &c->nic_usd_per_gbps};
-    int *has[3] = {&c->has_link, &c->has_switch, &c->has_nic};
-    for (int e = 0; e < 3; e++) {
+    double *dst[4] = {&c->link_usd_per_gbps, &c->switch_usd_per_gbps, &c->nic_usd_per_gbps,
+                      &c->power_w_per_gbps};
+    int *has[4] = {&c->has_link, &c->has_switch, &c->has_nic, &c->has_power};
+    for (int e = 0; e < 4; e++) {
       const WeftYamlNode *ek;
       const WeftYamlNode *ev = weft_yaml_get(v, elems[e], &ek);
       if (!ev) continue;
-      char label[2 * WEFT_NAME_LEN + 8];
-      snprintf(label, sizeof label, "%s %s", k->text, ek->text);
+      char label[2 * WEFT_NAME_LEN + 24];
+      snprintf(label, sizeof label, "%s %s%s", k->text, ek->text,
+               e == 3 ? " (W per GB/s)" : "");
       WeftRange usd = WEFT_RANGE_USD_POSITIVE;  /* $ per GB/s: > 0, at most 1e12 */
-      if ((rc = weft_yaml_double_in(ev, file, ek->text, label, &usd, dst[e], err))) return rc;
+      WeftRange pw = WEFT_RANGE_POWER_W;        /* W per GB/s: > 0, at most 1e9 */
+      if ((rc = weft_yaml_double_in(ev, file, ek->text, label, e == 3 ? &pw : &usd, dst[e], err)))
+        return rc;
       *has[e] = 1;
     }
     cm->nclasses++;
   }
+  if (cm->nclasses == 0)
+    return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, NULL,
+                          "the cost model has no cost classes");
   return WEFT_OK;
 }
 

@@ -15,6 +15,12 @@ int weft_libra_cost_model(const WeftYamlNode *map, const char *file, WeftCostMod
                           WeftError *err);
 int weft_libra_communicator(const WeftYamlNode *map, const char *file, WeftCommunicator *comm,
                             WeftError *err);
+/* syscost.c: a top-level key of a cost model that is a system figure (Npu,
+ * NpuPowerW, ElectricityUsdPerKwh, Pue, LifetimeYears, or snake_case) into
+ * cm->sys, range-checked: WEFT_OK, an error naming file, line and key, or 1
+ * when key is no system figure (a cost class). */
+int weft_libra_system_key(const WeftYamlNode *key, const WeftYamlNode *val, const char *file,
+                          WeftCostModel *cm, WeftError *err);
 
 /* ASTRA-sim 1.0's Hierarchical network json (astra1_read.c): topology,
  * NPUs, the design its link-bandwidth carries (design_gbps) and its

@@ -56,6 +56,19 @@
  * most 1e18 ns it stays within the headroom argument above. */
 #define WEFT_MAX_CALLS 1e9
 
+/* Power: W per NPU, or W per GB/s of a cost class (system cost, docs/model.md
+ * "System cost"). 1e9 W (a gigawatt) per NPU is far past any device; times
+ * 1e9 NPUs and any price it stays within the headroom argument above. */
+#define WEFT_MAX_POWER_W 1e9
+
+/* A data centre's PUE: facility power over IT power, at least 1 by
+ * definition; 10 is far past any surveyed site (global average ~1.6). */
+#define WEFT_MAX_PUE 10
+
+/* An amortisation lifetime in years: 100 bounds it (capex over 0 years is
+ * refused: the range is open at 0). */
+#define WEFT_MAX_LIFETIME_YEARS 100
+
 /* The bound as written above, for messages: WEFT_LIMIT_TEXT(WEFT_MAX_USD) is
  * "1e12". */
 #define WEFT_LIMIT_TEXT(x) WEFT_LIMIT_TEXT_(x)
@@ -78,5 +91,6 @@ typedef struct {
 #define WEFT_RANGE_USD WEFT_RANGE_(0.0, 0, WEFT_MAX_USD)
 #define WEFT_RANGE_USD_POSITIVE WEFT_RANGE_(0.0, 1, WEFT_MAX_USD)
 #define WEFT_RANGE_ZOO_FIGURE WEFT_RANGE_(0.0, 1, WEFT_MAX_ZOO_FIGURE)
+#define WEFT_RANGE_POWER_W WEFT_RANGE_(0.0, 1, WEFT_MAX_POWER_W)
 
 #endif

@@ -222,7 +222,8 @@ static int zoo_dir_of(const char *file, const WeftYamlNode *root, const char *zo
 
 static int load(const char *file, const char *zoo_dir, const WeftYamlNode *root,
                 WeftScenario *sc, WeftError *err) {
-  static const char *const objectives[] = {"perf", "perf-per-cost"};  /* WeftObjective order */
+  static const char *const objectives[] = {"perf", "perf-per-cost",
+                                           "cost-per-iteration"};  /* WeftObjective order */
   static const char *const loops[] = {"no-overlap", "tp-dp-overlap",
                                       "fwd-ig-overlap"};  /* WeftLoop order */
   const WeftYamlNode *v;
@@ -263,7 +264,7 @@ static int load(const char *file, const char *zoo_dir, const WeftYamlNode *root,
     }
   }
   if ((v = weft_yaml_get(root, "objective", NULL)) &&
-      (rc = choose(file, v, "objective", objectives, 2, &sc->objective, err)))
+      (rc = choose(file, v, "objective", objectives, WEFT_NOBJECTIVES, &sc->objective, err)))
     return rc;
   if ((v = weft_yaml_get(root, "loop", NULL)) &&
       (rc = choose(file, v, "loop", loops, WEFT_NLOOPS, &sc->loop, err)))

@@ -67,6 +67,7 @@ static int add_job(WeftScenario *sc, const char *zoo_dir, const char *model, con
   sc->workload[j] = wl;
   sc->comm[j] = comm;
   sc->weight[j] = 1.0;
+  sc->tokens_per_iteration[j] = info.tokens;
   snprintf(sc->job_name[j], sizeof sc->job_name[j], "%s", m.name[0] ? m.name : model);
   sc->njobs++;
   return WEFT_OK;

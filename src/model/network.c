@@ -64,3 +64,15 @@ int weft_cost_per_gbps(const WeftNetwork *net, const WeftCostModel *cm,
   }
   return WEFT_OK;
 }
+
+int weft_power_per_gbps(const WeftNetwork *net, const WeftCostModel *cm, double *w_per_gbps,
+                        WeftError *err) {
+  double usd[WEFT_MAX_DIMS], n = weft_network_npus_total(net);
+  int rc = weft_cost_per_gbps(net, cm, usd, err); /* the same class lookup and its errors */
+  if (rc) return rc;
+  for (int d = 0; d < net->ndims; d++) {
+    const WeftCostClass *c = net->cost_dim[d][0] ? find_class(cm, net->cost_dim[d]) : &cm->cls[d];
+    w_per_gbps[d] = c->has_power ? n * c->power_w_per_gbps : 0.0; /* every NPU's share */
+  }
+  return WEFT_OK;
+}

@@ -57,7 +57,15 @@ void weft_problem_eval_scaled(const WeftProblem *p, const double *bw, WeftEval *
     weft_loop_exposed(p->loop, t, job->compute_ns, comm, jt->exposed_comm_ns);
     ev->time_ns += job->weight * t;
   }
-  ev->perf_per_cost = ev->time_ns * ev->cost_usd;
+  ev->npu_cost_usd = p->npu_cost_usd;
+  ev->capex_usd = ev->cost_usd + p->npu_cost_usd;
+  ev->network_power_w = 0.0;
+  for (int d = 0; d < p->D; d++) ev->network_power_w += p->wpg[d] * bw[d];
+  ev->npu_power_w = p->npu_power_w;
+  ev->power_w = ev->network_power_w + ev->npu_power_w;
+  ev->perf_per_cost = ev->time_ns * ev->capex_usd;
+  ev->cost_per_iteration_usd =
+      ev->time_ns * (ev->capex_usd / p->lifetime_ns + ev->power_w * p->usd_per_w_ns);
 }
 
 void weft_loop_exposed(WeftLoop loop, double time_ns, double compute_ns, const double *comm,
@@ -79,11 +87,23 @@ void weft_loop_exposed(WeftLoop loop, double time_ns, double compute_ns, const d
   }
 }
 
-double weft_problem_objective(const WeftProblem *p, const double *bw, WeftEval *ev) {
+int weft_problem_is_tc(const WeftProblem *p) { return p->objective != WEFT_OBJ_PERF; }
+
+double weft_problem_objective_raw(const WeftProblem *p, const double *bw, WeftEval *ev) {
   WeftEval local;
   if (!ev) ev = &local;
   weft_problem_eval_scaled(p, bw, ev);
-  double v = p->objective == WEFT_OBJ_PERF_PER_COST ? ev->perf_per_cost : ev->time_ns;
+  double v = ev->time_ns;
+  if (weft_problem_is_tc(p)) { /* time x (oc0 + ocg.B'): what the solvers minimise */
+    double c = p->oc0;
+    for (int d = 0; d < p->D; d++) c += p->ocg[d] * bw[d];
+    v *= c;
+  }
+  return isfinite(v) ? v : HUGE_VAL;
+}
+
+double weft_problem_objective(const WeftProblem *p, const double *bw, WeftEval *ev) {
+  double v = weft_problem_objective_raw(p, bw, ev) * p->ofactor;
   return isfinite(v) ? v : HUGE_VAL;
 }
 

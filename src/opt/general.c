@@ -18,7 +18,7 @@
 #define ACT_ROUNDS 64  /* rounds of the active set at most */
 #define ACT_MAX_PAT 256 /* patterns the active set's row times handle on the stack */
 
-static int is_ppc(const WeftProblem *p) { return p->objective == WEFT_OBJ_PERF_PER_COST; }
+static int is_ppc(const WeftProblem *p) { return weft_problem_is_tc(p); } /* time x cost */
 
 /* Variable layout. */
 static int i_tau(const WeftProblem *p) { return p->D + (is_ppc(p) ? 2 : 0); }
@@ -131,13 +131,14 @@ static int build_program(WeftProblem *p) {
     if (ppc) a[iS] = -p->heq[k]; else h->b[k] = p->heq[k];
   }
   if (ppc) {
-    memcpy(row_of(h->A, p->neq, n), p->cpg, (size_t)D * sizeof(double));
+    memcpy(row_of(h->A, p->neq, n), p->ocg, (size_t)D * sizeof(double)); /* ocg.y + oc0 s = 1 */
+    row_of(h->A, p->neq, n)[iS] = p->oc0;
     h->b[p->neq] = 1.0;
   }
   /* Boxes of the box variables (valid over the whole feasible set). */
   for (int d = 0; d < D; d++) {
     G->lo[d] = 0.0;
-    G->hi[d] = ppc ? 1.0 / p->cpg[d] : G->U[d];
+    G->hi[d] = ppc ? 1.0 / p->ocg[d] : G->U[d];
   }
   if (ppc) { G->lo[iS] = 0.0; G->hi[iS] = 1.0 / G->cost_min; }
   return WEFT_OK;
@@ -157,8 +158,8 @@ static void start_point(const WeftProblem *p, const double *B, double *x) {
   int D = p->D, P = p->npat, ppc = is_ppc(p), n = G->nat.n;
   int iS = D, iQ = D + 1, iT = i_tau(p), iJ = i_jobvar(p);
   memset(x, 0, (size_t)n * sizeof *x);
-  double C = 0.0;
-  for (int d = 0; d < D; d++) C += p->cpg[d] * B[d];
+  double C = p->oc0;
+  for (int d = 0; d < D; d++) C += p->ocg[d] * B[d];
   double s = ppc ? 1.0 / C : 1.0;
   for (int d = 0; d < D; d++) x[d] = s * B[d];
   if (ppc) { x[iS] = s; x[iQ] = C; }
@@ -282,7 +283,7 @@ static double restricted_objective(const WeftProblem *p, const double *bw) {
   const General *G = &p->gen;
   int P = p->npat;
   double time = 0.0, cost = 0.0, tau[ACT_MAX_PAT];
-  if (P > ACT_MAX_PAT) return weft_problem_objective(p, bw, NULL); /* every row is active then */
+  if (P > ACT_MAX_PAT) return weft_problem_objective_raw(p, bw, NULL); /* every row is active then */
   for (int k = 0; k < P; k++) tau[k] = weft_problem_tau(p, k, bw);
   for (int j = 0; j < p->njobs; j++) {
     const Job *job = &p->job[j];
@@ -295,7 +296,8 @@ static double restricted_objective(const WeftProblem *p, const double *bw) {
     }
     time += job->weight * t;
   }
-  for (int d = 0; d < p->D; d++) cost += p->cpg[d] * bw[d];
+  cost = p->oc0;
+  for (int d = 0; d < p->D; d++) cost += p->ocg[d] * bw[d];
   double v = is_ppc(p) ? time * cost : time;
   return isfinite(v) ? v : HUGE_VAL;
 }
@@ -432,7 +434,7 @@ int weft_general_solve(WeftProblem *p, const WeftSettings *st, double *bw, doubl
     for (int d = 0; d < p->D; d++) ok &= isfinite(bw[d]) && (bw[d] > 0.0 || !p->used[d]);
     memcpy(B, ok ? bw : B0, (size_t)p->D * sizeof *B);
   }
-  *lb = G->objconst + G->os * certify(p);
+  *lb = (G->objconst + G->os * certify(p)) * p->ofactor;
   if (iters) *iters = total;
   return (int)status;
 }

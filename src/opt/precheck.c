@@ -130,9 +130,11 @@ static void reduce_equalities(WeftProblem *p) {
   p->neq = kept;
 }
 
-/* perf-per-cost: B = 0 feasible means time*cost has no minimiser. */
+/* time x cost with no constant cost (oc0 = 0): B = 0 feasible means
+ * time*cost has no minimiser. With oc0 > 0 the cost stays above oc0 as B
+ * shrinks while time grows without bound: never so. */
 static int zero_feasible(const WeftProblem *p) {
-  int zero_ok = 1;
+  int zero_ok = !(p->oc0 > 0.0);
   for (int i = 0; i < p->nle; i++) zero_ok &= p->hle[i] >= 0.0;
   for (int i = 0; i < p->neq; i++) zero_ok &= p->heq[i] == 0.0;
   return zero_ok;
@@ -145,8 +147,8 @@ static void unbounded_ppc(WeftProblem *p) {
            "towards 0; add one that fixes the scale, e.g. 'sum = 1000' or 'cost >= 1e6'");
 }
 
-/* The vertex (y, s) of largest cost share cpg_d y_d of dim d over the set
- * {cpg.y = 1, G y <= h s, E y = f s, y, s >= 0} of (y, s) = (B, 1) / C(B)
+/* The vertex (y, s) of largest cost share ocg_d y_d of dim d over the set
+ * {ocg.y + oc0 s = 1, G y <= h s, E y = f s, y, s >= 0} of (y, s) = (B, 1) / C(B)
  * (Charnes-Cooper), bounded whatever the prices and constraints when B = 0
  * is not feasible; the LP's column scaling measures each y_d by its share. */
 static LpStatus share_vertex(const WeftProblem *p, int dim, double *v) {
@@ -163,8 +165,8 @@ static LpStatus share_vertex(const WeftProblem *p, int dim, double *v) {
       A[(size_t)m * (size_t)n + (size_t)D] = -(eq ? p->heq[i - p->nle] : p->hle[i]);
       rel[m] = eq ? 0 : -1;
     }
-    memcpy(A + (size_t)m * (size_t)n, p->cpg, (size_t)D * sizeof *A); /* cpg.y = 1 */
-    A[(size_t)m * (size_t)n + (size_t)D] = 0.0;
+    memcpy(A + (size_t)m * (size_t)n, p->ocg, (size_t)D * sizeof *A); /* ocg.y + oc0 s = 1 */
+    A[(size_t)m * (size_t)n + (size_t)D] = p->oc0;
     b[m] = 1.0;
     rel[m++] = 0;
     LpRows rows = {n, m, A, b, rel, NULL};
@@ -193,7 +195,7 @@ static int ppc_rescue(WeftProblem *p, Poly *q, double (*vert)[WEFT_MAX_DIMS], co
   int support[WEFT_MAX_DIMS] = {0};
   q->active[q->rows.m - 1] = 0; /* the cap */
   for (int k = -1; k <= D; k++) {
-    double B[WEFT_MAX_DIMS], v[WEFT_MAX_DIMS + 1], c[WEFT_MAX_DIMS] = {0}, obj, cost = 0.0;
+    double B[WEFT_MAX_DIMS], v[WEFT_MAX_DIMS + 1], c[WEFT_MAX_DIMS] = {0}, obj, cost = p->oc0;
     /* k = -1: the cheapest; 0..D-1: vertex k; D: the dims still at 0 */
     if (k == -1) memcpy(B, Bmin, (size_t)D * sizeof *B);
     else if (k < D) memcpy(B, vert[k], (size_t)D * sizeof *B);
@@ -210,7 +212,7 @@ static int ppc_rescue(WeftProblem *p, Poly *q, double (*vert)[WEFT_MAX_DIMS], co
         return WEFT_OK;
       }
       if (st == LP_OPTIMAL) {
-        for (int e = 0; e < D; e++) cost += p->cpg[e] * B[e];
+        for (int e = 0; e < D; e++) cost += p->ocg[e] * B[e];
         for (int e = 0; e < D; e++) v[e] = B[e] / cost;
         v[D] = 1.0 / cost;
       } else if (share_vertex(p, t, v) != LP_OPTIMAL || !(v[t] > 0.0)) {
@@ -220,7 +222,7 @@ static int ppc_rescue(WeftProblem *p, Poly *q, double (*vert)[WEFT_MAX_DIMS], co
       for (int e = 0; e <= D; e++) avg[e] += v[e];
     }
     if (k == D) break;
-    for (int e = 0; e < D; e++) cost += p->cpg[e] * B[e];
+    for (int e = 0; e < D; e++) cost += p->ocg[e] * B[e];
     if (!(cost > 0.0) || !isfinite(cost)) continue;
     for (int e = 0; e < D; e++) {
       support[e] |= B[e] > 0.0;
@@ -250,7 +252,7 @@ int weft_precheck_general(WeftProblem *p) {
     free(q);
     return WEFT_OK;
   }
-  int ppc = p->objective == WEFT_OBJ_PERF_PER_COST;
+  int ppc = weft_problem_is_tc(p);
   double Bmin[WEFT_MAX_DIMS];
   if (ppc) {
     if (zero_feasible(p)) {
@@ -259,14 +261,14 @@ int weft_precheck_general(WeftProblem *p) {
       return WEFT_OK;
     }
     double obj;
-    if (lp_solve(&q->rows, p->cpg, Bmin, &obj) != LP_OPTIMAL || !(obj > 0.0)) { free(q); return WEFT_ESOLVER; }
-    g->cost_min = obj;
+    if (lp_solve(&q->rows, p->ocg, Bmin, &obj) != LP_OPTIMAL || !(obj + p->oc0 > 0.0)) { free(q); return WEFT_ESOLVER; }
+    g->cost_min = obj + p->oc0;
     /* Start from designs at most twice the cheapest: bounded, and at the
      * scale the constraints set (time*cost needs no other bound); a used
      * dim that looks forced to 0 there is judged in cost shares. */
     int m = q->rows.m;
-    memcpy(q->A + (size_t)m * (size_t)D, p->cpg, (size_t)D * sizeof(double));
-    q->b[m] = 2.0 * obj;
+    memcpy(q->A + (size_t)m * (size_t)D, p->ocg, (size_t)D * sizeof(double));
+    q->b[m] = 2.0 * obj + p->oc0; /* oc0 + ocg.B <= 2 cost_min, less its constant */
     q->rel[m] = -1;
     q->src[m] = -1;
     q->active[m] = 1;
@@ -390,7 +392,7 @@ static int candidate(const WeftProblem *p, double *B) {
    * (B_d ~ 1/cpg_d under a sum), as its optimum does; sw = 1/sqrt(weight). */
   double sw[WEFT_MAX_DIMS];
   for (int d = 0; d < D; d++)
-    sw[d] = p->objective == WEFT_OBJ_PERF_PER_COST ? 1.0 / sqrt(p->cpg[d]) : 1.0;
+    sw[d] = weft_problem_is_tc(p) ? 1.0 / sqrt(p->ocg[d]) : 1.0;
   for (int i = 0; i < p->neq && kept < D; i++) { /* orthonormal rows, Gram-Schmidt */
     double v[WEFT_MAX_DIMS], r = p->heq[i], n0 = 0.0, nrm = 0.0;
     for (int d = 0; d < D; d++) v[d] = p->Geq[(size_t)i * (size_t)D + (size_t)d] * sw[d];
@@ -427,7 +429,7 @@ static int candidate(const WeftProblem *p, double *B) {
   }
   double zn = 0.0, t = HUGE_VAL;
   for (int d = 0; d < D; d++) zn = fmax(zn, fabs(z[d]));
-  if (zn > 1e-9 && p->objective == WEFT_OBJ_PERF_PER_COST)
+  if (zn > 1e-9 && weft_problem_is_tc(p))
     return 0; /* the far end would be the dearest design: the LP starts near the cheapest */
   if (zn > 1e-9) { /* along z until an inequality stops it */
     for (int i = 0; i < p->nle; i++) {
@@ -455,9 +457,9 @@ static int candidate(const WeftProblem *p, double *B) {
   return 1;
 }
 
-/* A positive lower bound on the network cost over the feasible set read off
- * a row sum g_d B_d >= h > 0 with g >= 0 (sum = S, sum >= S, cost >= X, ...),
- * or 0 when no row gives one. */
+/* A positive lower bound on the objective's cost oc0 + ocg.B over the
+ * feasible set: oc0 plus what a row sum g_d B_d >= h > 0 with g >= 0 (sum =
+ * S, sum >= S, cost >= X, ...) gives, or 0 when neither gives one. */
 static double cost_floor(const WeftProblem *p) {
   int D = p->D;
   double best = 0.0;
@@ -478,11 +480,11 @@ static double cost_floor(const WeftProblem *p) {
     for (int d = 0; d < D && ok; d++) {
       double gd = sign * g[d];
       if (gd < 0.0) ok = 0;
-      else if (gd > 0.0) ratio = fmin(ratio, p->cpg[d] / gd);
+      else if (gd > 0.0) ratio = fmin(ratio, p->ocg[d] / gd);
     }
     if (ok && isfinite(ratio)) best = fmax(best, ratio * sign * h);
   }
-  return best;
+  return p->oc0 + best;
 }
 
 /* The fast path's pre-checks. A start from candidate() when it holds (no
@@ -492,7 +494,7 @@ static double cost_floor(const WeftProblem *p) {
  * positive, a dim is not bounded by a row read at a glance (perf), or a
  * used dim cannot be kept away from 0. */
 int weft_precheck_fast(WeftProblem *p) {
-  int D = p->D, ppc = p->objective == WEFT_OBJ_PERF_PER_COST;
+  int D = p->D, ppc = weft_problem_is_tc(p);
   p->fast = 0;
   p->pre_status = WEFT_STATUS_SOLVED;
   if (p->npat < 1) return WEFT_OK;
@@ -500,6 +502,7 @@ int weft_precheck_fast(WeftProblem *p) {
     if (p->job[j].nrows != 1) return WEFT_OK;
   for (int d = 0; d < D; d++) {
     if (!(p->cpg[d] > 0.0) || !isfinite(p->cpg[d])) return WEFT_OK;
+    if (!(p->ocg[d] > 0.0) || !isfinite(p->ocg[d])) return WEFT_OK;
   }
   double hiB[WEFT_MAX_DIMS] = {0}, scale = 1.0, x[WEFT_MAX_DIMS + 1], cost_min = 0.0;
   if (!ppc) {
@@ -523,16 +526,17 @@ int weft_precheck_fast(WeftProblem *p) {
   if (ppc) { /* the cheapest design first: feasibility and the scale */
     rows.n = D;
     rows.m = lp_user_rows(p, D);
-    st = lp_solve_ws(&rows, p->cpg, NULL, &cost_min, &p->lpw);
+    st = lp_solve_ws(&rows, p->ocg, NULL, &cost_min, &p->lpw);
     if (st == LP_INFEASIBLE) return infeasible(p);
+    cost_min += p->oc0; /* the objective's cost, its constant included */
     if (st != LP_OPTIMAL || !(cost_min > 0.0)) return WEFT_OK;
   }
   /* max t subject to the rows, B_d >= t for used d (and cost <= 2 cost_min). */
   int nc = D + 1, m = lp_user_rows(p, nc);
   if (ppc) {
     double *a = lp_row(p, m, nc);
-    memcpy(a, p->cpg, (size_t)D * sizeof(double));
-    p->lp_b[m] = 2.0 * cost_min;
+    memcpy(a, p->ocg, (size_t)D * sizeof(double));
+    p->lp_b[m] = 2.0 * cost_min - p->oc0;
     p->lp_rel[m++] = -1;
   }
   for (int d = 0; d < D; d++) {

@@ -313,6 +313,8 @@ static int scale(WeftProblem *p, WeftError *err) {
   for (int d = 0; d < D; d++) {
     p->cpg_nat[d] = p->cpg[d];
     p->cpg[d] *= b2;
+    p->ocg[d] *= b2;
+    p->wpg[d] *= b2;
   }
   int bad = 0;
   for (size_t k = 0; k < (size_t)p->npat * (size_t)D; k++) {
@@ -330,8 +332,8 @@ static int scale(WeftProblem *p, WeftError *err) {
   if (!(cost1 <= WEFT_MAX_VALUE)) { what = "the network cost"; v = cost1; }
   else if (bad) { what = "the traffic per unit of bandwidth"; v = 0.0; }
   else if (!(time1 <= WEFT_MAX_VALUE)) { what = "the iteration time"; v = time1; }
-  else if (p->objective == WEFT_OBJ_PERF_PER_COST && !(time1 * cost1 <= WEFT_MAX_VALUE)) {
-    what = "time x cost"; v = time1 * cost1;
+  else if (weft_problem_is_tc(p) && !(weft_problem_objective_raw(p, one, NULL) <= WEFT_MAX_VALUE)) {
+    what = "time x cost"; v = time1 * (p->oc0 + cost1);
   }
   if (!what) return WEFT_OK;
   if (src < 0)
@@ -342,6 +344,30 @@ static int scale(WeftProblem *p, WeftError *err) {
                         "constraint '%s' sets bandwidths near %.3g GB/s, where %s would be "
                         "%.3g, beyond the %.0e weft computes in", p->cons_text[src], beta, what,
                         v, WEFT_MAX_VALUE);
+}
+
+/* Years of 365.25 days, in ns. */
+#define NS_PER_YEAR (365.25 * 86400.0 * 1e9)
+
+/* The network's $ and W per GB/s, the system figures (defaults filled in),
+ * and the objective's affine cost oc0 + ocg.B in natural units (problem.h;
+ * docs/model.md "System cost"). */
+static int objective_cost(WeftProblem *p, const WeftSpec *spec, WeftError *err) {
+  int rc = weft_cost_per_gbps(spec->net, spec->cost, p->cpg, err);
+  if (!rc) rc = weft_power_per_gbps(spec->net, spec->cost, p->wpg, err);
+  if (rc) return rc;
+  WeftSystemCost sc;
+  weft_system_cost_resolved(spec->cost, &sc);
+  double n = weft_network_npus_total(spec->net);
+  p->npu_cost_usd = n * sc.npu_usd;
+  p->npu_power_w = n * sc.npu_power_w;
+  p->lifetime_ns = sc.lifetime_years * NS_PER_YEAR;
+  p->usd_per_w_ns = sc.electricity_usd_per_kwh / 3.6e15 * sc.pue; /* 1 kWh = 3.6e15 W ns */
+  double k = p->objective == WEFT_OBJ_COST_PER_ITERATION ? p->usd_per_w_ns * p->lifetime_ns : 0.0;
+  for (int d = 0; d < p->D; d++) p->ocg[d] = p->cpg[d] + p->wpg[d] * k; /* $ over the lifetime */
+  p->oc0 = p->objective == WEFT_OBJ_PERF ? 0.0 : p->npu_cost_usd + p->npu_power_w * k;
+  p->ofactor = p->objective == WEFT_OBJ_COST_PER_ITERATION ? 1.0 / p->lifetime_ns : 1.0;
+  return WEFT_OK;
 }
 
 static int validate(const WeftSpec *spec, WeftError *err) {
@@ -358,7 +384,7 @@ static int validate(const WeftSpec *spec, WeftError *err) {
   if (spec->njobs < 1 || spec->njobs > WEFT_MAX_JOBS)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "workloads",
                           "need 1..%d workloads, got %d", WEFT_MAX_JOBS, spec->njobs);
-  if (spec->objective != WEFT_OBJ_PERF && spec->objective != WEFT_OBJ_PERF_PER_COST)
+  if ((unsigned)spec->objective >= WEFT_NOBJECTIVES)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "objective", "unknown objective");
   if ((unsigned)spec->loop >= WEFT_NLOOPS)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "loop", "unknown training loop");
@@ -433,6 +459,16 @@ int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons, Wef
   p->npat = P;
   memcpy(p->used, t->used, sizeof p->used);
   memcpy(p->cpg, t->cpg_nat, sizeof p->cpg);  /* natural: scale() scales them again */
+  for (int d = 0; d < D; d++) { /* bscale is a power of two: exact */
+    p->ocg[d] = t->ocg[d] / t->bscale;
+    p->wpg[d] = t->wpg[d] / t->bscale;
+  }
+  p->oc0 = t->oc0;
+  p->ofactor = t->ofactor;
+  p->npu_cost_usd = t->npu_cost_usd;
+  p->npu_power_w = t->npu_power_w;
+  p->lifetime_ns = t->lifetime_ns;
+  p->usd_per_w_ns = t->usd_per_w_ns;
   p->u = arena_calloc(&p->arena, (size_t)P * (size_t)D, sizeof *p->u);
   if (!p->u) rc = WEFT_ENOMEM;
   for (size_t k = 0; !rc && k < (size_t)P * (size_t)D; k++) p->u[k] = t->u[k] * t->bscale;
@@ -469,7 +505,7 @@ int weft_problem_create(const WeftSpec *spec, WeftProblem **out, WeftError *err)
   p->loop = spec->loop;
   p->D = spec->net->ndims;
   p->njobs = spec->njobs;
-  rc = weft_cost_per_gbps(spec->net, spec->cost, p->cpg, err);
+  rc = objective_cost(p, spec, err);
   if (rc) { weft_problem_free(p); return rc; }
   rc = build(p, spec, err);
   if (rc) {

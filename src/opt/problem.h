@@ -72,6 +72,23 @@ struct WeftProblem {
   double bscale;
   double cpg[WEFT_MAX_DIMS];     /* $ per unit of B'_d */
   double cpg_nat[WEFT_MAX_DIMS]; /* $ per GB/s of B_d */
+  /* The objective's cost (docs/model.md "System cost"): perf-per-cost and
+   * cost-per-iteration both minimise time x (oc0 + ocg.B'), an affine cost
+   * with oc0 >= 0 (time x cost, "tc" below). perf-per-cost: ocg = cpg, oc0 =
+   * NPUs x Npu; cost-per-iteration: the cost of ownership over the lifetime
+   * L, ocg_d = cpg_d + w_d PUE $/J L, oc0 = NPUs (Npu + NpuPowerW PUE $/J L),
+   * so its $ per iteration is that over L: ofactor = 1/L (ns), 1 otherwise.
+   * Inside the solvers every objective and bound is time x (oc0 + ocg.B');
+   * weft_problem_objective and the solvers' bounds multiply by ofactor. */
+  double ocg[WEFT_MAX_DIMS];
+  double oc0;
+  double ofactor;
+  /* The report's system figures (evaluate.c). */
+  double npu_cost_usd;            /* NPUs x Npu */
+  double npu_power_w;             /* NPUs x NpuPowerW */
+  double wpg[WEFT_MAX_DIMS];      /* network W per unit of B'_d */
+  double lifetime_ns;
+  double usd_per_w_ns;            /* electricity price x PUE: $ per W of IT power per ns */
   int npat;
   double *u;                     /* npat x D: traffic bytes per byte of collective */
   int njobs;
@@ -112,9 +129,13 @@ double weft_opt_inf_term(double q, double pp, double lo, double hi);
 /* evaluate.c: every bw here is in internal units (B' = B / bscale). */
 double weft_problem_tau(const WeftProblem *p, int pat, const double *bw);
 void weft_problem_eval_scaled(const WeftProblem *p, const double *bw, WeftEval *ev);
-/* The objective (time, or time x cost) at bw, HUGE_VAL when not finite;
- * ev (may be NULL) gets the whole evaluation. */
+/* The objective (time, time x cost, $ per iteration) at bw, HUGE_VAL when
+ * not finite; ev (may be NULL) gets the whole evaluation. _raw: in the
+ * solvers' units (time x (oc0 + ocg.B'): without ofactor). */
 double weft_problem_objective(const WeftProblem *p, const double *bw, WeftEval *ev);
+double weft_problem_objective_raw(const WeftProblem *p, const double *bw, WeftEval *ev);
+/* 1 for the objectives of time x an affine cost (perf-per-cost, cost-per-iteration). */
+int weft_problem_is_tc(const WeftProblem *p);
 /* verify.c: the largest relative violation of the ORIGINAL constraints (and
  * B >= 0) at bw (internal units; checked as bscale * bw in GB/s against the
  * constraints as given), HUGE_VAL for a non-finite bw; *which gets the constraint's

@@ -28,12 +28,19 @@ static int *take_i(Carve *cv, int n) {
 
 /* Reduce the scaled equalities [A | b] (ne x nb) to u_piv = b' - A'.u_free
  * with complete pivoting, s (column nb-1 when ppc) last. piv[e] gets each
- * row's unknown. Returns 0, or -1 when a pivot vanishes. */
-static int eliminate(double *A, double *b, int ne, int nb, int ppc, int *piv) {
+ * row's unknown. With a constant cost (c0 > 0) s is taken too when every
+ * other pivot is below SEP_S_PIVOT of its: an NPU capex 1e6 times the
+ * network's leaves the cost row's y terms ~1e-6 of its s term, and a pivot
+ * that small would amplify the iterate's error into the design (the general
+ * path then solves it). Returns 0, or -1 when a pivot vanishes. */
+#define SEP_S_PIVOT 1.0
+static int eliminate(double *A, double *b, int ne, int nb, int ppc, int c0, int *piv) {
   int used[2 * WEFT_MAX_DIMS + 2] = {0};
   for (int e = 0; e < ne; e++) {
-    int br = -1, bc = -1;
-    double best = 0.0;
+    int br = -1, bc = -1, sr = -1;
+    double best = 0.0, sbest = 0.0;
+    for (int i = e; ppc && c0 && i < ne && !used[nb - 1]; i++) /* s's largest */
+      if (fabs(A[i * nb + nb - 1]) > sbest) { sbest = fabs(A[i * nb + nb - 1]); sr = i; }
     for (int pass = 0; pass < 2 && br < 0; pass++) /* s only when nothing else will do */
       for (int i = e; i < ne; i++)
         for (int k = 0; k < nb; k++) {
@@ -44,6 +51,7 @@ static int eliminate(double *A, double *b, int ne, int nb, int ppc, int *piv) {
             bc = k;
           }
         }
+    if (sr >= 0 && bc != nb - 1 && best < SEP_S_PIVOT * sbest) { br = sr; bc = nb - 1; }
     if (br < 0) return -1;
     if (br != e) {
       for (int k = 0; k < nb; k++) { double t = A[e * nb + k]; A[e * nb + k] = A[br * nb + k]; A[br * nb + k] = t; }
@@ -94,7 +102,7 @@ static int sub_row(const Sep *s, const double *ru, double gamma, double rhs, dou
 
 int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double cost_min) {
   Sep *s = &p->sep;
-  int D = p->D, P = p->npat, ppc = p->objective == WEFT_OBJ_PERF_PER_COST;
+  int D = p->D, P = p->npat, ppc = weft_problem_is_tc(p);
   int npair = 0, nfree = 0, nb = D + ppc, ne = p->neq + ppc;
   for (int k = 0; k < P * D; k++) npair += p->u[k] > 0;
   for (int d = 0; d < D; d++) nfree += !p->used[d]; /* only they need a B >= 0 row */
@@ -128,10 +136,11 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   double *A = take_d(&cv, ne * nb), *b = take_d(&cv, ne);
   s->cp = take_i(&cv, mmax); s->pat0 = take_i(&cv, P + 1);
   int *piv = take_i(&cv, ne), *fidx = take_i(&cv, nb);
-  /* Natural start: y = B/cost and s = 1/cost for perf-per-cost; each rate
-   * as large as its pattern's rows allow. Scales are the start's own. */
-  double cost0 = 0.0, u0[WEFT_MAX_DIMS + 1], w0;
-  for (int d = 0; d < D; d++) cost0 += p->cpg[d] * B0[d];
+  /* Natural start: y = B/cost and s = 1/cost for time x cost (cost =
+   * oc0 + ocg.B); each rate as large as its pattern's rows allow. Scales
+   * are the start's own. */
+  double cost0 = p->oc0, u0[WEFT_MAX_DIMS + 1], w0;
+  for (int d = 0; d < D; d++) cost0 += p->ocg[d] * B0[d];
   double s0 = ppc ? 1.0 / cost0 : 1.0, mean = 0.0;
   int cnt = 0;
   for (int d = 0; d < D; d++) {
@@ -145,7 +154,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
    * budget lives in [0, 1e-11] of the other's range, and at the mean its
    * budget row would shrink below the residual tolerance. */
   for (int k = 0; k < nb; k++) {
-    double box = k < D ? (ppc ? 1.0 / p->cpg[k] : hiB[k]) : HUGE_VAL;
+    double box = k < D ? (ppc ? 1.0 / p->ocg[k] : hiB[k]) : HUGE_VAL;
     s->xs[k] = u0[k] > 0 ? u0[k] : box > 0.0 && box < mean ? box : mean;
   }
   for (int k = 0; k < P; k++) {
@@ -162,15 +171,16 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
     if (e < p->neq) {
       for (int d = 0; d < D; d++) a[d] = p->Geq[(size_t)e * (size_t)D + (size_t)d];
       if (ppc) a[D] = -p->heq[e]; else b[e] = p->heq[e];
-    } else {
-      for (int d = 0; d < D; d++) a[d] = p->cpg[d];
+    } else { /* the cost row ocg.y + oc0 s = 1 */
+      for (int d = 0; d < D; d++) a[d] = p->ocg[d];
+      a[D] = p->oc0;
       b[e] = 1.0;
     }
     for (int k = 0; k < nb; k++) { a[k] *= s->xs[k]; mx = fabs(a[k]) > mx ? fabs(a[k]) : mx; }
     for (int k = 0; k < nb; k++) a[k] /= mx;
     b[e] /= mx;
   }
-  if (eliminate(A, b, ne, nb, ppc, piv)) return WEFT_OK; /* p->fast = 0: general path */
+  if (eliminate(A, b, ne, nb, ppc, p->oc0 > 0.0, piv)) return WEFT_OK; /* p->fast = 0: general path */
   /* fidx[k]: k's index among the free unknowns, or -(e + 2) when row e's
    * pivot (-1 while unassigned). */
   for (int k = 0; k < nb; k++) fidx[k] = -1;
@@ -208,10 +218,10 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   for (int k = 0; k < nb; k++)
     if (fidx[k] >= 0) s->c[fidx[k]] /= s->xs[k] * s->fs;
   for (int k = 0; k < P; k++) s->c[nf + k] /= s->xs[nb + k] * s->fs;
-  /* Box (B in [0, hiB], y in [0, 1/cpg], s in [0, 1/cost_min]) and start. */
+  /* Box (B in [0, hiB], y in [0, 1/ocg], s in [0, 1/cost_min]) and start. */
   for (int k = 0; k < nb; k++) {
     if (fidx[k] < 0) continue;
-    double hi = k == D ? 1.0 / cost_min : ppc ? 1.0 / p->cpg[k] : hiB[k];
+    double hi = k == D ? 1.0 / cost_min : ppc ? 1.0 / p->ocg[k] : hiB[k];
     s->hi[fidx[k]] = hi / s->xs[k];
     s->x0[fidx[k]] = u0[k] / s->xs[k];
   }
@@ -219,7 +229,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
     double hi = HUGE_VAL;
     for (int d = 0; d < D; d++) {
       double u = p->u[(size_t)k * (size_t)D + (size_t)d];
-      if (u > 0) hi = fmin(hi, (ppc ? 1.0 / p->cpg[d] : hiB[d]) / u);
+      if (u > 0) hi = fmin(hi, (ppc ? 1.0 / p->ocg[d] : hiB[d]) / u);
     }
     s->hi[nf + k] = hi / s->xs[nb + k];
     s->x0[nf + k] = 1.0;
@@ -270,7 +280,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
 int weft_sep_solve(WeftProblem *p, const WeftSettings *st, double *bw, double *lb, int *iters) {
   Sep *s = &p->sep;
   int status = weft_sep_ipm(s, st->max_iter, iters);
-  *lb = s->objconst + s->fs * weft_sep_certify(s);
+  *lb = (s->objconst + s->fs * weft_sep_certify(s)) * p->ofactor;
   double un[WEFT_MAX_DIMS + 1];
   for (int k = 0; k < s->nb; k++) { /* the unknowns from the free ones, natural */
     double acc = s->e0[k];

@@ -20,7 +20,9 @@ void weft_settings_default(WeftSettings *s) {
 }
 
 const char *weft_objective_name(WeftObjective o) {
-  return o == WEFT_OBJ_PERF_PER_COST ? "perf-per-cost" : "perf";
+  return o == WEFT_OBJ_PERF_PER_COST       ? "perf-per-cost"
+         : o == WEFT_OBJ_COST_PER_ITERATION ? "cost-per-iteration"
+                                            : "perf";
 }
 
 const char *weft_loop_name(WeftLoop l) {
@@ -32,7 +34,7 @@ const char *weft_loop_name(WeftLoop l) {
   return "no-overlap";
 }
 
-static int is_ppc(const WeftProblem *p) { return p->objective == WEFT_OBJ_PERF_PER_COST; }
+static int is_ppc(const WeftProblem *p) { return weft_problem_is_tc(p); } /* time x cost */
 
 
 /* Is bw1 pinned down by the rows tight at it (the user rows, B >= lower)?
@@ -122,7 +124,8 @@ static WeftSolveStatus verdict(const WeftProblem *p, const WeftSettings *st, con
   }
   if (!isfinite(res->objective)) {
     snprintf(res->message, sizeof res->message,
-             "the %s at the design found is not finite", is_ppc(p) ? "time x cost" : "iteration time");
+             "the %s at the design found is not finite", p->objective == WEFT_OBJ_COST_PER_ITERATION ? "cost per iteration"
+             : is_ppc(p) ? "time x cost" : "iteration time");
     return WEFT_STATUS_NUMERICAL;
   }
   if (!isfinite(res->lower_bound)) {

@@ -45,6 +45,36 @@ double weft_problem_violation(const WeftProblem *p, const double *bw, int *which
   return worst;
 }
 
+#define EQ_SPAN 1e12  /* an open end of the equal split's range: this far past the other */
+#define EQ_ITERS 200  /* golden-section steps on log b: (0.618)^200 of the span */
+
+static void eq_fill(const WeftProblem *p, double b_gbps, double *bw) {
+  for (int d = 0; d < p->D; d++) bw[d] = b_gbps / p->bscale;
+}
+
+/* The objective's minimum over an equal split B_d = b in [lo, hi] (GB/s),
+ * time x (oc0 + g b) with oc0 > 0: each time row C_r + K_r / b times the
+ * positive cost is convex in b, their max too, so a golden-section search
+ * on log b finds it. An open end is EQ_SPAN past the other (or bscale);
+ * returns 0 when the minimum sits at an open upper end (no minimiser). */
+static int equal_tc(const WeftProblem *p, double lo, double hi, double *b) {
+  double ref = lo > 0.0 ? lo : isfinite(hi) ? hi : p->bscale;
+  double a = log(lo > 0.0 ? lo : ref / EQ_SPAN), z = log(isfinite(hi) ? hi : ref * EQ_SPAN);
+  const double g = 0.5 * (sqrt(5.0) - 1.0);
+  double bw[WEFT_MAX_DIMS];
+#define EQ_F(t) (eq_fill(p, exp(t), bw), weft_problem_objective_raw(p, bw, NULL))
+  double x1 = z - g * (z - a), x2 = a + g * (z - a), f1 = EQ_F(x1), f2 = EQ_F(x2);
+  for (int i = 0; i < EQ_ITERS && z - a > 1e-15 * fmax(1.0, fabs(a)); i++) {
+    if (f1 <= f2) { z = x2; x2 = x1; f2 = f1; x1 = z - g * (z - a); f1 = EQ_F(x1); }
+    else { a = x1; x1 = x2; f1 = f2; x2 = a + g * (z - a); f2 = EQ_F(x2); }
+  }
+#undef EQ_F
+  *b = exp(0.5 * (a + z));
+  if (*b < lo) *b = lo;
+  if (*b > hi) *b = hi;
+  return isfinite(hi) || *b < ref * EQ_SPAN * 0.5;
+}
+
 int weft_problem_equal_bw(const WeftProblem *p, double *bw_gbps, char *why, size_t whylen) {
   double lo = 0.0, hi = HUGE_VAL, sum_cpg = 0.0;
   int ilo = -1, ihi = -1;
@@ -85,6 +115,12 @@ int weft_problem_equal_bw(const WeftProblem *p, double *bw_gbps, char *why, size
       return 0;
     }
     b = hi;
+  } else if (p->oc0 > 0.0) { /* time x (oc0 + g b): convex in b (docs/model.md) */
+    if (!equal_tc(p, lo, hi, &b)) {
+      if (why) snprintf(why, whylen, "an equal split has no best time x cost: it keeps falling "
+                        "as the bandwidth grows (no compute time)");
+      return 0;
+    }
   } else { /* time x cost = C cost(b) + const grows with b: the smallest b > 0 */
     if (!(lo > 0.0)) {
       if (why) snprintf(why, whylen, "an equal split has no best time x cost: it can shrink towards 0");

@@ -722,7 +722,7 @@ static void scenario_bad(void) {
       {SC_NET "workload: w.txt\n", WEFT_EINPUT, 1, 1, "communicator",
        "missing key 'communicator'"},
       {SC_NET SC_JOB "objective: speed\n", WEFT_EINPUT, 5, 12, "objective",
-       "unknown objective 'speed' (expected perf or perf-per-cost)"},
+       "unknown objective 'speed' (expected perf, perf-per-cost or cost-per-iteration)"},
       {SC_NET SC_JOB "loop: [a]\n", WEFT_EINPUT, 5, 7, "loop", "unknown loop a sequence"},
       {SC_NET SC_JOB "constraints: [\"sum = 1000\", B1 >= B3]\n", WEFT_EINPUT, 5, 35,
        "constraint", NULL},

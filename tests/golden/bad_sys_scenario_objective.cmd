@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/bad_sys_scenario_objective.yml

@@ -1,0 +1,1 @@
+optimize --network tests/golden/inputs/ring2x2_net.yml --workload tests/golden/inputs/sys2x2_wl.txt --communicator tests/golden/inputs/sys2x2_comm.yml --cost-model tests/golden/inputs/sys2x2_power_cost.yml --objective cost-per-iteration --npu-usd 20000 --npu-power-w 700 --electricity-usd-per-kwh 0.1 --pue 1.2 --lifetime-years 3 --json

@@ -1,0 +1,1 @@
+optimize --network tests/golden/inputs/ring2x2_net.yml --workload tests/golden/inputs/sys2x2_wl.txt --communicator tests/golden/inputs/sys2x2_comm.yml --cost-model tests/golden/inputs/sys2x2_net_cost.yml --objective perf-per-cost --constraint 'sum = 400'

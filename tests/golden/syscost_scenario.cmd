@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/sys2x2_scenario.yml --json
