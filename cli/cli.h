@@ -82,6 +82,7 @@ typedef struct {
   const double *equal_bw_gbps;
   const char *equal_none;      /* why there is no EqualBW baseline (solved, equal NULL) */
   const char *job_names[WEFT_MAX_JOBS];
+  const WeftDimParts *parts;   /* each dim's parts (the scenario's), NULL when none has one */
 } Report;
 
 /* JSON scalars for every command (json.c). A string as valid UTF-8 JSON
@@ -95,5 +96,9 @@ void cli_json_num(FILE *out, double v);
 
 void report_table(FILE *out, const Report *r);
 void report_json(FILE *out, const Report *r);
+/* The parts of a network built of them (parts_report.c): a table and the
+ * bill of materials; the JSON "parts" member (one entry per dim). */
+void report_parts_table(FILE *out, const Report *r);
+void report_parts_json(FILE *out, const Report *r);
 
 #endif

@@ -186,7 +186,8 @@ int cmd_optimize(int argc, char **argv) {
   char eq_why[256] = "";
   WeftEval eq;
   memset(&eq, 0, sizeof eq);
-  Report r = {.spec = &spec, .res = &res, .whole = has_whole ? &whole : NULL};
+  Report r = {.spec = &spec, .res = &res, .whole = has_whole ? &whole : NULL,
+              .parts = weft_network_has_parts(&st.sc->net) ? st.sc->parts : NULL};
   for (int j = 0; j < spec.njobs; j++) r.job_names[j] = st.sc->job_name[j];
   if (solved) { /* the best equal split that meets the constraints, if any */
     if (weft_problem_equal_bw(st.prob, eq_bw, eq_why, sizeof eq_why)) {

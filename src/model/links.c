@@ -19,7 +19,8 @@ int weft_network_links_check(const WeftNetwork *net, const char *file, const cha
       return weft_error_set(err, WEFT_EINPUT, file, net->max_links_line[d], 0, max_field,
                             "%s entry %d must be a whole number of links from 1 to %d (0: no "
                             "limit), got %d", max_field, d + 1, WEFT_MAX_LINKS, m);
-    if (m > 0 && r == 0.0)  /* a limit on links of no rate: a zero rate given as a part */
+    if (m > 0 && r == 0.0 && !net->part[d][0])  /* a limit on links of no rate (a part
+                                                    bound later brings its rate) */
       return weft_error_set(err, WEFT_EINPUT, file, line, 0, rate_field,
                             "%s entry %d is 0 (continuous) but %s entry %d limits it to %d "
                             "links: a link needs a rate above 0", rate_field, d + 1, max_field,
