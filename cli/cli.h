@@ -100,5 +100,9 @@ void report_json(FILE *out, const Report *r);
  * bill of materials; the JSON "parts" member (one entry per dim). */
 void report_parts_table(FILE *out, const Report *r);
 void report_parts_json(FILE *out, const Report *r);
+/* --parts FILE on topo and topo-eval (parts_prices.c): TopoOpt's prices from
+ * the catalog beside zoo (NULL: cli_zoo_dir()) with file over it; EXIT_OK,
+ * or prints why and returns EXIT_USAGE. */
+int cli_parts_prices(const char *zoo, const char *file, WeftPrices *p);
 
 #endif

@@ -165,7 +165,7 @@ static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, We
   char missing[128] = "";
   for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
     if (!v[need[i]] && !(need[i] == CLI_IN_NETWORK && v[CLI_IN_CLUSTER]) &&
-        !(need[i] == CLI_IN_COST && parts_price(in))) {
+        !(need[i] == CLI_IN_COST && (parts_price(in) || v[CLI_IN_NETWORK]))) {
       strcat(missing, missing[0] ? ", " : "");
       strcat(missing, cli_input_opts[need[i]].name);
     }
@@ -175,6 +175,10 @@ static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, We
                           "--help')",
                           missing, cmd);
   int rc = load_network(in, &sc->net, err);
+  if (!rc && !v[CLI_IN_COST] && !parts_price(in) && !weft_network_has_parts(&sc->net))
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL,
+                          "missing --cost-model (the network names no Parts; or give a scenario "
+                          "file, or --model; see 'weft %s --help')", cmd);
   if (!rc && v[CLI_IN_COST]) rc = weft_cost_model_read(v[CLI_IN_COST], &sc->cost, err);
   if (!rc) rc = bind_parts(in, sc, err);
   if (!rc) rc = weft_communicator_read(v[CLI_IN_COMM], &sc->comm[0], err);

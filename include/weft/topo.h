@@ -184,6 +184,8 @@ typedef struct {
 } WeftPrices;
 void weft_topo_prices_default(WeftPrices *p);
 int weft_topo_prices_read(const char *path, WeftPrices *p, WeftError *err);
+/* The same over *p as it is (not the defaults): --prices over --parts. */
+int weft_topo_prices_read_over(const char *path, WeftPrices *p, WeftError *err);
 /* The same table from a parts catalog (docs/parts.md): the price per GB/s
  * of entries nic-100g, qsfp28-100g and switch-100g (a switch per port:
  * price / ports / rate), and the price of patch-panel-port, ocs-port and

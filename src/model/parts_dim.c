@@ -138,9 +138,9 @@ int weft_network_bind_parts(WeftNetwork *net, WeftCostModel *cm, const WeftParts
     if (!t.part[d][0]) continue;
     if (!weft_parts_find(cat, t.part[d]))
       return weft_error_set(err, WEFT_EINPUT, t.file, t.part_line[d], 0, "Parts",
-                            "Parts entry %d: part '%s' is not in the catalog (%s%s%s)", d + 1,
-                            t.part[d], weft_parts_file(cat, 0),
-                            weft_parts_file(cat, 1)[0] ? ", " : "", weft_parts_file(cat, 1));
+                            "Parts entry %d: part '%s' is not in the parts catalog%s%s", d + 1,
+                            t.part[d], weft_parts_file(cat, 1)[0] ? " nor in " : "",
+                            weft_parts_file(cat, 1));
     int rc = weft_parts_dim(cat, t.part[d], t.topology[d], t.npus[d], &dp, err);
     if (rc) return rc;
     t.link_gbps[d] = dp.rate_gbps;

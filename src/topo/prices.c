@@ -80,11 +80,20 @@ static int fill_prices(const WeftYamlNode *root, const char *file, WeftPrices *p
  * the file is bad. */
 int weft_topo_prices_read(const char *path, WeftPrices *p, WeftError *err) {
   if (!path || !p) return weft_error_set(err, WEFT_EINVAL, path, 0, 0, NULL, "no file or output");
+  WeftPrices tmp;
+  weft_topo_prices_default(&tmp);
+  int rc = weft_topo_prices_read_over(path, &tmp, err);
+  if (rc == WEFT_OK) *p = tmp;
+  return rc;
+}
+
+/* The file's keys over *p as it is (a catalog's table, --parts). */
+int weft_topo_prices_read_over(const char *path, WeftPrices *p, WeftError *err) {
+  if (!path || !p) return weft_error_set(err, WEFT_EINVAL, path, 0, 0, NULL, "no file or output");
   WeftYamlNode *root;
   int rc = weft_yaml_load_file(path, &root, err);
   if (rc) return rc;
-  WeftPrices tmp;
-  weft_topo_prices_default(&tmp);
+  WeftPrices tmp = *p;
   rc = fill_prices(root, path, &tmp, err);
   weft_yaml_free(root);
   if (rc == WEFT_OK) *p = tmp;
