@@ -152,6 +152,8 @@ PROTOS = {
     "weft_scenario_read_zoo": (c_int, [c_char_p, c_char_p, P(WeftScenario), _ERR]),
     "weft_scenario_read_parts": (c_int, [c_char_p, c_char_p, c_char_p, P(WeftScenario), _ERR]),
     "weft_scenario_bind_parts": (c_int, [P(WeftScenario), c_char_p, c_char_p, _ERR]),
+    "weft_network_set_parts": (c_int, [P(WeftNetwork), P(c_char_p), c_int, c_char_p, _ERR]),
+    "weft_network_has_parts": (c_int, [P(WeftNetwork)]),
     "weft_scenario_parse": (c_int, [c_char_p, c_char_p, c_char_p, P(WeftScenario), _ERR]),
     "weft_scenario_spec": (None, [P(WeftScenario), P(WeftSpec)]),
     "weft_job_device": (c_char_p, [P(WeftNetwork), c_int, c_char_p, _ERR]),
