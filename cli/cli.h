@@ -83,6 +83,7 @@ typedef struct {
   const char *equal_none;      /* why there is no EqualBW baseline (solved, equal NULL) */
   const char *job_names[WEFT_MAX_JOBS];
   const WeftDimParts *parts;   /* each dim's parts (the scenario's), NULL when none has one */
+  const WeftPartChoices *choices; /* a choice of parts: every combination, NULL when none */
 } Report;
 
 /* JSON scalars for every command (json.c). A string as valid UTF-8 JSON
@@ -100,6 +101,9 @@ void report_json(FILE *out, const Report *r);
  * bill of materials; the JSON "parts" member (one entry per dim). */
 void report_parts_table(FILE *out, const Report *r);
 void report_parts_json(FILE *out, const Report *r);
+/* A choice of parts: every combination's objective (r->choices). */
+void report_choices_table(FILE *out, const Report *r);
+void report_choices_json(FILE *out, const Report *r);
 /* --parts FILE on topo and topo-eval (parts_prices.c): TopoOpt's prices from
  * the catalog beside zoo (NULL: cli_zoo_dir()) with file over it; EXIT_OK,
  * or prints why and returns EXIT_USAGE. */

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -90,6 +91,7 @@ static int parse_args(int argc, char **argv, Args *a) {
 typedef struct {
   WeftScenario *sc;
   WeftProblem *prob;
+  WeftPartChoices *choices;
 } State;
 
 /* The plot's titles: the jobs and the network, then the objective, loop
@@ -115,6 +117,7 @@ static void plot_titles(const WeftScenario *sc, const WeftSpec *spec, char *titl
 }
 
 static int finish(State *st, int code) {
+  free(st->choices);
   weft_problem_free(st->prob);
   weft_scenario_free(st->sc);
   return code;
@@ -166,6 +169,18 @@ int cmd_optimize(int argc, char **argv) {
   if (rc) return rc;
   if ((rc = cli_links_apply(a.val[O_LINKS], a.val[O_MAXLINKS], &st.sc->net)))
     return finish(&st, rc);
+  WeftPartChoices *pc = NULL;  /* a choice of parts: each combination solved, the best kept */
+  if (weft_parts_choices(&st.sc->net) > 1) {
+    if (!(pc = st.choices = malloc(sizeof *pc))) {
+      cli_fail("out of memory");
+      return finish(&st, EXIT_RUNTIME);
+    }
+    const char *zoo = a.in.mval[CLI_MO_ZOO] ? a.in.mval[CLI_MO_ZOO] : cli_zoo_dir();
+    if ((rc = weft_parts_choose(st.sc, zoo, &set, pc, &err))) {
+      cli_error(&err);
+      return finish(&st, rc == WEFT_ENOMEM || rc == WEFT_ESOLVER ? EXIT_RUNTIME : EXIT_USAGE);
+    }
+  }
   WeftSpec spec;
   weft_scenario_spec(st.sc, &spec);
   if (a.val[O_EXPORT1] && (rc = cli_astra1_check(&spec))) return finish(&st, rc);
@@ -187,7 +202,8 @@ int cmd_optimize(int argc, char **argv) {
   WeftEval eq;
   memset(&eq, 0, sizeof eq);
   Report r = {.spec = &spec, .res = &res, .whole = has_whole ? &whole : NULL,
-              .parts = weft_network_has_parts(&st.sc->net) ? st.sc->parts : NULL};
+              .parts = weft_network_has_parts(&st.sc->net) ? st.sc->parts : NULL,
+              .choices = pc};
   for (int j = 0; j < spec.njobs; j++) r.job_names[j] = st.sc->job_name[j];
   if (solved) { /* the best equal split that meets the constraints, if any */
     if (weft_problem_equal_bw(st.prob, eq_bw, eq_why, sizeof eq_why)) {

@@ -119,3 +119,54 @@ void report_parts_json(FILE *out, const Report *r) {
   }
   fputs("\n  ],\n", out);
 }
+
+/* Combination k's parts, "a,b,c", into buf. */
+static const char *combo(const Report *r, int k, char *buf, size_t size) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int d = 0; d < r->spec->net->ndims && at < size; d++) {
+    char one[WEFT_NAME_LEN];
+    weft_parts_choice_name(r->choices, k, d, one, sizeof one);
+    at += (size_t)snprintf(buf + at, size - at, "%s%s", d ? "," : "", one[0] ? one : "-");
+  }
+  return buf;
+}
+
+void report_choices_table(FILE *out, const Report *r) {
+  const WeftPartChoices *pc = r->choices;
+  fprintf(out, "part choices: %d combinations, each solved on whole links", pc->n);
+  if (pc->best >= 0) fprintf(out, "; best %d", pc->best + 1);
+  fputc('\n', out);
+  for (int k = 0; k < pc->n; k++) {
+    char buf[WEFT_MAX_DIMS * WEFT_NAME_LEN];
+    fprintf(out, "  %2d %-40s %s", k + 1, combo(r, k, buf, sizeof buf),
+            weft_status_name(pc->status[k]));
+    if (pc->status[k] == WEFT_STATUS_SOLVED)
+      fprintf(out, ", objective %.9g, time_ms %.6f, cost_usd %.2f", pc->objective[k],
+              pc->time_ns[k] / 1e6, pc->cost_usd[k]);
+    fprintf(out, "%s\n", k == pc->best ? "  <- best" : "");
+  }
+}
+
+void report_choices_json(FILE *out, const Report *r) {
+  const WeftPartChoices *pc = r->choices;
+  fputs("  \"part_choices\": [", out);
+  for (int k = 0; k < pc->n; k++) {
+    int ok = pc->status[k] == WEFT_STATUS_SOLVED;
+    fprintf(out, "%s\n    {\"parts\": [", k ? "," : "");
+    for (int d = 0; d < r->spec->net->ndims; d++) {
+      char one[WEFT_NAME_LEN];
+      fputs(d ? ", " : "", out);
+      weft_parts_choice_name(pc, k, d, one, sizeof one);
+      if (one[0]) cli_json_str(out, one);
+      else fputs("null", out);
+    }
+    fputs("], \"status\": ", out);
+    cli_json_str(out, weft_status_name(pc->status[k]));
+    num_field(out, "objective", ok ? pc->objective[k] : (double)NAN);
+    num_field(out, "time_ns", ok ? pc->time_ns[k] : (double)NAN);
+    num_field(out, "cost_usd", ok ? pc->cost_usd[k] : (double)NAN);
+    fprintf(out, ", \"best\": %s}", k == pc->best ? "true" : "false");
+  }
+  fputs("\n  ],\n", out);
+}

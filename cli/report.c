@@ -78,6 +78,7 @@ void report_table(FILE *out, const Report *r) {
       fprintf(out, "%s '%s' (scenario)", i ? "," : "", sp->cons->replaced[i].text);
     fputc('\n', out);
   }
+  if (r->choices) report_choices_table(out, r);
   if (r->whole) whole_lines(out, r);
   if (res->message[0]) fprintf(out, "note: %s\n", res->message);
   if (res->status != WEFT_STATUS_SOLVED) return;
@@ -232,6 +233,7 @@ void report_json(FILE *out, const Report *r) {
   }
   fputs("\n  ],\n", out);
   if (r->whole) whole_json(out, r);
+  if (r->choices) report_choices_json(out, r);
   if (r->parts) report_parts_json(out, r);
   if (!solved) {
     fputs("  \"bw_gbps\": null,\n  \"time_ns\": null,\n  \"cost_usd\": null,\n  \"equal_bw\": null\n}\n", out);

@@ -57,3 +57,27 @@ def test_bad_parts():
     assert e.value.field == "parts_per_dim"
     with pytest.raises(weft.WeftError):
         weft.optimize(GPT3, parts_per_dim="nvlink4")
+
+
+CHOICE = ["nvlink5", "nvlink4", ["nvlink4", "nvlink5"], ["ndr", "xdr", "eth400"]]
+
+
+@pytest.mark.parametrize("objective", ["perf", "perf-per-cost"])
+def test_choice_of_parts_is_the_best_combination(objective):
+    """The choice's answer is the best of every combination solved on its
+    own (each a whole-link solve given single parts), ties to the cheaper."""
+    py = weft.optimize(GPT3, parts_per_dim=CHOICE, objective=objective)
+    same(py, cli("optimize", GPT3, "--parts-per-dim", "nvlink5,nvlink4,nvlink4|nvlink5,"
+                 "ndr|xdr|eth400", "--objective", objective))
+    alone = []
+    for b3 in CHOICE[2]:
+        for b4 in CHOICE[3]:
+            r = weft.optimize(GPT3, parts_per_dim=["nvlink5", "nvlink4", b3, b4],
+                              objective=objective)
+            assert r["status"] == "solved"
+            alone.append((r["time_x_cost_ns_usd"] if objective != "perf" else r["time_ns"],
+                          r["cost_usd"], [b3, b4]))
+    best = min(alone, key=lambda t: (round(t[0], 3), t[1]))
+    assert [p["part"] for p in py["parts"][2:]] == best[2]
+    assert py["cost_usd"] == pytest.approx(best[1], rel=1e-12)
+    assert len(py["part_choices"]) == 6 and sum(c["best"] for c in py["part_choices"]) == 1

@@ -313,12 +313,16 @@ def bind_parts(s, kw):
         if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
             raise fail("parts_per_dim: expected a list of part names, one per dim, got %r" %
                        (names,), "parts_per_dim")
-        for i, x in enumerate(names):
-            if not isinstance(x, str):
-                raise fail("parts_per_dim entry %d: expected a part name, got %r" % (i + 1, x),
-                           "parts_per_dim")
-        arr = (ctypes.c_char_p * max(len(names), 1))(*[c_text("parts_per_dim", x.strip())
-                                                      for x in names])
+        joined = []
+        for i, x in enumerate(names):  # a list on a dim: a choice of parts ("a|b")
+            ok = isinstance(x, str) or (isinstance(x, (list, tuple)) and len(x) > 1 and
+                                        all(isinstance(y, str) for y in x))
+            if not ok:
+                raise fail("parts_per_dim entry %d: expected a part name or a list of them, "
+                           "got %r" % (i + 1, x), "parts_per_dim")
+            joined.append(x.strip() if isinstance(x, str) else "|".join(y.strip() for y in x))
+        arr = (ctypes.c_char_p * max(len(names), 1))(*[c_text("parts_per_dim", x)
+                                                      for x in joined])
         check_rc(lib.weft_network_set_parts(byref(sc.net), arr, len(names), b"parts_per_dim",
                                             byref(err)), err, s.sources)
     f = c_path("parts", kw["parts"]) if kw.get("parts") is not None else None

@@ -73,6 +73,12 @@ WeftDimParts = _s("WeftDimParts", [
     ("switch_usd_per_gbps", c_double), ("usd_per_gbps", c_double), ("w_per_gbps", c_double),
     ("tier_switches", c_int * MAX_TIERS), ("switch_name", _NAME), ("attach_name", _NAME),
     ("uplink_name", _NAME)])
+MAX_PART_COMBOS = 64
+WeftPartChoices = _s("WeftPartChoices", [
+    ("n", c_int), ("best", c_int), ("choice", _NAME * MAX_DIMS),
+    ("pick", _I * MAX_PART_COMBOS), ("status", c_int * MAX_PART_COMBOS),
+    ("objective", c_double * MAX_PART_COMBOS), ("time_ns", c_double * MAX_PART_COMBOS),
+    ("cost_usd", c_double * MAX_PART_COMBOS)])
 WeftScenario = _s("WeftScenario", [
     ("net", WeftNetwork), ("cost", WeftCostModel), ("njobs", c_int),
     ("workload", c_void_p * MAX_JOBS), ("comm", WeftCommunicator * MAX_JOBS),
@@ -116,6 +122,7 @@ WeftParallel = _s("WeftParallel", [
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftCostModel, WeftPhaseSpec, WeftLayer,
             WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints, WeftDimParts,
+            WeftPartChoices,
             WeftScenario,
             WeftJob, WeftSpec, WeftSettings, WeftJobTime, WeftEval, WeftResult, WeftWholeResult,
             WeftParallel)
@@ -154,6 +161,11 @@ PROTOS = {
     "weft_scenario_bind_parts": (c_int, [P(WeftScenario), c_char_p, c_char_p, _ERR]),
     "weft_network_set_parts": (c_int, [P(WeftNetwork), P(c_char_p), c_int, c_char_p, _ERR]),
     "weft_network_has_parts": (c_int, [P(WeftNetwork)]),
+    "weft_parts_choices": (c_int, [P(WeftNetwork)]),
+    "weft_parts_choose": (c_int, [P(WeftScenario), c_char_p, P(WeftSettings),
+                                  P(WeftPartChoices), _ERR]),
+    "weft_parts_choice_name": (c_char_p, [P(WeftPartChoices), c_int, c_int, c_char_p,
+                                          c_size_t]),
     "weft_scenario_parse": (c_int, [c_char_p, c_char_p, c_char_p, P(WeftScenario), _ERR]),
     "weft_scenario_spec": (None, [P(WeftScenario), P(WeftSpec)]),
     "weft_job_device": (c_char_p, [P(WeftNetwork), c_int, c_char_p, _ERR]),

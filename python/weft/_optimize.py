@@ -63,6 +63,23 @@ def _entry(key, i, x):
     return float(x)
 
 
+def choices_list(pc, D):
+    """cli/parts_report.c's "part_choices": every combination of parts."""
+    out = []
+    for k in range(pc.n):
+        ok = pc.status[k] == STATUS_SOLVED
+        names = []
+        for d in range(D):
+            buf = ctypes.create_string_buffer(_lib.NAME_LEN)
+            lib.weft_parts_choice_name(byref(pc), k, d, buf, _lib.NAME_LEN)
+            names.append(buf.value.decode() or None)
+        out.append({"parts": names, "status": lib.weft_status_name(pc.status[k]).decode(),
+                    "objective": num(pc.objective[k]) if ok else None,
+                    "time_ns": num(pc.time_ns[k]) if ok else None,
+                    "cost_usd": num(pc.cost_usd[k]) if ok else None, "best": k == pc.best})
+    return out
+
+
 def parts_dict(sc, d, res, whole, solved):
     """cli/parts_report.c's entry of "parts": dim d's part, $ and W per GB/s,
     per-link counts and the whole network's bill of materials."""
@@ -120,7 +137,7 @@ def whole_dict(w, net, D):
     }
 
 
-def report(spec, sc, res, equal, equal_bw, equal_none, whole=None):
+def report(spec, sc, res, equal, equal_bw, equal_none, whole=None, choices=None):
     """report_json's object."""
     D, solved = res.ndims, res.status == STATUS_SOLVED
     net = spec.net.contents
@@ -148,6 +165,8 @@ def report(spec, sc, res, equal, equal_bw, equal_none, whole=None):
     }
     if whole is not None:
         out.update(whole_dict(whole, net, D))
+    if choices is not None:
+        out["part_choices"] = choices_list(choices, D)
     if lib.weft_network_has_parts(byref(net)):
         out["parts"] = [parts_dict(sc, d, res, whole, solved) for d in range(D)]
     if not solved:
@@ -209,6 +228,13 @@ def optimize(scenario=None, **kw):
     prob = None
     try:
         set_links(s.sc.net, kw)
+        choices = None  # a choice of parts: each combination solved, the best kept
+        if lib.weft_parts_choices(byref(s.sc.net)) > 1:
+            choices, err = _lib.WeftPartChoices(), new_error()
+            rc = lib.weft_parts_choose(s.ptr, _inputs.zoo_path(kw.get("zoo")), byref(st),
+                                       byref(choices), byref(err))
+            if rc:
+                raise s.sources.error(rc, err)
         spec = s.spec()
         prob = _inputs.create_problem(spec, s.sources)
         whole = None
@@ -239,7 +265,7 @@ def optimize(scenario=None, **kw):
                                               res.bw_gbps, None, byref(err))
             if rc:
                 raise s.sources.error(rc, err)
-        return report(spec, s.sc, res, equal, equal_bw, equal_none, whole)
+        return report(spec, s.sc, res, equal, equal_bw, equal_none, whole, choices)
     finally:
         lib.weft_problem_free(prob)
         s.free()

@@ -186,10 +186,23 @@ static int parts_key(const WeftYamlNode *map, const char *file, const char *ftop
     char label[WEFT_NAME_LEN + 24];
     snprintf(label, sizeof label, "%s entry %d", key->text, d + 1);
     net->part_line[d] = e->line;
-    if (e->kind == WEFT_YAML_SEQUENCE)
-      return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, key->text,
-                            "%s is a list: one part per dim (a choice of parts per dim is not "
-                            "supported: give each choice as its own network)", label);
+    if (e->kind == WEFT_YAML_SEQUENCE) {  /* a choice: stored "a|b|c" */
+      size_t at = 0;
+      if (e->n < 2)
+        return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, key->text,
+                              "%s is a list of %d: a choice needs 2 parts or more", label, e->n);
+      for (int i = 0; i < e->n; i++) {
+        char one[WEFT_NAME_LEN];
+        if ((rc = copy_name(e->child[i], file, key->text, label, one, err))) return rc;
+        if (at + strlen(one) + 2 > sizeof net->part[d])
+          return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, key->text,
+                                "%s: the choice's names are longer than %d characters in all",
+                                label, WEFT_NAME_LEN - 2);
+        at += (size_t)snprintf(net->part[d] + at, sizeof net->part[d] - at, "%s%s",
+                               i ? "|" : "", one);
+      }
+      continue;
+    }
     if (e->kind == WEFT_YAML_SCALAR && e->len == 0) {
       if (net->cost_dim[d][0]) continue; /* "": no part, the CostDimension's class */
       return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, key->text,

@@ -97,6 +97,9 @@ static int entry(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
   p->line = k->line;
   p->oversub = 1.0;
   if ((rc = text_of(k, file, "part name", p->name, WEFT_PART_NAME_MAX + 1, err))) return rc;
+  if (strpbrk(p->name, "|, "))  /* '|' joins a choice of parts, ',' --parts-per-dim's list */
+    return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, "part name",
+                          "part name '%s' has a '|', ',' or space", p->name);
   if (v->kind != WEFT_YAML_MAPPING) {
     char got[96];
     weft_yaml_describe(v, got, sizeof got);

@@ -136,12 +136,18 @@ int weft_network_bind_parts(WeftNetwork *net, WeftCostModel *cm, const WeftParts
     WeftDimParts dp;
     if (dims) memset(&dims[d], 0, sizeof dims[d]);
     if (!t.part[d][0]) continue;
-    if (!weft_parts_find(cat, t.part[d]))
-      return weft_error_set(err, WEFT_EINPUT, t.file, t.part_line[d], 0, "Parts",
-                            "Parts entry %d: part '%s' is not in the parts catalog%s%s", d + 1,
-                            t.part[d], weft_parts_file(cat, 1)[0] ? " nor in " : "",
-                            weft_parts_file(cat, 1));
-    int rc = weft_parts_dim(cat, t.part[d], t.topology[d], t.npus[d], &dp, err);
+    char first[WEFT_NAME_LEN] = "";  /* a choice ("a|b") binds its first; each is checked */
+    for (const char *p = t.part[d]; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL) {
+      char one[WEFT_NAME_LEN];
+      snprintf(one, sizeof one, "%.*s", (int)strcspn(p, "|"), p);
+      if (!first[0]) snprintf(first, sizeof first, "%s", one);
+      if (!weft_parts_find(cat, one))
+        return weft_error_set(err, WEFT_EINPUT, t.file, t.part_line[d], 0, "Parts",
+                              "Parts entry %d: part '%s' is not in the parts catalog%s%s", d + 1,
+                              one, weft_parts_file(cat, 1)[0] ? " nor in " : "",
+                              weft_parts_file(cat, 1));
+    }
+    int rc = weft_parts_dim(cat, first, t.topology[d], t.npus[d], &dp, err);
     if (rc) return rc;
     t.link_gbps[d] = dp.rate_gbps;
     t.links_line[d] = t.part_line[d];
@@ -156,12 +162,12 @@ int weft_network_bind_parts(WeftNetwork *net, WeftCostModel *cm, const WeftParts
                             WEFT_MAX_COST_CLASSES);
     WeftCostClass *k = &c.cls[c.nclasses++];
     memset(k, 0, sizeof *k);
-    snprintf(k->name, sizeof k->name, "%s%.40s@d%d", PART_CLASS_PREFIX, t.part[d], d + 1);
+    snprintf(k->name, sizeof k->name, "%s%.40s@d%d", PART_CLASS_PREFIX, first, d + 1);
     k->link_usd_per_gbps = dp.link_usd_per_gbps;
     k->nic_usd_per_gbps = dp.nic_usd_per_gbps;
     k->switch_usd_per_gbps = dp.switch_usd_per_gbps;
     k->has_link = k->has_nic = k->has_switch = 1;
-    k->line = weft_parts_find(cat, t.part[d])->line;
+    k->line = weft_parts_find(cat, first)->line;
     snprintf(t.cost_dim[d], sizeof t.cost_dim[d], "%s", k->name);
     if (dims) dims[d] = dp;
   }

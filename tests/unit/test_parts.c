@@ -259,8 +259,19 @@ static void test_bind_network(void) {
                  "LinkGBps: [25]\nParts: [n]\n");
   CHECK_EQ_INT(weft_network_read(path, &net, &e), WEFT_EINPUT);
   CHECK(e.line == 5 && strcmp(e.field, "Parts") == 0);
-  /* a list of parts on a dim (a choice) is refused, not taken as its first */
+  /* a list of parts on a dim is a choice, kept as "n|nc"; a bind checks
+   * every name and binds the first; a choice of one part is refused */
   path = scratch("net.yml", "Topology: [Ring]\nNpusCount: [8]\nParts: [[n, nc]]\n");
+  CHECK_EQ_INT(weft_network_read(path, &net, &e), WEFT_OK);
+  CHECK(strcmp(net.part[0], "n|nc") == 0);
+  CHECK_EQ_INT(weft_parts_choices(&net), 2);
+  memset(&cm, 0, sizeof cm);
+  CHECK_EQ_INT(weft_network_bind_parts(&net, &cm, cat, dims, &e), WEFT_OK);
+  CHECK(strcmp(dims[0].part, "n") == 0 && strcmp(net.part[0], "n|nc") == 0);
+  snprintf(net.part[0], sizeof net.part[0], "n|nope");
+  CHECK_EQ_INT(weft_network_bind_parts(&net, &cm, cat, dims, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "'nope'") != NULL);
+  path = scratch("net.yml", "Topology: [Ring]\nNpusCount: [8]\nParts: [[n]]\n");
   CHECK_EQ_INT(weft_network_read(path, &net, &e), WEFT_EINPUT);
   CHECK(e.line == 3 && strcmp(e.field, "Parts") == 0);
   weft_parts_free(cat);
