@@ -108,5 +108,8 @@ void report_choices_json(FILE *out, const Report *r);
  * the catalog beside zoo (NULL: cli_zoo_dir()) with file over it; EXIT_OK,
  * or prints why and returns EXIT_USAGE. */
 int cli_parts_prices(const char *zoo, const char *file, WeftPrices *p);
+/* `weft zoo --parts [--parts-file FILE]` (zoo_parts.c): the catalog beside
+ * zoo with file (NULL none) over it, a table or JSON; an exit status. */
+int cli_zoo_parts(const char *zoo, const char *file, int as_json);
 
 #endif

@@ -81,3 +81,16 @@ def test_choice_of_parts_is_the_best_combination(objective):
     assert [p["part"] for p in py["parts"][2:]] == best[2]
     assert py["cost_usd"] == pytest.approx(best[1], rel=1e-12)
     assert len(py["part_choices"]) == 6 and sum(c["best"] for c in py["part_choices"]) == 1
+
+
+def test_zoo_parts_parity():
+    py = weft.zoo(parts=True)
+    same(py, cli("zoo", "--parts"))
+    ndr = [p for p in py["parts"] if p["name"] == "ndr"][0]
+    assert ndr["rate_gbps"] == 50 and ndr["estimate"] == ["price_usd", "power_w"]
+    mine = weft.zoo(parts=True, parts_file=G + "parts_ndr3000.yml")
+    same(mine, cli("zoo", "--parts", "--parts-file", G + "parts_ndr3000.yml"))
+    assert [p["price_usd"] for p in mine["parts"] if p["name"] == "ndr"] == [3000]
+    with pytest.raises(weft.WeftError) as e:
+        weft.zoo(parts=True, parts_file=G + "bad_parts_price.yml")
+    assert e.value.line == 5 and e.value.field == "price_usd"

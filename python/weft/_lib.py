@@ -73,6 +73,13 @@ WeftDimParts = _s("WeftDimParts", [
     ("switch_usd_per_gbps", c_double), ("usd_per_gbps", c_double), ("w_per_gbps", c_double),
     ("tier_switches", c_int * MAX_TIERS), ("switch_name", _NAME), ("attach_name", _NAME),
     ("uplink_name", _NAME)])
+PART_TEXT_LEN = 256
+WeftPart = _s("WeftPart", [
+    ("name", _NAME), ("kind", c_int), ("title", c_char * PART_TEXT_LEN), ("rate_gbps", c_double),
+    ("ports", c_int), ("max_per_npu", c_int), ("reach_m", c_double), ("price_usd", c_double),
+    ("power_w", c_double), ("oversub", c_double), ("switch_part", _NAME), ("attach", _NAME),
+    ("uplink", _NAME), ("estimate", c_int), ("source", c_char * PART_TEXT_LEN), ("user", c_int),
+    ("line", c_int)])
 MAX_PART_COMBOS = 64
 WeftPartChoices = _s("WeftPartChoices", [
     ("n", c_int), ("best", c_int), ("choice", _NAME * MAX_DIMS),
@@ -122,7 +129,7 @@ WeftParallel = _s("WeftParallel", [
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftCostModel, WeftPhaseSpec, WeftLayer,
             WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints, WeftDimParts,
-            WeftPartChoices,
+            WeftPartChoices, WeftPart,
             WeftScenario,
             WeftJob, WeftSpec, WeftSettings, WeftJobTime, WeftEval, WeftResult, WeftWholeResult,
             WeftParallel)
@@ -162,6 +169,11 @@ PROTOS = {
     "weft_network_set_parts": (c_int, [P(WeftNetwork), P(c_char_p), c_int, c_char_p, _ERR]),
     "weft_network_has_parts": (c_int, [P(WeftNetwork)]),
     "weft_parts_choices": (c_int, [P(WeftNetwork)]),
+    "weft_parts_read": (c_int, [c_char_p, c_char_p, P(c_void_p), _ERR]),
+    "weft_parts_free": (None, [c_void_p]),
+    "weft_parts_count": (c_int, [c_void_p]),
+    "weft_parts_at": (P(WeftPart), [c_void_p, c_int]),
+    "weft_part_kind_name": (c_char_p, [c_int]),
     "weft_parts_choose": (c_int, [P(WeftScenario), c_char_p, P(WeftSettings),
                                   P(WeftPartChoices), _ERR]),
     "weft_parts_choice_name": (c_char_p, [P(WeftPartChoices), c_int, c_int, c_char_p,
