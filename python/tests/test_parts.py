@@ -94,3 +94,16 @@ def test_zoo_parts_parity():
     with pytest.raises(weft.WeftError) as e:
         weft.zoo(parts=True, parts_file=G + "bad_parts_price.yml")
     assert e.value.line == 5 and e.value.field == "price_usd"
+
+
+def test_part_dims_keep_their_rate_and_limit():
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(GPT3, parts_per_dim=PARTS, link_gbps=[50, 25, 25, 25])
+    assert e.value.field == "link_gbps" and "part 'ndr'" in str(e.value)
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(GPT3, parts_per_dim=PARTS, max_links=[8, 18, 30, 4])
+    assert e.value.field == "max_links"
+    py = weft.optimize(GPT3, parts_per_dim=PARTS, max_links=[8, 18, 10, 4])
+    same(py, cli("optimize", GPT3, "--parts-per-dim", ",".join(PARTS), "--max-links",
+                 "8,18,10,4"))
+    assert py["max_links"] == [8, 18, 10, 4]
