@@ -96,6 +96,8 @@ typedef struct {
   WeftSystemCost sys;           /* defaults filled in */
   double tokens_per_iteration;  /* one model job's, else 0 */
   double train_tokens;          /* --train-tokens, else 0 */
+  const WeftDimParts *parts;   /* each dim's parts (the scenario's), NULL when none has one */
+  const WeftPartChoices *choices; /* a choice of parts: every combination, NULL when none */
 } Report;
 
 /* JSON scalars for every command (json.c). A string as valid UTF-8 JSON
@@ -109,5 +111,19 @@ void cli_json_num(FILE *out, double v);
 
 void report_table(FILE *out, const Report *r);
 void report_json(FILE *out, const Report *r);
+/* The parts of a network built of them (parts_report.c): a table and the
+ * bill of materials; the JSON "parts" member (one entry per dim). */
+void report_parts_table(FILE *out, const Report *r);
+void report_parts_json(FILE *out, const Report *r);
+/* A choice of parts: every combination's objective (r->choices). */
+void report_choices_table(FILE *out, const Report *r);
+void report_choices_json(FILE *out, const Report *r);
+/* --parts FILE on topo and topo-eval (parts_prices.c): TopoOpt's prices from
+ * the catalog beside zoo (NULL: cli_zoo_dir()) with file over it; EXIT_OK,
+ * or prints why and returns EXIT_USAGE. */
+int cli_parts_prices(const char *zoo, const char *file, WeftPrices *p);
+/* `weft zoo --parts [--parts-file FILE]` (zoo_parts.c): the catalog beside
+ * zoo with file (NULL none) over it, a table or JSON; an exit status. */
+int cli_zoo_parts(const char *zoo, const char *file, int as_json);
 
 #endif

@@ -26,6 +26,11 @@ const CliOpt cli_input_opts[CLI_IN_COUNT] = {
     [CLI_IN_COMM] = {"--communicator", "FILE",
                      "LIBRA communicator yml (Forward, InputGrad, WeightGrad)", CLI_IN_SEVERAL_JOBS},
     [CLI_IN_COST] = {"--cost-model", "FILE", "LIBRA cost-model yml ($ per GB/s of Link, Switch, Nic)"},
+    [CLI_IN_PARTS] = {"--parts", "FILE",
+                      "a parts catalog over the built-in data/parts (docs/parts.md)"},
+    [CLI_IN_PARTS_PER_DIM] = {"--parts-per-dim", "P1,...,PD",
+                              "build dim d of catalog part P_d: its link rate, limit\n"
+                              "                        and cost ('-' keeps a dim as it is)"},
     [CLI_IN_CONSTRAINT] = {"--constraint", "EXPR",
                            "linear constraint over B1..BD, sum, cost (repeatable):\n"
                            "                        'sum = 1000', 'B1 >= B2 >= B3', 'cost <= 2e7'"},
@@ -117,12 +122,60 @@ static int load_network(const CliInputs *in, WeftNetwork *net, WeftError *err) {
                           in->mval[CLI_MO_ZOO], net, err);
 }
 
+/* Whether parts will price the network without a cost model: --parts-per-dim
+ * names a part for every dim (a network file's Parts: is only known once read,
+ * so --cost-model stays needed unless the options say so). */
+static int parts_price(const CliInputs *in) {
+  const char *p = in->val[CLI_IN_PARTS_PER_DIM];
+  if (!p) return 0;
+  for (;;) {  /* every entry a name: not empty, not '-' */
+    size_t l = strcspn(p, ","), b = strspn(p, " ");
+    size_t e = l;
+    while (e > b && p[e - 1] == ' ') e--;
+    if (e == b || (e - b == 1 && p[b] == '-')) return 0;
+    if (!p[l]) return 1;
+    p += l + 1;
+  }
+}
+
+/* --parts-per-dim onto the network, then the catalog (built-in beside the
+ * zoo, --parts over it) bound: rates, limits, cost classes. */
+static int bind_parts(const CliInputs *in, WeftScenario *sc, WeftError *err) {
+  const char *list = in->val[CLI_IN_PARTS_PER_DIM];
+  const char *zoo = in->mval[CLI_MO_ZOO] ? in->mval[CLI_MO_ZOO] : cli_zoo_dir();
+  const char *file = in->val[CLI_IN_PARTS];
+  if (list) {
+    char buf[WEFT_MAX_DIMS * WEFT_NAME_LEN + WEFT_MAX_DIMS];
+    const char *names[WEFT_MAX_DIMS + 1];
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *p = buf; n <= WEFT_MAX_DIMS; n++) {
+      char *c = strchr(p, ',');
+      if (c) *c = '\0';
+      while (*p == ' ') p++;
+      for (char *e = p + strlen(p); e > p && e[-1] == ' ';) *--e = '\0';
+      names[n] = p;
+      if (!c) {
+        n++;
+        break;
+      }
+      p = c + 1;
+    }
+    int rc = weft_network_set_parts(&sc->net, names, n, "--parts-per-dim", err);
+    if (rc) return rc;
+  }
+  if (!file && !list && sc->parts_file[0]) return WEFT_OK;  /* a scenario's, bound */
+  if (!file && sc->parts_file[0]) file = sc->parts_file;    /* rebind with the scenario's */
+  return weft_scenario_bind_parts(sc, zoo, file, err);
+}
+
 static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, WeftError *err) {
   static const int need[] = {CLI_IN_NETWORK, CLI_IN_WORKLOAD, CLI_IN_COMM, CLI_IN_COST};
   const char *const *v = in->val;
   char missing[128] = "";
   for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-    if (!v[need[i]] && !(need[i] == CLI_IN_NETWORK && v[CLI_IN_CLUSTER])) {
+    if (!v[need[i]] && !(need[i] == CLI_IN_NETWORK && v[CLI_IN_CLUSTER]) &&
+        !(need[i] == CLI_IN_COST && (parts_price(in) || v[CLI_IN_NETWORK]))) {
       strcat(missing, missing[0] ? ", " : "");
       strcat(missing, cli_input_opts[need[i]].name);
     }
@@ -132,7 +185,12 @@ static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, We
                           "--help')",
                           missing, cmd);
   int rc = load_network(in, &sc->net, err);
-  if (!rc) rc = weft_cost_model_read(v[CLI_IN_COST], &sc->cost, err);
+  if (!rc && !v[CLI_IN_COST] && !parts_price(in) && !weft_network_has_parts(&sc->net))
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL,
+                          "missing --cost-model (the network names no Parts; or give a scenario "
+                          "file, or --model; see 'weft %s --help')", cmd);
+  if (!rc && v[CLI_IN_COST]) rc = weft_cost_model_read(v[CLI_IN_COST], &sc->cost, err);
+  if (!rc) rc = bind_parts(in, sc, err);
   if (!rc) rc = weft_communicator_read(v[CLI_IN_COMM], &sc->comm[0], err);
   if (!rc) rc = weft_workload_read(v[CLI_IN_WORKLOAD], &sc->workload[0], err);
   if (rc) return rc;
@@ -153,7 +211,7 @@ static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, We
 static int load_model(const CliInputs *in, WeftScenario *sc, WeftError *err) {
   const char *const *v = in->val;
   int has_net = v[CLI_IN_NETWORK] || v[CLI_IN_CLUSTER];
-  if (!has_net || !v[CLI_IN_COST])
+  if (!has_net || (!v[CLI_IN_COST] && !parts_price(in)))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "--model needs %s%s%s",
                           has_net ? "" : "--network (or --cluster)",
                           !has_net && !v[CLI_IN_COST] ? " and " : "",
@@ -173,7 +231,8 @@ static int load_model(const CliInputs *in, WeftScenario *sc, WeftError *err) {
   if (!cm->dp_given) cm->par.dp = 0;  /* NPUs / (tp x pp), on the network read below */
   double scratch[WEFT_MAX_DIMS];
   int rc = load_network(in, &sc->net, err);
-  if (!rc) rc = weft_cost_model_read(v[CLI_IN_COST], &sc->cost, err);
+  if (!rc && v[CLI_IN_COST]) rc = weft_cost_model_read(v[CLI_IN_COST], &sc->cost, err);
+  if (!rc) rc = bind_parts(in, sc, err);
   if (!rc) rc = weft_cost_per_gbps(&sc->net, &sc->cost, scratch, err);
   if (!rc)  /* no --device: the network's cluster's GPU, else a100 */
     rc = weft_scenario_add_model_job(sc, cm->zoo_dir, cm->model_name, in->mval[CLI_MO_DEVICE],
@@ -231,9 +290,14 @@ int cli_inputs_load(const CliInputs *in, const char *cmd, WeftScenario **out) {
   }
   const char *zoo = in->mval[CLI_MO_ZOO] ? in->mval[CLI_MO_ZOO] : cli_zoo_dir();
   const char *model = in->mval[CLI_MO_MODEL];
-  int rc = in->scenario ? weft_scenario_read_zoo(in->scenario, zoo, sc, &err)
+  double scratch[WEFT_MAX_DIMS];
+  int rc = in->scenario ? weft_scenario_read_parts(in->scenario, zoo, in->val[CLI_IN_PARTS], sc,
+                                                   &err)
            : model      ? load_model(in, sc, &err)
                         : load_files(in, cmd, sc, &err);
+  if (!rc && in->scenario && in->val[CLI_IN_PARTS_PER_DIM] &&
+      !(rc = bind_parts(in, sc, &err)))
+    rc = weft_cost_per_gbps(&sc->net, &sc->cost, scratch, &err);
   if (rc) {
     if (model && !err.file[0] && rc != WEFT_EINVAL)  /* the generator's: say whose */
       cli_fail("--model %s: %s", model, err.msg);

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -93,6 +94,7 @@ static int parse_args(int argc, char **argv, Args *a) {
 typedef struct {
   WeftScenario *sc;
   WeftProblem *prob;
+  WeftPartChoices *choices;
 } State;
 
 /* The plot's titles: the jobs and the network, then the objective, loop
@@ -118,6 +120,7 @@ static void plot_titles(const WeftScenario *sc, const WeftSpec *spec, char *titl
 }
 
 static int finish(State *st, int code) {
+  free(st->choices);
   weft_problem_free(st->prob);
   weft_scenario_free(st->sc);
   return code;
@@ -177,6 +180,18 @@ int cmd_optimize(int argc, char **argv) {
   if (rc) return rc;
   if ((rc = cli_links_apply(a.val[O_LINKS], a.val[O_MAXLINKS], &st.sc->net)))
     return finish(&st, rc);
+  WeftPartChoices *pc = NULL;  /* a choice of parts: each combination solved, the best kept */
+  if (weft_parts_choices(&st.sc->net) > 1) {
+    if (!(pc = st.choices = malloc(sizeof *pc))) {
+      cli_fail("out of memory");
+      return finish(&st, EXIT_RUNTIME);
+    }
+    const char *zoo = a.in.mval[CLI_MO_ZOO] ? a.in.mval[CLI_MO_ZOO] : cli_zoo_dir();
+    if ((rc = weft_parts_choose(st.sc, zoo, &set, pc, &err))) {
+      cli_error(&err);
+      return finish(&st, rc == WEFT_ENOMEM || rc == WEFT_ESOLVER ? EXIT_RUNTIME : EXIT_USAGE);
+    }
+  }
   WeftSpec spec;
   weft_scenario_spec(st.sc, &spec);
   /* Tokens per iteration: known for one model job (the generator's). */
@@ -207,7 +222,9 @@ int cmd_optimize(int argc, char **argv) {
   Report r = {.spec = &spec, .res = &res, .whole = has_whole ? &whole : NULL,
               .system = weft_cost_model_has_system(&st.sc->cost) ||
                         spec.objective == WEFT_OBJ_COST_PER_ITERATION,
-              .tokens_per_iteration = tokens, .train_tokens = train_tokens};
+              .tokens_per_iteration = tokens, .train_tokens = train_tokens,
+              .parts = weft_network_has_parts(&st.sc->net) ? st.sc->parts : NULL,
+              .choices = pc};
   weft_system_cost_resolved(&st.sc->cost, &r.sys);
   for (int j = 0; j < spec.njobs; j++) r.job_names[j] = st.sc->job_name[j];
   if (solved) { /* the best equal split that meets the constraints, if any */

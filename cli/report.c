@@ -130,6 +130,7 @@ void report_table(FILE *out, const Report *r) {
       fprintf(out, "%s '%s' (scenario)", i ? "," : "", sp->cons->replaced[i].text);
     fputc('\n', out);
   }
+  if (r->choices) report_choices_table(out, r);
   if (r->whole) whole_lines(out, r);
   if (res->message[0]) fprintf(out, "note: %s\n", res->message);
   if (res->status != WEFT_STATUS_SOLVED) return;
@@ -169,10 +170,12 @@ void report_table(FILE *out, const Report *r) {
   if (r->system) system_rows(out, r, o, e);
   if (!e) {
     fprintf(out, "\n  equal_bw: none: %s\n", r->equal_none ? r->equal_none : "not computed");
+    if (r->parts) report_parts_table(out, r);
     return;
   }
   fprintf(out, "\n  speedup over equal_bw: %.4fx", e->time_ns / o->time_ns);
   fprintf(out, "   perf-per-cost gain: %.4fx\n", e->perf_per_cost / o->perf_per_cost);
+  if (r->parts) report_parts_table(out, r);
 }
 
 static void json_arr(FILE *out, const double *v, int n) {
@@ -315,6 +318,8 @@ void report_json(FILE *out, const Report *r) {
   }
   fputs("\n  ],\n", out);
   if (r->whole) whole_json(out, r);
+  if (r->choices) report_choices_json(out, r);
+  if (r->parts) report_parts_json(out, r);
   if (!solved) {
     fputs("  \"bw_gbps\": null,\n  \"time_ns\": null,\n  \"cost_usd\": null,\n  \"equal_bw\": null\n}\n", out);
     return;

@@ -12,8 +12,8 @@
 #include "progress.h"
 
 enum { T_MODEL, T_DEVICE, T_ZOO, T_TRAFFIC, T_SERVERS, T_DEGREE, T_PORT, T_TP, T_AR, T_SPLIT, T_KPATHS,
-       T_PRICES, T_RADIX, T_TIERS, T_SEARCH, T_ITER, T_SECONDS, T_SEED, T_EDGES, T_DOT, T_ROUTES,
-       T_JSON, T_THREADS, T_MAX_WORK, T_HELP, T_COUNT };
+       T_PRICES, T_PARTS, T_RADIX, T_TIERS, T_SEARCH, T_ITER, T_SECONDS, T_SEED, T_EDGES, T_DOT,
+       T_ROUTES, T_JSON, T_THREADS, T_MAX_WORK, T_HELP, T_COUNT };
 
 static const CliOpt opts[T_COUNT] = {
     [T_MODEL] = {"--model", "NAME", "a zoo model (or its .yml) whose traffic to wire for"},
@@ -33,6 +33,9 @@ static const CliOpt opts[T_COUNT] = {
                  "                        the fastest even split by simulation (default)"},
     [T_KPATHS] = {"--kpaths", "K", "paths a model-parallel flow is split over (default 4)"},
     [T_PRICES] = {"--prices", "FILE", "YAML overriding the price table (docs/topo.md)"},
+    [T_PARTS] = {"--parts", "FILE",
+                 "a parts catalog over the built-in one: the price table\n"
+                 "                        from its entries (docs/parts.md); --prices over it"},
     [T_RADIX] = {"--radix", "R", "Fat-tree switch radix (default 32)"},
     [T_TIERS] = {"--tiers", "2|3", "Fat-tree tiers (default 2, 3 when 2 cannot hold\n"
                    "                        the servers)"},
@@ -186,7 +189,9 @@ static int parse(int argc, char **argv, Args *a) {
 static int load(Args *a, WeftTraffic **t) {
   WeftError err;
   weft_topo_prices_default(&a->prices);
-  if (a->val[T_PRICES] && weft_topo_prices_read(a->val[T_PRICES], &a->prices, &err)) {
+  if (a->val[T_PARTS] && cli_parts_prices(a->val[T_ZOO], a->val[T_PARTS], &a->prices))
+    return EXIT_USAGE;
+  if (a->val[T_PRICES] && weft_topo_prices_read_over(a->val[T_PRICES], &a->prices, &err)) {
     cli_error(&err);
     return EXIT_USAGE;
   }

@@ -12,7 +12,7 @@
 #include "progress.h"
 
 enum { E_MODEL, E_DEVICE, E_ZOO, E_SERVERS, E_GPUS, E_BATCH, E_DEGREES, E_PORTS, E_NICS, E_RECONF,
-       E_OVERSUB, E_RADIX, E_TIERS, E_PRICES, E_ITER, E_SEED, E_ESTIMATE, E_CSV, E_PLOT,
+       E_OVERSUB, E_RADIX, E_TIERS, E_PRICES, E_PARTS, E_ITER, E_SEED, E_ESTIMATE, E_CSV, E_PLOT,
        E_PROGRESS, E_THREADS, E_HELP, E_COUNT };
 
 static const CliOpt opts[E_COUNT] = {
@@ -30,6 +30,9 @@ static const CliOpt opts[E_COUNT] = {
     [E_RADIX] = {"--radix", "R", "Fat-tree switch radix (default 64)"},
     [E_TIERS] = {"--tiers", "2|3", "Fat-tree tiers (default 2)"},
     [E_PRICES] = {"--prices", "FILE", "YAML overriding the price table (docs/topo.md)"},
+    [E_PARTS] = {"--parts", "FILE",
+                 "a parts catalog over the built-in one: the price table\n"
+                 "                        from its entries (docs/parts.md); --prices over it"},
     [E_ITER] = {"--iterations", "N", "strategy moves per point (default 200)"},
     [E_SEED] = {"--seed", "S", "random seed (default 1)"},
     [E_ESTIMATE] = {"--estimate", NULL, "time with the link-load bound, not the flow simulation"},
@@ -276,7 +279,8 @@ int cmd_topo_eval(int argc, char **argv) {
     if (rc) return rc;
   }
   WeftError err;
-  if (val[E_PRICES] && weft_topo_prices_read(val[E_PRICES], &e.prices, &err)) {
+  if (val[E_PARTS] && cli_parts_prices(val[E_ZOO], val[E_PARTS], &e.prices)) return EXIT_USAGE;
+  if (val[E_PRICES] && weft_topo_prices_read_over(val[E_PRICES], &e.prices, &err)) {
     cli_error(&err);
     return EXIT_USAGE;
   }

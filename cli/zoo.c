@@ -36,10 +36,12 @@ const char *cli_zoo_dir(void) {
   return "data/zoo";
 }
 
-enum { Z_JSON, Z_ZOO, Z_HELP, Z_COUNT };
+enum { Z_JSON, Z_ZOO, Z_PARTS, Z_PARTS_FILE, Z_HELP, Z_COUNT };
 static const CliOpt zoo_opts[Z_COUNT] = {
     [Z_JSON] = {"--json", NULL, "print JSON instead of tables"},
     [Z_ZOO] = {"--zoo", "DIR", "the zoo directory (default $WEFT_ZOO, else data/zoo)"},
+    [Z_PARTS] = {"--parts", NULL, "list the parts catalog beside the zoo (docs/parts.md)"},
+    [Z_PARTS_FILE] = {"--parts-file", "FILE", "--parts: a user's catalog read over it"},
     [Z_HELP] = {"--help", NULL, "this help"},
 };
 
@@ -360,6 +362,17 @@ int cmd_zoo(int argc, char **argv) {
   const char *zoo = val[Z_ZOO], *name = npos ? pos[0] : NULL;
   int json = val[Z_JSON] != NULL;
   if (!zoo) zoo = cli_zoo_dir();
+  if (val[Z_PARTS_FILE] && !val[Z_PARTS]) {
+    cli_fail("--parts-file goes with --parts");
+    return EXIT_USAGE;
+  }
+  if (val[Z_PARTS]) {
+    if (name) {
+      cli_fail("--parts lists the parts catalog: drop '%s'", name);
+      return EXIT_USAGE;
+    }
+    return cli_zoo_parts(zoo, val[Z_PARTS_FILE], json);
+  }
   if (!name) return list(zoo, json);
   WeftError err;
   weft_error_clear(&err);

@@ -8,6 +8,7 @@
 /* The API by area (docs/api.md), each header including the ones it builds on. */
 #include "weft/core.h"    /* limits, errors, number syntax */
 #include "weft/inputs.h"  /* network, cost model, workload, communicator, constraints, scenario */
+#include "weft/parts.h"   /* parts catalog, dims built of parts */
 #include "weft/problem.h" /* the bandwidth problem: create, solve, evaluate, EqualBW */
 #include "weft/output.h"  /* output files, ASTRA-sim export */
 #include "weft/model.h"   /* model zoo, parallelization, workload generator */

@@ -1,6 +1,6 @@
 # setup.py — only what pyproject.toml cannot say: the built libweft.so
 # ($WEFT_LIB, else ../build/libweft.so.0) and the model zoo ($WEFT_ZOO, else
-# ../data/zoo) are
+# ../data/zoo, with the parts catalog beside it) are
 # copied into the package, so an installed weft needs neither the source tree
 # nor `make install`. Without a built library the package is installed alone
 # and finds libweft.so.0 through the system loader.
@@ -28,6 +28,10 @@ class BuildPy(build_py):
         if os.path.isdir(zoo):
             shutil.rmtree(os.path.join(dest, "zoo"), ignore_errors=True)
             shutil.copytree(zoo, os.path.join(dest, "zoo"))
+            parts = os.path.join(zoo, "..", "parts")  # the parts catalog, found beside the zoo
+            if os.path.isdir(parts):
+                shutil.rmtree(os.path.join(dest, "parts"), ignore_errors=True)
+                shutil.copytree(parts, os.path.join(dest, "parts"))
 
 
 setup(cmdclass={"build_py": BuildPy})

@@ -49,6 +49,12 @@ typedef struct {
   int max_links[WEFT_MAX_DIMS];
   int links_line[WEFT_MAX_DIMS];
   int max_links_line[WEFT_MAX_DIMS];
+  /* Parts (key Parts, --parts-per-dim, Python's parts_per_dim=; docs/parts.md):
+   * the catalog part dim d is built of, "" when none; weft_network_bind_parts
+   * turns it into the dim's rate, limit and cost class. part_line[d]: its
+   * source line (0 when unknown or given on the command line). */
+  char part[WEFT_MAX_DIMS][WEFT_NAME_LEN];
+  int part_line[WEFT_MAX_DIMS];
 } WeftNetwork;
 
 /* ASTRA-sim's "GB/s" is 2^30 bytes/s; weft's GB/s is 1e9 bytes/s (= bytes/ns). */
@@ -306,6 +312,34 @@ int weft_workload_read(const char *path, WeftWorkload **out, WeftError *err);
 int weft_workload_parse(const char *text, const char *name, WeftWorkload **out,
                         WeftError *err);
 
+/* ------------------------------------------------------------------ a dim of parts
+ * What a dim built of catalog parts costs (weft/parts.h, weft_parts_dim). */
+#define WEFT_MAX_TIERS 8
+
+typedef struct {
+  char part[WEFT_NAME_LEN];
+  double rate_gbps;          /* one link's, GB/s per NPU */
+  int max_links;             /* the part's max_per_npu (0 = no limit) */
+  int tiers;                 /* Switch: tiers of the Fat-tree; 0 otherwise */
+  int radix;                 /* Switch: ports per switch at rate_gbps; 0 otherwise */
+  double oversub;            /* Switch: leaf oversubscription used */
+  /* Per NPU and per link (multiply by n_d for the design's counts). */
+  double endpoints;          /* link ports or NICs: 1 */
+  double switch_ports;       /* switch ports used */
+  double optics;             /* transceivers */
+  double cables;             /* copper cables */
+  /* Per NPU, $ and W per GB/s of B_d, split as LIBRA's cost model is:
+   * nic = endpoint (a link's port on Ring, FullyConnected counts as link),
+   * switch = switch ports, link = optics and cables (and Ring/FC ports). */
+  double link_usd_per_gbps, nic_usd_per_gbps, switch_usd_per_gbps;
+  double usd_per_gbps, w_per_gbps;  /* their sums; the same for watts */
+  /* Whole switches of one of the dim's Fat-trees (one per link of an NPU:
+   * rail-optimised planes), tier 1 (leaves) first; a single tier shares its
+   * switches among the NPU's links (ceil(npus x n / k) at n links). */
+  int tier_switches[WEFT_MAX_TIERS];
+  char switch_name[WEFT_NAME_LEN], attach_name[WEFT_NAME_LEN], uplink_name[WEFT_NAME_LEN];
+} WeftDimParts;
+
 /* ------------------------------------------------------------------ scenario
  * weft's own YAML scenario (docs/scenario.md): network, cost model, one or
  * more workloads with communicators and weights, constraints, objective and
@@ -326,6 +360,11 @@ typedef struct {
    * samples for a model without one), 0 for a workload file: the report's
    * $ per million tokens (docs/model.md "System cost"). */
   double tokens_per_iteration[WEFT_MAX_JOBS];
+  /* Parts (docs/parts.md): the user's catalog file read over the built-in
+   * one ("" none), and each dim's figures from its part (part "" for a dim
+   * of none), filled by weft_scenario_bind_parts. */
+  char parts_file[WEFT_PATH_LEN];
+  WeftDimParts parts[WEFT_MAX_DIMS];
 } WeftScenario;
 
 WeftScenario *weft_scenario_create(void);
@@ -344,6 +383,18 @@ int weft_scenario_read_zoo(const char *path, const char *zoo_dir, WeftScenario *
  * (a name without '/': the working directory). */
 int weft_scenario_parse(const char *text, const char *name, const char *zoo_dir,
                         WeftScenario *sc, WeftError *err);
+/* The same as weft_scenario_read_zoo with a parts catalog file of the
+ * caller's (--parts, parts=; NULL: the scenario's `parts:` key, if any)
+ * read over the built-in catalog. */
+int weft_scenario_read_parts(const char *path, const char *zoo_dir, const char *parts_file,
+                             WeftScenario *sc, WeftError *err);
+/* Bind sc's network to the parts catalog (weft_network_bind_parts): the
+ * built-in catalog beside the zoo (zoo_dir/../parts, zoo_dir NULL =
+ * data/zoo) and parts_file over it (NULL none). Reads nothing when the
+ * network names no part and parts_file is NULL. Fills sc->parts and
+ * sc->parts_file; sc is unchanged on failure. */
+int weft_scenario_bind_parts(WeftScenario *sc, const char *zoo_dir, const char *parts_file,
+                             WeftError *err);
 
 #ifdef __cplusplus
 }

@@ -263,6 +263,33 @@ typedef int (*WeftSweepChunkFn)(void *ctx, size_t first, WeftSweepRow *rows, siz
 int weft_sweep_stream(const WeftSweep *sw, const WeftRunSettings *rs, size_t chunk,
                       WeftSweepChunkFn fn, void *ctx, WeftError *err);
 
+/* ------------------------------------------------------------------ a choice of parts
+ * A dim may offer a choice of parts (`Parts: [nvlink4, [ndr, xdr]]`, stored
+ * "ndr|xdr" in WeftNetwork.part; --parts-per-dim 'nvlink4,ndr|xdr'; docs/parts.md):
+ * every combination is bound and solved on whole links (weft_whole_solve),
+ * the one of least objective kept. Exact: each solve is. */
+#define WEFT_MAX_PART_COMBOS 64
+typedef struct {
+  int n;                                      /* combinations tried */
+  int best;                                   /* the best solved one; -1: none solved */
+  char choice[WEFT_MAX_DIMS][WEFT_NAME_LEN];  /* each dim's choices as given ("a|b") */
+  int pick[WEFT_MAX_PART_COMBOS][WEFT_MAX_DIMS];  /* combination k: choice per dim */
+  int status[WEFT_MAX_PART_COMBOS];           /* its WeftStatus */
+  double objective[WEFT_MAX_PART_COMBOS];     /* time_ns (perf) or time_ns x cost_usd */
+  double time_ns[WEFT_MAX_PART_COMBOS], cost_usd[WEFT_MAX_PART_COMBOS];
+} WeftPartChoices;
+/* Combinations of net's parts (1 with no choice; > WEFT_MAX_PART_COMBOS: too many). */
+int weft_parts_choices(const WeftNetwork *net);
+/* Solve each combination of sc's (already bound) network, leave sc bound to
+ * the best (the first when none solved): its part per dim, rates, costs and
+ * sc->parts. The catalog is read again from zoo_dir/../parts and
+ * sc->parts_file. Errors (bad input, a solver failure) leave sc as it came. */
+int weft_parts_choose(WeftScenario *sc, const char *zoo_dir, const WeftSettings *settings,
+                      WeftPartChoices *pc, WeftError *err);
+/* The part of combination k on dim d, into buf ("" when out of range). */
+const char *weft_parts_choice_name(const WeftPartChoices *pc, int k, int d, char *buf,
+                                   size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 #ifndef WEFT_H_TOPO
 #define WEFT_H_TOPO
 
+#include "weft/parts.h"
 #include "weft/sim.h"
 
 #ifdef __cplusplus
@@ -200,6 +201,14 @@ typedef struct {
 } WeftPrices;
 void weft_topo_prices_default(WeftPrices *p);
 int weft_topo_prices_read(const char *path, WeftPrices *p, WeftError *err);
+/* The same over *p as it is (not the defaults): --prices over --parts. */
+int weft_topo_prices_read_over(const char *path, WeftPrices *p, WeftError *err);
+/* The same table from a parts catalog (docs/parts.md): the price per GB/s
+ * of entries nic-100g, qsfp28-100g and switch-100g (a switch per port:
+ * price / ports / rate), and the price of patch-panel-port, ocs-port and
+ * fiber-patch; use_ocs is left as it is. The built-in catalog gives the
+ * defaults above. Errors name the entry that is missing or of another kind. */
+int weft_topo_prices_parts(const WeftParts *cat, WeftPrices *p, WeftError *err);
 /* The prices one by one, in the table's order (WeftPrices' fields). */
 typedef enum {
   WEFT_PRICE_NIC_PORT = 0, WEFT_PRICE_TRANSCEIVER, WEFT_PRICE_SWITCH_PORT, WEFT_PRICE_PATCH_PANEL,

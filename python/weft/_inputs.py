@@ -12,8 +12,8 @@ from ._core import (EINVAL, ENOMEM, KeywordTypeError, WeftError, Sources, c_path
                     fail, flag, int_value, is_path, items, lib, new_error, number, shown, to_text,
                     zoo_dir, zoo_path)
 
-INPUT_KEYS = ("network", "cluster", "npus", "workload", "communicator", "cost_model", "constraint",
-              "objective", "loop", "npu_usd", "npu_power_w", "electricity_usd_per_kwh", "pue",
+INPUT_KEYS = ("network", "cluster", "npus", "workload", "communicator", "cost_model", "parts",
+              "parts_per_dim", "constraint", "objective", "loop", "npu_usd", "npu_power_w", "electricity_usd_per_kwh", "pue",
               "lifetime_years")
 # The cost model's system figures (keyword: the file's key), set through
 # weft_system_cost_set as the CLI's --npu-usd ... (docs/model.md "System cost").
@@ -317,15 +317,59 @@ def check_inputs(scenario, kw):
                 raise fail("%s goes with model (a job from the model zoo)" % k, k)
 
 
+def _parts_price(kw):
+    """parts_per_dim= names a part for every dim (cli/inputs.c parts_price)."""
+    v = kw.get("parts_per_dim")
+    return v is not None and isinstance(v, (list, tuple)) and len(v) > 0 and \
+        all(isinstance(x, str) and x.strip() not in ("", "-") for x in v)
+
+
+def bind_parts(s, kw):
+    """parts_per_dim= onto the network, then the catalog (built-in beside the
+    zoo, parts= over it) bound, as cli/inputs.c's bind_parts."""
+    sc, err = s.sc, new_error()
+    names = kw.get("parts_per_dim")
+    if names is not None:
+        if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
+            raise fail("parts_per_dim: expected a list of part names, one per dim, got %r" %
+                       (names,), "parts_per_dim")
+        joined = []
+        for i, x in enumerate(names):  # a list on a dim: a choice of parts ("a|b")
+            ok = isinstance(x, str) or (isinstance(x, (list, tuple)) and len(x) > 1 and
+                                        all(isinstance(y, str) for y in x))
+            if not ok:
+                raise fail("parts_per_dim entry %d: expected a part name or a list of them, "
+                           "got %r" % (i + 1, x), "parts_per_dim")
+            joined.append(x.strip() if isinstance(x, str) else "|".join(y.strip() for y in x))
+        arr = (ctypes.c_char_p * max(len(names), 1))(*[c_text("parts_per_dim", x)
+                                                      for x in joined])
+        check_rc(lib.weft_network_set_parts(byref(sc.net), arr, len(names), b"parts_per_dim",
+                                            byref(err)), err, s.sources)
+    f = c_path("parts", kw["parts"]) if kw.get("parts") is not None else None
+    if f is None and names is None and sc.parts_file:
+        return  # a scenario's, bound
+    if f is None and sc.parts_file:
+        f = bytes(sc.parts_file)  # rebind with the scenario's
+    check_rc(lib.weft_scenario_bind_parts(s.ptr, zoo_path(kw.get("zoo")), f, byref(err)), err,
+             s.sources)
+
+
 def _load_files(s, kw):
     missing = [k for k in ("network", "workload", "communicator", "cost_model")
-               if kw.get(k) is None and not (k == "network" and given(kw, "cluster"))]
+               if kw.get(k) is None and not (k == "network" and given(kw, "cluster")) and
+               not (k == "cost_model" and (_parts_price(kw) or given(kw, "network")))]
     if missing:
         raise fail("missing %s (or give a scenario, or model=...)" % ", ".join(missing),
                    missing[0])
     sc = s.sc
     load_network(kw, sc.net, s.sources)
-    read_cost_model(kw["cost_model"], sc.cost, s.sources)
+    if kw.get("cost_model") is None and not _parts_price(kw) and \
+            not lib.weft_network_has_parts(byref(sc.net)):
+        raise fail("missing cost_model (the network names no Parts; or give a scenario, or "
+                   "model=...)", "cost_model")
+    if kw.get("cost_model") is not None:
+        read_cost_model(kw["cost_model"], sc.cost, s.sources)
+    bind_parts(s, kw)
     read_communicator(kw["communicator"], sc.comm[0], s.sources)
     wl, name = read_workload(kw["workload"])
     sc.workload[0] = wl
@@ -342,9 +386,9 @@ def _load_files(s, kw):
 
 def _load_model(s, kw):
     has_net = given(kw, "network") or given(kw, "cluster")
-    if not has_net or kw.get("cost_model") is None:
+    if not has_net or (kw.get("cost_model") is None and not _parts_price(kw)):
         need = ([] if has_net else ["network (or cluster)"]) + \
-            ([] if kw.get("cost_model") is not None else ["cost_model"])
+            ([] if kw.get("cost_model") is not None or _parts_price(kw) else ["cost_model"])
         raise fail("model needs %s" % " and ".join(need), need[0].split()[0])
     for k in ("workload", "communicator"):
         if kw.get(k) is not None:
@@ -354,7 +398,9 @@ def _load_model(s, kw):
         mo.par.dp = 0  # NPUs / (tp x pp), on the network read below
     sc = s.sc
     load_network(kw, sc.net, s.sources)
-    read_cost_model(kw["cost_model"], sc.cost, s.sources)
+    if kw.get("cost_model") is not None:
+        read_cost_model(kw["cost_model"], sc.cost, s.sources)
+    bind_parts(s, kw)
     err = new_error()
     rc = lib.weft_cost_per_gbps(byref(sc.net), byref(sc.cost), (c_double * _lib.MAX_DIMS)(),
                                 byref(err))
@@ -424,13 +470,21 @@ def load(scenario, kw):
             if isinstance(scenario, dict):
                 rc = lib.weft_scenario_parse(to_text(scenario, "<scenario>", s.sources),
                                              b"<scenario>", zoo, s.ptr, byref(err))
-            elif is_path(scenario):
-                rc = lib.weft_scenario_read_zoo(c_path("scenario", scenario), zoo, s.ptr,
-                                                byref(err))
+            elif is_path(scenario):  # parts=: the caller's catalog over the scenario's
+                rc = lib.weft_scenario_read_parts(c_path("scenario", scenario), zoo,
+                                                  c_path("parts", kw["parts"])
+                                                  if kw.get("parts") is not None else None,
+                                                  s.ptr, byref(err))
             else:
                 raise fail("scenario: expected a file name or a dict, got %s" %
                            type(scenario).__name__, "scenario")
             check_rc(rc, err, s.sources)
+            if kw.get("parts_per_dim") is not None or \
+                    (kw.get("parts") is not None and isinstance(scenario, dict)):
+                bind_parts(s, kw)
+                check_rc(lib.weft_cost_per_gbps(byref(s.sc.net), byref(s.sc.cost),
+                                                (c_double * _lib.MAX_DIMS)(), byref(err)),
+                         err, s.sources)
         elif given(kw, "model"):
             _load_model(s, kw)
         else:

@@ -37,7 +37,8 @@ WeftNetwork = _s("WeftNetwork", [
     ("ndims", c_int), ("topology", _I), ("npus", _I), ("cost_dim", _NAME * MAX_DIMS),
     ("line", _I), ("file", _PATH), ("efficiency", _D), ("latency_ns", _D), ("design_gbps", _D),
     ("cluster", _NAME), ("cluster_device", _NAME), ("link_gbps", _D), ("max_links", _I),
-    ("links_line", _I), ("max_links_line", _I)])
+    ("links_line", _I), ("max_links_line", _I), ("part", _NAME * MAX_DIMS),
+    ("part_line", _I)])
 WeftCostClass = _s("WeftCostClass", [
     ("name", _NAME), ("link_usd_per_gbps", c_double), ("switch_usd_per_gbps", c_double),
     ("nic_usd_per_gbps", c_double), ("has_link", c_int), ("has_switch", c_int),
@@ -69,12 +70,35 @@ WeftConstraint = _s("WeftConstraint", [("coef", _D), ("cost_coef", c_double), ("
 WeftConstraints = _s("WeftConstraints", [("n", c_int), ("c", WeftConstraint * MAX_CONSTRAINTS),
                                          ("nreplaced", c_int),
                                          ("replaced", WeftConstraint * MAX_CONSTRAINTS)])
+MAX_TIERS = 8
+WeftDimParts = _s("WeftDimParts", [
+    ("part", _NAME), ("rate_gbps", c_double), ("max_links", c_int), ("tiers", c_int),
+    ("radix", c_int), ("oversub", c_double), ("endpoints", c_double),
+    ("switch_ports", c_double), ("optics", c_double), ("cables", c_double),
+    ("link_usd_per_gbps", c_double), ("nic_usd_per_gbps", c_double),
+    ("switch_usd_per_gbps", c_double), ("usd_per_gbps", c_double), ("w_per_gbps", c_double),
+    ("tier_switches", c_int * MAX_TIERS), ("switch_name", _NAME), ("attach_name", _NAME),
+    ("uplink_name", _NAME)])
+PART_TEXT_LEN = 256
+WeftPart = _s("WeftPart", [
+    ("name", _NAME), ("kind", c_int), ("title", c_char * PART_TEXT_LEN), ("rate_gbps", c_double),
+    ("ports", c_int), ("max_per_npu", c_int), ("reach_m", c_double), ("price_usd", c_double),
+    ("power_w", c_double), ("oversub", c_double), ("switch_part", _NAME), ("attach", _NAME),
+    ("uplink", _NAME), ("estimate", c_int), ("source", c_char * PART_TEXT_LEN), ("user", c_int),
+    ("line", c_int)])
+MAX_PART_COMBOS = 64
+WeftPartChoices = _s("WeftPartChoices", [
+    ("n", c_int), ("best", c_int), ("choice", _NAME * MAX_DIMS),
+    ("pick", _I * MAX_PART_COMBOS), ("status", c_int * MAX_PART_COMBOS),
+    ("objective", c_double * MAX_PART_COMBOS), ("time_ns", c_double * MAX_PART_COMBOS),
+    ("cost_usd", c_double * MAX_PART_COMBOS)])
 WeftScenario = _s("WeftScenario", [
     ("net", WeftNetwork), ("cost", WeftCostModel), ("njobs", c_int),
     ("workload", c_void_p * MAX_JOBS), ("comm", WeftCommunicator * MAX_JOBS),
     ("weight", c_double * MAX_JOBS), ("job_name", _NAME * MAX_JOBS), ("cons", WeftConstraints),
     ("objective", c_int), ("loop", c_int), ("file", _PATH),
-    ("tokens_per_iteration", c_double * MAX_JOBS)])
+    ("tokens_per_iteration", c_double * MAX_JOBS), ("parts_file", _PATH),
+    ("parts", WeftDimParts * MAX_DIMS)])
 
 # ------------------------------------------------------------------ problem
 WeftJob = _s("WeftJob", [("workload", c_void_p), ("comm", POINTER(WeftCommunicator)),
@@ -113,8 +137,9 @@ WeftParallel = _s("WeftParallel", [
     ("optimizer_step", c_int), ("schedule", c_int),
     ("merged_backward", c_int)])
 
-MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec, WeftLayer,
-            WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints, WeftScenario,
+MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
+            WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,
+            WeftDimParts, WeftPartChoices, WeftPart, WeftScenario,
             WeftJob, WeftSpec, WeftSettings, WeftJobTime, WeftEval, WeftResult, WeftWholeResult,
             WeftParallel)
 
@@ -151,6 +176,20 @@ PROTOS = {
     "weft_scenario_create": (P(WeftScenario), []),
     "weft_scenario_free": (None, [P(WeftScenario)]),
     "weft_scenario_read_zoo": (c_int, [c_char_p, c_char_p, P(WeftScenario), _ERR]),
+    "weft_scenario_read_parts": (c_int, [c_char_p, c_char_p, c_char_p, P(WeftScenario), _ERR]),
+    "weft_scenario_bind_parts": (c_int, [P(WeftScenario), c_char_p, c_char_p, _ERR]),
+    "weft_network_set_parts": (c_int, [P(WeftNetwork), P(c_char_p), c_int, c_char_p, _ERR]),
+    "weft_network_has_parts": (c_int, [P(WeftNetwork)]),
+    "weft_parts_choices": (c_int, [P(WeftNetwork)]),
+    "weft_parts_read": (c_int, [c_char_p, c_char_p, P(c_void_p), _ERR]),
+    "weft_parts_free": (None, [c_void_p]),
+    "weft_parts_count": (c_int, [c_void_p]),
+    "weft_parts_at": (P(WeftPart), [c_void_p, c_int]),
+    "weft_part_kind_name": (c_char_p, [c_int]),
+    "weft_parts_choose": (c_int, [P(WeftScenario), c_char_p, P(WeftSettings),
+                                  P(WeftPartChoices), _ERR]),
+    "weft_parts_choice_name": (c_char_p, [P(WeftPartChoices), c_int, c_int, c_char_p,
+                                          c_size_t]),
     "weft_scenario_parse": (c_int, [c_char_p, c_char_p, c_char_p, P(WeftScenario), _ERR]),
     "weft_scenario_spec": (None, [P(WeftScenario), P(WeftSpec)]),
     "weft_job_device": (c_char_p, [P(WeftNetwork), c_int, c_char_p, _ERR]),

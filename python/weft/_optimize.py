@@ -64,6 +64,60 @@ def _entry(key, i, x):
     return float(x)
 
 
+def choices_list(pc, D):
+    """cli/parts_report.c's "part_choices": every combination of parts."""
+    out = []
+    for k in range(pc.n):
+        ok = pc.status[k] == STATUS_SOLVED
+        names = []
+        for d in range(D):
+            buf = ctypes.create_string_buffer(_lib.NAME_LEN)
+            lib.weft_parts_choice_name(byref(pc), k, d, buf, _lib.NAME_LEN)
+            names.append(buf.value.decode() or None)
+        out.append({"parts": names, "status": lib.weft_status_name(pc.status[k]).decode(),
+                    "objective": num(pc.objective[k]) if ok else None,
+                    "time_ns": num(pc.time_ns[k]) if ok else None,
+                    "cost_usd": num(pc.cost_usd[k]) if ok else None, "best": k == pc.best})
+    return out
+
+
+def parts_dict(sc, d, res, whole, solved):
+    """cli/parts_report.c's entry of "parts": dim d's part, $ and W per GB/s,
+    per-link counts and the whole network's bill of materials."""
+    p, net = sc.parts[d], sc.net
+    if not p.part:
+        return {"dim": d + 1, "part": None}
+    out = {"dim": d + 1, "part": text(p.part), "link_gbps": num(p.rate_gbps),
+           "usd_per_gbps": num(p.usd_per_gbps), "w_per_gbps": num(p.w_per_gbps),
+           "link_usd_per_gbps": num(p.link_usd_per_gbps),
+           "nic_usd_per_gbps": num(p.nic_usd_per_gbps),
+           "switch_usd_per_gbps": num(p.switch_usd_per_gbps), "tiers": p.tiers,
+           "radix": p.radix, "oversubscription": num(p.oversub) if p.tiers else None,
+           "switch": text(p.switch_name) or None, "attach": text(p.attach_name) or None,
+           "uplink": text(p.uplink_name) or None,
+           "per_link": {"endpoints": num(p.endpoints), "switch_ports": num(p.switch_ports),
+                        "optics": num(p.optics), "cables": num(p.cables)}}
+    if not solved:
+        out["total"] = None
+        return out
+    bw = res.bw_gbps[d]
+    total = lib.weft_network_npus_total(byref(net))
+    inst = total / net.npus[d]
+    links = whole.links[d] if whole is not None and whole.link_gbps[d] > 0 else bw / p.rate_gbps
+    whole_links = math.ceil(links - 1e-9)
+    if p.tiers == 1:
+        switches = inst * math.ceil(net.npus[d] * whole_links / p.radix)
+    else:
+        switches = float(sum(inst * whole_links * p.tier_switches[t] for t in range(p.tiers)))
+    out["total"] = {"links_per_npu": num(links), "endpoints": num(total * links * p.endpoints),
+                    "switch_ports": num(total * links * p.switch_ports),
+                    "optics": num(total * links * p.optics),
+                    "cables": num(total * links * p.cables), "switches": num(switches),
+                    "cost_usd": num(p.usd_per_gbps * bw * total),
+                    "power_w": num(p.w_per_gbps * bw * total)}
+    return out
+
+
 def whole_dict(w, net, D):
     """report.c's whole_json: links, link_gbps, max_links, bnb, continuous."""
     solved = w.result.status == STATUS_SOLVED
@@ -122,7 +176,7 @@ def system_of(s, spec, kw):
     return sys, tokens, tt
 
 
-def report(spec, sc, res, equal, equal_bw, equal_none, whole=None, system=None):
+def report(spec, sc, res, equal, equal_bw, equal_none, whole=None, system=None, choices=None):
     """report_json's object."""
     D, solved = res.ndims, res.status == STATUS_SOLVED
     net = spec.net.contents
@@ -150,6 +204,10 @@ def report(spec, sc, res, equal, equal_bw, equal_none, whole=None, system=None):
     }
     if whole is not None:
         out.update(whole_dict(whole, net, D))
+    if choices is not None:
+        out["part_choices"] = choices_list(choices, D)
+    if lib.weft_network_has_parts(byref(net)):
+        out["parts"] = [parts_dict(sc, d, res, whole, solved) for d in range(D)]
     if not solved:
         out.update({"bw_gbps": None, "time_ns": None, "cost_usd": None, "equal_bw": None})
         return out
@@ -193,7 +251,11 @@ def optimize(scenario=None, **kw):
     gap_tol=, link_gbps= and max_links= (lists, one entry per dim: whole
     links, as --link-gbps and --max-links; the dict then has links,
     link_gbps, max_links, bnb and continuous; max_nodes= and time_limit=
-    stop the branch and bound, as --max-nodes and --time-limit), export_astra=
+    stop the branch and bound, as --max-nodes and --time-limit), parts= (a
+    parts catalog file over the built-in one, as --parts) and parts_per_dim=
+    (a list of part names, one per dim, as --parts-per-dim: the dict then
+    has "parts", each dim's part, $ and W per GB/s and bill of materials),
+    export_astra=
     (a file name). A problem without a solution
     returns its dict (status "infeasible", "unbounded", ... and the message,
     as the CLI prints it before exiting 1); bad input raises WeftError.
@@ -210,6 +272,13 @@ def optimize(scenario=None, **kw):
     prob = None
     try:
         set_links(s.sc.net, kw)
+        choices = None  # a choice of parts: each combination solved, the best kept
+        if lib.weft_parts_choices(byref(s.sc.net)) > 1:
+            choices, err = _lib.WeftPartChoices(), new_error()
+            rc = lib.weft_parts_choose(s.ptr, _inputs.zoo_path(kw.get("zoo")), byref(st),
+                                       byref(choices), byref(err))
+            if rc:
+                raise s.sources.error(rc, err)
         spec = s.spec()
         system = system_of(s, spec, kw)
         prob = _inputs.create_problem(spec, s.sources)
@@ -241,7 +310,7 @@ def optimize(scenario=None, **kw):
                                               res.bw_gbps, None, byref(err))
             if rc:
                 raise s.sources.error(rc, err)
-        return report(spec, s.sc, res, equal, equal_bw, equal_none, whole, system)
+        return report(spec, s.sc, res, equal, equal_bw, equal_none, whole, system, choices)
     finally:
         lib.weft_problem_free(prob)
         s.free()

@@ -53,6 +53,34 @@ def _model_dict(m):
     return out
 
 
+EST_NAMES = ("rate_gbps", "price_usd", "power_w")  # WEFT_PART_EST_* bits, in order
+
+
+def _parts(d, parts_file):
+    """`weft zoo --parts --json`: the catalog beside the zoo, parts_file over it."""
+    cat, err = c_void_p(), new_error()
+    builtin = os.path.join(os.fsdecode(d), "..", "parts").encode()
+    check_rc(lib.weft_parts_read(builtin, c_path("parts_file", parts_file)
+                                 if parts_file is not None else None, byref(cat), byref(err)),
+             err)
+    try:
+        out = []
+        for i in range(lib.weft_parts_count(cat)):
+            p = lib.weft_parts_at(cat, i).contents
+            out.append({"name": text(p.name), "kind": lib.weft_part_kind_name(p.kind).decode(),
+                        "title": text(p.title) or None, "rate_gbps": _whole(p.rate_gbps),
+                        "ports": p.ports, "max_per_npu": p.max_per_npu,
+                        "reach_m": _whole(p.reach_m), "price_usd": _whole(p.price_usd),
+                        "power_w": _whole(p.power_w), "oversubscription": _whole(p.oversub),
+                        "switch": text(p.switch_part) or None, "attach": text(p.attach) or None,
+                        "uplink": text(p.uplink) or None,
+                        "estimate": [n for k, n in enumerate(EST_NAMES) if p.estimate & (1 << k)],
+                        "source": text(p.source) or None})
+        return {"parts": out}
+    finally:
+        lib.weft_parts_free(cat)
+
+
 def _devices(d, err):
     nd = c_int()
     check_rc(lib.weft_zoo_devices(d, None, 0, byref(nd), byref(err)), err)
@@ -119,13 +147,21 @@ def _is_model_name(d, name):
                for i in range(min(n.value, cap)))
 
 
-def zoo(name=None, zoo=None):
+def zoo(name=None, zoo=None, parts=False, parts_file=None):
     """The model zoo: `weft zoo --json` (models, devices, clusters) as a dict,
     or with name `weft zoo NAME --json`: a model (a zoo name or a model .yml),
     else a device ("kind": "device") or a cluster preset ("kind": "cluster").
-    zoo= is the zoo directory ($WEFT_ZOO, else the source tree's data/zoo)."""
+    zoo= is the zoo directory ($WEFT_ZOO, else the source tree's data/zoo).
+    parts=True: `weft zoo --parts --json`, the parts catalog beside the zoo
+    (parts_file= a user's catalog over it, as --parts-file)."""
     d = zoo_path(zoo)
     err = new_error()
+    if parts_file is not None and not flag("parts", parts):
+        raise fail("parts_file goes with parts=True", "parts_file")
+    if flag("parts", parts):
+        if name is not None:
+            raise fail("parts=True lists the parts catalog: drop name", "name")
+        return _parts(d, parts_file)
     if name is not None:
         cname = c_path("name", name)
         sname = os.fsdecode(cname)

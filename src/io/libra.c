@@ -173,6 +173,61 @@ static int links_keys(const WeftYamlNode *map, const char *file, const char *fto
   return weft_network_links_check(net, file, rf, mf, err);
 }
 
+/* Parts (weft's extension, docs/parts.md): a catalog part name per dim
+ * ("" for none), bound to the catalog later (weft_network_bind_parts); a
+ * dim takes its link rate from its part or from LinkGBps, not both. */
+static int parts_key(const WeftYamlNode *map, const char *file, const char *ftopo,
+                     WeftNetwork *net, WeftError *err) {
+  const WeftYamlNode *key, *seq = weft_yaml_get(map, "Parts|parts", &key);
+  if (!seq) return WEFT_OK;
+  int rc = dims_seq(seq, file, key->text, ftopo, net->ndims, err);
+  for (int d = 0; !rc && d < net->ndims; d++) {
+    const WeftYamlNode *e = seq->child[d];
+    char label[WEFT_NAME_LEN + 24];
+    snprintf(label, sizeof label, "%s entry %d", key->text, d + 1);
+    net->part_line[d] = e->line;
+    if (e->kind == WEFT_YAML_SEQUENCE) {  /* a choice: stored "a|b|c" */
+      size_t at = 0;
+      if (e->n < 2)
+        return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, key->text,
+                              "%s is a list of %d: a choice needs 2 parts or more", label, e->n);
+      for (int i = 0; i < e->n; i++) {
+        char one[WEFT_NAME_LEN];
+        if ((rc = copy_name(e->child[i], file, key->text, label, one, err))) return rc;
+        if (at + strlen(one) + 2 > sizeof net->part[d])
+          return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, key->text,
+                                "%s: the choice's names are longer than %d characters in all",
+                                label, WEFT_NAME_LEN - 2);
+        at += (size_t)snprintf(net->part[d] + at, sizeof net->part[d] - at, "%s%s",
+                               i ? "|" : "", one);
+      }
+      continue;
+    }
+    if (e->kind == WEFT_YAML_SCALAR && e->len == 0) {
+      if (net->cost_dim[d][0]) continue; /* "": no part, the CostDimension's class */
+      return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, key->text,
+                            "%s is empty and the network names no CostDimension: the dim "
+                            "needs a part or a cost class", label);
+    }
+    if ((rc = copy_name(e, file, key->text, label, net->part[d], err))) return rc;
+  }
+  return rc;
+}
+
+/* A dim takes its rate from its part or from LinkGBps, not both. */
+static int parts_conflict(const WeftYamlNode *map, const char *file, const WeftNetwork *net,
+                          WeftError *err) {
+  const WeftYamlNode *key, *seq = weft_yaml_get(map, "Parts|parts", &key);
+  for (int d = 0; seq && d < net->ndims; d++)
+    if (net->part[d][0] && net->link_gbps[d] > 0.0)
+      return weft_error_set(err, WEFT_EINPUT, file, seq->child[d]->line, seq->child[d]->col,
+                            key->text,
+                            "%s entry %d names part '%s' and LinkGBps entry %d gives a rate: "
+                            "give one (the part's rate is its link rate)", key->text, d + 1,
+                            net->part[d], d + 1);
+  return WEFT_OK;
+}
+
 /* The cluster a `Cluster:` key names, its errors placed at the key. */
 static int named_cluster(const WeftYamlNode *key, const WeftYamlNode *v, const char *file,
                          const char *zoo_dir, WeftCluster *c, WeftError *err) {
@@ -197,7 +252,7 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zo
                                      "CostDimension|cost_dimension", "Efficiency|efficiency",
                                      "LatencyNs|latency_ns", "bandwidth", "latency",
                                      "Cluster|cluster", "LinkGBps|link_gbps",
-                                     "MaxLinks|max_links", NULL};
+                                     "MaxLinks|max_links", "Parts|parts", NULL};
   const WeftYamlNode *topo, *npus, *cost, *ckey, *cval;
   char ftopo[WEFT_NAME_LEN] = "Topology", fnpus[WEFT_NAME_LEN],
        fcost[WEFT_NAME_LEN] = "CostDimension";
@@ -224,7 +279,8 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zo
    * or names a cluster. */
   const WeftYamlNode *astra_bw = weft_yaml_get(map, "bandwidth", NULL);
   cost = NULL;
-  if (((!astra_bw && !cval) || weft_yaml_get(map, keys[2], NULL)) &&
+  const WeftYamlNode *parts = weft_yaml_get(map, "Parts|parts", NULL);
+  if (((!astra_bw && !cval && !parts) || weft_yaml_get(map, keys[2], NULL)) &&
       (rc = require(map, keys[2], file, &cost, fcost, err)))
     return rc;
   const WeftYamlNode *first = topo ? topo : npus;
@@ -289,7 +345,10 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zo
       (rc = per_dim(map, keys[4], file, ffirst, net->ndims, 0.0, WEFT_MAX_TIME_NS, 0,
                     net->latency_ns, err)))
     return rc;
-  if ((rc = links_keys(map, file, ffirst, net, err))) return rc;
+  if ((rc = parts_key(map, file, ffirst, net, err)) ||
+      (rc = links_keys(map, file, ffirst, net, err)) ||
+      (rc = parts_conflict(map, file, net, err)))
+    return rc;
   return astra_keys(map, file, ffirst, net, err);
 }
 

@@ -12,7 +12,7 @@
 
 static const char *const TOP_KEYS[] = {"network",   "cost_model",  "workload",  "communicator",
                                        "name",      "workloads",   "constraints", "objective",
-                                       "loop",      "zoo",         NULL};
+                                       "loop",      "zoo",         "parts",       NULL};
 static const char *const JOB_KEYS[] = {"name", "workload", "communicator", "weight", NULL};
 
 static void reset(WeftScenario *sc) {
@@ -220,8 +220,8 @@ static int zoo_dir_of(const char *file, const WeftYamlNode *root, const char *zo
   return WEFT_OK;
 }
 
-static int load(const char *file, const char *zoo_dir, const WeftYamlNode *root,
-                WeftScenario *sc, WeftError *err) {
+static int load(const char *file, const char *zoo_dir, const char *parts_file,
+                const WeftYamlNode *root, WeftScenario *sc, WeftError *err) {
   static const char *const objectives[] = {"perf", "perf-per-cost",
                                            "cost-per-iteration"};  /* WeftObjective order */
   static const char *const loops[] = {"no-overlap", "tp-dp-overlap",
@@ -244,12 +244,24 @@ static int load(const char *file, const char *zoo_dir, const WeftYamlNode *root,
     rc = weft_network_read_zoo(path, zoo, &sc->net, err);
   if (rc) return rc;
 
-  if ((rc = require(root, "cost_model", file, &v, err))) return rc;
-  if (v->kind == WEFT_YAML_MAPPING)
-    rc = weft_libra_cost_model(v, file, &sc->cost, err);
-  else if (!(rc = weft_scenario_resolve(file, v, "cost_model", path, err)))
-    rc = weft_cost_model_read(path, &sc->cost, err);
-  if (rc || (rc = weft_cost_per_gbps(&sc->net, &sc->cost, scratch, err))) return rc;
+  /* cost_model: optional when the network's parts price it (docs/parts.md) */
+  if (!weft_network_has_parts(&sc->net) || weft_yaml_get(root, "cost_model", NULL)) {
+    if ((rc = require(root, "cost_model", file, &v, err))) return rc;
+    if (v->kind == WEFT_YAML_MAPPING)
+      rc = weft_libra_cost_model(v, file, &sc->cost, err);
+    else if (!(rc = weft_scenario_resolve(file, v, "cost_model", path, err)))
+      rc = weft_cost_model_read(path, &sc->cost, err);
+    if (rc) return rc;
+  }
+  /* parts: the user's catalog file over the built-in one; the caller's wins */
+  char parts[WEFT_PATH_LEN];
+  if (!parts_file && (v = weft_yaml_get(root, "parts", NULL))) {
+    if ((rc = weft_scenario_resolve(file, v, "parts", parts, err))) return rc;
+    parts_file = parts;
+  }
+  if ((rc = weft_scenario_bind_parts(sc, zoo, parts_file, err)) ||
+      (rc = weft_cost_per_gbps(&sc->net, &sc->cost, scratch, err)))
+    return rc;
 
   if ((rc = load_jobs(file, zoo, root, sc, err))) return rc;
   for (int j = 0; j < sc->njobs; j++)
@@ -272,19 +284,29 @@ static int load(const char *file, const char *zoo_dir, const WeftYamlNode *root,
   return WEFT_OK;
 }
 
-int weft_scenario_build(const WeftYamlNode *root, const char *file, const char *zoo_dir,
-                        WeftScenario *sc, WeftError *err) {
+static int build(const WeftYamlNode *root, const char *file, const char *zoo_dir,
+                 const char *parts_file, WeftScenario *sc, WeftError *err) {
   if (!sc) return weft_error_set(err, WEFT_EINVAL, file, 0, 0, NULL, "no scenario");
   if (!file) file = "";
   reset(sc);
   snprintf(sc->file, sizeof sc->file, "%s", file);
-  int rc = load(file, zoo_dir, root, sc, err);
+  int rc = load(file, zoo_dir, parts_file, root, sc, err);
   if (rc) reset(sc);  /* no half-read scenario: frees the workloads read so far */
   return rc;
 }
 
+int weft_scenario_build(const WeftYamlNode *root, const char *file, const char *zoo_dir,
+                        WeftScenario *sc, WeftError *err) {
+  return build(root, file, zoo_dir, NULL, sc, err);
+}
+
 int weft_scenario_read_zoo(const char *path, const char *zoo_dir, WeftScenario *sc,
                            WeftError *err) {
+  return weft_scenario_read_parts(path, zoo_dir, NULL, sc, err);
+}
+
+int weft_scenario_read_parts(const char *path, const char *zoo_dir, const char *parts_file,
+                             WeftScenario *sc, WeftError *err) {
   if (!path || !sc)
     return weft_error_set(err, WEFT_EINVAL, path, 0, 0, NULL, "no scenario file or scenario");
   WeftYamlNode *root;
@@ -293,7 +315,7 @@ int weft_scenario_read_zoo(const char *path, const char *zoo_dir, WeftScenario *
     reset(sc);
     return rc;
   }
-  rc = weft_scenario_build(root, path, zoo_dir, sc, err);
+  rc = build(root, path, zoo_dir, parts_file, sc, err);
   weft_yaml_free(root);
   return rc;
 }

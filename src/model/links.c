@@ -19,7 +19,8 @@ int weft_network_links_check(const WeftNetwork *net, const char *file, const cha
       return weft_error_set(err, WEFT_EINPUT, file, net->max_links_line[d], 0, max_field,
                             "%s entry %d must be a whole number of links from 1 to %d (0: no "
                             "limit), got %d", max_field, d + 1, WEFT_MAX_LINKS, m);
-    if (m > 0 && r == 0.0)  /* a limit on links of no rate: a zero rate given as a part */
+    if (m > 0 && r == 0.0 && !net->part[d][0])  /* a limit on links of no rate (a part
+                                                    bound later brings its rate) */
       return weft_error_set(err, WEFT_EINPUT, file, line, 0, rate_field,
                             "%s entry %d is 0 (continuous) but %s entry %d limits it to %d "
                             "links: a link needs a rate above 0", rate_field, d + 1, max_field,
@@ -41,6 +42,18 @@ int weft_network_set_links(WeftNetwork *net, const double *link_gbps, int nrates
                             "%s has %d entr%s, the network has %d dim%s", fields[k], counts[k],
                             counts[k] == 1 ? "y" : "ies", net->ndims, net->ndims == 1 ? "" : "s");
   for (int d = 0; d < net->ndims; d++) {
+    /* a dim built of a part: its rate is the part's, its limit at most the part's */
+    if (net->part[d][0] && link_gbps && link_gbps[d] != net->link_gbps[d])
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, rate_field,
+                            "%s entry %d: dim %d is built of part '%s', whose rate (%g GB/s) "
+                            "is its link rate", rate_field, d + 1, d + 1, net->part[d],
+                            net->link_gbps[d]);
+    if (net->part[d][0] && max_links && net->max_links[d] > 0 &&
+        !(max_links[d] >= 1.0 && max_links[d] <= net->max_links[d]))
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, max_field,
+                            "%s entry %d: dim %d is built of part '%s': at most %d links, got "
+                            "%g", max_field, d + 1, d + 1, net->part[d], net->max_links[d],
+                            max_links[d]);
     if (link_gbps) t.link_gbps[d] = link_gbps[d];
     if (max_links) {
       double m = max_links[d];

@@ -32,6 +32,11 @@ int weft_cost_per_gbps(const WeftNetwork *net, const WeftCostModel *cm,
                        double *usd_per_gbps, WeftError *err) {
   double n = weft_network_npus_total(net);
   for (int d = 0; d < net->ndims; d++) {
+    if (net->part[d][0] && strncmp(net->cost_dim[d], "part:", 5) != 0) /* never bound */
+      return weft_error_set(err, WEFT_EINPUT, net->file, net->part_line[d], 0, "Parts",
+                            "dim %d is built of part '%s', but its parts are not bound to the "
+                            "catalog here (optimize, simulate and validate bind them; "
+                            "docs/parts.md)", d + 1, net->part[d]);
     const WeftCostClass *c = find_class(cm, net->cost_dim[d]);
     if (!net->cost_dim[d][0]) { /* no CostDimension (an ASTRA-sim file): classes in order */
       if (cm->nclasses != net->ndims)

@@ -304,16 +304,26 @@ static int fixed_dims(const Bnb *b, WeftError *err) {
     double v = c->rhs / c->coef[dim], n = v / b->rate[dim], m = nearbyint(n);
     int line = net->links_line[dim], mline = net->max_links_line[dim];
     if (!(v >= 0.0)) continue; /* the relaxation names it */
+    /* a dim built of a catalog part: its rate (and limit) are the part's */
+    int part = net->part[dim][0] && line == net->part_line[dim];
+    int part_max = net->part[dim][0] && mline == net->part_line[dim];
+    char rate_src[WEFT_NAME_LEN + 32], max_src[WEFT_NAME_LEN + 32];
+    if (part) snprintf(rate_src, sizeof rate_src, "Parts entry %d: %s", dim + 1, net->part[dim]);
+    else snprintf(rate_src, sizeof rate_src, "LinkGBps entry %d", dim + 1);
+    if (part_max) snprintf(max_src, sizeof max_src, "Parts entry %d: %s", dim + 1, net->part[dim]);
+    else snprintf(max_src, sizeof max_src, "MaxLinks entry %d", dim + 1);
     if (fabs(n - m) > INT_TOL * fmax(1.0, n))
-      return weft_error_set(err, WEFT_EINPUT, line ? net->file : "", line, 0, "LinkGBps",
+      return weft_error_set(err, WEFT_EINPUT, line ? net->file : "", line, 0,
+                            part ? "Parts" : "LinkGBps",
                             "constraint '%s' fixes B%d at %.6g GB/s, %.6g links of %g GB/s "
-                            "(LinkGBps entry %d): not a whole number of links", c->text,
-                            dim + 1, v, n, b->rate[dim], dim + 1);
+                            "(%s): not a whole number of links", c->text, dim + 1, v, n,
+                            b->rate[dim], rate_src);
     if (net->max_links[dim] > 0 && m > net->max_links[dim])
-      return weft_error_set(err, WEFT_EINPUT, mline ? net->file : "", mline, 0, "MaxLinks",
+      return weft_error_set(err, WEFT_EINPUT, mline ? net->file : "", mline, 0,
+                            part_max ? "Parts" : "MaxLinks",
                             "constraint '%s' fixes B%d at %.6g GB/s, %.0f links of %g GB/s, "
-                            "past MaxLinks entry %d (%d links)", c->text, dim + 1, v, m,
-                            b->rate[dim], dim + 1, net->max_links[dim]);
+                            "past %s (%d links)", c->text, dim + 1, v, m, b->rate[dim], max_src,
+                            net->max_links[dim]);
   }
   return WEFT_OK;
 }

@@ -80,13 +80,50 @@ static int fill_prices(const WeftYamlNode *root, const char *file, WeftPrices *p
  * the file is bad. */
 int weft_topo_prices_read(const char *path, WeftPrices *p, WeftError *err) {
   if (!path || !p) return weft_error_set(err, WEFT_EINVAL, path, 0, 0, NULL, "no file or output");
+  WeftPrices tmp;
+  weft_topo_prices_default(&tmp);
+  int rc = weft_topo_prices_read_over(path, &tmp, err);
+  if (rc == WEFT_OK) *p = tmp;
+  return rc;
+}
+
+/* The file's keys over *p as it is (a catalog's table, --parts). */
+int weft_topo_prices_read_over(const char *path, WeftPrices *p, WeftError *err) {
+  if (!path || !p) return weft_error_set(err, WEFT_EINVAL, path, 0, 0, NULL, "no file or output");
   WeftYamlNode *root;
   int rc = weft_yaml_load_file(path, &root, err);
   if (rc) return rc;
-  WeftPrices tmp;
-  weft_topo_prices_default(&tmp);
+  WeftPrices tmp = *p;
   rc = fill_prices(root, path, &tmp, err);
   weft_yaml_free(root);
   if (rc == WEFT_OK) *p = tmp;
   return rc;
+}
+
+/* The table from a catalog's entries (docs/parts.md): the same keys, one
+ * entry each, of the kind the price is of. */
+int weft_topo_prices_parts(const WeftParts *cat, WeftPrices *p, WeftError *err) {
+  static const struct {
+    const char *name;
+    WeftPartKind kind;
+    int per_gbps; /* price per GB/s of its rate (per port of a switch) */
+  } ROWS[NPRICES] = {{"nic-100g", WEFT_PART_NIC, 1},          {"qsfp28-100g", WEFT_PART_OPTIC, 1},
+                     {"switch-100g", WEFT_PART_SWITCH, 1},   {"patch-panel-port", WEFT_PART_PANEL, 0},
+                     {"ocs-port", WEFT_PART_OCS, 0},         {"fiber-patch", WEFT_PART_FIBER, 0}};
+  if (!cat || !p) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no catalog or prices");
+  WeftPrices tmp = *p;
+  for (size_t i = 0; i < NPRICES; i++) {
+    const WeftPart *q = weft_parts_find(cat, ROWS[i].name);
+    if (!q || q->kind != ROWS[i].kind)
+      return weft_error_set(err, WEFT_EINPUT, q ? weft_parts_file(cat, q->user) : weft_parts_file(cat, 0),
+                            q ? q->line : 0, 0, ROWS[i].name,
+                            "the parts catalog needs a %s part '%s' for TopoOpt's %s%s",
+                            weft_part_kind_name(ROWS[i].kind), ROWS[i].name, PRICE_KEYS[i].key,
+                            q ? " (it has one of another kind)" : "");
+    double v = q->price_usd;
+    if (ROWS[i].per_gbps) v /= q->rate_gbps * (q->kind == WEFT_PART_SWITCH ? q->ports : 1);
+    *(double *)(void *)((char *)&tmp + PRICE_KEYS[i].offset) = v;
+  }
+  *p = tmp;
+  return WEFT_OK;
 }

@@ -1,0 +1,1 @@
+optimize --network tests/golden/inputs/parts_net4.yml --workload data/gpt3/gpt3_175b_tp16.txt --communicator data/gpt3/comm_tp16_dp256.yml --constraint 'sum = 1000' --constraint 'B1 >= B2 >= B3 >= B4' --constraint 'B1 = 1000'

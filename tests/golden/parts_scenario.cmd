@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/parts_scenario.yml

@@ -1,0 +1,1 @@
+zoo --parts --parts-file tests/golden/inputs/bad_parts_price.yml
