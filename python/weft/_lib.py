@@ -37,7 +37,7 @@ WeftNetwork = _s("WeftNetwork", [
     ("ndims", c_int), ("topology", _I), ("npus", _I), ("cost_dim", _NAME * MAX_DIMS),
     ("line", _I), ("file", _PATH), ("efficiency", _D), ("latency_ns", _D), ("design_gbps", _D),
     ("cluster", _NAME), ("cluster_device", _NAME), ("link_gbps", _D), ("max_links", _I),
-    ("links_line", _I), ("max_links_line", _I)])
+    ("links_line", _I), ("max_links_line", _I), ("spares", _I)])
 WeftCostClass = _s("WeftCostClass", [
     ("name", _NAME), ("link_usd_per_gbps", c_double), ("switch_usd_per_gbps", c_double),
     ("nic_usd_per_gbps", c_double), ("has_link", c_int), ("has_switch", c_int),
@@ -120,6 +120,9 @@ PROTOS = {
     "weft_error_format": (c_char_p, [_ERR, c_char_p, c_size_t]),
     "weft_topology_name": (c_char_p, [c_int]),
     "weft_network_npus_total": (c_double, [P(WeftNetwork)]),
+    "weft_network_npus_bought": (c_double, [P(WeftNetwork)]),
+    "weft_network_set_active": (c_int, [P(WeftNetwork), P(c_double), c_int, c_char_p, P(c_int),
+                                        c_char_p, P(WeftError)]),
     "weft_network_read": (c_int, [c_char_p, P(WeftNetwork), _ERR]),
     "weft_network_read_zoo": (c_int, [c_char_p, c_char_p, P(WeftNetwork), _ERR]),
     "weft_network_parse": (c_int, [c_char_p, c_char_p, c_char_p, P(WeftNetwork), _ERR]),
