@@ -342,3 +342,15 @@ def test_active_npus():  # 64 of each NVL72 rack work, 8 are spares (docs/model.
     assert abs(py["cost_usd"] - 1152 * (18 * 900 + 57.4 * 50)) < 1e-3
     with pytest.raises(weft.WeftError, match="active entry 1 must be a whole number"):
         weft.optimize(**dict(kw, active=[73, 0]))
+
+
+def test_codesign_nvl72_uses_the_domain():  # docs/search.md "Active NPUs"
+    net = "tests/fixtures/nvl72_256.yml"  # gb200-nvl72, 72 x 256 GPUs
+    py = weft.codesign("deepseek-v3", npus=18432, network=net, cost_model="data/validation/cost.yml",
+                       ep=64, zero=1, recompute="full", all_orders=True, tp=[1, 2], pp=[8, 16, 18],
+                       constraint=["B1 <= 900", "B2 <= 50"], top=3)
+    same(py, cli("codesign", "--model", "deepseek-v3", "--npus", "18432", "--network", net,
+                 "--cost-model", "data/validation/cost.yml", "--ep", "64", "--zero", "1",
+                 "--recompute", "full", "--all-orders", "--tp", "1,2", "--pp", "8,16,18",
+                 "--constraint", "B1 <= 900", "--constraint", "B2 <= 50", "--top", "3"))
+    assert py["top"][0]["shape"] == "SW64/72xSW256" and py["top"][0]["order"] == "TP-DP-PP"  # 64 of each rack work, 8 are spares

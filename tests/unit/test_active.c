@@ -170,7 +170,58 @@ static void dp_fills_active(void) {
   net_done();
 }
 
+/* codesign's variants (weft_network_actives): per dim that is not a power
+ * of two, the largest power of two below it when at most a quarter idles:
+ * 9 -> 8 (1 of 9 idle), 18 -> 16 (2 of 18); 12 -> 8 idles 4 of 12 > 1/4,
+ * none; 16 is a power of two, none. Variants in the order of the dims' bits,
+ * dim 1 fastest: [9,18,12,16], [8/9,..], [9,16/18,..], [8/9,16/18,..]. A dim
+ * the network already uses in part (Active given) keeps its count. */
+static void codesign_variants(void) {
+  WeftNetwork in[2], *out = NULL;
+  size_t n = 0;
+  WeftError e;
+  memset(in, 0, sizeof in);
+  in[0].ndims = 4;
+  const int shape[] = {9, 18, 12, 16};
+  for (int d = 0; d < 4; d++) {
+    in[0].npus[d] = shape[d];
+    in[0].topology[d] = WEFT_SWITCH;
+  }
+  in[1] = in[0];
+  in[1].npus[0] = 7;  /* Active 7 of 9: no candidate on dim 1 */
+  in[1].spares[0] = 2;
+  CHECK_EQ_INT(weft_network_actives(in, 2, &out, &n, &e), WEFT_OK);
+  CHECK(n == 6);
+  if (n == 6) {
+    static const int want[6][4] = {{9, 18, 12, 16}, {8, 18, 12, 16}, {9, 16, 12, 16},
+                                   {8, 16, 12, 16}, {7, 18, 12, 16}, {7, 16, 12, 16}};
+    static const int spare[6][2] = {{0, 0}, {1, 0}, {0, 2}, {1, 2}, {2, 0}, {2, 2}};
+    for (int k = 0; k < 6; k++) {
+      for (int d = 0; d < 4; d++) CHECK_EQ_INT(out[k].npus[d], want[k][d]);
+      CHECK_EQ_INT(out[k].spares[0], spare[k][0]);
+      CHECK_EQ_INT(out[k].spares[1], spare[k][1]);
+      CHECK_EQ_INT(out[k].spares[2], 0);
+      CHECK_NEAR(weft_network_npus_bought(&out[k]), 9.0 * 18 * 12 * 16, 0.0);
+    }
+  }
+  free(out);
+  /* 72 -> 64 (8 idle of 72); 224 -> 128 would idle 96: none */
+  in[0].ndims = 2;
+  in[0].npus[0] = 72;
+  in[0].npus[1] = 224;
+  CHECK_EQ_INT(weft_network_actives(in, 1, &out, &n, &e), WEFT_OK);
+  CHECK(n == 2);
+  if (n == 2) {
+    CHECK_EQ_INT(out[1].npus[0], 64);
+    CHECK_EQ_INT(out[1].spares[0], 8);
+    CHECK_EQ_INT(out[1].npus[1], 224);
+  }
+  free(out);
+  CHECK_EQ_INT(weft_network_actives(NULL, 1, &out, &n, &e), WEFT_EINVAL);
+}
+
 const TestCase suite_active[] = {
+    {"active/codesign_variants", codesign_variants},
     {"active/map_over_active", map_over_active},
     {"active/cost_counts_spares", cost_counts_spares},
     {"active/set_active_rule", set_active_rule},
