@@ -354,3 +354,12 @@ def test_codesign_nvl72_uses_the_domain():  # docs/search.md "Active NPUs"
                  "--recompute", "full", "--all-orders", "--tp", "1,2", "--pp", "8,16,18",
                  "--constraint", "B1 <= 900", "--constraint", "B2 <= 50", "--top", "3"))
     assert py["top"][0]["shape"] == "SW64/72xSW256" and py["top"][0]["order"] == "TP-DP-PP"  # 64 of each rack work, 8 are spares
+
+
+def test_simulate_active_npus():  # the simulator runs the 64 working GPUs of each rack
+    py = weft.simulate(model="llama2-70b", tp=8, pp=2, cluster="gb200-nvl72", npus=144,
+                       active=[64, 0], cost_model="data/validation/cost.yml")
+    same(py, cli("simulate", "--model", "llama2-70b", "--tp", "8", "--pp", "2", "--cluster",
+                 "gb200-nvl72", "--npus", "144", "--active", "64,0", "--cost-model",
+                 "data/validation/cost.yml"), skip=NOWALL)
+    assert py["dims"][0]["npus"] == 64 and py["dims"][0]["spares"] == 8
