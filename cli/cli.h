@@ -81,6 +81,19 @@ void cli_fail(const char *fmt, ...)
 /* --link-gbps R1,...,RD and --max-links M1,...,MD (either may be NULL) onto
  * the network (links.c): EXIT_OK, or prints why and returns EXIT_USAGE. */
 int cli_links_apply(const char *rates, const char *maxes, WeftNetwork *net);
+/* A comma-separated list of numbers (flag names it) into out[]: the count,
+ * or -1 (printed). */
+int cli_numbers(const char *flag, const char *v, double *out);
+/* Spares in reports, nothing when the network has none (links.c): after the
+ * head's NPU count (" + 1792 spares (16128 bought)"), at the end of dim d's
+ * row, and in JSON: d < 0 the top-level "npus" and "spares" lines, else
+ * ', "spares": N' inside dim d's object. */
+void cli_spares_head(FILE *out, const WeftNetwork *net);
+void cli_spares_dim(FILE *out, const WeftNetwork *net, int d);
+void cli_spares_json(FILE *out, const WeftNetwork *net, int d);
+/* --active LIST (NULL: nothing) onto the network (weft_network_set_active):
+ * WEFT_OK or the error in err. */
+int cli_active_apply(const char *active, WeftNetwork *net, WeftError *err);
 
 typedef struct {
   const WeftSpec *spec;

@@ -433,8 +433,8 @@ int cmd_codesign(int argc, char **argv) {
   size_t nnets = (size_t)a.nnets;
   CsBlockArgs ba = {a.val[O_BLOCKS], a.val[O_DIMS], a.val[O_MAXDIM], a.val[O_COSTDIMS]};
   rc = a.nnets > 0
-           ? cs_networks_from_files(a.nets, a.nnets, zoo, npus, &cost, &st.nets, networks,
-                                    sizeof networks)
+           ? cs_networks_from_files(a.nets, a.nnets, zoo, npus, &cost, &st.nets, &nnets,
+                                    networks, sizeof networks)
            : cs_networks_from_blocks(&ba, npus, &cost, &st.nets, &nnets, &st.rep, networks,
                                      sizeof networks);
   if (!rc) {  /* the device as every command takes it: --device, the clusters' GPU, a100 */

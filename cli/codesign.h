@@ -42,10 +42,12 @@ typedef struct {
 
 /* The networks to search (codesign_nets.c); each returns 0 or an exit code
  * (printed), *nets malloc'd (the caller frees it, also on failure). From
- * files (a Cluster: key resolved in the zoo): each must have npus NPUs and
- * all the same dim count. */
+ * files (a Cluster: key resolved in the zoo): each must have npus NPUs
+ * (bought, spares included) and all the same dim count; each followed by its
+ * variants with part of a dim idle (weft_network_actives), *nnets in all. */
 int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo, int npus,
-                           const WeftCostModel *cm, WeftNetwork **nets, char *desc, size_t dsize);
+                           const WeftCostModel *cm, WeftNetwork **nets, size_t *nnets,
+                           char *desc, size_t dsize);
 /* Every shape over --blocks (option values, NULL when absent), each dim
  * within its bound, the bounds into r->bounds; desc says how many of what. */
 typedef struct {

@@ -33,10 +33,11 @@ static int same_ci(const char *a, const char *b) {
   return *a == *b;
 }
 
-/* Networks from files: each must have npus NPUs and the same dim count.
- * Returns 0 or an exit code (printed). */
+/* Networks from files: each must have npus NPUs and the same dim count;
+ * then their actives. Returns 0 or an exit code (printed). */
 int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo, int npus,
-                           const WeftCostModel *cm, WeftNetwork **nets, char *desc, size_t dsize) {
+                           const WeftCostModel *cm, WeftNetwork **nets, size_t *nnets,
+                           char *desc, size_t dsize) {
   WeftNetwork *nt = *nets = calloc((size_t)nfiles, sizeof *nt);
   if (!nt) {
     cli_fail("out of memory");
@@ -52,9 +53,9 @@ int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo
       cli_error(&err);
       return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
     }
-    if (weft_network_npus_total(net) != (double)npus) {
+    if (weft_network_npus_bought(net) != (double)npus) {  /* spares are the cluster's too */
       cli_fail("%s: the network has %.0f NPUs, --npus is %d", files[k],
-               weft_network_npus_total(net), npus);
+               weft_network_npus_bought(net), npus);
       return EXIT_USAGE;
     }
     if (net->ndims != nt[0].ndims) {
@@ -63,7 +64,20 @@ int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo
       return EXIT_USAGE;
     }
   }
-  snprintf(desc, dsize, "%d network file%s", nfiles, nfiles > 1 ? "s" : "");
+  WeftError err;
+  WeftNetwork *all = NULL;
+  size_t nall = 0;
+  if (weft_network_actives(nt, (size_t)nfiles, &all, &nall, &err)) {
+    cli_error(&err);
+    return EXIT_RUNTIME;  /* out of memory: the only failure here */
+  }
+  free(nt);
+  *nets = all;
+  *nnets = nall;
+  size_t k = (size_t)snprintf(desc, dsize, "%d network file%s", nfiles, nfiles > 1 ? "s" : "");
+  if (nall > (size_t)nfiles && k < dsize)
+    snprintf(desc + k, dsize - k, " and %zu with part of a dim idle (spares)",
+             nall - (size_t)nfiles);
   return 0;
 }
 

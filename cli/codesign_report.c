@@ -24,6 +24,9 @@ void cs_shape(const WeftNetwork *net, char *buf, size_t size) {
     int t = (int)net->topology[d];
     int w = snprintf(buf + k, size - k, "%s%s%d", d ? "x" : "", t >= 0 && t < 3 ? abbr[t] : "?",
                      net->npus[d]);
+    if (w >= 0 && net->spares[d] > 0 && k + (size_t)w < size)  /* "SW64/72": 64 of 72 work */
+      w += snprintf(buf + k + (size_t)w, size - k - (size_t)w, "/%d",
+                    net->npus[d] + net->spares[d]);
     if (w < 0) break;
     k += (size_t)w;
   }

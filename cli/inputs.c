@@ -21,6 +21,9 @@ const CliOpt cli_input_opts[CLI_IN_COUNT] = {
                         "the network of a cluster preset instead of --network\n"
                         "                        (weft zoo lists them; needs --npus)"},
     [CLI_IN_NPUS] = {"--npus", "N", "GPUs of the --cluster network"},
+    [CLI_IN_ACTIVE] = {"--active", "A1,...,AD",
+                       "NPUs of each dim that work (0: all); the rest are spares,\n"
+                       "                        bought (in the cost) but idle"},
     [CLI_IN_WORKLOAD] = {"--workload", "FILE", "ASTRA-sim 1.0 workload text (12 fields per layer)",
                          CLI_IN_SEVERAL_JOBS},
     [CLI_IN_COMM] = {"--communicator", "FILE",
@@ -68,6 +71,15 @@ int cli_inputs_check(const CliInputs *in) {
     return EXIT_USAGE;
   }
   if (cli_network_check(v[CLI_IN_NETWORK], v[CLI_IN_CLUSTER], v[CLI_IN_NPUS])) return EXIT_USAGE;
+  if (v[CLI_IN_ACTIVE]) {
+    double a[WEFT_MAX_DIMS];
+    if (in->scenario) {
+      cli_fail("--active goes with --network or --cluster (a scenario's network file says "
+               "'Active: [...]')");
+      return EXIT_USAGE;
+    }
+    if (cli_numbers("--active", v[CLI_IN_ACTIVE], a) < 0) return EXIT_USAGE;
+  }
   for (int k = 0; k < CLI_MO_COUNT; k++)
     if (!in->mval[CLI_MO_MODEL] && in->mval[k] && k != CLI_MO_ZOO) {
       cli_fail("%s goes with --model (a job from the model zoo)", cli_model_opts[k].name);
@@ -118,8 +130,9 @@ int cli_network_load(const char *network, const char *cluster, const char *npus_
 
 static int load_network(const CliInputs *in, WeftNetwork *net, WeftError *err) {
   const char *const *v = in->val;
-  return cli_network_load(v[CLI_IN_NETWORK], v[CLI_IN_CLUSTER], v[CLI_IN_NPUS],
-                          in->mval[CLI_MO_ZOO], net, err);
+  int rc = cli_network_load(v[CLI_IN_NETWORK], v[CLI_IN_CLUSTER], v[CLI_IN_NPUS],
+                            in->mval[CLI_MO_ZOO], net, err);
+  return rc ? rc : cli_active_apply(v[CLI_IN_ACTIVE], net, err);
 }
 
 /* Whether parts will price the network without a cost model: --parts-per-dim

@@ -1,11 +1,11 @@
-/* links.c — --link-gbps and --max-links: per-dim lists onto the network,
- * under the rule every entry point shares (weft_network_set_links). */
+/* links.c — --link-gbps, --max-links and --active: per-dim lists onto the
+ * network, under the rules every entry point shares (weft_network_set_links,
+ * weft_network_set_active). */
 #include <string.h>
 
 #include "cli.h"
 
-/* A comma-separated list of numbers into out[]: the count, or -1 (printed). */
-static int numbers(const char *flag, const char *v, double *out) {
+int cli_numbers(const char *flag, const char *v, double *out) {
   int n = 0;
   for (const char *p = v;; n++) {
     const char *c = strchr(p, ',');
@@ -30,8 +30,8 @@ int cli_links_apply(const char *rates, const char *maxes, WeftNetwork *net) {
   double r[WEFT_MAX_DIMS], m[WEFT_MAX_DIMS];
   int nr = 0, nm = 0;
   if (!rates && !maxes) return EXIT_OK;
-  if ((rates && (nr = numbers("--link-gbps", rates, r)) < 0) ||
-      (maxes && (nm = numbers("--max-links", maxes, m)) < 0))
+  if ((rates && (nr = cli_numbers("--link-gbps", rates, r)) < 0) ||
+      (maxes && (nm = cli_numbers("--max-links", maxes, m)) < 0))
     return EXIT_USAGE;
   WeftError err;
   weft_error_clear(&err);
@@ -41,4 +41,33 @@ int cli_links_apply(const char *rates, const char *maxes, WeftNetwork *net) {
     return EXIT_USAGE;
   }
   return EXIT_OK;
+}
+
+int cli_active_apply(const char *active, WeftNetwork *net, WeftError *err) {
+  double a[WEFT_MAX_DIMS];
+  int n;
+  if (!active) return WEFT_OK;
+  if ((n = cli_numbers("--active", active, a)) < 0)  /* cli_inputs_check parsed it already */
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "--active", "--active '%s' is not a list",
+                          active);
+  return weft_network_set_active(net, a, n, "", NULL, "--active", err);
+}
+
+void cli_spares_head(FILE *out, const WeftNetwork *net) {
+  double all = weft_network_npus_bought(net), work = weft_network_npus_total(net);
+  if (all > work) fprintf(out, " + %.0f spares (%.0f bought)", all - work, all);
+}
+
+void cli_spares_dim(FILE *out, const WeftNetwork *net, int d) {
+  if (net->spares[d] > 0)
+    fprintf(out, "  (%d of %d work: %d spares)", net->npus[d], net->npus[d] + net->spares[d],
+            net->spares[d]);
+}
+
+void cli_spares_json(FILE *out, const WeftNetwork *net, int d) {
+  if (d < 0 && weft_network_npus_bought(net) > weft_network_npus_total(net))
+    fprintf(out, "  \"npus\": %.0f,\n  \"spares\": %.0f,\n", weft_network_npus_total(net),
+            weft_network_npus_bought(net) - weft_network_npus_total(net));
+  else if (d >= 0 && net->spares[d] > 0)
+    fprintf(out, ", \"spares\": %d", net->spares[d]);
 }

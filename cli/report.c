@@ -108,9 +108,11 @@ void report_table(FILE *out, const Report *r) {
   const WeftSpec *sp = r->spec;
   const WeftResult *res = r->res;
   const WeftNetwork *net = sp->net;
-  fprintf(out, "weft optimize: objective %s, loop %s, %d dims, %.0f NPUs\n",
+  fprintf(out, "weft optimize: objective %s, loop %s, %d dims, %.0f NPUs",
           weft_objective_name(sp->objective), weft_loop_name(sp->loop), net->ndims,
           weft_network_npus_total(net));
+  cli_spares_head(out, net);
+  fputc('\n', out);
   fprintf(out, "status: %s", weft_status_name(res->status));
   if (res->status == WEFT_STATUS_SOLVED || isfinite(res->gap))
     fprintf(out, ", certified gap %.1e, %d iterations", res->gap, res->iterations);
@@ -143,6 +145,7 @@ void report_table(FILE *out, const Report *r) {
     else fprintf(out, " %14s", "-");
     if (r->whole && r->whole->link_gbps[d] > 0.0)
       fprintf(out, "  %d x %g GB/s", r->whole->links[d], r->whole->link_gbps[d]);
+    cli_spares_dim(out, net, d);
     fprintf(out, "%s\n", (res->dim_flags[d] & WEFT_DIM_UNUSED) ? "  (no traffic: set by constraints)" : "");
   }
   fprintf(out, "\n  %-24s %16s %16s\n", "", "optimized", "equal_bw");
@@ -309,10 +312,14 @@ void report_json(FILE *out, const Report *r) {
     if (i) fputs(", ", out);
     cli_json_str(out, sp->cons->c[res->conflict[i]].text);
   }
-  fputs("],\n  \"dims\": [", out);
+  fputs("],\n", out);
+  cli_spares_json(out, sp->net, -1);
+  fputs("  \"dims\": [", out);
   for (int d = 0; d < D; d++) {
-    fprintf(out, "%s\n    {\"dim\": %d, \"topology\": \"%s\", \"npus\": %d, \"bw_gbps\": ", d ? "," : "",
+    fprintf(out, "%s\n    {\"dim\": %d, \"topology\": \"%s\", \"npus\": %d", d ? "," : "",
             d + 1, weft_topology_name(sp->net->topology[d]), sp->net->npus[d]);
+    cli_spares_json(out, sp->net, d);
+    fputs(", \"bw_gbps\": ", out);
     cli_json_num(out, solved ? res->bw_gbps[d] : (double)NAN);
     fprintf(out, ", \"used\": %s}", (res->dim_flags[d] & WEFT_DIM_UNUSED) ? "false" : "true");
   }

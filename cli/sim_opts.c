@@ -417,10 +417,11 @@ const char *cli_sim_in_flight(const WeftSimSettings *s, char *buf, size_t n) {
 void cli_sim_print_head(FILE *out, const char *cmd, const CliSimRun *run) {
   const WeftNetwork *net = run->spec.net;
   const WeftSimSettings *s = &run->set;
-  fprintf(out, "weft %s: loop %s, %d dims, %.0f NPUs, %d job%s\n", cmd,
+  fprintf(out, "weft %s: loop %s, %d dims, %.0f NPUs", cmd,
           s->like == WEFT_LIKE_ASTRA1 ? "ASTRA-sim HYBRID_TRANSFORMER" : weft_loop_name(run->spec.loop),
-          net->ndims, weft_network_npus_total(net),
-          run->spec.njobs, run->spec.njobs == 1 ? "" : "s");
+          net->ndims, weft_network_npus_total(net));
+  cli_spares_head(out, net);
+  fprintf(out, ", %d job%s\n", run->spec.njobs, run->spec.njobs == 1 ? "" : "s");
   if (run->bw_given == CLI_BW_NETWORK && net->cluster[0])
     fprintf(out, "bandwidth: cluster %s's links (per GPU per direction)\n", net->cluster);
   else if (run->bw_given == CLI_BW_NETWORK)
@@ -441,10 +442,13 @@ void cli_sim_print_head(FILE *out, const char *cmd, const CliSimRun *run) {
           out);
   fprintf(out, "\n  %-4s %-15s %6s %14s %-10s %12s\n", "dim", "topology", "npus", "bw_gbps",
           "algorithm", "latency_ns");
-  for (int d = 0; d < net->ndims; d++)
-    fprintf(out, "  B%-3d %-15s %6d %14.6f %-10s %12.1f\n", d + 1,
+  for (int d = 0; d < net->ndims; d++) {
+    fprintf(out, "  B%-3d %-15s %6d %14.6f %-10s %12.1f", d + 1,
             weft_topology_name(net->topology[d]), net->npus[d], run->bw_gbps[d],
             weft_algorithm_name(s->algorithm[d]), s->latency_ns[d]);
+    cli_spares_dim(out, net, d);
+    fputc('\n', out);
+  }
 }
 
 void cli_sim_print_counters(FILE *out, const CliSimRun *run) {
@@ -482,8 +486,10 @@ void cli_sim_json_head(FILE *out, const CliSimRun *run) {
   if (s->like == WEFT_LIKE_ASTRA1) fputs(", \"like\": \"astra-sim\"", out);
   fputs("},\n  \"dims\": [", out);
   for (int d = 0; d < net->ndims; d++) {
-    fprintf(out, "%s\n    {\"dim\": %d, \"topology\": \"%s\", \"npus\": %d, \"bw_gbps\": ",
+    fprintf(out, "%s\n    {\"dim\": %d, \"topology\": \"%s\", \"npus\": %d",
             d ? "," : "", d + 1, weft_topology_name(net->topology[d]), net->npus[d]);
+    cli_spares_json(out, net, d);
+    fputs(", \"bw_gbps\": ", out);
     cli_json_num(out, run->bw_gbps[d]);
     fprintf(out, ", \"algorithm\": \"%s\", \"latency_ns\": ", weft_algorithm_name(s->algorithm[d]));
     cli_json_num(out, s->latency_ns[d]);

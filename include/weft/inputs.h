@@ -55,6 +55,13 @@ typedef struct {
    * source line (0 when unknown or given on the command line). */
   char part[WEFT_MAX_DIMS][WEFT_NAME_LEN];
   int part_line[WEFT_MAX_DIMS];
+  /* Active NPUs (key Active, --active, active=; docs/model.md "Active NPUs"):
+   * dim d has npus[d] NPUs that work and spares[d] more that are bought but
+   * idle, so the file's NpusCount is npus[d] + spares[d] and its Active is
+   * npus[d]. Everything that models the work reads npus (groups, the
+   * workload's NPUs, the simulator); the network cost counts the spares too
+   * (weft_network_npus_bought). 0: none, the default. */
+  int spares[WEFT_MAX_DIMS];
 } WeftNetwork;
 
 /* ASTRA-sim's "GB/s" is 2^30 bytes/s; weft's GB/s is 1e9 bytes/s (= bytes/ns). */
@@ -80,7 +87,16 @@ int weft_network_set_links(WeftNetwork *net, const double *link_gbps, int nrates
                            const char *max_field, WeftError *err);
 
 const char *weft_topology_name(WeftTopology t);  /* "Ring", ... */
-double weft_network_npus_total(const WeftNetwork *net);
+double weft_network_npus_total(const WeftNetwork *net);  /* the NPUs that work */
+/* Every NPU bought: the product of npus[d] + spares[d]; what cost counts. */
+double weft_network_npus_bought(const WeftNetwork *net);
+/* Active NPUs per dim (key Active, --active, Python's active=): n entries,
+ * one per dim, each 0 (all of the dim's NPUs work) or a whole number from 2
+ * to the dim's NPUs (npus[d] + spares[d]); the rest of the dim are spares.
+ * Errors name file (may be ""), lines[d] (NULL: none) and field. On failure
+ * net is unchanged. */
+int weft_network_set_active(WeftNetwork *net, const double *active, int n, const char *file,
+                            const int *lines, const char *field, WeftError *err);
 
 /* ------------------------------------------------------------------ cost model
  * $ per GB/s of link bandwidth, per cost class (LIBRA's cost_model yml). */

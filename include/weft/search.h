@@ -97,6 +97,22 @@ int weft_network_shapes(const WeftTopology *topo, const char (*cost_dim)[WEFT_NA
                         int ndims, int npus, const int *max_per_dim, WeftNetwork **out,
                         size_t *n, WeftError *err);
 
+/* The networks codesign searches for given ones (docs/search.md, "Active
+ * NPUs"): each network of in[], then its variants with part of a dim idle.
+ * A dim of n NPUs that the network uses in full (no Active given, spares 0)
+ * and that is not a power of two gets one candidate: a = the largest power
+ * of two below n, when a >= 3n/4 (72 -> 64, 18 -> 16, 9 -> 8; not 12 -> 8
+ * nor 224 -> 128: more than a quarter idle), so that groups of powers of
+ * two (TP, EP, PP 16 ...) that neither divide n nor are a multiple of it
+ * factor over the dim; the other n - a are spares, bought but idle. Every
+ * combination of the dims' candidates (each dim all or its candidate) is a
+ * variant, in the order of the dims' bits (dim 1 varying fastest). One
+ * candidate per dim, chosen per network, not per point: the point count
+ * grows by one network's points per variant. *out malloc'd (free() it),
+ * *nout set. */
+int weft_network_actives(const WeftNetwork *in, size_t nin, WeftNetwork **out, size_t *nout,
+                         WeftError *err);
+
 /* The largest NPU count a building block has in real systems, the default
  * bound of `weft codesign --blocks` (docs/search.md, "Default bounds", has
  * the sources): the smaller of its topology's (Ring 16: a torus dimension;

@@ -324,3 +324,42 @@ def test_codesign_merges_points_of_one_design():
     assert len(set(keys)) == len(keys) == 10
     assert all(d["order"].endswith(" none") for d in py["top"]
                if "none|" in d["equivalent_knobs"])
+
+
+def test_active_npus():  # 64 of each NVL72 rack work, 8 are spares (docs/model.md "Active NPUs")
+    kw = dict(model="deepseek-v3", tp=1, pp=16, ep=64, zero=1, recompute="full",
+              order="tp,dp,pp", cluster="gb200-nvl72", npus=1152, active=[64, 0],
+              cost_model="data/validation/cost.yml", constraint=["B1 = 900", "B2 = 50"])
+    py = weft.optimize(**kw)
+    same(py, cli("optimize", "--model", "deepseek-v3", "--tp", "1", "--pp", "16", "--ep", "64",
+                 "--zero", "1", "--recompute", "full", "--order", "tp,dp,pp", "--cluster",
+                 "gb200-nvl72", "--npus", "1152", "--active", "64,0", "--cost-model",
+                 "data/validation/cost.yml", "--constraint", "B1 = 900", "--constraint",
+                 "B2 = 50"))
+    assert py["npus"] == 1024 and py["spares"] == 128
+    assert py["dims"][0]["npus"] == 64 and py["dims"][0]["spares"] == 8
+    # every GPU bought is paid for: 1152 x (18 x 900 + 57.4 x 50) $ (data/validation/cost.yml)
+    assert abs(py["cost_usd"] - 1152 * (18 * 900 + 57.4 * 50)) < 1e-3
+    with pytest.raises(weft.WeftError, match="active entry 1 must be a whole number"):
+        weft.optimize(**dict(kw, active=[73, 0]))
+
+
+def test_codesign_nvl72_uses_the_domain():  # docs/search.md "Active NPUs"
+    net = "tests/fixtures/nvl72_256.yml"  # gb200-nvl72, 72 x 256 GPUs
+    py = weft.codesign("deepseek-v3", npus=18432, network=net, cost_model="data/validation/cost.yml",
+                       ep=64, zero=1, recompute="full", all_orders=True, tp=[1, 2], pp=[8, 16, 18],
+                       constraint=["B1 <= 900", "B2 <= 50"], top=3)
+    same(py, cli("codesign", "--model", "deepseek-v3", "--npus", "18432", "--network", net,
+                 "--cost-model", "data/validation/cost.yml", "--ep", "64", "--zero", "1",
+                 "--recompute", "full", "--all-orders", "--tp", "1,2", "--pp", "8,16,18",
+                 "--constraint", "B1 <= 900", "--constraint", "B2 <= 50", "--top", "3"))
+    assert py["top"][0]["shape"] == "SW64/72xSW256" and py["top"][0]["order"] == "TP-DP-PP"  # 64 of each rack work, 8 are spares
+
+
+def test_simulate_active_npus():  # the simulator runs the 64 working GPUs of each rack
+    py = weft.simulate(model="llama2-70b", tp=8, pp=2, cluster="gb200-nvl72", npus=144,
+                       active=[64, 0], cost_model="data/validation/cost.yml")
+    same(py, cli("simulate", "--model", "llama2-70b", "--tp", "8", "--pp", "2", "--cluster",
+                 "gb200-nvl72", "--npus", "144", "--active", "64,0", "--cost-model",
+                 "data/validation/cost.yml"), skip=NOWALL)
+    assert py["dims"][0]["npus"] == 64 and py["dims"][0]["spares"] == 8

@@ -120,14 +120,21 @@ def _nets_from_files(nets, npus, cost, sources, zoo):
         err = new_error()
         check_rc(lib.weft_cost_per_gbps(byref(arr[k]), byref(cost),
                                         (c_double * _lib.MAX_DIMS)(), byref(err)), err, sources)
-        total = lib.weft_network_npus_total(byref(arr[k]))
+        total = lib.weft_network_npus_bought(byref(arr[k]))  # spares are the cluster's too
         if total != float(npus):
             raise fail("%s: the network has %.0f NPUs, npus is %d" % (text(arr[k].file), total,
                                                                       npus), "npus")
         if arr[k].ndims != arr[0].ndims:
             raise fail("%s: %d dims, but %s has %d (constraints need one dim count)" % (
                 text(arr[k].file), arr[k].ndims, text(arr[0].file), arr[0].ndims), "network")
-    return arr, len(nets), None, "%d network file%s" % (len(nets), "s" if len(nets) > 1 else "")
+    # each network, then its variants with part of a dim idle (weft_network_actives)
+    out, n, err = ctypes.POINTER(_lib.WeftNetwork)(), c_size_t(), new_error()
+    check_rc(lib.weft_network_actives(arr, len(nets), byref(out), byref(n), byref(err)), err)
+    owner = ctypes.cast(out, ctypes.c_void_p).value
+    desc = "%d network file%s" % (len(nets), "s" if len(nets) > 1 else "")
+    if n.value > len(nets):
+        desc += " and %d with part of a dim idle (spares)" % (n.value - len(nets))
+    return out, n.value, owner, desc
 
 
 def _nets_from_blocks(kw, npus, cost):
@@ -214,8 +221,9 @@ def _nets_from_blocks(kw, npus, cost):
 
 def _shape(net):
     abbr = ("R", "FC", "SW")
-    return "x".join("%s%d" % (abbr[net.topology[d]] if 0 <= net.topology[d] < 3 else "?",
-                              net.npus[d]) for d in range(net.ndims))
+    return "x".join("%s%d%s" % (abbr[net.topology[d]] if 0 <= net.topology[d] < 3 else "?",
+                                net.npus[d], "/%d" % (net.npus[d] + net.spares[d])
+                                if net.spares[d] > 0 else "") for d in range(net.ndims))
 
 
 def _order(spec, par):

@@ -12,9 +12,9 @@ from ._core import (EINVAL, ENOMEM, KeywordTypeError, WeftError, Sources, c_path
                     fail, flag, int_value, is_path, items, lib, new_error, number, shown, to_text,
                     zoo_dir, zoo_path)
 
-INPUT_KEYS = ("network", "cluster", "npus", "workload", "communicator", "cost_model", "parts",
-              "parts_per_dim", "constraint", "objective", "loop", "npu_usd", "npu_power_w", "electricity_usd_per_kwh", "pue",
-              "lifetime_years")
+INPUT_KEYS = ("network", "cluster", "npus", "active", "workload", "communicator", "cost_model",
+              "parts", "parts_per_dim", "constraint", "objective", "loop", "npu_usd",
+              "npu_power_w", "electricity_usd_per_kwh", "pue", "lifetime_years")
 # The cost model's system figures (keyword: the file's key), set through
 # weft_system_cost_set as the CLI's --npu-usd ... (docs/model.md "System cost").
 SYSTEM_KEYS = (("npu_usd", b"Npu"), ("npu_power_w", b"NpuPowerW"),
@@ -112,6 +112,24 @@ def load_network(kw, net, sources):
         cluster_network(kw["cluster"], int_value("npus", kw["npus"], 2, MAX_NPUS), net, zoo)
     else:
         read_network(kw["network"], net, sources, zoo)
+    set_active(net, kw.get("active"))
+
+
+def set_active(net, v):
+    """active= (a list, one per dim: NPUs that work, 0 = all) onto the network,
+    under the rule of weft_network_set_active (the CLI's --active)."""
+    if v is None:
+        return
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
+        raise fail("active: expected a list of numbers, one per dim, got %r" % (v,), "active")
+    arr = (c_double * max(len(v), 1))()
+    for i, x in enumerate(v[:_lib.MAX_DIMS]):
+        if isinstance(x, bool) or not isinstance(x, (int, float)):
+            raise fail("active entry %d: expected a number, got %r" % (i + 1, x), "active")
+        arr[i] = float(x)
+    err = new_error()
+    check_rc(lib.weft_network_set_active(byref(net), arr, len(v), b"", None, b"active",
+                                         byref(err)), err)
 
 
 def read_cost_model(v, cm, sources):
@@ -298,6 +316,9 @@ class ModelOpts:
 
 def check_inputs(scenario, kw):
     """cli_inputs_check: a scenario or files, model options with a model."""
+    if scenario is not None and given(kw, "active"):
+        raise fail("active goes with network or cluster (a scenario's network file says "
+                   "'Active: [...]')", "active")
     if scenario is not None and any(given(kw, k) for k in
                                     ("network", "cluster", "npus", "workload", "communicator",
                                      "cost_model", "model")):

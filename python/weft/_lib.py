@@ -38,7 +38,7 @@ WeftNetwork = _s("WeftNetwork", [
     ("line", _I), ("file", _PATH), ("efficiency", _D), ("latency_ns", _D), ("design_gbps", _D),
     ("cluster", _NAME), ("cluster_device", _NAME), ("link_gbps", _D), ("max_links", _I),
     ("links_line", _I), ("max_links_line", _I), ("part", _NAME * MAX_DIMS),
-    ("part_line", _I)])
+    ("part_line", _I), ("spares", _I)])
 WeftCostClass = _s("WeftCostClass", [
     ("name", _NAME), ("link_usd_per_gbps", c_double), ("switch_usd_per_gbps", c_double),
     ("nic_usd_per_gbps", c_double), ("has_link", c_int), ("has_switch", c_int),
@@ -158,6 +158,9 @@ PROTOS = {
     "weft_cost_model_has_system": (c_int, [P(WeftCostModel)]),
     "weft_system_cost_resolved": (None, [P(WeftCostModel), P(WeftSystemCost)]),
     "weft_network_npus_total": (c_double, [P(WeftNetwork)]),
+    "weft_network_npus_bought": (c_double, [P(WeftNetwork)]),
+    "weft_network_set_active": (c_int, [P(WeftNetwork), P(c_double), c_int, c_char_p, P(c_int),
+                                        c_char_p, P(WeftError)]),
     "weft_network_read": (c_int, [c_char_p, P(WeftNetwork), _ERR]),
     "weft_network_read_zoo": (c_int, [c_char_p, c_char_p, P(WeftNetwork), _ERR]),
     "weft_network_parse": (c_int, [c_char_p, c_char_p, c_char_p, P(WeftNetwork), _ERR]),

@@ -165,6 +165,8 @@ PROTOS = {
     "weft_network_shapes": (c_int, [P(c_int), c_void_p, c_int, c_int, P(c_int),
                                     P(P(WeftNetwork)), P(c_size_t), _ERR]),
     "weft_block_default_max": (c_int, [c_int, c_char_p, P(c_char_p)]),
+    "weft_network_actives": (c_int, [P(WeftNetwork), c_size_t, P(P(WeftNetwork)), P(c_size_t),
+                                     _ERR]),
     "weft_codesign_count": (c_int, [P(WeftCodesignSpec), P(c_size_t), _ERR]),
     "weft_codesign_stream": (c_int, [P(WeftCodesignSpec), P(WeftRunSettings), c_size_t,
                                      CHUNK_FN, c_void_p, _ERR]),

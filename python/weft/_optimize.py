@@ -28,6 +28,17 @@ def settings(kw):
     return st
 
 
+def spares_total(net):
+    """cli_spares_json's top-level npus and spares: only with spares."""
+    work, bought = lib.weft_network_npus_total(byref(net)), lib.weft_network_npus_bought(byref(net))
+    return {"npus": int(work), "spares": int(bought - work)} if bought > work else {}
+
+
+def spares_dim(net, d):
+    """cli_spares_json's "spares" of dim d: only with spares."""
+    return {"spares": net.spares[d]} if net.spares[d] > 0 else {}
+
+
 def eval_dict(ev, bw, D):
     return {"bw_gbps": nums(bw, D), "time_ns": num(ev.time_ns), "cost_usd": num(ev.cost_usd),
             "time_x_cost_ns_usd": num(ev.perf_per_cost)}
@@ -198,8 +209,10 @@ def report(spec, sc, res, equal, equal_bw, equal_none, whole=None, system=None, 
                                  for i in range(spec.cons.contents.nreplaced)]
         if spec.cons else [],
         "conflicts": [cons[res.conflict[i]] for i in range(res.nconflict)],
+        **spares_total(net),
         "dims": [{"dim": d + 1, "topology": lib.weft_topology_name(net.topology[d]).decode(),
-                  "npus": net.npus[d], "bw_gbps": num(res.bw_gbps[d]) if solved else None,
+                  "npus": net.npus[d], **spares_dim(net, d),
+                  "bw_gbps": num(res.bw_gbps[d]) if solved else None,
                   "used": not (res.dim_flags[d] & DIM_UNUSED)} for d in range(D)],
     }
     if whole is not None:

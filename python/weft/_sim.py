@@ -160,7 +160,8 @@ class Run:
                          "endpoint_delay_ns": num(s.endpoint_delay_ns),
                          **({"like": "astra-sim"} if s.like else {})},
             "dims": [{"dim": d + 1, "topology": lib.weft_topology_name(net.topology[d]).decode(),
-                      "npus": net.npus[d], "bw_gbps": num(self.bw[d]),
+                      "npus": net.npus[d], **({"spares": net.spares[d]} if net.spares[d] else {}),
+                      "bw_gbps": num(self.bw[d]),
                       "algorithm": lib.weft_algorithm_name(s.algorithm[d]).decode(),
                       "latency_ns": num(s.latency_ns[d])} for d in range(D)],
         }

@@ -228,6 +228,23 @@ static int parts_conflict(const WeftYamlNode *map, const char *file, const WeftN
   return WEFT_OK;
 }
 
+/* Active: the NPUs of each dim that work (0: all), the rest spares
+ * (weft_network_set_active, the rule --active and Python share). */
+static int active_key(const WeftYamlNode *map, const char *file, const char *ftopo,
+                      WeftNetwork *net, WeftError *err) {
+  const WeftYamlNode *key;
+  const WeftYamlNode *seq = weft_yaml_get(map, "Active|active", &key);
+  double a[WEFT_MAX_DIMS] = {0};
+  int lines[WEFT_MAX_DIMS] = {0};
+  if (!seq) return WEFT_OK;
+  int rc = per_dim(map, "Active|active", file, ftopo, net->ndims, -HUGE_VAL, HUGE_VAL, 0, a, err);
+  if (rc) return rc;
+  for (int d = 0; d < net->ndims; d++) lines[d] = seq->child[d]->line;
+  char field[WEFT_NAME_LEN];
+  snprintf(field, sizeof field, "%s", key->text);
+  return weft_network_set_active(net, a, net->ndims, file, lines, field, err);
+}
+
 /* The cluster a `Cluster:` key names, its errors placed at the key. */
 static int named_cluster(const WeftYamlNode *key, const WeftYamlNode *v, const char *file,
                          const char *zoo_dir, WeftCluster *c, WeftError *err) {
@@ -252,7 +269,7 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zo
                                      "CostDimension|cost_dimension", "Efficiency|efficiency",
                                      "LatencyNs|latency_ns", "bandwidth", "latency",
                                      "Cluster|cluster", "LinkGBps|link_gbps",
-                                     "MaxLinks|max_links", "Parts|parts", NULL};
+                                     "MaxLinks|max_links", "Parts|parts", "Active|active", NULL};
   const WeftYamlNode *topo, *npus, *cost, *ckey, *cval;
   char ftopo[WEFT_NAME_LEN] = "Topology", fnpus[WEFT_NAME_LEN],
        fcost[WEFT_NAME_LEN] = "CostDimension";
@@ -347,7 +364,8 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zo
     return rc;
   if ((rc = parts_key(map, file, ffirst, net, err)) ||
       (rc = links_keys(map, file, ffirst, net, err)) ||
-      (rc = parts_conflict(map, file, net, err)))
+      (rc = parts_conflict(map, file, net, err)) ||
+      (rc = active_key(map, file, ffirst, net, err)))
     return rc;
   return astra_keys(map, file, ffirst, net, err);
 }

@@ -152,10 +152,10 @@ int weft_cluster_apply(const WeftCluster *c, WeftNetwork *net, WeftError *err) {
                             "dim %d is a %s, cluster %s's tier %d (%s) is a %s", d + 1,
                             weft_topology_name(net->topology[d]), c->name, d + 1, t->name,
                             weft_topology_name(t->topology));
-    if (t->npus > 0 && net->npus[d] > t->npus)
+    if (t->npus > 0 && net->npus[d] + net->spares[d] > t->npus)  /* spares are in the tier */
       return weft_error_set(err, WEFT_EINPUT, net->file, net->line[d], 0, "NpusCount",
                             "dim %d has %d NPUs, cluster %s's tier %d (%s) joins %d", d + 1,
-                            net->npus[d], c->name, d + 1, t->name, t->npus);
+                            net->npus[d] + net->spares[d], c->name, d + 1, t->name, t->npus);
   }
   for (int d = 0; d < net->ndims; d++) {  /* checked: now fill, all or nothing */
     const WeftClusterTier *t = &c->tier[d];

@@ -1,5 +1,6 @@
 /* network.c — multi-dimensional network shape and LIBRA's cost model.
  * Cost is linear in the per-NPU bandwidth B_d of each dim. */
+#include <math.h>
 #include <string.h>
 
 #include "weft.h"
@@ -19,6 +20,36 @@ double weft_network_npus_total(const WeftNetwork *net) {
   return n;
 }
 
+double weft_network_npus_bought(const WeftNetwork *net) {
+  double n = 1.0;
+  for (int d = 0; d < net->ndims; d++) n *= net->npus[d] + net->spares[d];
+  return n;
+}
+
+int weft_network_set_active(WeftNetwork *net, const double *active, int n, const char *file,
+                            const int *lines, const char *field, WeftError *err) {
+  if (!net || !active)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, field, "no network or active list");
+  if (n != net->ndims)
+    return weft_error_set(err, WEFT_EINPUT, file, lines && n > 0 ? lines[0] : 0, 0, field,
+                          "%s has %d entr%s, the network has %d dim%s", field, n,
+                          n == 1 ? "y" : "ies", net->ndims, net->ndims == 1 ? "" : "s");
+  WeftNetwork t = *net;  /* net is left as it was on failure */
+  for (int d = 0; d < n; d++) {
+    int all = net->npus[d] + net->spares[d];
+    double a = active[d];
+    if (!(a >= 0.0) || a != floor(a) || a == 1.0 || a > all)
+      return weft_error_set(err, WEFT_EINPUT, file, lines ? lines[d] : 0, 0, field,
+                            "%s entry %d must be a whole number of NPUs from 2 to the dim's %d "
+                            "(0: all of them), got %g",
+                            field, d + 1, all, a);
+    t.npus[d] = a == 0.0 ? all : (int)a;
+    t.spares[d] = all - t.npus[d];
+  }
+  *net = t;
+  return WEFT_OK;
+}
+
 static const WeftCostClass *find_class(const WeftCostModel *cm, const char *name) {
   for (int i = 0; i < cm->nclasses; i++)
     if (strcmp(cm->cls[i].name, name) == 0) return &cm->cls[i];
@@ -30,7 +61,7 @@ static const WeftCostClass *find_class(const WeftCostModel *cm, const char *name
  * (N/n)*(n(n-1))*(B/(n-1)), Switch (prod of outer dims)*(prod of inner dims)*B. */
 int weft_cost_per_gbps(const WeftNetwork *net, const WeftCostModel *cm,
                        double *usd_per_gbps, WeftError *err) {
-  double n = weft_network_npus_total(net);
+  double n = weft_network_npus_bought(net);  /* spares are bought: they count */
   for (int d = 0; d < net->ndims; d++) {
     if (net->part[d][0] && strncmp(net->cost_dim[d], "part:", 5) != 0) /* never bound */
       return weft_error_set(err, WEFT_EINPUT, net->file, net->part_line[d], 0, "Parts",

@@ -1,6 +1,7 @@
 /* shapes.c — every network shape over fixed building blocks: the ordered
  * factorizations of the NPU count into ndims factors, each within its
- * bounds; and the default bound of a block (the sizes real systems have). */
+ * bounds; the default bound of a block (the sizes real systems have); and
+ * a given network's variants with part of a dim idle (its actives). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,5 +141,50 @@ int weft_network_shapes(const WeftTopology *topo, const char (*cost_dim)[WEFT_NA
   walk(&w, 0, npus);
   *out = w.out;
   *n = total;
+  return WEFT_OK;
+}
+
+/* Dim d's candidate active count, or 0 when it has none (search.h). */
+static int active_candidate(const WeftNetwork *net, int d) {
+  int n = net->npus[d], a = 1;
+  if (net->spares[d] > 0 || n < 2 || (n & (n - 1)) == 0) return 0;
+  while (a <= n / 2) a *= 2;  /* the largest power of two below n */
+  return 4LL * a >= 3LL * n && a >= 2 ? a : 0;
+}
+
+int weft_network_actives(const WeftNetwork *in, size_t nin, WeftNetwork **out, size_t *nout,
+                         WeftError *err) {
+  if (out) *out = NULL;
+  if (nout) *nout = 0;
+  if ((!in && nin) || !out || !nout)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "null argument");
+  size_t total = 0;
+  for (size_t k = 0; k < nin; k++) {
+    size_t here = 1;
+    for (int d = 0; d < in[k].ndims && d < WEFT_MAX_DIMS; d++)
+      if (active_candidate(&in[k], d)) here *= 2;
+    total += here;
+  }
+  WeftNetwork *o = malloc((total ? total : 1) * sizeof *o);
+  if (!o) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL,
+                                "out of memory");
+  size_t i = 0;
+  for (size_t k = 0; k < nin; k++) {
+    int cand[WEFT_MAX_DIMS], dims[WEFT_MAX_DIMS], nc = 0;
+    for (int d = 0; d < in[k].ndims && d < WEFT_MAX_DIMS; d++)
+      if ((cand[d] = active_candidate(&in[k], d))) dims[nc++] = d;
+    for (unsigned m = 0; m < 1u << nc; m++) {  /* bit j: dims[j] at its candidate */
+      WeftNetwork *v = &o[i++];
+      *v = in[k];
+      for (int j = 0; j < nc; j++)
+        if (m >> j & 1u) {
+          int d = dims[j];
+          v->spares[d] = v->npus[d] - cand[d];
+          v->npus[d] = cand[d];
+        }
+    }
+  }
+  *out = o;
+  *nout = total;
   return WEFT_OK;
 }

@@ -1,0 +1,1 @@
+optimize tests/fixtures/scenario_multi.yml --active 4,0
