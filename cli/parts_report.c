@@ -16,15 +16,16 @@ static Bom bom(const Report *r, int d) {
   const WeftNetwork *net = r->spec->net;
   Bom b = {0};
   double bw = r->res->bw_gbps[d], inst;
-  b.npus_total = weft_network_npus_total(net);
-  inst = b.npus_total / net->npus[d];  /* copies of the dim */
+  double nd = net->npus[d] + net->spares[d];  /* the dim's NPUs bought: spares have parts */
+  b.npus_total = weft_network_npus_bought(net);
+  inst = b.npus_total / nd;  /* copies of the dim */
   b.links = r->whole && r->whole->link_gbps[d] > 0.0 ? r->whole->links[d] : bw / p->rate_gbps;
   b.endpoints = b.npus_total * b.links * p->endpoints;
   b.switch_ports = b.npus_total * b.links * p->switch_ports;
   b.optics = b.npus_total * b.links * p->optics;
   b.cables = b.npus_total * b.links * p->cables;
   if (p->tiers == 1)
-    b.switches = inst * ceil(net->npus[d] * ceil(b.links - 1e-9) / p->radix);
+    b.switches = inst * ceil(nd * ceil(b.links - 1e-9) / p->radix);
   for (int t = 0; p->tiers > 1 && t < p->tiers; t++)
     b.switches += inst * ceil(b.links - 1e-9) * p->tier_switches[t];
   b.cost_usd = p->usd_per_gbps * bw * b.npus_total;

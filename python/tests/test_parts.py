@@ -107,3 +107,21 @@ def test_part_dims_keep_their_rate_and_limit():
     same(py, cli("optimize", GPT3, "--parts-per-dim", ",".join(PARTS), "--max-links",
                  "8,18,10,4"))
     assert py["max_links"] == [8, 18, 10, 4]
+
+
+def test_spares_have_parts():
+    # 64 of each rack's 72 GPUs work: the bill of materials counts the 1152
+    # GPUs bought (18 NVLink 5 links each, 18 NVSwitch chips a rack), as the
+    # CLI's, and its total is the optimizer's network cost
+    args = dict(model="deepseek-v3", tp=1, pp=16, ep=64, zero=1, recompute="full",
+                order="tp,dp,pp", network=G + "parts_active_nvl72.yml",
+                cost_model="data/validation/cost.yml", constraint=["B1 = 900", "B2 = 50"])
+    py = weft.optimize(**args)
+    same(py, cli("optimize", "--model", "deepseek-v3", "--tp", "1", "--pp", "16", "--ep", "64",
+                 "--zero", "1", "--recompute", "full", "--order", "tp,dp,pp", "--network",
+                 G + "parts_active_nvl72.yml", "--cost-model", "data/validation/cost.yml",
+                 "--constraint", "B1 = 900", "--constraint", "B2 = 50"))
+    b1 = py["parts"][0]["total"]
+    assert (b1["endpoints"], b1["switches"]) == (1152 * 18, 16 * 18)
+    assert sum(p["total"]["cost_usd"] for p in py["parts"]) == pytest.approx(py["cost_usd"],
+                                                                              rel=1e-12)

@@ -112,12 +112,13 @@ def parts_dict(sc, d, res, whole, solved):
         out["total"] = None
         return out
     bw = res.bw_gbps[d]
-    total = lib.weft_network_npus_total(byref(net))
-    inst = total / net.npus[d]
+    nd = net.npus[d] + net.spares[d]  # the dim's NPUs bought: spares have parts too
+    total = lib.weft_network_npus_bought(byref(net))
+    inst = total / nd
     links = whole.links[d] if whole is not None and whole.link_gbps[d] > 0 else bw / p.rate_gbps
     whole_links = math.ceil(links - 1e-9)
     if p.tiers == 1:
-        switches = inst * math.ceil(net.npus[d] * whole_links / p.radix)
+        switches = inst * math.ceil(nd * whole_links / p.radix)
     else:
         switches = float(sum(inst * whole_links * p.tier_switches[t] for t in range(p.tiers)))
     out["total"] = {"links_per_npu": num(links), "endpoints": num(total * links * p.endpoints),

@@ -147,7 +147,8 @@ int weft_network_bind_parts(WeftNetwork *net, WeftCostModel *cm, const WeftParts
                               one, weft_parts_file(cat, 1)[0] ? " nor in " : "",
                               weft_parts_file(cat, 1));
     }
-    int rc = weft_parts_dim(cat, first, t.topology[d], t.npus[d], &dp, err);
+    /* the switches a dim needs are sized by the NPUs bought (spares are wired too) */
+    int rc = weft_parts_dim(cat, first, t.topology[d], t.npus[d] + t.spares[d], &dp, err);
     if (rc) return rc;
     t.link_gbps[d] = dp.rate_gbps;
     t.links_line[d] = t.part_line[d];

@@ -1,0 +1,1 @@
+optimize --model deepseek-v3 --tp 1 --pp 16 --ep 64 --zero 1 --recompute full --order tp,dp,pp --network tests/golden/inputs/parts_active_nvl72.yml --cost-model data/validation/cost.yml --constraint 'B1 = 900' --constraint 'B2 = 50'
