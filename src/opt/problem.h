@@ -112,11 +112,15 @@ struct WeftProblem {
   double *lp_A, *lp_b;
   int *lp_rel;
   int fast;       /* 1: solved as the separable program (see sep.h) */
+  int path;       /* the last solve's answer came from: WEFT_PATH_* */
   int pinned;     /* 1: the equalities fix the design, pin_bw (pinned.c) */
   double pin_bw[WEFT_MAX_DIMS];
   Sep sep;
   General gen;
 };
+
+/* Which path gave the last solve's answer (p->path; the unit tests read it). */
+enum { WEFT_PATH_NONE, WEFT_PATH_PINNED, WEFT_PATH_FAST, WEFT_PATH_GENERAL };
 
 /* problem.c: a copy of t under other constraints (its spec otherwise): the
  * workload's patterns and time rows are copied, not rebuilt (whole links'

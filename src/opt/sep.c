@@ -28,19 +28,12 @@ static int *take_i(Carve *cv, int n) {
 
 /* Reduce the scaled equalities [A | b] (ne x nb) to u_piv = b' - A'.u_free
  * with complete pivoting, s (column nb-1 when ppc) last. piv[e] gets each
- * row's unknown. With a constant cost (c0 > 0) s is taken too when every
- * other pivot is below SEP_S_PIVOT of its: an NPU capex 1e6 times the
- * network's leaves the cost row's y terms ~1e-6 of its s term, and a pivot
- * that small would amplify the iterate's error into the design (the general
- * path then solves it). Returns 0, or -1 when a pivot vanishes. */
-#define SEP_S_PIVOT 1.0
-static int eliminate(double *A, double *b, int ne, int nb, int ppc, int c0, int *piv) {
+ * row's unknown. Returns 0, or -1 when a pivot vanishes. */
+static int eliminate(double *A, double *b, int ne, int nb, int ppc, int *piv) {
   int used[2 * WEFT_MAX_DIMS + 2] = {0};
   for (int e = 0; e < ne; e++) {
-    int br = -1, bc = -1, sr = -1;
-    double best = 0.0, sbest = 0.0;
-    for (int i = e; ppc && c0 && i < ne && !used[nb - 1]; i++) /* s's largest */
-      if (fabs(A[i * nb + nb - 1]) > sbest) { sbest = fabs(A[i * nb + nb - 1]); sr = i; }
+    int br = -1, bc = -1;
+    double best = 0.0;
     for (int pass = 0; pass < 2 && br < 0; pass++) /* s only when nothing else will do */
       for (int i = e; i < ne; i++)
         for (int k = 0; k < nb; k++) {
@@ -51,7 +44,6 @@ static int eliminate(double *A, double *b, int ne, int nb, int ppc, int c0, int 
             bc = k;
           }
         }
-    if (sr >= 0 && bc != nb - 1 && best < SEP_S_PIVOT * sbest) { br = sr; bc = nb - 1; }
     if (br < 0) return -1;
     if (br != e) {
       for (int k = 0; k < nb; k++) { double t = A[e * nb + k]; A[e * nb + k] = A[br * nb + k]; A[br * nb + k] = t; }
@@ -103,12 +95,17 @@ static int sub_row(const Sep *s, const double *ru, double gamma, double rhs, dou
 int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double cost_min) {
   Sep *s = &p->sep;
   int D = p->D, P = p->npat, ppc = weft_problem_is_tc(p);
-  int npair = 0, nfree = 0, nb = D + ppc, ne = p->neq + ppc;
+  /* With a constant cost (c0 > 0) the cost row g.y + c0 s = 1 is kept as
+   * the inequality g.y + c0 s <= 1 (crow), not solved for an unknown: every
+   * other row is homogeneous in (y, s, w) and the objective falls as they
+   * grow, so the row is tight at the optimum (docs/model.md "System cost"). */
+  int crow = ppc && p->oc0 > 0.0;
+  int npair = 0, nfree = 0, nb = D + ppc, ne = p->neq + (ppc && !crow);
   for (int k = 0; k < P * D; k++) npair += p->u[k] > 0;
   for (int d = 0; d < D; d++) nfree += !p->used[d]; /* only they need a B >= 0 row */
   double Ctot = 0.0;
   for (int j = 0; j < p->njobs; j++) Ctot += p->job[j].weight * p->job[j].C[0];
-  int nf = nb - ne, n = nf + P, mmax = npair + p->nle + nfree + 1;
+  int nf = nb - ne, n = nf + P, mmax = npair + p->nle + nfree + 1 + crow;
   s->D = D;
   s->nb = nb;
   s->np = P;
@@ -171,16 +168,15 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
     if (e < p->neq) {
       for (int d = 0; d < D; d++) a[d] = p->Geq[(size_t)e * (size_t)D + (size_t)d];
       if (ppc) a[D] = -p->heq[e]; else b[e] = p->heq[e];
-    } else { /* the cost row ocg.y + oc0 s = 1 */
+    } else { /* the cost row ocg.y = 1 (oc0 = 0) */
       for (int d = 0; d < D; d++) a[d] = p->ocg[d];
-      a[D] = p->oc0;
       b[e] = 1.0;
     }
     for (int k = 0; k < nb; k++) { a[k] *= s->xs[k]; mx = fabs(a[k]) > mx ? fabs(a[k]) : mx; }
     for (int k = 0; k < nb; k++) a[k] /= mx;
     b[e] /= mx;
   }
-  if (eliminate(A, b, ne, nb, ppc, p->oc0 > 0.0, piv)) return WEFT_OK; /* p->fast = 0: general path */
+  if (eliminate(A, b, ne, nb, ppc, piv)) return WEFT_OK; /* p->fast = 0: general path */
   /* fidx[k]: k's index among the free unknowns, or -(e + 2) when row e's
    * pivot (-1 while unassigned). */
   for (int k = 0; k < nb; k++) fidx[k] = -1;
@@ -235,7 +231,8 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
     s->x0[nf + k] = 1.0;
   }
   /* Rows: the coupling rows u_pd w_p - B_d <= 0, the user rows (perf-per-
-   * cost: G y - h s <= 0), B_d >= 0 for unused dims, s >= 0 if it needs it. */
+   * cost: G y - h s <= 0), B_d >= 0 for unused dims, s >= 0 if it needs it,
+   * the cost row ocg.y + oc0 s <= 1 when kept (crow). */
   int m = 0;
   double ru[WEFT_MAX_DIMS + 1];
   for (int k = 0; k < P; k++) {
@@ -250,7 +247,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
     }
   }
   s->pat0[P] = m;
-  for (int r = 0; r < p->nle + D + 1; r++) {
+  for (int r = 0; r < p->nle + D + 1 + crow; r++) {
     double rhs = 0.0;
     int bnd = -1; /* the unknown of a bound row */
     memset(ru, 0, sizeof ru);
@@ -260,9 +257,13 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
     } else if (r < p->nle + D) {
       bnd = r - p->nle;
       if (p->used[bnd]) continue;
-    } else {
+    } else if (r == p->nle + D) {
       bnd = D;
       if (!ppc || s->is < 0 || Ctot > 0.0) continue;
+    } else { /* the cost row: y and s at their scales */
+      for (int d = 0; d < D; d++) ru[d] = p->ocg[d] * s->xs[d];
+      ru[D] = p->oc0 * s->xs[D];
+      rhs = 1.0;
     }
     if (bnd >= 0) ru[bnd] = -1.0;
     if (!sub_row(s, ru, 0.0, rhs, s->Mf + m * nf, &s->g[m], &s->h[m])) {

@@ -5,7 +5,10 @@
  * pattern bound u_pd/B_d <= tau_p becoming the linear row u_pd w_p <= B_d.
  * The equalities are solved for some bandwidth unknowns once, at build
  * time; the interior-point method then runs on the nf free ones and the
- * rates, with inequality rows only. */
+ * rates, with inequality rows only. With a constant cost (c0 > 0) the cost
+ * row c0 s + g.y = 1 is not among them but the row c0 s + g.y <= 1, tight
+ * at the optimum: solving it for s would leave 1/s not separable, and for
+ * a y_d amplify s's error by c0 s / g.y (1e6 when c0 dominates). */
 #ifndef WEFT_SEP_H
 #define WEFT_SEP_H
 

@@ -210,6 +210,7 @@ int weft_problem_solve(WeftProblem *p, const WeftSettings *settings, WeftResult 
     return WEFT_EINVAL;
   }
   res->ndims = p->D;
+  p->path = WEFT_PATH_NONE;
   for (int d = 0; d < p->D; d++) res->dim_flags[d] = p->used[d] ? 0 : WEFT_DIM_UNUSED;
   if (p->pre_status != WEFT_STATUS_SOLVED) {
     settled(p, res);
@@ -219,6 +220,7 @@ int weft_problem_solve(WeftProblem *p, const WeftSettings *settings, WeftResult 
   int its = 0, ist;
   if (p->pinned) { /* the feasible set is this one point: its objective is the optimum */
     memcpy(bw, p->pin_bw, sizeof bw);
+    p->path = WEFT_PATH_PINNED;
     finish(p, settings, bw, weft_problem_objective(p, bw, NULL), 0, IPM_SOLVED, res);
     if (res->status == WEFT_STATUS_SOLVED)
       snprintf(res->message, sizeof res->message,
@@ -228,6 +230,7 @@ int weft_problem_solve(WeftProblem *p, const WeftSettings *settings, WeftResult 
   if (p->fast) {
     ist = weft_sep_solve(p, settings, bw, &lb, &its);
     finish(p, settings, bw, lb, its, ist, res);
+    p->path = WEFT_PATH_FAST;
     if (res->status == WEFT_STATUS_SOLVED) return WEFT_OK;
     /* Not certified, or not verified: the general path tries from its own
      * start, with an iteration budget of its own. */
@@ -238,6 +241,7 @@ int weft_problem_solve(WeftProblem *p, const WeftSettings *settings, WeftResult 
       return WEFT_OK;
     }
     int its2 = 0;
+    p->path = WEFT_PATH_GENERAL;
     p->fast = 0;  /* finish() then reads the general path's state */
     ist = weft_general_solve(p, settings, bw, &lb, &its2);
     finish(p, settings, bw, lb, its + its2, ist, res);
@@ -246,5 +250,6 @@ int weft_problem_solve(WeftProblem *p, const WeftSettings *settings, WeftResult 
   }
   ist = weft_general_solve(p, settings, bw, &lb, &its);
   finish(p, settings, bw, lb, its, ist, res);
+  p->path = WEFT_PATH_GENERAL;
   return WEFT_OK;
 }

@@ -1,7 +1,8 @@
 /* test_syscost.c — system cost (docs/model.md "System cost"): the cost
  * model's system figures and their ranges, the report's figures by hand,
  * perf-per-cost with an NPU capex and cost-per-iteration against a closed
- * form, a brute-force grid, and the certificate on random problems. */
+ * form, a brute-force grid, the certificate on random problems, and the
+ * fast path against the general one over c0 from 1e-6 to 1e6 times the network. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "../test.h"
 #include "common/randprob.h"
+#include "opt/problem.h" /* p->path: which solver path answered */
 #include "weft.h"
 
 #define NS_PER_YEAR (365.25 * 86400.0 * 1e9)
@@ -168,6 +170,7 @@ static void check_closed_form(Two *t, double C, double a, double b, double r0, d
   if (!p) return;
   CHECK_EQ_INT(weft_problem_solve(p, NULL, &r), WEFT_OK);
   CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
+  CHECK_EQ_INT(p->path, WEFT_PATH_FAST); /* one time row: the separable program, c0 and all */
   double L = sqrt(r0 / C), S = sqrt(a * pp) + sqrt(b * qq);
   /* the objective is certified to 1e-9; flat (quadratic) at its minimum,
    * it pins the design to ~sqrt of that */
@@ -291,6 +294,7 @@ static void brute_force_c0(void) {
     if (!p) { weft_workload_free(t.wl); continue; }
     weft_problem_solve(p, NULL, &r);
     CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
+    CHECK_EQ_INT(p->path, WEFT_PATH_FAST);
     CHECK(r.gap <= 1e-9);
     double best = HUGE_VAL, top = kind == 0 ? 400.0 : 4.0 * (r.bw_gbps[0] + r.bw_gbps[1]);
     int steps = 500;
@@ -361,6 +365,139 @@ static void random_with_capex(void) {
   CHECK_EQ_INT(bad, 0);
 }
 
+/* --- the fast path with c0 > 0, against the general path ------------------- */
+
+/* Solve spec on the general path alone (the fast path's switch off), as
+ * solve.c does when the fast path does not certify. */
+static int solve_general(const WeftSpec *spec, WeftResult *res) {
+  WeftProblem *p = NULL;
+  WeftError e;
+  int rc = weft_problem_create(spec, &p, &e);
+  if (!rc && !p->pinned && p->pre_status == WEFT_STATUS_SOLVED) {
+    rc = weft_general_prepare(p);
+    p->fast = 0;
+  }
+  if (!rc) rc = weft_problem_solve(p, NULL, res);
+  if (!rc && !p->pinned) CHECK(p->path == WEFT_PATH_GENERAL || res->status != WEFT_STATUS_SOLVED);
+  weft_problem_free(p);
+  return rc;
+}
+
+/* randprob's problems (2..8 dims; scales 1e-6..1e12; with prices per dim
+ * drawn up to 1e18 apart every other one), perf-per-cost and cost-per-
+ * iteration, no-overlap and tp-dp-overlap, with a constant cost c0 of
+ * 10^U(-6, 6) times the network cost at the c0 = 0 optimum (the equal
+ * split's where that has none): each is solved, passes randprob_check and
+ * matches the general path's answer on the same problem to 1e-9 (relative
+ * objective), each path's bound below both objectives; the ratio c0 /
+ * network cost at the optimum found spans 1e-6..1e6. The fast path: a no-
+ * overlap problem whose c0 = 0 twin it answers, it answers with c0 too
+ * (before, c0 outweighing the start's network sent it to the general path)
+ * -- every one with narrow prices; with wide prices the optimum can sit
+ * 1e4 times the cheapest start's bandwidth on a dear dim, and the rates'
+ * Newton steps (at most 1.5x each) may not get there: the general path
+ * then answers (exactly, in more time), in at most a quarter of them. */
+static void random_c0_fast_vs_general(void) {
+  RandOpts narrow = {2, 8, 16, -6.0, 12.0, 0, 0}, wide = {2, 6, 8, -6.0, 12.0, 0, 1};
+  uint64_t st = 2026112623;
+  int bad = 0, nsolved = 0, twin[2] = {0, 0}, fast[2] = {0, 0};
+  double rmin = HUGE_VAL, rmax = 0.0;
+  rs = 2222;
+  for (int i = 0; i < 320; i++) {
+    RandProb r;
+    WeftProblem *p = NULL;
+    WeftResult res, gen, ref;
+    WeftError e;
+    char why[512];
+    int w = i % 2;
+    if (randprob_make(&r, &st, w ? &wide : &narrow)) {
+      CHECK(!"a random problem could not be built");
+      randprob_free(&r);
+      continue;
+    }
+    int cpi = (i / 2) % 2, noov = (i / 4) % 2, twin_fast = 0;
+    r.spec.loop = noov ? WEFT_LOOP_NO_OVERLAP : WEFT_LOOP_TP_DP_OVERLAP;
+    /* The scale: the network cost at the optimum without c0. */
+    double cpg[WEFT_MAX_DIMS], net = 0.0, npus = weft_network_npus_total(&r.net);
+    CHECK_EQ_INT(weft_cost_per_gbps(&r.net, &r.cm, cpg, &e), WEFT_OK);
+    for (int d = 0; d < r.net.ndims; d++) net += cpg[d] * r.R / r.net.ndims;
+    r.spec.objective = WEFT_OBJ_PERF_PER_COST;
+    if (weft_problem_create(&r.spec, &p, &e) == WEFT_OK &&
+        weft_problem_solve(p, NULL, &ref) == WEFT_OK && ref.status == WEFT_STATUS_SOLVED) {
+      net = ref.eval.cost_usd;
+      twin_fast = p->path == WEFT_PATH_FAST;
+    }
+    weft_problem_free(p);
+    p = NULL;
+    /* c0 = N Npu (+ N NpuPowerW x PUE x price x lifetime for cost-per-
+     * iteration, half of it), at 10^U(-6, 6) of that. */
+    double rho = pow(10.0, 12.0 * urand() - 6.0), c0 = rho * net, kl = 0.0;
+    set_sys(&r.cm, "Pue", 1.25);
+    set_sys(&r.cm, "ElectricityUsdPerKwh", 0.1);
+    set_sys(&r.cm, "LifetimeYears", 2.0);
+    if (cpi) kl = 1.25 * 0.1 / 3.6e15 * 2.0 * NS_PER_YEAR; /* $ per W over the lifetime */
+    double npu = (cpi ? 0.5 : 1.0) * c0 / npus, watts = cpi ? 0.5 * c0 / npus / kl : 0.0;
+    if (!(npu >= 1e-300 && npu <= 1e12 && (!cpi || (watts >= 1e-300 && watts <= 1e9)))) {
+      randprob_free(&r); /* out of the cost model's ranges */
+      continue;
+    }
+    set_sys(&r.cm, "Npu", npu);
+    if (cpi) set_sys(&r.cm, "NpuPowerW", watts);
+    r.spec.objective = cpi ? WEFT_OBJ_COST_PER_ITERATION : WEFT_OBJ_PERF_PER_COST;
+    if (weft_problem_create(&r.spec, &p, &e)) {
+      CHECK(!"a random problem could not be created");
+      randprob_free(&r);
+      continue;
+    }
+    CHECK_EQ_INT(weft_problem_solve(p, NULL, &res), WEFT_OK);
+    int ok = randprob_check(&r, p, &res, why, sizeof why);
+    CHECK_EQ_INT(solve_general(&r.spec, &gen), WEFT_OK);
+    if (ok && gen.status == WEFT_STATUS_SOLVED) {
+      double o1 = res.objective, o2 = gen.objective;
+      if (!(fabs(o1 - o2) <= 1e-9 * fmin(o1, o2))) {
+        ok = 0;
+        snprintf(why, sizeof why, "objective %.17g, the general path's %.17g", o1, o2);
+      } else if (!(res.lower_bound <= fmin(o1, o2) * (1 + 1e-12) &&
+                   gen.lower_bound <= fmin(o1, o2) * (1 + 1e-12))) {
+        ok = 0;
+        snprintf(why, sizeof why, "bounds %.17g, %.17g above an objective %.17g", res.lower_bound,
+                 gen.lower_bound, fmin(o1, o2));
+      }
+    } else if (ok) {
+      ok = 0;
+      snprintf(why, sizeof why, "the general path: status %d, %s", gen.status, gen.message);
+    }
+    if (ok) {
+      double c0_at = res.eval.npu_cost_usd + res.eval.npu_power_w * kl;
+      double net_at = res.eval.cost_usd + res.eval.network_power_w * kl;
+      rmin = fmin(rmin, c0_at / net_at);
+      rmax = fmax(rmax, c0_at / net_at);
+      nsolved++;
+    }
+    if (noov && twin_fast) {
+      twin[w]++;
+      fast[w] += p->path == WEFT_PATH_FAST;
+      if (p->path != WEFT_PATH_FAST && !w && ok) {
+        ok = 0;
+        snprintf(why, sizeof why, "answered by the general path, its c0 = 0 twin by the fast one");
+      }
+    }
+    if (!ok && bad++ < 5)
+      fprintf(stderr, "  problem %d (%d dims, %s, %s, c0/net %.3g): %s\n", i, r.net.ndims,
+              weft_objective_name(r.spec.objective), weft_loop_name(r.spec.loop), rho, why);
+    weft_problem_free(p);
+    randprob_free(&r);
+  }
+  if (getenv("WEFT_RANDOM_DEBUG"))
+    fprintf(stderr, "  c0: %d solved; fast path %d of %d (narrow), %d of %d (wide); c0/net %.3g..%.3g\n",
+            nsolved, fast[0], twin[0], fast[1], twin[1], rmin, rmax);
+  CHECK_EQ_INT(bad, 0);
+  CHECK(nsolved >= 200);
+  CHECK(twin[0] >= 30 && fast[0] == twin[0]);
+  CHECK(twin[1] >= 20 && 4 * fast[1] >= 3 * twin[1]);
+  CHECK(rmin <= 1e-5 && rmax >= 1e5); /* the range claimed, at the optimum */
+}
+
 const TestCase suite_syscost[] = {
     {"syscost_keys_read", system_keys_read},
     {"syscost_figures_by_hand", figures_by_hand},
@@ -369,5 +506,6 @@ const TestCase suite_syscost[] = {
     {"syscost_no_system_unchanged", no_system_unchanged},
     {"syscost_brute_force_c0", brute_force_c0},
     {"syscost_random_with_capex", random_with_capex},
+    {"syscost_random_c0_fast_vs_general", random_c0_fast_vs_general},
     {0, 0},
 };
