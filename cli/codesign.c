@@ -166,6 +166,7 @@ static int int_list(int k, const char *v, long lo, long hi, int max, int *out, i
 /* Everything codesign owns; freed in one place. */
 typedef struct {
   WeftNetwork *nets;
+  WeftDimParts (*parts)[WEFT_MAX_DIMS]; /* per network, when some names parts */
   WeftCodesignSummary *sum;
   CsCsv csv;
   FILE *plot_points;  /* (cost_usd, time_ns) of every OK point, for --plot */
@@ -177,6 +178,7 @@ static int finish(State *st, int code) {
   if (st->plot_points) fclose(st->plot_points);
   weft_codesign_summary_free(st->sum);
   free(st->nets);
+  free(st->parts);
   cli_mpi_finalize();
   return code;
 }
@@ -433,8 +435,8 @@ int cmd_codesign(int argc, char **argv) {
   size_t nnets = (size_t)a.nnets;
   CsBlockArgs ba = {a.val[O_BLOCKS], a.val[O_DIMS], a.val[O_MAXDIM], a.val[O_COSTDIMS]};
   rc = a.nnets > 0
-           ? cs_networks_from_files(a.nets, a.nnets, zoo, npus, &cost, &st.nets, networks,
-                                    sizeof networks)
+           ? cs_networks_from_files(a.nets, a.nnets, zoo, npus, &cost, &st.nets, &nnets,
+                                    &st.parts, networks, sizeof networks)
            : cs_networks_from_blocks(&ba, npus, &cost, &st.nets, &nnets, &st.rep, networks,
                                      sizeof networks);
   if (!rc) {  /* the device as every command takes it: --device, the clusters' GPU, a100 */
@@ -467,6 +469,9 @@ int cmd_codesign(int argc, char **argv) {
   CsReport *r = &st.rep;
   r->spec = &spec;
   r->npus = npus;
+  r->parts = (const WeftDimParts(*)[WEFT_MAX_DIMS])st.parts;
+  r->system = weft_cost_model_has_system(&cost) || spec.objective == WEFT_OBJ_COST_PER_ITERATION;
+  weft_system_cost_resolved(&cost, &r->sys);
   r->networks = networks;
   r->cons = a.cons;
   r->ncons = a.ncons;

@@ -30,6 +30,9 @@ typedef struct {
   int ncons;
   int top;                    /* designs listed */
   int ndims;                  /* most dims over the networks (CSV columns) */
+  const WeftDimParts (*parts)[WEFT_MAX_DIMS]; /* per network, its dims' parts; NULL: none */
+  int system;                 /* show the system cost (docs/model.md "System cost") */
+  WeftSystemCost sys;         /* defaults filled in */
   /* Filled by cs_summarize from sum (views into it). */
   size_t count[CS_NSTATUS];
   const WeftIndexedPoint *example[CS_NSTATUS];  /* first point of each status, NULL when none */
@@ -43,9 +46,12 @@ typedef struct {
 /* The networks to search (codesign_nets.c); each returns 0 or an exit code
  * (printed), *nets malloc'd (the caller frees it, also on failure). From
  * files (a Cluster: key resolved in the zoo): each must have npus NPUs and
- * all the same dim count. */
+ * all the same dim count; networks naming parts are bound (a choice of parts
+ * expanded, *nnets counting each), their classes added to cm and *parts
+ * (malloc'd, one row per network; NULL when no network names a part). */
 int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo, int npus,
-                           const WeftCostModel *cm, WeftNetwork **nets, char *desc, size_t dsize);
+                           WeftCostModel *cm, WeftNetwork **nets, size_t *nnets,
+                           WeftDimParts (**parts)[WEFT_MAX_DIMS], char *desc, size_t dsize);
 /* Every shape over --blocks (option values, NULL when absent), each dim
  * within its bound, the bounds into r->bounds; desc says how many of what. */
 typedef struct {

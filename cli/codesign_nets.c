@@ -33,25 +33,30 @@ static int same_ci(const char *a, const char *b) {
   return *a == *b;
 }
 
-/* Networks from files: each must have npus NPUs and the same dim count.
+/* Networks from files: each must have npus NPUs and the same dim count; a
+ * network naming parts is bound to the catalog (a choice of parts: one
+ * network per combination) and its classes added to cm (weft_codesign_parts).
  * Returns 0 or an exit code (printed). */
 int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo, int npus,
-                           const WeftCostModel *cm, WeftNetwork **nets, char *desc, size_t dsize) {
+                           WeftCostModel *cm, WeftNetwork **nets, size_t *nnets,
+                           WeftDimParts (**parts)[WEFT_MAX_DIMS], char *desc, size_t dsize) {
   WeftNetwork *nt = *nets = calloc((size_t)nfiles, sizeof *nt);
+  *nnets = (size_t)nfiles;
+  *parts = NULL;
   if (!nt) {
     cli_fail("out of memory");
     return EXIT_RUNTIME;
   }
+  int any = 0;
   for (int k = 0; k < nfiles; k++) {
     WeftError err;
-    double cpg[WEFT_MAX_DIMS];
     WeftNetwork *net = &nt[k];
     int rc = weft_network_read_zoo(files[k], zoo, net, &err); /* a Cluster: key: the zoo's */
-    if (!rc) rc = weft_cost_per_gbps(net, cm, cpg, &err);
     if (rc) {
       cli_error(&err);
       return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
     }
+    any |= weft_network_has_parts(net);
     if (weft_network_npus_total(net) != (double)npus) {
       cli_fail("%s: the network has %.0f NPUs, --npus is %d", files[k],
                weft_network_npus_total(net), npus);
@@ -63,7 +68,30 @@ int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo
       return EXIT_USAGE;
     }
   }
-  snprintf(desc, dsize, "%d network file%s", nfiles, nfiles > 1 ? "s" : "");
+  WeftError err;
+  if (any) { /* parts bound, each choice one network of its own */
+    WeftNetwork *bound;
+    int nb;
+    int rc = weft_codesign_parts(nt, nfiles, zoo, NULL, cm, &bound, &nb, parts, &err);
+    if (rc) {
+      cli_error(&err);
+      return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    free(nt);
+    *nets = nt = bound;
+    *nnets = (size_t)nb;
+  }
+  for (size_t k = 0; k < *nnets; k++) {
+    double cpg[WEFT_MAX_DIMS];
+    int rc = weft_cost_per_gbps(&nt[k], cm, cpg, &err);
+    if (rc) {
+      cli_error(&err);
+      return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+  }
+  size_t at = (size_t)snprintf(desc, dsize, "%d network file%s", nfiles, nfiles > 1 ? "s" : "");
+  if (*nnets != (size_t)nfiles && at < dsize)
+    snprintf(desc + at, dsize - at, ", %zu networks with each choice of parts", *nnets);
   return 0;
 }
 

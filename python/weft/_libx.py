@@ -68,7 +68,8 @@ WeftDesignPoint = _s("WeftDesignPoint", [
     ("net", c_int), ("par", WeftParallel), ("status", c_int), ("time_ns", c_double),
     ("cost_usd", c_double), ("objective", c_double), ("bw_gbps", _D),
     ("equal_bw_gbps", c_double), ("equal_time_ns", c_double), ("mem_bytes", c_double),
-    ("gap", c_double), ("reason", c_char * 160)])
+    ("gap", c_double), ("capex_usd", c_double), ("power_w", c_double),
+    ("cost_per_iteration_usd", c_double), ("tokens", c_double), ("reason", c_char * 160)])
 PROGRESS_FN = CFUNCTYPE(None, c_void_p, c_size_t, c_size_t)
 WeftRunSettings = _s("WeftRunSettings", [("threads", c_int), ("progress", PROGRESS_FN),
                                          ("progress_ctx", c_void_p), ("rank", c_size_t),

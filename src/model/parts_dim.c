@@ -166,7 +166,8 @@ int weft_network_bind_parts(WeftNetwork *net, WeftCostModel *cm, const WeftParts
     k->link_usd_per_gbps = dp.link_usd_per_gbps;
     k->nic_usd_per_gbps = dp.nic_usd_per_gbps;
     k->switch_usd_per_gbps = dp.switch_usd_per_gbps;
-    k->has_link = k->has_nic = k->has_switch = 1;
+    k->power_w_per_gbps = dp.w_per_gbps;  /* so cost-per-iteration pays the parts' power */
+    k->has_link = k->has_nic = k->has_switch = k->has_power = 1;
     k->line = weft_parts_find(cat, first)->line;
     snprintf(t.cost_dim[d], sizeof t.cost_dim[d], "%s", k->name);
     if (dims) dims[d] = dp;

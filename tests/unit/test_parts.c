@@ -244,6 +244,13 @@ static void test_bind_network(void) {
   CHECK_NEAR(usd[0], 2048.0 * 41.0, 1e-12);
   CHECK_NEAR(usd[1], 2048.0 * 110.0, 1e-12);
   CHECK_NEAR(dims[1].usd_per_gbps, 110.0, 1e-12);
+  /* and the parts' power, so cost-per-iteration pays it: ring, the NIC's 20 W
+   * and half a 0 W cable per 50 GB/s, 0.4; the Switch 1.8 (as for 2048) */
+  double w[WEFT_MAX_DIMS];
+  CHECK_EQ_INT(weft_power_per_gbps(&net, &cm, w, &e), WEFT_OK);
+  CHECK_NEAR(w[0], 2048.0 * 0.4, 1e-12);
+  CHECK_NEAR(w[1], 2048.0 * 1.8, 1e-12);
+  CHECK_EQ_INT(weft_cost_model_has_system(&cm), 0);  /* no system figure was given */
   /* binding again replaces the classes, it does not add to them */
   CHECK_EQ_INT(weft_network_bind_parts(&net, &cm, cat, NULL, &e), WEFT_OK);
   CHECK_EQ_INT(cm.nclasses, 2);
