@@ -115,21 +115,12 @@ void report_json(FILE *out, const Report *r);
  * bill of materials; the JSON "parts" member (one entry per dim). */
 void report_parts_table(FILE *out, const Report *r);
 void report_parts_json(FILE *out, const Report *r);
-/* The bill of materials of dim d (part p) at B_d = bw with `links` links
- * per NPU (parts_report.c; optimize's and codesign's one): the cluster's
- * totals of each part, whole switches per tier, $ and W. */
-typedef struct {
-  double links, npus_total, endpoints, switch_ports, optics, cables, switches, cost_usd, power_w;
-  int tiers;
-  double tier_switches[WEFT_MAX_TIERS];
-} CliBom;
-CliBom cli_bom(const WeftNetwork *net, const WeftDimParts *p, int d, double bw, double links);
-/* The table of every bound dim's bill of materials (bw, links per dim), the
+/* The table of every bound dim's bill of materials (weft_parts_bom) (bw, links per dim), the
  * NPUs' row when sys is given (their count, N x Npu $, N x NpuPowerW W), and
  * the total; and one dim's as a JSON object (links_per_npu ... power_w). */
 void cli_bom_table(FILE *out, const WeftNetwork *net, const WeftDimParts *parts,
                    const double *bw, const double *links, const WeftSystemCost *sys);
-void cli_bom_json(FILE *out, const CliBom *b);
+void cli_bom_json(FILE *out, const WeftPartsBom *b);
 /* A choice of parts: every combination's objective (r->choices). */
 void report_choices_table(FILE *out, const Report *r);
 void report_choices_json(FILE *out, const Report *r);

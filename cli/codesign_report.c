@@ -205,7 +205,8 @@ static void bom_table(FILE *out, const CsReport *r) {
   fputs("  dim  part           links_per_npu  switches_by_tier\n", out);
   for (int d = 0; d < net->ndims; d++) {
     if (!parts[d].part[0]) continue;
-    CliBom b = cli_bom(net, &parts[d], d, bw[d], links[d]);
+    WeftPartsBom b;
+    weft_parts_bom(net, &parts[d], d, bw[d], links[d], &b);
     fprintf(out, "  B%-3d %-14s %13.0f ", d + 1, parts[d].part, links[d]);
     for (int t = 0; t < b.tiers; t++) fprintf(out, "%s%.0f", t ? " + " : " ", b.tier_switches[t]);
     fprintf(out, " (%s)\n", parts[d].switch_name[0] ? parts[d].switch_name : "no switch");
@@ -345,7 +346,8 @@ static void bom_json(FILE *out, const CsReport *r) {
   fprintf(out, "  \"bill_of_materials\": {\"point\": %zu, \"dims\": [", r->best[0].index);
   for (int d = 0, first = 1; d < net->ndims; d++) {
     if (!parts[d].part[0]) continue;
-    CliBom b = cli_bom(net, &parts[d], d, bw[d], links[d]);
+    WeftPartsBom b;
+    weft_parts_bom(net, &parts[d], d, bw[d], links[d], &b);
     fprintf(out, "%s\n    {\"dim\": %d, \"part\": ", first ? "" : ",", d + 1);
     first = 0;
     cli_json_str(out, parts[d].part);

@@ -1,41 +1,17 @@
 /* parts_report.c — the optimize report's parts: each dim's part, links per
  * NPU, $ and W per GB/s, and the network's bill of materials (docs/parts.md). */
 #include <math.h>
-#include <string.h>
 
 #include "cli.h"
 
-/* Dim d's figures at B_d = bw with `links` links per NPU: the cluster's
- * totals of each part, whole switches per tier (a single tier shares its
- * switches among an NPU's links; more tiers are one Fat-tree per link), $
- * and W. The one bill of materials of optimize and codesign. */
-CliBom cli_bom(const WeftNetwork *net, const WeftDimParts *p, int d, double bw, double links) {
-  CliBom b;
-  memset(&b, 0, sizeof b);
-  double inst;
-  b.npus_total = weft_network_npus_total(net);
-  inst = b.npus_total / net->npus[d];  /* copies of the dim */
-  b.links = links;
-  b.endpoints = b.npus_total * b.links * p->endpoints;
-  b.switch_ports = b.npus_total * b.links * p->switch_ports;
-  b.optics = b.npus_total * b.links * p->optics;
-  b.cables = b.npus_total * b.links * p->cables;
-  b.tiers = p->tiers;
-  if (p->tiers == 1) b.tier_switches[0] = inst * ceil(net->npus[d] * ceil(b.links - 1e-9) / p->radix);
-  for (int t = 0; p->tiers > 1 && t < p->tiers; t++)
-    b.tier_switches[t] = inst * ceil(b.links - 1e-9) * p->tier_switches[t];
-  for (int t = 0; t < p->tiers; t++) b.switches += b.tier_switches[t];
-  b.cost_usd = p->usd_per_gbps * bw * b.npus_total;
-  b.power_w = p->w_per_gbps * bw * b.npus_total;
-  return b;
-}
-
 /* The optimize report's: links from the whole-link solve, else B_d / rate. */
-static CliBom bom(const Report *r, int d) {
+static WeftPartsBom bom(const Report *r, int d) {
   const WeftDimParts *p = &r->parts[d];
   double bw = r->res->bw_gbps[d];
   double links = r->whole && r->whole->link_gbps[d] > 0.0 ? r->whole->links[d] : bw / p->rate_gbps;
-  return cli_bom(r->spec->net, p, d, bw, links);
+  WeftPartsBom b;
+  weft_parts_bom(r->spec->net, p, d, bw, links, &b);
+  return b;
 }
 
 void cli_bom_table(FILE *out, const WeftNetwork *net, const WeftDimParts *parts,
@@ -45,7 +21,8 @@ void cli_bom_table(FILE *out, const WeftNetwork *net, const WeftDimParts *parts,
   double cost = 0.0, power = 0.0;
   for (int d = 0; d < net->ndims; d++) {
     if (!parts[d].part[0]) continue;
-    CliBom b = cli_bom(net, &parts[d], d, bw[d], links[d]);
+    WeftPartsBom b;
+    weft_parts_bom(net, &parts[d], d, bw[d], links[d], &b);
     fprintf(out, "  B%-3d %12.0f %12.0f %12.0f %12.0f %10.0f %16.2f %14.2f\n", d + 1, b.endpoints,
             b.switch_ports, b.optics, b.cables, b.switches, b.cost_usd, b.power_w);
     cost += b.cost_usd;
@@ -70,7 +47,7 @@ void report_parts_table(FILE *out, const Report *r) {
   for (int d = 0; d < net->ndims; d++) {
     const WeftDimParts *p = &r->parts[d];
     if (!p->part[0]) continue;
-    CliBom b = bom(r, d);
+    WeftPartsBom b = bom(r, d);
     fprintf(out, "  B%-3d %-14s %6g %12.6f %10.6f %6d %8.4f %8.4f %6.4f\n", d + 1, p->part,
             b.links, p->usd_per_gbps, p->w_per_gbps, p->tiers, p->switch_ports, p->optics,
             p->cables);
@@ -86,7 +63,7 @@ void report_parts_table(FILE *out, const Report *r) {
 
 static void num_field(FILE *out, const char *key, double v);
 
-void cli_bom_json(FILE *out, const CliBom *b) {
+void cli_bom_json(FILE *out, const WeftPartsBom *b) {
   fputs("{\"links_per_npu\": ", out);
   cli_json_num(out, b->links);
   num_field(out, "endpoints", b->endpoints);
@@ -143,7 +120,7 @@ void report_parts_json(FILE *out, const Report *r) {
       fputs("null}", out);
       continue;
     }
-    CliBom b = bom(r, d);
+    WeftPartsBom b = bom(r, d);
     cli_bom_json(out, &b);
     fputc('}', out);
   }

@@ -112,14 +112,12 @@ def _spec(kw, npus):
 
 
 def _nets_from_files(nets, npus, cost, sources, zoo):
-    """Networks from files or dicts: each with npus NPUs, one dim count."""
+    """Networks from files or dicts: each with npus NPUs, one dim count; those
+    naming parts bound, a choice expanded (weft_codesign_parts, as the CLI)."""
     arr = (_lib.WeftNetwork * len(nets))()
     for k, v in enumerate(nets):
         _inputs.read_network(v, arr[k], sources, zoo, "<network %d>" % k if len(nets) > 1
                              else "<network>")
-        err = new_error()
-        check_rc(lib.weft_cost_per_gbps(byref(arr[k]), byref(cost),
-                                        (c_double * _lib.MAX_DIMS)(), byref(err)), err, sources)
         total = lib.weft_network_npus_total(byref(arr[k]))
         if total != float(npus):
             raise fail("%s: the network has %.0f NPUs, npus is %d" % (text(arr[k].file), total,
@@ -127,7 +125,29 @@ def _nets_from_files(nets, npus, cost, sources, zoo):
         if arr[k].ndims != arr[0].ndims:
             raise fail("%s: %d dims, but %s has %d (constraints need one dim count)" % (
                 text(arr[k].file), arr[k].ndims, text(arr[0].file), arr[0].ndims), "network")
-    return arr, len(nets), None, "%d network file%s" % (len(nets), "s" if len(nets) > 1 else "")
+    n, owner, parts = len(nets), None, None
+    desc = "%d network file%s" % (n, "s" if n > 1 else "")
+    if any(lib.weft_network_has_parts(byref(arr[k])) for k in range(n)):
+        out, nout = ctypes.POINTER(_lib.WeftNetwork)(), c_int()
+        dims, err = ctypes.POINTER(_lib.WeftDimParts * _lib.MAX_DIMS)(), new_error()
+        check_rc(lib.weft_codesign_parts(arr, n, c_path("zoo", zoo), None, byref(cost),
+                                         byref(out), byref(nout), byref(dims), byref(err)),
+                 err, sources)
+        # copies, so the C arrays can go at once
+        parts = [[_lib.WeftDimParts.from_buffer_copy(dims[k][d]) for d in range(_lib.MAX_DIMS)]
+                 for k in range(nout.value)]
+        arr = (_lib.WeftNetwork * nout.value)()
+        ctypes.memmove(arr, out, ctypes.sizeof(arr))
+        _libc.free(ctypes.cast(out, ctypes.c_void_p))
+        _libc.free(ctypes.cast(dims, ctypes.c_void_p))
+        if nout.value != n:
+            desc += ", %d networks with each choice of parts" % nout.value
+        n = nout.value
+    for k in range(n):
+        err = new_error()
+        check_rc(lib.weft_cost_per_gbps(byref(arr[k]), byref(cost),
+                                        (c_double * _lib.MAX_DIMS)(), byref(err)), err, sources)
+    return arr, n, owner, desc, parts
 
 
 def _nets_from_blocks(kw, npus, cost):
@@ -214,8 +234,9 @@ def _nets_from_blocks(kw, npus, cost):
 
 def _shape(net):
     abbr = ("R", "FC", "SW")
-    return "x".join("%s%d" % (abbr[net.topology[d]] if 0 <= net.topology[d] < 3 else "?",
-                              net.npus[d]) for d in range(net.ndims))
+    return "x".join("%s%d%s" % (abbr[net.topology[d]] if 0 <= net.topology[d] < 3 else "?",
+                                net.npus[d], ":" + text(net.part[d]) if text(net.part[d]) else "")
+                    for d in range(net.ndims))
 
 
 def _order(spec, par):
@@ -259,15 +280,53 @@ def _merged_knobs(spec, pars):
     return " ".join(parts)
 
 
-def _design(spec, ip):
+def _design(spec, ip, system):
     p = ip.pt
     net = spec.nets[p.net]
-    return {"point": ip.index, "net": p.net, "shape": _shape(net), "tp": p.par.tp,
+    d = {"point": ip.index, "net": p.net, "shape": _shape(net), "tp": p.par.tp,
             "pp": p.par.pp, "dp": p.par.dp, "mb": p.par.micro_batch, "order": _order(spec, p.par),
             "time_ns": num(p.time_ns), "cost_usd": num(p.cost_usd), "objective": num(p.objective),
             "bw_gbps": [num(p.bw_gbps[d]) for d in range(net.ndims)],
             "equal_time_ns": num(p.equal_time_ns) if p.equal_time_ns > 0 else None,
             "mem_bytes": num(p.mem_bytes), "gap": num(p.gap)}
+    if system:  # docs/model.md "System cost"
+        d.update({"capex_usd": num(p.capex_usd), "power_w": num(p.power_w),
+                  "cost_per_iteration_usd": num(p.cost_per_iteration_usd),
+                  "usd_per_million_tokens": num(p.cost_per_iteration_usd / p.tokens * 1e6)
+                  if p.tokens > 0 else None})
+    return d
+
+
+def _bom(spec, ip, parts, system, sysc):
+    """The best design's bill of materials (weft_parts_bom), as the CLI's."""
+    p = ip.pt
+    net = spec.nets[p.net]
+    dims, cost, power = [], 0.0, 0.0
+    for d in range(net.ndims):
+        dp = parts[p.net][d]
+        if not dp.part:
+            continue
+        links = float(round(p.bw_gbps[d] / dp.rate_gbps))
+        b = _libx.WeftPartsBom()
+        lib.weft_parts_bom(byref(net), byref(dp), d, p.bw_gbps[d], links, byref(b))
+        dims.append({"dim": d + 1, "part": text(dp.part),
+                     "switch": text(dp.switch_name) or None,
+                     "switches_by_tier": [num(b.tier_switches[t]) for t in range(b.tiers)],
+                     "total": {"links_per_npu": num(b.links), "endpoints": num(b.endpoints),
+                               "switch_ports": num(b.switch_ports), "optics": num(b.optics),
+                               "cables": num(b.cables), "switches": num(b.switches),
+                               "cost_usd": num(b.cost_usd), "power_w": num(b.power_w)}})
+        cost += b.cost_usd
+        power += b.power_w
+    npus = None
+    if system:
+        n = lib.weft_network_npus_total(byref(net))
+        npus = {"count": int(n), "cost_usd": num(n * sysc.npu_usd),
+                "power_w": num(n * sysc.npu_power_w)}
+        cost += n * sysc.npu_usd
+        power += n * sysc.npu_power_w
+    return {"point": ip.index, "dims": dims, "npus": npus, "cost_usd": num(cost),
+            "power_w": num(power)}
 
 
 def codesign(model=None, **kw):
@@ -307,11 +366,12 @@ def codesign(model=None, **kw):
     try:
         if has_nets:
             v = kw["network"]
-            nets, nnets, owner, desc = _nets_from_files(
+            nets, nnets, owner, desc, parts = _nets_from_files(
                 list(v) if isinstance(v, (list, tuple)) else [v], npus, cost, src, zoo)
             bounds = None
         else:
             nets, nnets, owner, desc, bounds = _nets_from_blocks(kw, npus, cost)
+            parts = None
         # the device as every command takes it: device=, the clusters' GPU, a100
         net_ptr = ctypes.cast(nets, ctypes.POINTER(_lib.WeftNetwork))
         given = kw.get("device")
@@ -354,14 +414,19 @@ def codesign(model=None, **kw):
         if failure:
             raise failure[0]
         check_rc(rc, err)
-        return _report(spec, summary, n.value, npus, desc, bounds, texts, top)
+        system = bool(lib.weft_cost_model_has_system(byref(cost))) or \
+            spec.objective == _inputs.OBJECTIVES.index("cost-per-iteration")
+        sysc = _lib.WeftSystemCost()
+        lib.weft_system_cost_resolved(byref(cost), byref(sysc))
+        return _report(spec, summary, n.value, npus, desc, bounds, texts, top, parts, system,
+                       sysc)
     finally:
         lib.weft_codesign_summary_free(summary)
         if owner:
             _libc.free(owner)
 
 
-def _report(spec, summary, n, npus, desc, bounds, texts, top):
+def _report(spec, summary, n, npus, desc, bounds, texts, top, parts, system, sysc):
     status = {}
     for s, tok in enumerate(STATUS):
         entry = {"count": lib.weft_codesign_summary_count(summary, s),
@@ -378,7 +443,7 @@ def _report(spec, summary, n, npus, desc, bounds, texts, top):
         same = ctypes.POINTER(_libx.WeftIndexedPoint)()
         ns = lib.weft_codesign_summary_same(summary, k, byref(same))
         members = [same[j] for j in range(ns)] if ns else [best[k]]
-        d = _design(spec, members[0])
+        d = _design(spec, members[0], system)
         d["equivalent_points"] = [m.index for m in members[1:]]
         d["equivalent_knobs"] = _merged_knobs(spec, [m.pt.par for m in members])
         top_list.append(d)
@@ -388,4 +453,6 @@ def _report(spec, summary, n, npus, desc, bounds, texts, top):
             "npus": npus, "objective": lib.weft_objective_name(spec.objective).decode(),
             "loop": lib.weft_loop_name(spec.loop).decode(), "networks": desc,
             "bounds": bounds, "constraints": list(texts), "points": n, "status": status, "top": top_list,
-            "pareto": [_design(spec, front[k]) for k in range(nfront)]}
+            **({"bill_of_materials": _bom(spec, best[0], parts, system, sysc)}
+               if ntop > 0 and parts else {}),
+            "pareto": [_design(spec, front[k], system) for k in range(nfront)]}
