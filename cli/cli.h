@@ -128,6 +128,12 @@ void report_choices_json(FILE *out, const Report *r);
  * the catalog beside zoo (NULL: cli_zoo_dir()) with file over it; EXIT_OK,
  * or prints why and returns EXIT_USAGE. */
 int cli_parts_prices(const char *zoo, const char *file, WeftPrices *p);
+/* --parts-per-dim's text split at commas into names[] (each trimmed, in
+ * buf; at most WEFT_MAX_DIMS + 1, so one too many is seen): their count
+ * (inputs.c; optimize's and codesign's one reader). */
+#define CLI_PARTS_LIST_LEN (WEFT_MAX_DIMS * WEFT_NAME_LEN + WEFT_MAX_DIMS)
+int cli_parts_list(const char *list, char buf[CLI_PARTS_LIST_LEN],
+                   const char *names[WEFT_MAX_DIMS + 1]);
 /* `weft zoo --parts [--parts-file FILE]` (zoo_parts.c): the catalog beside
  * zoo with file (NULL none) over it, a table or JSON; an exit status. */
 int cli_zoo_parts(const char *zoo, const char *file, int as_json);

@@ -49,16 +49,25 @@ typedef struct {
  * all the same dim count; networks naming parts are bound (a choice of parts
  * expanded, *nnets counting each), their classes added to cm and *parts
  * (malloc'd, one row per network; NULL when no network names a part). */
-int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo, int npus,
-                           WeftCostModel *cm, WeftNetwork **nets, size_t *nnets,
+typedef struct {
+  const char *per_dim;  /* --parts-per-dim, NULL when absent */
+  const char *file;     /* --parts, NULL when absent */
+} CsPartsArgs;
+int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo,
+                           const CsPartsArgs *pa, int npus, WeftCostModel *cm,
+                           WeftNetwork **nets, size_t *nnets,
                            WeftDimParts (**parts)[WEFT_MAX_DIMS], char *desc, size_t dsize);
 /* Every shape over --blocks (option values, NULL when absent), each dim
- * within its bound, the bounds into r->bounds; desc says how many of what. */
+ * within its bound, the bounds into r->bounds; desc says how many of what.
+ * Both take --parts-per-dim onto every network and bind the parts (--parts
+ * over the catalog) as above; with --blocks a dim given a part needs no
+ * cost class (--cost-dims or the cost model's, when every dim has one). */
 typedef struct {
   const char *blocks, *dims, *max_per_dim, *cost_dims;
 } CsBlockArgs;
-int cs_networks_from_blocks(const CsBlockArgs *a, int npus, const WeftCostModel *cm,
-                            WeftNetwork **nets, size_t *nnets, CsReport *r, char *desc,
+int cs_networks_from_blocks(const CsBlockArgs *a, const char *zoo, const CsPartsArgs *pa,
+                            int npus, WeftCostModel *cm, WeftNetwork **nets, size_t *nnets,
+                            WeftDimParts (**parts)[WEFT_MAX_DIMS], CsReport *r, char *desc,
                             size_t dsize);
 
 /* Most dims over the networks (the CSV's bw columns); call before streaming. */

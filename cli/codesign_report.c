@@ -224,7 +224,8 @@ void cs_table(FILE *out, const CsReport *r) {
     fputs("bounds (NPUs per dim):", out);
     for (int d = 0; d < r->nbounds; d++) {
       const CsBound *b = &r->bounds[d];
-      fprintf(out, "%s %s (%s) ", d ? ";" : "", weft_topology_name(b->topo), b->cost_class);
+      fprintf(out, "%s %s (%s) ", d ? ";" : "", weft_topology_name(b->topo),
+              b->cost_class[0] ? b->cost_class : "parts");  /* no class: priced by its part */
       if (b->max_npus) fprintf(out, "<= %d", b->max_npus);
       else fputs("no limit", out);
       if (b->why) fprintf(out, " (default: %s)", b->why);
