@@ -11,7 +11,7 @@ from ._inputs import LOOPS, check_rc, constraints, given
 from ._lib import text
 
 KEYS = ("model", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
-        "cost_dims", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
+        "cost_dims", "parts_per_dim", "parts", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
         "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
         "interleave", "cp_list", "attention", "fp8", "grad_bytes", "master_weights",
         "optimizer_states", "ep", "efficiency", "gap_tol", "threads", "top")
@@ -111,7 +111,36 @@ def _spec(kw, npus):
     return spec
 
 
-def _nets_from_files(nets, npus, cost, sources, zoo):
+def _bind_all(nets, n, kw, cost, sources, zoo):
+    """parts_per_dim= onto every network, then, when some names a part, each
+    bound (a choice expanded) with parts= over the catalog, the classes into
+    cost (weft_codesign_parts; the CLI's bind_all). Returns (a Python array of
+    the networks or None when unchanged, their count, parts per network)."""
+    names = kw.get("parts_per_dim")
+    if names is not None:
+        arr, _ = _inputs.parts_names(names)
+        for k in range(n):
+            err = new_error()
+            check_rc(lib.weft_network_set_parts(byref(nets[k]), arr, len(names),
+                                                b"parts_per_dim", byref(err)), err, sources)
+    if not any(lib.weft_network_has_parts(byref(nets[k])) for k in range(n)):
+        return None, n, None
+    out, nout = ctypes.POINTER(_lib.WeftNetwork)(), c_int()
+    dims, err = ctypes.POINTER(_lib.WeftDimParts * _lib.MAX_DIMS)(), new_error()
+    f = c_path("parts", kw["parts"]) if kw.get("parts") is not None else None
+    check_rc(lib.weft_codesign_parts(nets, n, c_path("zoo", zoo), f, byref(cost), byref(out),
+                                     byref(nout), byref(dims), byref(err)), err, sources)
+    # copies, so the C arrays can go at once
+    parts = [[_lib.WeftDimParts.from_buffer_copy(dims[k][d]) for d in range(_lib.MAX_DIMS)]
+             for k in range(nout.value)]
+    arr = (_lib.WeftNetwork * nout.value)()
+    ctypes.memmove(arr, out, ctypes.sizeof(arr))
+    _libc.free(ctypes.cast(out, ctypes.c_void_p))
+    _libc.free(ctypes.cast(dims, ctypes.c_void_p))
+    return arr, nout.value, parts
+
+
+def _nets_from_files(nets, npus, cost, sources, zoo, kw):
     """Networks from files or dicts: each with npus NPUs, one dim count; those
     naming parts bound, a choice expanded (weft_codesign_parts, as the CLI)."""
     arr = (_lib.WeftNetwork * len(nets))()
@@ -125,32 +154,22 @@ def _nets_from_files(nets, npus, cost, sources, zoo):
         if arr[k].ndims != arr[0].ndims:
             raise fail("%s: %d dims, but %s has %d (constraints need one dim count)" % (
                 text(arr[k].file), arr[k].ndims, text(arr[0].file), arr[0].ndims), "network")
-    n, owner, parts = len(nets), None, None
+    n = len(nets)
     desc = "%d network file%s" % (n, "s" if n > 1 else "")
-    if any(lib.weft_network_has_parts(byref(arr[k])) for k in range(n)):
-        out, nout = ctypes.POINTER(_lib.WeftNetwork)(), c_int()
-        dims, err = ctypes.POINTER(_lib.WeftDimParts * _lib.MAX_DIMS)(), new_error()
-        check_rc(lib.weft_codesign_parts(arr, n, c_path("zoo", zoo), None, byref(cost),
-                                         byref(out), byref(nout), byref(dims), byref(err)),
-                 err, sources)
-        # copies, so the C arrays can go at once
-        parts = [[_lib.WeftDimParts.from_buffer_copy(dims[k][d]) for d in range(_lib.MAX_DIMS)]
-                 for k in range(nout.value)]
-        arr = (_lib.WeftNetwork * nout.value)()
-        ctypes.memmove(arr, out, ctypes.sizeof(arr))
-        _libc.free(ctypes.cast(out, ctypes.c_void_p))
-        _libc.free(ctypes.cast(dims, ctypes.c_void_p))
-        if nout.value != n:
-            desc += ", %d networks with each choice of parts" % nout.value
-        n = nout.value
+    bound, nb, parts = _bind_all(arr, n, kw, cost, sources, zoo)
+    if bound is not None:
+        arr = bound
+        if nb != n:
+            desc += ", %d networks with each choice of parts" % nb
+        n = nb
     for k in range(n):
         err = new_error()
         check_rc(lib.weft_cost_per_gbps(byref(arr[k]), byref(cost),
                                         (c_double * _lib.MAX_DIMS)(), byref(err)), err, sources)
-    return arr, n, owner, desc, parts
+    return arr, n, None, desc, parts
 
 
-def _nets_from_blocks(kw, npus, cost):
+def _nets_from_blocks(kw, npus, cost, sources, zoo):
     """Every shape over the building blocks (weft_network_shapes)."""
     names = items("blocks", kw["blocks"])
     D = len(names)
@@ -199,6 +218,9 @@ def _nets_from_blocks(kw, npus, cost):
     elif cost.nclasses == D:
         for d in range(D):
             cdims[d].value = cost.cls[d].name
+    elif kw.get("parts_per_dim") is not None and len(kw["parts_per_dim"]) == D and all(
+            x not in ("", "-") for x in _inputs.parts_names(kw["parts_per_dim"])[1]):
+        pass  # each dim priced by its part: no class (the CLI's every_part)
     else:
         raise fail("%s: %d cost classes for %d dims: name one per dim with cost_dims" % (
             text(cost.file), cost.nclasses, D), "cost_dims")
@@ -222,14 +244,30 @@ def _nets_from_blocks(kw, npus, cost):
         raise fail("no network of %d dims (each at least 2 NPUs, at most %s) has %d NPUs "
                    "(max_per_dim changes the bounds)" % (
                        D, " x ".join(str(maxd[d] or "none") for d in range(D)), npus), "npus")
-    check = lib.weft_cost_per_gbps(nets, byref(cost), (c_double * _lib.MAX_DIMS)(), byref(err))
-    if check:
+    try:
+        bound, nb, parts = _bind_all(nets, n.value, kw, cost, sources, zoo)
+    except BaseException:
         _libc.free(owner)
-        raise Sources().error(check, err)
-    desc = "%d shape%s of" % (n.value, "s" if n.value > 1 else "") + "".join(
-        "%s%s (%s)" % (" x " if d else " ", TOPOLOGIES[topo[d]], text(cdims[d]))
+        raise
+    nshapes = n.value
+    if bound is not None:
+        _libc.free(owner)
+        nets, owner = bound, None
+    for k in range(nb):
+        check = lib.weft_cost_per_gbps(byref(nets[k]), byref(cost),
+                                       (c_double * _lib.MAX_DIMS)(), byref(err))
+        if check:
+            if owner:
+                _libc.free(owner)
+            raise Sources().error(check, err)
+    desc = "%d shape%s of" % (nshapes, "s" if nshapes > 1 else "") + "".join(
+        "%s%s (%s)" % (" x " if d else " ", TOPOLOGIES[topo[d]], text(cdims[d]) or "parts")
         for d in range(D))
-    return nets, n.value, owner, desc, bounds
+    if kw.get("parts_per_dim") is not None:
+        desc += ", parts " + ",".join(_inputs.parts_names(kw["parts_per_dim"])[1])
+    if nb != nshapes:
+        desc += ": %d networks with each choice of parts" % nb
+    return nets, nb, owner, desc, bounds, parts
 
 
 def _shape(net):
@@ -367,11 +405,11 @@ def codesign(model=None, **kw):
         if has_nets:
             v = kw["network"]
             nets, nnets, owner, desc, parts = _nets_from_files(
-                list(v) if isinstance(v, (list, tuple)) else [v], npus, cost, src, zoo)
+                list(v) if isinstance(v, (list, tuple)) else [v], npus, cost, src, zoo, kw)
             bounds = None
         else:
-            nets, nnets, owner, desc, bounds = _nets_from_blocks(kw, npus, cost)
-            parts = None
+            nets, nnets, owner, desc, bounds, parts = _nets_from_blocks(kw, npus, cost, src,
+                                                                        zoo)
         # the device as every command takes it: device=, the clusters' GPU, a100
         net_ptr = ctypes.cast(nets, ctypes.POINTER(_lib.WeftNetwork))
         given = kw.get("device")
