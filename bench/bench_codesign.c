@@ -2,9 +2,10 @@
  * points per second per core and as the median time of one feasible point,
  * the wall time of a 10,000-point GPT-3 175B codesign on 4096 NPUs with
  * 2 threads, the report's summary (top designs, points that are one design
- * merged) per point, and a GB200 NVL72 co-design of DeepSeek-V3 on 18,432
- * GPUs (256 racks; 64 of each 72 working in its variant: 16,384); PASS/MISS
- * against the targets. */
+ * merged) per point, a GB200 NVL72 co-design of DeepSeek-V3 on 18,432
+ * GPUs (256 racks; 64 of each 72 working in its variant: 16,384), and one
+ * point of a network built of parts under the system cost (whole links, $ per
+ * iteration); PASS/MISS against the targets. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #define VARIANTS 72            /* 6 orders x 3 recomputations x 4 ZeRO stages per design */
 #define NVL72_TARGET_NS 10e9   /* the NVL72 co-design, enumeration to Pareto front, 2 threads */
 #define NVL72_RACKS 256        /* 18,432 GPUs; 16,384 working with 64 of 72 per rack */
+#define PARTS_TARGET_NS 20e3   /* a point with parts and system cost (issue 22) */
 
 static const char *const CONS[] = {"sum = 1000", "B1 >= B2 >= B3 >= B4"};
 
@@ -310,6 +312,62 @@ int main(int argc, char **argv) {
                        SUMMARY_TARGET_NS);
   free(stream);
   pass &= nvl72(&err);
+
+  /* 4. Parts and system cost (docs/parts.md, "Co-design with parts"): the
+   * 4x8x4x32 network built of nvlink5, nvlink4, nvlink4, ndr (each point
+   * solved on whole links), an NPU at $25,000 and 700 W, objective $ per
+   * iteration; the median feasible point as in 1. */
+  WeftNetwork *bound = NULL;
+  WeftDimParts(*dims)[WEFT_MAX_DIMS] = NULL;
+  WeftCostModel cost = in.cost;
+  WeftNetwork net = in.fixed;
+  const char *names[4] = {"nvlink5", "nvlink4", "nvlink4", "ndr"};
+  int nb = 0;
+  if (weft_network_set_parts(&net, names, 4, "parts", &err) ||
+      weft_system_cost_set(&cost, "Npu", 25000, &err) ||
+      weft_system_cost_set(&cost, "NpuPowerW", 700, &err) ||
+      weft_codesign_parts(&net, 1, ZOO, NULL, &cost, &bound, &nb, &dims, &err)) {
+    printf("bench_codesign: cannot bind the parts: %s\n", err.msg);
+    return 1;
+  }
+  spec_init(&in, &sp, bound, 1);
+  sp.cost = &cost;
+  sp.all_orders = 1;
+  sp.objective = WEFT_OBJ_COST_PER_ITERATION;
+  free(all);
+  all = NULL;
+  if (weft_codesign_points(&sp, &all, &n, &err)) {
+    printf("bench_codesign: cannot enumerate: %s\n", err.msg);
+    return 1;
+  }
+  WeftDesignPoint *pw = realloc(work, n * sizeof *pw), *po = realloc(ok, n * sizeof *po);
+  if (!pw || !po) return 1;
+  work = pw;
+  ok = po;
+  time_run(&sp, all, n, 1, work);
+  nok = 0;
+  for (size_t i = 0; i < n; i++)
+    if (work[i].status == WEFT_POINT_OK) ok[nok++] = all[i];
+  printf("  parts nvlink5,nvlink4,nvlink4,ndr, Npu $25000 700 W, cost-per-iteration: %zu points, "
+         "%zu ok\n", n, nok);
+  pass &= bench_report("one feasible point, parts + system cost, median",
+                       nok ? point_median_ns(&sp, ok, nok) : 0.0, PARTS_TARGET_NS);
+  /* Where the time goes (no targets): the same points on whole links
+   * without the system cost (perf), and the system cost on the continuous
+   * 4x8x4x32 (no parts: no branch and bound). */
+  sp.objective = WEFT_OBJ_PERF;
+  printf("  %-44s %10.1f us   (whole links, objective perf)\n", "  of which: parts alone",
+         nok ? point_median_ns(&sp, ok, nok) / 1e3 : 0.0);
+  WeftCostModel sys_only = in.cost;
+  weft_system_cost_set(&sys_only, "Npu", 25000, NULL);
+  weft_system_cost_set(&sys_only, "NpuPowerW", 700, NULL);
+  spec_init(&in, &sp, &in.fixed, 1);
+  sp.cost = &sys_only;
+  sp.objective = WEFT_OBJ_COST_PER_ITERATION;
+  printf("  %-44s %10.1f us   (continuous, objective cost-per-iteration)\n",
+         "  of which: system cost alone", nok ? point_median_ns(&sp, ok, nok) / 1e3 : 0.0);
+  free(bound);
+  free(dims);
   free(all);
   free(work);
   free(ok);

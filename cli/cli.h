@@ -128,6 +128,12 @@ void report_json(FILE *out, const Report *r);
  * bill of materials; the JSON "parts" member (one entry per dim). */
 void report_parts_table(FILE *out, const Report *r);
 void report_parts_json(FILE *out, const Report *r);
+/* The table of every bound dim's bill of materials (weft_parts_bom) (bw, links per dim), the
+ * NPUs' row when sys is given (their count, N x Npu $, N x NpuPowerW W), and
+ * the total; and one dim's as a JSON object (links_per_npu ... power_w). */
+void cli_bom_table(FILE *out, const WeftNetwork *net, const WeftDimParts *parts,
+                   const double *bw, const double *links, const WeftSystemCost *sys);
+void cli_bom_json(FILE *out, const WeftPartsBom *b);
 /* A choice of parts: every combination's objective (r->choices). */
 void report_choices_table(FILE *out, const Report *r);
 void report_choices_json(FILE *out, const Report *r);
@@ -135,6 +141,12 @@ void report_choices_json(FILE *out, const Report *r);
  * the catalog beside zoo (NULL: cli_zoo_dir()) with file over it; EXIT_OK,
  * or prints why and returns EXIT_USAGE. */
 int cli_parts_prices(const char *zoo, const char *file, WeftPrices *p);
+/* --parts-per-dim's text split at commas into names[] (each trimmed, in
+ * buf; at most WEFT_MAX_DIMS + 1, so one too many is seen): their count
+ * (inputs.c; optimize's and codesign's one reader). */
+#define CLI_PARTS_LIST_LEN (WEFT_MAX_DIMS * WEFT_NAME_LEN + WEFT_MAX_DIMS)
+int cli_parts_list(const char *list, char buf[CLI_PARTS_LIST_LEN],
+                   const char *names[WEFT_MAX_DIMS + 1]);
 /* `weft zoo --parts [--parts-file FILE]` (zoo_parts.c): the catalog beside
  * zoo with file (NULL none) over it, a table or JSON; an exit status. */
 int cli_zoo_parts(const char *zoo, const char *file, int as_json);

@@ -21,7 +21,7 @@
  * table is split in two parsing sets at --network, so that --network and
  * --constraint can each be repeated. */
 enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
-       O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
+       O_PARTS_PER_DIM, O_PARTS, O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
        O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST,
        O_ATTN, O_FP8, O_GRADB, O_MASTER, O_OPTSTATES, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
        O_PLOT, O_PROGRESS, O_HELP, O_COUNT };
@@ -41,6 +41,11 @@ static const CliOpt opts[O_COUNT] = {
                   "                        class's tier or the topology; docs/search.md)"},
     [O_COSTDIMS] = {"--cost-dims", "LIST", "cost class per dim (default: the cost model's\n"
                     "                        classes in file order, when there are D of them)"},
+    [O_PARTS_PER_DIM] = {"--parts-per-dim", "LIST",
+                         "catalog part per dim for every network or shape, a\n"
+                         "                        choice as 'ndr|xdr' ('-': the dim as it is;\n"
+                         "                        docs/parts.md \"Co-design with parts\")"},
+    [O_PARTS] = {"--parts", "FILE", "a parts catalog over the built-in data/parts"},
     [O_COST] = {"--cost-model", "FILE", "LIBRA cost-model yml ($ per GB/s of Link, Switch, Nic)"},
     [O_CONSTRAINT] = {"--constraint", "EXPR", "linear constraint over B1..BD, sum, cost (repeatable)"},
     [O_OBJECTIVE] = {"--objective", "perf|perf-per-cost|cost-per-iteration",
@@ -166,6 +171,7 @@ static int int_list(int k, const char *v, long lo, long hi, int max, int *out, i
 /* Everything codesign owns; freed in one place. */
 typedef struct {
   WeftNetwork *nets;
+  WeftDimParts (*parts)[WEFT_MAX_DIMS]; /* per network, when some names parts */
   WeftCodesignSummary *sum;
   CsCsv csv;
   FILE *plot_points;  /* (cost_usd, time_ns) of every OK point, for --plot */
@@ -177,6 +183,7 @@ static int finish(State *st, int code) {
   if (st->plot_points) fclose(st->plot_points);
   weft_codesign_summary_free(st->sum);
   free(st->nets);
+  free(st->parts);
   cli_mpi_finalize();
   return code;
 }
@@ -432,11 +439,12 @@ int cmd_codesign(int argc, char **argv) {
   char networks[512];
   size_t nnets = (size_t)a.nnets;
   CsBlockArgs ba = {a.val[O_BLOCKS], a.val[O_DIMS], a.val[O_MAXDIM], a.val[O_COSTDIMS]};
+  CsPartsArgs pa = {a.val[O_PARTS_PER_DIM], a.val[O_PARTS]};
   rc = a.nnets > 0
-           ? cs_networks_from_files(a.nets, a.nnets, zoo, npus, &cost, &st.nets, &nnets,
-                                    networks, sizeof networks)
-           : cs_networks_from_blocks(&ba, npus, &cost, &st.nets, &nnets, &st.rep, networks,
-                                     sizeof networks);
+           ? cs_networks_from_files(a.nets, a.nnets, zoo, &pa, npus, &cost, &st.nets, &nnets,
+                                    &st.parts, networks, sizeof networks)
+           : cs_networks_from_blocks(&ba, zoo, &pa, npus, &cost, &st.nets, &nnets, &st.parts,
+                                     &st.rep, networks, sizeof networks);
   if (!rc) {  /* the device as every command takes it: --device, the clusters' GPU, a100 */
     const char *dev = weft_job_device(st.nets, (int)nnets, a.val[O_DEVICE], &err);
     int drc = dev ? weft_zoo_device(zoo, dev, &device, &err) : WEFT_EINPUT;
@@ -467,6 +475,9 @@ int cmd_codesign(int argc, char **argv) {
   CsReport *r = &st.rep;
   r->spec = &spec;
   r->npus = npus;
+  r->parts = (const WeftDimParts(*)[WEFT_MAX_DIMS])st.parts;
+  r->system = weft_cost_model_has_system(&cost) || spec.objective == WEFT_OBJ_COST_PER_ITERATION;
+  weft_system_cost_resolved(&cost, &r->sys);
   r->networks = networks;
   r->cons = a.cons;
   r->ncons = a.ncons;

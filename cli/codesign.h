@@ -30,6 +30,9 @@ typedef struct {
   int ncons;
   int top;                    /* designs listed */
   int ndims;                  /* most dims over the networks (CSV columns) */
+  const WeftDimParts (*parts)[WEFT_MAX_DIMS]; /* per network, its dims' parts; NULL: none */
+  int system;                 /* show the system cost (docs/model.md "System cost") */
+  WeftSystemCost sys;         /* defaults filled in */
   /* Filled by cs_summarize from sum (views into it). */
   size_t count[CS_NSTATUS];
   const WeftIndexedPoint *example[CS_NSTATUS];  /* first point of each status, NULL when none */
@@ -44,17 +47,29 @@ typedef struct {
  * (printed), *nets malloc'd (the caller frees it, also on failure). From
  * files (a Cluster: key resolved in the zoo): each must have npus NPUs
  * (bought, spares included) and all the same dim count; each followed by its
- * variants with part of a dim idle (weft_network_actives), *nnets in all. */
-int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo, int npus,
-                           const WeftCostModel *cm, WeftNetwork **nets, size_t *nnets,
-                           char *desc, size_t dsize);
+ * variants with part of a dim idle (weft_network_actives); networks naming
+ * parts are bound (a choice of parts expanded, *nnets counting each), their
+ * classes added to cm and *parts (malloc'd, one row per network; NULL when no
+ * network names a part). */
+typedef struct {
+  const char *per_dim;  /* --parts-per-dim, NULL when absent */
+  const char *file;     /* --parts, NULL when absent */
+} CsPartsArgs;
+int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo,
+                           const CsPartsArgs *pa, int npus, WeftCostModel *cm,
+                           WeftNetwork **nets, size_t *nnets,
+                           WeftDimParts (**parts)[WEFT_MAX_DIMS], char *desc, size_t dsize);
 /* Every shape over --blocks (option values, NULL when absent), each dim
- * within its bound, the bounds into r->bounds; desc says how many of what. */
+ * within its bound, the bounds into r->bounds; desc says how many of what.
+ * Both take --parts-per-dim onto every network and bind the parts (--parts
+ * over the catalog) as above; with --blocks a dim given a part needs no
+ * cost class (--cost-dims or the cost model's, when every dim has one). */
 typedef struct {
   const char *blocks, *dims, *max_per_dim, *cost_dims;
 } CsBlockArgs;
-int cs_networks_from_blocks(const CsBlockArgs *a, int npus, const WeftCostModel *cm,
-                            WeftNetwork **nets, size_t *nnets, CsReport *r, char *desc,
+int cs_networks_from_blocks(const CsBlockArgs *a, const char *zoo, const CsPartsArgs *pa,
+                            int npus, WeftCostModel *cm, WeftNetwork **nets, size_t *nnets,
+                            WeftDimParts (**parts)[WEFT_MAX_DIMS], CsReport *r, char *desc,
                             size_t dsize);
 
 /* Most dims over the networks (the CSV's bw columns); call before streaming. */

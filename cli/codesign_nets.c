@@ -33,22 +33,55 @@ static int same_ci(const char *a, const char *b) {
   return *a == *b;
 }
 
+/* --parts-per-dim onto every network (nt[0..*n)), then, when some network
+ * names a part, each bound (a choice expanded: *n grows) with --parts over
+ * the catalog, their classes into cm. Returns 0 or an exit code (printed). */
+static int bind_all(WeftNetwork **nets, size_t *n, const char *zoo, const CsPartsArgs *pa,
+                    WeftCostModel *cm, WeftDimParts (**parts)[WEFT_MAX_DIMS]) {
+  WeftError err;
+  WeftNetwork *nt = *nets;
+  int any = 0, rc = 0;
+  if (pa->per_dim) {
+    char buf[CLI_PARTS_LIST_LEN];
+    const char *names[WEFT_MAX_DIMS + 1];
+    int k = cli_parts_list(pa->per_dim, buf, names);
+    for (size_t i = 0; i < *n && !rc; i++)
+      rc = weft_network_set_parts(&nt[i], names, k, "--parts-per-dim", &err);
+  }
+  for (size_t i = 0; i < *n && !rc; i++) any |= weft_network_has_parts(&nt[i]);
+  if (!rc && any) {
+    WeftNetwork *bound;
+    int nb;
+    rc = weft_codesign_parts(nt, (int)*n, zoo, pa->file, cm, &bound, &nb, parts, &err);
+    if (!rc) {
+      free(nt);
+      *nets = bound;
+      *n = (size_t)nb;
+    }
+  }
+  if (rc) cli_error(&err);
+  return rc == WEFT_ENOMEM ? EXIT_RUNTIME : rc ? EXIT_USAGE : 0;
+}
+
 /* Networks from files: each must have npus NPUs and the same dim count;
- * then their actives. Returns 0 or an exit code (printed). */
-int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo, int npus,
-                           const WeftCostModel *cm, WeftNetwork **nets, size_t *nnets,
-                           char *desc, size_t dsize) {
+ * then their actives (part of a dim idle); a network naming parts is bound to the catalog (a choice of parts: one
+ * network per combination) and its classes added to cm (weft_codesign_parts).
+ * Returns 0 or an exit code (printed). */
+int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo,
+                           const CsPartsArgs *pa, int npus, WeftCostModel *cm,
+                           WeftNetwork **nets, size_t *nnets,
+                           WeftDimParts (**parts)[WEFT_MAX_DIMS], char *desc, size_t dsize) {
   WeftNetwork *nt = *nets = calloc((size_t)nfiles, sizeof *nt);
+  *nnets = (size_t)nfiles;
+  *parts = NULL;
   if (!nt) {
     cli_fail("out of memory");
     return EXIT_RUNTIME;
   }
   for (int k = 0; k < nfiles; k++) {
     WeftError err;
-    double cpg[WEFT_MAX_DIMS];
     WeftNetwork *net = &nt[k];
     int rc = weft_network_read_zoo(files[k], zoo, net, &err); /* a Cluster: key: the zoo's */
-    if (!rc) rc = weft_cost_per_gbps(net, cm, cpg, &err);
     if (rc) {
       cli_error(&err);
       return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
@@ -74,11 +107,34 @@ int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo
   free(nt);
   *nets = all;
   *nnets = nall;
-  size_t k = (size_t)snprintf(desc, dsize, "%d network file%s", nfiles, nfiles > 1 ? "s" : "");
-  if (nall > (size_t)nfiles && k < dsize)
-    snprintf(desc + k, dsize - k, " and %zu with part of a dim idle (spares)",
-             nall - (size_t)nfiles);
+  int brc = bind_all(nets, nnets, zoo, pa, cm, parts);  /* each choice a network of its own */
+  if (brc) return brc;
+  nt = *nets;
+  for (size_t k = 0; k < *nnets; k++) {
+    double cpg[WEFT_MAX_DIMS];
+    int rc = weft_cost_per_gbps(&nt[k], cm, cpg, &err);
+    if (rc) {
+      cli_error(&err);
+      return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+  }
+  size_t at = (size_t)snprintf(desc, dsize, "%d network file%s", nfiles, nfiles > 1 ? "s" : "");
+  if (nall > (size_t)nfiles && at < dsize)
+    at += (size_t)snprintf(desc + at, dsize - at, " and %zu with part of a dim idle (spares)",
+                           nall - (size_t)nfiles);
+  if (*nnets != nall && at < dsize)
+    snprintf(desc + at, dsize - at, ", %zu networks with each choice of parts", *nnets);
   return 0;
+}
+
+/* 1 when --parts-per-dim names a part (not '-' or empty) for each of D dims. */
+static int every_part(const char *list, int D) {
+  char buf[CLI_PARTS_LIST_LEN];
+  const char *names[WEFT_MAX_DIMS + 1];
+  int n = cli_parts_list(list, buf, names);
+  for (int d = 0; d < n; d++)
+    if (!names[d][0] || !strcmp(names[d], "-")) return 0;
+  return n == D;
 }
 
 /* --max-per-dim "16,-,0": per dim a bound (>= 2), 0 (no limit) or - (the
@@ -103,8 +159,9 @@ static int max_per_dim(const char *v, int D, int npus, int *maxd) {
 
 /* Every shape over --blocks, each dim within its bound (r->bounds). Returns
  * 0 or an exit code (printed). */
-int cs_networks_from_blocks(const CsBlockArgs *a, int npus, const WeftCostModel *cm,
-                            WeftNetwork **nets, size_t *nnets, CsReport *r, char *desc,
+int cs_networks_from_blocks(const CsBlockArgs *a, const char *zoo, const CsPartsArgs *pa,
+                            int npus, WeftCostModel *cm, WeftNetwork **nets, size_t *nnets,
+                            WeftDimParts (**parts)[WEFT_MAX_DIMS], CsReport *r, char *desc,
                             size_t dsize) {
   char names[WEFT_MAX_DIMS][WEFT_NAME_LEN], cost_dim[WEFT_MAX_DIMS][WEFT_NAME_LEN];
   WeftTopology topo[WEFT_MAX_DIMS];
@@ -144,6 +201,8 @@ int cs_networks_from_blocks(const CsBlockArgs *a, int npus, const WeftCostModel 
     }
   } else if (cm->nclasses == D) {
     for (int d = 0; d < D; d++) memcpy(cost_dim[d], cm->cls[d].name, WEFT_NAME_LEN);
+  } else if (pa->per_dim && every_part(pa->per_dim, D)) {  /* each dim priced by its part */
+    for (int d = 0; d < D; d++) cost_dim[d][0] = '\0';
   } else {
     cli_fail("%s: %d cost classes for %d dims: name one per dim with --cost-dims",
              cm->file, cm->nclasses, D);
@@ -182,14 +241,22 @@ int cs_networks_from_blocks(const CsBlockArgs *a, int npus, const WeftCostModel 
              "(--max-per-dim changes them)", nall, D, npus, lim);
     return EXIT_USAGE;
   }
-  double cpg[WEFT_MAX_DIMS];  /* every shape shares the classes: check them once */
-  if (weft_cost_per_gbps(&(*nets)[0], cm, cpg, &err)) {
-    cli_error(&err);
-    return EXIT_USAGE;
-  }
-  size_t k = (size_t)snprintf(desc, dsize, "%zu shape%s of", *nnets, *nnets > 1 ? "s" : "");
+  size_t nshapes = *nnets;
+  int brc = bind_all(nets, nnets, zoo, pa, cm, parts);
+  if (brc) return brc;
+  double cpg[WEFT_MAX_DIMS];  /* every shape shares the classes: check them */
+  for (size_t i = 0; i < *nnets; i++)
+    if (weft_cost_per_gbps(&(*nets)[i], cm, cpg, &err)) {
+      cli_error(&err);
+      return EXIT_USAGE;
+    }
+  size_t k = (size_t)snprintf(desc, dsize, "%zu shape%s of", nshapes, nshapes > 1 ? "s" : "");
   for (int d = 0; d < D && k < dsize; d++)
     k += (size_t)snprintf(desc + k, dsize - k, "%s%s (%s)", d ? " x " : " ",
-                          weft_topology_name(topo[d]), cost_dim[d]);
+                          weft_topology_name(topo[d]), cost_dim[d][0] ? cost_dim[d] : "parts");
+  if (pa->per_dim && k < dsize)
+    k += (size_t)snprintf(desc + k, dsize - k, ", parts %s", pa->per_dim);
+  if (*nnets != nshapes && k < dsize)
+    snprintf(desc + k, dsize - k, ": %zu networks with each choice of parts", *nnets);
   return 0;
 }

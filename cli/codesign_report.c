@@ -27,6 +27,8 @@ void cs_shape(const WeftNetwork *net, char *buf, size_t size) {
     if (w >= 0 && net->spares[d] > 0 && k + (size_t)w < size)  /* "SW64/72": 64 of 72 work */
       w += snprintf(buf + k + (size_t)w, size - k - (size_t)w, "/%d",
                     net->npus[d] + net->spares[d]);
+    if (w >= 0 && net->part[d][0] && k + (size_t)w < size)  /* a bound part: "SW8:nvlink4" */
+      w += snprintf(buf + k + (size_t)w, size - k - (size_t)w, ":%s", net->part[d]);
     if (w < 0) break;
     k += (size_t)w;
   }
@@ -155,6 +157,67 @@ static void design_row(FILE *out, const CsReport *r, const char *first,
   fputc('\n', out);
 }
 
+/* $ per million tokens of a point: its $ per iteration over its tokens
+ * (NaN when the model gives no tokens). */
+static double usd_per_mtok(const WeftDesignPoint *p) {
+  return p->tokens > 0 ? p->cost_per_iteration_usd / p->tokens * 1e6 : (double)NAN;
+}
+
+/* The top designs' system cost (docs/model.md "System cost"), and the
+ * figures it comes from. */
+static void system_table(FILE *out, const CsReport *r) {
+  const WeftSystemCost *s = &r->sys;
+  fprintf(out, "\nsystem cost of the top designs:\n  rank   point %16s %14s %22s %22s\n",
+          "capex_usd", "power_w", "cost_per_iteration_usd", "usd_per_million_tokens");
+  for (size_t k = 0; k < r->ntop; k++) {
+    const WeftDesignPoint *p = &r->best[k].pt;
+    fprintf(out, "  %4zu %7zu %16.2f %14.2f %22.6e", k + 1, r->best[k].index, p->capex_usd,
+            p->power_w, p->cost_per_iteration_usd);
+    if (p->tokens > 0) fprintf(out, " %22.6e\n", usd_per_mtok(p));
+    else fprintf(out, " %22s\n", "-");
+  }
+  if (r->ntop > 0 && r->best[0].pt.tokens > 0)
+    fprintf(out, "  tokens per iteration: %.0f\n", r->best[0].pt.tokens);
+  fprintf(out, "  system: Npu %g $%s, NpuPowerW %g W%s, electricity %g $/kWh%s, PUE %g%s, "
+          "lifetime %g years%s\n", s->npu_usd, s->has_npu_usd ? "" : " (none given)",
+          s->npu_power_w, s->has_npu_power_w ? "" : " (none given)", s->electricity_usd_per_kwh,
+          s->has_electricity ? "" : " (default)", s->pue, s->has_pue ? "" : " (default)",
+          s->lifetime_years, s->has_lifetime ? "" : " (default)");
+}
+
+/* The best design's bill of materials: bw and links per NPU per dim (whole
+ * links: B_d / rate), through the optimize report's writer. */
+static void best_bom(const CsReport *r, double *bw, double *links) {
+  const WeftDesignPoint *p = &r->best[0].pt;
+  const WeftDimParts *parts = r->parts[p->net];
+  for (int d = 0; d < r->spec->nets[p->net].ndims; d++) {
+    bw[d] = p->bw_gbps[d];
+    links[d] = parts[d].part[0] ? nearbyint(p->bw_gbps[d] / parts[d].rate_gbps) : 0.0;
+  }
+}
+
+static void bom_table(FILE *out, const CsReport *r) {
+  const WeftDesignPoint *p = &r->best[0].pt;
+  const WeftNetwork *net = &r->spec->nets[p->net];
+  const WeftDimParts *parts = r->parts[p->net];
+  double bw[WEFT_MAX_DIMS], links[WEFT_MAX_DIMS];
+  char shape[160];
+  cs_shape(net, shape, sizeof shape);
+  best_bom(r, bw, links);
+  fprintf(out, "\nbill of materials of design 1 (point %zu, %s; whole network):\n",
+          r->best[0].index, shape);
+  fputs("  dim  part           links_per_npu  switches_by_tier\n", out);
+  for (int d = 0; d < net->ndims; d++) {
+    if (!parts[d].part[0]) continue;
+    WeftPartsBom b;
+    weft_parts_bom(net, &parts[d], d, bw[d], links[d], &b);
+    fprintf(out, "  B%-3d %-14s %13.0f ", d + 1, parts[d].part, links[d]);
+    for (int t = 0; t < b.tiers; t++) fprintf(out, "%s%.0f", t ? " + " : " ", b.tier_switches[t]);
+    fprintf(out, " (%s)\n", parts[d].switch_name[0] ? parts[d].switch_name : "no switch");
+  }
+  cli_bom_table(out, net, parts, bw, links, r->system ? &r->sys : NULL);
+}
+
 void cs_table(FILE *out, const CsReport *r) {
   const WeftCodesignSpec *sp = r->spec;
   fprintf(out, "weft codesign: %s on %d %s NPUs, objective %s, loop %s\n", sp->model->name,
@@ -165,7 +228,8 @@ void cs_table(FILE *out, const CsReport *r) {
     fputs("bounds (NPUs per dim):", out);
     for (int d = 0; d < r->nbounds; d++) {
       const CsBound *b = &r->bounds[d];
-      fprintf(out, "%s %s (%s) ", d ? ";" : "", weft_topology_name(b->topo), b->cost_class);
+      fprintf(out, "%s %s (%s) ", d ? ";" : "", weft_topology_name(b->topo),
+              b->cost_class[0] ? b->cost_class : "parts");  /* no class: priced by its part */
       if (b->max_npus) fprintf(out, "<= %d", b->max_npus);
       else fputs("no limit", out);
       if (b->why) fprintf(out, " (default: %s)", b->why);
@@ -195,7 +259,9 @@ void cs_table(FILE *out, const CsReport *r) {
   size_t top = r->ntop;
   if (top > 0) {
     fprintf(out, "\ntop %zu designs of %zu feasible points by %s:\n", top, r->nok,
-            sp->objective == WEFT_OBJ_PERF ? "iteration time" : "time x cost");
+            sp->objective == WEFT_OBJ_PERF            ? "iteration time"
+            : sp->objective == WEFT_OBJ_PERF_PER_COST ? "time x cost"
+                                                      : "cost per iteration");
     design_header(out, r, "rank");
     size_t merged = 0;
     for (size_t k = 0; k < top; k++) {
@@ -210,6 +276,8 @@ void cs_table(FILE *out, const CsReport *r) {
       fprintf(out, "  (a|b: knobs that give the same design, every figure equal; %zu more "
                    "point%s merged into the designs above)\n", merged, merged == 1 ? "" : "s");
   }
+  if (top > 0 && r->system) system_table(out, r);
+  if (top > 0 && r->parts) bom_table(out, r);
   fprintf(out, "\nPareto front of (network cost, iteration time): %zu designs, by cost\n",
           r->nfront);
   design_header(out, r, "    ");
@@ -250,6 +318,16 @@ static void json_design(FILE *out, const CsReport *r, const WeftIndexedPoint *m,
   cli_json_num(out, p->mem_bytes);
   fputs(", \"gap\": ", out);
   cli_json_num(out, p->gap);
+  if (r->system) { /* docs/model.md "System cost" */
+    fputs(", \"capex_usd\": ", out);
+    cli_json_num(out, p->capex_usd);
+    fputs(", \"power_w\": ", out);
+    cli_json_num(out, p->power_w);
+    fputs(", \"cost_per_iteration_usd\": ", out);
+    cli_json_num(out, p->cost_per_iteration_usd);
+    fputs(", \"usd_per_million_tokens\": ", out);
+    cli_json_num(out, usd_per_mtok(p));
+  }
   if (n > 0) {  /* the top: the points merged into this design (same figures) */
     char knobs[CS_KNOBS_LEN];
     merged_knobs(r->spec, m, n, knobs, sizeof knobs);
@@ -259,6 +337,57 @@ static void json_design(FILE *out, const CsReport *r, const WeftIndexedPoint *m,
     cli_json_str(out, knobs);
   }
   fputc('}', out);
+}
+
+/* The best design's bill of materials: per bound dim its part, links per
+ * NPU, whole switches per tier and the totals (cli_bom_json); the NPUs when
+ * the system cost is shown; the total. */
+static void bom_json(FILE *out, const CsReport *r) {
+  const WeftDesignPoint *p = &r->best[0].pt;
+  const WeftNetwork *net = &r->spec->nets[p->net];
+  const WeftDimParts *parts = r->parts[p->net];
+  double bw[WEFT_MAX_DIMS], links[WEFT_MAX_DIMS], cost = 0.0, power = 0.0;
+  best_bom(r, bw, links);
+  fprintf(out, "  \"bill_of_materials\": {\"point\": %zu, \"dims\": [", r->best[0].index);
+  for (int d = 0, first = 1; d < net->ndims; d++) {
+    if (!parts[d].part[0]) continue;
+    WeftPartsBom b;
+    weft_parts_bom(net, &parts[d], d, bw[d], links[d], &b);
+    fprintf(out, "%s\n    {\"dim\": %d, \"part\": ", first ? "" : ",", d + 1);
+    first = 0;
+    cli_json_str(out, parts[d].part);
+    fputs(", \"switch\": ", out);
+    if (parts[d].switch_name[0]) cli_json_str(out, parts[d].switch_name);
+    else fputs("null", out);
+    fputs(", \"switches_by_tier\": [", out);
+    for (int t = 0; t < b.tiers; t++) {
+      if (t) fputs(", ", out);
+      cli_json_num(out, b.tier_switches[t]);
+    }
+    fputs("], \"total\": ", out);
+    cli_bom_json(out, &b);
+    fputc('}', out);
+    cost += b.cost_usd;
+    power += b.power_w;
+  }
+  fputs("\n  ], \"npus\": ", out);
+  if (r->system) {
+    double n = weft_network_npus_bought(net);  /* spares included */
+    fprintf(out, "{\"count\": %.0f, \"cost_usd\": ", n);
+    cli_json_num(out, n * r->sys.npu_usd);
+    fputs(", \"power_w\": ", out);
+    cli_json_num(out, n * r->sys.npu_power_w);
+    fputc('}', out);
+    cost += n * r->sys.npu_usd;
+    power += n * r->sys.npu_power_w;
+  } else {
+    fputs("null", out);
+  }
+  fputs(", \"cost_usd\": ", out);
+  cli_json_num(out, cost);
+  fputs(", \"power_w\": ", out);
+  cli_json_num(out, power);
+  fputs("},\n", out);
 }
 
 void cs_json(FILE *out, const CsReport *r) {
@@ -313,7 +442,9 @@ void cs_json(FILE *out, const CsReport *r) {
     size_t n = weft_codesign_summary_same(r->sum, k, &m);
     json_design(out, r, n ? m : &r->best[k], n ? n : 1);
   }
-  fputs(top ? "\n  ],\n  \"pareto\": [" : "],\n  \"pareto\": [", out);
+  fputs(top ? "\n  ],\n" : "],\n", out);
+  if (top > 0 && r->parts) bom_json(out, r);
+  fputs("  \"pareto\": [", out);
   for (size_t k = 0; k < r->nfront; k++) {
     fputs(k ? ",\n    " : "\n    ", out);
     json_design(out, r, &r->front[k], 0);
@@ -367,6 +498,14 @@ static void csv_row(FILE *f, const CsReport *r, size_t i, const WeftDesignPoint 
   else fputc(',', f);
   if (ok) csv_num(f, p->gap);
   else fputc(',', f);
+  if (r->system && ok) {
+    csv_num(f, p->capex_usd);
+    csv_num(f, p->power_w);
+    csv_num(f, p->cost_per_iteration_usd);
+    csv_num(f, usd_per_mtok(p));
+  } else if (r->system) {
+    fputs(",,,,", f);
+  }
   fputc(',', f);
   csv_str(f, p->reason);
   fputc('\n', f);
@@ -382,7 +521,9 @@ int cs_csv_open(CsCsv *c, const char *path, const CsReport *r) {
   c->f = weft_out_stream(c->out);
   fputs("point,net,shape,tp,pp,dp,mb,order,status,time_ns,cost_usd,objective", c->f);
   for (int d = 0; d < r->ndims; d++) fprintf(c->f, ",bw_gbps_%d", d + 1);
-  fputs(",equal_time_ns,mem_bytes,gap,reason\n", c->f);
+  fputs(",equal_time_ns,mem_bytes,gap", c->f);
+  if (r->system) fputs(",capex_usd,power_w,cost_per_iteration_usd,usd_per_million_tokens", c->f);
+  fputs(",reason\n", c->f);
   return 0;
 }
 
@@ -400,7 +541,8 @@ int cs_csv_commit(CsCsv *c, const CsReport *r) {
   c->f = NULL;
   if (!rc) /* what is in it: one row per point, cs_csv_open's header */
     fprintf(stderr, "weft: codesign: wrote %s: %zu row%s (and a header line) of %d columns\n",
-            path ? path : "the CSV", r->n, r->n == 1 ? "" : "s", 12 + r->ndims + 4);
+            path ? path : "the CSV", r->n, r->n == 1 ? "" : "s",
+            12 + r->ndims + 4 + (r->system ? 4 : 0));
   free(path);
   return rc;
 }

@@ -151,6 +151,25 @@ static int parts_price(const CliInputs *in) {
   }
 }
 
+int cli_parts_list(const char *list, char buf[CLI_PARTS_LIST_LEN],
+                   const char *names[WEFT_MAX_DIMS + 1]) {
+  int n = 0;
+  snprintf(buf, CLI_PARTS_LIST_LEN, "%s", list);
+  for (char *p = buf; n <= WEFT_MAX_DIMS; n++) {
+    char *c = strchr(p, ',');
+    if (c) *c = '\0';
+    while (*p == ' ') p++;
+    for (char *e = p + strlen(p); e > p && e[-1] == ' ';) *--e = '\0';
+    names[n] = p;
+    if (!c) {
+      n++;
+      break;
+    }
+    p = c + 1;
+  }
+  return n;
+}
+
 /* --parts-per-dim onto the network, then the catalog (built-in beside the
  * zoo, --parts over it) bound: rates, limits, cost classes. */
 static int bind_parts(const CliInputs *in, WeftScenario *sc, WeftError *err) {
@@ -158,22 +177,9 @@ static int bind_parts(const CliInputs *in, WeftScenario *sc, WeftError *err) {
   const char *zoo = in->mval[CLI_MO_ZOO] ? in->mval[CLI_MO_ZOO] : cli_zoo_dir();
   const char *file = in->val[CLI_IN_PARTS];
   if (list) {
-    char buf[WEFT_MAX_DIMS * WEFT_NAME_LEN + WEFT_MAX_DIMS];
+    char buf[CLI_PARTS_LIST_LEN];
     const char *names[WEFT_MAX_DIMS + 1];
-    int n = 0;
-    snprintf(buf, sizeof buf, "%s", list);
-    for (char *p = buf; n <= WEFT_MAX_DIMS; n++) {
-      char *c = strchr(p, ',');
-      if (c) *c = '\0';
-      while (*p == ' ') p++;
-      for (char *e = p + strlen(p); e > p && e[-1] == ' ';) *--e = '\0';
-      names[n] = p;
-      if (!c) {
-        n++;
-        break;
-      }
-      p = c + 1;
-    }
+    int n = cli_parts_list(list, buf, names);
     int rc = weft_network_set_parts(&sc->net, names, n, "--parts-per-dim", err);
     if (rc) return rc;
   }

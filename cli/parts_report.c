@@ -4,33 +4,39 @@
 
 #include "cli.h"
 
-/* Dim d's figures at the design: links per NPU (B_d / rate), the cluster's
- * totals of each part, whole switches (a single tier shares its switches
- * among an NPU's links; more tiers are one Fat-tree per link), $ and W. */
-typedef struct {
-  double links, npus_total, endpoints, switch_ports, optics, cables, switches, cost_usd, power_w;
-} Bom;
-
-static Bom bom(const Report *r, int d) {
+/* The optimize report's: links from the whole-link solve, else B_d / rate. */
+static WeftPartsBom bom(const Report *r, int d) {
   const WeftDimParts *p = &r->parts[d];
-  const WeftNetwork *net = r->spec->net;
-  Bom b = {0};
-  double bw = r->res->bw_gbps[d], inst;
-  double nd = net->npus[d] + net->spares[d];  /* the dim's NPUs bought: spares have parts */
-  b.npus_total = weft_network_npus_bought(net);
-  inst = b.npus_total / nd;  /* copies of the dim */
-  b.links = r->whole && r->whole->link_gbps[d] > 0.0 ? r->whole->links[d] : bw / p->rate_gbps;
-  b.endpoints = b.npus_total * b.links * p->endpoints;
-  b.switch_ports = b.npus_total * b.links * p->switch_ports;
-  b.optics = b.npus_total * b.links * p->optics;
-  b.cables = b.npus_total * b.links * p->cables;
-  if (p->tiers == 1)
-    b.switches = inst * ceil(nd * ceil(b.links - 1e-9) / p->radix);
-  for (int t = 0; p->tiers > 1 && t < p->tiers; t++)
-    b.switches += inst * ceil(b.links - 1e-9) * p->tier_switches[t];
-  b.cost_usd = p->usd_per_gbps * bw * b.npus_total;
-  b.power_w = p->w_per_gbps * bw * b.npus_total;
+  double bw = r->res->bw_gbps[d];
+  double links = r->whole && r->whole->link_gbps[d] > 0.0 ? r->whole->links[d] : bw / p->rate_gbps;
+  WeftPartsBom b;
+  weft_parts_bom(r->spec->net, p, d, bw, links, &b);
   return b;
+}
+
+void cli_bom_table(FILE *out, const WeftNetwork *net, const WeftDimParts *parts,
+                   const double *bw, const double *links, const WeftSystemCost *sys) {
+  fprintf(out, "  %-4s %12s %12s %12s %12s %10s %16s %14s\n", "dim", "links_nics", "sw_ports",
+          "optics", "cables", "switches", "cost_usd", "power_w");
+  double cost = 0.0, power = 0.0;
+  for (int d = 0; d < net->ndims; d++) {
+    if (!parts[d].part[0]) continue;
+    WeftPartsBom b;
+    weft_parts_bom(net, &parts[d], d, bw[d], links[d], &b);
+    fprintf(out, "  B%-3d %12.0f %12.0f %12.0f %12.0f %10.0f %16.2f %14.2f\n", d + 1, b.endpoints,
+            b.switch_ports, b.optics, b.cables, b.switches, b.cost_usd, b.power_w);
+    cost += b.cost_usd;
+    power += b.power_w;
+  }
+  if (sys) { /* the NPUs themselves, spares included */
+    double n = weft_network_npus_bought(net);
+    fprintf(out, "  %-4s %12.0f %12s %12s %12s %10s %16.2f %14.2f\n", "npus", n, "", "", "", "",
+            n * sys->npu_usd, n * sys->npu_power_w);
+    cost += n * sys->npu_usd;
+    power += n * sys->npu_power_w;
+  }
+  fprintf(out, "  %-4s %12s %12s %12s %12s %10s %16.2f %14.2f\n", "all", "", "", "", "", "", cost,
+          power);
 }
 
 void report_parts_table(FILE *out, const Report *r) {
@@ -41,25 +47,33 @@ void report_parts_table(FILE *out, const Report *r) {
   for (int d = 0; d < net->ndims; d++) {
     const WeftDimParts *p = &r->parts[d];
     if (!p->part[0]) continue;
-    Bom b = bom(r, d);
+    WeftPartsBom b = bom(r, d);
     fprintf(out, "  B%-3d %-14s %6g %12.6f %10.6f %6d %8.4f %8.4f %6.4f\n", d + 1, p->part,
             b.links, p->usd_per_gbps, p->w_per_gbps, p->tiers, p->switch_ports, p->optics,
             p->cables);
   }
   fprintf(out, "\n  bill of materials (whole network)\n");
-  fprintf(out, "  %-4s %12s %12s %12s %12s %10s %16s %14s\n", "dim", "links_nics", "sw_ports",
-          "optics", "cables", "switches", "cost_usd", "power_w");
-  double cost = 0.0, power = 0.0;
+  double bw[WEFT_MAX_DIMS], links[WEFT_MAX_DIMS];
   for (int d = 0; d < net->ndims; d++) {
-    if (!r->parts[d].part[0]) continue;
-    Bom b = bom(r, d);
-    fprintf(out, "  B%-3d %12.0f %12.0f %12.0f %12.0f %10.0f %16.2f %14.2f\n", d + 1, b.endpoints,
-            b.switch_ports, b.optics, b.cables, b.switches, b.cost_usd, b.power_w);
-    cost += b.cost_usd;
-    power += b.power_w;
+    bw[d] = r->res->bw_gbps[d];
+    links[d] = r->parts[d].part[0] ? bom(r, d).links : 0.0;
   }
-  fprintf(out, "  %-4s %12s %12s %12s %12s %10s %16.2f %14.2f\n", "all", "", "", "", "", "", cost,
-          power);
+  cli_bom_table(out, net, r->parts, bw, links, r->system ? &r->sys : NULL);
+}
+
+static void num_field(FILE *out, const char *key, double v);
+
+void cli_bom_json(FILE *out, const WeftPartsBom *b) {
+  fputs("{\"links_per_npu\": ", out);
+  cli_json_num(out, b->links);
+  num_field(out, "endpoints", b->endpoints);
+  num_field(out, "switch_ports", b->switch_ports);
+  num_field(out, "optics", b->optics);
+  num_field(out, "cables", b->cables);
+  num_field(out, "switches", b->switches);
+  num_field(out, "cost_usd", b->cost_usd);
+  num_field(out, "power_w", b->power_w);
+  fputc('}', out);
 }
 
 static void str_field(FILE *out, const char *key, const char *v) {
@@ -106,17 +120,9 @@ void report_parts_json(FILE *out, const Report *r) {
       fputs("null}", out);
       continue;
     }
-    Bom b = bom(r, d);
-    fputs("{\"links_per_npu\": ", out);
-    cli_json_num(out, b.links);
-    num_field(out, "endpoints", b.endpoints);
-    num_field(out, "switch_ports", b.switch_ports);
-    num_field(out, "optics", b.optics);
-    num_field(out, "cables", b.cables);
-    num_field(out, "switches", b.switches);
-    num_field(out, "cost_usd", b.cost_usd);
-    num_field(out, "power_w", b.power_w);
-    fputs("}}", out);
+    WeftPartsBom b = bom(r, d);
+    cli_bom_json(out, &b);
+    fputc('}', out);
   }
   fputs("\n  ],\n", out);
 }

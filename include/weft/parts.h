@@ -121,6 +121,19 @@ int weft_network_bind_parts(WeftNetwork *net, WeftCostModel *cm, const WeftParts
  * brings its rate); bind afterwards. Errors name field; net is unchanged. */
 int weft_network_set_parts(WeftNetwork *net, const char *const *names, int n, const char *field,
                            WeftError *err);
+/* A bound dim's bill of materials at B_d = bw_gbps with `links` links per
+ * NPU (docs/parts.md): the cluster's totals of each part (endpoints: links
+ * or NICs; switch ports, optics, cables), whole switches per tier (a single
+ * tier shares its switches among an NPU's links; more tiers are one
+ * Fat-tree per link: rail-optimised planes, one set per copy of the dim),
+ * their sum, $ (the optimizer's: switches priced per port used) and W. */
+typedef struct {
+  double links, npus_total, endpoints, switch_ports, optics, cables, switches, cost_usd, power_w;
+  int tiers;
+  double tier_switches[WEFT_MAX_TIERS];
+} WeftPartsBom;
+void weft_parts_bom(const WeftNetwork *net, const WeftDimParts *p, int d, double bw_gbps,
+                    double links, WeftPartsBom *out);
 /* 1 when some dim of net names a part. */
 int weft_network_has_parts(const WeftNetwork *net);
 

@@ -77,6 +77,10 @@ typedef struct {
   double equal_time_ns;     /* the time at it; 0 when there is none */
   double mem_bytes;         /* per NPU */
   double gap;
+  /* System cost at the design (docs/model.md "System cost"; 0 where the cost
+   * model gives none): capex (network + NPUs), IT power (W), $ per iteration;
+   * and the tokens of one iteration (global batch x sequence length). */
+  double capex_usd, power_w, cost_per_iteration_usd, tokens;
   char reason[160];         /* why, when status != OK */
 } WeftDesignPoint;
 
@@ -302,6 +306,19 @@ int weft_parts_choices(const WeftNetwork *net);
  * sc->parts_file. Errors (bad input, a solver failure) leave sc as it came. */
 int weft_parts_choose(WeftScenario *sc, const char *zoo_dir, const WeftSettings *settings,
                       WeftPartChoices *pc, WeftError *err);
+/* The networks of a co-design built of parts (docs/parts.md, "Co-design
+ * with parts"): nets[0..n) in order, a network offering a choice of parts
+ * expanded into one network per combination (dim 1 fastest), each bound to
+ * the catalog (zoo_dir/../parts, parts_file over it: NULL none) as
+ * weft_network_bind_parts binds, and every bound dim's class added to cm
+ * (one of the same name and figures shared; other figures, the same part on
+ * a dim of another size, "NAME#K", K the expanded network's number). A
+ * network naming no part is copied as it is. *out and *dims (each
+ * network's figures per dim, part "" where unbound) malloc'd, *nout set;
+ * on failure nothing is allocated and cm is unchanged. */
+int weft_codesign_parts(const WeftNetwork *nets, int n, const char *zoo_dir,
+                        const char *parts_file, WeftCostModel *cm, WeftNetwork **out, int *nout,
+                        WeftDimParts (**dims)[WEFT_MAX_DIMS], WeftError *err);
 /* The part of combination k on dim d, into buf ("" when out of range). */
 const char *weft_parts_choice_name(const WeftPartChoices *pc, int k, int d, char *buf,
                                    size_t size);

@@ -186,6 +186,39 @@ def test_codesign_network_files_and_knob_lists():
                  "perf-per-cost", "--tp", "4,8,16", "--mb", "1,2"))
 
 
+def test_codesign_parts_system_cost():
+    """README "Use": the networks' parts bound (a choice expanded), ranked by
+    $ per iteration, the system figures and the winner's bill of materials."""
+    C = os.path.join(os.path.dirname(G.rstrip("/")), "cost") + "/"
+    py = weft.codesign("llama3-405b", npus=16384, device="h100",
+                       network=[C + "h100_ib.yml", C + "h100_eth.yml"],
+                       cost_model=C + "h100_system.yml", objective="cost-per-iteration",
+                       zero_list=[1], sp=True, recompute_list="selective,full",
+                       attention="flash", top=5, threads=2)
+    same(py, cli("codesign", "--model", "llama3-405b", "--npus", "16384", "--device", "h100",
+                 "--network", C + "h100_ib.yml", "--network", C + "h100_eth.yml",
+                 "--cost-model", C + "h100_system.yml", "--objective", "cost-per-iteration",
+                 "--zero-list", "1", "--sp", "--recompute-list", "selective,full",
+                 "--attention", "flash", "--top", "5"))
+    assert py["bill_of_materials"]["point"] == py["top"][0]["point"]
+    assert py["networks"] == "2 network files, 3 networks with each choice of parts"
+
+
+def test_codesign_blocks_parts_per_dim():
+    """parts_per_dim= (a choice as a list) on every --blocks shape, as the CLI."""
+    C = os.path.join(os.path.dirname(G.rstrip("/")), "cost") + "/"
+    py = weft.codesign("llama3-405b", npus=16384, device="h100", blocks="Switch,Switch",
+                       max_per_dim=[8, 0], parts_per_dim=["nvlink4", ["ndr", "xdr", "eth800"]],
+                       cost_model=C + "h100_system.yml", objective="cost-per-iteration",
+                       zero_list=[1], sp=True, recompute_list="selective,full",
+                       attention="flash", top=3, threads=2)
+    same(py, cli("codesign", "--model", "llama3-405b", "--npus", "16384", "--device", "h100",
+                 "--blocks", "Switch,Switch", "--max-per-dim", "8,0", "--parts-per-dim",
+                 "nvlink4,ndr|xdr|eth800", "--cost-model", C + "h100_system.yml",
+                 "--objective", "cost-per-iteration", "--zero-list", "1", "--sp",
+                 "--recompute-list", "selective,full", "--attention", "flash", "--top", "3"))
+
+
 def test_topo():
     same(weft.topo("vgg16", servers=256, degree=4, radix=16, port_gbit=40),
          cli("topo", "--model", "vgg16", "--servers", "256", "--degree", "4", "--radix", "16",

@@ -11,7 +11,7 @@ from ._inputs import LOOPS, check_rc, constraints, given
 from ._lib import text
 
 KEYS = ("model", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
-        "cost_dims", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
+        "cost_dims", "parts_per_dim", "parts", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
         "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
         "interleave", "cp_list", "attention", "fp8", "grad_bytes", "master_weights",
         "optimizer_states", "ep", "efficiency", "gap_tol", "threads", "top")
@@ -111,15 +111,42 @@ def _spec(kw, npus):
     return spec
 
 
-def _nets_from_files(nets, npus, cost, sources, zoo):
-    """Networks from files or dicts: each with npus NPUs, one dim count."""
+def _bind_all(nets, n, kw, cost, sources, zoo):
+    """parts_per_dim= onto every network, then, when some names a part, each
+    bound (a choice expanded) with parts= over the catalog, the classes into
+    cost (weft_codesign_parts; the CLI's bind_all). Returns (a Python array of
+    the networks or None when unchanged, their count, parts per network)."""
+    names = kw.get("parts_per_dim")
+    if names is not None:
+        arr, _ = _inputs.parts_names(names)
+        for k in range(n):
+            err = new_error()
+            check_rc(lib.weft_network_set_parts(byref(nets[k]), arr, len(names),
+                                                b"parts_per_dim", byref(err)), err, sources)
+    if not any(lib.weft_network_has_parts(byref(nets[k])) for k in range(n)):
+        return None, n, None
+    out, nout = ctypes.POINTER(_lib.WeftNetwork)(), c_int()
+    dims, err = ctypes.POINTER(_lib.WeftDimParts * _lib.MAX_DIMS)(), new_error()
+    f = c_path("parts", kw["parts"]) if kw.get("parts") is not None else None
+    check_rc(lib.weft_codesign_parts(nets, n, c_path("zoo", zoo), f, byref(cost), byref(out),
+                                     byref(nout), byref(dims), byref(err)), err, sources)
+    # copies, so the C arrays can go at once
+    parts = [[_lib.WeftDimParts.from_buffer_copy(dims[k][d]) for d in range(_lib.MAX_DIMS)]
+             for k in range(nout.value)]
+    arr = (_lib.WeftNetwork * nout.value)()
+    ctypes.memmove(arr, out, ctypes.sizeof(arr))
+    _libc.free(ctypes.cast(out, ctypes.c_void_p))
+    _libc.free(ctypes.cast(dims, ctypes.c_void_p))
+    return arr, nout.value, parts
+
+
+def _nets_from_files(nets, npus, cost, sources, zoo, kw):
+    """Networks from files or dicts: each with npus NPUs, one dim count; those
+    naming parts bound, a choice expanded (weft_codesign_parts, as the CLI)."""
     arr = (_lib.WeftNetwork * len(nets))()
     for k, v in enumerate(nets):
         _inputs.read_network(v, arr[k], sources, zoo, "<network %d>" % k if len(nets) > 1
                              else "<network>")
-        err = new_error()
-        check_rc(lib.weft_cost_per_gbps(byref(arr[k]), byref(cost),
-                                        (c_double * _lib.MAX_DIMS)(), byref(err)), err, sources)
         total = lib.weft_network_npus_bought(byref(arr[k]))  # spares are the cluster's too
         if total != float(npus):
             raise fail("%s: the network has %.0f NPUs, npus is %d" % (text(arr[k].file), total,
@@ -128,16 +155,29 @@ def _nets_from_files(nets, npus, cost, sources, zoo):
             raise fail("%s: %d dims, but %s has %d (constraints need one dim count)" % (
                 text(arr[k].file), arr[k].ndims, text(arr[0].file), arr[0].ndims), "network")
     # each network, then its variants with part of a dim idle (weft_network_actives)
-    out, n, err = ctypes.POINTER(_lib.WeftNetwork)(), c_size_t(), new_error()
-    check_rc(lib.weft_network_actives(arr, len(nets), byref(out), byref(n), byref(err)), err)
+    out, na, err = ctypes.POINTER(_lib.WeftNetwork)(), c_size_t(), new_error()
+    check_rc(lib.weft_network_actives(arr, len(nets), byref(out), byref(na), byref(err)), err)
     owner = ctypes.cast(out, ctypes.c_void_p).value
+    n = na.value
     desc = "%d network file%s" % (len(nets), "s" if len(nets) > 1 else "")
-    if n.value > len(nets):
-        desc += " and %d with part of a dim idle (spares)" % (n.value - len(nets))
-    return out, n.value, owner, desc
+    if n > len(nets):
+        desc += " and %d with part of a dim idle (spares)" % (n - len(nets))
+    arr = out
+    bound, nb, parts = _bind_all(arr, n, kw, cost, sources, zoo)
+    if bound is not None:  # a Python copy: the C array can go
+        _libc.free(owner)
+        owner, arr = None, bound
+        if nb != n:
+            desc += ", %d networks with each choice of parts" % nb
+        n = nb
+    for k in range(n):
+        err = new_error()
+        check_rc(lib.weft_cost_per_gbps(byref(arr[k]), byref(cost),
+                                        (c_double * _lib.MAX_DIMS)(), byref(err)), err, sources)
+    return arr, n, owner, desc, parts
 
 
-def _nets_from_blocks(kw, npus, cost):
+def _nets_from_blocks(kw, npus, cost, sources, zoo):
     """Every shape over the building blocks (weft_network_shapes)."""
     names = items("blocks", kw["blocks"])
     D = len(names)
@@ -186,6 +226,9 @@ def _nets_from_blocks(kw, npus, cost):
     elif cost.nclasses == D:
         for d in range(D):
             cdims[d].value = cost.cls[d].name
+    elif kw.get("parts_per_dim") is not None and len(kw["parts_per_dim"]) == D and all(
+            x not in ("", "-") for x in _inputs.parts_names(kw["parts_per_dim"])[1]):
+        pass  # each dim priced by its part: no class (the CLI's every_part)
     else:
         raise fail("%s: %d cost classes for %d dims: name one per dim with cost_dims" % (
             text(cost.file), cost.nclasses, D), "cost_dims")
@@ -209,21 +252,39 @@ def _nets_from_blocks(kw, npus, cost):
         raise fail("no network of %d dims (each at least 2 NPUs, at most %s) has %d NPUs "
                    "(max_per_dim changes the bounds)" % (
                        D, " x ".join(str(maxd[d] or "none") for d in range(D)), npus), "npus")
-    check = lib.weft_cost_per_gbps(nets, byref(cost), (c_double * _lib.MAX_DIMS)(), byref(err))
-    if check:
+    try:
+        bound, nb, parts = _bind_all(nets, n.value, kw, cost, sources, zoo)
+    except BaseException:
         _libc.free(owner)
-        raise Sources().error(check, err)
-    desc = "%d shape%s of" % (n.value, "s" if n.value > 1 else "") + "".join(
-        "%s%s (%s)" % (" x " if d else " ", TOPOLOGIES[topo[d]], text(cdims[d]))
+        raise
+    nshapes = n.value
+    if bound is not None:
+        _libc.free(owner)
+        nets, owner = bound, None
+    for k in range(nb):
+        check = lib.weft_cost_per_gbps(byref(nets[k]), byref(cost),
+                                       (c_double * _lib.MAX_DIMS)(), byref(err))
+        if check:
+            if owner:
+                _libc.free(owner)
+            raise Sources().error(check, err)
+    desc = "%d shape%s of" % (nshapes, "s" if nshapes > 1 else "") + "".join(
+        "%s%s (%s)" % (" x " if d else " ", TOPOLOGIES[topo[d]], text(cdims[d]) or "parts")
         for d in range(D))
-    return nets, n.value, owner, desc, bounds
+    if kw.get("parts_per_dim") is not None:
+        desc += ", parts " + ",".join(_inputs.parts_names(kw["parts_per_dim"])[1])
+    if nb != nshapes:
+        desc += ": %d networks with each choice of parts" % nb
+    return nets, nb, owner, desc, bounds, parts
 
 
 def _shape(net):
     abbr = ("R", "FC", "SW")
     return "x".join("%s%d%s" % (abbr[net.topology[d]] if 0 <= net.topology[d] < 3 else "?",
-                                net.npus[d], "/%d" % (net.npus[d] + net.spares[d])
-                                if net.spares[d] > 0 else "") for d in range(net.ndims))
+                                net.npus[d], ("/%d" % (net.npus[d] + net.spares[d])
+                                              if net.spares[d] > 0 else "") +
+                                (":" + text(net.part[d]) if text(net.part[d]) else ""))
+                    for d in range(net.ndims))
 
 
 def _order(spec, par):
@@ -267,15 +328,53 @@ def _merged_knobs(spec, pars):
     return " ".join(parts)
 
 
-def _design(spec, ip):
+def _design(spec, ip, system):
     p = ip.pt
     net = spec.nets[p.net]
-    return {"point": ip.index, "net": p.net, "shape": _shape(net), "tp": p.par.tp,
+    d = {"point": ip.index, "net": p.net, "shape": _shape(net), "tp": p.par.tp,
             "pp": p.par.pp, "dp": p.par.dp, "mb": p.par.micro_batch, "order": _order(spec, p.par),
             "time_ns": num(p.time_ns), "cost_usd": num(p.cost_usd), "objective": num(p.objective),
             "bw_gbps": [num(p.bw_gbps[d]) for d in range(net.ndims)],
             "equal_time_ns": num(p.equal_time_ns) if p.equal_time_ns > 0 else None,
             "mem_bytes": num(p.mem_bytes), "gap": num(p.gap)}
+    if system:  # docs/model.md "System cost"
+        d.update({"capex_usd": num(p.capex_usd), "power_w": num(p.power_w),
+                  "cost_per_iteration_usd": num(p.cost_per_iteration_usd),
+                  "usd_per_million_tokens": num(p.cost_per_iteration_usd / p.tokens * 1e6)
+                  if p.tokens > 0 else None})
+    return d
+
+
+def _bom(spec, ip, parts, system, sysc):
+    """The best design's bill of materials (weft_parts_bom), as the CLI's."""
+    p = ip.pt
+    net = spec.nets[p.net]
+    dims, cost, power = [], 0.0, 0.0
+    for d in range(net.ndims):
+        dp = parts[p.net][d]
+        if not dp.part:
+            continue
+        links = float(round(p.bw_gbps[d] / dp.rate_gbps))
+        b = _libx.WeftPartsBom()
+        lib.weft_parts_bom(byref(net), byref(dp), d, p.bw_gbps[d], links, byref(b))
+        dims.append({"dim": d + 1, "part": text(dp.part),
+                     "switch": text(dp.switch_name) or None,
+                     "switches_by_tier": [num(b.tier_switches[t]) for t in range(b.tiers)],
+                     "total": {"links_per_npu": num(b.links), "endpoints": num(b.endpoints),
+                               "switch_ports": num(b.switch_ports), "optics": num(b.optics),
+                               "cables": num(b.cables), "switches": num(b.switches),
+                               "cost_usd": num(b.cost_usd), "power_w": num(b.power_w)}})
+        cost += b.cost_usd
+        power += b.power_w
+    npus = None
+    if system:
+        n = lib.weft_network_npus_bought(byref(net))  # spares included
+        npus = {"count": int(n), "cost_usd": num(n * sysc.npu_usd),
+                "power_w": num(n * sysc.npu_power_w)}
+        cost += n * sysc.npu_usd
+        power += n * sysc.npu_power_w
+    return {"point": ip.index, "dims": dims, "npus": npus, "cost_usd": num(cost),
+            "power_w": num(power)}
 
 
 def codesign(model=None, **kw):
@@ -315,11 +414,12 @@ def codesign(model=None, **kw):
     try:
         if has_nets:
             v = kw["network"]
-            nets, nnets, owner, desc = _nets_from_files(
-                list(v) if isinstance(v, (list, tuple)) else [v], npus, cost, src, zoo)
+            nets, nnets, owner, desc, parts = _nets_from_files(
+                list(v) if isinstance(v, (list, tuple)) else [v], npus, cost, src, zoo, kw)
             bounds = None
         else:
-            nets, nnets, owner, desc, bounds = _nets_from_blocks(kw, npus, cost)
+            nets, nnets, owner, desc, bounds, parts = _nets_from_blocks(kw, npus, cost, src,
+                                                                        zoo)
         # the device as every command takes it: device=, the clusters' GPU, a100
         net_ptr = ctypes.cast(nets, ctypes.POINTER(_lib.WeftNetwork))
         given = kw.get("device")
@@ -362,14 +462,19 @@ def codesign(model=None, **kw):
         if failure:
             raise failure[0]
         check_rc(rc, err)
-        return _report(spec, summary, n.value, npus, desc, bounds, texts, top)
+        system = bool(lib.weft_cost_model_has_system(byref(cost))) or \
+            spec.objective == _inputs.OBJECTIVES.index("cost-per-iteration")
+        sysc = _lib.WeftSystemCost()
+        lib.weft_system_cost_resolved(byref(cost), byref(sysc))
+        return _report(spec, summary, n.value, npus, desc, bounds, texts, top, parts, system,
+                       sysc)
     finally:
         lib.weft_codesign_summary_free(summary)
         if owner:
             _libc.free(owner)
 
 
-def _report(spec, summary, n, npus, desc, bounds, texts, top):
+def _report(spec, summary, n, npus, desc, bounds, texts, top, parts, system, sysc):
     status = {}
     for s, tok in enumerate(STATUS):
         entry = {"count": lib.weft_codesign_summary_count(summary, s),
@@ -386,7 +491,7 @@ def _report(spec, summary, n, npus, desc, bounds, texts, top):
         same = ctypes.POINTER(_libx.WeftIndexedPoint)()
         ns = lib.weft_codesign_summary_same(summary, k, byref(same))
         members = [same[j] for j in range(ns)] if ns else [best[k]]
-        d = _design(spec, members[0])
+        d = _design(spec, members[0], system)
         d["equivalent_points"] = [m.index for m in members[1:]]
         d["equivalent_knobs"] = _merged_knobs(spec, [m.pt.par for m in members])
         top_list.append(d)
@@ -396,4 +501,6 @@ def _report(spec, summary, n, npus, desc, bounds, texts, top):
             "npus": npus, "objective": lib.weft_objective_name(spec.objective).decode(),
             "loop": lib.weft_loop_name(spec.loop).decode(), "networks": desc,
             "bounds": bounds, "constraints": list(texts), "points": n, "status": status, "top": top_list,
-            "pareto": [_design(spec, front[k]) for k in range(nfront)]}
+            **({"bill_of_materials": _bom(spec, best[0], parts, system, sysc)}
+               if ntop > 0 and parts else {}),
+            "pareto": [_design(spec, front[k], system) for k in range(nfront)]}

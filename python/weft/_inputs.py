@@ -351,19 +351,7 @@ def bind_parts(s, kw):
     sc, err = s.sc, new_error()
     names = kw.get("parts_per_dim")
     if names is not None:
-        if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
-            raise fail("parts_per_dim: expected a list of part names, one per dim, got %r" %
-                       (names,), "parts_per_dim")
-        joined = []
-        for i, x in enumerate(names):  # a list on a dim: a choice of parts ("a|b")
-            ok = isinstance(x, str) or (isinstance(x, (list, tuple)) and len(x) > 1 and
-                                        all(isinstance(y, str) for y in x))
-            if not ok:
-                raise fail("parts_per_dim entry %d: expected a part name or a list of them, "
-                           "got %r" % (i + 1, x), "parts_per_dim")
-            joined.append(x.strip() if isinstance(x, str) else "|".join(y.strip() for y in x))
-        arr = (ctypes.c_char_p * max(len(names), 1))(*[c_text("parts_per_dim", x)
-                                                      for x in joined])
+        arr, joined = parts_names(names)
         check_rc(lib.weft_network_set_parts(byref(sc.net), arr, len(names), b"parts_per_dim",
                                             byref(err)), err, s.sources)
     f = c_path("parts", kw["parts"]) if kw.get("parts") is not None else None
@@ -373,6 +361,25 @@ def bind_parts(s, kw):
         f = bytes(sc.parts_file)  # rebind with the scenario's
     check_rc(lib.weft_scenario_bind_parts(s.ptr, zoo_path(kw.get("zoo")), f, byref(err)), err,
              s.sources)
+
+
+def parts_names(names):
+    """parts_per_dim= checked: a C array of the names (a choice as "a|b") and
+    the joined texts (optimize's and codesign's one reader)."""
+    if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
+        raise fail("parts_per_dim: expected a list of part names, one per dim, got %r" %
+                   (names,), "parts_per_dim")
+    joined = []
+    for i, x in enumerate(names):  # a list on a dim: a choice of parts ("a|b")
+        ok = isinstance(x, str) or (isinstance(x, (list, tuple)) and len(x) > 1 and
+                                    all(isinstance(y, str) for y in x))
+        if not ok:
+            raise fail("parts_per_dim entry %d: expected a part name or a list of them, "
+                       "got %r" % (i + 1, x), "parts_per_dim")
+        joined.append(x.strip() if isinstance(x, str) else "|".join(y.strip() for y in x))
+    arr = (ctypes.c_char_p * max(len(names), 1))(*[c_text("parts_per_dim", x)
+                                                  for x in joined])
+    return arr, joined
 
 
 def _load_files(s, kw):

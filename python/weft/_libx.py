@@ -6,9 +6,9 @@ from ctypes import (POINTER, CFUNCTYPE, c_char, c_char_p, c_double, c_int, c_siz
                     c_ulonglong, c_void_p)
 
 from ._core import lib
-from ._lib import (MAX_CHOICES, MAX_DIMS, MAX_JOBS, MAX_MODEL_LAYERS, NAME_LEN,
+from ._lib import (MAX_CHOICES, MAX_DIMS, MAX_JOBS, MAX_MODEL_LAYERS, MAX_TIERS, NAME_LEN,
                    PATH_LEN, REFINE_MAX_ITER, TOPO_MAX_TABLES, WeftCommunicator, WeftConstraints,
-                   WeftCostModel, WeftError, WeftJobTime, WeftNetwork, WeftParallel,
+                   WeftCostModel, WeftDimParts, WeftError, WeftJobTime, WeftNetwork, WeftParallel,
                    WeftSettings, WeftSpec, _s, bind)
 
 _D = c_double * MAX_DIMS
@@ -68,7 +68,13 @@ WeftDesignPoint = _s("WeftDesignPoint", [
     ("net", c_int), ("par", WeftParallel), ("status", c_int), ("time_ns", c_double),
     ("cost_usd", c_double), ("objective", c_double), ("bw_gbps", _D),
     ("equal_bw_gbps", c_double), ("equal_time_ns", c_double), ("mem_bytes", c_double),
-    ("gap", c_double), ("reason", c_char * 160)])
+    ("gap", c_double), ("capex_usd", c_double), ("power_w", c_double),
+    ("cost_per_iteration_usd", c_double), ("tokens", c_double), ("reason", c_char * 160)])
+WeftPartsBom = _s("WeftPartsBom", [
+    ("links", c_double), ("npus_total", c_double), ("endpoints", c_double),
+    ("switch_ports", c_double), ("optics", c_double), ("cables", c_double),
+    ("switches", c_double), ("cost_usd", c_double), ("power_w", c_double), ("tiers", c_int),
+    ("tier_switches", c_double * MAX_TIERS)])
 PROGRESS_FN = CFUNCTYPE(None, c_void_p, c_size_t, c_size_t)
 WeftRunSettings = _s("WeftRunSettings", [("threads", c_int), ("progress", PROGRESS_FN),
                                          ("progress_ctx", c_void_p), ("rank", c_size_t),
@@ -130,6 +136,7 @@ WeftTopoSearchResult = _s("WeftTopoSearchResult", [
 
 MIRRORED = (WeftModelLayer, WeftModel, WeftClusterTier, WeftCluster, WeftDevice, WeftMemory,
             WeftGenInfo, WeftCodesignSpec, WeftDesignPoint, WeftRunSettings, WeftIndexedPoint,
+            WeftPartsBom,
             WeftSimSettings, WeftSimJob, WeftSimResult, WeftRefine, WeftAllReduce, WeftDemand, WeftTraffic, WeftTopoSettings,
             WeftPrices, WeftTopoTime, WeftTopoWork, WeftTopoSearch, WeftTopoSearchResult)
 
@@ -179,6 +186,11 @@ PROTOS = {
     "weft_codesign_summary_front": (c_size_t, [c_void_p, P(P(WeftIndexedPoint))]),
     "weft_codesign_summary_same": (c_size_t, [c_void_p, c_size_t, P(P(WeftIndexedPoint))]),
     "weft_point_status_name": (c_char_p, [c_int]),
+    "weft_codesign_parts": (c_int, [P(WeftNetwork), c_int, c_char_p, c_char_p,
+                                    P(WeftCostModel), P(P(WeftNetwork)), P(c_int),
+                                    P(P(WeftDimParts * MAX_DIMS)), _ERR]),
+    "weft_parts_bom": (None, [P(WeftNetwork), P(WeftDimParts), c_int, c_double,
+                              c_double, P(WeftPartsBom)]),
     "weft_run_settings_default": (None, [P(WeftRunSettings)]),
     "weft_topo_settings_default": (None, [P(WeftTopoSettings)]),
     "weft_topo_prices_default": (None, [P(WeftPrices)]),

@@ -10,7 +10,7 @@ const char *weft_version(void) { return WEFT_VERSION; }
 #define WEFT_ABI_TYPES(X)                                                                   \
   X(WeftError) X(WeftNetwork) X(WeftCostClass) X(WeftSystemCost) X(WeftCostModel)         \
   X(WeftPhaseSpec) X(WeftLayer) X(WeftWorkload) X(WeftCommunicator) X(WeftConstraint)      \
-  X(WeftConstraints) X(WeftDimParts) X(WeftPartChoices) X(WeftPart)                         \
+  X(WeftConstraints) X(WeftDimParts) X(WeftPartChoices) X(WeftPart) X(WeftPartsBom)        \
   X(WeftScenario) X(WeftJob) X(WeftSpec) X(WeftSettings) X(WeftJobTime) X(WeftEval)         \
   X(WeftResult) X(WeftWholeResult) X(WeftModelLayer) X(WeftModel) X(WeftDevice) X(WeftParallel) X(WeftMemory)  \
   X(WeftGenInfo) X(WeftCodesignSpec) X(WeftDesignPoint) X(WeftRunSettings)                  \

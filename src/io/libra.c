@@ -416,8 +416,8 @@ int weft_libra_cost_model(const WeftYamlNode *map, const char *file, WeftCostMod
     }
     cm->nclasses++;
   }
-  if (cm->nclasses == 0)
-    return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, NULL,
+  if (cm->nclasses == 0 && !weft_cost_model_has_system(cm)) /* system figures alone: for */
+    return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, NULL, /* parts */
                           "the cost model has no cost classes");
   return WEFT_OK;
 }

@@ -93,7 +93,8 @@ int weft_cost_model_has_system(const WeftCostModel *cm) {
   const WeftSystemCost *s = &cm->sys;
   int any = s->has_npu_usd || s->has_npu_power_w || s->has_electricity || s->has_pue ||
             s->has_lifetime;
-  for (int i = 0; i < cm->nclasses && !any; i++) any = cm->cls[i].has_power;
+  for (int i = 0; i < cm->nclasses && !any; i++) /* a part's power is not a system figure given */
+    any = cm->cls[i].has_power && strncmp(cm->cls[i].name, "part:", 5) != 0;
   return any;
 }
 

@@ -116,6 +116,29 @@ int weft_parts_dim(const WeftParts *cat, const char *name, WeftTopology topo, in
   return WEFT_OK;
 }
 
+void weft_parts_bom(const WeftNetwork *net, const WeftDimParts *p, int d, double bw_gbps,
+                    double links, WeftPartsBom *out) {
+  WeftPartsBom b;
+  memset(&b, 0, sizeof b);
+  double nd = net->npus[d] + net->spares[d];  /* the dim's NPUs bought: spares have parts */
+  b.npus_total = weft_network_npus_bought(net);
+  double inst = b.npus_total / nd;            /* copies of the dim */
+  double whole = ceil(links - 1e-9);          /* a switch for part of a link is a switch */
+  b.links = links;
+  b.endpoints = b.npus_total * links * p->endpoints;
+  b.switch_ports = b.npus_total * links * p->switch_ports;
+  b.optics = b.npus_total * links * p->optics;
+  b.cables = b.npus_total * links * p->cables;
+  b.tiers = p->tiers;
+  if (p->tiers == 1) b.tier_switches[0] = inst * ceil(nd * whole / p->radix);
+  for (int t = 0; p->tiers > 1 && t < p->tiers; t++)
+    b.tier_switches[t] = inst * whole * p->tier_switches[t];
+  for (int t = 0; t < p->tiers; t++) b.switches += b.tier_switches[t];
+  b.cost_usd = p->usd_per_gbps * bw_gbps * b.npus_total;
+  b.power_w = p->w_per_gbps * bw_gbps * b.npus_total;
+  *out = b;
+}
+
 int weft_network_has_parts(const WeftNetwork *net) {
   for (int d = 0; net && d < net->ndims; d++)
     if (net->part[d][0]) return 1;
@@ -167,7 +190,8 @@ int weft_network_bind_parts(WeftNetwork *net, WeftCostModel *cm, const WeftParts
     k->link_usd_per_gbps = dp.link_usd_per_gbps;
     k->nic_usd_per_gbps = dp.nic_usd_per_gbps;
     k->switch_usd_per_gbps = dp.switch_usd_per_gbps;
-    k->has_link = k->has_nic = k->has_switch = 1;
+    k->power_w_per_gbps = dp.w_per_gbps;  /* so cost-per-iteration pays the parts' power */
+    k->has_link = k->has_nic = k->has_switch = k->has_power = 1;
     k->line = weft_parts_find(cat, first)->line;
     snprintf(t.cost_dim[d], sizeof t.cost_dim[d], "%s", k->name);
     if (dims) dims[d] = dp;

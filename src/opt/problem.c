@@ -358,7 +358,7 @@ static int objective_cost(WeftProblem *p, const WeftSpec *spec, WeftError *err) 
   if (rc) return rc;
   WeftSystemCost sc;
   weft_system_cost_resolved(spec->cost, &sc);
-  double n = weft_network_npus_total(spec->net);
+  double n = weft_network_npus_bought(spec->net); /* spares are bought and stand powered */
   p->npu_cost_usd = n * sc.npu_usd;
   p->npu_power_w = n * sc.npu_power_w;
   p->lifetime_ns = sc.lifetime_years * NS_PER_YEAR;

@@ -355,7 +355,7 @@ static void eval_with(const WeftCodesignSpec *spec, WeftDesignPoint *pt, Scratch
   /* Results start from zero so a point's bytes depend on its inputs alone. */
   pt->status = WEFT_POINT_OK;
   pt->time_ns = pt->cost_usd = pt->objective = pt->equal_time_ns = pt->mem_bytes = pt->gap = 0;
-  pt->equal_bw_gbps = 0;
+  pt->equal_bw_gbps = pt->capex_usd = pt->power_w = pt->cost_per_iteration_usd = pt->tokens = 0;
   memset(pt->bw_gbps, 0, sizeof pt->bw_gbps);
   memset(pt->reason, 0, sizeof pt->reason);
   if (pt->net < 0 || pt->net >= spec->nnets) {
@@ -411,6 +411,10 @@ static void eval_with(const WeftCodesignSpec *spec, WeftDesignPoint *pt, Scratch
     pt->cost_usd = res.eval.cost_usd;
     pt->objective = res.objective;
     pt->gap = res.gap;
+    pt->capex_usd = res.eval.capex_usd;
+    pt->power_w = res.eval.power_w;
+    pt->cost_per_iteration_usd = res.eval.cost_per_iteration_usd;
+    pt->tokens = info.tokens;
     memcpy(pt->bw_gbps, res.bw_gbps, (size_t)D * sizeof pt->bw_gbps[0]);
     double eq[WEFT_MAX_DIMS];
     WeftEval ev;

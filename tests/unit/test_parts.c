@@ -244,6 +244,13 @@ static void test_bind_network(void) {
   CHECK_NEAR(usd[0], 2048.0 * 41.0, 1e-12);
   CHECK_NEAR(usd[1], 2048.0 * 110.0, 1e-12);
   CHECK_NEAR(dims[1].usd_per_gbps, 110.0, 1e-12);
+  /* and the parts' power, so cost-per-iteration pays it: ring, the NIC's 20 W
+   * and half a 0 W cable per 50 GB/s, 0.4; the Switch 1.8 (as for 2048) */
+  double w[WEFT_MAX_DIMS];
+  CHECK_EQ_INT(weft_power_per_gbps(&net, &cm, w, &e), WEFT_OK);
+  CHECK_NEAR(w[0], 2048.0 * 0.4, 1e-12);
+  CHECK_NEAR(w[1], 2048.0 * 1.8, 1e-12);
+  CHECK_EQ_INT(weft_cost_model_has_system(&cm), 0);  /* no system figure was given */
   /* binding again replaces the classes, it does not add to them */
   CHECK_EQ_INT(weft_network_bind_parts(&net, &cm, cat, NULL, &e), WEFT_OK);
   CHECK_EQ_INT(cm.nclasses, 2);
@@ -280,6 +287,58 @@ static void test_bind_network(void) {
 
 /* The built-in catalog reads clean and gives TopoOpt's documented
  * defaults exactly (one catalog for both halves of weft). */
+/* A co-design's networks (weft_codesign_parts): a choice expanded, dim 1
+ * fastest; one class per part and dim shared where its figures agree (a
+ * ring's $ per GB/s does not depend on its size: 41 for 64 or 8 NPUs), and
+ * renamed where they do not (a Switch of 32 is one switch, 70; of 256, two
+ * tiers, 110: docs/parts.md's hand checks). */
+static void test_codesign_networks(void) {
+  WeftError e;
+  WeftNetwork in[3];
+  char user[WEFT_PATH_LEN];  /* scratch's buffer is reused */
+  snprintf(user, sizeof user, "%s", scratch("user.yml", CAT));
+  CHECK_EQ_INT(weft_network_read(scratch("net.yml", "Topology: [Ring, Switch]\n"
+                                                    "NpusCount: [64, 32]\n"
+                                                    "Parts: [nc, [n, nb]]\n"), &in[0], &e), WEFT_OK);
+  CHECK_EQ_INT(weft_network_read(scratch("net.yml", "Topology: [Ring, Switch]\n"
+                                                    "NpusCount: [8, 256]\n"
+                                                    "Parts: [nc, n]\n"), &in[1], &e), WEFT_OK);
+  CHECK_EQ_INT(weft_network_read(scratch("net.yml", "Topology: [Ring, Switch]\n"
+                                                    "NpusCount: [8, 256]\n"
+                                                    "CostDimension: [a, b]\n"), &in[2], &e), WEFT_OK);
+  WeftCostModel cm;
+  memset(&cm, 0, sizeof cm);
+  WeftNetwork *out = NULL;
+  WeftDimParts(*dims)[WEFT_MAX_DIMS] = NULL;
+  int n = 0;
+  int rc = weft_codesign_parts(in, 3, NULL, user, &cm, &out, &n, &dims, &e);
+  CHECK_EQ_INT(rc, WEFT_OK);
+  if (rc) {
+    fprintf(stderr, "  %s:%d: %s\n", e.file, e.line, e.msg);
+    return;
+  }
+  CHECK_EQ_INT(n, 4);
+  CHECK(!strcmp(out[0].part[1], "n") && !strcmp(out[1].part[1], "nb"));
+  CHECK(!strcmp(out[3].cost_dim[0], "a") && !out[3].part[0][0]);  /* no parts: as it was */
+  CHECK_EQ_INT(cm.nclasses, 4);  /* nc@d1 shared; n@d2, nb@d2, n@d2#3 */
+  CHECK(!strcmp(out[0].cost_dim[0], out[2].cost_dim[0]));
+  CHECK(!strcmp(out[0].cost_dim[1], "part:n@d2") && !strcmp(out[2].cost_dim[1], "part:n@d2#3"));
+  double usd[WEFT_MAX_DIMS], w[WEFT_MAX_DIMS];
+  CHECK_EQ_INT(weft_cost_per_gbps(&out[0], &cm, usd, &e), WEFT_OK);
+  CHECK_NEAR(usd[0], 2048.0 * 41.0, 1e-9);
+  CHECK_NEAR(usd[1], 2048.0 * 70.0, 1e-9);
+  CHECK_EQ_INT(weft_cost_per_gbps(&out[2], &cm, usd, &e), WEFT_OK);
+  CHECK_NEAR(usd[1], 2048.0 * 110.0, 1e-9);
+  CHECK_EQ_INT(weft_power_per_gbps(&out[2], &cm, w, &e), WEFT_OK);
+  CHECK_NEAR(w[1], 2048.0 * 1.8, 1e-9);
+  CHECK_EQ_INT(dims[2][1].tiers, 2);
+  CHECK_EQ_INT(dims[0][1].tiers, 1);
+  CHECK(!dims[3][0].part[0]);
+  free(out);
+  free(dims);
+  cleanup();
+}
+
 static void test_builtin_catalog(void) {
   WeftParts *cat = NULL;
   WeftError e;
@@ -318,6 +377,7 @@ const TestCase suite_parts[] = {
     {"parts_user_file_overrides", test_user_file_overrides},
     {"parts_bad_entries", test_bad_entries},
     {"parts_bind_network", test_bind_network},
+    {"parts_codesign_networks", test_codesign_networks},
     {"parts_builtin_catalog", test_builtin_catalog},
     {0},
 };

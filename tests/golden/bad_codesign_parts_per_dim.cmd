@@ -1,0 +1,1 @@
+codesign --model llama3-405b --npus 16384 --device h100 --blocks Switch,Switch --max-per-dim 8,0 --parts-per-dim 'nvlink4,ndr|nope' --cost-model data/cost/h100_system.yml --objective cost-per-iteration

@@ -1,0 +1,1 @@
+codesign --model llama3-405b --npus 16384 --device h100 --blocks Switch,Switch --max-per-dim 8,0 --parts-per-dim 'nvlink4,ndr|xdr|eth800' --cost-model data/cost/h100_system.yml --objective cost-per-iteration --zero-list 1 --sp --recompute-list selective,full --attention flash --top 3 --threads 1

@@ -1,0 +1,1 @@
+codesign --model llama3-405b --npus 16384 --device h100 --network data/cost/h100_ib.yml --network data/cost/h100_eth.yml --cost-model data/cost/h100_system.yml --objective cost-per-iteration --zero-list 1 --sp --recompute-list selective,full --attention flash --top 5 --threads 1
