@@ -218,6 +218,10 @@ static void settle(Bnb *b, double lb) { b->closed_lb = fmin(b->closed_lb, lb); }
 static int child(Bnb *b, Node *n, double parent_lb, WeftResult *res) {
   n->solved = 0;
   n->lb = parent_lb;
+  if (prunable(b, parent_lb)) { /* a sibling's design already beats the parent's bound */
+    settle(b, parent_lb);
+    return WEFT_OK;
+  }
   if (b->nodes >= b->st->max_nodes) return push(b, n); /* left open at the limit */
   int rc = solve_node(b, n, res);
   if (rc < 0) return rc;
@@ -464,25 +468,33 @@ static int root(Bnb *b, Node *n, WeftWholeResult *res) {
     n->lo[d] = b->whole[d] && b->base->used[d] ? 1 : 0; /* a dim with traffic needs a link */
     n->hi[d] = b->whole[d] && m > 0 ? m : NO_LIMIT;
   }
-  bound_rows(b, n, 1);
   WeftProblem *p = NULL;
   WeftError err;
   WeftResult *c = &res->continuous;
-  int rc = res->nwhole ? weft_problem_recreate(b->base, b->cons, &p, &err) : WEFT_OK;
-  if (rc == WEFT_ENOMEM) return rc;
+  int rc = WEFT_OK, done = 0;
+  /* Unnamed rows first (their text costs more than a node's solve), named
+   * again only when the outcome has words that may quote a bound row. */
+  for (int named = 0; res->nwhole && !done && named < 2; named++) {
+    weft_problem_free(p);
+    p = NULL;
+    bound_rows(b, n, named);
+    rc = weft_problem_recreate(b->base, b->cons, &p, &err);
+    if (rc == WEFT_ENOMEM) return rc;
+    if (rc) continue;
+    rc = weft_problem_solve(p, b->st, c);
+    if (rc) { weft_problem_free(p); return rc; }
+    done = named || (c->status == WEFT_STATUS_SOLVED && !c->message[0]);
+  }
   if (!res->nwhole) { /* no whole dims: the spec's own problem, as weft_problem_solve */
     if ((rc = weft_problem_solve(b->base, b->st, c))) return rc;
-  } else if (rc) { /* the rows out of range: the relaxation cannot be built, none is known */
+  } else if (!p) { /* the rows out of range: the relaxation cannot be built, none is known */
     memset(c, 0, sizeof *c);
     c->status = WEFT_STATUS_NUMERICAL;
     c->ndims = b->D;
     c->gap = HUGE_VAL;
     snprintf(c->message, sizeof c->message, "the relaxation with whole links: %.200s", err.msg);
-  } else {
-    rc = weft_problem_solve(p, b->st, c);
-    weft_problem_free(p);
-    if (rc) return rc;
   }
+  weft_problem_free(p);
   b->nodes = 1;
   b->iterations = c->iterations;
   for (int i = 0; i < c->nconflict; i++)  /* a bound row is no constraint of the spec */
