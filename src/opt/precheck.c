@@ -385,9 +385,11 @@ static void row_bounds(const WeftProblem *p, double *hi) {
  * as the inequalities allow (sum = S: B_d = S/D; cost <= X: B_d ~
  * 1/sqrt(cpg_d) at cost X; LIBRA's set: 500, 300, 100, 100). Returns 1 with B feasible (every row within
  * LP_FEAS_TOL-like slack, used dims clear of 0), else 0: the LP decides. */
+static int start_ok(const WeftProblem *p, double *B);
+
 static int candidate(const WeftProblem *p, double *B) {
   int D = p->D, kept = 0;
-  double q[WEFT_MAX_DIMS][WEFT_MAX_DIMS], beta[WEFT_MAX_DIMS], z[WEFT_MAX_DIMS], scale = 1.0;
+  double q[WEFT_MAX_DIMS][WEFT_MAX_DIMS], beta[WEFT_MAX_DIMS], z[WEFT_MAX_DIMS];
   /* perf-per-cost leans on cheap dims: the norm weighs B_d^2 by cpg_d
    * (B_d ~ 1/cpg_d under a sum), as its optimum does; sw = 1/sqrt(weight). */
   double sw[WEFT_MAX_DIMS];
@@ -441,6 +443,14 @@ static int candidate(const WeftProblem *p, double *B) {
     if (!isfinite(t) || !(t > 0.0)) return 0;
     for (int d = 0; d < D; d++) B[d] += t * z[d];
   }
+  return start_ok(p, B);
+}
+
+/* B (internal units) as the fast path's start: every used dim positive, no
+ * dim below 0 (past rounding: set to 0), every row met. 1 when it is. */
+static int start_ok(const WeftProblem *p, double *B) {
+  int D = p->D;
+  double scale = 1.0;
   for (int d = 0; d < D; d++) scale = fmax(scale, fabs(B[d]));
   for (int d = 0; d < D; d++) {
     if (B[d] < -LP_FEAS_TOL * scale) return 0;
@@ -513,7 +523,10 @@ int weft_precheck_fast(WeftProblem *p) {
     unbounded_ppc(p);
     return WEFT_OK;
   }
-  if (candidate(p, x) && (!ppc || (cost_min = cost_floor(p)) > 0.0)) {
+  int hinted = p->has_start;  /* the caller's start (a node's known design) first */
+  for (int d = 0; d < D && hinted; d++) x[d] = p->start_bw[d] / p->bscale;
+  if (((hinted && start_ok(p, x)) || candidate(p, x)) &&
+      (!ppc || (cost_min = cost_floor(p)) > 0.0)) {
     reduce_equalities(p);
     return weft_sep_build(p, x, hiB, cost_min); /* sets p->fast */
   }

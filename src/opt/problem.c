@@ -444,8 +444,8 @@ static int build(WeftProblem *p, const WeftSpec *spec, WeftError *err) {
   return finish_build(p, spec->cons, err);
 }
 
-int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons, WeftProblem **out,
-                          WeftError *err) {
+int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons,
+                          const double *start_bw, WeftProblem **out, WeftError *err) {
   *out = NULL;
   if (cons && (cons->n < 0 || cons->n > WEFT_MAX_CONSTRAINTS))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "constraints", "bad constraint count");
@@ -469,6 +469,7 @@ int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons, Wef
   p->npu_power_w = t->npu_power_w;
   p->lifetime_ns = t->lifetime_ns;
   p->usd_per_w_ns = t->usd_per_w_ns;
+  if ((p->has_start = start_bw != NULL)) memcpy(p->start_bw, start_bw, (size_t)D * sizeof *start_bw);
   p->u = arena_calloc(&p->arena, (size_t)P * (size_t)D, sizeof *p->u);
   if (!p->u) rc = WEFT_ENOMEM;
   for (size_t k = 0; !rc && k < (size_t)P * (size_t)D; k++) p->u[k] = t->u[k] * t->bscale;

@@ -115,6 +115,9 @@ struct WeftProblem {
   int path;       /* the last solve's answer came from: WEFT_PATH_* */
   int pinned;     /* 1: the equalities fix the design, pin_bw (pinned.c) */
   double pin_bw[WEFT_MAX_DIMS];
+  int has_start;  /* 1: start_bw (GB/s), a design believed feasible, tried as the fast
+                     path's start before its own (checked there: precheck.c) */
+  double start_bw[WEFT_MAX_DIMS];
   Sep sep;
   General gen;
 };
@@ -124,9 +127,11 @@ enum { WEFT_PATH_NONE, WEFT_PATH_PINNED, WEFT_PATH_FAST, WEFT_PATH_GENERAL };
 
 /* problem.c: a copy of t under other constraints (its spec otherwise): the
  * workload's patterns and time rows are copied, not rebuilt (whole links'
- * nodes, wholelink.c). As weft_problem_create otherwise. */
-int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons, WeftProblem **out,
-                          WeftError *err);
+ * nodes, wholelink.c). As weft_problem_create otherwise. start_bw (GB/s,
+ * may be NULL): a design thought to meet cons, the fast path's start when
+ * it does (an LP less). */
+int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons,
+                          const double *start_bw, WeftProblem **out, WeftError *err);
 /* certify.c: inf of q*x + pp/x over x in [lo, hi] (pp >= 0, lo >= 0, hi may
  * be inf; -HUGE_VAL when unbounded below): the certificate's per-variable term. */
 double weft_opt_inf_term(double q, double pp, double lo, double hi);

@@ -16,6 +16,7 @@
                              sits well inside the target, not at its edge */
 #define ROUND_DIMS 6      /* a relaxation is rounded both ways on up to this many dims */
 #define NO_LIMIT INT_MAX  /* a box with no upper end (no MaxLinks) */
+#define KNOWN 16          /* feasible designs kept as starts for the nodes' solves */
 #define MAX_BRANCH_LINKS 1e9  /* a relaxation past this many links (a tiny rate, no limit)
                                  leaves its node unsettled: box ends are ints */
 
@@ -42,6 +43,8 @@ typedef struct {
   double best, best_bw[WEFT_MAX_DIMS];
   int have_best;
   double closed_lb;        /* least bound of the leaves settled without a better design */
+  double known[KNOWN][WEFT_MAX_DIMS];  /* the last designs that met the constraints (GB/s) */
+  int nknown;
   int nodes, unsettled, iterations;
   struct timespec t0;
 } Bnb;
@@ -111,6 +114,7 @@ static int consider(Bnb *b, const double *bw_gbps) {
   if (!(weft_problem_violation(b->base, x, NULL) <= WEFT_VERIFY_TOL)) return 0;
   double obj = weft_problem_objective(b->base, x, NULL);
   if (!isfinite(obj)) return 0;
+  memcpy(b->known[b->nknown++ % KNOWN], bw_gbps, (size_t)b->D * sizeof *bw_gbps);
   if (b->have_best && !(obj < b->best)) return 1;
   b->best = obj;
   b->have_best = 1;
@@ -171,6 +175,23 @@ static void bound_rows(Bnb *b, const Node *n, int named) {
   }
 }
 
+/* A design known to meet the constraints inside node n's box (the newest),
+ * a start for its solve; NULL when none is. */
+static const double *known_start(const Bnb *b, const Node *n) {
+  int k0 = b->nknown > KNOWN ? b->nknown - KNOWN : 0;
+  for (int k = b->nknown - 1; k >= k0; k--) {
+    const double *bw = b->known[k % KNOWN];
+    int in = 1;
+    for (int d = 0; d < b->D && in; d++) {
+      if (!b->whole[d]) continue;
+      double m = nearbyint(bw[d] / b->rate[d]);
+      in = m >= n->lo[d] && m <= n->hi[d];
+    }
+    if (in) return bw;
+  }
+  return NULL;
+}
+
 /* Solve the relaxation of node n (box set): its bound and design. */
 static int solve_node(Bnb *b, Node *n, WeftResult *res) {
   int all_pinned = 1;
@@ -191,7 +212,7 @@ static int solve_node(Bnb *b, Node *n, WeftResult *res) {
   bound_rows(b, n, 0);
   WeftProblem *p = NULL;
   WeftError err;
-  int rc = weft_problem_recreate(b->base, b->cons, &p, &err);
+  int rc = weft_problem_recreate(b->base, b->cons, known_start(b, n), &p, &err);
   if (rc == WEFT_ENOMEM) return rc;
   if (rc) return NODE_UNSETTLED; /* the node's rows out of range: its parent's bound stands */
   rc = weft_problem_solve(p, b->st, res);
@@ -478,7 +499,7 @@ static int root(Bnb *b, Node *n, WeftWholeResult *res) {
     weft_problem_free(p);
     p = NULL;
     bound_rows(b, n, named);
-    rc = weft_problem_recreate(b->base, b->cons, &p, &err);
+    rc = weft_problem_recreate(b->base, b->cons, NULL, &p, &err);
     if (rc == WEFT_ENOMEM) return rc;
     if (rc) continue;
     rc = weft_problem_solve(p, b->st, c);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../test.h"
+#include "opt/problem.h" /* weft_problem_recreate: a node's start */
 #include "weft.h"
 
 /* A problem built in memory: every pointer its spec borrows. */
@@ -63,6 +64,37 @@ static double objective_at(const WeftProblem *p, WeftObjective obj, const double
  * 150 GB/s on B1, 50 on B2: B1 is 150 or 300 (450 > 400), B2 = 400 - B1 =
  * 250 or 100 (whole 50s): 4/150 + 1/250 = 0.030667 > 4/300 + 1/100 =
  * 0.023333, so the optimum is B = (300, 100): 2 links on B1, 2 on B2. */
+/* A node's start (weft_problem_recreate's start_bw): the node B1 <= 150 of
+ * the problem below (sum = 400) has its optimum at (150, 250) (the bound
+ * binds: unbounded it is (266.7, 133.3), and T falls as B1 rises to it).
+ * Started at a design that meets its rows ((150, 250): a whole one) or at
+ * one that does not ((300, 100): refused, the fast path's own start
+ * instead), the node's answer is the same as started nowhere. */
+static void node_start(const Prob *p) {
+  WeftProblem *base = NULL, *q = NULL;
+  WeftError e;
+  WeftConstraints cons = p->cons;
+  CHECK_EQ_INT(weft_constraints_parse(&cons, "B1 <= 150", 2, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_problem_create(&p->spec, &base, &e), WEFT_OK);
+  const double starts[3][2] = {{0, 0}, {150, 250}, {300, 100}};
+  for (int k = 0; k < 3 && base; k++) {
+    CHECK_EQ_INT(weft_problem_recreate(base, &cons, k ? starts[k] : NULL, &q, &e), WEFT_OK);
+    if (!q) continue;
+    WeftResult r;
+    CHECK_EQ_INT(weft_problem_solve(q, NULL, &r), WEFT_OK);
+    CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
+    CHECK_EQ_INT(q->path, WEFT_PATH_FAST);
+    CHECK_EQ_INT(q->has_start, k > 0);
+    CHECK_NEAR(r.bw_gbps[0], 150.0, 1e-6);
+    CHECK_NEAR(r.bw_gbps[1], 250.0, 1e-6);
+    CHECK(r.lower_bound <= r.objective);
+    CHECK(r.gap <= 1e-9);
+    weft_problem_free(q);
+    q = NULL;
+  }
+  weft_problem_free(base);
+}
+
 static void whole_by_hand(void) {
   Prob p;
   const int npus[2] = {4, 4};
@@ -109,6 +141,7 @@ static void whole_by_hand(void) {
   CHECK(w.continuous.lower_bound <= w.result.objective);
   CHECK(w.result.lower_bound <= w.result.objective);
   CHECK(w.result.gap <= 1e-9);
+  node_start(&p);
   /* Stopped at the root (max_nodes 1): rounding its relaxation (266.7,
    * 133.3) both ways finds (300, 100), but the proof is not done: the gap
    * left is the distance to the root's bound, said as a node limit. */
