@@ -420,7 +420,7 @@ static int finish_build(WeftProblem *p, const WeftConstraints *cons, WeftError *
 
 /* Patterns, job rows, used dims, folded constraints, then the pre-checks:
  * the fast path's, or the general path's when it declines. */
-static int build(WeftProblem *p, const WeftSpec *spec, WeftError *err) {
+static int build(WeftProblem *p, const WeftSpec *spec, int full, WeftError *err) {
   PatSet ps;
   ps.u = ps.stack;
   ps.n = 0;
@@ -441,6 +441,10 @@ static int build(WeftProblem *p, const WeftSpec *spec, WeftError *err) {
   if (rc) return rc;
   for (int k = 0; k < p->npat; k++)
     for (int d = 0; d < p->D; d++) p->used[d] |= p->u[(size_t)k * (size_t)p->D + (size_t)d] > 0;
+  if (!full) { /* a template: folded and scaled, no pre-checks (never solved) */
+    rc = fold_constraints(p, spec->cons);
+    return rc ? rc : scale(p, err);
+  }
   return finish_build(p, spec->cons, err);
 }
 
@@ -496,7 +500,7 @@ int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons,
   return WEFT_OK;
 }
 
-int weft_problem_create(const WeftSpec *spec, WeftProblem **out, WeftError *err) {
+static int create(const WeftSpec *spec, int full, WeftProblem **out, WeftError *err) {
   *out = NULL;
   int rc = validate(spec, err);
   if (rc) return rc;
@@ -508,7 +512,7 @@ int weft_problem_create(const WeftSpec *spec, WeftProblem **out, WeftError *err)
   p->njobs = spec->njobs;
   rc = objective_cost(p, spec, err);
   if (rc) { weft_problem_free(p); return rc; }
-  rc = build(p, spec, err);
+  rc = build(p, spec, full, err);
   if (rc) {
     weft_problem_free(p);
     if (rc == WEFT_ENOMEM || rc == WEFT_ESOLVER)
@@ -517,4 +521,12 @@ int weft_problem_create(const WeftSpec *spec, WeftProblem **out, WeftError *err)
   }
   *out = p;
   return WEFT_OK;
+}
+
+int weft_problem_create(const WeftSpec *spec, WeftProblem **out, WeftError *err) {
+  return create(spec, 1, out, err);
+}
+
+int weft_problem_create_template(const WeftSpec *spec, WeftProblem **out, WeftError *err) {
+  return create(spec, 0, out, err);
 }

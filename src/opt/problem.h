@@ -130,6 +130,11 @@ enum { WEFT_PATH_NONE, WEFT_PATH_PINNED, WEFT_PATH_FAST, WEFT_PATH_GENERAL };
  * nodes, wholelink.c). As weft_problem_create otherwise. start_bw (GB/s,
  * may be NULL): a design thought to meet cons, the fast path's start when
  * it does (an LP less). */
+/* problem.c: the spec built, folded and scaled without its pre-checks: a
+ * template for weft_problem_recreate and a judge of designs
+ * (weft_problem_violation, weft_problem_objective), never solved (about
+ * 1 us less than weft_problem_create: whole links' base, wholelink.c). */
+int weft_problem_create_template(const WeftSpec *spec, WeftProblem **out, WeftError *err);
 int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons,
                           const double *start_bw, WeftProblem **out, WeftError *err);
 /* certify.c: inf of q*x + pp/x over x in [lo, hi] (pp >= 0, lo >= 0, hi may

@@ -469,7 +469,9 @@ static int setup(Bnb *b, const WeftSpec *spec, const WeftSettings *st, WeftWhole
                           "constraints, past the %d weft takes", nw, 2 * nw, b->nuser,
                           WEFT_MAX_CONSTRAINTS);
   if ((rc = fixed_dims(b, err))) return rc;
-  if ((rc = weft_problem_create(spec, &b->base, err))) return rc;
+  /* with whole dims the base is never solved (the root is): a template */
+  if ((rc = (nw ? weft_problem_create_template : weft_problem_create)(spec, &b->base, err)))
+    return rc;
   b->cons = malloc(sizeof *b->cons);
   if (!b->cons) return WEFT_ENOMEM;
   b->cons->n = b->nuser;

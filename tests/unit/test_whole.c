@@ -64,7 +64,8 @@ static double objective_at(const WeftProblem *p, WeftObjective obj, const double
  * 150 GB/s on B1, 50 on B2: B1 is 150 or 300 (450 > 400), B2 = 400 - B1 =
  * 250 or 100 (whole 50s): 4/150 + 1/250 = 0.030667 > 4/300 + 1/100 =
  * 0.023333, so the optimum is B = (300, 100): 2 links on B1, 2 on B2. */
-/* A node's start (weft_problem_recreate's start_bw): the node B1 <= 150 of
+/* A node's start (weft_problem_recreate's start_bw, from the template
+ * weft_problem_create_template): the node B1 <= 150 of
  * the problem below (sum = 400) has its optimum at (150, 250) (the bound
  * binds: unbounded it is (266.7, 133.3), and T falls as B1 rises to it).
  * Started at a design that meets its rows ((150, 250): a whole one) or at
@@ -75,7 +76,22 @@ static void node_start(const Prob *p) {
   WeftError e;
   WeftConstraints cons = p->cons;
   CHECK_EQ_INT(weft_constraints_parse(&cons, "B1 <= 150", 2, &e), WEFT_OK);
-  CHECK_EQ_INT(weft_problem_create(&p->spec, &base, &e), WEFT_OK);
+  /* the base as whole links build it: a template, judging designs as the
+   * full problem does */
+  WeftProblem *full = NULL;
+  CHECK_EQ_INT(weft_problem_create_template(&p->spec, &base, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_problem_create(&p->spec, &full, &e), WEFT_OK);
+  if (base && full) {
+    const double x[3][2] = {{2.0, 1.0}, {3.0, 0.5}, {0.25, 0.125}}; /* internal units */
+    CHECK_NEAR(base->bscale, full->bscale, 0.0);
+    for (int k = 0; k < 3; k++) {
+      CHECK_NEAR(weft_problem_violation(base, x[k], NULL),
+                 weft_problem_violation(full, x[k], NULL), 0.0);
+      CHECK_NEAR(weft_problem_objective(base, x[k], NULL),
+                 weft_problem_objective(full, x[k], NULL), 0.0);
+    }
+  }
+  weft_problem_free(full);
   const double starts[3][2] = {{0, 0}, {150, 250}, {300, 100}};
   for (int k = 0; k < 3 && base; k++) {
     CHECK_EQ_INT(weft_problem_recreate(base, &cons, k ? starts[k] : NULL, &q, &e), WEFT_OK);
