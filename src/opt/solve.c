@@ -242,6 +242,11 @@ int weft_problem_solve_cut(WeftProblem *p, const WeftSettings *settings, double 
       *cut = 1;
       return WEFT_OK;
     }
+    if (ist == IPM_CUTOFF) { /* reached in scaled units, not quite in natural: solve in full */
+      int its1 = its;
+      ist = weft_sep_solve(p, settings, HUGE_VAL, bw, &lb, &its);
+      its += its1;
+    }
     finish(p, settings, bw, lb, its, ist, res);
     p->path = WEFT_PATH_FAST;
     if (res->status == WEFT_STATUS_SOLVED) return WEFT_OK;
