@@ -44,7 +44,8 @@ typedef struct {
  * equalities, from arena a. Returns 0 or -1 (out of memory). */
 int ipm_work_init(IpmWork *w, int n, int nh, int ng, int ne, Arena *a);
 
-typedef enum { IPM_SOLVED = 0, IPM_MAX_ITER = 1, IPM_NUMERICAL = 2 } IpmStatus;
+typedef enum { IPM_SOLVED = 0, IPM_MAX_ITER = 1, IPM_NUMERICAL = 2, IPM_CUTOFF = 3 } IpmStatus;
+/* IPM_CUTOFF: the certified bound reached the caller's cutoff (sep path only). */
 
 /* The certified relative gap of the iterate in w (x, lam, nu), HUGE_VAL
  * when none: the caller's certificate, which needs no exact dual point. */

@@ -169,6 +169,11 @@ int weft_problem_min_cost(WeftProblem *p, const double *lower, double *bw);
 /* general.c: the general path's pre-checks and program (idempotent), and
  * its solve: bw gets the design, *lb the certified bound; an IpmStatus. */
 int weft_general_prepare(WeftProblem *p);
+/* solve.c: weft_problem_solve with a cutoff (natural units): when the fast
+ * path certifies a bound >= cutoff before it finishes, *cut = 1 and res has
+ * only that bound (lower_bound) and the iterations; else as the solve. */
+int weft_problem_solve_cut(WeftProblem *p, const WeftSettings *settings, double cutoff,
+                           WeftResult *res, int *cut);
 int weft_general_solve(WeftProblem *p, const WeftSettings *st, double *bw, double *lb,
                        int *iters);
 

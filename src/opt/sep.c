@@ -278,8 +278,11 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   return WEFT_OK;
 }
 
-int weft_sep_solve(WeftProblem *p, const WeftSettings *st, double *bw, double *lb, int *iters) {
+int weft_sep_solve(WeftProblem *p, const WeftSettings *st, double cutoff, double *bw, double *lb,
+                   int *iters) {
   Sep *s = &p->sep;
+  double sign = s->fs * p->ofactor; /* natural = (objconst + fs * scaled) * ofactor */
+  s->cutoff = isfinite(cutoff) && sign > 0 ? (cutoff / p->ofactor - s->objconst) / s->fs : HUGE_VAL;
   int status = weft_sep_ipm(s, st->max_iter, iters);
   *lb = (s->objconst + s->fs * weft_sep_certify(s)) * p->ofactor;
   double un[WEFT_MAX_DIMS + 1];

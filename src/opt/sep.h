@@ -39,6 +39,7 @@ typedef struct {
   double *rd, *rp, *wv, *dx, *dv, *dl, *dxa, *dva, *dla;
   double *Dp, *hb;       /* np: rate block diagonal; np x nf: its coupling */
   double *K, *r, *rr;
+  double cutoff;         /* stop (IPM_CUTOFF) once the certified scaled bound reaches it */
 } Sep;
 
 /* Build p->sep from the pre-checks: B0 a feasible start with every used dim
@@ -55,6 +56,8 @@ double weft_sep_certify(Sep *s);
 double weft_sep_upper(const Sep *s);
 /* Solve: bw[D] gets the design, *lb a certified lower bound on the objective
  * (natural units, -HUGE_VAL when none). Returns an IpmStatus. */
-int weft_sep_solve(WeftProblem *p, const WeftSettings *st, double *bw, double *lb, int *iters);
+/* cutoff (natural units, HUGE_VAL: none): stop with IPM_CUTOFF once *lb >= cutoff. */
+int weft_sep_solve(WeftProblem *p, const WeftSettings *st, double cutoff, double *bw, double *lb,
+                   int *iters);
 
 #endif

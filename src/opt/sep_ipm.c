@@ -265,6 +265,11 @@ SEP_INLINE int ipm(Sep *s, int nf, int max_iter, int *iters) {
               res[0], res[1], (ub - lb) / fabs(lb));
     }
 #endif
+    /* A caller's cutoff: the bound (valid at any iterate) already reaches it. */
+    if (s->cutoff < HUGE_VAL && weft_sep_certify(s) >= s->cutoff) {
+      status = IPM_CUTOFF;
+      break;
+    }
     /* Stop once the certificate closes the gap; the residual targets alone
      * only allow SEP_EXTRA more tries at it. */
     if (mu * m <= SEP_CERT_MU * scale && res[1] <= SEP_FEAS) {

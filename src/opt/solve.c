@@ -199,7 +199,13 @@ static void settled(const WeftProblem *p, WeftResult *res) {
 }
 
 int weft_problem_solve(WeftProblem *p, const WeftSettings *settings, WeftResult *res) {
+  return weft_problem_solve_cut(p, settings, HUGE_VAL, res, NULL);
+}
+
+int weft_problem_solve_cut(WeftProblem *p, const WeftSettings *settings, double cutoff,
+                           WeftResult *res, int *cut) {
   WeftSettings def;
+  if (cut) *cut = 0;
   if (!settings) { weft_settings_default(&def); settings = &def; }
   memset(res, 0, sizeof *res);
   if (!(settings->gap_tol >= WEFT_MIN_GAP_TOL && settings->gap_tol <= 1.0) ||
@@ -228,7 +234,19 @@ int weft_problem_solve(WeftProblem *p, const WeftSettings *settings, WeftResult 
     return WEFT_OK;
   }
   if (p->fast) {
-    ist = weft_sep_solve(p, settings, bw, &lb, &its);
+    ist = weft_sep_solve(p, settings, cutoff, bw, &lb, &its);
+    if (ist == IPM_CUTOFF && cut && lb >= cutoff) { /* no design: only the bound, certified */
+      res->lower_bound = lb;
+      res->iterations = its;
+      res->status = WEFT_STATUS_NUMERICAL; /* not a solution: the caller reads *cut */
+      *cut = 1;
+      return WEFT_OK;
+    }
+    if (ist == IPM_CUTOFF) { /* reached in scaled units, not quite in natural: solve in full */
+      int its1 = its;
+      ist = weft_sep_solve(p, settings, HUGE_VAL, bw, &lb, &its);
+      its += its1;
+    }
     finish(p, settings, bw, lb, its, ist, res);
     p->path = WEFT_PATH_FAST;
     if (res->status == WEFT_STATUS_SOLVED) return WEFT_OK;

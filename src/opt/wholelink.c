@@ -49,7 +49,7 @@ typedef struct {
   struct timespec t0;
 } Bnb;
 
-enum { NODE_SOLVED = 1, NODE_EMPTY = 0, NODE_UNSETTLED = 2 };
+enum { NODE_SOLVED = 1, NODE_EMPTY = 0, NODE_UNSETTLED = 2, NODE_PRUNED = 3 };
 
 const char *weft_bnb_status_name(WeftBnbStatus s) {
   switch (s) {
@@ -192,7 +192,12 @@ static const double *known_start(const Bnb *b, const Node *n) {
   return NULL;
 }
 
-/* Solve the relaxation of node n (box set): its bound and design. */
+static int prunable(const Bnb *b, double lb) {
+  return b->have_best && lb >= b->best - PRUNE_FRAC * b->st->gap_tol * fabs(b->best);
+}
+
+/* Solve the relaxation of node n (box set): its bound and design; or only
+ * its bound (NODE_PRUNED) once the solve certifies one that prunes it. */
 static int solve_node(Bnb *b, Node *n, WeftResult *res) {
   int all_pinned = 1;
   for (int d = 0; d < b->D; d++)
@@ -215,20 +220,22 @@ static int solve_node(Bnb *b, Node *n, WeftResult *res) {
   int rc = weft_problem_recreate(b->base, b->cons, known_start(b, n), &p, &err);
   if (rc == WEFT_ENOMEM) return rc;
   if (rc) return NODE_UNSETTLED; /* the node's rows out of range: its parent's bound stands */
-  rc = weft_problem_solve(p, b->st, res);
+  double cutoff = b->have_best ? b->best - PRUNE_FRAC * b->st->gap_tol * fabs(b->best) : HUGE_VAL;
+  int cut = 0;
+  rc = weft_problem_solve_cut(p, b->st, cutoff, res, &cut);
   weft_problem_free(p);
   if (rc == WEFT_ENOMEM) return rc;
   b->iterations += res->iterations;
+  if (!rc && cut && prunable(b, res->lower_bound)) { /* pruned exactly: no design needed */
+    n->lb = res->lower_bound;
+    return NODE_PRUNED;
+  }
   if (!rc && res->status == WEFT_STATUS_INFEASIBLE) return NODE_EMPTY;
   if (rc || res->status != WEFT_STATUS_SOLVED) return NODE_UNSETTLED;
   n->lb = res->lower_bound;
   memcpy(n->bw, res->bw_gbps, (size_t)b->D * sizeof *n->bw);
   n->solved = 1;
   return NODE_SOLVED;
-}
-
-static int prunable(const Bnb *b, double lb) {
-  return b->have_best && lb >= b->best - PRUNE_FRAC * b->st->gap_tol * fabs(b->best);
 }
 
 static void settle(Bnb *b, double lb) { b->closed_lb = fmin(b->closed_lb, lb); }
@@ -247,6 +254,7 @@ static int child(Bnb *b, Node *n, double parent_lb, WeftResult *res) {
   int rc = solve_node(b, n, res);
   if (rc < 0) return rc;
   if (rc == NODE_EMPTY) return WEFT_OK;
+  if (rc == NODE_PRUNED) { settle(b, n->lb); return WEFT_OK; }
   if (rc == NODE_UNSETTLED) return push(b, n);
   round_design(b, n);
   if (prunable(b, n->lb)) { settle(b, n->lb); return WEFT_OK; }

@@ -111,6 +111,43 @@ static void node_start(const Prob *p) {
   weft_problem_free(base);
 }
 
+/* A node's cutoff (weft_problem_solve_cut, how the branch and bound prunes
+ * a child before its solve ends): on the node B1 <= 150 above (optimum T* at
+ * (150, 250)), a cutoff just below T* is reached by the certified bound
+ * before the solve's own stopping test, so the solve stops early (fewer
+ * iterations) with a bound in [cutoff, T*] (a certified bound never passes
+ * the optimum); a cutoff above T* can never be reached: the full answer. */
+static void node_cutoff(const Prob *p) {
+  WeftProblem *base = NULL, *q = NULL;
+  WeftError e;
+  WeftConstraints cons = p->cons;
+  CHECK_EQ_INT(weft_constraints_parse(&cons, "B1 <= 150", 2, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_problem_create_template(&p->spec, &base, &e), WEFT_OK);
+  if (!base) return;
+  const double opt_bw[2] = {150.0, 250.0};
+  double t_opt = objective_at(base, WEFT_OBJ_PERF, opt_bw);
+  WeftResult full, r;
+  int cut = -1;
+  CHECK_EQ_INT(weft_problem_recreate(base, &cons, NULL, &q, &e), WEFT_OK);
+  if (q) {
+    CHECK_EQ_INT(weft_problem_solve(q, NULL, &full), WEFT_OK);
+    CHECK_EQ_INT(full.status, WEFT_STATUS_SOLVED);
+    CHECK_NEAR(full.objective, t_opt, 1e-9 * t_opt);
+    double below = t_opt * (1.0 - 1e-3), above = t_opt * (1.0 + 1e-6);
+    CHECK_EQ_INT(weft_problem_solve_cut(q, NULL, below, &r, &cut), WEFT_OK);
+    CHECK_EQ_INT(cut, 1);
+    CHECK(r.lower_bound >= below && r.lower_bound <= t_opt);
+    CHECK(r.iterations < full.iterations);
+    CHECK_EQ_INT(weft_problem_solve_cut(q, NULL, above, &r, &cut), WEFT_OK);
+    CHECK_EQ_INT(cut, 0);
+    CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
+    CHECK_NEAR(r.objective, full.objective, 0.0);
+    CHECK_EQ_INT(r.iterations, full.iterations);
+  }
+  weft_problem_free(q);
+  weft_problem_free(base);
+}
+
 static void whole_by_hand(void) {
   Prob p;
   const int npus[2] = {4, 4};
@@ -158,6 +195,7 @@ static void whole_by_hand(void) {
   CHECK(w.result.lower_bound <= w.result.objective);
   CHECK(w.result.gap <= 1e-9);
   node_start(&p);
+  node_cutoff(&p);
   /* Stopped at the root (max_nodes 1): rounding its relaxation (266.7,
    * 133.3) both ways finds (300, 100), but the proof is not done: the gap
    * left is the distance to the root's bound, said as a node limit. */
