@@ -14,25 +14,13 @@ static const char *const CLUSTER_KEYS[] = {"title", "device", "tiers", "source",
 static const char *const TIER_KEYS[] = {"name",    "topology",   "npus",       "cost",
                                         "bw_gbps", "efficiency", "latency_ns", NULL};
 
-/* Text under key (required when need) into out[size]. */
+/* Text under key (required when need) into out[size] (weft_zoo_text). */
 static int text(const WeftYamlNode *map, const char *key, int need, const char *file, char *out,
                 size_t size, WeftError *err) {
-  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
-  if (!v) {
-    if (!need) return WEFT_OK;
+  if (need && !weft_yaml_get(map, key, NULL))
     return weft_error_set(err, WEFT_EINPUT, file, map->line, map->col, key, "missing key '%s'",
                           key);
-  }
-  char got[96];
-  weft_yaml_describe(v, got, sizeof got);
-  if (v->kind != WEFT_YAML_SCALAR || v->len == 0)
-    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key,
-                          "%s must be text, got %s", key, got);
-  if (v->len >= size)
-    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key,
-                          "%s is longer than %zu characters", key, size - 1);
-  memcpy(out, v->text, v->len + 1);
-  return WEFT_OK;
+  return weft_zoo_text(map, key, file, out, size, err);
 }
 
 /* A required number under key in range. */
