@@ -32,7 +32,7 @@ static const SysField sys_fields[] = {
     SYS_F_("Pue|pue", pue, has_pue, SYS_RANGE_(1.0, 0, WEFT_MAX_PUE),
            "facility power over IT power"),
     SYS_F_("LifetimeYears|lifetime_years", lifetime_years, has_lifetime,
-           SYS_RANGE_(0.0, 1, WEFT_MAX_LIFETIME_YEARS), "years"),
+           SYS_RANGE_(1e-6, 0, WEFT_MAX_LIFETIME_YEARS), "years"), /* divides: no tinier */
 };
 #define NSYS ((int)(sizeof sys_fields / sizeof sys_fields[0]))
 

@@ -111,6 +111,8 @@ static void system_keys_read(void) {
   CHECK(!weft_cost_model_has_system(&c2));
   CHECK_EQ_INT(weft_system_cost_set(&c2, "pue", 0.5, &e), WEFT_EINPUT);
   CHECK_EQ_INT(weft_system_cost_set(&c2, "LifetimeYears", -1, &e), WEFT_EINPUT);
+  /* capex is divided by the lifetime: 1e-300 years made $5e299 an iteration */
+  CHECK_EQ_INT(weft_system_cost_set(&c2, "LifetimeYears", 1e-300, &e), WEFT_EINPUT);
   CHECK_EQ_INT(weft_system_cost_set(&c2, "Npu", NAN, &e), WEFT_EINPUT);
   CHECK_EQ_INT(weft_system_cost_set(&c2, "Gpu", 1, &e), WEFT_EINVAL);
   CHECK(!weft_cost_model_has_system(&c2)); /* nothing set on failure */
