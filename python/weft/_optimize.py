@@ -4,7 +4,7 @@ import ctypes
 import math
 from ctypes import byref, c_double
 
-from . import _inputs, _lib
+from . import _inputs, _lib, _libx
 from ._core import GAP_TOL_MIN, VERSION, Sources, c_path, fail, flag, int_value, lib, new_error, nums, num, number
 from ._lib import text
 
@@ -112,21 +112,13 @@ def parts_dict(sc, d, res, whole, solved):
         out["total"] = None
         return out
     bw = res.bw_gbps[d]
-    nd = net.npus[d] + net.spares[d]  # the dim's NPUs bought: spares have parts too
-    total = lib.weft_network_npus_bought(byref(net))
-    inst = total / nd
     links = whole.links[d] if whole is not None and whole.link_gbps[d] > 0 else bw / p.rate_gbps
-    whole_links = math.ceil(links - 1e-9)
-    if p.tiers == 1:
-        switches = inst * math.ceil(nd * whole_links / p.radix)
-    else:
-        switches = float(sum(inst * whole_links * p.tier_switches[t] for t in range(p.tiers)))
-    out["total"] = {"links_per_npu": num(links), "endpoints": num(total * links * p.endpoints),
-                    "switch_ports": num(total * links * p.switch_ports),
-                    "optics": num(total * links * p.optics),
-                    "cables": num(total * links * p.cables), "switches": num(switches),
-                    "cost_usd": num(p.usd_per_gbps * bw * total),
-                    "power_w": num(p.w_per_gbps * bw * total)}
+    b = _libx.WeftPartsBom()  # the one writer: weft_parts_bom, as the CLI's
+    lib.weft_parts_bom(byref(net), byref(p), d, bw, links, byref(b))
+    out["total"] = {"links_per_npu": num(b.links), "endpoints": num(b.endpoints),
+                    "switch_ports": num(b.switch_ports), "optics": num(b.optics),
+                    "cables": num(b.cables), "switches": num(b.switches),
+                    "cost_usd": num(b.cost_usd), "power_w": num(b.power_w)}
     return out
 
 
