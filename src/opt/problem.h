@@ -176,5 +176,11 @@ int weft_problem_solve_cut(WeftProblem *p, const WeftSettings *settings, double 
                            WeftResult *res, int *cut);
 int weft_general_solve(WeftProblem *p, const WeftSettings *st, double *bw, double *lb,
                        int *iters);
+/* wholelink.c: weft_whole_solve with base (may be NULL) a problem built from
+ * spec (weft_problem_create or _template), borrowed as the judge of designs
+ * and the nodes' template instead of building one (a co-design point has
+ * built it already); unused when spec has no whole dims. */
+int weft_whole_solve_on(const WeftSpec *spec, WeftProblem *base, const WeftSettings *settings,
+                        WeftWholeResult *res, WeftError *err);
 
 #endif

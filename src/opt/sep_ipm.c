@@ -347,6 +347,7 @@ int weft_sep_ipm(Sep *s, int max_iter, int *iters) {
     case 1: return ipm(s, 1, max_iter, iters);
     case 2: return ipm(s, 2, max_iter, iters);
     case 3: return ipm(s, 3, max_iter, iters);
+    case 4: return ipm(s, 4, max_iter, iters);
     default: return ipm(s, s->nf, max_iter, iters);
   }
 }
