@@ -449,7 +449,8 @@ static int build(WeftProblem *p, const WeftSpec *spec, int full, WeftError *err)
 }
 
 int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons,
-                          const double *start_bw, WeftProblem **out, WeftError *err) {
+                          const double *start_bw, int no_conflict, WeftProblem **out,
+                          WeftError *err) {
   *out = NULL;
   if (cons && (cons->n < 0 || cons->n > WEFT_MAX_CONSTRAINTS))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "constraints", "bad constraint count");
@@ -469,6 +470,7 @@ int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons,
   }
   p->oc0 = t->oc0;
   p->ofactor = t->ofactor;
+  p->no_conflict = no_conflict;
   p->npu_cost_usd = t->npu_cost_usd;
   p->npu_power_w = t->npu_power_w;
   p->lifetime_ns = t->lifetime_ns;

@@ -218,7 +218,7 @@ static int solve_node(Bnb *b, Node *n, WeftResult *res) {
   bound_rows(b, n, 0);
   WeftProblem *p = NULL;
   WeftError err;
-  int rc = weft_problem_recreate(b->base, b->cons, known_start(b, n), &p, &err);
+  int rc = weft_problem_recreate(b->base, b->cons, known_start(b, n), 1, &p, &err);
   if (rc == WEFT_ENOMEM) return rc;
   if (rc) return NODE_UNSETTLED; /* the node's rows out of range: its parent's bound stands */
   double cutoff = b->have_best ? b->best - PRUNE_FRAC * b->st->gap_tol * fabs(b->best) : HUGE_VAL;
@@ -513,7 +513,7 @@ static int root(Bnb *b, Node *n, WeftWholeResult *res) {
     weft_problem_free(p);
     p = NULL;
     bound_rows(b, n, named);
-    rc = weft_problem_recreate(b->base, b->cons, NULL, &p, &err);
+    rc = weft_problem_recreate(b->base, b->cons, NULL, 0, &p, &err);
     if (rc == WEFT_ENOMEM) return rc;
     if (rc) continue;
     rc = weft_problem_solve(p, b->st, c);

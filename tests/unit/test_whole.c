@@ -94,7 +94,7 @@ static void node_start(const Prob *p) {
   weft_problem_free(full);
   const double starts[3][2] = {{0, 0}, {150, 250}, {300, 100}};
   for (int k = 0; k < 3 && base; k++) {
-    CHECK_EQ_INT(weft_problem_recreate(base, &cons, k ? starts[k] : NULL, &q, &e), WEFT_OK);
+    CHECK_EQ_INT(weft_problem_recreate(base, &cons, k ? starts[k] : NULL, 0, &q, &e), WEFT_OK);
     if (!q) continue;
     WeftResult r;
     CHECK_EQ_INT(weft_problem_solve(q, NULL, &r), WEFT_OK);
@@ -128,7 +128,7 @@ static void node_cutoff(const Prob *p) {
   double t_opt = objective_at(base, WEFT_OBJ_PERF, opt_bw);
   WeftResult full, r;
   int cut = -1;
-  CHECK_EQ_INT(weft_problem_recreate(base, &cons, NULL, &q, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_problem_recreate(base, &cons, NULL, 0, &q, &e), WEFT_OK);
   if (q) {
     CHECK_EQ_INT(weft_problem_solve(q, NULL, &full), WEFT_OK);
     CHECK_EQ_INT(full.status, WEFT_STATUS_SOLVED);
@@ -145,6 +145,33 @@ static void node_cutoff(const Prob *p) {
     CHECK_EQ_INT(r.iterations, full.iterations);
   }
   weft_problem_free(q);
+  weft_problem_free(base);
+}
+
+/* A node whose box leaves no design (B1 <= 150 and B1 >= 300 under the
+ * problem's rows): with no_conflict (a branch and bound node's) it is
+ * infeasible with no conflict set; as a problem of its own (the root's) the
+ * same rows are named, both of them (the two bounds alone conflict). */
+static void node_infeasible(const Prob *p) {
+  WeftProblem *base = NULL, *q = NULL;
+  WeftError e;
+  WeftConstraints cons = p->cons;
+  CHECK_EQ_INT(weft_constraints_parse(&cons, "B1 <= 150", 2, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_constraints_parse(&cons, "B1 >= 300", 2, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_problem_create_template(&p->spec, &base, &e), WEFT_OK);
+  for (int quiet = 0; quiet < 2 && base; quiet++) {
+    CHECK_EQ_INT(weft_problem_recreate(base, &cons, NULL, quiet, &q, &e), WEFT_OK);
+    if (!q) continue;
+    WeftResult r;
+    CHECK_EQ_INT(weft_problem_solve(q, NULL, &r), WEFT_OK);
+    CHECK_EQ_INT(r.status, WEFT_STATUS_INFEASIBLE);
+    CHECK_EQ_INT(r.nconflict, quiet ? 0 : 2);
+    if (!quiet && r.nconflict == 2) {
+      CHECK_EQ_INT(r.conflict[0] + r.conflict[1], (cons.n - 2) + (cons.n - 1));
+    }
+    weft_problem_free(q);
+    q = NULL;
+  }
   weft_problem_free(base);
 }
 
@@ -196,6 +223,7 @@ static void whole_by_hand(void) {
   CHECK(w.result.gap <= 1e-9);
   node_start(&p);
   node_cutoff(&p);
+  node_infeasible(&p);
   /* Stopped at the root (max_nodes 1): rounding its relaxation (266.7,
    * 133.3) both ways finds (300, 100), but the proof is not done: the gap
    * left is the distance to the root's bound, said as a node limit. */
