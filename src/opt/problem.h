@@ -120,6 +120,10 @@ struct WeftProblem {
   double start_bw[WEFT_MAX_DIMS];
   int no_conflict; /* 1: infeasible is said without its conflict set (the LPs that name it:
                       a branch and bound node's, wholelink.c) */
+  /* The network's whole links (LinkGBps, 0: continuous; MaxLinks, 0: no
+   * limit): the EqualBW baseline is built of them (verify.c). */
+  double link_gbps[WEFT_MAX_DIMS];
+  int max_links[WEFT_MAX_DIMS];
   Sep sep;
   General gen;
 };
