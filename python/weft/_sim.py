@@ -103,6 +103,13 @@ class Run:
                     raise fail("algorithm=%r: %r is not default, ring, direct or hd" %
                                (kw["algorithm"], a), "algorithm")
                 s.algorithm[d] = ALGORITHMS.index(a)
+        if lib.weft_parts_choices(byref(sc.net)) > 1:
+            # a choice of parts: the combination optimize picks, with or without bw
+            choices, err = _lib.WeftPartChoices(), new_error()
+            rc = lib.weft_parts_choose(self.scen.ptr, _inputs.zoo_path(kw.get("zoo")),
+                                       byref(solve), byref(choices), byref(err))
+            if rc:
+                raise self.scen.sources.error(rc, err)
         self.spec = self.scen.spec()
         self.prob = _inputs.create_problem(self.spec, self.scen.sources)
         self.source = "given" if kw.get("bw") is not None else "optimum"
