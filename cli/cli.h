@@ -21,8 +21,9 @@ int cli_refine(int argc, char **argv);    /* refine.c: optimize --refine-with-si
 int cmd_topo(int argc, char **argv);      /* topo.c */
 int cmd_topo_eval(int argc, char **argv); /* topo_eval.c */
 
-/* The model zoo's directory: $WEFT_ZOO, else data/zoo beside the weft
- * binary's source tree (<exe dir>/../data/zoo), else ./data/zoo. */
+/* The model zoo's directory (weft_zoo_dir): $WEFT_ZOO, $WEFT_DATA/zoo,
+ * beside the weft binary (<exe dir>/../share/weft/zoo installed,
+ * <exe dir>/../data/zoo in the source tree), PREFIX/share/weft/zoo, ./data/zoo. */
 const char *cli_zoo_dir(void);
 /* zoo_hw.c: `weft zoo NAME` for a device or a cluster preset. */
 void zoo_json_num(FILE *out, double v);  /* whole numbers exactly, others %.12g */

@@ -88,7 +88,7 @@ WeftSimSettings = _s("WeftSimSettings", [
     ("endpoint_delay_ns", c_double), ("algorithm", _I), ("sharing", c_int),
     ("on_span", c_void_p), ("span_ctx", c_void_p), ("stage_spans", c_int),
     ("max_work", c_double), ("progress", PROGRESS_FN), ("progress_ctx", c_void_p),
-    ("like", c_int)])
+    ("like", c_int), ("astra_policy", c_int)])
 WeftSimJob = _s("WeftSimJob", [("t", WeftJobTime), ("dim_bytes", _D), ("dim_busy_ns", _D),
                                ("dim_util", _D), ("ncollectives", c_int)])
 WeftSimResult = _s("WeftSimResult", [
