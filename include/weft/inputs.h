@@ -122,8 +122,8 @@ const char *weft_dim_shape_name(WeftDimShape f);
 /* Rails of dim d: the NPUs bought of the dims inside it (1 for dim 0). */
 double weft_network_rails(const WeftNetwork *net, int d);
 /* Fabric shapes per dim given by name (key Fabric, --fabric, Python's
- * fabric=): n names, one per dim, each a weft_dim_shape_name, "-" or "" for
- * the default. The rule: rail-optimized and rail-only on a Switch dim with
+ * fabric=): n names, one per dim, each a weft_dim_shape_name ("fat-tree":
+ * the default), or "-" or "" to leave the dim as it is. The rule: rail-optimized and rail-only on a Switch dim with
  * a dim inside it (its rails), torus on a Ring dim whose NPUs (spares
  * included) are a multiple of WEFT_TORUS_CUBE. Errors name file (may be
  * ""), lines[d] (NULL: none), field and entry; on failure net is unchanged. */

@@ -33,7 +33,7 @@ int weft_network_set_fabric(WeftNetwork *net, const char *const *names, int n, c
   for (int d = 0; d < n; d++) {
     const char *s = names[d] ? names[d] : "";
     int line = lines ? lines[d] : 0, f = -1;
-    if (!s[0] || !strcmp(s, "-")) f = WEFT_SHAPE_TREE;
+    if (!s[0] || !strcmp(s, "-")) continue;  /* the dim as the network has it */
     for (int k = 0; f < 0 && k < WEFT_NSHAPES; k++)
       if (!strcasecmp(s, FABRIC_NAMES[k])) f = k;
     if (f < 0)
