@@ -123,9 +123,10 @@ const char *weft_dim_shape_name(WeftDimShape f);
 double weft_network_rails(const WeftNetwork *net, int d);
 /* Fabric shapes per dim given by name (key Fabric, --fabric, Python's
  * fabric=): n names, one per dim, each a weft_dim_shape_name ("fat-tree":
- * the default), or "-" or "" to leave the dim as it is. The rule: rail-optimized and rail-only on a Switch dim with
- * a dim inside it (its rails), torus on a Ring dim whose NPUs (spares
- * included) are a multiple of WEFT_TORUS_CUBE. Errors name file (may be
+ * the default), or "-" or "" to leave the dim as it is. The rule:
+ * rail-optimized and rail-only on a Switch dim with a dim inside it (its
+ * rails), torus on a Ring dim whose NPUs (spares included) are a multiple
+ * of WEFT_TORUS_CUBE. Errors name file (may be
  * ""), lines[d] (NULL: none), field and entry; on failure net is unchanged. */
 int weft_network_set_fabric(WeftNetwork *net, const char *const *names, int n, const char *file,
                             const int *lines, const char *field, WeftError *err);
