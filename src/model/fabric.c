@@ -45,9 +45,9 @@ int weft_network_set_fabric(WeftNetwork *net, const char *const *names, int n, c
         (net->topology[d] != WEFT_SWITCH || d == 0))
       return weft_error_set(err, WEFT_EINPUT, file, line, 0, field,
                             "%s entry %d is %s: rails are a Switch dim's copies, one per NPU "
-                            "of the dims inside it, so it needs a Switch dim above dim 1, "
-                            "dim %d is a %s", field, d + 1, FABRIC_NAMES[f], d + 1,
-                            d == 0 ? "the innermost" : weft_topology_name(net->topology[d]));
+                            "of the dims inside it, so it needs a Switch dim above dim 1; "
+                            "dim %d %s", field, d + 1, FABRIC_NAMES[f], d + 1,
+                            d == 0 ? "has no dim inside it" : "is a Ring or FullyConnected");
     if (f == WEFT_SHAPE_TORUS && (net->topology[d] != WEFT_RING || all % WEFT_TORUS_CUBE))
       return weft_error_set(err, WEFT_EINPUT, file, line, 0, field,
                             "%s entry %d is torus: a torus dim is a Ring of %d-wide cubes, "
