@@ -88,7 +88,9 @@ int cli_numbers(const char *flag, const char *v, double *out);
 /* Spares in reports, nothing when the network has none (links.c): after the
  * head's NPU count (" + 1792 spares (16128 bought)"), at the end of dim d's
  * row, and in JSON: d < 0 the top-level "npus" and "spares" lines, else
- * ', "spares": N' inside dim d's object. */
+ * ', "spares": N' inside dim d's object. Dim d's row and object also get its
+ * fabric shape when it is not LIBRA's fat-tree ("  rail-optimized",
+ * ', "fabric": "rail-optimized"'). */
 void cli_spares_head(FILE *out, const WeftNetwork *net);
 void cli_spares_dim(FILE *out, const WeftNetwork *net, int d);
 void cli_spares_json(FILE *out, const WeftNetwork *net, int d);

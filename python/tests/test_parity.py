@@ -396,3 +396,36 @@ def test_simulate_active_npus():  # the simulator runs the 64 working GPUs of ea
                  "gb200-nvl72", "--npus", "144", "--active", "64,0", "--cost-model",
                  "data/validation/cost.yml"), skip=NOWALL)
     assert py["dims"][0]["npus"] == 64 and py["dims"][0]["spares"] == 8
+
+
+def test_fabric_shapes():  # docs/model.md "Fabric shapes": rail-only drops the spine tier
+    kw = dict(model="llama3-405b", tp=8, pp=16, zero=1, recompute="full", cluster="dgx-b200",
+              npus=8192, parts_per_dim=["nvlink5", "ndr"],
+              constraint=["B1 = 900", "B2 = 50"])
+    got = {}
+    for f in ("rail-optimized", "rail-only"):
+        py = weft.optimize(**dict(kw, fabric=["-", f]))
+        same(py, cli("optimize", "--model", "llama3-405b", "--tp", "8", "--pp", "16", "--zero",
+                     "1", "--recompute", "full", "--cluster", "dgx-b200", "--npus", "8192",
+                     "--parts-per-dim", "nvlink5,ndr", "--fabric", "-," + f, "--constraint",
+                     "B1 = 900", "--constraint", "B2 = 50"))
+        assert py["dims"][1]["fabric"] == f
+        got[f] = py["parts"][1]["total"]["switches"]
+    # 8 rails of 1024 nodes on 64-port switches: one 3-tier tree of 256 + 256 + 128, or
+    # each rail its own 2 tiers of 32 + 16 (tests/unit/test_fabric.c)
+    assert got == {"rail-optimized": 640, "rail-only": 384}
+    with pytest.raises(weft.WeftError, match="fabric entry 1 is rail-only"):
+        weft.optimize(**dict(kw, fabric=["rail-only", "-"]))
+
+
+def test_simulate_fabric():  # a rail-optimized dim runs NCCL's ring per rail in the simulator
+    py = weft.simulate(model="llama2-70b", tp=8, pp=2, cluster="dgx-b200", npus=64,
+                       fabric=["-", "rail-optimized"], cost_model="data/validation/cost.yml")
+    same(py, cli("simulate", "--model", "llama2-70b", "--tp", "8", "--pp", "2", "--cluster",
+                 "dgx-b200", "--npus", "64", "--fabric", "-,rail-optimized", "--cost-model",
+                 "data/validation/cost.yml"), skip=NOWALL)
+    assert py["dims"][1]["fabric"] == "rail-optimized"
+    # the same bytes in 2 x 7 ring steps of 14 us instead of halving-doubling's 2 x 3
+    tree = weft.simulate(model="llama2-70b", tp=8, pp=2, cluster="dgx-b200", npus=64,
+                         fabric=["-", "fat-tree"], cost_model="data/validation/cost.yml")
+    assert py["time_ns"] > tree["time_ns"]

@@ -12,7 +12,7 @@ from ._core import (EINVAL, ENOMEM, KeywordTypeError, WeftError, Sources, c_path
                     fail, flag, int_value, is_path, items, lib, new_error, number, shown, to_text,
                     zoo_dir, zoo_path)
 
-INPUT_KEYS = ("network", "cluster", "npus", "active", "workload", "communicator", "cost_model",
+INPUT_KEYS = ("network", "cluster", "npus", "active", "fabric", "workload", "communicator", "cost_model",
               "parts", "parts_per_dim", "constraint", "objective", "loop", "npu_usd",
               "npu_power_w", "electricity_usd_per_kwh", "pue", "lifetime_years")
 # The cost model's system figures (keyword: the file's key), set through
@@ -113,6 +113,24 @@ def load_network(kw, net, sources):
     else:
         read_network(kw["network"], net, sources, zoo)
     set_active(net, kw.get("active"))
+    set_fabric(net, kw.get("fabric"))
+
+
+def set_fabric(net, v):
+    """fabric= (a list, one per dim: fat-tree, rail-optimized, rail-only,
+    torus, or "-" to keep the dim's) onto the network, under the rule of
+    weft_network_set_fabric (the CLI's --fabric)."""
+    if v is None:
+        return
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
+        raise fail("fabric: expected a list of names, one per dim, got %r" % (v,), "fabric")
+    for i, x in enumerate(v):
+        if not isinstance(x, str):
+            raise fail("fabric entry %d: expected a name, got %r" % (i + 1, x), "fabric")
+    arr = (ctypes.c_char_p * max(len(v), 1))(*[x.encode() for x in v])
+    err = new_error()
+    check_rc(lib.weft_network_set_fabric(byref(net), arr, len(v), b"", None, b"fabric",
+                                         byref(err)), err)
 
 
 def set_active(net, v):
@@ -319,6 +337,9 @@ def check_inputs(scenario, kw):
     if scenario is not None and given(kw, "active"):
         raise fail("active goes with network or cluster (a scenario's network file says "
                    "'Active: [...]')", "active")
+    if scenario is not None and given(kw, "fabric"):
+        raise fail("fabric goes with network or cluster (a scenario's network file says "
+                   "'Fabric: [...]')", "fabric")
     if scenario is not None and any(given(kw, k) for k in
                                     ("network", "cluster", "npus", "workload", "communicator",
                                      "cost_model", "model")):

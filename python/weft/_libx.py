@@ -32,7 +32,7 @@ WeftModel = _s("WeftModel", [
     ("file", _PATH)])
 WeftClusterTier = _s("WeftClusterTier", [
     ("name", _NAME), ("topology", c_int), ("npus", c_int), ("cost", _NAME), ("bw_gbps", c_double),
-    ("efficiency", c_double), ("latency_ns", c_double)])
+    ("efficiency", c_double), ("latency_ns", c_double), ("fabric", c_int)])
 WeftCluster = _s("WeftCluster", [
     ("name", _NAME), ("title", c_char * 128), ("device", _NAME), ("source", c_char * 256),
     ("ntiers", c_int), ("tier", WeftClusterTier * MAX_DIMS)])

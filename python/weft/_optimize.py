@@ -36,7 +36,10 @@ def spares_total(net):
 
 def spares_dim(net, d):
     """cli_spares_json's "spares" of dim d: only with spares."""
-    return {"spares": net.spares[d]} if net.spares[d] > 0 else {}
+    out = {"spares": net.spares[d]} if net.spares[d] > 0 else {}
+    if net.fabric[d]:  # and its fabric shape when not LIBRA's fat-tree
+        out["fabric"] = _lib.text(lib.weft_dim_shape_name(net.fabric[d]))
+    return out
 
 
 def eval_dict(ev, bw, D):

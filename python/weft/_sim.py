@@ -168,6 +168,8 @@ class Run:
                          **({"like": "astra-sim"} if s.like else {})},
             "dims": [{"dim": d + 1, "topology": lib.weft_topology_name(net.topology[d]).decode(),
                       "npus": net.npus[d], **({"spares": net.spares[d]} if net.spares[d] else {}),
+                      **({"fabric": text(lib.weft_dim_shape_name(net.fabric[d]))}
+                         if net.fabric[d] else {}),
                       "bw_gbps": num(self.bw[d]),
                       "algorithm": lib.weft_algorithm_name(s.algorithm[d]).decode(),
                       "latency_ns": num(s.latency_ns[d])} for d in range(D)],

@@ -108,7 +108,9 @@ def _cluster_dict(c):
                        "topology": lib.weft_topology_name(t.topology).decode(),
                        "npus": t.npus, "cost": text(t.cost), "bw_gbps": _whole(t.bw_gbps),
                        "efficiency": _whole(t.efficiency),
-                       "latency_ns": _whole(t.latency_ns)} for t in c.tier[:c.ntiers]]}
+                       "latency_ns": _whole(t.latency_ns),
+                       **({"fabric": text(lib.weft_dim_shape_name(t.fabric))} if t.fabric else {})}
+                      for t in c.tier[:c.ntiers]]}
 
 
 def _device_dict(v):
