@@ -39,6 +39,11 @@ def check_keywords(func, kw, allowed):
     for k in kw:
         if k not in allowed:
             import difflib
+            from ._options import cli_only
+            why = cli_only(func, "--" + k.replace("_", "-")) if isinstance(k, str) else None
+            if why:
+                raise TypeError("%s() got an unexpected keyword argument %r: the CLI's --%s is "
+                                "CLI-only (%s)" % (func, k, k.replace("_", "-"), why))
             near = difflib.get_close_matches(k, allowed, 1)
             raise TypeError("%s() got an unexpected keyword argument %r%s" %
                             (func, k, " (did you mean %r?)" % near[0] if near else ""))

@@ -147,6 +147,9 @@ def _is_model_name(d, name):
                for i in range(min(n.value, cap)))
 
 
+ZOO_KEYS = ("zoo", "parts", "parts_file")  # zoo()'s keywords after name (weft zoo's options)
+
+
 def zoo(name=None, zoo=None, parts=False, parts_file=None):
     """The model zoo: `weft zoo --json` (models, devices, clusters) as a dict,
     or with name `weft zoo NAME --json`: a model (a zoo name or a model .yml),
