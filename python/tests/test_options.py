@@ -85,3 +85,12 @@ def test_drift_is_caught():
             test_every_option_is_a_keyword("workload")
     finally:
         OPTIONS["workload"].pop()
+
+
+def test_options_rows():
+    """Rows as the tables hold them: a flag's arg is null; --constraint (a
+    list by nature) is the repeatable one; help on one line."""
+    opt = {o["name"]: o for o in OPTIONS["optimize"]}
+    assert opt["--sp"]["arg"] is None and opt["--cost-model"]["arg"] == "FILE"
+    assert [n for n, o in opt.items() if o["repeatable"]] == ["--constraint"]
+    assert all("\n" not in o["help"] for rows in OPTIONS.values() for o in rows)
