@@ -87,3 +87,25 @@ def test_pip_install_offline(tmp_path, how):
     assert where.startswith(str(tmp_path / "v"))
     assert opt == json.loads(json.dumps(weft.optimize(gpt3)))
     assert params == weft.zoo("gpt3-175b")["params"]
+
+
+def test_weft_data_names_the_data(tmp_path):
+    """$WEFT_DATA: the zoo in it, before the source tree's (a copy holding one
+    model and the clusters: weft.zoo() lists that model, as the CLI does)."""
+    import json
+    import shutil
+    zoo = tmp_path / "data" / "zoo"
+    (zoo / "models").mkdir(parents=True)
+    shutil.copy(os.path.join(ROOT, "data", "zoo", "models", "gpt3-175b.yml"), zoo / "models")
+    for f in ("devices.yml", "clusters.yml"):
+        shutil.copy(os.path.join(ROOT, "data", "zoo", f), zoo)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WEFT_")}
+    env.update(WEFT_DATA=str(tmp_path / "data"), PYTHONPATH=os.path.join(ROOT, "python"),
+               WEFT_LIB=os.path.realpath(weft._core.lib._name))
+    code = "import json, weft; print(json.dumps([m['name'] for m in weft.zoo()['models']]))"
+    p = subprocess.run([sys.executable, "-c", code], env=env, cwd=str(tmp_path),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.returncode == 0, p.stderr.decode()
+    assert json.loads(p.stdout) == ["gpt3-175b"]
+    p = subprocess.run([CLI, "zoo", "--json"], env=env, cwd=str(tmp_path), stdout=subprocess.PIPE)
+    assert [m["name"] for m in json.loads(p.stdout)["models"]] == ["gpt3-175b"]
