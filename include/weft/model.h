@@ -172,8 +172,10 @@ typedef struct {
   int cp;                /* context parallel degree: each sequence split over cp NPUs
                             (laid right outside TP); 1 = off */
   int attention;         /* a WeftAttention: the attention kernel */
-  int fp8;               /* 1: the linear layers' GEMMs in FP8 (the device's FP8 rate),
-                            attention core, norms, embedding and logits in act_bytes */
+  int fp8;               /* a WeftFp8: the linear layers' GEMMs (forward, data- and
+                            weight-gradient) in FP8 at the device's FP8 rate, with the
+                            recipe's cast and scaling kernels; attention core, norms,
+                            embedding and logits in act_bytes. 0: off */
   int micro_batch;       /* sequences per micro-batch */
   int virtual_stages;    /* interleaved 1F1B: model chunks per stage (1 = plain 1F1B) */
   int sequence_parallel; /* Megatron SP: reduce-scatter + all-gather for TP */
@@ -196,7 +198,26 @@ typedef struct {
                             ASTRA-sim 1.0's reading); 0 (default): gradient accumulation as
                             frameworks run it, the synchronisation after the last
                             micro-batch's backward ('accumulation' entries, docs/zoo.md) */
+  int cuda_graphs;       /* 1: the layers' kernels replayed from CUDA graphs (no CPU launch
+                            cost per kernel, docs/zoo.md "Kernel launches"); 0: eager */
 } WeftParallel;
+
+/* How the FP8 GEMMs are scaled (Transformer Engine's recipes, Megatron-Core's
+ * --fp8-recipe; docs/zoo.md, "FP8"): off; delayed scaling (the scale from the
+ * amax history of earlier iterations: each cast also records the amax);
+ * current (per-tensor) scaling (an amax pass over each tensor before its
+ * cast); MXFP8 (a 1-byte E8M0 scale per 32 elements, computed in the cast;
+ * block-scaled tensor cores: a device with an FP4 rate). */
+typedef enum {
+  WEFT_FP8_OFF = 0,
+  WEFT_FP8_DELAYED = 1,
+  WEFT_FP8_CURRENT = 2,
+  WEFT_FP8_MXFP8 = 3
+} WeftFp8;
+/* "off", "delayed", "current", "mxfp8" <-> WeftFp8; parse: WEFT_EINPUT
+ * (field "fp8") otherwise. */
+const char *weft_fp8_name(int mode);
+int weft_fp8_parse(const char *text, int *mode, WeftError *err);
 
 /* The pipeline schedule: 1F1B (Narayanan et al. 2021; interleaved when
  * virtual_stages > 1) or DualPipe (DeepSeek-V3 Technical Report, Section

@@ -56,6 +56,7 @@ typedef struct {
   double ns_per_flop;                  /* 1e9 / (peak * efficiency) */
   int opcost;                          /* per-operator compute (efficiency 0, device has data) */
   double oc_ns[OC_NBLOCKS][WEFT_NPHASES]; /* opcost: one micro-batch per block, per phase */
+  double oc_once_ns[OC_NBLOCKS];       /* opcost: once an iteration per block (FP8 weight casts) */
   int overflow;                        /* a block ran out of collective slots */
 } Gen;
 

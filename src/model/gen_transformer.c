@@ -687,7 +687,12 @@ static int emit(Gen *g, Tf *t) {
   if (nd) sub_block(g, t, 0, &mlp);
   if (ne) sub_block(g, t, 1, &moe);
   if (has_logits) logits_block(g, t, &logits);
-  double step_ns = t->opt_ns = optimizer_ns(g, t);
+  /* FP8 weights cast once an iteration (the first micro-batch's forward):
+   * charged with the optimizer step, the other once-an-iteration kernels */
+  double casts_ns = g->opcost ? t->Ls * g->oc_once_ns[OC_ATTN] + nd * g->oc_once_ns[OC_MLP] +
+                                    ne * g->oc_once_ns[OC_MOE]
+                              : 0.0;
+  double step_ns = (t->opt_ns = optimizer_ns(g, t)) + casts_ns;
   opt.compute_ns[WEFT_PHASE_WG] = step_ns;
 
   Accum acc;
