@@ -153,6 +153,29 @@ def test_model_attention_cp_fp8():
     assert e.value.field == "attention"
 
 
+def test_fp8_recipes_and_cuda_graphs():
+    # fp8= takes the recipe's name as --fp8 does (True: delayed), cuda_graphs=
+    # is --cuda-graphs; each reaches the model; a bad name is refused (field fp8)
+    args = dict(cluster="dgx-h100", npus=16, cost_model="data/validation/cost.yml",
+                model="megatron-22b", tp=8, constraint=["B1 = 300", "B2 = 25"])
+    flags = ["--cluster", "dgx-h100", "--npus", "16", "--cost-model", "data/validation/cost.yml",
+             "--model", "megatron-22b", "--tp", "8", "--constraint", "B1 = 300",
+             "--constraint", "B2 = 25"]
+    cur = weft.optimize(fp8="current", cuda_graphs=True, **args)
+    same(cur, cli("optimize", *flags, "--fp8", "current", "--cuda-graphs"), skip=NOWALL)
+    same(weft.optimize(fp8=True, **args), cli("optimize", *flags, "--fp8"), skip=NOWALL)
+    assert weft.optimize(fp8="delayed", **args) == weft.optimize(fp8=True, **args)
+    assert weft.optimize(fp8="off", **args) == weft.optimize(**args)
+    assert cur["time_ns"] != weft.optimize(fp8="current", **args)["time_ns"]
+    assert cur["time_ns"] != weft.optimize(fp8="delayed", cuda_graphs=True, **args)["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(fp8="tensorwise", **args)
+    assert e.value.field == "fp8"
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(fp8="mxfp8", **args)  # the H100 has no block-scaled tensor cores
+    assert e.value.field == "fp8"
+
+
 def test_validate():
     same(weft.validate(GPT3, chunks=8, latency_ns=[1000, 0, 10, 5], endpoint_delay_ns=3,
                        in_flight=2),
