@@ -200,6 +200,14 @@ typedef struct {
                             micro-batch's backward ('accumulation' entries, docs/zoo.md) */
   int cuda_graphs;       /* 1: the layers' kernels replayed from CUDA graphs (no CPU launch
                             cost per kernel, docs/zoo.md "Kernel launches"); 0: eager */
+  /* Data-parallel gradient buckets as Megatron-Core's DDP and distributed
+   * optimizer run them (docs/zoo.md, "Gradient buckets"), ZeRO 0-2: */
+  int overlap_grad_reduce;  /* 1 (default): each bucket's reduction starts when the last
+                               micro-batch's backward has made its gradients; 0: one bucket,
+                               reduced after the backward */
+  int overlap_param_gather; /* ZeRO 1-2, 1 (default): each bucket's parameter all-gather
+                               with its reduction, in the background; 0: after the step */
+  double ddp_bucket_params; /* parameters per bucket; 0: Megatron's max(4e7, 1e6 x DP) */
 } WeftParallel;
 
 /* How the FP8 GEMMs are scaled (Transformer Engine's recipes, Megatron-Core's
@@ -272,7 +280,8 @@ int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err);
  * order TP, PP, DP, efficiency 0
  * (auto: the per-operator model where the device has its data, else 0.5 per FLOP),
  * bf16 activations/params/grads (2 bytes), 12 optimizer bytes, optimizer_step 1,
- * balanced stages. */
+ * balanced stages, eager launches, overlapped gradient reduction and parameter
+ * gather in Megatron's default buckets. */
 void weft_parallel_default(WeftParallel *par);
 /* "TP,PP,DP" style into order[3]; WEFT_EINPUT when not a permutation. */
 int weft_parallel_order_parse(const char *text, WeftParDim order[3], WeftError *err);

@@ -86,6 +86,11 @@ void weft_gen_add_once(Gen *g, GenBlock *b, WeftCollective c, GenKind k, double 
  * group k, per the ZeRO stage; per_mb = the micro-batch multiplicity for
  * ZeRO-3's per-micro-batch reduce-scatter. */
 void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per_mb);
+/* One gradient bucket of elems parameters (per NPU) over group k, ZeRO 0-2,
+ * once per iteration in calls calls: its all-reduce (ZeRO 0) or
+ * reduce-scatter when reduce, ZeRO 1-2's parameter all-gather when gather. */
+void weft_gen_grad_bucket(Gen *g, GenBlock *b, GenKind k, double elems, double calls,
+                          int reduce, int gather);
 /* Gradient accumulation: keep in b the last of R micro-batches' backward
  * (1/R of its input- and weight-grad compute and per-micro-batch collectives)
  * and add the rest, times copies, to acc. Nothing when R <= 1. */

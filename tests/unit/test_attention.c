@@ -182,6 +182,7 @@ static void cp_generator(void) {
   WeftNetwork net = fx_net(2, n, WEFT_SWITCH);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.ddp_bucket_params = 1; /* a bucket per layer entry, as derived by hand */
   par.merged_backward = 1; /* whole layers, as derived by hand */
   par.dp = 4;
   WeftWorkload *wl = weft_workload_create();
