@@ -207,8 +207,11 @@ typedef struct {
                                reduced after the backward */
   int overlap_param_gather; /* ZeRO 1-2, 1 (default): each bucket's parameter all-gather
                                with its reduction, in the background; 0: after the step */
-  double ddp_bucket_params; /* parameters per bucket; 0: Megatron's max(4e7, 1e6 x DP) */
+  double ddp_bucket_params; /* parameters per bucket, 0 (Megatron's max(4e7, 1e6 x DP)) or
+                               1..WEFT_MAX_BUCKET_PARAMS */
 } WeftParallel;
+
+#define WEFT_MAX_BUCKET_PARAMS 1e15
 
 /* How the FP8 GEMMs are scaled (Transformer Engine's recipes, Megatron-Core's
  * --fp8-recipe; docs/zoo.md, "FP8"): off; delayed scaling (the scale from the

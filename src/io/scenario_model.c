@@ -11,7 +11,8 @@
 static const char *const MODEL_KEYS[] = {
     "model", "device",    "tp",        "pp",         "dp", "ep", "micro_batch", "sequence_parallel",
     "zero",  "recompute", "order",     "efficiency", "virtual_stages", "cp", "attention", "fp8",
-    "pp_layers", "grad_bytes", "schedule", "master_weights", "optimizer_states", "cuda_graphs", NULL};
+    "pp_layers", "grad_bytes", "schedule", "master_weights", "optimizer_states", "cuda_graphs",
+    "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -190,6 +191,8 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = int_key(wv, "zero", file, 0, 3, &par->zero_stage, err)) ||
       (rc = bool_key(wv, "sequence_parallel", file, &par->sequence_parallel, err)) ||
       (rc = bool_key(wv, "cuda_graphs", file, &par->cuda_graphs, err)) ||
+      (rc = bool_key(wv, "overlap_grad_reduce", file, &par->overlap_grad_reduce, err)) ||
+      (rc = bool_key(wv, "overlap_param_gather", file, &par->overlap_param_gather, err)) ||
       (rc = switch_key(wv, "fp8", "off, delayed, current, mxfp8 or a boolean (true = delayed)",
                        weft_fp8_parse, WEFT_FP8_DELAYED, file, &par->fp8, err)) ||
       (rc = switch_key(wv, "recompute", "none, selective, full or a boolean (true = full)",
@@ -231,6 +234,14 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       err->col = at->col;
     }
     return rc;
+  }
+  const WeftYamlNode *bv = weft_yaml_get(wv, "ddp_bucket_size", NULL);
+  if (bv) {
+    if ((rc = weft_yaml_double(bv, file, "ddp_bucket_size", NULL, &par->ddp_bucket_params, err)))
+      return rc;
+    if (!(par->ddp_bucket_params >= 1.0 && par->ddp_bucket_params <= WEFT_MAX_BUCKET_PARAMS))
+      return weft_error_set(err, WEFT_EINPUT, file, bv->line, bv->col, "ddp_bucket_size",
+                            "ddp_bucket_size must be in [1, 1e15] parameters, got %s", bv->text);
   }
   if ((ev = weft_yaml_get(wv, "efficiency", NULL))) {
     if ((rc = weft_yaml_double(ev, file, "efficiency", NULL, &par->efficiency, err))) return rc;

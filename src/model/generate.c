@@ -78,6 +78,12 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "efficiency must be in [" WEFT_LIMIT_TEXT(WEFT_MIN_EFFICIENCY)
                           ", 1] (0: the per-operator model), got %g",
                           p->efficiency);
+  if (!(p->ddp_bucket_params == 0.0 ||
+        (p->ddp_bucket_params >= 1.0 && p->ddp_bucket_params <= WEFT_MAX_BUCKET_PARAMS)))
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "ddp_bucket_size",
+                          "ddp_bucket_size must be 0 (Megatron's default) or in [1, 1e15] "
+                          "parameters, got %g",
+                          p->ddp_bucket_params);
   if (p->fp8 < WEFT_FP8_OFF || p->fp8 > WEFT_FP8_MXFP8)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8",
                           "fp8 %d: expected 0..3 (off, delayed, current, mxfp8)", p->fp8);
