@@ -176,6 +176,31 @@ def test_fp8_recipes_and_cuda_graphs():
     assert e.value.field == "fp8"
 
 
+def test_gradient_buckets():
+    # overlap_grad_reduce=, overlap_param_gather= and ddp_bucket_size= are
+    # --overlap-grad-reduce on|off, --overlap-param-gather on|off and
+    # --ddp-bucket-size; each reaches the model under tp-dp-overlap
+    args = dict(cluster="dgx-h100", npus=128, cost_model="data/validation/cost.yml",
+                model="llama2-70b", tp=8, pp=4, zero=1, sp=True, loop="tp-dp-overlap",
+                constraint=["B1 = 300", "B2 = 50"])
+    flags = ["--cluster", "dgx-h100", "--npus", "128", "--cost-model", "data/validation/cost.yml",
+             "--model", "llama2-70b", "--tp", "8", "--pp", "4", "--zero", "1", "--sp",
+             "--loop", "tp-dp-overlap", "--constraint", "B1 = 300", "--constraint", "B2 = 50"]
+    off = weft.optimize(overlap_grad_reduce=False, overlap_param_gather=False, **args)
+    same(off, cli("optimize", *flags, "--overlap-grad-reduce", "off", "--overlap-param-gather",
+                  "off"), skip=NOWALL)
+    small = weft.optimize(ddp_bucket_size=1e6, **args)
+    same(small, cli("optimize", *flags, "--ddp-bucket-size", "1e6"), skip=NOWALL)
+    default = weft.optimize(**args)
+    # dp 128 / (8 x 4) = 4: Megatron's default bucket max(4e7, 4e6) = 4e7 parameters
+    assert weft.optimize(overlap_grad_reduce=True, ddp_bucket_size=4e7, **args) == default
+    assert off["time_ns"] > default["time_ns"] != small["time_ns"]
+    for bad in (0, "1e6", True, float("nan")):
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize(ddp_bucket_size=bad, **args)
+        assert e.value.field == "ddp_bucket_size"
+
+
 def test_validate():
     same(weft.validate(GPT3, chunks=8, latency_ns=[1000, 0, 10, 5], endpoint_delay_ns=3,
                        in_flight=2),
