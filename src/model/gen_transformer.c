@@ -663,8 +663,10 @@ static double entry_elems(const Gen *g, const Tf *t, int i, int e, int x) {
 static int buckets_plan(const Gen *g, const Tf *t, int v, Buckets *bk) {
   const WeftParallel *p = g->par;
   memset(bk, 0, sizeof *bk);
-  bk->sync = calloc((size_t)t->Ls * 4, sizeof *bk->sync);
-  if (!bk->sync) return WEFT_ENOMEM;
+  if (!g->compact) { /* compact emission needs only the totals and the count */
+    bk->sync = calloc((size_t)t->Ls * 4, sizeof *bk->sync);
+    if (!bk->sync) return WEFT_ENOMEM;
+  }
   for (int x = 0; x < 2; x++) {
     double dp = g->size[x ? GEN_EDP : GEN_DP], def = 1e6 * dp > 4e7 ? 1e6 * dp : 4e7;
     bk->size[x] = !p->overlap_grad_reduce ? HUGE_VAL
@@ -682,14 +684,15 @@ static int buckets_plan(const Gen *g, const Tf *t, int v, Buckets *bk) {
           fill[x] += el, chunk[x] += el, bk->total[x] += el;
           int last = i == a && e == 0 && p->overlap_grad_reduce;
           if (fill[x] > 0 && (fill[x] >= bk->size[x] || last)) {
-            bk->sync[4 * (i - t->first) + 2 * e + x] = fill[x];
+            if (bk->sync) bk->sync[4 * (i - t->first) + 2 * e + x] = fill[x];
             bk->n[x]++;
             fill[x] = 0;
           }
         }
     for (int x = 0; x < 2; x++) bk->n[x] += !p->overlap_grad_reduce && chunk[x] > 0;
   }
-  for (int x = 0; x < 2; x++) bk->sync[x] += fill[x]; /* no overlap: the first entry */
+  if (bk->sync) /* no overlap: the first entry */
+    for (int x = 0; x < 2; x++) bk->sync[x] += fill[x];
   return WEFT_OK;
 }
 
