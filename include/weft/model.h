@@ -218,14 +218,17 @@ typedef struct {
  * amax history of earlier iterations: each cast also records the amax);
  * current (per-tensor) scaling (an amax pass over each tensor before its
  * cast); MXFP8 (a 1-byte E8M0 scale per 32 elements, computed in the cast;
- * block-scaled tensor cores: a device with an FP4 rate). */
+ * block-scaled tensor cores: a device with an FP4 rate); blockwise scaling
+ * (DeepSeek-V3's: an fp32 scale per 1 x 128 tile of activations and
+ * gradients, per 128 x 128 block of weights, computed in the cast). */
 typedef enum {
   WEFT_FP8_OFF = 0,
   WEFT_FP8_DELAYED = 1,
   WEFT_FP8_CURRENT = 2,
-  WEFT_FP8_MXFP8 = 3
+  WEFT_FP8_MXFP8 = 3,
+  WEFT_FP8_BLOCKWISE = 4
 } WeftFp8;
-/* "off", "delayed", "current", "mxfp8" <-> WeftFp8; parse: WEFT_EINPUT
+/* "off", "delayed", "current", "mxfp8", "blockwise" <-> WeftFp8; parse: WEFT_EINPUT
  * (field "fp8") otherwise. */
 const char *weft_fp8_name(int mode);
 int weft_fp8_parse(const char *text, int *mode, WeftError *err);

@@ -164,6 +164,8 @@ def test_fp8_recipes_and_cuda_graphs():
     cur = weft.optimize(fp8="current", cuda_graphs=True, **args)
     same(cur, cli("optimize", *flags, "--fp8", "current", "--cuda-graphs"), skip=NOWALL)
     same(weft.optimize(fp8=True, **args), cli("optimize", *flags, "--fp8"), skip=NOWALL)
+    same(weft.optimize(fp8="blockwise", **args), cli("optimize", *flags, "--fp8", "blockwise"),
+         skip=NOWALL)
     assert weft.optimize(fp8="delayed", **args) == weft.optimize(fp8=True, **args)
     assert weft.optimize(fp8="off", **args) == weft.optimize(**args)
     assert cur["time_ns"] != weft.optimize(fp8="current", **args)["time_ns"]

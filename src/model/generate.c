@@ -19,7 +19,7 @@ _Static_assert(GEN_NKINDS <= WEFT_MAX_GROUPS, "every group kind can become a nam
 static const char *const RECOMPUTE_NAME[] = {"none", "full", "selective"};
 static const char *const ATTENTION_NAME[] = {"standard", "flash"};
 static const char *const SCHEDULE_NAME[] = {"1f1b", "dualpipe"};
-static const char *const FP8_NAME[] = {"off", "delayed", "current", "mxfp8"};
+static const char *const FP8_NAME[] = {"off", "delayed", "current", "mxfp8", "blockwise"};
 
 static const char *name_of(const char *const *names, int n, int kind) {
   return kind >= 0 && kind < n ? names[kind] : "unknown";
@@ -67,9 +67,10 @@ int weft_schedule_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(SCHEDULE_NAME, 2, "schedule", "1f1b or dualpipe", text, kind, err);
 }
 
-const char *weft_fp8_name(int mode) { return name_of(FP8_NAME, 4, mode); }
+const char *weft_fp8_name(int mode) { return name_of(FP8_NAME, 5, mode); }
 int weft_fp8_parse(const char *text, int *mode, WeftError *err) {
-  return name_parse(FP8_NAME, 4, "fp8", "off, delayed, current or mxfp8", text, mode, err);
+  return name_parse(FP8_NAME, 5, "fp8", "off, delayed, current, mxfp8 or blockwise", text, mode,
+                    err);
 }
 
 int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftError *err) {
@@ -84,9 +85,10 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "ddp_bucket_size must be 0 (Megatron's default) or in [1, 1e15] "
                           "parameters, got %g",
                           p->ddp_bucket_params);
-  if (p->fp8 < WEFT_FP8_OFF || p->fp8 > WEFT_FP8_MXFP8)
+  if (p->fp8 < WEFT_FP8_OFF || p->fp8 > WEFT_FP8_BLOCKWISE)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8",
-                          "fp8 %d: expected 0..3 (off, delayed, current, mxfp8)", p->fp8);
+                          "fp8 %d: expected 0..4 (off, delayed, current, mxfp8, blockwise)",
+                          p->fp8);
   if (p->fp8 && !(dev->peak_fp8_flops > 0.0)) /* else FP8 would change memory, not time */
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8",
                           "fp8: device '%s' has no FP8 rate (fp8_tflops): its GEMMs cannot run "

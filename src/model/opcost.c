@@ -75,12 +75,14 @@ static void put(List *L, const OcOp *op) {
   L->n++;
 }
 
-double weft_opcost_fp8_cast_bytes(int mode, double e, double src_bytes) {
+double weft_opcost_fp8_cast_bytes(int mode, double e, double src_bytes, int weight) {
   switch (mode) {
     case WEFT_FP8_DELAYED: /* + history read and rolled, scale read and written, scale_inv */
       return e * (src_bytes + 2) + 2 * 4 * OC_AMAX_HISTORY + 3 * 4;
     case WEFT_FP8_CURRENT: return e * (src_bytes + 2);
     case WEFT_FP8_MXFP8: return e * (src_bytes + 2 * (1 + 1 / OC_MX_BLOCK));
+    case WEFT_FP8_BLOCKWISE:
+      return e * (src_bytes + 2 * (1 + 4 / (weight ? OC_BLOCK_2D : OC_BLOCK_1D)));
     default: return 0;
   }
 }
@@ -97,7 +99,7 @@ static void fp8_cast(List *L, const char *name, const char *amax, int phase, dou
     put(L, &a);
   }
   OcOp c = {name, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e * (cur ? 1 : 2),
-            tensors * weft_opcost_fp8_cast_bytes(L->fp8, e, src_bytes), 0, once};
+            tensors * weft_opcost_fp8_cast_bytes(L->fp8, e, src_bytes, once), 0, once};
   put(L, &c);
 }
 

@@ -57,6 +57,11 @@ typedef struct {
  * MX formats one E8M0 byte per 32 elements (OCP MX specification v1.0). */
 #define OC_AMAX_HISTORY 1024.0
 #define OC_MX_BLOCK 32.0
+/* Blockwise FP8 (Transformer Engine's Float8BlockScaling, DeepSeek-V3's
+ * recipe): an fp32 scale per 128 elements of an activation or gradient
+ * (1 x 128 tiles), per 128 x 128 block of a weight. */
+#define OC_BLOCK_1D 128.0
+#define OC_BLOCK_2D (128.0 * 128.0)
 /* The key/query block of a flash kernel (FlashAttention-2's 128 x 128 tiles):
  * a causal mask skips the blocks wholly above the diagonal. */
 #define OC_FLASH_BLOCK 128.0
@@ -81,14 +86,16 @@ double weft_opcost_op_ns(const WeftDevice *d, const OcOp *op, double act_bytes);
  * gap, CPU issue cost); graphs, op_ns + gap. */
 double weft_opcost_launch_ns(double op_ns, int graphs);
 /* Bytes an FP8 cast kernel moves for a tensor of e elements read at
- * src_bytes, in recipe mode (a WeftFp8): it reads the tensor and writes
+ * src_bytes (weight: a weight, else an activation or a gradient), in
+ * recipe mode (a WeftFp8): it reads the tensor and writes
  * two FP8 copies, row- and column-wise (Hopper's FP8 GEMMs take only
  * K-major operands: the weight-gradient GEMM needs the transposes); MXFP8
- * adds a scale byte per OC_MX_BLOCK elements to each copy; delayed scaling
+ * adds a scale byte per OC_MX_BLOCK elements to each copy, blockwise 4
+ * bytes per OC_BLOCK_1D (OC_BLOCK_2D for a weight); delayed scaling
  * the tensor's amax history (read and rolled, fp32) and its scale (read,
  * written) and inverse scale (written). Current scaling's amax pass is a
  * kernel of its own (e x src_bytes read). 0 when mode is off. */
-double weft_opcost_fp8_cast_bytes(int mode, double e, double src_bytes);
+double weft_opcost_fp8_cast_bytes(int mode, double e, double src_bytes, int weight);
 /* Sum of the block's per-micro-batch kernel times, launches included, per
  * phase into ns[WEFT_NPHASES]. */
 void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, double *ns);

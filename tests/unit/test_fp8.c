@@ -38,11 +38,16 @@ static const OcOp *nth(const OcOp *ops, int n, const char *name, int k) {
  * 2000; delayed + the amax history 2 x 4 x 1024 and 3 x 4 scale bytes;
  * MXFP8 + 2 x 1000 / 32 scale bytes. */
 static void cast_bytes(void) {
-  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_OFF, 1000, 2), 0, EXACT);
-  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_DELAYED, 1000, 2), 4000 + 8192 + 12, EXACT);
-  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_CURRENT, 1000, 2), 4000, EXACT);
-  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_MXFP8, 1000, 2), 4000 + 62.5, EXACT);
-  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_CURRENT, 1000, 4), 6000, EXACT); /* fp32 in */
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_OFF, 1000, 2, 0), 0, EXACT);
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_DELAYED, 1000, 2, 0), 4000 + 8192 + 12, EXACT);
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_CURRENT, 1000, 2, 0), 4000, EXACT);
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_MXFP8, 1000, 2, 0), 4000 + 62.5, EXACT);
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_CURRENT, 1000, 4, 0), 6000, EXACT); /* fp32 in */
+  /* blockwise: 2 x 4 fp32 scale bytes per 128 elements (an activation), per
+   * 128 x 128 (a weight) */
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_BLOCKWISE, 1280, 2, 0), 1280 * 4 + 80, EXACT);
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_BLOCKWISE, 16384, 2, 1), 16384 * 4 + 8, EXACT);
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_DELAYED, 1000, 2, 1), 4000 + 8192 + 12, EXACT);
 }
 
 /* The MLP (gate, up, fc2), delayed scaling: per GEMM an input cast in the
@@ -106,6 +111,16 @@ static void mlp_current_mxfp8(void) {
   c = nth(ops, n, "fp8_cast_input", 0);
   CHECK(c != NULL);
   if (c) CHECK_NEAR(c->bytes, 32 * 2 + 32 * 2 * (1 + 1 / 32.0), EXACT);
+  /* blockwise: the gate's input 32 elements (+ 2 x 4 x 32 / 128 scale
+   * bytes), its weight 256 (+ 2 x 4 x 256 / 16384), no amax pass */
+  l = tiny(WEFT_FP8_BLOCKWISE);
+  n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  CHECK_EQ_INT(count(ops, n, "fp8_amax"), 0);
+  c = nth(ops, n, "fp8_cast_input", 0);
+  const OcOp *w = nth(ops, n, "fp8_cast_weight", 0);
+  CHECK(c && w);
+  if (c) CHECK_NEAR(c->bytes, 32 * 4 + 2.0, EXACT);
+  if (w) CHECK_NEAR(w->bytes, 256 * 4 + 0.125, EXACT);
 }
 
 /* Only the linear layers: QKV and the projection in attention (the score
@@ -206,15 +221,18 @@ static void weights_once(void) {
   CHECK(!strcmp(e.field, "fp8") && strstr(e.msg, "mxfp8") != NULL);
   d.peak_fp4_flops = 4e15;
   CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_OK);
+  p.fp8 = WEFT_FP8_BLOCKWISE; /* Hopper runs it: an FP8 rate is enough */
+  d.peak_fp4_flops = 0;
+  CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_OK);
   p.fp8 = 7;
   CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_EINPUT);
   weft_workload_free(wl);
 }
 
 static void names(void) {
-  static const char *const n[4] = {"off", "delayed", "current", "mxfp8"};
+  static const char *const n[5] = {"off", "delayed", "current", "mxfp8", "blockwise"};
   WeftError e;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     int mode = -1;
     CHECK_EQ_INT(weft_fp8_parse(n[i], &mode, &e), WEFT_OK);
     CHECK_EQ_INT(mode, i);
