@@ -43,15 +43,15 @@ typedef struct {
 
 /* Most operators a block lists (forward and backward, FP8 casts). */
 #define OC_MAX_OPS 96
-/* Kernel launches (docs/zoo.md, "Kernel launches"): the GPU's idle time
- * between two back-to-back kernels of a stream, eager or graph (estimate),
- * and the CPU's cost to issue one kernel eagerly: 4-6 us through the CUDA
- * runtime (S. Sun, "pegainfer (3): from launch overhead to CUDA graph",
- * susun-blog.com, 2025, measured on an RTX 5070 Ti); PyTorch's dispatch adds
- * more (estimate: the middle, 5 us). A kernel shorter than the CPU's cost
- * waits for it. */
-#define OC_LAUNCH_GAP_NS 1000.0
-#define OC_LAUNCH_CPU_NS 5000.0
+/* Kernel launches (docs/zoo.md, "Kernel launches"), measured on an H100
+ * SXM with PyTorch 2.11 / CUDA 13.0 (data/measured/h100_launch.csv: a chain
+ * of 1000 tiny kernels): replayed from a CUDA graph 1.1734 us per kernel,
+ * the gap between two kernels of a stream (with the tiny kernel's own time:
+ * an upper bound); eagerly launched 8.0282 us per kernel, the CPU's cost to
+ * issue one through PyTorch. A kernel shorter than the CPU's cost waits
+ * for it. Applied to every device (a host's figure more than a GPU's). */
+#define OC_LAUNCH_GAP_NS 1173.0
+#define OC_LAUNCH_CPU_NS 8028.0
 /* FP8 scaling (docs/zoo.md, "FP8"): Transformer Engine's delayed scaling
  * keeps 1024 amaxes per tensor (DelayedScaling's amax_history_len default);
  * MX formats one E8M0 byte per 32 elements (OCP MX specification v1.0). */

@@ -157,21 +157,23 @@ static void which_gemms(void) {
   }
 }
 
-/* A kernel's launch: eager, the CPU's 5 us unless the kernel (+ 1 us gap)
- * takes longer; graphs, the kernel + the 1 us gap. */
+/* A kernel's launch (h100_launch.csv): eager, the CPU's 8028 ns unless the
+ * kernel (+ the 1173 ns gap) takes longer; graphs, the kernel + the gap. */
 static void launch(void) {
-  CHECK_NEAR(weft_opcost_launch_ns(100, 0), 5000, EXACT);
-  CHECK_NEAR(weft_opcost_launch_ns(100, 1), 1100, EXACT);
-  CHECK_NEAR(weft_opcost_launch_ns(10000, 0), 11000, EXACT);
-  CHECK_NEAR(weft_opcost_launch_ns(10000, 1), 11000, EXACT);
-  CHECK_NEAR(weft_opcost_launch_ns(0, 0), 5000, EXACT);
+  CHECK_NEAR(weft_opcost_launch_ns(100, 0), 8028, EXACT);
+  CHECK_NEAR(weft_opcost_launch_ns(100, 1), 1273, EXACT);
+  CHECK_NEAR(weft_opcost_launch_ns(6855, 0), 8028, EXACT); /* just the CPU's */
+  CHECK_NEAR(weft_opcost_launch_ns(6856, 0), 8029, EXACT);
+  CHECK_NEAR(weft_opcost_launch_ns(10000, 0), 11173, EXACT);
+  CHECK_NEAR(weft_opcost_launch_ns(10000, 1), 11173, EXACT);
+  CHECK_NEAR(weft_opcost_launch_ns(0, 0), 8028, EXACT);
 }
 
 /* A two-layer model, hidden 64: the weights (QKV 64 x 192, projection,
  * fc1 64 x 256, fc2) are cast once an iteration, in the optimizer entry.
  * Each cast moves at most 256 x 64 x 4 + 8204 bytes, ~40 ns at 2 TB/s:
- * eager, each costs the CPU's 5 us; 2 layers x 4 weights = 40 us more than
- * without FP8. With CUDA graphs, the casts' own times + 1 us each. */
+ * eager, each costs the CPU's 8028 ns; 2 layers x 4 weights = 64224 ns more
+ * than without FP8. With CUDA graphs, the casts' own times + 1173 ns each. */
 static void weights_once(void) {
   WeftModel m;
   memset(&m, 0, sizeof m);
@@ -209,11 +211,11 @@ static void weights_once(void) {
           opt[f][graphs] = wl->layers[i].phase[WEFT_PHASE_WG].compute_ns;
     }
   CHECK(opt[0][0] > 0);
-  CHECK_NEAR(opt[1][0] - opt[0][0], 8 * 5000.0, 1.0 / 40000); /* whole ns: +-1 */
-  CHECK_NEAR(opt[2][0] - opt[0][0], 16 * 5000.0, 1.0 / 80000); /* + the amax passes */
+  CHECK_NEAR(opt[1][0] - opt[0][0], 8 * 8028.0, 1.0 / 64224); /* whole ns: +-1 */
+  CHECK_NEAR(opt[2][0] - opt[0][0], 16 * 8028.0, 1.0 / 128448); /* + the amax passes */
   /* graphs: sum of (bytes / 2 TB/s + 1 us) over the 4 weights x 2 layers */
   double el[4] = {64 * 192, 64 * 64, 64 * 256, 256 * 64}, want = 0;
-  for (int k = 0; k < 4; k++) want += 2 * ((el[k] * 4 + 8204) / 2e12 * 1e9 + 1000);
+  for (int k = 0; k < 4; k++) want += 2 * ((el[k] * 4 + 8204) / 2e12 * 1e9 + 1173);
   CHECK_NEAR(opt[1][1] - opt[0][1], want, 2.0 / want);
   /* the same device without block-scaled tensor cores refuses MXFP8 */
   p.fp8 = WEFT_FP8_MXFP8;
