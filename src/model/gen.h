@@ -91,6 +91,34 @@ void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per
  * reduce-scatter when reduce, ZeRO 1-2's parameter all-gather when gather. */
 void weft_gen_grad_bucket(Gen *g, GenBlock *b, GenKind k, double elems, double calls,
                           int reduce, int gather);
+/* Data-parallel gradient buckets (gen_buckets.c; docs/zoo.md, "Gradient
+ * buckets"), ZeRO 0-2: the parameters of a transformer layer's entries. */
+typedef struct {
+  double attn, mlp, moe_dense, moe_expert;
+} GenLayerParams;
+
+typedef struct {
+  double size[2];  /* parameters per bucket: dense, expert (HUGE_VAL: one) */
+  double total[2]; /* the stage's layer parameters */
+  double n[2];     /* buckets: the calls */
+  double *sync;    /* non-compact: per layer entry (2 per layer: attn, mlp/moe) and kind,
+                      the bucket elements it carries; NULL when compact */
+  int first;       /* the stage's first layer (1-based) */
+} GenBuckets;
+
+/* Plan the buckets of layers first..first+nlayers-1 in v model chunks
+ * (equal, v dividing nlayers) into bk; WEFT_ENOMEM. Free bk->sync. */
+int weft_gen_buckets_plan(const Gen *g, const GenLayerParams *lp, int first, int nlayers, int v,
+                          GenBuckets *bk);
+/* blk with the buckets layer i's entry e (0 attn, 1 mlp/moe) carries into out. */
+void weft_gen_bucket_entry(Gen *g, const GenBuckets *bk, int i, int e, const GenBlock *blk,
+                           GenBlock *out);
+/* Compact: blk with a merged layer's share of the buckets (dense and expert
+ * parameters per layer; the calls in proportion) into out. */
+void weft_gen_bucket_share(Gen *g, const GenBuckets *bk, double dense, double expert,
+                           const GenBlock *blk, GenBlock *out);
+/* Entries blk can become with any bucket on it. */
+int weft_gen_bucket_bound(Gen *g, const GenBlock *blk);
 /* Gradient accumulation: keep in b the last of R micro-batches' backward
  * (1/R of its input- and weight-grad compute and per-micro-batch collectives)
  * and add the rest, times copies, to acc. Nothing when R <= 1. */

@@ -3,7 +3,6 @@
  * FLOPs, traffic and memory per docs/zoo.md. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "model/gen.h"
 #include "model/gen_names.h"
@@ -638,108 +637,21 @@ static void chunk_accum(Gen *g, const Accum *a, int lo, int hi, GenBlock *out) {
   }
 }
 
-/* Data-parallel gradient buckets (docs/zoo.md, "Gradient buckets"), ZeRO
- * 0-2, as Megatron-Core's DDP fills them: in backward order, a bucket's
- * reduction starts at the layer entry whose gradients fill it to the bucket
- * size (whole entries here; dense parameters over DP, experts' over EDP in
- * buckets of their own); each model chunk's last bucket at its lowest entry.
- * Without overlap, one bucket per chunk, all at the stage's first entry
- * (the end of the backward); ZeRO 1-2's parameter all-gathers go with their
- * buckets, or, without overlap_param_gather, all at that first entry. */
-typedef struct {
-  double size[2];   /* parameters per bucket: dense, expert (HUGE_VAL: one) */
-  double total[2];  /* the stage's layer parameters */
-  double n[2];      /* buckets: the calls */
-  double *sync;     /* per layer entry (2 per layer: attn, mlp/moe) and kind: bucket elems */
-} Buckets;
-
-/* Parameters of layer i's entry e (0 attn, 1 mlp/moe) of kind x (0 dense, 1 expert). */
-static double entry_elems(const Gen *g, const Tf *t, int i, int e, int x) {
-  if (e == 0) return x ? 0 : t->el_attn;
-  if (!moe_layers(g, i, i)) return x ? 0 : t->el_mlp;
-  return x ? t->el_moe_expert : t->el_moe_dense;
-}
-
-static int buckets_plan(const Gen *g, const Tf *t, int v, Buckets *bk) {
-  const WeftParallel *p = g->par;
-  memset(bk, 0, sizeof *bk);
-  if (!g->compact) { /* compact emission needs only the totals and the count */
-    bk->sync = calloc((size_t)t->Ls * 4, sizeof *bk->sync);
-    if (!bk->sync) return WEFT_ENOMEM;
-  }
-  for (int x = 0; x < 2; x++) {
-    double dp = g->size[x ? GEN_EDP : GEN_DP], def = 1e6 * dp > 4e7 ? 1e6 * dp : 4e7;
-    bk->size[x] = !p->overlap_grad_reduce ? HUGE_VAL
-                  : p->ddp_bucket_params > 0 ? p->ddp_bucket_params : def;
-  }
-  double fill[2] = {0, 0};
-  for (int c = v - 1; c >= 0; c--) {
-    int a = t->first, z = t->first + t->Ls - 1;
-    if (v > 1) chunk_layers(t, v, c, &a, &z);
-    double chunk[2] = {0, 0};
-    for (int i = z; i >= a; i--)
-      for (int e = 1; e >= 0; e--)
-        for (int x = 0; x < 2; x++) {
-          double el = entry_elems(g, t, i, e, x);
-          fill[x] += el, chunk[x] += el, bk->total[x] += el;
-          int last = i == a && e == 0 && p->overlap_grad_reduce;
-          if (fill[x] > 0 && (fill[x] >= bk->size[x] || last)) {
-            if (bk->sync) bk->sync[4 * (i - t->first) + 2 * e + x] = fill[x];
-            bk->n[x]++;
-            fill[x] = 0;
-          }
-        }
-    for (int x = 0; x < 2; x++) bk->n[x] += !p->overlap_grad_reduce && chunk[x] > 0;
-  }
-  if (bk->sync) /* no overlap: the first entry */
-    for (int x = 0; x < 2; x++) bk->sync[x] += fill[x];
-  return WEFT_OK;
-}
-
-/* blk with the gradient buckets of layer i's entry e (ZeRO 0-2) into out. */
-static void bucket_entry(Gen *g, const Buckets *bk, int i, int e, const GenBlock *blk,
-                         const Tf *t, GenBlock *out) {
-  *out = *blk;
-  if (g->par->zero_stage == 3) return;
-  int first = i == t->first && e == 0, pg = g->par->overlap_param_gather;
-  for (int x = 0; x < 2; x++) {
-    GenKind k = x ? GEN_EDP : GEN_DP;
-    double el = bk->sync[4 * (i - t->first) + 2 * e + x];
-    if (el > 0) weft_gen_grad_bucket(g, out, k, el, 1, 1, pg);
-    if (first && !pg && bk->total[x] > 0) /* every bucket's gather, after the step */
-      weft_gen_grad_bucket(g, out, k, bk->total[x], bk->n[x], 0, 1);
-  }
-}
-
-/* Compact: a layer's share of the buckets (its parameters, the calls in
- * proportion): the same bytes and calls in all, where the loop does not
- * ask when. */
-static void bucket_share(Gen *g, const Buckets *bk, double dense, double expert,
-                         const GenBlock *blk, GenBlock *out) {
-  *out = *blk;
-  if (g->par->zero_stage == 3) return;
-  double el[2] = {dense, expert};
-  for (int x = 0; x < 2; x++)
-    if (el[x] > 0 && bk->total[x] > 0)
-      weft_gen_grad_bucket(g, out, x ? GEN_EDP : GEN_DP, el[x], bk->n[x] * el[x] / bk->total[x],
-                           1, 1);
-}
-
-static void emit_layers(Gen *g, const Tf *t, const Buckets *bk, int lo, int hi,
+static void emit_layers(Gen *g, const Tf *t, const GenBuckets *bk, int lo, int hi,
                         const GenBlock *attn, const GenBlock *mlp, const GenBlock *moe) {
   char name[WEFT_NAME_LEN];
   int ne = moe_layers(g, lo, hi), nd = hi - lo + 1 - ne;
   GenBlock b;
   if (g->compact) {
     weft_gen_range_name(name, sizeof name, lo, hi, "attn");
-    bucket_share(g, bk, t->el_attn, 0, attn, &b);
+    weft_gen_bucket_share(g, bk, t->el_attn, 0, attn, &b);
     weft_gen_emit(g, name, &b, hi - lo + 1);
     if (nd) { /* first and last dense layer of the range */
       int a = lo, z = hi;
       while (moe_layers(g, a, a)) a++;
       while (moe_layers(g, z, z)) z--;
       weft_gen_range_name(name, sizeof name, a, z, "mlp");
-      bucket_share(g, bk, t->el_mlp, 0, mlp, &b);
+      weft_gen_bucket_share(g, bk, t->el_mlp, 0, mlp, &b);
       weft_gen_emit(g, name, &b, nd);
     }
     if (ne) { /* first and last MoE layer */
@@ -747,7 +659,7 @@ static void emit_layers(Gen *g, const Tf *t, const Buckets *bk, int lo, int hi,
       while (!moe_layers(g, a, a)) a++;
       while (!moe_layers(g, z, z)) z--;
       weft_gen_range_name(name, sizeof name, a, z, "moe");
-      bucket_share(g, bk, t->el_moe_dense, t->el_moe_expert, moe, &b);
+      weft_gen_bucket_share(g, bk, t->el_moe_dense, t->el_moe_expert, moe, &b);
       weft_gen_emit(g, name, &b, ne);
     }
     return;
@@ -755,22 +667,12 @@ static void emit_layers(Gen *g, const Tf *t, const Buckets *bk, int lo, int hi,
   for (int i = lo; i <= hi; i++) {
     int is_moe = moe_layers(g, i, i);
     weft_gen_range_name(name, sizeof name, i, i, "attn");
-    bucket_entry(g, bk, i, 0, attn, t, &b);
+    weft_gen_bucket_entry(g, bk, i, 0, attn, &b);
     weft_gen_emit(g, name, &b, 1);
     weft_gen_range_name(name, sizeof name, i, i, is_moe ? "moe" : "mlp");
-    bucket_entry(g, bk, i, 1, is_moe ? moe : mlp, t, &b);
+    weft_gen_bucket_entry(g, bk, i, 1, is_moe ? moe : mlp, &b);
     weft_gen_emit(g, name, &b, 1);
   }
-}
-
-/* Entries blk can become with any bucket on it (both kinds, reduce and gather). */
-static int bucket_bound(Gen *g, const GenBlock *blk) {
-  GenBlock b = *blk;
-  if (g->par->zero_stage != 3) {
-    weft_gen_grad_bucket(g, &b, GEN_DP, 1e15, 1, 1, 1);
-    if (g->m->experts > 0) weft_gen_grad_bucket(g, &b, GEN_EDP, 1e15, 1, 1, 1);
-  }
-  return weft_gen_block_entries(&b);
 }
 
 static int emit(Gen *g, Tf *t) {
@@ -828,8 +730,9 @@ static int emit(Gen *g, Tf *t) {
       }
     }
   }
-  int n_attn = bucket_bound(g, &attn);
-  int n_mlp = nd ? bucket_bound(g, &mlp) : 0, n_moe = ne ? bucket_bound(g, &moe) : 0;
+  int n_attn = weft_gen_bucket_bound(g, &attn);
+  int n_mlp = nd ? weft_gen_bucket_bound(g, &mlp) : 0;
+  int n_moe = ne ? weft_gen_bucket_bound(g, &moe) : 0;
   int n = (p->pp > 1 ? weft_gen_block_entries(&pipe) : 0) +
           (has_emb ? weft_gen_block_entries(&emb) : 0) +
           (has_logits ? weft_gen_block_entries(&logits) : 0) +
@@ -842,8 +745,10 @@ static int emit(Gen *g, Tf *t) {
   else
     n += t->Ls * n_attn + nd * n_mlp + ne * n_moe;
   if ((rc = weft_gen_reserve(g, n))) return rc;
-  Buckets bk; /* a DDP instance per model chunk (interleaved), whatever the emission */
-  if (buckets_plan(g, t, t->v > 1 && t->Ls % t->v == 0 ? t->v : 1, &bk))
+  GenBuckets bk; /* a DDP instance per model chunk (interleaved), whatever the emission */
+  GenLayerParams lp = {t->el_attn, t->el_mlp, t->el_moe_dense, t->el_moe_expert};
+  if (weft_gen_buckets_plan(g, &lp, t->first, t->Ls, t->v > 1 && t->Ls % t->v == 0 ? t->v : 1,
+                            &bk))
     return weft_gen_fail(g, WEFT_ENOMEM, "", "out of memory for %d layers' gradient buckets",
                          t->Ls);
 
