@@ -153,6 +153,56 @@ def test_model_attention_cp_fp8():
     assert e.value.field == "attention"
 
 
+def test_fp8_recipes_and_cuda_graphs():
+    # fp8= takes the recipe's name as --fp8 does (True: delayed), cuda_graphs=
+    # is --cuda-graphs; each reaches the model; a bad name is refused (field fp8)
+    args = dict(cluster="dgx-h100", npus=16, cost_model="data/validation/cost.yml",
+                model="megatron-22b", tp=8, constraint=["B1 = 300", "B2 = 25"])
+    flags = ["--cluster", "dgx-h100", "--npus", "16", "--cost-model", "data/validation/cost.yml",
+             "--model", "megatron-22b", "--tp", "8", "--constraint", "B1 = 300",
+             "--constraint", "B2 = 25"]
+    cur = weft.optimize(fp8="current", cuda_graphs=True, **args)
+    same(cur, cli("optimize", *flags, "--fp8", "current", "--cuda-graphs"), skip=NOWALL)
+    same(weft.optimize(fp8=True, **args), cli("optimize", *flags, "--fp8"), skip=NOWALL)
+    same(weft.optimize(fp8="blockwise", **args), cli("optimize", *flags, "--fp8", "blockwise"),
+         skip=NOWALL)
+    assert weft.optimize(fp8="delayed", **args) == weft.optimize(fp8=True, **args)
+    assert weft.optimize(fp8="off", **args) == weft.optimize(**args)
+    assert cur["time_ns"] != weft.optimize(fp8="current", **args)["time_ns"]
+    assert cur["time_ns"] != weft.optimize(fp8="delayed", cuda_graphs=True, **args)["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(fp8="tensorwise", **args)
+    assert e.value.field == "fp8"
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(fp8="mxfp8", **args)  # the H100 has no block-scaled tensor cores
+    assert e.value.field == "fp8"
+
+
+def test_gradient_buckets():
+    # overlap_grad_reduce=, overlap_param_gather= and ddp_bucket_size= are
+    # --overlap-grad-reduce on|off, --overlap-param-gather on|off and
+    # --ddp-bucket-size; each reaches the model under tp-dp-overlap
+    args = dict(cluster="dgx-h100", npus=128, cost_model="data/validation/cost.yml",
+                model="llama2-70b", tp=8, pp=4, zero=1, sp=True, loop="tp-dp-overlap",
+                constraint=["B1 = 300", "B2 = 50"])
+    flags = ["--cluster", "dgx-h100", "--npus", "128", "--cost-model", "data/validation/cost.yml",
+             "--model", "llama2-70b", "--tp", "8", "--pp", "4", "--zero", "1", "--sp",
+             "--loop", "tp-dp-overlap", "--constraint", "B1 = 300", "--constraint", "B2 = 50"]
+    off = weft.optimize(overlap_grad_reduce=False, overlap_param_gather=False, **args)
+    same(off, cli("optimize", *flags, "--overlap-grad-reduce", "off", "--overlap-param-gather",
+                  "off"), skip=NOWALL)
+    small = weft.optimize(ddp_bucket_size=1e6, **args)
+    same(small, cli("optimize", *flags, "--ddp-bucket-size", "1e6"), skip=NOWALL)
+    default = weft.optimize(**args)
+    # dp 128 / (8 x 4) = 4: Megatron's default bucket max(4e7, 4e6) = 4e7 parameters
+    assert weft.optimize(overlap_grad_reduce=True, ddp_bucket_size=4e7, **args) == default
+    assert off["time_ns"] > default["time_ns"] != small["time_ns"]
+    for bad in (0, "1e6", True, float("nan")):
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize(ddp_bucket_size=bad, **args)
+        assert e.value.field == "ddp_bucket_size"
+
+
 def test_validate():
     same(weft.validate(GPT3, chunks=8, latency_ns=[1000, 0, 10, 5], endpoint_delay_ns=3,
                        in_flight=2),
@@ -425,10 +475,15 @@ def test_simulate_fabric():  # a rail-optimized dim runs NCCL's ring per rail in
                  "dgx-b200", "--npus", "64", "--fabric", "-,rail-optimized", "--cost-model",
                  "data/validation/cost.yml"), skip=NOWALL)
     assert py["dims"][1]["fabric"] == "rail-optimized"
-    # the same bytes in 2 x 7 ring steps of 14 us instead of halving-doubling's 2 x 3
+    # the same bytes in 2 x 7 ring steps instead of halving-doubling's 2 x 3: the dims are
+    # as busy, the ring takes more step events (its extra latency hides under compute since
+    # the gradient syncs go in Megatron's buckets)
     tree = weft.simulate(model="llama2-70b", tp=8, pp=2, cluster="dgx-b200", npus=64,
                          fabric=["-", "fat-tree"], cost_model="data/validation/cost.yml")
-    assert py["time_ns"] > tree["time_ns"]
+    assert py["events"] > tree["events"]
+    for a, b in zip(py["jobs"][0]["dims"], tree["jobs"][0]["dims"]):
+        assert a["size_bytes"] == b["size_bytes"]
+        assert a["busy_ns"] == pytest.approx(b["busy_ns"], rel=1e-9)
 
 
 def test_workload_cluster(tmp_path):

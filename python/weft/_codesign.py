@@ -13,7 +13,8 @@ from ._lib import text
 KEYS = ("model", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
         "cost_dims", "parts_per_dim", "parts", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
         "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
-        "interleave", "cp_list", "attention", "fp8", "grad_bytes", "master_weights",
+        "interleave", "cp_list", "attention", "fp8", "cuda_graphs", "overlap_grad_reduce",
+        "overlap_param_gather", "ddp_bucket_size", "grad_bytes", "master_weights",
         "optimizer_states", "ep", "efficiency", "gap_tol", "threads", "top")
 STATUS = ("ok", "no_memory", "invalid", "infeasible", "unbounded", "failed")
 TOPOLOGIES = ("Ring", "FullyConnected", "Switch")

@@ -24,7 +24,8 @@ OBJECTIVES = ("perf", "perf-per-cost", "cost-per-iteration")  # WeftObjective or
 MAX_NPUS = 1 << 30  # a network's NPUs, as the readers allow
 MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero", "recompute",
               "order", "efficiency", "zoo", "pp_layers", "cp", "attention", "fp8", "schedule",
-              "grad_bytes", "master_weights", "optimizer_states")
+              "grad_bytes", "master_weights", "optimizer_states", "cuda_graphs",
+              "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -203,10 +204,29 @@ def read_workload(v):
 
 # ------------------------------------------------------------------ model options
 def device_knobs(kw, par):
-    """sp=, fp8= (booleans) and attention= (standard|flash) into par, as
-    --sp, --fp8 and --attention (every command taking a model)."""
+    """sp=, cuda_graphs= (booleans), fp8= (True: delayed, or off|delayed|
+    current|mxfp8|blockwise) and attention= (standard|flash) into par, as --sp,
+    --cuda-graphs, --fp8 and --attention (every command taking a model)."""
     par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
-    par.fp8 = 1 if flag("fp8", kw.get("fp8")) else 0
+    par.cuda_graphs = 1 if flag("cuda_graphs", kw.get("cuda_graphs")) else 0
+    for k in ("overlap_grad_reduce", "overlap_param_gather"):  # on by default
+        if kw.get(k) is not None:
+            setattr(par, k, 1 if flag(k, kw[k]) else 0)
+    b = kw.get("ddp_bucket_size")
+    if b is not None:  # --ddp-bucket-size N
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 1 <= b <= 1e15:
+            raise fail("ddp_bucket_size=%r: expected a number of parameters in [1, 1e15]" % (b,),
+                       "ddp_bucket_size")
+        par.ddp_bucket_params = float(b)
+    f8 = kw.get("fp8")
+    if isinstance(f8, str):  # --fp8 RECIPE
+        mode = ctypes.c_int()
+        if lib.weft_fp8_parse(c_text("fp8", f8), byref(mode), byref(new_error())):
+            raise fail("fp8=%r: expected off, delayed, current, mxfp8, blockwise or a boolean"
+                       % (f8,), "fp8")
+        par.fp8 = mode.value
+    else:  # --fp8 alone: Transformer Engine's default recipe, delayed scaling
+        par.fp8 = 1 if flag("fp8", f8) else 0
     if kw.get("attention") is not None:  # --attention standard|flash
         kind = ctypes.c_int()
         if not isinstance(kw["attention"], str) or lib.weft_attention_parse(

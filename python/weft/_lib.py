@@ -136,7 +136,8 @@ WeftParallel = _s("WeftParallel", [
     ("act_bytes", c_double), ("param_bytes", c_double), ("grad_bytes", c_double),
     ("optimizer_bytes", c_double), ("stage_layers", POINTER(c_int)), ("nstage_layers", c_int),
     ("optimizer_step", c_int), ("schedule", c_int),
-    ("merged_backward", c_int)])
+    ("merged_backward", c_int), ("cuda_graphs", c_int), ("overlap_grad_reduce", c_int),
+    ("overlap_param_gather", c_int), ("ddp_bucket_params", c_double)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,
@@ -222,6 +223,7 @@ PROTOS = {
                                          _ERR]),
     "weft_recompute_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_attention_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_fp8_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_name": (c_char_p, [c_int]),
     "weft_parallel_default": (None, [P(WeftParallel)]),
