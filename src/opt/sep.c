@@ -247,7 +247,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
     for (int d = 0; d < D; d++) {
       double u = p->u[(size_t)k * (size_t)D + (size_t)d];
       if (u <= 0) continue;
-      memset(ru, 0, sizeof ru);
+      for (int j = 0; j < nb; j++) ru[j] = 0.0; /* nb entries: a memset of all of ru costs more */
       ru[d] = -s->xs[d];
       sub_row(s, ru, u * s->xs[nb + k], 0.0, s->Mf + m * nf, &s->g[m], &s->h[m]);
       s->cp[m++] = k;
@@ -257,7 +257,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   for (int r = 0; r < p->nle + D + 1 + crow; r++) {
     double rhs = 0.0;
     int bnd = -1; /* the unknown of a bound row */
-    memset(ru, 0, sizeof ru);
+    for (int j = 0; j < nb; j++) ru[j] = 0.0;
     if (r < p->nle) {
       for (int d = 0; d < D; d++) ru[d] = p->Gle[(size_t)r * (size_t)D + (size_t)d] * s->xs[d];
       if (ppc) ru[D] = -p->hle[r] * s->xs[D]; else rhs = p->hle[r];

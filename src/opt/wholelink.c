@@ -164,7 +164,10 @@ static void bound_rows(Bnb *b, const Node *n, int named) {
       if (!lo_side && n->hi[d] == NO_LIMIT) continue;
       int links = lo_side ? n->lo[d] : n->hi[d];
       WeftConstraint *r = &c->c[c->n++];
-      memset(r, 0, sizeof *r);
+      for (int k = 0; k < WEFT_MAX_DIMS; k++) r->coef[k] = 0.0; /* field by field: a memset */
+      r->cost_coef = 0.0;                                       /* of the text costs more */
+      r->text[0] = '\0';
+      r->origin = 0;
       r->coef[d] = 1.0;
       r->rhs = links * b->rate[d];
       r->rel = pin ? WEFT_REL_EQ : lo_side ? WEFT_REL_GE : WEFT_REL_LE;
