@@ -510,13 +510,19 @@ static int root(Bnb *b, Node *n, WeftWholeResult *res) {
   WeftError err;
   WeftResult *c = &res->continuous;
   int rc = WEFT_OK, done = 0;
+  /* The equal split on whole links (the EqualBW baseline), when there is
+   * one, is a whole-link design that meets the constraints: the first
+   * candidate, and the root's start (an LP less; checked there). */
+  double eq[WEFT_MAX_DIMS];
+  const double *start = res->nwhole && weft_problem_equal_bw(b->base, eq, NULL, 0) &&
+                        consider(b, eq) ? eq : NULL;
   /* Unnamed rows first (their text costs more than a node's solve), named
    * again only when the outcome has words that may quote a bound row. */
   for (int named = 0; res->nwhole && !done && named < 2; named++) {
     weft_problem_free(p);
     p = NULL;
     bound_rows(b, n, named);
-    rc = weft_problem_recreate(b->base, b->cons, NULL, 0, &p, &err);
+    rc = weft_problem_recreate(b->base, b->cons, start, 0, &p, &err);
     if (rc == WEFT_ENOMEM) return rc;
     if (rc) continue;
     rc = weft_problem_solve(p, b->st, c);
