@@ -242,6 +242,32 @@ static void whole_equal_bw(void) {
     }
     weft_problem_free(q);
   }
+  /* Time x cost with an NPU price (a constant in the cost): convex in b, so
+   * the whole-link baseline is the better neighbour of the continuous
+   * minimiser; checked against every whole-link b (multiples of 100 up to
+   * the bound 1000 of B1 + B2 <= 2000) evaluated on its own. */
+  p.cons.n = 0;
+  add_cons(&p, "B1 + B2 <= 2000");
+  p.net.link_gbps[0] = 100.0;
+  p.net.link_gbps[1] = 50.0;
+  p.net.max_links[0] = 0;
+  p.spec.objective = WEFT_OBJ_PERF_PER_COST;
+  CHECK_EQ_INT(weft_system_cost_set(&p.cm, "Npu", 2000.0, &e), WEFT_OK);
+  WeftProblem *q = NULL;
+  CHECK_EQ_INT(weft_problem_create(&p.spec, &q, &e), WEFT_OK);
+  if (q) {
+    double bw[2], best = HUGE_VAL, best_b = 0.0;
+    for (int k = 1; k <= 10; k++) {
+      const double b2[2] = {100.0 * k, 100.0 * k};
+      double v = objective_at(q, WEFT_OBJ_PERF_PER_COST, b2);
+      if (v < best) { best = v; best_b = 100.0 * k; }
+    }
+    CHECK_EQ_INT(weft_problem_equal_bw(q, bw, NULL, 0), 1);
+    CHECK_NEAR(bw[0], best_b, 1e-9);
+    CHECK_NEAR(bw[1], best_b, 1e-9);
+    CHECK(best_b > 100.0 && best_b < 1000.0); /* a neighbour inside, not an end */
+    weft_problem_free(q);
+  }
   weft_workload_free(p.wl);
 }
 
