@@ -24,6 +24,7 @@ typedef struct {
   int lo[WEFT_MAX_DIMS], hi[WEFT_MAX_DIMS];  /* box on n_d (whole dims only) */
   double lb;                                 /* certified bound on every design inside */
   double bw[WEFT_MAX_DIMS];                  /* the relaxation's design (GB/s) */
+  double obj;                                /* the objective at bw (when solved) */
   int solved;                                /* 0: lb is the parent's (solver failed) */
   long seq;                                  /* insertion order: ties, reproducibly */
 } Node;
@@ -214,7 +215,7 @@ static int solve_node(Bnb *b, Node *n, WeftResult *res) {
       x[d] = n->bw[d] / b->base->bscale;
     }
     if (!(weft_problem_violation(b->base, x, NULL) <= WEFT_VERIFY_TOL)) return NODE_EMPTY;
-    n->lb = weft_problem_objective(b->base, x, NULL);
+    n->lb = n->obj = weft_problem_objective(b->base, x, NULL);
     n->solved = 1;
     return isfinite(n->lb) ? NODE_SOLVED : NODE_EMPTY;
   }
@@ -237,6 +238,7 @@ static int solve_node(Bnb *b, Node *n, WeftResult *res) {
   if (!rc && res->status == WEFT_STATUS_INFEASIBLE) return NODE_EMPTY;
   if (rc || res->status != WEFT_STATUS_SOLVED) return NODE_UNSETTLED;
   n->lb = res->lower_bound;
+  n->obj = res->objective;
   memcpy(n->bw, res->bw_gbps, (size_t)b->D * sizeof *n->bw);
   n->solved = 1;
   return NODE_SOLVED;
@@ -247,7 +249,28 @@ static void settle(Bnb *b, double lb) { b->closed_lb = fmin(b->closed_lb, lb); }
 /* A child with box set: solve, then settle it (empty, pruned, whole) or
  * queue it. A child the solver cannot settle is queued with its parent's
  * bound, to be split without a design. */
-static int child(Bnb *b, Node *n, double parent_lb, WeftResult *res) {
+/* The child's relaxation on the face its parent's design was cut off from:
+ * dim d pinned at the child's new end (docs/model.md "Whole links",
+ * "Children on the face"). Its bound is the child's when it passes the
+ * parent's objective; else (or empty, or unsettled) NODE_UNSETTLED and the
+ * child is solved as it is. */
+static int solve_face(Bnb *b, Node *n, const Node *parent, int d, WeftResult *res) {
+  Node t = *n;
+  t.lo[d] = t.hi[d] = n->hi[d] < parent->hi[d] ? n->hi[d] : n->lo[d];
+  int rc = solve_node(b, &t, res);
+  if (rc < 0) return rc;
+  if ((rc != NODE_SOLVED && rc != NODE_PRUNED) || !(t.lb > parent->obj)) return NODE_UNSETTLED;
+  n->lb = t.lb;
+  if (rc == NODE_SOLVED) {
+    memcpy(n->bw, t.bw, sizeof n->bw);
+    n->obj = t.obj;
+    n->solved = 1;
+  }
+  return rc;
+}
+
+static int child(Bnb *b, Node *n, const Node *parent, int face, WeftResult *res) {
+  double parent_lb = parent->lb;
   n->solved = 0;
   n->lb = parent_lb;
   if (prunable(b, parent_lb)) { /* a sibling's design already beats the parent's bound */
@@ -255,7 +278,12 @@ static int child(Bnb *b, Node *n, double parent_lb, WeftResult *res) {
     return WEFT_OK;
   }
   if (b->nodes >= b->st->max_nodes) return push(b, n); /* left open at the limit */
-  int rc = solve_node(b, n, res);
+  int rc = face >= 0 && parent->solved && isfinite(parent->obj)
+               ? solve_face(b, n, parent, face, res) : NODE_UNSETTLED;
+  if (rc == NODE_UNSETTLED && b->nodes < b->st->max_nodes) {
+    n->lb = parent_lb;
+    rc = solve_node(b, n, res);
+  }
   if (rc < 0) return rc;
   if (rc == NODE_EMPTY) return WEFT_OK;
   if (rc == NODE_PRUNED) { settle(b, n->lb); return WEFT_OK; }
@@ -286,11 +314,11 @@ static int branch(Bnb *b, const Node *n, WeftResult *res) {
   if (dbest >= 0 && fbest > INT_TOL * fmax(1.0, vbest)) { /* fractional: two children */
     Node c = *n;
     c.hi[dbest] = (int)floor(vbest);
-    int rc = c.hi[dbest] >= c.lo[dbest] ? child(b, &c, n->lb, res) : WEFT_OK;
+    int rc = c.hi[dbest] >= c.lo[dbest] ? child(b, &c, n, dbest, res) : WEFT_OK;
     if (rc) return rc;
     c = *n;
     c.lo[dbest] = (int)ceil(vbest);
-    return c.lo[dbest] <= c.hi[dbest] ? child(b, &c, n->lb, res) : WEFT_OK;
+    return c.lo[dbest] <= c.hi[dbest] ? child(b, &c, n, dbest, res) : WEFT_OK;
   }
   if (n->solved) { /* whole-valued: the design itself settles the node */
     double bw[WEFT_MAX_DIMS];
@@ -320,7 +348,7 @@ static int branch(Bnb *b, const Node *n, WeftResult *res) {
     Node c = *n;
     c.lo[dbest] = (int)ends[k][0];
     c.hi[dbest] = (int)ends[k][1];
-    int rc = child(b, &c, n->lb, res);
+    int rc = child(b, &c, n, -1, res);
     if (rc) return rc;
   }
   return WEFT_OK;
@@ -546,6 +574,7 @@ static int root(Bnb *b, Node *n, WeftWholeResult *res) {
   res->result = *c;
   if (c->status != WEFT_STATUS_SOLVED || !res->nwhole) return 0;
   n->lb = c->lower_bound;
+  n->obj = c->objective;
   memcpy(n->bw, c->bw_gbps, sizeof n->bw);
   n->solved = 1;
   return 1;
