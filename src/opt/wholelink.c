@@ -203,7 +203,7 @@ static int prunable(const Bnb *b, double lb) {
 
 /* Solve the relaxation of node n (box set): its bound and design; or only
  * its bound (NODE_PRUNED) once the solve certifies one that prunes it. */
-static int solve_node(Bnb *b, Node *n, WeftResult *res) {
+static int solve_node(Bnb *b, Node *n, const double *start, WeftResult *res) {
   int all_pinned = 1;
   for (int d = 0; d < b->D; d++)
     all_pinned &= b->whole[d] ? n->lo[d] == n->hi[d] : 0;
@@ -222,7 +222,7 @@ static int solve_node(Bnb *b, Node *n, WeftResult *res) {
   bound_rows(b, n, 0);
   WeftProblem *p = NULL;
   WeftError err;
-  int rc = weft_problem_recreate(b->base, b->cons, known_start(b, n), 1, &p, &err);
+  int rc = weft_problem_recreate(b->base, b->cons, start ? start : known_start(b, n), 1, &p, &err);
   if (rc == WEFT_ENOMEM) return rc;
   if (rc) return NODE_UNSETTLED; /* the node's rows out of range: its parent's bound stands */
   double cutoff = b->have_best ? b->best - PRUNE_FRAC * b->st->gap_tol * fabs(b->best) : HUGE_VAL;
@@ -257,7 +257,18 @@ static void settle(Bnb *b, double lb) { b->closed_lb = fmin(b->closed_lb, lb); }
 static int solve_face(Bnb *b, Node *n, const Node *parent, int d, WeftResult *res) {
   Node t = *n;
   t.lo[d] = t.hi[d] = n->hi[d] < parent->hi[d] ? n->hi[d] : n->lo[d];
-  int rc = solve_node(b, &t, res);
+  /* Its start: on the segment from a design known inside the child's box
+   * to the parent's design, where it crosses the face (both meet the
+   * constraints, so the point does; checked there, as every start). */
+  const double *y = known_start(b, n), *x = parent->bw;
+  double z[WEFT_MAX_DIMS], face = t.lo[d] * b->rate[d];
+  int have_z = y && y[d] != x[d];
+  if (have_z) {
+    double u = (face - y[d]) / (x[d] - y[d]);
+    for (int k = 0; k < b->D; k++) z[k] = y[k] + u * (x[k] - y[k]);
+    z[d] = face;
+  }
+  int rc = solve_node(b, &t, have_z ? z : NULL, res);
   if (rc < 0) return rc;
   if ((rc != NODE_SOLVED && rc != NODE_PRUNED) || !(t.lb > parent->obj)) return NODE_UNSETTLED;
   n->lb = t.lb;
@@ -282,7 +293,7 @@ static int child(Bnb *b, Node *n, const Node *parent, int face, WeftResult *res)
                ? solve_face(b, n, parent, face, res) : NODE_UNSETTLED;
   if (rc == NODE_UNSETTLED && b->nodes < b->st->max_nodes) {
     n->lb = parent_lb;
-    rc = solve_node(b, n, res);
+    rc = solve_node(b, n, NULL, res);
   }
   if (rc < 0) return rc;
   if (rc == NODE_EMPTY) return WEFT_OK;
