@@ -429,3 +429,19 @@ def test_simulate_fabric():  # a rail-optimized dim runs NCCL's ring per rail in
     tree = weft.simulate(model="llama2-70b", tp=8, pp=2, cluster="dgx-b200", npus=64,
                          fabric=["-", "fat-tree"], cost_model="data/validation/cost.yml")
     assert py["time_ns"] > tree["time_ns"]
+
+
+def test_planes():  # docs/model.md "Fabric shapes": an 800G NIC as two 400G planes
+    kw = dict(model="llama3-405b", tp=8, pp=16, zero=1, recompute="full", cluster="dgx-b200",
+              npus=16384, parts_per_dim=["nvlink5", "xdr"],
+              constraint=["B1 = 900", "B2 = 100"])
+    py = weft.optimize(**dict(kw, planes=[0, 2]))
+    same(py, cli("optimize", "--model", "llama3-405b", "--tp", "8", "--pp", "16", "--zero", "1",
+                 "--recompute", "full", "--cluster", "dgx-b200", "--npus", "16384",
+                 "--parts-per-dim", "nvlink5,xdr", "--planes", "0,2", "--constraint",
+                 "B1 = 900", "--constraint", "B2 = 100"))
+    # 8 rails of 2048 on Q3400s broken out to 288 ports of 400G: a plane has 8 x 15 = 120
+    # leaves and 60 spines, two planes 360 (one plane of 144 ports: 232 + 232 + 116 = 580)
+    assert py["dims"][1]["planes"] == 2 and py["parts"][1]["total"]["switches"] == 360
+    with pytest.raises(weft.WeftError, match="planes entry 2 must be a whole number of planes"):
+        weft.optimize(**dict(kw, planes=[0, 1.5]))
