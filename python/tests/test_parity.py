@@ -445,3 +445,18 @@ def test_planes():  # docs/model.md "Fabric shapes": an 800G NIC as two 400G pla
     assert py["dims"][1]["planes"] == 2 and py["parts"][1]["total"]["switches"] == 360
     with pytest.raises(weft.WeftError, match="planes entry 2 must be a whole number of planes"):
         weft.optimize(**dict(kw, planes=[0, 1.5]))
+
+
+def test_codesign_torus_slices():  # every torus slice of 512 v5p chips (docs/zoo.md)
+    kw = dict(npus=512, device="tpu-v5p", cost_model="data/tpu/v5p_system.yml",
+              blocks=["Ring", "Ring", "Ring"], parts_per_dim=["ici-v5p"] * 3,
+              fabric=["torus"] * 3, zero_list=[1], recompute_list=["selective"], top=3)
+    py = weft.codesign("llama2-70b", **kw)
+    same(py, cli("codesign", "--model", "llama2-70b", "--npus", "512", "--device", "tpu-v5p",
+                 "--cost-model", "data/tpu/v5p_system.yml", "--blocks", "Ring,Ring,Ring",
+                 "--parts-per-dim", "ici-v5p,ici-v5p,ici-v5p", "--fabric", "torus,torus,torus",
+                 "--zero-list", "1", "--recompute-list", "selective", "--top", "3"))
+    # the 10 shapes of rings <= 16 with 512 NPUs; 3 have a ring of 2 (not whole cubes)
+    assert "(3 shapes it does not fit left out)" in py["networks"]
+    assert all(d % 4 == 0 for t in py["top"] for d in
+               [int(x.split(":")[0][1:]) for x in t["shape"].split("x")])
