@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../test.h"
+#include "sim_fixture.h"
 #include "weft.h"
 
 static char dir_[64];
@@ -342,7 +343,32 @@ static void test_planes_by_hand(void) {
   cleanup();
 }
 
+/* The simulator runs a rail dim's ring: all-reduce over the 8 members of
+ * the outer dim of [2, 8] Switch dims (S = 8e6, B = 100, L = 500 a step):
+ * 2 x 7 steps of S/8 = 1e6 bytes, half each way, 14 (1e4 + 500) = 147000
+ * ns, the analytic model's 14 x 500 + 2 S 7/8 / 100; the fat-tree's
+ * halving-doubling: 2 x 3 steps moving 7S/8 each way, 140000 + 3000. */
+static void test_sim_rail_ring_by_hand(void) {
+  Sim s;
+  WeftSimResult r;
+  int n[2] = {2, 8};
+  WeftTopology t[2] = {WEFT_SWITCH, WEFT_SWITCH};
+  double bw[2] = {100, 100};
+  sim_init(&s, 2, n, t, bw);
+  for (int p = 0; p < WEFT_NPHASES; p++) s.comm.group[p][0] = 1;
+  sim_one(&s, WEFT_COLL_ALLREDUCE, 8e6);
+  s.set.latency_ns[1] = s.net.latency_ns[1] = 500;
+  CHECK_NEAR(sim_run(&s, &r), 143000.0, 1e-9);  /* fat-tree: halving-doubling */
+  s.net.fabric[1] = WEFT_SHAPE_RAIL_OPTIMIZED;
+  CHECK_NEAR(sim_run(&s, &r), 147000.0, 1e-9);
+  CHECK_NEAR(analytic(&s), 147000.0, 1e-9);
+  s.net.fabric[1] = WEFT_SHAPE_RAIL_ONLY;
+  CHECK_NEAR(sim_run(&s, &r), 147000.0, 1e-9);
+  sim_free(&s);
+}
+
 const TestCase suite_fabric[] = {
+    {"fabric_sim_rail_ring_by_hand", test_sim_rail_ring_by_hand},
     {"fabric_planes_by_hand", test_planes_by_hand},
     {"fabric_rail_tree_counts", test_rail_tree_counts},
     {"fabric_rail_cost_by_hand", test_rail_cost_by_hand},
