@@ -20,9 +20,17 @@ int cmd_validate(int argc, char **argv);  /* validate.c */
 int cli_refine(int argc, char **argv);    /* refine.c: optimize --refine-with-sim */
 int cmd_topo(int argc, char **argv);      /* topo.c */
 int cmd_topo_eval(int argc, char **argv); /* topo_eval.c */
+/* A command by name (main.c's table). */
+typedef struct {
+  const char *name;
+  int (*fn)(int, char **);
+} CliCommand;
+/* `weft options [COMMAND...]` over the commands cmds[0..n) (options.c). */
+int cmd_options(int argc, char **argv, const CliCommand *cmds, int n);
 
-/* The model zoo's directory: $WEFT_ZOO, else data/zoo beside the weft
- * binary's source tree (<exe dir>/../data/zoo), else ./data/zoo. */
+/* The model zoo's directory (weft_zoo_dir): $WEFT_ZOO, $WEFT_DATA/zoo,
+ * beside the weft binary (<exe dir>/../share/weft/zoo installed,
+ * <exe dir>/../data/zoo in the source tree), PREFIX/share/weft/zoo, ./data/zoo. */
 const char *cli_zoo_dir(void);
 /* zoo_hw.c: `weft zoo NAME` for a device or a cluster preset. */
 void zoo_json_num(FILE *out, double v);  /* whole numbers exactly, others %.12g */

@@ -460,3 +460,65 @@ def test_codesign_torus_slices():  # every torus slice of 512 v5p chips (docs/zo
     assert "(3 shapes it does not fit left out)" in py["networks"]
     assert all(d % 4 == 0 for t in py["top"] for d in
                [int(x.split(":")[0][1:]) for x in t["shape"].split("x")])
+
+
+def test_workload_cluster(tmp_path):
+    """workload on a cluster preset's network (cluster=, npus=), as --cluster --npus."""
+    args = dict(tp=8, pp=8, zero=1, sp=True, recompute="selective")
+    py = weft.workload("gpt3-175b", cluster="dgx-a100", npus=1024, output=tmp_path / "py", **args)
+    ref = cli("workload", "--model", "gpt3-175b", "--cluster", "dgx-a100", "--npus", "1024",
+              "--tp", "8", "--pp", "8", "--zero", "1", "--sp", "--recompute", "selective",
+              "-o", str(tmp_path / "cli"))
+    assert py["device"] == ref["device"] == "a100" and py["dp"] == ref["dp"] == 16
+    for ext in (".txt", ".comm.yml"):
+        assert (tmp_path / ("py" + ext)).read_text() == (tmp_path / ("cli" + ext)).read_text()
+    with pytest.raises(weft.WeftError, match="cluster needs npus"):
+        weft.workload("gpt3-175b", cluster="dgx-a100")
+
+
+A1 = "data/astra-sim/inputs/"
+A1_FILES = dict(network=A1 + "net_4d.yml", workload=A1 + "transformer.txt",
+                communicator=A1 + "tp8_4d.yml", cost_model=A1 + "cost.yml")
+
+
+@pytest.mark.parametrize("system", ["system_fifo_c1.txt", "system_fifo_c16_a2.txt"])
+def test_simulate_astra_system_and_export(tmp_path, system):
+    """astra_system= (an ASTRA-sim 1.0 system file, FIFO here) and
+    export_astra1= as --astra-system and --export-astra1: the time ASTRA-sim
+    itself reported (data/astra-sim/results.csv) and the same three files."""
+    kw = dict(A1_FILES, bw=[400, 200, 100, 50], latency_ns=[500, 500, 500, 1000])
+    py = weft.simulate(like="astra-sim", astra_system=A1 + system,
+                       export_astra1=tmp_path / "py", **kw)
+    args = [a for k, v in kw.items() for a in
+            ("--" + k.replace("_", "-"), ",".join(map(str, v)) if isinstance(v, list) else v)]
+    ref = cli("simulate", *args, "--like", "astra-sim", "--astra-system", A1 + system,
+              "--export-astra1", str(tmp_path / "cli"))
+    same(py, ref, skip=NOWALL)
+    want = {"system_fifo_c1.txt": 3157433, "system_fifo_c16_a2.txt": 2111410}[system]
+    assert py["time_ns"] == want
+    names = sorted(os.listdir(tmp_path / "cli"))
+    assert names == sorted(os.listdir(tmp_path / "py")) == ["network.json", "system.txt",
+                                                             "workload.txt"]
+    for n in names:
+        assert (tmp_path / "py" / n).read_text() == (tmp_path / "cli" / n).read_text()
+    assert (tmp_path / "py" / "system.txt").read_text().startswith("scheduling-policy: FIFO\n")
+    with pytest.raises(weft.WeftError, match="astra_system gives chunks"):
+        weft.simulate(like="astra-sim", astra_system=A1 + system, chunks=4, **kw)
+
+
+def test_optimize_export_astra1(tmp_path):
+    weft.optimize(GPT3, export_astra1=tmp_path / "py")
+    cli("optimize", GPT3, "--export-astra1", str(tmp_path / "cli"))
+    names = sorted(os.listdir(tmp_path / "cli"))
+    assert names and names == sorted(os.listdir(tmp_path / "py"))
+    for n in names:
+        assert (tmp_path / "py" / n).read_text() == (tmp_path / "cli" / n).read_text()
+
+
+def test_topo_parts_and_threads():
+    """parts= (the price table from a parts catalog) and threads=, as --parts and --threads."""
+    t = "tests/golden/inputs/"
+    same(weft.topo(traffic=t + "topo_ar16.csv", servers=16, degree=2, radix=4,
+                   parts=t + "parts_nic1200.yml", threads=2),
+         cli("topo", "--traffic", t + "topo_ar16.csv", "--servers", "16", "--degree", "2",
+             "--radix", "4", "--parts", t + "parts_nic1200.yml", "--threads", "2"))

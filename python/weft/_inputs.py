@@ -39,6 +39,11 @@ def check_keywords(func, kw, allowed):
     for k in kw:
         if k not in allowed:
             import difflib
+            from ._options import cli_only
+            why = cli_only(func, "--" + k.replace("_", "-")) if isinstance(k, str) else None
+            if why:
+                raise TypeError("%s() got an unexpected keyword argument %r: the CLI's --%s is "
+                                "CLI-only (%s)" % (func, k, k.replace("_", "-"), why))
             near = difflib.get_close_matches(k, allowed, 1)
             raise TypeError("%s() got an unexpected keyword argument %r%s" %
                             (func, k, " (did you mean %r?)" % near[0] if near else ""))
@@ -351,6 +356,18 @@ class ModelOpts:
         return m, d
 
 
+def check_network(kw):
+    """cli_network_check: network, or cluster with npus."""
+    if given(kw, "cluster") and given(kw, "network"):
+        raise fail("give network or cluster, not both (a network names its cluster with "
+                   "'Cluster: NAME')", "cluster")
+    if given(kw, "cluster") != given(kw, "npus"):
+        raise fail("cluster needs npus (the GPUs of its network)" if given(kw, "cluster") else
+                   "npus goes with cluster (a network file gives its own NPUs)", "npus")
+    if given(kw, "npus"):
+        int_value("npus", kw["npus"], 2, MAX_NPUS)
+
+
 def check_inputs(scenario, kw):
     """cli_inputs_check: a scenario or files, model options with a model."""
     if scenario is not None and given(kw, "active"):
@@ -367,14 +384,7 @@ def check_inputs(scenario, kw):
                                      "cost_model", "model")):
         raise fail("give a scenario or network/cluster/workload/communicator/cost_model/model, "
                    "not both")
-    if given(kw, "cluster") and given(kw, "network"):
-        raise fail("give network or cluster, not both (a network names its cluster with "
-                   "'Cluster: NAME')", "cluster")
-    if given(kw, "cluster") != given(kw, "npus"):
-        raise fail("cluster needs npus (the GPUs of its network)" if given(kw, "cluster") else
-                   "npus goes with cluster (a network file gives its own NPUs)", "npus")
-    if given(kw, "npus"):
-        int_value("npus", kw["npus"], 2, MAX_NPUS)
+    check_network(kw)
     if not given(kw, "model"):
         for k in MODEL_KEYS:
             if k not in ("model", "zoo") and given(kw, k):

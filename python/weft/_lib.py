@@ -151,6 +151,7 @@ _ERR = P(WeftError)
 # name: (restype, argtypes); every function of this group the package calls.
 PROTOS = {
     "weft_version": (c_char_p, []),
+    "weft_zoo_dir": (c_int, [ctypes.POINTER(ctypes.c_char), c_size_t, _ERR]),
     "weft_sizeof": (c_size_t, [c_char_p]),
     "weft_strerror": (c_char_p, [c_int]),
     "weft_error_clear": (None, [_ERR]),

@@ -149,6 +149,9 @@ def _is_model_name(d, name):
                for i in range(min(n.value, cap)))
 
 
+ZOO_KEYS = ("zoo", "parts", "parts_file")  # zoo()'s keywords after name (weft zoo's options)
+
+
 def zoo(name=None, zoo=None, parts=False, parts_file=None):
     """The model zoo: `weft zoo --json` (models, devices, clusters) as a dict,
     or with name `weft zoo NAME --json`: a model (a zoo name or a model .yml),
@@ -205,7 +208,7 @@ def zoo(name=None, zoo=None, parts=False, parts_file=None):
     return out
 
 
-WORKLOAD_KEYS = _inputs.MODEL_KEYS + ("network", "output", "compact")
+WORKLOAD_KEYS = _inputs.MODEL_KEYS + ("network", "cluster", "npus", "output", "compact")
 
 
 def _write(prefix, wl, comm):
@@ -235,7 +238,8 @@ def _write(prefix, wl, comm):
 
 def workload(model=None, **kw):
     """A zoo model's per-NPU workload under a parallelization: `weft workload
-    --json` as a dict. network= (a file or dict) is required; tp=, pp=, ...
+    --json` as a dict. network= (a file or dict), or cluster= with npus= (a
+    cluster preset's network), is required; tp=, pp=, ...
     as weft.optimize's; compact=True merges identical layers; output=PREFIX
     writes PREFIX.txt and PREFIX.comm.yml (both or neither), whose names the
     dict's "workload" and "communicator" then give (None without output)."""
@@ -243,15 +247,16 @@ def workload(model=None, **kw):
     if model is None and kw.get("model") is None:
         raise fail("workload needs model and network", "model")
     kw = dict(kw, model=model if model is not None else kw["model"])
-    if kw.get("network") is None:
-        raise fail("workload needs model and network", "network")
+    if not (_inputs.given(kw, "network") or _inputs.given(kw, "cluster")):
+        raise fail("workload needs model and network (or cluster and npus)", "network")
+    _inputs.check_network(kw)
     compact = flag("compact", kw.get("compact"))
     if kw.get("output") is not None:
         c_path("output", kw["output"])  # a bad name refused before any work
     mo = _inputs.ModelOpts(kw)
     net = _lib.WeftNetwork()
     src = _inputs.Sources()
-    _inputs.read_network(kw["network"], net, src, mo.zoo)
+    _inputs.load_network(dict(kw, zoo=mo.zoo), net, src)
     m, d = mo.load(net)
     wl = lib.weft_workload_create()
     if not wl:

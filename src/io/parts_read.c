@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/datadir.h"
 #include "io/yaml.h"
 
 #define WEFT_PART_NAME_MAX 40 /* leaves room in a cost class name, "part:NAME@dD" */
@@ -251,11 +252,19 @@ int weft_parts_read(const char *builtin, const char *user, WeftParts **out, Weft
   if (!cat) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
   char path[WEFT_PATH_LEN];
   struct stat st;
-  if (!builtin) builtin = "data/parts";
-  if (stat(builtin, &st) == 0 && S_ISDIR(st.st_mode))
-    snprintf(path, sizeof path, "%s/parts.yml", builtin);
-  else
-    snprintf(path, sizeof path, "%s", builtin);
+  char deflt[WEFT_PATH_LEN];
+  if (!builtin) { /* the catalog beside the zoo weft finds */
+    if (snprintf(deflt, sizeof deflt, "%s/../parts", weft_zoo_default()) >= (int)sizeof deflt) {
+      free(cat);
+      return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "zoo path too long");
+    }
+    builtin = deflt;
+  }
+  int dir = stat(builtin, &st) == 0 && S_ISDIR(st.st_mode);
+  if (snprintf(path, sizeof path, "%s%s", builtin, dir ? "/parts.yml" : "") >= (int)sizeof path) {
+    free(cat);
+    return weft_error_set(err, WEFT_EINVAL, builtin, 0, 0, NULL, "parts path too long");
+  }
   int rc = read_file(path, 0, cat, err);
   if (!rc && user) rc = read_file(user, 1, cat, err);
   if (!rc) rc = check_refs(cat, err);
