@@ -21,7 +21,7 @@
  * table is split in two parsing sets at --network, so that --network and
  * --constraint can each be repeated. */
 enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
-       O_PARTS_PER_DIM, O_PARTS, O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
+       O_PARTS_PER_DIM, O_PARTS, O_FABRIC, O_PLANES, O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
        O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST,
        O_ATTN, O_FP8, O_GRAPHS, O_OGR, O_OPG, O_BUCKET, O_GRADB, O_MASTER, O_OPTSTATES, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
        O_PLOT, O_PROGRESS, O_HELP, O_COUNT };
@@ -46,6 +46,13 @@ static const CliOpt opts[O_COUNT] = {
                          "                        choice as 'ndr|xdr' ('-': the dim as it is;\n"
                          "                        docs/parts.md \"Co-design with parts\")"},
     [O_PARTS] = {"--parts", "FILE", "a parts catalog over the built-in data/parts"},
+    [O_FABRIC] = {"--fabric", "LIST",
+                  "fabric shape per dim for every network or shape:\n"
+                  "                        fat-tree, rail-optimized, rail-only, torus ('-':\n"
+                  "                        as it is; a shape it does not fit is dropped)"},
+    [O_PLANES] = {"--planes", "LIST",
+                  "planes per Switch dim for every network or shape (0: as\n"
+                  "                        it is; docs/model.md \"Fabric shapes\")"},
     [O_COST] = {"--cost-model", "FILE", "LIBRA cost-model yml ($ per GB/s of Link, Switch, Nic)"},
     [O_CONSTRAINT] = {"--constraint", "EXPR", "linear constraint over B1..BD, sum, cost (repeatable)"},
     [O_OBJECTIVE] = {"--objective", "perf|perf-per-cost|cost-per-iteration",
@@ -445,7 +452,7 @@ int cmd_codesign(int argc, char **argv) {
   char networks[512];
   size_t nnets = (size_t)a.nnets;
   CsBlockArgs ba = {a.val[O_BLOCKS], a.val[O_DIMS], a.val[O_MAXDIM], a.val[O_COSTDIMS]};
-  CsPartsArgs pa = {a.val[O_PARTS_PER_DIM], a.val[O_PARTS]};
+  CsPartsArgs pa = {a.val[O_PARTS_PER_DIM], a.val[O_PARTS], a.val[O_FABRIC], a.val[O_PLANES]};
   rc = a.nnets > 0
            ? cs_networks_from_files(a.nets, a.nnets, zoo, &pa, npus, &cost, &st.nets, &nnets,
                                     &st.parts, networks, sizeof networks)

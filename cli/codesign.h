@@ -54,6 +54,9 @@ typedef struct {
 typedef struct {
   const char *per_dim;  /* --parts-per-dim, NULL when absent */
   const char *file;     /* --parts, NULL when absent */
+  const char *fabric;   /* --fabric, NULL when absent: onto every network (a file it does
+                           not fit is an error; a shape it does not fit is dropped) */
+  const char *planes;   /* --planes, NULL when absent: the same */
 } CsPartsArgs;
 int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo,
                            const CsPartsArgs *pa, int npus, WeftCostModel *cm,

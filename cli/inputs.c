@@ -27,6 +27,9 @@ const CliOpt cli_input_opts[CLI_IN_COUNT] = {
     [CLI_IN_FABRIC] = {"--fabric", "F1,...,FD",
                        "fabric shape of each dim: fat-tree, rail-optimized,\n"
                        "                        rail-only, torus ('-': as the network has it)"},
+    [CLI_IN_PLANES] = {"--planes", "P1,...,PD",
+                       "planes each Switch dim's links are split over (0: as\n"
+                       "                        the network has it; docs/model.md)"},
     [CLI_IN_WORKLOAD] = {"--workload", "FILE", "ASTRA-sim 1.0 workload text (12 fields per layer)",
                          CLI_IN_SEVERAL_JOBS},
     [CLI_IN_COMM] = {"--communicator", "FILE",
@@ -87,6 +90,15 @@ int cli_inputs_check(const CliInputs *in) {
     cli_fail("--fabric goes with --network or --cluster (a scenario's network file says "
              "'Fabric: [...]')");
     return EXIT_USAGE;
+  }
+  if (v[CLI_IN_PLANES]) {
+    double p[WEFT_MAX_DIMS];
+    if (in->scenario) {
+      cli_fail("--planes goes with --network or --cluster (a scenario's network file says "
+               "'Planes: [...]')");
+      return EXIT_USAGE;
+    }
+    if (cli_numbers("--planes", v[CLI_IN_PLANES], p) < 0) return EXIT_USAGE;
   }
   for (int k = 0; k < CLI_MO_COUNT; k++)
     if (!in->mval[CLI_MO_MODEL] && in->mval[k] && k != CLI_MO_ZOO) {
@@ -150,7 +162,13 @@ static int load_network(const CliInputs *in, WeftNetwork *net, WeftError *err) {
   int rc = cli_network_load(v[CLI_IN_NETWORK], v[CLI_IN_CLUSTER], v[CLI_IN_NPUS],
                             in->mval[CLI_MO_ZOO], net, err);
   if (!rc) rc = cli_active_apply(v[CLI_IN_ACTIVE], net, err);
-  return rc ? rc : fabric_apply(v[CLI_IN_FABRIC], net, err);
+  if (!rc) rc = fabric_apply(v[CLI_IN_FABRIC], net, err);
+  if (!rc && v[CLI_IN_PLANES]) {
+    double p[WEFT_MAX_DIMS];
+    int n = cli_numbers("--planes", v[CLI_IN_PLANES], p);  /* parsed by cli_inputs_check */
+    rc = weft_network_set_planes(net, p, n, "", NULL, "--planes", err);
+  }
+  return rc;
 }
 
 /* Whether parts will price the network without a cost model: --parts-per-dim

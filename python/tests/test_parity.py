@@ -486,6 +486,37 @@ def test_simulate_fabric():  # a rail-optimized dim runs NCCL's ring per rail in
         assert a["busy_ns"] == pytest.approx(b["busy_ns"], rel=1e-9)
 
 
+def test_planes():  # docs/model.md "Fabric shapes": an 800G NIC as two 400G planes
+    kw = dict(model="llama3-405b", tp=8, pp=16, zero=1, recompute="full", cluster="dgx-b200",
+              npus=16384, parts_per_dim=["nvlink5", "xdr"],
+              constraint=["B1 = 900", "B2 = 100"])
+    py = weft.optimize(**dict(kw, planes=[0, 2]))
+    same(py, cli("optimize", "--model", "llama3-405b", "--tp", "8", "--pp", "16", "--zero", "1",
+                 "--recompute", "full", "--cluster", "dgx-b200", "--npus", "16384",
+                 "--parts-per-dim", "nvlink5,xdr", "--planes", "0,2", "--constraint",
+                 "B1 = 900", "--constraint", "B2 = 100"))
+    # 8 rails of 2048 on Q3400s broken out to 288 ports of 400G: a plane has 8 x 15 = 120
+    # leaves and 60 spines, two planes 360 (one plane of 144 ports: 232 + 232 + 116 = 580)
+    assert py["dims"][1]["planes"] == 2 and py["parts"][1]["total"]["switches"] == 360
+    with pytest.raises(weft.WeftError, match="planes entry 2 must be a whole number of planes"):
+        weft.optimize(**dict(kw, planes=[0, 1.5]))
+
+
+def test_codesign_torus_slices():  # every torus slice of 512 v5p chips (docs/zoo.md)
+    kw = dict(npus=512, device="tpu-v5p", cost_model="data/tpu/v5p_system.yml",
+              blocks=["Ring", "Ring", "Ring"], parts_per_dim=["ici-v5p"] * 3,
+              fabric=["torus"] * 3, zero_list=[1], recompute_list=["selective"], top=3)
+    py = weft.codesign("llama2-70b", **kw)
+    same(py, cli("codesign", "--model", "llama2-70b", "--npus", "512", "--device", "tpu-v5p",
+                 "--cost-model", "data/tpu/v5p_system.yml", "--blocks", "Ring,Ring,Ring",
+                 "--parts-per-dim", "ici-v5p,ici-v5p,ici-v5p", "--fabric", "torus,torus,torus",
+                 "--zero-list", "1", "--recompute-list", "selective", "--top", "3"))
+    # the 10 shapes of rings <= 16 with 512 NPUs; 3 have a ring of 2 (not whole cubes)
+    assert "(3 shapes it does not fit left out)" in py["networks"]
+    assert all(d % 4 == 0 for t in py["top"] for d in
+               [int(x.split(":")[0][1:]) for x in t["shape"].split("x")])
+
+
 def test_workload_cluster(tmp_path):
     """workload on a cluster preset's network (cluster=, npus=), as --cluster --npus."""
     args = dict(tp=8, pp=8, zero=1, sp=True, recompute="selective")

@@ -11,7 +11,7 @@ from ._inputs import LOOPS, check_rc, constraints, given
 from ._lib import text
 
 KEYS = ("model", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
-        "cost_dims", "parts_per_dim", "parts", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
+        "cost_dims", "parts_per_dim", "parts", "fabric", "planes", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
         "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
         "interleave", "cp_list", "attention", "fp8", "cuda_graphs", "overlap_grad_reduce",
         "overlap_param_gather", "ddp_bucket_size", "grad_bytes", "master_weights",
@@ -112,6 +112,30 @@ def _spec(kw, npus):
     return spec
 
 
+def _shape_all(nets, n, kw, drop):
+    """fabric= and planes= onto every network (the CLI's shape_all): one they
+    do not fit raises, or with drop (shapes over blocks) is left out; none
+    left raises. Returns (networks kept, how many were left out)."""
+    if kw.get("fabric") is None and kw.get("planes") is None:
+        return n, 0
+    kept, first = 0, None
+    for k in range(n):
+        t = _lib.WeftNetwork.from_buffer_copy(nets[k])
+        try:
+            _inputs.set_fabric(t, kw.get("fabric"))
+            _inputs.set_planes(t, kw.get("planes"))
+        except WeftError as e:
+            if not drop:
+                raise
+            first = first or e
+            continue
+        nets[kept] = t
+        kept += 1
+    if kept == 0:
+        raise fail("%s (every shape: none is left)" % first.msg, first.field)
+    return kept, n - kept
+
+
 def _bind_all(nets, n, kw, cost, sources, zoo):
     """parts_per_dim= onto every network, then, when some names a part, each
     bound (a choice expanded) with parts= over the catalog, the classes into
@@ -164,6 +188,7 @@ def _nets_from_files(nets, npus, cost, sources, zoo, kw):
     if n > len(nets):
         desc += " and %d with part of a dim idle (spares)" % (n - len(nets))
     arr = out
+    n, _ = _shape_all(arr, n, kw, False)
     bound, nb, parts = _bind_all(arr, n, kw, cost, sources, zoo)
     if bound is not None:  # a Python copy: the C array can go
         _libc.free(owner)
@@ -254,11 +279,11 @@ def _nets_from_blocks(kw, npus, cost, sources, zoo):
                    "(max_per_dim changes the bounds)" % (
                        D, " x ".join(str(maxd[d] or "none") for d in range(D)), npus), "npus")
     try:
-        bound, nb, parts = _bind_all(nets, n.value, kw, cost, sources, zoo)
+        nshapes, dropped = _shape_all(nets, n.value, kw, True)
+        bound, nb, parts = _bind_all(nets, nshapes, kw, cost, sources, zoo)
     except BaseException:
         _libc.free(owner)
         raise
-    nshapes = n.value
     if bound is not None:
         _libc.free(owner)
         nets, owner = bound, None
@@ -274,6 +299,12 @@ def _nets_from_blocks(kw, npus, cost, sources, zoo):
         for d in range(D))
     if kw.get("parts_per_dim") is not None:
         desc += ", parts " + ",".join(_inputs.parts_names(kw["parts_per_dim"])[1])
+    if kw.get("fabric") is not None:
+        desc += ", fabric " + ",".join(kw["fabric"])
+    if kw.get("planes") is not None:
+        desc += ", planes " + ",".join("%g" % x for x in kw["planes"])
+    if dropped:
+        desc += " (%d shape%s it does not fit left out)" % (dropped, "s" if dropped > 1 else "")
     if nb != nshapes:
         desc += ": %d networks with each choice of parts" % nb
     return nets, nb, owner, desc, bounds, parts

@@ -12,7 +12,7 @@ from ._core import (EINVAL, ENOMEM, KeywordTypeError, WeftError, Sources, c_path
                     fail, flag, int_value, is_path, items, lib, new_error, number, shown, to_text,
                     zoo_dir, zoo_path)
 
-INPUT_KEYS = ("network", "cluster", "npus", "active", "fabric", "workload", "communicator", "cost_model",
+INPUT_KEYS = ("network", "cluster", "npus", "active", "fabric", "planes", "workload", "communicator", "cost_model",
               "parts", "parts_per_dim", "constraint", "objective", "loop", "npu_usd",
               "npu_power_w", "electricity_usd_per_kwh", "pue", "lifetime_years")
 # The cost model's system figures (keyword: the file's key), set through
@@ -120,6 +120,25 @@ def load_network(kw, net, sources):
         read_network(kw["network"], net, sources, zoo)
     set_active(net, kw.get("active"))
     set_fabric(net, kw.get("fabric"))
+    set_planes(net, kw.get("planes"))
+
+
+def set_planes(net, v):
+    """planes= (a list, one per dim: planes a Switch dim's links are split
+    over, 0 = as the dim is) onto the network, under the rule of
+    weft_network_set_planes (the CLI's --planes)."""
+    if v is None:
+        return
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
+        raise fail("planes: expected a list of numbers, one per dim, got %r" % (v,), "planes")
+    arr = (c_double * max(len(v), 1))()
+    for i, x in enumerate(v[:_lib.MAX_DIMS]):
+        if isinstance(x, bool) or not isinstance(x, (int, float)):
+            raise fail("planes entry %d: expected a number, got %r" % (i + 1, x), "planes")
+        arr[i] = float(x)
+    err = new_error()
+    check_rc(lib.weft_network_set_planes(byref(net), arr, len(v), b"", None, b"planes",
+                                         byref(err)), err)
 
 
 def set_fabric(net, v):
@@ -374,6 +393,9 @@ def check_inputs(scenario, kw):
     if scenario is not None and given(kw, "active"):
         raise fail("active goes with network or cluster (a scenario's network file says "
                    "'Active: [...]')", "active")
+    if scenario is not None and given(kw, "planes"):
+        raise fail("planes goes with network or cluster (a scenario's network file says "
+                   "'Planes: [...]')", "planes")
     if scenario is not None and given(kw, "fabric"):
         raise fail("fabric goes with network or cluster (a scenario's network file says "
                    "'Fabric: [...]')", "fabric")
