@@ -117,12 +117,13 @@ static int rate_line(const char *name, size_t n, double s) {
 }
 
 /* 4. `weft codesign --model deepseek-v3 --npus 18432 --network N.yml
- * (Cluster: gb200-nvl72, NpusCount: [72, 256]) --ep 64 --zero 1
+ * (Cluster: gb200-nvl72, NpusCount: [72, 256]) --ep-list 8,16,32,64 --zero 1
  * --recompute full --all-orders --constraint 'B1 <= 900' --constraint
  * 'B2 <= 50'`: the network and its variant with 64 of 72 working
  * (weft_network_actives), every point, the Pareto front; wall time, median
- * of REPS. The best design must use the domain: 64 of 72 working, EP 64
- * inside the rack. Returns 1 on PASS. */
+ * of REPS. The best design must use the domain: 64 of 72 working, TP > 1
+ * and EP > 1 both inside the rack (the groups laid innermost multiply to a
+ * divisor of 64). Returns 1 on PASS. */
 static int nvl72(WeftError *err) {
   static WeftModel model;  /* large: off the stack */
   WeftDevice dev;
@@ -148,7 +149,7 @@ static int nvl72(WeftError *err) {
   sp.model = &model;
   sp.device = &dev;
   weft_parallel_default(&sp.base);
-  sp.base.ep = 64;
+  sp.nep = 4, sp.ep[0] = 8, sp.ep[1] = 16, sp.ep[2] = 32, sp.ep[3] = 64;
   sp.base.zero_stage = 1;
   sp.base.recompute = WEFT_RECOMPUTE_FULL;
   sp.all_orders = 1;
@@ -159,7 +160,7 @@ static int nvl72(WeftError *err) {
   weft_settings_default(&sp.settings);
   double t[REPS];
   size_t m = 0, nok = 0, best = 0;
-  int used = 0;  /* the best design has 64 of 72 working with TP and DP (so EP) inner */
+  int used = 0;  /* the best design has 64 of 72 working with TP and EP inside the rack */
   for (int r = 0; r < REPS; r++) {
     WeftDesignPoint *pts = NULL;
     double t0 = bench_now_ns();
@@ -188,7 +189,11 @@ static int nvl72(WeftError *err) {
     else {
       const WeftNetwork *bn = &nets[b.net];
       static const char *const nm[] = {"TP", "PP", "DP"};
-      used = nok && bn->npus[0] == 64 && bn->spares[0] == 8 && b.par.order[2] == WEFT_PAR_PP;
+      /* inside the rack: TP then EP innermost (TP-DP-PP), or EP, EDP, TP (DP-TP-PP) */
+      long in = b.par.order[0] == WEFT_PAR_TP ? (long)b.par.tp * b.par.ep
+                                              : (long)b.par.dp * b.par.tp;
+      used = nok && bn->npus[0] == 64 && bn->spares[0] == 8 && b.par.order[2] == WEFT_PAR_PP &&
+             b.par.tp > 1 && b.par.ep > 1 && 64 % in == 0;
       printf("  NVL72: %zu networks, %zu points (%zu ok); best tp %d pp %d dp %d ep %d %s-%s-%s, "
              "%d of %d of each rack working, %.1f ms per iteration\n",
              nnets, m, nok, b.par.tp, b.par.pp, b.par.dp, b.par.ep, nm[b.par.order[0] % 3],

@@ -22,7 +22,7 @@
  * --constraint can each be repeated. */
 enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
        O_PARTS_PER_DIM, O_PARTS, O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
-       O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST,
+       O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST, O_EP_LIST,
        O_ATTN, O_FP8, O_GRADB, O_MASTER, O_OPTSTATES, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
        O_PLOT, O_PROGRESS, O_HELP, O_COUNT };
 
@@ -68,6 +68,8 @@ static const CliOpt opts[O_COUNT] = {
     [O_RC_LIST] = {"--recompute-list", "LIST", "recomputation to search, e.g. none,selective,full"},
     [O_VP_LIST] = {"--interleave", "LIST", "model chunks per stage to search, e.g. 1,2 (default 1)"},
     [O_CP_LIST] = {"--cp-list", "LIST", "context-parallel degrees to search, e.g. 1,2,4 (default 1)"},
+    [O_EP_LIST] = {"--ep-list", "LIST", "expert-parallel degrees to search, e.g. 8,16,64\n"
+                   "                        (instead of --ep)"},
     [O_ATTN] = {"--attention", "standard|flash", "attention kernel (default standard)"},
     [O_FP8] = {"--fp8", NULL, "linear layers' GEMMs in FP8 at the device's FP8 rate"},
     [O_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
@@ -205,11 +207,12 @@ static int recompute_opt(const char *flag, const char *v, int *out) {
 }
 
 /* The knob lists of the search (--zero-list, --sp-list, --recompute-list,
- * --interleave), each refused next to its single-value option. */
+ * --interleave, --cp-list, --ep-list), each refused next to its single-value option. */
 static int knob_lists(const Args *a, WeftCodesignSpec *spec) {
   static const struct {
     int list, one;
-  } pair[] = {{O_ZERO_LIST, O_ZERO}, {O_SP_LIST, O_SP}, {O_RC_LIST, O_RECOMPUTE}};
+  } pair[] = {{O_ZERO_LIST, O_ZERO}, {O_SP_LIST, O_SP}, {O_RC_LIST, O_RECOMPUTE},
+               {O_EP_LIST, O_EP}};
   for (size_t i = 0; i < sizeof pair / sizeof pair[0]; i++)
     if (a->val[pair[i].list] && a->val[pair[i].one]) {
       cli_fail("%s and %s: give one", opts[pair[i].list].name, opts[pair[i].one].name);
@@ -221,7 +224,9 @@ static int knob_lists(const Args *a, WeftCodesignSpec *spec) {
       (a->val[O_VP_LIST] &&
        int_list(O_VP_LIST, a->val[O_VP_LIST], 1, 1 << 16, WEFT_MAX_CHOICES, spec->vp, &spec->nvp)) ||
       (a->val[O_CP_LIST] &&
-       int_list(O_CP_LIST, a->val[O_CP_LIST], 1, 1 << 24, WEFT_MAX_CHOICES, spec->cp, &spec->ncp)))
+       int_list(O_CP_LIST, a->val[O_CP_LIST], 1, 1 << 24, WEFT_MAX_CHOICES, spec->cp, &spec->ncp)) ||
+      (a->val[O_EP_LIST] &&
+       int_list(O_EP_LIST, a->val[O_EP_LIST], 1, 1 << 24, WEFT_MAX_CHOICES, spec->ep, &spec->nep)))
     return -1;
   const char *v = a->val[O_RC_LIST];
   for (const char *s = v; s;) {

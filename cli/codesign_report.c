@@ -42,7 +42,7 @@ void cs_order(const WeftParDim order[3], char *buf, size_t size) {
 }
 
 /* The order, then the knobs the spec searches (its lists), e.g.
- * "TP-PP-DP z1 sp1 selective vp2 cp2"; only the order when none is searched. */
+ * "TP-PP-DP z1 sp1 selective vp2 cp2 ep8"; only the order when none is searched. */
 static void order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, char *buf,
                         size_t size) {
   cs_order(par->order, buf, size);
@@ -54,7 +54,8 @@ static void order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, c
     k += (size_t)snprintf(buf + k, size - k, " %s", weft_recompute_name(par->recompute));
   if (spec->nvp > 0 && k < size)
     k += (size_t)snprintf(buf + k, size - k, " vp%d", par->virtual_stages);
-  if (spec->ncp > 0 && k < size) snprintf(buf + k, size - k, " cp%d", par->cp);
+  if (spec->ncp > 0 && k < size) k += (size_t)snprintf(buf + k, size - k, " cp%d", par->cp);
+  if (spec->nep > 0 && k < size) snprintf(buf + k, size - k, " ep%d", par->ep);
 }
 
 /* A design's knobs over its points (m[0] the shown one): the order and
@@ -71,17 +72,17 @@ static void merged_knobs(const WeftCodesignSpec *spec, const WeftIndexedPoint *m
   }
   size_t k = 0;
   buf[0] = '\0';
-  for (int knob = 0; knob < 6; knob++) {
-    static const char *const prefix[6] = {"", "z", "sp", "", "vp", "cp"};
-    int searched[6] = {1, spec->nzero > 0, spec->nsp > 0, spec->nrc > 0, spec->nvp > 0,
-                       spec->ncp > 0};
+  for (int knob = 0; knob < 7; knob++) {
+    static const char *const prefix[7] = {"", "z", "sp", "", "vp", "cp", "ep"};
+    int searched[7] = {1, spec->nzero > 0, spec->nsp > 0, spec->nrc > 0, spec->nvp > 0,
+                       spec->ncp > 0, spec->nep > 0};
     if (!searched[knob]) continue;
     char vals[CS_KNOB_VALUES][24];
     int nv = 0;
     for (size_t j = 0; j < n; j++) {
       const WeftParallel *p = &m[j].pt.par;
       char v[24];
-      int x[6] = {0, p->zero_stage, p->sequence_parallel, 0, p->virtual_stages, p->cp};
+      int x[7] = {0, p->zero_stage, p->sequence_parallel, 0, p->virtual_stages, p->cp, p->ep};
       if (knob == 0) cs_order(p->order, v, sizeof v);
       else if (knob == 3) snprintf(v, sizeof v, "%s", weft_recompute_name(p->recompute));
       else snprintf(v, sizeof v, "%s%d", prefix[knob], x[knob]);

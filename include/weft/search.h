@@ -64,6 +64,10 @@ typedef struct {
   /* Context-parallel degrees to search (outermost of the knobs; dp =
    * NPUs / (tp x cp x pp), a point with no whole dp INVALID); 0: base's cp. */
   int ncp, cp[WEFT_MAX_CHOICES];
+  /* Expert-parallel degrees to search (outermost of the knobs, outside CP;
+   * EP is laid innermost in DP, so dp must be a multiple of it, else the
+   * point is INVALID); 0: base's ep. */
+  int nep, ep[WEFT_MAX_CHOICES];
 } WeftCodesignSpec;
 
 typedef struct {
@@ -104,16 +108,17 @@ int weft_network_shapes(const WeftTopology *topo, const char (*cost_dim)[WEFT_NA
 /* The networks codesign searches for given ones (docs/search.md, "Active
  * NPUs"): each network of in[], then its variants with part of a dim idle.
  * A dim of n NPUs that the network uses in full (no Active given, spares 0)
- * and that is not a power of two gets one candidate: a = the largest power
- * of two below n, when a >= 3n/4 (72 -> 64, 18 -> 16, 9 -> 8; not 12 -> 8
- * nor 224 -> 128: more than a quarter idle), so that groups of powers of
- * two (TP, EP, PP 16 ...) that neither divide n nor are a multiple of it
- * factor over the dim; the other n - a are spares, bought but idle. Every
- * combination of the dims' candidates (each dim all or its candidate) is a
- * variant, in the order of the dims' bits (dim 1 varying fastest). One
- * candidate per dim, chosen per network, not per point: the point count
- * grows by one network's points per variant. *out malloc'd (free() it),
- * *nout set. */
+ * gets its candidates: for each power of two 2^k <= n that does not divide
+ * n, the largest multiple of 2^k below n, kept when at most a quarter of n
+ * idles (a >= 3n/4), largest first: 72 -> 64, 18 -> 16, 9 -> 8,
+ * 224 -> 192, 120 -> 112, 96; none for 12 (8 idles a third) nor for a
+ * power of two. So groups of powers of two (TP, EP, PP 16 ...) that neither
+ * divide n nor are a multiple of it factor over the dim; the other n - a are
+ * spares, bought but idle. Every combination of the dims' choices (each dim
+ * all or one of its candidates) is a variant, in mixed radix with dim 1
+ * varying fastest (all first, then its candidates largest first). Chosen
+ * per network, not per point: the point count grows by one network's
+ * points per variant. *out malloc'd (free() it), *nout set. */
 int weft_network_actives(const WeftNetwork *in, size_t nin, WeftNetwork **out, size_t *nout,
                          WeftError *err);
 

@@ -186,6 +186,23 @@ def test_codesign_network_files_and_knob_lists():
                  "perf-per-cost", "--tp", "4,8,16", "--mb", "1,2"))
 
 
+def test_codesign_ep_list_nvl72():
+    """EP searched as a knob (ep_list= / --ep-list) on an NVL72 cluster, with
+    its 64-of-72 variant: the same designs, EP and TP inside the rack."""
+    kw = dict(npus=18432, network="tests/fixtures/nvl72_256.yml",
+              cost_model="data/validation/cost.yml", ep_list=[8, 16, 32, 64], zero=1,
+              recompute="full", constraint=["B1 = 900", "B2 = 50"], tp=[1, 2, 4], top=3)
+    py = weft.codesign("deepseek-v3", **kw)
+    ref = cli("codesign", "--model", "deepseek-v3", "--npus", "18432", "--network",
+              "tests/fixtures/nvl72_256.yml", "--cost-model", "data/validation/cost.yml",
+              "--ep-list", "8,16,32,64", "--zero", "1", "--recompute", "full", "--constraint",
+              "B1 = 900", "--constraint", "B2 = 50", "--tp", "1,2,4", "--top", "3")
+    same(py, ref)
+    assert py["top"][0]["order"].split()[-1].startswith("ep")
+    with pytest.raises(weft.WeftError):
+        weft.codesign("deepseek-v3", ep=8, **kw)
+
+
 def test_codesign_parts_system_cost():
     """README "Use": the networks' parts bound (a choice expanded), ranked by
     $ per iteration, the system figures and the winner's bill of materials."""

@@ -13,7 +13,7 @@ from ._lib import text
 KEYS = ("model", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
         "cost_dims", "parts_per_dim", "parts", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
         "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
-        "interleave", "cp_list", "attention", "fp8", "grad_bytes", "master_weights",
+        "interleave", "cp_list", "ep_list", "attention", "fp8", "grad_bytes", "master_weights",
         "optimizer_states", "ep", "efficiency", "gap_tol", "threads", "top")
 STATUS = ("ok", "no_memory", "invalid", "infeasible", "unbounded", "failed")
 TOPOLOGIES = ("Ring", "FullyConnected", "Switch")
@@ -70,7 +70,8 @@ def _spec(kw, npus):
     if kw.get("efficiency") is not None:
         p.efficiency = number("efficiency", kw["efficiency"], 0.0, True, 1.0,
                               "a number in (0, 1]")
-    for lst, one in (("zero_list", "zero"), ("sp_list", "sp"), ("recompute_list", "recompute")):
+    for lst, one in (("zero_list", "zero"), ("sp_list", "sp"), ("recompute_list", "recompute"),
+                     ("ep_list", "ep")):
         if given(kw, lst) and given(kw, one):
             raise fail("%s and %s: give one" % (lst, one), lst)
     if given(kw, "zero_list"):
@@ -84,6 +85,8 @@ def _spec(kw, npus):
                              _lib.MAX_CHOICES)
     if given(kw, "cp_list"):
         spec.ncp = _int_list("cp_list", kw["cp_list"], 1, 1 << 24, spec.cp, _lib.MAX_CHOICES)
+    if given(kw, "ep_list"):
+        spec.nep = _int_list("ep_list", kw["ep_list"], 1, 1 << 24, spec.ep, _lib.MAX_CHOICES)
     if given(kw, "recompute_list"):
         modes = [_recompute("recompute_list", x) if x != "" else None
                  for x in items("recompute_list", kw["recompute_list"])]
@@ -300,6 +303,8 @@ def _order(spec, par):
         s += " vp%d" % par.virtual_stages
     if spec.ncp > 0:
         s += " cp%d" % par.cp
+    if spec.nep > 0:
+        s += " ep%d" % par.ep
     return s
 
 
@@ -315,7 +320,8 @@ def _merged_knobs(spec, pars):
              (spec.nsp > 0, lambda p: "sp%d" % p.sequence_parallel),
              (spec.nrc > 0, lambda p: lib.weft_recompute_name(p.recompute).decode()),
              (spec.nvp > 0, lambda p: "vp%d" % p.virtual_stages),
-             (spec.ncp > 0, lambda p: "cp%d" % p.cp)]
+             (spec.ncp > 0, lambda p: "cp%d" % p.cp),
+             (spec.nep > 0, lambda p: "ep%d" % p.ep)]
     parts = []
     for searched, f in knobs:
         if searched:
@@ -383,7 +389,7 @@ def codesign(model=None, **kw):
     codesign --json` as a dict. Required: model, npus=, cost_model=, and
     network= (one or a list of files or dicts) or blocks= ("Ring,Switch" or
     a list). Lists (tp=, pp=, mb=, zero_list=, sp_list=, recompute_list=,
-    interleave=, max_per_dim=, cost_dims=) are Python lists or comma-separated
+    interleave=, cp_list=, ep_list=, max_per_dim=, cost_dims=) are Python lists or comma-separated
     text. No feasible design returns the dict with status counts and empty
     top and pareto (the CLI exits 1)."""
     _inputs.check_keywords("codesign", kw, KEYS)

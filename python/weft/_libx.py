@@ -63,7 +63,8 @@ WeftCodesignSpec = _s("WeftCodesignSpec", [
     ("pp", c_int * MAX_CHOICES), ("nmb", c_int), ("mb", c_int * MAX_CHOICES),
     ("all_orders", c_int), ("nzero", c_int), ("zero", c_int * 4), ("nsp", c_int),
     ("sp", c_int * 2), ("nrc", c_int), ("rc", c_int * 3), ("nvp", c_int),
-    ("vp", c_int * MAX_CHOICES), ("ncp", c_int), ("cp", c_int * MAX_CHOICES)])
+    ("vp", c_int * MAX_CHOICES), ("ncp", c_int), ("cp", c_int * MAX_CHOICES),
+    ("nep", c_int), ("ep", c_int * MAX_CHOICES)])
 WeftDesignPoint = _s("WeftDesignPoint", [
     ("net", c_int), ("par", WeftParallel), ("status", c_int), ("time_ns", c_double),
     ("cost_usd", c_double), ("objective", c_double), ("bw_gbps", _D),

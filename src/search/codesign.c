@@ -89,6 +89,7 @@ static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
   if (!rc) rc = check_knob("recompute", spec->nrc, spec->rc, 3, 0, WEFT_RECOMPUTE_SELECTIVE, err);
   if (!rc) rc = check_list("vp", spec->nvp, spec->vp, 1, err);
   if (!rc) rc = check_list("cp", spec->ncp, spec->cp, 1, err);
+  if (!rc) rc = check_list("ep", spec->nep, spec->ep, 1, err);
   return rc;
 }
 
@@ -129,9 +130,9 @@ static const WeftParDim all_orders[6][3] = {
     {WEFT_PAR_PP, WEFT_PAR_TP, WEFT_PAR_DP}, {WEFT_PAR_PP, WEFT_PAR_DP, WEFT_PAR_TP},
     {WEFT_PAR_DP, WEFT_PAR_TP, WEFT_PAR_PP}, {WEFT_PAR_DP, WEFT_PAR_PP, WEFT_PAR_TP}};
 
-/* The knob combinations (CP x ZeRO x SP x recompute x interleaving), at least 1. */
+/* The knob combinations (EP x CP x ZeRO x SP x recompute x interleaving), at least 1. */
 static int knobs(const WeftCodesignSpec *spec) {
-  return (spec->ncp > 0 ? spec->ncp : 1) * (spec->nzero > 0 ? spec->nzero : 1) *
+  return (spec->nep > 0 ? spec->nep : 1) * (spec->ncp > 0 ? spec->ncp : 1) * (spec->nzero > 0 ? spec->nzero : 1) *
          (spec->nsp > 0 ? spec->nsp : 1) * (spec->nrc > 0 ? spec->nrc : 1) *
          (spec->nvp > 0 ? spec->nvp : 1);
 }
@@ -154,7 +155,11 @@ static void set_knobs(const WeftCodesignSpec *spec, int k, WeftParallel *par) {
     par->zero_stage = spec->zero[k % spec->nzero];
     k /= spec->nzero;
   }
-  if (spec->ncp > 0) par->cp = spec->cp[k % spec->ncp];
+  if (spec->ncp > 0) {
+    par->cp = spec->cp[k % spec->ncp];
+    k /= spec->ncp;
+  }
+  if (spec->nep > 0) par->ep = spec->ep[k % spec->nep];
 }
 
 /* The points of one network: listed (tp, pp) pairs x micro-batches x knobs x orders. */
@@ -168,7 +173,7 @@ static size_t net_points(const WeftCodesignSpec *spec, int npus, const Lists *l,
 
 /* Walk the points; those with index in [first, first + count) go to
  * out[index - first]. With out == NULL only count (stopping early past
- * CODESIGN_MAX_POINTS). Order: net, tp, pp, mb, cp, zero, sp, recompute,
+ * CODESIGN_MAX_POINTS). Order: net, tp, pp, mb, ep, cp, zero, sp, recompute,
  * virtual stages, order. Returns the total,
  * or with out the index reached. Networks wholly before first are skipped
  * by their count, so a range costs O(networks + its points). */

@@ -171,7 +171,8 @@ static void dp_fills_active(void) {
 }
 
 /* codesign's variants (weft_network_actives): per dim that is not a power
- * of two, the largest power of two below it when at most a quarter idles:
+ * of two, the largest multiple of each power of two that does not divide it,
+ * when at most a quarter idles:
  * 9 -> 8 (1 of 9 idle), 18 -> 16 (2 of 18); 12 -> 8 idles 4 of 12 > 1/4,
  * none; 16 is a power of two, none. Variants in the order of the dims' bits,
  * dim 1 fastest: [9,18,12,16], [8/9,..], [9,16/18,..], [8/9,16/18,..]. A dim
@@ -205,18 +206,50 @@ static void codesign_variants(void) {
     }
   }
   free(out);
-  /* 72 -> 64 (8 idle of 72); 224 -> 128 would idle 96: none */
+  /* 72 = 8 x 9 -> 64 (the multiple of 16, 32 and 64 below it; 8 idle of
+   * 72); 224 = 32 x 7 -> 192 (3 x 64: 32 idle of 224; 128 would idle 96);
+   * 120 = 8 x 15 -> 112 (7 x 16) and 96 (3 x 32; 64 would idle 56 > 30).
+   * Variants: dim 1 fastest, all first: [72,224], [64,224], [72,192], [64,192] */
   in[0].ndims = 2;
   in[0].npus[0] = 72;
   in[0].npus[1] = 224;
   CHECK_EQ_INT(weft_network_actives(in, 1, &out, &n, &e), WEFT_OK);
-  CHECK(n == 2);
-  if (n == 2) {
-    CHECK_EQ_INT(out[1].npus[0], 64);
-    CHECK_EQ_INT(out[1].spares[0], 8);
-    CHECK_EQ_INT(out[1].npus[1], 224);
+  CHECK(n == 4);
+  if (n == 4) {
+    static const int want[4][2] = {{72, 224}, {64, 224}, {72, 192}, {64, 192}};
+    for (int k = 0; k < 4; k++)
+      for (int d = 0; d < 2; d++) {
+        CHECK_EQ_INT(out[k].npus[d], want[k][d]);
+        CHECK_EQ_INT(out[k].spares[d], (d ? 224 : 72) - want[k][d]);
+      }
   }
   free(out);
+  in[0].npus[1] = 120;
+  CHECK_EQ_INT(weft_network_actives(in, 1, &out, &n, &e), WEFT_OK);
+  CHECK(n == 6);  /* dim 1: 72 or 64; dim 2: 120, 112 or 96 */
+  if (n == 6) {
+    static const int want[6][2] = {{72, 120}, {64, 120}, {72, 112},
+                                   {64, 112}, {72, 96},  {64, 96}};
+    for (int k = 0; k < 6; k++)
+      for (int d = 0; d < 2; d++) CHECK_EQ_INT(out[k].npus[d], want[k][d]);
+  }
+  free(out);
+  /* brute force: every candidate a of n in 2..600 is a multiple of some
+   * 2^k not dividing n, the largest such below n, with 4a >= 3n */
+  for (int nn = 2; nn <= 600; nn++) {
+    in[0].ndims = 1;
+    in[0].npus[0] = nn;
+    CHECK_EQ_INT(weft_network_actives(in, 1, &out, &n, &e), WEFT_OK);
+    int want = 0;
+    for (int a = nn - 1; a >= 2; a--) {
+      int ok = 0;
+      for (int p = 2; p <= nn; p *= 2) ok |= nn % p != 0 && a % p == 0 && a + p > nn;
+      want += ok && 4 * a >= 3 * nn;
+    }
+    CHECK_EQ_INT((int)n, want + 1);
+    for (size_t k = 1; k < n; k++) CHECK(out[k].npus[0] < out[k - 1].npus[0] || k == 1);
+    free(out);
+  }
   CHECK_EQ_INT(weft_network_actives(NULL, 1, &out, &n, &e), WEFT_EINVAL);
 }
 

@@ -277,6 +277,26 @@ static void test_points_counts(void) {
   sp.ncp = 1, sp.cp[0] = 0; /* a degree below 1 */
   CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_EINVAL);
   sp.ncp = 0;
+  /* expert parallelism searched, outside CP: tp 2, pp {1,2,4,8} x ep {1, 4}
+   * x cp {1, 2}: ep varies slowest of the knobs, so per pp the points are
+   * (ep 1, cp 1), (ep 1, cp 2), (ep 4, cp 1), (ep 4, cp 2); dp = 8 / (2 pp
+   * cp) as before (EP lies inside DP: it does not change dp) */
+  sp.ncp = 2, sp.cp[0] = 1, sp.cp[1] = 2;
+  sp.nep = 2, sp.ep[0] = 1, sp.ep[1] = 4;
+  CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_OK);
+  CHECK_EQ_INT(n, 16);
+  if (n == 16) {
+    static const int want_dp[4][2] = {{4, 2}, {2, 1}, {1, 0}, {0, 0}};
+    for (int i = 0; i < 16; i++) {
+      CHECK_EQ_INT(pts[i].par.ep, i % 4 < 2 ? 1 : 4);
+      CHECK_EQ_INT(pts[i].par.cp, i % 2 ? 2 : 1);
+      CHECK_EQ_INT(pts[i].par.dp, want_dp[i / 4][i % 2]);
+    }
+  }
+  free(pts);
+  sp.nep = 1, sp.ep[0] = 0; /* a degree below 1 */
+  CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_EINVAL);
+  sp.nep = 0, sp.ncp = 0;
   /* bad lists */
   sp.nmb = 1, sp.mb[0] = 0;
   CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_EINVAL);
