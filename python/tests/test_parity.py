@@ -117,6 +117,28 @@ def test_workload(tmp_path):
     assert bare["layers"] == py["layers"]
 
 
+def test_workload_active(tmp_path):
+    """active= as --active: the groups laid on 64 of each NVL72 rack's 72."""
+    net = "tests/fixtures/nvl72_256.yml"
+    args = dict(ep=64, pp=16, zero=1, recompute="full", order="tp,dp,pp", network=net)
+    py = weft.workload("deepseek-v3", output=tmp_path / "py", active=[64, 0], **args)
+    ref = cli("workload", "--model", "deepseek-v3", "--ep", "64", "--pp", "16", "--zero", "1",
+              "--recompute", "full", "--order", "tp,dp,pp", "--network", net, "--active",
+              "64,0", "-o", str(tmp_path / "cli"))
+    for k in ("workload", "communicator"):
+        ref[k] = ref[k].replace(str(tmp_path / "cli"), str(tmp_path / "py"))
+    tol = {"bubble_fraction": (5e-6, 0.0), "tokens": (0.0, 0.5)}
+    tol.update({k: (0.0, 0.5) for k in ("params", "grads", "optimizer", "activations", "total",
+                                         "capacity")})
+    tol.update({k: (1e-9, 0.0) for k in ("model_flops", "hw_flops")})  # printed with %.10g
+    same(py, ref, tol=tol)
+    assert py["dp"] == 64 * 256 // 16
+    for ext in (".txt", ".comm.yml"):
+        assert (tmp_path / ("py" + ext)).read_text() == (tmp_path / ("cli" + ext)).read_text()
+    with pytest.raises(weft.WeftError):
+        weft.workload("deepseek-v3", active=[64, 0, 0], **args)  # one entry per dim
+
+
 def test_simulate_dim_and_link_fidelity():
     same(weft.simulate(GPT3, chunks=16, latency_ns=1000, loop="tp_dp_overlap"),
          cli("simulate", GPT3, "--chunks", "16", "--latency-ns", "1000", "--loop",
