@@ -469,6 +469,7 @@ int cmd_codesign(int argc, char **argv) {
   }
   spec.model = model;
   spec.device = &device;
+  cost.sys.device_power_w = device.power_w;  /* NpuPowerW when none is given */
   spec.nnets = (int)nnets;
   spec.nets = st.nets;
   spec.cost = &cost;

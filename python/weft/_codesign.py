@@ -441,6 +441,7 @@ def codesign(model=None, **kw):
                 raise WeftError("constraint %r: column %d: %s" % (c, err.col, text(err.msg)),
                                 "", 0, err.col, "constraint", err.code or -5)
         spec.model, spec.device = ctypes.pointer(m), ctypes.pointer(d)
+        cost.sys.device_power_w = d.power_w  # NpuPowerW when none is given, as the CLI
         spec.nnets = nnets
         spec.nets = ctypes.cast(nets, ctypes.POINTER(_lib.WeftNetwork))
         spec.cost, spec.cons = ctypes.pointer(cost), ctypes.pointer(cons)
