@@ -68,6 +68,13 @@ typedef struct {
    * EP is laid innermost in DP, so dp must be a multiple of it, else the
    * point is INVALID); 0: base's ep. */
   int nep, ep[WEFT_MAX_CHOICES];
+  /* Several models in one search (e.g. a dense and a MoE model over the same
+   * networks): nmodels > 0 searches models[0..nmodels) (borrowed), every
+   * point of the others' enumeration once per model, the model outermost,
+   * WeftDesignPoint.model its index; model is then not used (it may point
+   * at models[0]). 0: model alone. */
+  int nmodels;
+  const WeftModel *models;
 } WeftCodesignSpec;
 
 typedef struct {
@@ -86,6 +93,7 @@ typedef struct {
    * and the tokens of one iteration (global batch x sequence length). */
   double capex_usd, power_w, cost_per_iteration_usd, tokens;
   char reason[160];         /* why, when status != OK */
+  int model;                /* index into the spec's models (0 with one model) */
 } WeftDesignPoint;
 
 typedef struct {

@@ -521,6 +521,60 @@ static void test_status_memory_invalid(void) {
   free(f.nets);
 }
 
+/* Several models in one search: the points of one model's search once per
+ * model, the model outermost; each point evaluates as the one-model search
+ * of its model (byte for byte), and the two models' designs differ. */
+static void test_models(void) {
+  static const char *const cons[] = {"sum = 300"};
+  Fixture f;
+  if (fixture(&f, "bert-large", 32, cons, 1)) {
+    CHECK(0);
+    return;
+  }
+  static WeftModel two[2];
+  WeftError err;
+  if (weft_zoo_model(ZOO, "bert-large", &two[0], &err) ||
+      weft_zoo_model(ZOO, "megatron-22b", &two[1], &err)) {
+    CHECK(0);
+    free(f.nets);
+    return;
+  }
+  f.sp.nmb = 1, f.sp.mb[0] = 1;
+  WeftDesignPoint *one[2] = {NULL, NULL}, *both = NULL;
+  size_t n1[2] = {0, 0}, n = 0;
+  for (int m = 0; m < 2; m++) {
+    f.sp.model = &two[m];
+    CHECK_EQ_INT(weft_codesign_points(&f.sp, &one[m], &n1[m], &err), WEFT_OK);
+    if (one[m]) CHECK_EQ_INT(run(&f, one[m], n1[m], 2, 0, 1), WEFT_OK);
+  }
+  f.sp.model = NULL;  /* not used with models */
+  f.sp.nmodels = 2, f.sp.models = two;
+  CHECK_EQ_INT(weft_codesign_points(&f.sp, &both, &n, &err), WEFT_OK);
+  CHECK(n1[0] == n1[1] && n == 2 * n1[0] && n > 0);
+  if (both && n == 2 * n1[0]) {
+    CHECK_EQ_INT(run(&f, both, n, 2, 0, 1), WEFT_OK);
+    int same = 1, differ = 0;
+    for (size_t i = 0; i < n; i++) {
+      const WeftDesignPoint *a = &both[i], *b = &one[i / n1[0]][i % n1[0]];
+      CHECK_EQ_INT(a->model, (int)(i / n1[0]));
+      WeftDesignPoint c = *a;
+      c.model = 0;
+      same &= memcmp(&c, b, sizeof c) == 0;
+      if (i < n1[0] && a->status == WEFT_POINT_OK && both[i + n1[0]].status == WEFT_POINT_OK)
+        differ |= a->time_ns != both[i + n1[0]].time_ns;
+    }
+    CHECK(same);
+    CHECK(differ);
+  }
+  free(both);
+  f.sp.models = NULL;  /* models without their array */
+  CHECK_EQ_INT(weft_codesign_points(&f.sp, &both, &n, &err), WEFT_EINVAL);
+  CHECK(both == NULL);
+  free(one[0]);
+  free(one[1]);
+  free(f.nets);
+}
+
 /* BERT-Large fits everywhere on 16 NPUs with tp = pp = 1; constraints that
  * contradict (sum <= 100 yet B1 >= 200) make every point INFEASIBLE, and
  * none (perf: more bandwidth is always faster) every point UNBOUNDED. */
@@ -564,5 +618,6 @@ const TestCase suite_search[] = {
     {"search_threads_identical", test_threads_identical},
     {"search_status_memory_invalid", test_status_memory_invalid},
     {"search_status_constraints", test_status_constraints},
+    {"search_models", test_models},
     {0, 0},
 };
