@@ -34,6 +34,25 @@ void cs_shape(const WeftNetwork *net, char *buf, size_t size) {
   }
 }
 
+void cs_point_shape(const WeftCodesignSpec *spec, const WeftDesignPoint *p, char *buf,
+                    size_t size) {
+  size_t k = 0;
+  if (spec->nmodels > 1 && size > 0)
+    k = (size_t)snprintf(buf, size, "%s ", spec->models[p->model].name);
+  if (k < size) cs_shape(&spec->nets[p->net], buf + k, size - k);
+}
+
+void cs_model_names(const WeftCodesignSpec *spec, char *buf, size_t size) {
+  size_t k = 0;
+  buf[0] = '\0';
+  if (spec->nmodels <= 0) {
+    snprintf(buf, size, "%s", spec->model->name);
+    return;
+  }
+  for (int m = 0; m < spec->nmodels && k < size; m++)
+    k += (size_t)snprintf(buf + k, size - k, "%s%s", m ? "," : "", spec->models[m].name);
+}
+
 void cs_order(const WeftParDim order[3], char *buf, size_t size) {
   static const char *const nm[] = {"TP", "PP", "DP"};
   const char *o[3];
@@ -43,8 +62,8 @@ void cs_order(const WeftParDim order[3], char *buf, size_t size) {
 
 /* The order, then the knobs the spec searches (its lists), e.g.
  * "TP-PP-DP z1 sp1 selective vp2 cp2 ep8"; only the order when none is searched. */
-static void order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, char *buf,
-                        size_t size) {
+void cs_order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, char *buf,
+                    size_t size) {
   cs_order(par->order, buf, size);
   size_t k = strlen(buf);
   if (spec->nzero > 0 && k < size) k += (size_t)snprintf(buf + k, size - k, " z%d", par->zero_stage);
@@ -67,7 +86,7 @@ static void order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, c
 static void merged_knobs(const WeftCodesignSpec *spec, const WeftIndexedPoint *m, size_t n,
                          char *buf, size_t size) {
   if (n <= 1) {
-    order_knobs(spec, &m->pt.par, buf, size);
+    cs_order_knobs(spec, &m->pt.par, buf, size);
     return;
   }
   size_t k = 0;
@@ -119,8 +138,8 @@ void cs_summarize(CsReport *r) {
 /* "R4xFC8xR4xSW32 tp 8 pp 16 dp 32 mb 1 TP-PP-DP" */
 static void describe(const CsReport *r, const WeftDesignPoint *p, char *buf, size_t size) {
   char shape[160], order[64];
-  cs_shape(&r->spec->nets[p->net], shape, sizeof shape);
-  order_knobs(r->spec, &p->par, order, sizeof order);
+  cs_point_shape(r->spec, p, shape, sizeof shape);
+  cs_order_knobs(r->spec, &p->par, order, sizeof order);
   snprintf(buf, size, "%s tp %d pp %d dp %d mb %d %s", shape, p->par.tp, p->par.pp, p->par.dp,
            p->par.micro_batch, order);
 }
@@ -141,7 +160,7 @@ static void design_row(FILE *out, const CsReport *r, const char *first,
   const WeftIndexedPoint *ip = m;
   const WeftDesignPoint *p = &ip->pt;
   char shape[160], order[CS_KNOBS_LEN];
-  cs_shape(&r->spec->nets[p->net], shape, sizeof shape);
+  cs_point_shape(r->spec, p, shape, sizeof shape);
   merged_knobs(r->spec, m, n, order, sizeof order);
   double gain = p->time_ns > 0 && p->equal_time_ns > 0 ? p->equal_time_ns / p->time_ns : 0.0;
   char vs[16]; /* '-': no equal split meets the constraints */
@@ -222,7 +241,9 @@ static void bom_table(FILE *out, const CsReport *r) {
 
 void cs_table(FILE *out, const CsReport *r) {
   const WeftCodesignSpec *sp = r->spec;
-  fprintf(out, "weft codesign: %s on %d %s NPUs, objective %s, loop %s\n", sp->model->name,
+  char models[512];
+  cs_model_names(sp, models, sizeof models);
+  fprintf(out, "weft codesign: %s on %d %s NPUs, objective %s, loop %s\n", models,
           r->npus, sp->device->name, weft_objective_name(sp->objective),
           weft_loop_name(sp->loop));
   fprintf(out, "networks: %s\n", r->networks);
@@ -280,6 +301,7 @@ void cs_table(FILE *out, const CsReport *r) {
   }
   if (top > 0 && r->system) system_table(out, r);
   if (top > 0 && r->parts) bom_table(out, r);
+  if (r->pn) cs_per_network_table(out, r);
   fprintf(out, "\nPareto front of (network cost, iteration time): %zu designs, by cost\n",
           r->nfront);
   design_header(out, r, "    ");
@@ -297,8 +319,8 @@ static void json_design(FILE *out, const CsReport *r, const WeftIndexedPoint *m,
   const WeftDesignPoint *p = &ip->pt;
   const WeftNetwork *net = &r->spec->nets[p->net];
   char shape[160], order[64];
-  cs_shape(net, shape, sizeof shape);
-  order_knobs(r->spec, &p->par, order, sizeof order);
+  cs_point_shape(r->spec, p, shape, sizeof shape);
+  cs_order_knobs(r->spec, &p->par, order, sizeof order);
   fprintf(out, "{\"point\": %zu, \"net\": %d, \"shape\": ", ip->index, p->net);
   cli_json_str(out, shape);
   fprintf(out, ", \"tp\": %d, \"pp\": %d, \"dp\": %d, \"mb\": %d, \"order\": \"%s\"",
@@ -394,8 +416,10 @@ static void bom_json(FILE *out, const CsReport *r) {
 
 void cs_json(FILE *out, const CsReport *r) {
   const WeftCodesignSpec *sp = r->spec;
+  char models[512];
+  cs_model_names(sp, models, sizeof models);
   fputs("{\n  \"model\": ", out);
-  cli_json_str(out, sp->model->name);
+  cli_json_str(out, models);
   fputs(",\n  \"device\": ", out);
   cli_json_str(out, sp->device->name);
   fprintf(out, ",\n  \"npus\": %d,\n  \"objective\": \"%s\",\n  \"loop\": \"%s\",\n", r->npus,
@@ -446,6 +470,7 @@ void cs_json(FILE *out, const CsReport *r) {
   }
   fputs(top ? "\n  ],\n" : "],\n", out);
   if (top > 0 && r->parts) bom_json(out, r);
+  if (r->pn) cs_per_network_json(out, r);
   fputs("  \"pareto\": [", out);
   for (size_t k = 0; k < r->nfront; k++) {
     fputs(k ? ",\n    " : "\n    ", out);
@@ -478,8 +503,8 @@ static void csv_num(FILE *f, double v) {
 static void csv_row(FILE *f, const CsReport *r, size_t i, const WeftDesignPoint *p) {
   const WeftNetwork *net = &r->spec->nets[p->net];
   char shape[160], order[64];
-  cs_shape(net, shape, sizeof shape);
-  order_knobs(r->spec, &p->par, order, sizeof order);
+  cs_point_shape(r->spec, p, shape, sizeof shape);
+  cs_order_knobs(r->spec, &p->par, order, sizeof order);
   int ok = p->status == WEFT_POINT_OK;
   fprintf(f, "%zu,%d,%s,%d,%d,%d,%d,%s,%s", i, p->net, shape, p->par.tp, p->par.pp, p->par.dp,
           p->par.micro_batch, order, token(p->status));
@@ -596,8 +621,8 @@ int cs_plot(const char *path, const CsReport *r, FILE *points) {
   char title[1024], sub[640], what[200], net_desc[256];
   describe(r, best, what, sizeof what);
   cli_plot_network(net, net_desc, sizeof net_desc);
-  snprintf(title, sizeof title, "%s on %d %s: %s", r->spec->model->title[0] ? r->spec->model->title
-           : r->spec->model->name, r->npus, r->spec->device->title[0] ? r->spec->device->title
+  const WeftModel *bm = r->spec->nmodels > 0 ? &r->spec->models[best->model] : r->spec->model;
+  snprintf(title, sizeof title, "%s on %d %s: %s", bm->title[0] ? bm->title : bm->name, r->npus, r->spec->device->title[0] ? r->spec->device->title
            : r->spec->device->name, r->networks);
   const char *par = strchr(what, ' ');  /* after the shape: "tp 16 pp 4 ..." */
   snprintf(sub, sizeof sub, "objective %s, loop %s; best: %s, %s",
