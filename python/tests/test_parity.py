@@ -435,3 +435,22 @@ def test_simulate_active_npus():  # the simulator runs the 64 working GPUs of ea
                  "gb200-nvl72", "--npus", "144", "--active", "64,0", "--cost-model",
                  "data/validation/cost.yml"), skip=NOWALL)
     assert py["dims"][0]["npus"] == 64 and py["dims"][0]["spares"] == 8
+
+
+def test_codesign_models_per_network():
+    """Two models in one search (model= a list, --model a,b) and per_network=
+    (--per-network): the same report, the domain sweep's best per file."""
+    nets = ["data/domains/d%d.yml" % d for d in (8, 72)]
+    kw = dict(npus=18432, device="gb200", network=nets, cost_model="data/validation/cost.yml",
+              constraint=["B1 = 900", "B2 = 50"], ep_list=[1, 8], tp=[4, 8], zero=1,
+              recompute="full", per_network=True, top=3)
+    py = weft.codesign(["llama3-405b", "deepseek-v3"], **kw)
+    args = ["--model", "llama3-405b,deepseek-v3", "--npus", "18432", "--device", "gb200"]
+    for n in nets:
+        args += ["--network", n]
+    ref = cli("codesign", *args, "--cost-model", "data/validation/cost.yml", "--constraint",
+              "B1 = 900", "--constraint", "B2 = 50", "--ep-list", "1,8", "--tp", "4,8",
+              "--zero", "1", "--recompute", "full", "--per-network", "--top", "3")
+    same(py, ref)
+    assert py["model"] == "llama3-405b,deepseek-v3" and len(py["per_network"]) == 4
+    assert weft.codesign("llama3-405b,deepseek-v3", **kw) == py
