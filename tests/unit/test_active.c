@@ -253,8 +253,52 @@ static void codesign_variants(void) {
   CHECK_EQ_INT(weft_network_actives(NULL, 1, &out, &n, &e), WEFT_EINVAL);
 }
 
+/* Groups spanning part of a 72-way dim (docs/search.md, "Active NPUs"): on
+ * 256 NVL72 racks ([72, 256], every GPU working), TP 8 takes 8 of a rack
+ * and leaves 9 (72 / 8); DP 2304 = 18432 / 8 takes those 9, then 256 / 9 is
+ * not whole, so it takes all 256 racks: 9 x 256 = 2304. The DP all-reduce
+ * of S bytes then puts 2 S 8/9 per GPU on NVLink and 2 (S/9) 255/256 on
+ * InfiniBand; 9 is no power of two, so NVLink runs a ring, 2 x 8 steps, and
+ * 256 halving-doubling, 2 log2 256 = 16. PP 16 innermost after TP 8 does not
+ * factor (16 neither divides 9 nor is a multiple of it): refused, naming it. */
+static void part_of_a_dim(void) {
+  WeftNetwork net;
+  memset(&net, 0, sizeof net);
+  net.ndims = 2;
+  net.npus[0] = 72, net.npus[1] = 256;
+  net.topology[0] = net.topology[1] = WEFT_SWITCH;
+  int sizes[2] = {8, 2304}, out[3][WEFT_MAX_DIMS];
+  const char *names[2] = {"tp", "dp"};
+  WeftError e;
+  CHECK_EQ_INT(weft_map_groups(&net, sizes, names, 2, out, &e), WEFT_OK);
+  CHECK_EQ_INT(out[0][0], 8);
+  CHECK_EQ_INT(out[0][1], -1);
+  CHECK_EQ_INT(out[1][0], 9);
+  CHECK_EQ_INT(out[1][1], 256);
+  double S = 1e9, m[2];
+  int g[2] = {9, 256}, steps[2];
+  weft_collective_traffic(WEFT_COLL_ALLREDUCE, S, g, 2, m);
+  CHECK_NEAR(m[0], 2 * S * 8 / 9, 1e-12);
+  CHECK_NEAR(m[1], 2 * (S / 9) * 255 / 256, 1e-12);
+  CHECK_EQ_INT(weft_collective_steps(WEFT_COLL_ALLREDUCE, g, &net, steps), 2 * 8 + 16);
+  CHECK_EQ_INT(steps[0], 2 * 8);
+  CHECK_EQ_INT(steps[1], 16);
+  int bad[3] = {8, 16, 144};
+  const char *bn[3] = {"tp", "pp", "dp"};
+  CHECK_EQ_INT(weft_map_groups(&net, bad, bn, 3, out, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "pp-16") != NULL);
+  /* with 64 of each 72 working ([64, 256] + 8 spares a rack) it factors:
+   * TP 8, PP 8 fill the 64, DP 256 the racks */
+  net.npus[0] = 64, net.spares[0] = 8;
+  int ok[3] = {8, 8, 256};
+  CHECK_EQ_INT(weft_map_groups(&net, ok, bn, 3, out, &e), WEFT_OK);
+  CHECK_EQ_INT(out[1][0], 8);
+  CHECK_EQ_INT(out[2][1], 256);
+}
+
 const TestCase suite_active[] = {
     {"active/codesign_variants", codesign_variants},
+    {"active/part_of_a_dim", part_of_a_dim},
     {"active/map_over_active", map_over_active},
     {"active/cost_counts_spares", cost_counts_spares},
     {"active/set_active_rule", set_active_rule},
