@@ -537,12 +537,14 @@ int cmd_codesign(int argc, char **argv) {
     return finish(&st, cli_mpi_abort(rc));
   }
   r->sum = st.sum;
-  if (rank == 0 && a.val[O_PER_NETWORK]) {
+  /* the best per network file: --per-network reports it; with files, a file
+   * on which no design is feasible is said on stderr (never dropped silently) */
+  if (rank == 0 && (a.val[O_PER_NETWORK] || a.nnets > 0)) {
     if (cs_per_network_init(&st.pn, &spec)) {
       cli_fail("out of memory");
       return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
     }
-    r->pn = &st.pn;
+    if (a.val[O_PER_NETWORK]) r->pn = &st.pn;
   }
   announce(r, nnets, threads, nranks);
   WeftRunSettings rs;
@@ -554,7 +556,7 @@ int cmd_codesign(int argc, char **argv) {
   rs.nranks = nranks;
   rs.progress = cli_progress_update;
   rs.progress_ctx = &pg;
-  Sink sink = {r, r->pn ? &st.pn : NULL, rank, &st.csv, st.plot_points, 0};
+  Sink sink = {r, st.pn.group ? &st.pn : NULL, rank, &st.csv, st.plot_points, 0};
   rc = weft_codesign_stream(&spec, &rs, 0, take_chunk, &sink, &err);
   cli_progress_end(&pg);
   if (rc) {
@@ -567,6 +569,7 @@ int cmd_codesign(int argc, char **argv) {
 
   /* Report (rank 0). */
   cs_summarize(r);
+  if (a.nnets > 0 && r->nok > 0) cs_per_network_unused(stderr, r, &st.pn);
   if (a.val[O_JSON]) cs_json(stdout, r);
   else cs_table(stdout, r);
   fflush(stdout);

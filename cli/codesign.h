@@ -136,6 +136,10 @@ void cs_per_network_free(CsPerNet *pn);
 void cs_per_network_add(CsPerNet *pn, size_t index, const WeftDesignPoint *p);
 void cs_per_network_table(FILE *out, const CsReport *r);
 void cs_per_network_json(FILE *out, const CsReport *r);  /* "per_network": [...], */
+/* On out, a line per model and network file with no feasible design on it
+ * (nor on its variants with spares): "weft: codesign: no feasible design of
+ * deepseek-v3 on net.yml (SW72xSW256, nor with spares)". */
+void cs_per_network_unused(FILE *out, const CsReport *r, const CsPerNet *pn);
 /* The figure: best time against the files' dim-1 size, a curve per model. */
 int cs_per_network_plot(const char *path, const CsReport *r);
 /* "TP-PP-DP" */

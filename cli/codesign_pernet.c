@@ -66,6 +66,21 @@ static int domain(const CsReport *r, int g) {
   return n->npus[0] + n->spares[0];
 }
 
+void cs_per_network_unused(FILE *out, const CsReport *r, const CsPerNet *pn) {
+  for (int m = 0; m < pn->nmodels; m++)
+    for (int g = 0; g < pn->ngroups; g++) {
+      if (pn->has[(size_t)m * (size_t)pn->ngroups + (size_t)g]) continue;
+      const WeftNetwork *n = &r->spec->nets[pn->first[g]];
+      int variants = 0;
+      for (int i = 0; i < r->spec->nnets; i++) variants += pn->group[i] == g;
+      char shape[160];
+      cs_shape(n, shape, sizeof shape);
+      fprintf(out, "weft: codesign: no feasible design of %s on %s (%s%s)\n",
+              model_name(r->spec, m), n->file[0] ? n->file : "a network", shape,
+              variants > 1 ? ", nor on its variants" : "");
+    }
+}
+
 void cs_per_network_table(FILE *out, const CsReport *r) {
   const CsPerNet *pn = r->pn;
   fprintf(out, "\nbest design per model and network file (--per-network), by %s:\n",
