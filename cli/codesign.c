@@ -22,7 +22,8 @@
  * --constraint can each be repeated. */
 enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
        O_PARTS_PER_DIM, O_PARTS, O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
-       O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST, O_EP_LIST,
+       O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST,
+       O_EP_LIST,
        O_ATTN, O_FP8, O_GRADB, O_MASTER, O_OPTSTATES, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
        O_PLOT, O_PER_NETWORK, O_PROGRESS, O_HELP, O_COUNT };
 
@@ -85,7 +86,8 @@ static const CliOpt opts[O_COUNT] = {
     [O_TOP] = {"--top", "K", "designs listed (default 10)"},
     [O_CSV] = {"--csv", "FILE", "every point, one row each, in enumeration order"},
     [O_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
-    [O_PLOT] = {"--plot", "FILE", "Pareto front and the best design: .png, .svg or .pdf (gnuplot);\n"
+    [O_PLOT] = {"--plot", "FILE",
+                "Pareto front and the best design: .png, .svg or .pdf (gnuplot);\n"
                 "                        with --per-network, the best time per network file"},
     [O_PER_NETWORK] = {"--per-network", NULL,
                        "the best design of each model on each network file (its\n"
@@ -233,9 +235,11 @@ static int knob_lists(const Args *a, WeftCodesignSpec *spec) {
       (a->val[O_VP_LIST] &&
        int_list(O_VP_LIST, a->val[O_VP_LIST], 1, 1 << 16, WEFT_MAX_CHOICES, spec->vp, &spec->nvp)) ||
       (a->val[O_CP_LIST] &&
-       int_list(O_CP_LIST, a->val[O_CP_LIST], 1, 1 << 24, WEFT_MAX_CHOICES, spec->cp, &spec->ncp)) ||
+       int_list(O_CP_LIST, a->val[O_CP_LIST], 1, 1 << 24, WEFT_MAX_CHOICES, spec->cp,
+                &spec->ncp)) ||
       (a->val[O_EP_LIST] &&
-       int_list(O_EP_LIST, a->val[O_EP_LIST], 1, 1 << 24, WEFT_MAX_CHOICES, spec->ep, &spec->nep)))
+       int_list(O_EP_LIST, a->val[O_EP_LIST], 1, 1 << 24, WEFT_MAX_CHOICES, spec->ep,
+                &spec->nep)))
     return -1;
   const char *v = a->val[O_RC_LIST];
   for (const char *s = v; s;) {

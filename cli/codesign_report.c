@@ -140,7 +140,10 @@ static void system_table(FILE *out, const CsReport *r) {
   fprintf(out, "  system: Npu %g $%s, NpuPowerW %g W%s, electricity %g $/kWh%s, PUE %g%s, "
           "lifetime %g years%s\n", s->npu_usd, s->has_npu_usd ? "" : " (none given)",
           s->npu_power_w,
-          s->has_npu_power_w ? "" : s->npu_power_w > 0 ? " (the device's power_w)" : " (none given)", s->electricity_usd_per_kwh,
+          s->has_npu_power_w       ? ""
+          : s->npu_power_w > 0 ? " (the device's power_w)"
+                               : " (none given)",
+          s->electricity_usd_per_kwh,
           s->has_electricity ? "" : " (default)", s->pue, s->has_pue ? "" : " (default)",
           s->lifetime_years, s->has_lifetime ? "" : " (default)");
 }
@@ -561,7 +564,8 @@ int cs_plot(const char *path, const CsReport *r, FILE *points) {
   describe(r, best, what, sizeof what);
   cli_plot_network(net, net_desc, sizeof net_desc);
   const WeftModel *bm = r->spec->nmodels > 0 ? &r->spec->models[best->model] : r->spec->model;
-  snprintf(title, sizeof title, "%s on %d %s: %s", bm->title[0] ? bm->title : bm->name, r->npus, r->spec->device->title[0] ? r->spec->device->title
+  snprintf(title, sizeof title, "%s on %d %s: %s", bm->title[0] ? bm->title : bm->name, r->npus,
+           r->spec->device->title[0] ? r->spec->device->title
            : r->spec->device->name, r->networks);
   const char *par = strchr(what, ' ');  /* after the shape: "tp 16 pp 4 ..." */
   snprintf(sub, sizeof sub, "objective %s, loop %s; best: %s, %s",

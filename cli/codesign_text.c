@@ -57,7 +57,8 @@ void cs_order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, char 
                     size_t size) {
   cs_order(par->order, buf, size);
   size_t k = strlen(buf);
-  if (spec->nzero > 0 && k < size) k += (size_t)snprintf(buf + k, size - k, " z%d", par->zero_stage);
+  if (spec->nzero > 0 && k < size)
+    k += (size_t)snprintf(buf + k, size - k, " z%d", par->zero_stage);
   if (spec->nsp > 0 && k < size)
     k += (size_t)snprintf(buf + k, size - k, " sp%d", par->sequence_parallel);
   if (spec->nrc > 0 && k < size)

@@ -74,7 +74,8 @@ static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
   if (spec && spec->nmodels > 0 && !spec->models)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "models", "%d models but no array",
                           spec->nmodels);
-  if (!spec || (!spec->model && spec->nmodels == 0) || !spec->device || !spec->cost || (spec->nnets > 0 && !spec->nets))
+  if (!spec || (!spec->model && spec->nmodels == 0) || !spec->device || !spec->cost ||
+      (spec->nnets > 0 && !spec->nets))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "codesign spec: missing model, "
                           "device, cost model or networks");
   if (spec->nnets < 0)
@@ -142,9 +143,9 @@ static const WeftParDim all_orders[6][3] = {
 
 /* The knob combinations (EP x CP x ZeRO x SP x recompute x interleaving), at least 1. */
 static int knobs(const WeftCodesignSpec *spec) {
-  return (spec->nep > 0 ? spec->nep : 1) * (spec->ncp > 0 ? spec->ncp : 1) * (spec->nzero > 0 ? spec->nzero : 1) *
-         (spec->nsp > 0 ? spec->nsp : 1) * (spec->nrc > 0 ? spec->nrc : 1) *
-         (spec->nvp > 0 ? spec->nvp : 1);
+  return (spec->nep > 0 ? spec->nep : 1) * (spec->ncp > 0 ? spec->ncp : 1) *
+         (spec->nzero > 0 ? spec->nzero : 1) * (spec->nsp > 0 ? spec->nsp : 1) *
+         (spec->nrc > 0 ? spec->nrc : 1) * (spec->nvp > 0 ? spec->nvp : 1);
 }
 
 /* Knob combination k (0 <= k < knobs) into par: the last list innermost. */
@@ -369,8 +370,8 @@ static int build(const WeftCodesignSpec *spec, const WeftDesignPoint *pt, Scratc
   int compact = spec->loop != WEFT_LOOP_TP_DP_OVERLAP;
   WeftParallel par = pt->par;
   if (compact) par.merged_backward = 1;
-  int rc = weft_generate(model_of(spec, pt), spec->device, &par, net, compact, s->wl, &s->comm, info,
-                         err);
+  int rc = weft_generate(model_of(spec, pt), spec->device, &par, net, compact, s->wl, &s->comm,
+                         info, err);
   if (rc) {
     err->code = rc;
     return BUILD_GENERATE;
