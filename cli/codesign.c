@@ -79,7 +79,8 @@ static const CliOpt opts[O_COUNT] = {
                   "optimizer's master weights (default fp32; none: the\n"
                   "                        bf16 parameters updated in place)"},
     [O_OPTSTATES] = {"--optimizer-states", "fp32|bf16", "Adam's two moments (default fp32)"},
-    [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default 1)"},
+    [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default: every\n"
+              "                        divisor of the experts, searched; dense models 1)"},
     [O_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 1e-6 <= X <= 1 (default: per-operator model)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap per solve (default 1e-9)"},
     [O_THREADS] = {"--threads", "N", "worker threads (default: every core); results do not depend on it"},
@@ -502,6 +503,8 @@ int cmd_codesign(int argc, char **argv) {
   }
   spec.model = model;
   if (nmodels > 1) spec.nmodels = nmodels, spec.models = model;
+  if (!a.val[O_EP] && !a.val[O_EP_LIST]) /* an MoE model: every EP its experts allow */
+    spec.nep = weft_codesign_default_ep(model, nmodels, spec.ep, WEFT_MAX_CHOICES);
   spec.device = &device;
   cost.sys.device_power_w = device.power_w;  /* NpuPowerW when none is given */
   spec.nnets = (int)nnets;

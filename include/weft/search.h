@@ -149,6 +149,13 @@ int weft_network_actives(const WeftNetwork *in, size_t nin, WeftNetwork **out, s
 #define WEFT_MAX_SWITCH 65536
 int weft_block_default_max(WeftTopology topo, const char *cost_class, const char **why);
 
+/* The expert-parallel degrees codesign searches by default (no --ep nor
+ * --ep-list; Python the same): every divisor of the expert count of each MoE
+ * model among models[0..n), merged ascending, at most max (the smallest
+ * kept); 0 when every model is dense (EP stays 1). EP must divide the
+ * experts and dp, so no other degree can be valid. Returns how many. */
+int weft_codesign_default_ep(const WeftModel *models, int n, int *ep, int max);
+
 /* Enumerate the design points of spec (status unset); *out malloc'd. */
 int weft_codesign_points(const WeftCodesignSpec *spec, WeftDesignPoint **out, size_t *n,
                          WeftError *err);

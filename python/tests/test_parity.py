@@ -454,3 +454,18 @@ def test_codesign_models_per_network():
     same(py, ref)
     assert py["model"] == "llama3-405b,deepseek-v3" and len(py["per_network"]) == 4
     assert weft.codesign("llama3-405b,deepseek-v3", **kw) == py
+
+
+def test_codesign_default_ep_for_moe():
+    """No ep nor ep_list on an MoE model: every divisor of its 256 experts is
+    searched (weft_codesign_default_ep), as the CLI does."""
+    kw = dict(npus=18432, network="tests/fixtures/nvl72_256.yml",
+              cost_model="data/validation/cost.yml", zero=1, recompute="full",
+              constraint=["B1 = 900", "B2 = 50"], tp=[2], pp=[8], top=2)
+    py = weft.codesign("deepseek-v3", **kw)
+    same(py, cli("codesign", "--model", "deepseek-v3", "--npus", "18432", "--network",
+                 "tests/fixtures/nvl72_256.yml", "--cost-model", "data/validation/cost.yml",
+                 "--zero", "1", "--recompute", "full", "--constraint", "B1 = 900",
+                 "--constraint", "B2 = 50", "--tp", "2", "--pp", "8", "--top", "2"))
+    assert py["points"] == 2 * 4 * 9  # 2 networks x 4 micro-batches x EP 1, 2, ..., 256
+    assert " ep" in py["top"][0]["order"]

@@ -517,6 +517,9 @@ def codesign(model=None, **kw):
         if len(models) > 1:  # several models in one search, the model outermost
             spec.nmodels = len(models)
             spec.models = ctypes.cast(models, ctypes.POINTER(_libx.WeftModel))
+        if kw.get("ep") is None and not _inputs.given(kw, "ep_list"):  # an MoE model: its EPs
+            spec.nep = lib.weft_codesign_default_ep(models, len(models), spec.ep,
+                                                    _lib.MAX_CHOICES)
         cost.sys.device_power_w = d.power_w  # NpuPowerW when none is given, as the CLI
         spec.nnets = nnets
         spec.nets = ctypes.cast(nets, ctypes.POINTER(_lib.WeftNetwork))

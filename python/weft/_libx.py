@@ -178,6 +178,7 @@ PROTOS = {
     "weft_network_actives": (c_int, [P(WeftNetwork), c_size_t, P(P(WeftNetwork)), P(c_size_t),
                                      _ERR]),
     "weft_codesign_count": (c_int, [P(WeftCodesignSpec), P(c_size_t), _ERR]),
+    "weft_codesign_default_ep": (c_int, [P(WeftModel), c_int, P(c_int), c_int]),
     "weft_codesign_stream": (c_int, [P(WeftCodesignSpec), P(WeftRunSettings), c_size_t,
                                      CHUNK_FN, c_void_p, _ERR]),
     "weft_codesign_summary_create": (c_void_p, [c_size_t]),

@@ -253,6 +253,22 @@ static size_t enumerate(const WeftCodesignSpec *spec, Lists *l, WeftDesignPoint 
   return end;
 }
 
+int weft_codesign_default_ep(const WeftModel *models, int n, int *ep, int max) {
+  int k = 0;
+  if (!models || !ep) return 0;
+  for (int v = 1; k < max; v++) { /* ascending: every divisor of some model's experts */
+    int any = 0, more = 0;
+    for (int m = 0; m < n; m++) {
+      int e = models[m].experts;
+      if (e > 1 && v <= e) more = 1;
+      if (e > 1 && e % v == 0) any = 1;
+    }
+    if (!more) break;
+    if (any) ep[k++] = v;
+  }
+  return k;
+}
+
 /* Check spec and count its points (at most CODESIGN_MAX_POINTS). */
 static int count_points(const WeftCodesignSpec *spec, Lists *l, size_t *n, WeftError *err) {
   int rc = check_spec(spec, err);

@@ -575,6 +575,27 @@ static void test_models(void) {
   free(f.nets);
 }
 
+/* The default EP list: every divisor of each MoE model's experts, merged
+ * ascending (by hand: 6 experts {1,2,3,6} and 4 {1,2,4} -> {1,2,3,4,6};
+ * 256 -> 2^0..2^8, 9 of them); dense models none; max keeps the smallest. */
+static void test_default_ep(void) {
+  static WeftModel m[3];
+  memset(m, 0, sizeof m);
+  int ep[WEFT_MAX_CHOICES];
+  CHECK_EQ_INT(weft_codesign_default_ep(m, 3, ep, WEFT_MAX_CHOICES), 0);
+  m[0].experts = 6, m[2].experts = 4;
+  int n = weft_codesign_default_ep(m, 3, ep, WEFT_MAX_CHOICES);
+  static const int want[5] = {1, 2, 3, 4, 6};
+  CHECK_EQ_INT(n, 5);
+  for (int k = 0; k < n && k < 5; k++) CHECK_EQ_INT(ep[k], want[k]);
+  CHECK_EQ_INT(weft_codesign_default_ep(m, 3, ep, 3), 3);
+  CHECK_EQ_INT(ep[2], 3);
+  m[1].experts = 256;
+  n = weft_codesign_default_ep(&m[1], 1, ep, WEFT_MAX_CHOICES);
+  CHECK_EQ_INT(n, 9);
+  for (int k = 0; k < n && k < 9; k++) CHECK_EQ_INT(ep[k], 1 << k);
+}
+
 /* BERT-Large fits everywhere on 16 NPUs with tp = pp = 1; constraints that
  * contradict (sum <= 100 yet B1 >= 200) make every point INFEASIBLE, and
  * none (perf: more bandwidth is always faster) every point UNBOUNDED. */
@@ -619,5 +640,6 @@ const TestCase suite_search[] = {
     {"search_status_memory_invalid", test_status_memory_invalid},
     {"search_status_constraints", test_status_constraints},
     {"search_models", test_models},
+    {"search_default_ep", test_default_ep},
     {0, 0},
 };
