@@ -9,7 +9,7 @@
 #include "inputs.h"
 #include "model_opts.h"
 
-enum { W_NETWORK, W_CLUSTER, W_NPUS, W_OUT, W_FULL, W_JSON, W_HELP, W_COUNT };
+enum { W_NETWORK, W_CLUSTER, W_NPUS, W_ACTIVE, W_OUT, W_FULL, W_JSON, W_HELP, W_COUNT };
 
 static const CliOpt wopts[W_COUNT] = {
     [W_NETWORK] = {"--network", "FILE", "LIBRA network yml the groups are laid on"},
@@ -17,6 +17,9 @@ static const CliOpt wopts[W_COUNT] = {
                    "the network of a cluster preset instead of --network\n"
                    "                        (weft zoo lists them; needs --npus)"},
     [W_NPUS] = {"--npus", "N", "GPUs of the --cluster network"},
+    [W_ACTIVE] = {"--active", "A1,...,AD",
+                  "NPUs of each dim that work (0: all); the rest are spares,\n"
+                  "                        idle: the groups are laid on the working NPUs"},
     [W_OUT] = {"-o", "PREFIX", "write PREFIX.txt and PREFIX.comm.yml (required)"},
     [W_FULL] = {"--compact", NULL, "merge identical layers (same analytic time, fewer lines)"},
     [W_JSON] = {"--json", NULL, "print the summary as JSON"},
@@ -110,6 +113,8 @@ int cmd_workload(int argc, char **argv) {
     return EXIT_USAGE;
   }
   if (cli_network_check(wval[W_NETWORK], wval[W_CLUSTER], wval[W_NPUS])) return EXIT_USAGE;
+  double act[WEFT_MAX_DIMS];
+  if (wval[W_ACTIVE] && cli_numbers("--active", wval[W_ACTIVE], act) < 0) return EXIT_USAGE;
   CliModel *cm = calloc(1, sizeof *cm);
   WeftNetwork net;
   WeftCommunicator comm;
@@ -124,7 +129,7 @@ int cmd_workload(int argc, char **argv) {
   }
   if (cli_model_opts_apply(mval, cm)) goto done;
   if (cli_network_load(wval[W_NETWORK], wval[W_CLUSTER], wval[W_NPUS], cm->zoo_dir, &net, &err) ||
-      cli_model_load(cm, &net, &err) ||
+      cli_active_apply(wval[W_ACTIVE], &net, &err) || cli_model_load(cm, &net, &err) ||
       weft_generate(&cm->model, &cm->device, &cm->par, &net, wval[W_FULL] != NULL, wl, &comm,
                     &gi, &err)) {
     cli_error(&err);

@@ -180,6 +180,10 @@ typedef struct {
   double pue;                     /* Pue: facility power / IT power, >= 1 */
   double lifetime_years;          /* LifetimeYears: capex amortised over it */
   int has_npu_usd, has_npu_power_w, has_electricity, has_pue, has_lifetime;
+  /* The NPU's own power (WeftDevice.power_w, the device of the job: set by
+   * the entry points, not a file key; 0: unknown): NpuPowerW when none is
+   * given. Not a system figure given (weft_cost_model_has_system). */
+  double device_power_w;
 } WeftSystemCost;
 
 /* Defaults (marked estimates, docs/model.md "System cost"): US industrial
@@ -204,7 +208,8 @@ int weft_cost_model_has_system(const WeftCostModel *cm);
  * against the range a file's value must meet: the one rule every override
  * (CLI, scenario, Python) goes through. WEFT_EINPUT naming the field. */
 int weft_system_cost_set(WeftCostModel *cm, const char *field, double value, WeftError *err);
-/* The system figures with defaults filled in (each has_* as given). */
+/* The system figures with defaults filled in (each has_* as given; NpuPowerW
+ * not given: device_power_w, the device's datasheet power). */
 void weft_system_cost_resolved(const WeftCostModel *cm, WeftSystemCost *out);
 
 /* Network cost per GB/s of per-NPU bandwidth for each dim (LIBRA's counts:

@@ -117,6 +117,28 @@ def test_workload(tmp_path):
     assert bare["layers"] == py["layers"]
 
 
+def test_workload_active(tmp_path):
+    """active= as --active: the groups laid on 64 of each NVL72 rack's 72."""
+    net = "tests/fixtures/nvl72_256.yml"
+    args = dict(ep=64, pp=16, zero=1, recompute="full", order="tp,dp,pp", network=net)
+    py = weft.workload("deepseek-v3", output=tmp_path / "py", active=[64, 0], **args)
+    ref = cli("workload", "--model", "deepseek-v3", "--ep", "64", "--pp", "16", "--zero", "1",
+              "--recompute", "full", "--order", "tp,dp,pp", "--network", net, "--active",
+              "64,0", "-o", str(tmp_path / "cli"))
+    for k in ("workload", "communicator"):
+        ref[k] = ref[k].replace(str(tmp_path / "cli"), str(tmp_path / "py"))
+    tol = {"bubble_fraction": (5e-6, 0.0), "tokens": (0.0, 0.5)}
+    tol.update({k: (0.0, 0.5) for k in ("params", "grads", "optimizer", "activations", "total",
+                                         "capacity")})
+    tol.update({k: (1e-9, 0.0) for k in ("model_flops", "hw_flops")})  # printed with %.10g
+    same(py, ref, tol=tol)
+    assert py["dp"] == 64 * 256 // 16
+    for ext in (".txt", ".comm.yml"):
+        assert (tmp_path / ("py" + ext)).read_text() == (tmp_path / ("cli" + ext)).read_text()
+    with pytest.raises(weft.WeftError):
+        weft.workload("deepseek-v3", active=[64, 0, 0], **args)  # one entry per dim
+
+
 def test_simulate_dim_and_link_fidelity():
     same(weft.simulate(GPT3, chunks=16, latency_ns=1000, loop="tp_dp_overlap"),
          cli("simulate", GPT3, "--chunks", "16", "--latency-ns", "1000", "--loop",
@@ -234,6 +256,23 @@ def test_codesign_network_files_and_knob_lists():
                  "sum = 1000", "--constraint", "B1 >= B2", "--zero-list", "0,1",
                  "--recompute-list", "none,full", "--all-orders", "--objective",
                  "perf-per-cost", "--tp", "4,8,16", "--mb", "1,2"))
+
+
+def test_codesign_ep_list_nvl72():
+    """EP searched as a knob (ep_list= / --ep-list) on an NVL72 cluster, with
+    its 64-of-72 variant: the same designs, EP and TP inside the rack."""
+    kw = dict(npus=18432, network="tests/fixtures/nvl72_256.yml",
+              cost_model="data/validation/cost.yml", ep_list=[8, 16, 32, 64], zero=1,
+              recompute="full", constraint=["B1 = 900", "B2 = 50"], tp=[1, 2, 4], top=3)
+    py = weft.codesign("deepseek-v3", **kw)
+    ref = cli("codesign", "--model", "deepseek-v3", "--npus", "18432", "--network",
+              "tests/fixtures/nvl72_256.yml", "--cost-model", "data/validation/cost.yml",
+              "--ep-list", "8,16,32,64", "--zero", "1", "--recompute", "full", "--constraint",
+              "B1 = 900", "--constraint", "B2 = 50", "--tp", "1,2,4", "--top", "3")
+    same(py, ref)
+    assert py["top"][0]["order"].split()[-1].startswith("ep")
+    with pytest.raises(weft.WeftError):
+        weft.codesign("deepseek-v3", ep=8, **kw)
 
 
 def test_codesign_parts_system_cost():
@@ -577,3 +616,37 @@ def test_topo_parts_and_threads():
                    parts=t + "parts_nic1200.yml", threads=2),
          cli("topo", "--traffic", t + "topo_ar16.csv", "--servers", "16", "--degree", "2",
              "--radix", "4", "--parts", t + "parts_nic1200.yml", "--threads", "2"))
+
+
+def test_codesign_models_per_network():
+    """Two models in one search (model= a list, --model a,b) and per_network=
+    (--per-network): the same report, the domain sweep's best per file."""
+    nets = ["data/domains/d%d.yml" % d for d in (8, 72)]
+    kw = dict(npus=18432, device="gb200", network=nets, cost_model="data/validation/cost.yml",
+              constraint=["B1 = 900", "B2 = 50"], ep_list=[1, 8], tp=[4, 8], zero=1,
+              recompute="full", per_network=True, top=3)
+    py = weft.codesign(["llama3-405b", "deepseek-v3"], **kw)
+    args = ["--model", "llama3-405b,deepseek-v3", "--npus", "18432", "--device", "gb200"]
+    for n in nets:
+        args += ["--network", n]
+    ref = cli("codesign", *args, "--cost-model", "data/validation/cost.yml", "--constraint",
+              "B1 = 900", "--constraint", "B2 = 50", "--ep-list", "1,8", "--tp", "4,8",
+              "--zero", "1", "--recompute", "full", "--per-network", "--top", "3")
+    same(py, ref)
+    assert py["model"] == "llama3-405b,deepseek-v3" and len(py["per_network"]) == 4
+    assert weft.codesign("llama3-405b,deepseek-v3", **kw) == py
+
+
+def test_codesign_default_ep_for_moe():
+    """No ep nor ep_list on an MoE model: every divisor of its 256 experts is
+    searched (weft_codesign_default_ep), as the CLI does."""
+    kw = dict(npus=18432, network="tests/fixtures/nvl72_256.yml",
+              cost_model="data/validation/cost.yml", zero=1, recompute="full",
+              constraint=["B1 = 900", "B2 = 50"], tp=[2], pp=[8], top=2)
+    py = weft.codesign("deepseek-v3", **kw)
+    same(py, cli("codesign", "--model", "deepseek-v3", "--npus", "18432", "--network",
+                 "tests/fixtures/nvl72_256.yml", "--cost-model", "data/validation/cost.yml",
+                 "--zero", "1", "--recompute", "full", "--constraint", "B1 = 900",
+                 "--constraint", "B2 = 50", "--tp", "2", "--pp", "8", "--top", "2"))
+    assert py["points"] == 2 * 4 * 9  # 2 networks x 4 micro-batches x EP 1, 2, ..., 256
+    assert " ep" in py["top"][0]["order"]

@@ -48,7 +48,7 @@ WeftSystemCost = _s("WeftSystemCost", [
     ("npu_usd", c_double), ("npu_power_w", c_double), ("electricity_usd_per_kwh", c_double),
     ("pue", c_double), ("lifetime_years", c_double), ("has_npu_usd", c_int),
     ("has_npu_power_w", c_int), ("has_electricity", c_int), ("has_pue", c_int),
-    ("has_lifetime", c_int)])
+    ("has_lifetime", c_int), ("device_power_w", c_double)])
 WeftCostModel = _s("WeftCostModel", [("nclasses", c_int),
                                      ("cls", WeftCostClass * MAX_COST_CLASSES), ("file", _PATH),
                                      ("sys", WeftSystemCost)])

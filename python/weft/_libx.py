@@ -63,13 +63,16 @@ WeftCodesignSpec = _s("WeftCodesignSpec", [
     ("pp", c_int * MAX_CHOICES), ("nmb", c_int), ("mb", c_int * MAX_CHOICES),
     ("all_orders", c_int), ("nzero", c_int), ("zero", c_int * 4), ("nsp", c_int),
     ("sp", c_int * 2), ("nrc", c_int), ("rc", c_int * 3), ("nvp", c_int),
-    ("vp", c_int * MAX_CHOICES), ("ncp", c_int), ("cp", c_int * MAX_CHOICES)])
+    ("vp", c_int * MAX_CHOICES), ("ncp", c_int), ("cp", c_int * MAX_CHOICES),
+    ("nep", c_int), ("ep", c_int * MAX_CHOICES), ("nmodels", c_int),
+    ("models", POINTER(WeftModel))])
 WeftDesignPoint = _s("WeftDesignPoint", [
     ("net", c_int), ("par", WeftParallel), ("status", c_int), ("time_ns", c_double),
     ("cost_usd", c_double), ("objective", c_double), ("bw_gbps", _D),
     ("equal_bw_gbps", c_double), ("equal_time_ns", c_double), ("mem_bytes", c_double),
     ("gap", c_double), ("capex_usd", c_double), ("power_w", c_double),
-    ("cost_per_iteration_usd", c_double), ("tokens", c_double), ("reason", c_char * 160)])
+    ("cost_per_iteration_usd", c_double), ("tokens", c_double), ("reason", c_char * 160),
+    ("model", c_int)])
 WeftPartsBom = _s("WeftPartsBom", [
     ("links", c_double), ("npus_total", c_double), ("endpoints", c_double),
     ("switch_ports", c_double), ("optics", c_double), ("cables", c_double),
@@ -179,6 +182,7 @@ PROTOS = {
     "weft_network_actives": (c_int, [P(WeftNetwork), c_size_t, P(P(WeftNetwork)), P(c_size_t),
                                      _ERR]),
     "weft_codesign_count": (c_int, [P(WeftCodesignSpec), P(c_size_t), _ERR]),
+    "weft_codesign_default_ep": (c_int, [P(WeftModel), c_int, P(c_int), c_int]),
     "weft_codesign_stream": (c_int, [P(WeftCodesignSpec), P(WeftRunSettings), c_size_t,
                                      CHUNK_FN, c_void_p, _ERR]),
     "weft_codesign_summary_create": (c_void_p, [c_size_t]),

@@ -208,7 +208,7 @@ def zoo(name=None, zoo=None, parts=False, parts_file=None):
     return out
 
 
-WORKLOAD_KEYS = _inputs.MODEL_KEYS + ("network", "cluster", "npus", "output", "compact")
+WORKLOAD_KEYS = _inputs.MODEL_KEYS + ("network", "cluster", "npus", "active", "output", "compact")
 
 
 def _write(prefix, wl, comm):
@@ -240,7 +240,8 @@ def workload(model=None, **kw):
     """A zoo model's per-NPU workload under a parallelization: `weft workload
     --json` as a dict. network= (a file or dict), or cluster= with npus= (a
     cluster preset's network), is required; tp=, pp=, ...
-    as weft.optimize's; compact=True merges identical layers; output=PREFIX
+    as weft.optimize's; active= (a list per dim: NPUs that work, 0 = all) as
+    --active; compact=True merges identical layers; output=PREFIX
     writes PREFIX.txt and PREFIX.comm.yml (both or neither), whose names the
     dict's "workload" and "communicator" then give (None without output)."""
     _inputs.check_keywords("workload", kw, WORKLOAD_KEYS)
@@ -257,6 +258,7 @@ def workload(model=None, **kw):
     net = _lib.WeftNetwork()
     src = _inputs.Sources()
     _inputs.load_network(dict(kw, zoo=mo.zoo), net, src)
+    _inputs.set_active(net, kw.get("active"))  # the rule of --active (weft_network_set_active)
     m, d = mo.load(net)
     wl = lib.weft_workload_create()
     if not wl:

@@ -40,6 +40,8 @@ static int add_job(WeftScenario *sc, const char *zoo_dir, const char *model, con
   *step = STEP_DEVICE;
   device = weft_job_device(&sc->net, 1, device, err);  /* one network: never a clash */
   if ((rc = weft_zoo_device(zoo_dir, device, &dev, err))) return rc;
+  if (sc->cost.sys.device_power_w <= 0.0)  /* NpuPowerW when none is given: the first job's */
+    sc->cost.sys.device_power_w = dev.power_w;
   *step = STEP_GENERATE;
   WeftParallel par = *par_in;
   if (par.dp <= 0) {  /* the rest of the NPUs */
