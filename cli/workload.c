@@ -27,7 +27,7 @@ static const CliOpt wopts[W_COUNT] = {
                   "                        system.json and memory.json for it"},
     [W_LOOP] = {"--loop", "no-overlap|tp-dp-overlap|fwd-ig-overlap",
                 "the training loop the traces' dependencies follow\n"
-                "                        (default tp-dp-overlap)"},
+                "                        (default no-overlap, as simulate)"},
     [W_JSON] = {"--json", NULL, "print the summary as JSON"},
     [W_HELP] = {"--help", NULL, "this help"},
 };
@@ -140,7 +140,7 @@ int cmd_workload(int argc, char **argv) {
     return EXIT_USAGE;
   }
   if (cli_network_check(wval[W_NETWORK], wval[W_CLUSTER], wval[W_NPUS])) return EXIT_USAGE;
-  int loop = WEFT_LOOP_TP_DP_OVERLAP;
+  int loop = WEFT_LOOP_NO_OVERLAP;
   if (wval[W_LOOP] && cli_opt_loop(wopts[W_LOOP].name, wval[W_LOOP], &loop)) return EXIT_USAGE;
   CliModel *cm = calloc(1, sizeof *cm);
   WeftNetwork net;

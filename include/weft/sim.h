@@ -277,6 +277,25 @@ int weft_chakra_export(const char *dir, const char *prefix, const WeftNetwork *n
                        const WeftWorkload *wl, const WeftCommunicator *comm, int loop,
                        const double *bw_gbps, const WeftSimSettings *s, WeftError *err);
 
+/* A Chakra trace set as a workload (docs/simulate.md "Chakra traces"):
+ * path is a directory holding one PREFIX.0.et, or PREFIX (or PREFIX.0.et);
+ * PREFIX.0.et .. PREFIX.(N-1).et, N the network's NPUs, and
+ * PREFIX.comm_groups.json when a node names a comm group. Rank 0's nodes in
+ * file order become the layers: by weft_layer / weft_phase where present,
+ * else each collective closes a forward entry holding the compute before
+ * it; repeats of one collective are its calls. Groups: pg_name (the comm
+ * group's ranks must be a group weft lays out), weft_group, involved_dim,
+ * else every dim; each phase's first is its communicator group, others
+ * named groups g1, g2, ... Every other rank must have the same nodes.
+ * WEFT_EINPUT naming file, node id and field for what weft does not model
+ * (memory nodes, comm types other than all-reduce, reduce-scatter,
+ * all-gather and all-to-all, sends outside weft's send-recv pairs, compute
+ * timed by num_ops). *out is created by the call. */
+int weft_chakra_read(const char *path, const WeftNetwork *net, WeftWorkload **out,
+                     WeftCommunicator *comm, WeftError *err);
+/* 1 when path names a Chakra trace set as weft_chakra_read takes it. */
+int weft_chakra_is_trace(const char *path);
+
 /* Read back: weft_network_read takes network.json (its design into
  * design_gbps, latency per hop into latency_ns per step); this reads
  * system.txt into s (like = WEFT_LIKE_ASTRA1, chunks, in_flight,

@@ -148,21 +148,28 @@ static void write_compute(Trace *t, const WeftLayer *L, int phase) {
 static void write_coll(Trace *t, const WeftLayer *L, int phase, int k, int blocking) {
   const WeftPhaseSpec *ps = &L->phase[phase];
   const int *g = entry_group(t, ps, phase);
-  int calls = (int)weft_phase_calls(ps);
+  /* weft's calls may be fractional (a pipeline's share): the nearest whole
+   * number of nodes; the first carries weft_calls and weft_size_bytes, the
+   * exact figures weft_chakra_read takes back. */
+  int calls = (int)llround(weft_phase_calls(ps));
+  if (calls < 1) calls = 1;
   int64_t size = (int64_t)llround(ps->size_bytes / calls);
   uint64_t deps[4];
   size_t nd = 0;
   for (size_t i = 0; i < t->nmain; i++) deps[nd++] = t->main_tail[i];
   if (!blocking)
     for (size_t i = 0; i < t->nstream; i++) deps[nd++] = t->stream_tail[i];
-  char name[WEFT_NAME_LEN + 48], pg[24];
+  char name[WEFT_NAME_LEN + 48], pg[24], gtext[WEFT_MAX_DIMS * 12] = "";
+  for (int d = 0; d < t->net->ndims; d++)  /* "4,-1,2": weft_chakra_read's group of a send-recv */
+    snprintf(gtext + strlen(gtext), sizeof gtext - strlen(gtext), "%s%d", d ? "," : "",
+             g[d] > 1 ? g[d] : -1);
   snprintf(name, sizeof name, "%s/%s/%s", L->name, phase_key[phase], weft_collective_name(ps->coll));
   int whole = chakra_whole_dims(t->net, g);
   snprintf(pg, sizeof pg, "%d", whole ? 0 : t->gid[(size_t)k * (size_t)t->npus + (size_t)t->rank]);
   int m = chakra_members(t->net, g, t->rank, t->members), me = 0;
   while (t->members[me] != t->rank) me++;
-  Attr a[8], *ap[8];
-  for (int i = 0; i < 8; i++) ap[i] = &a[i];
+  Attr a[10], *ap[10];
+  for (int i = 0; i < 10; i++) ap[i] = &a[i];
   ChakraProtoMsg__BoolList dims;
   chakra_proto_msg__bool_list__init(&dims);
   protobuf_c_boolean inv[WEFT_MAX_DIMS];
@@ -177,10 +184,15 @@ static void write_coll(Trace *t, const WeftLayer *L, int phase, int k, int block
     attr_bool(&a[na++], "is_cpu_op", 0);
     attr_str(&a[na++], "weft_layer", L->name);
     attr_str(&a[na++], "weft_phase", weft_phase_name((WeftPhase)phase));
+    if (c == 0) {
+      attr_f64(&a[na++], "weft_calls", weft_phase_calls(ps));
+      attr_f64(&a[na++], "weft_size_bytes", ps->size_bytes);
+    }
     uint64_t ids[2];
     size_t nid = 0;
     if (ps->coll == WEFT_COLL_SENDRECV) {
       uint64_t tag = t->next_id;
+      attr_str(&a[na++], "weft_group", gtext);
       n.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE;
       attr_i64(&a[na++], "comm_size", size);
       attr_i32(&a[na++], "comm_dst", (int32_t)t->members[(me + 1) % m]);
@@ -191,6 +203,10 @@ static void write_coll(Trace *t, const WeftLayer *L, int phase, int k, int block
       r.name = name;
       r.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE;
       attr_i32(&a[na - 2], "comm_src", (int32_t)t->members[(me + m - 1) % m]);
+      if (c == 0) /* the send stands for the pair: the exact figures once */
+        for (size_t i = 0; i < na; i++)
+          if (!strcmp(a[i].name, "weft_calls") || !strcmp(a[i].name, "weft_size_bytes"))
+            a[i].name = (char *)(uintptr_t) "weft_pair";
       ids[nid++] = emit(t, &r, deps, nd, ap, na);
     } else {
       n.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE;
@@ -279,10 +295,10 @@ static int check_workload(const WeftNetwork *net, const WeftWorkload *wl,
                               "layer %s: %s collective's group '%s' is not in the communicator",
                               wl->layers[l].name, weft_phase_name((WeftPhase)p),
                               wl->group_name[ps->group - 1]);
-      if (calls != floor(calls) || calls > 1e6)
+      if (calls > 1e6)
         return weft_error_set(err, WEFT_EINPUT, wl->file, wl->layers[l].line, 0, "calls",
-                              "layer %s: a Chakra trace has whole collectives: %s stands for "
-                              "%g calls (1 to 1e6 whole ones)",
+                              "layer %s: %s stands for %g collective calls: a trace holds at "
+                              "most 1e6 an entry",
                               wl->layers[l].name, weft_phase_name((WeftPhase)p), calls);
       shape_of[l * WEFT_NPHASES + p] = shape_index(shapes, nshapes, g, net->ndims);
     }
