@@ -351,7 +351,9 @@ static const char *alg2(WeftTopology t) {
 
 /* ASTRA-sim 2.0's system file: weft's default algorithm per dim (Ring ring,
  * FullyConnected direct, Switch halving-doubling; all-to-all has no
- * halving-doubling there: direct), the simulator's chunks and window. */
+ * halving-doubling there: direct), the simulator's chunks and window. Its
+ * congestion-unaware backend gives every chunk in flight a whole link, so
+ * weft's "every chunk in flight" (sharing the link) is written as 1. */
 static void write_system_json(FILE *f, const WeftNetwork *net, int chunks, int in_flight,
                               double endpoint_ns) {
   /* ASTRA-sim 2.0 aborts on an event at the current time (EventQueue's
@@ -449,7 +451,7 @@ int weft_chakra_export(const char *dir, const char *prefix, const WeftNetwork *n
     else if (k == 1) rc = weft_astra_network_emit(o, net, bw_gbps, NULL, err);
     else if (k == 2)
       write_system_json(f, net, s->chunks,
-                        s->in_flight == WEFT_SIM_IN_FLIGHT_ALL ? s->chunks : s->in_flight,
+                        s->in_flight == WEFT_SIM_IN_FLIGHT_ALL ? 1 : s->in_flight,
                         s->endpoint_delay_ns);
     else fputs("{\n  \"memory-type\": \"NO_MEMORY_EXPANSION\"\n}\n", f);
     if (rc) weft_out_discard(o);
