@@ -203,11 +203,11 @@ static void write_coll(Trace *t, const WeftLayer *L, int phase, int k, int block
       r.name = name;
       r.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE;
       attr_i32(&a[na - 2], "comm_src", (int32_t)t->members[(me + m - 1) % m]);
-      if (c == 0) /* the send stands for the pair: the exact figures once */
-        for (size_t i = 0; i < na; i++)
-          if (!strcmp(a[i].name, "weft_calls") || !strcmp(a[i].name, "weft_size_bytes"))
-            a[i].name = (char *)(uintptr_t) "weft_pair";
-      ids[nid++] = emit(t, &r, deps, nd, ap, na);
+      Attr *rp[10]; /* the send stands for the pair: the exact figures on it only */
+      size_t nr = 0;
+      for (size_t i = 0; i < na; i++)
+        if (strcmp(a[i].name, "weft_calls") && strcmp(a[i].name, "weft_size_bytes")) rp[nr++] = &a[i];
+      ids[nid++] = emit(t, &r, deps, nd, rp, nr);
     } else {
       n.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE;
       attr_i64(&a[na++], "comm_type", comm_type(ps->coll));
