@@ -465,5 +465,6 @@ int weft_chakra_export(const char *dir, const char *prefix, const WeftNetwork *n
   free(gid);
   free(members);
   free(names);
+  free(t.buf);
   return rc;
 }
