@@ -24,16 +24,16 @@ trap 'rm -rf "$tmp"' EXIT
 rows="$tmp/rows"
 : >"$rows"
 tab=$(printf '\t')
-grep -v '^#' data/astra-sim2/cases.txt | while IFS="$tab" read -r name net args; do
+grep -v '^#' data/astra-sim2/cases.txt | while IFS="$tab" read -r name net chunks args; do
   [ -n "$name" ] || continue
   case "$name" in *"$filter"*) ;; *) continue ;; esac
   loop=no-overlap
-  case "$name" in *_overlap) loop=tp-dp-overlap ;; esac
+  case "$name" in *_overlap*) loop=tp-dp-overlap ;; esac
   dir="$tmp/$name"
   mkdir -p "$dir"
-  eval "\"$weft\" workload $args --network \"$in/$net\" -o \"$dir/w\" --chakra \"$dir/tr\" --chunks 4 --loop $loop" >/dev/null
+  eval "\"$weft\" workload $args --network \"$in/$net\" -o \"$dir/w\" --chakra \"$dir/tr\" --chunks $chunks --loop $loop" >/dev/null
   json=$("$weft" simulate --network "$in/$net" --workload "$dir/tr" --cost-model data/astra-sim/inputs/cost.yml \
-    --chunks 4 --in-flight 1 --endpoint-delay-ns 1 --loop "$loop" --json)
+    --chunks "$chunks" --in-flight 1 --endpoint-delay-ns 1 --loop "$loop" --json)
   weft_ns=$(printf '%s' "$json" | python3 -c 'import json,sys; print("%.0f" % json.load(sys.stdin)["time_ns"])')
   weft_s=$(printf '%s' "$json" | python3 -c 'import json,sys; print("%.6f" % (json.load(sys.stdin)["wall_time_ns"] / 1e9))')
   (cd "$dir/tr" && /usr/bin/time -f '%e %U %S' -o ../time.txt "$bin" --workload-configuration=w \
