@@ -26,6 +26,26 @@ int chakra_whole_dims(const WeftNetwork *net, const int *group);
  * Returns the count. */
 int chakra_members(const WeftNetwork *net, const int *group, long long rank, long long *out);
 
+/* Comm groups: id -> member ranks (members[first[i] .. first[i] + count[i])). */
+#define WEFT_CHAKRA_MAX_GROUPS 4096
+typedef struct {
+  int n;
+  int id[WEFT_CHAKRA_MAX_GROUPS];
+  long long first[WEFT_CHAKRA_MAX_GROUPS];
+  int count[WEFT_CHAKRA_MAX_GROUPS];
+  long long *members;  /* malloc'd: the caller frees it */
+  long long nmembers;
+  char file[WEFT_PATH_LEN];
+} ChakraGroups;
+/* Read path (none there: no groups, WEFT_OK), every rank in 0..npus-1;
+ * WEFT_EINPUT naming file, line and group otherwise. */
+int chakra_groups_read(ChakraGroups *g, const char *path, long long npus, WeftError *err);
+/* The per-dim shape of group gi (NPUs per dim, -1 none), checked to be the
+ * group weft lays out for its members (chakra_members of its lowest rank);
+ * scratch holds 2 x npus. */
+int chakra_group_shape(const ChakraGroups *g, int gi, const WeftNetwork *net, long long *scratch,
+                       int *shape, WeftError *err);
+
 /* Append v as a base-128 varint to buf (room for 10 bytes); returns bytes. */
 size_t chakra_varint_put(uint8_t *buf, uint64_t v);
 

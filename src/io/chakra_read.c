@@ -15,7 +15,6 @@
 #include "chakra.pb-c.h"
 #include "io/chakra.h"
 #include "io/util.h"
-#include "io/yaml.h"
 
 typedef ChakraProtoMsg__Node Node;
 typedef ChakraProtoMsg__AttributeProto Attr;
@@ -87,108 +86,12 @@ static int node_error(WeftError *err, const char *path, const Node *n, const cha
                         (unsigned long long)n->id, n->name, what);
 }
 
-/* Comm groups: id -> member ranks, from PREFIX.comm_groups.json. */
-typedef struct {
-  int n;
-  int id[4096];
-  long long first[4096];  /* offset into members */
-  int count[4096];
-  long long *members;
-  long long nmembers;
-  char file[WEFT_PATH_LEN];
-} Groups;
-
-static int groups_read(Groups *g, const char *path, long long npus, WeftError *err) {
-  struct stat st;
-  g->n = 0;
-  snprintf(g->file, sizeof g->file, "%.*s", (int)sizeof g->file - 1, path);
-  if (stat(path, &st) != 0) return WEFT_OK; /* none: only involved_dim groups */
-  WeftYamlNode *root;
-  int rc = weft_yaml_load_file(path, &root, err);
-  if (rc) return rc;
-  if (root && (rc = weft_yaml_expect(root, WEFT_YAML_MAPPING, path, "", err))) goto done;
-  for (int i = 0; root && i < root->n && !rc; i++) {
-    const WeftYamlNode *k = weft_yaml_key(root, i), *v = weft_yaml_value(root, i);
-    int id;
-    if (g->n == 4096) {
-      rc = weft_error_set(err, WEFT_EINPUT, path, k->line, k->col, k->text,
-                          "more than 4096 comm groups");
-      break;
-    }
-    if ((rc = weft_yaml_int(k, path, k->text, "a comm group's id", &id, err)) ||
-        (rc = weft_yaml_expect(v, WEFT_YAML_SEQUENCE, path, k->text, err)))
-      break;
-    long long *m = realloc(g->members, sizeof *m * (size_t)(g->nmembers + v->n + 1));
-    if (!m) {
-      rc = weft_error_set(err, WEFT_ENOMEM, "", 0, 0, "", "out of memory");
-      break;
-    }
-    g->members = m;
-    g->id[g->n] = id;
-    g->first[g->n] = g->nmembers;
-    g->count[g->n] = v->n;
-    for (int j = 0; j < v->n && !rc; j++) {
-      int r;
-      if (!(rc = weft_yaml_int(v->child[j], path, k->text, "a rank", &r, err)) &&
-          (r < 0 || r >= npus))
-        rc = weft_error_set(err, WEFT_EINPUT, path, v->child[j]->line, v->child[j]->col,
-                            k->text, "rank %d: the network has %lld NPUs (0..%lld)", r, npus,
-                            npus - 1);
-      g->members[g->nmembers++] = r;
-    }
-    g->n++;
-  }
-done:
-  weft_yaml_free(root);
-  return rc;
-}
-
-static int cmp_ll(const void *a, const void *b) {
-  long long x = *(const long long *)a, y = *(const long long *)b;
-  return (x > y) - (x < y);
-}
-
-/* The per-dim shape of comm group gi, checked to be the group weft lays out
- * for its members (chakra_members of its lowest rank). */
-static int group_shape(const Groups *g, int gi, const WeftNetwork *net, long long *scratch,
-                       int *shape, WeftError *err) {
-  const long long *m = g->members + g->first[gi];
-  int cnt = g->count[gi], D = net->ndims;
-  for (int d = 0; d < D; d++) {
-    int seen[1024] = {0}, distinct = 0;
-    long long div = 1;
-    for (int e = 0; e < d; e++) div *= net->npus[e];
-    for (int i = 0; i < cnt; i++) {
-      int c = (int)(m[i] / div % net->npus[d]);
-      if (c < 1024 && !seen[c]) {
-        seen[c] = 1;
-        distinct++;
-      }
-    }
-    shape[d] = distinct > 1 ? distinct : -1;
-  }
-  long long *sorted = scratch, *want = scratch + cnt;
-  memcpy(sorted, m, sizeof *m * (size_t)cnt);
-  qsort(sorted, (size_t)cnt, sizeof *sorted, cmp_ll);
-  int wn = cnt ? chakra_members(net, shape, sorted[0], want) : 0;
-  qsort(want, (size_t)wn, sizeof *want, cmp_ll);
-  if (wn != cnt || memcmp(want, sorted, sizeof *want * (size_t)cnt)) {
-    char field[32];
-    snprintf(field, sizeof field, "%d", g->id[gi]);
-    return weft_error_set(err, WEFT_EINPUT, g->file, 0, 0, field,
-                          "comm group %d: its %d ranks are not a group weft lays on the network "
-                          "(a block of each dim, innermost first: docs/simulate.md \"Chakra traces\")",
-                          g->id[gi], cnt);
-  }
-  return WEFT_OK;
-}
-
 /* The workload being built from rank 0's nodes. */
 typedef struct {
   const WeftNetwork *net;
   WeftWorkload *wl;
   WeftCommunicator *comm;
-  const Groups *groups;
+  const ChakraGroups *groups;
   long long *scratch;
   const char *path;
   int named;          /* weft_layer / weft_phase seen */
@@ -259,7 +162,7 @@ static int node_shape(Build *b, const Node *n, int *shape, WeftError *err) {
     char *end;
     long id = strtol(a->string_val, &end, 10);
     for (int i = 0; i < b->groups->n; i++)
-      if (!*end && b->groups->id[i] == id) return group_shape(b->groups, i, b->net, b->scratch, shape, err);
+      if (!*end && b->groups->id[i] == id) return chakra_group_shape(b->groups, i, b->net, b->scratch, shape, err);
     char what[200];
     snprintf(what, sizeof what, "pg_name '%.40s' is not a comm group of %.120s", a->string_val,
              b->groups->file);
@@ -527,7 +430,7 @@ int weft_chakra_read(const char *path, const WeftNetwork *net, WeftWorkload **ou
   if (stat(file, &st) == 0)
     return weft_error_set(err, WEFT_EINPUT, file, 0, 0, "",
                           "more ranks' traces than the network's %lld NPUs", npus);
-  Groups *g = calloc(1, sizeof *g);
+  ChakraGroups *g = calloc(1, sizeof *g);
   long long *scratch = malloc(sizeof *scratch * (size_t)(2 * npus + 2));
   WeftWorkload *wl = weft_workload_create();
   int rc = !g || !scratch || !wl ? weft_error_set(err, WEFT_ENOMEM, "", 0, 0, "", "out of memory")
@@ -538,7 +441,7 @@ int weft_chakra_read(const char *path, const WeftNetwork *net, WeftWorkload **ou
     for (int d = 0; d < net->ndims; d++) comm->group[p][d] = -1;
   snprintf(file, sizeof file, "%s.comm_groups.json", prefix);
   snprintf(comm->file, sizeof comm->file, "%.*s", (int)sizeof comm->file - 1, file);
-  if (!rc) rc = groups_read(g, file, npus, err);
+  if (!rc) rc = chakra_groups_read(g, file, npus, err);
   Build b = {.net = net, .wl = wl, .comm = comm, .groups = g, .scratch = scratch,
              .cur_layer = -1};
   Shape first = {0}, sh;
