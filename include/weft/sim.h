@@ -270,7 +270,8 @@ int weft_astra1_export(const char *dir, const WeftSpec *spec, const double *bw_g
  * waits for blocking collectives; the others (as the loop overlaps them) run
  * one at a time after the compute before them. Every node also carries
  * weft_layer and weft_phase (weft_chakra_read's). With bw_gbps (and s), also
- * network.yml (weft_astra_network_emit), system.json (s->chunks,
+ * network.yml (weft_astra_network_emit of bw_gbps x the dims' efficiency),
+ * system.json (s->chunks,
  * s->in_flight, s->endpoint_delay_ns, weft's default algorithm per dim) and
  * memory.json. Every file or none. */
 int weft_chakra_export(const char *dir, const char *prefix, const WeftNetwork *net,

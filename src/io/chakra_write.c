@@ -414,6 +414,11 @@ int weft_chakra_export(const char *dir, const char *prefix, const WeftNetwork *n
   char(*names)[WEFT_PATH_LEN] = malloc(sizeof *names * (size_t)(npus + 4));
   Trace t = {.net = net, .comm = comm, .wl = wl, .gid = gid, .npus = npus, .members = members};
   int rc = WEFT_OK, made = 0, done = 0;
+  /* what ASTRA-sim's links carry: a dim's Efficiency applied first (as the
+   * ASTRA-sim 1.0 export does) */
+  double eff_gbps[WEFT_MAX_DIMS] = {0};
+  for (int d = 0; bw_gbps && d < net->ndims; d++)
+    eff_gbps[d] = bw_gbps[d] * (net->efficiency[d] > 0.0 ? net->efficiency[d] : 1.0);
   if (!shape_of || !gid || !members || !names)
     rc = weft_error_set(err, WEFT_ENOMEM, "", 0, 0, "", "out of memory");
   if (!rc) rc = check_workload(net, wl, comm, shape_of, shapes, &nshapes, err);
@@ -448,7 +453,7 @@ int weft_chakra_export(const char *dir, const char *prefix, const WeftNetwork *n
     if ((rc = open_in(dir, names[done], &o, err))) break;
     FILE *f = weft_out_stream(o);
     if (k == 0) write_groups_json(f, net, shapes, nshapes, npus, gid, members);
-    else if (k == 1) rc = weft_astra_network_emit(o, net, bw_gbps, NULL, err);
+    else if (k == 1) rc = weft_astra_network_emit(o, net, eff_gbps, NULL, err);
     else if (k == 2)
       write_system_json(f, net, s->chunks,
                         s->in_flight == WEFT_SIM_IN_FLIGHT_ALL ? 1 : s->in_flight,

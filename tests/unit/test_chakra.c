@@ -224,7 +224,45 @@ static void test_refuses(void) {
   refused(bcast, sizeof bcast, "comm_type", "comm_type 5");
 }
 
+/* With a design, network.yml carries B x efficiency per link: a Switch of 2
+ * at 100 GB/s, efficiency 0.5 -> 50 GB/s = 50 / 1.073741824 of ASTRA-sim's
+ * GB/s (2^30 bytes/s); system.json the chunks and one chunk in flight. */
+static void test_design_files(void) {
+  WeftNetwork net;
+  WeftCommunicator comm;
+  WeftWorkload *wl = tiny(&net, &comm);
+  net.efficiency[0] = 0.5;
+  double bw[1] = {100.0};
+  WeftSimSettings s;
+  weft_sim_settings_default(&s);
+  s.chunks = 3;
+  char dir[] = "/tmp/weft_chakra_XXXXXX", path[256];
+  CHECK(mkdtemp(dir) != NULL);
+  WeftError err;
+  CHECK_EQ_INT(weft_chakra_export(dir, "t", &net, wl, &comm, WEFT_LOOP_NO_OVERLAP, bw, &s, &err),
+               WEFT_OK);
+  snprintf(path, sizeof path, "%s/network.yml", dir);
+  size_t len = 0;
+  char *b = read_all(path, &len);
+  const char *at = b ? strstr(b, "\nbandwidth: [ ") : NULL;
+  CHECK(at != NULL);
+  if (at) CHECK_NEAR(strtod(at + 14, NULL), 50.0 / 1.073741824, 1e-12);
+  free(b);
+  snprintf(path, sizeof path, "%s/system.json", dir);
+  b = read_all(path, &len);
+  CHECK(b && strstr(b, "\"preferred-dataset-splits\": 3,") && strstr(b, "\"active-chunks-per-dimension\": 1,"));
+  free(b);
+  const char *files[] = {"t.0.et", "t.1.et", "t.comm_groups.json", "network.yml", "system.json", "memory.json"};
+  for (int i = 0; i < 6; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+    CHECK(unlink(path) == 0);
+  }
+  CHECK(rmdir(dir) == 0);
+  weft_workload_free(wl);
+}
+
 const TestCase suite_chakra[] = {
+    {"chakra_design_files", test_design_files},
     {"chakra_varint", test_varint},
     {"chakra_members", test_members},
     {"chakra_encoding", test_encoding},
