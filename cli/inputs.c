@@ -30,7 +30,9 @@ const CliOpt cli_input_opts[CLI_IN_COUNT] = {
     [CLI_IN_PLANES] = {"--planes", "P1,...,PD",
                        "planes each Switch dim's links are split over (0: as\n"
                        "                        the network has it; docs/model.md)"},
-    [CLI_IN_WORKLOAD] = {"--workload", "FILE", "ASTRA-sim 1.0 workload text (12 fields per layer)",
+    [CLI_IN_WORKLOAD] = {"--workload", "FILE", "ASTRA-sim 1.0 workload text (12 fields per layer),\n"
+                         "                        or a Chakra trace set (a directory or PREFIX of\n"
+                         "                        PREFIX.RANK.et; no --communicator)",
                          CLI_IN_SEVERAL_JOBS},
     [CLI_IN_COMM] = {"--communicator", "FILE",
                      "LIBRA communicator yml (Forward, InputGrad, WeightGrad)", CLI_IN_SEVERAL_JOBS},
@@ -228,8 +230,15 @@ static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, We
   static const int need[] = {CLI_IN_NETWORK, CLI_IN_WORKLOAD, CLI_IN_COMM, CLI_IN_COST};
   const char *const *v = in->val;
   char missing[128] = "";
+  int chakra = v[CLI_IN_WORKLOAD] && weft_chakra_is_trace(v[CLI_IN_WORKLOAD]);
+  if (chakra && v[CLI_IN_COMM])
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL,
+                          "--workload %s is a Chakra trace set: its communicator groups come "
+                          "from the traces; drop --communicator",
+                          v[CLI_IN_WORKLOAD]);
   for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
     if (!v[need[i]] && !(need[i] == CLI_IN_NETWORK && v[CLI_IN_CLUSTER]) &&
+        !(need[i] == CLI_IN_COMM && chakra) &&
         !(need[i] == CLI_IN_COST && (parts_price(in) || v[CLI_IN_NETWORK]))) {
       strcat(missing, missing[0] ? ", " : "");
       strcat(missing, cli_input_opts[need[i]].name);
@@ -246,8 +255,10 @@ static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, We
                           "file, or --model; see 'weft %s --help')", cmd);
   if (!rc && v[CLI_IN_COST]) rc = weft_cost_model_read(v[CLI_IN_COST], &sc->cost, err);
   if (!rc) rc = bind_parts(in, sc, err);
-  if (!rc) rc = weft_communicator_read(v[CLI_IN_COMM], &sc->comm[0], err);
-  if (!rc) rc = weft_workload_read(v[CLI_IN_WORKLOAD], &sc->workload[0], err);
+  if (!rc && chakra) rc = weft_chakra_read(v[CLI_IN_WORKLOAD], &sc->net, &sc->workload[0],
+                                           &sc->comm[0], err);
+  if (!rc && !chakra) rc = weft_communicator_read(v[CLI_IN_COMM], &sc->comm[0], err);
+  if (!rc && !chakra) rc = weft_workload_read(v[CLI_IN_WORKLOAD], &sc->workload[0], err);
   if (rc) return rc;
   sc->njobs = 1;
   sc->weight[0] = 1.0;

@@ -455,9 +455,21 @@ def parts_names(names):
     return arr, joined
 
 
+def _chakra(v):
+    """1 when workload= names a Chakra trace set (a directory or PREFIX of
+    PREFIX.RANK.et), as the CLI's --workload tells them apart."""
+    from . import _libx  # noqa: F401 (declares weft_chakra_*)
+    return is_path(v) and lib.weft_chakra_is_trace(c_path("workload", v)) == 1
+
+
 def _load_files(s, kw):
+    chakra = kw.get("workload") is not None and _chakra(kw["workload"])
+    if chakra and kw.get("communicator") is not None:
+        raise fail("workload %s is a Chakra trace set: its communicator groups come from the "
+                   "traces; drop communicator" % os.fsdecode(kw["workload"]), "communicator")
     missing = [k for k in ("network", "workload", "communicator", "cost_model")
                if kw.get(k) is None and not (k == "network" and given(kw, "cluster")) and
+               not (k == "communicator" and chakra) and
                not (k == "cost_model" and (_parts_price(kw) or given(kw, "network")))]
     if missing:
         raise fail("missing %s (or give a scenario, or model=...)" % ", ".join(missing),
@@ -471,8 +483,15 @@ def _load_files(s, kw):
     if kw.get("cost_model") is not None:
         read_cost_model(kw["cost_model"], sc.cost, s.sources)
     bind_parts(s, kw)
-    read_communicator(kw["communicator"], sc.comm[0], s.sources)
-    wl, name = read_workload(kw["workload"])
+    if chakra:  # the workload and its communicator from the traces
+        wl, err = c_void_p(), new_error()
+        check_rc(lib.weft_chakra_read(c_path("workload", kw["workload"]), byref(sc.net),
+                                      byref(wl), byref(sc.comm[0]), byref(err)), err)
+        name = os.fsdecode(kw["workload"]).rstrip("/").rsplit("/", 1)[-1].split(".", 1)[0]
+        name = name.encode()[:_lib.NAME_LEN - 1]
+    else:
+        read_communicator(kw["communicator"], sc.comm[0], s.sources)
+        wl, name = read_workload(kw["workload"])
     sc.workload[0] = wl
     sc.njobs = 1  # sc owns the workload from here
     sc.weight[0] = 1.0
