@@ -149,7 +149,7 @@ def args_for(run, specs, tmp, assumed):
             a += [flag, str(int(par[k]))]
     if par.get("attention"):
         a += ["--attention", par["attention"]]
-    if par.get("precision") == "fp8":
+    if precision(run) == "fp8":
         a += ["--fp8"]
     if par.get("order"):
         a += ["--order", par["order"]]
@@ -171,6 +171,27 @@ def args_for(run, specs, tmp, assumed):
     elif rc is None:
         assumed.append("no recompute")
     return a
+
+
+def precision(run):
+    """fp8 (any FP8 recipe: delayed or current scaling, blockwise) or the
+    16-bit one as published (bf16, fp16)."""
+    p = str(run["parallel"].get("precision") or "").lower()
+    return "fp8" if p.startswith("fp8") else p.split()[0] if p else "-"
+
+
+def run_set(run):
+    """The source a row belongs to: its `set`, else its id's first word."""
+    return run.get("set") or run["id"].split("-")[0]
+
+
+def summary(title, keyed):
+    """Mean and max |error| per key, in first-seen order."""
+    print("\n| %s | runs | mean abs error | max abs error |" % title)
+    print("|---|---|---|---|")
+    for k, es in keyed.items():
+        print("| %s | %d | %.1f%% | %.1f%% |" % (k, len(es), 100 * sum(abs(e) for e in es) / len(es),
+                                                100 * max(abs(e) for e in es)))
 
 
 def micro_batches(run):
@@ -266,6 +287,7 @@ def main():
     runs = load("data/validation/runs.yml")["runs"]
     specs = load("data/validation/specs.yml")
     rows, errs, bands = [], [], []
+    by_set, by_prec = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for run in runs:
             par, pub = run["parallel"], run.get("s_per_iter")
@@ -278,6 +300,8 @@ def main():
                     pub *= batch_rule(run)[1]  # a rate: the same rate at weft's batch
                 e = (t - pub) / pub
                 errs.append(e)
+                by_set.setdefault(run_set(run), []).append(e)
+                by_prec.setdefault(precision(run), []).append(e)
                 rows.append((run["id"], run["gpus"], shape, "%.2f" % pub, "%.2f" % t,
                              "%+.1f%%" % (100 * e), ", ".join(assumed)))
                 b = band(weft, run, specs, tmp, pub) if BANDS else None
@@ -296,6 +320,8 @@ def main():
         mae = sum(abs(e) for e in errs) / len(errs)
         print("\nmodelled %d of %d runs: mean |error| %.1f%%, max |error| %.1f%%"
               % (len(errs), len(rows), 100 * mae, 100 * max(abs(e) for e in errs)))
+        summary("source", by_set)
+        summary("precision", by_prec)
     else:
         print("\nno run modelled")
     if BANDS:
