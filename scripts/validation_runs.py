@@ -46,9 +46,10 @@ import tempfile
 
 import yaml
 
-DEVICE = {"a100-80gb": "a100", "a100-40gb": "a100-40gb", "h100-sxm": "h100", "h800": "h800"}
+DEVICE = {"a100-80gb": "a100", "a100-40gb": "a100-40gb", "h100-sxm": "h100", "h800": "h800",
+          "b200": "b200", "gb200": "gb200"}
 CLUSTER = {"a100-80gb": "dgx-a100", "a100-40gb": "dgx-a100", "h100-sxm": "dgx-h100",
-           "h800": "dgx-h800"}
+           "h800": "dgx-h800", "b200": "dgx-b200", "gb200": "gb200-nvl72"}
 CLUSTERS = "data/zoo/clusters.yml"
 NOMINAL = "--nominal" in sys.argv[1:]
 BANDS = "--bands" in sys.argv[1:]
@@ -155,6 +156,8 @@ def args_for(run, specs, tmp, assumed):
         a += ["--order", par["order"]]
     if run.get("loop"):
         a += ["--loop", run["loop"]]
+    for what in par.get("pp_account") or ():  # Megatron's uneven split
+        a += ["--pp-account-" + what]
     if par.get("pp_layers"):
         a += ["--pp-layers", ",".join(str(int(x)) for x in par["pp_layers"])]
     mb = par.get("micro_batch") or 1
