@@ -38,6 +38,12 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
                        "optimizer's master weights (default fp32; none: the\n"
                        "                        bf16 parameters updated in place)"},
     [CLI_MO_OPTSTATES] = {"--optimizer-states", "fp32|bf16", "Adam's two moments (default fp32)"},
+    [CLI_MO_PPEMB] = {"--pp-account-embedding", NULL,
+                      "the embedding counts as a layer of the first stage's\n"
+                      "                        first chunk (Megatron's uneven split)"},
+    [CLI_MO_PPLOSS] = {"--pp-account-loss", NULL,
+                       "the output layer and loss count as a layer of the last\n"
+                       "                        stage's last chunk (Megatron's uneven split)"},
 };
 
 /* "5,6,6,5": positive layer counts, one per stage. */
@@ -94,6 +100,8 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
       return -1;
   p->sequence_parallel = val[CLI_MO_SP] != NULL;
   p->fp8 = val[CLI_MO_FP8] != NULL;
+  p->pp_account_embedding = val[CLI_MO_PPEMB] != NULL;
+  p->pp_account_loss = val[CLI_MO_PPLOSS] != NULL;
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {

@@ -196,6 +196,12 @@ typedef struct {
                             ASTRA-sim 1.0's reading); 0 (default): gradient accumulation as
                             frameworks run it, the synchronisation after the last
                             micro-batch's backward ('accumulation' entries, docs/zoo.md) */
+  /* Megatron-Core's uneven pipeline split (account_for_embedding_in_pipeline_split,
+   * account_for_loss_in_pipeline_split): the embedding (the output layer and
+   * loss) counts as one layer of the first (last) stage's first (last) model
+   * chunk, so layers + the two must divide into pp x virtual_stages chunks of c
+   * layers, and that chunk holds c - 1 (weft_stage_layers_accounted). 0: off. */
+  int pp_account_embedding, pp_account_loss;
 } WeftParallel;
 
 /* The pipeline schedule: 1F1B (Narayanan et al. 2021; interleaved when
@@ -245,6 +251,15 @@ int weft_optimizer_precision(const char *master, const char *moments, double *by
  * first, last, second, second to last, ... (they also hold the embedding
  * and the logits). WEFT_EINPUT when pp < 1 or pp > L. */
 int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err);
+
+/* Megatron-Core's stage sizes when the embedding (emb 1) and the loss
+ * (loss 1) count as a layer each (WeftParallel.pp_account_*): chunks of c =
+ * (layers + emb + loss) / (pp v) layers, v per stage; the first stage's first
+ * chunk holds c - emb, the last stage's last chunk c - loss. out[pp] gets the
+ * stage totals. WEFT_EINPUT (field "pp_account") when pp v does not divide
+ * layers + emb + loss, or a stage would hold no layer. */
+int weft_stage_layers_accounted(int layers, int pp, int v, int emb, int loss, int *out,
+                                WeftError *err);
 
 /* tp = pp = dp = ep = cp = 1, micro_batch 1, virtual_stages 1, standard attention, no FP8,
  * 1F1B,

@@ -396,3 +396,30 @@ def test_simulate_active_npus():  # the simulator runs the 64 working GPUs of ea
                  "gb200-nvl72", "--npus", "144", "--active", "64,0", "--cost-model",
                  "data/validation/cost.yml"), skip=NOWALL)
     assert py["dims"][0]["npus"] == 64 and py["dims"][0]["spares"] == 8
+
+
+def test_pp_account_keywords():
+    """pp_account_embedding= and pp_account_loss= are --pp-account-embedding
+    and --pp-account-loss and the scenario keys of the same names: Megatron's
+    uneven split, which lets megatron-22b's 48 layers run on PP-2 x VP-5
+    (48 + 2 = 50 slots, chunks of 5, each end chunk 4), refused without it."""
+    v = "data/validation/cost.yml"
+    job = dict(model="megatron-22b", tp=8, pp=2, vp=5, recompute=True, cost_model=v,
+               cluster="dgx-h100", npus=16, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "megatron-22b", "--tp", "8", "--pp", "2", "--vp", "5", "--recompute",
+            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "16", "--constraint",
+            "B1 = 450", "--constraint", "B2 = 50"]
+    py = weft.optimize(pp_account_embedding=True, pp_account_loss=True, **job)
+    same(py, cli("optimize", *args, "--pp-account-embedding", "--pp-account-loss"))
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
+          "workload": {"model": "megatron-22b", "tp": 8, "pp": 2, "virtual_stages": 5,
+                       "recompute": True, "pp_account_embedding": True,
+                       "pp_account_loss": True},
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(**job)
+    assert "virtual_stages" in str(e.value)
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(pp_account_embedding=True, **job)  # 49 slots on 10 chunks
+    assert "pp_account" in str(e.value)

@@ -24,7 +24,8 @@ OBJECTIVES = ("perf", "perf-per-cost", "cost-per-iteration")  # WeftObjective or
 MAX_NPUS = 1 << 30  # a network's NPUs, as the readers allow
 MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero", "recompute",
               "order", "efficiency", "zoo", "pp_layers", "cp", "attention", "fp8", "schedule",
-              "grad_bytes", "master_weights", "optimizer_states")
+              "grad_bytes", "master_weights", "optimizer_states", "pp_account_embedding",
+              "pp_account_loss")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -255,6 +256,10 @@ class ModelOpts:
                            "schedule")
             par.schedule = kind.value
         precision(kw, par)
+        # Megatron's uneven split (--pp-account-embedding, --pp-account-loss)
+        par.pp_account_embedding = 1 if flag("pp_account_embedding",
+                                             kw.get("pp_account_embedding")) else 0
+        par.pp_account_loss = 1 if flag("pp_account_loss", kw.get("pp_account_loss")) else 0
         rc_mode = kw.get("recompute")
         if not isinstance(rc_mode, str):  # True alone: full, as --recompute alone
             rc_mode = flag("recompute", rc_mode) if rc_mode is None or isinstance(

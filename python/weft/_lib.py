@@ -135,7 +135,7 @@ WeftParallel = _s("WeftParallel", [
     ("act_bytes", c_double), ("param_bytes", c_double), ("grad_bytes", c_double),
     ("optimizer_bytes", c_double), ("stage_layers", POINTER(c_int)), ("nstage_layers", c_int),
     ("optimizer_step", c_int), ("schedule", c_int),
-    ("merged_backward", c_int)])
+    ("merged_backward", c_int), ("pp_account_embedding", c_int), ("pp_account_loss", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,

@@ -11,7 +11,8 @@
 static const char *const MODEL_KEYS[] = {
     "model", "device",    "tp",        "pp",         "dp", "ep", "micro_batch", "sequence_parallel",
     "zero",  "recompute", "order",     "efficiency", "virtual_stages", "cp", "attention", "fp8",
-    "pp_layers", "grad_bytes", "schedule", "master_weights", "optimizer_states", NULL};
+    "pp_layers", "grad_bytes", "schedule", "master_weights", "optimizer_states",
+    "pp_account_embedding", "pp_account_loss", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -188,6 +189,8 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = int_key(wv, "zero", file, 0, 3, &par->zero_stage, err)) ||
       (rc = bool_key(wv, "sequence_parallel", file, &par->sequence_parallel, err)) ||
       (rc = bool_key(wv, "fp8", file, &par->fp8, err)) ||
+      (rc = bool_key(wv, "pp_account_embedding", file, &par->pp_account_embedding, err)) ||
+      (rc = bool_key(wv, "pp_account_loss", file, &par->pp_account_loss, err)) ||
       (rc = recompute_key(wv, file, &par->recompute, err)) ||
       (rc = word_key(wv, "attention", "standard or flash", weft_attention_parse, file,
                      &par->attention, err)) ||

@@ -43,10 +43,23 @@ static int moe_layers(const Gen *g, int lo, int hi) {
   return g->m->experts > 0 ? weft_model_moe_layers(g->m, lo, hi) : 0;
 }
 
-/* Layers of stage k: stage_layers, else weft_stage_layers_balanced's
- * (L / pp, or floor/ceil with the floor ones at the ends first). */
+/* Megatron's uneven split: the embedding and/or the loss count as a layer. */
+static int accounted(const WeftParallel *p) {
+  return p->pp_account_embedding || p->pp_account_loss;
+}
+
+/* Layers of stage k: stage_layers; weft_stage_layers_accounted's (chunks
+ * of c, the end chunks one fewer: valid once check() passed); else
+ * weft_stage_layers_balanced's (L / pp, or floor/ceil with the floor ones
+ * at the ends first). */
 static int stage_layers_of(const WeftParallel *p, int layers, int k) {
   if (p->stage_layers) return p->stage_layers[k];
+  if (accounted(p)) {
+    int e = p->pp_account_embedding != 0, l = p->pp_account_loss != 0;
+    int v = p->virtual_stages > 1 ? p->virtual_stages : 1;
+    int c = (layers + e + l) / (p->pp * v);
+    return v * c - (k == 0 ? e : 0) - (k == p->pp - 1 ? l : 0);
+  }
   int q = layers / p->pp, light = layers % p->pp ? p->pp - layers % p->pp : 0;
   int pos = k <= p->pp - 1 - k ? 2 * k : 2 * (p->pp - 1 - k) + 1;
   return light ? q + (pos >= light) : q;
@@ -77,7 +90,23 @@ static int check(Gen *g, Tf *t) {
     return weft_gen_fail(g, WEFT_EINPUT, "top_k",
                          "model '%s': experts %d, top_k %d: need experts >= 0 and top_k <= experts",
                          m->name, m->experts, m->top_k);
-  if (p->stage_layers) {
+  if (accounted(p)) {
+    int e = p->pp_account_embedding != 0, l = p->pp_account_loss != 0;
+    long long v = p->virtual_stages > 1 ? p->virtual_stages : 1, chunks = v * p->pp;
+    if (p->stage_layers)
+      return weft_gen_fail(g, WEFT_EINPUT, "pp_account",
+                           "pp_layers and pp_account_embedding/pp_account_loss both say how the "
+                           "layers split: give one");
+    if ((m->layers + e + l) % chunks)
+      return weft_gen_fail(g, WEFT_EINPUT, "pp_account",
+                           "pp_account: %d layers + %d (embedding, loss) = %d do not split into "
+                           "pp x virtual_stages = %lld chunks of equal layers",
+                           m->layers, e + l, m->layers + e + l, chunks);
+    if (stage_layers_of(p, m->layers, 0) < 1 || stage_layers_of(p, m->layers, p->pp - 1) < 1)
+      return weft_gen_fail(g, WEFT_EINPUT, "pp_account",
+                           "pp_account: chunks of %lld layer(s) leave an end stage no layer",
+                           (m->layers + e + l) / chunks);
+  } else if (p->stage_layers) {
     long long sum = 0;
     if (p->nstage_layers != p->pp)
       return weft_gen_fail(g, WEFT_EINPUT, "pp_layers", "pp_layers has %d stages, pp = %d",
@@ -146,7 +175,7 @@ static int check(Gen *g, Tf *t) {
    * end stage, 126 layers in 128 slots). */
   t->v = p->virtual_stages > 1 ? p->virtual_stages : 1;
   int fits = p->pp > 1 && p->pp <= m->layers;
-  if (t->v > 1 && fits) {
+  if (t->v > 1 && fits && !accounted(p)) { /* accounted: chunks of c, checked above */
     int mid = 0; /* the full stages' layers: the most any stage holds */
     for (int k = 0; k < p->pp; k++)
       if (stage_layers_of(p, m->layers, k) > mid) mid = stage_layers_of(p, m->layers, k);
@@ -313,7 +342,11 @@ static int plan(Gen *g, Tf *t) {
   double *bw = fw + pp;
   if (p->stage_layers)
     for (int k = 0; k < pp; k++) t->sl[k] = p->stage_layers[k];
-  else if ((rc = weft_stage_layers_balanced(t->L, pp, t->sl, g->err)))
+  else if (accounted(p)) {
+    if ((rc = weft_stage_layers_accounted(t->L, pp, t->v, p->pp_account_embedding,
+                                          p->pp_account_loss, t->sl, g->err)))
+      goto out;
+  } else if ((rc = weft_stage_layers_balanced(t->L, pp, t->sl, g->err)))
     goto out;
   t->e = pp - 1;
   for (int k = 0, lo = 1; k < pp; lo += t->sl[k++]) {

@@ -1,0 +1,131 @@
+/* test_recipes.c — recipes as Megatron-Core runs them: the uneven pipeline
+ * split that counts the embedding and the loss as layers (with and without
+ * virtual stages), checked against a 1F1B timeline worked by hand. */
+#include <string.h>
+
+#include "model/gen.h"
+#include "../test.h"
+#include "gen_fixture.h"
+#include "weft.h"
+
+/* Megatron's split (get_num_layers_to_build): chunks of c = (L + e + l) /
+ * (pp v) layers, the first stage's first chunk c - e, the last stage's last
+ * c - l. Llama 3.1 405B (126 layers) on PP-8 x VP-8: c = 128 / 64 = 2, so
+ * 15, 16 x 6, 15; on PP-16 x VP-8: c = 1, 7, 8 x 14, 7 (the first chunk of
+ * the first stage holds the embedding alone). Only the loss: 11 layers on 4
+ * stages are 3, 3, 3, 2 (balanced: 2, 3, 3, 3). */
+static void rp_accounted_stages(void) {
+  int s[16];
+  WeftError err;
+  CHECK_EQ_INT(weft_stage_layers_accounted(126, 8, 8, 1, 1, s, &err), WEFT_OK);
+  for (int k = 0; k < 8; k++) CHECK_EQ_INT(s[k], k == 0 || k == 7 ? 15 : 16);
+  CHECK_EQ_INT(weft_stage_layers_accounted(126, 16, 8, 1, 1, s, &err), WEFT_OK);
+  for (int k = 0; k < 16; k++) CHECK_EQ_INT(s[k], k == 0 || k == 15 ? 7 : 8);
+  CHECK_EQ_INT(weft_stage_layers_accounted(11, 4, 1, 0, 1, s, &err), WEFT_OK);
+  CHECK(s[0] == 3 && s[1] == 3 && s[2] == 3 && s[3] == 2);
+  CHECK_EQ_INT(weft_stage_layers_balanced(11, 4, s, &err), WEFT_OK);
+  CHECK(s[0] == 2 && s[1] == 3 && s[2] == 3 && s[3] == 3);
+  CHECK_EQ_INT(weft_stage_layers_accounted(2, 2, 1, 1, 1, s, &err), WEFT_OK); /* c = 2 */
+  CHECK(s[0] == 1 && s[1] == 1);
+  /* 3 + 2 slots on 2 chunks; 1 + 2 on 3 chunks leaves the first stage none */
+  CHECK_EQ_INT(weft_stage_layers_accounted(3, 2, 1, 1, 1, s, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "pp_account"));
+  CHECK_EQ_INT(weft_stage_layers_accounted(1, 3, 1, 1, 1, s, &err), WEFT_EINPUT);
+}
+
+/* 5 layers of the tiny model (forward 832 FLOPs a layer, logits 128; 1 ns a
+ * FLOP) on 2 stages, 4 micro-batches, the loss counted: stages 3, 2 (the
+ * balanced split is 2, 3). Stage 0: f0 = 2496, b0 = 4992; stage 1 (2 layers
+ * + logits): f1 = 1792, b1 = 3584. 1F1B orders: stage 0 F0 F1 B0 F2 B1 F3 B2
+ * B3, stage 1 F0 B0 F1 B1 F2 B2 F3 B3. By hand: S0 F0 [0,2496], F1
+ * [2496,4992]; S1 F0 [2496,4288], B0 [4288,7872]; S0 B0 [7872,12864]; S1 F1
+ * [7872,9664], B1 [9664,13248]; S0 F2 [12864,15360], B1 [15360,20352]; S1 F2
+ * [15360,17152], B2 [17152,20736]; S0 F3 [20352,22848], B2 [22848,27840];
+ * S1 F3 [22848,24640], B3 [24640,28224]; S0 B3 [28224,33216]. T = 33216:
+ * stage 0 (7488 a micro-batch) is critical and its work repeats 33216 /
+ * 7488 times; it holds layers 1..3 and the embedding, no logits. */
+static void rp_accounted_1f1b(void) {
+  static const double f[2] = {2496, 1792}, b[2] = {4992, 3584};
+  double T = 0;
+  CHECK_EQ_INT(weft_gen_1f1b(f, b, 2, 4, &T), WEFT_OK);
+  CHECK_NEAR(T, 33216, 0);
+  WeftModel m = fx_tiny(2, 5, 4);
+  WeftDevice dev = fx_unit_device(1e15);
+  static const int n[1] = {2};
+  WeftNetwork net = fx_net(1, n, WEFT_RING);
+  WeftParallel par;
+  weft_parallel_default(&par);
+  par.pp = 2;
+  par.pp_account_loss = 1;
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_EQ_INT(info.critical_stage, 0);
+  CHECK_EQ_INT(info.layers_per_stage, 3);
+  CHECK_NEAR(info.pipeline_repeats, 33216.0 / 7488, 1e-12);
+  CHECK(fx_find_layer(wl, "L3.mlp") && !fx_find_layer(wl, "L4.attn") && !fx_find_layer(wl, "logits"));
+  /* balanced (2, 3): the last stage, 3 layers + logits, is critical */
+  par.pp_account_loss = 0;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_EQ_INT(info.critical_stage, 1);
+  CHECK(fx_find_layer(wl, "logits") && fx_find_layer(wl, "L3.attn"));
+  /* the embedding alone: 6 slots, stages 2, 3 (what balanced gives too) */
+  par.pp_account_embedding = 1;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_EQ_INT(info.critical_stage, 1);
+  CHECK_EQ_INT(info.layers_per_stage, 3);
+  /* both: 7 slots on 2 stages do not split */
+  par.pp_account_loss = 1;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "pp_account"));
+  /* and never with explicit stages */
+  static const int sl[2] = {3, 2};
+  par.pp_account_embedding = 0;
+  par.stage_layers = sl;
+  par.nstage_layers = 2;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "pp_account"));
+  weft_workload_free(wl);
+}
+
+/* Virtual stages: 6 layers on PP-2 x VP-2 with the embedding and the loss
+ * counted: chunks of 2, stage 0 = (1, 2), stage 1 = (2, 1), 3 layers each,
+ * which the plain interleaved rule (every stage v x c, the ends c fewer)
+ * refuses. 4 micro-batches (pp divides them): the interleaved rhythm m +
+ * (pp - 1)/v = 4.5; the last stage (3 layers + logits) is critical. */
+static void rp_accounted_virtual(void) {
+  WeftModel m = fx_tiny(2, 6, 4);
+  WeftDevice dev = fx_unit_device(1e15);
+  static const int n[1] = {2};
+  WeftNetwork net = fx_net(1, n, WEFT_RING);
+  WeftParallel par;
+  weft_parallel_default(&par);
+  par.pp = 2;
+  par.virtual_stages = 2;
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "virtual_stages"));
+  par.pp_account_embedding = par.pp_account_loss = 1;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_EQ_INT(info.critical_stage, 1);
+  CHECK_EQ_INT(info.layers_per_stage, 3);
+  CHECK_NEAR(info.pipeline_repeats, 4.5, 0);
+  CHECK(fx_find_layer(wl, "L4.attn") && fx_find_layer(wl, "L6.mlp") && fx_find_layer(wl, "logits"));
+  /* the embedding alone: 7 slots on 4 chunks */
+  par.pp_account_loss = 0;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "pp_account"));
+  weft_workload_free(wl);
+}
+
+const TestCase suite_recipes[] = {
+    {"recipes/accounted_stages", rp_accounted_stages},
+    {"recipes/accounted_1f1b", rp_accounted_1f1b},
+    {"recipes/accounted_virtual", rp_accounted_virtual},
+    {0, 0},
+};
