@@ -102,6 +102,7 @@ static void model_json(FILE *out, const WeftModel *m) {
     json_int(out, "hidden", m->hidden);
     json_int(out, "heads", m->heads);
     json_int(out, "kv_heads", m->kv_heads);
+    if (m->head_dim) json_int(out, "head_dim", m->head_dim);
     json_int(out, "ffn_hidden", m->ffn_hidden);
     fputs(",\n  \"ffn\": ", out);
     cli_json_str(out, m->ffn_matrices == 3 ? "swiglu" : "gelu");
@@ -157,7 +158,8 @@ static void model_table(FILE *out, const WeftModel *m) {
               "mla", m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim,
               m->v_head_dim);
     } else {
-      fprintf(out, "  %-14s%d (head size %d)\n", "heads", m->heads, m->hidden / m->heads);
+      fprintf(out, "  %-14s%d (head size %d)\n", "heads", m->heads,
+              m->head_dim ? m->head_dim : m->hidden / m->heads);
       fprintf(out, "  %-14s%d\n", "kv_heads", m->kv_heads);
     }
     if (m->bidirectional) fprintf(out, "  %-14s%s\n", "mask", "bidirectional");

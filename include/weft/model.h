@@ -53,6 +53,10 @@ typedef struct {
   int nlayers;
   WeftModelLayer layer[WEFT_MAX_MODEL_LAYERS];
   char file[WEFT_PATH_LEN];
+  /* transformer: standard attention's per-head width (0: hidden / heads).
+   * Qwen3 and GPT-OSS give it apart: the attention's width heads x head_dim
+   * differs from hidden (Qwen3-30B-A3B: 32 x 128 = 4096 on hidden 2048). */
+  int head_dim;
 } WeftModel;
 
 typedef struct {

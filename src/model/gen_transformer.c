@@ -149,7 +149,7 @@ static int check(Gen *g, Tf *t) {
   t->h = m->hidden;
   t->a = m->heads;
   t->akv = m->kv_lora_rank > 0 ? m->heads : m->kv_heads > 0 ? m->kv_heads : m->heads;
-  t->dqk = t->dv = t->h / t->a;
+  t->dqk = t->dv = weft_model_head_dim(m);
   if (m->kv_lora_rank > 0) {
     t->dqk = m->qk_nope_head_dim + m->qk_rope_head_dim;
     t->dv = m->v_head_dim;
@@ -233,7 +233,8 @@ static void derive(const Gen *g, Tf *t) {
     rep_el = rep + t->kl + t->ql; /* + the latents' RMSNorms */
   }
   double attn_el = weft_model_attention_params(g->m);
-  double split = attn_el - rep_el - (gelu && t->kl == 0 ? 2 * h + 2 * t->akv * t->dqk : 0);
+  double split = /* less the GeLU family's biases: Q, output, K and V */
+      attn_el - rep_el - (gelu && t->kl == 0 ? a * t->dqk + h + 2 * t->akv * t->dqk : 0);
   double core_r = 2 * Tr * s * a / tp * (t->dqk + t->dv); /* full s_q x s scores, PV */
   t->m_core = 2 * Tm * s * a * (t->dqk + t->dv);
   t->m_attn = 2 * Tm * (rep + split) + t->m_core;

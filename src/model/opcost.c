@@ -5,6 +5,7 @@
 
 #include "model/gemm_eff.h"
 #include "model/opcost.h"
+#include "model/zoo.h"
 
 /* FLOPs per element of the vector kernels (counted by hand, docs/zoo.md). */
 #define LAYERNORM_FLOPS 8.0 /* mean 1, variance 3, normalise 2, affine 2 */
@@ -29,7 +30,7 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->h = m->hidden;
   l->heads = m->heads;
   l->kv_heads = m->kv_heads > 0 ? m->kv_heads : m->heads;
-  l->dqk = l->dv = (double)m->hidden / m->heads;
+  l->dqk = l->dv = weft_model_head_dim(m);
   if (m->kv_lora_rank > 0) { /* MLA: every head has its own K and V after the up-projection */
     l->kv_heads = m->heads;
     l->dqk = m->qk_nope_head_dim + m->qk_rope_head_dim;

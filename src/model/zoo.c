@@ -15,7 +15,7 @@
 #define COMMON_KEYS "name", "title", "source", "arch", "global_batch"
 static const char *const TRANSFORMER_KEYS[] = {
     COMMON_KEYS, "seq_len", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
-    "ffn",       "vocab",   "moe",    "mask",   "mla",   NULL};
+    "ffn",       "vocab",   "moe",    "mask",   "mla",   "head_dim", NULL};
 static const char *const DLRM_KEYS[] = {COMMON_KEYS,  "embeddings", "dense_features",
                                         "bottom_mlp", "top_mlp",    "interaction", NULL};
 static const char *const CNN_KEYS[] = {COMMON_KEYS, "input", "layers", "batch_norm", NULL};
@@ -136,8 +136,17 @@ static int read_transformer(const WeftYamlNode *r, const char *file, WeftModel *
     return rc;
   const WeftYamlNode *heads = weft_yaml_get(r, "heads", NULL);
   const WeftYamlNode *kv = weft_yaml_get(r, "kv_heads", NULL);
-  if ((rc = read_mla(r, file, m, err)) || (rc = read_mask(r, file, m, err))) return rc;
-  if (m->kv_lora_rank == 0 && m->hidden % m->heads) /* MLA gives its head widths */
+  if ((rc = read_mla(r, file, m, err)) || (rc = read_mask(r, file, m, err)) ||
+      (rc = opt_count(r, "head_dim", file, &m->head_dim, err)))
+    return rc;
+  const WeftYamlNode *hd = weft_yaml_get(r, "head_dim", NULL);
+  if (hd && m->kv_lora_rank > 0)
+    return weft_error_set(err, WEFT_EINPUT, file, hd->line, hd->col, "head_dim",
+                          "head_dim does not apply with mla (mla gives its head widths)");
+  if (hd && m->head_dim == 0)
+    return weft_error_set(err, WEFT_EINPUT, file, hd->line, hd->col, "head_dim",
+                          "head_dim must be >= 1, got 0");
+  if (m->kv_lora_rank == 0 && m->head_dim == 0 && m->hidden % m->heads) /* MLA, head_dim: given */
     return weft_error_set(err, WEFT_EINPUT, file, heads->line, heads->col, "heads",
                           "heads (%d) must divide hidden (%d)", m->heads, m->hidden);
   if (kv && m->heads % m->kv_heads)
@@ -318,6 +327,10 @@ int weft_model_moe_layers(const WeftModel *m, int lo, int hi) {
   return hi < lo ? 0 : hi / every - (lo - 1) / every;
 }
 
+double weft_model_head_dim(const WeftModel *m) {
+  return m->head_dim > 0 ? m->head_dim : (double)m->hidden / m->heads;
+}
+
 double weft_model_attention_params(const WeftModel *m) {
   double h = m->hidden, a = m->heads;
   if (m->kv_lora_rank > 0) { /* MLA: latents (with their RMSNorm), up-projections, output */
@@ -326,8 +339,9 @@ double weft_model_attention_params(const WeftModel *m) {
     double q = ql > 0 ? h * ql + ql + ql * a * dqk : h * a * dqk;
     return q + h * (kl + rope) + kl + kl * a * (m->qk_nope_head_dim + dv) + a * dv * h;
   }
-  double kv = (m->kv_heads > 0 ? m->kv_heads : a) * (h / a);  /* K and V widths (GQA) */
-  return 2.0 * h * h + 2.0 * h * kv + (m->ffn_matrices == 2 ? 2.0 * h + 2.0 * kv : 0.0);
+  double d = weft_model_head_dim(m), q = a * d;          /* Q's and the output's width */
+  double kv = (m->kv_heads > 0 ? m->kv_heads : a) * d; /* K and V widths (GQA) */
+  return 2.0 * h * q + 2.0 * h * kv + (m->ffn_matrices == 2 ? q + h + 2.0 * kv : 0.0);
 }
 
 /* Parameters of a transformer. Two families, told apart by the FFN:

@@ -1,6 +1,8 @@
 /* test_recipes.c — recipes as Megatron-Core runs them: the uneven pipeline
  * split that counts the embedding and the loss as layers (with and without
- * virtual stages), checked against a 1F1B timeline worked by hand. */
+ * virtual stages), checked against a 1F1B timeline worked by hand; attention
+ * wider than the model (head_dim: Qwen3), its parameters and FLOPs by hand. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/gen.h"
@@ -123,9 +125,58 @@ static void rp_accounted_virtual(void) {
   weft_workload_free(wl);
 }
 
+/* head_dim: tests/fixtures/zoo/head_dim.yml (h 60, 4 heads of 32, 2 K/V
+ * groups, SwiGLU 96, V 1000, 2 layers, untied). A layer: Q 60 x 128 = 7680,
+ * K and V 2 x 60 x 64 = 7680, output 128 x 60 = 7680 (23,040); MLP 3 x 60 x
+ * 96 = 17,280; two RMSNorms 120: 40,440; the embedding and output 2 x 60 x
+ * 1000 and the final norm 60: 2 x 40,440 + 120,060 = 200,940. A file with
+ * head_dim and MLA is refused at the head_dim line. */
+static void rp_head_dim_params(void) {
+  WeftModel *m = malloc(sizeof *m);
+  WeftError e;
+  if (!m) return;
+  CHECK_EQ_INT(weft_model_read("tests/fixtures/zoo/head_dim.yml", m, &e), WEFT_OK);
+  CHECK_EQ_INT(m->head_dim, 32);
+  CHECK_NEAR(weft_model_params(m), 200940, 0);
+  CHECK_EQ_INT(weft_model_read("tests/fixtures/zoo/bad_head_dim_mla.yml", m, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "head_dim") && e.line == 7);
+  free(m);
+}
+
+/* The tiny GeLU model (h 4, 2 heads, s 2, 1 sequence) with head_dim 4: the
+ * attention is 8 wide. Forward FLOPs 2 x tokens x weights: Q 4 x 8, K and V
+ * 2 x 4 x 8, output 8 x 4 = 128 weights, 2 x 2 x 128 = 512; the core (scores
+ * and context) 2 x 2 tokens x 2 keys x 2 heads x (4 + 4) = 128: 640 (320 at
+ * head size 2). MLP 2 x 2 x 2 x 4 x 16 = 512, logits 2 x 2 x 4 x 8 = 128:
+ * model FLOPs 3 (640 + 512 + 128) = 3840 for one layer and one sequence. */
+static void rp_head_dim_flops(void) {
+  WeftModel m = fx_tiny(2, 1, 1);
+  m.head_dim = 4;
+  WeftDevice dev = fx_unit_device(1e15);
+  static const int n[1] = {1};
+  WeftNetwork net = fx_net(1, n, WEFT_RING);
+  WeftParallel par;
+  weft_parallel_default(&par);
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  const WeftLayer *a = fx_find_layer(wl, "L1.attn");
+  CHECK(a && a->phase[WEFT_PHASE_FWD].compute_ns == 640);
+  CHECK_NEAR(info.model_flops, 3840, 0);
+  m.head_dim = 0; /* hidden / heads = 2: the fixture's 320 */
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  a = fx_find_layer(wl, "L1.attn");
+  CHECK(a && a->phase[WEFT_PHASE_FWD].compute_ns == 320);
+  weft_workload_free(wl);
+}
+
 const TestCase suite_recipes[] = {
     {"recipes/accounted_stages", rp_accounted_stages},
     {"recipes/accounted_1f1b", rp_accounted_1f1b},
     {"recipes/accounted_virtual", rp_accounted_virtual},
+    {"recipes/head_dim_params", rp_head_dim_params},
+    {"recipes/head_dim_flops", rp_head_dim_flops},
     {0, 0},
 };
