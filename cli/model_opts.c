@@ -44,6 +44,11 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_PPLOSS] = {"--pp-account-loss", NULL,
                        "the output layer and loss count as a layer of the last\n"
                        "                        stage's last chunk (Megatron's uneven split)"},
+    [CLI_MO_RCLAYERS] = {"--recompute-num-layers", "N",
+                         "full recomputation: groups of N layers (uniform) or\n"
+                         "                        the first N of each chunk (block)"},
+    [CLI_MO_RCMETHOD] = {"--recompute-method", "uniform|block",
+                         "which layers --recompute-num-layers picks (default uniform)"},
 };
 
 /* "5,6,6,5": positive layer counts, one per stage. */
@@ -121,6 +126,16 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
     WeftError err;
     if (weft_recompute_parse(val[CLI_MO_RECOMPUTE], &p->recompute, &err)) {
       cli_fail("--%s", err.msg);
+      return -1;
+    }
+  }
+  if (val[CLI_MO_RCLAYERS] && positive(cli_model_opts[CLI_MO_RCLAYERS].name, val[CLI_MO_RCLAYERS],
+                                       1, 1 << 24, &p->recompute_num_layers))
+    return -1;
+  if (val[CLI_MO_RCMETHOD]) {
+    WeftError err;
+    if (weft_recompute_method_parse(val[CLI_MO_RCMETHOD], &p->recompute_method, &err)) {
+      cli_fail("--recompute-method '%s': expected uniform or block", val[CLI_MO_RCMETHOD]);
       return -1;
     }
   }

@@ -206,6 +206,15 @@ typedef struct {
    * chunk, so layers + the two must divide into pp x virtual_stages chunks of c
    * layers, and that chunk holds c - 1 (weft_stage_layers_accounted). 0: off. */
   int pp_account_embedding, pp_account_loss;
+  /* Full recomputation of only some layers (Megatron-Core's
+   * --recompute-num-layers N with --recompute-method): recompute_num_layers 0
+   * is every layer, each alone (weft's full recompute); uniform with N > 0:
+   * every layer, in groups of N whose inputs are kept (one group's
+   * activations live in backward); block: the first N layers of each chunk
+   * of each stage, the rest keep their activations (docs/zoo.md). Only with
+   * recompute full. */
+  int recompute_num_layers;
+  int recompute_method;  /* a WeftRecomputeMethod */
 } WeftParallel;
 
 /* The pipeline schedule: 1F1B (Narayanan et al. 2021; interleaved when
@@ -226,6 +235,15 @@ typedef enum {
   WEFT_RECOMPUTE_FULL = 1,
   WEFT_RECOMPUTE_SELECTIVE = 2
 } WeftRecompute;
+
+/* Which layers full recomputation covers (WeftParallel.recompute_method):
+ * uniform (every layer, in groups of recompute_num_layers) or block (the
+ * first recompute_num_layers of each stage's chunks). */
+typedef enum { WEFT_RECOMPUTE_UNIFORM = 0, WEFT_RECOMPUTE_BLOCK = 1 } WeftRecomputeMethod;
+/* "uniform", "block" <-> WeftRecomputeMethod; parse: WEFT_EINPUT (field
+ * "recompute_method") otherwise. */
+const char *weft_recompute_method_name(int method);
+int weft_recompute_method_parse(const char *text, int *method, WeftError *err);
 
 /* "none", "full", "selective" <-> WeftRecompute; parse returns WEFT_EINPUT
  * (err names the text) for anything else. */

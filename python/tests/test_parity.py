@@ -423,3 +423,26 @@ def test_pp_account_keywords():
     with pytest.raises(weft.WeftError) as e:
         weft.optimize(pp_account_embedding=True, **job)  # 49 slots on 10 chunks
     assert "pp_account" in str(e.value)
+
+
+def test_recompute_num_layers_keywords():
+    """recompute_num_layers= and recompute_method= are --recompute-num-layers
+    and --recompute-method and the scenario keys of the same names: block
+    recomputes the first N layers of each stage, fewer FLOPs than full."""
+    v = "data/validation/cost.yml"
+    job = dict(model="megatron-22b", tp=8, pp=2, recompute=True, cost_model=v,
+               cluster="dgx-h100", npus=16, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "megatron-22b", "--tp", "8", "--pp", "2", "--recompute",
+            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "16", "--constraint",
+            "B1 = 450", "--constraint", "B2 = 50"]
+    py = weft.optimize(recompute_method="block", recompute_num_layers=4, **job)
+    same(py, cli("optimize", *args, "--recompute-method", "block", "--recompute-num-layers", "4"))
+    assert py["time_ns"] < weft.optimize(**job)["time_ns"]  # 4 of 24 layers a stage again
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
+          "workload": {"model": "megatron-22b", "tp": 8, "pp": 2, "recompute": "full",
+                       "recompute_method": "block", "recompute_num_layers": 4},
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(recompute_method="blocks", **job)
+    assert "uniform or block" in str(e.value)

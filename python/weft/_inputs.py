@@ -25,7 +25,7 @@ MAX_NPUS = 1 << 30  # a network's NPUs, as the readers allow
 MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero", "recompute",
               "order", "efficiency", "zoo", "pp_layers", "cp", "attention", "fp8", "schedule",
               "grad_bytes", "master_weights", "optimizer_states", "pp_account_embedding",
-              "pp_account_loss")
+              "pp_account_loss", "recompute_num_layers", "recompute_method")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -272,6 +272,17 @@ class ModelOpts:
                 raise fail("recompute=%r: expected none, selective or full" % rc_mode,
                            "recompute")
             par.recompute = mode.value
+        if kw.get("recompute_num_layers") is not None:  # --recompute-num-layers N
+            par.recompute_num_layers = int_value("recompute_num_layers",
+                                                 kw["recompute_num_layers"], 1, 1 << 24)
+        if kw.get("recompute_method") is not None:  # --recompute-method uniform|block
+            kind = ctypes.c_int()
+            if not isinstance(kw["recompute_method"], str) or lib.weft_recompute_method_parse(
+                    c_text("recompute_method", kw["recompute_method"]), byref(kind),
+                    byref(new_error())):
+                raise fail("recompute_method=%r: expected uniform or block"
+                           % (kw["recompute_method"],), "recompute_method")
+            par.recompute_method = kind.value
         if kw.get("pp_layers") is not None:
             layers = [int_value("pp_layers", x, 1, 1 << 24) for x in items("pp_layers",
                                                                           kw["pp_layers"])]

@@ -12,7 +12,7 @@ static const char *const MODEL_KEYS[] = {
     "model", "device",    "tp",        "pp",         "dp", "ep", "micro_batch", "sequence_parallel",
     "zero",  "recompute", "order",     "efficiency", "virtual_stages", "cp", "attention", "fp8",
     "pp_layers", "grad_bytes", "schedule", "master_weights", "optimizer_states",
-    "pp_account_embedding", "pp_account_loss", NULL};
+    "pp_account_embedding", "pp_account_loss", "recompute_num_layers", "recompute_method", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -196,6 +196,9 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                      &par->attention, err)) ||
       (rc = word_key(wv, "schedule", "1f1b or dualpipe", weft_schedule_parse, file,
                      &par->schedule, err)) ||
+      (rc = int_key(wv, "recompute_num_layers", file, 1, big, &par->recompute_num_layers, err)) ||
+      (rc = word_key(wv, "recompute_method", "uniform or block", weft_recompute_method_parse,
+                     file, &par->recompute_method, err)) ||
       (rc = stages_key(wv, file, stages, par, err)) ||
       (rc = text_key(wv, "order", file, &ov, err)))
     return rc;

@@ -266,12 +266,23 @@ static void derive(const Gen *g, Tf *t) {
   t->el_out = (gelu && p->pp == 1 ? 0 : t->V * h / tp) + norm; /* + the final norm */
 }
 
+/* Layers of a stage of n (v chunks) that full recomputation runs again:
+ * all of them, or with method block the first N of each chunk (docs/zoo.md,
+ * "Partial recomputation"); none without full recomputation. */
+static int rc_layers(const WeftParallel *p, int n, int v) {
+  if (p->recompute != WEFT_RECOMPUTE_FULL) return 0;
+  if (p->recompute_method != WEFT_RECOMPUTE_BLOCK) return n;
+  long long r = (long long)p->recompute_num_layers * v;
+  return r < n ? (int)r : n;
+}
+
 /* The forward FLOPs one rank runs for layers lo..hi and its backward
  * (2 x forward, flash's extra, the recomputed forward or attention core). */
 static double layers_work(const Gen *g, const Tf *t, int lo, int hi, int mode, double *bwd) {
   int n = hi - lo + 1, ne = moe_layers(g, lo, hi);
   double f = n * t->f_attn + (n - ne) * t->f_mlp + ne * t->f_moe;
-  double rc = mode == WEFT_RECOMPUTE_FULL ? f : mode == WEFT_RECOMPUTE_SELECTIVE ? n * t->f_core : 0;
+  double rc = mode == WEFT_RECOMPUTE_FULL ? f * rc_layers(g->par, n, t->v) / n
+               : mode == WEFT_RECOMPUTE_SELECTIVE ? n * t->f_core : 0;
   *bwd = 2 * f + n * t->x_attn + rc;
   return f;
 }
@@ -285,9 +296,10 @@ static double weight_work(const Gen *g, const Tf *t, int lo, int hi) {
 
 /* The model's FLOPs of all layers per micro-batch and the recomputed ones. */
 static double model_layers(const Gen *g, const Tf *t, int mode, double *recompute) {
-  int n = t->L, ne = moe_layers(g, 1, t->L);
+  int n = t->L, ne = moe_layers(g, 1, t->L), r = 0;
   double f = n * t->m_attn + (n - ne) * t->m_mlp + ne * t->m_moe;
-  *recompute = n * t->m_flash_rc + (mode == WEFT_RECOMPUTE_FULL ? f
+  for (int k = 0; k < g->par->pp; k++) r += rc_layers(g->par, t->sl[k], t->v);
+  *recompute = n * t->m_flash_rc + (mode == WEFT_RECOMPUTE_FULL ? f * r / n
                                     : mode == WEFT_RECOMPUTE_SELECTIVE && !t->flash ? n * t->m_core
                                                                                     : 0);
   return f;
@@ -435,7 +447,8 @@ static void tp_comm(Gen *g, GenBlock *blk, WeftPhase ph, double mult, const Tf *
  * included; selective only the attention core (no collectives). */
 static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   const WeftParallel *p = g->par;
-  double R = t->R, rc = p->recompute == WEFT_RECOMPUTE_FULL ? 1 : 0;
+  /* full: the share of the stage's layers recomputed (templates are shared) */
+  double R = t->R, rc = (double)rc_layers(p, t->Ls, t->v) / t->Ls;
   double f = moe < 0 ? t->f_attn : moe ? t->f_moe : t->f_mlp;
   double c[WEFT_NPHASES];
   int ob = moe < 0 ? OC_ATTN : moe ? OC_MOE : OC_MLP;
@@ -559,9 +572,16 @@ static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const doub
   /* 1F1B: pp - k micro-batches in flight; DualPipe: pp + 1 chunks (Table 2) */
   double inflight = dual ? p->pp + 1 : p->pp - k < t->m ? p->pp - k : t->m;
   double ad = act[0], ae = act[1], core = act[2];
-  if (p->recompute == WEFT_RECOMPUTE_FULL) { /* layer inputs, + one layer's set in backward */
+  if (p->recompute == WEFT_RECOMPUTE_FULL) {
+    /* recomputed layers keep their inputs (uniform N: a group's), the rest
+     * everything; in backward one recomputed layer's set (uniform N: N) */
     double in = 2 * t->sq * t->b * t->h / (p->sequence_parallel ? p->tp : 1) * p->act_bytes / 2;
-    mem->activations_bytes = n * in * inflight + (ne ? ae : ad);
+    int r = rc_layers(p, n, t->v), N = p->recompute_num_layers > 0 ? p->recompute_num_layers : 1;
+    double one = ne ? ae : ad, whole = (nd * ad + ne * ae) / n; /* a kept layer, on average */
+    if (p->recompute_method == WEFT_RECOMPUTE_BLOCK)
+      mem->activations_bytes = (r * in + (n - r) * whole) * inflight + one;
+    else
+      mem->activations_bytes = ceil((double)n / N) * in * inflight + (N < n ? N : n) * one;
   } else if (p->recompute == WEFT_RECOMPUTE_SELECTIVE) { /* + one core recomputed in backward */
     mem->activations_bytes = (nd * (ad - core) + ne * (ae - core)) * inflight + core;
   } else {

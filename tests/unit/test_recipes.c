@@ -172,11 +172,72 @@ static void rp_head_dim_flops(void) {
   weft_workload_free(wl);
 }
 
+/* Partial recomputation, the tiny GeLU model, 4 layers, 1 sequence, pp 1
+ * (a layer: forward 832 FLOPs, attention 320; logits 128; model FLOPs 3
+ * (4 x 832 + 128) = 10,368). Activations per layer (Korthikanti et al.,
+ * t = 1, 2-byte): sbh(34 + 5as/h) = 8 (34 + 5) = 312 bytes; a layer's input
+ * 2sbh = 16; the last stage's fp32 logits 4bsV = 64.
+ *   none          4 x 312 + 64                          = 1312, no extra FLOPs
+ *   full (all)    4 x 16 + 312 (one layer in backward) + 64 = 440, +3328
+ *   block N = 1   16 + 3 x 312 + 312 + 64               = 1328, +832
+ *   uniform N = 2 2 groups x 16 + 2 x 312 + 64          = 720, +3328
+ * Block N = 1 recomputes a quarter of the stage's layers: every attention
+ * entry's input-grad is 320 + 320/4 = 400 (full: 640). */
+static void rp_partial_recompute(void) {
+  WeftModel m = fx_tiny(2, 4, 1);
+  WeftDevice dev = fx_unit_device(1e15);
+  static const int n[1] = {1};
+  WeftNetwork net = fx_net(1, n, WEFT_RING);
+  WeftParallel par;
+  weft_parallel_default(&par);
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+  static const struct {
+    int mode, method, N;
+    double act, extra, ig;
+  } c[] = {{WEFT_RECOMPUTE_NONE, 0, 0, 1312, 0, 320},
+           {WEFT_RECOMPUTE_FULL, 0, 0, 440, 3328, 640},
+           {WEFT_RECOMPUTE_FULL, WEFT_RECOMPUTE_BLOCK, 1, 1328, 832, 400},
+           {WEFT_RECOMPUTE_FULL, WEFT_RECOMPUTE_UNIFORM, 2, 720, 3328, 640}};
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    par.recompute = c[i].mode;
+    par.recompute_method = c[i].method;
+    par.recompute_num_layers = c[i].N;
+    CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+    CHECK_NEAR(info.mem.activations_bytes, c[i].act, 0);
+    CHECK_NEAR(info.model_flops, 10368, 0);
+    CHECK_NEAR(info.hw_flops - info.model_flops, c[i].extra, 0);
+    const WeftLayer *a = fx_find_layer(wl, "L2.attn");
+    CHECK(a && a->phase[WEFT_PHASE_IG].compute_ns == c[i].ig);
+  }
+  /* block N = 9 covers the stage: full recomputation */
+  par.recompute_num_layers = 9;
+  par.recompute_method = WEFT_RECOMPUTE_BLOCK;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_NEAR(info.mem.activations_bytes, 440, 0);
+  /* only with full recomputation; block needs N */
+  par.recompute = WEFT_RECOMPUTE_SELECTIVE;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "recompute_num_layers"));
+  par.recompute = WEFT_RECOMPUTE_FULL;
+  par.recompute_num_layers = 0;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  int method = -1;
+  CHECK_EQ_INT(weft_recompute_method_parse("block", &method, &err), WEFT_OK);
+  CHECK_EQ_INT(method, WEFT_RECOMPUTE_BLOCK);
+  CHECK_EQ_INT(weft_recompute_method_parse("blocks", &method, &err), WEFT_EINPUT);
+  CHECK(!strcmp(weft_recompute_method_name(WEFT_RECOMPUTE_UNIFORM), "uniform"));
+  weft_workload_free(wl);
+}
+
 const TestCase suite_recipes[] = {
     {"recipes/accounted_stages", rp_accounted_stages},
     {"recipes/accounted_1f1b", rp_accounted_1f1b},
     {"recipes/accounted_virtual", rp_accounted_virtual},
     {"recipes/head_dim_params", rp_head_dim_params},
     {"recipes/head_dim_flops", rp_head_dim_flops},
+    {"recipes/partial_recompute", rp_partial_recompute},
     {0, 0},
 };
