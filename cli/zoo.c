@@ -103,6 +103,9 @@ static void model_json(FILE *out, const WeftModel *m) {
     json_int(out, "heads", m->heads);
     json_int(out, "kv_heads", m->kv_heads);
     if (m->head_dim) json_int(out, "head_dim", m->head_dim);
+    if (m->window) json_int(out, "window", m->window);
+    if (m->window_full_every) json_int(out, "window_full_every", m->window_full_every);
+    if (m->sinks) fputs(",\n  \"sinks\": true", out);
     json_int(out, "ffn_hidden", m->ffn_hidden);
     fputs(",\n  \"ffn\": ", out);
     cli_json_str(out, m->ffn_matrices == 3 ? "swiglu" : "gelu");
@@ -163,6 +166,12 @@ static void model_table(FILE *out, const WeftModel *m) {
       fprintf(out, "  %-14s%d\n", "kv_heads", m->kv_heads);
     }
     if (m->bidirectional) fprintf(out, "  %-14s%s\n", "mask", "bidirectional");
+    if (m->window) {
+      fprintf(out, "  %-14s%d tokens", "window", m->window);
+      if (m->window_full_every) fprintf(out, ", every %d layers full", m->window_full_every);
+      fputc('\n', out);
+    }
+    if (m->sinks) fprintf(out, "  %-14s%s\n", "sinks", "a learned sink logit per head");
     fprintf(out, "  %-14s%s, ffn_hidden %d\n", "ffn", m->ffn_matrices == 3 ? "swiglu" : "gelu",
             m->ffn_hidden);
     fprintf(out, "  %-14s%d\n", "vocab", m->vocab);

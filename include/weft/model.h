@@ -57,6 +57,13 @@ typedef struct {
    * Qwen3 and GPT-OSS give it apart: the attention's width heads x head_dim
    * differs from hidden (Qwen3-30B-A3B: 32 x 128 = 4096 on hidden 2048). */
   int head_dim;
+  /* transformer: sliding-window attention (GPT-OSS; Megatron-Core's
+   * window_size (window, 0) and window_attn_skip_freq): a windowed layer's
+   * query attends to itself and the window tokens before it; every
+   * window_full_every-th layer attends in full (0: every layer windowed);
+   * window 0: none. sinks 1: a learned sink logit per head and layer in the
+   * softmax (GPT-OSS; heads parameters a layer, no GEMM). */
+  int window, window_full_every, sinks;
 } WeftModel;
 
 typedef struct {

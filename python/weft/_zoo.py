@@ -26,8 +26,11 @@ def _model_dict(m):
     if m.arch == 0:
         for k in ("seq_len", "layers", "hidden", "heads", "kv_heads"):
             out[k] = getattr(m, k)
-        if m.head_dim:  # as `weft zoo --json`
-            out["head_dim"] = m.head_dim
+        for k in ("head_dim", "window", "window_full_every"):  # as `weft zoo --json`
+            if getattr(m, k):
+                out[k] = getattr(m, k)
+        if m.sinks:
+            out["sinks"] = True
         out["ffn_hidden"] = m.ffn_hidden
         out["ffn"] = "swiglu" if m.ffn_matrices == 3 else "gelu"
         for k in ("vocab", "experts", "top_k", "moe_every"):

@@ -241,7 +241,8 @@ static void derive(const Gen *g, Tf *t) {
   t->m_flash_rc = t->flash ? t->m_core * t->dqk / (t->dqk + t->dv) : 0; /* QK^T again */
   double lin_r = t->f_attn_lin = 2 * Tr * (rep + split / tp);
   if (t->flash) { /* fused: the causal fraction of the blocks; backward 3 dqk + 2 dv */
-    double c = core_r * weft_opcost_causal_fraction(s, !g->m->bidirectional);
+    double c = core_r * weft_opcost_pair_fraction(s, !g->m->bidirectional, g->m->window,
+                                                  weft_opcost_window_share(g->m));
     t->f_attn = lin_r + c;
     t->x_attn = c * (3 * t->dqk + 2 * t->dv) / (t->dqk + t->dv) - 2 * c;
     t->f_core = 0; /* nothing left for selective recomputation */

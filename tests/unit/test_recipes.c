@@ -1,11 +1,14 @@
 /* test_recipes.c — recipes as Megatron-Core runs them: the uneven pipeline
  * split that counts the embedding and the loss as layers (with and without
  * virtual stages), checked against a 1F1B timeline worked by hand; attention
- * wider than the model (head_dim: Qwen3), its parameters and FLOPs by hand. */
+ * wider than the model (head_dim: Qwen3), partial recomputation (N layers,
+ * uniform or block) and sliding-window attention with sinks (GPT-OSS): their
+ * parameters, FLOPs and memory by hand. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/gen.h"
+#include "model/opcost.h"
 #include "../test.h"
 #include "gen_fixture.h"
 #include "weft.h"
@@ -232,6 +235,54 @@ static void rp_partial_recompute(void) {
   weft_workload_free(wl);
 }
 
+/* Sliding windows (GPT-OSS): 512 keys are n = 4 blocks of 128; a 128-token
+ * window reaches back one block: query blocks 0..3 compute 1, 2, 2, 2
+ * blocks, 7 of 16 = 0.4375 (causal: 10 of 16 = (n + 1)/(2n) = 0.625); half
+ * the layers windowed: 0.53125. A window as long as the keys is causal; no
+ * mask, no window. tests/fixtures/zoo/window.yml: head_dim.yml's 200,940
+ * parameters + a sink per head and layer (2 x 4): 200,948; a window with the
+ * bidirectional mask is refused. The tiny GeLU model at s = 512, 2 layers,
+ * the second full (full_every 2), flash: the attention's forward is its
+ * linears 2 x 512 x 64 = 65,536 plus the core 2 x 512 x 512 x 2 heads x
+ * (2 + 2) = 4,194,304 x 0.53125 = 2,228,224: 2,293,760 (causal: 2,686,976). */
+static void rp_window(void) {
+  CHECK_NEAR(weft_opcost_pair_fraction(512, 1, 128, 1), 0.4375, 0);
+  CHECK_NEAR(weft_opcost_pair_fraction(512, 1, 128, 0.5), 0.53125, 0);
+  CHECK_NEAR(weft_opcost_pair_fraction(512, 1, 512, 1), 0.625, 0);
+  CHECK_NEAR(weft_opcost_pair_fraction(512, 0, 128, 1), 1, 0);
+  WeftModel *mf = malloc(sizeof *mf);
+  WeftError e;
+  if (!mf) return;
+  CHECK_EQ_INT(weft_model_read("tests/fixtures/zoo/window.yml", mf, &e), WEFT_OK);
+  CHECK(mf->window == 128 && mf->window_full_every == 2 && mf->sinks == 1);
+  CHECK_NEAR(weft_model_params(mf), 200948, 0);
+  CHECK_NEAR(weft_opcost_window_share(mf), 0.5, 0);
+  CHECK_EQ_INT(weft_model_read("tests/fixtures/zoo/bad_window_mask.yml", mf, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "window") && e.line == 9);
+  free(mf);
+  WeftModel m = fx_tiny(512, 2, 1);
+  m.window = 128;
+  m.window_full_every = 2;
+  WeftDevice dev = fx_unit_device(1e15);
+  static const int n[1] = {1};
+  WeftNetwork net = fx_net(1, n, WEFT_RING);
+  WeftParallel par;
+  weft_parallel_default(&par);
+  par.attention = WEFT_ATTENTION_FLASH;
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  const WeftLayer *a = fx_find_layer(wl, "L1.attn");
+  CHECK(a && a->phase[WEFT_PHASE_FWD].compute_ns == 2293760);
+  m.window = 0;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  a = fx_find_layer(wl, "L1.attn");
+  CHECK(a && a->phase[WEFT_PHASE_FWD].compute_ns == 2686976);
+  weft_workload_free(wl);
+}
+
 const TestCase suite_recipes[] = {
     {"recipes/accounted_stages", rp_accounted_stages},
     {"recipes/accounted_1f1b", rp_accounted_1f1b},
@@ -239,5 +290,6 @@ const TestCase suite_recipes[] = {
     {"recipes/head_dim_params", rp_head_dim_params},
     {"recipes/head_dim_flops", rp_head_dim_flops},
     {"recipes/partial_recompute", rp_partial_recompute},
+    {"recipes/window", rp_window},
     {0, 0},
 };
