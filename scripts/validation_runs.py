@@ -304,7 +304,7 @@ def main():
                 e = (t - pub) / pub
                 errs.append(e)
                 by_set.setdefault(run_set(run), []).append(e)
-                by_prec.setdefault(precision(run), []).append(e)
+                by_prec.setdefault("%s %s" % (run["hardware"]["gpu"], precision(run)), []).append(e)
                 rows.append((run["id"], run["gpus"], shape, "%.2f" % pub, "%.2f" % t,
                              "%+.1f%%" % (100 * e), ", ".join(assumed)))
                 b = band(weft, run, specs, tmp, pub) if BANDS else None
@@ -324,7 +324,7 @@ def main():
         print("\nmodelled %d of %d runs: mean |error| %.1f%%, max |error| %.1f%%"
               % (len(errs), len(rows), 100 * mae, 100 * max(abs(e) for e in errs)))
         summary("source", by_set)
-        summary("precision", by_prec)
+        summary("GPU, precision", by_prec)
     else:
         print("\nno run modelled")
     if BANDS:
