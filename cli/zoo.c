@@ -106,6 +106,7 @@ static void model_json(FILE *out, const WeftModel *m) {
     if (m->window) json_int(out, "window", m->window);
     if (m->window_full_every) json_int(out, "window_full_every", m->window_full_every);
     if (m->sinks) fputs(",\n  \"sinks\": true", out);
+    if (m->mtp_layers) json_int(out, "mtp_layers", m->mtp_layers);
     json_int(out, "ffn_hidden", m->ffn_hidden);
     fputs(",\n  \"ffn\": ", out);
     cli_json_str(out, m->ffn_matrices == 3 ? "swiglu" : "gelu");
@@ -172,6 +173,7 @@ static void model_table(FILE *out, const WeftModel *m) {
       fputc('\n', out);
     }
     if (m->sinks) fprintf(out, "  %-14s%s\n", "sinks", "a learned sink logit per head");
+    if (m->mtp_layers) fprintf(out, "  %-14s%d (multi-token prediction)\n", "mtp_layers", m->mtp_layers);
     fprintf(out, "  %-14s%s, ffn_hidden %d\n", "ffn", m->ffn_matrices == 3 ? "swiglu" : "gelu",
             m->ffn_hidden);
     fprintf(out, "  %-14s%d\n", "vocab", m->vocab);

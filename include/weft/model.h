@@ -64,6 +64,11 @@ typedef struct {
    * window 0: none. sinks 1: a learned sink logit per head and layer in the
    * softmax (GPT-OSS; heads parameters a layer, no GEMM). */
   int window, window_full_every, sinks;
+  /* transformer: multi-token prediction depth (DeepSeek-V3 Section 2.2;
+   * Megatron-Core's --mtp-num-layers): mtp_layers modules on the last
+   * pipeline stage, each two RMSNorms, a 2h x h projection, one transformer
+   * layer of the last layer's kind and the shared output head again. */
+  int mtp_layers;
 } WeftModel;
 
 typedef struct {

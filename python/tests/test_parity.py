@@ -446,3 +446,17 @@ def test_recompute_num_layers_keywords():
     with pytest.raises(weft.WeftError) as e:
         weft.optimize(recompute_method="blocks", **job)
     assert "uniform or block" in str(e.value)
+
+
+def test_zoo_recipe_keys():
+    """head_dim, window, sinks and mtp_layers read by weft.zoo as by `weft zoo
+    --json` (same keys, same order, same parameter count)."""
+    for f in ("tests/fixtures/zoo/window.yml", "tests/fixtures/zoo/mtp.yml",
+              "data/zoo/models/gpt-oss-120b.yml", "data/zoo/models/qwen3-30b-a3b.yml"):
+        py = weft.zoo(f)
+        same(py, cli("zoo", f))
+    m = weft.zoo("tests/fixtures/zoo/mtp.yml")
+    assert (m["head_dim"], m["window"], m["window_full_every"], m["sinks"], m["mtp_layers"]) == \
+        (32, 128, 2, True, 1)
+    # the module: a layer (23,040 + 17,280 + 120 + 4 sinks), projection 2 x 60 x 60, 3 norms
+    assert m["params"] == 200948 + 40444 + 7200 + 180

@@ -31,6 +31,8 @@ def _model_dict(m):
                 out[k] = getattr(m, k)
         if m.sinks:
             out["sinks"] = True
+        if m.mtp_layers:
+            out["mtp_layers"] = m.mtp_layers
         out["ffn_hidden"] = m.ffn_hidden
         out["ffn"] = "swiglu" if m.ffn_matrices == 3 else "gelu"
         for k in ("vocab", "experts", "top_k", "moe_every"):

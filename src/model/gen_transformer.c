@@ -36,6 +36,12 @@ typedef struct {
   /* parameters per NPU (shards) */
   double el_attn, el_mlp, el_moe_dense, el_moe_expert, el_emb, el_out, el_norm;
   double opt_ns;                           /* the optimizer step (emit times it once) */
+  /* multi-token prediction on the last stage: D modules, their layer MoE
+   * (mtp_moe) or dense; per micro-batch the rank's forward FLOPs f_mtp and
+   * the model's m_mtp (layers, projections, output heads), the head's share
+   * f_head (projection + logits), the parameter shards */
+  int D, mtp_moe;
+  double f_mtp, m_mtp, f_head, el_mtp_dense, el_mtp_expert;
 } Tf;
 
 /* MoE layers among lo..hi (none without experts: no call per stage then). */
@@ -264,6 +270,17 @@ static void derive(const Gen *g, Tf *t) {
   t->el_moe_dense = h * t->E + norm + t->sh * expert / tp; /* router, norm, shared experts */
   t->el_moe_expert = t->E / p->ep * expert / tp;
   t->el_emb = t->V * h / tp + (gelu ? s * h : 0); /* vocab-parallel; positions replicated */
+  /* MTP (DeepSeek-V3 Section 2.2): per module the 2h x h projection
+   * (column-parallel), a layer like the last one, the shared head again */
+  t->D = g->m->mtp_layers;
+  t->mtp_moe = moe_layers(g, t->L, t->L);
+  double proj_r = 2 * Tr * 2 * h * h / tp, proj_m = 2 * Tm * 2 * h * h;
+  t->f_head = t->D * (proj_r + t->f_logits);
+  t->f_mtp = t->D * (t->f_attn + (t->mtp_moe ? t->f_moe : t->f_mlp)) + t->f_head;
+  t->m_mtp = t->D * (t->m_attn + (t->mtp_moe ? t->m_moe : t->m_mlp) + proj_m + t->m_logits);
+  t->el_mtp_dense = t->D * (t->el_attn + (t->mtp_moe ? t->el_moe_dense : t->el_mlp) +
+                            2 * h * h / tp + 3 * norm);
+  t->el_mtp_expert = t->D * (t->mtp_moe ? t->el_moe_expert : 0);
   t->el_out = (gelu && p->pp == 1 ? 0 : t->V * h / tp) + norm; /* + the final norm */
 }
 
@@ -365,9 +382,13 @@ static int plan(Gen *g, Tf *t) {
   t->e = pp - 1;
   for (int k = 0, lo = 1; k < pp; lo += t->sl[k++]) {
     double b, f = layers_work(g, t, lo, lo + t->sl[k] - 1, p->recompute, &b);
-    if (k == pp - 1) { /* not recomputed */
-      f += t->f_logits;
-      b += 2 * t->f_logits;
+    if (k == pp - 1) { /* logits (not recomputed) and the MTP modules, whose layers are
+                          timed as the stage's (with its share of full recomputation) */
+      double lay = t->f_mtp - t->f_head;
+      f += t->f_logits + t->f_mtp;
+      b += 2 * (t->f_logits + t->f_mtp) + t->D * t->x_attn +
+           (p->recompute == WEFT_RECOMPUTE_FULL ? lay * rc_layers(p, t->sl[k], t->v) / t->sl[k]
+                                                : 0);
     }
     fw[k] = f;
     bw[k] = b;
@@ -540,12 +561,33 @@ static void logits_block(Gen *g, const Tf *t, GenBlock *lg) {
   tied_allreduce(g, t, lg);
 }
 
+/* The MTP modules' heads (last stage): D projections (2h x h, column-
+ * parallel) and D passes of the shared output head, timed as the logits
+ * kernel scaled by their FLOPs (f_head / f_logits), with the logits' TP
+ * collectives each; the gradients of the projections and the 3 norms.
+ * Their layers are emitted from the attention and MLP templates. */
+static void mtp_head_block(Gen *g, const Tf *t, GenBlock *hd) {
+  const WeftParallel *p = g->par;
+  double R = t->R, x = t->f_head / t->f_logits, c = R * t->f_head * g->ns_per_flop;
+  weft_gen_block_clear(hd);
+  weft_gen_compute(g, OC_LOGITS, R * x, c, hd->compute_ns);
+  if (p->sequence_parallel) {
+    weft_gen_add(g, hd, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_TP, t->D * R * t->S / p->tp,
+                 t->D * R);
+    weft_gen_add(g, hd, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, t->D * R * t->S, t->D * R);
+  } else {
+    weft_gen_add(g, hd, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, t->D * R * t->S, t->D * R);
+  }
+  weft_gen_grad_sync(g, hd, GEN_DP, t->D * (2 * t->h * t->h / p->tp + 3 * t->el_norm), R);
+}
+
 /* Dense and expert parameters an NPU of stage k holds. */
 static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense, double *expert) {
   int n = t->sl[k], ne = moe_layers(g, lo, lo + n - 1), nd = n - ne;
-  *dense = n * t->el_attn + nd * t->el_mlp + ne * t->el_moe_dense +
-           (k == 0 ? t->el_emb : 0) + (k == g->par->pp - 1 ? t->el_out : 0);
-  *expert = ne * t->el_moe_expert;
+  int last = k == g->par->pp - 1;
+  *dense = n * t->el_attn + nd * t->el_mlp + ne * t->el_moe_dense + (k == 0 ? t->el_emb : 0) +
+           (last ? t->el_out + t->el_mtp_dense : 0);
+  *expert = ne * t->el_moe_expert + (last ? t->el_mtp_expert : 0);
 }
 
 /* Memory of pipeline stage k, first layer lo (1F1B: min(pp - k, m)
@@ -589,6 +631,9 @@ static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const doub
     mem->activations_bytes = (nd * ad + ne * ae) * inflight;
   }
   if (k == p->pp - 1 || (dual && k == 0)) mem->activations_bytes += 4 * t->b * t->sq * t->V / p->tp;
+  if (k == p->pp - 1) /* MTP: its layers kept whole (not recomputed), a logits buffer each */
+    mem->activations_bytes +=
+        t->D * ((t->mtp_moe ? ae : ad) * inflight + 4 * t->b * t->sq * t->V / p->tp);
   mem->total_bytes =
       mem->params_bytes + mem->grads_bytes + mem->optimizer_bytes + mem->activations_bytes;
 }
@@ -623,8 +668,8 @@ static void fill_info(Gen *g, const Tf *t) {
                             : (t->R - t->m) / t->m;
   in->samples = B;
   in->tokens = B * t->s;
-  in->model_flops = 3 * B * per_seq * (layers + t->m_logits);
-  in->hw_flops = in->model_flops + B * per_seq * extra;
+  in->model_flops = 3 * B * per_seq * (layers + t->m_logits + t->m_mtp);
+  in->hw_flops = in->model_flops + B * per_seq * (extra + t->D * t->m_flash_rc);
   in->critical_stage = t->e;
   in->pipeline_repeats = t->R;
   in->optimizer_ns = t->opt_ns;
@@ -729,6 +774,8 @@ static int emit(Gen *g, Tf *t) {
   int has_emb = t->e == 0, has_logits = t->e == p->pp - 1;
   /* Only the blocks emitted are built: a named group exists only when used. */
   GenBlock attn, mlp, moe, emb, logits, pipe, opt; /* emb, logits: cleared when built */
+  GenBlock mtp_attn, mtp_layer, mtp_head;           /* built with has_mtp */
+  int has_mtp = has_logits && t->D > 0;
   weft_gen_block_clear(&opt);
   if (p->pp > 1) { /* the critical stage receives activations, sends gradients */
     weft_gen_block_clear(&pipe);
@@ -742,6 +789,11 @@ static int emit(Gen *g, Tf *t) {
   if (nd) sub_block(g, t, 0, &mlp);
   if (ne) sub_block(g, t, 1, &moe);
   if (has_logits) logits_block(g, t, &logits);
+  if (has_mtp) { /* the last layer's kind: built on the last stage, which holds it */
+    mtp_attn = attn;
+    mtp_layer = t->mtp_moe ? moe : mlp;
+    mtp_head_block(g, t, &mtp_head);
+  }
   double step_ns = t->opt_ns = optimizer_ns(g, t);
   opt.compute_ns[WEFT_PHASE_WG] = step_ns;
 
@@ -755,6 +807,11 @@ static int emit(Gen *g, Tf *t) {
     if (p->pp > 1) weft_gen_split_last(g, &pipe, t->R, 1, &acc.rest);
     if (has_emb) weft_gen_split_last(g, &emb, t->R, 1, &acc.rest);
     if (has_logits) weft_gen_split_last(g, &logits, t->R, 1, &acc.rest);
+    if (has_mtp) {
+      weft_gen_split_last(g, &mtp_attn, t->R, t->D, &acc.rest);
+      weft_gen_split_last(g, &mtp_layer, t->R, t->D, &acc.rest);
+      weft_gen_split_last(g, &mtp_head, t->R, 1, &acc.rest);
+    }
     double R = acc.v > 1 ? t->R / acc.keep : t->R; /* interleaved: keep the last group */
     weft_gen_split_last(g, &attn, R, t->Ls, &acc.rest);
     if (nd) weft_gen_split_last(g, &mlp, R, nd, &acc.rest);
@@ -777,6 +834,9 @@ static int emit(Gen *g, Tf *t) {
   int n = (p->pp > 1 ? weft_gen_block_entries(&pipe) : 0) +
           (has_emb ? weft_gen_block_entries(&emb) : 0) +
           (has_logits ? weft_gen_block_entries(&logits) : 0) +
+          (has_mtp ? weft_gen_block_entries(&mtp_attn) + weft_gen_block_entries(&mtp_layer) +
+                         weft_gen_block_entries(&mtp_head)
+                   : 0) +
           (has_acc ? weft_gen_block_entries(&acc.rest) : 0) + (step_ns > 0);
   if (acc.v > 1) /* at most every kept collective in each chunk's accumulation */
     n += acc.v * (weft_gen_block_entries(&acc.kept[0]) + weft_gen_block_entries(&acc.kept[1]) +
@@ -802,6 +862,11 @@ static int emit(Gen *g, Tf *t) {
     }
   }
   if (has_logits) weft_gen_emit(g, "logits", &logits, 1);
+  if (has_mtp) {
+    weft_gen_emit(g, "mtp.attn", &mtp_attn, t->D);
+    weft_gen_emit(g, t->mtp_moe ? "mtp.moe" : "mtp.mlp", &mtp_layer, t->D);
+    weft_gen_emit(g, "mtp.head", &mtp_head, 1);
+  }
   if (has_acc) weft_gen_emit(g, "accumulation", &acc.rest, 1);
   if (step_ns > 0) weft_gen_emit(g, "optimizer", &opt, 1);
   return WEFT_OK;

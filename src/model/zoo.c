@@ -15,7 +15,7 @@
 #define COMMON_KEYS "name", "title", "source", "arch", "global_batch"
 static const char *const TRANSFORMER_KEYS[] = {
     COMMON_KEYS, "seq_len", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
-    "ffn",       "vocab",   "moe",    "mask",   "mla",   "head_dim", "window", "sinks", NULL};
+    "ffn",       "vocab",   "moe",    "mask",   "mla",   "head_dim", "window", "sinks", "mtp_layers", NULL};
 static const char *const DLRM_KEYS[] = {COMMON_KEYS,  "embeddings", "dense_features",
                                         "bottom_mlp", "top_mlp",    "interaction", NULL};
 static const char *const CNN_KEYS[] = {COMMON_KEYS, "input", "layers", "batch_norm", NULL};
@@ -158,7 +158,8 @@ static int read_transformer(const WeftYamlNode *r, const char *file, WeftModel *
   const WeftYamlNode *kv = weft_yaml_get(r, "kv_heads", NULL);
   if ((rc = read_mla(r, file, m, err)) || (rc = read_mask(r, file, m, err)) ||
       (rc = opt_count(r, "head_dim", file, &m->head_dim, err)) ||
-      (rc = read_window(r, file, m, err)))
+      (rc = read_window(r, file, m, err)) ||
+      (rc = opt_count(r, "mtp_layers", file, &m->mtp_layers, err)))
     return rc;
   const WeftYamlNode *hd = weft_yaml_get(r, "head_dim", NULL);
   if (hd && m->kv_lora_rank > 0)
@@ -380,9 +381,13 @@ static double transformer_params(const WeftModel *m, int active) {
   double norm = gpt ? 2.0 * h : h;
   double l = m->layers, moe = weft_model_moe_layers(m, 1, m->layers);
   double routed = active ? m->top_k : e;
-  return l * (attn + 2.0 * norm + (m->sinks ? m->heads : 0)) + (l - moe) * ffn +
-         moe * ((routed + m->shared_experts) * expert + h * e) + v * h + (gpt ? s * h : v * h) +
-         norm;
+  double layer = attn + 2.0 * norm + (m->sinks ? m->heads : 0);
+  /* MTP: a layer of the last layer's kind, the 2h x h projection, 3 norms */
+  double last = weft_model_moe_layers(m, m->layers, m->layers)
+                    ? (routed + m->shared_experts) * expert + h * e : ffn;
+  double mtp = m->mtp_layers * (layer + last + 2.0 * h * h + 3.0 * norm);
+  return l * layer + (l - moe) * ffn + moe * ((routed + m->shared_experts) * expert + h * e) +
+         v * h + (gpt ? s * h : v * h) + norm + mtp;
 }
 
 double weft_model_active_params(const WeftModel *m) {

@@ -283,6 +283,43 @@ static void rp_window(void) {
   weft_workload_free(wl);
 }
 
+/* Multi-token prediction (DeepSeek-V3), the tiny GeLU model, 2 layers, 1
+ * sequence, pp 1, one MTP module: its layer like the last (attention 320,
+ * MLP 512), its projection 2 x 2 tokens x 2h x h = 128 and the output head
+ * again 128: forward 1088, the head's share 256. Model FLOPs 3 (2 x 832 +
+ * 128 + 1088) = 8640. Parameters: the model's 536 (a layer 244 = attention
+ * 80 + MLP 148 + 2 LayerNorms 16; embedding 32, positions 8, final norm 8)
+ * + the module's layer 244, projection 32 and 3 norms 24: 836 (2 bytes
+ * each on the one stage). */
+static void rp_mtp(void) {
+  WeftModel m = fx_tiny(2, 2, 1);
+  CHECK_NEAR(weft_model_params(&m), 536, 0);
+  m.mtp_layers = 1;
+  CHECK_NEAR(weft_model_params(&m), 836, 0);
+  WeftDevice dev = fx_unit_device(1e15);
+  static const int n[1] = {1};
+  WeftNetwork net = fx_net(1, n, WEFT_RING);
+  WeftParallel par;
+  weft_parallel_default(&par);
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_NEAR(info.model_flops, 8640, 0);
+  CHECK_NEAR(info.mem.params_bytes, 2 * 836, 0);
+  const WeftLayer *a = fx_find_layer(wl, "mtp.attn"), *f = fx_find_layer(wl, "mtp.mlp"),
+                  *h = fx_find_layer(wl, "mtp.head");
+  CHECK(a && a->phase[WEFT_PHASE_FWD].compute_ns == 320);
+  CHECK(f && f->phase[WEFT_PHASE_FWD].compute_ns == 512);
+  CHECK(h && h->phase[WEFT_PHASE_FWD].compute_ns == 256);
+  m.mtp_layers = 0;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_NEAR(info.model_flops, 3 * (2 * 832 + 128), 0);
+  CHECK(!fx_find_layer(wl, "mtp.attn"));
+  weft_workload_free(wl);
+}
+
 const TestCase suite_recipes[] = {
     {"recipes/accounted_stages", rp_accounted_stages},
     {"recipes/accounted_1f1b", rp_accounted_1f1b},
@@ -291,5 +328,6 @@ const TestCase suite_recipes[] = {
     {"recipes/head_dim_flops", rp_head_dim_flops},
     {"recipes/partial_recompute", rp_partial_recompute},
     {"recipes/window", rp_window},
+    {"recipes/mtp", rp_mtp},
     {0, 0},
 };
