@@ -49,6 +49,9 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
                          "                        the first N of each chunk (block)"},
     [CLI_MO_RCMETHOD] = {"--recompute-method", "uniform|block",
                          "which layers --recompute-num-layers picks (default uniform)"},
+    [CLI_MO_RCMODULES] = {"--recompute-modules", "LIST",
+                          "selective recomputation's modules: core_attn, mlp, moe,\n"
+                          "                        shared_experts, moe_act, layernorm (default core_attn)"},
 };
 
 /* "5,6,6,5": positive layer counts, one per stage. */
@@ -136,6 +139,14 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
     WeftError err;
     if (weft_recompute_method_parse(val[CLI_MO_RCMETHOD], &p->recompute_method, &err)) {
       cli_fail("--recompute-method '%s': expected uniform or block", val[CLI_MO_RCMETHOD]);
+      return -1;
+    }
+  }
+  if (val[CLI_MO_RCMODULES]) {
+    WeftError err;
+    if (weft_recompute_modules_parse(val[CLI_MO_RCMODULES], &p->recompute_modules, &err)) {
+      cli_fail("--recompute-modules '%s': expected names among core_attn, mlp, moe, "
+               "shared_experts, moe_act, layernorm", val[CLI_MO_RCMODULES]);
       return -1;
     }
   }

@@ -227,6 +227,10 @@ typedef struct {
    * recompute full. */
   int recompute_num_layers;
   int recompute_method;  /* a WeftRecomputeMethod */
+  /* Selective recomputation's modules (Megatron-Core's --recompute-modules),
+   * WeftRecomputeModule bits; 0: the attention core alone. Only with
+   * recompute selective. */
+  int recompute_modules;
 } WeftParallel;
 
 /* The pipeline schedule: 1F1B (Narayanan et al. 2021; interleaved when
@@ -256,6 +260,23 @@ typedef enum { WEFT_RECOMPUTE_UNIFORM = 0, WEFT_RECOMPUTE_BLOCK = 1 } WeftRecomp
  * "recompute_method") otherwise. */
 const char *weft_recompute_method_name(int method);
 int weft_recompute_method_parse(const char *text, int *method, WeftError *err);
+
+/* Selective recomputation's modules (WeftParallel.recompute_modules bits;
+ * Megatron-Core's names): core_attn (the attention core), mlp (dense
+ * layers' MLP), moe (MoE layers' experts), shared_experts, moe_act (the
+ * experts' activation function), layernorm (the two norms' outputs). */
+typedef enum {
+  WEFT_RC_CORE_ATTN = 1,
+  WEFT_RC_MLP = 2,
+  WEFT_RC_MOE = 4,
+  WEFT_RC_SHARED_EXPERTS = 8,
+  WEFT_RC_MOE_ACT = 16,
+  WEFT_RC_LAYERNORM = 32
+} WeftRecomputeModule;
+/* "core_attn,mlp,layernorm" (names separated by commas or spaces) into
+ * *mask; WEFT_EINPUT (field "recompute_modules") naming an unknown name or
+ * for none; *mask unchanged then. */
+int weft_recompute_modules_parse(const char *text, int *mask, WeftError *err);
 
 /* "none", "full", "selective" <-> WeftRecompute; parse returns WEFT_EINPUT
  * (err names the text) for anything else. */

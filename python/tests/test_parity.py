@@ -460,3 +460,27 @@ def test_zoo_recipe_keys():
         (32, 128, 2, True, 1)
     # the module: a layer (23,040 + 17,280 + 120 + 4 sinks), projection 2 x 60 x 60, 3 norms
     assert m["params"] == 200948 + 40444 + 7200 + 180
+
+
+def test_recompute_modules_keyword():
+    """recompute_modules= (a list or a comma-separated text) is
+    --recompute-modules and the scenario key: recomputing the MLP too costs
+    time and saves activations."""
+    v = "data/validation/cost.yml"
+    job = dict(model="megatron-22b", tp=8, pp=2, recompute="selective", cost_model=v,
+               cluster="dgx-h100", npus=16, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "megatron-22b", "--tp", "8", "--pp", "2", "--recompute", "selective",
+            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "16", "--constraint",
+            "B1 = 450", "--constraint", "B2 = 50"]
+    py = weft.optimize(recompute_modules=["core_attn", "mlp"], **job)
+    same(py, cli("optimize", *args, "--recompute-modules", "core_attn,mlp"))
+    assert weft.optimize(recompute_modules="core_attn, mlp", **job)["time_ns"] == py["time_ns"]
+    assert py["time_ns"] > weft.optimize(**job)["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
+          "workload": {"model": "megatron-22b", "tp": 8, "pp": 2, "recompute": "selective",
+                       "recompute_modules": ["core_attn", "mlp"]},
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(recompute_modules=["mlpx"], **job)
+    assert "mlpx" in str(e.value)

@@ -25,7 +25,8 @@ MAX_NPUS = 1 << 30  # a network's NPUs, as the readers allow
 MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero", "recompute",
               "order", "efficiency", "zoo", "pp_layers", "cp", "attention", "fp8", "schedule",
               "grad_bytes", "master_weights", "optimizer_states", "pp_account_embedding",
-              "pp_account_loss", "recompute_num_layers", "recompute_method")
+              "pp_account_loss", "recompute_num_layers", "recompute_method",
+              "recompute_modules")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -283,6 +284,15 @@ class ModelOpts:
                 raise fail("recompute_method=%r: expected uniform or block"
                            % (kw["recompute_method"],), "recompute_method")
             par.recompute_method = kind.value
+        if kw.get("recompute_modules") is not None:  # --recompute-modules LIST
+            mods = kw["recompute_modules"]
+            if not isinstance(mods, str):
+                mods = ",".join(str(x) for x in items("recompute_modules", mods))
+            mask, err = ctypes.c_int(), new_error()
+            if lib.weft_recompute_modules_parse(c_text("recompute_modules", mods), byref(mask),
+                                                byref(err)):
+                raise fail(_lib.text(err.msg), "recompute_modules")
+            par.recompute_modules = mask.value
         if kw.get("pp_layers") is not None:
             layers = [int_value("pp_layers", x, 1, 1 << 24) for x in items("pp_layers",
                                                                           kw["pp_layers"])]

@@ -136,7 +136,7 @@ WeftParallel = _s("WeftParallel", [
     ("optimizer_bytes", c_double), ("stage_layers", POINTER(c_int)), ("nstage_layers", c_int),
     ("optimizer_step", c_int), ("schedule", c_int),
     ("merged_backward", c_int), ("pp_account_embedding", c_int), ("pp_account_loss", c_int),
-    ("recompute_num_layers", c_int), ("recompute_method", c_int)])
+    ("recompute_num_layers", c_int), ("recompute_method", c_int), ("recompute_modules", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,
@@ -218,6 +218,7 @@ PROTOS = {
                                          _ERR]),
     "weft_recompute_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_recompute_method_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_recompute_modules_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_attention_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_name": (c_char_p, [c_int]),

@@ -294,13 +294,32 @@ static int rc_layers(const WeftParallel *p, int n, int v) {
   return r < n ? (int)r : n;
 }
 
+/* Selective recomputation's modules (WeftRecomputeModule bits; 0 when not
+ * selective; the attention core by default). */
+static int rc_mods(const WeftParallel *p) {
+  if (p->recompute != WEFT_RECOMPUTE_SELECTIVE) return 0;
+  return p->recompute_modules ? p->recompute_modules : WEFT_RC_CORE_ATTN;
+}
+
+/* The share of a MoE layer's forward selective recomputation runs again:
+ * all of it (moe), the shared experts' part, or nothing. */
+static double moe_rc_share(const WeftParallel *p, const Tf *t) {
+  int m = rc_mods(p);
+  return m & WEFT_RC_MOE ? 1.0 : m & WEFT_RC_SHARED_EXPERTS && t->k + t->sh > 0 ? t->sh / (t->k + t->sh) : 0.0;
+}
+
 /* The forward FLOPs one rank runs for layers lo..hi and its backward
  * (2 x forward, flash's extra, the recomputed forward or attention core). */
 static double layers_work(const Gen *g, const Tf *t, int lo, int hi, int mode, double *bwd) {
   int n = hi - lo + 1, ne = moe_layers(g, lo, hi);
   double f = n * t->f_attn + (n - ne) * t->f_mlp + ne * t->f_moe;
+  int mods = rc_mods(g->par);
   double rc = mode == WEFT_RECOMPUTE_FULL ? f * rc_layers(g->par, n, t->v) / n
-               : mode == WEFT_RECOMPUTE_SELECTIVE ? n * t->f_core : 0;
+              : mode == WEFT_RECOMPUTE_SELECTIVE
+                  ? (mods & WEFT_RC_CORE_ATTN ? n * t->f_core : 0) +
+                        (mods & WEFT_RC_MLP ? (n - ne) * t->f_mlp : 0) +
+                        ne * t->f_moe * moe_rc_share(g->par, t)
+                  : 0;
   *bwd = 2 * f + n * t->x_attn + rc;
   return f;
 }
@@ -317,9 +336,12 @@ static double model_layers(const Gen *g, const Tf *t, int mode, double *recomput
   int n = t->L, ne = moe_layers(g, 1, t->L), r = 0;
   double f = n * t->m_attn + (n - ne) * t->m_mlp + ne * t->m_moe;
   for (int k = 0; k < g->par->pp; k++) r += rc_layers(g->par, t->sl[k], t->v);
+  int mods = rc_mods(g->par);
+  double sel = (mods & WEFT_RC_CORE_ATTN && !t->flash ? n * t->m_core : 0) +
+               (mods & WEFT_RC_MLP ? (n - ne) * t->m_mlp : 0) +
+               ne * t->m_moe * moe_rc_share(g->par, t);
   *recompute = n * t->m_flash_rc + (mode == WEFT_RECOMPUTE_FULL ? f * r / n
-                                    : mode == WEFT_RECOMPUTE_SELECTIVE && !t->flash ? n * t->m_core
-                                                                                    : 0);
+                                    : mode == WEFT_RECOMPUTE_SELECTIVE ? sel : 0);
   return f;
 }
 
@@ -453,6 +475,26 @@ static double layer_act(const Gen *g, const Tf *t, int moe, double *core) {
   return (rep + par + att) * p->act_bytes / 2 + lse - f8;
 }
 
+/* Activation bytes of one layer (dense: moe 0, MoE: 1) that selective
+ * recomputation's modules other than the attention core drop (layer_act's
+ * units): mlp the dense MLP's kept tensors (2 F f per token), moe the
+ * experts' (k + sh of them), shared_experts the shared ones', moe_act the
+ * activation function's output (2 f each), layernorm the two norms' outputs
+ * (the QKV's and the MLP's inputs, 2 h each, / t under SP). */
+static double rc_drop(const Gen *g, const Tf *t, int moe) {
+  const WeftParallel *p = g->par;
+  int m = rc_mods(p);
+  double tp = p->tp, sb = t->sq * t->b, units = 0;
+  if (m & WEFT_RC_LAYERNORM) units += 4 * sb * t->h / (p->sequence_parallel ? tp : 1);
+  if (!moe && m & WEFT_RC_MLP) units += sb * 2 * t->fm * t->ffn / tp;
+  if (moe) {
+    double kk = m & WEFT_RC_MOE ? t->k + t->sh : m & WEFT_RC_SHARED_EXPERTS ? t->sh : 0;
+    units += sb * kk * 2 * t->fm * t->fe / tp;
+    if (m & WEFT_RC_MOE_ACT) units += sb * (t->k + t->sh - kk) * 2 * t->fe / tp;
+  }
+  return units * p->act_bytes / 2;
+}
+
 /* TP collectives of a sub-block in one pass: AR of S, or with sequence
  * parallelism AG of the S/tp shard + RS of S. */
 static void tp_comm(Gen *g, GenBlock *blk, WeftPhase ph, double mult, const Tf *t) {
@@ -478,8 +520,11 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   if (!g->opcost && moe < 0) c[WEFT_PHASE_IG] += R * t->x_attn * g->ns_per_flop; /* flash */
   /* selective recompute: the attention core's forward again in backward
    * (its FLOPs at the block's own rate: per operator or flat) */
-  double core = p->recompute == WEFT_RECOMPUTE_SELECTIVE && moe < 0 && f > 0
-                    ? c[WEFT_PHASE_FWD] * t->f_core / f : 0.0;
+  int mods = rc_mods(p);
+  double core = mods & WEFT_RC_CORE_ATTN && moe < 0 && f > 0 ? c[WEFT_PHASE_FWD] * t->f_core / f
+                : moe == 0 && mods & WEFT_RC_MLP                ? c[WEFT_PHASE_FWD]
+                : moe > 0                                       ? c[WEFT_PHASE_FWD] * moe_rc_share(p, t)
+                                                                : 0.0;
   weft_gen_block_clear(blk);
   blk->compute_ns[WEFT_PHASE_FWD] = c[WEFT_PHASE_FWD];
   blk->compute_ns[WEFT_PHASE_IG] = c[WEFT_PHASE_IG] + rc * c[WEFT_PHASE_FWD] + core; /* + recomputed */
@@ -625,8 +670,10 @@ static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const doub
       mem->activations_bytes = (r * in + (n - r) * whole) * inflight + one;
     else
       mem->activations_bytes = ceil((double)n / N) * in * inflight + (N < n ? N : n) * one;
-  } else if (p->recompute == WEFT_RECOMPUTE_SELECTIVE) { /* + one core recomputed in backward */
-    mem->activations_bytes = (nd * (ad - core) + ne * (ae - core)) * inflight + core;
+  } else if (p->recompute == WEFT_RECOMPUTE_SELECTIVE) { /* + one layer's recomputed part */
+    double c = rc_mods(p) & WEFT_RC_CORE_ATTN ? core : 0;
+    double dd = c + rc_drop(g, t, 0), de = c + rc_drop(g, t, 1);
+    mem->activations_bytes = (nd * (ad - dd) + ne * (ae - de)) * inflight + (ne ? de : dd);
   } else {
     mem->activations_bytes = (nd * ad + ne * ae) * inflight;
   }

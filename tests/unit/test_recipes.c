@@ -320,6 +320,58 @@ static void rp_mtp(void) {
   weft_workload_free(wl);
 }
 
+/* Selective recomputation's modules, the tiny GeLU model, 2 layers, 1
+ * sequence, pp 1: a layer keeps 312 bytes (Korthikanti: sbh(34 + 5as/h),
+ * sbh = 8), of which the attention core 5as^2b = 40, the MLP's two
+ * internal tensors 16 sbh = 128 (its input, the norm's output, stays), the
+ * two norms' outputs 2 x 2sbh = 32; the fp32 logits 64.
+ *   core_attn            2 (312 - 40) + 40 + 64          = 648, +2 x 64 FLOPs
+ *   mlp                  2 (312 - 128) + 128 + 64        = 560, +2 x 512
+ *   core_attn,layernorm  2 (312 - 72) + 72 + 64          = 616, +2 x 64
+ * With mlp the MLP entry's input-grad is 512 + 512. */
+static void rp_recompute_modules(void) {
+  int mask = 0;
+  WeftError err;
+  CHECK_EQ_INT(weft_recompute_modules_parse("core_attn, mlp", &mask, &err), WEFT_OK);
+  CHECK_EQ_INT(mask, WEFT_RC_CORE_ATTN | WEFT_RC_MLP);
+  CHECK_EQ_INT(weft_recompute_modules_parse("layernorm moe_act", &mask, &err), WEFT_OK);
+  CHECK_EQ_INT(mask, WEFT_RC_LAYERNORM | WEFT_RC_MOE_ACT);
+  CHECK_EQ_INT(weft_recompute_modules_parse("mlpx", &mask, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "recompute_modules") && strstr(err.msg, "'mlpx'"));
+  CHECK_EQ_INT(weft_recompute_modules_parse(" , ", &mask, &err), WEFT_EINPUT);
+  WeftModel m = fx_tiny(2, 2, 1);
+  WeftDevice dev = fx_unit_device(1e15);
+  static const int n[1] = {1};
+  WeftNetwork net = fx_net(1, n, WEFT_RING);
+  WeftParallel par;
+  weft_parallel_default(&par);
+  par.recompute = WEFT_RECOMPUTE_SELECTIVE;
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  static const struct {
+    int mods;
+    double act, extra;
+  } c[] = {{0, 648, 128},
+           {WEFT_RC_CORE_ATTN, 648, 128},
+           {WEFT_RC_MLP, 560, 1024},
+           {WEFT_RC_CORE_ATTN | WEFT_RC_LAYERNORM, 616, 128}};
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    par.recompute_modules = c[i].mods;
+    CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+    CHECK_NEAR(info.mem.activations_bytes, c[i].act, 0);
+    CHECK_NEAR(info.hw_flops - info.model_flops, c[i].extra, 0);
+  }
+  par.recompute_modules = WEFT_RC_MLP;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  const WeftLayer *f = fx_find_layer(wl, "L1.mlp");
+  CHECK(f && f->phase[WEFT_PHASE_IG].compute_ns == 1024);
+  par.recompute = WEFT_RECOMPUTE_FULL; /* modules only with selective */
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "recompute_modules"));
+  weft_workload_free(wl);
+}
+
 const TestCase suite_recipes[] = {
     {"recipes/accounted_stages", rp_accounted_stages},
     {"recipes/accounted_1f1b", rp_accounted_1f1b},
@@ -329,5 +381,6 @@ const TestCase suite_recipes[] = {
     {"recipes/partial_recompute", rp_partial_recompute},
     {"recipes/window", rp_window},
     {"recipes/mtp", rp_mtp},
+    {"recipes/recompute_modules", rp_recompute_modules},
     {0, 0},
 };
