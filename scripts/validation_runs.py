@@ -171,6 +171,8 @@ def args_for(run, specs, tmp, assumed):
         a += ["--recompute"]
     elif rc == "selective":
         a += ["--recompute", "selective"]
+        if par.get("recompute_modules"):
+            a += ["--recompute-modules", ",".join(par["recompute_modules"])]
     elif rc is None:
         assumed.append("no recompute")
     return a
