@@ -1,6 +1,8 @@
 /* gen_transformer.c — Megatron-style transformer workloads: TP (+SP), CP, PP
- * 1F1B, DP with ZeRO, MoE expert parallel; standard or flash attention, MLA;
- * FLOPs, traffic and memory per docs/zoo.md. */
+ * 1F1B (Megatron's uneven split), DP with ZeRO, MoE expert parallel;
+ * standard or flash attention (sliding windows), MLA, head_dim; full,
+ * partial and module recomputation; multi-token prediction; FLOPs, traffic
+ * and memory per docs/zoo.md. */
 #include <math.h>
 #include <stdlib.h>
 
