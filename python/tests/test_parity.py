@@ -475,7 +475,9 @@ def test_codesign_nvl72_uses_the_domain():  # docs/search.md "Active NPUs"
                  "--cost-model", "data/validation/cost.yml", "--ep", "64", "--zero", "1",
                  "--recompute", "full", "--all-orders", "--tp", "1,2", "--pp", "8,16,18",
                  "--constraint", "B1 <= 900", "--constraint", "B2 <= 50", "--top", "3"))
-    assert py["top"][0]["shape"] == "SW64/72xSW256" and py["top"][0]["order"] == "TP-DP-PP"  # 64 of each rack work, 8 are spares
+    # 64 of each rack work, 8 are spares; the preset's InfiniBand is rail-optimized
+    assert py["top"][0]["shape"] == "SW64/72xSW256[rail-opt]"
+    assert py["top"][0]["order"] == "TP-DP-PP"
 
 
 def test_simulate_active_npus():  # the simulator runs the 64 working GPUs of each rack
