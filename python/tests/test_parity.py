@@ -652,3 +652,19 @@ def test_codesign_default_ep_for_moe():
                  "--constraint", "B2 = 50", "--tp", "2", "--pp", "8", "--top", "2"))
     assert py["points"] == 2 * 4 * 9  # 2 networks x 4 micro-batches x EP 1, 2, ..., 256
     assert " ep" in py["top"][0]["order"]
+
+
+def test_codesign_ep_list_refused_where_no_model_has_it():
+    """An ep_list= entry that divides no model's experts is refused, as the CLI
+    refuses --ep-list (goldens codesign_ep_list_*): before, each such point was
+    only 'invalid', reported by an unrelated first reason."""
+    kw = dict(npus=18432, device="gb200", network="data/domains/d72.yml",
+              cost_model="data/validation/cost.yml", constraint=["B1 = 900", "B2 = 50"],
+              tp=[8], zero=1)
+    with pytest.raises(weft.WeftError, match="entry 2 is 7, which does not divide "
+                       "deepseek-v3's 256 experts"):
+        weft.codesign("deepseek-v3", ep_list=[8, 7], **kw)
+    with pytest.raises(weft.WeftError, match="llama3-405b has no experts"):
+        weft.codesign("llama3-405b", ep_list=[1, 8], **kw)
+    with pytest.raises(weft.WeftError, match="entry 3 is 12, which divides the experts of none"):
+        weft.codesign(["llama3-405b", "deepseek-v3"], ep_list=[1, 8, 12], **kw)
