@@ -1,11 +1,12 @@
 # test_parity.py — every function's dict against json.loads of the CLI's
 # --json for the same inputs: the package and the CLI stay in step.
 import os
+import subprocess
 
 import pytest
 
 import weft
-from helpers import G, GPT3, LIBRA, cli, same
+from helpers import CLI, G, GPT3, LIBRA, cli, same
 
 NOWALL = ("wall_time_ns",)  # the run's own wall clock
 
@@ -96,6 +97,21 @@ def test_zoo_every_device_and_cluster():
             same(one, cli("zoo", e["name"]))
     gb = weft.zoo("gb200-nvl72")
     assert [t["npus"] for t in gb["tiers"]] == [72, 0] and gb["device"] == "gb200"
+    assert gb["tiers"][1]["fabric"] == "rail-optimized"
+
+
+def test_zoo_unknown_name_suggests():
+    """A name that is no model, device nor cluster: the CLI's message and the
+    closest name of the three (goldens zoo_unknown_*), not a list of models."""
+    for name, near in (("gb200-nvl7", "gb200-nvl72"), ("GB200-NVL72", "gb200-nvl72"),
+                       ("tpu-v5p-pods", "tpu-v5p-pod"), ("gpt4", None)):
+        p = subprocess.run([CLI, "zoo", name], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert p.returncode == 2
+        with pytest.raises(weft.WeftError) as e:
+            weft.zoo(name)
+        assert p.stderr.decode() == "weft: %s\n" % e.value.message, (p.stderr, e.value.message)
+        assert ("did you mean '%s'?" % near in e.value.message) if near else "did you" not in \
+            e.value.message
 
 
 def test_workload(tmp_path):
