@@ -151,6 +151,8 @@ static void nvl72_allreduce(void) {
   CHECK_NEAR(weft_network_rails(&n16, 1), 72, 0);
   weft_collective_steps(WEFT_COLL_ALLREDUCE, g16, &n16, steps);
   CHECK_EQ_INT(steps[1], 2 * 15);
+  weft_collective_steps(WEFT_COLL_ALLREDUCE, g16, &n16x, steps);
+  CHECK_EQ_INT(steps[1], 2 * 15);
   n16.fabric[1] = WEFT_SHAPE_TREE;
   weft_collective_steps(WEFT_COLL_ALLREDUCE, g16, &n16, steps);
   CHECK_EQ_INT(steps[1], 2 * 4);
