@@ -3,9 +3,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "opts.h"
 
 #define GIB 1073741824.0
 
@@ -193,4 +195,52 @@ int zoo_show_hw(const char *zoo, const char *name, int json, int *shown, WeftErr
   free(devs);
   free(cs);
   return rc;
+}
+
+/* NAME is no model, device nor cluster of the zoo: say so, with the closest
+ * name of the three (a typo, or the right name in other case). */
+void zoo_unknown(const char *zoo, const char *name) {
+  WeftError err;
+  WeftDevice *devs = NULL;
+  WeftCluster *cs = NULL;
+  char(*models)[WEFT_NAME_LEN] = NULL;
+  const char **cands = NULL;
+  int nm = 0, nd = 0, nc = 0, n = 0;
+  if (weft_zoo_list(zoo, NULL, 0, &nm, &err) || nm <= 0 ||
+      !(models = malloc((size_t)nm * sizeof *models))) {
+    nm = 0;
+  } else {
+    int cap = nm;
+    if (weft_zoo_list(zoo, models, cap, &nm, &err)) nm = 0;
+    if (nm > cap) nm = cap;
+  }
+  if (weft_zoo_devices(zoo, NULL, 0, &nd, &err) || nd <= 0 ||
+      !(devs = malloc((size_t)nd * sizeof *devs))) {
+    nd = 0;
+  } else {
+    int cap = nd;
+    if (weft_zoo_devices(zoo, devs, cap, &nd, &err)) nd = 0;
+    if (nd > cap) nd = cap;
+  }
+  if (zoo_read_clusters(zoo, &cs, &nc, &err)) nc = 0;
+  cands = malloc((size_t)(nm + nd + nc + 1) * sizeof *cands);
+  const char *hint = NULL;
+  if (cands) {
+    for (int i = 0; i < nm; i++) cands[n++] = models[i];
+    for (int i = 0; i < nd; i++) cands[n++] = devs[i].name;
+    for (int i = 0; i < nc; i++) cands[n++] = cs[i].name;
+    for (int i = 0; i < n && !hint; i++)
+      if (!strcasecmp(cands[i], name)) hint = cands[i];
+    if (!hint) hint = cli_suggest(name, strlen(name), cands, n);
+  }
+  if (hint)
+    cli_fail("zoo: no model, device or cluster is called '%s': did you mean '%s'? (weft zoo "
+             "lists them)", name, hint);
+  else
+    cli_fail("zoo: no model, device or cluster is called '%s' (weft zoo lists them; a model "
+             "file is named by its path)", name);
+  free(cands);
+  free(models);
+  free(devs);
+  free(cs);
 }
