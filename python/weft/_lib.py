@@ -54,7 +54,7 @@ WeftCostModel = _s("WeftCostModel", [("nclasses", c_int),
                                      ("sys", WeftSystemCost)])
 WeftPhaseSpec = _s("WeftPhaseSpec", [("compute_ns", c_double), ("coll", c_int),
                                      ("size_bytes", c_double), ("group", c_int),
-                                     ("calls", c_double)])
+                                     ("calls", c_double), ("overlap_ns", c_double)])
 WeftLayer = _s("WeftLayer", [("name", _NAME), ("phase", WeftPhaseSpec * NPHASES),
                              ("update_ns", c_double), ("line", c_int)])
 WeftWorkload = _s("WeftWorkload", [

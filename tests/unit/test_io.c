@@ -1085,7 +1085,7 @@ static char *slurp(const char *path) {
 }
 
 static WeftPhaseSpec ph(double compute_ns, WeftCollective c, double size_bytes, int group) {
-  WeftPhaseSpec s = {compute_ns, c, size_bytes, group, 0.0};
+  WeftPhaseSpec s = {compute_ns, c, size_bytes, group, 0.0, 0.0};
   return s;
 }
 
