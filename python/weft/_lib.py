@@ -138,7 +138,8 @@ WeftParallel = _s("WeftParallel", [
     ("optimizer_bytes", c_double), ("stage_layers", POINTER(c_int)), ("nstage_layers", c_int),
     ("optimizer_step", c_int), ("schedule", c_int),
     ("merged_backward", c_int), ("cuda_graphs", c_int), ("overlap_grad_reduce", c_int),
-    ("overlap_param_gather", c_int), ("ddp_bucket_params", c_double)])
+    ("overlap_param_gather", c_int), ("ddp_bucket_params", c_double),
+    ("tp_comm_overlap", c_int), ("overlap_p2p", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,

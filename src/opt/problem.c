@@ -527,9 +527,10 @@ static int build(WeftProblem *p, const WeftSpec *spec, int full, WeftError *err)
     else memcpy(p->u, ps.u, (size_t)ps.n * (size_t)p->D * sizeof(double));
   }
   if (ps.u != ps.stack) free(ps.u);
+  int built = rc;
   for (int j = 0; j < p->njobs && !rc; j++) rc = build_job(p, &spec->jobs[j], &keys[j], &p->job[j]);
   free(keys);
-  if (rc == WEFT_EINPUT) /* hidden.c: too many pieces */
+  if (!built && rc == WEFT_EINPUT) /* hidden.c: too many pieces */
     return weft_error_set(err, rc, "", 0, 0, "overlap_ns",
                           "the hidden collectives' overlap times give a job more than %d time "
                           "rows: use fewer distinct overlap times per pattern",
