@@ -131,6 +131,44 @@ static void hidden_optimum(void) {
   }
 }
 
+/* tp-dp-overlap with hidden collectives, solved under B1 + B2 = 100: the
+ * certified optimum is no worse than the best of a fine grid of designs (a
+ * brute-force oracle; T is convex in B1, so the grid's best is within its
+ * step of the optimum and never below it). Two layers, hidden fwd and ig
+ * all-reduces of distinct overlap times (four pieces), wg all-reduces. */
+static void hidden_tp_dp_solve(void) {
+  double c0[3] = {30000, 40000, 10000}, b0[3] = {2e6, 1e6, 0.5e6};
+  double c1[3] = {20000, 30000, 5000}, b1[3] = {1e6, 1.5e6, 0.8e6};
+  Sim s;
+  WeftEval ev;
+  toy(&s, WEFT_LOOP_TP_DP_OVERLAP);
+  s.net.latency_ns[0] = s.net.latency_ns[1] = 10.0;
+  layer(&s, c0, b0, 25000, 10000);
+  layer(&s, c1, b1, 15000, 20000);
+  double best = HUGE_VAL;
+  for (int k = 1; k < 10000; k++) {
+    double bw[2] = {k * 0.01, 100.0 - k * 0.01};
+    best = fmin(best, eval(&s, bw, &ev));
+  }
+  WeftConstraints cons;
+  WeftError e;
+  WeftProblem *p = NULL;
+  WeftResult r;
+  memset(&cons, 0, sizeof cons);
+  CHECK_EQ_INT(weft_constraints_parse(&cons, "B1 + B2 = 100", 2, &e), WEFT_OK);
+  s.spec.cons = &cons;
+  CHECK_EQ_INT(weft_problem_create(&s.spec, &p, &e), WEFT_OK);
+  memset(&r, 0, sizeof r);
+  if (p) CHECK_EQ_INT(weft_problem_solve(p, NULL, &r), 0);
+  weft_problem_free(p);
+  CHECK_EQ_INT(r.status, WEFT_STATUS_SOLVED);
+  CHECK(r.gap <= 1e-9 && r.lower_bound <= r.objective * (1 + 1e-12));
+  CHECK(r.eval.time_ns <= best * (1 + 1e-9));
+  CHECK(r.eval.time_ns >= best * (1 - 1e-3)); /* the grid's step (0.01 GB/s) */
+  s.spec.cons = NULL;
+  weft_workload_free(s.wl);
+}
+
 /* Random layers with hidden fwd/ig collectives of a few distinct overlap
  * times (several pieces, two patterns: all-reduce and all-gather on dim 1):
  * the no-overlap time at random designs is the brute-force sum compute +
@@ -236,6 +274,7 @@ static void hidden_text(void) {
 const TestCase suite_hidden[] = {
     {"hidden_one_layer", hidden_one_layer},
     {"hidden_tp_dp", hidden_tp_dp},
+    {"hidden_tp_dp_solve", hidden_tp_dp_solve},
     {"hidden_optimum", hidden_optimum},
     {"hidden_brute_force", hidden_brute_force},
     {"hidden_text", hidden_text},
