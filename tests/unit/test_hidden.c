@@ -233,6 +233,47 @@ static void hidden_brute_force(void) {
   }
 }
 
+/* The simulator runs a hidden collective beside the compute it hides
+ * behind: with one chunk, no latency and one collective at a time it gives
+ * the analytic time and split. One layer (no-overlap: 115000 ns at B = (50,
+ * 50), hidden_one_layer), then a second layer of compute 0/20000/0 under
+ * tp-dp-overlap (135000, hidden_tp_dp); the off case blocks (150000). The
+ * P2P-like entry (a hidden collective with no compute of its own, 20000 ns
+ * behind) takes its compute from the pass around it. */
+static void hidden_sim(void) {
+  double comp[3] = {30000, 40000, 10000}, bytes[3] = {2e6, 1e6, 0.5e6};
+  double comp1[3] = {0, 20000, 0}, none[3] = {0, 0, 0};
+  for (int on = 0; on < 2; on++) {
+    Sim s;
+    WeftEval ev;
+    WeftSimResult r;
+    toy(&s, WEFT_LOOP_NO_OVERLAP);
+    layer(&s, comp, bytes, on ? 25000 : 0, on ? 10000 : 0);
+    double want = eval(&s, s.bw, &ev);
+    CHECK_NEAR(want, on ? 115000.0 : 150000.0, 1e-12);
+    CHECK_NEAR(sim_run(&s, &r), want, 1e-12);
+    CHECK_NEAR(r.job[0].t.compute_ns, 80000.0, 1e-12);
+    for (int ph = 0; ph < 3; ph++)
+      CHECK_NEAR(r.job[0].t.exposed_comm_ns[ph], ev.job[0].exposed_comm_ns[ph], 1e-12);
+    s.spec.loop = WEFT_LOOP_TP_DP_OVERLAP;
+    layer(&s, comp1, none, 0, 0);
+    want = eval(&s, s.bw, &ev);
+    CHECK_NEAR(want, on ? 135000.0 : 170000.0, 1e-12);
+    CHECK_NEAR(sim_run(&s, &r), want, 1e-12);
+    weft_workload_free(s.wl);
+  }
+  Sim s; /* fwd 1e6 B (20000 ns at 50) on an entry of no compute, behind 20000 */
+  WeftEval ev;
+  WeftSimResult r;
+  double c0[3] = {0, 0, 0}, b0[3] = {1e6, 0, 0}, c1[3] = {30000, 0, 0};
+  toy(&s, WEFT_LOOP_NO_OVERLAP);
+  layer(&s, c0, b0, 20000, 0);
+  layer(&s, c1, none, 0, 0);
+  CHECK_NEAR(eval(&s, s.bw, &ev), 30000.0, 1e-12);
+  CHECK_NEAR(sim_run(&s, &r), 30000.0, 1e-12);
+  weft_workload_free(s.wl);
+}
+
 /* The text form: ALLREDUCE*4~2500 reads back as written; '~' on a
  * weight-grad collective is refused naming the field. */
 static void hidden_text(void) {
@@ -277,6 +318,7 @@ const TestCase suite_hidden[] = {
     {"hidden_tp_dp_solve", hidden_tp_dp_solve},
     {"hidden_optimum", hidden_optimum},
     {"hidden_brute_force", hidden_brute_force},
+    {"hidden_sim", hidden_sim},
     {"hidden_text", hidden_text},
     {0, 0},
 };
