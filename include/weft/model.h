@@ -246,6 +246,17 @@ typedef struct {
    * WeftRecomputeModule bits; 0: the attention core alone. Only with
    * recompute selective. */
   int recompute_modules;
+  /* Communication hidden behind compute (docs/zoo.md, "TP communication
+   * overlap", "Pipeline P2P overlap"; WeftPhaseSpec.overlap_ns): */
+  int tp_comm_overlap;      /* 1: Megatron-Core's --tp-comm-overlap (Transformer Engine's
+                               userbuffers): the sequence-parallel all-gathers and
+                               reduce-scatters of attention and dense MLP layers under
+                               their GEMMs; needs sequence_parallel when tp > 1. 0
+                               (default, Megatron's): they block */
+  int overlap_p2p;          /* 1 (default): Megatron's --overlap-p2p-communication, with
+                               interleaving (virtual_stages > 1) only, as Megatron: each
+                               pipeline send-recv under the other micro-batches' compute,
+                               the first and the last exposed; 0: they block */
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

@@ -772,3 +772,29 @@ def test_codesign_ep_list_refused_where_no_model_has_it():
         weft.codesign("llama3-405b", ep_list=[1, 8], **kw)
     with pytest.raises(weft.WeftError, match="entry 3 is 12, which divides the experts of none"):
         weft.codesign(["llama3-405b", "deepseek-v3"], ep_list=[1, 8, 12], **kw)
+
+
+def test_comm_overlap():
+    # tp_comm_overlap= and overlap_p2p_communication= are --tp-comm-overlap
+    # on|off and --overlap-p2p-communication on|off: TP collectives under their
+    # GEMMs (sequence parallel), pipeline send-recvs under other micro-batches'
+    # compute (interleaved); each hides time, in both loops that honour it
+    for loop in ("no-overlap", "tp-dp-overlap"):
+        args = dict(cluster="dgx-h100", npus=128, cost_model="data/validation/cost.yml",
+                    model="llama2-70b", tp=8, pp=4, vp=5, recompute="full", sp=True, loop=loop,
+                    constraint=["B1 <= 450", "B2 <= 50"])
+        flags = ["--cluster", "dgx-h100", "--npus", "128", "--cost-model",
+                 "data/validation/cost.yml", "--model", "llama2-70b", "--tp", "8", "--pp", "4",
+                 "--vp", "5", "--recompute", "full", "--sp", "--loop", loop,
+                 "--constraint", "B1 <= 450", "--constraint", "B2 <= 50"]
+        on = weft.optimize(tp_comm_overlap=True, **args)
+        same(on, cli("optimize", *flags, "--tp-comm-overlap", "on"), skip=NOWALL)
+        off = weft.optimize(overlap_p2p_communication=False, **args)
+        same(off, cli("optimize", *flags, "--overlap-p2p-communication", "off"), skip=NOWALL)
+        default = weft.optimize(**args)
+        assert weft.optimize(tp_comm_overlap=False, overlap_p2p_communication=True,
+                             **args) == default
+        assert on["time_ns"] < default["time_ns"] < off["time_ns"]
+    with pytest.raises(weft.WeftError) as e:  # Megatron asserts sequence parallelism too
+        weft.optimize(tp_comm_overlap=True, **dict(args, sp=False))
+    assert e.value.field == "tp_comm_overlap"
