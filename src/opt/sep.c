@@ -114,7 +114,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   s->npair = npair;
   size_t nd = (size_t)(nb + P + nb + nb * nf + 4 * n + mmax * nf + 2 * mmax + 10 * mmax + 4 * n +
                        P + P * nf + nf * nf + n + nf + ne * nb + ne);
-  size_t ni = (size_t)(mmax + P + 1 + ne + nb);
+  size_t ni = (size_t)(mmax + P + 1 + ne + nb + (nf > 0 ? nf : 1));
   Carve cv;
   cv.d = arena_calloc(&p->arena, nd, sizeof(double));
   cv.i = arena_calloc(&p->arena, ni, sizeof(int));
@@ -133,6 +133,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   double *A = take_d(&cv, ne * nb), *b = take_d(&cv, ne);
   s->cp = take_i(&cv, mmax); s->pat0 = take_i(&cv, P + 1);
   int *piv = take_i(&cv, ne), *fidx = take_i(&cv, nb);
+  s->fk = take_i(&cv, nf > 0 ? nf : 1);
   /* Natural start: y = B/cost and s = 1/cost for time x cost (cost =
    * oc0 + ocg.B); each rate as large as its pattern's rows allow. Scales
    * are the start's own. */
@@ -184,6 +185,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   for (int k = 0, f = 0; k < nb; k++)
     if (fidx[k] == -1) {
       s->E[k * nf + f] = 1.0;
+      s->fk[f] = k;
       fidx[k] = f++;
     }
   for (int k = 0; k < nb; k++) {

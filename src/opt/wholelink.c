@@ -180,19 +180,23 @@ static void bound_rows(Bnb *b, const Node *n, int named) {
   }
 }
 
+/* 1 when the whole-link design bw (GB/s) lies inside node n's box. */
+static int in_box(const Bnb *b, const Node *n, const double *bw) {
+  for (int d = 0; d < b->D; d++) {
+    if (!b->whole[d]) continue;
+    double m = nearbyint(bw[d] / b->rate[d]);
+    if (m < n->lo[d] || m > n->hi[d]) return 0;
+  }
+  return 1;
+}
+
 /* A design known to meet the constraints inside node n's box (the newest),
  * a start for its solve; NULL when none is. */
 static const double *known_start(const Bnb *b, const Node *n) {
   int k0 = b->nknown > KNOWN ? b->nknown - KNOWN : 0;
   for (int k = b->nknown - 1; k >= k0; k--) {
     const double *bw = b->known[k % KNOWN];
-    int in = 1;
-    for (int d = 0; d < b->D && in; d++) {
-      if (!b->whole[d]) continue;
-      double m = nearbyint(bw[d] / b->rate[d]);
-      in = m >= n->lo[d] && m <= n->hi[d];
-    }
-    if (in) return bw;
+    if (in_box(b, n, bw)) return bw;
   }
   return NULL;
 }
@@ -225,6 +229,16 @@ static int solve_node(Bnb *b, Node *n, const double *start, WeftResult *res) {
   int rc = weft_problem_recreate(b->base, b->cons, start ? start : known_start(b, n), 1, &p, &err);
   if (rc == WEFT_ENOMEM) return rc;
   if (rc) return NODE_UNSETTLED; /* the node's rows out of range: its parent's bound stands */
+  /* The best design inside the box is often the node's optimum (rounding
+   * found it): its certificate (one LP) then cuts the node, no solve. */
+  if (b->have_best && in_box(b, n, b->best_bw)) {
+    double lb = weft_sep_certify_at(p, b->best_bw);
+    if (prunable(b, lb)) {
+      weft_problem_free(p);
+      n->lb = lb;
+      return NODE_PRUNED;
+    }
+  }
   double cutoff = b->have_best ? b->best - PRUNE_FRAC * b->st->gap_tol * fabs(b->best) : HUGE_VAL;
   int cut = 0;
   rc = weft_problem_solve_cut(p, b->st, cutoff, res, &cut);
