@@ -275,11 +275,13 @@ static int fold_constraints(WeftProblem *p, const WeftConstraints *cons) {
   }
   /* LP rows: user rows, then a cost row and one per dim; D + 1 columns. */
   int mlp = p->nle + p->neq + D + 1, nlp = D + 1;
-  p->lp_A = arena_calloc(a, (size_t)mlp * (size_t)nlp, sizeof(double));
-  p->lp_b = arena_calloc(a, (size_t)mlp, sizeof(double));
-  p->lp_rel = arena_calloc(a, (size_t)mlp, sizeof(int));
-  p->lpw.t = arena_calloc(a, lp_tableau_doubles(nlp, mlp), sizeof(double));
-  p->lpw.basis = arena_calloc(a, (size_t)mlp, sizeof(int));
+  /* not zeroed: every LP writes its rows first (precheck.c, lp_user_rows
+   * and lp_row) and its tableau (lp.c); most nodes run none */
+  p->lp_A = arena_alloc(a, (size_t)mlp * (size_t)nlp, sizeof(double));
+  p->lp_b = arena_alloc(a, (size_t)mlp, sizeof(double));
+  p->lp_rel = arena_alloc(a, (size_t)mlp, sizeof(int));
+  p->lpw.t = arena_alloc(a, lp_tableau_doubles(nlp, mlp), sizeof(double));
+  p->lpw.basis = arena_alloc(a, (size_t)mlp, sizeof(int));
   if (!p->lp_A || !p->lp_b || !p->lp_rel || !p->lpw.t || !p->lpw.basis) return WEFT_ENOMEM;
   return WEFT_OK;
 }
