@@ -273,8 +273,12 @@ static int solve_face(Bnb *b, Node *n, const Node *parent, int d, WeftResult *re
   t.lo[d] = t.hi[d] = n->hi[d] < parent->hi[d] ? n->hi[d] : n->lo[d];
   /* Its start: on the segment from a design known inside the child's box
    * to the parent's design, where it crosses the face (both meet the
-   * constraints, so the point does; checked there, as every start). */
+   * constraints, so the point does; checked there, as every start). With
+   * none known inside, the line from one inside the parent's box through
+   * the parent's design, past it to the face: often inside too (the face
+   * is less than a link away), an LP less when it is (checked the same). */
   const double *y = known_start(b, n), *x = parent->bw;
+  if (!y) y = known_start(b, parent);
   double z[WEFT_MAX_DIMS], face = t.lo[d] * b->rate[d];
   int have_z = y && y[d] != x[d];
   if (have_z) {
