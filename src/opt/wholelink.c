@@ -260,6 +260,25 @@ static int solve_node(Bnb *b, Node *n, const double *start, WeftResult *res) {
 
 static void settle(Bnb *b, double lb) { b->closed_lb = fmin(b->closed_lb, lb); }
 
+/* z: where the line from design y through the parent's design x meets the
+ * face t (dim d pinned), past x; 1 when z meets the constraints (as the
+ * nodes' starts are checked, WEFT_VERIFY_TOL) inside t's box. */
+static int past_parent(const Bnb *b, const Node *t, const double *y, const double *x, int d,
+                       double *z) {
+  double face = t->lo[d] * b->rate[d], zs[WEFT_MAX_DIMS];
+  if (y[d] == x[d]) return 0;
+  double u = (face - y[d]) / (x[d] - y[d]);
+  for (int k = 0; k < b->D; k++) {
+    z[k] = k == d ? face : y[k] + u * (x[k] - y[k]);
+    if (!(z[k] >= 0.0) || (b->base->used[k] && !(z[k] > 0.0))) return 0;
+    if (b->whole[k] && k != d &&
+        (z[k] < t->lo[k] * b->rate[k] || (t->hi[k] != NO_LIMIT && z[k] > t->hi[k] * b->rate[k])))
+      return 0;
+    zs[k] = z[k] / b->base->bscale;
+  }
+  return weft_problem_violation(b->base, zs, NULL) <= WEFT_VERIFY_TOL;
+}
+
 /* A child with box set: solve, then settle it (empty, pruned, whole) or
  * queue it. A child the solver cannot settle is queued with its parent's
  * bound, to be split without a design. */
@@ -274,11 +293,11 @@ static int solve_face(Bnb *b, Node *n, const Node *parent, int d, WeftResult *re
   /* Its start: on the segment from a design known inside the child's box
    * to the parent's design, where it crosses the face (both meet the
    * constraints, so the point does; checked there, as every start). With
-   * none known inside, the line from one inside the parent's box through
-   * the parent's design, past it to the face: often inside too (the face
-   * is less than a link away), an LP less when it is (checked the same). */
+   * none known inside, on the line from a known design through the
+   * parent's design, past it to the face, the first such point that meets
+   * the constraints and the face's box (the face is less than a link
+   * away): an LP less than starting nowhere. */
   const double *y = known_start(b, n), *x = parent->bw;
-  if (!y) y = known_start(b, parent);
   double z[WEFT_MAX_DIMS], face = t.lo[d] * b->rate[d];
   int have_z = y && y[d] != x[d];
   if (have_z) {
@@ -286,6 +305,8 @@ static int solve_face(Bnb *b, Node *n, const Node *parent, int d, WeftResult *re
     for (int k = 0; k < b->D; k++) z[k] = y[k] + u * (x[k] - y[k]);
     z[d] = face;
   }
+  for (int k = b->nknown - 1; !y && k >= 0 && k >= b->nknown - KNOWN && !have_z; k--)
+    have_z = past_parent(b, &t, b->known[k % KNOWN], x, d, z);
   int rc = solve_node(b, &t, have_z ? z : NULL, res);
   if (rc < 0) return rc;
   if ((rc != NODE_SOLVED && rc != NODE_PRUNED) || !(t.lb > parent->obj)) return NODE_UNSETTLED;
