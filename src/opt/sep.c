@@ -77,8 +77,9 @@ static int sub_row(const Sep *s, const double *ru, double gamma, double rhs, dou
     rhs -= ru[k] * s->e0[k];
     mag += fabs(ru[k] * s->e0[k]);
     for (int f = 0; f < s->nf; f++) {
-      out[f] += ru[k] * s->E[k * s->nf + f];
-      in = fmax(in, fabs(ru[k] * s->E[k * s->nf + f]));
+      double t = ru[k] * s->E[k * s->nf + f], a = fabs(t);
+      out[f] += t;
+      in = a > in || in != in ? a : in; /* fmax(in, a), without its call */
     }
   }
   for (int f = 0; f < s->nf; f++) mx = fabs(out[f]) > mx ? fabs(out[f]) : mx;
