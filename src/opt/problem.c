@@ -321,8 +321,8 @@ static int fold_constraints(WeftProblem *p, const WeftConstraints *cons) {
   p->heq = arena_calloc(a, sz, sizeof(double));
   p->le_src = arena_calloc(a, sz, sizeof(int));
   p->eq_src = arena_calloc(a, sz, sizeof(int));
-  p->cons_text = arena_calloc(a, sz, sizeof *p->cons_text);
-  WeftConstraint *keep = arena_calloc(a, sz, sizeof *keep);
+  p->cons_text = arena_alloc(a, sz, sizeof *p->cons_text); /* copied whole below */
+  WeftConstraint *keep = arena_alloc(a, sz, sizeof *keep);
   if (!p->Gle || !p->hle || !p->Geq || !p->heq || !p->le_src || !p->eq_src || !p->cons_text ||
       !keep)
     return WEFT_ENOMEM;
@@ -352,11 +352,13 @@ static int fold_constraints(WeftProblem *p, const WeftConstraints *cons) {
   }
   /* LP rows: user rows, then a cost row and one per dim; D + 1 columns. */
   int mlp = p->nle + p->neq + D + 1, nlp = D + 1;
-  p->lp_A = arena_calloc(a, (size_t)mlp * (size_t)nlp, sizeof(double));
-  p->lp_b = arena_calloc(a, (size_t)mlp, sizeof(double));
-  p->lp_rel = arena_calloc(a, (size_t)mlp, sizeof(int));
-  p->lpw.t = arena_calloc(a, lp_tableau_doubles(nlp, mlp), sizeof(double));
-  p->lpw.basis = arena_calloc(a, (size_t)mlp, sizeof(int));
+  /* not zeroed: every LP writes its rows first (precheck.c, lp_user_rows
+   * and lp_row) and its tableau (lp.c); most nodes run none */
+  p->lp_A = arena_alloc(a, (size_t)mlp * (size_t)nlp, sizeof(double));
+  p->lp_b = arena_alloc(a, (size_t)mlp, sizeof(double));
+  p->lp_rel = arena_alloc(a, (size_t)mlp, sizeof(int));
+  p->lpw.t = arena_alloc(a, lp_tableau_doubles(nlp, mlp), sizeof(double));
+  p->lpw.basis = arena_alloc(a, (size_t)mlp, sizeof(int));
   if (!p->lp_A || !p->lp_b || !p->lp_rel || !p->lpw.t || !p->lpw.basis) return WEFT_ENOMEM;
   return WEFT_OK;
 }
@@ -576,16 +578,16 @@ int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons,
   p->lifetime_ns = t->lifetime_ns;
   p->usd_per_w_ns = t->usd_per_w_ns;
   if ((p->has_start = start_bw != NULL)) memcpy(p->start_bw, start_bw, (size_t)D * sizeof *start_bw);
-  p->u = arena_calloc(&p->arena, (size_t)P * (size_t)D, sizeof *p->u);
+  p->u = arena_alloc(&p->arena, (size_t)P * (size_t)D, sizeof *p->u); /* copied whole below */
   if (!p->u) rc = WEFT_ENOMEM;
   for (size_t k = 0; !rc && k < (size_t)P * (size_t)D; k++) p->u[k] = t->u[k] * t->bscale;
   for (int j = 0; j < t->njobs && !rc; j++) { /* the rows: bytes and ns, not scaled */
     const Job *a = &t->job[j];
     Job *b = &p->job[j];
     *b = *a;
-    b->C = arena_calloc(&p->arena, (size_t)a->nrows, sizeof *b->C);
-    b->a = arena_calloc(&p->arena, (size_t)a->nrows * (size_t)P, sizeof *b->a);
-    b->phase_bytes = arena_calloc(&p->arena, (size_t)WEFT_NPHASES * (size_t)P, sizeof(double));
+    b->C = arena_alloc(&p->arena, (size_t)a->nrows, sizeof *b->C); /* each copied whole */
+    b->a = arena_alloc(&p->arena, (size_t)a->nrows * (size_t)P, sizeof *b->a);
+    b->phase_bytes = arena_alloc(&p->arena, (size_t)WEFT_NPHASES * (size_t)P, sizeof(double));
     if (!b->C || !b->a || !b->phase_bytes) { rc = WEFT_ENOMEM; break; }
     memcpy(b->C, a->C, (size_t)a->nrows * sizeof *b->C);
     memcpy(b->a, a->a, (size_t)a->nrows * (size_t)P * sizeof *b->a);
