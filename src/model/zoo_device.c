@@ -2,15 +2,17 @@
  * rates, HBM and power, the per-operator keys and the GEMM shape model's,
  * each range-checked with the file, line and key in errors. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "io/limits.h"
+#include "model/measured.h"
 #include "model/zoo.h"
 
 static const char *const DEVICE_KEYS[] = {
     "title",          "peak_tflops",    "hbm_gib", "hbm_gbps", "source", "fp8_tflops",
     "tf32_tflops",    "vector_tflops",  "sms",     "tile",     "gemm_efficiency",
     "hbm_efficiency", "attention_efficiency", "gemm_eff_max", "gemm_k0", "gemm_t0_us",
-    "fp4_tflops",     "power_w",        NULL};
+    "fp4_tflops",     "power_w",        "measured", NULL};
 #define MAX_SMS 100000  /* SMs or CUs of one device */
 #define MAX_TILE 4096   /* a GEMM output tile's side */
 
@@ -102,6 +104,41 @@ static int parse_gemm_shape(const WeftYamlNode *v, const char *file, WeftDevice 
   return WEFT_OK;
 }
 
+/* The measured tables (docs/zoo.md, "Measured tables"): `measured: NAME`
+ * names DIR/../measured/NAME_*.csv (DIR: the devices.yml's folder), which
+ * must exist; `measured: none` turns them off; without the key the
+ * device's own name is tried. Sets d->measured to the prefix or "". */
+static int parse_measured(const WeftYamlNode *v, const char *file, WeftDevice *d,
+                          WeftError *err) {
+  static const char *const suffix[] = {"gemm", "attention", "memory", "launch"};
+  char name[WEFT_NAME_LEN] = "", prefix[WEFT_PATH_LEN], path[WEFT_PATH_LEN];
+  int rc = weft_zoo_text(v, "measured", file, name, sizeof name, err);
+  const WeftYamlNode *at = weft_yaml_get(v, "measured", NULL);
+  d->measured[0] = '\0';
+  if (rc || !strcmp(name, "none")) return rc;
+  if (at && (!name[0] || strchr(name, '/')))
+    return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, "measured",
+                          "measured must name tables in ../measured (no '/'), or be none");
+  const char *slash = strrchr(file, '/');
+  int dir = slash ? (int)(slash - file) : 1;
+  if (snprintf(prefix, sizeof prefix, "%.*s/../measured/%s", dir, slash ? file : ".",
+               at ? name : d->name) >= (int)sizeof prefix)
+    return weft_error_set(err, WEFT_EINPUT, file, at ? at->line : v->line, 0, "measured",
+                          "path of the measured tables too long");
+  for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+    struct stat st;
+    if (snprintf(path, sizeof path, "%s_%s.csv", prefix, suffix[i]) < (int)sizeof path &&
+        stat(path, &st) == 0) {
+      memcpy(d->measured, prefix, sizeof prefix);
+      return WEFT_OK;
+    }
+  }
+  if (at)
+    return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, "measured",
+                          "no measured tables %s_{gemm,attention,memory,launch}.csv", prefix);
+  return WEFT_OK;
+}
+
 /* One entry of devices.yml: name -> {title, peak_tflops, hbm_gib, hbm_gbps, source,
  * and optionally the per-operator model's figures}. */
 static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
@@ -131,8 +168,10 @@ static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char
   d->peak_flops = tflops * 1e12;
   d->hbm_bytes = gib * GIB;
   d->hbm_bytes_per_s = gbps * 1e9;  /* GB/s, as bw_gbps everywhere in weft */
-  if ((rc = parse_opcost(v, file, d, err))) return rc;
-  return parse_gemm_shape(v, file, d, err);
+  if ((rc = parse_opcost(v, file, d, err)) || (rc = parse_gemm_shape(v, file, d, err)) ||
+      (rc = parse_measured(v, file, d, err)))
+    return rc;
+  return weft_measured_load(d, err);
 }
 
 static int parse_entry(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,

@@ -1,0 +1,484 @@
+/* measured.c — a device's measured kernel tables (docs/zoo.md, "Measured
+ * tables"): read once per process into a fixed set of slots, the GEMM
+ * shape model fitted to each type's rows, and the lookups the compute model
+ * makes. Slots are written under a lock and never changed once published,
+ * so lookups from any thread read them without one. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "model/gemm_eff.h"
+#include "model/measured_tab.h"
+
+static WeftMeasured g_set[WM_MAX_SETS];
+static int g_nset;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ------------------------------------------------------------------ GEMM fit */
+
+static double peak_of(const WeftDevice *d, int dt) {
+  return dt != WM_BF16 && d->peak_fp8_flops > 0 ? d->peak_fp8_flops : d->peak_flops;
+}
+
+/* The device gemm_eff.c sees for type dt's fit p (eff_max, k0, t0_ns). */
+static WeftDevice fit_device(const WeftMeasured *t, const double *p) {
+  WeftDevice d;
+  memset(&d, 0, sizeof d);
+  d.sms = t->sms;
+  d.tile_m = t->tile_m;
+  d.tile_n = t->tile_n;
+  d.gemm_efficiency = p[0];
+  d.gemm_eff_max = p[0];
+  d.gemm_k0 = p[1];
+  d.gemm_t0_ns = p[2];
+  return d;
+}
+
+static double fitted_ns(const WeftMeasured *t, int dt, double batch, double m, double n,
+                        double k) {
+  WeftDevice d = fit_device(t, t->fit[dt]);
+  return weft_gemm_ns(&d, t->peak[dt], batch, m, n, k);
+}
+
+/* Solve the n x n system a x = b (n <= 3) by elimination with partial
+ * pivoting; 0 when singular. */
+static int solve(double a[3][3], double *b, int n, double *x) {
+  for (int c = 0; c < n; c++) {
+    int p = c;
+    for (int r = c + 1; r < n; r++)
+      if (fabs(a[r][c]) > fabs(a[p][c])) p = r;
+    if (!(fabs(a[p][c]) > 1e-300)) return 0;
+    for (int j = 0; j < n; j++) {
+      double s = a[c][j];
+      a[c][j] = a[p][j];
+      a[p][j] = s;
+    }
+    double s = b[c];
+    b[c] = b[p];
+    b[p] = s;
+    for (int r = c + 1; r < n; r++) {
+      double f = a[r][c] / a[c][c];
+      for (int j = c; j < n; j++) a[r][j] -= f * a[c][j];
+      b[r] -= f * b[c];
+    }
+  }
+  for (int c = n - 1; c >= 0; c--) {
+    double s = b[c];
+    for (int j = c + 1; j < n; j++) s -= a[c][j] * x[j];
+    x[c] = s / a[c][c];
+  }
+  return 1;
+}
+
+/* The shape model's time is linear in (t0, 1 / eff_max, k0 / eff_max):
+ *   time = t0 + (k / s) A / eff_max + A k0 / eff_max,  A = waves 2 rows cols sms / peak
+ * (gemm_eff.c). Least squares of the relative error over type dt's rows,
+ * with t0 and k0 each kept or held at 0 (the best of the four fits whose
+ * figures are all >= 0 and eff_max > 0). */
+static void fit_type(WeftMeasured *t, int dt) {
+  int lo = t->gemm_from[dt], hi = t->gemm_from[dt + 1];
+  double best = INFINITY, bestp[3] = {0, 0, 0};
+  for (int use = 0; use < 4 && hi > lo; use++) { /* bit 0: t0, bit 1: k0 */
+    int col[3], n = 0;
+    col[n++] = 1;
+    if (use & 2) col[n++] = 2;
+    if (use & 1) col[n++] = 0;
+    double a[3][3] = {{0}}, b[3] = {0}, x[3] = {0};
+    for (int i = lo; i < hi; i++) {
+      const WmGemm *g = &t->gemm[i];
+      double tiles = ceil(g->m / t->tile_m) * ceil(g->n / t->tile_n);
+      double split = tiles < t->sms ? floor(t->sms / tiles) : 1;
+      double A = ceil(tiles * split / t->sms) * 2.0 * t->tile_m * t->tile_n * t->sms /
+                 t->peak[dt] * 1e9;
+      double f3[3] = {1 / g->ns, A * g->k / split / g->ns, A / g->ns}, f[3];
+      for (int c = 0; c < n; c++) f[c] = f3[col[c]];
+      for (int r = 0; r < n; r++) {
+        for (int c = 0; c < n; c++) a[r][c] += f[r] * f[c];
+        b[r] += f[r];
+      }
+    }
+    if (!solve(a, b, n, x)) continue;
+    double coef[3] = {0, 0, 0}; /* t0_ns, 1 / eff, k0 / eff */
+    for (int c = 0; c < n; c++) coef[col[c]] = x[c];
+    if (!(coef[1] > 0) || coef[0] < 0 || coef[2] < 0) continue;
+    double p[3] = {1 / coef[1], coef[2] / coef[1], coef[0]}, sse = 0;
+    memcpy(t->fit[dt], p, sizeof p);
+    for (int i = lo; i < hi; i++) {
+      const WmGemm *g = &t->gemm[i];
+      double e = fitted_ns(t, dt, 1, g->m, g->n, g->k) / g->ns - 1;
+      sse += e * e;
+    }
+    if (sse < best) {
+      best = sse;
+      memcpy(bestp, p, sizeof p);
+    }
+  }
+  memcpy(t->fit[dt], bestp, sizeof bestp);
+  for (int i = lo; i < hi; i++) {
+    WmGemm *g = &t->gemm[i];
+    g->ratio = bestp[0] > 0 ? g->ns / fitted_ns(t, dt, 1, g->m, g->n, g->k) : 1;
+  }
+}
+
+/* ------------------------------------------------------------------ sorting */
+
+static const WeftMeasured *g_sort; /* qsort's comparators read the rows here (under g_lock) */
+
+static int cmp3(double a0, double a1, double a2, double b0, double b1, double b2) {
+  if (a0 != b0) return a0 < b0 ? -1 : 1;
+  if (a1 != b1) return a1 < b1 ? -1 : 1;
+  if (a2 != b2) return a2 < b2 ? -1 : 1;
+  return 0;
+}
+
+static int by_nkm(const void *pa, const void *pb) {
+  const WmGemm *a = pa, *b = pb;
+  if (a->dt != b->dt) return a->dt - b->dt;
+  return cmp3(a->n, a->k, a->m, b->n, b->k, b->m);
+}
+
+static int idx_mnk(const void *pa, const void *pb) {
+  const WmGemm *a = &g_sort->gemm[*(const int *)pa], *b = &g_sort->gemm[*(const int *)pb];
+  if (a->dt != b->dt) return a->dt - b->dt;
+  return cmp3(a->m, a->n, a->k, b->m, b->n, b->k);
+}
+
+static int idx_mkn(const void *pa, const void *pb) {
+  const WmGemm *a = &g_sort->gemm[*(const int *)pa], *b = &g_sort->gemm[*(const int *)pb];
+  if (a->dt != b->dt) return a->dt - b->dt;
+  return cmp3(a->m, a->k, a->n, b->m, b->k, b->n);
+}
+
+static int mem_cmp(const void *pa, const void *pb) {
+  const WmMem *a = pa, *b = pb;
+  if (a->kind != b->kind) return a->kind - b->kind;
+  return a->elems < b->elems ? -1 : a->elems > b->elems;
+}
+
+/* GEMM rows sorted, one per shape (the mean time of repeats: shapes that
+ * two models share), type ranges, fits and the two other orders. */
+static void finish_gemm(WeftMeasured *t) {
+  qsort(t->gemm, (size_t)t->ngemm, sizeof t->gemm[0], by_nkm);
+  int out = 0;
+  for (int i = 0; i < t->ngemm;) {
+    int j = i;
+    double sum = 0;
+    while (j < t->ngemm && by_nkm(&t->gemm[i], &t->gemm[j]) == 0) sum += t->gemm[j++].ns;
+    t->gemm[out] = t->gemm[i];
+    t->gemm[out++].ns = sum / (j - i);
+    i = j;
+  }
+  t->ngemm = out;
+  for (int dt = 0, i = 0; dt <= WM_NDTYPES; dt++) {
+    while (i < t->ngemm && t->gemm[i].dt < dt) i++;
+    t->gemm_from[dt] = i;
+  }
+  t->gemm_from[WM_NDTYPES] = t->ngemm;
+  for (int dt = 0; dt < WM_NDTYPES; dt++) fit_type(t, dt);
+  for (int i = 0; i < t->ngemm; i++) t->by_k[i] = t->by_n[i] = i;
+  g_sort = t;
+  qsort(t->by_k, (size_t)t->ngemm, sizeof(int), idx_mnk);
+  qsort(t->by_n, (size_t)t->ngemm, sizeof(int), idx_mkn);
+}
+
+/* Attention rows: the script's FLOPs over the time (the faster backend of
+ * a shape measured twice). */
+static void finish_attn(WeftMeasured *t) {
+  int out = 0;
+  for (int i = 0; i < t->nattn; i++) {
+    WmAttn a = t->attn[i];
+    double ns = a.rate; /* measured_csv.c leaves the time here */
+    double fl = 4 * a.b_heads * a.seq * a.seq * a.head_dim * (a.bwd ? 2.5 : 1) *
+                (a.causal ? 0.5 : 1);
+    a.rate = fl / ns * 1e9;
+    int j = 0;
+    while (j < out && !(t->attn[j].bwd == a.bwd && t->attn[j].causal == a.causal &&
+                        t->attn[j].b_heads == a.b_heads && t->attn[j].seq == a.seq &&
+                        t->attn[j].head_dim == a.head_dim))
+      j++;
+    if (j == out) t->attn[out++] = a;
+    else if (a.rate > t->attn[j].rate) t->attn[j] = a;
+  }
+  t->nattn = out;
+}
+
+/* Memory rows: sorted, repeats averaged, and the backward of a norm as
+ * its fwd_bwd row less its forward row at the same size. */
+static void finish_mem(WeftMeasured *t) {
+  qsort(t->mem, (size_t)t->nmem, sizeof t->mem[0], mem_cmp);
+  int out = 0;
+  for (int i = 0; i < t->nmem;) {
+    int j = i;
+    double ns = 0, by = 0;
+    for (; j < t->nmem && mem_cmp(&t->mem[i], &t->mem[j]) == 0; j++) {
+      ns += t->mem[j].ns;
+      by += t->mem[j].bytes;
+    }
+    t->mem[out] = (WmMem){t->mem[i].kind, t->mem[i].elems, by / (j - i), ns / (j - i)};
+    out++;
+    i = j;
+  }
+  t->nmem = out;
+  out = 0;
+  for (int i = 0; i < t->nmem; i++) {
+    WmMem r = t->mem[i];
+    if (r.kind == WM_RMSNORM_BWD || r.kind == WM_LAYERNORM_BWD) {
+      int fwd = r.kind == WM_RMSNORM_BWD ? WM_RMSNORM_FWD : WM_LAYERNORM_FWD, j = 0;
+      while (j < t->nmem && !(t->mem[j].kind == fwd && t->mem[j].elems == r.elems)) j++;
+      if (j == t->nmem || !(r.ns > t->mem[j].ns) || !(r.bytes > t->mem[j].bytes)) continue;
+      r.ns -= t->mem[j].ns;
+      r.bytes -= t->mem[j].bytes;
+    }
+    t->mem[out++] = r;
+  }
+  t->nmem = out;
+}
+
+/* ------------------------------------------------------------------ the sets */
+
+static int same_device(const WeftMeasured *t, const WeftDevice *d) {
+  return !strcmp(t->prefix, d->measured) && t->sms == d->sms && t->tile_m == d->tile_m &&
+         t->tile_n == d->tile_n && t->peak[WM_BF16] == peak_of(d, WM_BF16) &&
+         t->peak[WM_FP8] == peak_of(d, WM_FP8);
+}
+
+/* The files of t as they are now still those it read. */
+static int unchanged(const WeftMeasured *t) {
+  static const char *const suffix[WM_NFILES] = {"gemm", "attention", "memory", "launch"};
+  for (int i = 0; i < WM_NFILES; i++) {
+    char path[WEFT_PATH_LEN];
+    struct stat st;
+    if (snprintf(path, sizeof path, "%s_%s.csv", t->prefix, suffix[i]) >= (int)sizeof path)
+      return 0;
+    int there = stat(path, &st) == 0;
+    if (there != (t->file[i].file[0] != '\0')) return 0;
+    if (there && ((long long)st.st_size != t->file[i].size ||
+                  (long long)st.st_mtime != t->file[i].mtime))
+      return 0;
+  }
+  return 1;
+}
+
+/* The newest published set for d (NULL: none); under g_lock. */
+static const WeftMeasured *find(const WeftDevice *d) {
+  for (int i = g_nset - 1; i >= 0; i--)
+    if (same_device(&g_set[i], d)) return &g_set[i];
+  return NULL;
+}
+
+int weft_measured_load(const WeftDevice *d, WeftError *err) {
+  if (!d || !d->measured[0]) return WEFT_OK;
+  if (d->sms <= 0 || d->tile_m <= 0 || d->tile_n <= 0 || !(d->peak_flops > 0))
+    return weft_error_set(err, WEFT_EINPUT, d->measured, 0, 0, "measured",
+                          "device '%s' has measured tables but not the per-operator keys "
+                          "(sms, tile, ...) they refine",
+                          d->name);
+  pthread_mutex_lock(&g_lock);
+  const WeftMeasured *have = find(d);
+  int rc = WEFT_OK;
+  if (!have || !unchanged(have)) {
+    if (g_nset == WM_MAX_SETS) {
+      rc = weft_error_set(err, WEFT_EINPUT, d->measured, 0, 0, "measured",
+                          "more than %d sets of measured tables in one process", WM_MAX_SETS);
+    } else {
+      WeftMeasured *t = &g_set[g_nset];
+      memset(t, 0, sizeof *t);
+      snprintf(t->prefix, sizeof t->prefix, "%s", d->measured);
+      t->sms = d->sms;
+      t->tile_m = d->tile_m;
+      t->tile_n = d->tile_n;
+      for (int dt = 0; dt < WM_NDTYPES; dt++) t->peak[dt] = peak_of(d, dt);
+      if (!(rc = weft_measured_read(t, err))) {
+        finish_gemm(t);
+        finish_attn(t);
+        finish_mem(t);
+        g_nset++;
+      }
+    }
+  }
+  pthread_mutex_unlock(&g_lock);
+  return rc;
+}
+
+const WeftMeasured *weft_measured_of(const WeftDevice *d) {
+  if (!d || !d->measured[0]) return NULL;
+  pthread_mutex_lock(&g_lock);
+  const WeftMeasured *t = find(d);
+  pthread_mutex_unlock(&g_lock);
+  if (t || weft_measured_load(d, NULL)) return t;
+  pthread_mutex_lock(&g_lock);
+  t = find(d);
+  pthread_mutex_unlock(&g_lock);
+  return t;
+}
+
+/* ------------------------------------------------------------------ lookups */
+
+/* Linear interpolation of y in ln(x) between (x0, y0) and (x1, y1). */
+static double lerp_log(double x, double x0, double y0, double x1, double y1) {
+  if (x1 == x0) return y0;
+  return y0 + (y1 - y0) * (log(x) - log(x0)) / (log(x1) - log(x0));
+}
+
+/* The ratio at q along the last of three keys among rows idx[lo..hi)
+ * sorted by them (key(i, j): row i's key j), the first two equal to
+ * q's: exact, interpolated between the rows on each side, the one side's,
+ * or 0 when no row shares the first two keys. */
+typedef double (*KeyFn)(const WmGemm *g, int j);
+
+static double along(const WeftMeasured *t, const int *idx, int lo, int hi, KeyFn key,
+                    const double *q) {
+  int a = lo, b = hi; /* first row whose keys are >= q */
+  while (a < b) {
+    int mid = (a + b) / 2;
+    const WmGemm *g = &t->gemm[idx ? idx[mid] : mid];
+    if (cmp3(key(g, 0), key(g, 1), key(g, 2), q[0], q[1], q[2]) < 0) a = mid + 1;
+    else b = mid;
+  }
+  const WmGemm *above = NULL, *below = NULL;
+  if (a < hi) {
+    const WmGemm *g = &t->gemm[idx ? idx[a] : a];
+    if (key(g, 0) == q[0] && key(g, 1) == q[1]) above = g;
+  }
+  if (a > lo) {
+    const WmGemm *g = &t->gemm[idx ? idx[a - 1] : a - 1];
+    if (key(g, 0) == q[0] && key(g, 1) == q[1]) below = g;
+  }
+  if (above && (key(above, 2) == q[2] || !below)) return above->ratio;
+  if (!above) return below ? below->ratio : 0;
+  return lerp_log(q[2], key(below, 2), below->ratio, key(above, 2), above->ratio);
+}
+
+static double key_nkm(const WmGemm *g, int j) { return j == 0 ? g->n : j == 1 ? g->k : g->m; }
+static double key_mnk(const WmGemm *g, int j) { return j == 0 ? g->m : j == 1 ? g->n : g->k; }
+static double key_mkn(const WmGemm *g, int j) { return j == 0 ? g->m : j == 1 ? g->k : g->n; }
+
+double weft_measured_gemm_ns(const WeftMeasured *t, WeftMeasuredDtype dt, double batch, double m,
+                             double n, double k) {
+  if (!t || dt < 0 || dt >= WM_NDTYPES) return -1;
+  int lo = t->gemm_from[dt], hi = t->gemm_from[dt + 1];
+  if (hi <= lo || !(t->fit[dt][0] > 0)) return -1;
+  double r = along(t, NULL, lo, hi, key_nkm, (double[3]){n, k, m});
+  if (!(r > 0)) r = along(t, t->by_k, lo, hi, key_mnk, (double[3]){m, n, k});
+  if (!(r > 0)) r = along(t, t->by_n, lo, hi, key_mkn, (double[3]){m, k, n});
+  if (!(r > 0)) r = 1;
+  return fitted_ns(t, dt, batch, m, n, k) * r;
+}
+
+int weft_measured_gemm_fit(const WeftMeasured *t, WeftMeasuredDtype dt, double *p) {
+  if (!t || dt < 0 || dt >= WM_NDTYPES || t->gemm_from[dt + 1] <= t->gemm_from[dt]) return 0;
+  memcpy(p, t->fit[dt], 3 * sizeof *p);
+  return 1;
+}
+
+/* |ln(a / b)|: how far apart two sizes are. */
+static double dist(double a, double b) { return fabs(log(a / b)); }
+
+/* The row of seq s (head width hd) with batch x heads nearest bh. */
+static const WmAttn *attn_at(const WeftMeasured *t, int bwd, int causal, double hd, double s,
+                             double bh) {
+  const WmAttn *best = NULL;
+  for (int i = 0; i < t->nattn; i++) {
+    const WmAttn *a = &t->attn[i];
+    if (a->bwd == bwd && a->causal == causal && a->head_dim == hd && a->seq == s &&
+        (!best || dist(a->b_heads, bh) < dist(best->b_heads, bh)))
+      best = a;
+  }
+  return best;
+}
+
+double weft_measured_attention_ns(const WeftMeasured *t, int bwd, int causal, double kv_len,
+                                  double head_dim, double b_heads, double flops) {
+  if (!t || !(kv_len > 0) || !(head_dim > 0) || !(b_heads > 0)) return -1;
+  bwd = bwd != 0;
+  causal = causal != 0;
+  int mask = -1; /* the mask measured: causal's own, else the other */
+  for (int i = 0; i < t->nattn && mask != causal; i++)
+    if (t->attn[i].bwd == bwd) mask = t->attn[i].causal;
+  if (mask < 0) return -1;
+  double hd = 0, lo = 0, hi = 0;
+  for (int i = 0; i < t->nattn; i++) {
+    const WmAttn *a = &t->attn[i];
+    if (a->bwd == bwd && a->causal == mask && (!hd || dist(a->head_dim, head_dim) <
+                                                          dist(hd, head_dim)))
+      hd = a->head_dim;
+  }
+  for (int i = 0; i < t->nattn; i++) {
+    const WmAttn *a = &t->attn[i];
+    if (a->bwd != bwd || a->causal != mask || a->head_dim != hd) continue;
+    if (a->seq <= kv_len && a->seq > lo) lo = a->seq;
+    if (a->seq >= kv_len && (!hi || a->seq < hi)) hi = a->seq;
+  }
+  const WmAttn *below = lo ? attn_at(t, bwd, mask, hd, lo, b_heads) : NULL;
+  const WmAttn *above = hi ? attn_at(t, bwd, mask, hd, hi, b_heads) : NULL;
+  double rate = !below ? above->rate
+                : !above ? below->rate
+                         : lerp_log(kv_len, below->seq, below->rate, above->seq, above->rate);
+  return flops / rate * 1e9;
+}
+
+/* Rows of kind: [*lo, *hi). */
+static void mem_rows(const WeftMeasured *t, int kind, int *lo, int *hi) {
+  int a = 0;
+  while (a < t->nmem && t->mem[a].kind < kind) a++;
+  int b = a;
+  while (b < t->nmem && t->mem[b].kind == kind) b++;
+  *lo = a;
+  *hi = b;
+}
+
+/* ln(time) linear in ln(x) between the rows around x (x: elements, or
+ * bytes with by_bytes); outside them the rate of the nearest row. */
+static double mem_time(const WeftMeasured *t, int kind, double x, int by_bytes) {
+  int lo, hi;
+  if (!t || kind <= WM_MEM_NONE || kind >= WM_NMEM || !(x > 0)) return -1;
+  mem_rows(t, kind, &lo, &hi);
+  if (hi <= lo) return -1;
+#define X_(r) (by_bytes ? (r)->bytes : (r)->elems)
+  const WmMem *below = NULL, *above = NULL;
+  for (int i = lo; i < hi; i++) {
+    const WmMem *r = &t->mem[i];
+    if (X_(r) <= x && (!below || X_(r) > X_(below))) below = r;
+    if (X_(r) >= x && (!above || X_(r) < X_(above))) above = r;
+  }
+  if (!below) return above->ns * x / X_(above);
+  if (!above) return below->ns * x / X_(below);
+  if (X_(above) == X_(below)) return below->ns;
+  return exp(lerp_log(x, X_(below), log(below->ns), X_(above), log(above->ns)));
+#undef X_
+}
+
+double weft_measured_mem_ns(const WeftMeasured *t, WeftMeasuredMem kind, double elems) {
+  return mem_time(t, (int)kind, elems, 0);
+}
+
+double weft_measured_mem_gbps(const WeftMeasured *t, WeftMeasuredMem kind, double bytes) {
+  double ns = mem_time(t, (int)kind, bytes, 1);
+  return ns > 0 ? bytes / ns : -1;
+}
+
+double weft_measured_launch_us(const WeftMeasured *t, int graphs) {
+  return t ? t->launch_us[graphs != 0] : -1;
+}
+
+int weft_measured_info(const WeftDevice *d, WeftMeasuredInfo *info, WeftError *err) {
+  memset(info, 0, sizeof *info);
+  info->launch_us[0] = info->launch_us[1] = -1;
+  if (!d || !d->measured[0]) return WEFT_OK;
+  int rc = weft_measured_load(d, err);
+  if (rc) return rc;
+  const WeftMeasured *t = weft_measured_of(d);
+  if (!t) return weft_error_set(err, WEFT_EINPUT, d->measured, 0, 0, "measured",
+                                "measured tables not read");
+  for (int i = 0; i < WM_NFILES && i < WEFT_MEASURED_FILES; i++) {
+    snprintf(info->file[i], sizeof info->file[i], "%s", t->file[i].file);
+    snprintf(info->date[i], sizeof info->date[i], "%s", t->file[i].date);
+    info->rows[i] = t->file[i].rows;
+  }
+  for (int dt = 0; dt < WM_NDTYPES && dt < 3; dt++) memcpy(info->gemm_fit[dt], t->fit[dt], sizeof t->fit[dt]);
+  info->launch_us[0] = t->launch_us[0];
+  info->launch_us[1] = t->launch_us[1];
+  return WEFT_OK;
+}
