@@ -98,6 +98,17 @@ def test_zoo_every_device_and_cluster():
     assert [t["npus"] for t in gb["tiers"]] == [72, 0] and gb["device"] == "gb200"
 
 
+def test_zoo_device_with_measured_tables():
+    mz = "tests/fixtures/mzoo"
+    one = weft.zoo("fix", zoo=mz)
+    assert one["measured"]["gemm"]["rows"] == 28 and one["measured"]["launch_us"] == [4.5, 1.2]
+    same(one, cli("zoo", "--zoo", mz, "fix"))
+    assert "measured" not in weft.zoo("off", zoo=mz)
+    with pytest.raises(weft.WeftError) as e:
+        weft.zoo("bad", zoo="tests/fixtures/mzoo_bad")
+    assert e.value.line == 4 and e.value.field == "time_us"
+
+
 def test_workload(tmp_path):
     args = dict(tp=8, pp=8, zero=1, network=G + "network_4d.yml")
     py = weft.workload("gpt3-175b", output=tmp_path / "py", **args)

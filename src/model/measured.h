@@ -44,7 +44,7 @@ typedef struct WeftMeasured WeftMeasured;
  * unchanged; the GEMM fit is to d's SMs, tile and peak rates. Errors name
  * the file, line and field (WEFT_EINPUT). At most WM_MAX_SETS sets of
  * tables per process. */
-#define WM_MAX_SETS 4
+#define WM_MAX_SETS 8
 int weft_measured_load(const WeftDevice *d, WeftError *err);
 /* The tables of d (NULL when d->measured is empty or they cannot be read). */
 const WeftMeasured *weft_measured_of(const WeftDevice *d);

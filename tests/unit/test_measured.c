@@ -1,0 +1,294 @@
+/* test_measured.c — a device's measured tables (src/model/measured.c): the
+ * fixture tables tests/fixtures/measured/fix_*.csv (written by gen.py: GEMM
+ * times from the shape model at known parameters, a few rows moved off it
+ * by known factors; round numbers elsewhere), every value checked against
+ * a hand computation; bad files name the file, line and field. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/gemm_eff.h"
+#include "model/measured.h"
+#include "model/opcost.h"
+#include "../test.h"
+
+#define ZOO "tests/fixtures/mzoo"
+#define TIME_TOL 1e-8 /* the CSV gives µs to 6 decimals: 1e-3 ns */
+
+static const WeftMeasured *fixture(WeftDevice *d) {
+  WeftError e;
+  CHECK_EQ_INT(weft_zoo_device(ZOO, "fix", d, &e), WEFT_OK);
+  const WeftMeasured *t = weft_measured_of(d);
+  CHECK(t != NULL);
+  return t;
+}
+
+/* gen.py's GEMM time: the shape model on the fixture device (132 SMs,
+ * 256 x 128 tiles) at (eff, k0, t0_ns), peak FLOP/s. */
+static double gen_ns(double eff, double k0, double t0, double peak, double m, double n, double k) {
+  WeftDevice d;
+  memset(&d, 0, sizeof d);
+  d.sms = 132;
+  d.tile_m = 256;
+  d.tile_n = 128;
+  d.gemm_efficiency = d.gemm_eff_max = eff;
+  d.gemm_k0 = k0;
+  d.gemm_t0_ns = t0;
+  return weft_gemm_ns(&d, peak, 1, m, n, k);
+}
+#define BF16_NS(m, n, k) gen_ns(0.8, 100, 4000, 989e12, m, n, k)
+#define FP8_NS(m, n, k) gen_ns(0.6, 150, 6000, 1979e12, m, n, k)
+
+/* The fitted model of type dt at one shape. */
+static double fitted(const WeftMeasured *t, WeftMeasuredDtype dt, double m, double n, double k) {
+  double p[3];
+  CHECK(weft_measured_gemm_fit(t, dt, p));
+  return gen_ns(p[0], p[1], p[2], dt == WM_BF16 ? 989e12 : 1979e12, m, n, k);
+}
+
+/* BF16 rows are the model's own times: the fit gives its parameters back,
+ * and every shape, measured or not, takes the model's time. */
+static void fit_recovers(void) {
+  WeftDevice d;
+  const WeftMeasured *t = fixture(&d);
+  double p[3];
+  CHECK(weft_measured_gemm_fit(t, WM_BF16, p));
+  CHECK_NEAR(p[0], 0.8, 1e-6);
+  CHECK_NEAR(p[1], 100, 1e-4);
+  CHECK_NEAR(p[2], 4000, 1e-4);
+  CHECK(weft_measured_gemm_fit(t, WM_FP8_FAST, p));
+  CHECK_NEAR(p[0], 0.7, 1e-6);
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_BF16, 1, 4096, 6144, 4096), BF16_NS(4096, 6144, 4096),
+             TIME_TOL);
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_BF16, 1, 3000, 3000, 3000), BF16_NS(3000, 3000, 3000),
+             1e-6);
+  /* a batch of GEMMs: the fitted model over the batch's tiles */
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_BF16, 4, 256, 256, 1024),
+             gen_ns(0.8, 100, 4000, 989e12, 1024, 256, 1024), 1e-6);
+}
+
+/* FP8 rows: an exact shape takes its time (the mean of a shape measured
+ * twice), others the fitted model times the measured/fitted ratio
+ * interpolated in log space along the dimension that differs. */
+static void exact_and_interpolated(void) {
+  WeftDevice d;
+  const WeftMeasured *t = fixture(&d);
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_FP8, 1, 1024, 8192, 8192), 1.10 * FP8_NS(1024, 8192, 8192),
+             TIME_TOL);
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_FP8, 1, 2048, 2048, 2048), FP8_NS(2048, 2048, 2048),
+             TIME_TOL);
+  /* (n, k) = (8192, 8192) has rows at m 1024, 8192 (the square) and 16384: m = 4096 is
+   * 2/3 of the way from 1024 to 8192 in ln m, 12288 0.415 from 8192 to 16384 */
+  double r1 = 1.10 * FP8_NS(1024, 8192, 8192) / fitted(t, WM_FP8, 1024, 8192, 8192);
+  double rs = FP8_NS(8192, 8192, 8192) / fitted(t, WM_FP8, 8192, 8192, 8192);
+  double r2 = 0.95 * FP8_NS(16384, 8192, 8192) / fitted(t, WM_FP8, 16384, 8192, 8192);
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_FP8, 1, 4096, 8192, 8192),
+             fitted(t, WM_FP8, 4096, 8192, 8192) * (r1 + (rs - r1) * 2 / 3), 1e-8);
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_FP8, 1, 12288, 8192, 8192),
+             fitted(t, WM_FP8, 12288, 8192, 8192) * (rs + (r2 - rs) * log(1.5) / log(2)), 1e-8);
+  /* beyond the last row: that row's ratio */
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_FP8, 1, 32768, 8192, 8192),
+             fitted(t, WM_FP8, 32768, 8192, 8192) * r2, 1e-8);
+  /* n = 5120 between the rows n = 4096 (the square) and 6144 of (m, k) = (4096, 4096) */
+  double ra = FP8_NS(4096, 4096, 4096) / fitted(t, WM_FP8, 4096, 4096, 4096);
+  double rb = FP8_NS(4096, 6144, 4096) / fitted(t, WM_FP8, 4096, 6144, 4096);
+  double w = log(5120.0 / 4096) / log(6144.0 / 4096);
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_FP8, 1, 4096, 5120, 4096),
+             fitted(t, WM_FP8, 4096, 5120, 4096) * (ra + (rb - ra) * w), 1e-8);
+  /* k = 8192 beside the one row of (m, n) = (4096, 6144) at k 4096: its ratio */
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_FP8, 1, 4096, 6144, 8192),
+             fitted(t, WM_FP8, 4096, 6144, 8192) * rb, 1e-8);
+  /* a type with no rows: none */
+  WeftDevice off;
+  WeftError e;
+  CHECK_EQ_INT(weft_zoo_device(ZOO, "off", &off, &e), WEFT_OK);
+  CHECK(weft_measured_of(&off) == NULL);
+  CHECK(weft_measured_gemm_ns(NULL, WM_BF16, 1, 1, 1, 1) < 0);
+}
+
+/* Attention: the faster backend's rate (flash here: gen.py's cudnn rows
+ * run at 0.9 of it), interpolated in ln(seq) at the nearest head width. */
+static void attention(void) {
+  WeftDevice d;
+  const WeftMeasured *t = fixture(&d);
+  double fl = 4.0 * 64 * 4096.0 * 4096 * 128 * 0.5; /* b x heads 4 x 16, causal */
+  CHECK_NEAR(weft_measured_attention_ns(t, 0, 1, 4096, 128, 64, fl), fl / 550e12 * 1e9, 1e-9);
+  /* backward: 0.8 of the forward rate */
+  CHECK_NEAR(weft_measured_attention_ns(t, 1, 1, 4096, 128, 64, 2.5 * fl),
+             2.5 * fl / (0.8 * 550e12) * 1e9, 1e-9);
+  /* seq 2048: halfway in ln s between 1024 (350) and 4096 (550); head width 96 nearer 128 */
+  CHECK_NEAR(weft_measured_attention_ns(t, 0, 1, 2048, 96, 64, 1e12), 1e12 / 450e12 * 1e9, 1e-9);
+  /* no mask, width 64, beyond the longest seq: 4096's rate (500) */
+  CHECK_NEAR(weft_measured_attention_ns(t, 0, 0, 8192, 64, 8, 1e12), 1e12 / 500e12 * 1e9, 1e-9);
+}
+
+/* Memory-bound kernels: log-log in elements between rows, proportional
+ * outside; a norm's backward is its fwd_bwd row less its forward row. */
+static void memory(void) {
+  WeftDevice d;
+  const WeftMeasured *t = fixture(&d);
+  CHECK_NEAR(weft_measured_mem_ns(t, WM_RMSNORM_FWD, 1 << 20), 5000, 1e-12);
+  CHECK_NEAR(weft_measured_mem_ns(t, WM_RMSNORM_FWD, 1 << 22), sqrt(5.0 * 32) * 1e3, 1e-12);
+  CHECK_NEAR(weft_measured_mem_ns(t, WM_RMSNORM_BWD, 1 << 20), 10000, 1e-12);
+  CHECK_NEAR(weft_measured_mem_ns(t, WM_RMSNORM_BWD, 1 << 24), 64000, 1e-12);
+  CHECK_NEAR(weft_measured_mem_ns(t, WM_COPY, 1 << 19), 2000, 1e-12);
+  CHECK_NEAR(weft_measured_mem_ns(t, WM_COPY, 1 << 25), 50000, 1e-12);
+  CHECK(weft_measured_mem_ns(t, WM_GELU, 1 << 20) < 0);
+  /* copy: 4 bytes an element; 2^22 bytes in 4 µs */
+  CHECK_NEAR(weft_measured_mem_gbps(t, WM_COPY, 4194304), 4194304 / 4000.0, 1e-12);
+  CHECK_NEAR(weft_measured_launch_us(t, 0), 4.5, 1e-12);
+  CHECK_NEAR(weft_measured_launch_us(t, 1), 1.2, 1e-12);
+}
+
+/* The compute model charges the measured times: a GEMM of a measured
+ * shape, flash attention, a norm; a device with `measured: none` does not. */
+static void opcost(void) {
+  WeftDevice d, off;
+  WeftError e;
+  fixture(&d);
+  CHECK_EQ_INT(weft_zoo_device(ZOO, "off", &off, &e), WEFT_OK);
+  OcOp g = {"g", WEFT_PHASE_FWD, OC_GEMM, 1, 4096, 6144, 4096, 2 * 4096.0 * 6144 * 4096, 0, 0,
+            0, 0, 0};
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), BF16_NS(4096, 6144, 4096), TIME_TOL);
+  CHECK(fabs(weft_opcost_op_ns(&off, &g, 2) - BF16_NS(4096, 6144, 4096)) > 1e3);
+  /* an FP8 forward GEMM: the fast-accumulation rows (gen.py: eff 0.7) */
+  g.fp8 = 1;
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), gen_ns(0.7, 150, 6000, 1979e12, 4096, 6144, 4096),
+             TIME_TOL);
+  g.phase = WEFT_PHASE_IG;
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), FP8_NS(4096, 6144, 4096), TIME_TOL);
+  /* FP32 activations: no measured GEMM applies (the datasheet model) */
+  g.fp8 = 0;
+  CHECK_NEAR(weft_opcost_op_ns(&d, &g, 4), weft_opcost_op_ns(&off, &g, 4), 1e-12);
+  /* a Llama-like layer's operators: flash attention and the norm at their rows */
+  WeftModel m;
+  WeftParallel par;
+  memset(&m, 0, sizeof m);
+  memset(&par, 0, sizeof par);
+  m.hidden = 2048;
+  m.heads = 16;
+  m.kv_heads = 16;
+  m.seq_len = 4096;
+  m.ffn_hidden = 8192;
+  m.ffn_matrices = 3;
+  m.vocab = 32000;
+  par.tp = 1;
+  par.micro_batch = 4;
+  par.attention = WEFT_ATTENTION_FLASH;
+  par.act_bytes = 2;
+  OcLayer l;
+  OcOp ops[OC_MAX_OPS];
+  weft_opcost_layer(&m, &par, &l);
+  int n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
+  int seen = 0;
+  for (int i = 0; i < n; i++) {
+    if (!strcmp(ops[i].name, "flash_attn") && ops[i].phase == WEFT_PHASE_FWD) {
+      double fl = 4.0 * 4 * 16 * 4096.0 * 4096 * 128 * 0.5; /* script's count: 550 TFLOP/s */
+      CHECK_NEAR(weft_opcost_op_ns(&d, &ops[i], 2), fl / 550e12 * 1e9, 1e-9);
+      seen++;
+    }
+    if (!strcmp(ops[i].name, "attn_norm") && ops[i].phase == WEFT_PHASE_FWD) {
+      /* 4 x 4096 x 2048 = 2^25 elements: rmsnorm_fwd proportional past 2^24 (32 µs) */
+      CHECK_NEAR(weft_opcost_op_ns(&d, &ops[i], 2), 64000, 1e-12);
+      seen++;
+    }
+    if (!strcmp(ops[i].name, "attn_norm") && ops[i].phase == WEFT_PHASE_IG) {
+      CHECK_NEAR(weft_opcost_op_ns(&d, &ops[i], 2), 128000, 1e-12); /* (96 - 32) x 2 µs */
+      seen++;
+    }
+  }
+  CHECK_EQ_INT(seen, 3);
+}
+
+/* Scratch zoo: DIR/zoo/devices.yml naming tables DIR/measured/x_*.csv. */
+static void put_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (!f) return;
+  fputs(text, f);
+  fclose(f);
+}
+
+static const char *DEV_YML =
+    "x:\n  peak_tflops: 989\n  hbm_gib: 80\n  hbm_gbps: 3350\n  vector_tflops: 66.9\n"
+    "  sms: 132\n  tile: [256, 128]\n  gemm_efficiency: 0.75\n  hbm_efficiency: 0.9\n"
+    "  measured: x\n";
+
+static int scratch(char *dir, size_t size, char *zoo, char *gemm) {
+  snprintf(dir, size, "/tmp/weft_measured_XXXXXX");
+  if (!mkdtemp(dir)) return 0;
+  char p[700];
+  snprintf(zoo, 600, "%s/zoo", dir);
+  mkdir(zoo, 0700);
+  snprintf(p, sizeof p, "%s/measured", dir);
+  mkdir(p, 0700);
+  snprintf(p, sizeof p, "%s/devices.yml", zoo);
+  put_file(p, DEV_YML);
+  snprintf(gemm, 600, "%s/measured/x_gemm.csv", dir);
+  return 1;
+}
+
+static void cleanup(const char *dir, const char *zoo, const char *gemm) {
+  char p[700];
+  unlink(gemm);
+  snprintf(p, sizeof p, "%s/devices.yml", zoo);
+  unlink(p);
+  rmdir(zoo);
+  snprintf(p, sizeof p, "%s/measured", dir);
+  rmdir(p);
+  rmdir(dir);
+}
+
+static void bad_files(void) {
+  char dir[64], zoo[600], gemm[600];
+  WeftDevice d;
+  WeftError e;
+  if (!scratch(dir, sizeof dir, zoo, gemm)) {
+    CHECK(0);
+    return;
+  }
+  /* no tables although `measured: x` names them: devices.yml's line */
+  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_EINPUT);
+  CHECK_EQ_INT(e.line, 10);
+  CHECK(!strcmp(e.field, "measured"));
+  static const struct {
+    const char *text;
+    int line;
+    const char *field;
+  } bad[] = {
+      {"# date: today\nlabel,dtype,m,n,k,time_us\nx,bf16,1,2,3,4\nx,bf16,1,2,z,4\n", 4, "k"},
+      {"label,dtype,m,n,time_us\nx,bf16,1,2,4\n", 1, "k"},
+      {"label,dtype,m,n,k,time_us\nx,fp4,1,2,3,4\n", 2, "dtype"},
+      {"label,dtype,m,n,k,time_us\n\nx,bf16,1,2,3,-4\n", 3, "time_us"},
+      {"label,dtype,m,n,k,time_us\nx,bf16,1.5,2,3,4\n", 2, "m"},
+      {"label,dtype,m,n,k,time_us\nx,bf16,1,2,3\n", 2, "time_us"},
+      {"label,dtype,m,n,k,time_us\nx,bf16,1,2,3,nan\n", 2, "time_us"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    put_file(gemm, bad[i].text);
+    CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_EINPUT);
+    CHECK(strstr(e.file, "/measured/x_gemm.csv") != NULL);
+    CHECK_EQ_INT(e.line, bad[i].line);
+    CHECK(!strcmp(e.field, bad[i].field));
+  }
+  /* a good table; then a changed one is read again */
+  put_file(gemm, "label,dtype,m,n,k,time_us\nx,bf16,4096,4096,4096,200\n");
+  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_OK);
+  CHECK_NEAR(weft_measured_gemm_ns(weft_measured_of(&d), WM_BF16, 1, 4096, 4096, 4096), 200e3,
+             1e-12);
+  put_file(gemm, "label,dtype,m,n,k,time_us\nx,bf16,4096,4096,4096,250.5\n");
+  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_OK);
+  CHECK_NEAR(weft_measured_gemm_ns(weft_measured_of(&d), WM_BF16, 1, 4096, 4096, 4096), 250.5e3,
+             1e-12);
+  cleanup(dir, zoo, gemm);
+}
+
+const TestCase suite_measured[] = {{"measured_fit_recovers", fit_recovers},
+                                   {"measured_exact_and_interpolated", exact_and_interpolated},
+                                   {"measured_attention", attention},
+                                   {"measured_memory", memory},
+                                   {"measured_opcost", opcost},
+                                   {"measured_bad_files", bad_files},
+                                   {0}};
