@@ -32,6 +32,7 @@ typedef enum {
   WM_ADAM,            /* adam_step_fused, per fp32 parameter */
   WM_FP8_CAST,        /* fp8_cast_eager: scale and cast bf16 -> e4m3 */
   WM_AMAX,
+  WM_FP8_TRANSPOSE,   /* fp8_transpose: an e4m3 tensor transposed (for wgrad/dgrad) */
   WM_NMEM
 } WeftMeasuredMem;
 

@@ -109,7 +109,7 @@ static const char *const MEM_OPS[] = {"", "copy", "add", "rmsnorm_fwd", "rmsnorm
                                       "layernorm_fwd", "layernorm_fwd_bwd", "softmax_fwd",
                                       "gelu_fwd", "swiglu_eager", "dropout_fwd",
                                       "cross_entropy_fwd_bwd", "adam_step_fused",
-                                      "fp8_cast_eager", "amax", NULL};
+                                      "fp8_cast_eager", "amax", "fp8_transpose", NULL};
 static const char *const LAUNCH_COLS[] = {"what", "per_kernel_us", NULL};
 static const char *const LAUNCH_WHAT[] = {"eager", "graph", NULL};
 

@@ -104,6 +104,27 @@ static int parse_gemm_shape(const WeftYamlNode *v, const char *file, WeftDevice 
   return WEFT_OK;
 }
 
+/* ZOO/../measured/NAME for ZOO the folder of file (devices.yml), written
+ * without the "ZOO/..": "data/zoo/devices.yml" -> "data/measured/NAME".
+ * Nonzero when it does not fit. */
+static int measured_prefix(const char *file, const char *name, char *out, size_t size) {
+  const char *slash = strrchr(file, '/');
+  int zlen = slash ? (int)(slash - file) : 1;
+  const char *zoo = slash ? file : ".";
+  int cut = zlen; /* the parent's length: up to the zoo folder's last '/' */
+  while (cut > 0 && zoo[cut - 1] != '/') cut--;
+  const char *last = zoo + cut;
+  int llen = zlen - cut;
+  int n;
+  if ((llen == 1 && last[0] == '.') || (llen == 2 && !memcmp(last, "..", 2)) || llen == 0)
+    n = snprintf(out, size, "%.*s/../measured/%s", zlen, zoo, name);
+  else if (cut == 0)
+    n = snprintf(out, size, "measured/%s", name);
+  else
+    n = snprintf(out, size, "%.*smeasured/%s", cut, zoo, name);
+  return n < 0 || (size_t)n >= size;
+}
+
 /* The measured tables (docs/zoo.md, "Measured tables"): `measured: NAME`
  * names DIR/../measured/NAME_*.csv (DIR: the devices.yml's folder), which
  * must exist; `measured: none` turns them off; without the key the
@@ -119,10 +140,7 @@ static int parse_measured(const WeftYamlNode *v, const char *file, WeftDevice *d
   if (at && (!name[0] || strchr(name, '/')))
     return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, "measured",
                           "measured must name tables in ../measured (no '/'), or be none");
-  const char *slash = strrchr(file, '/');
-  int dir = slash ? (int)(slash - file) : 1;
-  if (snprintf(prefix, sizeof prefix, "%.*s/../measured/%s", dir, slash ? file : ".",
-               at ? name : d->name) >= (int)sizeof prefix)
+  if (measured_prefix(file, at ? name : d->name, prefix, sizeof prefix))
     return weft_error_set(err, WEFT_EINPUT, file, at ? at->line : v->line, 0, "measured",
                           "path of the measured tables too long");
   for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
