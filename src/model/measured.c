@@ -124,8 +124,6 @@ static void fit_type(WeftMeasured *t, int dt) {
 
 /* ------------------------------------------------------------------ sorting */
 
-static const WeftMeasured *g_sort; /* qsort's comparators read the rows here (under g_lock) */
-
 static int cmp3(double a0, double a1, double a2, double b0, double b1, double b2) {
   if (a0 != b0) return a0 < b0 ? -1 : 1;
   if (a1 != b1) return a1 < b1 ? -1 : 1;
@@ -139,18 +137,6 @@ static int by_nkm(const void *pa, const void *pb) {
   return cmp3(a->n, a->k, a->m, b->n, b->k, b->m);
 }
 
-static int idx_mnk(const void *pa, const void *pb) {
-  const WmGemm *a = &g_sort->gemm[*(const int *)pa], *b = &g_sort->gemm[*(const int *)pb];
-  if (a->dt != b->dt) return a->dt - b->dt;
-  return cmp3(a->m, a->n, a->k, b->m, b->n, b->k);
-}
-
-static int idx_mkn(const void *pa, const void *pb) {
-  const WmGemm *a = &g_sort->gemm[*(const int *)pa], *b = &g_sort->gemm[*(const int *)pb];
-  if (a->dt != b->dt) return a->dt - b->dt;
-  return cmp3(a->m, a->k, a->n, b->m, b->k, b->n);
-}
-
 static int mem_cmp(const void *pa, const void *pb) {
   const WmMem *a = pa, *b = pb;
   if (a->kind != b->kind) return a->kind - b->kind;
@@ -158,7 +144,7 @@ static int mem_cmp(const void *pa, const void *pb) {
 }
 
 /* GEMM rows sorted, one per shape (the mean time of repeats: shapes that
- * two models share), type ranges, fits and the two other orders. */
+ * two models share), type ranges and fits. */
 static void finish_gemm(WeftMeasured *t) {
   qsort(t->gemm, (size_t)t->ngemm, sizeof t->gemm[0], by_nkm);
   int out = 0;
@@ -177,14 +163,10 @@ static void finish_gemm(WeftMeasured *t) {
   }
   t->gemm_from[WM_NDTYPES] = t->ngemm;
   for (int dt = 0; dt < WM_NDTYPES; dt++) fit_type(t, dt);
-  for (int i = 0; i < t->ngemm; i++) t->by_k[i] = t->by_n[i] = i;
-  g_sort = t;
-  qsort(t->by_k, (size_t)t->ngemm, sizeof(int), idx_mnk);
-  qsort(t->by_n, (size_t)t->ngemm, sizeof(int), idx_mkn);
 }
 
-/* Attention rows: the script's FLOPs over the time (the faster backend of
- * a shape measured twice). */
+/* Attention rows: the script's FLOPs over the time (the faster of a shape
+ * measured twice by one backend). */
 static void finish_attn(WeftMeasured *t) {
   int out = 0;
   for (int i = 0; i < t->nattn; i++) {
@@ -194,7 +176,8 @@ static void finish_attn(WeftMeasured *t) {
                 (a.causal ? 0.5 : 1);
     a.rate = fl / ns * 1e9;
     int j = 0;
-    while (j < out && !(t->attn[j].bwd == a.bwd && t->attn[j].causal == a.causal &&
+    while (j < out && !(t->attn[j].backend == a.backend && t->attn[j].bwd == a.bwd &&
+                        t->attn[j].causal == a.causal &&
                         t->attn[j].b_heads == a.b_heads && t->attn[j].seq == a.seq &&
                         t->attn[j].head_dim == a.head_dim))
       j++;
@@ -322,49 +305,52 @@ static double lerp_log(double x, double x0, double y0, double x1, double y1) {
   return y0 + (y1 - y0) * (log(x) - log(x0)) / (log(x1) - log(x0));
 }
 
-/* The ratio at q along the last of three keys among rows idx[lo..hi)
- * sorted by them (key(i, j): row i's key j), the first two equal to
- * q's: exact, interpolated between the rows on each side, the one side's,
- * or 0 when no row shares the first two keys. */
-typedef double (*KeyFn)(const WmGemm *g, int j);
-
-static double along(const WeftMeasured *t, const int *idx, int lo, int hi, KeyFn key,
-                    const double *q) {
-  int a = lo, b = hi; /* first row whose keys are >= q */
-  while (a < b) {
+/* The measured/fitted ratio at (m, n, k) among type rows [lo, hi) sorted by
+ * (n, k, m): the row's own when measured, else the mean of the WM_NEIGHBOURS
+ * nearest rows' in (ln m, ln n, ln k), each weighted by 1 / distance
+ * (inverse-distance weighting; docs/zoo.md says why this rule). */
+#define WM_NEIGHBOURS 4
+static double ratio_at(const WeftMeasured *t, int lo, int hi, double m, double n, double k) {
+  int a = lo, b = hi;
+  while (a < b) { /* the first row whose (n, k, m) >= the query's */
     int mid = (a + b) / 2;
-    const WmGemm *g = &t->gemm[idx ? idx[mid] : mid];
-    if (cmp3(key(g, 0), key(g, 1), key(g, 2), q[0], q[1], q[2]) < 0) a = mid + 1;
+    const WmGemm *g = &t->gemm[mid];
+    if (cmp3(g->n, g->k, g->m, n, k, m) < 0) a = mid + 1;
     else b = mid;
   }
-  const WmGemm *above = NULL, *below = NULL;
-  if (a < hi) {
-    const WmGemm *g = &t->gemm[idx ? idx[a] : a];
-    if (key(g, 0) == q[0] && key(g, 1) == q[1]) above = g;
+  if (a < hi && t->gemm[a].m == m && t->gemm[a].n == n && t->gemm[a].k == k)
+    return t->gemm[a].ratio;
+  double q[3] = {log(m), log(n), log(k)}, d2[WM_NEIGHBOURS], r[WM_NEIGHBOURS];
+  int have = 0;
+  for (int i = lo; i < hi; i++) {
+    const WmGemm *g = &t->gemm[i];
+    double x = (g->lm - q[0]) * (g->lm - q[0]) + (g->ln - q[1]) * (g->ln - q[1]) +
+               (g->lk - q[2]) * (g->lk - q[2]);
+    if (have == WM_NEIGHBOURS && x >= d2[have - 1]) continue;
+    int j = have < WM_NEIGHBOURS ? have++ : have - 1; /* insert, nearest first */
+    while (j > 0 && d2[j - 1] > x) {
+      d2[j] = d2[j - 1];
+      r[j] = r[j - 1];
+      j--;
+    }
+    d2[j] = x;
+    r[j] = g->ratio;
   }
-  if (a > lo) {
-    const WmGemm *g = &t->gemm[idx ? idx[a - 1] : a - 1];
-    if (key(g, 0) == q[0] && key(g, 1) == q[1]) below = g;
+  double sw = 0, sr = 0;
+  for (int j = 0; j < have; j++) {
+    double w = 1 / sqrt(d2[j]);
+    sw += w;
+    sr += w * r[j];
   }
-  if (above && (key(above, 2) == q[2] || !below)) return above->ratio;
-  if (!above) return below ? below->ratio : 0;
-  return lerp_log(q[2], key(below, 2), below->ratio, key(above, 2), above->ratio);
+  return have ? sr / sw : 1;
 }
-
-static double key_nkm(const WmGemm *g, int j) { return j == 0 ? g->n : j == 1 ? g->k : g->m; }
-static double key_mnk(const WmGemm *g, int j) { return j == 0 ? g->m : j == 1 ? g->n : g->k; }
-static double key_mkn(const WmGemm *g, int j) { return j == 0 ? g->m : j == 1 ? g->k : g->n; }
 
 double weft_measured_gemm_ns(const WeftMeasured *t, WeftMeasuredDtype dt, double batch, double m,
                              double n, double k) {
-  if (!t || dt < 0 || dt >= WM_NDTYPES) return -1;
+  if (!t || dt < 0 || dt >= WM_NDTYPES || !(m > 0) || !(n > 0) || !(k > 0)) return -1;
   int lo = t->gemm_from[dt], hi = t->gemm_from[dt + 1];
   if (hi <= lo || !(t->fit[dt][0] > 0)) return -1;
-  double r = along(t, NULL, lo, hi, key_nkm, (double[3]){n, k, m});
-  if (!(r > 0)) r = along(t, t->by_k, lo, hi, key_mnk, (double[3]){m, n, k});
-  if (!(r > 0)) r = along(t, t->by_n, lo, hi, key_mkn, (double[3]){m, k, n});
-  if (!(r > 0)) r = 1;
-  return fitted_ns(t, dt, batch, m, n, k) * r;
+  return fitted_ns(t, dt, batch, m, n, k) * ratio_at(t, lo, hi, m, n, k);
 }
 
 int weft_measured_gemm_fit(const WeftMeasured *t, WeftMeasuredDtype dt, double *p) {
@@ -377,42 +363,47 @@ int weft_measured_gemm_fit(const WeftMeasured *t, WeftMeasuredDtype dt, double *
 static double dist(double a, double b) { return fabs(log(a / b)); }
 
 /* The row of seq s (head width hd) with batch x heads nearest bh. */
-static const WmAttn *attn_at(const WeftMeasured *t, int bwd, int causal, double hd, double s,
-                             double bh) {
+static const WmAttn *attn_at(const WeftMeasured *t, int be, int bwd, int causal, double hd,
+                             double s, double bh) {
   const WmAttn *best = NULL;
   for (int i = 0; i < t->nattn; i++) {
     const WmAttn *a = &t->attn[i];
-    if (a->bwd == bwd && a->causal == causal && a->head_dim == hd && a->seq == s &&
-        (!best || dist(a->b_heads, bh) < dist(best->b_heads, bh)))
+    if (a->backend == be && a->bwd == bwd && a->causal == causal && a->head_dim == hd &&
+        a->seq == s && (!best || dist(a->b_heads, bh) < dist(best->b_heads, bh)))
       best = a;
   }
   return best;
 }
 
-double weft_measured_attention_ns(const WeftMeasured *t, int bwd, int causal, double kv_len,
-                                  double head_dim, double b_heads, double flops) {
+double weft_measured_attention_ns(const WeftMeasured *t, WeftMeasuredAttn be, int bwd, int causal,
+                                  double kv_len, double head_dim, double b_heads, double flops) {
   if (!t || !(kv_len > 0) || !(head_dim > 0) || !(b_heads > 0)) return -1;
   bwd = bwd != 0;
   causal = causal != 0;
+  if (be == WM_ATTN_TE) { /* cuDNN's rows when there are any */
+    be = WM_ATTN_FLASH;
+    for (int i = 0; i < t->nattn; i++)
+      if (t->attn[i].backend == WM_ATTN_CUDNN) be = WM_ATTN_CUDNN;
+  }
   int mask = -1; /* the mask measured: causal's own, else the other */
   for (int i = 0; i < t->nattn && mask != causal; i++)
-    if (t->attn[i].bwd == bwd) mask = t->attn[i].causal;
+    if (t->attn[i].backend == (int)be && t->attn[i].bwd == bwd) mask = t->attn[i].causal;
   if (mask < 0) return -1;
   double hd = 0, lo = 0, hi = 0;
   for (int i = 0; i < t->nattn; i++) {
     const WmAttn *a = &t->attn[i];
-    if (a->bwd == bwd && a->causal == mask && (!hd || dist(a->head_dim, head_dim) <
-                                                          dist(hd, head_dim)))
+    if (a->backend == (int)be && a->bwd == bwd && a->causal == mask &&
+        (!hd || dist(a->head_dim, head_dim) < dist(hd, head_dim)))
       hd = a->head_dim;
   }
   for (int i = 0; i < t->nattn; i++) {
     const WmAttn *a = &t->attn[i];
-    if (a->bwd != bwd || a->causal != mask || a->head_dim != hd) continue;
+    if (a->backend != (int)be || a->bwd != bwd || a->causal != mask || a->head_dim != hd) continue;
     if (a->seq <= kv_len && a->seq > lo) lo = a->seq;
     if (a->seq >= kv_len && (!hi || a->seq < hi)) hi = a->seq;
   }
-  const WmAttn *below = lo ? attn_at(t, bwd, mask, hd, lo, b_heads) : NULL;
-  const WmAttn *above = hi ? attn_at(t, bwd, mask, hd, hi, b_heads) : NULL;
+  const WmAttn *below = lo ? attn_at(t, (int)be, bwd, mask, hd, lo, b_heads) : NULL;
+  const WmAttn *above = hi ? attn_at(t, (int)be, bwd, mask, hd, hi, b_heads) : NULL;
   double rate = !below ? above->rate
                 : !above ? below->rate
                          : lerp_log(kv_len, below->seq, below->rate, above->seq, above->rate);

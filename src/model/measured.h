@@ -36,6 +36,11 @@ typedef enum {
   WM_NMEM
 } WeftMeasuredMem;
 
+/* Fused attention kernels of the tables (the `backend` column): WM_ATTN_TE
+ * is what Transformer Engine runs on the device, cuDNN's fused attention
+ * when measured, else FlashAttention. */
+typedef enum { WM_ATTN_TE = 0, WM_ATTN_FLASH, WM_ATTN_CUDNN, WM_NATTN } WeftMeasuredAttn;
+
 /* The opaque tables of one device. */
 typedef struct WeftMeasured WeftMeasured;
 
@@ -53,22 +58,23 @@ const WeftMeasured *weft_measured_of(const WeftDevice *d);
 /* ns of batch (m x k)(k x n) GEMMs of type dt: the fitted shape model
  * (gemm_eff.c with this type's fitted parameters) times the ratio of
  * measured to fitted time at (m, n, k): that shape's own (one GEMM of a
- * measured shape takes its measured time), else the ratio interpolated
- * in log space along the one dimension that differs from
- * measured shapes (docs/zoo.md, "Measured tables"), else 1. < 0: no GEMM of that type measured. */
+ * measured shape takes its measured time), else the inverse-distance
+ * weighted mean of the 4 nearest measured shapes' ratios in (ln m, ln n,
+ * ln k) (docs/zoo.md, "Measured tables"). < 0: no GEMM of that type
+ * measured. */
 double weft_measured_gemm_ns(const WeftMeasured *t, WeftMeasuredDtype dt, double batch, double m,
                              double n, double k);
 /* The fitted shape-model parameters of type dt (gemm_eff_max, gemm_k0,
  * gemm_t0_ns) into p[3]; 0 when dt has no rows. */
 int weft_measured_gemm_fit(const WeftMeasured *t, WeftMeasuredDtype dt, double *p);
-/* ns of fused attention (bwd 0: forward; 1: backward) of flops FLOPs as
+/* ns of fused attention by kernel be (bwd 0: forward; 1: backward) of flops FLOPs as
  * the script counts them (4 b h s^2 d forward, 2.5 times that backward,
  * halved under a causal mask) at kv_len keys, head width head_dim, over
  * b_heads = batch x heads (of the rank): flops over the achieved rate of
  * the nearest measured head width, interpolated in log(seq) and taken at
  * the nearest batch x heads. < 0: none measured. */
-double weft_measured_attention_ns(const WeftMeasured *t, int bwd, int causal, double kv_len,
-                                  double head_dim, double b_heads, double flops);
+double weft_measured_attention_ns(const WeftMeasured *t, WeftMeasuredAttn be, int bwd, int causal,
+                                  double kv_len, double head_dim, double b_heads, double flops);
 /* ns of memory-bound kernel kind over elems elements: the measured time,
  * interpolated log-log in the element count (proportional outside the
  * measured sizes). < 0: that kernel was not measured. */

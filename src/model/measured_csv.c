@@ -2,6 +2,7 @@
  * tables"): `#` comment lines (the date is kept), a header row naming the
  * columns (found by name, extra columns ignored), then rows. Every bad
  * field is an error naming the file, line and column. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,13 +51,14 @@ typedef struct {
   int idx[MAX_COLS];
 } Header;
 
+/* A column named "?name" is optional (idx -1 when absent). */
 static int header(const Line *L, Header *h, WeftError *err) {
   for (int c = 0; h->need[c]; c++) {
+    const char *name = h->need[c] + (h->need[c][0] == '?');
     h->idx[c] = -1;
     for (int i = 0; i < L->n; i++)
-      if (L->len[i] == strlen(h->need[c]) && !memcmp(L->f[i], h->need[c], L->len[i]))
-        h->idx[c] = i;
-    if (h->idx[c] < 0)
+      if (L->len[i] == strlen(name) && !memcmp(L->f[i], name, L->len[i])) h->idx[c] = i;
+    if (h->idx[c] < 0 && name == h->need[c])
       return weft_error_set(err, WEFT_EINPUT, L->file, L->line, 1, h->need[c],
                             "header has no column '%s'", h->need[c]);
   }
@@ -99,7 +101,8 @@ static int word(const Line *L, const Header *h, int c, const char *const *names,
 static const char *const GEMM_COLS[] = {"dtype", "m", "n", "k", "time_us", NULL};
 static const char *const GEMM_DT[] = {"bf16", "fp8", "fp8_fast", NULL};
 static const char *const ATTN_COLS[] = {"dtype", "batch", "heads", "seq", "head_dim",
-                                        "causal", "pass", "time_us", NULL};
+                                        "causal", "pass", "time_us", "?backend", NULL};
+static const char *const BACKEND[] = {"", "flash", "cudnn", NULL}; /* WeftMeasuredAttn */
 static const char *const ATTN_DT[] = {"bf16", NULL};
 static const char *const PASS[] = {"fwd", "bwd", NULL};
 static const char *const MEM_COLS[] = {"op", "elements", "bytes", "time_us", NULL};
@@ -129,7 +132,7 @@ static int gemm_row(WeftMeasured *t, const Line *L, const Header *h, WeftError *
   if (t->ngemm == WM_MAX_GEMM)
     return weft_error_set(err, WEFT_EINPUT, L->file, L->line, 1, NULL,
                           "more than %d GEMM rows", WM_MAX_GEMM);
-  t->gemm[t->ngemm++] = (WmGemm){m, n, k, dt, us * 1e3, 0};
+  t->gemm[t->ngemm++] = (WmGemm){m, n, k, dt, us * 1e3, 0, log(m), log(n), log(k)};
   return WEFT_OK;
 }
 
@@ -141,6 +144,11 @@ static int attn_row(WeftMeasured *t, const Line *L, const Header *h, WeftError *
       (rc = num(L, h, 4, 0, &d, err)) || (rc = num(L, h, 5, 1, &causal, err)) ||
       (rc = word(L, h, 6, PASS, &pass, err)) || (rc = num(L, h, 7, 0, &us, err)))
     return rc;
+  int be = WM_ATTN_FLASH; /* without the column: the script's first, flash */
+  if (h->idx[8] >= 0 && (rc = word(L, h, 8, BACKEND, &be, err))) return rc;
+  if (be == WM_ATTN_TE)
+    return weft_error_set(err, WEFT_EINPUT, L->file, L->line, L->col[h->idx[8]], "backend",
+                          "field 'backend' is empty");
   if (causal != 0 && causal != 1)
     return weft_error_set(err, WEFT_EINPUT, L->file, L->line, L->col[h->idx[5]], "causal",
                           "field 'causal' must be 0 or 1");
@@ -148,7 +156,7 @@ static int attn_row(WeftMeasured *t, const Line *L, const Header *h, WeftError *
     return weft_error_set(err, WEFT_EINPUT, L->file, L->line, 1, NULL,
                           "more than %d attention rows", WM_MAX_ATTN);
   /* the rate in weft's FLOP count is set by measured.c (it knows the mask) */
-  t->attn[t->nattn++] = (WmAttn){pass, (int)causal, b * heads, s, d, us * 1e3};
+  t->attn[t->nattn++] = (WmAttn){be, pass, (int)causal, b * heads, s, d, us * 1e3};
   return WEFT_OK;
 }
 

@@ -17,9 +17,11 @@ typedef struct {
   int dt;         /* WeftMeasuredDtype */
   double ns;      /* the mean of the rows of this shape */
   double ratio;   /* ns over the fitted shape model's time */
+  double lm, ln, lk; /* ln m, ln n, ln k: the space neighbours are found in */
 } WmGemm;
 
 typedef struct {
+  int backend;    /* WeftMeasuredAttn: flash or cudnn */
   int bwd, causal;
   double b_heads, seq, head_dim;
   double rate;    /* FLOP/s in weft's count (opcost.c's causal fraction) */
@@ -44,8 +46,6 @@ struct WeftMeasured {
   WmFile file[WM_NFILES];
   int ngemm, nattn, nmem;
   WmGemm gemm[WM_MAX_GEMM];      /* sorted by (dt, n, k, m) */
-  int by_k[WM_MAX_GEMM];         /* indices sorted by (dt, m, n, k) */
-  int by_n[WM_MAX_GEMM];         /* indices sorted by (dt, m, k, n) */
   int gemm_from[WM_NDTYPES + 1]; /* rows of type dt: [gemm_from[dt], gemm_from[dt + 1]) */
   double fit[WM_NDTYPES][3];     /* gemm_eff_max, gemm_k0, gemm_t0_ns (0: no rows) */
   double peak[WM_NDTYPES];       /* the rate the fit is relative to (FLOP/s) */

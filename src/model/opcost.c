@@ -335,7 +335,8 @@ static double measured_other(const Rates *r, const OcOp *op) {
     if (!r->bf16 || op->fp8) return -1;
     double bwd = op->phase != WEFT_PHASE_FWD;
     double fl = 4 * op->batch * op->m * op->n * op->k * (bwd ? 2.5 : 1) * (op->causal ? 0.5 : 1);
-    return weft_measured_attention_ns(r->meas, (int)bwd, op->causal, op->n, op->k, op->batch, fl);
+    return weft_measured_attention_ns(r->meas, WM_ATTN_TE, (int)bwd, op->causal, op->n, op->k,
+                                      op->batch, fl);
   }
   double ns = op->mem ? weft_measured_mem_ns(r->meas, op->mem, op->elems) : -1;
   if (ns >= 0) return ns;
