@@ -338,7 +338,11 @@ static double measured_other(const Rates *r, const OcOp *op) {
     return weft_measured_attention_ns(r->meas, WM_ATTN_TE, (int)bwd, op->causal, op->n, op->k,
                                       op->batch, fl);
   }
-  double ns = op->mem ? weft_measured_mem_ns(r->meas, op->mem, op->elems) : -1;
+  /* Adam by its bytes: the states' precision sets them (the table's rows are
+   * fp32 moments, 28 bytes a parameter); the other kernels by elements */
+  double ns = op->mem == WM_ADAM ? op->bytes / weft_measured_mem_gbps(r->meas, WM_ADAM, op->bytes)
+              : op->mem         ? weft_measured_mem_ns(r->meas, op->mem, op->elems)
+                                : -1;
   if (ns >= 0) return ns;
   double gbps = weft_measured_mem_gbps(r->meas, WM_COPY, op->bytes);
   return gbps > 0 ? op->bytes / gbps : -1;
