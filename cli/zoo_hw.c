@@ -65,7 +65,7 @@ void zoo_cluster_json(FILE *out, const WeftCluster *c, int kind) {
 /* ------------------------------------------------------------------ device */
 
 static const char *const MEASURED_NAME[WEFT_MEASURED_FILES] = {"gemm", "attention", "memory",
-                                                               "launch"};
+                                                               "launch", "sustained"};
 static const char *const FIT_TYPE[3] = {"bf16", "fp8", "fp8_fast"};
 
 /* "measured": {"prefix": ..., "gemm": {"file", "rows", "date"}, ...,
@@ -100,7 +100,12 @@ static void measured_json(FILE *out, const WeftDevice *d) {
     if (mi.launch_us[g] >= 0) zoo_json_num(out, mi.launch_us[g]);
     else fputs("null", out);
   }
-  fputs("]}", out);
+  fputs("], \"sustained\": {", out);
+  for (int t = 0; t < 3; t++) {
+    fprintf(out, "%s\"%s\": ", t ? ", " : "", FIT_TYPE[t]);
+    zoo_json_num(out, mi.sustained[t]);
+  }
+  fputs("}}", out);
 }
 
 /* Which rates come from measurements and which from the datasheet. */
@@ -121,8 +126,11 @@ static void measured_table(FILE *out, const WeftDevice *d) {
   for (int i = 0; i < WEFT_MEASURED_FILES; i++) {
     if (!mi.file[i][0]) {
       fprintf(out, "    %-14s- (no file: %s)\n", MEASURED_NAME[i],
-              i == 0 ? "GEMMs by the datasheet model" : i == 1 ? "attention_efficiency"
-                                                     : i == 2 ? "hbm_efficiency" : "not charged");
+              i == 0   ? "GEMMs by the datasheet model"
+              : i == 1 ? "attention_efficiency"
+              : i == 2 ? "hbm_efficiency"
+              : i == 3 ? "not charged"
+                       : "tensor-core kernels at their burst rates");
       continue;
     }
     fprintf(out, "    %-14s%d rows, %s\n", MEASURED_NAME[i], mi.rows[i],
@@ -133,6 +141,9 @@ static void measured_table(FILE *out, const WeftDevice *d) {
       fprintf(out, "    %-14s%s: gemm_eff_max %.4g, gemm_k0 %.4g K steps, gemm_t0 %.4g us\n",
               t ? "" : "gemm fit", FIT_TYPE[t], mi.gemm_fit[t][0], mi.gemm_fit[t][1],
               mi.gemm_fit[t][2] / 1e3);
+  if (mi.file[4][0])
+    fprintf(out, "    %-14sbf16 x%.4g, fp8 x%.4g, fp8_fast x%.4g of the burst rate (GEMMs, attention)\n",
+            "sustained", mi.sustained[0], mi.sustained[1], mi.sustained[2]);
   if (mi.launch_us[0] >= 0 || mi.launch_us[1] >= 0)
     fprintf(out, "    %-14seager %g us, CUDA graph %g us per kernel\n", "launch", mi.launch_us[0],
             mi.launch_us[1]);

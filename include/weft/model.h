@@ -102,18 +102,19 @@ int weft_zoo_device(const char *zoo_dir, const char *name, WeftDevice *dev, Weft
 int weft_zoo_devices(const char *zoo_dir, WeftDevice *devs, int max, int *count, WeftError *err);
 
 /* What a device's measured tables hold (docs/zoo.md, "Measured tables"),
- * for reports: per file (gemm, attention, memory, launch) the path read
+ * for reports: per file (gemm, attention, memory, launch, sustained) the path read
  * ("" when absent), the date its header gives and its rows; the GEMM shape
  * model fitted to each type's rows (bf16, fp8, fp8 with fast accumulation:
  * gemm_eff_max, gemm_k0, gemm_t0_ns; 0 without rows); the launch cost per
  * kernel (eager, CUDA graph; < 0 not measured). */
-#define WEFT_MEASURED_FILES 4
+#define WEFT_MEASURED_FILES 5
 typedef struct {
   char file[WEFT_MEASURED_FILES][WEFT_PATH_LEN];
   char date[WEFT_MEASURED_FILES][64];
   int rows[WEFT_MEASURED_FILES];
   double gemm_fit[3][3];
   double launch_us[2];
+  double sustained[3]; /* per type: sustained over burst rate of tensor-core kernels (1: none) */
 } WeftMeasuredInfo;
 /* info for d (all files "" when d has no tables); reads them if this
  * process has not (errors as weft_zoo_device's). */

@@ -45,8 +45,8 @@ WeftDevice = _s("WeftDevice", [
     ("gemm_eff_max", c_double), ("gemm_k0", c_double), ("gemm_t0_ns", c_double),
     ("peak_fp4_flops", c_double), ("power_w", c_double), ("measured", _PATH)])
 WeftMeasuredInfo = _s("WeftMeasuredInfo", [
-    ("file", _PATH * 4), ("date", (c_char * 64) * 4), ("rows", c_int * 4),
-    ("gemm_fit", (c_double * 3) * 3), ("launch_us", c_double * 2)])
+    ("file", _PATH * 5), ("date", (c_char * 64) * 5), ("rows", c_int * 5),
+    ("gemm_fit", (c_double * 3) * 3), ("launch_us", c_double * 2), ("sustained", c_double * 3)])
 WeftMemory = _s("WeftMemory", [
     ("params_bytes", c_double), ("grads_bytes", c_double), ("optimizer_bytes", c_double),
     ("activations_bytes", c_double), ("total_bytes", c_double), ("capacity_bytes", c_double),

@@ -219,6 +219,29 @@ static void finish_mem(WeftMeasured *t) {
   t->nmem = out;
 }
 
+static int cmp_double(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return a < b ? -1 : a > b;
+}
+
+/* The sustained factor per type: the burst rate of the tables' own GEMM of
+ * the sustained run's shape (8192^3, scripts/measure/sustained.py; the
+ * fitted model's where not measured) over the median rate of the seconds
+ * of the sustained run. fp8_fast without a run of its own takes fp8's. */
+#define WM_SUSTAINED_DIM 8192.0
+static void finish_sustained(WeftMeasured *t) {
+  for (int dt = 0; dt < WM_NDTYPES; dt++) {
+    int n = t->nsus[dt];
+    t->slow[dt] = 1;
+    if (n == 0 || !(t->fit[dt][0] > 0)) continue;
+    qsort(t->sus[dt], (size_t)n, sizeof(double), cmp_double);
+    double med = n % 2 ? t->sus[dt][n / 2] : (t->sus[dt][n / 2 - 1] + t->sus[dt][n / 2]) / 2;
+    double s = WM_SUSTAINED_DIM, ns = weft_measured_gemm_ns(t, (WeftMeasuredDtype)dt, 1, s, s, s);
+    t->slow[dt] = 2 * s * s * s / (ns * 1e-9) / med;
+  }
+  if (t->nsus[WM_FP8_FAST] == 0) t->slow[WM_FP8_FAST] = t->slow[WM_FP8];
+}
+
 /* ------------------------------------------------------------------ the sets */
 
 static int same_device(const WeftMeasured *t, const WeftDevice *d) {
@@ -229,7 +252,8 @@ static int same_device(const WeftMeasured *t, const WeftDevice *d) {
 
 /* The files of t as they are now still those it read. */
 static int unchanged(const WeftMeasured *t) {
-  static const char *const suffix[WM_NFILES] = {"gemm", "attention", "memory", "launch"};
+  static const char *const suffix[WM_NFILES] = {"gemm", "attention", "memory", "launch",
+                                                "sustained"};
   for (int i = 0; i < WM_NFILES; i++) {
     char path[WEFT_PATH_LEN];
     struct stat st;
@@ -277,6 +301,7 @@ int weft_measured_load(const WeftDevice *d, WeftError *err) {
         finish_gemm(t);
         finish_attn(t);
         finish_mem(t);
+        finish_sustained(t);
         g_nset++;
       }
     }
@@ -350,7 +375,7 @@ double weft_measured_gemm_ns(const WeftMeasured *t, WeftMeasuredDtype dt, double
   if (!t || dt < 0 || dt >= WM_NDTYPES || !(m > 0) || !(n > 0) || !(k > 0)) return -1;
   int lo = t->gemm_from[dt], hi = t->gemm_from[dt + 1];
   if (hi <= lo || !(t->fit[dt][0] > 0)) return -1;
-  return fitted_ns(t, dt, batch, m, n, k) * ratio_at(t, lo, hi, m, n, k);
+  return fitted_ns(t, dt, batch, m, n, k) * ratio_at(t, lo, hi, m, n, k) * t->slow[dt];
 }
 
 int weft_measured_gemm_fit(const WeftMeasured *t, WeftMeasuredDtype dt, double *p) {
@@ -407,7 +432,7 @@ double weft_measured_attention_ns(const WeftMeasured *t, WeftMeasuredAttn be, in
   double rate = !below ? above->rate
                 : !above ? below->rate
                          : lerp_log(kv_len, below->seq, below->rate, above->seq, above->rate);
-  return flops / rate * 1e9;
+  return flops / rate * 1e9 * t->slow[WM_BF16]; /* tensor cores, as the GEMMs */
 }
 
 /* Rows of kind: [*lo, *hi). */
@@ -469,6 +494,7 @@ int weft_measured_info(const WeftDevice *d, WeftMeasuredInfo *info, WeftError *e
     info->rows[i] = t->file[i].rows;
   }
   for (int dt = 0; dt < WM_NDTYPES && dt < 3; dt++) memcpy(info->gemm_fit[dt], t->fit[dt], sizeof t->fit[dt]);
+  for (int dt = 0; dt < WM_NDTYPES && dt < 3; dt++) info->sustained[dt] = 1 / t->slow[dt];
   info->launch_us[0] = t->launch_us[0];
   info->launch_us[1] = t->launch_us[1];
   return WEFT_OK;

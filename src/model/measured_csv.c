@@ -115,6 +115,7 @@ static const char *const MEM_OPS[] = {"", "copy", "add", "rmsnorm_fwd", "rmsnorm
                                       "fp8_cast_eager", "amax", "fp8_transpose", NULL};
 static const char *const LAUNCH_COLS[] = {"what", "per_kernel_us", NULL};
 static const char *const LAUNCH_WHAT[] = {"eager", "graph", NULL};
+static const char *const SUS_COLS[] = {"dtype", "tflops", NULL};
 
 static int gemm_row(WeftMeasured *t, const Line *L, const Header *h, WeftError *err) {
   double m, n, k, us;
@@ -185,6 +186,17 @@ static int launch_row(WeftMeasured *t, const Line *L, const Header *h, WeftError
   return WEFT_OK;
 }
 
+static int sus_row(WeftMeasured *t, const Line *L, const Header *h, WeftError *err) {
+  double tf;
+  int dt, rc;
+  if ((rc = word(L, h, 0, GEMM_DT, &dt, err)) || (rc = num(L, h, 1, 0, &tf, err))) return rc;
+  if (t->nsus[dt] == WM_MAX_SUSTAINED)
+    return weft_error_set(err, WEFT_EINPUT, L->file, L->line, 1, NULL,
+                          "more than %d rows of one type", WM_MAX_SUSTAINED);
+  t->sus[dt][t->nsus[dt]++] = tf * 1e12;
+  return WEFT_OK;
+}
+
 typedef int (*RowFn)(WeftMeasured *, const Line *, const Header *, WeftError *);
 
 static const struct {
@@ -194,7 +206,8 @@ static const struct {
 } FILES[WM_NFILES] = {{"gemm", GEMM_COLS, gemm_row},
                       {"attention", ATTN_COLS, attn_row},
                       {"memory", MEM_COLS, mem_row},
-                      {"launch", LAUNCH_COLS, launch_row}};
+                      {"launch", LAUNCH_COLS, launch_row},
+                      {"sustained", SUS_COLS, sus_row}};
 
 /* "# date: 2026-11-26T16:40:00+00:00" -> the text after "date:". */
 static void comment(WmFile *f, const char *s, size_t len) {

@@ -10,7 +10,8 @@
 #define WM_MAX_GEMM 16384  /* GEMM rows of one device (all types) */
 #define WM_MAX_ATTN 1024   /* attention rows */
 #define WM_MAX_MEM 1024    /* memory rows */
-#define WM_NFILES 4        /* gemm, attention, memory, launch */
+#define WM_NFILES 5        /* gemm, attention, memory, launch, sustained */
+#define WM_MAX_SUSTAINED 512 /* seconds of a sustained run per type */
 
 typedef struct {
   double m, n, k;
@@ -52,6 +53,12 @@ struct WeftMeasured {
   WmAttn attn[WM_MAX_ATTN];
   WmMem mem[WM_MAX_MEM];         /* sorted by (kind, elems) */
   double launch_us[2];           /* per kernel: eager, graph (< 0: not measured) */
+  /* The sustained run (DEVICE_sustained.csv): achieved FLOP/s per second of
+   * a GEMM run back to back, per type; and the factor on the tables' burst
+   * times it gives (1: none measured). */
+  int nsus[WM_NDTYPES];
+  double sus[WM_NDTYPES][WM_MAX_SUSTAINED];
+  double slow[WM_NDTYPES];
 };
 
 /* The four files of t->prefix into t (t->prefix set, the rest zero). Rows
