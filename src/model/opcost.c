@@ -220,7 +220,8 @@ static void attention(List *L, const OcLayer *l) {
 }
 
 /* The MLP of width f on tokens per group, groups of them side by side (MoE
- * experts). */
+ * experts). SwiGLU's gate and up projections are one GEMM of width 2f, as
+ * Megatron-Core's linear_fc1 (and its grouped experts') runs them. */
 static void mlp(List *L, const OcLayer *l, double groups, double tokens, double width) {
   double f = width / l->tp, e = groups * tokens * f;
   int f8 = l->fp8;
@@ -229,8 +230,7 @@ static void mlp(List *L, const OcLayer *l, double groups, double tokens, double 
     vec(L, "bias_gelu", GELU_FLOPS * e, 2 * e * L->eb, WEFT_PHASE_IG);
     tag(L, WM_GELU, 0, e);
   } else {
-    gemm8(L, "gate", groups, tokens, f, l->h, 1, f8);
-    gemm8(L, "up", groups, tokens, f, l->h, 1, f8);
+    gemm8(L, "fc1", groups, tokens, 2 * f, l->h, 1, f8);
     vec(L, "swiglu", SWIGLU_FLOPS * e, 3 * e * L->eb, WEFT_PHASE_IG);
     tag(L, WM_SWIGLU, 0, e);
   }
