@@ -104,31 +104,22 @@ static int parse_gemm_shape(const WeftYamlNode *v, const char *file, WeftDevice 
   return WEFT_OK;
 }
 
-/* ZOO/../measured/NAME for ZOO the folder of file (devices.yml), written
- * without the "ZOO/..": "data/zoo/devices.yml" -> "data/measured/NAME".
- * Nonzero when it does not fit. */
+/* ZOO/../measured/NAME, ZOO the folder of file (devices.yml): ".." as the
+ * file system takes it, so that a zoo reached by a symbolic link finds the
+ * tables beside the zoo it points to. Nonzero when it does not fit. */
 static int measured_prefix(const char *file, const char *name, char *out, size_t size) {
   const char *slash = strrchr(file, '/');
-  int zlen = slash ? (int)(slash - file) : 1;
-  const char *zoo = slash ? file : ".";
-  int cut = zlen; /* the parent's length: up to the zoo folder's last '/' */
-  while (cut > 0 && zoo[cut - 1] != '/') cut--;
-  const char *last = zoo + cut;
-  int llen = zlen - cut;
-  int n;
-  if ((llen == 1 && last[0] == '.') || (llen == 2 && !memcmp(last, "..", 2)) || llen == 0)
-    n = snprintf(out, size, "%.*s/../measured/%s", zlen, zoo, name);
-  else if (cut == 0)
-    n = snprintf(out, size, "measured/%s", name);
-  else
-    n = snprintf(out, size, "%.*smeasured/%s", cut, zoo, name);
+  int n = snprintf(out, size, "%.*s/../measured/%s", slash ? (int)(slash - file) : 1,
+                   slash ? file : ".", name);
   return n < 0 || (size_t)n >= size;
 }
 
-/* The measured tables (docs/zoo.md, "Measured tables"): `measured: NAME`
- * names DIR/../measured/NAME_*.csv (DIR: the devices.yml's folder), which
- * must exist; `measured: none` turns them off; without the key the
- * device's own name is tried. Sets d->measured to the prefix or "". */
+/* The measured tables (docs/zoo.md, "Measured kernel tables"): `measured:
+ * NAME` names ZOO/../measured/NAME_*.csv (ZOO: the devices.yml's folder),
+ * which must exist when that measured folder does (a zoo copied without it
+ * runs on the datasheet figures); `measured: none` turns them off; without
+ * the key the device's own name is tried. Sets d->measured to the prefix
+ * or "". */
 static int parse_measured(const WeftYamlNode *v, const char *file, WeftDevice *d,
                           WeftError *err) {
   static const char *const suffix[] = {"gemm", "attention", "memory", "launch"};
@@ -151,7 +142,12 @@ static int parse_measured(const WeftYamlNode *v, const char *file, WeftDevice *d
       return WEFT_OK;
     }
   }
-  if (at)
+  struct stat st;
+  char *cut = strrchr(prefix, '/');
+  *cut = '\0';
+  int folder = stat(prefix, &st) == 0 && S_ISDIR(st.st_mode);
+  *cut = '/';
+  if (at && folder)
     return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, "measured",
                           "no measured tables %s_{gemm,attention,memory,launch}.csv", prefix);
   return WEFT_OK;

@@ -279,6 +279,13 @@ static void bad_files(void) {
   CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_EINPUT);
   CHECK_EQ_INT(e.line, 10);
   CHECK(!strcmp(e.field, "measured"));
+  /* a zoo copied without its measured folder: the datasheet figures */
+  char mdir[700];
+  snprintf(mdir, sizeof mdir, "%s/measured", dir);
+  CHECK_EQ_INT(rmdir(mdir), 0);
+  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_OK);
+  CHECK(d.measured[0] == '\0');
+  CHECK_EQ_INT(mkdir(mdir, 0700), 0);
   static const struct {
     const char *text;
     int line;
