@@ -42,9 +42,14 @@ SONAME    = libweft.so.$(SOMAJOR)
 SO        = $(BUILD)/libweft.so.$(VERSION)
 PIC_OBJ   = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
 PREFIX   ?= /usr/local
+# Where make install puts the data (zoo, parts, cost, ...) and where the
+# library looks for it (src/core/datadir.c): built in, so datadir.o is
+# rebuilt whenever it changes ($(BUILD)/datadir.txt records the last one).
+DATADIR  ?= $(PREFIX)/share/weft
+DATA_ENTRIES = $(notdir $(wildcard data/*))  # what install copies there, uninstall removes
 
 .PHONY: all deps run test check bench valgrind clean mpi fuzz fuzz-ci fuzz-build fuzzers \
-        install uninstall man
+        install uninstall man FORCE
 MAKEFLAGS += --no-print-directory
 all: $(LIB) $(SO) $(WEFT)
 	@echo "weft $(VERSION): built $(WEFT), $(LIB) and $(SO)$(if $(filter 1,$(V)),, (make V=1 shows the commands))"
@@ -60,6 +65,12 @@ run: deps
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/datadir.txt: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@
+$(BUILD)/src/core/datadir.o $(BUILD)/pic/src/core/datadir.o: $(BUILD)/datadir.txt
+$(BUILD)/src/core/datadir.o $(BUILD)/pic/src/core/datadir.o: ALL_CFLAGS += -DWEFT_DATADIR='"$(DATADIR)"'
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -80,8 +91,10 @@ man: $(WEFT)
 	@./scripts/man.sh $(WEFT) $(BUILD)/man
 
 # make install PREFIX=... (DESTDIR for staging): the CLI, the header, both
-# libraries, weft.pc for pkg-config, the man pages; make uninstall removes them.
-# (The header: weft.h and the areas it includes, include/weft/*.h.)
+# libraries, weft.pc for pkg-config, the man pages and the data (data/: the
+# zoo, parts, cost models, ...) in $(DATADIR), where the installed binary and
+# library look for it; make uninstall removes them. (The header: weft.h and
+# the areas it includes, include/weft/*.h.)
 install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/weft \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
@@ -95,6 +108,10 @@ install: all man
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/weft.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/weft.pc
 	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(DATADIR)
+	$(Q)for e in $(DATA_ENTRIES); do rm -rf "$(DESTDIR)$(DATADIR)/$$e"; done
+	cp -R data/. $(DESTDIR)$(DATADIR)/
+	chmod -R a+rX,go-w $(DESTDIR)$(DATADIR)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/weft/*.h
@@ -104,6 +121,8 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/lib/$(SONAME) $(DESTDIR)$(PREFIX)/lib/libweft.so.$(VERSION) \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/weft.pc $(DESTDIR)$(PREFIX)/share/man/man1/weft.1 \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/weft-*.1
+	$(Q)for e in $(DATA_ENTRIES); do rm -rf "$(DESTDIR)$(DATADIR)/$$e"; done
+	-rmdir $(DESTDIR)$(DATADIR)
 
 $(WEFT): $(CLI_OBJ) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)

@@ -20,9 +20,17 @@ int cmd_validate(int argc, char **argv);  /* validate.c */
 int cli_refine(int argc, char **argv);    /* refine.c: optimize --refine-with-sim */
 int cmd_topo(int argc, char **argv);      /* topo.c */
 int cmd_topo_eval(int argc, char **argv); /* topo_eval.c */
+/* A command by name (main.c's table). */
+typedef struct {
+  const char *name;
+  int (*fn)(int, char **);
+} CliCommand;
+/* `weft options [COMMAND...]` over the commands cmds[0..n) (options.c). */
+int cmd_options(int argc, char **argv, const CliCommand *cmds, int n);
 
-/* The model zoo's directory: $WEFT_ZOO, else data/zoo beside the weft
- * binary's source tree (<exe dir>/../data/zoo), else ./data/zoo. */
+/* The model zoo's directory (weft_zoo_dir): $WEFT_ZOO, $WEFT_DATA/zoo,
+ * beside the weft binary (<exe dir>/../share/weft/zoo installed,
+ * <exe dir>/../data/zoo in the source tree), PREFIX/share/weft/zoo, ./data/zoo. */
 const char *cli_zoo_dir(void);
 /* zoo_hw.c: `weft zoo NAME` for a device or a cluster preset. */
 void zoo_json_num(FILE *out, double v);  /* whole numbers exactly, others %.12g */
@@ -87,7 +95,9 @@ int cli_numbers(const char *flag, const char *v, double *out);
 /* Spares in reports, nothing when the network has none (links.c): after the
  * head's NPU count (" + 1792 spares (16128 bought)"), at the end of dim d's
  * row, and in JSON: d < 0 the top-level "npus" and "spares" lines, else
- * ', "spares": N' inside dim d's object. */
+ * ', "spares": N' inside dim d's object. Dim d's row and object also get its
+ * fabric shape when it is not LIBRA's fat-tree ("  rail-optimized",
+ * ', "fabric": "rail-optimized"'). */
 void cli_spares_head(FILE *out, const WeftNetwork *net);
 void cli_spares_dim(FILE *out, const WeftNetwork *net, int d);
 void cli_spares_json(FILE *out, const WeftNetwork *net, int d);

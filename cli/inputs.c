@@ -24,6 +24,9 @@ const CliOpt cli_input_opts[CLI_IN_COUNT] = {
     [CLI_IN_ACTIVE] = {"--active", "A1,...,AD",
                        "NPUs of each dim that work (0: all); the rest are spares,\n"
                        "                        bought (in the cost) but idle"},
+    [CLI_IN_FABRIC] = {"--fabric", "F1,...,FD",
+                       "fabric shape of each dim: fat-tree, rail-optimized,\n"
+                       "                        rail-only, torus ('-': as the network has it)"},
     [CLI_IN_WORKLOAD] = {"--workload", "FILE", "ASTRA-sim 1.0 workload text (12 fields per layer)",
                          CLI_IN_SEVERAL_JOBS},
     [CLI_IN_COMM] = {"--communicator", "FILE",
@@ -80,6 +83,11 @@ int cli_inputs_check(const CliInputs *in) {
     }
     if (cli_numbers("--active", v[CLI_IN_ACTIVE], a) < 0) return EXIT_USAGE;
   }
+  if (v[CLI_IN_FABRIC] && in->scenario) {
+    cli_fail("--fabric goes with --network or --cluster (a scenario's network file says "
+             "'Fabric: [...]')");
+    return EXIT_USAGE;
+  }
   for (int k = 0; k < CLI_MO_COUNT; k++)
     if (!in->mval[CLI_MO_MODEL] && in->mval[k] && k != CLI_MO_ZOO) {
       cli_fail("%s goes with --model (a job from the model zoo)", cli_model_opts[k].name);
@@ -128,11 +136,21 @@ int cli_network_load(const char *network, const char *cluster, const char *npus_
   return rc;
 }
 
+/* --fabric (NULL: nothing) onto net: weft_network_set_fabric's rule. */
+static int fabric_apply(const char *fabric, WeftNetwork *net, WeftError *err) {
+  if (!fabric) return WEFT_OK;
+  char buf[CLI_PARTS_LIST_LEN];
+  const char *names[WEFT_MAX_DIMS + 1];
+  int n = cli_parts_list(fabric, buf, names);
+  return weft_network_set_fabric(net, names, n, "", NULL, "--fabric", err);
+}
+
 static int load_network(const CliInputs *in, WeftNetwork *net, WeftError *err) {
   const char *const *v = in->val;
   int rc = cli_network_load(v[CLI_IN_NETWORK], v[CLI_IN_CLUSTER], v[CLI_IN_NPUS],
                             in->mval[CLI_MO_ZOO], net, err);
-  return rc ? rc : cli_active_apply(v[CLI_IN_ACTIVE], net, err);
+  if (!rc) rc = cli_active_apply(v[CLI_IN_ACTIVE], net, err);
+  return rc ? rc : fabric_apply(v[CLI_IN_FABRIC], net, err);
 }
 
 /* Whether parts will price the network without a cost model: --parts-per-dim

@@ -59,6 +59,8 @@ void cli_spares_head(FILE *out, const WeftNetwork *net) {
 }
 
 void cli_spares_dim(FILE *out, const WeftNetwork *net, int d) {
+  if (net->fabric[d] != WEFT_SHAPE_TREE)  /* its fabric shape, when not LIBRA's */
+    fprintf(out, "  %s", weft_dim_shape_name((WeftDimShape)net->fabric[d]));
   if (net->spares[d] > 0)
     fprintf(out, "  (%d of %d work: %d spares)", net->npus[d], net->npus[d] + net->spares[d],
             net->spares[d]);
@@ -68,6 +70,7 @@ void cli_spares_json(FILE *out, const WeftNetwork *net, int d) {
   if (d < 0 && weft_network_npus_bought(net) > weft_network_npus_total(net))
     fprintf(out, "  \"npus\": %.0f,\n  \"spares\": %.0f,\n", weft_network_npus_total(net),
             weft_network_npus_bought(net) - weft_network_npus_total(net));
-  else if (d >= 0 && net->spares[d] > 0)
-    fprintf(out, ", \"spares\": %d", net->spares[d]);
+  if (d >= 0 && net->spares[d] > 0) fprintf(out, ", \"spares\": %d", net->spares[d]);
+  if (d >= 0 && net->fabric[d] != WEFT_SHAPE_TREE)
+    fprintf(out, ", \"fabric\": \"%s\"", weft_dim_shape_name((WeftDimShape)net->fabric[d]));
 }

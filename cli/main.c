@@ -32,16 +32,14 @@ static const char *usage =
     "  -V, --version   print the version\n";
 
 /* The commands, by name. */
-static const struct {
-  const char *name;
-  int (*fn)(int, char **);
-} commands[] = {{"optimize", cmd_optimize}, {"workload", cmd_workload}, {"codesign", cmd_codesign},
+static const CliCommand commands[] = {{"optimize", cmd_optimize}, {"workload", cmd_workload}, {"codesign", cmd_codesign},
                 {"sweep", cmd_sweep},       {"simulate", cmd_simulate}, {"validate", cmd_validate},
                 {"topo", cmd_topo},         {"topo-eval", cmd_topo_eval}, {"zoo", cmd_zoo}};
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
 static int run_cmd(const char *cmd, int argc, char **argv) {
   const char *names[NCOMMANDS];
+  if (!strcmp(cmd, "options")) return cmd_options(argc, argv, commands, NCOMMANDS);
   for (int i = 0; i < NCOMMANDS; i++) {
     if (!strcmp(cmd, commands[i].name)) return commands[i].fn(argc, argv);
     names[i] = commands[i].name;

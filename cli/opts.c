@@ -159,10 +159,13 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
   return 0;
 }
 
+void (*cli_opts_seen)(const CliOpt *o, int repeatable);
+
 void cli_opts_help(FILE *out, const CliOptSet *sets, int nsets) {
   for (int t = 0; t < nsets; t++)
     for (int i = 0; i < sets[t].n; i++) {
       const CliOpt *o = &sets[t].opts[i];
+      if (cli_opts_seen) cli_opts_seen(o, i == sets[t].multi);
       char left[64];
       snprintf(left, sizeof left, "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
       fprintf(out, "  %-22s%s%s\n", left, strlen(left) > 21 ? "\n                        " : "",

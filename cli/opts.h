@@ -36,6 +36,10 @@ typedef struct {
 int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char **pos,
                    int maxpos, int *npos);
 void cli_opts_help(FILE *out, const CliOptSet *sets, int nsets);
+/* When set (`weft options`, options.c), cli_opts_help also hands it every
+ * row it prints, the set's repeatable one flagged: a command's options are
+ * read from the one place that prints its --help, whatever tables it joins. */
+extern void (*cli_opts_seen)(const CliOpt *o, int repeatable);
 
 /* Option values. Each prints "FLAG 'v': expected ..." and returns -1 on a bad
  * value, else stores it and returns 0. */

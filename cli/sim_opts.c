@@ -281,6 +281,21 @@ int cli_sim_prepare(const CliSimArgs *a, const char *cmd, CliSimRun *run) {
     return EXIT_USAGE;
   int rc = cli_inputs_load(&a->in, cmd, &run->sc);
   if (rc) return rc;
+  /* A choice of parts (`Parts: [nvlink4, [ndr, xdr]]`): the combination
+   * optimize picks (each solved on whole links, the best bound; the first
+   * when none solves), with or without --bw: the network simulated is the
+   * one optimize reports. */
+  if (weft_parts_choices(&run->sc->net) > 1) {
+    WeftPartChoices *pc = malloc(sizeof *pc);
+    const char *zoo = a->in.mval[CLI_MO_ZOO] ? a->in.mval[CLI_MO_ZOO] : cli_zoo_dir();
+    int crc = pc ? weft_parts_choose(run->sc, zoo, &solve, pc, &err) : WEFT_ENOMEM;
+    if (crc == WEFT_ENOMEM) weft_error_set(&err, crc, "", 0, 0, NULL, "out of memory");
+    free(pc);
+    if (crc) {
+      cli_error(&err);
+      return crc == WEFT_ENOMEM || crc == WEFT_ESOLVER ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+  }
   int D = run->sc->net.ndims;
   if ((val[CLI_SIM_BW] &&
        num_list(cli_sim_opts[CLI_SIM_BW].name, val[CLI_SIM_BW], D, 0, WEFT_MIN_BW_GBPS,

@@ -16,24 +16,8 @@ static const char *const arch_names[] = {"transformer", "dlrm", "cnn"};
 
 const char *cli_zoo_dir(void) {
   static char dir[WEFT_PATH_LEN];
-  const char *env = getenv("WEFT_ZOO");
-  if (env && env[0]) return env;
-  char exe[WEFT_PATH_LEN];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');  /* <exe dir>/../data/zoo: drop the name, then the dir */
-    if (slash) *slash = '\0';
-    slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = '\0';
-      struct stat st;
-      if (snprintf(dir, sizeof dir, "%s/data/zoo", exe) < (int)sizeof dir &&
-          stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-        return dir;
-    }
-  }
-  return "data/zoo";
+  weft_zoo_dir(dir, sizeof dir, NULL); /* none found: the zoo's readers say where it looked */
+  return dir;
 }
 
 enum { Z_JSON, Z_ZOO, Z_PARTS, Z_PARTS_FILE, Z_HELP, Z_COUNT };

@@ -57,6 +57,7 @@ void zoo_cluster_json(FILE *out, const WeftCluster *c, int kind) {
     zoo_json_num(out, r->efficiency);
     fputs(", \"latency_ns\": ", out);
     zoo_json_num(out, r->latency_ns);
+    if (r->fabric) fprintf(out, ", \"fabric\": \"%s\"", weft_dim_shape_name((WeftDimShape)r->fabric));
     fputc('}', out);
   }
   fputs("]}", out);
@@ -238,9 +239,11 @@ static void cluster_table(FILE *out, const WeftCluster *c) {
     char npus[16] = "rest";
     if (r->npus > 0) snprintf(npus, sizeof npus, "%d", r->npus);
     if (r->npus > 0) unit *= r->npus;
-    fprintf(out, "  %-4d %-14s %-15s %5s %-12s %8g %10g %10g\n", t + 1, r->name,
+    fprintf(out, "  %-4d %-14s %-15s %5s %-12s %8g %10g %10g", t + 1, r->name,
             weft_topology_name(r->topology), npus, r->cost, r->bw_gbps, r->efficiency,
             r->latency_ns);
+    if (r->fabric) fprintf(out, "  %s", weft_dim_shape_name((WeftDimShape)r->fabric));
+    fputc('\n', out);
   }
   fputs("  (bw_gbps: GB/s per GPU per direction; efficiency: achievable fraction of it;\n"
         "   latency_ns: per step of the tier's collective algorithm)\n",

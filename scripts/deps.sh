@@ -25,9 +25,10 @@ python3 -c 'import networkx' >/dev/null 2>&1 || /usr/bin/python3 -c 'import netw
 # The Python package's tests (python/tests) run with pytest: Debian's.
 python3 -c 'import pytest' >/dev/null 2>&1 || /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 ||
   need="$need python3-pytest"
-# One of them installs the package into a venv (pip install --no-build-isolation):
-# Debian ships venv/ensurepip and setuptools apart from python3.
-python3 -c 'import ensurepip, setuptools' >/dev/null 2>&1 || need="$need python3-venv python3-setuptools"
+# One of them installs the package into a bare venv (pip install ./python, the
+# package's own build backend: no setuptools): Debian ships venv/ensurepip apart.
+/usr/bin/python3 -c 'import ensurepip' >/dev/null 2>&1 || python3 -c 'import ensurepip' >/dev/null 2>&1 ||
+  need="$need python3-venv"
 [ -z "$need" ] && exit 0
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

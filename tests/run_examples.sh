@@ -38,6 +38,33 @@ awk 'BEGIN { r = 1 } /^simulated/ { r = !($2 >= $5 * (1 - 1e-9) && $2 <= $5 * 1.
 # topology: one AllReduce over every server: TopoOpt's rings equal the switch
 "$tmp/topology" >"$tmp/t.out" 2>&1 || bad "topology exits $?"
 awk 'BEGIN { r = 1 } /^AllReduce/ { r = !($9 == $13 && $9 > 0) } END { exit r }' "$tmp/t.out" && ok || { bad "topology:"; cat "$tmp/t.out"; }
+# Installed anywhere: the data is in $stage/share/weft, and the installed
+# weft finds it from any directory (/ here), gives what the source tree's
+# build/weft gives, and still finds it moved elsewhere with its prefix.
+run_model() { # WEFT [DATA]: optimize a zoo model on a cluster preset, from /
+  (cd / && "$1" optimize --model gpt3-175b --tp 8 --pp 8 --zero 1 --sp --recompute selective \
+    --cluster dgx-a100 --npus 1024 --cost-model "$2/validation/cost.yml" --constraint 'sum = 1000' --json)
+}
+nowall() { python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("wall_time_ns",None); print(json.dumps(d,sort_keys=True))'; }
+for d in zoo zoo/models parts cost validation; do
+  [ -d "$stage/share/weft/$d" ] || bad "make install: no $stage/share/weft/$d"
+done
+ref=$(run_model "$PWD/$BUILD/weft" "$PWD/data" | nowall)
+unset WEFT_ZOO WEFT_DATA
+got=$(run_model "$stage/bin/weft" "$stage/share/weft" 2>"$tmp/inst.err" | nowall)
+[ -n "$ref" ] && [ "$got" = "$ref" ] && ok || { bad "installed weft from /:"; cat "$tmp/inst.err"; }
+mv "$stage" "$tmp/moved"
+got=$("$tmp/moved/bin/weft" zoo --json 2>"$tmp/inst.err" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["models"]))')
+[ "$got" = "$(ls data/zoo/models/*.yml | wc -l)" ] && ok || { bad "installed weft moved: got '$got' models"; cat "$tmp/inst.err"; }
+# nothing to find (no prefix beside it, the built-in one gone, not run in a
+# source tree): exit 2, saying where it looked and how to point weft at it
+mkdir -p "$tmp/lone/bin" && cp "$tmp/moved/bin/weft" "$tmp/lone/bin/weft"
+(cd / && "$tmp/lone/bin/weft" zoo >/dev/null 2>"$tmp/lone.err"); rc=$?
+[ $rc -eq 2 ] && grep -q "WEFT_DATA" "$tmp/lone.err" && grep -q "$tmp/lone/share/weft/zoo" "$tmp/lone.err" &&
+  grep -q "$stage/share/weft/zoo" "$tmp/lone.err" && ok || { bad "no data: exit $rc"; cat "$tmp/lone.err"; }
+got=$(cd / && WEFT_DATA="$tmp/moved/share/weft" "$tmp/lone/bin/weft" zoo --json 2>&1 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["models"]))')
+[ "$got" = "$(ls data/zoo/models/*.yml | wc -l)" ] && ok || bad "WEFT_DATA: got '$got' models"
+mv "$tmp/moved" "$stage"
 make -s uninstall BUILD="$BUILD" PREFIX="$stage" >/dev/null 2>&1
 left=$(find "$stage" -type f | head -5)
 [ -z "$left" ] && ok || { bad "make uninstall left: $left"; }

@@ -71,6 +71,25 @@ int weft_error_set(WeftError *err, int code, const char *file, int line, int col
 /* "file:line:col: msg" (parts omitted when unknown) into buf. Returns buf. */
 char *weft_error_format(const WeftError *err, char *buf, size_t size);
 
+/* ------------------------------------------------------------------ data
+ * weft's data: the model zoo (zoo/: models, devices, clusters), the parts
+ * catalog (parts/), cost models (cost/), ... `make install PREFIX=P` puts it
+ * in P/share/weft; the source tree holds it as data/. The data directory is
+ * the first of: $WEFT_DATA (taken as given); beside the running program,
+ * <its directory>/../share/weft (an installed weft, wherever it was moved)
+ * and <its directory>/../data (the source tree's build/weft); the directory
+ * the library was built to be installed in (PREFIX/share/weft, the build's
+ * PREFIX); ./data; the first that holds zoo/. The zoo is $WEFT_ZOO when set,
+ * else the data directory's zoo/. Each writes the path into out[0..cap) and
+ * returns WEFT_OK, or WEFT_EINPUT when no candidate holds a zoo (out then
+ * holds "data" or "data/zoo"; err says where it looked and how to point
+ * weft at its data), WEFT_EINVAL when out is too small. */
+int weft_data_dir(char *out, size_t cap, WeftError *err);
+int weft_zoo_dir(char *out, size_t cap, WeftError *err);
+/* The directory the library was built to find installed data in
+ * (PREFIX/share/weft). */
+const char *weft_data_prefix(void);
+
 /* The library's version, WEFT_VERSION as it was built. */
 const char *weft_version(void);
 /* sizeof the public struct named type_name ("WeftResult") as the library was

@@ -14,6 +14,32 @@ extern "C" {
  * One building block per dimension, innermost first (dim 0 = B1). */
 typedef enum { WEFT_RING = 0, WEFT_FULLY_CONNECTED = 1, WEFT_SWITCH = 2 } WeftTopology;
 
+/* The fabric shape of a dim (key Fabric, --fabric, Python's fabric=;
+ * docs/model.md "Fabric shapes"): how its copies are built, which sets its
+ * cost from parts and the steps of its collectives.
+ *   WEFT_SHAPE_TREE: as LIBRA, the default: a Switch dim's copies each a
+ *     Fat-tree of their own (per link of an NPU), its collectives the
+ *     default algorithm (halving-doubling on a power of two, else ring).
+ *   WEFT_SHAPE_RAIL_OPTIMIZED: a Switch dim whose copies are rails (one per
+ *     NPU of the inner dims): each rail its own leaves, one spine layer
+ *     (Fat-tree) above all rails; NCCL rings per rail (n - 1 steps a stage).
+ *   WEFT_SHAPE_RAIL_ONLY: a Switch dim of rails and no spine above them
+ *     (Wang et al. 2023): each rail its own Fat-tree, cross-rail traffic
+ *     forwarded over the inner dims, as the hierarchical collective does;
+ *     NCCL rings per rail.
+ *   WEFT_SHAPE_TORUS: a Ring dim that is one dim of a TPU-style torus of
+ *     WEFT_TORUS_CUBE-wide cubes joined by optical circuit switches: rings in
+ *     both directions (the Ring model), one link in WEFT_TORUS_CUBE optical
+ *     through an OCS. */
+typedef enum {
+  WEFT_SHAPE_TREE = 0,
+  WEFT_SHAPE_RAIL_OPTIMIZED = 1,
+  WEFT_SHAPE_RAIL_ONLY = 2,
+  WEFT_SHAPE_TORUS = 3
+} WeftDimShape;
+#define WEFT_NSHAPES 4
+#define WEFT_TORUS_CUBE 4  /* a TPU v4/v5p cube is 4x4x4 chips (Jouppi et al. 2023) */
+
 typedef struct {
   int ndims;
   WeftTopology topology[WEFT_MAX_DIMS];
@@ -62,6 +88,10 @@ typedef struct {
    * workload's NPUs, the simulator); the network cost counts the spares too
    * (weft_network_npus_bought). 0: none, the default. */
   int spares[WEFT_MAX_DIMS];
+  /* Fabric shape per dim (WeftDimShape above; all 0: LIBRA's), and its source
+   * line (0 when unknown or given on the command line). */
+  int fabric[WEFT_MAX_DIMS];
+  int fabric_line[WEFT_MAX_DIMS];
 } WeftNetwork;
 
 /* ASTRA-sim's "GB/s" is 2^30 bytes/s; weft's GB/s is 1e9 bytes/s (= bytes/ns). */
@@ -87,6 +117,19 @@ int weft_network_set_links(WeftNetwork *net, const double *link_gbps, int nrates
                            const char *max_field, WeftError *err);
 
 const char *weft_topology_name(WeftTopology t);  /* "Ring", ... */
+/* "fat-tree", "rail-optimized", "rail-only", "torus" ("?" if none). */
+const char *weft_dim_shape_name(WeftDimShape f);
+/* Rails of dim d: the NPUs bought of the dims inside it (1 for dim 0). */
+double weft_network_rails(const WeftNetwork *net, int d);
+/* Fabric shapes per dim given by name (key Fabric, --fabric, Python's
+ * fabric=): n names, one per dim, each a weft_dim_shape_name ("fat-tree":
+ * the default), or "-" or "" to leave the dim as it is. The rule:
+ * rail-optimized and rail-only on a Switch dim with a dim inside it (its
+ * rails), torus on a Ring dim whose NPUs (spares included) are a multiple
+ * of WEFT_TORUS_CUBE. Errors name file (may be
+ * ""), lines[d] (NULL: none), field and entry; on failure net is unchanged. */
+int weft_network_set_fabric(WeftNetwork *net, const char *const *names, int n, const char *file,
+                            const int *lines, const char *field, WeftError *err);
 double weft_network_npus_total(const WeftNetwork *net);  /* the NPUs that work */
 /* Every NPU bought: the product of npus[d] + spares[d]; what cost counts. */
 double weft_network_npus_bought(const WeftNetwork *net);
@@ -354,6 +397,14 @@ typedef struct {
    * switches among the NPU's links (ceil(npus x n / k) at n links). */
   int tier_switches[WEFT_MAX_TIERS];
   char switch_name[WEFT_NAME_LEN], attach_name[WEFT_NAME_LEN], uplink_name[WEFT_NAME_LEN];
+  /* The fabric shape the figures are for (WeftDimShape); rails: the copies of
+   * the dim one Fat-tree joins (rail-optimized: the dim's rails; else 1);
+   * ocs_ports: torus, OCS ports per NPU and link (1 / WEFT_TORUS_CUBE), and
+   * ocs_radix the OCS's ports (0: priced per port, no box counted). */
+  int fabric;
+  double rails;
+  double ocs_ports;
+  int ocs_radix;
 } WeftDimParts;
 
 /* ------------------------------------------------------------------ scenario

@@ -140,6 +140,8 @@ typedef struct {
   double bw_gbps;            /* link bandwidth per GPU per direction (B_d) */
   double efficiency;         /* achievable bus-bandwidth fraction, (0, 1] */
   double latency_ns;         /* per step of the dim's collective algorithm, >= 0 */
+  int fabric;                /* its fabric shape (WeftDimShape; key `fabric`), given to a
+                                dim that meets the shape's rule (weft_network_set_fabric) */
 } WeftClusterTier;
 
 typedef struct {

@@ -100,11 +100,27 @@ const char *weft_parts_file(const WeftParts *p, int user);  /* the file read (""
  * below / k). Returns t (1..WEFT_MAX_TIERS), or 0 when n needs more tiers
  * or k < 2. */
 int weft_fat_tree(int n, int k, double oversub, int tier_switches[WEFT_MAX_TIERS]);
+/* A rail-optimized Fat-tree (docs/model.md "Fabric shapes"): `rails` rails
+ * of n endpoints, each rail its own leaves (ceil(n / down) a rail), one tree
+ * above them all: t = 1 when rails x n <= k, else the least t >= 2 with
+ * leaves = rails x ceil(n / down) <= k (k/2)^(t-2); the tiers above the
+ * leaves as weft_fat_tree's. Returns t, or 0 as weft_fat_tree. */
+int weft_rail_tree(int n, int rails, int k, double oversub, int tier_switches[WEFT_MAX_TIERS]);
 
 /* Dim d's figures from part `name` (errors name file, line and field: the
  * network's, the part's). */
 int weft_parts_dim(const WeftParts *cat, const char *name, WeftTopology topo, int npus,
                    WeftDimParts *out, WeftError *err);
+/* The same for a dim of fabric shape `fabric` (WeftDimShape) with `rails`
+ * rails (weft_network_rails): rail-optimized sizes one weft_rail_tree over
+ * the rails; rail-only and fat-tree one Fat-tree per rail; torus (a Ring
+ * dim) buys, per NPU and link, e's port, the attach on (c-1)/c of the link
+ * ends and, on 1/c (c = WEFT_TORUS_CUBE: the link between cubes), the
+ * uplink optic and an OCS port of e's switch (an `ocs` part; its price per
+ * port is price / ports, or price when it gives no ports). */
+int weft_parts_dim_fabric(const WeftParts *cat, const char *name, WeftTopology topo,
+                          WeftDimShape fabric, int npus, int rails, WeftDimParts *out,
+                          WeftError *err);
 
 /* Bind a network's parts (WeftNetwork.part, the `Parts:` key) to the
  * catalog: each bound dim takes its part's rate and limit (LinkGBps,

@@ -117,6 +117,12 @@ typedef enum { WEFT_LIKE_WEFT = 0, WEFT_LIKE_ASTRA1 = 1 } WeftSimLike;
  * value of its sample files (ns): what `--like astra-sim` and the export
  * use unless told otherwise. */
 #define WEFT_ASTRA_ENDPOINT_NS 10.0
+/* ASTRA-sim 1.0's scheduling-policy: the priority its forward collectives
+ * take from the priority counter (LIFO: the counter, then +1, ahead of the
+ * collectives already waiting; FIFO: the counter, then -1, behind them).
+ * Input-grad collectives always take LIFO's, weight-grad ones FIFO's
+ * (HYBRID_TRANSFORMER's loop names them so), whatever the policy. */
+typedef enum { WEFT_ASTRA_LIFO = 0, WEFT_ASTRA_FIFO = 1 } WeftAstraPolicy;
 
 typedef enum { WEFT_SPAN_COMPUTE = 0, WEFT_SPAN_COLLECTIVE = 1, WEFT_SPAN_STAGE = 2 } WeftSpanKind;
 
@@ -157,6 +163,7 @@ typedef struct {
   void (*progress)(void *ctx, size_t done, size_t total);
   void *progress_ctx;
   WeftSimLike like;                         /* whose semantics (weft's) */
+  WeftAstraPolicy astra_policy;             /* ASTRA1: scheduling-policy (LIFO) */
 } WeftSimSettings;
 
 /* in_flight: every chunk of a collective may be in a stage at once. NCCL
@@ -226,7 +233,7 @@ int weft_sim_estimate(const WeftSpec *spec, const WeftSimSettings *s, WeftSimWor
  * - system.txt: s->chunks (preferred-dataset-splits), s->in_flight
  *   (active-chunks-per-dimension), s->endpoint_delay_ns rounded to whole ns,
  *   per-dim algorithms (ring, direct, halvingDoubling; all-to-all has no
- *   halving-doubling there: direct), localBWAware, LIFO;
+ *   halving-doubling there: direct), localBWAware, s->astra_policy;
  * - each job's workload text: "HYBRID_TRANSFORMER model_parallel_NPU_group:
  *   M", the layer count, then the layers with compute times and sizes
  *   rounded to whole ns and bytes (a size of 0 as NONE).
@@ -258,8 +265,8 @@ int weft_astra1_export(const char *dir, const WeftSpec *spec, const double *bw_g
 /* Read back: weft_network_read takes network.json (its design into
  * design_gbps, latency per hop into latency_ns per step); this reads
  * system.txt into s (like = WEFT_LIKE_ASTRA1, chunks, in_flight,
- * endpoint_delay_ns, algorithm per dim of net), refusing what weft does
- * not model (FIFO scheduling, boost mode, baseline all-reduce, a
+ * endpoint_delay_ns, algorithm per dim of net, astra_policy: LIFO or
+ * FIFO), refusing what weft does not model (boost mode, baseline all-reduce, a
  * collective whose algorithm differs from the all-reduce's on a dim). */
 int weft_astra1_system_read(const char *path, const WeftNetwork *net, WeftSimSettings *s,
                             WeftError *err);

@@ -407,3 +407,98 @@ def test_simulate_active_npus():  # the simulator runs the 64 working GPUs of ea
                  "gb200-nvl72", "--npus", "144", "--active", "64,0", "--cost-model",
                  "data/validation/cost.yml"), skip=NOWALL)
     assert py["dims"][0]["npus"] == 64 and py["dims"][0]["spares"] == 8
+
+
+def test_fabric_shapes():  # docs/model.md "Fabric shapes": rail-only drops the spine tier
+    kw = dict(model="llama3-405b", tp=8, pp=16, zero=1, recompute="full", cluster="dgx-b200",
+              npus=8192, parts_per_dim=["nvlink5", "ndr"],
+              constraint=["B1 = 900", "B2 = 50"])
+    got = {}
+    for f in ("rail-optimized", "rail-only"):
+        py = weft.optimize(**dict(kw, fabric=["-", f]))
+        same(py, cli("optimize", "--model", "llama3-405b", "--tp", "8", "--pp", "16", "--zero",
+                     "1", "--recompute", "full", "--cluster", "dgx-b200", "--npus", "8192",
+                     "--parts-per-dim", "nvlink5,ndr", "--fabric", "-," + f, "--constraint",
+                     "B1 = 900", "--constraint", "B2 = 50"))
+        assert py["dims"][1]["fabric"] == f
+        got[f] = py["parts"][1]["total"]["switches"]
+    # 8 rails of 1024 nodes on 64-port switches: one 3-tier tree of 256 + 256 + 128, or
+    # each rail its own 2 tiers of 32 + 16 (tests/unit/test_fabric.c)
+    assert got == {"rail-optimized": 640, "rail-only": 384}
+    with pytest.raises(weft.WeftError, match="fabric entry 1 is rail-only"):
+        weft.optimize(**dict(kw, fabric=["rail-only", "-"]))
+
+
+def test_simulate_fabric():  # a rail-optimized dim runs NCCL's ring per rail in the simulator
+    py = weft.simulate(model="llama2-70b", tp=8, pp=2, cluster="dgx-b200", npus=64,
+                       fabric=["-", "rail-optimized"], cost_model="data/validation/cost.yml")
+    same(py, cli("simulate", "--model", "llama2-70b", "--tp", "8", "--pp", "2", "--cluster",
+                 "dgx-b200", "--npus", "64", "--fabric", "-,rail-optimized", "--cost-model",
+                 "data/validation/cost.yml"), skip=NOWALL)
+    assert py["dims"][1]["fabric"] == "rail-optimized"
+    # the same bytes in 2 x 7 ring steps of 14 us instead of halving-doubling's 2 x 3
+    tree = weft.simulate(model="llama2-70b", tp=8, pp=2, cluster="dgx-b200", npus=64,
+                         fabric=["-", "fat-tree"], cost_model="data/validation/cost.yml")
+    assert py["time_ns"] > tree["time_ns"]
+
+
+def test_workload_cluster(tmp_path):
+    """workload on a cluster preset's network (cluster=, npus=), as --cluster --npus."""
+    args = dict(tp=8, pp=8, zero=1, sp=True, recompute="selective")
+    py = weft.workload("gpt3-175b", cluster="dgx-a100", npus=1024, output=tmp_path / "py", **args)
+    ref = cli("workload", "--model", "gpt3-175b", "--cluster", "dgx-a100", "--npus", "1024",
+              "--tp", "8", "--pp", "8", "--zero", "1", "--sp", "--recompute", "selective",
+              "-o", str(tmp_path / "cli"))
+    assert py["device"] == ref["device"] == "a100" and py["dp"] == ref["dp"] == 16
+    for ext in (".txt", ".comm.yml"):
+        assert (tmp_path / ("py" + ext)).read_text() == (tmp_path / ("cli" + ext)).read_text()
+    with pytest.raises(weft.WeftError, match="cluster needs npus"):
+        weft.workload("gpt3-175b", cluster="dgx-a100")
+
+
+A1 = "data/astra-sim/inputs/"
+A1_FILES = dict(network=A1 + "net_4d.yml", workload=A1 + "transformer.txt",
+                communicator=A1 + "tp8_4d.yml", cost_model=A1 + "cost.yml")
+
+
+@pytest.mark.parametrize("system", ["system_fifo_c1.txt", "system_fifo_c16_a2.txt"])
+def test_simulate_astra_system_and_export(tmp_path, system):
+    """astra_system= (an ASTRA-sim 1.0 system file, FIFO here) and
+    export_astra1= as --astra-system and --export-astra1: the time ASTRA-sim
+    itself reported (data/astra-sim/results.csv) and the same three files."""
+    kw = dict(A1_FILES, bw=[400, 200, 100, 50], latency_ns=[500, 500, 500, 1000])
+    py = weft.simulate(like="astra-sim", astra_system=A1 + system,
+                       export_astra1=tmp_path / "py", **kw)
+    args = [a for k, v in kw.items() for a in
+            ("--" + k.replace("_", "-"), ",".join(map(str, v)) if isinstance(v, list) else v)]
+    ref = cli("simulate", *args, "--like", "astra-sim", "--astra-system", A1 + system,
+              "--export-astra1", str(tmp_path / "cli"))
+    same(py, ref, skip=NOWALL)
+    want = {"system_fifo_c1.txt": 3157433, "system_fifo_c16_a2.txt": 2111410}[system]
+    assert py["time_ns"] == want
+    names = sorted(os.listdir(tmp_path / "cli"))
+    assert names == sorted(os.listdir(tmp_path / "py")) == ["network.json", "system.txt",
+                                                             "workload.txt"]
+    for n in names:
+        assert (tmp_path / "py" / n).read_text() == (tmp_path / "cli" / n).read_text()
+    assert (tmp_path / "py" / "system.txt").read_text().startswith("scheduling-policy: FIFO\n")
+    with pytest.raises(weft.WeftError, match="astra_system gives chunks"):
+        weft.simulate(like="astra-sim", astra_system=A1 + system, chunks=4, **kw)
+
+
+def test_optimize_export_astra1(tmp_path):
+    weft.optimize(GPT3, export_astra1=tmp_path / "py")
+    cli("optimize", GPT3, "--export-astra1", str(tmp_path / "cli"))
+    names = sorted(os.listdir(tmp_path / "cli"))
+    assert names and names == sorted(os.listdir(tmp_path / "py"))
+    for n in names:
+        assert (tmp_path / "py" / n).read_text() == (tmp_path / "cli" / n).read_text()
+
+
+def test_topo_parts_and_threads():
+    """parts= (the price table from a parts catalog) and threads=, as --parts and --threads."""
+    t = "tests/golden/inputs/"
+    same(weft.topo(traffic=t + "topo_ar16.csv", servers=16, degree=2, radix=4,
+                   parts=t + "parts_nic1200.yml", threads=2),
+         cli("topo", "--traffic", t + "topo_ar16.csv", "--servers", "16", "--degree", "2",
+             "--radix", "4", "--parts", t + "parts_nic1200.yml", "--threads", "2"))

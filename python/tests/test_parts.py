@@ -125,3 +125,25 @@ def test_spares_have_parts():
     assert (b1["endpoints"], b1["switches"]) == (1152 * 18, 16 * 18)
     assert sum(p["total"]["cost_usd"] for p in py["parts"]) == pytest.approx(py["cost_usd"],
                                                                               rel=1e-12)
+
+
+SIM_CHOICE = [["nvlink4", "nvlink5"], "nvlink4", ["nvlink4", "nvlink5"], ["ndr", "xdr"]]
+
+
+@pytest.mark.parametrize("func", ["simulate", "validate"])
+def test_simulate_and_validate_run_the_chosen_parts(func):
+    """With a choice of parts, simulate and validate run at the optimum of
+    the combination optimize picks (its bandwidths, found by optimize), not
+    the first combination's (nvlink4 x3 + ndr: another optimum here);
+    the CLI says the same."""
+    kw = dict(parts_per_dim=SIM_CHOICE, objective="perf-per-cost")
+    opt = weft.optimize(GPT3, **kw)
+    first = weft.optimize(GPT3, parts_per_dim=["nvlink4", "nvlink4", "nvlink4", "ndr"],
+                          objective="perf-per-cost")
+    assert opt["bw_gbps"] != first["bw_gbps"]
+    py = getattr(weft, func)(GPT3, **kw)
+    assert py["bw_source"] == "optimum"
+    assert py["bw_gbps"] == opt["bw_gbps"]
+    ref = cli(func, GPT3, "--parts-per-dim", "nvlink4|nvlink5,nvlink4,nvlink4|nvlink5,ndr|xdr",
+              "--objective", "perf-per-cost")
+    assert ref["bw_gbps"] == opt["bw_gbps"]

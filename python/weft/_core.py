@@ -306,14 +306,19 @@ def zoo_path(zoo=None):
 
 
 def zoo_dir(zoo=None):
-    """The model zoo: zoo, else $WEFT_ZOO, else data/zoo of the source tree
-    libweft.so was built in (as the CLI finds it beside its binary), else the
-    copy installed with the package, else ./data/zoo."""
+    """The model zoo: zoo, else $WEFT_ZOO, else $WEFT_DATA/zoo, else data/zoo
+    of the source tree libweft.so was built in (as the CLI finds it beside
+    its binary), else the copy installed with the package, else where the
+    library finds it (weft_zoo_dir: PREFIX/share/weft/zoo of its make
+    install, else ./data/zoo)."""
     if zoo is not None:
         return os.fspath(zoo)
     env = os.environ.get("WEFT_ZOO")
     if env:
         return env
+    env = os.environ.get("WEFT_DATA")
+    if env:
+        return os.path.join(env, "zoo")
     name = lib._name
     if os.sep in name:
         d = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(name))), "data", "zoo")
@@ -322,4 +327,6 @@ def zoo_dir(zoo=None):
     d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zoo")
     if os.path.isdir(d):
         return d
-    return "data/zoo"
+    buf = ctypes.create_string_buffer(4096)
+    lib.weft_zoo_dir(buf, len(buf), None)  # none found: the zoo's readers say where it looked
+    return buf.value.decode()

@@ -12,7 +12,7 @@ from ._core import (EINVAL, ENOMEM, KeywordTypeError, WeftError, Sources, c_path
                     fail, flag, int_value, is_path, items, lib, new_error, number, shown, to_text,
                     zoo_dir, zoo_path)
 
-INPUT_KEYS = ("network", "cluster", "npus", "active", "workload", "communicator", "cost_model",
+INPUT_KEYS = ("network", "cluster", "npus", "active", "fabric", "workload", "communicator", "cost_model",
               "parts", "parts_per_dim", "constraint", "objective", "loop", "npu_usd",
               "npu_power_w", "electricity_usd_per_kwh", "pue", "lifetime_years")
 # The cost model's system figures (keyword: the file's key), set through
@@ -39,6 +39,11 @@ def check_keywords(func, kw, allowed):
     for k in kw:
         if k not in allowed:
             import difflib
+            from ._options import cli_only
+            why = cli_only(func, "--" + k.replace("_", "-")) if isinstance(k, str) else None
+            if why:
+                raise TypeError("%s() got an unexpected keyword argument %r: the CLI's --%s is "
+                                "CLI-only (%s)" % (func, k, k.replace("_", "-"), why))
             near = difflib.get_close_matches(k, allowed, 1)
             raise TypeError("%s() got an unexpected keyword argument %r%s" %
                             (func, k, " (did you mean %r?)" % near[0] if near else ""))
@@ -113,6 +118,24 @@ def load_network(kw, net, sources):
     else:
         read_network(kw["network"], net, sources, zoo)
     set_active(net, kw.get("active"))
+    set_fabric(net, kw.get("fabric"))
+
+
+def set_fabric(net, v):
+    """fabric= (a list, one per dim: fat-tree, rail-optimized, rail-only,
+    torus, or "-" to keep the dim's) onto the network, under the rule of
+    weft_network_set_fabric (the CLI's --fabric)."""
+    if v is None:
+        return
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
+        raise fail("fabric: expected a list of names, one per dim, got %r" % (v,), "fabric")
+    for i, x in enumerate(v):
+        if not isinstance(x, str):
+            raise fail("fabric entry %d: expected a name, got %r" % (i + 1, x), "fabric")
+    arr = (ctypes.c_char_p * max(len(v), 1))(*[x.encode() for x in v])
+    err = new_error()
+    check_rc(lib.weft_network_set_fabric(byref(net), arr, len(v), b"", None, b"fabric",
+                                         byref(err)), err)
 
 
 def set_active(net, v):
@@ -314,16 +337,8 @@ class ModelOpts:
         return m, d
 
 
-def check_inputs(scenario, kw):
-    """cli_inputs_check: a scenario or files, model options with a model."""
-    if scenario is not None and given(kw, "active"):
-        raise fail("active goes with network or cluster (a scenario's network file says "
-                   "'Active: [...]')", "active")
-    if scenario is not None and any(given(kw, k) for k in
-                                    ("network", "cluster", "npus", "workload", "communicator",
-                                     "cost_model", "model")):
-        raise fail("give a scenario or network/cluster/workload/communicator/cost_model/model, "
-                   "not both")
+def check_network(kw):
+    """cli_network_check: network, or cluster with npus."""
     if given(kw, "cluster") and given(kw, "network"):
         raise fail("give network or cluster, not both (a network names its cluster with "
                    "'Cluster: NAME')", "cluster")
@@ -332,6 +347,22 @@ def check_inputs(scenario, kw):
                    "npus goes with cluster (a network file gives its own NPUs)", "npus")
     if given(kw, "npus"):
         int_value("npus", kw["npus"], 2, MAX_NPUS)
+
+
+def check_inputs(scenario, kw):
+    """cli_inputs_check: a scenario or files, model options with a model."""
+    if scenario is not None and given(kw, "active"):
+        raise fail("active goes with network or cluster (a scenario's network file says "
+                   "'Active: [...]')", "active")
+    if scenario is not None and given(kw, "fabric"):
+        raise fail("fabric goes with network or cluster (a scenario's network file says "
+                   "'Fabric: [...]')", "fabric")
+    if scenario is not None and any(given(kw, k) for k in
+                                    ("network", "cluster", "npus", "workload", "communicator",
+                                     "cost_model", "model")):
+        raise fail("give a scenario or network/cluster/workload/communicator/cost_model/model, "
+                   "not both")
+    check_network(kw)
     if not given(kw, "model"):
         for k in MODEL_KEYS:
             if k not in ("model", "zoo") and given(kw, k):

@@ -38,7 +38,7 @@ WeftNetwork = _s("WeftNetwork", [
     ("line", _I), ("file", _PATH), ("efficiency", _D), ("latency_ns", _D), ("design_gbps", _D),
     ("cluster", _NAME), ("cluster_device", _NAME), ("link_gbps", _D), ("max_links", _I),
     ("links_line", _I), ("max_links_line", _I), ("part", _NAME * MAX_DIMS),
-    ("part_line", _I), ("spares", _I)])
+    ("part_line", _I), ("spares", _I), ("fabric", _I), ("fabric_line", _I)])
 WeftCostClass = _s("WeftCostClass", [
     ("name", _NAME), ("link_usd_per_gbps", c_double), ("switch_usd_per_gbps", c_double),
     ("nic_usd_per_gbps", c_double), ("has_link", c_int), ("has_switch", c_int),
@@ -78,7 +78,8 @@ WeftDimParts = _s("WeftDimParts", [
     ("link_usd_per_gbps", c_double), ("nic_usd_per_gbps", c_double),
     ("switch_usd_per_gbps", c_double), ("usd_per_gbps", c_double), ("w_per_gbps", c_double),
     ("tier_switches", c_int * MAX_TIERS), ("switch_name", _NAME), ("attach_name", _NAME),
-    ("uplink_name", _NAME)])
+    ("uplink_name", _NAME), ("fabric", c_int), ("rails", c_double), ("ocs_ports", c_double),
+    ("ocs_radix", c_int)])
 PART_TEXT_LEN = 256
 WeftPart = _s("WeftPart", [
     ("name", _NAME), ("kind", c_int), ("title", c_char * PART_TEXT_LEN), ("rate_gbps", c_double),
@@ -149,6 +150,7 @@ _ERR = P(WeftError)
 # name: (restype, argtypes); every function of this group the package calls.
 PROTOS = {
     "weft_version": (c_char_p, []),
+    "weft_zoo_dir": (c_int, [ctypes.POINTER(ctypes.c_char), c_size_t, _ERR]),
     "weft_sizeof": (c_size_t, [c_char_p]),
     "weft_strerror": (c_char_p, [c_int]),
     "weft_error_clear": (None, [_ERR]),
@@ -160,6 +162,9 @@ PROTOS = {
     "weft_network_npus_total": (c_double, [P(WeftNetwork)]),
     "weft_network_npus_bought": (c_double, [P(WeftNetwork)]),
     "weft_network_set_active": (c_int, [P(WeftNetwork), P(c_double), c_int, c_char_p, P(c_int),
+                                        c_char_p, P(WeftError)]),
+    "weft_dim_shape_name": (c_char_p, [c_int]),
+    "weft_network_set_fabric": (c_int, [P(WeftNetwork), P(c_char_p), c_int, c_char_p, P(c_int),
                                         c_char_p, P(WeftError)]),
     "weft_network_read": (c_int, [c_char_p, P(WeftNetwork), _ERR]),
     "weft_network_read_zoo": (c_int, [c_char_p, c_char_p, P(WeftNetwork), _ERR]),

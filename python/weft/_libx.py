@@ -32,7 +32,7 @@ WeftModel = _s("WeftModel", [
     ("file", _PATH)])
 WeftClusterTier = _s("WeftClusterTier", [
     ("name", _NAME), ("topology", c_int), ("npus", c_int), ("cost", _NAME), ("bw_gbps", c_double),
-    ("efficiency", c_double), ("latency_ns", c_double)])
+    ("efficiency", c_double), ("latency_ns", c_double), ("fabric", c_int)])
 WeftCluster = _s("WeftCluster", [
     ("name", _NAME), ("title", c_char * 128), ("device", _NAME), ("source", c_char * 256),
     ("ntiers", c_int), ("tier", WeftClusterTier * MAX_DIMS)])
@@ -91,7 +91,7 @@ WeftSimSettings = _s("WeftSimSettings", [
     ("endpoint_delay_ns", c_double), ("algorithm", _I), ("sharing", c_int),
     ("on_span", c_void_p), ("span_ctx", c_void_p), ("stage_spans", c_int),
     ("max_work", c_double), ("progress", PROGRESS_FN), ("progress_ctx", c_void_p),
-    ("like", c_int)])
+    ("like", c_int), ("astra_policy", c_int)])
 WeftSimJob = _s("WeftSimJob", [("t", WeftJobTime), ("dim_bytes", _D), ("dim_busy_ns", _D),
                                ("dim_util", _D), ("ncollectives", c_int)])
 WeftSimResult = _s("WeftSimResult", [
@@ -168,6 +168,10 @@ PROTOS = {
     "weft_generate": (c_int, [P(WeftModel), P(WeftDevice), P(WeftParallel), P(WeftNetwork),
                               c_int, c_void_p, P(WeftCommunicator), P(WeftGenInfo), _ERR]),
     "weft_sim_settings_default": (None, [P(WeftSimSettings)]),
+    "weft_astra1_system_read": (c_int, [c_char_p, P(WeftNetwork), P(WeftSimSettings), _ERR]),
+    "weft_astra1_export": (c_int, [c_char_p, P(WeftSpec), P(c_double), P(WeftSimSettings), _ERR]),
+    "weft_astra1_mp_npus": (c_int, [P(WeftNetwork), c_void_p, P(WeftCommunicator), P(c_int),
+                                    _ERR]),
     "weft_simulate": (c_int, [P(WeftSpec), P(c_double), P(WeftSimSettings), P(WeftSimResult),
                               _ERR]),
     "weft_algorithm_name": (c_char_p, [c_int]),
@@ -200,6 +204,8 @@ PROTOS = {
     "weft_topo_settings_default": (None, [P(WeftTopoSettings)]),
     "weft_topo_prices_default": (None, [P(WeftPrices)]),
     "weft_topo_prices_read": (c_int, [c_char_p, P(WeftPrices), _ERR]),
+    "weft_topo_prices_read_over": (c_int, [c_char_p, P(WeftPrices), _ERR]),
+    "weft_topo_prices_parts": (c_int, [c_void_p, P(WeftPrices), _ERR]),
     "weft_traffic_read_csv": (c_int, [c_char_p, c_int, P(P(WeftTraffic)), _ERR]),
     "weft_traffic_from_model": (c_int, [P(WeftModel), P(WeftDevice), c_int, c_int, P(c_int),
                                         P(P(WeftTraffic)), _ERR]),
@@ -222,6 +228,8 @@ PROTOS = {
     "weft_fabric_free": (None, [c_void_p]),
     "weft_fabric_cost": (c_double, [c_void_p, P(WeftPrices)]),
     "weft_fabric_simulate": (c_int, [c_void_p, P(WeftTraffic), P(WeftTopoTime), _ERR]),
+    "weft_fabric_simulate_many": (c_int, [P(c_void_p), c_int, P(WeftTraffic), c_int,
+                                          P(WeftTopoTime), _ERR]),
     "weft_fabric_strides": (c_int, [c_void_p, P(P(c_int))]),
     "weft_fabric_mp_links": (c_int, [c_void_p, P(P(c_int))]),
 }

@@ -10,9 +10,26 @@ from ._lib import text
 
 OPTIMIZE_KEYS = (_inputs.INPUT_KEYS + _inputs.MODEL_KEYS +
                  ("gap_tol", "link_gbps", "max_links", "max_nodes", "time_limit",
-                  "export_astra", "refine_with_sim", "train_tokens"))
+                  "export_astra", "export_astra1", "refine_with_sim", "train_tokens"))
+ASTRA_DEFAULT_HOP_NS = 500.0  # cli/astra1.c: ASTRA-sim's sample networks, when the network has none
+SWITCH = 2  # WeftTopology
 STATUS_SOLVED = 0
 DIM_UNUSED = 1
+
+
+def astra1_settings(net):
+    """cli_astra1_settings: ASTRA-sim semantics, its endpoint delay, and the
+    network's latency, or ASTRA-sim's sample 500 ns per hop when it has none."""
+    from ._libx import WeftSimSettings
+    from ._sim import ASTRA_ENDPOINT_NS
+    s = WeftSimSettings()
+    lib.weft_sim_settings_default(byref(s))
+    s.like, s.endpoint_delay_ns = 1, ASTRA_ENDPOINT_NS
+    have = any(net.latency_ns[d] > 0 for d in range(net.ndims))
+    for d in range(net.ndims):
+        s.latency_ns[d] = net.latency_ns[d] if have else \
+            ASTRA_DEFAULT_HOP_NS * (2.0 if net.topology[d] == SWITCH else 1.0)
+    return s
 
 
 def settings(kw):
@@ -36,7 +53,10 @@ def spares_total(net):
 
 def spares_dim(net, d):
     """cli_spares_json's "spares" of dim d: only with spares."""
-    return {"spares": net.spares[d]} if net.spares[d] > 0 else {}
+    out = {"spares": net.spares[d]} if net.spares[d] > 0 else {}
+    if net.fabric[d]:  # and its fabric shape when not LIBRA's fat-tree
+        out["fabric"] = _lib.text(lib.weft_dim_shape_name(net.fabric[d]))
+    return out
 
 
 def eval_dict(ev, bw, D):
@@ -262,7 +282,8 @@ def optimize(scenario=None, **kw):
     (a list of part names, one per dim, as --parts-per-dim: the dict then
     has "parts", each dim's part, $ and W per GB/s and bill of materials),
     export_astra=
-    (a file name). A problem without a solution
+    (a file name), export_astra1= (a directory: the optimum as ASTRA-sim 1.0
+    analytical inputs, as --export-astra1). A problem without a solution
     returns its dict (status "infeasible", "unbounded", ... and the message,
     as the CLI prints it before exiting 1); bad input raises WeftError.
     refine_with_sim=True runs `weft optimize --refine-with-sim`, taking
@@ -271,8 +292,9 @@ def optimize(scenario=None, **kw):
         from ._sim import refine
         return refine(scenario, kw)
     _inputs.check_keywords("optimize", kw, OPTIMIZE_KEYS)
-    if kw.get("export_astra") is not None:
-        c_path("export_astra", kw["export_astra"])  # a bad name refused before any work
+    for k in ("export_astra", "export_astra1"):
+        if kw.get(k) is not None:
+            c_path(k, kw[k])  # a bad name refused before any work
     st = settings(kw)
     s = _inputs.load(scenario, kw)
     prob = None
@@ -286,6 +308,9 @@ def optimize(scenario=None, **kw):
             if rc:
                 raise s.sources.error(rc, err)
         spec = s.spec()
+        if kw.get("export_astra1") is not None:
+            from ._sim import astra1_check
+            astra1_check(spec)
         system = system_of(s, spec, kw)
         prob = _inputs.create_problem(spec, s.sources)
         whole = None
@@ -316,6 +341,9 @@ def optimize(scenario=None, **kw):
                                               res.bw_gbps, None, byref(err))
             if rc:
                 raise s.sources.error(rc, err)
+        if kw.get("export_astra1") is not None and solved:
+            from ._sim import astra1_export
+            astra1_export(kw["export_astra1"], spec, res.bw_gbps, astra1_settings(s.sc.net))
         return report(spec, s.sc, res, equal, equal_bw, equal_none, whole, system, choices)
     finally:
         lib.weft_problem_free(prob)

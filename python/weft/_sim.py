@@ -2,10 +2,10 @@
 # `weft simulate|validate --json` and `weft optimize --refine-with-sim
 # --json` as dicts (cli/sim_opts.c, simulate.c, validate.c, refine.c).
 import time
-from ctypes import byref, c_double
+from ctypes import byref, c_double, c_int
 
 from . import _inputs, _lib, _libx
-from ._core import (GAP_TOL_MIN, VERSION, WeftError, choose, fail, int_value, items, lib, new_error, num,
+from ._core import (GAP_TOL_MIN, VERSION, WeftError, c_path, choose, fail, int_value, items, lib, new_error, num,
                     number, nums)
 from ._inputs import check_rc
 from ._lib import text
@@ -14,6 +14,7 @@ MAX_CHUNKS = 1000000
 ASTRA_ENDPOINT_NS = 10.0  # WEFT_ASTRA_ENDPOINT_NS (include/weft/sim.h)
 ASTRA_IN_FLIGHT = 1  # WEFT_SIM_ASTRA_IN_FLIGHT: ASTRA-sim's active chunks when in_flight is 0
 SIM_KEYS = ("like", "bw", "chunks", "in_flight", "latency_ns", "endpoint_delay_ns", "algorithm",
+            "astra_system", "export_astra1",
             "fidelity", "sharing", "max_work", "gap_tol")
 KEYS = _inputs.INPUT_KEYS + _inputs.MODEL_KEYS + SIM_KEYS
 ALGORITHMS = ("default", "ring", "direct", "hd")
@@ -62,6 +63,17 @@ class Run:
                 s.endpoint_delay_ns = ASTRA_ENDPOINT_NS
             if s.like and not s.in_flight:
                 s.in_flight = ASTRA_IN_FLIGHT
+        if kw.get("astra_system") is not None:  # cli/sim_opts.c's rules for --astra-system
+            c_path("astra_system", kw["astra_system"])
+            for k in ("chunks", "in_flight", "endpoint_delay_ns", "algorithm"):
+                if kw.get(k) is not None:
+                    raise fail("astra_system gives %s: drop one" % k, k)
+            if kw.get("like") is not None and not s.like:
+                raise fail("astra_system runs with like='astra-sim', not like='weft'", "like")
+            if s.fidelity == 1:
+                raise fail("astra_system runs at dim fidelity: drop fidelity='link'", "fidelity")
+        if kw.get("export_astra1") is not None:
+            c_path("export_astra1", kw["export_astra1"])  # a bad name refused before any work
         if kw.get("max_work") is not None:
             s.max_work = number("max_work", kw["max_work"], 0.0, False,
                                 what="a non-negative number (0: no limit)")
@@ -103,7 +115,23 @@ class Run:
                     raise fail("algorithm=%r: %r is not default, ring, direct or hd" %
                                (kw["algorithm"], a), "algorithm")
                 s.algorithm[d] = ALGORITHMS.index(a)
+        if lib.weft_parts_choices(byref(sc.net)) > 1:
+            # a choice of parts: the combination optimize picks, with or without bw
+            choices, err = _lib.WeftPartChoices(), new_error()
+            rc = lib.weft_parts_choose(self.scen.ptr, _inputs.zoo_path(kw.get("zoo")),
+                                       byref(solve), byref(choices), byref(err))
+            if rc:
+                raise self.scen.sources.error(rc, err)
+        if kw.get("astra_system") is not None:  # ASTRA-sim 1.0's system file: its settings
+            err = new_error()
+            rc = lib.weft_astra1_system_read(c_path("astra_system", kw["astra_system"]),
+                                             byref(sc.net), byref(s), byref(err))
+            check_rc(rc, err)
+            if not s.in_flight:
+                s.in_flight = ASTRA_IN_FLIGHT
         self.spec = self.scen.spec()
+        if kw.get("export_astra1") is not None:
+            astra1_check(self.spec)
         self.prob = _inputs.create_problem(self.spec, self.scen.sources)
         self.source = "given" if kw.get("bw") is not None else "optimum"
         self.opt = _lib.WeftResult()
@@ -161,6 +189,8 @@ class Run:
                          **({"like": "astra-sim"} if s.like else {})},
             "dims": [{"dim": d + 1, "topology": lib.weft_topology_name(net.topology[d]).decode(),
                       "npus": net.npus[d], **({"spares": net.spares[d]} if net.spares[d] else {}),
+                      **({"fabric": text(lib.weft_dim_shape_name(net.fabric[d]))}
+                         if net.fabric[d] else {}),
                       "bw_gbps": num(self.bw[d]),
                       "algorithm": lib.weft_algorithm_name(s.algorithm[d]).decode(),
                       "latency_ns": num(s.latency_ns[d])} for d in range(D)],
@@ -173,11 +203,30 @@ class Run:
         return out
 
 
+def astra1_check(spec):
+    """cli_astra1_check: every job has ASTRA-sim 1.0's layout, before any work."""
+    for j in range(spec.njobs):
+        mp, err = c_int(), new_error()
+        rc = lib.weft_astra1_mp_npus(spec.net, spec.jobs[j].workload, spec.jobs[j].comm,
+                                     byref(mp), byref(err))
+        check_rc(rc, err)  # names the group ASTRA-sim 1.0 cannot lay out
+
+
+def astra1_export(path, spec, bw, s):
+    """weft_astra1_export: DIR/network.json, system.txt, workload*.txt, all or none."""
+    err = new_error()
+    check_rc(lib.weft_astra1_export(c_path("export_astra1", path), byref(spec), bw, byref(s),
+                                    byref(err)), err)
+
+
 def _run(func, scenario, kw, body):
     _inputs.check_keywords(func, kw, KEYS)
     run = Run(scenario, kw)
     try:
-        return body(run)
+        out = body(run)
+        if kw.get("export_astra1") is not None:  # the design simulated, with its settings
+            astra1_export(kw["export_astra1"], run.spec, run.bw, run.set)
+        return out
     finally:
         run.free()
 

@@ -3,6 +3,7 @@
 # same cost and an expander, each simulated with the flow engine.
 import ctypes
 import math
+import os
 from ctypes import byref, c_double, c_void_p
 
 from . import _inputs, _lib, _libx
@@ -13,7 +14,7 @@ from ._lib import text
 
 KEYS = ("model", "device", "zoo", "traffic", "servers", "degree", "port_gbit", "tp",
         "ar_degree", "port_split", "kpaths", "prices", "radix", "tiers", "search",
-        "iterations", "seconds", "seed", "max_work")
+        "iterations", "seconds", "seed", "max_work", "parts", "threads")
 SPLITS = ("proportional", "rings", "best")
 PORT_GBIT_MAX = 1e6  # a port above 1 Pbit/s is a typo
 SECONDS_MAX = 1e9
@@ -87,17 +88,29 @@ def topo(model=None, **kw):
     topo --json` as a dict. search=True alternates strategy and topology
     (iterations=, seconds=, seed=); tp=, ar_degree=, port_split=
     ("proportional" | "rings" | "best"), kpaths=, prices= (a YAML file),
-    radix=, tiers=, device=, zoo= as the CLI's options."""
+    parts= (a parts catalog over the built-in one: the price table from its
+    entries, prices= over it), radix=, tiers=, device=, zoo=, threads= (the
+    fabrics simulated at once; the answer is the same) as the CLI's options."""
     _inputs.check_keywords("topo", kw, KEYS)
     if model is not None:
         kw = dict(kw, model=model)
     a = _Args(kw)
     err = new_error()
+    threads = 0 if kw.get("threads") is None else int_value("threads", kw["threads"], 1, 4096)
     prices = _libx.WeftPrices()
     lib.weft_topo_prices_default(byref(prices))
+    if kw.get("parts") is not None:  # cli/parts_prices.c: the catalog beside the zoo, parts over it
+        cat = c_void_p()
+        builtin = os.path.join(os.fsdecode(zoo_path(kw.get("zoo"))), "..", "parts").encode()
+        check_rc(lib.weft_parts_read(builtin, c_path("parts", kw["parts"]), byref(cat),
+                                     byref(err)), err)
+        try:
+            check_rc(lib.weft_topo_prices_parts(cat, byref(prices), byref(err)), err)
+        finally:
+            lib.weft_parts_free(cat)
     if kw.get("prices") is not None:
-        check_rc(lib.weft_topo_prices_read(c_path("prices", kw["prices"]), byref(prices),
-                                           byref(err)), err)
+        check_rc(lib.weft_topo_prices_read_over(c_path("prices", kw["prices"]), byref(prices),
+                                                byref(err)), err)
     t = ctypes.POINTER(_libx.WeftTraffic)()
     m, dev = _libx.WeftModel(), _libx.WeftDevice()
     rows, fabric, tt0 = [], c_void_p(), None
@@ -150,13 +163,16 @@ def topo(model=None, **kw):
                                                byref(err)), err)
         rows = _rows(a, kw, fabric, prices)
         fabric = None  # rows[0] owns it
-        for i, r in enumerate(rows):
-            if i == 0 and tt0 is not None:
-                r["t"] = tt0
-                continue
-            tt = _libx.WeftTopoTime()
-            check_rc(lib.weft_fabric_simulate(r["f"], t, byref(tt), byref(err)), err)
-            r["t"] = tt
+        if tt0 is not None:
+            rows[0]["t"] = tt0
+        todo = rows[1:] if tt0 is not None else rows
+        if todo:  # as the CLI: every fabric at once, threads= of them (0: every core)
+            fs = (c_void_p * len(todo))(*[r["f"] for r in todo])
+            tts = (_libx.WeftTopoTime * len(todo))()
+            check_rc(lib.weft_fabric_simulate_many(fs, len(todo), t, threads, tts, byref(err)),
+                     err)
+            for r, tt in zip(todo, tts):
+                r["t"] = tt
         return _report(a, job, t.contents, rows, search, m if search is not None else None)
     finally:
         for r in rows:

@@ -108,7 +108,9 @@ def _cluster_dict(c):
                        "topology": lib.weft_topology_name(t.topology).decode(),
                        "npus": t.npus, "cost": text(t.cost), "bw_gbps": _whole(t.bw_gbps),
                        "efficiency": _whole(t.efficiency),
-                       "latency_ns": _whole(t.latency_ns)} for t in c.tier[:c.ntiers]]}
+                       "latency_ns": _whole(t.latency_ns),
+                       **({"fabric": text(lib.weft_dim_shape_name(t.fabric))} if t.fabric else {})}
+                      for t in c.tier[:c.ntiers]]}
 
 
 def _device_dict(v):
@@ -163,6 +165,9 @@ def _is_model_name(d, name):
         return False
     return any(names[i].value.decode("utf-8", "replace") == name
                for i in range(min(n.value, cap)))
+
+
+ZOO_KEYS = ("zoo", "parts", "parts_file")  # zoo()'s keywords after name (weft zoo's options)
 
 
 def zoo(name=None, zoo=None, parts=False, parts_file=None):
@@ -221,7 +226,7 @@ def zoo(name=None, zoo=None, parts=False, parts_file=None):
     return out
 
 
-WORKLOAD_KEYS = _inputs.MODEL_KEYS + ("network", "output", "compact")
+WORKLOAD_KEYS = _inputs.MODEL_KEYS + ("network", "cluster", "npus", "output", "compact")
 
 
 def _write(prefix, wl, comm):
@@ -251,7 +256,8 @@ def _write(prefix, wl, comm):
 
 def workload(model=None, **kw):
     """A zoo model's per-NPU workload under a parallelization: `weft workload
-    --json` as a dict. network= (a file or dict) is required; tp=, pp=, ...
+    --json` as a dict. network= (a file or dict), or cluster= with npus= (a
+    cluster preset's network), is required; tp=, pp=, ...
     as weft.optimize's; compact=True merges identical layers; output=PREFIX
     writes PREFIX.txt and PREFIX.comm.yml (both or neither), whose names the
     dict's "workload" and "communicator" then give (None without output)."""
@@ -259,15 +265,16 @@ def workload(model=None, **kw):
     if model is None and kw.get("model") is None:
         raise fail("workload needs model and network", "model")
     kw = dict(kw, model=model if model is not None else kw["model"])
-    if kw.get("network") is None:
-        raise fail("workload needs model and network", "network")
+    if not (_inputs.given(kw, "network") or _inputs.given(kw, "cluster")):
+        raise fail("workload needs model and network (or cluster and npus)", "network")
+    _inputs.check_network(kw)
     compact = flag("compact", kw.get("compact"))
     if kw.get("output") is not None:
         c_path("output", kw["output"])  # a bad name refused before any work
     mo = _inputs.ModelOpts(kw)
     net = _lib.WeftNetwork()
     src = _inputs.Sources()
-    _inputs.read_network(kw["network"], net, src, mo.zoo)
+    _inputs.load_network(dict(kw, zoo=mo.zoo), net, src)
     m, d = mo.load(net)
     wl = lib.weft_workload_create()
     if not wl:

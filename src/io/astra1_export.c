@@ -117,9 +117,9 @@ int weft_astra1_system_emit(WeftOut *o, const WeftNetwork *net, const WeftSimSet
              : weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "no output given");
   if (rc) return rc;
   FILE *f = weft_out_stream(o);
-  fprintf(f, "scheduling-policy: LIFO\nendpoint-delay: %.0f\nactive-chunks-per-dimension: %d\n"
+  fprintf(f, "scheduling-policy: %s\nendpoint-delay: %.0f\nactive-chunks-per-dimension: %d\n"
              "preferred-dataset-splits: %d\nboost-mode: 0\n",
-          astra_whole(s->endpoint_delay_ns),
+          s->astra_policy == WEFT_ASTRA_FIFO ? "FIFO" : "LIFO", astra_whole(s->endpoint_delay_ns),
           s->in_flight ? s->in_flight : WEFT_SIM_ASTRA_IN_FLIGHT, s->chunks);
   static const char *const keys[4] = {"all-reduce", "all-gather", "reduce-scatter", "all-to-all"};
   for (int k = 0; k < 4; k++) {

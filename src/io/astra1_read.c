@@ -201,9 +201,11 @@ static int whole(const char *v, const char *file, int line, const char *key, lon
 }
 
 /* Every key a system file may hold, each once: the four implementation
- * lists, the settings weft models one way only (with that value), those it
- * ignores (the shared-bus model, off), then the three numbers it takes. */
-enum { SYS_IMPL = 0, SYS_FIXED = 4, SYS_IGNORED = 10, SYS_NUMBERS = 16, SYS_NKEYS = 19 };
+ * lists, the scheduling policy (LIFO or FIFO, both modelled), the settings
+ * weft models one way only (with that value), those it ignores (the
+ * shared-bus model, off), then the three numbers it takes. */
+enum { SYS_IMPL = 0, SYS_POLICY = 4, SYS_FIXED = 5, SYS_IGNORED = 10, SYS_NUMBERS = 16,
+       SYS_NKEYS = 19 };
 static const char *const system_keys[SYS_NKEYS] = {
     "all-reduce-implementation:", "all-gather-implementation:",
     "reduce-scatter-implementation:", "all-to-all-implementation:",
@@ -212,7 +214,7 @@ static const char *const system_keys[SYS_NKEYS] = {
     "local-reduction-delay:", "L:", "o:", "g:", "G:", "seprate-log:",
     "endpoint-delay:", "active-chunks-per-dimension:", "preferred-dataset-splits:"};
 static const char *const system_fixed[SYS_IGNORED - SYS_FIXED] = {
-    "LIFO", "0", "localBWAware", "FIFO", "ascending", "0"};
+    "0", "localBWAware", "FIFO", "ascending", "0"};
 
 /* Does tok read as a key ("name:", letters, digits, '-' and '_')? Anything
  * else is not echoed: a file given in the wrong place is named, not shown. */
@@ -248,9 +250,16 @@ static int system_pair(int id, const char *v, const char *file, int line, int nd
   const char *key = system_keys[id];
   long long n;
   int rc;
-  if (id < SYS_FIXED) {
+  if (id < SYS_POLICY) {
     *seen |= 1 << id;
     return per_dim_algs(v, file, line, key, ndims, alg[id], err);
+  }
+  if (id == SYS_POLICY) { /* ASTRA-sim 1.0 takes these two words, exactly */
+    if (strcmp(v, "LIFO") && strcmp(v, "FIFO"))
+      return weft_error_set(err, WEFT_EINPUT, file, line, 0, key,
+                            "%s %s: expected LIFO or FIFO (ASTRA-sim 1.0's policies)", key, v);
+    s->astra_policy = strcmp(v, "FIFO") ? WEFT_ASTRA_LIFO : WEFT_ASTRA_FIFO;
+    return WEFT_OK;
   }
   if (id < SYS_IGNORED)
     return strcmp(v, system_fixed[id - SYS_FIXED])
@@ -287,6 +296,7 @@ int weft_astra1_system_read(const char *path, const WeftNetwork *net, WeftSimSet
   if (rc) return rc;
   WeftAlgorithm alg[4][WEFT_MAX_DIMS];
   s->endpoint_delay_ns = WEFT_ASTRA_ENDPOINT_NS; /* ASTRA-sim's default when absent */
+  s->astra_policy = WEFT_ASTRA_LIFO;               /* as the files weft writes say */
   char *p = text, *tok[2];
   int ntok = 0, tokline = 1, first_line[SYS_NKEYS] = {0};
   while (!rc) { /* whitespace-separated tokens, read in pairs as ASTRA-sim does */

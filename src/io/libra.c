@@ -245,6 +245,32 @@ static int active_key(const WeftYamlNode *map, const char *file, const char *fto
   return weft_network_set_active(net, a, net->ndims, file, lines, field, err);
 }
 
+/* Fabric: a fabric shape per dim ("-" or "" the default), under the rule
+ * --fabric and Python share (weft_network_set_fabric). */
+static int fabric_key(const WeftYamlNode *map, const char *file, const char *ftopo,
+                      WeftNetwork *net, WeftError *err) {
+  const WeftYamlNode *key, *seq = weft_yaml_get(map, "Fabric|fabric", &key);
+  if (!seq) return WEFT_OK;
+  int rc = dims_seq(seq, file, key->text, ftopo, net->ndims, err);
+  if (rc) return rc;
+  const char *names[WEFT_MAX_DIMS];
+  int lines[WEFT_MAX_DIMS];
+  for (int d = 0; d < net->ndims; d++) {
+    const WeftYamlNode *e = seq->child[d];
+    if (e->kind != WEFT_YAML_SCALAR) {
+      char got[96];
+      weft_yaml_describe(e, got, sizeof got);
+      return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, key->text,
+                            "%s entry %d must be a fabric name, got %s", key->text, d + 1, got);
+    }
+    names[d] = e->text;
+    lines[d] = e->line;
+  }
+  char field[WEFT_NAME_LEN];
+  snprintf(field, sizeof field, "%s", key->text);
+  return weft_network_set_fabric(net, names, net->ndims, file, lines, field, err);
+}
+
 /* The cluster a `Cluster:` key names, its errors placed at the key. */
 static int named_cluster(const WeftYamlNode *key, const WeftYamlNode *v, const char *file,
                          const char *zoo_dir, WeftCluster *c, WeftError *err) {
@@ -269,7 +295,8 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zo
                                      "CostDimension|cost_dimension", "Efficiency|efficiency",
                                      "LatencyNs|latency_ns", "bandwidth", "latency",
                                      "Cluster|cluster", "LinkGBps|link_gbps",
-                                     "MaxLinks|max_links", "Parts|parts", "Active|active", NULL};
+                                     "MaxLinks|max_links", "Parts|parts", "Active|active",
+                                     "Fabric|fabric", NULL};
   const WeftYamlNode *topo, *npus, *cost, *ckey, *cval;
   char ftopo[WEFT_NAME_LEN] = "Topology", fnpus[WEFT_NAME_LEN],
        fcost[WEFT_NAME_LEN] = "CostDimension";
@@ -365,7 +392,8 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zo
   if ((rc = parts_key(map, file, ffirst, net, err)) ||
       (rc = links_keys(map, file, ffirst, net, err)) ||
       (rc = parts_conflict(map, file, net, err)) ||
-      (rc = active_key(map, file, ffirst, net, err)))
+      (rc = active_key(map, file, ffirst, net, err)) ||
+      (rc = fabric_key(map, file, ffirst, net, err)))
     return rc;
   return astra_keys(map, file, ffirst, net, err);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/datadir.h"
 #include "io/yaml.h"
 
 #define WEFT_PART_NAME_MAX 40 /* leaves room in a cost class name, "part:NAME@dD" */
@@ -132,7 +133,8 @@ static int entry(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
       return weft_error_set(err, WEFT_EINPUT, file, k->line, k->col, need[i],
                             "part '%s' (%s) has no %s", p->name, KIND_NAMES[kind], need[i]);
   const char *only[7][2] = {{"rate_gbps", has_rate(p->kind) ? "" : "a part with a rate"},
-                            {"ports", p->kind == WEFT_PART_SWITCH ? "" : "a switch"},
+                            {"ports", p->kind == WEFT_PART_SWITCH || p->kind == WEFT_PART_OCS
+                                          ? "" : "a switch or an ocs"},
                             {"max_per_npu", is_endpoint(p->kind) ? "" : "a link or nic"},
                             {"oversubscription", is_endpoint(p->kind) ? "" : "a link or nic"},
                             {"switch", is_endpoint(p->kind) ? "" : "a link or nic"},
@@ -219,7 +221,7 @@ static int check_refs(const WeftParts *cat, WeftError *err) {
     const struct {
       const char *field, *name;
       int k1, k2;
-    } refs[3] = {{"switch", p->switch_part, WEFT_PART_SWITCH, WEFT_PART_SWITCH},
+    } refs[3] = {{"switch", p->switch_part, WEFT_PART_SWITCH, WEFT_PART_OCS},
                  {"attach", p->attach, WEFT_PART_OPTIC, WEFT_PART_CABLE},
                  {"uplink", p->uplink, WEFT_PART_OPTIC, WEFT_PART_CABLE}};
     for (int r = 0; r < 3; r++) {
@@ -233,7 +235,7 @@ static int check_refs(const WeftParts *cat, WeftError *err) {
         return weft_error_set(err, WEFT_EINPUT, file, p->line, 0, refs[r].field,
                               "part '%s': %s '%s' is a %s, expected %s", p->name, refs[r].field,
                               q->name, KIND_NAMES[q->kind],
-                              r == 0 ? "a switch" : "an optic or a cable");
+                              r == 0 ? "a switch or an ocs" : "an optic or a cable");
       if (r > 0 && q->rate_gbps < p->rate_gbps)
         return weft_error_set(err, WEFT_EINPUT, file, p->line, 0, refs[r].field,
                               "part '%s' (%g GB/s): %s '%s' carries only %g GB/s", p->name,
@@ -250,11 +252,19 @@ int weft_parts_read(const char *builtin, const char *user, WeftParts **out, Weft
   if (!cat) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
   char path[WEFT_PATH_LEN];
   struct stat st;
-  if (!builtin) builtin = "data/parts";
-  if (stat(builtin, &st) == 0 && S_ISDIR(st.st_mode))
-    snprintf(path, sizeof path, "%s/parts.yml", builtin);
-  else
-    snprintf(path, sizeof path, "%s", builtin);
+  char deflt[WEFT_PATH_LEN];
+  if (!builtin) { /* the catalog beside the zoo weft finds */
+    if (snprintf(deflt, sizeof deflt, "%s/../parts", weft_zoo_default()) >= (int)sizeof deflt) {
+      free(cat);
+      return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "zoo path too long");
+    }
+    builtin = deflt;
+  }
+  int dir = stat(builtin, &st) == 0 && S_ISDIR(st.st_mode);
+  if (snprintf(path, sizeof path, "%s%s", builtin, dir ? "/parts.yml" : "") >= (int)sizeof path) {
+    free(cat);
+    return weft_error_set(err, WEFT_EINVAL, builtin, 0, 0, NULL, "parts path too long");
+  }
   int rc = read_file(path, 0, cat, err);
   if (!rc && user) rc = read_file(user, 1, cat, err);
   if (!rc) rc = check_refs(cat, err);

@@ -3,6 +3,10 @@
 #ifndef WEFT_IO_ZOO_DIR_H
 #define WEFT_IO_ZOO_DIR_H
 
-#define WEFT_ZOO_DIR_DEFAULT "data/zoo"  /* relative to the working directory */
+#include "core/datadir.h"
+
+/* $WEFT_ZOO, $WEFT_DATA/zoo, beside the program, PREFIX/share/weft/zoo,
+ * ./data/zoo (weft_zoo_dir, include/weft/core.h) */
+#define WEFT_ZOO_DIR_DEFAULT weft_zoo_default()
 
 #endif

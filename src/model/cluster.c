@@ -12,7 +12,8 @@
 
 static const char *const CLUSTER_KEYS[] = {"title", "device", "tiers", "source", NULL};
 static const char *const TIER_KEYS[] = {"name",    "topology",   "npus",       "cost",
-                                        "bw_gbps", "efficiency", "latency_ns", NULL};
+                                        "bw_gbps", "efficiency", "latency_ns", "fabric",
+                                        NULL};
 
 /* Text under key (required when need) into out[size] (weft_zoo_text). */
 static int text(const WeftYamlNode *map, const char *key, int need, const char *file, char *out,
@@ -48,6 +49,23 @@ static int topology(const WeftYamlNode *map, const char *file, WeftTopology *out
                         "unknown topology '%s' (expected Ring, FullyConnected or Switch)", t);
 }
 
+/* A tier's fabric shape (optional; the default: LIBRA's fat-tree). */
+static int fabric(const WeftYamlNode *map, const char *file, WeftClusterTier *t,
+                  WeftError *err) {
+  char f[WEFT_NAME_LEN] = "";
+  int rc = text(map, "fabric", 0, file, f, sizeof f, err);
+  if (rc || !f[0]) return rc;
+  for (int k = 0; k < WEFT_NSHAPES; k++)
+    if (strcasecmp(f, weft_dim_shape_name((WeftDimShape)k)) == 0) {
+      t->fabric = k;
+      return WEFT_OK;
+    }
+  const WeftYamlNode *v = weft_yaml_get(map, "fabric", NULL);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "fabric",
+                        "unknown fabric '%s' (expected fat-tree, rail-optimized, rail-only or "
+                        "torus)", f);
+}
+
 /* Tier i of n: every tier but the last joins a fixed number of GPUs. */
 static int parse_tier(const WeftYamlNode *v, int i, int n, const char *file, WeftClusterTier *t,
                       WeftError *err) {
@@ -59,7 +77,8 @@ static int parse_tier(const WeftYamlNode *v, int i, int n, const char *file, Wef
       (rc = text(v, "cost", 1, file, t->cost, sizeof t->cost, err)) ||
       (rc = number(v, "bw_gbps", file, WEFT_RANGE_ZOO_FIGURE, &t->bw_gbps, err)) ||
       (rc = number(v, "efficiency", file, WEFT_RANGE_(0.0, 1, 1), &t->efficiency, err)) ||
-      (rc = number(v, "latency_ns", file, WEFT_RANGE_TIME_NS, &t->latency_ns, err)))
+      (rc = number(v, "latency_ns", file, WEFT_RANGE_TIME_NS, &t->latency_ns, err)) ||
+      (rc = fabric(v, file, t, err)))
     return rc;
   const WeftYamlNode *nv = weft_yaml_get(v, "npus", NULL);
   if (i == n - 1) {
@@ -150,6 +169,17 @@ int weft_cluster_apply(const WeftCluster *c, WeftNetwork *net, WeftError *err) {
     if (net->efficiency[d] == 0.0) net->efficiency[d] = t->efficiency;
     if (net->latency_ns[d] == 0.0) net->latency_ns[d] = t->latency_ns;
     if (net->design_gbps[d] == 0.0) net->design_gbps[d] = t->bw_gbps;
+  }
+  /* The tiers' fabric shapes, on the dims that meet each shape's rule (a
+   * torus tier used for 2 chips is a plain ring); a Fabric the file gives
+   * comes after and wins. */
+  for (int d = 0; d < net->ndims; d++) {
+    if (!c->tier[d].fabric || net->fabric[d]) continue;
+    const char *names[WEFT_MAX_DIMS];
+    for (int e = 0; e < net->ndims; e++) names[e] = weft_dim_shape_name((WeftDimShape)net->fabric[e]);
+    names[d] = weft_dim_shape_name((WeftDimShape)c->tier[d].fabric);
+    WeftError ignored;
+    weft_network_set_fabric(net, names, net->ndims, "", NULL, "fabric", &ignored);
   }
   snprintf(net->cluster, sizeof net->cluster, "%s", c->name);
   snprintf(net->cluster_device, sizeof net->cluster_device, "%s", c->device);

@@ -129,11 +129,12 @@ int weft_communicator_check(const WeftCommunicator *comm, const WeftNetwork *net
 }
 
 /* Steps of one reduce-scatter (or all-gather, all-to-all) stage over n
- * members with the dim's default algorithm (the simulator's, stage.c). */
-static int stage_steps(WeftTopology t, int n) {
+ * members with the dim's default algorithm (the simulator's, stage.c): a
+ * rail fabric runs NCCL's rings per rail, a torus dim rings both ways. */
+static int stage_steps(WeftTopology t, int fabric, int n) {
   if (n < 2) return 0;
   if (t == WEFT_FULLY_CONNECTED) return 1;                /* direct */
-  if (t == WEFT_SWITCH && (n & (n - 1)) == 0) {           /* halving-doubling */
+  if (t == WEFT_SWITCH && fabric == WEFT_SHAPE_TREE && (n & (n - 1)) == 0) { /* halving-doubling */
     int k = 0;
     while ((1 << k) < n) k++;
     return k;
@@ -146,10 +147,10 @@ int weft_collective_steps(WeftCollective c, const int *group, const WeftNetwork 
   for (int d = 0; d < net->ndims; d++) {
     int n = group[d], k = 0;
     if (n > 1) switch (c) {
-        case WEFT_COLL_ALLREDUCE: k = 2 * stage_steps(net->topology[d], n); break;
+        case WEFT_COLL_ALLREDUCE: k = 2 * stage_steps(net->topology[d], net->fabric[d], n); break;
         case WEFT_COLL_REDUCESCATTER:
         case WEFT_COLL_ALLGATHER:
-        case WEFT_COLL_ALLTOALL: k = stage_steps(net->topology[d], n); break;
+        case WEFT_COLL_ALLTOALL: k = stage_steps(net->topology[d], net->fabric[d], n); break;
         case WEFT_COLL_SENDRECV: k = 1; break;
         default: k = 0;
       }

@@ -43,6 +43,46 @@ static const WeftPart *named(const WeftParts *cat, const char *name) {
 
 int weft_parts_dim(const WeftParts *cat, const char *name, WeftTopology topo, int npus,
                    WeftDimParts *out, WeftError *err) {
+  return weft_parts_dim_fabric(cat, name, topo, WEFT_SHAPE_TREE, npus, 1, out, err);
+}
+
+/* A torus dim (docs/model.md "Fabric shapes"): per NPU and link, e's port;
+ * of its link ends (c-1)/c stay in the cube (the attach: an optic per end or
+ * half a cable) and 1/c leave it through the uplink optic (or half a cable)
+ * and a port of the OCS, c = WEFT_TORUS_CUBE. */
+static int torus_dim(const WeftParts *cat, const WeftPart *e, WeftDimParts *out,
+                     WeftError *err) {
+  const char *file = weft_parts_file(cat, e->user);
+  const WeftPart *at = named(cat, e->attach), *upl = named(cat, e->uplink);
+  const WeftPart *ocs = named(cat, e->switch_part);
+  if (!ocs || ocs->kind != WEFT_PART_OCS || !upl)
+    return weft_error_set(err, WEFT_EINPUT, file, e->line, 0, ocs && upl ? "switch" : "uplink",
+                          "part '%s' builds a torus dim: it needs an ocs part as its switch "
+                          "and an uplink (the optic between cubes)", e->name);
+  double c = WEFT_TORUS_CUBE, in = (c - 1.0) / c, outf = 1.0 / c;
+  int at_optic = at && at->kind == WEFT_PART_OPTIC, up_optic = upl->kind == WEFT_PART_OPTIC;
+  double at_n = at ? in * (at_optic ? 1.0 : 0.5) : 0.0, up_n = outf * (up_optic ? 1.0 : 0.5);
+  double port_usd = ocs->ports > 0 ? ocs->price_usd / ocs->ports : ocs->price_usd;
+  double port_w = ocs->ports > 0 ? ocs->power_w / ocs->ports : ocs->power_w;
+  out->optics = (at_optic ? at_n : 0.0) + (up_optic ? up_n : 0.0);
+  out->cables = (at && !at_optic ? at_n : 0.0) + (!up_optic ? up_n : 0.0);
+  out->ocs_ports = outf;
+  out->ocs_radix = ocs->ports;
+  out->switch_ports = outf;
+  double usd = e->price_usd + (at ? at_n * at->price_usd : 0.0) + up_n * upl->price_usd +
+               outf * port_usd;
+  double w = e->power_w + (at ? at_n * at->power_w : 0.0) + up_n * upl->power_w + outf * port_w;
+  snprintf(out->switch_name, sizeof out->switch_name, "%s", ocs->name);
+  snprintf(out->uplink_name, sizeof out->uplink_name, "%s", upl->name);
+  out->link_usd_per_gbps = usd / e->rate_gbps;
+  out->usd_per_gbps = out->link_usd_per_gbps;
+  out->w_per_gbps = w / e->rate_gbps;
+  return WEFT_OK;
+}
+
+int weft_parts_dim_fabric(const WeftParts *cat, const char *name, WeftTopology topo,
+                          WeftDimShape fabric, int npus, int rails, WeftDimParts *out,
+                          WeftError *err) {
   const WeftPart *e = weft_parts_find(cat, name);
   if (!e || !out)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "part", "unknown part '%s'",
@@ -57,6 +97,12 @@ int weft_parts_dim(const WeftParts *cat, const char *name, WeftTopology topo, in
   out->rate_gbps = e->rate_gbps;
   out->max_links = e->max_per_npu;
   out->endpoints = 1.0;
+  out->fabric = (int)fabric;
+  out->rails = fabric == WEFT_SHAPE_RAIL_OPTIMIZED && rails > 1 ? rails : 1.0;
+  if (fabric == WEFT_SHAPE_TORUS && topo == WEFT_RING) {
+    if (e->attach[0]) snprintf(out->attach_name, sizeof out->attach_name, "%s", e->attach);
+    return torus_dim(cat, e, out, err);
+  }
   const WeftPart *at = named(cat, e->attach);
   const WeftPart *sw = named(cat, e->switch_part);
   const WeftPart *upl = named(cat, e->uplink);
@@ -76,6 +122,11 @@ int weft_parts_dim(const WeftParts *cat, const char *name, WeftTopology topo, in
   if (!sw)
     return weft_error_set(err, WEFT_EINPUT, file, e->line, 0, "switch",
                           "part '%s' names no switch, needed by a Switch dim", e->name);
+  if (sw->kind != WEFT_PART_SWITCH)
+    return weft_error_set(err, WEFT_EINPUT, file, e->line, 0, "switch",
+                          "part '%s' names %s '%s' as its switch: a Switch dim needs a packet "
+                          "switch (an ocs builds a torus dim)", e->name,
+                          weft_part_kind_name(sw->kind), sw->name);
   double m = sw->rate_gbps / r;  /* links of e per switch port (a breakout) */
   if (m < 1.0 || fabs(m - floor(m + 0.5)) > 1e-9 || sw->ports * floor(m + 0.5) > 1e6)
     return weft_error_set(err, WEFT_EINPUT, weft_parts_file(cat, sw->user), sw->line, 0,
@@ -83,11 +134,14 @@ int weft_parts_dim(const WeftParts *cat, const char *name, WeftTopology topo, in
                           "switch '%s' ports (%g GB/s) do not break out into whole links of "
                           "part '%s' (%g GB/s)", sw->name, sw->rate_gbps, e->name, r);
   int k = sw->ports * (int)floor(m + 0.5);
-  int t = weft_fat_tree(npus, k, e->oversub, out->tier_switches);
+  int nr = (int)out->rails;  /* rail-optimized: one tree over the rails */
+  int t = nr > 1 ? weft_rail_tree(npus, nr, k, e->oversub, out->tier_switches)
+                : weft_fat_tree(npus, k, e->oversub, out->tier_switches);
   if (t == 0)
     return weft_error_set(err, WEFT_EINPUT, file, e->line, 0, "switch",
-                          "a Fat-tree of switch '%s' (radix %d) cannot join %d NPUs in %d tiers",
-                          sw->name, k, npus, WEFT_MAX_TIERS);
+                          "a Fat-tree of switch '%s' (radix %d) cannot join %d NPUs%s in %d "
+                          "tiers", sw->name, k, npus, nr > 1 ? " a rail over its rails" : "",
+                          WEFT_MAX_TIERS);
   int down = (int)floor(k * e->oversub / (1.0 + e->oversub));
   double o = t > 1 ? (double)down / (k - down) : 1.0;  /* the leaf's ratio as built */
   if (t > 1 && !upl)
@@ -130,10 +184,16 @@ void weft_parts_bom(const WeftNetwork *net, const WeftDimParts *p, int d, double
   b.optics = b.npus_total * links * p->optics;
   b.cables = b.npus_total * links * p->cables;
   b.tiers = p->tiers;
-  if (p->tiers == 1) b.tier_switches[0] = inst * ceil(nd * whole / p->radix);
+  double rails = p->rails > 1.0 ? p->rails : 1.0;  /* rail-optimized: a tree joins them */
+  double trees = inst / rails;
+  if (p->tiers == 1) b.tier_switches[0] = trees * ceil(rails * nd * whole / p->radix);
   for (int t = 0; p->tiers > 1 && t < p->tiers; t++)
-    b.tier_switches[t] = inst * whole * p->tier_switches[t];
-  for (int t = 0; t < p->tiers; t++) b.switches += b.tier_switches[t];
+    b.tier_switches[t] = trees * whole * p->tier_switches[t];
+  if (p->fabric == WEFT_SHAPE_TORUS && p->ocs_radix > 0) {  /* the OCS boxes, one tier */
+    b.tiers = 1;
+    b.tier_switches[0] = ceil(b.switch_ports / p->ocs_radix - 1e-9);
+  }
+  for (int t = 0; t < b.tiers; t++) b.switches += b.tier_switches[t];
   b.cost_usd = p->usd_per_gbps * bw_gbps * b.npus_total;
   b.power_w = p->w_per_gbps * bw_gbps * b.npus_total;
   *out = b;
@@ -171,7 +231,9 @@ int weft_network_bind_parts(WeftNetwork *net, WeftCostModel *cm, const WeftParts
                               weft_parts_file(cat, 1));
     }
     /* the switches a dim needs are sized by the NPUs bought (spares are wired too) */
-    int rc = weft_parts_dim(cat, first, t.topology[d], t.npus[d] + t.spares[d], &dp, err);
+    int rc = weft_parts_dim_fabric(cat, first, t.topology[d], (WeftDimShape)t.fabric[d],
+                                   t.npus[d] + t.spares[d], (int)weft_network_rails(&t, d), &dp,
+                                   err);
     if (rc) return rc;
     t.link_gbps[d] = dp.rate_gbps;
     t.links_line[d] = t.part_line[d];

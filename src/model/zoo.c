@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "core/datadir.h"
 #include "model/zoo.h"
 
 #define COMMON_KEYS "name", "title", "source", "arch", "global_batch"
@@ -384,6 +385,8 @@ int weft_zoo_list(const char *zoo_dir, char (*names)[WEFT_NAME_LEN], int max, in
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "weft_zoo_list: bad arguments");
   if (snprintf(dir, sizeof dir, "%s/models", zoo_dir) >= (int)sizeof dir)
     return weft_error_set(err, WEFT_EINVAL, zoo_dir, 0, 0, NULL, "zoo path too long");
+  int rc0 = weft_zoo_check(zoo_dir, err);
+  if (rc0) return rc0;
   DIR *d = opendir(dir);
   if (!d) {
     lower_strerror(errno, why, sizeof why);
@@ -460,6 +463,8 @@ int weft_zoo_model(const char *zoo_dir, const char *name, WeftModel *m, WeftErro
   if (snprintf(path, sizeof path, "%s/models/%s.yml", zoo_dir, name) >= (int)sizeof path)
     return weft_error_set(err, WEFT_EINVAL, zoo_dir, 0, 0, "model", "zoo path too long");
   struct stat st;
+  int rc = weft_zoo_check(zoo_dir, err);
+  if (rc) return rc;
   if (stat(path, &st) != 0 && errno == ENOENT) return unknown_model(zoo_dir, name, err);
   return read_model(path, name, m, err);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/datadir.h"
 #include "zoo.h"
 
 /* "unknown device 'x' (did you mean 'y'? available: a, b)". */
@@ -47,6 +48,7 @@ int weft_zoo_table(const WeftZooTable *t, const char *zoo_dir, const char *want,
   if (!zoo_dir) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no zoo directory given");
   if (snprintf(path, sizeof path, "%s/%s", zoo_dir, t->file) >= (int)sizeof path)
     return weft_error_set(err, WEFT_EINVAL, zoo_dir, 0, 0, NULL, "zoo path too long");
+  if ((rc = weft_zoo_check(zoo_dir, err))) return rc;
   if ((rc = weft_yaml_load_file(path, &root, err))) return rc;
   void *e = malloc(t->size);
   if (!e) {

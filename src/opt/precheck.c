@@ -89,6 +89,11 @@ static void conflict_set(WeftProblem *p, Poly *q) {
 
 /* INFEASIBLE with the conflict set of the user rows. */
 static int infeasible(WeftProblem *p) {
+  if (p->no_conflict) {
+    p->pre_status = WEFT_STATUS_INFEASIBLE;
+    snprintf(p->pre_message, sizeof p->pre_message, "infeasible");
+    return WEFT_OK;
+  }
   Poly *q = malloc(sizeof *q);
   if (!q) return WEFT_ENOMEM;
   poly_init(q, p);
@@ -247,10 +252,8 @@ int weft_precheck_general(WeftProblem *p) {
   LpStatus st = lp_solve(&q->rows, NULL, NULL, NULL);
   if (st == LP_NOMEM) { free(q); return WEFT_ENOMEM; }
   if (st == LP_INFEASIBLE) {
-    p->pre_status = WEFT_STATUS_INFEASIBLE;
-    conflict_set(p, q);
     free(q);
-    return WEFT_OK;
+    return infeasible(p);
   }
   int ppc = weft_problem_is_tc(p);
   double Bmin[WEFT_MAX_DIMS];
@@ -497,46 +500,22 @@ static double cost_floor(const WeftProblem *p) {
   return p->oc0 + best;
 }
 
-/* The fast path's pre-checks. A start from candidate() when it holds (no
- * LP), else one LP (two for perf-per-cost) on the user rows: feasibility
- * and a start maximising the smallest used B_d. Leaves p->fast = 0 (the
- * general path decides) when a job has several time rows, a cost is not
- * positive, a dim is not bounded by a row read at a glance (perf), or a
- * used dim cannot be kept away from 0. */
-int weft_precheck_fast(WeftProblem *p) {
+/* The fast path's start by LP (cost_min from the LP that finds the cheapest
+ * design when floor0 is 0, else floor0): builds the fast path, or leaves
+ * it to the general one; START_RETRY when floor0 made the start's LP
+ * infeasible (the cheapest design's LP decides). */
+enum { START_RETRY = 1 };
+static int start_lp(WeftProblem *p, double floor0, const double *hiB, double *x) {
   int D = p->D, ppc = weft_problem_is_tc(p);
-  p->fast = 0;
-  p->pre_status = WEFT_STATUS_SOLVED;
-  if (p->npat < 1) return WEFT_OK;
-  for (int j = 0; j < p->njobs; j++)
-    if (p->job[j].nrows != 1) return WEFT_OK;
-  for (int d = 0; d < D; d++) {
-    if (!(p->cpg[d] > 0.0) || !isfinite(p->cpg[d])) return WEFT_OK;
-    if (!(p->ocg[d] > 0.0) || !isfinite(p->ocg[d])) return WEFT_OK;
-  }
-  double hiB[WEFT_MAX_DIMS] = {0}, scale = 1.0, x[WEFT_MAX_DIMS + 1], cost_min = 0.0;
-  if (!ppc) {
-    row_bounds(p, hiB);
-    for (int d = 0; d < D; d++)
-      if (!isfinite(hiB[d])) return WEFT_OK;
-  } else if (zero_feasible(p)) { /* feasible, and time*cost has no minimum */
-    unbounded_ppc(p);
-    return WEFT_OK;
-  }
-  int hinted = p->has_start;  /* the caller's start (a node's known design) first */
-  for (int d = 0; d < D && hinted; d++) x[d] = p->start_bw[d] / p->bscale;
-  if (((hinted && start_ok(p, x)) || candidate(p, x)) &&
-      (!ppc || (cost_min = cost_floor(p)) > 0.0)) {
-    reduce_equalities(p);
-    return weft_sep_build(p, x, hiB, cost_min); /* sets p->fast */
-  }
+  double scale = 1.0;
   LpRows rows;
   rows.A = p->lp_A;
   rows.b = p->lp_b;
   rows.rel = p->lp_rel;
   rows.active = NULL;
   LpStatus st;
-  if (ppc) { /* the cheapest design first: feasibility and the scale */
+  double cost_min = floor0;
+  if (ppc && !(floor0 > 0.0)) { /* the cheapest design first: feasibility and the scale */
     rows.n = D;
     rows.m = lp_user_rows(p, D);
     st = lp_solve_ws(&rows, p->ocg, NULL, &cost_min, &p->lpw);
@@ -565,12 +544,58 @@ int weft_precheck_fast(WeftProblem *p) {
   double c[WEFT_MAX_DIMS + 1] = {0}, obj;
   c[D] = -1.0;
   st = lp_solve_ws(&rows, c, x, &obj, &p->lpw);
-  if (st == LP_INFEASIBLE) return infeasible(p);
+  if (st == LP_INFEASIBLE) return floor0 > 0.0 ? START_RETRY : infeasible(p);
   if (st != LP_OPTIMAL) return WEFT_OK;
   for (int i = 0; i < m; i++) scale = fmax(scale, fabs(p->lp_b[i]));
   if (!(x[D] > FAST_MIN_START * scale)) return WEFT_OK;
   reduce_equalities(p);
   return weft_sep_build(p, x, hiB, cost_min); /* sets p->fast */
+}
+
+/* The fast path's pre-checks. A start from candidate() when it holds (no
+ * LP), else one LP (two for perf-per-cost) on the user rows: feasibility
+ * and a start maximising the smallest used B_d. Leaves p->fast = 0 (the
+ * general path decides) when a job has several time rows, a cost is not
+ * positive, a dim is not bounded by a row read at a glance (perf), or a
+ * used dim cannot be kept away from 0. */
+int weft_precheck_fast(WeftProblem *p) {
+  int D = p->D, ppc = weft_problem_is_tc(p);
+  p->fast = 0;
+  p->pre_status = WEFT_STATUS_SOLVED;
+  if (p->npat < 1) return WEFT_OK;
+  for (int j = 0; j < p->njobs; j++)
+    if (p->job[j].nrows != 1) return WEFT_OK;
+  for (int d = 0; d < D; d++) {
+    if (!(p->cpg[d] > 0.0) || !isfinite(p->cpg[d])) return WEFT_OK;
+    if (!(p->ocg[d] > 0.0) || !isfinite(p->ocg[d])) return WEFT_OK;
+  }
+  double hiB[WEFT_MAX_DIMS] = {0}, x[WEFT_MAX_DIMS + 1], cost_min = 0.0;
+  if (!ppc) {
+    row_bounds(p, hiB);
+    for (int d = 0; d < D; d++)
+      if (!isfinite(hiB[d])) return WEFT_OK;
+  } else if (zero_feasible(p)) { /* feasible, and time*cost has no minimum */
+    unbounded_ppc(p);
+    return WEFT_OK;
+  }
+  int hinted = p->has_start;  /* the caller's start (a node's known design) first */
+  for (int d = 0; d < D && hinted; d++) x[d] = p->start_bw[d] / p->bscale;
+  if (((hinted && start_ok(p, x)) || candidate(p, x)) &&
+      (!ppc || (cost_min = cost_floor(p)) > 0.0)) {
+    reduce_equalities(p);
+    return weft_sep_build(p, x, hiB, cost_min); /* sets p->fast */
+  }
+  /* With a positive floor on the cost read from the rows (sum = S, or the
+   * NPUs' capex oc0 > 0), it stands for the cheapest design's cost (the box
+   * on s = 1/cost is then looser, still valid) and the LP that finds the
+   * cheapest design is skipped; the start's LP keeps cost <= 2 x floor and,
+   * only when that is infeasible, the cheapest design is found after all. */
+  double floor0 = ppc ? cost_floor(p) : 0.0;
+  for (int pass = floor0 > 0.0 ? 0 : 1; pass < 2; pass++) {
+    int rc = start_lp(p, pass ? 0.0 : floor0, hiB, x);
+    if (rc != START_RETRY) return rc;
+  }
+  return WEFT_OK;
 }
 
 int weft_problem_min_cost(WeftProblem *p, const double *lower, double *bw) {

@@ -449,7 +449,8 @@ static int build(WeftProblem *p, const WeftSpec *spec, int full, WeftError *err)
 }
 
 int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons,
-                          const double *start_bw, WeftProblem **out, WeftError *err) {
+                          const double *start_bw, int no_conflict, WeftProblem **out,
+                          WeftError *err) {
   *out = NULL;
   if (cons && (cons->n < 0 || cons->n > WEFT_MAX_CONSTRAINTS))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "constraints", "bad constraint count");
@@ -469,6 +470,9 @@ int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons,
   }
   p->oc0 = t->oc0;
   p->ofactor = t->ofactor;
+  p->no_conflict = no_conflict;
+  memcpy(p->link_gbps, t->link_gbps, sizeof p->link_gbps);
+  memcpy(p->max_links, t->max_links, sizeof p->max_links);
   p->npu_cost_usd = t->npu_cost_usd;
   p->npu_power_w = t->npu_power_w;
   p->lifetime_ns = t->lifetime_ns;
@@ -510,6 +514,10 @@ static int create(const WeftSpec *spec, int full, WeftProblem **out, WeftError *
   p->loop = spec->loop;
   p->D = spec->net->ndims;
   p->njobs = spec->njobs;
+  for (int d = 0; d < p->D; d++) {
+    p->link_gbps[d] = spec->net->link_gbps[d];
+    p->max_links[d] = spec->net->max_links[d];
+  }
   rc = objective_cost(p, spec, err);
   if (rc) { weft_problem_free(p); return rc; }
   rc = build(p, spec, full, err);

@@ -118,6 +118,12 @@ struct WeftProblem {
   int has_start;  /* 1: start_bw (GB/s), a design believed feasible, tried as the fast
                      path's start before its own (checked there: precheck.c) */
   double start_bw[WEFT_MAX_DIMS];
+  int no_conflict; /* 1: infeasible is said without its conflict set (the LPs that name it:
+                      a branch and bound node's, wholelink.c) */
+  /* The network's whole links (LinkGBps, 0: continuous; MaxLinks, 0: no
+   * limit): the EqualBW baseline is built of them (verify.c). */
+  double link_gbps[WEFT_MAX_DIMS];
+  int max_links[WEFT_MAX_DIMS];
   Sep sep;
   General gen;
 };
@@ -129,14 +135,16 @@ enum { WEFT_PATH_NONE, WEFT_PATH_PINNED, WEFT_PATH_FAST, WEFT_PATH_GENERAL };
  * workload's patterns and time rows are copied, not rebuilt (whole links'
  * nodes, wholelink.c). As weft_problem_create otherwise. start_bw (GB/s,
  * may be NULL): a design thought to meet cons, the fast path's start when
- * it does (an LP less). */
+ * it does (an LP less). no_conflict: an infeasible copy is said so without
+ * the conflict set (p->no_conflict). */
 /* problem.c: the spec built, folded and scaled without its pre-checks: a
  * template for weft_problem_recreate and a judge of designs
  * (weft_problem_violation, weft_problem_objective), never solved (about
  * 1 us less than weft_problem_create: whole links' base, wholelink.c). */
 int weft_problem_create_template(const WeftSpec *spec, WeftProblem **out, WeftError *err);
 int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons,
-                          const double *start_bw, WeftProblem **out, WeftError *err);
+                          const double *start_bw, int no_conflict, WeftProblem **out,
+                          WeftError *err);
 /* certify.c: inf of q*x + pp/x over x in [lo, hi] (pp >= 0, lo >= 0, hi may
  * be inf; -HUGE_VAL when unbounded below): the certificate's per-variable term. */
 double weft_opt_inf_term(double q, double pp, double lo, double hi);
@@ -176,5 +184,11 @@ int weft_problem_solve_cut(WeftProblem *p, const WeftSettings *settings, double 
                            WeftResult *res, int *cut);
 int weft_general_solve(WeftProblem *p, const WeftSettings *st, double *bw, double *lb,
                        int *iters);
+/* wholelink.c: weft_whole_solve with base (may be NULL) a problem built from
+ * spec (weft_problem_create or _template), borrowed as the judge of designs
+ * and the nodes' template instead of building one (a co-design point has
+ * built it already); unused when spec has no whole dims. */
+int weft_whole_solve_on(const WeftSpec *spec, WeftProblem *base, const WeftSettings *settings,
+                        WeftWholeResult *res, WeftError *err);
 
 #endif

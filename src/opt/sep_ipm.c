@@ -241,6 +241,25 @@ static double comp_after(const Sep *s, double a, const double *dv, const double 
   return acc / s->m;
 }
 
+/* Can the certificate at this iterate reach the cutoff? It is the
+ * Lagrangian minimised over the box, so at most its value at the iterate
+ * when that is inside the box: obj + sum over the rows it counts of
+ * lam (rp - v) (rp - v = the row's M x - h). 0 only when that value falls
+ * short of the cutoff by more than its rounding: the certificate is then
+ * not computed, as it could not cut. */
+SEP_INLINE int may_cut(const Sep *s, double obj) {
+  for (int k = 0; k < s->n; k++)
+    if (!(s->x[k] >= s->lo[k] && s->x[k] <= s->hi[k])) return 1;
+  double est = obj, mag = fabs(obj);
+  for (int i = 0; i < s->m; i++) {
+    if (s->bound[i]) continue;
+    double t = s->lam[i] * (s->rp[i] - s->v[i]);
+    est += t;
+    mag += fabs(t);
+  }
+  return est + 1e-9 * mag >= s->cutoff;
+}
+
 SEP_INLINE int ipm(Sep *s, int nf, int max_iter, int *iters) {
   int n = s->n, m = s->m;
   memcpy(s->x, s->x0, (size_t)n * sizeof *s->x);
@@ -266,7 +285,7 @@ SEP_INLINE int ipm(Sep *s, int nf, int max_iter, int *iters) {
     }
 #endif
     /* A caller's cutoff: the bound (valid at any iterate) already reaches it. */
-    if (s->cutoff < HUGE_VAL && weft_sep_certify(s) >= s->cutoff) {
+    if (s->cutoff < HUGE_VAL && may_cut(s, res[4]) && weft_sep_certify(s) >= s->cutoff) {
       status = IPM_CUTOFF;
       break;
     }
@@ -347,6 +366,7 @@ int weft_sep_ipm(Sep *s, int max_iter, int *iters) {
     case 1: return ipm(s, 1, max_iter, iters);
     case 2: return ipm(s, 2, max_iter, iters);
     case 3: return ipm(s, 3, max_iter, iters);
+    case 4: return ipm(s, 4, max_iter, iters);
     default: return ipm(s, s->nf, max_iter, iters);
   }
 }

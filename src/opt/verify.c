@@ -75,6 +75,65 @@ static int equal_tc(const WeftProblem *p, double lo, double hi, double *b) {
   return isfinite(hi) || *b < ref * EQ_SPAN * 0.5;
 }
 
+/* What sets bound k of the equal split: constraint k (>= 0), or the
+ * whole links of dim -k-1 (EQ_LIMIT: its MaxLinks; EQ_LINK: the one link a
+ * dim with traffic needs), into buf. */
+#define EQ_LIMIT 1000
+#define EQ_LINK 2000
+static const char *eq_source(const WeftProblem *p, int k, char *buf, size_t size) {
+  if (k >= 0) snprintf(buf, size, "'%s'", p->cons[k].text);
+  else if (-k - 1 >= EQ_LINK) snprintf(buf, size, "one link of B%d", -k - 1 - EQ_LINK + 1);
+  else snprintf(buf, size, "MaxLinks of B%d", -k - 1 - EQ_LIMIT + 1);
+  return buf;
+}
+
+#define EQ_SCAN 1000000  /* at most this many multiples of the largest rate are tried */
+
+/* b on whole links: b / r_d a whole number within MaxLinks on every whole
+ * dim. Is the multiple k of rmax one? */
+static int eq_whole(const WeftProblem *p, double b) {
+  for (int d = 0; d < p->D; d++) {
+    double r = p->link_gbps[d];
+    if (!(r > 0.0)) continue;
+    double n = b / r, m = nearbyint(n);
+    if (fabs(n - m) > 1e-9 * fmax(1.0, n) || m < 1.0) return 0;
+    if (p->max_links[d] > 0 && m > p->max_links[d]) return 0;
+  }
+  return 1;
+}
+
+/* The first whole-link b from multiple k0 of rmax stepping by dk, within
+ * [lo, hi] (relative slack EQ_TOL); 0 when none within EQ_SCAN steps. */
+static int eq_scan(const WeftProblem *p, double rmax, double lo, double hi, double k0, int dk,
+                   double *b) {
+  for (long i = 0; i < EQ_SCAN; i++) {
+    double k = k0 + (double)dk * (double)i, v = k * rmax;
+    if (k < 1.0 || v < lo * (1.0 - EQ_TOL) || v > hi * (1.0 + EQ_TOL)) return 0;
+    if (eq_whole(p, v)) { *b = v; return 1; }
+  }
+  return 0;
+}
+
+/* The best equal split on whole links near the continuous one, bc in
+ * [lo, hi]: the largest at or below it (perf: time falls as b grows), the
+ * smallest at or above it (time x cost without a constant: grows with b),
+ * or the better of those two (time x (oc0 + g b), convex in b). */
+static int eq_pick(const WeftProblem *p, double rmax, double lo, double hi, double bc, double *b) {
+  double down = 0.0, up = 0.0, kd = floor(bc / rmax * (1.0 + EQ_TOL)), ku = ceil(bc / rmax * (1.0 - EQ_TOL));
+  int has_down = p->objective == WEFT_OBJ_PERF || p->oc0 > 0.0 ? eq_scan(p, rmax, lo, hi, kd, -1, &down) : 0;
+  int has_up = p->objective != WEFT_OBJ_PERF ? eq_scan(p, rmax, lo, hi, ku, +1, &up) : 0;
+  if (has_down && has_up) {
+    double bw[WEFT_MAX_DIMS];
+    eq_fill(p, down, bw);
+    double fd = weft_problem_objective_raw(p, bw, NULL);
+    eq_fill(p, up, bw);
+    *b = weft_problem_objective_raw(p, bw, NULL) < fd ? up : down;
+    return 1;
+  }
+  *b = has_down ? down : up;
+  return has_down || has_up;
+}
+
 int weft_problem_equal_bw(const WeftProblem *p, double *bw_gbps, char *why, size_t whylen) {
   double lo = 0.0, hi = HUGE_VAL, sum_cpg = 0.0;
   int ilo = -1, ihi = -1;
@@ -97,14 +156,28 @@ int weft_problem_equal_bw(const WeftProblem *p, double *bw_gbps, char *why, size
     if (le && b < hi) { hi = b; ihi = i; }
     if (ge && b > lo) { lo = b; ilo = i; }
   }
+  /* Whole links (docs/model.md "EqualBW baseline"): a dim's MaxLinks bounds
+   * b, a dim with traffic needs one link, and b is then a whole number of
+   * links on every whole dim. */
+  double rmax = 0.0;
+  for (int d = 0; d < p->D; d++) {
+    double r = p->link_gbps[d];
+    if (!(r > 0.0)) continue;
+    rmax = fmax(rmax, r);
+    if (p->max_links[d] > 0 && p->max_links[d] * r < hi) { hi = p->max_links[d] * r; ihi = -(EQ_LIMIT + d) - 1; }
+    if (p->used[d] && r > lo) { lo = r; ilo = -(EQ_LINK + d) - 1; }
+  }
+  char s1[160], s2[160];
   if (lo > hi * (1.0 + EQ_TOL) + 1e-300) {
     if (why) {
-      if (ilo >= 0 && ihi >= 0 && ilo != ihi)
-        snprintf(why, whylen, "no equal split meets the constraints: '%s' needs B >= %.6g per dim, "
-                 "'%s' B <= %.6g", p->cons[ilo].text, lo, p->cons[ihi].text, hi);
+      if (ilo != -1 && ihi != -1 && ilo != ihi)
+        snprintf(why, whylen, "no equal split meets the constraints: %s needs B >= %.6g per dim, "
+                 "%s B <= %.6g", eq_source(p, ilo, s1, sizeof s1), lo,
+                 eq_source(p, ihi, s2, sizeof s2), hi);
       else
-        snprintf(why, whylen, "no equal split meets the constraints ('%s' needs B %s %.6g per dim)",
-                 p->cons[ihi >= 0 ? ihi : ilo].text, ihi >= 0 ? "<=" : ">=", ihi >= 0 ? hi : lo);
+        snprintf(why, whylen, "no equal split meets the constraints (%s needs B %s %.6g per dim)",
+                 eq_source(p, ihi != -1 ? ihi : ilo, s1, sizeof s1), ihi != -1 ? "<=" : ">=",
+                 ihi != -1 ? hi : lo);
     }
     return 0;
   }
@@ -127,6 +200,17 @@ int weft_problem_equal_bw(const WeftProblem *p, double *bw_gbps, char *why, size
       return 0;
     }
     b = lo;
+  }
+  if (rmax > 0.0 && !eq_pick(p, rmax, lo, hi, b, &b)) {
+    if (why) {
+      size_t len = (size_t)snprintf(why, whylen, "no equal split on whole links: no B in [%.6g, "
+                                    "%.6g] GB/s per dim is a whole number of links on", lo, hi);
+      for (int d = 0, k = 0; d < p->D && len < whylen; d++)
+        if (p->link_gbps[d] > 0.0)
+          len += (size_t)snprintf(why + len, whylen - len, "%s B%d (%g GB/s)", k++ ? "," : "",
+                                  d + 1, p->link_gbps[d]);
+    }
+    return 0;
   }
   for (int d = 0; d < p->D; d++) bw_gbps[d] = b;
   return 1;

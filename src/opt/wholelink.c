@@ -35,6 +35,7 @@ typedef struct {
   WeftConstraints *cons;
   int nuser;
   WeftProblem *base;       /* spec as given: every design is verified and evaluated on it */
+  int own_base;            /* 1: built here (freed here), 0: the caller's */
   int D, whole[WEFT_MAX_DIMS];
   double rate[WEFT_MAX_DIMS];
   Node *heap;
@@ -217,7 +218,7 @@ static int solve_node(Bnb *b, Node *n, WeftResult *res) {
   bound_rows(b, n, 0);
   WeftProblem *p = NULL;
   WeftError err;
-  int rc = weft_problem_recreate(b->base, b->cons, known_start(b, n), &p, &err);
+  int rc = weft_problem_recreate(b->base, b->cons, known_start(b, n), 1, &p, &err);
   if (rc == WEFT_ENOMEM) return rc;
   if (rc) return NODE_UNSETTLED; /* the node's rows out of range: its parent's bound stands */
   double cutoff = b->have_best ? b->best - PRUNE_FRAC * b->st->gap_tol * fabs(b->best) : HUGE_VAL;
@@ -399,7 +400,7 @@ static void infeasible(const Bnb *b, WeftResult *r) {
 static void bnb_free(Bnb *b) {
   free(b->heap);
   free(b->cons);
-  weft_problem_free(b->base);
+  if (b->own_base) weft_problem_free(b->base);
 }
 
 /* The result from the best design and the tree's bound. */
@@ -453,8 +454,8 @@ static void report(Bnb *b, WeftWholeResult *out, WeftBnbStatus bs) {
              b->unsettled == 1 ? "s" : "");
 }
 
-static int setup(Bnb *b, const WeftSpec *spec, const WeftSettings *st, WeftWholeResult *res,
-                 WeftError *err) {
+static int setup(Bnb *b, const WeftSpec *spec, WeftProblem *base, const WeftSettings *st,
+                 WeftWholeResult *res, WeftError *err) {
   b->spec = spec;
   b->st = st;
   b->D = spec->net->ndims;
@@ -477,9 +478,12 @@ static int setup(Bnb *b, const WeftSpec *spec, const WeftSettings *st, WeftWhole
                           "constraints, past the %d weft takes", nw, 2 * nw, b->nuser,
                           WEFT_MAX_CONSTRAINTS);
   if ((rc = fixed_dims(b, err))) return rc;
-  /* with whole dims the base is never solved (the root is): a template */
-  if ((rc = (nw ? weft_problem_create_template : weft_problem_create)(spec, &b->base, err)))
+  /* with whole dims the base is never solved (the root is): a template, or
+   * the caller's problem of the same spec; without, the spec's own problem */
+  if (nw && base) b->base = base;
+  else if ((rc = (nw ? weft_problem_create_template : weft_problem_create)(spec, &b->base, err)))
     return rc;
+  else b->own_base = 1;
   b->cons = malloc(sizeof *b->cons);
   if (!b->cons) return WEFT_ENOMEM;
   b->cons->n = b->nuser;
@@ -509,7 +513,7 @@ static int root(Bnb *b, Node *n, WeftWholeResult *res) {
     weft_problem_free(p);
     p = NULL;
     bound_rows(b, n, named);
-    rc = weft_problem_recreate(b->base, b->cons, NULL, &p, &err);
+    rc = weft_problem_recreate(b->base, b->cons, NULL, 0, &p, &err);
     if (rc == WEFT_ENOMEM) return rc;
     if (rc) continue;
     rc = weft_problem_solve(p, b->st, c);
@@ -540,6 +544,11 @@ static int root(Bnb *b, Node *n, WeftWholeResult *res) {
 
 int weft_whole_solve(const WeftSpec *spec, const WeftSettings *settings, WeftWholeResult *res,
                      WeftError *err) {
+  return weft_whole_solve_on(spec, NULL, settings, res, err);
+}
+
+int weft_whole_solve_on(const WeftSpec *spec, WeftProblem *base, const WeftSettings *settings,
+                        WeftWholeResult *res, WeftError *err) {
   WeftSettings def;
   if (!settings) { weft_settings_default(&def); settings = &def; }
   if (!spec || !spec->net || !res)
@@ -547,7 +556,7 @@ int weft_whole_solve(const WeftSpec *spec, const WeftSettings *settings, WeftWho
   memset(res, 0, sizeof *res);
   Bnb b;
   memset(&b, 0, sizeof b);
-  int rc = setup(&b, spec, settings, res, err);
+  int rc = setup(&b, spec, base, settings, res, err);
   Node n;
   memset(&n, 0, sizeof n);
   if (!rc) rc = root(&b, &n, res);

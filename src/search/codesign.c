@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "model/par_check.h"
+#include "opt/problem.h"
 #include "search/pool.h"
 #include "search/shapes.h"
 
@@ -302,18 +303,22 @@ static void point_spec(const WeftCodesignSpec *spec, const WeftNetwork *net, Scr
   ws->loop = spec->loop;
 }
 
-/* The point's solve: its network's whole links (LinkGBps) when it has any
- * (weft_whole_solve), else the continuous problem p. */
-static int point_solve(const WeftCodesignSpec *spec, const WeftNetwork *net, Scratch *s,
-                       WeftProblem *p, WeftResult *res, WeftError *err) {
+static int has_whole(const WeftNetwork *net) {
   int whole = 0;
   for (int d = 0; d < net->ndims; d++) whole |= net->link_gbps[d] > 0.0;
-  if (!whole) return weft_problem_solve(p, &spec->settings, res);
+  return whole;
+}
+
+/* The point's solve: its network's whole links (LinkGBps) when it has any
+ * (weft_whole_solve_on, p its template), else the continuous problem p. */
+static int point_solve(const WeftCodesignSpec *spec, const WeftNetwork *net, Scratch *s,
+                       WeftProblem *p, WeftResult *res, WeftError *err) {
+  if (!has_whole(net)) return weft_problem_solve(p, &spec->settings, res);
   WeftSpec ws;
   point_spec(spec, net, s, &ws);
   WeftWholeResult *w = malloc(sizeof *w);
   if (!w) return WEFT_ENOMEM;
-  int rc = weft_whole_solve(&ws, &spec->settings, w, err);
+  int rc = weft_whole_solve_on(&ws, p, &spec->settings, w, err);
   if (!rc) *res = w->result;
   free(w);
   return rc;
@@ -322,7 +327,9 @@ static int point_solve(const WeftCodesignSpec *spec, const WeftNetwork *net, Scr
 enum { BUILD_GENERATE = 1, BUILD_PROBLEM = 2 };  /* which step failed (err says why) */
 
 /* The point's workload (into s) and its one-job problem (*p), as every
- * evaluation of the point builds them: the solve, and a report's breakdown. */
+ * evaluation of the point builds them: the solve, and a report's breakdown.
+ * On whole links *p is a template (no pre-checks: never solved itself, the
+ * branch and bound's judge of designs and its nodes' template). */
 static int build(const WeftCodesignSpec *spec, const WeftDesignPoint *pt, Scratch *s,
                  WeftGenInfo *info, WeftProblem **p, WeftError *err) {
   const WeftNetwork *net = &spec->nets[pt->net];
@@ -343,7 +350,7 @@ static int build(const WeftCodesignSpec *spec, const WeftDesignPoint *pt, Scratc
   }
   WeftSpec ws;
   point_spec(spec, net, s, &ws);
-  rc = weft_problem_create(&ws, p, err);
+  rc = (has_whole(net) ? weft_problem_create_template : weft_problem_create)(&ws, p, err);
   if (rc) {
     err->code = rc;
     return BUILD_PROBLEM;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/datadir.h"
 #include "weft.h"
 
 /* Choice i of "a|b|c" into out. */
@@ -87,7 +88,7 @@ int weft_codesign_parts(const WeftNetwork *nets, int n, const char *zoo_dir,
                    : weft_error_set(err, WEFT_ENOMEM, "", 0, 0, NULL, "out of memory");
   if (!rc && any) {
     char builtin[WEFT_PATH_LEN];
-    snprintf(builtin, sizeof builtin, "%s/../parts", zoo_dir ? zoo_dir : "data/zoo");
+    snprintf(builtin, sizeof builtin, "%s/../parts", zoo_dir ? zoo_dir : weft_zoo_default());
     rc = weft_parts_read(builtin, parts_file, &cat, err);
   }
   WeftCostModel merged = *cm, base = *cm;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/datadir.h"
 #include "weft.h"
 
 /* Choice i of dim d's "a|b|c" into out ("" when there is no such choice). */
@@ -81,7 +82,7 @@ int weft_parts_choose(WeftScenario *sc, const char *zoo_dir, const WeftSettings 
       q /= r;
     }
   char builtin[WEFT_PATH_LEN];
-  snprintf(builtin, sizeof builtin, "%s/../parts", zoo_dir ? zoo_dir : "data/zoo");
+  snprintf(builtin, sizeof builtin, "%s/../parts", zoo_dir ? zoo_dir : weft_zoo_default());
   WeftParts *cat;
   int rc = weft_parts_read(builtin, sc->parts_file[0] ? sc->parts_file : NULL, &cat, err);
   if (rc) return rc;

@@ -133,7 +133,8 @@ static int pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
 WeftAlgorithm astra_alg(const WeftNetwork *net, int d, WeftAlgorithm a) {
   if (a != WEFT_ALG_DEFAULT) return a;
-  if (net->topology[d] == WEFT_RING) return WEFT_ALG_RING;
+  if (net->topology[d] == WEFT_RING || net->fabric[d] != WEFT_SHAPE_TREE)
+    return WEFT_ALG_RING;  /* a rail fabric: NCCL's rings per rail */
   if (net->topology[d] == WEFT_FULLY_CONNECTED) return WEFT_ALG_DIRECT;
   return pow2(net->npus[d]) ? WEFT_ALG_HD : WEFT_ALG_RING;
 }

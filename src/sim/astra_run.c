@@ -6,8 +6,9 @@
  * time after its last chunk), and one queue per logical dim that serves one
  * chunk phase at a time (active-chunks-per-dimension) in priority order,
  * first come first served within a priority. Priorities come from one
- * counter: forward and input-grad collectives take it and add one, weight-
- * grad collectives take it and subtract one. */
+ * counter: input-grad collectives take it and add one, weight-grad
+ * collectives take it and subtract one, forward collectives add one under
+ * the LIFO scheduling policy and subtract one under FIFO. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,7 +277,9 @@ static int loop_step(ARun *r, double t) {
   switch (r->state) {
     case W_FWD:
       if ((w = compute(r, astra_whole(l->phase[WEFT_PHASE_FWD].compute_ns), t))) return w < 0 ? WEFT_ENOMEM : 0;
-      if ((rc = coll_issue(r, r->index, WEFT_PHASE_FWD, 1, t, &id))) return rc;
+      if ((rc = coll_issue(r, r->index, WEFT_PHASE_FWD,
+                           r->set->astra_policy == WEFT_ASTRA_FIFO ? -1 : 1, t, &id)))
+        return rc;
       if (id < 0) return fwd_next(r, t);
       r->state = W_FWD_WAIT;
       r->wait_col = id;

@@ -473,8 +473,9 @@ static int check_settings(const WeftSpec *spec, const double *bw, const WeftSimS
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "in_flight",
                           "in_flight must be at least 1, or 0 for every chunk");
   if ((unsigned)s->fidelity > WEFT_FIDELITY_LINK || (unsigned)s->sharing > WEFT_SHARE_FIFO ||
-      (unsigned)s->like > WEFT_LIKE_ASTRA1)
-    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "bad fidelity, sharing or semantics");
+      (unsigned)s->like > WEFT_LIKE_ASTRA1 || (unsigned)s->astra_policy > WEFT_ASTRA_FIFO)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL,
+                          "bad fidelity, sharing, semantics or scheduling policy");
   if (s->like == WEFT_LIKE_ASTRA1 && s->fidelity != WEFT_FIDELITY_DIM)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "fidelity",
                           "ASTRA-sim semantics run at dim fidelity (its analytical backend "

@@ -88,9 +88,9 @@ int stage_step_peers(const Stage *s, int k, int m, int *peer, double *bytes) {
   }
 }
 
-static WeftAlgorithm resolve(WeftAlgorithm a, WeftTopology t, int n) {
+static WeftAlgorithm resolve(WeftAlgorithm a, WeftTopology t, int fabric, int n) {
   if (a != WEFT_ALG_DEFAULT) return a;
-  if (t == WEFT_RING) return WEFT_ALG_RING;
+  if (t == WEFT_RING || fabric != WEFT_SHAPE_TREE) return WEFT_ALG_RING; /* NCCL per rail */
   if (t == WEFT_FULLY_CONNECTED) return WEFT_ALG_DIRECT;
   return pow2(n) ? WEFT_ALG_HD : WEFT_ALG_RING;
 }
@@ -118,7 +118,7 @@ static int add(Stage *st, int *ns, int d, int n, StageKind kind, double x,
   s->n = n;
   s->stride = 1;
   s->kind = kind;
-  s->alg = resolve(alg[d], net->topology[d], n);
+  s->alg = resolve(alg[d], net->topology[d], net->fabric[d], n);
   s->x_bytes = x;
   if (s->alg == WEFT_ALG_HD && kind != ST_SR && !pow2(n))
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "algorithm",

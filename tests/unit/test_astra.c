@@ -226,6 +226,70 @@ static void test_export_round_trip(void) {
   sim_free(&s);
 }
 
+/* ASTRA-sim 1.0's scheduling-policy decides the priority forward
+ * collectives take from the counter: LIFO adds one, FIFO subtracts one
+ * (input-grad collectives always add, weight-grad ones always subtract).
+ * Forward collectives are blocking, so in the one pass simulated none waits
+ * beside another: the counter's base shifts, every backward priority keeps
+ * its place relative to the others, and both policies give the same time to
+ * the ns, on a job whose weight-grad collectives queue behind input-grad
+ * ones (three layers, each phase an all-reduce, TP 4 x DP 2, 4 chunks, one
+ * in flight). The system file says FIFO or LIFO, read and written back;
+ * anything else is refused naming the key. */
+static void test_scheduling_policy(void) {
+  Sim s;
+  WeftSimResult r;
+  WeftError e;
+  int npus[2] = {4, 2};
+  WeftTopology t[2] = {WEFT_RING, WEFT_SWITCH};
+  double bw[2] = {100, 40};
+  sim_init(&s, 2, npus, t, bw);
+  WeftCollective c[3] = {WEFT_COLL_ALLREDUCE, WEFT_COLL_ALLREDUCE, WEFT_COLL_ALLREDUCE};
+  double comp[3] = {3000, 2000, 1000}, b[3] = {2e6, 3e6, 8e6};
+  for (int l = 0; l < 3; l++) sim_layer(&s, comp, c, b);
+  s.comm.group[WEFT_PHASE_FWD][1] = s.comm.group[WEFT_PHASE_IG][1] = -1; /* TP 4 on dim 1 */
+  s.comm.group[WEFT_PHASE_WG][0] = -1;                                  /* DP 2 on dim 2 */
+  s.set.like = WEFT_LIKE_ASTRA1;
+  s.set.endpoint_delay_ns = 10;
+  s.set.chunks = 4;
+  s.set.latency_ns[0] = 100;
+  s.set.latency_ns[1] = 300;
+  double lifo = sim_run(&s, &r);
+  s.set.astra_policy = WEFT_ASTRA_FIFO;
+  double fifo = sim_run(&s, &r);
+  CHECK(lifo > 0);
+  CHECK_NEAR(fifo, lifo, 0);
+  s.set.astra_policy = (WeftAstraPolicy)2;
+  CHECK_EQ_INT(weft_simulate(&s.spec, s.bw, &s.set, &r, &e), WEFT_EINVAL);
+  s.set.astra_policy = WEFT_ASTRA_FIFO;
+  char dir[] = "/tmp/weft_astra_XXXXXX", path[64];
+  CHECK(mkdtemp(dir) != NULL);
+  CHECK_EQ_INT(weft_astra1_export(dir, &s.spec, s.bw, &s.set, &e), 0);
+  snprintf(path, sizeof path, "%s/system.txt", dir);
+  const char *text = slurp(path);
+  CHECK(text && !strncmp(text, "scheduling-policy: FIFO\n", 24));
+  WeftSimSettings back;
+  weft_sim_settings_default(&back);
+  CHECK_EQ_INT(weft_astra1_system_read(path, &s.net, &back, &e), 0);
+  CHECK_EQ_INT(back.astra_policy, WEFT_ASTRA_FIFO);
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f) {
+    fputs("all-reduce-implementation: ring_ring\nscheduling-policy: SJF\n", f);
+    fclose(f);
+  }
+  CHECK_EQ_INT(weft_astra1_system_read(path, &s.net, &back, &e), WEFT_EINPUT);
+  CHECK(e.line == 2 && !strcmp(e.field, "scheduling-policy:") &&
+        strstr(e.msg, "expected LIFO or FIFO") != NULL);
+  static const char *const names[4] = {"network.json", "system.txt", "workload.txt", ""};
+  for (int k = 0; names[k][0]; k++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+    unlink(path);
+  }
+  rmdir(dir);
+  sim_free(&s);
+}
+
 /* An ASTRA-sim 1.0 network.json with one key replaced: each number out of
  * range says so, with the range, at its entry (links-count 2^31 read as "no
  * usable link" before); a bandwidth of 0 is refused when read (it failed at
@@ -332,5 +396,6 @@ const TestCase suite_astra[] = {
     {"astra_export_round_trip", test_export_round_trip},
     {"astra_network_json_ranges", test_network_json_ranges},
     {"astra_system_ignored_numbers", test_system_ignored_numbers},
+    {"astra_scheduling_policy", test_scheduling_policy},
     {0, 0},
 };

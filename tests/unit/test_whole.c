@@ -94,7 +94,7 @@ static void node_start(const Prob *p) {
   weft_problem_free(full);
   const double starts[3][2] = {{0, 0}, {150, 250}, {300, 100}};
   for (int k = 0; k < 3 && base; k++) {
-    CHECK_EQ_INT(weft_problem_recreate(base, &cons, k ? starts[k] : NULL, &q, &e), WEFT_OK);
+    CHECK_EQ_INT(weft_problem_recreate(base, &cons, k ? starts[k] : NULL, 0, &q, &e), WEFT_OK);
     if (!q) continue;
     WeftResult r;
     CHECK_EQ_INT(weft_problem_solve(q, NULL, &r), WEFT_OK);
@@ -128,7 +128,7 @@ static void node_cutoff(const Prob *p) {
   double t_opt = objective_at(base, WEFT_OBJ_PERF, opt_bw);
   WeftResult full, r;
   int cut = -1;
-  CHECK_EQ_INT(weft_problem_recreate(base, &cons, NULL, &q, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_problem_recreate(base, &cons, NULL, 0, &q, &e), WEFT_OK);
   if (q) {
     CHECK_EQ_INT(weft_problem_solve(q, NULL, &full), WEFT_OK);
     CHECK_EQ_INT(full.status, WEFT_STATUS_SOLVED);
@@ -148,32 +148,106 @@ static void node_cutoff(const Prob *p) {
   weft_problem_free(base);
 }
 
-static void whole_by_hand(void) {
-  Prob p;
+/* A node whose box leaves no design (B1 <= 150 and B1 >= 300 under the
+ * problem's rows): with no_conflict (a branch and bound node's) it is
+ * infeasible with no conflict set; as a problem of its own (the root's) the
+ * same rows are named, both of them (the two bounds alone conflict). */
+static void node_infeasible(const Prob *p) {
+  WeftProblem *base = NULL, *q = NULL;
+  WeftError e;
+  WeftConstraints cons = p->cons;
+  CHECK_EQ_INT(weft_constraints_parse(&cons, "B1 <= 150", 2, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_constraints_parse(&cons, "B1 >= 300", 2, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_problem_create_template(&p->spec, &base, &e), WEFT_OK);
+  for (int quiet = 0; quiet < 2 && base; quiet++) {
+    CHECK_EQ_INT(weft_problem_recreate(base, &cons, NULL, quiet, &q, &e), WEFT_OK);
+    if (!q) continue;
+    WeftResult r;
+    CHECK_EQ_INT(weft_problem_solve(q, NULL, &r), WEFT_OK);
+    CHECK_EQ_INT(r.status, WEFT_STATUS_INFEASIBLE);
+    CHECK_EQ_INT(r.nconflict, quiet ? 0 : 2);
+    if (!quiet && r.nconflict == 2) {
+      CHECK_EQ_INT(r.conflict[0] + r.conflict[1], (cons.n - 2) + (cons.n - 1));
+    }
+    weft_problem_free(q);
+    q = NULL;
+  }
+  weft_problem_free(base);
+}
+
+/* The by-hand problem below: two Ring dims of 4 NPUs, layer a's forward
+ * all-reduce of 4S on dim 1, layer b's input-grad all-reduce of S on dim 2. */
+static void hand_setup(Prob *pp) {
   const int npus[2] = {4, 4};
   const WeftTopology topo[2] = {WEFT_RING, WEFT_RING};
-  prob_net(&p, 2, npus, topo);
-  p.wl = weft_workload_create();
+  prob_net(pp, 2, npus, topo);
+  pp->wl = weft_workload_create();
   WeftLayer ly;
   memset(&ly, 0, sizeof ly);
   snprintf(ly.name, sizeof ly.name, "a");
   ly.phase[WEFT_PHASE_FWD].compute_ns = 1e6;
   ly.phase[WEFT_PHASE_FWD].coll = WEFT_COLL_ALLREDUCE;
   ly.phase[WEFT_PHASE_FWD].size_bytes = 4e8;
-  CHECK_EQ_INT(weft_workload_add(p.wl, &ly), WEFT_OK);
+  CHECK_EQ_INT(weft_workload_add(pp->wl, &ly), WEFT_OK);
   memset(&ly, 0, sizeof ly);
   snprintf(ly.name, sizeof ly.name, "b");
   ly.phase[WEFT_PHASE_IG].coll = WEFT_COLL_ALLREDUCE;
   ly.phase[WEFT_PHASE_IG].size_bytes = 1e8;
-  CHECK_EQ_INT(weft_workload_add(p.wl, &ly), WEFT_OK);
-  p.comm.group[WEFT_PHASE_FWD][0] = 4;
-  p.comm.group[WEFT_PHASE_FWD][1] = -1;
-  p.comm.group[WEFT_PHASE_IG][0] = -1;
-  p.comm.group[WEFT_PHASE_IG][1] = 4;
-  p.comm.group[WEFT_PHASE_WG][0] = p.comm.group[WEFT_PHASE_WG][1] = -1;
-  p.spec.jobs[0].workload = p.wl;
-  p.spec.objective = WEFT_OBJ_PERF;
-  p.spec.loop = WEFT_LOOP_NO_OVERLAP;
+  CHECK_EQ_INT(weft_workload_add(pp->wl, &ly), WEFT_OK);
+  pp->comm.group[WEFT_PHASE_FWD][0] = 4;
+  pp->comm.group[WEFT_PHASE_FWD][1] = -1;
+  pp->comm.group[WEFT_PHASE_IG][0] = -1;
+  pp->comm.group[WEFT_PHASE_IG][1] = 4;
+  pp->comm.group[WEFT_PHASE_WG][0] = pp->comm.group[WEFT_PHASE_WG][1] = -1;
+  pp->spec.jobs[0].workload = pp->wl;
+  pp->spec.objective = WEFT_OBJ_PERF;
+  pp->spec.loop = WEFT_LOOP_NO_OVERLAP;
+}
+
+/* The EqualBW baseline on whole links (docs/model.md "EqualBW baseline"):
+ * B1 = B2 = b, a whole number of links on both dims, within MaxLinks. perf
+ * takes the largest b the constraints allow: under B1 + B2 <= 500 that is
+ * 250 continuous; links of 100 and 50 make it the largest multiple of 100
+ * at most 250 (200 = 2 x 100 = 4 x 50); MaxLinks 1 on B1 caps it at 100;
+ * links of 150 and 50 under a sum of 400 (b = 200 exactly) have none. */
+static void whole_equal_bw(void) {
+  Prob p;
+  hand_setup(&p);
+  add_cons(&p, "B1 + B2 <= 500");
+  const double rates[4][2] = {{0, 0}, {100, 50}, {100, 50}, {150, 50}};
+  const int maxl[4] = {0, 0, 1, 0};
+  const double want[4] = {250, 200, 100, 0};
+  WeftError e;
+  for (int k = 0; k < 4; k++) {
+    p.net.link_gbps[0] = rates[k][0];
+    p.net.link_gbps[1] = rates[k][1];
+    p.net.max_links[0] = maxl[k];
+    if (k == 3) {
+      p.cons.n = 0;
+      add_cons(&p, "sum = 400");
+    }
+    WeftProblem *q = NULL;
+    CHECK_EQ_INT(weft_problem_create(&p.spec, &q, &e), WEFT_OK);
+    if (!q) continue;
+    double bw[2] = {0, 0};
+    char why[256];
+    int ok = weft_problem_equal_bw(q, bw, why, sizeof why);
+    CHECK_EQ_INT(ok, want[k] > 0);
+    if (ok) {
+      CHECK_NEAR(bw[0], want[k], 1e-9);
+      CHECK_NEAR(bw[1], want[k], 1e-9);
+    } else {
+      CHECK(strstr(why, "whole number of links") != NULL);
+      CHECK(strstr(why, "B1 (150 GB/s)") != NULL);
+    }
+    weft_problem_free(q);
+  }
+  weft_workload_free(p.wl);
+}
+
+static void whole_by_hand(void) {
+  Prob p;
+  hand_setup(&p);
   add_cons(&p, "sum = 400");
   p.net.link_gbps[0] = 150.0;
   p.net.link_gbps[1] = 50.0;
@@ -196,6 +270,7 @@ static void whole_by_hand(void) {
   CHECK(w.result.gap <= 1e-9);
   node_start(&p);
   node_cutoff(&p);
+  node_infeasible(&p);
   /* Stopped at the root (max_nodes 1): rounding its relaxation (266.7,
    * 133.3) both ways finds (300, 100), but the proof is not done: the gap
    * left is the distance to the root's bound, said as a node limit. */
@@ -442,6 +517,7 @@ static void whole_oracle(void) {
 const TestCase suite_whole[] = {
     {"whole/by_hand_2dim", whole_by_hand},
     {"whole/rule", whole_rule},
+    {"whole/equal_bw", whole_equal_bw},
     {"whole/oracle_brute_force", whole_oracle},
     {0, 0},
 };

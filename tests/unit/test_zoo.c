@@ -2,6 +2,8 @@
  * against hand computation and published totals, devices, listing, errors. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../test.h"
 #include "weft.h"
@@ -254,7 +256,8 @@ static void test_list_sorted_filtered(void) {
   CHECK_EQ_INT(weft_zoo_list(FIX "mini", NULL, 0, &n, &e), WEFT_OK);
   CHECK_EQ_INT(n, 3);
   CHECK_EQ_INT(weft_zoo_list(FIX "nowhere", names, 2, &n, &e), WEFT_EIO);
-  CHECK(strcmp(e.file, FIX "nowhere/models") == 0);
+  CHECK(strcmp(e.file, FIX "nowhere") == 0 && strstr(e.msg, "no model zoo here") &&
+        strstr(e.msg, "WEFT_DATA"));
 }
 
 static void test_unknown_model_lists_available(void) {
@@ -355,7 +358,48 @@ static void test_bad_model_files(void) {
   free(m);
 }
 
+/* The same file, whatever links lead to it. */
+static int same_file(const char *a, const char *b) {
+  struct stat x, y;
+  return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* Where the data is: $WEFT_ZOO as given; else $WEFT_DATA (zoo/ in it);
+ * else, for this program (build/test_unit of the source tree, run from its
+ * root), the source tree's data/ beside it: <cwd>/data. A directory that is
+ * no zoo is refused naming the variables to set. */
+static void test_data_dir(void) {
+  char out[WEFT_PATH_LEN], want[WEFT_PATH_LEN + 8], cwd[WEFT_PATH_LEN];
+  const char *zoo = getenv("WEFT_ZOO"), *data = getenv("WEFT_DATA");
+  char keep_zoo[WEFT_PATH_LEN] = "", keep_data[WEFT_PATH_LEN] = "";
+  if (zoo) snprintf(keep_zoo, sizeof keep_zoo, "%s", zoo);
+  if (data) snprintf(keep_data, sizeof keep_data, "%s", data);
+  WeftError e;
+  unsetenv("WEFT_ZOO");
+  unsetenv("WEFT_DATA");
+  CHECK(getcwd(cwd, sizeof cwd) != NULL);
+  snprintf(want, sizeof want, "%s/data", cwd);
+  CHECK_EQ_INT(weft_data_dir(out, sizeof out, &e), WEFT_OK);
+  CHECK(same_file(out, want));
+  CHECK_EQ_INT(weft_zoo_dir(out, sizeof out, &e), WEFT_OK);
+  CHECK(same_file(out, strcat(want, "/zoo")));
+  setenv("WEFT_DATA", "/elsewhere/weft", 1);
+  CHECK_EQ_INT(weft_zoo_dir(out, sizeof out, &e), WEFT_OK);
+  CHECK(strcmp(out, "/elsewhere/weft/zoo") == 0);
+  setenv("WEFT_ZOO", "tests/fixtures/zoo", 1);
+  CHECK_EQ_INT(weft_zoo_dir(out, sizeof out, &e), WEFT_OK);
+  CHECK(strcmp(out, "tests/fixtures/zoo") == 0);
+  CHECK_EQ_INT(weft_zoo_dir(out, 4, &e), WEFT_EINVAL);
+  WeftModel m;
+  CHECK_EQ_INT(weft_zoo_model("/elsewhere/weft/zoo", "gpt3-175b", &m, &e), WEFT_EIO);
+  CHECK(!strcmp(e.file, "/elsewhere/weft/zoo") && strstr(e.msg, "$WEFT_ZOO tests/fixtures/zoo") &&
+        strstr(e.msg, "$WEFT_DATA /elsewhere/weft/zoo") && strstr(e.msg, weft_data_prefix()));
+  if (keep_zoo[0]) setenv("WEFT_ZOO", keep_zoo, 1); else unsetenv("WEFT_ZOO");
+  if (keep_data[0]) setenv("WEFT_DATA", keep_data, 1); else unsetenv("WEFT_DATA");
+}
+
 const TestCase suite_zoo[] = {
+    {"zoo_data_dir", test_data_dir},
     {"zoo_gpt3_params", test_gpt3_params},
     {"zoo_llama2_gqa_swiglu_params", test_llama2_gqa_swiglu_params},
     {"zoo_mixtral_moe_params", test_mixtral_moe_params},

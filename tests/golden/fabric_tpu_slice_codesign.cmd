@@ -1,0 +1,1 @@
+codesign --model llama2-70b --npus 512 --device tpu-v5p --cost-model data/tpu/v5p_system.yml --network data/tpu/v5p_8x8x8.yml --network data/tpu/v5p_4x8x16.yml --network data/tpu/v5p_4x4x32.yml --zero-list 1,3 --recompute-list selective,full --all-orders --top 5
