@@ -22,24 +22,21 @@ static double peak_of(const WeftDevice *d, int dt) {
   return dt != WM_BF16 && d->peak_fp8_flops > 0 ? d->peak_fp8_flops : d->peak_flops;
 }
 
-/* The device gemm_eff.c sees for type dt's fit p (eff_max, k0, t0_ns). */
-static WeftDevice fit_device(const WeftMeasured *t, const double *p) {
-  WeftDevice d;
-  memset(&d, 0, sizeof d);
-  d.sms = t->sms;
-  d.tile_m = t->tile_m;
-  d.tile_n = t->tile_n;
-  d.gemm_efficiency = p[0];
-  d.gemm_eff_max = p[0];
-  d.gemm_k0 = p[1];
-  d.gemm_t0_ns = p[2];
-  return d;
+/* The device gemm_eff.c sees for a fit p (eff_max, k0, t0_ns) into d. */
+static void fit_device(const WeftMeasured *t, const double *p, WeftDevice *d) {
+  memset(d, 0, sizeof *d);
+  d->sms = t->sms;
+  d->tile_m = t->tile_m;
+  d->tile_n = t->tile_n;
+  d->gemm_efficiency = p[0];
+  d->gemm_eff_max = p[0];
+  d->gemm_k0 = p[1];
+  d->gemm_t0_ns = p[2];
 }
 
 static double fitted_ns(const WeftMeasured *t, int dt, double batch, double m, double n,
                         double k) {
-  WeftDevice d = fit_device(t, t->fit[dt]);
-  return weft_gemm_ns(&d, t->peak[dt], batch, m, n, k);
+  return weft_gemm_ns(&t->fitdev[dt], t->peak[dt], batch, m, n, k);
 }
 
 /* Solve the n x n system a x = b (n <= 3) by elimination with partial
@@ -104,7 +101,7 @@ static void fit_type(WeftMeasured *t, int dt) {
     for (int c = 0; c < n; c++) coef[col[c]] = x[c];
     if (!(coef[1] > 0) || coef[0] < 0 || coef[2] < 0) continue;
     double p[3] = {1 / coef[1], coef[2] / coef[1], coef[0]}, sse = 0;
-    memcpy(t->fit[dt], p, sizeof p);
+    fit_device(t, p, &t->fitdev[dt]);
     for (int i = lo; i < hi; i++) {
       const WmGemm *g = &t->gemm[i];
       double e = fitted_ns(t, dt, 1, g->m, g->n, g->k) / g->ns - 1;
@@ -116,6 +113,7 @@ static void fit_type(WeftMeasured *t, int dt) {
     }
   }
   memcpy(t->fit[dt], bestp, sizeof bestp);
+  fit_device(t, bestp, &t->fitdev[dt]);
   for (int i = lo; i < hi; i++) {
     WmGemm *g = &t->gemm[i];
     g->ratio = bestp[0] > 0 ? g->ns / fitted_ns(t, dt, 1, g->m, g->n, g->k) : 1;
@@ -291,7 +289,7 @@ int weft_measured_load(const WeftDevice *d, WeftError *err) {
                           "more than %d sets of measured tables in one process", WM_MAX_SETS);
     } else {
       WeftMeasured *t = &g_set[g_nset];
-      memset(t, 0, sizeof *t);
+      memset(t, 0, WM_HEAD);
       snprintf(t->prefix, sizeof t->prefix, "%s", d->measured);
       t->sms = d->sms;
       t->tile_m = d->tile_m;

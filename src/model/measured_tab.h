@@ -3,6 +3,7 @@
 #ifndef WEFT_MODEL_MEASURED_TAB_H
 #define WEFT_MODEL_MEASURED_TAB_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "model/measured.h"
@@ -41,25 +42,29 @@ typedef struct {
   int rows;
 } WmFile;
 
+/* The rows' arrays come last: a set is cleared up to `gemm` (WM_HEAD) and
+ * its rows written as read (the counts say how many). */
 struct WeftMeasured {
   char prefix[WEFT_PATH_LEN];
   int sms, tile_m, tile_n;       /* the device the fit is to (with peak[]) */
   WmFile file[WM_NFILES];
   int ngemm, nattn, nmem;
-  WmGemm gemm[WM_MAX_GEMM];      /* sorted by (dt, n, k, m) */
   int gemm_from[WM_NDTYPES + 1]; /* rows of type dt: [gemm_from[dt], gemm_from[dt + 1]) */
   double fit[WM_NDTYPES][3];     /* gemm_eff_max, gemm_k0, gemm_t0_ns (0: no rows) */
+  WeftDevice fitdev[WM_NDTYPES]; /* what gemm_eff.c reads of each fit */
   double peak[WM_NDTYPES];       /* the rate the fit is relative to (FLOP/s) */
-  WmAttn attn[WM_MAX_ATTN];
-  WmMem mem[WM_MAX_MEM];         /* sorted by (kind, elems) */
   double launch_us[2];           /* per kernel: eager, graph (< 0: not measured) */
   /* The sustained run (DEVICE_sustained.csv): achieved FLOP/s per second of
    * a GEMM run back to back, per type; and the factor on the tables' burst
    * times it gives (1: none measured). */
   int nsus[WM_NDTYPES];
-  double sus[WM_NDTYPES][WM_MAX_SUSTAINED];
   double slow[WM_NDTYPES];
+  WmGemm gemm[WM_MAX_GEMM];      /* sorted by (dt, n, k, m) */
+  WmAttn attn[WM_MAX_ATTN];
+  WmMem mem[WM_MAX_MEM];         /* sorted by (kind, elems) */
+  double sus[WM_NDTYPES][WM_MAX_SUSTAINED];
 };
+#define WM_HEAD offsetof(WeftMeasured, gemm)
 
 /* The four files of t->prefix into t (t->prefix set, the rest zero). Rows
  * only: the caller sorts, merges and fits. */

@@ -182,10 +182,9 @@ static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char
   d->peak_flops = tflops * 1e12;
   d->hbm_bytes = gib * GIB;
   d->hbm_bytes_per_s = gbps * 1e9;  /* GB/s, as bw_gbps everywhere in weft */
-  if ((rc = parse_opcost(v, file, d, err)) || (rc = parse_gemm_shape(v, file, d, err)) ||
-      (rc = parse_measured(v, file, d, err)))
+  if ((rc = parse_opcost(v, file, d, err)) || (rc = parse_gemm_shape(v, file, d, err)))
     return rc;
-  return weft_measured_load(d, err);
+  return parse_measured(v, file, d, err);
 }
 
 static int parse_entry(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
@@ -196,10 +195,15 @@ static int parse_entry(const WeftYamlNode *k, const WeftYamlNode *v, const char 
 static const WeftZooTable DEVICES = {"devices.yml", "device", "their figures",
                                      sizeof(WeftDevice), parse_entry};
 
+/* The measured tables are read for the devices handed out (a run on one
+ * device does not read, nor check, another's tables). */
 int weft_zoo_device(const char *zoo_dir, const char *name, WeftDevice *dev, WeftError *err) {
-  return weft_zoo_table(&DEVICES, zoo_dir, name ? name : "", dev, NULL, 0, NULL, err);
+  int rc = weft_zoo_table(&DEVICES, zoo_dir, name ? name : "", dev, NULL, 0, NULL, err);
+  return rc ? rc : weft_measured_load(dev, err);
 }
 
 int weft_zoo_devices(const char *zoo_dir, WeftDevice *devs, int max, int *count, WeftError *err) {
-  return weft_zoo_table(&DEVICES, zoo_dir, NULL, NULL, devs, max, count, err);
+  int rc = weft_zoo_table(&DEVICES, zoo_dir, NULL, NULL, devs, max, count, err);
+  for (int i = 0; !rc && devs && i < max && i < *count; i++) rc = weft_measured_load(&devs[i], err);
+  return rc;
 }

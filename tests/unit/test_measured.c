@@ -333,6 +333,17 @@ static void bad_files(void) {
   CHECK_NEAR(mi.sustained[1], 1, 1e-12);
   CHECK_EQ_INT(mi.rows[4], 3);
   unlink(sus);
+  /* numbers as strtod reads them (measured_csv.c parses plain decimals itself) */
+  static const char *const times[] = {"0.1",    "123.456789", "999999999999999", "7",
+                                      "3.000",  "0.000001",   "1234567.89012345", "2e3",
+                                      "12.5e-1", "1.0000000000000002"};
+  for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+    snprintf(text, sizeof text, "label,dtype,m,n,k,time_us\nx,bf16,512,512,512,%s\n", times[i]);
+    put_file(gemm, text);
+    CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_OK);
+    CHECK_NEAR(weft_measured_gemm_ns(weft_measured_of(&d), WM_BF16, 1, 512, 512, 512),
+               strtod(times[i], NULL) * 1e3, 1e-15);
+  }
   cleanup(dir, zoo, gemm);
 }
 
