@@ -337,13 +337,17 @@ static void bad_files(void) {
   static const char *const times[] = {"0.1",    "123.456789", "999999999999999", "7",
                                       "3.000",  "0.000001",   "1234567.89012345", "2e3",
                                       "12.5e-1", "1.0000000000000002"};
-  for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
-    snprintf(text, sizeof text, "label,dtype,m,n,k,time_us\nx,bf16,512,512,512,%s\n", times[i]);
-    put_file(gemm, text);
-    CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_OK);
-    CHECK_NEAR(weft_measured_gemm_ns(weft_measured_of(&d), WM_BF16, 1, 512, 512, 512),
+  char csv[1200] = "label,dtype,m,n,k,time_us\n";
+  size_t ntimes = sizeof times / sizeof times[0], used = strlen(csv);
+  for (size_t i = 0; i < ntimes; i++)
+    used += (size_t)snprintf(csv + used, sizeof csv - used, "x,bf16,%d,512,512,%s\n",
+                             512 + 16 * (int)i, times[i]);
+  put_file(gemm, csv);
+  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_OK);
+  for (size_t i = 0; i < ntimes; i++) /* each shape its own row: its time */
+    CHECK_NEAR(weft_measured_gemm_ns(weft_measured_of(&d), WM_BF16, 1, 512 + 16.0 * (double)i,
+                                     512, 512),
                strtod(times[i], NULL) * 1e3, 1e-15);
-  }
   cleanup(dir, zoo, gemm);
 }
 
