@@ -322,6 +322,38 @@ const WeftMeasured *weft_measured_of(const WeftDevice *d) {
 
 /* ------------------------------------------------------------------ lookups */
 
+/* Answers to recent lookups, per thread: a co-design search asks for the
+ * same few shapes at every design point, and a lookup scans rows. A set
+ * never changes once published, so an entry stays true. */
+#define WM_MEMO 2048 /* a power of two */
+typedef struct {
+  const WeftMeasured *t;
+  int what;            /* which lookup */
+  double key[6];
+  double v;
+} WmMemo;
+static _Thread_local WmMemo g_memo[WM_MEMO];
+
+/* The entry for (t, what, key[0..5]): *hit 1 when it holds the answer. */
+static WmMemo *memo(const WeftMeasured *t, int what, const double *key, int *hit) {
+  unsigned long long h = (unsigned long long)(size_t)t ^ ((unsigned long long)what << 56);
+  for (int i = 0; i < 6; i++) {
+    unsigned long long b;
+    memcpy(&b, &key[i], sizeof b);
+    h = (h ^ b) * 0x100000001B3ull;
+    h ^= h >> 31;
+  }
+  WmMemo *e = &g_memo[h & (WM_MEMO - 1)];
+  *hit = e->t == t && e->what == what && !memcmp(e->key, key, sizeof e->key);
+  if (!*hit) {
+    e->t = t;
+    e->what = what;
+    memcpy(e->key, key, sizeof e->key);
+  }
+  return e;
+}
+
+
 /* Linear interpolation of y in ln(x) between (x0, y0) and (x1, y1). */
 static double lerp_log(double x, double x0, double y0, double x1, double y1) {
   if (x1 == x0) return y0;
@@ -373,7 +405,10 @@ double weft_measured_gemm_ns(const WeftMeasured *t, WeftMeasuredDtype dt, double
   if (!t || dt < 0 || dt >= WM_NDTYPES || !(m > 0) || !(n > 0) || !(k > 0)) return -1;
   int lo = t->gemm_from[dt], hi = t->gemm_from[dt + 1];
   if (hi <= lo || !(t->fit[dt][0] > 0)) return -1;
-  return fitted_ns(t, dt, batch, m, n, k) * ratio_at(t, lo, hi, m, n, k) * t->slow[dt];
+  int hit;
+  WmMemo *e = memo(t, 0, (double[6]){dt, batch, m, n, k, 0}, &hit);
+  if (!hit) e->v = fitted_ns(t, dt, batch, m, n, k) * ratio_at(t, lo, hi, m, n, k) * t->slow[dt];
+  return e->v;
 }
 
 int weft_measured_gemm_fit(const WeftMeasured *t, WeftMeasuredDtype dt, double *p) {
@@ -398,9 +433,21 @@ static const WmAttn *attn_at(const WeftMeasured *t, int be, int bwd, int causal,
   return best;
 }
 
+static double attention_rate(const WeftMeasured *t, WeftMeasuredAttn be, int bwd, int causal,
+                             double kv_len, double head_dim, double b_heads);
+
 double weft_measured_attention_ns(const WeftMeasured *t, WeftMeasuredAttn be, int bwd, int causal,
                                   double kv_len, double head_dim, double b_heads, double flops) {
   if (!t || !(kv_len > 0) || !(head_dim > 0) || !(b_heads > 0)) return -1;
+  int hit;
+  WmMemo *e = memo(t, 1, (double[6]){be, bwd != 0, causal != 0, kv_len, head_dim, b_heads}, &hit);
+  if (!hit) e->v = attention_rate(t, be, bwd, causal, kv_len, head_dim, b_heads);
+  return e->v > 0 ? flops / e->v * 1e9 * t->slow[WM_BF16] : -1; /* tensor cores, as GEMMs */
+}
+
+/* The achieved rate (the script's FLOPs a second) for the query; < 0 none. */
+static double attention_rate(const WeftMeasured *t, WeftMeasuredAttn be, int bwd, int causal,
+                             double kv_len, double head_dim, double b_heads) {
   bwd = bwd != 0;
   causal = causal != 0;
   if (be == WM_ATTN_TE) { /* cuDNN's rows when there are any */
@@ -427,10 +474,9 @@ double weft_measured_attention_ns(const WeftMeasured *t, WeftMeasuredAttn be, in
   }
   const WmAttn *below = lo ? attn_at(t, (int)be, bwd, mask, hd, lo, b_heads) : NULL;
   const WmAttn *above = hi ? attn_at(t, (int)be, bwd, mask, hd, hi, b_heads) : NULL;
-  double rate = !below ? above->rate
-                : !above ? below->rate
-                         : lerp_log(kv_len, below->seq, below->rate, above->seq, above->rate);
-  return flops / rate * 1e9 * t->slow[WM_BF16]; /* tensor cores, as the GEMMs */
+  return !below ? above->rate
+         : !above ? below->rate
+                  : lerp_log(kv_len, below->seq, below->rate, above->seq, above->rate);
 }
 
 /* Rows of kind: [*lo, *hi). */
@@ -464,12 +510,21 @@ static double mem_time(const WeftMeasured *t, int kind, double x, int by_bytes) 
 #undef X_
 }
 
+/* mem_time through the memo. */
+static double mem_time_memo(const WeftMeasured *t, int kind, double x, int by_bytes) {
+  if (!t) return -1;
+  int hit;
+  WmMemo *e = memo(t, 2, (double[6]){kind, x, by_bytes, 0, 0, 0}, &hit);
+  if (!hit) e->v = mem_time(t, kind, x, by_bytes);
+  return e->v;
+}
+
 double weft_measured_mem_ns(const WeftMeasured *t, WeftMeasuredMem kind, double elems) {
-  return mem_time(t, (int)kind, elems, 0);
+  return mem_time_memo(t, (int)kind, elems, 0);
 }
 
 double weft_measured_mem_gbps(const WeftMeasured *t, WeftMeasuredMem kind, double bytes) {
-  double ns = mem_time(t, (int)kind, bytes, 1);
+  double ns = mem_time_memo(t, (int)kind, bytes, 1);
   return ns > 0 ? bytes / ns : -1;
 }
 
