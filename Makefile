@@ -6,8 +6,9 @@ SAN     ?=
 WARN    = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
           -Wdouble-promotion -Wformat=2 -Wvla -Wcast-qual -Wundef -Werror
 CFLAGS  ?= $(OPT) -g
-ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SAN) $(WARN) -Iinclude -Isrc -Ibench -MMD -MP
-LDLIBS  = -lyaml -lm -lpthread
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(SAN) $(WARN) -Iinclude -Isrc -Ibench \
+             -I$(BUILD)/gen -MMD -MP
+LDLIBS  = -lyaml -lprotobuf-c -lm -lpthread
 # Quiet by default: one line when the build is done; V=1 shows every command.
 V ?= 0
 ifeq ($(V),1)
@@ -23,7 +24,11 @@ TEST_SRC  = $(sort $(wildcard tests/unit/*.c))
 BENCH_SRC = $(sort $(wildcard bench/*.c))
 BENCH_COMMON = $(sort $(wildcard bench/common/*.c))
 
-LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
+# Chakra traces (src/io/chakra*.c): protoc-c turns weft's own schema
+# src/io/chakra.proto into $(BUILD)/gen/chakra.pb-c.{c,h} (Debian's
+# protobuf-c-compiler; the library links libprotobuf-c).
+GEN       = $(BUILD)/gen
+LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN)/chakra.pb-c.o
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ  = $(TEST_SRC:%.c=$(BUILD)/%.o)
 BENCHES   = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
@@ -40,7 +45,7 @@ VERSION  := $(shell sed -n 's/^\#define WEFT_VERSION "\(.*\)"/\1/p' include/weft
 SOMAJOR  := $(firstword $(subst ., ,$(VERSION)))
 SONAME    = libweft.so.$(SOMAJOR)
 SO        = $(BUILD)/libweft.so.$(VERSION)
-PIC_OBJ   = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
+PIC_OBJ   = $(LIB_SRC:%.c=$(BUILD)/pic/%.o) $(GEN)/pic/chakra.pb-c.o
 PREFIX   ?= /usr/local
 # Where make install puts the data (zoo, parts, cost, ...) and where the
 # library looks for it (src/core/datadir.c): built in, so datadir.o is
@@ -71,6 +76,16 @@ $(BUILD)/datadir.txt: FORCE
 	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@
 $(BUILD)/src/core/datadir.o $(BUILD)/pic/src/core/datadir.o: $(BUILD)/datadir.txt
 $(BUILD)/src/core/datadir.o $(BUILD)/pic/src/core/datadir.o: ALL_CFLAGS += -DWEFT_DATADIR='"$(DATADIR)"'
+$(GEN)/chakra.pb-c.c $(GEN)/chakra.pb-c.h &: src/io/chakra.proto
+	@mkdir -p $(GEN)
+	$(Q)protoc-c --proto_path=src/io --c_out=$(GEN) chakra.proto
+# Generated code: its initialisers cast away const (protobuf_c_empty_string).
+$(GEN)/chakra.pb-c.o: $(GEN)/chakra.pb-c.c
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-cast-qual -c $< -o $@
+$(GEN)/pic/chakra.pb-c.o: $(GEN)/chakra.pb-c.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-cast-qual -fPIC -c $< -o $@
+$(filter-out $(GEN)/%,$(LIB_OBJ) $(PIC_OBJ)): | $(GEN)/chakra.pb-c.h
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)

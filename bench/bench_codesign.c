@@ -5,7 +5,8 @@
  * merged) per point, a GB200 NVL72 co-design of DeepSeek-V3 on 18,432
  * GPUs (256 racks; 64 of each 72 working in its variant: 16,384), and one
  * point of a network built of parts under the system cost (whole links, $ per
- * iteration); PASS/MISS against the targets. */
+ * iteration), and the scale-up domain sweep (two models over eight domain
+ * sizes in one search); PASS/MISS against the targets. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,12 +118,13 @@ static int rate_line(const char *name, size_t n, double s) {
 }
 
 /* 4. `weft codesign --model deepseek-v3 --npus 18432 --network N.yml
- * (Cluster: gb200-nvl72, NpusCount: [72, 256]) --ep 64 --zero 1
+ * (Cluster: gb200-nvl72, NpusCount: [72, 256]) --ep-list 8,16,32,64 --zero 1
  * --recompute full --all-orders --constraint 'B1 <= 900' --constraint
  * 'B2 <= 50'`: the network and its variant with 64 of 72 working
  * (weft_network_actives), every point, the Pareto front; wall time, median
- * of REPS. The best design must use the domain: 64 of 72 working, EP 64
- * inside the rack. Returns 1 on PASS. */
+ * of REPS. The best design must use the domain: 64 of 72 working, TP > 1
+ * and EP > 1 both inside the rack (the groups laid innermost multiply to a
+ * divisor of 64). Returns 1 on PASS. */
 static int nvl72(WeftError *err) {
   static WeftModel model;  /* large: off the stack */
   WeftDevice dev;
@@ -148,7 +150,7 @@ static int nvl72(WeftError *err) {
   sp.model = &model;
   sp.device = &dev;
   weft_parallel_default(&sp.base);
-  sp.base.ep = 64;
+  sp.nep = 4, sp.ep[0] = 8, sp.ep[1] = 16, sp.ep[2] = 32, sp.ep[3] = 64;
   sp.base.zero_stage = 1;
   sp.base.recompute = WEFT_RECOMPUTE_FULL;
   sp.all_orders = 1;
@@ -159,7 +161,7 @@ static int nvl72(WeftError *err) {
   weft_settings_default(&sp.settings);
   double t[REPS];
   size_t m = 0, nok = 0, best = 0;
-  int used = 0;  /* the best design has 64 of 72 working with TP and DP (so EP) inner */
+  int used = 0;  /* the best design has 64 of 72 working with TP and EP inside the rack */
   for (int r = 0; r < REPS; r++) {
     WeftDesignPoint *pts = NULL;
     double t0 = bench_now_ns();
@@ -188,7 +190,11 @@ static int nvl72(WeftError *err) {
     else {
       const WeftNetwork *bn = &nets[b.net];
       static const char *const nm[] = {"TP", "PP", "DP"};
-      used = nok && bn->npus[0] == 64 && bn->spares[0] == 8 && b.par.order[2] == WEFT_PAR_PP;
+      /* inside the rack: TP then EP innermost (TP-DP-PP), or EP, EDP, TP (DP-TP-PP) */
+      long in = b.par.order[0] == WEFT_PAR_TP ? (long)b.par.tp * b.par.ep
+                                              : (long)b.par.dp * b.par.tp;
+      used = nok && bn->npus[0] == 64 && bn->spares[0] == 8 && b.par.order[2] == WEFT_PAR_PP &&
+             b.par.tp > 1 && b.par.ep > 1 && 64 % in == 0;
       printf("  NVL72: %zu networks, %zu points (%zu ok); best tp %d pp %d dp %d ep %d %s-%s-%s, "
              "%d of %d of each rack working, %.1f ms per iteration\n",
              nnets, m, nok, b.par.tp, b.par.pp, b.par.dp, b.par.ep, nm[b.par.order[0] % 3],
@@ -200,6 +206,89 @@ static int nvl72(WeftError *err) {
   }
   return bench_report("NVL72 DeepSeek-V3 codesign, 18432 GPUs, wall", bench_median(t, REPS),
                       NVL72_TARGET_NS) && used;
+}
+
+/* 5. The scale-up domain sweep (docs/search.md, "Several models, best per
+ * network file"): `weft codesign --model llama3-405b,deepseek-v3 --device
+ * gb200 --npus 18432 --network data/domains/d{8,16,32,36,72,144,288,576}.yml
+ * --ep-list 1,8,16,32,64 --tp 1,2,4,8 --zero 1 --recompute full
+ * --all-orders`: the files and their variants with spares, both models,
+ * every point on 2 threads; wall time, median of REPS (target: as the NVL72
+ * co-design's, 10 s). Returns 1 on PASS. */
+static int count_ok(void *ctx, size_t first, WeftDesignPoint *pts, size_t n) {
+  (void)first;
+  for (size_t i = 0; i < n; i++) *(size_t *)ctx += pts[i].status == WEFT_POINT_OK;
+  return 0;
+}
+
+static int domain_sweep(WeftError *err) {
+  static const int dom[8] = {8, 16, 32, 36, 72, 144, 288, 576};
+  static WeftModel models[2];
+  static WeftNetwork files[8];
+  WeftDevice dev;
+  WeftCostModel cost;
+  WeftConstraints cons;
+  memset(&cons, 0, sizeof cons);
+  int rc = weft_zoo_model(ZOO, "llama3-405b", &models[0], err);
+  if (!rc) rc = weft_zoo_model(ZOO, "deepseek-v3", &models[1], err);
+  if (!rc) rc = weft_zoo_device(ZOO, "gb200", &dev, err);
+  if (!rc) rc = weft_cost_model_read("data/validation/cost.yml", &cost, err);
+  for (int k = 0; k < 8 && !rc; k++) {
+    char path[64];
+    snprintf(path, sizeof path, "data/domains/d%d.yml", dom[k]);
+    rc = weft_network_read_zoo(path, ZOO, &files[k], err);
+  }
+  if (!rc) rc = weft_constraints_parse(&cons, "B1 = 900", 2, err);
+  if (!rc) rc = weft_constraints_parse(&cons, "B2 = 50", 2, err);
+  if (rc) {
+    printf("bench_codesign: cannot load the domain sweep's inputs: %s\n", err->msg);
+    return 0;
+  }
+  WeftCodesignSpec sp;
+  memset(&sp, 0, sizeof sp);
+  sp.model = &models[0];
+  sp.nmodels = 2;
+  sp.models = models;
+  sp.device = &dev;
+  weft_parallel_default(&sp.base);
+  sp.base.zero_stage = 1;
+  sp.base.recompute = WEFT_RECOMPUTE_FULL;
+  sp.all_orders = 1;
+  sp.ntp = 4, sp.tp[0] = 1, sp.tp[1] = 2, sp.tp[2] = 4, sp.tp[3] = 8;
+  static const int eps[5] = {1, 8, 16, 32, 64};
+  sp.nep = 5;
+  memcpy(sp.ep, eps, sizeof eps);
+  sp.cost = &cost;
+  sp.cons = &cons;
+  sp.objective = WEFT_OBJ_PERF;
+  sp.loop = WEFT_LOOP_NO_OVERLAP;
+  weft_settings_default(&sp.settings);
+  double t[REPS];
+  size_t m = 0, nok = 0;
+  for (int r = 0; r < REPS; r++) {
+    WeftNetwork *nets = NULL;
+    size_t nnets = 0;
+    double t0 = bench_now_ns();
+    if (weft_network_actives(files, 8, &nets, &nnets, err)) return 0;
+    sp.nets = nets;
+    sp.nnets = (int)nnets;
+    WeftRunSettings rs;
+    weft_run_settings_default(&rs);
+    rs.threads = 2;
+    nok = 0;
+    rc = weft_codesign_stream(&sp, &rs, 0, count_ok, &nok, err); /* as the CLI: chunk by chunk */
+    t[r] = bench_now_ns() - t0;
+    if (!rc) rc = weft_codesign_count(&sp, &m, err);
+    free(nets);
+    if (rc) {
+      printf("bench_codesign: the domain sweep failed: %s\n", err->msg);
+      return 0;
+    }
+  }
+  printf("  domain sweep: 2 models x 8 domain sizes (and their variants), %zu points (%zu ok)\n",
+         m, nok);
+  return bench_report("domain sweep 8..576, 2 models, 18432 GPUs, wall", bench_median(t, REPS),
+                      NVL72_TARGET_NS);
 }
 
 int main(int argc, char **argv) {
@@ -312,6 +401,7 @@ int main(int argc, char **argv) {
                        SUMMARY_TARGET_NS);
   free(stream);
   pass &= nvl72(&err);
+  pass &= domain_sweep(&err);
 
   /* 4. Parts and system cost (docs/parts.md, "Co-design with parts"): the
    * 4x8x4x32 network built of nvlink5, nvlink4, nvlink4, ndr (each point

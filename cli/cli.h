@@ -97,7 +97,8 @@ int cli_numbers(const char *flag, const char *v, double *out);
  * row, and in JSON: d < 0 the top-level "npus" and "spares" lines, else
  * ', "spares": N' inside dim d's object. Dim d's row and object also get its
  * fabric shape when it is not LIBRA's fat-tree ("  rail-optimized",
- * ', "fabric": "rail-optimized"'). */
+ * ', "fabric": "rail-optimized"') and its planes when more than one
+ * ("  2 planes", ', "planes": 2'). */
 void cli_spares_head(FILE *out, const WeftNetwork *net);
 void cli_spares_dim(FILE *out, const WeftNetwork *net, int d);
 void cli_spares_json(FILE *out, const WeftNetwork *net, int d);

@@ -21,13 +21,15 @@
  * table is split in two parsing sets at --network, so that --network and
  * --constraint can each be repeated. */
 enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
-       O_PARTS_PER_DIM, O_PARTS, O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
+       O_PARTS_PER_DIM, O_PARTS, O_FABRIC, O_PLANES, O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
        O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST,
-       O_ATTN, O_FP8, O_GRADB, O_MASTER, O_OPTSTATES, O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON,
-       O_PLOT, O_PROGRESS, O_HELP, O_COUNT };
+       O_EP_LIST, O_ATTN, O_FP8, O_GRAPHS, O_OGR, O_OPG, O_BUCKET, O_GRADB, O_MASTER, O_OPTSTATES,
+       O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON, O_PLOT, O_PER_NETWORK, O_PROGRESS,
+       O_HELP, O_COUNT };
 
 static const CliOpt opts[O_COUNT] = {
-    [O_MODEL] = {"--model", "NAME", "model from the zoo (weft zoo lists them) or a model .yml"},
+    [O_MODEL] = {"--model", "NAME", "model from the zoo (weft zoo lists them) or a model .yml;\n"
+                 "                        several, comma-separated, searched in one run"},
     [O_NPUS] = {"--npus", "N", "total NPU count (required)"},
     [O_DEVICE] = {"--device", "NAME", "accelerator preset (default: the GPU of the network\n"
                   "                        files' cluster, else a100)"},
@@ -46,6 +48,13 @@ static const CliOpt opts[O_COUNT] = {
                          "                        choice as 'ndr|xdr' ('-': the dim as it is;\n"
                          "                        docs/parts.md \"Co-design with parts\")"},
     [O_PARTS] = {"--parts", "FILE", "a parts catalog over the built-in data/parts"},
+    [O_FABRIC] = {"--fabric", "LIST",
+                  "fabric shape per dim for every network or shape:\n"
+                  "                        fat-tree, rail-optimized, rail-only, torus ('-':\n"
+                  "                        as it is; a shape it does not fit is dropped)"},
+    [O_PLANES] = {"--planes", "LIST",
+                  "planes per Switch dim for every network or shape (0: as\n"
+                  "                        it is; docs/model.md \"Fabric shapes\")"},
     [O_COST] = {"--cost-model", "FILE", "LIBRA cost-model yml ($ per GB/s of Link, Switch, Nic)"},
     [O_CONSTRAINT] = {"--constraint", "EXPR", "linear constraint over B1..BD, sum, cost (repeatable)"},
     [O_OBJECTIVE] = {"--objective", "perf|perf-per-cost|cost-per-iteration",
@@ -68,21 +77,33 @@ static const CliOpt opts[O_COUNT] = {
     [O_RC_LIST] = {"--recompute-list", "LIST", "recomputation to search, e.g. none,selective,full"},
     [O_VP_LIST] = {"--interleave", "LIST", "model chunks per stage to search, e.g. 1,2 (default 1)"},
     [O_CP_LIST] = {"--cp-list", "LIST", "context-parallel degrees to search, e.g. 1,2,4 (default 1)"},
+    [O_EP_LIST] = {"--ep-list", "LIST", "expert-parallel degrees to search, e.g. 8,16,64\n"
+                   "                        (instead of --ep)"},
     [O_ATTN] = {"--attention", "standard|flash", "attention kernel (default standard)"},
-    [O_FP8] = {"--fp8", NULL, "linear layers' GEMMs in FP8 at the device's FP8 rate"},
+    [O_FP8] = {"--fp8", CLI_FP8_ARG, CLI_FP8_HELP},
+    [O_GRAPHS] = {"--cuda-graphs", NULL, CLI_GRAPHS_HELP},
+    [O_OGR] = {"--overlap-grad-reduce", "on|off", CLI_OGR_HELP},
+    [O_OPG] = {"--overlap-param-gather", "on|off", CLI_OPG_HELP},
+    [O_BUCKET] = {"--ddp-bucket-size", "N", CLI_BUCKET_HELP},
     [O_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [O_MASTER] = {"--master-weights", "fp32|bf16|none",
                   "optimizer's master weights (default fp32; none: the\n"
                   "                        bf16 parameters updated in place)"},
     [O_OPTSTATES] = {"--optimizer-states", "fp32|bf16", "Adam's two moments (default fp32)"},
-    [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default 1)"},
+    [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default: every\n"
+              "                        divisor of the experts, searched; dense models 1)"},
     [O_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 1e-6 <= X <= 1 (default: per-operator model)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap per solve (default 1e-9)"},
     [O_THREADS] = {"--threads", "N", "worker threads (default: every core); results do not depend on it"},
     [O_TOP] = {"--top", "K", "designs listed (default 10)"},
     [O_CSV] = {"--csv", "FILE", "every point, one row each, in enumeration order"},
     [O_JSON] = {"--json", NULL, "print one JSON object instead of the table"},
-    [O_PLOT] = {"--plot", "FILE", "Pareto front and the best design: .png, .svg or .pdf (gnuplot)"},
+    [O_PLOT] = {"--plot", "FILE",
+                "Pareto front and the best design: .png, .svg or .pdf (gnuplot);\n"
+                "                        with --per-network, the best time per network file"},
+    [O_PER_NETWORK] = {"--per-network", NULL,
+                       "the best design of each model on each network file (its\n"
+                       "                        variants with spares together): a domain sweep"},
     [O_PROGRESS] = {"--progress", "S", "seconds between progress lines when stderr is not a\n"
                     "                        terminal (default 5; 0: no progress at all)"},
     [O_HELP] = {"--help", NULL, "this help"},
@@ -176,12 +197,16 @@ typedef struct {
   CsCsv csv;
   FILE *plot_points;  /* (cost_usd, time_ns) of every OK point, for --plot */
   CsReport rep;
+  CsPerNet pn;        /* --per-network */
+  WeftModel *models;  /* --model's, one or several */
 } State;
 
 static int finish(State *st, int code) {
   cs_csv_discard(&st->csv);  /* renamed already when the run succeeded */
   if (st->plot_points) fclose(st->plot_points);
   weft_codesign_summary_free(st->sum);
+  cs_per_network_free(&st->pn);
+  free(st->models);
   free(st->nets);
   free(st->parts);
   cli_mpi_finalize();
@@ -205,11 +230,12 @@ static int recompute_opt(const char *flag, const char *v, int *out) {
 }
 
 /* The knob lists of the search (--zero-list, --sp-list, --recompute-list,
- * --interleave), each refused next to its single-value option. */
+ * --interleave, --cp-list, --ep-list), each refused next to its single-value option. */
 static int knob_lists(const Args *a, WeftCodesignSpec *spec) {
   static const struct {
     int list, one;
-  } pair[] = {{O_ZERO_LIST, O_ZERO}, {O_SP_LIST, O_SP}, {O_RC_LIST, O_RECOMPUTE}};
+  } pair[] = {{O_ZERO_LIST, O_ZERO}, {O_SP_LIST, O_SP}, {O_RC_LIST, O_RECOMPUTE},
+               {O_EP_LIST, O_EP}};
   for (size_t i = 0; i < sizeof pair / sizeof pair[0]; i++)
     if (a->val[pair[i].list] && a->val[pair[i].one]) {
       cli_fail("%s and %s: give one", opts[pair[i].list].name, opts[pair[i].one].name);
@@ -221,7 +247,11 @@ static int knob_lists(const Args *a, WeftCodesignSpec *spec) {
       (a->val[O_VP_LIST] &&
        int_list(O_VP_LIST, a->val[O_VP_LIST], 1, 1 << 16, WEFT_MAX_CHOICES, spec->vp, &spec->nvp)) ||
       (a->val[O_CP_LIST] &&
-       int_list(O_CP_LIST, a->val[O_CP_LIST], 1, 1 << 24, WEFT_MAX_CHOICES, spec->cp, &spec->ncp)))
+       int_list(O_CP_LIST, a->val[O_CP_LIST], 1, 1 << 24, WEFT_MAX_CHOICES, spec->cp,
+                &spec->ncp)) ||
+      (a->val[O_EP_LIST] &&
+       int_list(O_EP_LIST, a->val[O_EP_LIST], 1, 1 << 24, WEFT_MAX_CHOICES, spec->ep,
+                &spec->nep)))
     return -1;
   const char *v = a->val[O_RC_LIST];
   for (const char *s = v; s;) {
@@ -250,7 +280,9 @@ static int base_parallel(const Args *a, WeftParallel *p) {
   if (a->val[O_ZERO] && int_opt(O_ZERO, a->val[O_ZERO], 0, 3, &p->zero_stage)) return -1;
   if (a->val[O_EP] && int_opt(O_EP, a->val[O_EP], 1, 1 << 24, &p->ep)) return -1;
   p->sequence_parallel = a->val[O_SP] != NULL;
-  p->fp8 = a->val[O_FP8] != NULL;
+  if (cli_opt_fp8(a->val[O_FP8], &p->fp8)) return -1;
+  p->cuda_graphs = a->val[O_GRAPHS] != NULL;
+  if (cli_opt_overlap(a->val[O_OGR], a->val[O_OPG], a->val[O_BUCKET], p)) return -1;
   if (recompute_opt(opts[O_RECOMPUTE].name, a->val[O_RECOMPUTE], &p->recompute)) return -1;
   if (a->val[O_ATTN]) {
     WeftError err;
@@ -291,6 +323,7 @@ static int base_parallel(const Args *a, WeftParallel *p) {
  * CSV rows and the plot's points. */
 typedef struct {
   CsReport *r;
+  CsPerNet *pn;       /* NULL without --per-network */
   size_t rank;
   CsCsv *csv;
   FILE *plot_points;  /* NULL without --plot */
@@ -305,6 +338,7 @@ static int take_chunk(void *ctx, size_t first, WeftDesignPoint *pts, size_t n) {
   }
   if (k->rank > 0) return 0;
   for (size_t j = 0; j < n; j++) {
+    if (k->pn) cs_per_network_add(k->pn, first + j, &pts[j]);
     if (weft_codesign_summary_add(k->r->sum, first + j, &pts[j])) {
       cli_fail("out of memory keeping the best designs and the Pareto front");
       k->failed = 1;
@@ -418,7 +452,9 @@ int cmd_codesign(int argc, char **argv) {
   if (rc) return finish(&st, rc);
 
   /* Inputs: model, device, cost model, networks, constraints. */
-  WeftModel *model = malloc(sizeof *model);
+  int nmodels = 1;
+  for (const char *c = a.val[O_MODEL]; (c = strchr(c, ',')); c++) nmodels++;
+  WeftModel *model = st.models = calloc((size_t)nmodels, sizeof *model);
   WeftDevice device;
   WeftCostModel cost;
   WeftConstraints cons;
@@ -429,17 +465,34 @@ int cmd_codesign(int argc, char **argv) {
     return finish(&st, EXIT_RUNTIME);
   }
   const char *zoo = a.val[O_ZOO] ? a.val[O_ZOO] : cli_zoo_dir();
-  rc = weft_zoo_model(zoo, a.val[O_MODEL], model, &err);
+  rc = 0;
+  for (int m = 0, at = 0; m < nmodels && !rc; m++) { /* "a,b": each from the zoo or a file */
+    const char *s = a.val[O_MODEL] + at;
+    size_t len = strcspn(s, ",");
+    char name[WEFT_PATH_LEN];
+    if (len == 0 || len >= sizeof name) {
+      cli_fail("--model '%s': expected model names (or files) separated by ','", a.val[O_MODEL]);
+      return finish(&st, EXIT_USAGE);
+    }
+    memcpy(name, s, len);
+    name[len] = '\0';
+    at += (int)len + 1;
+    rc = weft_zoo_model(zoo, name, &model[m], &err);
+    for (int j = 0; j < m && !rc; j++)
+      if (!strcmp(model[j].name, model[m].name)) {
+        cli_fail("--model '%s': %s is listed twice", a.val[O_MODEL], model[m].name);
+        return finish(&st, EXIT_USAGE);
+      }
+  }
   if (!rc) rc = weft_cost_model_read(a.val[O_COST], &cost, &err);
   if (rc) {
     cli_error(&err);
-    free(model);
     return finish(&st, rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE);
   }
   char networks[512];
   size_t nnets = (size_t)a.nnets;
   CsBlockArgs ba = {a.val[O_BLOCKS], a.val[O_DIMS], a.val[O_MAXDIM], a.val[O_COSTDIMS]};
-  CsPartsArgs pa = {a.val[O_PARTS_PER_DIM], a.val[O_PARTS]};
+  CsPartsArgs pa = {a.val[O_PARTS_PER_DIM], a.val[O_PARTS], a.val[O_FABRIC], a.val[O_PLANES]};
   rc = a.nnets > 0
            ? cs_networks_from_files(a.nets, a.nnets, zoo, &pa, npus, &cost, &st.nets, &nnets,
                                     &st.parts, networks, sizeof networks)
@@ -459,11 +512,14 @@ int cmd_codesign(int argc, char **argv) {
       rc = EXIT_USAGE;
     }
   if (rc) {
-    free(model);
     return finish(&st, rc);
   }
   spec.model = model;
+  if (nmodels > 1) spec.nmodels = nmodels, spec.models = model;
+  if (!a.val[O_EP] && !a.val[O_EP_LIST]) /* an MoE model: every EP its experts allow */
+    spec.nep = weft_codesign_default_ep(model, nmodels, spec.ep, WEFT_MAX_CHOICES);
   spec.device = &device;
+  cost.sys.device_power_w = device.power_w;  /* NpuPowerW when none is given */
   spec.nnets = (int)nnets;
   spec.nets = st.nets;
   spec.cost = &cost;
@@ -486,25 +542,30 @@ int cmd_codesign(int argc, char **argv) {
   rc = weft_codesign_count(&spec, &r->n, &err);
   if (rc) {
     cli_error(&err);
-    free(model);
     return finish(&st, rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE);
   }
   if ((size_t)top > r->n) r->top = top = (int)r->n; /* no more designs to list than points */
   if (rank == 0 && !(st.sum = weft_codesign_summary_create((size_t)top))) {
     cli_fail("out of memory");
-    free(model);
     return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
   }
   if (rank == 0 && a.val[O_PLOT] && !(st.plot_points = tmpfile())) {
     cli_fail("--plot: cannot create a temporary file: %s", strerror(errno));
-    free(model);
     return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
   }
   if (rank == 0 && a.val[O_CSV] && (rc = cs_csv_open(&st.csv, a.val[O_CSV], r))) {
-    free(model);
     return finish(&st, cli_mpi_abort(rc));
   }
   r->sum = st.sum;
+  /* the best per network file: --per-network reports it; with files, a file
+   * on which no design is feasible is said on stderr (never dropped silently) */
+  if (rank == 0 && (a.val[O_PER_NETWORK] || a.nnets > 0)) {
+    if (cs_per_network_init(&st.pn, &spec)) {
+      cli_fail("out of memory");
+      return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
+    }
+    if (a.val[O_PER_NETWORK]) r->pn = &st.pn;
+  }
   announce(r, nnets, threads, nranks);
   WeftRunSettings rs;
   weft_run_settings_default(&rs);
@@ -515,21 +576,20 @@ int cmd_codesign(int argc, char **argv) {
   rs.nranks = nranks;
   rs.progress = cli_progress_update;
   rs.progress_ctx = &pg;
-  Sink sink = {r, rank, &st.csv, st.plot_points, 0};
+  Sink sink = {r, st.pn.group ? &st.pn : NULL, rank, &st.csv, st.plot_points, 0};
   rc = weft_codesign_stream(&spec, &rs, 0, take_chunk, &sink, &err);
   cli_progress_end(&pg);
   if (rc) {
     if (!sink.failed) cli_error(&err);  /* else take_chunk said why */
-    free(model);
     return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
   }
   if (rank > 0) {
-    free(model);
     return finish(&st, EXIT_OK);
   }
 
   /* Report (rank 0). */
   cs_summarize(r);
+  if (a.nnets > 0 && r->nok > 0) cs_per_network_unused(stderr, r, &st.pn);
   if (a.val[O_JSON]) cs_json(stdout, r);
   else cs_table(stdout, r);
   fflush(stdout);
@@ -540,9 +600,10 @@ int cmd_codesign(int argc, char **argv) {
     code = EXIT_RUNTIME;
   } else if (a.val[O_CSV] && (rc = cs_csv_commit(&st.csv, r))) {
     code = rc;
-  } else if (a.val[O_PLOT] && (rc = cs_plot(a.val[O_PLOT], r, st.plot_points))) {
+  } else if (a.val[O_PLOT] && r->pn && (rc = cs_per_network_plot(a.val[O_PLOT], r))) {
+    code = rc;
+  } else if (a.val[O_PLOT] && !r->pn && (rc = cs_plot(a.val[O_PLOT], r, st.plot_points))) {
     code = rc;
   }
-  free(model);
   return finish(&st, code);
 }

@@ -18,9 +18,23 @@ typedef struct {
   const char *why;   /* the default's basis ("chiplets per package"), or NULL when given */
 } CsBound;
 
+/* --per-network (codesign_pernet.c): the best OK design (by the objective,
+ * the first point on a tie) of each model on each group of networks, a
+ * group being a network file's own network, its variants with spares and
+ * its choices of parts (the same file), or one --blocks shape. */
+typedef struct {
+  int ngroups;
+  int *group;              /* per network: its group */
+  int *first;              /* per group: its first network (the file's own) */
+  int nmodels;
+  WeftIndexedPoint *best;  /* [model x ngroups + group] */
+  unsigned char *has;      /* 1 where best holds a design */
+} CsPerNet;
+
 typedef struct {
   const WeftCodesignSpec *spec;
   WeftCodesignSummary *sum;   /* what the stream kept (borrowed) */
+  const CsPerNet *pn;         /* --per-network; NULL without */
   size_t n;                   /* points */
   int npus;
   const char *networks;       /* how the shapes came about, one line */
@@ -54,6 +68,9 @@ typedef struct {
 typedef struct {
   const char *per_dim;  /* --parts-per-dim, NULL when absent */
   const char *file;     /* --parts, NULL when absent */
+  const char *fabric;   /* --fabric, NULL when absent: onto every network (a file it does
+                           not fit is an error; a shape it does not fit is dropped) */
+  const char *planes;   /* --planes, NULL when absent: the same */
 } CsPartsArgs;
 int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo,
                            const CsPartsArgs *pa, int npus, WeftCostModel *cm,
@@ -105,6 +122,29 @@ int cs_plot(const char *path, const CsReport *r, FILE *points);
 
 /* "R4xFC8xR4xSW32" */
 void cs_shape(const WeftNetwork *net, char *buf, size_t size);
+/* A point's shape, after its model's name when the spec has several:
+ * "deepseek-v3 SW64/72xSW256". */
+void cs_point_shape(const WeftCodesignSpec *spec, const WeftDesignPoint *p, char *buf,
+                    size_t size);
+/* The model's name, or the models' joined by ',' ("llama3-405b,deepseek-v3"). */
+void cs_model_names(const WeftCodesignSpec *spec, char *buf, size_t size);
+/* The order and the searched knobs of par: "TP-PP-DP z1 ep8". */
+void cs_order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, char *buf,
+                    size_t size);
+
+/* --per-network: 0, or -1 out of memory (then free it). */
+int cs_per_network_init(CsPerNet *pn, const WeftCodesignSpec *spec);
+void cs_per_network_free(CsPerNet *pn);
+/* Point index (added in increasing index order) into its cell. */
+void cs_per_network_add(CsPerNet *pn, size_t index, const WeftDesignPoint *p);
+void cs_per_network_table(FILE *out, const CsReport *r);
+void cs_per_network_json(FILE *out, const CsReport *r);  /* "per_network": [...], */
+/* On out, a line per model and network file with no feasible design on it
+ * (nor on its variants with spares): "weft: codesign: no feasible design of
+ * deepseek-v3 on net.yml (SW72xSW256, nor with spares)". */
+void cs_per_network_unused(FILE *out, const CsReport *r, const CsPerNet *pn);
+/* The figure: best time against the files' dim-1 size, a curve per model. */
+int cs_per_network_plot(const char *path, const CsReport *r);
 /* "TP-PP-DP" */
 void cs_order(const WeftParDim order[3], char *buf, size_t size);
 

@@ -33,6 +33,43 @@ static int same_ci(const char *a, const char *b) {
   return *a == *b;
 }
 
+/* --fabric and --planes onto every network (nt[0..*n)): one that does not
+ * fit them is an error, or with drop (shapes over blocks) left out; none
+ * left is an error. *dropped: how many were left out. Returns 0 or an exit
+ * code (printed). */
+static int shape_all(WeftNetwork *nt, size_t *n, const CsPartsArgs *pa, int drop,
+                     size_t *dropped) {
+  char buf[CLI_PARTS_LIST_LEN];
+  const char *names[WEFT_MAX_DIMS + 1];
+  double planes[WEFT_MAX_DIMS];
+  int nf = 0, np = 0;
+  *dropped = 0;
+  if (!pa->fabric && !pa->planes) return 0;
+  if (pa->fabric) nf = cli_parts_list(pa->fabric, buf, names);
+  if (pa->planes && (np = cli_numbers("--planes", pa->planes, planes)) < 0) return EXIT_USAGE;
+  WeftError first;
+  size_t kept = 0;
+  for (size_t i = 0; i < *n; i++) {
+    WeftError err;
+    WeftNetwork t = nt[i];
+    int rc = pa->fabric ? weft_network_set_fabric(&t, names, nf, "", NULL, "--fabric", &err) : 0;
+    if (!rc && pa->planes) rc = weft_network_set_planes(&t, planes, np, "", NULL, "--planes", &err);
+    if (rc && !drop) {
+      cli_error(&err);
+      return EXIT_USAGE;
+    }
+    if (rc && *dropped == 0) first = err;
+    if (rc) (*dropped)++;
+    else nt[kept++] = t;
+  }
+  if (kept == 0) {
+    cli_fail("%s (every shape: none is left)", first.msg);
+    return EXIT_USAGE;
+  }
+  *n = kept;
+  return 0;
+}
+
 /* --parts-per-dim onto every network (nt[0..*n)), then, when some network
  * names a part, each bound (a choice expanded: *n grows) with --parts over
  * the catalog, their classes into cm. Returns 0 or an exit code (printed). */
@@ -107,6 +144,9 @@ int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo
   free(nt);
   *nets = all;
   *nnets = nall;
+  size_t dropped;
+  int src = shape_all(*nets, nnets, pa, 0, &dropped);
+  if (src) return src;
   int brc = bind_all(nets, nnets, zoo, pa, cm, parts);  /* each choice a network of its own */
   if (brc) return brc;
   nt = *nets;
@@ -241,6 +281,9 @@ int cs_networks_from_blocks(const CsBlockArgs *a, const char *zoo, const CsParts
              "(--max-per-dim changes them)", nall, D, npus, lim);
     return EXIT_USAGE;
   }
+  size_t dropped;
+  int src = shape_all(*nets, nnets, pa, 1, &dropped);
+  if (src) return src;
   size_t nshapes = *nnets;
   int brc = bind_all(nets, nnets, zoo, pa, cm, parts);
   if (brc) return brc;
@@ -256,6 +299,13 @@ int cs_networks_from_blocks(const CsBlockArgs *a, const char *zoo, const CsParts
                           weft_topology_name(topo[d]), cost_dim[d][0] ? cost_dim[d] : "parts");
   if (pa->per_dim && k < dsize)
     k += (size_t)snprintf(desc + k, dsize - k, ", parts %s", pa->per_dim);
+  if (pa->fabric && k < dsize)
+    k += (size_t)snprintf(desc + k, dsize - k, ", fabric %s", pa->fabric);
+  if (pa->planes && k < dsize)
+    k += (size_t)snprintf(desc + k, dsize - k, ", planes %s", pa->planes);
+  if (dropped && k < dsize)
+    k += (size_t)snprintf(desc + k, dsize - k, " (%zu shape%s it does not fit left out)", dropped,
+                          dropped > 1 ? "s" : "");
   if (*nnets != nshapes && k < dsize)
     snprintf(desc + k, dsize - k, ": %zu networks with each choice of parts", *nnets);
   return 0;

@@ -16,47 +16,6 @@ static const char *token(WeftPointStatus s) {
   return (size_t)s < CS_NSTATUS ? status_token[s] : "unknown";
 }
 
-void cs_shape(const WeftNetwork *net, char *buf, size_t size) {
-  static const char *const abbr[] = {"R", "FC", "SW"};
-  size_t k = 0;
-  buf[0] = '\0';
-  for (int d = 0; d < net->ndims && k < size; d++) {
-    int t = (int)net->topology[d];
-    int w = snprintf(buf + k, size - k, "%s%s%d", d ? "x" : "", t >= 0 && t < 3 ? abbr[t] : "?",
-                     net->npus[d]);
-    if (w >= 0 && net->spares[d] > 0 && k + (size_t)w < size)  /* "SW64/72": 64 of 72 work */
-      w += snprintf(buf + k + (size_t)w, size - k - (size_t)w, "/%d",
-                    net->npus[d] + net->spares[d]);
-    if (w >= 0 && net->part[d][0] && k + (size_t)w < size)  /* a bound part: "SW8:nvlink4" */
-      w += snprintf(buf + k + (size_t)w, size - k - (size_t)w, ":%s", net->part[d]);
-    if (w < 0) break;
-    k += (size_t)w;
-  }
-}
-
-void cs_order(const WeftParDim order[3], char *buf, size_t size) {
-  static const char *const nm[] = {"TP", "PP", "DP"};
-  const char *o[3];
-  for (int k = 0; k < 3; k++) o[k] = order[k] <= WEFT_PAR_DP ? nm[order[k]] : "?";
-  snprintf(buf, size, "%s-%s-%s", o[0], o[1], o[2]);
-}
-
-/* The order, then the knobs the spec searches (its lists), e.g.
- * "TP-PP-DP z1 sp1 selective vp2 cp2"; only the order when none is searched. */
-static void order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, char *buf,
-                        size_t size) {
-  cs_order(par->order, buf, size);
-  size_t k = strlen(buf);
-  if (spec->nzero > 0 && k < size) k += (size_t)snprintf(buf + k, size - k, " z%d", par->zero_stage);
-  if (spec->nsp > 0 && k < size)
-    k += (size_t)snprintf(buf + k, size - k, " sp%d", par->sequence_parallel);
-  if (spec->nrc > 0 && k < size)
-    k += (size_t)snprintf(buf + k, size - k, " %s", weft_recompute_name(par->recompute));
-  if (spec->nvp > 0 && k < size)
-    k += (size_t)snprintf(buf + k, size - k, " vp%d", par->virtual_stages);
-  if (spec->ncp > 0 && k < size) snprintf(buf + k, size - k, " cp%d", par->cp);
-}
-
 /* A design's knobs over its points (m[0] the shown one): the order and
  * each searched knob, the values its points take joined by '|', the shown
  * point's first: "TP-PP-DP|PP-TP-DP z1 none|selective". One point: its
@@ -66,22 +25,22 @@ static void order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, c
 static void merged_knobs(const WeftCodesignSpec *spec, const WeftIndexedPoint *m, size_t n,
                          char *buf, size_t size) {
   if (n <= 1) {
-    order_knobs(spec, &m->pt.par, buf, size);
+    cs_order_knobs(spec, &m->pt.par, buf, size);
     return;
   }
   size_t k = 0;
   buf[0] = '\0';
-  for (int knob = 0; knob < 6; knob++) {
-    static const char *const prefix[6] = {"", "z", "sp", "", "vp", "cp"};
-    int searched[6] = {1, spec->nzero > 0, spec->nsp > 0, spec->nrc > 0, spec->nvp > 0,
-                       spec->ncp > 0};
+  for (int knob = 0; knob < 7; knob++) {
+    static const char *const prefix[7] = {"", "z", "sp", "", "vp", "cp", "ep"};
+    int searched[7] = {1, spec->nzero > 0, spec->nsp > 0, spec->nrc > 0, spec->nvp > 0,
+                       spec->ncp > 0, spec->nep > 0};
     if (!searched[knob]) continue;
     char vals[CS_KNOB_VALUES][24];
     int nv = 0;
     for (size_t j = 0; j < n; j++) {
       const WeftParallel *p = &m[j].pt.par;
       char v[24];
-      int x[6] = {0, p->zero_stage, p->sequence_parallel, 0, p->virtual_stages, p->cp};
+      int x[7] = {0, p->zero_stage, p->sequence_parallel, 0, p->virtual_stages, p->cp, p->ep};
       if (knob == 0) cs_order(p->order, v, sizeof v);
       else if (knob == 3) snprintf(v, sizeof v, "%s", weft_recompute_name(p->recompute));
       else snprintf(v, sizeof v, "%s%d", prefix[knob], x[knob]);
@@ -118,8 +77,8 @@ void cs_summarize(CsReport *r) {
 /* "R4xFC8xR4xSW32 tp 8 pp 16 dp 32 mb 1 TP-PP-DP" */
 static void describe(const CsReport *r, const WeftDesignPoint *p, char *buf, size_t size) {
   char shape[160], order[64];
-  cs_shape(&r->spec->nets[p->net], shape, sizeof shape);
-  order_knobs(r->spec, &p->par, order, sizeof order);
+  cs_point_shape(r->spec, p, shape, sizeof shape);
+  cs_order_knobs(r->spec, &p->par, order, sizeof order);
   snprintf(buf, size, "%s tp %d pp %d dp %d mb %d %s", shape, p->par.tp, p->par.pp, p->par.dp,
            p->par.micro_batch, order);
 }
@@ -140,7 +99,7 @@ static void design_row(FILE *out, const CsReport *r, const char *first,
   const WeftIndexedPoint *ip = m;
   const WeftDesignPoint *p = &ip->pt;
   char shape[160], order[CS_KNOBS_LEN];
-  cs_shape(&r->spec->nets[p->net], shape, sizeof shape);
+  cs_point_shape(r->spec, p, shape, sizeof shape);
   merged_knobs(r->spec, m, n, order, sizeof order);
   double gain = p->time_ns > 0 && p->equal_time_ns > 0 ? p->equal_time_ns / p->time_ns : 0.0;
   char vs[16]; /* '-': no equal split meets the constraints */
@@ -180,7 +139,11 @@ static void system_table(FILE *out, const CsReport *r) {
     fprintf(out, "  tokens per iteration: %.0f\n", r->best[0].pt.tokens);
   fprintf(out, "  system: Npu %g $%s, NpuPowerW %g W%s, electricity %g $/kWh%s, PUE %g%s, "
           "lifetime %g years%s\n", s->npu_usd, s->has_npu_usd ? "" : " (none given)",
-          s->npu_power_w, s->has_npu_power_w ? "" : " (none given)", s->electricity_usd_per_kwh,
+          s->npu_power_w,
+          s->has_npu_power_w       ? ""
+          : s->npu_power_w > 0 ? " (the device's power_w)"
+                               : " (none given)",
+          s->electricity_usd_per_kwh,
           s->has_electricity ? "" : " (default)", s->pue, s->has_pue ? "" : " (default)",
           s->lifetime_years, s->has_lifetime ? "" : " (default)");
 }
@@ -220,7 +183,9 @@ static void bom_table(FILE *out, const CsReport *r) {
 
 void cs_table(FILE *out, const CsReport *r) {
   const WeftCodesignSpec *sp = r->spec;
-  fprintf(out, "weft codesign: %s on %d %s NPUs, objective %s, loop %s\n", sp->model->name,
+  char models[512];
+  cs_model_names(sp, models, sizeof models);
+  fprintf(out, "weft codesign: %s on %d %s NPUs, objective %s, loop %s\n", models,
           r->npus, sp->device->name, weft_objective_name(sp->objective),
           weft_loop_name(sp->loop));
   fprintf(out, "networks: %s\n", r->networks);
@@ -278,6 +243,7 @@ void cs_table(FILE *out, const CsReport *r) {
   }
   if (top > 0 && r->system) system_table(out, r);
   if (top > 0 && r->parts) bom_table(out, r);
+  if (r->pn) cs_per_network_table(out, r);
   fprintf(out, "\nPareto front of (network cost, iteration time): %zu designs, by cost\n",
           r->nfront);
   design_header(out, r, "    ");
@@ -295,8 +261,8 @@ static void json_design(FILE *out, const CsReport *r, const WeftIndexedPoint *m,
   const WeftDesignPoint *p = &ip->pt;
   const WeftNetwork *net = &r->spec->nets[p->net];
   char shape[160], order[64];
-  cs_shape(net, shape, sizeof shape);
-  order_knobs(r->spec, &p->par, order, sizeof order);
+  cs_point_shape(r->spec, p, shape, sizeof shape);
+  cs_order_knobs(r->spec, &p->par, order, sizeof order);
   fprintf(out, "{\"point\": %zu, \"net\": %d, \"shape\": ", ip->index, p->net);
   cli_json_str(out, shape);
   fprintf(out, ", \"tp\": %d, \"pp\": %d, \"dp\": %d, \"mb\": %d, \"order\": \"%s\"",
@@ -392,8 +358,10 @@ static void bom_json(FILE *out, const CsReport *r) {
 
 void cs_json(FILE *out, const CsReport *r) {
   const WeftCodesignSpec *sp = r->spec;
+  char models[512];
+  cs_model_names(sp, models, sizeof models);
   fputs("{\n  \"model\": ", out);
-  cli_json_str(out, sp->model->name);
+  cli_json_str(out, models);
   fputs(",\n  \"device\": ", out);
   cli_json_str(out, sp->device->name);
   fprintf(out, ",\n  \"npus\": %d,\n  \"objective\": \"%s\",\n  \"loop\": \"%s\",\n", r->npus,
@@ -444,6 +412,7 @@ void cs_json(FILE *out, const CsReport *r) {
   }
   fputs(top ? "\n  ],\n" : "],\n", out);
   if (top > 0 && r->parts) bom_json(out, r);
+  if (r->pn) cs_per_network_json(out, r);
   fputs("  \"pareto\": [", out);
   for (size_t k = 0; k < r->nfront; k++) {
     fputs(k ? ",\n    " : "\n    ", out);
@@ -476,8 +445,8 @@ static void csv_num(FILE *f, double v) {
 static void csv_row(FILE *f, const CsReport *r, size_t i, const WeftDesignPoint *p) {
   const WeftNetwork *net = &r->spec->nets[p->net];
   char shape[160], order[64];
-  cs_shape(net, shape, sizeof shape);
-  order_knobs(r->spec, &p->par, order, sizeof order);
+  cs_point_shape(r->spec, p, shape, sizeof shape);
+  cs_order_knobs(r->spec, &p->par, order, sizeof order);
   int ok = p->status == WEFT_POINT_OK;
   fprintf(f, "%zu,%d,%s,%d,%d,%d,%d,%s,%s", i, p->net, shape, p->par.tp, p->par.pp, p->par.dp,
           p->par.micro_batch, order, token(p->status));
@@ -594,8 +563,9 @@ int cs_plot(const char *path, const CsReport *r, FILE *points) {
   char title[1024], sub[640], what[200], net_desc[256];
   describe(r, best, what, sizeof what);
   cli_plot_network(net, net_desc, sizeof net_desc);
-  snprintf(title, sizeof title, "%s on %d %s: %s", r->spec->model->title[0] ? r->spec->model->title
-           : r->spec->model->name, r->npus, r->spec->device->title[0] ? r->spec->device->title
+  const WeftModel *bm = r->spec->nmodels > 0 ? &r->spec->models[best->model] : r->spec->model;
+  snprintf(title, sizeof title, "%s on %d %s: %s", bm->title[0] ? bm->title : bm->name, r->npus,
+           r->spec->device->title[0] ? r->spec->device->title
            : r->spec->device->name, r->networks);
   const char *par = strchr(what, ' ');  /* after the shape: "tp 16 pp 4 ..." */
   snprintf(sub, sizeof sub, "objective %s, loop %s; best: %s, %s",

@@ -27,7 +27,12 @@ const CliOpt cli_input_opts[CLI_IN_COUNT] = {
     [CLI_IN_FABRIC] = {"--fabric", "F1,...,FD",
                        "fabric shape of each dim: fat-tree, rail-optimized,\n"
                        "                        rail-only, torus ('-': as the network has it)"},
-    [CLI_IN_WORKLOAD] = {"--workload", "FILE", "ASTRA-sim 1.0 workload text (12 fields per layer)",
+    [CLI_IN_PLANES] = {"--planes", "P1,...,PD",
+                       "planes each Switch dim's links are split over (0: as\n"
+                       "                        the network has it; docs/model.md)"},
+    [CLI_IN_WORKLOAD] = {"--workload", "FILE", "ASTRA-sim 1.0 workload text (12 fields per layer),\n"
+                         "                        or a Chakra trace set (a directory or PREFIX of\n"
+                         "                        PREFIX.RANK.et; no --communicator)",
                          CLI_IN_SEVERAL_JOBS},
     [CLI_IN_COMM] = {"--communicator", "FILE",
                      "LIBRA communicator yml (Forward, InputGrad, WeightGrad)", CLI_IN_SEVERAL_JOBS},
@@ -87,6 +92,15 @@ int cli_inputs_check(const CliInputs *in) {
     cli_fail("--fabric goes with --network or --cluster (a scenario's network file says "
              "'Fabric: [...]')");
     return EXIT_USAGE;
+  }
+  if (v[CLI_IN_PLANES]) {
+    double p[WEFT_MAX_DIMS];
+    if (in->scenario) {
+      cli_fail("--planes goes with --network or --cluster (a scenario's network file says "
+               "'Planes: [...]')");
+      return EXIT_USAGE;
+    }
+    if (cli_numbers("--planes", v[CLI_IN_PLANES], p) < 0) return EXIT_USAGE;
   }
   for (int k = 0; k < CLI_MO_COUNT; k++)
     if (!in->mval[CLI_MO_MODEL] && in->mval[k] && k != CLI_MO_ZOO) {
@@ -150,7 +164,13 @@ static int load_network(const CliInputs *in, WeftNetwork *net, WeftError *err) {
   int rc = cli_network_load(v[CLI_IN_NETWORK], v[CLI_IN_CLUSTER], v[CLI_IN_NPUS],
                             in->mval[CLI_MO_ZOO], net, err);
   if (!rc) rc = cli_active_apply(v[CLI_IN_ACTIVE], net, err);
-  return rc ? rc : fabric_apply(v[CLI_IN_FABRIC], net, err);
+  if (!rc) rc = fabric_apply(v[CLI_IN_FABRIC], net, err);
+  if (!rc && v[CLI_IN_PLANES]) {
+    double p[WEFT_MAX_DIMS];
+    int n = cli_numbers("--planes", v[CLI_IN_PLANES], p);  /* parsed by cli_inputs_check */
+    rc = weft_network_set_planes(net, p, n, "", NULL, "--planes", err);
+  }
+  return rc;
 }
 
 /* Whether parts will price the network without a cost model: --parts-per-dim
@@ -210,8 +230,15 @@ static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, We
   static const int need[] = {CLI_IN_NETWORK, CLI_IN_WORKLOAD, CLI_IN_COMM, CLI_IN_COST};
   const char *const *v = in->val;
   char missing[128] = "";
+  int chakra = v[CLI_IN_WORKLOAD] && weft_chakra_is_trace(v[CLI_IN_WORKLOAD]);
+  if (chakra && v[CLI_IN_COMM])
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL,
+                          "--workload %s is a Chakra trace set: its communicator groups come "
+                          "from the traces; drop --communicator",
+                          v[CLI_IN_WORKLOAD]);
   for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
     if (!v[need[i]] && !(need[i] == CLI_IN_NETWORK && v[CLI_IN_CLUSTER]) &&
+        !(need[i] == CLI_IN_COMM && chakra) &&
         !(need[i] == CLI_IN_COST && (parts_price(in) || v[CLI_IN_NETWORK]))) {
       strcat(missing, missing[0] ? ", " : "");
       strcat(missing, cli_input_opts[need[i]].name);
@@ -228,8 +255,10 @@ static int load_files(const CliInputs *in, const char *cmd, WeftScenario *sc, We
                           "file, or --model; see 'weft %s --help')", cmd);
   if (!rc && v[CLI_IN_COST]) rc = weft_cost_model_read(v[CLI_IN_COST], &sc->cost, err);
   if (!rc) rc = bind_parts(in, sc, err);
-  if (!rc) rc = weft_communicator_read(v[CLI_IN_COMM], &sc->comm[0], err);
-  if (!rc) rc = weft_workload_read(v[CLI_IN_WORKLOAD], &sc->workload[0], err);
+  if (!rc && chakra) rc = weft_chakra_read(v[CLI_IN_WORKLOAD], &sc->net, &sc->workload[0],
+                                           &sc->comm[0], err);
+  if (!rc && !chakra) rc = weft_communicator_read(v[CLI_IN_COMM], &sc->comm[0], err);
+  if (!rc && !chakra) rc = weft_workload_read(v[CLI_IN_WORKLOAD], &sc->workload[0], err);
   if (rc) return rc;
   sc->njobs = 1;
   sc->weight[0] = 1.0;

@@ -61,6 +61,7 @@ void cli_spares_head(FILE *out, const WeftNetwork *net) {
 void cli_spares_dim(FILE *out, const WeftNetwork *net, int d) {
   if (net->fabric[d] != WEFT_SHAPE_TREE)  /* its fabric shape, when not LIBRA's */
     fprintf(out, "  %s", weft_dim_shape_name((WeftDimShape)net->fabric[d]));
+  if (net->planes[d] > 1) fprintf(out, "  %d planes", net->planes[d]);
   if (net->spares[d] > 0)
     fprintf(out, "  (%d of %d work: %d spares)", net->npus[d], net->npus[d] + net->spares[d],
             net->spares[d]);
@@ -73,4 +74,5 @@ void cli_spares_json(FILE *out, const WeftNetwork *net, int d) {
   if (d >= 0 && net->spares[d] > 0) fprintf(out, ", \"spares\": %d", net->spares[d]);
   if (d >= 0 && net->fabric[d] != WEFT_SHAPE_TREE)
     fprintf(out, ", \"fabric\": \"%s\"", weft_dim_shape_name((WeftDimShape)net->fabric[d]));
+  if (d >= 0 && net->planes[d] > 1) fprintf(out, ", \"planes\": %d", net->planes[d]);
 }

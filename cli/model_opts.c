@@ -28,7 +28,11 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
                     "                        (default: balanced, lighter first and last stages)"},
     [CLI_MO_CP] = {"--cp", "N", "context parallel: each sequence split over N NPUs (default 1)"},
     [CLI_MO_ATTN] = {"--attention", "standard|flash", "attention kernel (default standard)"},
-    [CLI_MO_FP8] = {"--fp8", NULL, "linear layers' GEMMs in FP8 at the device's FP8 rate"},
+    [CLI_MO_FP8] = {"--fp8", CLI_FP8_ARG, CLI_FP8_HELP},
+    [CLI_MO_GRAPHS] = {"--cuda-graphs", NULL, CLI_GRAPHS_HELP},
+    [CLI_MO_OGR] = {"--overlap-grad-reduce", "on|off", CLI_OGR_HELP},
+    [CLI_MO_OPG] = {"--overlap-param-gather", "on|off", CLI_OPG_HELP},
+    [CLI_MO_BUCKET] = {"--ddp-bucket-size", "N", CLI_BUCKET_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
@@ -93,7 +97,9 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
                  ints[i].dst))
       return -1;
   p->sequence_parallel = val[CLI_MO_SP] != NULL;
-  p->fp8 = val[CLI_MO_FP8] != NULL;
+  if (cli_opt_fp8(val[CLI_MO_FP8], &p->fp8)) return -1;
+  p->cuda_graphs = val[CLI_MO_GRAPHS] != NULL;
+  if (cli_opt_overlap(val[CLI_MO_OGR], val[CLI_MO_OPG], val[CLI_MO_BUCKET], p)) return -1;
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
@@ -143,6 +149,44 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
     }
   }
   if (val[CLI_MO_EFF] && cli_opt_efficiency(val[CLI_MO_EFF], &p->efficiency)) return -1;
+  return 0;
+}
+
+int cli_opt_fp8(const char *v, int *out) {
+  *out = WEFT_FP8_OFF;
+  if (!v) return 0;
+  if (!*v) {
+    *out = WEFT_FP8_DELAYED; /* Transformer Engine's and Megatron-Core's default recipe */
+    return 0;
+  }
+  WeftError err;
+  if (weft_fp8_parse(v, out, &err)) {
+    cli_fail("--%s", err.msg); /* "fp8 'x': expected off, delayed, current, mxfp8 or blockwise" */
+    return -1;
+  }
+  return 0;
+}
+
+static int on_off(const char *flag, const char *v, int *out) {
+  if (!v) return 0;
+  if (strcmp(v, "on") && strcmp(v, "off")) {
+    cli_fail("%s must be on or off, got '%s'", flag, v);
+    return -1;
+  }
+  *out = !strcmp(v, "on");
+  return 0;
+}
+
+int cli_opt_overlap(const char *ogr, const char *opg, const char *bucket, WeftParallel *p) {
+  if (on_off("--overlap-grad-reduce", ogr, &p->overlap_grad_reduce) ||
+      on_off("--overlap-param-gather", opg, &p->overlap_param_gather))
+    return -1;
+  double x = 0;
+  if (bucket && (cli_number(bucket, strlen(bucket), 1, 0, &x) || x > WEFT_MAX_BUCKET_PARAMS)) {
+    cli_fail("--ddp-bucket-size must be a number of parameters in [1, 1e15], got '%s'", bucket);
+    return -1;
+  }
+  if (bucket) p->ddp_bucket_params = x;
   return 0;
 }
 

@@ -9,7 +9,8 @@
 enum { CLI_MO_MODEL, CLI_MO_DEVICE, CLI_MO_TP, CLI_MO_PP, CLI_MO_DP, CLI_MO_EP, CLI_MO_MB, CLI_MO_VP,
        CLI_MO_SP, CLI_MO_ZERO, CLI_MO_RECOMPUTE, CLI_MO_ORDER, CLI_MO_EFF, CLI_MO_ZOO,
        CLI_MO_PPL, CLI_MO_CP, CLI_MO_ATTN, CLI_MO_FP8, CLI_MO_GRADB, CLI_MO_SCHED,
-       CLI_MO_MASTER, CLI_MO_OPTSTATES, CLI_MO_COUNT };
+       CLI_MO_MASTER, CLI_MO_OPTSTATES, CLI_MO_GRAPHS, CLI_MO_OGR, CLI_MO_OPG, CLI_MO_BUCKET,
+       CLI_MO_COUNT };
 
 #define CLI_MAX_STAGES 1024 /* --pp-layers entries */
 
@@ -27,6 +28,28 @@ typedef struct {
 /* Parallelization from the parsed values (val indexed by CLI_MO_*). Prints
  * and returns -1 on a bad value. --recompute alone means full. */
 int cli_model_opts_apply(const char *const *val, CliModel *cm);
+/* --fp8's value: absent (NULL) off, alone ("") delayed, else the recipe
+ * named (off, delayed, current, mxfp8, blockwise); prints and returns -1
+ * otherwise. */
+int cli_opt_fp8(const char *v, int *out);
+/* FP8 and CUDA graphs options' text for --help. */
+#define CLI_FP8_ARG "[delayed|current|mxfp8|blockwise|off]"
+#define CLI_FP8_HELP                                                                  \
+  "linear layers' GEMMs in FP8 with Transformer Engine's scaling\n"                   \
+  "                        recipe (alone: delayed; mxfp8 on block-scaled devices)"
+#define CLI_OGR_HELP                                                          \
+  "DP gradient reduction per bucket under the backward (default on;\n"        \
+  "                        Megatron's --overlap-grad-reduce)"
+#define CLI_OPG_HELP                                                          \
+  "ZeRO 1-2 parameter all-gather per bucket in the background (default\n"     \
+  "                        on; Megatron's --overlap-param-gather)"
+#define CLI_BUCKET_HELP                                                       \
+  "parameters per DP gradient bucket (default max(4e7, 1e6 x DP))"
+/* --overlap-grad-reduce and --overlap-param-gather, and --ddp-bucket-size
+ * (a number of parameters in [1, 1e15]) into p; absent: unchanged. Prints
+ * and returns -1 on a bad value. */
+int cli_opt_overlap(const char *ogr, const char *opg, const char *bucket, WeftParallel *p);
+#define CLI_GRAPHS_HELP "kernels replayed from CUDA graphs (no CPU launch cost per kernel)"
 /* --efficiency's value: a number in [WEFT_MIN_EFFICIENCY, 1]; prints and
  * returns -1 otherwise. */
 int cli_opt_efficiency(const char *v, double *out);

@@ -63,7 +63,11 @@ static void system_rows(FILE *out, const Report *r, const WeftEval *o, const Wef
   }
   fprintf(out, "  system: Npu %g $%s, NpuPowerW %g W%s, electricity %g $/kWh%s, PUE %g%s, "
           "lifetime %g years%s\n", s->npu_usd, s->has_npu_usd ? "" : " (none given)",
-          s->npu_power_w, s->has_npu_power_w ? "" : " (none given)", s->electricity_usd_per_kwh,
+          s->npu_power_w,
+          s->has_npu_power_w       ? ""
+          : s->npu_power_w > 0 ? " (the device's power_w)"
+                               : " (none given)",
+          s->electricity_usd_per_kwh,
           s->has_electricity ? "" : " (default)", s->pue, s->has_pue ? "" : " (default)",
           s->lifetime_years, s->has_lifetime ? "" : " (default)");
   if (r->tokens_per_iteration > 0.0)

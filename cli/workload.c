@@ -9,7 +9,8 @@
 #include "inputs.h"
 #include "model_opts.h"
 
-enum { W_NETWORK, W_CLUSTER, W_NPUS, W_OUT, W_FULL, W_JSON, W_HELP, W_COUNT };
+enum { W_NETWORK, W_CLUSTER, W_NPUS, W_ACTIVE, W_OUT, W_FULL, W_CHAKRA, W_LOOP, W_CHUNKS, W_JSON, W_HELP,
+       W_COUNT };
 
 static const CliOpt wopts[W_COUNT] = {
     [W_NETWORK] = {"--network", "FILE", "LIBRA network yml the groups are laid on"},
@@ -17,8 +18,22 @@ static const CliOpt wopts[W_COUNT] = {
                    "the network of a cluster preset instead of --network\n"
                    "                        (weft zoo lists them; needs --npus)"},
     [W_NPUS] = {"--npus", "N", "GPUs of the --cluster network"},
+    [W_ACTIVE] = {"--active", "A1,...,AD",
+                  "NPUs of each dim that work (0: all); the rest are spares,\n"
+                  "                        idle: the groups are laid on the working NPUs"},
     [W_OUT] = {"-o", "PREFIX", "write PREFIX.txt and PREFIX.comm.yml (required)"},
     [W_FULL] = {"--compact", NULL, "merge identical layers (same analytic time, fewer lines)"},
+    [W_CHAKRA] = {"--chakra", "DIR",
+                  "also write Chakra execution traces for ASTRA-sim 2.0/3.0: DIR/P.RANK.et\n"
+                  "                        per rank and DIR/P.comm_groups.json (P: PREFIX's last\n"
+                  "                        part); with a network that carries a design (a\n"
+                  "                        --cluster, or --export-astra's yml) network.yml,\n"
+                  "                        system.json and memory.json for it"},
+    [W_LOOP] = {"--loop", "no-overlap|tp-dp-overlap|fwd-ig-overlap",
+                "the training loop the traces' dependencies follow\n"
+                "                        (default no-overlap, as simulate)"},
+    [W_CHUNKS] = {"--chunks", "C",
+                  "chunks per collective in --chakra's system.json (default 64, as simulate)"},
     [W_JSON] = {"--json", NULL, "print the summary as JSON"},
     [W_HELP] = {"--help", NULL, "this help"},
 };
@@ -93,6 +108,29 @@ static void summary(FILE *out, const CliModel *cm, const WeftWorkload *wl, const
   fprintf(out, "wrote %s (%d layers) and %s\n", txt, wl->nlayers, comm);
 }
 
+/* --chakra DIR: the traces, and the design's ASTRA-sim 2.0 files when the
+ * network carries one (every dim's design_gbps). */
+static int write_chakra(const char *dir, const char *out_prefix, const WeftNetwork *net,
+                        const WeftWorkload *wl, const WeftCommunicator *comm, int loop,
+                        int chunks) {
+  const char *slash = strrchr(out_prefix, '/');
+  const char *prefix = slash ? slash + 1 : out_prefix;
+  int design = 1;
+  for (int d = 0; d < net->ndims; d++) design &= net->design_gbps[d] > 0.0;
+  WeftSimSettings s;
+  WeftError err;
+  weft_sim_settings_default(&s);
+  if (chunks > 0) s.chunks = chunks;
+  if (!*prefix) {
+    cli_fail("--chakra: -o PREFIX must end in a name (the traces' prefix)");
+    return EXIT_USAGE;
+  }
+  int rc = weft_chakra_export(dir, prefix, net, wl, comm, loop, design ? net->design_gbps : NULL,
+                              &s, &err);
+  if (rc) cli_error(&err);
+  return rc == WEFT_EIO || rc == WEFT_ENOMEM ? EXIT_RUNTIME : rc ? EXIT_USAGE : EXIT_OK;
+}
+
 int cmd_workload(int argc, char **argv) {
   const char *mval[CLI_MO_COUNT], *wval[W_COUNT], *pos[1];
   int npos;
@@ -110,6 +148,13 @@ int cmd_workload(int argc, char **argv) {
     return EXIT_USAGE;
   }
   if (cli_network_check(wval[W_NETWORK], wval[W_CLUSTER], wval[W_NPUS])) return EXIT_USAGE;
+  double act[WEFT_MAX_DIMS];
+  if (wval[W_ACTIVE] && cli_numbers("--active", wval[W_ACTIVE], act) < 0) return EXIT_USAGE;
+  int loop = WEFT_LOOP_NO_OVERLAP;
+  if (wval[W_LOOP] && cli_opt_loop(wopts[W_LOOP].name, wval[W_LOOP], &loop)) return EXIT_USAGE;
+  int chunks = 0;
+  if (wval[W_CHUNKS] && cli_opt_int(wopts[W_CHUNKS].name, wval[W_CHUNKS], 1, 1000000, &chunks)) /* as simulate --chunks */
+    return EXIT_USAGE;
   CliModel *cm = calloc(1, sizeof *cm);
   WeftNetwork net;
   WeftCommunicator comm;
@@ -124,7 +169,7 @@ int cmd_workload(int argc, char **argv) {
   }
   if (cli_model_opts_apply(mval, cm)) goto done;
   if (cli_network_load(wval[W_NETWORK], wval[W_CLUSTER], wval[W_NPUS], cm->zoo_dir, &net, &err) ||
-      cli_model_load(cm, &net, &err) ||
+      cli_active_apply(wval[W_ACTIVE], &net, &err) || cli_model_load(cm, &net, &err) ||
       weft_generate(&cm->model, &cm->device, &cm->par, &net, wval[W_FULL] != NULL, wl, &comm,
                     &gi, &err)) {
     cli_error(&err);
@@ -151,9 +196,10 @@ int cmd_workload(int argc, char **argv) {
     cli_out_discard(out[0]);
     cli_out_discard(out[1]);
     code = EXIT_RUNTIME;
-  } else if (!(code = cli_out_commit_all(out, 2))) {
-    summary(stdout, cm, wl, &gi, txt, cyml, wval[W_JSON] != NULL);
+  } else if (!(code = cli_out_commit_all(out, 2)) && wval[W_CHAKRA]) {
+    code = write_chakra(wval[W_CHAKRA], wval[W_OUT], &net, wl, &comm, loop, chunks);
   }
+  if (!code) summary(stdout, cm, wl, &gi, txt, cyml, wval[W_JSON] != NULL);
   free(txt);
   free(cyml);
 done:

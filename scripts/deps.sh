@@ -4,7 +4,9 @@
 # --mpi adds Debian's Open MPI (for `make mpi`: mpicc, mpirun); --calculon the
 # Python packages of scripts/calculon_runs.py.
 set -e
-pkgs="gcc make libyaml-dev valgrind"
+# protobuf-c: Chakra execution traces (src/io/chakra.proto -> protoc-c; libprotobuf-c);
+# protobuf-compiler: protoc --decode_raw checks the traces weft writes (tests).
+pkgs="gcc make libyaml-dev valgrind protobuf-c-compiler libprotobuf-c-dev protobuf-compiler"
 [ "${1:-}" = "--mpi" ] && pkgs="$pkgs openmpi-bin libopenmpi-dev"
 # --calculon: what scripts/calculon_runs.py needs to run Calculon (by hand, not CI).
 [ "${1:-}" = "--calculon" ] && pkgs="$pkgs python3-numpy python3-pandas python3-psutil python3-yaml"

@@ -92,6 +92,13 @@ typedef struct {
    * line (0 when unknown or given on the command line). */
   int fabric[WEFT_MAX_DIMS];
   int fabric_line[WEFT_MAX_DIMS];
+  /* Planes per dim (key Planes, --planes, Python's planes=; docs/model.md
+   * "Fabric shapes"): a Switch dim's NIC splits each link over planes[d]
+   * ports, one per plane, each plane a Fat-tree of its own at 1/planes of
+   * the rate (a faster switch port broken out): the bandwidth adds up, the
+   * radix grows planes-fold. 0 or 1: one plane. */
+  int planes[WEFT_MAX_DIMS];
+  int planes_line[WEFT_MAX_DIMS];
 } WeftNetwork;
 
 /* ASTRA-sim's "GB/s" is 2^30 bytes/s; weft's GB/s is 1e9 bytes/s (= bytes/ns). */
@@ -119,6 +126,14 @@ int weft_network_set_links(WeftNetwork *net, const double *link_gbps, int nrates
 const char *weft_topology_name(WeftTopology t);  /* "Ring", ... */
 /* "fat-tree", "rail-optimized", "rail-only", "torus" ("?" if none). */
 const char *weft_dim_shape_name(WeftDimShape f);
+/* Planes per dim given outside a file or from one (key Planes, --planes,
+ * Python's planes=): n entries, one per dim, each 0 (as the dim is), 1 (one
+ * plane) or a whole number of planes up to WEFT_MAX_PLANES on a Switch dim.
+ * Errors name file (may be ""), lines[d] (NULL: none), field and entry; on
+ * failure net is unchanged. */
+#define WEFT_MAX_PLANES 64
+int weft_network_set_planes(WeftNetwork *net, const double *planes, int n, const char *file,
+                            const int *lines, const char *field, WeftError *err);
 /* Rails of dim d: the NPUs bought of the dims inside it (1 for dim 0). */
 double weft_network_rails(const WeftNetwork *net, int d);
 /* Fabric shapes per dim given by name (key Fabric, --fabric, Python's
@@ -165,6 +180,10 @@ typedef struct {
   double pue;                     /* Pue: facility power / IT power, >= 1 */
   double lifetime_years;          /* LifetimeYears: capex amortised over it */
   int has_npu_usd, has_npu_power_w, has_electricity, has_pue, has_lifetime;
+  /* The NPU's own power (WeftDevice.power_w, the device of the job: set by
+   * the entry points, not a file key; 0: unknown): NpuPowerW when none is
+   * given. Not a system figure given (weft_cost_model_has_system). */
+  double device_power_w;
 } WeftSystemCost;
 
 /* Defaults (marked estimates, docs/model.md "System cost"): US industrial
@@ -189,7 +208,8 @@ int weft_cost_model_has_system(const WeftCostModel *cm);
  * against the range a file's value must meet: the one rule every override
  * (CLI, scenario, Python) goes through. WEFT_EINPUT naming the field. */
 int weft_system_cost_set(WeftCostModel *cm, const char *field, double value, WeftError *err);
-/* The system figures with defaults filled in (each has_* as given). */
+/* The system figures with defaults filled in (each has_* as given; NpuPowerW
+ * not given: device_power_w, the device's datasheet power). */
 void weft_system_cost_resolved(const WeftCostModel *cm, WeftSystemCost *out);
 
 /* Network cost per GB/s of per-NPU bandwidth for each dim (LIBRA's counts:
@@ -405,6 +425,7 @@ typedef struct {
   double rails;
   double ocs_ports;
   int ocs_radix;
+  int planes;  /* Switch: the planes each link is split over (1: one), radix per plane */
 } WeftDimParts;
 
 /* ------------------------------------------------------------------ scenario

@@ -198,8 +198,10 @@ typedef struct {
   int cp;                /* context parallel degree: each sequence split over cp NPUs
                             (laid right outside TP); 1 = off */
   int attention;         /* a WeftAttention: the attention kernel */
-  int fp8;               /* 1: the linear layers' GEMMs in FP8 (the device's FP8 rate),
-                            attention core, norms, embedding and logits in act_bytes */
+  int fp8;               /* a WeftFp8: the linear layers' GEMMs (forward, data- and
+                            weight-gradient) in FP8 at the device's FP8 rate, with the
+                            recipe's cast and scaling kernels; attention core, norms,
+                            embedding and logits in act_bytes. 0: off */
   int micro_batch;       /* sequences per micro-batch */
   int virtual_stages;    /* interleaved 1F1B: model chunks per stage (1 = plain 1F1B) */
   int sequence_parallel; /* Megatron SP: reduce-scatter + all-gather for TP */
@@ -222,7 +224,40 @@ typedef struct {
                             ASTRA-sim 1.0's reading); 0 (default): gradient accumulation as
                             frameworks run it, the synchronisation after the last
                             micro-batch's backward ('accumulation' entries, docs/zoo.md) */
+  int cuda_graphs;       /* 1: the layers' kernels replayed from CUDA graphs (no CPU launch
+                            cost per kernel, docs/zoo.md "Kernel launches"); 0: eager */
+  /* Data-parallel gradient buckets as Megatron-Core's DDP and distributed
+   * optimizer run them (docs/zoo.md, "Gradient buckets"), ZeRO 0-2: */
+  int overlap_grad_reduce;  /* 1 (default): each bucket's reduction starts when the last
+                               micro-batch's backward has made its gradients; 0: one bucket,
+                               reduced after the backward */
+  int overlap_param_gather; /* ZeRO 1-2, 1 (default): each bucket's parameter all-gather
+                               with its reduction, in the background; 0: after the step */
+  double ddp_bucket_params; /* parameters per bucket, 0 (Megatron's max(4e7, 1e6 x DP)) or
+                               1..WEFT_MAX_BUCKET_PARAMS */
 } WeftParallel;
+
+#define WEFT_MAX_BUCKET_PARAMS 1e15
+
+/* How the FP8 GEMMs are scaled (Transformer Engine's recipes, Megatron-Core's
+ * --fp8-recipe; docs/zoo.md, "FP8"): off; delayed scaling (the scale from the
+ * amax history of earlier iterations: each cast also records the amax);
+ * current (per-tensor) scaling (an amax pass over each tensor before its
+ * cast); MXFP8 (a 1-byte E8M0 scale per 32 elements, computed in the cast;
+ * block-scaled tensor cores: a device with an FP4 rate); blockwise scaling
+ * (DeepSeek-V3's: an fp32 scale per 1 x 128 tile of activations and
+ * gradients, per 128 x 128 block of weights, computed in the cast). */
+typedef enum {
+  WEFT_FP8_OFF = 0,
+  WEFT_FP8_DELAYED = 1,
+  WEFT_FP8_CURRENT = 2,
+  WEFT_FP8_MXFP8 = 3,
+  WEFT_FP8_BLOCKWISE = 4
+} WeftFp8;
+/* "off", "delayed", "current", "mxfp8", "blockwise" <-> WeftFp8; parse: WEFT_EINPUT
+ * (field "fp8") otherwise. */
+const char *weft_fp8_name(int mode);
+int weft_fp8_parse(const char *text, int *mode, WeftError *err);
 
 /* The pipeline schedule: 1F1B (Narayanan et al. 2021; interleaved when
  * virtual_stages > 1) or DualPipe (DeepSeek-V3 Technical Report, Section
@@ -277,7 +312,8 @@ int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err);
  * order TP, PP, DP, efficiency 0
  * (auto: the per-operator model where the device has its data, else 0.5 per FLOP),
  * bf16 activations/params/grads (2 bytes), 12 optimizer bytes, optimizer_step 1,
- * balanced stages. */
+ * balanced stages, eager launches, overlapped gradient reduction and parameter
+ * gather in Megatron's default buckets. */
 void weft_parallel_default(WeftParallel *par);
 /* "TP,PP,DP" style into order[3]; WEFT_EINPUT when not a permutation. */
 int weft_parallel_order_parse(const char *text, WeftParDim order[3], WeftError *err);

@@ -121,6 +121,13 @@ int weft_parts_dim(const WeftParts *cat, const char *name, WeftTopology topo, in
 int weft_parts_dim_fabric(const WeftParts *cat, const char *name, WeftTopology topo,
                           WeftDimShape fabric, int npus, int rails, WeftDimParts *out,
                           WeftError *err);
+/* The same with each link split over `planes` planes (a Switch dim; 1: one):
+ * each plane a tree of radix ports x (switch rate / (rate / planes)), so
+ * per link the counts and $ are the formulas above at that radix, and the
+ * bill of materials has `planes` trees per link. */
+int weft_parts_dim_planes(const WeftParts *cat, const char *name, WeftTopology topo,
+                          WeftDimShape fabric, int npus, int rails, int planes,
+                          WeftDimParts *out, WeftError *err);
 
 /* Bind a network's parts (WeftNetwork.part, the `Parts:` key) to the
  * catalog: each bound dim takes its part's rate and limit (LinkGBps,

@@ -64,6 +64,17 @@ typedef struct {
   /* Context-parallel degrees to search (outermost of the knobs; dp =
    * NPUs / (tp x cp x pp), a point with no whole dp INVALID); 0: base's cp. */
   int ncp, cp[WEFT_MAX_CHOICES];
+  /* Expert-parallel degrees to search (outermost of the knobs, outside CP;
+   * EP is laid innermost in DP, so dp must be a multiple of it, else the
+   * point is INVALID); 0: base's ep. */
+  int nep, ep[WEFT_MAX_CHOICES];
+  /* Several models in one search (e.g. a dense and a MoE model over the same
+   * networks): nmodels > 0 searches models[0..nmodels) (borrowed), every
+   * point of the others' enumeration once per model, the model outermost,
+   * WeftDesignPoint.model its index; model is then not used (it may point
+   * at models[0]). 0: model alone. */
+  int nmodels;
+  const WeftModel *models;
 } WeftCodesignSpec;
 
 typedef struct {
@@ -82,6 +93,7 @@ typedef struct {
    * and the tokens of one iteration (global batch x sequence length). */
   double capex_usd, power_w, cost_per_iteration_usd, tokens;
   char reason[160];         /* why, when status != OK */
+  int model;                /* index into the spec's models (0 with one model) */
 } WeftDesignPoint;
 
 typedef struct {
@@ -104,16 +116,17 @@ int weft_network_shapes(const WeftTopology *topo, const char (*cost_dim)[WEFT_NA
 /* The networks codesign searches for given ones (docs/search.md, "Active
  * NPUs"): each network of in[], then its variants with part of a dim idle.
  * A dim of n NPUs that the network uses in full (no Active given, spares 0)
- * and that is not a power of two gets one candidate: a = the largest power
- * of two below n, when a >= 3n/4 (72 -> 64, 18 -> 16, 9 -> 8; not 12 -> 8
- * nor 224 -> 128: more than a quarter idle), so that groups of powers of
- * two (TP, EP, PP 16 ...) that neither divide n nor are a multiple of it
- * factor over the dim; the other n - a are spares, bought but idle. Every
- * combination of the dims' candidates (each dim all or its candidate) is a
- * variant, in the order of the dims' bits (dim 1 varying fastest). One
- * candidate per dim, chosen per network, not per point: the point count
- * grows by one network's points per variant. *out malloc'd (free() it),
- * *nout set. */
+ * gets its candidates: for each power of two 2^k <= n that does not divide
+ * n, the largest multiple of 2^k below n, kept when at most a quarter of n
+ * idles (a >= 3n/4), largest first: 72 -> 64, 18 -> 16, 9 -> 8,
+ * 224 -> 192, 120 -> 112, 96; none for 12 (8 idles a third) nor for a
+ * power of two. So groups of powers of two (TP, EP, PP 16 ...) that neither
+ * divide n nor are a multiple of it factor over the dim; the other n - a are
+ * spares, bought but idle. Every combination of the dims' choices (each dim
+ * all or one of its candidates) is a variant, in mixed radix with dim 1
+ * varying fastest (all first, then its candidates largest first). Chosen
+ * per network, not per point: the point count grows by one network's
+ * points per variant. *out malloc'd (free() it), *nout set. */
 int weft_network_actives(const WeftNetwork *in, size_t nin, WeftNetwork **out, size_t *nout,
                          WeftError *err);
 
@@ -135,6 +148,13 @@ int weft_network_actives(const WeftNetwork *in, size_t nin, WeftNetwork **out, s
 #define WEFT_MAX_FULLY_CONNECTED 8
 #define WEFT_MAX_SWITCH 65536
 int weft_block_default_max(WeftTopology topo, const char *cost_class, const char **why);
+
+/* The expert-parallel degrees codesign searches by default (no --ep nor
+ * --ep-list; Python the same): every divisor of the expert count of each MoE
+ * model among models[0..n), merged ascending, at most max (the smallest
+ * kept); 0 when every model is dense (EP stays 1). EP must divide the
+ * experts and dp, so no other degree can be valid. Returns how many. */
+int weft_codesign_default_ep(const WeftModel *models, int n, int *ep, int max);
 
 /* Enumerate the design points of spec (status unset); *out malloc'd. */
 int weft_codesign_points(const WeftCodesignSpec *spec, WeftDesignPoint **out, size_t *n,

@@ -262,6 +262,48 @@ int weft_astra1_emit(WeftOut *const *o, int n, const WeftSpec *spec, const doubl
 int weft_astra1_export(const char *dir, const WeftSpec *spec, const double *bw_gbps,
                        const WeftSimSettings *s, WeftError *err);
 
+/* Chakra execution traces for ASTRA-sim 2.0/3.0 (docs/simulate.md "Chakra
+ * traces"): into directory dir (created when missing), one trace per rank,
+ * PREFIX.RANK.et (ranks 0..N-1, dim 1 innermost): a GlobalMetadata, then
+ * the Nodes of one iteration of the training loop `loop` (a WeftLoop): per
+ * layer forward compute and collective, then from the last layer input-grad
+ * compute and collective, weight-grad compute and collective. Compute nodes
+ * carry duration_micros (whole us) and weft_duration_ns; collectives
+ * comm_type and comm_size (an entry of k calls is k nodes of size/k), a
+ * send-recv a COMM_SEND_NODE to the group's next member and a
+ * COMM_RECV_NODE from its previous one. A group of whole dims is named by
+ * involved_dim, any other by pg_name, a comm group of PREFIX.comm_groups.json
+ * (ASTRA-sim's --comm-group-configuration). Data deps: the main stream
+ * waits for blocking collectives; the others (as the loop overlaps them) run
+ * one at a time after the compute before them. Every node also carries
+ * weft_layer and weft_phase (weft_chakra_read's). With bw_gbps (and s), also
+ * network.yml (weft_astra_network_emit of bw_gbps x the dims' efficiency),
+ * system.json (s->chunks,
+ * s->in_flight, s->endpoint_delay_ns, weft's default algorithm per dim) and
+ * memory.json. Every file or none. */
+int weft_chakra_export(const char *dir, const char *prefix, const WeftNetwork *net,
+                       const WeftWorkload *wl, const WeftCommunicator *comm, int loop,
+                       const double *bw_gbps, const WeftSimSettings *s, WeftError *err);
+
+/* A Chakra trace set as a workload (docs/simulate.md "Chakra traces"):
+ * path is a directory holding one PREFIX.0.et, or PREFIX (or PREFIX.0.et);
+ * PREFIX.0.et .. PREFIX.(N-1).et, N the network's NPUs, and
+ * PREFIX.comm_groups.json when a node names a comm group. Rank 0's nodes in
+ * file order become the layers: by weft_layer / weft_phase where present,
+ * else each collective closes a forward entry holding the compute before
+ * it; repeats of one collective are its calls. Groups: pg_name (the comm
+ * group's ranks must be a group weft lays out), weft_group, involved_dim,
+ * else every dim; each phase's first is its communicator group, others
+ * named groups g1, g2, ... Every other rank must have the same nodes.
+ * WEFT_EINPUT naming file, node id and field for what weft does not model
+ * (memory nodes, comm types other than all-reduce, reduce-scatter,
+ * all-gather and all-to-all, sends outside weft's send-recv pairs, compute
+ * timed by num_ops). *out is created by the call. */
+int weft_chakra_read(const char *path, const WeftNetwork *net, WeftWorkload **out,
+                     WeftCommunicator *comm, WeftError *err);
+/* 1 when path names a Chakra trace set as weft_chakra_read takes it. */
+int weft_chakra_is_trace(const char *path);
+
 /* Read back: weft_network_read takes network.json (its design into
  * design_gbps, latency per hop into latency_ns per step); this reads
  * system.txt into s (like = WEFT_LIKE_ASTRA1, chunks, in_flight,

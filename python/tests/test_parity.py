@@ -128,6 +128,28 @@ def test_workload(tmp_path):
     assert bare["layers"] == py["layers"]
 
 
+def test_workload_active(tmp_path):
+    """active= as --active: the groups laid on 64 of each NVL72 rack's 72."""
+    net = "tests/fixtures/nvl72_256.yml"
+    args = dict(ep=64, pp=16, zero=1, recompute="full", order="tp,dp,pp", network=net)
+    py = weft.workload("deepseek-v3", output=tmp_path / "py", active=[64, 0], **args)
+    ref = cli("workload", "--model", "deepseek-v3", "--ep", "64", "--pp", "16", "--zero", "1",
+              "--recompute", "full", "--order", "tp,dp,pp", "--network", net, "--active",
+              "64,0", "-o", str(tmp_path / "cli"))
+    for k in ("workload", "communicator"):
+        ref[k] = ref[k].replace(str(tmp_path / "cli"), str(tmp_path / "py"))
+    tol = {"bubble_fraction": (5e-6, 0.0), "tokens": (0.0, 0.5)}
+    tol.update({k: (0.0, 0.5) for k in ("params", "grads", "optimizer", "activations", "total",
+                                         "capacity")})
+    tol.update({k: (1e-9, 0.0) for k in ("model_flops", "hw_flops")})  # printed with %.10g
+    same(py, ref, tol=tol)
+    assert py["dp"] == 64 * 256 // 16
+    for ext in (".txt", ".comm.yml"):
+        assert (tmp_path / ("py" + ext)).read_text() == (tmp_path / ("cli" + ext)).read_text()
+    with pytest.raises(weft.WeftError):
+        weft.workload("deepseek-v3", active=[64, 0, 0], **args)  # one entry per dim
+
+
 def test_simulate_dim_and_link_fidelity():
     same(weft.simulate(GPT3, chunks=16, latency_ns=1000, loop="tp_dp_overlap"),
          cli("simulate", GPT3, "--chunks", "16", "--latency-ns", "1000", "--loop",
@@ -164,6 +186,56 @@ def test_model_attention_cp_fp8():
     assert e.value.field == "attention"
 
 
+def test_fp8_recipes_and_cuda_graphs():
+    # fp8= takes the recipe's name as --fp8 does (True: delayed), cuda_graphs=
+    # is --cuda-graphs; each reaches the model; a bad name is refused (field fp8)
+    args = dict(cluster="dgx-h100", npus=16, cost_model="data/validation/cost.yml",
+                model="megatron-22b", tp=8, constraint=["B1 = 300", "B2 = 25"])
+    flags = ["--cluster", "dgx-h100", "--npus", "16", "--cost-model", "data/validation/cost.yml",
+             "--model", "megatron-22b", "--tp", "8", "--constraint", "B1 = 300",
+             "--constraint", "B2 = 25"]
+    cur = weft.optimize(fp8="current", cuda_graphs=True, **args)
+    same(cur, cli("optimize", *flags, "--fp8", "current", "--cuda-graphs"), skip=NOWALL)
+    same(weft.optimize(fp8=True, **args), cli("optimize", *flags, "--fp8"), skip=NOWALL)
+    same(weft.optimize(fp8="blockwise", **args), cli("optimize", *flags, "--fp8", "blockwise"),
+         skip=NOWALL)
+    assert weft.optimize(fp8="delayed", **args) == weft.optimize(fp8=True, **args)
+    assert weft.optimize(fp8="off", **args) == weft.optimize(**args)
+    assert cur["time_ns"] != weft.optimize(fp8="current", **args)["time_ns"]
+    assert cur["time_ns"] != weft.optimize(fp8="delayed", cuda_graphs=True, **args)["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(fp8="tensorwise", **args)
+    assert e.value.field == "fp8"
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(fp8="mxfp8", **args)  # the H100 has no block-scaled tensor cores
+    assert e.value.field == "fp8"
+
+
+def test_gradient_buckets():
+    # overlap_grad_reduce=, overlap_param_gather= and ddp_bucket_size= are
+    # --overlap-grad-reduce on|off, --overlap-param-gather on|off and
+    # --ddp-bucket-size; each reaches the model under tp-dp-overlap
+    args = dict(cluster="dgx-h100", npus=128, cost_model="data/validation/cost.yml",
+                model="llama2-70b", tp=8, pp=4, zero=1, sp=True, loop="tp-dp-overlap",
+                constraint=["B1 = 300", "B2 = 50"])
+    flags = ["--cluster", "dgx-h100", "--npus", "128", "--cost-model", "data/validation/cost.yml",
+             "--model", "llama2-70b", "--tp", "8", "--pp", "4", "--zero", "1", "--sp",
+             "--loop", "tp-dp-overlap", "--constraint", "B1 = 300", "--constraint", "B2 = 50"]
+    off = weft.optimize(overlap_grad_reduce=False, overlap_param_gather=False, **args)
+    same(off, cli("optimize", *flags, "--overlap-grad-reduce", "off", "--overlap-param-gather",
+                  "off"), skip=NOWALL)
+    small = weft.optimize(ddp_bucket_size=1e6, **args)
+    same(small, cli("optimize", *flags, "--ddp-bucket-size", "1e6"), skip=NOWALL)
+    default = weft.optimize(**args)
+    # dp 128 / (8 x 4) = 4: Megatron's default bucket max(4e7, 4e6) = 4e7 parameters
+    assert weft.optimize(overlap_grad_reduce=True, ddp_bucket_size=4e7, **args) == default
+    assert off["time_ns"] > default["time_ns"] != small["time_ns"]
+    for bad in (0, "1e6", True, float("nan")):
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize(ddp_bucket_size=bad, **args)
+        assert e.value.field == "ddp_bucket_size"
+
+
 def test_validate():
     same(weft.validate(GPT3, chunks=8, latency_ns=[1000, 0, 10, 5], endpoint_delay_ns=3,
                        in_flight=2),
@@ -195,6 +267,23 @@ def test_codesign_network_files_and_knob_lists():
                  "sum = 1000", "--constraint", "B1 >= B2", "--zero-list", "0,1",
                  "--recompute-list", "none,full", "--all-orders", "--objective",
                  "perf-per-cost", "--tp", "4,8,16", "--mb", "1,2"))
+
+
+def test_codesign_ep_list_nvl72():
+    """EP searched as a knob (ep_list= / --ep-list) on an NVL72 cluster, with
+    its 64-of-72 variant: the same designs, EP and TP inside the rack."""
+    kw = dict(npus=18432, network="tests/fixtures/nvl72_256.yml",
+              cost_model="data/validation/cost.yml", ep_list=[8, 16, 32, 64], zero=1,
+              recompute="full", constraint=["B1 = 900", "B2 = 50"], tp=[1, 2, 4], top=3)
+    py = weft.codesign("deepseek-v3", **kw)
+    ref = cli("codesign", "--model", "deepseek-v3", "--npus", "18432", "--network",
+              "tests/fixtures/nvl72_256.yml", "--cost-model", "data/validation/cost.yml",
+              "--ep-list", "8,16,32,64", "--zero", "1", "--recompute", "full", "--constraint",
+              "B1 = 900", "--constraint", "B2 = 50", "--tp", "1,2,4", "--top", "3")
+    same(py, ref)
+    assert py["top"][0]["order"].split()[-1].startswith("ep")
+    with pytest.raises(weft.WeftError):
+        weft.codesign("deepseek-v3", ep=8, **kw)
 
 
 def test_codesign_parts_system_cost():
@@ -436,10 +525,46 @@ def test_simulate_fabric():  # a rail-optimized dim runs NCCL's ring per rail in
                  "dgx-b200", "--npus", "64", "--fabric", "-,rail-optimized", "--cost-model",
                  "data/validation/cost.yml"), skip=NOWALL)
     assert py["dims"][1]["fabric"] == "rail-optimized"
-    # the same bytes in 2 x 7 ring steps of 14 us instead of halving-doubling's 2 x 3
+    # the same bytes in 2 x 7 ring steps instead of halving-doubling's 2 x 3: the dims are
+    # as busy, the ring takes more step events (its extra latency hides under compute since
+    # the gradient syncs go in Megatron's buckets)
     tree = weft.simulate(model="llama2-70b", tp=8, pp=2, cluster="dgx-b200", npus=64,
                          fabric=["-", "fat-tree"], cost_model="data/validation/cost.yml")
-    assert py["time_ns"] > tree["time_ns"]
+    assert py["events"] > tree["events"]
+    for a, b in zip(py["jobs"][0]["dims"], tree["jobs"][0]["dims"]):
+        assert a["size_bytes"] == b["size_bytes"]
+        assert a["busy_ns"] == pytest.approx(b["busy_ns"], rel=1e-9)
+
+
+def test_planes():  # docs/model.md "Fabric shapes": an 800G NIC as two 400G planes
+    kw = dict(model="llama3-405b", tp=8, pp=16, zero=1, recompute="full", cluster="dgx-b200",
+              npus=16384, parts_per_dim=["nvlink5", "xdr"],
+              constraint=["B1 = 900", "B2 = 100"])
+    py = weft.optimize(**dict(kw, planes=[0, 2]))
+    same(py, cli("optimize", "--model", "llama3-405b", "--tp", "8", "--pp", "16", "--zero", "1",
+                 "--recompute", "full", "--cluster", "dgx-b200", "--npus", "16384",
+                 "--parts-per-dim", "nvlink5,xdr", "--planes", "0,2", "--constraint",
+                 "B1 = 900", "--constraint", "B2 = 100"))
+    # 8 rails of 2048 on Q3400s broken out to 288 ports of 400G: a plane has 8 x 15 = 120
+    # leaves and 60 spines, two planes 360 (one plane of 144 ports: 232 + 232 + 116 = 580)
+    assert py["dims"][1]["planes"] == 2 and py["parts"][1]["total"]["switches"] == 360
+    with pytest.raises(weft.WeftError, match="planes entry 2 must be a whole number of planes"):
+        weft.optimize(**dict(kw, planes=[0, 1.5]))
+
+
+def test_codesign_torus_slices():  # every torus slice of 512 v5p chips (docs/zoo.md)
+    kw = dict(npus=512, device="tpu-v5p", cost_model="data/tpu/v5p_system.yml",
+              blocks=["Ring", "Ring", "Ring"], parts_per_dim=["ici-v5p"] * 3,
+              fabric=["torus"] * 3, zero_list=[1], recompute_list=["selective"], top=3)
+    py = weft.codesign("llama2-70b", **kw)
+    same(py, cli("codesign", "--model", "llama2-70b", "--npus", "512", "--device", "tpu-v5p",
+                 "--cost-model", "data/tpu/v5p_system.yml", "--blocks", "Ring,Ring,Ring",
+                 "--parts-per-dim", "ici-v5p,ici-v5p,ici-v5p", "--fabric", "torus,torus,torus",
+                 "--zero-list", "1", "--recompute-list", "selective", "--top", "3"))
+    # the 10 shapes of rings <= 16 with 512 NPUs; 3 have a ring of 2 (not whole cubes)
+    assert "(3 shapes it does not fit left out)" in py["networks"]
+    assert all(d % 4 == 0 for t in py["top"] for d in
+               [int(x.split(":")[0][1:]) for x in t["shape"].split("x")])
 
 
 def test_workload_cluster(tmp_path):
@@ -502,3 +627,37 @@ def test_topo_parts_and_threads():
                    parts=t + "parts_nic1200.yml", threads=2),
          cli("topo", "--traffic", t + "topo_ar16.csv", "--servers", "16", "--degree", "2",
              "--radix", "4", "--parts", t + "parts_nic1200.yml", "--threads", "2"))
+
+
+def test_codesign_models_per_network():
+    """Two models in one search (model= a list, --model a,b) and per_network=
+    (--per-network): the same report, the domain sweep's best per file."""
+    nets = ["data/domains/d%d.yml" % d for d in (8, 72)]
+    kw = dict(npus=18432, device="gb200", network=nets, cost_model="data/validation/cost.yml",
+              constraint=["B1 = 900", "B2 = 50"], ep_list=[1, 8], tp=[4, 8], zero=1,
+              recompute="full", per_network=True, top=3)
+    py = weft.codesign(["llama3-405b", "deepseek-v3"], **kw)
+    args = ["--model", "llama3-405b,deepseek-v3", "--npus", "18432", "--device", "gb200"]
+    for n in nets:
+        args += ["--network", n]
+    ref = cli("codesign", *args, "--cost-model", "data/validation/cost.yml", "--constraint",
+              "B1 = 900", "--constraint", "B2 = 50", "--ep-list", "1,8", "--tp", "4,8",
+              "--zero", "1", "--recompute", "full", "--per-network", "--top", "3")
+    same(py, ref)
+    assert py["model"] == "llama3-405b,deepseek-v3" and len(py["per_network"]) == 4
+    assert weft.codesign("llama3-405b,deepseek-v3", **kw) == py
+
+
+def test_codesign_default_ep_for_moe():
+    """No ep nor ep_list on an MoE model: every divisor of its 256 experts is
+    searched (weft_codesign_default_ep), as the CLI does."""
+    kw = dict(npus=18432, network="tests/fixtures/nvl72_256.yml",
+              cost_model="data/validation/cost.yml", zero=1, recompute="full",
+              constraint=["B1 = 900", "B2 = 50"], tp=[2], pp=[8], top=2)
+    py = weft.codesign("deepseek-v3", **kw)
+    same(py, cli("codesign", "--model", "deepseek-v3", "--npus", "18432", "--network",
+                 "tests/fixtures/nvl72_256.yml", "--cost-model", "data/validation/cost.yml",
+                 "--zero", "1", "--recompute", "full", "--constraint", "B1 = 900",
+                 "--constraint", "B2 = 50", "--tp", "2", "--pp", "8", "--top", "2"))
+    assert py["points"] == 2 * 4 * 9  # 2 networks x 4 micro-batches x EP 1, 2, ..., 256
+    assert " ep" in py["top"][0]["order"]

@@ -99,6 +99,10 @@ def test_flags_take_booleans_only():
     assert sp["memory_bytes"]["activations"] < plain["memory_bytes"]["activations"]
     for k in ("sp", "fp8", "compact"):
         for v in ("false", "true", 1, 0, "", [False]):
+            if k == "fp8" and isinstance(v, str):  # fp8= also takes a recipe's name
+                e = refused(weft.WeftError, k, weft.workload, "gpt3-175b", **dict(MODEL, fp8=v))
+                assert "expected off, delayed, current, mxfp8, blockwise or a boolean" in str(e)
+                continue
             e = refused(TypeError, k, weft.workload, "gpt3-175b", **dict(MODEL, **{k: v}))
             assert "expected True or False" in str(e)
     refused(TypeError, "recompute", weft.workload, "gpt3-175b", recompute=1, **MODEL)

@@ -65,3 +65,28 @@ def test_bad_figures():
     assert "needs one model job" in str(e.value)
     with pytest.raises(weft.WeftError):
         weft.optimize(cost_model=I + "sys2x2_cost.yml", objective="cost", **FILES)
+
+
+def test_device_power_is_the_default_npu_power():
+    """No NpuPowerW given: the device's power_w (gb200: 1200 W), in optimize
+    and codesign alike, as the CLI; npu_power_w= still wins."""
+    kw = dict(tp=8, pp=18, zero=1, recompute="full", cluster="gb200-nvl72", npus=18432,
+              cost_model="data/validation/cost.yml", npu_usd=40000,
+              objective="cost-per-iteration", constraint=["B1 = 900", "B2 = 50"])
+    py = weft.optimize(model="llama3-405b", **kw)
+    ref = cli("optimize", "--model", "llama3-405b", "--tp", "8", "--pp", "18", "--zero", "1",
+              "--recompute", "full", "--cluster", "gb200-nvl72", "--npus", "18432",
+              "--cost-model", "data/validation/cost.yml", "--npu-usd", "40000", "--objective",
+              "cost-per-iteration", "--constraint", "B1 = 900", "--constraint", "B2 = 50")
+    same(py, ref)
+    assert py["npu_power_w"] == 18432 * 1200
+    assert weft.optimize(model="llama3-405b", npu_power_w=1000, **kw)["npu_power_w"] == 18432e3
+    ckw = dict(npus=18432, network="tests/fixtures/nvl72_256.yml",
+               cost_model="tests/fixtures/nvl72_cost_npu.yml", ep_list=[8], tp=[2], zero=1,
+               recompute="full", objective="cost-per-iteration", top=1)
+    cs = weft.codesign("deepseek-v3", **ckw)
+    same(cs, cli("codesign", "--model", "deepseek-v3", "--npus", "18432", "--network",
+                 "tests/fixtures/nvl72_256.yml", "--cost-model",
+                 "tests/fixtures/nvl72_cost_npu.yml", "--ep-list", "8", "--tp", "2", "--zero",
+                 "1", "--recompute", "full", "--objective", "cost-per-iteration", "--top", "1"))
+    assert cs["top"][0]["power_w"] == 18432 * 1200  # every GPU bought, spares too

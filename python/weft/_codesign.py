@@ -2,6 +2,7 @@
 # cli/codesign_report.c): every parallelization on every network shape, solved
 # exactly, streamed through the library's summary (counts, best, Pareto front).
 import ctypes
+import os
 from ctypes import byref, c_char_p, c_double, c_int, c_size_t
 
 from . import _inputs, _lib, _libx
@@ -11,10 +12,11 @@ from ._inputs import LOOPS, check_rc, constraints, given
 from ._lib import text
 
 KEYS = ("model", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
-        "cost_dims", "parts_per_dim", "parts", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
+        "cost_dims", "parts_per_dim", "parts", "fabric", "planes", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
         "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
-        "interleave", "cp_list", "attention", "fp8", "grad_bytes", "master_weights",
-        "optimizer_states", "ep", "efficiency", "gap_tol", "threads", "top")
+        "interleave", "cp_list", "ep_list", "attention", "fp8", "cuda_graphs", "overlap_grad_reduce",
+        "overlap_param_gather", "ddp_bucket_size", "grad_bytes", "master_weights",
+        "optimizer_states", "ep", "efficiency", "gap_tol", "threads", "top", "per_network")
 STATUS = ("ok", "no_memory", "invalid", "infeasible", "unbounded", "failed")
 TOPOLOGIES = ("Ring", "FullyConnected", "Switch")
 DEFAULT_TOP = 10
@@ -70,7 +72,8 @@ def _spec(kw, npus):
     if kw.get("efficiency") is not None:
         p.efficiency = number("efficiency", kw["efficiency"], 0.0, True, 1.0,
                               "a number in (0, 1]")
-    for lst, one in (("zero_list", "zero"), ("sp_list", "sp"), ("recompute_list", "recompute")):
+    for lst, one in (("zero_list", "zero"), ("sp_list", "sp"), ("recompute_list", "recompute"),
+                     ("ep_list", "ep")):
         if given(kw, lst) and given(kw, one):
             raise fail("%s and %s: give one" % (lst, one), lst)
     if given(kw, "zero_list"):
@@ -84,6 +87,8 @@ def _spec(kw, npus):
                              _lib.MAX_CHOICES)
     if given(kw, "cp_list"):
         spec.ncp = _int_list("cp_list", kw["cp_list"], 1, 1 << 24, spec.cp, _lib.MAX_CHOICES)
+    if given(kw, "ep_list"):
+        spec.nep = _int_list("ep_list", kw["ep_list"], 1, 1 << 24, spec.ep, _lib.MAX_CHOICES)
     if given(kw, "recompute_list"):
         modes = [_recompute("recompute_list", x) if x != "" else None
                  for x in items("recompute_list", kw["recompute_list"])]
@@ -109,6 +114,30 @@ def _spec(kw, npus):
         spec.loop = choose("loop", kw["loop"], *LOOPS)
     spec.all_orders = 1 if flag("all_orders", kw.get("all_orders")) else 0
     return spec
+
+
+def _shape_all(nets, n, kw, drop):
+    """fabric= and planes= onto every network (the CLI's shape_all): one they
+    do not fit raises, or with drop (shapes over blocks) is left out; none
+    left raises. Returns (networks kept, how many were left out)."""
+    if kw.get("fabric") is None and kw.get("planes") is None:
+        return n, 0
+    kept, first = 0, None
+    for k in range(n):
+        t = _lib.WeftNetwork.from_buffer_copy(nets[k])
+        try:
+            _inputs.set_fabric(t, kw.get("fabric"))
+            _inputs.set_planes(t, kw.get("planes"))
+        except WeftError as e:
+            if not drop:
+                raise
+            first = first or e
+            continue
+        nets[kept] = t
+        kept += 1
+    if kept == 0:
+        raise fail("%s (every shape: none is left)" % first.msg, first.field)
+    return kept, n - kept
 
 
 def _bind_all(nets, n, kw, cost, sources, zoo):
@@ -163,6 +192,7 @@ def _nets_from_files(nets, npus, cost, sources, zoo, kw):
     if n > len(nets):
         desc += " and %d with part of a dim idle (spares)" % (n - len(nets))
     arr = out
+    n, _ = _shape_all(arr, n, kw, False)
     bound, nb, parts = _bind_all(arr, n, kw, cost, sources, zoo)
     if bound is not None:  # a Python copy: the C array can go
         _libc.free(owner)
@@ -253,11 +283,11 @@ def _nets_from_blocks(kw, npus, cost, sources, zoo):
                    "(max_per_dim changes the bounds)" % (
                        D, " x ".join(str(maxd[d] or "none") for d in range(D)), npus), "npus")
     try:
-        bound, nb, parts = _bind_all(nets, n.value, kw, cost, sources, zoo)
+        nshapes, dropped = _shape_all(nets, n.value, kw, True)
+        bound, nb, parts = _bind_all(nets, nshapes, kw, cost, sources, zoo)
     except BaseException:
         _libc.free(owner)
         raise
-    nshapes = n.value
     if bound is not None:
         _libc.free(owner)
         nets, owner = bound, None
@@ -273,6 +303,12 @@ def _nets_from_blocks(kw, npus, cost, sources, zoo):
         for d in range(D))
     if kw.get("parts_per_dim") is not None:
         desc += ", parts " + ",".join(_inputs.parts_names(kw["parts_per_dim"])[1])
+    if kw.get("fabric") is not None:
+        desc += ", fabric " + ",".join(kw["fabric"])
+    if kw.get("planes") is not None:
+        desc += ", planes " + ",".join("%g" % x for x in kw["planes"])
+    if dropped:
+        desc += " (%d shape%s it does not fit left out)" % (dropped, "s" if dropped > 1 else "")
     if nb != nshapes:
         desc += ": %d networks with each choice of parts" % nb
     return nets, nb, owner, desc, bounds, parts
@@ -300,6 +336,8 @@ def _order(spec, par):
         s += " vp%d" % par.virtual_stages
     if spec.ncp > 0:
         s += " cp%d" % par.cp
+    if spec.nep > 0:
+        s += " ep%d" % par.ep
     return s
 
 
@@ -315,7 +353,8 @@ def _merged_knobs(spec, pars):
              (spec.nsp > 0, lambda p: "sp%d" % p.sequence_parallel),
              (spec.nrc > 0, lambda p: lib.weft_recompute_name(p.recompute).decode()),
              (spec.nvp > 0, lambda p: "vp%d" % p.virtual_stages),
-             (spec.ncp > 0, lambda p: "cp%d" % p.cp)]
+             (spec.ncp > 0, lambda p: "cp%d" % p.cp),
+             (spec.nep > 0, lambda p: "ep%d" % p.ep)]
     parts = []
     for searched, f in knobs:
         if searched:
@@ -328,10 +367,70 @@ def _merged_knobs(spec, pars):
     return " ".join(parts)
 
 
+def _point_shape(spec, p):
+    """cs_point_shape: the shape after the model's name when several."""
+    s = _shape(spec.nets[p.net])
+    return "%s %s" % (text(spec.models[p.model].name), s) if spec.nmodels > 1 else s
+
+
+def _model_names(spec):
+    if spec.nmodels > 0:
+        return ",".join(text(spec.models[k].name) for k in range(spec.nmodels))
+    return text(spec.model.contents.name)
+
+
+class _PerNet:
+    """cli/codesign_pernet.c: the best OK design (by the objective, the first
+    on a tie) of each model on each network file (its variants together)."""
+
+    def __init__(self, spec):
+        self.group, self.first = [], []
+        for i in range(spec.nnets):
+            f = text(spec.nets[i].file)
+            g = next((k for k, j in enumerate(self.first)
+                      if f and text(spec.nets[j].file) == f), None)
+            if g is None:
+                g = len(self.first)
+                self.first.append(i)
+            self.group.append(g)
+        self.nmodels = spec.nmodels if spec.nmodels > 0 else 1
+        self.best = {}
+
+    def add(self, index, p):
+        if p.status != 0:
+            return
+        c = (p.model, self.group[p.net])
+        if c in self.best and not p.objective < self.best[c][1].objective:
+            return
+        q = _libx.WeftDesignPoint()
+        ctypes.pointer(q)[0] = p
+        self.best[c] = (index, q)
+
+    def report(self, spec):
+        out = []
+        for m in range(self.nmodels):
+            for g, first in enumerate(self.first):
+                n = spec.nets[first]
+                name = text(spec.models[m].name) if spec.nmodels > 0 else \
+                    text(spec.model.contents.name)
+                e = {"model": name, "network": _shape(n), "domain": n.npus[0] + n.spares[0]}
+                if (m, g) not in self.best:
+                    e["point"] = None
+                else:
+                    index, p = self.best[(m, g)]
+                    e.update({"point": index, "shape": _shape(spec.nets[p.net]),
+                              "tp": p.par.tp, "pp": p.par.pp, "dp": p.par.dp, "ep": p.par.ep,
+                              "mb": p.par.micro_batch, "order": _order(spec, p.par),
+                              "time_ns": num(p.time_ns), "cost_usd": num(p.cost_usd),
+                              "objective": num(p.objective)})
+                out.append(e)
+        return out
+
+
 def _design(spec, ip, system):
     p = ip.pt
     net = spec.nets[p.net]
-    d = {"point": ip.index, "net": p.net, "shape": _shape(net), "tp": p.par.tp,
+    d = {"point": ip.index, "net": p.net, "shape": _point_shape(spec, p), "tp": p.par.tp,
             "pp": p.par.pp, "dp": p.par.dp, "mb": p.par.micro_batch, "order": _order(spec, p.par),
             "time_ns": num(p.time_ns), "cost_usd": num(p.cost_usd), "objective": num(p.objective),
             "bw_gbps": [num(p.bw_gbps[d]) for d in range(net.ndims)],
@@ -383,8 +482,10 @@ def codesign(model=None, **kw):
     codesign --json` as a dict. Required: model, npus=, cost_model=, and
     network= (one or a list of files or dicts) or blocks= ("Ring,Switch" or
     a list). Lists (tp=, pp=, mb=, zero_list=, sp_list=, recompute_list=,
-    interleave=, max_per_dim=, cost_dims=) are Python lists or comma-separated
-    text. No feasible design returns the dict with status counts and empty
+    interleave=, cp_list=, ep_list=, max_per_dim=, cost_dims=) are Python lists or comma-separated
+    text. model= may name several models (a list, or "a,b"), searched in one
+    run; per_network=True adds "per_network", the best design of each model
+    on each network file (--per-network). No feasible design returns the dict with status counts and empty
     top and pareto (the CLI exits 1)."""
     _inputs.check_keywords("codesign", kw, KEYS)
     if model is not None:
@@ -407,8 +508,18 @@ def codesign(model=None, **kw):
     texts = constraints(kw.get("constraint"))
     m, d, cost, err, src = (_libx.WeftModel(), _libx.WeftDevice(), _lib.WeftCostModel(),
                             new_error(), Sources())
-    check_rc(lib.weft_zoo_model(c_path("zoo", zoo), c_path("model", kw["model"]), byref(m),
-                                byref(err)), err)
+    names = items("model", kw["model"])
+    if not names or any(not isinstance(x, (str, os.PathLike)) or not str(x) for x in names):
+        raise fail("model=%r: expected a model name (or file) or a list of them" %
+                   (kw["model"],), "model")
+    models = (_libx.WeftModel * len(names))()
+    for k, x in enumerate(names):
+        check_rc(lib.weft_zoo_model(c_path("zoo", zoo), c_path("model", str(x)), byref(models[k]),
+                                    byref(err)), err)
+        if any(text(models[j].name) == text(models[k].name) for j in range(k)):
+            raise fail("model=%r: %s is listed twice" % (kw["model"], text(models[k].name)),
+                       "model")
+    m = models[0]
     _inputs.read_cost_model(kw["cost_model"], cost, src)
     owner, summary = None, None
     try:
@@ -435,6 +546,13 @@ def codesign(model=None, **kw):
                 raise WeftError("constraint %r: column %d: %s" % (c, err.col, text(err.msg)),
                                 "", 0, err.col, "constraint", err.code or -5)
         spec.model, spec.device = ctypes.pointer(m), ctypes.pointer(d)
+        if len(models) > 1:  # several models in one search, the model outermost
+            spec.nmodels = len(models)
+            spec.models = ctypes.cast(models, ctypes.POINTER(_libx.WeftModel))
+        if kw.get("ep") is None and not _inputs.given(kw, "ep_list"):  # an MoE model: its EPs
+            spec.nep = lib.weft_codesign_default_ep(models, len(models), spec.ep,
+                                                    _lib.MAX_CHOICES)
+        cost.sys.device_power_w = d.power_w  # NpuPowerW when none is given, as the CLI
         spec.nnets = nnets
         spec.nets = ctypes.cast(nets, ctypes.POINTER(_lib.WeftNetwork))
         spec.cost, spec.cons = ctypes.pointer(cost), ctypes.pointer(cons)
@@ -444,10 +562,13 @@ def codesign(model=None, **kw):
         if not summary:
             raise WeftError("out of memory", code=-2)
         failure = []
+        pernet = _PerNet(spec) if flag("per_network", kw.get("per_network")) else None
 
         def take(ctx, first, pts, count):
             try:
                 for j in range(count):
+                    if pernet:
+                        pernet.add(first + j, pts[j])
                     if lib.weft_codesign_summary_add(summary, first + j, byref(pts[j])):
                         raise WeftError("out of memory keeping the best designs", code=-2)
                 return 0
@@ -467,14 +588,14 @@ def codesign(model=None, **kw):
         sysc = _lib.WeftSystemCost()
         lib.weft_system_cost_resolved(byref(cost), byref(sysc))
         return _report(spec, summary, n.value, npus, desc, bounds, texts, top, parts, system,
-                       sysc)
+                       sysc, pernet)
     finally:
         lib.weft_codesign_summary_free(summary)
         if owner:
             _libc.free(owner)
 
 
-def _report(spec, summary, n, npus, desc, bounds, texts, top, parts, system, sysc):
+def _report(spec, summary, n, npus, desc, bounds, texts, top, parts, system, sysc, pernet=None):
     status = {}
     for s, tok in enumerate(STATUS):
         entry = {"count": lib.weft_codesign_summary_count(summary, s),
@@ -497,10 +618,11 @@ def _report(spec, summary, n, npus, desc, bounds, texts, top, parts, system, sys
         top_list.append(d)
     front = ctypes.POINTER(_libx.WeftIndexedPoint)()
     nfront = lib.weft_codesign_summary_front(summary, byref(front))
-    return {"model": text(spec.model.contents.name), "device": text(spec.device.contents.name),
+    return {"model": _model_names(spec), "device": text(spec.device.contents.name),
             "npus": npus, "objective": lib.weft_objective_name(spec.objective).decode(),
             "loop": lib.weft_loop_name(spec.loop).decode(), "networks": desc,
             "bounds": bounds, "constraints": list(texts), "points": n, "status": status, "top": top_list,
             **({"bill_of_materials": _bom(spec, best[0], parts, system, sysc)}
                if ntop > 0 and parts else {}),
+            **({"per_network": pernet.report(spec)} if pernet else {}),
             "pareto": [_design(spec, front[k], system) for k in range(nfront)]}

@@ -12,7 +12,7 @@ from ._core import (EINVAL, ENOMEM, KeywordTypeError, WeftError, Sources, c_path
                     fail, flag, int_value, is_path, items, lib, new_error, number, shown, to_text,
                     zoo_dir, zoo_path)
 
-INPUT_KEYS = ("network", "cluster", "npus", "active", "fabric", "workload", "communicator", "cost_model",
+INPUT_KEYS = ("network", "cluster", "npus", "active", "fabric", "planes", "workload", "communicator", "cost_model",
               "parts", "parts_per_dim", "constraint", "objective", "loop", "npu_usd",
               "npu_power_w", "electricity_usd_per_kwh", "pue", "lifetime_years")
 # The cost model's system figures (keyword: the file's key), set through
@@ -24,7 +24,8 @@ OBJECTIVES = ("perf", "perf-per-cost", "cost-per-iteration")  # WeftObjective or
 MAX_NPUS = 1 << 30  # a network's NPUs, as the readers allow
 MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero", "recompute",
               "order", "efficiency", "zoo", "pp_layers", "cp", "attention", "fp8", "schedule",
-              "grad_bytes", "master_weights", "optimizer_states")
+              "grad_bytes", "master_weights", "optimizer_states", "cuda_graphs",
+              "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -119,6 +120,25 @@ def load_network(kw, net, sources):
         read_network(kw["network"], net, sources, zoo)
     set_active(net, kw.get("active"))
     set_fabric(net, kw.get("fabric"))
+    set_planes(net, kw.get("planes"))
+
+
+def set_planes(net, v):
+    """planes= (a list, one per dim: planes a Switch dim's links are split
+    over, 0 = as the dim is) onto the network, under the rule of
+    weft_network_set_planes (the CLI's --planes)."""
+    if v is None:
+        return
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
+        raise fail("planes: expected a list of numbers, one per dim, got %r" % (v,), "planes")
+    arr = (c_double * max(len(v), 1))()
+    for i, x in enumerate(v[:_lib.MAX_DIMS]):
+        if isinstance(x, bool) or not isinstance(x, (int, float)):
+            raise fail("planes entry %d: expected a number, got %r" % (i + 1, x), "planes")
+        arr[i] = float(x)
+    err = new_error()
+    check_rc(lib.weft_network_set_planes(byref(net), arr, len(v), b"", None, b"planes",
+                                         byref(err)), err)
 
 
 def set_fabric(net, v):
@@ -203,10 +223,29 @@ def read_workload(v):
 
 # ------------------------------------------------------------------ model options
 def device_knobs(kw, par):
-    """sp=, fp8= (booleans) and attention= (standard|flash) into par, as
-    --sp, --fp8 and --attention (every command taking a model)."""
+    """sp=, cuda_graphs= (booleans), fp8= (True: delayed, or off|delayed|
+    current|mxfp8|blockwise) and attention= (standard|flash) into par, as --sp,
+    --cuda-graphs, --fp8 and --attention (every command taking a model)."""
     par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
-    par.fp8 = 1 if flag("fp8", kw.get("fp8")) else 0
+    par.cuda_graphs = 1 if flag("cuda_graphs", kw.get("cuda_graphs")) else 0
+    for k in ("overlap_grad_reduce", "overlap_param_gather"):  # on by default
+        if kw.get(k) is not None:
+            setattr(par, k, 1 if flag(k, kw[k]) else 0)
+    b = kw.get("ddp_bucket_size")
+    if b is not None:  # --ddp-bucket-size N
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 1 <= b <= 1e15:
+            raise fail("ddp_bucket_size=%r: expected a number of parameters in [1, 1e15]" % (b,),
+                       "ddp_bucket_size")
+        par.ddp_bucket_params = float(b)
+    f8 = kw.get("fp8")
+    if isinstance(f8, str):  # --fp8 RECIPE
+        mode = ctypes.c_int()
+        if lib.weft_fp8_parse(c_text("fp8", f8), byref(mode), byref(new_error())):
+            raise fail("fp8=%r: expected off, delayed, current, mxfp8, blockwise or a boolean"
+                       % (f8,), "fp8")
+        par.fp8 = mode.value
+    else:  # --fp8 alone: Transformer Engine's default recipe, delayed scaling
+        par.fp8 = 1 if flag("fp8", f8) else 0
     if kw.get("attention") is not None:  # --attention standard|flash
         kind = ctypes.c_int()
         if not isinstance(kw["attention"], str) or lib.weft_attention_parse(
@@ -354,6 +393,9 @@ def check_inputs(scenario, kw):
     if scenario is not None and given(kw, "active"):
         raise fail("active goes with network or cluster (a scenario's network file says "
                    "'Active: [...]')", "active")
+    if scenario is not None and given(kw, "planes"):
+        raise fail("planes goes with network or cluster (a scenario's network file says "
+                   "'Planes: [...]')", "planes")
     if scenario is not None and given(kw, "fabric"):
         raise fail("fabric goes with network or cluster (a scenario's network file says "
                    "'Fabric: [...]')", "fabric")
@@ -413,9 +455,21 @@ def parts_names(names):
     return arr, joined
 
 
+def _chakra(v):
+    """1 when workload= names a Chakra trace set (a directory or PREFIX of
+    PREFIX.RANK.et), as the CLI's --workload tells them apart."""
+    from . import _libx  # noqa: F401 (declares weft_chakra_*)
+    return is_path(v) and lib.weft_chakra_is_trace(c_path("workload", v)) == 1
+
+
 def _load_files(s, kw):
+    chakra = kw.get("workload") is not None and _chakra(kw["workload"])
+    if chakra and kw.get("communicator") is not None:
+        raise fail("workload %s is a Chakra trace set: its communicator groups come from the "
+                   "traces; drop communicator" % os.fsdecode(kw["workload"]), "communicator")
     missing = [k for k in ("network", "workload", "communicator", "cost_model")
                if kw.get(k) is None and not (k == "network" and given(kw, "cluster")) and
+               not (k == "communicator" and chakra) and
                not (k == "cost_model" and (_parts_price(kw) or given(kw, "network")))]
     if missing:
         raise fail("missing %s (or give a scenario, or model=...)" % ", ".join(missing),
@@ -429,8 +483,15 @@ def _load_files(s, kw):
     if kw.get("cost_model") is not None:
         read_cost_model(kw["cost_model"], sc.cost, s.sources)
     bind_parts(s, kw)
-    read_communicator(kw["communicator"], sc.comm[0], s.sources)
-    wl, name = read_workload(kw["workload"])
+    if chakra:  # the workload and its communicator from the traces
+        wl, err = c_void_p(), new_error()
+        check_rc(lib.weft_chakra_read(c_path("workload", kw["workload"]), byref(sc.net),
+                                      byref(wl), byref(sc.comm[0]), byref(err)), err)
+        name = os.fsdecode(kw["workload"]).rstrip("/").rsplit("/", 1)[-1].split(".", 1)[0]
+        name = name.encode()[:_lib.NAME_LEN - 1]
+    else:
+        read_communicator(kw["communicator"], sc.comm[0], s.sources)
+        wl, name = read_workload(kw["workload"])
     sc.workload[0] = wl
     sc.njobs = 1  # sc owns the workload from here
     sc.weight[0] = 1.0

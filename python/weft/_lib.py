@@ -38,7 +38,8 @@ WeftNetwork = _s("WeftNetwork", [
     ("line", _I), ("file", _PATH), ("efficiency", _D), ("latency_ns", _D), ("design_gbps", _D),
     ("cluster", _NAME), ("cluster_device", _NAME), ("link_gbps", _D), ("max_links", _I),
     ("links_line", _I), ("max_links_line", _I), ("part", _NAME * MAX_DIMS),
-    ("part_line", _I), ("spares", _I), ("fabric", _I), ("fabric_line", _I)])
+    ("part_line", _I), ("spares", _I), ("fabric", _I), ("fabric_line", _I), ("planes", _I),
+    ("planes_line", _I)])
 WeftCostClass = _s("WeftCostClass", [
     ("name", _NAME), ("link_usd_per_gbps", c_double), ("switch_usd_per_gbps", c_double),
     ("nic_usd_per_gbps", c_double), ("has_link", c_int), ("has_switch", c_int),
@@ -47,7 +48,7 @@ WeftSystemCost = _s("WeftSystemCost", [
     ("npu_usd", c_double), ("npu_power_w", c_double), ("electricity_usd_per_kwh", c_double),
     ("pue", c_double), ("lifetime_years", c_double), ("has_npu_usd", c_int),
     ("has_npu_power_w", c_int), ("has_electricity", c_int), ("has_pue", c_int),
-    ("has_lifetime", c_int)])
+    ("has_lifetime", c_int), ("device_power_w", c_double)])
 WeftCostModel = _s("WeftCostModel", [("nclasses", c_int),
                                      ("cls", WeftCostClass * MAX_COST_CLASSES), ("file", _PATH),
                                      ("sys", WeftSystemCost)])
@@ -79,7 +80,7 @@ WeftDimParts = _s("WeftDimParts", [
     ("switch_usd_per_gbps", c_double), ("usd_per_gbps", c_double), ("w_per_gbps", c_double),
     ("tier_switches", c_int * MAX_TIERS), ("switch_name", _NAME), ("attach_name", _NAME),
     ("uplink_name", _NAME), ("fabric", c_int), ("rails", c_double), ("ocs_ports", c_double),
-    ("ocs_radix", c_int)])
+    ("ocs_radix", c_int), ("planes", c_int)])
 PART_TEXT_LEN = 256
 WeftPart = _s("WeftPart", [
     ("name", _NAME), ("kind", c_int), ("title", c_char * PART_TEXT_LEN), ("rate_gbps", c_double),
@@ -136,7 +137,8 @@ WeftParallel = _s("WeftParallel", [
     ("act_bytes", c_double), ("param_bytes", c_double), ("grad_bytes", c_double),
     ("optimizer_bytes", c_double), ("stage_layers", POINTER(c_int)), ("nstage_layers", c_int),
     ("optimizer_step", c_int), ("schedule", c_int),
-    ("merged_backward", c_int)])
+    ("merged_backward", c_int), ("cuda_graphs", c_int), ("overlap_grad_reduce", c_int),
+    ("overlap_param_gather", c_int), ("ddp_bucket_params", c_double)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,
@@ -164,6 +166,8 @@ PROTOS = {
     "weft_network_set_active": (c_int, [P(WeftNetwork), P(c_double), c_int, c_char_p, P(c_int),
                                         c_char_p, P(WeftError)]),
     "weft_dim_shape_name": (c_char_p, [c_int]),
+    "weft_network_set_planes": (c_int, [P(WeftNetwork), P(c_double), c_int, c_char_p, P(c_int),
+                                        c_char_p, P(WeftError)]),
     "weft_network_set_fabric": (c_int, [P(WeftNetwork), P(c_char_p), c_int, c_char_p, P(c_int),
                                         c_char_p, P(WeftError)]),
     "weft_network_read": (c_int, [c_char_p, P(WeftNetwork), _ERR]),
@@ -222,6 +226,7 @@ PROTOS = {
                                          _ERR]),
     "weft_recompute_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_attention_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_fp8_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_name": (c_char_p, [c_int]),
     "weft_parallel_default": (None, [P(WeftParallel)]),

@@ -66,13 +66,16 @@ WeftCodesignSpec = _s("WeftCodesignSpec", [
     ("pp", c_int * MAX_CHOICES), ("nmb", c_int), ("mb", c_int * MAX_CHOICES),
     ("all_orders", c_int), ("nzero", c_int), ("zero", c_int * 4), ("nsp", c_int),
     ("sp", c_int * 2), ("nrc", c_int), ("rc", c_int * 3), ("nvp", c_int),
-    ("vp", c_int * MAX_CHOICES), ("ncp", c_int), ("cp", c_int * MAX_CHOICES)])
+    ("vp", c_int * MAX_CHOICES), ("ncp", c_int), ("cp", c_int * MAX_CHOICES),
+    ("nep", c_int), ("ep", c_int * MAX_CHOICES), ("nmodels", c_int),
+    ("models", POINTER(WeftModel))])
 WeftDesignPoint = _s("WeftDesignPoint", [
     ("net", c_int), ("par", WeftParallel), ("status", c_int), ("time_ns", c_double),
     ("cost_usd", c_double), ("objective", c_double), ("bw_gbps", _D),
     ("equal_bw_gbps", c_double), ("equal_time_ns", c_double), ("mem_bytes", c_double),
     ("gap", c_double), ("capex_usd", c_double), ("power_w", c_double),
-    ("cost_per_iteration_usd", c_double), ("tokens", c_double), ("reason", c_char * 160)])
+    ("cost_per_iteration_usd", c_double), ("tokens", c_double), ("reason", c_char * 160),
+    ("model", c_int)])
 WeftPartsBom = _s("WeftPartsBom", [
     ("links", c_double), ("npus_total", c_double), ("endpoints", c_double),
     ("switch_ports", c_double), ("optics", c_double), ("cables", c_double),
@@ -172,6 +175,12 @@ PROTOS = {
     "weft_astra1_export": (c_int, [c_char_p, P(WeftSpec), P(c_double), P(WeftSimSettings), _ERR]),
     "weft_astra1_mp_npus": (c_int, [P(WeftNetwork), c_void_p, P(WeftCommunicator), P(c_int),
                                     _ERR]),
+    "weft_chakra_export": (c_int, [c_char_p, c_char_p, P(WeftNetwork), c_void_p,
+                                   P(WeftCommunicator), c_int, P(c_double), P(WeftSimSettings),
+                                   _ERR]),
+    "weft_chakra_read": (c_int, [c_char_p, P(WeftNetwork), P(c_void_p), P(WeftCommunicator),
+                                 _ERR]),
+    "weft_chakra_is_trace": (c_int, [c_char_p]),
     "weft_simulate": (c_int, [P(WeftSpec), P(c_double), P(WeftSimSettings), P(WeftSimResult),
                               _ERR]),
     "weft_algorithm_name": (c_char_p, [c_int]),
@@ -184,6 +193,7 @@ PROTOS = {
     "weft_network_actives": (c_int, [P(WeftNetwork), c_size_t, P(P(WeftNetwork)), P(c_size_t),
                                      _ERR]),
     "weft_codesign_count": (c_int, [P(WeftCodesignSpec), P(c_size_t), _ERR]),
+    "weft_codesign_default_ep": (c_int, [P(WeftModel), c_int, P(c_int), c_int]),
     "weft_codesign_stream": (c_int, [P(WeftCodesignSpec), P(WeftRunSettings), c_size_t,
                                      CHUNK_FN, c_void_p, _ERR]),
     "weft_codesign_summary_create": (c_void_p, [c_size_t]),

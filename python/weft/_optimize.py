@@ -56,6 +56,8 @@ def spares_dim(net, d):
     out = {"spares": net.spares[d]} if net.spares[d] > 0 else {}
     if net.fabric[d]:  # and its fabric shape when not LIBRA's fat-tree
         out["fabric"] = _lib.text(lib.weft_dim_shape_name(net.fabric[d]))
+    if net.planes[d] > 1:
+        out["planes"] = net.planes[d]
     return out
 
 

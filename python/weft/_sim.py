@@ -191,6 +191,7 @@ class Run:
                       "npus": net.npus[d], **({"spares": net.spares[d]} if net.spares[d] else {}),
                       **({"fabric": text(lib.weft_dim_shape_name(net.fabric[d]))}
                          if net.fabric[d] else {}),
+                      **({"planes": net.planes[d]} if net.planes[d] > 1 else {}),
                       "bw_gbps": num(self.bw[d]),
                       "algorithm": lib.weft_algorithm_name(s.algorithm[d]).decode(),
                       "latency_ns": num(s.latency_ns[d])} for d in range(D)],

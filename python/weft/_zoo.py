@@ -6,7 +6,8 @@ import os
 from ctypes import byref, c_int, c_void_p
 
 from . import _inputs, _lib, _libx
-from ._core import ENOMEM, WeftError, c_path, fail, flag, lib, new_error, zoo_path
+from ._core import (ENOMEM, WeftError, c_path, choose, fail, flag, int_value, lib, new_error,
+                    zoo_path)
 from ._inputs import check_rc
 from ._lib import text
 
@@ -226,7 +227,26 @@ def zoo(name=None, zoo=None, parts=False, parts_file=None):
     return out
 
 
-WORKLOAD_KEYS = _inputs.MODEL_KEYS + ("network", "cluster", "npus", "output", "compact")
+WORKLOAD_KEYS = _inputs.MODEL_KEYS + ("network", "cluster", "npus", "active", "output", "compact",
+                                        "chakra", "loop", "chunks")
+
+
+def _chakra(dirname, prefix, net, wl, comm, kw):
+    """chakra=DIR: the Chakra trace set (and the design's ASTRA-sim 2.0 files
+    when the network carries one), as `weft workload --chakra DIR`."""
+    prefix = os.fsdecode(prefix).rsplit("/", 1)[-1]
+    if not prefix:
+        raise fail("chakra: output=PREFIX must end in a name (the traces' prefix)", "output")
+    loop = choose("loop", kw["loop"], *_inputs.LOOPS) if kw.get("loop") is not None else 0
+    s = _libx.WeftSimSettings()
+    lib.weft_sim_settings_default(byref(s))
+    if kw.get("chunks") is not None:
+        s.chunks = int_value("chunks", kw["chunks"], 1, 1000000)  # as --chunks
+    design = all(net.design_gbps[d] > 0 for d in range(net.ndims))
+    err = new_error()
+    check_rc(lib.weft_chakra_export(c_path("chakra", dirname), prefix.encode(), byref(net), wl,
+                                    byref(comm), loop, net.design_gbps if design else None,
+                                    byref(s), byref(err)), err)
 
 
 def _write(prefix, wl, comm):
@@ -258,7 +278,8 @@ def workload(model=None, **kw):
     """A zoo model's per-NPU workload under a parallelization: `weft workload
     --json` as a dict. network= (a file or dict), or cluster= with npus= (a
     cluster preset's network), is required; tp=, pp=, ...
-    as weft.optimize's; compact=True merges identical layers; output=PREFIX
+    as weft.optimize's; active= (a list per dim: NPUs that work, 0 = all) as
+    --active; compact=True merges identical layers; output=PREFIX
     writes PREFIX.txt and PREFIX.comm.yml (both or neither), whose names the
     dict's "workload" and "communicator" then give (None without output)."""
     _inputs.check_keywords("workload", kw, WORKLOAD_KEYS)
@@ -275,6 +296,7 @@ def workload(model=None, **kw):
     net = _lib.WeftNetwork()
     src = _inputs.Sources()
     _inputs.load_network(dict(kw, zoo=mo.zoo), net, src)
+    _inputs.set_active(net, kw.get("active"))  # the rule of --active (weft_network_set_active)
     m, d = mo.load(net)
     wl = lib.weft_workload_create()
     if not wl:
@@ -288,6 +310,10 @@ def workload(model=None, **kw):
         paths = (None, None)
         if kw.get("output") is not None:
             paths = _write(kw["output"], wl, comm)
+        if kw.get("chakra") is not None:
+            if kw.get("output") is None:
+                raise fail("chakra needs output=PREFIX (the traces' prefix)", "chakra")
+            _chakra(kw["chakra"], kw["output"], net, wl, comm, kw)
         p, mem = mo.par, gi.mem
         nlayers = ctypes.cast(wl, ctypes.POINTER(_lib.WeftWorkload)).contents.nlayers
         return {"model": text(m.name), "device": text(d.name), "tp": p.tp, "cp": p.cp,

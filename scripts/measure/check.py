@@ -25,7 +25,8 @@ fp8_fast): mean |error| of time, max |error|, and the time-weighted mean
 layer: for each row of DEVICE_layer.csv (one transformer layer's per-GPU
 shard in plain PyTorch: RMSNorm, SDPA, SwiGLU or GeLU, no communication),
 weft's forward and backward time of that layer (opcost.c's attention and
-MLP blocks), with the tables and without (the datasheet rates), and the
+MLP blocks, each kernel launched eagerly as the layer was: opcost.c's
+launch cost), with the tables and without (the datasheet rates), and the
 share of weft's time in GEMMs. PyTorch's SDPA runs FlashAttention (not
 cuDNN) unless told otherwise: the attention in this check is charged at the
 flash rows (weft's default for Transformer Engine runs is cuDNN's).
@@ -55,7 +56,7 @@ OC_GEMM, OC_FUSED = 1, 2
 class OcOp(ctypes.Structure):  # src/model/opcost.h
     _fields_ = [("name", c_char_p), ("phase", c_int), ("kind", c_int), ("batch", c_double),
                 ("m", c_double), ("n", c_double), ("k", c_double), ("flops", c_double),
-                ("bytes", c_double), ("fp8", c_int), ("mem", c_int), ("elems", c_double),
+                ("bytes", c_double), ("fp8", c_int), ("once", c_int), ("mem", c_int), ("elems", c_double),
                 ("causal", c_int)]
 
 
@@ -70,6 +71,7 @@ for name, res, args in (
         ("weft_opcost_layer", None, [POINTER(_libx.WeftModel), POINTER(_lib.WeftParallel), c_void_p]),
         ("weft_opcost_ops", c_int, [c_void_p, c_int, POINTER(OcOp), c_int]),
         ("weft_opcost_op_ns", c_double, [DEV, POINTER(OcOp), c_double]),
+        ("weft_opcost_launch_ns", c_double, [c_double, c_int]),
         ("weft_parallel_default", None, [POINTER(_lib.WeftParallel)])):
     f = getattr(lib, name)
     f.restype, f.argtypes = res, args
@@ -218,7 +220,7 @@ def gemm(device, split=None):
 GATED = ("llama",)  # measure.py's MODELS: the Llama 3 shapes have a gated (SwiGLU) MLP
 
 
-def layer_times(d, r, flash):
+def layer_times(d, r, flash, launch=True):
     """(fwd ns, bwd ns, GEMM share) of weft's attention + MLP blocks for a layer row."""
     m, par = _libx.WeftModel(), _lib.WeftParallel()
     lib.weft_parallel_default(byref(par))
@@ -232,14 +234,16 @@ def layer_times(d, r, flash):
     t = lib.weft_measured_of(byref(d))
     ns, gemm_ns = [0.0] * PHASES, 0.0
     for blk in (OC_ATTN, OC_MLP):
-        ops = (OcOp * 64)()
-        for i in range(lib.weft_opcost_ops(layer, blk, ops, 64)):
+        ops = (OcOp * 256)()
+        for i in range(lib.weft_opcost_ops(layer, blk, ops, 256)):
             op = ops[i]
             x = lib.weft_opcost_op_ns(byref(d), byref(op), 2.0)
             if op.kind == OC_FUSED and flash and t:  # PyTorch's SDPA: FlashAttention
                 bwd = op.phase != 0
                 fl = 4 * op.batch * op.m * op.n * op.k * (2.5 if bwd else 1) * (0.5 if op.causal else 1)
                 x = lib.weft_measured_attention_ns(t, 1, bwd, op.causal, op.n, op.k, op.batch, fl)
+            if launch:  # each kernel launched eagerly, as the layer ran (opcost.c)
+                x = lib.weft_opcost_launch_ns(x, 0)
             ns[op.phase] += x
             gemm_ns += x if op.kind == OC_GEMM else 0
     return ns[0], ns[1] + ns[2], gemm_ns / sum(ns)

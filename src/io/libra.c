@@ -271,6 +271,22 @@ static int fabric_key(const WeftYamlNode *map, const char *file, const char *fto
   return weft_network_set_fabric(net, names, net->ndims, file, lines, field, err);
 }
 
+/* Planes: per dim the planes a Switch dim's links are split over (0: as
+ * the dim is), under weft_network_set_planes's rule. */
+static int planes_key(const WeftYamlNode *map, const char *file, const char *ftopo,
+                      WeftNetwork *net, WeftError *err) {
+  const WeftYamlNode *key, *seq = weft_yaml_get(map, "Planes|planes", &key);
+  double p[WEFT_MAX_DIMS] = {0};
+  int lines[WEFT_MAX_DIMS] = {0};
+  if (!seq) return WEFT_OK;
+  int rc = per_dim(map, "Planes|planes", file, ftopo, net->ndims, -HUGE_VAL, HUGE_VAL, 0, p, err);
+  if (rc) return rc;
+  for (int d = 0; d < net->ndims; d++) lines[d] = seq->child[d]->line;
+  char field[WEFT_NAME_LEN];
+  snprintf(field, sizeof field, "%s", key->text);
+  return weft_network_set_planes(net, p, net->ndims, file, lines, field, err);
+}
+
 /* The cluster a `Cluster:` key names, its errors placed at the key. */
 static int named_cluster(const WeftYamlNode *key, const WeftYamlNode *v, const char *file,
                          const char *zoo_dir, WeftCluster *c, WeftError *err) {
@@ -296,7 +312,7 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zo
                                      "LatencyNs|latency_ns", "bandwidth", "latency",
                                      "Cluster|cluster", "LinkGBps|link_gbps",
                                      "MaxLinks|max_links", "Parts|parts", "Active|active",
-                                     "Fabric|fabric", NULL};
+                                     "Fabric|fabric", "Planes|planes", NULL};
   const WeftYamlNode *topo, *npus, *cost, *ckey, *cval;
   char ftopo[WEFT_NAME_LEN] = "Topology", fnpus[WEFT_NAME_LEN],
        fcost[WEFT_NAME_LEN] = "CostDimension";
@@ -393,7 +409,8 @@ int weft_libra_network(const WeftYamlNode *map, const char *file, const char *zo
       (rc = links_keys(map, file, ffirst, net, err)) ||
       (rc = parts_conflict(map, file, net, err)) ||
       (rc = active_key(map, file, ffirst, net, err)) ||
-      (rc = fabric_key(map, file, ffirst, net, err)))
+      (rc = fabric_key(map, file, ffirst, net, err)) ||
+      (rc = planes_key(map, file, ffirst, net, err)))
     return rc;
   return astra_keys(map, file, ffirst, net, err);
 }

@@ -11,7 +11,8 @@
 static const char *const MODEL_KEYS[] = {
     "model", "device",    "tp",        "pp",         "dp", "ep", "micro_batch", "sequence_parallel",
     "zero",  "recompute", "order",     "efficiency", "virtual_stages", "cp", "attention", "fp8",
-    "pp_layers", "grad_bytes", "schedule", "master_weights", "optimizer_states", NULL};
+    "pp_layers", "grad_bytes", "schedule", "master_weights", "optimizer_states", "cuda_graphs",
+    "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -39,6 +40,8 @@ static int add_job(WeftScenario *sc, const char *zoo_dir, const char *model, con
   *step = STEP_DEVICE;
   device = weft_job_device(&sc->net, 1, device, err);  /* one network: never a clash */
   if ((rc = weft_zoo_device(zoo_dir, device, &dev, err))) return rc;
+  if (sc->cost.sys.device_power_w <= 0.0)  /* NpuPowerW when none is given: the first job's */
+    sc->cost.sys.device_power_w = dev.power_w;
   *step = STEP_GENERATE;
   WeftParallel par = *par_in;
   if (par.dp <= 0) {  /* the rest of the NPUs */
@@ -114,22 +117,24 @@ static int text_key(const WeftYamlNode *map, const char *key, const char *file,
                         key, got);
 }
 
-/* `recompute`: none | selective | full, or a boolean (true = full). */
-static int recompute_key(const WeftYamlNode *map, const char *file, int *out, WeftError *err) {
-  const WeftYamlNode *v = weft_yaml_get(map, "recompute", NULL);
+/* A knob named by one word or a boolean (true = on_mode, false = mode 0):
+ * `recompute` none | selective | full (true = full), `fp8` off | delayed |
+ * current | mxfp8 | blockwise (true = delayed). */
+static int switch_key(const WeftYamlNode *map, const char *key, const char *expected,
+                      int (*parse)(const char *, int *, WeftError *), int on_mode,
+                      const char *file, int *out, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
   if (!v) return WEFT_OK;
-  if (v->kind == WEFT_YAML_SCALAR && weft_recompute_parse(v->text, out, NULL) == WEFT_OK)
-    return WEFT_OK;
+  if (v->kind == WEFT_YAML_SCALAR && parse(v->text, out, NULL) == WEFT_OK) return WEFT_OK;
   int on = 0;
-  if (v->kind == WEFT_YAML_SCALAR && weft_yaml_bool(v, file, "recompute", &on, NULL) == WEFT_OK) {
-    *out = on ? WEFT_RECOMPUTE_FULL : WEFT_RECOMPUTE_NONE;
+  if (v->kind == WEFT_YAML_SCALAR && weft_yaml_bool(v, file, key, &on, NULL) == WEFT_OK) {
+    *out = on ? on_mode : 0;
     return WEFT_OK;
   }
   char got[96];
   weft_yaml_describe(v, got, sizeof got);
-  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "recompute",
-                        "recompute must be none, selective, full or a boolean (true = full), got %s",
-                        got);
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key, "%s must be %s, got %s",
+                        key, expected, got);
 }
 
 /* A knob named by one word (`attention`: standard | flash, `schedule`:
@@ -187,8 +192,14 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = int_key(wv, "virtual_stages", file, 1, big, &par->virtual_stages, err)) ||
       (rc = int_key(wv, "zero", file, 0, 3, &par->zero_stage, err)) ||
       (rc = bool_key(wv, "sequence_parallel", file, &par->sequence_parallel, err)) ||
-      (rc = bool_key(wv, "fp8", file, &par->fp8, err)) ||
-      (rc = recompute_key(wv, file, &par->recompute, err)) ||
+      (rc = bool_key(wv, "cuda_graphs", file, &par->cuda_graphs, err)) ||
+      (rc = bool_key(wv, "overlap_grad_reduce", file, &par->overlap_grad_reduce, err)) ||
+      (rc = bool_key(wv, "overlap_param_gather", file, &par->overlap_param_gather, err)) ||
+      (rc = switch_key(wv, "fp8",
+                       "off, delayed, current, mxfp8, blockwise or a boolean (true = delayed)",
+                       weft_fp8_parse, WEFT_FP8_DELAYED, file, &par->fp8, err)) ||
+      (rc = switch_key(wv, "recompute", "none, selective, full or a boolean (true = full)",
+                       weft_recompute_parse, WEFT_RECOMPUTE_FULL, file, &par->recompute, err)) ||
       (rc = word_key(wv, "attention", "standard or flash", weft_attention_parse, file,
                      &par->attention, err)) ||
       (rc = word_key(wv, "schedule", "1f1b or dualpipe", weft_schedule_parse, file,
@@ -226,6 +237,14 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       err->col = at->col;
     }
     return rc;
+  }
+  const WeftYamlNode *bv = weft_yaml_get(wv, "ddp_bucket_size", NULL);
+  if (bv) {
+    if ((rc = weft_yaml_double(bv, file, "ddp_bucket_size", NULL, &par->ddp_bucket_params, err)))
+      return rc;
+    if (!(par->ddp_bucket_params >= 1.0 && par->ddp_bucket_params <= WEFT_MAX_BUCKET_PARAMS))
+      return weft_error_set(err, WEFT_EINPUT, file, bv->line, bv->col, "ddp_bucket_size",
+                            "ddp_bucket_size must be in [1, 1e15] parameters, got %s", bv->text);
   }
   if ((ev = weft_yaml_get(wv, "efficiency", NULL))) {
     if ((rc = weft_yaml_double(ev, file, "efficiency", NULL, &par->efficiency, err))) return rc;

@@ -101,7 +101,7 @@ int weft_cost_model_has_system(const WeftCostModel *cm) {
 void weft_system_cost_resolved(const WeftCostModel *cm, WeftSystemCost *out) {
   *out = cm->sys;
   if (!out->has_npu_usd) out->npu_usd = 0.0;
-  if (!out->has_npu_power_w) out->npu_power_w = 0.0;
+  if (!out->has_npu_power_w) out->npu_power_w = out->device_power_w;  /* 0: unknown */
   if (!out->has_electricity) out->electricity_usd_per_kwh = WEFT_DEFAULT_ELECTRICITY_USD_PER_KWH;
   if (!out->has_pue) out->pue = WEFT_DEFAULT_PUE;
   if (!out->has_lifetime) out->lifetime_years = WEFT_DEFAULT_LIFETIME_YEARS;

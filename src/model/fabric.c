@@ -60,6 +60,36 @@ int weft_network_set_fabric(WeftNetwork *net, const char *const *names, int n, c
   return WEFT_OK;
 }
 
+int weft_network_set_planes(WeftNetwork *net, const double *planes, int n, const char *file,
+                            const int *lines, const char *field, WeftError *err) {
+  if (!net || !planes)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, field, "no network or planes list");
+  if (!file) file = "";
+  if (n != net->ndims)
+    return weft_error_set(err, WEFT_EINPUT, file, lines && n > 0 ? lines[0] : 0, 0, field,
+                          "%s has %d entr%s, the network has %d dim%s", field, n,
+                          n == 1 ? "y" : "ies", net->ndims, net->ndims == 1 ? "" : "s");
+  WeftNetwork t = *net;  /* net is left as it was on failure */
+  for (int d = 0; d < n; d++) {
+    double p = planes[d];
+    int line = lines ? lines[d] : 0;
+    if (p == 0.0) continue;  /* the dim as it is */
+    if (!(p >= 1.0) || p != floor(p) || p > WEFT_MAX_PLANES)
+      return weft_error_set(err, WEFT_EINPUT, file, line, 0, field,
+                            "%s entry %d must be a whole number of planes from 1 to %d (0: as "
+                            "the dim is), got %g", field, d + 1, WEFT_MAX_PLANES, p);
+    if (p > 1.0 && net->topology[d] != WEFT_SWITCH)
+      return weft_error_set(err, WEFT_EINPUT, file, line, 0, field,
+                            "%s entry %d is %g planes: planes are Fat-trees of a Switch dim, "
+                            "dim %d is a %s", field, d + 1, p, d + 1,
+                            weft_topology_name(net->topology[d]));
+    t.planes[d] = (int)p;
+    t.planes_line[d] = line;
+  }
+  *net = t;
+  return WEFT_OK;
+}
+
 int weft_rail_tree(int n, int rails, int k, double oversub, int ts[WEFT_MAX_TIERS]) {
   if (ts) memset(ts, 0, sizeof(int) * WEFT_MAX_TIERS);
   if (k < 2 || n < 1 || rails < 1 || !(oversub >= 1.0)) return 0;

@@ -56,6 +56,7 @@ typedef struct {
   double ns_per_flop;                  /* 1e9 / (peak * efficiency) */
   int opcost;                          /* per-operator compute (efficiency 0, device has data) */
   double oc_ns[OC_NBLOCKS][WEFT_NPHASES]; /* opcost: one micro-batch per block, per phase */
+  double oc_once_ns[OC_NBLOCKS];       /* opcost: once an iteration per block (FP8 weight casts) */
   int overflow;                        /* a block ran out of collective slots */
 } Gen;
 
@@ -85,6 +86,39 @@ void weft_gen_add_once(Gen *g, GenBlock *b, WeftCollective c, GenKind k, double 
  * group k, per the ZeRO stage; per_mb = the micro-batch multiplicity for
  * ZeRO-3's per-micro-batch reduce-scatter. */
 void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per_mb);
+/* One gradient bucket of elems parameters (per NPU) over group k, ZeRO 0-2,
+ * once per iteration in calls calls: its all-reduce (ZeRO 0) or
+ * reduce-scatter when reduce, ZeRO 1-2's parameter all-gather when gather. */
+void weft_gen_grad_bucket(Gen *g, GenBlock *b, GenKind k, double elems, double calls,
+                          int reduce, int gather);
+/* Data-parallel gradient buckets (gen_buckets.c; docs/zoo.md, "Gradient
+ * buckets"), ZeRO 0-2: the parameters of a transformer layer's entries. */
+typedef struct {
+  double attn, mlp, moe_dense, moe_expert;
+} GenLayerParams;
+
+typedef struct {
+  double size[2];  /* parameters per bucket: dense, expert (HUGE_VAL: one) */
+  double total[2]; /* the stage's layer parameters */
+  double n[2];     /* buckets: the calls */
+  double *sync;    /* non-compact: per layer entry (2 per layer: attn, mlp/moe) and kind,
+                      the bucket elements it carries; NULL when compact */
+  int first;       /* the stage's first layer (1-based) */
+} GenBuckets;
+
+/* Plan the buckets of layers first..first+nlayers-1 in v model chunks
+ * (equal, v dividing nlayers) into bk; WEFT_ENOMEM. Free bk->sync. */
+int weft_gen_buckets_plan(const Gen *g, const GenLayerParams *lp, int first, int nlayers, int v,
+                          GenBuckets *bk);
+/* blk with the buckets layer i's entry e (0 attn, 1 mlp/moe) carries into out. */
+void weft_gen_bucket_entry(Gen *g, const GenBuckets *bk, int i, int e, const GenBlock *blk,
+                           GenBlock *out);
+/* Compact: blk with a merged layer's share of the buckets (dense and expert
+ * parameters per layer; the calls in proportion) into out. */
+void weft_gen_bucket_share(Gen *g, const GenBuckets *bk, double dense, double expert,
+                           const GenBlock *blk, GenBlock *out);
+/* Entries blk can become with any bucket on it. */
+int weft_gen_bucket_bound(Gen *g, const GenBlock *blk);
 /* Gradient accumulation: keep in b the last of R micro-batches' backward
  * (1/R of its input- and weight-grad compute and per-micro-batch collectives)
  * and add the rest, times copies, to acc. Nothing when R <= 1. */

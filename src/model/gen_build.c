@@ -174,6 +174,24 @@ void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per
   }
 }
 
+void weft_gen_grad_bucket(Gen *g, GenBlock *b, GenKind k, double elems, double calls,
+                          int reduce, int gather) {
+  const WeftParallel *p = g->par;
+  GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
+  double n = g->size[eff];
+  GenColl *x = NULL, *y = NULL;
+  if (p->zero_stage == 0 && reduce)
+    x = add_coll(g, b, WEFT_PHASE_WG, WEFT_COLL_ALLREDUCE, k, elems * p->grad_bytes, calls);
+  if (p->zero_stage == 1 || p->zero_stage == 2) {
+    if (reduce)
+      x = add_coll(g, b, WEFT_PHASE_WG, WEFT_COLL_REDUCESCATTER, k, elems * p->grad_bytes, calls);
+    if (gather)
+      y = add_coll(g, b, WEFT_PHASE_WG, WEFT_COLL_ALLGATHER, k, elems / n * p->param_bytes, calls);
+  }
+  if (x) x->once = 1;
+  if (y) y->once = 1;
+}
+
 /* Gradient accumulation (docs/zoo.md, "Gradient accumulation"): of R
  * micro-batches, only the last one's backward runs once a gradient is whole,
  * so only it can hide the per-iteration weight-gradient collectives. The

@@ -439,8 +439,10 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
       weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, GEN_EDP,
                    R * expert / g->size[GEN_EDP] * p->param_bytes, R);
     }
-  weft_gen_grad_sync(g, blk, GEN_DP, dense, R);
-  weft_gen_grad_sync(g, blk, GEN_EDP, expert, R);
+  if (p->zero_stage == 3) { /* per micro-batch; ZeRO 0-2: in buckets, at emission */
+    weft_gen_grad_sync(g, blk, GEN_DP, dense, R);
+    weft_gen_grad_sync(g, blk, GEN_EDP, expert, R);
+  }
 }
 
 /* The tied embedding's gradient, summed between the first and the last
@@ -635,35 +637,41 @@ static void chunk_accum(Gen *g, const Accum *a, int lo, int hi, GenBlock *out) {
   }
 }
 
-static void emit_layers(Gen *g, int lo, int hi, const GenBlock *attn, const GenBlock *mlp,
-                        const GenBlock *moe) {
+static void emit_layers(Gen *g, const Tf *t, const GenBuckets *bk, int lo, int hi,
+                        const GenBlock *attn, const GenBlock *mlp, const GenBlock *moe) {
   char name[WEFT_NAME_LEN];
   int ne = moe_layers(g, lo, hi), nd = hi - lo + 1 - ne;
+  GenBlock b;
   if (g->compact) {
     weft_gen_range_name(name, sizeof name, lo, hi, "attn");
-    weft_gen_emit(g, name, attn, hi - lo + 1);
+    weft_gen_bucket_share(g, bk, t->el_attn, 0, attn, &b);
+    weft_gen_emit(g, name, &b, hi - lo + 1);
     if (nd) { /* first and last dense layer of the range */
       int a = lo, z = hi;
       while (moe_layers(g, a, a)) a++;
       while (moe_layers(g, z, z)) z--;
       weft_gen_range_name(name, sizeof name, a, z, "mlp");
-      weft_gen_emit(g, name, mlp, nd);
+      weft_gen_bucket_share(g, bk, t->el_mlp, 0, mlp, &b);
+      weft_gen_emit(g, name, &b, nd);
     }
     if (ne) { /* first and last MoE layer */
       int a = lo, z = hi;
       while (!moe_layers(g, a, a)) a++;
       while (!moe_layers(g, z, z)) z--;
       weft_gen_range_name(name, sizeof name, a, z, "moe");
-      weft_gen_emit(g, name, moe, ne);
+      weft_gen_bucket_share(g, bk, t->el_moe_dense, t->el_moe_expert, moe, &b);
+      weft_gen_emit(g, name, &b, ne);
     }
     return;
   }
   for (int i = lo; i <= hi; i++) {
     int is_moe = moe_layers(g, i, i);
     weft_gen_range_name(name, sizeof name, i, i, "attn");
-    weft_gen_emit(g, name, attn, 1);
+    weft_gen_bucket_entry(g, bk, i, 0, attn, &b);
+    weft_gen_emit(g, name, &b, 1);
     weft_gen_range_name(name, sizeof name, i, i, is_moe ? "moe" : "mlp");
-    weft_gen_emit(g, name, is_moe ? moe : mlp, 1);
+    weft_gen_bucket_entry(g, bk, i, 1, is_moe ? moe : mlp, &b);
+    weft_gen_emit(g, name, &b, 1);
   }
 }
 
@@ -687,7 +695,12 @@ static int emit(Gen *g, Tf *t) {
   if (nd) sub_block(g, t, 0, &mlp);
   if (ne) sub_block(g, t, 1, &moe);
   if (has_logits) logits_block(g, t, &logits);
-  double step_ns = t->opt_ns = optimizer_ns(g, t);
+  /* FP8 weights cast once an iteration (the first micro-batch's forward):
+   * charged with the optimizer step, the other once-an-iteration kernels */
+  double casts_ns = g->opcost ? t->Ls * g->oc_once_ns[OC_ATTN] + nd * g->oc_once_ns[OC_MLP] +
+                                    ne * g->oc_once_ns[OC_MOE]
+                              : 0.0;
+  double step_ns = (t->opt_ns = optimizer_ns(g, t)) + casts_ns;
   opt.compute_ns[WEFT_PHASE_WG] = step_ns;
 
   Accum acc;
@@ -717,8 +730,9 @@ static int emit(Gen *g, Tf *t) {
       }
     }
   }
-  int n_attn = weft_gen_block_entries(&attn);
-  int n_mlp = nd ? weft_gen_block_entries(&mlp) : 0, n_moe = ne ? weft_gen_block_entries(&moe) : 0;
+  int n_attn = weft_gen_bucket_bound(g, &attn);
+  int n_mlp = nd ? weft_gen_bucket_bound(g, &mlp) : 0;
+  int n_moe = ne ? weft_gen_bucket_bound(g, &moe) : 0;
   int n = (p->pp > 1 ? weft_gen_block_entries(&pipe) : 0) +
           (has_emb ? weft_gen_block_entries(&emb) : 0) +
           (has_logits ? weft_gen_block_entries(&logits) : 0) +
@@ -731,6 +745,12 @@ static int emit(Gen *g, Tf *t) {
   else
     n += t->Ls * n_attn + nd * n_mlp + ne * n_moe;
   if ((rc = weft_gen_reserve(g, n))) return rc;
+  GenBuckets bk; /* a DDP instance per model chunk (interleaved), whatever the emission */
+  GenLayerParams lp = {t->el_attn, t->el_mlp, t->el_moe_dense, t->el_moe_expert};
+  if (weft_gen_buckets_plan(g, &lp, t->first, t->Ls, t->v > 1 && t->Ls % t->v == 0 ? t->v : 1,
+                            &bk))
+    return weft_gen_fail(g, WEFT_ENOMEM, "", "out of memory for %d layers' gradient buckets",
+                         t->Ls);
 
   char name[WEFT_NAME_LEN];
   if (p->pp > 1) weft_gen_emit(g, "pipeline", &pipe, 1);
@@ -738,7 +758,7 @@ static int emit(Gen *g, Tf *t) {
   for (int c = 0; c < acc.v; c++) {
     int a = lo, z = hi;
     if (acc.v > 1) chunk_layers(t, acc.v, c, &a, &z);
-    emit_layers(g, a, z, &attn, &mlp, &moe);
+    emit_layers(g, t, &bk, a, z, &attn, &mlp, &moe);
     if (acc.v > 1) {
       GenBlock chunk;
       chunk_accum(g, &acc, a, z, &chunk);
@@ -749,6 +769,7 @@ static int emit(Gen *g, Tf *t) {
   if (has_logits) weft_gen_emit(g, "logits", &logits, 1);
   if (has_acc) weft_gen_emit(g, "accumulation", &acc.rest, 1);
   if (step_ns > 0) weft_gen_emit(g, "optimizer", &opt, 1);
+  free(bk.sync);
   return WEFT_OK;
 }
 

@@ -19,6 +19,7 @@ _Static_assert(GEN_NKINDS <= WEFT_MAX_GROUPS, "every group kind can become a nam
 static const char *const RECOMPUTE_NAME[] = {"none", "full", "selective"};
 static const char *const ATTENTION_NAME[] = {"standard", "flash"};
 static const char *const SCHEDULE_NAME[] = {"1f1b", "dualpipe"};
+static const char *const FP8_NAME[] = {"off", "delayed", "current", "mxfp8", "blockwise"};
 
 static const char *name_of(const char *const *names, int n, int kind) {
   return kind >= 0 && kind < n ? names[kind] : "unknown";
@@ -66,16 +67,40 @@ int weft_schedule_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(SCHEDULE_NAME, 2, "schedule", "1f1b or dualpipe", text, kind, err);
 }
 
+const char *weft_fp8_name(int mode) { return name_of(FP8_NAME, 5, mode); }
+int weft_fp8_parse(const char *text, int *mode, WeftError *err) {
+  return name_parse(FP8_NAME, 5, "fp8", "off, delayed, current, mxfp8 or blockwise", text, mode,
+                    err);
+}
+
 int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftError *err) {
   if (!(p->efficiency == 0.0 || (p->efficiency >= WEFT_MIN_EFFICIENCY && p->efficiency <= 1.0)))
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "efficiency",
                           "efficiency must be in [" WEFT_LIMIT_TEXT(WEFT_MIN_EFFICIENCY)
                           ", 1] (0: the per-operator model), got %g",
                           p->efficiency);
+  if (!(p->ddp_bucket_params == 0.0 ||
+        (p->ddp_bucket_params >= 1.0 && p->ddp_bucket_params <= WEFT_MAX_BUCKET_PARAMS)))
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "ddp_bucket_size",
+                          "ddp_bucket_size must be 0 (Megatron's default) or in [1, 1e15] "
+                          "parameters, got %g",
+                          p->ddp_bucket_params);
+  if (p->fp8 < WEFT_FP8_OFF || p->fp8 > WEFT_FP8_BLOCKWISE)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8",
+                          "fp8 %d: expected 0..4 (off, delayed, current, mxfp8, blockwise)",
+                          p->fp8);
   if (p->fp8 && !(dev->peak_fp8_flops > 0.0)) /* else FP8 would change memory, not time */
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8",
                           "fp8: device '%s' has no FP8 rate (fp8_tflops): its GEMMs cannot run "
                           "in FP8",
+                          dev->name);
+  /* MX block scales need block-scaled tensor cores; in the zoo they come with
+   * the FP4 ones (Blackwell, CDNA 4): Transformer Engine's MXFP8 recipe runs on
+   * Blackwell only */
+  if (p->fp8 == WEFT_FP8_MXFP8 && !(dev->peak_fp4_flops > 0.0))
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8",
+                          "fp8 mxfp8: device '%s' has no block-scaled (MX) tensor cores "
+                          "(no fp4_tflops): use delayed or current",
                           dev->name);
   return WEFT_OK;
 }
@@ -168,9 +193,12 @@ static int check_common(Gen *g) {
     OcLayer l;
     weft_opcost_layer(g->m, p, &l);
     memset(g->oc_ns, 0, sizeof g->oc_ns);
+    memset(g->oc_once_ns, 0, sizeof g->oc_once_ns);
     for (int b = 0; b < OC_NBLOCKS; b++) /* only the blocks the workload has */
-      if (b != OC_MOE || g->m->experts > 0) /* the embedding too: stage 0 may be critical */
+      if (b != OC_MOE || g->m->experts > 0) { /* the embedding too: stage 0 may be critical */
         weft_opcost_block(g->dev, &l, (OcBlock)b, g->oc_ns[b]);
+        if (l.fp8) g->oc_once_ns[b] = weft_opcost_block_once_ns(g->dev, &l, (OcBlock)b);
+      }
   }
   g->size[GEN_TP] = p->tp;
   g->size[GEN_PP] = p->pp;

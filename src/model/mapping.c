@@ -37,6 +37,7 @@ void weft_parallel_default(WeftParallel *par) {
   par->act_bytes = par->param_bytes = par->grad_bytes = 2.0;  /* bf16 */
   par->optimizer_bytes = 12.0;  /* fp32 master weights + two Adam moments */
   par->optimizer_step = 1;
+  par->overlap_grad_reduce = par->overlap_param_gather = 1;
 }
 
 static int is_sep(char c) { return c == ',' || c == '-' || c == ' ' || c == '\t'; }

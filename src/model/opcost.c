@@ -52,7 +52,9 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->flash = par->attention == WEFT_ATTENTION_FLASH;
   l->causal = !m->bidirectional;
   l->fp8 = par->fp8;
+  l->graphs = par->cuda_graphs;
   l->act_bytes = par->act_bytes;
+  l->param_bytes = par->param_bytes;
 }
 
 double weft_opcost_causal_fraction(double kv_len, int causal) {
@@ -64,12 +66,43 @@ double weft_opcost_causal_fraction(double kv_len, int causal) {
 typedef struct {
   OcOp *ops;
   int n, max;
-  double eb; /* bytes per activation element */
+  double eb;  /* bytes per activation element */
+  double pb;  /* bytes per parameter (an FP8 weight cast reads them) */
+  int fp8;    /* the layer's WeftFp8 recipe */
 } List;
 
 static void put(List *L, const OcOp *op) {
   if (L->n < L->max) L->ops[L->n] = *op;
   L->n++;
+}
+
+double weft_opcost_fp8_cast_bytes(int mode, double e, double src_bytes, int weight) {
+  switch (mode) {
+    case WEFT_FP8_DELAYED: /* + history read and rolled, scale read and written, scale_inv */
+      return e * (src_bytes + 2) + 2 * 4 * OC_AMAX_HISTORY + 3 * 4;
+    case WEFT_FP8_CURRENT: return e * (src_bytes + 2);
+    case WEFT_FP8_MXFP8: return e * (src_bytes + 2 * (1 + 1 / OC_MX_BLOCK));
+    case WEFT_FP8_BLOCKWISE:
+      return e * (src_bytes + 2 * (1 + 4 / (weight ? OC_BLOCK_2D : OC_BLOCK_1D)));
+    default: return 0;
+  }
+}
+
+/* The cast of `tensors` tensors of e elements each (src_bytes wide) to FP8
+ * in the layer's recipe: current scaling's amax pass first (1 FLOP and
+ * src_bytes read an element), then the cast (scale 1 FLOP, and the amax 1
+ * when the cast records it). */
+static void fp8_cast(List *L, const char *name, const char *amax, int phase, double tensors,
+                     double e, double src_bytes, int once) {
+  int cur = L->fp8 == WEFT_FP8_CURRENT;
+  if (cur) {
+    OcOp a = {amax, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e, tensors * e * src_bytes, 0, once,
+              0, 0, 0};
+    put(L, &a);
+  }
+  OcOp c = {name, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e * (cur ? 1 : 2),
+            tensors * weft_opcost_fp8_cast_bytes(L->fp8, e, src_bytes, once), 0, once, 0, 0, 0};
+  put(L, &c);
 }
 
 /* A GEMM of the forward pass and its two backward GEMMs: dA = dC B^T
@@ -80,15 +113,20 @@ static void gemm8(List *L, const char *name, double batch, double m, double n, d
                   int weight, int fp8) {
   double eb = L->eb, ib = fp8 ? 1.0 : eb;
   OcOp f = {name, WEFT_PHASE_FWD, OC_GEMM, batch, m, n, k, 2 * batch * m * n * k,
-            batch * ((m * k + k * n) * ib + m * n * eb), fp8, 0, 0, 0};
+            batch * ((m * k + k * n) * ib + m * n * eb), fp8, 0, 0, 0, 0};
   OcOp da = {name, WEFT_PHASE_IG, OC_GEMM, batch, m, k, n, f.flops,
-             batch * ((m * n + k * n) * ib + m * k * eb), fp8, 0, 0, 0};
+             batch * ((m * n + k * n) * ib + m * k * eb), fp8, 0, 0, 0, 0};
   int dbp = weight ? WEFT_PHASE_WG : WEFT_PHASE_IG;
   OcOp db = {name, dbp, OC_GEMM, batch, k, n, m, f.flops,
-             batch * ((m * k + m * n) * ib + k * n * eb), fp8, 0, 0, 0};
+             batch * ((m * k + m * n) * ib + k * n * eb), fp8, 0, 0, 0, 0};
   put(L, &f);
   put(L, &da);
   put(L, &db);
+  if (fp8 && weight) { /* Transformer Engine's FP8 linear layer (docs/zoo.md, "FP8") */
+    fp8_cast(L, "fp8_cast_input", "fp8_amax_input", WEFT_PHASE_FWD, batch, m * k, eb, 0);
+    fp8_cast(L, "fp8_cast_grad", "fp8_amax_grad", WEFT_PHASE_IG, batch, m * n, eb, 0);
+    fp8_cast(L, "fp8_cast_weight", "fp8_amax_weight", WEFT_PHASE_FWD, batch, k * n, L->pb, 1);
+  }
 }
 
 static void gemm(List *L, const char *name, double batch, double m, double n, double k,
@@ -99,8 +137,8 @@ static void gemm(List *L, const char *name, double batch, double m, double n, do
 /* A vector kernel: forward FLOPs and bytes, and its backward's in bwd_phase. */
 static void vec2(List *L, const char *name, double flops, double bytes, double bwd_flops,
                  double bwd_bytes, int bwd_phase) {
-  OcOp f = {name, WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, flops, bytes, 0, 0, 0, 0};
-  OcOp b = {name, bwd_phase, OC_VECTOR, 0, 0, 0, 0, bwd_flops, bwd_bytes, 0, 0, 0, 0};
+  OcOp f = {name, WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, flops, bytes, 0, 0, 0, 0, 0};
+  OcOp b = {name, bwd_phase, OC_VECTOR, 0, 0, 0, 0, bwd_flops, bwd_bytes, 0, 0, 0, 0, 0};
   put(L, &f);
   put(L, &b);
 }
@@ -198,9 +236,9 @@ static void attention(List *L, const OcLayer *l) {
     double bl = 2 * pairs * (3 * l->dqk + 2 * l->dv); /* QK^T again, dV, dP, dQ, dK */
     double by = (T * a * (l->dqk + l->dv) + l->b * l->kv_len * kvh * (l->dqk + l->dv)) * L->eb;
     double bh = l->b * a, d = (l->dqk + l->dv) / 2;
-    OcOp f = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, bh, l->s, l->kv_len, d, fl, by, 0,
+    OcOp f = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, bh, l->s, l->kv_len, d, fl, by, 0, 0,
               0, 0, l->causal};
-    OcOp b = {"flash_attn", WEFT_PHASE_IG, OC_FUSED, bh, l->s, l->kv_len, d, bl, 2 * by, 0,
+    OcOp b = {"flash_attn", WEFT_PHASE_IG, OC_FUSED, bh, l->s, l->kv_len, d, bl, 2 * by, 0, 0,
               0, 0, l->causal};
     put(L, &f);
     put(L, &b);
@@ -238,7 +276,7 @@ static void mlp(List *L, const OcLayer *l, double groups, double tokens, double 
 }
 
 int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
-  List L = {ops, 0, max, l->act_bytes};
+  List L = {ops, 0, max, l->act_bytes, l->param_bytes, l->fp8};
   double T = l->b * l->s;
   switch (blk) {
     case OC_ATTN: attention(&L, l); break;
@@ -375,14 +413,38 @@ void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, doubl
   int n = weft_opcost_ops(l, blk, ops, OC_MAX_OPS);
   rates(d, l->act_bytes, &r);
   for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = 0;
-  for (int i = 0; i < n; i++) ns[ops[i].phase] += op_ns(&r, &ops[i]);
+  for (int i = 0; i < n; i++)
+    if (!ops[i].once) ns[ops[i].phase] += weft_opcost_launch_ns(op_ns(&r, &ops[i]), l->graphs);
+}
+
+double weft_opcost_block_once_ns(const WeftDevice *d, const OcLayer *l, OcBlock blk) {
+  OcOp ops[OC_MAX_OPS];
+  Rates r;
+  int n = weft_opcost_ops(l, blk, ops, OC_MAX_OPS);
+  rates(d, l->act_bytes, &r);
+  double ns = 0;
+  for (int i = 0; i < n; i++)
+    if (ops[i].once) ns += weft_opcost_launch_ns(op_ns(&r, &ops[i]), l->graphs);
+  return ns;
+}
+
+/* A hook for measured launch costs (i25-measured's h100_launch.csv): the
+ * cited defaults of opcost.h until then. */
+double weft_opcost_launch_ns(double op_ns, int graphs) {
+  double t = op_ns + OC_LAUNCH_GAP_NS;
+  return graphs || t >= OC_LAUNCH_CPU_NS ? t : OC_LAUNCH_CPU_NS;
 }
 
 double weft_opcost_optimizer_ns(const WeftDevice *d, const WeftParallel *par, double elems) {
+  /* gradient clipping's norm (Megatron's clip_grad 1.0 default): every
+   * gradient read once, a multiply-add each; its scaling pass runs only
+   * when the norm is above the limit (not charged) */
+  OcOp norm = {"grad_norm", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, 2 * elems,
+               elems * par->grad_bytes, 0, 0, 0, 0, 0};
   /* read master weights, moments and gradient; write them back and the
    * low-precision copy: 2 * optimizer + grad + param bytes per element */
   double bytes = elems * (2 * par->optimizer_bytes + par->grad_bytes + par->param_bytes);
-  OcOp op = {"adam", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, ADAM_FLOPS * elems, bytes, 0,
+  OcOp op = {"adam", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, ADAM_FLOPS * elems, bytes, 0, 0,
              WM_ADAM, elems, 0};
-  return weft_opcost_op_ns(d, &op, par->act_bytes);
+  return weft_opcost_op_ns(d, &norm, par->act_bytes) + weft_opcost_op_ns(d, &op, par->act_bytes);
 }

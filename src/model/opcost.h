@@ -21,6 +21,7 @@ typedef struct {
   double batch, m, n, k;
   double flops, bytes;
   int fp8;    /* a GEMM at the device's FP8 rate (when it has one) */
+  int once;   /* once per iteration, not per micro-batch (FP8 weight casts) */
   /* For the device's measured tables (measured.h): a vector kernel's
    * WeftMeasuredMem and the elements it is looked up at; a fused attention
    * kernel's causal mask (its batch = batch x heads, m = query tokens,
@@ -42,12 +43,32 @@ typedef struct {
   int sp;              /* sequence parallel: norms, dropout, residuals split over TP */
   int flash;           /* attention as one fused kernel (else score/softmax/context) */
   int causal;          /* causal mask: a flash kernel skips the blocks above the diagonal */
-  int fp8;             /* linear layers' GEMMs in FP8 */
-  double act_bytes;
+  int fp8;             /* a WeftFp8: linear layers' GEMMs in FP8 and its casts */
+  int graphs;          /* CUDA graphs: no CPU launch cost per kernel */
+  double act_bytes, param_bytes;
 } OcLayer;
 
-/* Most operators a block lists (forward and backward). */
-#define OC_MAX_OPS 48
+/* Most operators a block lists (forward and backward, FP8 casts). */
+#define OC_MAX_OPS 96
+/* Kernel launches (docs/zoo.md, "Kernel launches"), measured on an H100
+ * SXM with PyTorch 2.11 / CUDA 13.0 (data/measured/h100_launch.csv: a chain
+ * of 1000 tiny kernels): replayed from a CUDA graph 1.1734 us per kernel,
+ * the gap between two kernels of a stream (with the tiny kernel's own time:
+ * an upper bound); eagerly launched 8.0282 us per kernel, the CPU's cost to
+ * issue one through PyTorch. A kernel shorter than the CPU's cost waits
+ * for it. Applied to every device (a host's figure more than a GPU's). */
+#define OC_LAUNCH_GAP_NS 1173.0
+#define OC_LAUNCH_CPU_NS 8028.0
+/* FP8 scaling (docs/zoo.md, "FP8"): Transformer Engine's delayed scaling
+ * keeps 1024 amaxes per tensor (DelayedScaling's amax_history_len default);
+ * MX formats one E8M0 byte per 32 elements (OCP MX specification v1.0). */
+#define OC_AMAX_HISTORY 1024.0
+#define OC_MX_BLOCK 32.0
+/* Blockwise FP8 (Transformer Engine's Float8BlockScaling, DeepSeek-V3's
+ * recipe): an fp32 scale per 128 elements of an activation or gradient
+ * (1 x 128 tiles), per 128 x 128 block of a weight. */
+#define OC_BLOCK_1D 128.0
+#define OC_BLOCK_2D (128.0 * 128.0)
 /* The key/query block of a flash kernel (FlashAttention-2's 128 x 128 tiles):
  * a causal mask skips the blocks wholly above the diagonal. */
 #define OC_FLASH_BLOCK 128.0
@@ -68,9 +89,30 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max);
 /* Time of one operator: max(FLOPs / achieved rate, bytes / achieved HBM
  * bandwidth); a GEMM's FLOPs are its tiles, in waves over the SMs. */
 double weft_opcost_op_ns(const WeftDevice *d, const OcOp *op, double act_bytes);
-/* Sum of the block's operator times per phase into ns[WEFT_NPHASES]. */
+/* Time of one kernel of duration op_ns with its launch: eager, max(op_ns +
+ * gap, CPU issue cost); graphs, op_ns + gap. */
+double weft_opcost_launch_ns(double op_ns, int graphs);
+/* Bytes an FP8 cast kernel moves for a tensor of e elements read at
+ * src_bytes (weight: a weight, else an activation or a gradient), in
+ * recipe mode (a WeftFp8): it reads the tensor and writes
+ * two FP8 copies, row- and column-wise (Hopper's FP8 GEMMs take only
+ * K-major operands: the weight-gradient GEMM needs the transposes); MXFP8
+ * adds a scale byte per OC_MX_BLOCK elements to each copy, blockwise 4
+ * bytes per OC_BLOCK_1D (OC_BLOCK_2D for a weight); delayed scaling
+ * the tensor's amax history (read and rolled, fp32) and its scale (read,
+ * written) and inverse scale (written). Current scaling's amax pass is a
+ * kernel of its own (e x src_bytes read). 0 when mode is off. */
+double weft_opcost_fp8_cast_bytes(int mode, double e, double src_bytes, int weight);
+/* Sum of the block's per-micro-batch kernel times, launches included, per
+ * phase into ns[WEFT_NPHASES]. */
 void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, double *ns);
-/* Adam step over elems parameters (memory-bound: every state read and written). */
+/* The block's once-per-iteration kernels (FP8 weight casts: Megatron-Core
+ * hands Transformer Engine is_first_microbatch, so a weight is cast once an
+ * iteration and reused by the other micro-batches), launches included. */
+double weft_opcost_block_once_ns(const WeftDevice *d, const OcLayer *l, OcBlock blk);
+/* Gradient clipping's norm and the Adam step over elems parameters
+ * (memory-bound: every gradient read for the norm, then every state read
+ * and written). */
 double weft_opcost_optimizer_ns(const WeftDevice *d, const WeftParallel *par, double elems);
 
 #endif

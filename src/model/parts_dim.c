@@ -83,6 +83,12 @@ static int torus_dim(const WeftParts *cat, const WeftPart *e, WeftDimParts *out,
 int weft_parts_dim_fabric(const WeftParts *cat, const char *name, WeftTopology topo,
                           WeftDimShape fabric, int npus, int rails, WeftDimParts *out,
                           WeftError *err) {
+  return weft_parts_dim_planes(cat, name, topo, fabric, npus, rails, 1, out, err);
+}
+
+int weft_parts_dim_planes(const WeftParts *cat, const char *name, WeftTopology topo,
+                          WeftDimShape fabric, int npus, int rails, int planes,
+                          WeftDimParts *out, WeftError *err) {
   const WeftPart *e = weft_parts_find(cat, name);
   if (!e || !out)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "part", "unknown part '%s'",
@@ -97,6 +103,7 @@ int weft_parts_dim_fabric(const WeftParts *cat, const char *name, WeftTopology t
   out->rate_gbps = e->rate_gbps;
   out->max_links = e->max_per_npu;
   out->endpoints = 1.0;
+  out->planes = 1;
   out->fabric = (int)fabric;
   out->rails = fabric == WEFT_SHAPE_RAIL_OPTIMIZED && rails > 1 ? rails : 1.0;
   if (fabric == WEFT_SHAPE_TORUS && topo == WEFT_RING) {
@@ -127,12 +134,15 @@ int weft_parts_dim_fabric(const WeftParts *cat, const char *name, WeftTopology t
                           "part '%s' names %s '%s' as its switch: a Switch dim needs a packet "
                           "switch (an ocs builds a torus dim)", e->name,
                           weft_part_kind_name(sw->kind), sw->name);
-  double m = sw->rate_gbps / r;  /* links of e per switch port (a breakout) */
+  int p = planes > 1 ? planes : 1;  /* a plane's port carries r / p */
+  double m = sw->rate_gbps * p / r;  /* plane ports of e per switch port (a breakout) */
   if (m < 1.0 || fabs(m - floor(m + 0.5)) > 1e-9 || sw->ports * floor(m + 0.5) > 1e6)
     return weft_error_set(err, WEFT_EINPUT, weft_parts_file(cat, sw->user), sw->line, 0,
                           "rate_gbps",
                           "switch '%s' ports (%g GB/s) do not break out into whole links of "
-                          "part '%s' (%g GB/s)", sw->name, sw->rate_gbps, e->name, r);
+                          "part '%s' (%g GB/s%s)", sw->name, sw->rate_gbps, e->name, r / p,
+                          p > 1 ? " a plane" : "");
+  out->planes = p;
   int k = sw->ports * (int)floor(m + 0.5);
   int nr = (int)out->rails;  /* rail-optimized: one tree over the rails */
   int t = nr > 1 ? weft_rail_tree(npus, nr, k, e->oversub, out->tier_switches)
@@ -156,7 +166,7 @@ int weft_parts_dim_fabric(const WeftParts *cat, const char *name, WeftTopology t
   out->oversub = o;
   double up_links = (t - 1) / o;  /* switch-switch links per NPU link */
   int up_optic = upl && upl->kind == WEFT_PART_OPTIC;
-  out->switch_ports = 1.0 + 2.0 * up_links;
+  out->switch_ports = p * (1.0 + 2.0 * up_links); /* in ports of a plane (r / p each) */
   out->optics = (at_optic ? 2.0 : 0.0) + (up_optic ? 2.0 * up_links : 0.0);
   out->cables = (at && !at_optic ? 1.0 : 0.0) + (upl && !up_optic ? up_links : 0.0);
   double at_n = at ? (at_optic ? 2.0 : 1.0) : 0.0, up_n = up_optic ? 2.0 * up_links : up_links;
@@ -186,9 +196,10 @@ void weft_parts_bom(const WeftNetwork *net, const WeftDimParts *p, int d, double
   b.tiers = p->tiers;
   double rails = p->rails > 1.0 ? p->rails : 1.0;  /* rail-optimized: a tree joins them */
   double trees = inst / rails;
-  if (p->tiers == 1) b.tier_switches[0] = trees * ceil(rails * nd * whole / p->radix);
+  double planes = p->planes > 1 ? p->planes : 1.0;  /* a tree per plane of a link */
+  if (p->tiers == 1) b.tier_switches[0] = trees * ceil(rails * nd * whole * planes / p->radix);
   for (int t = 0; p->tiers > 1 && t < p->tiers; t++)
-    b.tier_switches[t] = trees * whole * p->tier_switches[t];
+    b.tier_switches[t] = trees * whole * planes * p->tier_switches[t];
   if (p->fabric == WEFT_SHAPE_TORUS && p->ocs_radix > 0) {  /* the OCS boxes, one tier */
     b.tiers = 1;
     b.tier_switches[0] = ceil(b.switch_ports / p->ocs_radix - 1e-9);
@@ -231,9 +242,9 @@ int weft_network_bind_parts(WeftNetwork *net, WeftCostModel *cm, const WeftParts
                               weft_parts_file(cat, 1));
     }
     /* the switches a dim needs are sized by the NPUs bought (spares are wired too) */
-    int rc = weft_parts_dim_fabric(cat, first, t.topology[d], (WeftDimShape)t.fabric[d],
-                                   t.npus[d] + t.spares[d], (int)weft_network_rails(&t, d), &dp,
-                                   err);
+    int rc = weft_parts_dim_planes(cat, first, t.topology[d], (WeftDimShape)t.fabric[d],
+                                   t.npus[d] + t.spares[d], (int)weft_network_rails(&t, d),
+                                   t.planes[d], &dp, err);
     if (rc) return rc;
     t.link_gbps[d] = dp.rate_gbps;
     t.links_line[d] = t.part_line[d];

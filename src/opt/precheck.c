@@ -570,8 +570,8 @@ int weft_precheck_fast(WeftProblem *p) {
     if (!(p->ocg[d] > 0.0) || !isfinite(p->ocg[d])) return WEFT_OK;
   }
   double hiB[WEFT_MAX_DIMS] = {0}, x[WEFT_MAX_DIMS + 1], cost_min = 0.0;
+  row_bounds(p, hiB); /* time x cost: a tighter box on y = B / cost where finite */
   if (!ppc) {
-    row_bounds(p, hiB);
     for (int d = 0; d < D; d++)
       if (!isfinite(hiB[d])) return WEFT_OK;
   } else if (zero_feasible(p)) { /* feasible, and time*cost has no minimum */

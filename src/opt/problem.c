@@ -322,6 +322,9 @@ static int scale(WeftProblem *p, WeftError *err) {
     p->u[k] /= b2;
     bad |= !(p->u[k] >= DBL_MIN) || !isfinite(p->u[k]);
   }
+  /* A copy (weft_problem_recreate) at its template's scale: the same
+   * workload and costs at the same scale, checked there. */
+  if (b2 == p->checked_bscale) return WEFT_OK;
   double one[WEFT_MAX_DIMS]; /* time and cost with every B' = 1, i.e. B = bscale */
   for (int d = 0; d < D; d++) one[d] = 1.0;
   WeftEval ev;
@@ -471,6 +474,7 @@ int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons,
   p->oc0 = t->oc0;
   p->ofactor = t->ofactor;
   p->no_conflict = no_conflict;
+  p->checked_bscale = t->bscale;
   memcpy(p->link_gbps, t->link_gbps, sizeof p->link_gbps);
   memcpy(p->max_links, t->max_links, sizeof p->max_links);
   p->npu_cost_usd = t->npu_cost_usd;

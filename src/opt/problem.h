@@ -118,6 +118,8 @@ struct WeftProblem {
   int has_start;  /* 1: start_bw (GB/s), a design believed feasible, tried as the fast
                      path's start before its own (checked there: precheck.c) */
   double start_bw[WEFT_MAX_DIMS];
+  double checked_bscale; /* a scale at which the ranges were checked (a copy's template's),
+                            0: none (problem.c, scale()) */
   int no_conflict; /* 1: infeasible is said without its conflict set (the LPs that name it:
                       a branch and bound node's, wholelink.c) */
   /* The network's whole links (LinkGBps, 0: continuous; MaxLinks, 0: no

@@ -214,10 +214,17 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   for (int k = 0; k < nb; k++)
     if (fidx[k] >= 0) s->c[fidx[k]] /= s->xs[k] * s->fs;
   for (int k = 0; k < P; k++) s->c[nf + k] /= s->xs[nb + k] * s->fs;
-  /* Box (B in [0, hiB], y in [0, 1/ocg], s in [0, 1/cost_min]) and start. */
+  /* Box (B in [0, hiB], y in [0, min(1/ocg, hiB/cost_min)], s in [0,
+   * 1/cost_min]) and start: y_d = B_d s is at most hiB_d / cost_min where
+   * a row bounds B_d, far below 1/ocg_d when the cost's constant dominates
+   * (an NPU's price): the certificate's infimum over the box is then
+   * tighter from the first iterates. */
+  double yhi[WEFT_MAX_DIMS];
+  for (int d = 0; d < D; d++)
+    yhi[d] = ppc ? fmin(1.0 / p->ocg[d], hiB[d] / cost_min) : hiB[d];
   for (int k = 0; k < nb; k++) {
     if (fidx[k] < 0) continue;
-    double hi = k == D ? 1.0 / cost_min : ppc ? 1.0 / p->ocg[k] : hiB[k];
+    double hi = k == D ? 1.0 / cost_min : yhi[k];
     s->hi[fidx[k]] = hi / s->xs[k];
     s->x0[fidx[k]] = u0[k] / s->xs[k];
   }
@@ -225,7 +232,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
     double hi = HUGE_VAL;
     for (int d = 0; d < D; d++) {
       double u = p->u[(size_t)k * (size_t)D + (size_t)d];
-      if (u > 0) hi = fmin(hi, (ppc ? 1.0 / p->ocg[d] : hiB[d]) / u);
+      if (u > 0) hi = fmin(hi, yhi[d] / u);
     }
     s->hi[nf + k] = hi / s->xs[nb + k];
     s->x0[nf + k] = 1.0;
@@ -240,7 +247,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
     for (int d = 0; d < D; d++) {
       double u = p->u[(size_t)k * (size_t)D + (size_t)d];
       if (u <= 0) continue;
-      memset(ru, 0, sizeof ru);
+      for (int j = 0; j < nb; j++) ru[j] = 0.0; /* nb entries: a memset of all of ru costs more */
       ru[d] = -s->xs[d];
       sub_row(s, ru, u * s->xs[nb + k], 0.0, s->Mf + m * nf, &s->g[m], &s->h[m]);
       s->cp[m++] = k;
@@ -250,7 +257,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   for (int r = 0; r < p->nle + D + 1 + crow; r++) {
     double rhs = 0.0;
     int bnd = -1; /* the unknown of a bound row */
-    memset(ru, 0, sizeof ru);
+    for (int j = 0; j < nb; j++) ru[j] = 0.0;
     if (r < p->nle) {
       for (int d = 0; d < D; d++) ru[d] = p->Gle[(size_t)r * (size_t)D + (size_t)d] * s->xs[d];
       if (ppc) ru[D] = -p->hle[r] * s->xs[D]; else rhs = p->hle[r];

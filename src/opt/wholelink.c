@@ -24,6 +24,7 @@ typedef struct {
   int lo[WEFT_MAX_DIMS], hi[WEFT_MAX_DIMS];  /* box on n_d (whole dims only) */
   double lb;                                 /* certified bound on every design inside */
   double bw[WEFT_MAX_DIMS];                  /* the relaxation's design (GB/s) */
+  double obj;                                /* the objective at bw (when solved) */
   int solved;                                /* 0: lb is the parent's (solver failed) */
   long seq;                                  /* insertion order: ties, reproducibly */
 } Node;
@@ -164,7 +165,10 @@ static void bound_rows(Bnb *b, const Node *n, int named) {
       if (!lo_side && n->hi[d] == NO_LIMIT) continue;
       int links = lo_side ? n->lo[d] : n->hi[d];
       WeftConstraint *r = &c->c[c->n++];
-      memset(r, 0, sizeof *r);
+      for (int k = 0; k < WEFT_MAX_DIMS; k++) r->coef[k] = 0.0; /* field by field: a memset */
+      r->cost_coef = 0.0;                                       /* of the text costs more */
+      r->text[0] = '\0';
+      r->origin = 0;
       r->coef[d] = 1.0;
       r->rhs = links * b->rate[d];
       r->rel = pin ? WEFT_REL_EQ : lo_side ? WEFT_REL_GE : WEFT_REL_LE;
@@ -199,7 +203,7 @@ static int prunable(const Bnb *b, double lb) {
 
 /* Solve the relaxation of node n (box set): its bound and design; or only
  * its bound (NODE_PRUNED) once the solve certifies one that prunes it. */
-static int solve_node(Bnb *b, Node *n, WeftResult *res) {
+static int solve_node(Bnb *b, Node *n, const double *start, WeftResult *res) {
   int all_pinned = 1;
   for (int d = 0; d < b->D; d++)
     all_pinned &= b->whole[d] ? n->lo[d] == n->hi[d] : 0;
@@ -211,14 +215,14 @@ static int solve_node(Bnb *b, Node *n, WeftResult *res) {
       x[d] = n->bw[d] / b->base->bscale;
     }
     if (!(weft_problem_violation(b->base, x, NULL) <= WEFT_VERIFY_TOL)) return NODE_EMPTY;
-    n->lb = weft_problem_objective(b->base, x, NULL);
+    n->lb = n->obj = weft_problem_objective(b->base, x, NULL);
     n->solved = 1;
     return isfinite(n->lb) ? NODE_SOLVED : NODE_EMPTY;
   }
   bound_rows(b, n, 0);
   WeftProblem *p = NULL;
   WeftError err;
-  int rc = weft_problem_recreate(b->base, b->cons, known_start(b, n), 1, &p, &err);
+  int rc = weft_problem_recreate(b->base, b->cons, start ? start : known_start(b, n), 1, &p, &err);
   if (rc == WEFT_ENOMEM) return rc;
   if (rc) return NODE_UNSETTLED; /* the node's rows out of range: its parent's bound stands */
   double cutoff = b->have_best ? b->best - PRUNE_FRAC * b->st->gap_tol * fabs(b->best) : HUGE_VAL;
@@ -234,6 +238,7 @@ static int solve_node(Bnb *b, Node *n, WeftResult *res) {
   if (!rc && res->status == WEFT_STATUS_INFEASIBLE) return NODE_EMPTY;
   if (rc || res->status != WEFT_STATUS_SOLVED) return NODE_UNSETTLED;
   n->lb = res->lower_bound;
+  n->obj = res->objective;
   memcpy(n->bw, res->bw_gbps, (size_t)b->D * sizeof *n->bw);
   n->solved = 1;
   return NODE_SOLVED;
@@ -244,7 +249,39 @@ static void settle(Bnb *b, double lb) { b->closed_lb = fmin(b->closed_lb, lb); }
 /* A child with box set: solve, then settle it (empty, pruned, whole) or
  * queue it. A child the solver cannot settle is queued with its parent's
  * bound, to be split without a design. */
-static int child(Bnb *b, Node *n, double parent_lb, WeftResult *res) {
+/* The child's relaxation on the face its parent's design was cut off from:
+ * dim d pinned at the child's new end (docs/model.md "Whole links",
+ * "Children on the face"). Its bound is the child's when it passes the
+ * parent's objective; else (or empty, or unsettled) NODE_UNSETTLED and the
+ * child is solved as it is. */
+static int solve_face(Bnb *b, Node *n, const Node *parent, int d, WeftResult *res) {
+  Node t = *n;
+  t.lo[d] = t.hi[d] = n->hi[d] < parent->hi[d] ? n->hi[d] : n->lo[d];
+  /* Its start: on the segment from a design known inside the child's box
+   * to the parent's design, where it crosses the face (both meet the
+   * constraints, so the point does; checked there, as every start). */
+  const double *y = known_start(b, n), *x = parent->bw;
+  double z[WEFT_MAX_DIMS], face = t.lo[d] * b->rate[d];
+  int have_z = y && y[d] != x[d];
+  if (have_z) {
+    double u = (face - y[d]) / (x[d] - y[d]);
+    for (int k = 0; k < b->D; k++) z[k] = y[k] + u * (x[k] - y[k]);
+    z[d] = face;
+  }
+  int rc = solve_node(b, &t, have_z ? z : NULL, res);
+  if (rc < 0) return rc;
+  if ((rc != NODE_SOLVED && rc != NODE_PRUNED) || !(t.lb > parent->obj)) return NODE_UNSETTLED;
+  n->lb = t.lb;
+  if (rc == NODE_SOLVED) {
+    memcpy(n->bw, t.bw, sizeof n->bw);
+    n->obj = t.obj;
+    n->solved = 1;
+  }
+  return rc;
+}
+
+static int child(Bnb *b, Node *n, const Node *parent, int face, WeftResult *res) {
+  double parent_lb = parent->lb;
   n->solved = 0;
   n->lb = parent_lb;
   if (prunable(b, parent_lb)) { /* a sibling's design already beats the parent's bound */
@@ -252,7 +289,12 @@ static int child(Bnb *b, Node *n, double parent_lb, WeftResult *res) {
     return WEFT_OK;
   }
   if (b->nodes >= b->st->max_nodes) return push(b, n); /* left open at the limit */
-  int rc = solve_node(b, n, res);
+  int rc = face >= 0 && parent->solved && isfinite(parent->obj)
+               ? solve_face(b, n, parent, face, res) : NODE_UNSETTLED;
+  if (rc == NODE_UNSETTLED && b->nodes < b->st->max_nodes) {
+    n->lb = parent_lb;
+    rc = solve_node(b, n, NULL, res);
+  }
   if (rc < 0) return rc;
   if (rc == NODE_EMPTY) return WEFT_OK;
   if (rc == NODE_PRUNED) { settle(b, n->lb); return WEFT_OK; }
@@ -283,11 +325,11 @@ static int branch(Bnb *b, const Node *n, WeftResult *res) {
   if (dbest >= 0 && fbest > INT_TOL * fmax(1.0, vbest)) { /* fractional: two children */
     Node c = *n;
     c.hi[dbest] = (int)floor(vbest);
-    int rc = c.hi[dbest] >= c.lo[dbest] ? child(b, &c, n->lb, res) : WEFT_OK;
+    int rc = c.hi[dbest] >= c.lo[dbest] ? child(b, &c, n, dbest, res) : WEFT_OK;
     if (rc) return rc;
     c = *n;
     c.lo[dbest] = (int)ceil(vbest);
-    return c.lo[dbest] <= c.hi[dbest] ? child(b, &c, n->lb, res) : WEFT_OK;
+    return c.lo[dbest] <= c.hi[dbest] ? child(b, &c, n, dbest, res) : WEFT_OK;
   }
   if (n->solved) { /* whole-valued: the design itself settles the node */
     double bw[WEFT_MAX_DIMS];
@@ -317,7 +359,7 @@ static int branch(Bnb *b, const Node *n, WeftResult *res) {
     Node c = *n;
     c.lo[dbest] = (int)ends[k][0];
     c.hi[dbest] = (int)ends[k][1];
-    int rc = child(b, &c, n->lb, res);
+    int rc = child(b, &c, n, -1, res);
     if (rc) return rc;
   }
   return WEFT_OK;
@@ -507,13 +549,19 @@ static int root(Bnb *b, Node *n, WeftWholeResult *res) {
   WeftError err;
   WeftResult *c = &res->continuous;
   int rc = WEFT_OK, done = 0;
+  /* The equal split on whole links (the EqualBW baseline), when there is
+   * one, is a whole-link design that meets the constraints: the first
+   * candidate, and the root's start (an LP less; checked there). */
+  double eq[WEFT_MAX_DIMS];
+  const double *start = res->nwhole && weft_problem_equal_bw(b->base, eq, NULL, 0) &&
+                        consider(b, eq) ? eq : NULL;
   /* Unnamed rows first (their text costs more than a node's solve), named
    * again only when the outcome has words that may quote a bound row. */
   for (int named = 0; res->nwhole && !done && named < 2; named++) {
     weft_problem_free(p);
     p = NULL;
     bound_rows(b, n, named);
-    rc = weft_problem_recreate(b->base, b->cons, NULL, 0, &p, &err);
+    rc = weft_problem_recreate(b->base, b->cons, start, 0, &p, &err);
     if (rc == WEFT_ENOMEM) return rc;
     if (rc) continue;
     rc = weft_problem_solve(p, b->st, c);
@@ -537,6 +585,7 @@ static int root(Bnb *b, Node *n, WeftWholeResult *res) {
   res->result = *c;
   if (c->status != WEFT_STATUS_SOLVED || !res->nwhole) return 0;
   n->lb = c->lower_bound;
+  n->obj = c->objective;
   memcpy(n->bw, c->bw_gbps, sizeof n->bw);
   n->solved = 1;
   return 1;

@@ -64,8 +64,19 @@ static int check_knob(const char *name, int n, const int *v, int max, int lo, in
   return WEFT_OK;
 }
 
+/* The model of point pt (its index into models, or the one model). */
+static const WeftModel *model_of(const WeftCodesignSpec *spec, const WeftDesignPoint *pt) {
+  return spec->nmodels > 0 ? &spec->models[pt->model] : spec->model;
+}
+
 static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
-  if (!spec || !spec->model || !spec->device || !spec->cost || (spec->nnets > 0 && !spec->nets))
+  if (spec && spec->nmodels < 0)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "models", "negative model count");
+  if (spec && spec->nmodels > 0 && !spec->models)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "models", "%d models but no array",
+                          spec->nmodels);
+  if (!spec || (!spec->model && spec->nmodels == 0) || !spec->device || !spec->cost ||
+      (spec->nnets > 0 && !spec->nets))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "codesign spec: missing model, "
                           "device, cost model or networks");
   if (spec->nnets < 0)
@@ -90,6 +101,7 @@ static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
   if (!rc) rc = check_knob("recompute", spec->nrc, spec->rc, 3, 0, WEFT_RECOMPUTE_SELECTIVE, err);
   if (!rc) rc = check_list("vp", spec->nvp, spec->vp, 1, err);
   if (!rc) rc = check_list("cp", spec->ncp, spec->cp, 1, err);
+  if (!rc) rc = check_list("ep", spec->nep, spec->ep, 1, err);
   return rc;
 }
 
@@ -130,11 +142,11 @@ static const WeftParDim all_orders[6][3] = {
     {WEFT_PAR_PP, WEFT_PAR_TP, WEFT_PAR_DP}, {WEFT_PAR_PP, WEFT_PAR_DP, WEFT_PAR_TP},
     {WEFT_PAR_DP, WEFT_PAR_TP, WEFT_PAR_PP}, {WEFT_PAR_DP, WEFT_PAR_PP, WEFT_PAR_TP}};
 
-/* The knob combinations (CP x ZeRO x SP x recompute x interleaving), at least 1. */
+/* The knob combinations (EP x CP x ZeRO x SP x recompute x interleaving), at least 1. */
 static int knobs(const WeftCodesignSpec *spec) {
-  return (spec->ncp > 0 ? spec->ncp : 1) * (spec->nzero > 0 ? spec->nzero : 1) *
-         (spec->nsp > 0 ? spec->nsp : 1) * (spec->nrc > 0 ? spec->nrc : 1) *
-         (spec->nvp > 0 ? spec->nvp : 1);
+  return (spec->nep > 0 ? spec->nep : 1) * (spec->ncp > 0 ? spec->ncp : 1) *
+         (spec->nzero > 0 ? spec->nzero : 1) * (spec->nsp > 0 ? spec->nsp : 1) *
+         (spec->nrc > 0 ? spec->nrc : 1) * (spec->nvp > 0 ? spec->nvp : 1);
 }
 
 /* Knob combination k (0 <= k < knobs) into par: the last list innermost. */
@@ -155,7 +167,11 @@ static void set_knobs(const WeftCodesignSpec *spec, int k, WeftParallel *par) {
     par->zero_stage = spec->zero[k % spec->nzero];
     k /= spec->nzero;
   }
-  if (spec->ncp > 0) par->cp = spec->cp[k % spec->ncp];
+  if (spec->ncp > 0) {
+    par->cp = spec->cp[k % spec->ncp];
+    k /= spec->ncp;
+  }
+  if (spec->nep > 0) par->ep = spec->ep[k % spec->nep];
 }
 
 /* The points of one network: listed (tp, pp) pairs x micro-batches x knobs x orders. */
@@ -169,12 +185,12 @@ static size_t net_points(const WeftCodesignSpec *spec, int npus, const Lists *l,
 
 /* Walk the points; those with index in [first, first + count) go to
  * out[index - first]. With out == NULL only count (stopping early past
- * CODESIGN_MAX_POINTS). Order: net, tp, pp, mb, cp, zero, sp, recompute,
+ * CODESIGN_MAX_POINTS). Order: net, tp, pp, mb, ep, cp, zero, sp, recompute,
  * virtual stages, order. Returns the total,
  * or with out the index reached. Networks wholly before first are skipped
  * by their count, so a range costs O(networks + its points). */
-static size_t enumerate(const WeftCodesignSpec *spec, Lists *l, WeftDesignPoint *out,
-                        size_t first, size_t count) {
+static size_t enumerate_nets(const WeftCodesignSpec *spec, Lists *l, WeftDesignPoint *out,
+                             size_t first, size_t count, int model) {
   const int *mb = spec->nmb > 0 ? spec->mb : default_mb;
   int nmb = spec->nmb > 0 ? spec->nmb : (int)(sizeof default_mb / sizeof default_mb[0]);
   int nord = spec->all_orders ? 6 : 1, nknob = knobs(spec);
@@ -201,6 +217,7 @@ static size_t enumerate(const WeftCodesignSpec *spec, Lists *l, WeftDesignPoint 
               WeftDesignPoint *pt = &out[i - first];
               memset(pt, 0, sizeof *pt);
               pt->net = net;
+              pt->model = model;
               pt->par = spec->base;
               pt->par.tp = tp;
               pt->par.pp = pp;
@@ -217,6 +234,40 @@ static size_t enumerate(const WeftCodesignSpec *spec, Lists *l, WeftDesignPoint 
       }
   }
   return i;
+}
+
+/* Every model's points in turn, the model outermost (each model has the
+ * same points: they depend on the networks and lists alone). Returns as
+ * enumerate_nets: the total (counting), or the index reached. */
+static size_t enumerate(const WeftCodesignSpec *spec, Lists *l, WeftDesignPoint *out,
+                        size_t first, size_t count) {
+  int nm = spec->nmodels > 0 ? spec->nmodels : 1;
+  size_t per = enumerate_nets(spec, l, NULL, 0, 0, 0);
+  if (!out) return per > CODESIGN_MAX_POINTS ? per : per * (size_t)nm;
+  size_t end = first + count;
+  for (int m = 0; m < nm; m++) {
+    size_t lo = (size_t)m * per, hi = lo + per;
+    if (hi <= first || lo >= end) continue;
+    size_t f = first > lo ? first - lo : 0, e = (end < hi ? end : hi) - lo;
+    enumerate_nets(spec, l, out + (lo + f - first), f, e - f, m);
+  }
+  return end;
+}
+
+int weft_codesign_default_ep(const WeftModel *models, int n, int *ep, int max) {
+  int k = 0;
+  if (!models || !ep) return 0;
+  for (int v = 1; k < max; v++) { /* ascending: every divisor of some model's experts */
+    int any = 0, more = 0;
+    for (int m = 0; m < n; m++) {
+      int e = models[m].experts;
+      if (e > 1 && v <= e) more = 1;
+      if (e > 1 && e % v == 0) any = 1;
+    }
+    if (!more) break;
+    if (any) ep[k++] = v;
+  }
+  return k;
 }
 
 /* Check spec and count its points (at most CODESIGN_MAX_POINTS). */
@@ -288,8 +339,8 @@ typedef struct {
 } Scratch;
 
 /* The point's one-job spec over its generated workload (in s). */
-static void point_spec(const WeftCodesignSpec *spec, const WeftNetwork *net, Scratch *s,
-                       WeftSpec *ws) {
+static void point_spec(const WeftCodesignSpec *spec, const WeftModel *m, const WeftNetwork *net,
+                       Scratch *s, WeftSpec *ws) {
   memset(ws, 0, sizeof *ws);
   ws->net = net;
   ws->cost = spec->cost;
@@ -297,7 +348,7 @@ static void point_spec(const WeftCodesignSpec *spec, const WeftNetwork *net, Scr
   ws->jobs[0].workload = s->wl;
   ws->jobs[0].comm = &s->comm;
   ws->jobs[0].weight = 1.0;
-  memcpy(ws->jobs[0].name, spec->model->name, sizeof ws->jobs[0].name);
+  memcpy(ws->jobs[0].name, m->name, sizeof ws->jobs[0].name);
   ws->cons = spec->cons;
   ws->objective = spec->objective;
   ws->loop = spec->loop;
@@ -311,11 +362,11 @@ static int has_whole(const WeftNetwork *net) {
 
 /* The point's solve: its network's whole links (LinkGBps) when it has any
  * (weft_whole_solve_on, p its template), else the continuous problem p. */
-static int point_solve(const WeftCodesignSpec *spec, const WeftNetwork *net, Scratch *s,
-                       WeftProblem *p, WeftResult *res, WeftError *err) {
+static int point_solve(const WeftCodesignSpec *spec, const WeftModel *m, const WeftNetwork *net,
+                       Scratch *s, WeftProblem *p, WeftResult *res, WeftError *err) {
   if (!has_whole(net)) return weft_problem_solve(p, &spec->settings, res);
   WeftSpec ws;
-  point_spec(spec, net, s, &ws);
+  point_spec(spec, m, net, s, &ws);
   WeftWholeResult *w = malloc(sizeof *w);
   if (!w) return WEFT_ENOMEM;
   int rc = weft_whole_solve_on(&ws, p, &spec->settings, w, err);
@@ -342,14 +393,14 @@ static int build(const WeftCodesignSpec *spec, const WeftDesignPoint *pt, Scratc
   int compact = spec->loop != WEFT_LOOP_TP_DP_OVERLAP;
   WeftParallel par = pt->par;
   if (compact) par.merged_backward = 1;
-  int rc = weft_generate(spec->model, spec->device, &par, net, compact, s->wl, &s->comm, info,
-                         err);
+  int rc = weft_generate(model_of(spec, pt), spec->device, &par, net, compact, s->wl, &s->comm,
+                         info, err);
   if (rc) {
     err->code = rc;
     return BUILD_GENERATE;
   }
   WeftSpec ws;
-  point_spec(spec, net, s, &ws);
+  point_spec(spec, model_of(spec, pt), net, s, &ws);
   rc = (has_whole(net) ? weft_problem_create_template : weft_problem_create)(&ws, p, err);
   if (rc) {
     err->code = rc;
@@ -368,6 +419,11 @@ static void eval_with(const WeftCodesignSpec *spec, WeftDesignPoint *pt, Scratch
   if (pt->net < 0 || pt->net >= spec->nnets) {
     pt->status = WEFT_POINT_INVALID;
     set_reason(pt, "network index out of range");
+    return;
+  }
+  if (pt->model < 0 || pt->model >= (spec->nmodels > 0 ? spec->nmodels : 1)) {
+    pt->status = WEFT_POINT_INVALID;
+    set_reason(pt, "model index out of range");
     return;
   }
   const WeftNetwork *net = &spec->nets[pt->net];
@@ -403,7 +459,7 @@ static void eval_with(const WeftCodesignSpec *spec, WeftDesignPoint *pt, Scratch
   }
   WeftResult res;
   weft_error_clear(&err);
-  rc = point_solve(spec, &spec->nets[pt->net], s, p, &res, &err);
+  rc = point_solve(spec, model_of(spec, pt), &spec->nets[pt->net], s, p, &res, &err);
   if (rc) {
     pt->status = rc == WEFT_EINPUT ? WEFT_POINT_INVALID : WEFT_POINT_FAILED;
     set_reason(pt, err.msg[0] ? err.msg : weft_strerror(rc));
@@ -452,7 +508,8 @@ int weft_codesign_evaluate(const WeftCodesignSpec *spec, const WeftDesignPoint *
   if (rc) return rc;
   if (!pt || !bw_gbps || !ev)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "null argument");
-  if (pt->net < 0 || pt->net >= spec->nnets || pt->par.dp < 1)
+  if (pt->net < 0 || pt->net >= spec->nnets || pt->par.dp < 1 || pt->model < 0 ||
+      pt->model >= (spec->nmodels > 0 ? spec->nmodels : 1))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "not a point of this co-design");
   Scratch s;
   WeftGenInfo info;

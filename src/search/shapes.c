@@ -144,12 +144,19 @@ int weft_network_shapes(const WeftTopology *topo, const char (*cost_dim)[WEFT_NA
   return WEFT_OK;
 }
 
-/* Dim d's candidate active count, or 0 when it has none (search.h). */
-static int active_candidate(const WeftNetwork *net, int d) {
-  int n = net->npus[d], a = 1;
-  if (net->spares[d] > 0 || n < 2 || (n & (n - 1)) == 0) return 0;
-  while (a <= n / 2) a *= 2;  /* the largest power of two below n */
-  return 4LL * a >= 3LL * n && a >= 2 ? a : 0;
+/* Dim d's candidate active counts into cand[] (largest first), how many
+ * (search.h): for each power of two 2^k <= n that does not divide n, the
+ * largest multiple of 2^k below n, when at most a quarter of n idles. */
+static int active_candidates(const WeftNetwork *net, int d, int *cand) {
+  int n = net->npus[d], nc = 0;
+  if (net->spares[d] > 0 || n < 2) return 0;
+  for (long p = 2; p <= n; p *= 2) {
+    if (n % p == 0) continue;
+    int a = (int)(n / p * p);
+    if (4LL * a < 3LL * n || a < 2) break;  /* larger p only idle more */
+    if (nc == 0 || cand[nc - 1] != a) cand[nc++] = a;
+  }
+  return nc;
 }
 
 int weft_network_actives(const WeftNetwork *in, size_t nin, WeftNetwork **out, size_t *nout,
@@ -159,10 +166,11 @@ int weft_network_actives(const WeftNetwork *in, size_t nin, WeftNetwork **out, s
   if ((!in && nin) || !out || !nout)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "null argument");
   size_t total = 0;
+  int cand[WEFT_MAX_DIMS][WEFT_ACTIVE_MAX_CANDIDATES];
   for (size_t k = 0; k < nin; k++) {
     size_t here = 1;
     for (int d = 0; d < in[k].ndims && d < WEFT_MAX_DIMS; d++)
-      if (active_candidate(&in[k], d)) here *= 2;
+      here *= (size_t)active_candidates(&in[k], d, cand[d]) + 1;
     total += here;
   }
   WeftNetwork *o = malloc((total ? total : 1) * sizeof *o);
@@ -170,18 +178,20 @@ int weft_network_actives(const WeftNetwork *in, size_t nin, WeftNetwork **out, s
                                 "out of memory");
   size_t i = 0;
   for (size_t k = 0; k < nin; k++) {
-    int cand[WEFT_MAX_DIMS], dims[WEFT_MAX_DIMS], nc = 0;
-    for (int d = 0; d < in[k].ndims && d < WEFT_MAX_DIMS; d++)
-      if ((cand[d] = active_candidate(&in[k], d))) dims[nc++] = d;
-    for (unsigned m = 0; m < 1u << nc; m++) {  /* bit j: dims[j] at its candidate */
+    int nc[WEFT_MAX_DIMS], D = in[k].ndims < WEFT_MAX_DIMS ? in[k].ndims : WEFT_MAX_DIMS;
+    size_t here = 1;
+    for (int d = 0; d < D; d++) here *= (size_t)(nc[d] = active_candidates(&in[k], d, cand[d])) + 1;
+    for (size_t m = 0; m < here; m++) {  /* mixed radix, dim 1 fastest: 0 all, j cand[j-1] */
       WeftNetwork *v = &o[i++];
       *v = in[k];
-      for (int j = 0; j < nc; j++)
-        if (m >> j & 1u) {
-          int d = dims[j];
-          v->spares[d] = v->npus[d] - cand[d];
-          v->npus[d] = cand[d];
-        }
+      size_t r = m;
+      for (int d = 0; d < D; d++) {
+        size_t j = r % (size_t)(nc[d] + 1);
+        r /= (size_t)(nc[d] + 1);
+        if (j == 0) continue;
+        v->spares[d] = v->npus[d] - cand[d][j - 1];
+        v->npus[d] = cand[d][j - 1];
+      }
     }
   }
   *out = o;

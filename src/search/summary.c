@@ -77,7 +77,7 @@ static int near(double x, double y, double scale) {
   return fabs(x - y) <= RANK_TIE_TOL * fmax(scale, fmax(fabs(x), fabs(y)));
 }
 
-/* OK points that are one design: the same network and degrees (tp, cp, pp,
+/* OK points that are one design: the same model, network and degrees (tp, cp, pp,
  * dp, ep, micro-batch) and the same figures in every respect (time, cost,
  * objective, memory, bandwidths, EqualBW), so the knobs they differ in (the
  * order of the groups, ZeRO, SP, recomputation, interleaving) change nothing
@@ -85,8 +85,8 @@ static int near(double x, double y, double scale) {
  * same (selective under flash attention), ZeRO with one data-parallel rank. */
 static int same_design(const WeftDesignPoint *a, const WeftDesignPoint *b) {
   const WeftParallel *p = &a->par, *q = &b->par;
-  if (a->net != b->net || p->tp != q->tp || p->cp != q->cp || p->pp != q->pp || p->dp != q->dp ||
-      p->ep != q->ep || p->micro_batch != q->micro_batch)
+  if (a->net != b->net || a->model != b->model || p->tp != q->tp || p->cp != q->cp ||
+      p->pp != q->pp || p->dp != q->dp || p->ep != q->ep || p->micro_batch != q->micro_batch)
     return 0;
   if (!near(a->time_ns, b->time_ns, 0) || !near(a->cost_usd, b->cost_usd, 0) ||
       !near(a->objective, b->objective, 0) || !near(a->mem_bytes, b->mem_bytes, 0) ||

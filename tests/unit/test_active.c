@@ -171,7 +171,8 @@ static void dp_fills_active(void) {
 }
 
 /* codesign's variants (weft_network_actives): per dim that is not a power
- * of two, the largest power of two below it when at most a quarter idles:
+ * of two, the largest multiple of each power of two that does not divide it,
+ * when at most a quarter idles:
  * 9 -> 8 (1 of 9 idle), 18 -> 16 (2 of 18); 12 -> 8 idles 4 of 12 > 1/4,
  * none; 16 is a power of two, none. Variants in the order of the dims' bits,
  * dim 1 fastest: [9,18,12,16], [8/9,..], [9,16/18,..], [8/9,16/18,..]. A dim
@@ -205,23 +206,99 @@ static void codesign_variants(void) {
     }
   }
   free(out);
-  /* 72 -> 64 (8 idle of 72); 224 -> 128 would idle 96: none */
+  /* 72 = 8 x 9 -> 64 (the multiple of 16, 32 and 64 below it; 8 idle of
+   * 72); 224 = 32 x 7 -> 192 (3 x 64: 32 idle of 224; 128 would idle 96);
+   * 120 = 8 x 15 -> 112 (7 x 16) and 96 (3 x 32; 64 would idle 56 > 30).
+   * Variants: dim 1 fastest, all first: [72,224], [64,224], [72,192], [64,192] */
   in[0].ndims = 2;
   in[0].npus[0] = 72;
   in[0].npus[1] = 224;
   CHECK_EQ_INT(weft_network_actives(in, 1, &out, &n, &e), WEFT_OK);
-  CHECK(n == 2);
-  if (n == 2) {
-    CHECK_EQ_INT(out[1].npus[0], 64);
-    CHECK_EQ_INT(out[1].spares[0], 8);
-    CHECK_EQ_INT(out[1].npus[1], 224);
+  CHECK(n == 4);
+  if (n == 4) {
+    static const int want[4][2] = {{72, 224}, {64, 224}, {72, 192}, {64, 192}};
+    for (int k = 0; k < 4; k++)
+      for (int d = 0; d < 2; d++) {
+        CHECK_EQ_INT(out[k].npus[d], want[k][d]);
+        CHECK_EQ_INT(out[k].spares[d], (d ? 224 : 72) - want[k][d]);
+      }
   }
   free(out);
+  in[0].npus[1] = 120;
+  CHECK_EQ_INT(weft_network_actives(in, 1, &out, &n, &e), WEFT_OK);
+  CHECK(n == 6);  /* dim 1: 72 or 64; dim 2: 120, 112 or 96 */
+  if (n == 6) {
+    static const int want[6][2] = {{72, 120}, {64, 120}, {72, 112},
+                                   {64, 112}, {72, 96},  {64, 96}};
+    for (int k = 0; k < 6; k++)
+      for (int d = 0; d < 2; d++) CHECK_EQ_INT(out[k].npus[d], want[k][d]);
+  }
+  free(out);
+  /* brute force: every candidate a of n in 2..600 is a multiple of some
+   * 2^k not dividing n, the largest such below n, with 4a >= 3n */
+  for (int nn = 2; nn <= 600; nn++) {
+    in[0].ndims = 1;
+    in[0].npus[0] = nn;
+    CHECK_EQ_INT(weft_network_actives(in, 1, &out, &n, &e), WEFT_OK);
+    int want = 0;
+    for (int a = nn - 1; a >= 2; a--) {
+      int ok = 0;
+      for (int p = 2; p <= nn; p *= 2) ok |= nn % p != 0 && a % p == 0 && a + p > nn;
+      want += ok && 4 * a >= 3 * nn;
+    }
+    CHECK_EQ_INT((int)n, want + 1);
+    for (size_t k = 1; k < n; k++) CHECK(out[k].npus[0] < out[k - 1].npus[0] || k == 1);
+    free(out);
+  }
   CHECK_EQ_INT(weft_network_actives(NULL, 1, &out, &n, &e), WEFT_EINVAL);
+}
+
+/* Groups spanning part of a 72-way dim (docs/search.md, "Active NPUs"): on
+ * 256 NVL72 racks ([72, 256], every GPU working), TP 8 takes 8 of a rack
+ * and leaves 9 (72 / 8); DP 2304 = 18432 / 8 takes those 9, then 256 / 9 is
+ * not whole, so it takes all 256 racks: 9 x 256 = 2304. The DP all-reduce
+ * of S bytes then puts 2 S 8/9 per GPU on NVLink and 2 (S/9) 255/256 on
+ * InfiniBand; 9 is no power of two, so NVLink runs a ring, 2 x 8 steps, and
+ * 256 halving-doubling, 2 log2 256 = 16. PP 16 innermost after TP 8 does not
+ * factor (16 neither divides 9 nor is a multiple of it): refused, naming it. */
+static void part_of_a_dim(void) {
+  WeftNetwork net;
+  memset(&net, 0, sizeof net);
+  net.ndims = 2;
+  net.npus[0] = 72, net.npus[1] = 256;
+  net.topology[0] = net.topology[1] = WEFT_SWITCH;
+  int sizes[2] = {8, 2304}, out[3][WEFT_MAX_DIMS];
+  const char *names[2] = {"tp", "dp"};
+  WeftError e;
+  CHECK_EQ_INT(weft_map_groups(&net, sizes, names, 2, out, &e), WEFT_OK);
+  CHECK_EQ_INT(out[0][0], 8);
+  CHECK_EQ_INT(out[0][1], -1);
+  CHECK_EQ_INT(out[1][0], 9);
+  CHECK_EQ_INT(out[1][1], 256);
+  double S = 1e9, m[2];
+  int g[2] = {9, 256}, steps[2];
+  weft_collective_traffic(WEFT_COLL_ALLREDUCE, S, g, 2, m);
+  CHECK_NEAR(m[0], 2 * S * 8 / 9, 1e-12);
+  CHECK_NEAR(m[1], 2 * (S / 9) * 255 / 256, 1e-12);
+  CHECK_EQ_INT(weft_collective_steps(WEFT_COLL_ALLREDUCE, g, &net, steps), 2 * 8 + 16);
+  CHECK_EQ_INT(steps[0], 2 * 8);
+  CHECK_EQ_INT(steps[1], 16);
+  int bad[3] = {8, 16, 144};
+  const char *bn[3] = {"tp", "pp", "dp"};
+  CHECK_EQ_INT(weft_map_groups(&net, bad, bn, 3, out, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "pp-16") != NULL);
+  /* with 64 of each 72 working ([64, 256] + 8 spares a rack) it factors:
+   * TP 8, PP 8 fill the 64, DP 256 the racks */
+  net.npus[0] = 64, net.spares[0] = 8;
+  int ok[3] = {8, 8, 256};
+  CHECK_EQ_INT(weft_map_groups(&net, ok, bn, 3, out, &e), WEFT_OK);
+  CHECK_EQ_INT(out[1][0], 8);
+  CHECK_EQ_INT(out[2][1], 256);
 }
 
 const TestCase suite_active[] = {
     {"active/codesign_variants", codesign_variants},
+    {"active/part_of_a_dim", part_of_a_dim},
     {"active/map_over_active", map_over_active},
     {"active/cost_counts_spares", cost_counts_spares},
     {"active/set_active_rule", set_active_rule},

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../test.h"
+#include "sim_fixture.h"
 #include "weft.h"
 
 static char dir_[64];
@@ -287,7 +288,88 @@ static void test_cluster_shapes(void) {
   CHECK(net.ndims == 1 && net.fabric[0] == WEFT_SHAPE_TREE);
 }
 
+/* Two planes: the NIC's 50 GB/s as two 25 GB/s ports on two trees; the
+ * 64-port 50 GB/s switch broken out to 128 ports of 25. 8 rails of 1024,
+ * rail-optimized: one plane's tree has 8 x 1024/64 = 128 leaves (<= 128: 2
+ * tiers) and 128 x 64 / 128 = 64 spines, 192 a plane, 384 for two, where
+ * one plane of radix 64 takes 3 tiers and 640. Per link: 2 x 3 plane ports
+ * at 32000/128 = 250 (30 $/GB/s), 4 optics (40), the NIC (40): 110, where
+ * one plane pays 5 ports (50) and 6 optics (60): 150. */
+static void test_planes_by_hand(void) {
+  WeftParts *cat = catalog();
+  WeftError e;
+  WeftNetwork net;
+  if (!cat) return;
+  const double usd[2] = {150.0, 110.0}, sw[2] = {640.0, 384.0};
+  for (int k = 0; k < 2; k++) {
+    char text[256];
+    snprintf(text, sizeof text,
+             "Topology: [Switch, Switch]\nNpusCount: [8, 1024]\nCostDimension: [nv, ib]\n"
+             "Parts: [\"\", n]\nFabric: [-, rail-optimized]\nPlanes: [0, %d]\n", k + 1);
+    if (read_net(text, &net, &e)) continue;
+    CHECK_EQ_INT(net.planes[1], k + 1);
+    WeftCostModel cm;
+    memset(&cm, 0, sizeof cm);
+    WeftDimParts dims[WEFT_MAX_DIMS];
+    CHECK_EQ_INT(weft_network_bind_parts(&net, &cm, cat, dims, &e), WEFT_OK);
+    CHECK_EQ_INT(dims[1].radix, 64 * (k + 1));
+    CHECK_EQ_INT(dims[1].tiers, 3 - k);
+    CHECK_NEAR(dims[1].usd_per_gbps, usd[k], 1e-9);
+    WeftPartsBom b;
+    weft_parts_bom(&net, &dims[1], 1, 50.0, 1.0, &b);
+    CHECK_NEAR(b.switches, sw[k], 0.0);
+  }
+  /* the rule: whole planes, 1..64, more than one only on a Switch dim */
+  memset(&net, 0, sizeof net);
+  net.ndims = 2;
+  net.topology[0] = WEFT_RING;
+  net.topology[1] = WEFT_SWITCH;
+  net.npus[0] = net.npus[1] = 8;
+  const double ring2[2] = {2, 0}, half[2] = {0, 1.5}, many[2] = {0, 65}, ok[2] = {1, 4};
+  CHECK_EQ_INT(weft_network_set_planes(&net, ring2, 2, "", NULL, "--planes", &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "Ring") != NULL);
+  CHECK_EQ_INT(weft_network_set_planes(&net, half, 2, "", NULL, "--planes", &e), WEFT_EINPUT);
+  CHECK_EQ_INT(weft_network_set_planes(&net, many, 2, "", NULL, "--planes", &e), WEFT_EINPUT);
+  CHECK_EQ_INT(weft_network_set_planes(&net, ok, 1, "", NULL, "--planes", &e), WEFT_EINPUT);
+  CHECK(net.planes[0] == 0 && net.planes[1] == 0);  /* unchanged on failure */
+  CHECK_EQ_INT(weft_network_set_planes(&net, ok, 2, "", NULL, "--planes", &e), WEFT_OK);
+  CHECK(net.planes[0] == 1 && net.planes[1] == 4);
+  /* 3 planes: each switch port broken out into 3 plane ports, radix 192 */
+  WeftDimParts d;
+  CHECK_EQ_INT(weft_parts_dim_planes(cat, "n", WEFT_SWITCH, WEFT_SHAPE_TREE, 64, 1, 3, &d, &e),
+               WEFT_OK);
+  CHECK_EQ_INT(d.radix, 192);
+  weft_parts_free(cat);
+  cleanup();
+}
+
+/* The simulator runs a rail dim's ring: all-reduce over the 8 members of
+ * the outer dim of [2, 8] Switch dims (S = 8e6, B = 100, L = 500 a step):
+ * 2 x 7 steps of S/8 = 1e6 bytes, half each way, 14 (1e4 + 500) = 147000
+ * ns, the analytic model's 14 x 500 + 2 S 7/8 / 100; the fat-tree's
+ * halving-doubling: 2 x 3 steps moving 7S/8 each way, 140000 + 3000. */
+static void test_sim_rail_ring_by_hand(void) {
+  Sim s;
+  WeftSimResult r;
+  int n[2] = {2, 8};
+  WeftTopology t[2] = {WEFT_SWITCH, WEFT_SWITCH};
+  double bw[2] = {100, 100};
+  sim_init(&s, 2, n, t, bw);
+  for (int p = 0; p < WEFT_NPHASES; p++) s.comm.group[p][0] = 1;
+  sim_one(&s, WEFT_COLL_ALLREDUCE, 8e6);
+  s.set.latency_ns[1] = s.net.latency_ns[1] = 500;
+  CHECK_NEAR(sim_run(&s, &r), 143000.0, 1e-9);  /* fat-tree: halving-doubling */
+  s.net.fabric[1] = WEFT_SHAPE_RAIL_OPTIMIZED;
+  CHECK_NEAR(sim_run(&s, &r), 147000.0, 1e-9);
+  CHECK_NEAR(analytic(&s), 147000.0, 1e-9);
+  s.net.fabric[1] = WEFT_SHAPE_RAIL_ONLY;
+  CHECK_NEAR(sim_run(&s, &r), 147000.0, 1e-9);
+  sim_free(&s);
+}
+
 const TestCase suite_fabric[] = {
+    {"fabric_sim_rail_ring_by_hand", test_sim_rail_ring_by_hand},
+    {"fabric_planes_by_hand", test_planes_by_hand},
     {"fabric_rail_tree_counts", test_rail_tree_counts},
     {"fabric_rail_cost_by_hand", test_rail_cost_by_hand},
     {"fabric_torus_cost_by_hand", test_torus_cost_by_hand},

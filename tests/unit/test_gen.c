@@ -389,6 +389,7 @@ static void gen_gpt3_libra(void) {
   WeftNetwork net = gt_libra_net();
   WeftParallel par;
   weft_parallel_default(&par);
+  par.ddp_bucket_params = 1; /* a bucket per layer entry, as derived by hand (docs/zoo.md) */
   par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 16;
   par.dp = 256;
@@ -469,6 +470,7 @@ static void gen_tiny_by_hand(void) {
   WeftNetwork net = gt_net(2, n);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.ddp_bucket_params = 1; /* a bucket per layer entry, as derived by hand (docs/zoo.md) */
   par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 2;
   par.dp = 2;
@@ -1044,6 +1046,7 @@ static void gen_moe(void) {
   WeftNetwork net = gt_net(2, n);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.ddp_bucket_params = 1; /* a bucket per layer entry, as derived by hand (docs/zoo.md) */
   par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 2;
   par.dp = 4;
@@ -1322,6 +1325,7 @@ static void gen_swiglu_gqa(void) {
   WeftNetwork net = gt_net(2, n);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.ddp_bucket_params = 1; /* a bucket per layer entry, as derived by hand (docs/zoo.md) */
   par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 2;
   par.dp = 2;
@@ -1380,6 +1384,7 @@ static void gen_moe_no_ep(void) {
   WeftNetwork net = gt_net(2, n);
   WeftParallel par;
   weft_parallel_default(&par);
+  par.ddp_bucket_params = 1; /* a bucket per layer entry, as derived by hand (docs/zoo.md) */
   par.merged_backward = 1; /* whole layers, as derived by hand */
   par.tp = 2;
   par.dp = 4;

@@ -155,6 +155,21 @@ static void nvl72_time_by_hand(void) {
   CHECK_NEAR(t, lat + (nvlink > ib ? nvlink : ib), ROUND);
 }
 
+/* GB300 NVL72 on [72, 2]: the same NVLink tier as GB200 (2 S 71/72 per GPU
+ * at 811 GB/s, 2 x 71 ring steps of 3.4 us) and an 800 Gb/s ConnectX-8 per
+ * GPU (2 (S/72) 1/2 per GPU at 0.95 x 100 GB/s, 2 x 1 steps of 14 us): the
+ * NVLink tier is the slower one, as on GB200 (its 0.95 x 50 leaves it so). */
+static void gb300_time_by_hand(void) {
+  WeftCluster c = cluster("gb300-nvl72");
+  WeftNetwork net = network(&c, 144);
+  double S = 1e9;
+  double t = allreduce_time_ns(&net, 72, 2, S, "B1 = 900", "B2 = 100");
+  double nvlink = 2.0 * S * 71.0 / 72.0 / (811.0 / 900.0 * 900.0);
+  double ib = 2.0 * (S / 72.0) * 0.5 / (0.95 * 100.0);
+  CHECK(nvlink > ib);
+  CHECK_NEAR(t, 2 * 71 * 3400.0 + 2 * 1 * 14000.0 + nvlink, ROUND);
+}
+
 /* DGX B200: 8 GPUs on NVLink 5 (halving-doubling: 2 log2 8 = 6 steps),
  * 8 x 400 Gb/s per node on rails (a ring per rail: 2 (n - 1) steps); MI355X: the 8-GPU xGMI mesh runs direct (1 step
  * per half) at 7 links x 153.6/2 GB/s each way. */
@@ -308,6 +323,7 @@ const TestCase suite_hw[] = {
     {"hw/tpu_trainium", tpu_trainium},
     {"hw/nvl72_allreduce", nvl72_allreduce},
     {"hw/nvl72_time_by_hand", nvl72_time_by_hand},
+    {"hw/gb300_time_by_hand", gb300_time_by_hand},
     {"hw/node_clusters", node_clusters},
     {"hw/tpu_pods", tpu_pods},
     {"hw/trn2_llama3", trn2_llama3},

@@ -277,6 +277,26 @@ static void test_points_counts(void) {
   sp.ncp = 1, sp.cp[0] = 0; /* a degree below 1 */
   CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_EINVAL);
   sp.ncp = 0;
+  /* expert parallelism searched, outside CP: tp 2, pp {1,2,4,8} x ep {1, 4}
+   * x cp {1, 2}: ep varies slowest of the knobs, so per pp the points are
+   * (ep 1, cp 1), (ep 1, cp 2), (ep 4, cp 1), (ep 4, cp 2); dp = 8 / (2 pp
+   * cp) as before (EP lies inside DP: it does not change dp) */
+  sp.ncp = 2, sp.cp[0] = 1, sp.cp[1] = 2;
+  sp.nep = 2, sp.ep[0] = 1, sp.ep[1] = 4;
+  CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_OK);
+  CHECK_EQ_INT(n, 16);
+  if (n == 16) {
+    static const int want_dp[4][2] = {{4, 2}, {2, 1}, {1, 0}, {0, 0}};
+    for (int i = 0; i < 16; i++) {
+      CHECK_EQ_INT(pts[i].par.ep, i % 4 < 2 ? 1 : 4);
+      CHECK_EQ_INT(pts[i].par.cp, i % 2 ? 2 : 1);
+      CHECK_EQ_INT(pts[i].par.dp, want_dp[i / 4][i % 2]);
+    }
+  }
+  free(pts);
+  sp.nep = 1, sp.ep[0] = 0; /* a degree below 1 */
+  CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_EINVAL);
+  sp.nep = 0, sp.ncp = 0;
   /* bad lists */
   sp.nmb = 1, sp.mb[0] = 0;
   CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_EINVAL);
@@ -501,6 +521,81 @@ static void test_status_memory_invalid(void) {
   free(f.nets);
 }
 
+/* Several models in one search: the points of one model's search once per
+ * model, the model outermost; each point evaluates as the one-model search
+ * of its model (byte for byte), and the two models' designs differ. */
+static void test_models(void) {
+  static const char *const cons[] = {"sum = 300"};
+  Fixture f;
+  if (fixture(&f, "bert-large", 32, cons, 1)) {
+    CHECK(0);
+    return;
+  }
+  static WeftModel two[2];
+  WeftError err;
+  if (weft_zoo_model(ZOO, "bert-large", &two[0], &err) ||
+      weft_zoo_model(ZOO, "megatron-22b", &two[1], &err)) {
+    CHECK(0);
+    free(f.nets);
+    return;
+  }
+  f.sp.nmb = 1, f.sp.mb[0] = 1;
+  WeftDesignPoint *one[2] = {NULL, NULL}, *both = NULL;
+  size_t n1[2] = {0, 0}, n = 0;
+  for (int m = 0; m < 2; m++) {
+    f.sp.model = &two[m];
+    CHECK_EQ_INT(weft_codesign_points(&f.sp, &one[m], &n1[m], &err), WEFT_OK);
+    if (one[m]) CHECK_EQ_INT(run(&f, one[m], n1[m], 2, 0, 1), WEFT_OK);
+  }
+  f.sp.model = NULL;  /* not used with models */
+  f.sp.nmodels = 2, f.sp.models = two;
+  CHECK_EQ_INT(weft_codesign_points(&f.sp, &both, &n, &err), WEFT_OK);
+  CHECK(n1[0] == n1[1] && n == 2 * n1[0] && n > 0);
+  if (both && n == 2 * n1[0]) {
+    CHECK_EQ_INT(run(&f, both, n, 2, 0, 1), WEFT_OK);
+    int same = 1, differ = 0;
+    for (size_t i = 0; i < n; i++) {
+      const WeftDesignPoint *a = &both[i], *b = &one[i / n1[0]][i % n1[0]];
+      CHECK_EQ_INT(a->model, (int)(i / n1[0]));
+      WeftDesignPoint c = *a;
+      c.model = 0;
+      same &= memcmp(&c, b, sizeof c) == 0;
+      if (i < n1[0] && a->status == WEFT_POINT_OK && both[i + n1[0]].status == WEFT_POINT_OK)
+        differ |= a->time_ns != both[i + n1[0]].time_ns;
+    }
+    CHECK(same);
+    CHECK(differ);
+  }
+  free(both);
+  f.sp.models = NULL;  /* models without their array */
+  CHECK_EQ_INT(weft_codesign_points(&f.sp, &both, &n, &err), WEFT_EINVAL);
+  CHECK(both == NULL);
+  free(one[0]);
+  free(one[1]);
+  free(f.nets);
+}
+
+/* The default EP list: every divisor of each MoE model's experts, merged
+ * ascending (by hand: 6 experts {1,2,3,6} and 4 {1,2,4} -> {1,2,3,4,6};
+ * 256 -> 2^0..2^8, 9 of them); dense models none; max keeps the smallest. */
+static void test_default_ep(void) {
+  static WeftModel m[3];
+  memset(m, 0, sizeof m);
+  int ep[WEFT_MAX_CHOICES];
+  CHECK_EQ_INT(weft_codesign_default_ep(m, 3, ep, WEFT_MAX_CHOICES), 0);
+  m[0].experts = 6, m[2].experts = 4;
+  int n = weft_codesign_default_ep(m, 3, ep, WEFT_MAX_CHOICES);
+  static const int want[5] = {1, 2, 3, 4, 6};
+  CHECK_EQ_INT(n, 5);
+  for (int k = 0; k < n && k < 5; k++) CHECK_EQ_INT(ep[k], want[k]);
+  CHECK_EQ_INT(weft_codesign_default_ep(m, 3, ep, 3), 3);
+  CHECK_EQ_INT(ep[2], 3);
+  m[1].experts = 256;
+  n = weft_codesign_default_ep(&m[1], 1, ep, WEFT_MAX_CHOICES);
+  CHECK_EQ_INT(n, 9);
+  for (int k = 0; k < n && k < 9; k++) CHECK_EQ_INT(ep[k], 1 << k);
+}
+
 /* BERT-Large fits everywhere on 16 NPUs with tp = pp = 1; constraints that
  * contradict (sum <= 100 yet B1 >= 200) make every point INFEASIBLE, and
  * none (perf: more bandwidth is always faster) every point UNBOUNDED. */
@@ -544,5 +639,7 @@ const TestCase suite_search[] = {
     {"search_threads_identical", test_threads_identical},
     {"search_status_memory_invalid", test_status_memory_invalid},
     {"search_status_constraints", test_status_constraints},
+    {"search_models", test_models},
+    {"search_default_ep", test_default_ep},
     {0, 0},
 };

@@ -52,7 +52,9 @@ static void add_cons(Prob *p, const char *expr) {
 static double objective_at(const WeftProblem *p, WeftObjective obj, const double *bw) {
   WeftEval ev;
   weft_problem_evaluate(p, bw, &ev);
-  double v = obj == WEFT_OBJ_PERF ? ev.time_ns : ev.perf_per_cost;
+  double v = obj == WEFT_OBJ_PERF                 ? ev.time_ns
+             : obj == WEFT_OBJ_COST_PER_ITERATION ? ev.cost_per_iteration_usd
+                                                   : ev.perf_per_cost;
   return isfinite(v) ? v : HUGE_VAL;
 }
 
@@ -242,6 +244,32 @@ static void whole_equal_bw(void) {
     }
     weft_problem_free(q);
   }
+  /* Time x cost with an NPU price (a constant in the cost): convex in b, so
+   * the whole-link baseline is the better neighbour of the continuous
+   * minimiser; checked against every whole-link b (multiples of 100 up to
+   * the bound 1000 of B1 + B2 <= 2000) evaluated on its own. */
+  p.cons.n = 0;
+  add_cons(&p, "B1 + B2 <= 2000");
+  p.net.link_gbps[0] = 100.0;
+  p.net.link_gbps[1] = 50.0;
+  p.net.max_links[0] = 0;
+  p.spec.objective = WEFT_OBJ_PERF_PER_COST;
+  CHECK_EQ_INT(weft_system_cost_set(&p.cm, "Npu", 2000.0, &e), WEFT_OK);
+  WeftProblem *q = NULL;
+  CHECK_EQ_INT(weft_problem_create(&p.spec, &q, &e), WEFT_OK);
+  if (q) {
+    double bw[2], best = HUGE_VAL, best_b = 0.0;
+    for (int k = 1; k <= 10; k++) {
+      const double b2[2] = {100.0 * k, 100.0 * k};
+      double v = objective_at(q, WEFT_OBJ_PERF_PER_COST, b2);
+      if (v < best) { best = v; best_b = 100.0 * k; }
+    }
+    CHECK_EQ_INT(weft_problem_equal_bw(q, bw, NULL, 0), 1);
+    CHECK_NEAR(bw[0], best_b, 1e-9);
+    CHECK_NEAR(bw[1], best_b, 1e-9);
+    CHECK(best_b > 100.0 && best_b < 1000.0); /* a neighbour inside, not an end */
+    weft_problem_free(q);
+  }
   weft_workload_free(p.wl);
 }
 
@@ -377,8 +405,8 @@ static int oracle_problem(Prob *p, uint64_t *s) {
   static const WeftCollective kinds[] = {WEFT_COLL_NONE, WEFT_COLL_ALLREDUCE,
                                          WEFT_COLL_REDUCESCATTER, WEFT_COLL_ALLGATHER,
                                          WEFT_COLL_ALLTOALL};
-  int D = 2 + draw(s, 3), npus[4];
-  WeftTopology topo[4];
+  int D = 2 + draw(s, 3), npus[4] = {0};
+  WeftTopology topo[4] = {WEFT_RING, WEFT_RING, WEFT_RING, WEFT_RING};
   for (int d = 0; d < D; d++) {
     npus[d] = 2 + draw(s, 7);
     topo[d] = (WeftTopology)draw(s, 3);
@@ -406,6 +434,17 @@ static int oracle_problem(Prob *p, uint64_t *s) {
   }
   p->spec.jobs[0].workload = p->wl;
   p->spec.objective = unif(s) < 0.5 ? WEFT_OBJ_PERF : WEFT_OBJ_PERF_PER_COST;
+  /* Half the time x cost problems with a system cost (time x (c0 + g.B):
+   * perf-per-cost with an NPU price, or cost-per-iteration), drawn from a
+   * stream of their own so every problem is otherwise as it was. */
+  uint64_t s2 = *s ^ 0x5BD1E9955BD1E995ull;
+  if (p->spec.objective != WEFT_OBJ_PERF && unif(&s2) < 0.5) {
+    WeftError e;
+    if (unif(&s2) < 0.5) p->spec.objective = WEFT_OBJ_COST_PER_ITERATION;
+    if (weft_system_cost_set(&p->cm, "Npu", 10.0 + 1e3 * unif(&s2), &e) ||
+        weft_system_cost_set(&p->cm, "NpuPowerW", 100.0 + 900.0 * unif(&s2), &e))
+      return -1;
+  }
   p->spec.loop = (WeftLoop)draw(s, WEFT_NLOOPS);
   /* the sum: at a random whole point (often met), or anywhere (often not) */
   double sum = 0.0;
@@ -458,9 +497,76 @@ static double brute(const Prob *p, const WeftProblem *base, int *best_n) {
   }
 }
 
+/* Children on the face (wholelink.c, solve_face; docs/model.md "Whole
+ * links"): when the relaxation's optimum has B_d strictly between k r and
+ * (k+1) r, the child B_d <= k r has the same optimum as its face B_d = k r
+ * (and B_d >= (k+1) r as B_d = (k+1) r): the objective is convex, so a
+ * child design off the face moves onto it towards the parent's optimum
+ * without getting worse. Checked on random problems, each relaxation with
+ * its box rows (B_d >= r_d, B_d <= m_d r_d) solved as a problem of its own. */
+static void whole_face(void) {
+  uint64_t s = 4242;
+  int checked = 0;
+  for (int t = 0; t < 400; t++) {
+    Prob p;
+    WeftError e;
+    if (oracle_problem(&p, &s)) { CHECK(!"a random problem could not be built"); break; }
+    char expr[96];
+    for (int d = 0; d < p.net.ndims; d++) {
+      snprintf(expr, sizeof expr, "B%d >= %g", d + 1, p.net.link_gbps[d]);
+      add_cons(&p, expr);
+      snprintf(expr, sizeof expr, "B%d <= %g", d + 1, p.net.link_gbps[d] * p.net.max_links[d]);
+      add_cons(&p, expr);
+    }
+    double rate[WEFT_MAX_DIMS];
+    for (int d = 0; d < p.net.ndims; d++) rate[d] = p.net.link_gbps[d];
+    memset(p.net.link_gbps, 0, sizeof p.net.link_gbps); /* continuous: the relaxations */
+    memset(p.net.max_links, 0, sizeof p.net.max_links);
+    WeftProblem *q = NULL;
+    WeftResult par;
+    if (weft_problem_create(&p.spec, &q, &e) || weft_problem_solve(q, NULL, &par) ||
+        par.status != WEFT_STATUS_SOLVED || p.spec.loop != WEFT_LOOP_NO_OVERLAP) {
+      weft_problem_free(q);
+      weft_workload_free(p.wl);
+      continue;
+    }
+    weft_problem_free(q);
+    int n0 = p.cons.n;
+    for (int d = 0; d < p.net.ndims; d++) {
+      double v = par.bw_gbps[d] / rate[d], f = v - floor(v);
+      if (f < 1e-3 || f > 1 - 1e-3) continue; /* clearly fractional only */
+      for (int side = 0; side < 2; side++) {
+        double k = side ? ceil(v) : floor(v), opt[2];
+        int st[2];
+        for (int pin = 0; pin < 2; pin++) {
+          p.cons.n = n0;
+          snprintf(expr, sizeof expr, "B%d %s %.17g", d + 1, pin ? "=" : side ? ">=" : "<=",
+                   k * rate[d]);
+          add_cons(&p, expr);
+          WeftResult r;
+          st[pin] = -1;
+          if (!weft_problem_create(&p.spec, &q, &e) && !weft_problem_solve(q, NULL, &r)) {
+            st[pin] = r.status;
+            opt[pin] = r.objective;
+          }
+          weft_problem_free(q);
+        }
+        CHECK_EQ_INT(st[0], st[1]);
+        if (st[0] == WEFT_STATUS_SOLVED && st[1] == WEFT_STATUS_SOLVED) {
+          CHECK(fabs(opt[0] - opt[1]) <= 1e-8 * fabs(opt[0]));
+          checked++;
+        }
+      }
+      p.cons.n = n0;
+    }
+    weft_workload_free(p.wl);
+  }
+  CHECK(checked >= 100);
+}
+
 static void whole_oracle(void) {
   uint64_t s = 20261126;
-  int problems = 0, feasible = 0, infeasible = 0, bad = 0, loops[WEFT_NLOOPS] = {0};
+  int problems = 0, feasible = 0, infeasible = 0, bad = 0, loops[WEFT_NLOOPS] = {0}, sys = 0;
   long nodes = 0, unsettled = 0, max_nodes = 0;
   while (problems < 1200) {
     Prob p;
@@ -475,6 +581,7 @@ static void whole_oracle(void) {
     }
     problems++;
     loops[p.spec.loop]++;
+    sys += weft_cost_model_has_system(&p.cm);
     double want = brute(&p, base, nb);
     int rc = weft_whole_solve(&p.spec, NULL, &w, &e);
     int ok = rc == WEFT_OK && w.bnb_status == WEFT_BNB_CLOSED;
@@ -508,6 +615,7 @@ static void whole_oracle(void) {
   CHECK(problems >= 1000);
   CHECK(feasible >= 500 && infeasible >= 50);  /* both kinds are exercised */
   for (int l = 0; l < WEFT_NLOOPS; l++) CHECK(loops[l] >= 200);
+  CHECK(sys >= 200);  /* time x (c0 + g.B): an NPU price, cost-per-iteration */
   if (getenv("WEFT_WHOLE_DEBUG"))
     fprintf(stderr, "  oracle: %d problems, %d feasible, %d infeasible; %ld nodes (at most %ld "
             "in one), %ld unsettled\n", problems, feasible, infeasible, nodes, max_nodes,
@@ -518,6 +626,7 @@ const TestCase suite_whole[] = {
     {"whole/by_hand_2dim", whole_by_hand},
     {"whole/rule", whole_rule},
     {"whole/equal_bw", whole_equal_bw},
+    {"whole/face", whole_face},
     {"whole/oracle_brute_force", whole_oracle},
     {0, 0},
 };

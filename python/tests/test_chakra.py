@@ -1,0 +1,46 @@
+# test_chakra.py — Chakra traces from Python as from the CLI: weft.workload
+# (chakra=) writes byte for byte the files `weft workload --chakra` writes,
+# and optimize/simulate take the trace set as workload= (no communicator)
+# with the CLI's answer and the text workload's optimum.
+import os
+import subprocess
+
+import pytest
+import weft
+
+from helpers import CLI, ROOT, cli, same
+
+NET = os.path.join(ROOT, "data/astra-sim2/inputs/fc4_sw2.yml")
+COST = os.path.join(ROOT, "data/astra-sim/inputs/cost.yml")
+ARGS = dict(tp=4, pp=2, compact=True, chunks=4, loop="tp-dp-overlap")
+
+
+def test_workload_chakra_matches_cli(tmp_path):
+    (tmp_path / "py").mkdir()
+    weft.workload("bert-large", network=NET, output=str(tmp_path / "py" / "w"),
+                  chakra=str(tmp_path / "py" / "tr"), **ARGS)
+    (tmp_path / "cli").mkdir()
+    subprocess.run([CLI, "workload", "--model", "bert-large", "--network", NET, "--tp", "4",
+                    "--pp", "2", "--compact", "--chunks", "4", "--loop", "tp-dp-overlap",
+                    "-o", str(tmp_path / "cli" / "w"), "--chakra", str(tmp_path / "cli" / "tr")],
+                   check=True, stdout=subprocess.DEVNULL)
+    py, ref = tmp_path / "py" / "tr", tmp_path / "cli" / "tr"
+    names = sorted(os.listdir(ref))
+    assert sorted(os.listdir(py)) == names and "w.7.et" in names and "system.json" in names
+    for n in names:
+        assert (py / n).read_bytes() == (ref / n).read_bytes(), n
+
+
+def test_optimize_on_traces(tmp_path):
+    weft.workload("bert-large", network=NET, output=str(tmp_path / "w"),
+                  chakra=str(tmp_path / "tr"), **ARGS)
+    kw = dict(network=NET, cost_model=COST, constraint="sum = 400")
+    got = weft.optimize(workload=str(tmp_path / "tr"), **kw)
+    text = weft.optimize(workload=str(tmp_path / "w.txt"),
+                         communicator=str(tmp_path / "w.comm.yml"), **kw)
+    assert got["bw_gbps"] == text["bw_gbps"] and got["time_ns"] == text["time_ns"]
+    ref = cli("optimize", "--network", NET, "--workload", str(tmp_path / "tr"),
+              "--cost-model", COST, "--constraint", "sum = 400")
+    same(got, ref, skip=("wall_time_ns", "jobs"))
+    with pytest.raises(weft.WeftError, match="drop communicator"):
+        weft.optimize(workload=str(tmp_path / "tr"), communicator=str(tmp_path / "w.comm.yml"), **kw)

@@ -1,0 +1,1 @@
+codesign --model llama3-405b --device gb200 --npus 18432 --network data/domains/d8.yml --network data/domains/d16.yml --cost-model data/validation/cost.yml --constraint 'B1 = 900' --constraint 'B2 = 50' --tp 8 --pp 9 --zero 1 --recompute full --top 1 --threads 1 --mb 1 --per-network

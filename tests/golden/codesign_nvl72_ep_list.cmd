@@ -1,0 +1,1 @@
+codesign --model deepseek-v3 --npus 18432 --network tests/fixtures/nvl72_256.yml --cost-model data/validation/cost.yml --ep-list 8,16,32,64 --zero 1 --recompute full --all-orders --constraint 'B1 = 900' --constraint 'B2 = 50' --top 5

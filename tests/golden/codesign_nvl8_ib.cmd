@@ -1,0 +1,1 @@
+codesign --model deepseek-v3 --device gb200 --npus 18432 --network data/domains/nvl8_2304.yml --cost-model data/validation/cost.yml --ep-list 8,16,32,64 --zero 1 --recompute full --all-orders --top 1 --constraint 'B1 = 900' --constraint 'B2 = 200'

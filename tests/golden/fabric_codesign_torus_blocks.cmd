@@ -1,0 +1,1 @@
+codesign --model llama2-70b --npus 512 --device tpu-v5p --cost-model data/tpu/v5p_system.yml --blocks Ring,Ring,Ring --parts-per-dim ici-v5p,ici-v5p,ici-v5p --fabric torus,torus,torus --zero-list 1,3 --recompute-list selective,full --all-orders --top 5

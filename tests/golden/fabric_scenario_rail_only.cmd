@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/scenario_rail_only.yml --zoo data/zoo

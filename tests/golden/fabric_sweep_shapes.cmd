@@ -1,0 +1,1 @@
+sweep tests/golden/inputs/sweep_fabric.yml --zoo data/zoo

@@ -1,0 +1,1 @@
+optimize --model llama3-405b --tp 8 --pp 18 --zero 1 --recompute full --cluster gb200-nvl72 --npus 18432 --cost-model data/validation/cost.yml --npu-usd 40000 --objective cost-per-iteration --constraint 'B1 = 900' --constraint 'B2 = 50' --json

@@ -1,0 +1,256 @@
+/* test_fp8.c — FP8 as Transformer Engine runs it (docs/zoo.md, "FP8"): the
+ * cast and scaling kernels' bytes and FLOPs by hand for each recipe, which
+ * GEMMs get them, the weight casts once an iteration, the kernel launch
+ * cost, and the recipes' names and device checks. */
+#include <stdio.h>
+#include <string.h>
+
+#include "model/opcost.h"
+#include "../test.h"
+
+#define EXACT 1e-12
+
+/* b = 1, s = 4, h = 8, 2 heads of 4, FFN 32 (SwiGLU), vocab 16, TP 1, bf16. */
+static OcLayer tiny(int fp8) {
+  OcLayer l;
+  memset(&l, 0, sizeof l);
+  l.b = 1, l.s = 4, l.h = 8, l.heads = l.kv_heads = 2, l.kv_len = 4, l.dqk = l.dv = 4;
+  l.ffn = l.moe_ffn = 32, l.vocab = 16, l.ffn_matrices = 3, l.tp = l.ep = 1;
+  l.act_bytes = l.param_bytes = 2;
+  l.fp8 = fp8;
+  return l;
+}
+
+static int count(const OcOp *ops, int n, const char *prefix) {
+  int c = 0;
+  for (int i = 0; i < n; i++) c += !strncmp(ops[i].name, prefix, strlen(prefix));
+  return c;
+}
+
+/* The nth op named name, or NULL. */
+static const OcOp *nth(const OcOp *ops, int n, const char *name, int k) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(ops[i].name, name) && k-- == 0) return &ops[i];
+  return NULL;
+}
+
+/* Cast bytes for e = 1000 bf16 elements: read 2000, write two FP8 copies
+ * 2000; delayed + the amax history 2 x 4 x 1024 and 3 x 4 scale bytes;
+ * MXFP8 + 2 x 1000 / 32 scale bytes. */
+static void cast_bytes(void) {
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_OFF, 1000, 2, 0), 0, EXACT);
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_DELAYED, 1000, 2, 0), 4000 + 8192 + 12, EXACT);
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_CURRENT, 1000, 2, 0), 4000, EXACT);
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_MXFP8, 1000, 2, 0), 4000 + 62.5, EXACT);
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_CURRENT, 1000, 4, 0), 6000, EXACT); /* fp32 in */
+  /* blockwise: 2 x 4 fp32 scale bytes per 128 elements (an activation), per
+   * 128 x 128 (a weight) */
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_BLOCKWISE, 1280, 2, 0), 1280 * 4 + 80, EXACT);
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_BLOCKWISE, 16384, 2, 1), 16384 * 4 + 8, EXACT);
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_DELAYED, 1000, 2, 1), 4000 + 8192 + 12, EXACT);
+}
+
+/* The MLP (fc1: gate and up as one GEMM of width 2 x 32, Megatron-Core's
+ * linear_fc1; fc2), delayed scaling: per GEMM an input cast in the
+ * forward, a gradient cast in input-grad, a weight cast once an iteration.
+ * fc1: input 4 x 8 = 32 elements, 32 x 4 + 8204 bytes, 64 FLOPs; its
+ * gradient 4 x 64 = 256, 256 x 4 + 8204; its weight 8 x 64 = 512, 512 x 4 +
+ * 8204. fc2: input 128 elements, gradient 32, weight 256. */
+static void mlp_delayed(void) {
+  OcLayer l = tiny(WEFT_FP8_DELAYED);
+  OcOp ops[OC_MAX_OPS];
+  int n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  CHECK_EQ_INT(count(ops, n, "fp8_cast"), 6);
+  CHECK_EQ_INT(count(ops, n, "fp8_amax"), 0);
+  const OcOp *in = nth(ops, n, "fp8_cast_input", 0), *gr = nth(ops, n, "fp8_cast_grad", 0);
+  const OcOp *w = nth(ops, n, "fp8_cast_weight", 0), *in2 = nth(ops, n, "fp8_cast_input", 1);
+  const OcOp *gr2 = nth(ops, n, "fp8_cast_grad", 1);
+  CHECK(in && gr && w && in2 && gr2);
+  if (!in || !gr || !w || !in2 || !gr2) return;
+  CHECK_NEAR(in->bytes, 32 * 4 + 8204, EXACT);
+  CHECK_NEAR(in->flops, 64, EXACT);
+  CHECK_EQ_INT(in->phase, WEFT_PHASE_FWD);
+  CHECK(!in->once && in->kind == OC_VECTOR);
+  CHECK_NEAR(gr->bytes, 256 * 4 + 8204, EXACT);
+  CHECK_EQ_INT(gr->phase, WEFT_PHASE_IG);
+  CHECK_NEAR(w->bytes, 512 * 4 + 8204, EXACT);
+  CHECK(w->once);
+  CHECK_NEAR(in2->bytes, 128 * 4 + 8204, EXACT); /* fc2's input: the SwiGLU output */
+  CHECK_NEAR(gr2->bytes, 32 * 4 + 8204, EXACT);
+  /* all three GEMMs of each linear layer at the FP8 rate, reading 1-byte inputs:
+   * fc1 forward (4 x 8)(8 x 64): (32 + 512) x 1 + 256 x 2 */
+  const OcOp *g = nth(ops, n, "fc1", 0);
+  CHECK(g && g->fp8 && g->phase == WEFT_PHASE_FWD);
+  if (g) CHECK_NEAR(g->bytes, 544 + 512, EXACT);
+  for (int i = 0; i < n; i++)
+    if (ops[i].kind == OC_GEMM) CHECK(ops[i].fp8);
+}
+
+/* Current scaling: an amax pass before every cast (e x 2 bytes read, e
+ * FLOPs), the cast without the history (e x 4 bytes, e FLOPs). MXFP8: no
+ * amax pass, scale bytes in the cast. */
+static void mlp_current_mxfp8(void) {
+  OcLayer l = tiny(WEFT_FP8_CURRENT);
+  OcOp ops[OC_MAX_OPS];
+  int n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  CHECK_EQ_INT(count(ops, n, "fp8_cast"), 6);
+  CHECK_EQ_INT(count(ops, n, "fp8_amax"), 6);
+  const OcOp *a = nth(ops, n, "fp8_amax_input", 0), *c = nth(ops, n, "fp8_cast_input", 0);
+  const OcOp *aw = nth(ops, n, "fp8_amax_weight", 0);
+  CHECK(a && c && aw);
+  if (!a || !c || !aw) return;
+  CHECK_NEAR(a->bytes, 64, EXACT);
+  CHECK_NEAR(a->flops, 32, EXACT);
+  CHECK_NEAR(c->bytes, 128, EXACT);
+  CHECK_NEAR(c->flops, 32, EXACT);
+  CHECK(a < c); /* the amax pass runs first */
+  CHECK(aw->once);
+  CHECK_NEAR(aw->bytes, 1024, EXACT); /* fc1's weight: 512 elements at 2 bytes */
+  l = tiny(WEFT_FP8_MXFP8);
+  n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  CHECK_EQ_INT(count(ops, n, "fp8_amax"), 0);
+  c = nth(ops, n, "fp8_cast_input", 0);
+  CHECK(c != NULL);
+  if (c) CHECK_NEAR(c->bytes, 32 * 2 + 32 * 2 * (1 + 1 / 32.0), EXACT);
+  /* blockwise: fc1's input 32 elements (+ 2 x 4 x 32 / 128 scale
+   * bytes), its weight 512 (+ 2 x 4 x 512 / 16384), no amax pass */
+  l = tiny(WEFT_FP8_BLOCKWISE);
+  n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  CHECK_EQ_INT(count(ops, n, "fp8_amax"), 0);
+  c = nth(ops, n, "fp8_cast_input", 0);
+  const OcOp *w = nth(ops, n, "fp8_cast_weight", 0);
+  CHECK(c && w);
+  if (c) CHECK_NEAR(c->bytes, 32 * 4 + 2.0, EXACT);
+  if (w) CHECK_NEAR(w->bytes, 512 * 4 + 0.25, EXACT);
+}
+
+/* Only the linear layers: QKV and the projection in attention (the score
+ * and context GEMMs and flash attention stay BF16), neither the router nor
+ * the logits; FP8 off: no cast at all. MoE experts: one cast per expert's
+ * tensor, experts x (elements x 4 + 8204). */
+static void which_gemms(void) {
+  OcLayer l = tiny(WEFT_FP8_DELAYED);
+  OcOp ops[OC_MAX_OPS];
+  for (int flash = 0; flash < 2; flash++) {
+    l.flash = flash;
+    int n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
+    CHECK_EQ_INT(count(ops, n, "fp8_cast"), 6);
+    for (int i = 0; i < n; i++)
+      if (!strcmp(ops[i].name, "score") || !strcmp(ops[i].name, "context") ||
+          !strcmp(ops[i].name, "flash_attn"))
+        CHECK(!ops[i].fp8);
+  }
+  int n = weft_opcost_ops(&l, OC_LOGITS, ops, OC_MAX_OPS);
+  CHECK_EQ_INT(count(ops, n, "fp8_"), 0);
+  l.experts = 4, l.top_k = 2;
+  n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
+  CHECK(n < OC_MAX_OPS);
+  CHECK_EQ_INT(count(ops, n, "fp8_cast"), 6); /* fc1, fc2: the router stays BF16 */
+  const OcOp *in = nth(ops, n, "fp8_cast_input", 0), *w = nth(ops, n, "fp8_cast_weight", 0);
+  CHECK(in && w);
+  /* 4 tokens x top 2 over 4 experts: 2 tokens each, inputs 2 x 8 */
+  if (in) CHECK_NEAR(in->bytes, 4 * (16 * 4 + 8204), EXACT);
+  if (w) CHECK_NEAR(w->bytes, 4 * (512 * 4 + 8204), EXACT); /* fc1's 8 x 64 a expert */
+  l = tiny(WEFT_FP8_OFF);
+  for (int b = 0; b < OC_NBLOCKS; b++) {
+    n = weft_opcost_ops(&l, (OcBlock)b, ops, OC_MAX_OPS);
+    CHECK_EQ_INT(count(ops, n, "fp8_"), 0);
+  }
+}
+
+/* A kernel's launch (h100_launch.csv): eager, the CPU's 8028 ns unless the
+ * kernel (+ the 1173 ns gap) takes longer; graphs, the kernel + the gap. */
+static void launch(void) {
+  CHECK_NEAR(weft_opcost_launch_ns(100, 0), 8028, EXACT);
+  CHECK_NEAR(weft_opcost_launch_ns(100, 1), 1273, EXACT);
+  CHECK_NEAR(weft_opcost_launch_ns(6855, 0), 8028, EXACT); /* just the CPU's */
+  CHECK_NEAR(weft_opcost_launch_ns(6856, 0), 8029, EXACT);
+  CHECK_NEAR(weft_opcost_launch_ns(10000, 0), 11173, EXACT);
+  CHECK_NEAR(weft_opcost_launch_ns(10000, 1), 11173, EXACT);
+  CHECK_NEAR(weft_opcost_launch_ns(0, 0), 8028, EXACT);
+}
+
+/* A two-layer model, hidden 64: the weights (QKV 64 x 192, projection,
+ * fc1 64 x 256, fc2) are cast once an iteration, in the optimizer entry.
+ * Each cast moves at most 256 x 64 x 4 + 8204 bytes, ~40 ns at 2 TB/s:
+ * eager, each costs the CPU's 8028 ns; 2 layers x 4 weights = 64224 ns more
+ * than without FP8. With CUDA graphs, the casts' own times + 1173 ns each. */
+static void weights_once(void) {
+  WeftModel m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "t");
+  m.arch = WEFT_ARCH_TRANSFORMER;
+  m.global_batch = 8, m.seq_len = 16, m.layers = 2, m.hidden = 64, m.heads = m.kv_heads = 4;
+  m.ffn_hidden = 256, m.ffn_matrices = 2, m.vocab = 128;
+  WeftDevice d;
+  memset(&d, 0, sizeof d);
+  snprintf(d.name, sizeof d.name, "unit");
+  d.peak_flops = 1e15, d.peak_fp8_flops = 2e15, d.peak_vector_flops = 50e12;
+  d.hbm_bytes_per_s = 2e12, d.hbm_efficiency = 1, d.hbm_bytes = 80e9;
+  d.sms = 132, d.tile_m = 128, d.tile_n = 128, d.gemm_efficiency = 0.8;
+  WeftNetwork net;
+  memset(&net, 0, sizeof net);
+  net.ndims = 1, net.npus[0] = 2, net.topology[0] = WEFT_RING;
+  snprintf(net.cost_dim[0], sizeof net.cost_dim[0], "c");
+  WeftParallel p;
+  weft_parallel_default(&p);
+  p.dp = 2;
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError e;
+  CHECK(wl != NULL);
+  if (!wl) return;
+  double opt[3][2] = {{0}};
+  for (int graphs = 0; graphs < 2; graphs++)
+    for (int f = 0; f < 3; f++) {
+      p.fp8 = f == 0 ? WEFT_FP8_OFF : f == 1 ? WEFT_FP8_DELAYED : WEFT_FP8_CURRENT;
+      p.cuda_graphs = graphs;
+      CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_OK);
+      for (int i = 0; i < wl->nlayers; i++)
+        if (!strcmp(wl->layers[i].name, "optimizer"))
+          opt[f][graphs] = wl->layers[i].phase[WEFT_PHASE_WG].compute_ns;
+    }
+  CHECK(opt[0][0] > 0);
+  CHECK_NEAR(opt[1][0] - opt[0][0], 8 * 8028.0, 1.0 / 64224); /* whole ns: +-1 */
+  CHECK_NEAR(opt[2][0] - opt[0][0], 16 * 8028.0, 1.0 / 128448); /* + the amax passes */
+  /* graphs: sum of (bytes / 2 TB/s + 1 us) over the 4 weights x 2 layers */
+  double el[4] = {64 * 192, 64 * 64, 64 * 256, 256 * 64}, want = 0;
+  for (int k = 0; k < 4; k++) want += 2 * ((el[k] * 4 + 8204) / 2e12 * 1e9 + 1173);
+  CHECK_NEAR(opt[1][1] - opt[0][1], want, 2.0 / want);
+  /* the same device without block-scaled tensor cores refuses MXFP8 */
+  p.fp8 = WEFT_FP8_MXFP8;
+  CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "fp8") && strstr(e.msg, "mxfp8") != NULL);
+  d.peak_fp4_flops = 4e15;
+  CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_OK);
+  p.fp8 = WEFT_FP8_BLOCKWISE; /* Hopper runs it: an FP8 rate is enough */
+  d.peak_fp4_flops = 0;
+  CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_OK);
+  p.fp8 = 7;
+  CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_EINPUT);
+  weft_workload_free(wl);
+}
+
+static void names(void) {
+  static const char *const n[5] = {"off", "delayed", "current", "mxfp8", "blockwise"};
+  WeftError e;
+  for (int i = 0; i < 5; i++) {
+    int mode = -1;
+    CHECK_EQ_INT(weft_fp8_parse(n[i], &mode, &e), WEFT_OK);
+    CHECK_EQ_INT(mode, i);
+    CHECK(!strcmp(weft_fp8_name(i), n[i]));
+  }
+  int mode = 9;
+  CHECK_EQ_INT(weft_fp8_parse("tensorwise", &mode, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "fp8") && mode == 9);
+}
+
+const TestCase suite_fp8[] = {{"fp8/cast_bytes", cast_bytes},
+                              {"fp8/mlp_delayed", mlp_delayed},
+                              {"fp8/mlp_current_mxfp8", mlp_current_mxfp8},
+                              {"fp8/which_gemms", which_gemms},
+                              {"fp8/launch", launch},
+                              {"fp8/weights_once", weights_once},
+                              {"fp8/names", names},
+                              {NULL, NULL}};
