@@ -42,6 +42,20 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
                        "optimizer's master weights (default fp32; none: the\n"
                        "                        bf16 parameters updated in place)"},
     [CLI_MO_OPTSTATES] = {"--optimizer-states", "fp32|bf16", "Adam's two moments (default fp32)"},
+    [CLI_MO_PPEMB] = {"--pp-account-embedding", NULL,
+                      "the embedding counts as a layer of the first stage's\n"
+                      "                        first chunk (Megatron's uneven split)"},
+    [CLI_MO_PPLOSS] = {"--pp-account-loss", NULL,
+                       "the output layer and loss count as a layer of the last\n"
+                       "                        stage's last chunk (Megatron's uneven split)"},
+    [CLI_MO_RCLAYERS] = {"--recompute-num-layers", "N",
+                         "full recomputation: groups of N layers (uniform) or\n"
+                         "                        the first N of each chunk (block)"},
+    [CLI_MO_RCMETHOD] = {"--recompute-method", "uniform|block",
+                         "which layers --recompute-num-layers picks (default uniform)"},
+    [CLI_MO_RCMODULES] = {"--recompute-modules", "LIST",
+                          "selective recomputation's modules: core_attn, mlp, moe,\n"
+                          "                        shared_experts, moe_act, layernorm (default core_attn)"},
 };
 
 /* "5,6,6,5": positive layer counts, one per stage. */
@@ -100,6 +114,8 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (cli_opt_fp8(val[CLI_MO_FP8], &p->fp8)) return -1;
   p->cuda_graphs = val[CLI_MO_GRAPHS] != NULL;
   if (cli_opt_overlap(val[CLI_MO_OGR], val[CLI_MO_OPG], val[CLI_MO_BUCKET], p)) return -1;
+  p->pp_account_embedding = val[CLI_MO_PPEMB] != NULL;
+  p->pp_account_loss = val[CLI_MO_PPLOSS] != NULL;
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
@@ -119,6 +135,24 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
     WeftError err;
     if (weft_recompute_parse(val[CLI_MO_RECOMPUTE], &p->recompute, &err)) {
       cli_fail("--%s", err.msg);
+      return -1;
+    }
+  }
+  if (val[CLI_MO_RCLAYERS] && positive(cli_model_opts[CLI_MO_RCLAYERS].name, val[CLI_MO_RCLAYERS],
+                                       1, 1 << 24, &p->recompute_num_layers))
+    return -1;
+  if (val[CLI_MO_RCMETHOD]) {
+    WeftError err;
+    if (weft_recompute_method_parse(val[CLI_MO_RCMETHOD], &p->recompute_method, &err)) {
+      cli_fail("--recompute-method '%s': expected uniform or block", val[CLI_MO_RCMETHOD]);
+      return -1;
+    }
+  }
+  if (val[CLI_MO_RCMODULES]) {
+    WeftError err;
+    if (weft_recompute_modules_parse(val[CLI_MO_RCMODULES], &p->recompute_modules, &err)) {
+      cli_fail("--recompute-modules '%s': expected names among core_attn, mlp, moe, "
+               "shared_experts, moe_act, layernorm", val[CLI_MO_RCMODULES]);
       return -1;
     }
   }

@@ -86,6 +86,11 @@ static void model_json(FILE *out, const WeftModel *m) {
     json_int(out, "hidden", m->hidden);
     json_int(out, "heads", m->heads);
     json_int(out, "kv_heads", m->kv_heads);
+    if (m->head_dim) json_int(out, "head_dim", m->head_dim);
+    if (m->window) json_int(out, "window", m->window);
+    if (m->window_full_every) json_int(out, "window_full_every", m->window_full_every);
+    if (m->sinks) fputs(",\n  \"sinks\": true", out);
+    if (m->mtp_layers) json_int(out, "mtp_layers", m->mtp_layers);
     json_int(out, "ffn_hidden", m->ffn_hidden);
     fputs(",\n  \"ffn\": ", out);
     cli_json_str(out, m->ffn_matrices == 3 ? "swiglu" : "gelu");
@@ -141,10 +146,18 @@ static void model_table(FILE *out, const WeftModel *m) {
               "mla", m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim,
               m->v_head_dim);
     } else {
-      fprintf(out, "  %-14s%d (head size %d)\n", "heads", m->heads, m->hidden / m->heads);
+      fprintf(out, "  %-14s%d (head size %d)\n", "heads", m->heads,
+              m->head_dim ? m->head_dim : m->hidden / m->heads);
       fprintf(out, "  %-14s%d\n", "kv_heads", m->kv_heads);
     }
     if (m->bidirectional) fprintf(out, "  %-14s%s\n", "mask", "bidirectional");
+    if (m->window) {
+      fprintf(out, "  %-14s%d tokens", "window", m->window);
+      if (m->window_full_every) fprintf(out, ", every %d layers full", m->window_full_every);
+      fputc('\n', out);
+    }
+    if (m->sinks) fprintf(out, "  %-14s%s\n", "sinks", "a learned sink logit per head");
+    if (m->mtp_layers) fprintf(out, "  %-14s%d (multi-token prediction)\n", "mtp_layers", m->mtp_layers);
     fprintf(out, "  %-14s%s, ffn_hidden %d\n", "ffn", m->ffn_matrices == 3 ? "swiglu" : "gelu",
             m->ffn_hidden);
     fprintf(out, "  %-14s%d\n", "vocab", m->vocab);

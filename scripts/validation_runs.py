@@ -46,9 +46,10 @@ import tempfile
 
 import yaml
 
-DEVICE = {"a100-80gb": "a100", "a100-40gb": "a100-40gb", "h100-sxm": "h100", "h800": "h800"}
+DEVICE = {"a100-80gb": "a100", "a100-40gb": "a100-40gb", "h100-sxm": "h100", "h800": "h800",
+          "b200": "b200", "gb200": "gb200"}
 CLUSTER = {"a100-80gb": "dgx-a100", "a100-40gb": "dgx-a100", "h100-sxm": "dgx-h100",
-           "h800": "dgx-h800"}
+           "h800": "dgx-h800", "b200": "dgx-b200", "gb200": "gb200-nvl72"}
 CLUSTERS = "data/zoo/clusters.yml"
 NOMINAL = "--nominal" in sys.argv[1:]
 BANDS = "--bands" in sys.argv[1:]
@@ -149,12 +150,14 @@ def args_for(run, specs, tmp, assumed):
             a += [flag, str(int(par[k]))]
     if par.get("attention"):
         a += ["--attention", par["attention"]]
-    if par.get("precision") == "fp8":
-        a += ["--fp8"]
+    if precision(run) == "fp8":
+        a += ["--fp8", fp8_recipe(run)]
     if par.get("order"):
         a += ["--order", par["order"]]
     if run.get("loop"):
         a += ["--loop", run["loop"]]
+    for what in par.get("pp_account") or ():  # Megatron's uneven split
+        a += ["--pp-account-" + what]
     if par.get("pp_layers"):
         a += ["--pp-layers", ",".join(str(int(x)) for x in par["pp_layers"])]
     mb = par.get("micro_batch") or 1
@@ -168,9 +171,40 @@ def args_for(run, specs, tmp, assumed):
         a += ["--recompute"]
     elif rc == "selective":
         a += ["--recompute", "selective"]
+        if par.get("recompute_modules"):
+            a += ["--recompute-modules", ",".join(par["recompute_modules"])]
     elif rc is None:
         assumed.append("no recompute")
     return a
+
+
+def precision(run):
+    """fp8 (any FP8 recipe: delayed or current scaling, blockwise) or the
+    16-bit one as published (bf16, fp16)."""
+    p = str(run["parallel"].get("precision") or "").lower()
+    return "fp8" if p.startswith("fp8") else p.split()[0] if p else "-"
+
+
+def fp8_recipe(run):
+    """The FP8 recipe a row's precision names (Transformer Engine's): fp8 is
+    delayed scaling (TE's and NeMo 24.07's default), fp8-cs current scaling,
+    fp8-mx MXFP8, fp8-blockwise 1x128 / 128x128 block scales (DeepSeek-V3)."""
+    p = str(run["parallel"].get("precision") or "").lower()
+    return {"fp8-cs": "current", "fp8-mx": "mxfp8", "fp8-blockwise": "blockwise"}.get(p, "delayed")
+
+
+def run_set(run):
+    """The source a row belongs to: its `set`, else its id's first word."""
+    return run.get("set") or run["id"].split("-")[0]
+
+
+def summary(title, keyed):
+    """Mean and max |error| per key, in first-seen order."""
+    print("\n| %s | runs | mean abs error | max abs error |" % title)
+    print("|---|---|---|---|")
+    for k, es in keyed.items():
+        print("| %s | %d | %.1f%% | %.1f%% |" % (k, len(es), 100 * sum(abs(e) for e in es) / len(es),
+                                                100 * max(abs(e) for e in es)))
 
 
 def micro_batches(run):
@@ -266,6 +300,7 @@ def main():
     runs = load("data/validation/runs.yml")["runs"]
     specs = load("data/validation/specs.yml")
     rows, errs, bands = [], [], []
+    by_set, by_prec = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for run in runs:
             par, pub = run["parallel"], run.get("s_per_iter")
@@ -278,6 +313,8 @@ def main():
                     pub *= batch_rule(run)[1]  # a rate: the same rate at weft's batch
                 e = (t - pub) / pub
                 errs.append(e)
+                by_set.setdefault(run_set(run), []).append(e)
+                by_prec.setdefault("%s %s" % (run["hardware"]["gpu"], precision(run)), []).append(e)
                 rows.append((run["id"], run["gpus"], shape, "%.2f" % pub, "%.2f" % t,
                              "%+.1f%%" % (100 * e), ", ".join(assumed)))
                 b = band(weft, run, specs, tmp, pub) if BANDS else None
@@ -296,6 +333,8 @@ def main():
         mae = sum(abs(e) for e in errs) / len(errs)
         print("\nmodelled %d of %d runs: mean |error| %.1f%%, max |error| %.1f%%"
               % (len(errs), len(rows), 100 * mae, 100 * max(abs(e) for e in errs)))
+        summary("source", by_set)
+        summary("GPU, precision", by_prec)
     else:
         print("\nno run modelled")
     if BANDS:

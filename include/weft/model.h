@@ -53,6 +53,22 @@ typedef struct {
   int nlayers;
   WeftModelLayer layer[WEFT_MAX_MODEL_LAYERS];
   char file[WEFT_PATH_LEN];
+  /* transformer: standard attention's per-head width (0: hidden / heads).
+   * Qwen3 and GPT-OSS give it apart: the attention's width heads x head_dim
+   * differs from hidden (Qwen3-30B-A3B: 32 x 128 = 4096 on hidden 2048). */
+  int head_dim;
+  /* transformer: sliding-window attention (GPT-OSS; Megatron-Core's
+   * window_size (window, 0) and window_attn_skip_freq): a windowed layer's
+   * query attends to itself and the window tokens before it; every
+   * window_full_every-th layer attends in full (0: every layer windowed);
+   * window 0: none. sinks 1: a learned sink logit per head and layer in the
+   * softmax (GPT-OSS; heads parameters a layer, no GEMM). */
+  int window, window_full_every, sinks;
+  /* transformer: multi-token prediction depth (DeepSeek-V3 Section 2.2;
+   * Megatron-Core's --mtp-num-layers): mtp_layers modules on the last
+   * pipeline stage, each two RMSNorms, a 2h x h projection, one transformer
+   * layer of the last layer's kind and the shared output head again. */
+  int mtp_layers;
 } WeftModel;
 
 typedef struct {
@@ -235,6 +251,25 @@ typedef struct {
                                with its reduction, in the background; 0: after the step */
   double ddp_bucket_params; /* parameters per bucket, 0 (Megatron's max(4e7, 1e6 x DP)) or
                                1..WEFT_MAX_BUCKET_PARAMS */
+  /* Megatron-Core's uneven pipeline split (account_for_embedding_in_pipeline_split,
+   * account_for_loss_in_pipeline_split): the embedding (the output layer and
+   * loss) counts as one layer of the first (last) stage's first (last) model
+   * chunk, so layers + the two must divide into pp x virtual_stages chunks of c
+   * layers, and that chunk holds c - 1 (weft_stage_layers_accounted). 0: off. */
+  int pp_account_embedding, pp_account_loss;
+  /* Full recomputation of only some layers (Megatron-Core's
+   * --recompute-num-layers N with --recompute-method): recompute_num_layers 0
+   * is every layer, each alone (weft's full recompute); uniform with N > 0:
+   * every layer, in groups of N whose inputs are kept (one group's
+   * activations live in backward); block: the first N layers of each chunk
+   * of each stage, the rest keep their activations (docs/zoo.md). Only with
+   * recompute full. */
+  int recompute_num_layers;
+  int recompute_method;  /* a WeftRecomputeMethod */
+  /* Selective recomputation's modules (Megatron-Core's --recompute-modules),
+   * WeftRecomputeModule bits; 0: the attention core alone. Only with
+   * recompute selective. */
+  int recompute_modules;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15
@@ -278,6 +313,32 @@ typedef enum {
   WEFT_RECOMPUTE_SELECTIVE = 2
 } WeftRecompute;
 
+/* Which layers full recomputation covers (WeftParallel.recompute_method):
+ * uniform (every layer, in groups of recompute_num_layers) or block (the
+ * first recompute_num_layers of each stage's chunks). */
+typedef enum { WEFT_RECOMPUTE_UNIFORM = 0, WEFT_RECOMPUTE_BLOCK = 1 } WeftRecomputeMethod;
+/* "uniform", "block" <-> WeftRecomputeMethod; parse: WEFT_EINPUT (field
+ * "recompute_method") otherwise. */
+const char *weft_recompute_method_name(int method);
+int weft_recompute_method_parse(const char *text, int *method, WeftError *err);
+
+/* Selective recomputation's modules (WeftParallel.recompute_modules bits;
+ * Megatron-Core's names): core_attn (the attention core), mlp (dense
+ * layers' MLP), moe (MoE layers' experts), shared_experts, moe_act (the
+ * experts' activation function), layernorm (the two norms' outputs). */
+typedef enum {
+  WEFT_RC_CORE_ATTN = 1,
+  WEFT_RC_MLP = 2,
+  WEFT_RC_MOE = 4,
+  WEFT_RC_SHARED_EXPERTS = 8,
+  WEFT_RC_MOE_ACT = 16,
+  WEFT_RC_LAYERNORM = 32
+} WeftRecomputeModule;
+/* "core_attn,mlp,layernorm" (names separated by commas or spaces) into
+ * *mask; WEFT_EINPUT (field "recompute_modules") naming an unknown name or
+ * for none; *mask unchanged then. */
+int weft_recompute_modules_parse(const char *text, int *mask, WeftError *err);
+
 /* "none", "full", "selective" <-> WeftRecompute; parse returns WEFT_EINPUT
  * (err names the text) for anything else. */
 const char *weft_recompute_name(int mode);
@@ -306,6 +367,15 @@ int weft_optimizer_precision(const char *master, const char *moments, double *by
  * first, last, second, second to last, ... (they also hold the embedding
  * and the logits). WEFT_EINPUT when pp < 1 or pp > L. */
 int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err);
+
+/* Megatron-Core's stage sizes when the embedding (emb 1) and the loss
+ * (loss 1) count as a layer each (WeftParallel.pp_account_*): chunks of c =
+ * (layers + emb + loss) / (pp v) layers, v per stage; the first stage's first
+ * chunk holds c - emb, the last stage's last chunk c - loss. out[pp] gets the
+ * stage totals. WEFT_EINPUT (field "pp_account") when pp v does not divide
+ * layers + emb + loss, or a stage would hold no layer. */
+int weft_stage_layers_accounted(int layers, int pp, int v, int emb, int loss, int *out,
+                                WeftError *err);
 
 /* tp = pp = dp = ep = cp = 1, micro_batch 1, virtual_stages 1, standard attention, no FP8,
  * 1F1B,

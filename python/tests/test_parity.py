@@ -665,3 +665,91 @@ def test_codesign_default_ep_for_moe():
                  "--constraint", "B2 = 50", "--tp", "2", "--pp", "8", "--top", "2"))
     assert py["points"] == 2 * 4 * 9  # 2 networks x 4 micro-batches x EP 1, 2, ..., 256
     assert " ep" in py["top"][0]["order"]
+
+
+def test_pp_account_keywords():
+    """pp_account_embedding= and pp_account_loss= are --pp-account-embedding
+    and --pp-account-loss and the scenario keys of the same names: Megatron's
+    uneven split, which lets megatron-22b's 48 layers run on PP-2 x VP-5
+    (48 + 2 = 50 slots, chunks of 5, each end chunk 4), refused without it."""
+    v = "data/validation/cost.yml"
+    job = dict(model="megatron-22b", tp=8, pp=2, vp=5, recompute=True, cost_model=v,
+               cluster="dgx-h100", npus=16, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "megatron-22b", "--tp", "8", "--pp", "2", "--vp", "5", "--recompute",
+            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "16", "--constraint",
+            "B1 = 450", "--constraint", "B2 = 50"]
+    py = weft.optimize(pp_account_embedding=True, pp_account_loss=True, **job)
+    same(py, cli("optimize", *args, "--pp-account-embedding", "--pp-account-loss"))
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
+          "workload": {"model": "megatron-22b", "tp": 8, "pp": 2, "virtual_stages": 5,
+                       "recompute": True, "pp_account_embedding": True,
+                       "pp_account_loss": True},
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(**job)
+    assert "virtual_stages" in str(e.value)
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(pp_account_embedding=True, **job)  # 49 slots on 10 chunks
+    assert "pp_account" in str(e.value)
+
+
+def test_recompute_num_layers_keywords():
+    """recompute_num_layers= and recompute_method= are --recompute-num-layers
+    and --recompute-method and the scenario keys of the same names: block
+    recomputes the first N layers of each stage, fewer FLOPs than full."""
+    v = "data/validation/cost.yml"
+    job = dict(model="megatron-22b", tp=8, pp=2, recompute=True, cost_model=v,
+               cluster="dgx-h100", npus=16, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "megatron-22b", "--tp", "8", "--pp", "2", "--recompute",
+            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "16", "--constraint",
+            "B1 = 450", "--constraint", "B2 = 50"]
+    py = weft.optimize(recompute_method="block", recompute_num_layers=4, **job)
+    same(py, cli("optimize", *args, "--recompute-method", "block", "--recompute-num-layers", "4"))
+    assert py["time_ns"] < weft.optimize(**job)["time_ns"]  # 4 of 24 layers a stage again
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
+          "workload": {"model": "megatron-22b", "tp": 8, "pp": 2, "recompute": "full",
+                       "recompute_method": "block", "recompute_num_layers": 4},
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(recompute_method="blocks", **job)
+    assert "uniform or block" in str(e.value)
+
+
+def test_zoo_recipe_keys():
+    """head_dim, window, sinks and mtp_layers read by weft.zoo as by `weft zoo
+    --json` (same keys, same order, same parameter count)."""
+    for f in ("tests/fixtures/zoo/window.yml", "tests/fixtures/zoo/mtp.yml",
+              "data/zoo/models/gpt-oss-120b.yml", "data/zoo/models/qwen3-30b-a3b.yml"):
+        py = weft.zoo(f)
+        same(py, cli("zoo", f))
+    m = weft.zoo("tests/fixtures/zoo/mtp.yml")
+    assert (m["head_dim"], m["window"], m["window_full_every"], m["sinks"], m["mtp_layers"]) == \
+        (32, 128, 2, True, 1)
+    # the module: a layer (23,040 + 17,280 + 120 + 4 sinks), projection 2 x 60 x 60, 3 norms
+    assert m["params"] == 200948 + 40444 + 7200 + 180
+
+
+def test_recompute_modules_keyword():
+    """recompute_modules= (a list or a comma-separated text) is
+    --recompute-modules and the scenario key: recomputing the MLP too costs
+    time and saves activations."""
+    v = "data/validation/cost.yml"
+    job = dict(model="megatron-22b", tp=8, pp=2, recompute="selective", cost_model=v,
+               cluster="dgx-h100", npus=16, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "megatron-22b", "--tp", "8", "--pp", "2", "--recompute", "selective",
+            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "16", "--constraint",
+            "B1 = 450", "--constraint", "B2 = 50"]
+    py = weft.optimize(recompute_modules=["core_attn", "mlp"], **job)
+    same(py, cli("optimize", *args, "--recompute-modules", "core_attn,mlp"))
+    assert weft.optimize(recompute_modules="core_attn, mlp", **job)["time_ns"] == py["time_ns"]
+    assert py["time_ns"] > weft.optimize(**job)["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
+          "workload": {"model": "megatron-22b", "tp": 8, "pp": 2, "recompute": "selective",
+                       "recompute_modules": ["core_attn", "mlp"]},
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(recompute_modules=["mlpx"], **job)
+    assert "mlpx" in str(e.value)

@@ -25,7 +25,9 @@ MAX_NPUS = 1 << 30  # a network's NPUs, as the readers allow
 MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero", "recompute",
               "order", "efficiency", "zoo", "pp_layers", "cp", "attention", "fp8", "schedule",
               "grad_bytes", "master_weights", "optimizer_states", "cuda_graphs",
-              "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size")
+              "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size",
+              "pp_account_embedding", "pp_account_loss", "recompute_num_layers",
+              "recompute_method", "recompute_modules")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -317,6 +319,10 @@ class ModelOpts:
                            "schedule")
             par.schedule = kind.value
         precision(kw, par)
+        # Megatron's uneven split (--pp-account-embedding, --pp-account-loss)
+        par.pp_account_embedding = 1 if flag("pp_account_embedding",
+                                             kw.get("pp_account_embedding")) else 0
+        par.pp_account_loss = 1 if flag("pp_account_loss", kw.get("pp_account_loss")) else 0
         rc_mode = kw.get("recompute")
         if not isinstance(rc_mode, str):  # True alone: full, as --recompute alone
             rc_mode = flag("recompute", rc_mode) if rc_mode is None or isinstance(
@@ -329,6 +335,26 @@ class ModelOpts:
                 raise fail("recompute=%r: expected none, selective or full" % rc_mode,
                            "recompute")
             par.recompute = mode.value
+        if kw.get("recompute_num_layers") is not None:  # --recompute-num-layers N
+            par.recompute_num_layers = int_value("recompute_num_layers",
+                                                 kw["recompute_num_layers"], 1, 1 << 24)
+        if kw.get("recompute_method") is not None:  # --recompute-method uniform|block
+            kind = ctypes.c_int()
+            if not isinstance(kw["recompute_method"], str) or lib.weft_recompute_method_parse(
+                    c_text("recompute_method", kw["recompute_method"]), byref(kind),
+                    byref(new_error())):
+                raise fail("recompute_method=%r: expected uniform or block"
+                           % (kw["recompute_method"],), "recompute_method")
+            par.recompute_method = kind.value
+        if kw.get("recompute_modules") is not None:  # --recompute-modules LIST
+            mods = kw["recompute_modules"]
+            if not isinstance(mods, str):
+                mods = ",".join(str(x) for x in items("recompute_modules", mods))
+            mask, err = ctypes.c_int(), new_error()
+            if lib.weft_recompute_modules_parse(c_text("recompute_modules", mods), byref(mask),
+                                                byref(err)):
+                raise fail(_lib.text(err.msg), "recompute_modules")
+            par.recompute_modules = mask.value
         if kw.get("pp_layers") is not None:
             layers = [int_value("pp_layers", x, 1, 1 << 24) for x in items("pp_layers",
                                                                           kw["pp_layers"])]

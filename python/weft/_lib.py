@@ -138,7 +138,9 @@ WeftParallel = _s("WeftParallel", [
     ("optimizer_bytes", c_double), ("stage_layers", POINTER(c_int)), ("nstage_layers", c_int),
     ("optimizer_step", c_int), ("schedule", c_int),
     ("merged_backward", c_int), ("cuda_graphs", c_int), ("overlap_grad_reduce", c_int),
-    ("overlap_param_gather", c_int), ("ddp_bucket_params", c_double)])
+    ("overlap_param_gather", c_int), ("ddp_bucket_params", c_double),
+    ("pp_account_embedding", c_int), ("pp_account_loss", c_int),
+    ("recompute_num_layers", c_int), ("recompute_method", c_int), ("recompute_modules", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,
@@ -225,6 +227,8 @@ PROTOS = {
     "weft_astra_network_write": (c_int, [c_char_p, P(WeftNetwork), P(c_double), P(c_double),
                                          _ERR]),
     "weft_recompute_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_recompute_method_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_recompute_modules_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_attention_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_fp8_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_parse": (c_int, [c_char_p, P(c_int), _ERR]),

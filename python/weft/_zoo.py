@@ -25,8 +25,16 @@ def _model_dict(m):
     out = {"name": text(m.name), "title": text(m.title), "source": text(m.source),
            "file": text(m.file), "arch": ARCH[m.arch], "global_batch": m.global_batch}
     if m.arch == 0:
-        for k in ("seq_len", "layers", "hidden", "heads", "kv_heads", "ffn_hidden"):
+        for k in ("seq_len", "layers", "hidden", "heads", "kv_heads"):
             out[k] = getattr(m, k)
+        for k in ("head_dim", "window", "window_full_every"):  # as `weft zoo --json`
+            if getattr(m, k):
+                out[k] = getattr(m, k)
+        if m.sinks:
+            out["sinks"] = True
+        if m.mtp_layers:
+            out["mtp_layers"] = m.mtp_layers
+        out["ffn_hidden"] = m.ffn_hidden
         out["ffn"] = "swiglu" if m.ffn_matrices == 3 else "gelu"
         for k in ("vocab", "experts", "top_k", "moe_every"):
             out[k] = getattr(m, k)

@@ -12,7 +12,8 @@ static const char *const MODEL_KEYS[] = {
     "model", "device",    "tp",        "pp",         "dp", "ep", "micro_batch", "sequence_parallel",
     "zero",  "recompute", "order",     "efficiency", "virtual_stages", "cp", "attention", "fp8",
     "pp_layers", "grad_bytes", "schedule", "master_weights", "optimizer_states", "cuda_graphs",
-    "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size", NULL};
+    "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size", "pp_account_embedding",
+    "pp_account_loss", "recompute_num_layers", "recompute_method", "recompute_modules", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -150,6 +151,29 @@ static int word_key(const WeftYamlNode *map, const char *key, const char *expect
                         key, expected, got);
 }
 
+/* `recompute_modules: [core_attn, mlp]` or "core_attn, mlp". */
+static int modules_key(const WeftYamlNode *map, const char *file, int *out, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, "recompute_modules", NULL);
+  char text[256] = "";
+  if (!v) return WEFT_OK;
+  if (v->kind == WEFT_YAML_SCALAR) {
+    snprintf(text, sizeof text, "%s", v->text);
+  } else if (v->kind == WEFT_YAML_SEQUENCE) {
+    for (int i = 0; i < v->n; i++) {
+      const WeftYamlNode *e = v->child[i];
+      if (e->kind != WEFT_YAML_SCALAR || strlen(text) + e->len + 2 > sizeof text)
+        return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, "recompute_modules",
+                              "recompute_modules entry %d: expected a module name", i + 1);
+      strcat(text, ",");
+      strcat(text, e->text);
+    }
+  }
+  WeftError e;
+  if (weft_recompute_modules_parse(text, out, &e) == WEFT_OK) return WEFT_OK;
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "recompute_modules", "%s",
+                        e.msg);
+}
+
 /* `pp_layers: [5, 6, 6, 5]`: layers per stage (>= 1 each) into stages[];
  * pp is the list's length unless the mapping gives it. */
 static int stages_key(const WeftYamlNode *map, const char *file, int *stages, WeftParallel *par,
@@ -200,10 +224,16 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                        weft_fp8_parse, WEFT_FP8_DELAYED, file, &par->fp8, err)) ||
       (rc = switch_key(wv, "recompute", "none, selective, full or a boolean (true = full)",
                        weft_recompute_parse, WEFT_RECOMPUTE_FULL, file, &par->recompute, err)) ||
+      (rc = bool_key(wv, "pp_account_embedding", file, &par->pp_account_embedding, err)) ||
+      (rc = bool_key(wv, "pp_account_loss", file, &par->pp_account_loss, err)) ||
       (rc = word_key(wv, "attention", "standard or flash", weft_attention_parse, file,
                      &par->attention, err)) ||
       (rc = word_key(wv, "schedule", "1f1b or dualpipe", weft_schedule_parse, file,
                      &par->schedule, err)) ||
+      (rc = int_key(wv, "recompute_num_layers", file, 1, big, &par->recompute_num_layers, err)) ||
+      (rc = word_key(wv, "recompute_method", "uniform or block", weft_recompute_method_parse,
+                     file, &par->recompute_method, err)) ||
+      (rc = modules_key(wv, file, &par->recompute_modules, err)) ||
       (rc = stages_key(wv, file, stages, par, err)) ||
       (rc = text_key(wv, "order", file, &ov, err)))
     return rc;

@@ -32,6 +32,25 @@ int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err) {
   return WEFT_OK;
 }
 
+int weft_stage_layers_accounted(int layers, int pp, int v, int emb, int loss, int *out,
+                                WeftError *err) {
+  emb = emb != 0;
+  loss = loss != 0;
+  long long slots = (long long)layers + emb + loss, chunks = (long long)pp * v;
+  if (pp < 1 || v < 1 || layers < 1 || slots % chunks)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "pp_account",
+                          "pp_account: %d layers + %d (embedding, loss) = %lld do not split into "
+                          "pp x virtual_stages = %lld chunks of equal layers",
+                          layers, emb + loss, slots, chunks);
+  int c = (int)(slots / chunks);
+  for (int k = 0; k < pp; k++) out[k] = v * c - (k == 0 ? emb : 0) - (k == pp - 1 ? loss : 0);
+  if (out[0] < 1 || out[pp - 1] < 1)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "pp_account",
+                          "pp_account: chunks of %d layer%s leave stage %d no layer", c,
+                          c == 1 ? "" : "s", out[0] < 1 ? 1 : pp);
+  return WEFT_OK;
+}
+
 int weft_gen_fail(Gen *g, int code, const char *field, const char *fmt, ...) {
   char msg[256];
   va_list ap;

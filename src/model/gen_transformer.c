@@ -1,6 +1,8 @@
 /* gen_transformer.c — Megatron-style transformer workloads: TP (+SP), CP, PP
- * 1F1B, DP with ZeRO, MoE expert parallel; standard or flash attention, MLA;
- * FLOPs, traffic and memory per docs/zoo.md. */
+ * 1F1B (Megatron's uneven split), DP with ZeRO, MoE expert parallel;
+ * standard or flash attention (sliding windows), MLA, head_dim; full,
+ * partial and module recomputation; multi-token prediction; FLOPs, traffic
+ * and memory per docs/zoo.md. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -36,6 +38,12 @@ typedef struct {
   /* parameters per NPU (shards) */
   double el_attn, el_mlp, el_moe_dense, el_moe_expert, el_emb, el_out, el_norm;
   double opt_ns;                           /* the optimizer step (emit times it once) */
+  /* multi-token prediction on the last stage: D modules, their layer MoE
+   * (mtp_moe) or dense; per micro-batch the rank's forward FLOPs f_mtp and
+   * the model's m_mtp (layers, projections, output heads), the head's share
+   * f_head (projection + logits), the parameter shards */
+  int D, mtp_moe;
+  double f_mtp, m_mtp, f_head, el_mtp_dense, el_mtp_expert;
 } Tf;
 
 /* MoE layers among lo..hi (none without experts: no call per stage then). */
@@ -43,10 +51,23 @@ static int moe_layers(const Gen *g, int lo, int hi) {
   return g->m->experts > 0 ? weft_model_moe_layers(g->m, lo, hi) : 0;
 }
 
-/* Layers of stage k: stage_layers, else weft_stage_layers_balanced's
- * (L / pp, or floor/ceil with the floor ones at the ends first). */
+/* Megatron's uneven split: the embedding and/or the loss count as a layer. */
+static int accounted(const WeftParallel *p) {
+  return p->pp_account_embedding || p->pp_account_loss;
+}
+
+/* Layers of stage k: stage_layers; weft_stage_layers_accounted's (chunks
+ * of c, the end chunks one fewer: valid once check() passed); else
+ * weft_stage_layers_balanced's (L / pp, or floor/ceil with the floor ones
+ * at the ends first). */
 static int stage_layers_of(const WeftParallel *p, int layers, int k) {
   if (p->stage_layers) return p->stage_layers[k];
+  if (accounted(p)) {
+    int e = p->pp_account_embedding != 0, l = p->pp_account_loss != 0;
+    int v = p->virtual_stages > 1 ? p->virtual_stages : 1;
+    int c = (layers + e + l) / (p->pp * v);
+    return v * c - (k == 0 ? e : 0) - (k == p->pp - 1 ? l : 0);
+  }
   int q = layers / p->pp, light = layers % p->pp ? p->pp - layers % p->pp : 0;
   int pos = k <= p->pp - 1 - k ? 2 * k : 2 * (p->pp - 1 - k) + 1;
   return light ? q + (pos >= light) : q;
@@ -77,7 +98,23 @@ static int check(Gen *g, Tf *t) {
     return weft_gen_fail(g, WEFT_EINPUT, "top_k",
                          "model '%s': experts %d, top_k %d: need experts >= 0 and top_k <= experts",
                          m->name, m->experts, m->top_k);
-  if (p->stage_layers) {
+  if (accounted(p)) {
+    int e = p->pp_account_embedding != 0, l = p->pp_account_loss != 0;
+    long long v = p->virtual_stages > 1 ? p->virtual_stages : 1, chunks = v * p->pp;
+    if (p->stage_layers)
+      return weft_gen_fail(g, WEFT_EINPUT, "pp_account",
+                           "pp_layers and pp_account_embedding/pp_account_loss both say how the "
+                           "layers split: give one");
+    if ((m->layers + e + l) % chunks)
+      return weft_gen_fail(g, WEFT_EINPUT, "pp_account",
+                           "pp_account: %d layers + %d (embedding, loss) = %d do not split into "
+                           "pp x virtual_stages = %lld chunks of equal layers",
+                           m->layers, e + l, m->layers + e + l, chunks);
+    if (stage_layers_of(p, m->layers, 0) < 1 || stage_layers_of(p, m->layers, p->pp - 1) < 1)
+      return weft_gen_fail(g, WEFT_EINPUT, "pp_account",
+                           "pp_account: chunks of %lld layer(s) leave an end stage no layer",
+                           (m->layers + e + l) / chunks);
+  } else if (p->stage_layers) {
     long long sum = 0;
     if (p->nstage_layers != p->pp)
       return weft_gen_fail(g, WEFT_EINPUT, "pp_layers", "pp_layers has %d stages, pp = %d",
@@ -120,7 +157,7 @@ static int check(Gen *g, Tf *t) {
   t->h = m->hidden;
   t->a = m->heads;
   t->akv = m->kv_lora_rank > 0 ? m->heads : m->kv_heads > 0 ? m->kv_heads : m->heads;
-  t->dqk = t->dv = t->h / t->a;
+  t->dqk = t->dv = weft_model_head_dim(m);
   if (m->kv_lora_rank > 0) {
     t->dqk = m->qk_nope_head_dim + m->qk_rope_head_dim;
     t->dv = m->v_head_dim;
@@ -146,7 +183,7 @@ static int check(Gen *g, Tf *t) {
    * end stage, 126 layers in 128 slots). */
   t->v = p->virtual_stages > 1 ? p->virtual_stages : 1;
   int fits = p->pp > 1 && p->pp <= m->layers;
-  if (t->v > 1 && fits) {
+  if (t->v > 1 && fits && !accounted(p)) { /* accounted: chunks of c, checked above */
     int mid = 0; /* the full stages' layers: the most any stage holds */
     for (int k = 0; k < p->pp; k++)
       if (stage_layers_of(p, m->layers, k) > mid) mid = stage_layers_of(p, m->layers, k);
@@ -204,14 +241,16 @@ static void derive(const Gen *g, Tf *t) {
     rep_el = rep + t->kl + t->ql; /* + the latents' RMSNorms */
   }
   double attn_el = weft_model_attention_params(g->m);
-  double split = attn_el - rep_el - (gelu && t->kl == 0 ? 2 * h + 2 * t->akv * t->dqk : 0);
+  double split = /* less the GeLU family's biases: Q, output, K and V */
+      attn_el - rep_el - (gelu && t->kl == 0 ? a * t->dqk + h + 2 * t->akv * t->dqk : 0);
   double core_r = 2 * Tr * s * a / tp * (t->dqk + t->dv); /* full s_q x s scores, PV */
   t->m_core = 2 * Tm * s * a * (t->dqk + t->dv);
   t->m_attn = 2 * Tm * (rep + split) + t->m_core;
   t->m_flash_rc = t->flash ? t->m_core * t->dqk / (t->dqk + t->dv) : 0; /* QK^T again */
   double lin_r = t->f_attn_lin = 2 * Tr * (rep + split / tp);
   if (t->flash) { /* fused: the causal fraction of the blocks; backward 3 dqk + 2 dv */
-    double c = core_r * weft_opcost_causal_fraction(s, !g->m->bidirectional);
+    double c = core_r * weft_opcost_pair_fraction(s, !g->m->bidirectional, g->m->window,
+                                                  weft_opcost_window_share(g->m));
     t->f_attn = lin_r + c;
     t->x_attn = c * (3 * t->dqk + 2 * t->dv) / (t->dqk + t->dv) - 2 * c;
     t->f_core = 0; /* nothing left for selective recomputation */
@@ -233,7 +272,42 @@ static void derive(const Gen *g, Tf *t) {
   t->el_moe_dense = h * t->E + norm + t->sh * expert / tp; /* router, norm, shared experts */
   t->el_moe_expert = t->E / p->ep * expert / tp;
   t->el_emb = t->V * h / tp + (gelu ? s * h : 0); /* vocab-parallel; positions replicated */
+  /* MTP (DeepSeek-V3 Section 2.2): per module the 2h x h projection
+   * (column-parallel), a layer like the last one, the shared head again */
+  t->D = g->m->mtp_layers;
+  t->mtp_moe = moe_layers(g, t->L, t->L);
+  double proj_r = 2 * Tr * 2 * h * h / tp, proj_m = 2 * Tm * 2 * h * h;
+  t->f_head = t->D * (proj_r + t->f_logits);
+  t->f_mtp = t->D * (t->f_attn + (t->mtp_moe ? t->f_moe : t->f_mlp)) + t->f_head;
+  t->m_mtp = t->D * (t->m_attn + (t->mtp_moe ? t->m_moe : t->m_mlp) + proj_m + t->m_logits);
+  t->el_mtp_dense = t->D * (t->el_attn + (t->mtp_moe ? t->el_moe_dense : t->el_mlp) +
+                            2 * h * h / tp + 3 * norm);
+  t->el_mtp_expert = t->D * (t->mtp_moe ? t->el_moe_expert : 0);
   t->el_out = (gelu && p->pp == 1 ? 0 : t->V * h / tp) + norm; /* + the final norm */
+}
+
+/* Layers of a stage of n (v chunks) that full recomputation runs again:
+ * all of them, or with method block the first N of each chunk (docs/zoo.md,
+ * "Partial recomputation"); none without full recomputation. */
+static int rc_layers(const WeftParallel *p, int n, int v) {
+  if (p->recompute != WEFT_RECOMPUTE_FULL) return 0;
+  if (p->recompute_method != WEFT_RECOMPUTE_BLOCK) return n;
+  long long r = (long long)p->recompute_num_layers * v;
+  return r < n ? (int)r : n;
+}
+
+/* Selective recomputation's modules (WeftRecomputeModule bits; 0 when not
+ * selective; the attention core by default). */
+static int rc_mods(const WeftParallel *p) {
+  if (p->recompute != WEFT_RECOMPUTE_SELECTIVE) return 0;
+  return p->recompute_modules ? p->recompute_modules : WEFT_RC_CORE_ATTN;
+}
+
+/* The share of a MoE layer's forward selective recomputation runs again:
+ * all of it (moe), the shared experts' part, or nothing. */
+static double moe_rc_share(const WeftParallel *p, const Tf *t) {
+  int m = rc_mods(p);
+  return m & WEFT_RC_MOE ? 1.0 : m & WEFT_RC_SHARED_EXPERTS && t->k + t->sh > 0 ? t->sh / (t->k + t->sh) : 0.0;
 }
 
 /* The forward FLOPs one rank runs for layers lo..hi and its backward
@@ -241,7 +315,13 @@ static void derive(const Gen *g, Tf *t) {
 static double layers_work(const Gen *g, const Tf *t, int lo, int hi, int mode, double *bwd) {
   int n = hi - lo + 1, ne = moe_layers(g, lo, hi);
   double f = n * t->f_attn + (n - ne) * t->f_mlp + ne * t->f_moe;
-  double rc = mode == WEFT_RECOMPUTE_FULL ? f : mode == WEFT_RECOMPUTE_SELECTIVE ? n * t->f_core : 0;
+  int mods = rc_mods(g->par);
+  double rc = mode == WEFT_RECOMPUTE_FULL ? f * rc_layers(g->par, n, t->v) / n
+              : mode == WEFT_RECOMPUTE_SELECTIVE
+                  ? (mods & WEFT_RC_CORE_ATTN ? n * t->f_core : 0) +
+                        (mods & WEFT_RC_MLP ? (n - ne) * t->f_mlp : 0) +
+                        ne * t->f_moe * moe_rc_share(g->par, t)
+                  : 0;
   *bwd = 2 * f + n * t->x_attn + rc;
   return f;
 }
@@ -255,11 +335,15 @@ static double weight_work(const Gen *g, const Tf *t, int lo, int hi) {
 
 /* The model's FLOPs of all layers per micro-batch and the recomputed ones. */
 static double model_layers(const Gen *g, const Tf *t, int mode, double *recompute) {
-  int n = t->L, ne = moe_layers(g, 1, t->L);
+  int n = t->L, ne = moe_layers(g, 1, t->L), r = 0;
   double f = n * t->m_attn + (n - ne) * t->m_mlp + ne * t->m_moe;
-  *recompute = n * t->m_flash_rc + (mode == WEFT_RECOMPUTE_FULL ? f
-                                    : mode == WEFT_RECOMPUTE_SELECTIVE && !t->flash ? n * t->m_core
-                                                                                    : 0);
+  for (int k = 0; k < g->par->pp; k++) r += rc_layers(g->par, t->sl[k], t->v);
+  int mods = rc_mods(g->par);
+  double sel = (mods & WEFT_RC_CORE_ATTN && !t->flash ? n * t->m_core : 0) +
+               (mods & WEFT_RC_MLP ? (n - ne) * t->m_mlp : 0) +
+               ne * t->m_moe * moe_rc_share(g->par, t);
+  *recompute = n * t->m_flash_rc + (mode == WEFT_RECOMPUTE_FULL ? f * r / n
+                                    : mode == WEFT_RECOMPUTE_SELECTIVE ? sel : 0);
   return f;
 }
 
@@ -313,14 +397,22 @@ static int plan(Gen *g, Tf *t) {
   double *bw = fw + pp;
   if (p->stage_layers)
     for (int k = 0; k < pp; k++) t->sl[k] = p->stage_layers[k];
-  else if ((rc = weft_stage_layers_balanced(t->L, pp, t->sl, g->err)))
+  else if (accounted(p)) {
+    if ((rc = weft_stage_layers_accounted(t->L, pp, t->v, p->pp_account_embedding,
+                                          p->pp_account_loss, t->sl, g->err)))
+      goto out;
+  } else if ((rc = weft_stage_layers_balanced(t->L, pp, t->sl, g->err)))
     goto out;
   t->e = pp - 1;
   for (int k = 0, lo = 1; k < pp; lo += t->sl[k++]) {
     double b, f = layers_work(g, t, lo, lo + t->sl[k] - 1, p->recompute, &b);
-    if (k == pp - 1) { /* not recomputed */
-      f += t->f_logits;
-      b += 2 * t->f_logits;
+    if (k == pp - 1) { /* logits (not recomputed) and the MTP modules, whose layers are
+                          timed as the stage's (with its share of full recomputation) */
+      double lay = t->f_mtp - t->f_head;
+      f += t->f_logits + t->f_mtp;
+      b += 2 * (t->f_logits + t->f_mtp) + t->D * t->x_attn +
+           (p->recompute == WEFT_RECOMPUTE_FULL ? lay * rc_layers(p, t->sl[k], t->v) / t->sl[k]
+                                                : 0);
     }
     fw[k] = f;
     bw[k] = b;
@@ -385,6 +477,26 @@ static double layer_act(const Gen *g, const Tf *t, int moe, double *core) {
   return (rep + par + att) * p->act_bytes / 2 + lse - f8;
 }
 
+/* Activation bytes of one layer (dense: moe 0, MoE: 1) that selective
+ * recomputation's modules other than the attention core drop (layer_act's
+ * units): mlp the dense MLP's kept tensors (2 F f per token), moe the
+ * experts' (k + sh of them), shared_experts the shared ones', moe_act the
+ * activation function's output (2 f each), layernorm the two norms' outputs
+ * (the QKV's and the MLP's inputs, 2 h each, / t under SP). */
+static double rc_drop(const Gen *g, const Tf *t, int moe) {
+  const WeftParallel *p = g->par;
+  int m = rc_mods(p);
+  double tp = p->tp, sb = t->sq * t->b, units = 0;
+  if (m & WEFT_RC_LAYERNORM) units += 4 * sb * t->h / (p->sequence_parallel ? tp : 1);
+  if (!moe && m & WEFT_RC_MLP) units += sb * 2 * t->fm * t->ffn / tp;
+  if (moe) {
+    double kk = m & WEFT_RC_MOE ? t->k + t->sh : m & WEFT_RC_SHARED_EXPERTS ? t->sh : 0;
+    units += sb * kk * 2 * t->fm * t->fe / tp;
+    if (m & WEFT_RC_MOE_ACT) units += sb * (t->k + t->sh - kk) * 2 * t->fe / tp;
+  }
+  return units * p->act_bytes / 2;
+}
+
 /* TP collectives of a sub-block in one pass: AR of S, or with sequence
  * parallelism AG of the S/tp shard + RS of S. */
 static void tp_comm(Gen *g, GenBlock *blk, WeftPhase ph, double mult, const Tf *t) {
@@ -401,7 +513,8 @@ static void tp_comm(Gen *g, GenBlock *blk, WeftPhase ph, double mult, const Tf *
  * included; selective only the attention core (no collectives). */
 static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   const WeftParallel *p = g->par;
-  double R = t->R, rc = p->recompute == WEFT_RECOMPUTE_FULL ? 1 : 0;
+  /* full: the share of the stage's layers recomputed (templates are shared) */
+  double R = t->R, rc = (double)rc_layers(p, t->Ls, t->v) / t->Ls;
   double f = moe < 0 ? t->f_attn : moe ? t->f_moe : t->f_mlp;
   double c[WEFT_NPHASES];
   int ob = moe < 0 ? OC_ATTN : moe ? OC_MOE : OC_MLP;
@@ -409,8 +522,11 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   if (!g->opcost && moe < 0) c[WEFT_PHASE_IG] += R * t->x_attn * g->ns_per_flop; /* flash */
   /* selective recompute: the attention core's forward again in backward
    * (its FLOPs at the block's own rate: per operator or flat) */
-  double core = p->recompute == WEFT_RECOMPUTE_SELECTIVE && moe < 0 && f > 0
-                    ? c[WEFT_PHASE_FWD] * t->f_core / f : 0.0;
+  int mods = rc_mods(p);
+  double core = mods & WEFT_RC_CORE_ATTN && moe < 0 && f > 0 ? c[WEFT_PHASE_FWD] * t->f_core / f
+                : moe == 0 && mods & WEFT_RC_MLP                ? c[WEFT_PHASE_FWD]
+                : moe > 0                                       ? c[WEFT_PHASE_FWD] * moe_rc_share(p, t)
+                                                                : 0.0;
   weft_gen_block_clear(blk);
   blk->compute_ns[WEFT_PHASE_FWD] = c[WEFT_PHASE_FWD];
   blk->compute_ns[WEFT_PHASE_IG] = c[WEFT_PHASE_IG] + rc * c[WEFT_PHASE_FWD] + core; /* + recomputed */
@@ -494,12 +610,33 @@ static void logits_block(Gen *g, const Tf *t, GenBlock *lg) {
   tied_allreduce(g, t, lg);
 }
 
+/* The MTP modules' heads (last stage): D projections (2h x h, column-
+ * parallel) and D passes of the shared output head, timed as the logits
+ * kernel scaled by their FLOPs (f_head / f_logits), with the logits' TP
+ * collectives each; the gradients of the projections and the 3 norms.
+ * Their layers are emitted from the attention and MLP templates. */
+static void mtp_head_block(Gen *g, const Tf *t, GenBlock *hd) {
+  const WeftParallel *p = g->par;
+  double R = t->R, x = t->f_head / t->f_logits, c = R * t->f_head * g->ns_per_flop;
+  weft_gen_block_clear(hd);
+  weft_gen_compute(g, OC_LOGITS, R * x, c, hd->compute_ns);
+  if (p->sequence_parallel) {
+    weft_gen_add(g, hd, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_TP, t->D * R * t->S / p->tp,
+                 t->D * R);
+    weft_gen_add(g, hd, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, t->D * R * t->S, t->D * R);
+  } else {
+    weft_gen_add(g, hd, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, t->D * R * t->S, t->D * R);
+  }
+  weft_gen_grad_sync(g, hd, GEN_DP, t->D * (2 * t->h * t->h / p->tp + 3 * t->el_norm), R);
+}
+
 /* Dense and expert parameters an NPU of stage k holds. */
 static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense, double *expert) {
   int n = t->sl[k], ne = moe_layers(g, lo, lo + n - 1), nd = n - ne;
-  *dense = n * t->el_attn + nd * t->el_mlp + ne * t->el_moe_dense +
-           (k == 0 ? t->el_emb : 0) + (k == g->par->pp - 1 ? t->el_out : 0);
-  *expert = ne * t->el_moe_expert;
+  int last = k == g->par->pp - 1;
+  *dense = n * t->el_attn + nd * t->el_mlp + ne * t->el_moe_dense + (k == 0 ? t->el_emb : 0) +
+           (last ? t->el_out + t->el_mtp_dense : 0);
+  *expert = ne * t->el_moe_expert + (last ? t->el_mtp_expert : 0);
 }
 
 /* Memory of pipeline stage k, first layer lo (1F1B: min(pp - k, m)
@@ -527,15 +664,27 @@ static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const doub
   /* 1F1B: pp - k micro-batches in flight; DualPipe: pp + 1 chunks (Table 2) */
   double inflight = dual ? p->pp + 1 : p->pp - k < t->m ? p->pp - k : t->m;
   double ad = act[0], ae = act[1], core = act[2];
-  if (p->recompute == WEFT_RECOMPUTE_FULL) { /* layer inputs, + one layer's set in backward */
+  if (p->recompute == WEFT_RECOMPUTE_FULL) {
+    /* recomputed layers keep their inputs (uniform N: a group's), the rest
+     * everything; in backward one recomputed layer's set (uniform N: N) */
     double in = 2 * t->sq * t->b * t->h / (p->sequence_parallel ? p->tp : 1) * p->act_bytes / 2;
-    mem->activations_bytes = n * in * inflight + (ne ? ae : ad);
-  } else if (p->recompute == WEFT_RECOMPUTE_SELECTIVE) { /* + one core recomputed in backward */
-    mem->activations_bytes = (nd * (ad - core) + ne * (ae - core)) * inflight + core;
+    int r = rc_layers(p, n, t->v), N = p->recompute_num_layers > 0 ? p->recompute_num_layers : 1;
+    double one = ne ? ae : ad, whole = (nd * ad + ne * ae) / n; /* a kept layer, on average */
+    if (p->recompute_method == WEFT_RECOMPUTE_BLOCK)
+      mem->activations_bytes = (r * in + (n - r) * whole) * inflight + one;
+    else
+      mem->activations_bytes = ceil((double)n / N) * in * inflight + (N < n ? N : n) * one;
+  } else if (p->recompute == WEFT_RECOMPUTE_SELECTIVE) { /* + one layer's recomputed part */
+    double c = rc_mods(p) & WEFT_RC_CORE_ATTN ? core : 0;
+    double dd = c + rc_drop(g, t, 0), de = c + rc_drop(g, t, 1);
+    mem->activations_bytes = (nd * (ad - dd) + ne * (ae - de)) * inflight + (ne ? de : dd);
   } else {
     mem->activations_bytes = (nd * ad + ne * ae) * inflight;
   }
   if (k == p->pp - 1 || (dual && k == 0)) mem->activations_bytes += 4 * t->b * t->sq * t->V / p->tp;
+  if (k == p->pp - 1) /* MTP: its layers kept whole (not recomputed), a logits buffer each */
+    mem->activations_bytes +=
+        t->D * ((t->mtp_moe ? ae : ad) * inflight + 4 * t->b * t->sq * t->V / p->tp);
   mem->total_bytes =
       mem->params_bytes + mem->grads_bytes + mem->optimizer_bytes + mem->activations_bytes;
 }
@@ -570,8 +719,8 @@ static void fill_info(Gen *g, const Tf *t) {
                             : (t->R - t->m) / t->m;
   in->samples = B;
   in->tokens = B * t->s;
-  in->model_flops = 3 * B * per_seq * (layers + t->m_logits);
-  in->hw_flops = in->model_flops + B * per_seq * extra;
+  in->model_flops = 3 * B * per_seq * (layers + t->m_logits + t->m_mtp);
+  in->hw_flops = in->model_flops + B * per_seq * (extra + t->D * t->m_flash_rc);
   in->critical_stage = t->e;
   in->pipeline_repeats = t->R;
   in->optimizer_ns = t->opt_ns;
@@ -682,6 +831,8 @@ static int emit(Gen *g, Tf *t) {
   int has_emb = t->e == 0, has_logits = t->e == p->pp - 1;
   /* Only the blocks emitted are built: a named group exists only when used. */
   GenBlock attn, mlp, moe, emb, logits, pipe, opt; /* emb, logits: cleared when built */
+  GenBlock mtp_attn, mtp_layer, mtp_head;           /* built with has_mtp */
+  int has_mtp = has_logits && t->D > 0;
   weft_gen_block_clear(&opt);
   if (p->pp > 1) { /* the critical stage receives activations, sends gradients */
     weft_gen_block_clear(&pipe);
@@ -695,6 +846,11 @@ static int emit(Gen *g, Tf *t) {
   if (nd) sub_block(g, t, 0, &mlp);
   if (ne) sub_block(g, t, 1, &moe);
   if (has_logits) logits_block(g, t, &logits);
+  if (has_mtp) { /* the last layer's kind: built on the last stage, which holds it */
+    mtp_attn = attn;
+    mtp_layer = t->mtp_moe ? moe : mlp;
+    mtp_head_block(g, t, &mtp_head);
+  }
   /* FP8 weights cast once an iteration (the first micro-batch's forward):
    * charged with the optimizer step, the other once-an-iteration kernels */
   double casts_ns = g->opcost ? t->Ls * g->oc_once_ns[OC_ATTN] + nd * g->oc_once_ns[OC_MLP] +
@@ -713,6 +869,11 @@ static int emit(Gen *g, Tf *t) {
     if (p->pp > 1) weft_gen_split_last(g, &pipe, t->R, 1, &acc.rest);
     if (has_emb) weft_gen_split_last(g, &emb, t->R, 1, &acc.rest);
     if (has_logits) weft_gen_split_last(g, &logits, t->R, 1, &acc.rest);
+    if (has_mtp) {
+      weft_gen_split_last(g, &mtp_attn, t->R, t->D, &acc.rest);
+      weft_gen_split_last(g, &mtp_layer, t->R, t->D, &acc.rest);
+      weft_gen_split_last(g, &mtp_head, t->R, 1, &acc.rest);
+    }
     double R = acc.v > 1 ? t->R / acc.keep : t->R; /* interleaved: keep the last group */
     weft_gen_split_last(g, &attn, R, t->Ls, &acc.rest);
     if (nd) weft_gen_split_last(g, &mlp, R, nd, &acc.rest);
@@ -736,6 +897,9 @@ static int emit(Gen *g, Tf *t) {
   int n = (p->pp > 1 ? weft_gen_block_entries(&pipe) : 0) +
           (has_emb ? weft_gen_block_entries(&emb) : 0) +
           (has_logits ? weft_gen_block_entries(&logits) : 0) +
+          (has_mtp ? weft_gen_block_entries(&mtp_attn) + weft_gen_block_entries(&mtp_layer) +
+                         weft_gen_block_entries(&mtp_head)
+                   : 0) +
           (has_acc ? weft_gen_block_entries(&acc.rest) : 0) + (step_ns > 0);
   if (acc.v > 1) /* at most every kept collective in each chunk's accumulation */
     n += acc.v * (weft_gen_block_entries(&acc.kept[0]) + weft_gen_block_entries(&acc.kept[1]) +
@@ -767,6 +931,11 @@ static int emit(Gen *g, Tf *t) {
     }
   }
   if (has_logits) weft_gen_emit(g, "logits", &logits, 1);
+  if (has_mtp) {
+    weft_gen_emit(g, "mtp.attn", &mtp_attn, t->D);
+    weft_gen_emit(g, t->mtp_moe ? "mtp.moe" : "mtp.mlp", &mtp_layer, t->D);
+    weft_gen_emit(g, "mtp.head", &mtp_head, 1);
+  }
   if (has_acc) weft_gen_emit(g, "accumulation", &acc.rest, 1);
   if (step_ns > 0) weft_gen_emit(g, "optimizer", &opt, 1);
   free(bk.sync);

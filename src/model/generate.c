@@ -40,6 +40,35 @@ const char *weft_recompute_name(int mode) { return name_of(RECOMPUTE_NAME, 3, mo
 int weft_recompute_parse(const char *text, int *mode, WeftError *err) {
   return name_parse(RECOMPUTE_NAME, 3, "recompute", "none, selective or full", text, mode, err);
 }
+static const char *const RC_METHOD_NAME[] = {"uniform", "block"};
+const char *weft_recompute_method_name(int method) { return name_of(RC_METHOD_NAME, 2, method); }
+int weft_recompute_method_parse(const char *text, int *method, WeftError *err) {
+  return name_parse(RC_METHOD_NAME, 2, "recompute_method", "uniform or block", text, method, err);
+}
+int weft_recompute_modules_parse(const char *text, int *mask, WeftError *err) {
+  static const char *const names[] = {"core_attn", "mlp",     "moe",
+                                      "shared_experts", "moe_act", "layernorm"};
+  int m = 0;
+  for (const char *s = text ? text : ""; *s;) {
+    size_t k = strspn(s, ", \t");
+    s += k;
+    if (!*s) break;
+    size_t len = strcspn(s, ", \t"), i = 0;
+    while (i < 6 && !(strlen(names[i]) == len && !strncmp(s, names[i], len))) i++;
+    if (i == 6)
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "recompute_modules",
+                            "recompute_modules: unknown module '%.*s' (expected core_attn, mlp, "
+                            "moe, shared_experts, moe_act or layernorm)", (int)len, s);
+    m |= 1 << i;
+    s += len;
+  }
+  if (!m)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "recompute_modules",
+                          "recompute_modules: no module named");
+  *mask = m;
+  return WEFT_OK;
+}
+
 /* Bytes of a master weight (fp32, bf16, none) and of an Adam moment (fp32, bf16). */
 static const char *const MASTER_NAME[] = {"fp32", "bf16", "none"};
 static const double MASTER_BYTES[] = {4.0, 2.0, 0.0};
@@ -142,6 +171,26 @@ static int check_common(Gen *g) {
   if (p->recompute == WEFT_RECOMPUTE_SELECTIVE && g->m->arch != WEFT_ARCH_TRANSFORMER)
     return weft_gen_fail(g, WEFT_EINPUT, "recompute",
                          "selective recomputation (the attention core) needs a transformer");
+  if (p->recompute_num_layers < 0 || p->recompute_method < WEFT_RECOMPUTE_UNIFORM ||
+      p->recompute_method > WEFT_RECOMPUTE_BLOCK)
+    return weft_gen_fail(g, WEFT_EINPUT, "recompute_num_layers",
+                         "recompute_num_layers must be >= 0 and recompute_method 0..1, got %d, %d",
+                         p->recompute_num_layers, p->recompute_method);
+  if ((p->recompute_num_layers > 0 || p->recompute_method != WEFT_RECOMPUTE_UNIFORM) &&
+      (p->recompute != WEFT_RECOMPUTE_FULL || g->m->arch != WEFT_ARCH_TRANSFORMER))
+    return weft_gen_fail(g, WEFT_EINPUT, "recompute_num_layers",
+                         "recompute_num_layers and recompute_method choose the layers of full "
+                         "recomputation: they need recompute full and a transformer");
+  if (p->recompute_modules < 0 || p->recompute_modules > 63 ||
+      (p->recompute_modules && p->recompute != WEFT_RECOMPUTE_SELECTIVE))
+    return weft_gen_fail(g, WEFT_EINPUT, "recompute_modules",
+                         "recompute_modules (bits 0..63, got %d) choose what selective "
+                         "recomputation runs again: they need recompute selective",
+                         p->recompute_modules);
+  if (p->recompute_method == WEFT_RECOMPUTE_BLOCK && p->recompute_num_layers < 1)
+    return weft_gen_fail(g, WEFT_EINPUT, "recompute_num_layers",
+                         "recompute_method block needs recompute_num_layers >= 1 (the layers of "
+                         "each chunk recomputed)");
   if (p->zero_stage < 0 || p->zero_stage > 3)
     return weft_gen_fail(g, WEFT_EINPUT, "zero_stage", "zero_stage must be 0..3, got %d",
                          p->zero_stage);

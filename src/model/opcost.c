@@ -6,6 +6,7 @@
 #include "model/gemm_eff.h"
 #include "model/measured.h"
 #include "model/opcost.h"
+#include "model/zoo.h"
 
 /* FLOPs per element of the vector kernels (counted by hand, docs/zoo.md). */
 #define LAYERNORM_FLOPS 8.0 /* mean 1, variance 3, normalise 2, affine 2 */
@@ -30,7 +31,7 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->h = m->hidden;
   l->heads = m->heads;
   l->kv_heads = m->kv_heads > 0 ? m->kv_heads : m->heads;
-  l->dqk = l->dv = (double)m->hidden / m->heads;
+  l->dqk = l->dv = weft_model_head_dim(m);
   if (m->kv_lora_rank > 0) { /* MLA: every head has its own K and V after the up-projection */
     l->kv_heads = m->heads;
     l->dqk = m->qk_nope_head_dim + m->qk_rope_head_dim;
@@ -51,6 +52,8 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->sp = par->sequence_parallel;
   l->flash = par->attention == WEFT_ATTENTION_FLASH;
   l->causal = !m->bidirectional;
+  l->window = m->window;
+  l->windowed = weft_opcost_window_share(m);
   l->fp8 = par->fp8;
   l->graphs = par->cuda_graphs;
   l->act_bytes = par->act_bytes;
@@ -61,6 +64,23 @@ double weft_opcost_causal_fraction(double kv_len, int causal) {
   if (!causal) return 1.0;
   double n = ceil(kv_len / OC_FLASH_BLOCK);
   return n > 0 ? (n + 1) / (2 * n) : 1.0;
+}
+
+double weft_opcost_pair_fraction(double kv_len, int causal, double window, double windowed) {
+  double c = weft_opcost_causal_fraction(kv_len, causal);
+  if (!causal || !(window > 0) || !(windowed > 0) || window >= kv_len) return c;
+  double n = ceil(kv_len / OC_FLASH_BLOCK), blocks = 0;
+  for (double j = 0; j < n; j++) {
+    double first = floor((j * OC_FLASH_BLOCK - window) / OC_FLASH_BLOCK);
+    blocks += j - (first > 0 ? first : 0) + 1;
+  }
+  return windowed * blocks / (n * n) + (1 - windowed) * c;
+}
+
+double weft_opcost_window_share(const WeftModel *m) {
+  if (m->window <= 0 || m->layers < 1) return 0;
+  int full = m->window_full_every > 0 ? m->layers / m->window_full_every : 0;
+  return (double)(m->layers - full) / m->layers;
 }
 
 typedef struct {
@@ -231,7 +251,8 @@ static void attention(List *L, const OcLayer *l) {
   norm(L, l, "attn_norm");
   qkv_proj(L, l);
   if (l->flash) { /* fused: Q, K, V in, O out; backward recomputes the scores */
-    double pairs = l->b * a * l->s * l->kv_len * weft_opcost_causal_fraction(l->kv_len, l->causal);
+    double pairs = l->b * a * l->s * l->kv_len *
+                   weft_opcost_pair_fraction(l->kv_len, l->causal, l->window, l->windowed);
     double fl = 2 * pairs * (l->dqk + l->dv);      /* QK^T, PV */
     double bl = 2 * pairs * (3 * l->dqk + 2 * l->dv); /* QK^T again, dV, dP, dQ, dK */
     double by = (T * a * (l->dqk + l->dv) + l->b * l->kv_len * kvh * (l->dqk + l->dv)) * L->eb;

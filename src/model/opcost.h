@@ -43,6 +43,7 @@ typedef struct {
   int sp;              /* sequence parallel: norms, dropout, residuals split over TP */
   int flash;           /* attention as one fused kernel (else score/softmax/context) */
   int causal;          /* causal mask: a flash kernel skips the blocks above the diagonal */
+  double window, windowed; /* sliding window (tokens) and the share of layers it is on */
   int fp8;             /* a WeftFp8: linear layers' GEMMs in FP8 and its casts */
   int graphs;          /* CUDA graphs: no CPU launch cost per kernel */
   double act_bytes, param_bytes;
@@ -83,6 +84,15 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l);
  * mask (context-parallel ranks hold balanced chunk pairs, so each does that
  * share of its rows); 1 without a mask. */
 double weft_opcost_causal_fraction(double kv_len, int causal);
+/* The share of the kv_len^2 score blocks a flash kernel computes, averaged
+ * over layers of which the share `windowed` attends within a sliding window
+ * of `window` tokens (causal only): the causal fraction, and on a windowed
+ * layer the blocks of the band: query block j (of n) reaches back to block
+ * floor((j T - window) / T), T = OC_FLASH_BLOCK; the blocks reached summed
+ * over j, over n^2 (the causal fraction once window >= kv_len). */
+double weft_opcost_pair_fraction(double kv_len, int causal, double window, double windowed);
+/* The share of m's layers with sliding-window attention (0: none). */
+double weft_opcost_window_share(const WeftModel *m);
 /* The operators of block blk in forward, input-gradient and weight-gradient
  * phases into ops[max]; returns how many (at most OC_MAX_OPS). */
 int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max);

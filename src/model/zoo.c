@@ -16,7 +16,7 @@
 #define COMMON_KEYS "name", "title", "source", "arch", "global_batch"
 static const char *const TRANSFORMER_KEYS[] = {
     COMMON_KEYS, "seq_len", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
-    "ffn",       "vocab",   "moe",    "mask",   "mla",   NULL};
+    "ffn",       "vocab",   "moe",    "mask",   "mla",   "head_dim", "window", "sinks", "mtp_layers", NULL};
 static const char *const DLRM_KEYS[] = {COMMON_KEYS,  "embeddings", "dense_features",
                                         "bottom_mlp", "top_mlp",    "interaction", NULL};
 static const char *const CNN_KEYS[] = {COMMON_KEYS, "input", "layers", "batch_norm", NULL};
@@ -24,6 +24,7 @@ static const char *const MOE_KEYS[] = {"experts",     "top_k",      "every",
                                        "shared_experts", "ffn_hidden", "first_dense", NULL};
 static const char *const MLA_KEYS[] = {"q_lora_rank",      "kv_lora_rank", "qk_nope_head_dim",
                                        "qk_rope_head_dim", "v_head_dim",   NULL};
+static const char *const WINDOW_KEYS[] = {"size", "full_every", NULL};
 static const char *const EMB_KEYS[] = {"tables", "rows", "dim", "pooling", NULL};
 /* "dir/llama3.1-8b.yml" -> "llama3.1-8b": the last extension goes (cut to fit). */
 static void stem(const char *path, char *out) {
@@ -101,6 +102,25 @@ static int read_mla(const WeftYamlNode *r, const char *file, WeftModel *m, WeftE
   return WEFT_OK;
 }
 
+/* `window: {size: 128, full_every: 2}` (sliding-window attention, every
+ * full_every-th layer full; full_every absent: all windowed) and `sinks:
+ * true` (GPT-OSS). A window needs the causal mask. */
+static int read_window(const WeftYamlNode *r, const char *file, WeftModel *m, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(r, "window", NULL), *s = weft_yaml_get(r, "sinks", NULL);
+  int rc;
+  if (s && (rc = weft_yaml_bool(s, file, "sinks", &m->sinks, err))) return rc;
+  if (!v) return WEFT_OK;
+  if ((rc = weft_yaml_expect(v, WEFT_YAML_MAPPING, file, "window", err)) ||
+      (rc = weft_yaml_check_keys(v, WINDOW_KEYS, file, err)) ||
+      (rc = weft_zoo_int(v, "size", 0, file, &m->window, err)) ||
+      (rc = opt_count(v, "full_every", file, &m->window_full_every, err)))
+    return rc;
+  if (m->bidirectional)
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "window",
+                          "window: sliding-window attention needs the causal mask");
+  return WEFT_OK;
+}
+
 /* `mask: causal` (default) or `bidirectional`. */
 static int read_mask(const WeftYamlNode *r, const char *file, WeftModel *m, WeftError *err) {
   const WeftYamlNode *v = weft_yaml_get(r, "mask", NULL);
@@ -137,8 +157,19 @@ static int read_transformer(const WeftYamlNode *r, const char *file, WeftModel *
     return rc;
   const WeftYamlNode *heads = weft_yaml_get(r, "heads", NULL);
   const WeftYamlNode *kv = weft_yaml_get(r, "kv_heads", NULL);
-  if ((rc = read_mla(r, file, m, err)) || (rc = read_mask(r, file, m, err))) return rc;
-  if (m->kv_lora_rank == 0 && m->hidden % m->heads) /* MLA gives its head widths */
+  if ((rc = read_mla(r, file, m, err)) || (rc = read_mask(r, file, m, err)) ||
+      (rc = opt_count(r, "head_dim", file, &m->head_dim, err)) ||
+      (rc = read_window(r, file, m, err)) ||
+      (rc = opt_count(r, "mtp_layers", file, &m->mtp_layers, err)))
+    return rc;
+  const WeftYamlNode *hd = weft_yaml_get(r, "head_dim", NULL);
+  if (hd && m->kv_lora_rank > 0)
+    return weft_error_set(err, WEFT_EINPUT, file, hd->line, hd->col, "head_dim",
+                          "head_dim does not apply with mla (mla gives its head widths)");
+  if (hd && m->head_dim == 0)
+    return weft_error_set(err, WEFT_EINPUT, file, hd->line, hd->col, "head_dim",
+                          "head_dim must be >= 1, got 0");
+  if (m->kv_lora_rank == 0 && m->head_dim == 0 && m->hidden % m->heads) /* MLA, head_dim: given */
     return weft_error_set(err, WEFT_EINPUT, file, heads->line, heads->col, "heads",
                           "heads (%d) must divide hidden (%d)", m->heads, m->hidden);
   if (kv && m->heads % m->kv_heads)
@@ -319,6 +350,10 @@ int weft_model_moe_layers(const WeftModel *m, int lo, int hi) {
   return hi < lo ? 0 : hi / every - (lo - 1) / every;
 }
 
+double weft_model_head_dim(const WeftModel *m) {
+  return m->head_dim > 0 ? m->head_dim : (double)m->hidden / m->heads;
+}
+
 double weft_model_attention_params(const WeftModel *m) {
   double h = m->hidden, a = m->heads;
   if (m->kv_lora_rank > 0) { /* MLA: latents (with their RMSNorm), up-projections, output */
@@ -327,8 +362,9 @@ double weft_model_attention_params(const WeftModel *m) {
     double q = ql > 0 ? h * ql + ql + ql * a * dqk : h * a * dqk;
     return q + h * (kl + rope) + kl + kl * a * (m->qk_nope_head_dim + dv) + a * dv * h;
   }
-  double kv = (m->kv_heads > 0 ? m->kv_heads : a) * (h / a);  /* K and V widths (GQA) */
-  return 2.0 * h * h + 2.0 * h * kv + (m->ffn_matrices == 2 ? 2.0 * h + 2.0 * kv : 0.0);
+  double d = weft_model_head_dim(m), q = a * d;          /* Q's and the output's width */
+  double kv = (m->kv_heads > 0 ? m->kv_heads : a) * d; /* K and V widths (GQA) */
+  return 2.0 * h * q + 2.0 * h * kv + (m->ffn_matrices == 2 ? q + h + 2.0 * kv : 0.0);
 }
 
 /* Parameters of a transformer. Two families, told apart by the FFN:
@@ -346,9 +382,13 @@ static double transformer_params(const WeftModel *m, int active) {
   double norm = gpt ? 2.0 * h : h;
   double l = m->layers, moe = weft_model_moe_layers(m, 1, m->layers);
   double routed = active ? m->top_k : e;
-  return l * (attn + 2.0 * norm) + (l - moe) * ffn +
-         moe * ((routed + m->shared_experts) * expert + h * e) + v * h + (gpt ? s * h : v * h) +
-         norm;
+  double layer = attn + 2.0 * norm + (m->sinks ? m->heads : 0);
+  /* MTP: a layer of the last layer's kind, the 2h x h projection, 3 norms */
+  double last = weft_model_moe_layers(m, m->layers, m->layers)
+                    ? (routed + m->shared_experts) * expert + h * e : ffn;
+  double mtp = m->mtp_layers * (layer + last + 2.0 * h * h + 3.0 * norm);
+  return l * layer + (l - moe) * ffn + moe * ((routed + m->shared_experts) * expert + h * e) +
+         v * h + (gpt ? s * h : v * h) + norm + mtp;
 }
 
 double weft_model_active_params(const WeftModel *m) {

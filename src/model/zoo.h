@@ -32,6 +32,8 @@ int weft_zoo_cnn(const WeftYamlNode *root, const char *file, WeftModel *m, WeftE
 /* MoE layers among layers lo..hi (1-based): every moe_every-th layer past
  * the first_dense dense ones; 0 for dense models. */
 int weft_model_moe_layers(const WeftModel *m, int lo, int hi);
+/* Standard attention's per-head width: head_dim, else hidden / heads. */
+double weft_model_head_dim(const WeftModel *m);
 /* One layer's attention parameters: Q, K, V and output projections (GQA,
  * biases in the GeLU family), or MLA's latent and up-projections. */
 double weft_model_attention_params(const WeftModel *m);
