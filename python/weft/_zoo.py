@@ -140,6 +140,24 @@ def _device_dict(v):
                 out[k] = _whole(getattr(v, k))
         if v.gemm_eff_max > 0:
             out["gemm_k0"], out["gemm_t0_ns"] = _whole(v.gemm_k0), _whole(v.gemm_t0_ns)
+    if v.measured:
+        mi, err = _libx.WeftMeasuredInfo(), new_error()
+        if lib.weft_measured_info(byref(v), byref(mi), byref(err)) == 0:
+            out["measured"] = _measured_dict(v, mi)
+    return out
+
+
+def _measured_dict(v, mi):
+    """cli/zoo_hw.c's "measured": the tables' files, rows and dates, the GEMM fits."""
+    out = {"prefix": text(v.measured)}
+    for i, name in enumerate(("gemm", "attention", "memory", "launch", "sustained")):
+        if mi.file[i].value:
+            out[name] = {"file": text(mi.file[i].value), "rows": mi.rows[i],
+                         "date": text(mi.date[i].value)}
+    out["gemm_fit"] = {t: [_whole(x) for x in mi.gemm_fit[i]]
+                       for i, t in enumerate(("bf16", "fp8", "fp8_fast")) if mi.gemm_fit[i][0] > 0}
+    out["launch_us"] = [_whole(x) if x >= 0 else None for x in mi.launch_us]
+    out["sustained"] = {t: _whole(mi.sustained[i]) for i, t in enumerate(("bf16", "fp8", "fp8_fast"))}
     return out
 
 
