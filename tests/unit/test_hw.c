@@ -110,7 +110,7 @@ static void tpu_trainium(void) {
  *   peak x 0.52 (assumed, the H100's) on B200; MI355X has none: its GEMMs'. */
 static void blackwell_mi355x_per_operator(void) {
   WeftDevice b = dev("b200"), g = dev("gb200"), b3 = dev("b300"), g3 = dev("gb300");
-  WeftDevice x = dev("mi355x"), m = dev("mi325x");
+  WeftDevice x = dev("mi355x"), m = dev("mi325x"), m3 = dev("mi300x");
   const double mamf = 1e-3; /* written to 3 decimals: 0.0005 / 0.622 at most */
   CHECK_NEAR(b.gemm_efficiency * b.peak_flops / 1745.0e12, 1, mamf);
   CHECK_NEAR(g.gemm_efficiency * g.peak_flops / 1822.0e12, 1, mamf);
