@@ -198,7 +198,7 @@ int cli_opt_fp8(const char *v, int *out) {
   }
   WeftError err;
   if (weft_fp8_parse(v, out, &err)) {
-    cli_fail("--%s", err.msg); /* "fp8 'x': expected off, delayed, current, mxfp8 or blockwise" */
+    cli_fail("--%s", err.msg); /* "fp8 'x': expected off, delayed, current, mxfp8, blockwise or nvfp4" */
     return -1;
   }
   return 0;

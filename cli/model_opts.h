@@ -30,14 +30,15 @@ typedef struct {
  * and returns -1 on a bad value. --recompute alone means full. */
 int cli_model_opts_apply(const char *const *val, CliModel *cm);
 /* --fp8's value: absent (NULL) off, alone ("") delayed, else the recipe
- * named (off, delayed, current, mxfp8, blockwise); prints and returns -1
+ * named (off, delayed, current, mxfp8, blockwise, nvfp4); prints and returns -1
  * otherwise. */
 int cli_opt_fp8(const char *v, int *out);
 /* FP8 and CUDA graphs options' text for --help. */
-#define CLI_FP8_ARG "[delayed|current|mxfp8|blockwise|off]"
+#define CLI_FP8_ARG "[delayed|current|mxfp8|blockwise|nvfp4|off]"
 #define CLI_FP8_HELP                                                                  \
   "linear layers' GEMMs in FP8 with Transformer Engine's scaling\n"                   \
-  "                        recipe (alone: delayed; mxfp8 on block-scaled devices)"
+  "                        recipe (alone: delayed; mxfp8 on block-scaled devices;\n" \
+  "                        nvfp4: NVIDIA's FP4 recipe, on FP4 devices)"
 #define CLI_OGR_HELP                                                          \
   "DP gradient reduction per bucket under the backward (default on;\n"        \
   "                        Megatron's --overlap-grad-reduce)"

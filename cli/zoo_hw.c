@@ -208,7 +208,7 @@ static void device_table(FILE *out, const WeftDevice *d) {
   row(out, "peak_tflops", d->peak_flops / 1e12, " (dense BF16/FP16 tensor)", "");
   row(out, "fp8_tflops", d->peak_fp8_flops / 1e12, " (dense)", "not given");
   row(out, "fp4_tflops", d->peak_fp4_flops / 1e12,
-      " (dense; reported only, the compute model has no FP4 GEMMs)", "not given");
+      " (dense; the GEMMs of --fp8 nvfp4)", "not given");
   row(out, "tf32_tflops", d->peak_tf32_flops / 1e12, " (dense)", "not given");
   row(out, "hbm_gib", d->hbm_bytes / GIB, " (2^30 bytes)", "");
   row(out, "hbm_gbps", d->hbm_bytes_per_s / 1e9, " (10^9 bytes/s)", "");

@@ -292,15 +292,20 @@ typedef struct {
  * cast); MXFP8 (a 1-byte E8M0 scale per 32 elements, computed in the cast;
  * block-scaled tensor cores: a device with an FP4 rate); blockwise scaling
  * (DeepSeek-V3's: an fp32 scale per 1 x 128 tile of activations and
- * gradients, per 128 x 128 block of weights, computed in the cast). */
+ * gradients, per 128 x 128 block of weights, computed in the cast); NVFP4
+ * (NVIDIA's NVFP4 pretraining recipe: the same GEMMs in 4-bit E2M1 at the
+ * FP4 rate, an E4M3 scale per 16 elements (16 x 16 blocks of weights) and
+ * an fp32 per-tensor scale, a random Hadamard transform on the
+ * weight-gradient operands; a device with an FP4 rate). */
 typedef enum {
   WEFT_FP8_OFF = 0,
   WEFT_FP8_DELAYED = 1,
   WEFT_FP8_CURRENT = 2,
   WEFT_FP8_MXFP8 = 3,
-  WEFT_FP8_BLOCKWISE = 4
+  WEFT_FP8_BLOCKWISE = 4,
+  WEFT_FP8_NVFP4 = 5
 } WeftFp8;
-/* "off", "delayed", "current", "mxfp8", "blockwise" <-> WeftFp8; parse: WEFT_EINPUT
+/* "off", "delayed", "current", "mxfp8", "blockwise", "nvfp4" <-> WeftFp8; parse: WEFT_EINPUT
  * (field "fp8") otherwise. */
 const char *weft_fp8_name(int mode);
 int weft_fp8_parse(const char *text, int *mode, WeftError *err);

@@ -229,6 +229,16 @@ def test_fp8_recipes_and_cuda_graphs():
     with pytest.raises(weft.WeftError) as e:
         weft.optimize(fp8="mxfp8", **args)  # the H100 has no block-scaled tensor cores
     assert e.value.field == "fp8"
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(fp8="nvfp4", **args)  # nor an FP4 rate
+    assert e.value.field == "fp8"
+    # NVFP4 on HGX B200 as --fp8 nvfp4, its GEMMs at the FP4 rate: faster than MXFP8
+    b200 = dict(args, cluster="dgx-b200", constraint=["B1 = 900", "B2 = 50"])
+    bflags = [f.replace("dgx-h100", "dgx-b200").replace("B1 = 300", "B1 = 900")
+              .replace("B2 = 25", "B2 = 50") for f in flags]
+    nv = weft.optimize(fp8="nvfp4", **b200)
+    same(nv, cli("optimize", *bflags, "--fp8", "nvfp4"), skip=NOWALL)
+    assert nv["time_ns"] < weft.optimize(fp8="mxfp8", **b200)["time_ns"]
 
 
 def test_gradient_buckets():

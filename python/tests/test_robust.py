@@ -101,7 +101,7 @@ def test_flags_take_booleans_only():
         for v in ("false", "true", 1, 0, "", [False]):
             if k == "fp8" and isinstance(v, str):  # fp8= also takes a recipe's name
                 e = refused(weft.WeftError, k, weft.workload, "gpt3-175b", **dict(MODEL, fp8=v))
-                assert "expected off, delayed, current, mxfp8, blockwise or a boolean" in str(e)
+                assert "expected off, delayed, current, mxfp8, blockwise, nvfp4 or a boolean" in str(e)
                 continue
             e = refused(TypeError, k, weft.workload, "gpt3-175b", **dict(MODEL, **{k: v}))
             assert "expected True or False" in str(e)

@@ -227,7 +227,7 @@ def read_workload(v):
 # ------------------------------------------------------------------ model options
 def device_knobs(kw, par):
     """sp=, cuda_graphs= (booleans), fp8= (True: delayed, or off|delayed|
-    current|mxfp8|blockwise) and attention= (standard|flash) into par, as --sp,
+    current|mxfp8|blockwise|nvfp4) and attention= (standard|flash) into par, as --sp,
     --cuda-graphs, --fp8 and --attention (every command taking a model)."""
     par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
     par.cuda_graphs = 1 if flag("cuda_graphs", kw.get("cuda_graphs")) else 0
@@ -247,8 +247,8 @@ def device_knobs(kw, par):
     if isinstance(f8, str):  # --fp8 RECIPE
         mode = ctypes.c_int()
         if lib.weft_fp8_parse(c_text("fp8", f8), byref(mode), byref(new_error())):
-            raise fail("fp8=%r: expected off, delayed, current, mxfp8, blockwise or a boolean"
-                       % (f8,), "fp8")
+            raise fail("fp8=%r: expected off, delayed, current, mxfp8, blockwise, nvfp4 or a "
+                       "boolean" % (f8,), "fp8")
         par.fp8 = mode.value
     else:  # --fp8 alone: Transformer Engine's default recipe, delayed scaling
         par.fp8 = 1 if flag("fp8", f8) else 0

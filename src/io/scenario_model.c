@@ -121,7 +121,7 @@ static int text_key(const WeftYamlNode *map, const char *key, const char *file,
 
 /* A knob named by one word or a boolean (true = on_mode, false = mode 0):
  * `recompute` none | selective | full (true = full), `fp8` off | delayed |
- * current | mxfp8 | blockwise (true = delayed). */
+ * current | mxfp8 | blockwise | nvfp4 (true = delayed). */
 static int switch_key(const WeftYamlNode *map, const char *key, const char *expected,
                       int (*parse)(const char *, int *, WeftError *), int on_mode,
                       const char *file, int *out, WeftError *err) {
@@ -223,7 +223,7 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = bool_key(wv, "tp_comm_overlap", file, &par->tp_comm_overlap, err)) ||
       (rc = bool_key(wv, "overlap_p2p_communication", file, &par->overlap_p2p, err)) ||
       (rc = switch_key(wv, "fp8",
-                       "off, delayed, current, mxfp8, blockwise or a boolean (true = delayed)",
+                       "off, delayed, current, mxfp8, blockwise, nvfp4 or a boolean (true = delayed)",
                        weft_fp8_parse, WEFT_FP8_DELAYED, file, &par->fp8, err)) ||
       (rc = switch_key(wv, "recompute", "none, selective, full or a boolean (true = full)",
                        weft_recompute_parse, WEFT_RECOMPUTE_FULL, file, &par->recompute, err)) ||

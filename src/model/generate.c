@@ -19,7 +19,7 @@ _Static_assert(GEN_NKINDS <= WEFT_MAX_GROUPS, "every group kind can become a nam
 static const char *const RECOMPUTE_NAME[] = {"none", "full", "selective"};
 static const char *const ATTENTION_NAME[] = {"standard", "flash"};
 static const char *const SCHEDULE_NAME[] = {"1f1b", "dualpipe"};
-static const char *const FP8_NAME[] = {"off", "delayed", "current", "mxfp8", "blockwise"};
+static const char *const FP8_NAME[] = {"off", "delayed", "current", "mxfp8", "blockwise", "nvfp4"};
 
 static const char *name_of(const char *const *names, int n, int kind) {
   return kind >= 0 && kind < n ? names[kind] : "unknown";
@@ -96,10 +96,10 @@ int weft_schedule_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(SCHEDULE_NAME, 2, "schedule", "1f1b or dualpipe", text, kind, err);
 }
 
-const char *weft_fp8_name(int mode) { return name_of(FP8_NAME, 5, mode); }
+const char *weft_fp8_name(int mode) { return name_of(FP8_NAME, 6, mode); }
 int weft_fp8_parse(const char *text, int *mode, WeftError *err) {
-  return name_parse(FP8_NAME, 5, "fp8", "off, delayed, current, mxfp8 or blockwise", text, mode,
-                    err);
+  return name_parse(FP8_NAME, 6, "fp8", "off, delayed, current, mxfp8, blockwise or nvfp4", text,
+                    mode, err);
 }
 
 int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftError *err) {
@@ -119,9 +119,9 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "tp_comm_overlap needs sequence parallelism with tp = %d (the "
                           "overlapped collectives are its all-gathers and reduce-scatters)",
                           p->tp);
-  if (p->fp8 < WEFT_FP8_OFF || p->fp8 > WEFT_FP8_BLOCKWISE)
+  if (p->fp8 < WEFT_FP8_OFF || p->fp8 > WEFT_FP8_NVFP4)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8",
-                          "fp8 %d: expected 0..4 (off, delayed, current, mxfp8, blockwise)",
+                          "fp8 %d: expected 0..5 (off, delayed, current, mxfp8, blockwise, nvfp4)",
                           p->fp8);
   if (p->fp8 && !(dev->peak_fp8_flops > 0.0)) /* else FP8 would change memory, not time */
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8",
@@ -135,6 +135,11 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8",
                           "fp8 mxfp8: device '%s' has no block-scaled (MX) tensor cores "
                           "(no fp4_tflops): use delayed or current",
+                          dev->name);
+  if (p->fp8 == WEFT_FP8_NVFP4 && !(dev->peak_fp4_flops > 0.0))
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8",
+                          "fp8 nvfp4: device '%s' has no FP4 rate (fp4_tflops): its GEMMs cannot "
+                          "run in FP4",
                           dev->name);
   return WEFT_OK;
 }

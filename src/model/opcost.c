@@ -104,23 +104,27 @@ double weft_opcost_fp8_cast_bytes(int mode, double e, double src_bytes, int weig
     case WEFT_FP8_MXFP8: return e * (src_bytes + 2 * (1 + 1 / OC_MX_BLOCK));
     case WEFT_FP8_BLOCKWISE:
       return e * (src_bytes + 2 * (1 + 4 / (weight ? OC_BLOCK_2D : OC_BLOCK_1D)));
+    case WEFT_FP8_NVFP4:
+      return e * (src_bytes + 2 * (0.5 + 1 / (weight ? OC_NV_BLOCK_2D : OC_NV_BLOCK)));
     default: return 0;
   }
 }
 
 /* The cast of `tensors` tensors of e elements each (src_bytes wide) to FP8
- * in the layer's recipe: current scaling's amax pass first (1 FLOP and
- * src_bytes read an element), then the cast (scale 1 FLOP, and the amax 1
- * when the cast records it). */
+ * in the layer's recipe: current scaling's (and NVFP4's per-tensor) amax
+ * pass first (1 FLOP and src_bytes read an element), then the cast (scale 1
+ * FLOP, and the amax 1 when the cast records it; NVFP4 the random Hadamard
+ * transform of an activation's or gradient's column-wise copy, fused in). */
 static void fp8_cast(List *L, const char *name, const char *amax, int phase, double tensors,
                      double e, double src_bytes, int once) {
-  int cur = L->fp8 == WEFT_FP8_CURRENT;
+  int nv = L->fp8 == WEFT_FP8_NVFP4, cur = L->fp8 == WEFT_FP8_CURRENT || nv;
   if (cur) {
     OcOp a = {amax, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e, tensors * e * src_bytes, 0, once,
               0, 0, 0};
     put(L, &a);
   }
-  OcOp c = {name, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e * (cur ? 1 : 2),
+  double flops = nv ? 1 + (once ? 0 : OC_RHT_FLOPS) : cur ? 1 : 2;
+  OcOp c = {name, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e * flops,
             tensors * weft_opcost_fp8_cast_bytes(L->fp8, e, src_bytes, once), 0, once, 0, 0, 0};
   put(L, &c);
 }
@@ -128,17 +132,21 @@ static void fp8_cast(List *L, const char *name, const char *amax, int phase, dou
 /* A GEMM of the forward pass and its two backward GEMMs: dA = dC B^T
  * (m x k, inner n) into IG, dB = A^T dC (k x n, inner m) into WG when B is
  * a weight, else IG (attention's activation x activation products). An FP8
- * GEMM reads its inputs at 1 byte an element and writes act_bytes. */
+ * GEMM reads its inputs at 1 byte an element and writes act_bytes; an NVFP4
+ * one reads half a byte and a scale byte per 16 elements of an activation
+ * or gradient (ia), per 16 x 16 of a weight (iw). */
 static void gemm8(List *L, const char *name, double batch, double m, double n, double k,
                   int weight, int fp8) {
-  double eb = L->eb, ib = fp8 ? 1.0 : eb;
+  int prec = !fp8 ? 0 : fp8 == WEFT_FP8_NVFP4 ? 2 : 1;
+  double eb = L->eb, ia = prec == 2 ? 0.5 + 1 / OC_NV_BLOCK : prec ? 1.0 : eb;
+  double iw = prec == 2 ? 0.5 + 1 / OC_NV_BLOCK_2D : ia;
   OcOp f = {name, WEFT_PHASE_FWD, OC_GEMM, batch, m, n, k, 2 * batch * m * n * k,
-            batch * ((m * k + k * n) * ib + m * n * eb), fp8, 0, 0, 0, 0};
+            batch * (m * k * ia + k * n * iw + m * n * eb), prec, 0, 0, 0, 0};
   OcOp da = {name, WEFT_PHASE_IG, OC_GEMM, batch, m, k, n, f.flops,
-             batch * ((m * n + k * n) * ib + m * k * eb), fp8, 0, 0, 0, 0};
+             batch * (m * n * ia + k * n * iw + m * k * eb), prec, 0, 0, 0, 0};
   int dbp = weight ? WEFT_PHASE_WG : WEFT_PHASE_IG;
   OcOp db = {name, dbp, OC_GEMM, batch, k, n, m, f.flops,
-             batch * ((m * k + m * n) * ib + k * n * eb), fp8, 0, 0, 0, 0};
+             batch * ((m * k + m * n) * ia + k * n * eb), prec, 0, 0, 0, 0};
   put(L, &f);
   put(L, &da);
   put(L, &db);
@@ -332,11 +340,12 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
   return L.n < max ? L.n : max;
 }
 
-/* The tensor-core rate for the activation width: FP8 (1 byte, or an FP8
- * GEMM), TF32 (4), else BF16/FP16; a rate the device lacks falls back to
- * BF16/FP16. */
-static double tensor_rate(const WeftDevice *d, double act_bytes, int fp8) {
-  if ((fp8 || act_bytes == 1.0) && d->peak_fp8_flops > 0) return d->peak_fp8_flops;
+/* The tensor-core rate for the activation width: FP4 (an NVFP4 GEMM), FP8
+ * (1 byte, or an FP8 GEMM), TF32 (4), else BF16/FP16; a rate the device
+ * lacks falls back to FP8, then BF16/FP16. */
+static double tensor_rate(const WeftDevice *d, double act_bytes, int prec) {
+  if (prec == 2 && d->peak_fp4_flops > 0) return d->peak_fp4_flops;
+  if ((prec || act_bytes == 1.0) && d->peak_fp8_flops > 0) return d->peak_fp8_flops;
   if (act_bytes == 4.0 && d->peak_tf32_flops > 0) return d->peak_tf32_flops;
   return d->peak_flops;
 }
@@ -346,7 +355,7 @@ static double tensor_rate(const WeftDevice *d, double act_bytes, int fp8) {
 typedef struct {
   const WeftDevice *d;
   double hbm;                 /* achieved HBM bytes/s */
-  double tensor[2], fused[2]; /* tensor-core peak; fused attention's achieved rate, [FP8] */
+  double tensor[3], fused[3]; /* tensor-core peak; fused attention's achieved rate, [FP8, FP4] */
   double vector;
   const WeftMeasured *meas;   /* the device's measured tables (NULL: none) */
   int bf16;                   /* activations of 2 bytes: the tables' BF16 apply */
@@ -359,7 +368,7 @@ static void rates(const WeftDevice *d, double act_bytes, Rates *r) {
   r->hbm = d->hbm_bytes_per_s * d->hbm_efficiency;
   /* fused attention has its own measured rate (a device without one: its GEMMs') */
   double eff = d->attention_efficiency > 0 ? d->attention_efficiency : d->gemm_efficiency;
-  for (int f8 = 0; f8 < 2; f8++) {
+  for (int f8 = 0; f8 < 3; f8++) {
     r->tensor[f8] = tensor_rate(d, act_bytes, f8);
     r->fused[f8] = r->tensor[f8] * eff;
   }
@@ -413,9 +422,10 @@ static double op_ns(const Rates *r, const OcOp *op) {
   double mem_ns = op->bytes / r->hbm * 1e9;
   double cmp_ns;
   if (op->kind == OC_GEMM) { /* tiles in waves over the SMs (gemm_eff.c) */
-    cmp_ns = weft_gemm_ns(r->d, r->tensor[op->fp8 != 0], op->batch, op->m, op->n, op->k);
+    cmp_ns = weft_gemm_ns(r->d, r->tensor[op->fp8 == 2 ? 2 : op->fp8 != 0], op->batch, op->m,
+                          op->n, op->k);
   } else if (op->kind == OC_FUSED) {
-    cmp_ns = op->flops / r->fused[op->fp8 != 0] * 1e9;
+    cmp_ns = op->flops / r->fused[op->fp8 == 2 ? 2 : op->fp8 != 0] * 1e9;
   } else {
     cmp_ns = op->flops / r->vector * 1e9;
   }

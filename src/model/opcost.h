@@ -20,7 +20,7 @@ typedef struct {
   OcKind kind;
   double batch, m, n, k;
   double flops, bytes;
-  int fp8;    /* a GEMM at the device's FP8 rate (when it has one) */
+  int fp8;    /* a GEMM at the device's FP8 rate (1, when it has one) or FP4 rate (2) */
   int once;   /* once per iteration, not per micro-batch (FP8 weight casts) */
   /* For the device's measured tables (measured.h): a vector kernel's
    * WeftMeasuredMem and the elements it is looked up at; a fused attention
@@ -70,6 +70,14 @@ typedef struct {
  * (1 x 128 tiles), per 128 x 128 block of a weight. */
 #define OC_BLOCK_1D 128.0
 #define OC_BLOCK_2D (128.0 * 128.0)
+/* NVFP4 (NVIDIA, "Pretraining Large Language Models with NVFP4", 2025):
+ * 4-bit E2M1 elements, a 1-byte E4M3 scale per 16 elements of an activation
+ * or gradient (1 x 16) and per 16 x 16 block of a weight; a 16 x 16 random
+ * Hadamard transform on the weight-gradient GEMM's operands (16
+ * multiply-adds an element of those copies). */
+#define OC_NV_BLOCK 16.0
+#define OC_NV_BLOCK_2D (16.0 * 16.0)
+#define OC_RHT_FLOPS 32.0
 /* The key/query block of a flash kernel (FlashAttention-2's 128 x 128 tiles):
  * a causal mask skips the blocks wholly above the diagonal. */
 #define OC_FLASH_BLOCK 128.0
@@ -108,10 +116,11 @@ double weft_opcost_launch_ns(double op_ns, int graphs);
  * two FP8 copies, row- and column-wise (Hopper's FP8 GEMMs take only
  * K-major operands: the weight-gradient GEMM needs the transposes); MXFP8
  * adds a scale byte per OC_MX_BLOCK elements to each copy, blockwise 4
- * bytes per OC_BLOCK_1D (OC_BLOCK_2D for a weight); delayed scaling
+ * bytes per OC_BLOCK_1D (OC_BLOCK_2D for a weight), NVFP4 two half-byte
+ * copies and a scale byte per OC_NV_BLOCK (OC_NV_BLOCK_2D); delayed scaling
  * the tensor's amax history (read and rolled, fp32) and its scale (read,
- * written) and inverse scale (written). Current scaling's amax pass is a
- * kernel of its own (e x src_bytes read). 0 when mode is off. */
+ * written) and inverse scale (written). Current scaling's and NVFP4's
+ * (per-tensor) amax pass is a kernel of its own (e x src_bytes read). 0 when mode is off. */
 double weft_opcost_fp8_cast_bytes(int mode, double e, double src_bytes, int weight);
 /* Sum of the block's per-micro-batch kernel times, launches included, per
  * phase into ns[WEFT_NPHASES]. */

@@ -174,7 +174,7 @@ static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char
   if ((rc = weft_zoo_text(v, "title", file, d->title, sizeof d->title, err)) ||
       (rc = weft_zoo_text(v, "source", file, d->source, sizeof d->source, err)))
     return rc;
-  double fp4 = 0;  /* reported only: the compute model has no FP4 GEMMs yet */
+  double fp4 = 0;  /* the NVFP4 recipe's GEMM rate (--fp8 nvfp4) */
   if ((rc = opt_double(v, "fp4_tflops", file, WEFT_RANGE_ZOO_FIGURE, &fp4, err)) ||
       (rc = opt_double(v, "power_w", file, WEFT_RANGE_ZOO_FIGURE, &d->power_w, err)))
     return rc;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/opcost.h"
+#include "model/par_check.h"
 #include "../test.h"
 
 #define EXACT 1e-12
@@ -232,10 +233,53 @@ static void weights_once(void) {
   weft_workload_free(wl);
 }
 
-static void names(void) {
-  static const char *const n[5] = {"off", "delayed", "current", "mxfp8", "blockwise"};
+/* NVFP4 (NVIDIA's NVFP4 pretraining recipe): a cast writes two copies of
+ * half a byte an element and an E4M3 scale byte per 16 (per 16 x 16 of a
+ * weight) after a per-tensor amax pass; the activations' and gradients'
+ * casts add the 16 x 16 Hadamard transform (32 FLOPs an element). The
+ * GEMMs read those inputs and run at the FP4 rate. */
+static void nvfp4(void) {
+  /* 1000 bf16 elements: 2000 read + 2 x (500 + 62.5); a weight of 256: 512 + 2 x (128 + 1) */
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_NVFP4, 1000, 2, 0), 3125, EXACT);
+  CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_NVFP4, 256, 2, 1), 770, EXACT);
+  OcLayer l = tiny(WEFT_FP8_NVFP4);
+  OcOp ops[OC_MAX_OPS];
+  int n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  CHECK_EQ_INT(count(ops, n, "fp8_amax"), 6); /* fc1 (gate and up as one) and fc2: 3 each */
+  const OcOp *c = nth(ops, n, "fp8_cast_input", 0), *w = nth(ops, n, "fp8_cast_weight", 0);
+  const OcOp *g = nth(ops, n, "fc1", 0);
+  CHECK(c && w && g);
+  if (!c || !w || !g) return;
+  CHECK_NEAR(c->bytes, 32 * 2 + 2 * (16 + 2), EXACT); /* the gate's input, 4 x 8 */
+  CHECK_NEAR(c->flops, 32 * (1 + 32), EXACT);
+  CHECK_NEAR(w->flops, 512, EXACT); /* no transform of the weight */
+  /* fc1 forward (4 x 8)(8 x 64): X 32 x 9/16, W 512 x (1/2 + 1/256), C 256 x 2 */
+  CHECK_EQ_INT(g->fp8, 2);
+  CHECK_NEAR(g->bytes, 18 + 258 + 512, EXACT);
+  WeftDevice b, h;
   WeftError e;
-  for (int i = 0; i < 5; i++) {
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "b200", &b, &e), WEFT_OK);
+  /* one tile of 256 x 128, one wave of 148 SMs: 148 x 2 x 256 x 128 x 8
+   * FLOPs at 9000 TFLOP/s (B200's dense FP4) x 0.776 */
+  CHECK_NEAR(weft_opcost_op_ns(&b, g, 2) / (148 * 2 * 256 * 128 * 8.0 / (9000e12 * 0.776) * 1e9),
+             1, 1e-12);
+  OcOp g8 = *g;
+  g8.fp8 = 1; /* the same GEMM in FP8: 4500 TFLOP/s */
+  CHECK_NEAR(weft_opcost_op_ns(&b, &g8, 2) / weft_opcost_op_ns(&b, g, 2), 2, 1e-12);
+  /* refused on a device without an FP4 rate */
+  WeftParallel p;
+  memset(&p, 0, sizeof p);
+  p.fp8 = WEFT_FP8_NVFP4;
+  CHECK_EQ_INT(weft_par_device_check(&p, &b, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "h100", &h, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_par_device_check(&p, &h, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "no FP4 rate") != NULL);
+}
+
+static void names(void) {
+  static const char *const n[6] = {"off", "delayed", "current", "mxfp8", "blockwise", "nvfp4"};
+  WeftError e;
+  for (int i = 0; i < 6; i++) {
     int mode = -1;
     CHECK_EQ_INT(weft_fp8_parse(n[i], &mode, &e), WEFT_OK);
     CHECK_EQ_INT(mode, i);
@@ -252,5 +296,6 @@ const TestCase suite_fp8[] = {{"fp8/cast_bytes", cast_bytes},
                               {"fp8/which_gemms", which_gemms},
                               {"fp8/launch", launch},
                               {"fp8/weights_once", weights_once},
+                              {"fp8/nvfp4", nvfp4},
                               {"fp8/names", names},
                               {NULL, NULL}};

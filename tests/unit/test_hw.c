@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "../test.h"
+#include "model/gemm_eff.h"
+#include "model/opcost.h"
 #include "allreduce_fixture.h"
 #include "weft.h"
 
@@ -46,8 +48,11 @@ static void nvidia_blackwell(void) {
   CHECK_NEAR(b3.peak_fp8_flops, b.peak_fp8_flops, EXACT);
   CHECK_NEAR(b3.hbm_bytes, 270 * GIB, EXACT);
   CHECK_NEAR(b3.power_w, 1100, EXACT);
-  /* no per-operator figures: charged per FLOP */
-  CHECK_EQ_INT(b.sms + g.sms + b3.sms + g3.sms, 0);
+  /* per-operator figures: 74 of 80 SMs per die on B200 (Chips and Cheese),
+   * 160 on Blackwell Ultra (NVIDIA) */
+  CHECK_EQ_INT(b.sms, 2 * 74);
+  CHECK_EQ_INT(g.sms, b.sms);
+  CHECK_EQ_INT(b3.sms + g3.sms, 2 * 160);
 }
 
 /* MI325X is the MI300X's die with HBM3e; MI355X's FP8 is its CUs x FP8
@@ -57,7 +62,7 @@ static void amd_instinct(void) {
   CHECK_NEAR(m.peak_flops, m3.peak_flops, EXACT);
   CHECK_NEAR(m.peak_fp8_flops, m3.peak_fp8_flops, EXACT);
   CHECK_EQ_INT(m.sms, m3.sms);
-  CHECK_NEAR(m.gemm_efficiency, m3.gemm_efficiency, EXACT);  /* assumed: same die */
+  CHECK_NEAR(m.hbm_efficiency, m3.hbm_efficiency, EXACT);  /* assumed: same die */
   CHECK_NEAR(m.hbm_bytes, 256 * GIB, EXACT);
   CHECK_NEAR(m.hbm_bytes_per_s, 6e12, EXACT);
   CHECK_NEAR(m.power_w, 1000, EXACT);
@@ -66,7 +71,7 @@ static void amd_instinct(void) {
   CHECK_NEAR(x.peak_fp4_flops, x.peak_fp8_flops * 2, ROUND);
   CHECK_NEAR(x.hbm_bytes, 288 * GIB, EXACT);
   CHECK_NEAR(x.power_w, 1400, EXACT);
-  CHECK_EQ_INT(x.sms, 0);
+  CHECK_EQ_INT(x.sms, 8 * 32);
 }
 
 /* Google lists v5p's and v6e's FP8 at their BF16 rate, TPU7x's at twice
@@ -85,6 +90,59 @@ static void tpu_trainium(void) {
   CHECK_NEAR(t.hbm_bytes, 96 * GIB, EXACT);
   CHECK_NEAR(p.power_w + e6.power_w + i.power_w + t.power_w, 0, 0);
   CHECK_NEAR(p.peak_fp4_flops + i.peak_fp4_flops + t.peak_fp4_flops, 0, 0);
+}
+
+/* The per-operator keys of the 2025-2026 GPUs, each through a figure worked
+ * out by hand (docs/zoo.md, "Per-operator compute"):
+ * - gemm_efficiency x peak is the measured MAMF (stas00/ml-engineering):
+ *   B200 1745.0, GB200 1822.0, B300 1769.0, MI355X 1565.0 TFLOP/s (BF16);
+ *   GB300 takes the GB200's fraction, MI325X the MI300X's (assumed);
+ * - vector_tflops: SMs x 128 FP32 lanes x 2 x 1.98 GHz on B200; CUs x 256
+ *   FLOP/clock x 2.4 GHz on MI355X;
+ * - sms and tile through a GEMM's waves: Llama 3 8B's gate GEMM of one
+ *   micro-batch, (2 x 8192 tokens x 4096)(4096 x 14336), in FP8: 64 x 112 =
+ *   7168 tiles of 256 x 128; B200/GB200 ceil(7168 / 148) = 49 waves, B300
+ *   ceil(7168 / 160) = 45, MI355X 7168 / 256 = 28, each wave sms x 2 x 256
+ *   x 128 x 4096 FLOPs at fp8 x gemm_efficiency;
+ * - hbm_efficiency through a residual add of 16384 x 4096 bf16 (two read,
+ *   one written: 402653184 bytes) at hbm_gbps x hbm_efficiency;
+ * - attention_efficiency through a fused attention kernel of 1e12 FLOPs at
+ *   peak x 0.52 (assumed, the H100's) on B200; MI355X has none: its GEMMs'. */
+static void blackwell_mi355x_per_operator(void) {
+  WeftDevice b = dev("b200"), g = dev("gb200"), b3 = dev("b300"), g3 = dev("gb300");
+  WeftDevice x = dev("mi355x"), m = dev("mi325x"), m3 = dev("mi300x");
+  const double mamf = 1e-3; /* written to 3 decimals: 0.0005 / 0.622 at most */
+  CHECK_NEAR(b.gemm_efficiency * b.peak_flops / 1745.0e12, 1, mamf);
+  CHECK_NEAR(g.gemm_efficiency * g.peak_flops / 1822.0e12, 1, mamf);
+  CHECK_NEAR(b3.gemm_efficiency * b3.peak_flops / 1769.0e12, 1, mamf);
+  CHECK_NEAR(x.gemm_efficiency * x.peak_flops / 1565.0e12, 1, mamf);
+  CHECK_NEAR(m.gemm_efficiency, m3.gemm_efficiency, EXACT); /* assumed: the MI300X's */
+  CHECK_NEAR(g3.gemm_efficiency, g.gemm_efficiency, EXACT);
+  CHECK_NEAR(b.peak_vector_flops / (148 * 128 * 2 * 1.98e9), 1, 1e-3);
+  CHECK_NEAR(x.peak_vector_flops / (256 * 256 * 2.4e9), 1, 1e-3);
+  double k = 4096, wave = 2 * 256 * 128 * k;
+  struct {
+    const WeftDevice *d;
+    double waves, sms, fp8_tflops, eff, ns;
+  } gm[] = {
+      {&b, 49, 148, 4500, 0.776, 557472.4876609392}, {&g, 49, 148, 5000, 0.729, 534072.4079319616},
+      {&b3, 45, 160, 4500, 0.786, 546433.4982188295}, {&x, 28, 256, 5033.2, 0.622, 614615.2085866886},
+  };
+  for (size_t i = 0; i < sizeof gm / sizeof gm[0]; i++) {
+    double hand = gm[i].waves * gm[i].sms * wave / (gm[i].fp8_tflops * 1e12 * gm[i].eff) * 1e9;
+    CHECK_NEAR(hand / gm[i].ns, 1, 1e-12);
+    double t = weft_gemm_ns(gm[i].d, gm[i].d->peak_fp8_flops, 1, 16384, 14336, k);
+    CHECK_NEAR(t / hand, 1, 1e-9);
+  }
+  OcOp add = {"residual_add", WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, 16384 * 4096.0,
+              3 * 16384 * 4096 * 2.0, 0, 0, 0, 0, 0};
+  CHECK_NEAR(weft_opcost_op_ns(&b, &add, 2) / 58102.912554112554, 1, 1e-9);  /* 7700 x 0.9 */
+  CHECK_NEAR(weft_opcost_op_ns(&x, &add, 2) / 62137.83703703703, 1, 1e-9);   /* 8000 x 0.81 */
+  OcOp fa = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, 0, 0, 0, 0, 1e12, 1e6, 0, 0, 0, 0, 0};
+  CHECK_NEAR(weft_opcost_op_ns(&b, &fa, 2) / (1e12 / (2250e12 * 0.52) * 1e9), 1, 1e-9);
+  CHECK_NEAR(weft_opcost_op_ns(&x, &fa, 2) / (1e12 / (2516.6e12 * 0.622) * 1e9), 1, 1e-9);
+  /* TPUs and Trainium: no SMs to wave over, charged per FLOP */
+  CHECK_EQ_INT(dev("tpu-v5p").sms + dev("tpu-v6e").sms + dev("tpu7x").sms + dev("trn2").sms, 0);
 }
 
 /* ------------------------------------------------------------------ clusters */
@@ -354,6 +412,7 @@ const TestCase suite_hw[] = {
     {"hw/nvidia_blackwell", nvidia_blackwell},
     {"hw/amd_instinct", amd_instinct},
     {"hw/tpu_trainium", tpu_trainium},
+    {"hw/per_operator_by_hand", blackwell_mi355x_per_operator},
     {"hw/nvl72_allreduce", nvl72_allreduce},
     {"hw/nvl72_time_by_hand", nvl72_time_by_hand},
     {"hw/gb300_time_by_hand", gb300_time_by_hand},

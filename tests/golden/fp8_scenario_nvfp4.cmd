@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/scenario_fp8_nvfp4.yml
