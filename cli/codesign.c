@@ -425,7 +425,7 @@ static void trace_name(const char *path, char *name, size_t size) {
 
 /* The trace read on every network: those it cannot be laid on are left out
  * (said on stderr); none left is bad input, with the first one's reason. */
-static int read_trace(const char *trace, State *st, size_t *nnets) {
+static int read_trace(const char *trace, State *st, size_t *nnets, char *desc, size_t size) {
   int n = (int)*nnets, dropped = 0;
   WeftError why, err;
   int rc = weft_codesign_trace_read(trace, st->nets, &n, &st->traces, &st->comms, &dropped,
@@ -446,6 +446,10 @@ static int read_trace(const char *trace, State *st, size_t *nnets) {
              why.file[0] ? ": " : "", why.msg);
     st->ntraces = n;
     return EXIT_USAGE;
+  }
+  if (dropped > 0) { /* "3 shapes of ...; the trace fits 2" */
+    size_t len = strlen(desc);
+    snprintf(desc + len, size - len, "; the trace fits %d", n);
   }
   if (dropped > 0)
     fprintf(stderr, "weft: codesign: --workload %s fits %d of the %zu networks; left out %d, "
@@ -586,7 +590,7 @@ int cmd_codesign(int argc, char **argv) {
                                     &st.parts, networks, sizeof networks)
            : cs_networks_from_blocks(&ba, zoo, &pa, npus, &cost, &st.nets, &nnets, &st.parts,
                                      &st.rep, networks, sizeof networks);
-  if (!rc && trace) rc = read_trace(trace, &st, &nnets);
+  if (!rc && trace) rc = read_trace(trace, &st, &nnets, networks, sizeof networks);
   if (!rc) {  /* the device as every command takes it: --device, the clusters' GPU, a100 */
     const char *dev = weft_job_device(st.nets, (int)nnets, a.val[O_DEVICE], &err);
     int drc = dev ? weft_zoo_device(zoo, dev, &device, &err) : WEFT_EINPUT;

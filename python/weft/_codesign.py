@@ -324,6 +324,8 @@ def _shape(net):
 
 
 def _order(spec, par):
+    if spec.workloads:  # the trace's own parallelization
+        return "trace"
     nm = ("TP", "PP", "DP")
     s = "-".join(nm[par.order[k]] if 0 <= par.order[k] <= 2 else "?" for k in range(3))
     if spec.nzero > 0:
