@@ -61,6 +61,9 @@ def test_codesign_workload_trace(tmp_path):
                     sorted(b["top"], key=lambda p: p["net"])):
         assert (x["shape"], x["time_ns"], x["cost_usd"]) == (y["shape"], y["time_ns"],
                                                              y["cost_usd"])
+    same(a, cli("codesign", "--workload", str(tmp_path / "tr"), "--network", nets[0],
+                "--network", nets[1], "--network", nets[2], "--cost-model", COST,
+                "--constraint", "sum = 400"))
     with pytest.raises(weft.WeftError, match="tp goes with model"):
         weft.codesign(workload=str(tmp_path / "tr"), tp=2, **common)
     with pytest.raises(weft.WeftError, match="give one"):

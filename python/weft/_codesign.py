@@ -506,7 +506,7 @@ def _trace_read(trace, nets, nnets, parts):
                    "the networks it fits (the first left out: %s%s%s)" % (
                        trace, n.value, nnets, text(why.file), ": " if text(why.file) else "",
                        text(why.msg)), "workload")
-    return arr, n.value, wls, comms, n.value
+    return arr, n.value, wls, comms, dropped.value
 
 
 def codesign(model=None, **kw):
@@ -588,7 +588,10 @@ def codesign(model=None, **kw):
             nets, nnets, owner, desc, bounds, parts = _nets_from_blocks(kw, npus, cost, src,
                                                                         zoo)
         if trace is not None:  # the trace on every network; those it does not fit left out
-            nets, nnets, wls, comms, nwl = _trace_read(trace, nets, nnets, parts)
+            nets, nnets, wls, comms, dropped = _trace_read(trace, nets, nnets, parts)
+            nwl = nnets
+            if dropped:  # "3 shapes of ...; the trace fits 2", as the CLI
+                desc += "; the trace fits %d" % nnets
         # the device as every command takes it: device=, the clusters' GPU, a100
         net_ptr = ctypes.cast(nets, ctypes.POINTER(_lib.WeftNetwork))
         given = kw.get("device")
