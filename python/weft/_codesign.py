@@ -529,7 +529,7 @@ def codesign(model=None, **kw):
             raise fail("model and workload: give one (a trace is the model's work already)",
                        "model")
         for k in MODEL_ONLY:
-            if _inputs.given(kw, k) or (kw.get(k) not in (None, False)):
+            if _inputs.given(kw, k):
                 raise fail("%s goes with model, not workload: the trace fixes the "
                            "parallelization and the per-rank work (only the network and "
                            "bandwidth are searched)" % k, k)
@@ -559,15 +559,14 @@ def codesign(model=None, **kw):
     texts = constraints(kw.get("constraint"))
     m, d, cost, err, src = (_libx.WeftModel(), _libx.WeftDevice(), _lib.WeftCostModel(),
                             new_error(), Sources())
-    names = items("model", kw["model"]) if trace is None else ["-"]
-    if trace is not None:
-        names = []
-        models = (_libx.WeftModel * 1)()
+    if trace is not None:  # the job named after the trace set; no model read
+        names, models = [], (_libx.WeftModel * 1)()
         models[0].name = _trace_name(str(trace)).encode()[:_lib.NAME_LEN - 1]
-    if names and not names or any(not isinstance(x, (str, os.PathLike)) or not str(x) for x in names):
-        raise fail("model=%r: expected a model name (or file) or a list of them" %
-                   (kw["model"],), "model")
-    if names:
+    else:
+        names = items("model", kw["model"])
+        if not names or any(not isinstance(x, (str, os.PathLike)) or not str(x) for x in names):
+            raise fail("model=%r: expected a model name (or file) or a list of them" %
+                       (kw["model"],), "model")
         models = (_libx.WeftModel * len(names))()
     for k, x in enumerate(names):
         check_rc(lib.weft_zoo_model(c_path("zoo", zoo), c_path("model", str(x)), byref(models[k]),
