@@ -70,8 +70,6 @@ static const WeftModel *model_of(const WeftCodesignSpec *spec, const WeftDesignP
   return spec->nmodels > 0 ? &spec->models[pt->model] : spec->model;
 }
 
-static int knobs(const WeftCodesignSpec *spec);
-
 static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
   if (spec && spec->nmodels < 0)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "models", "negative model count");
@@ -79,7 +77,8 @@ static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "models", "%d models but no array",
                           spec->nmodels);
   if (spec && spec->workloads && (!spec->comms || spec->nmodels > 1 || spec->ntp || spec->npp ||
-                                  spec->nmb || spec->all_orders || knobs(spec) > 1))
+                                  spec->nmb || spec->all_orders || spec->nzero || spec->nsp ||
+                                  spec->nrc || spec->nvp || spec->ncp || spec->nep))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "workloads",
                           "codesign spec: a fixed workload per network (a trace) takes no "
                           "comms-less networks, models, degree or knob lists, nor all orders");
