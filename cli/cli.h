@@ -40,6 +40,8 @@ void zoo_cluster_json(FILE *out, const WeftCluster *c, int kind);
 /* Show the device or cluster called name: *shown 1 when one is, 0 when name
  * is neither; returns 0 or the library's code with err set. */
 int zoo_show_hw(const char *zoo, const char *name, int json, int *shown, WeftError *err);
+/* NAME names nothing of the zoo: the error, with the closest name. */
+void zoo_unknown(const char *zoo, const char *name);
 
 /* Output files (files.c), over weft_out_* (include/weft.h): a regular file
  * through a temporary renamed into place, anything else (/dev/null, a FIFO)

@@ -1,11 +1,22 @@
 /* codesign_text.c — `weft codesign`'s words for a point, shared by every
- * writer (codesign_report.c, codesign_pernet.c): its shape ("SW64/72xSW256",
+ * writer (codesign_report.c, codesign_pernet.c): its shape ("SW64/72xSW256[rail-opt]",
  * after the model's name when several), the order and searched knobs
  * ("TP-DP-PP z1 ep8"), the models' names. */
 #include <stdio.h>
 #include <string.h>
 
 #include "codesign.h"
+
+/* A dim's fabric shape and planes when not the default (docs/search.md):
+ * "[torus]", "[rail-opt]", "[rail-only]", "[2pl]", "[rail-opt+2pl]". */
+static int shape_tag(const WeftNetwork *net, int d, char *buf, size_t size) {
+  static const char *const tag[] = {"", "rail-opt", "rail-only", "torus"};
+  int f = net->fabric[d], p = net->planes[d];
+  const char *ft = f > 0 && f < 4 ? tag[f] : "";
+  if (!ft[0] && p <= 1) return 0;
+  if (p <= 1) return snprintf(buf, size, "[%s]", ft);
+  return snprintf(buf, size, "[%s%s%dpl]", ft, ft[0] ? "+" : "", p);
+}
 
 void cs_shape(const WeftNetwork *net, char *buf, size_t size) {
   static const char *const abbr[] = {"R", "FC", "SW"};
@@ -20,6 +31,8 @@ void cs_shape(const WeftNetwork *net, char *buf, size_t size) {
                     net->npus[d] + net->spares[d]);
     if (w >= 0 && net->part[d][0] && k + (size_t)w < size)  /* a bound part: "SW8:nvlink4" */
       w += snprintf(buf + k + (size_t)w, size - k - (size_t)w, ":%s", net->part[d]);
+    if (w >= 0 && k + (size_t)w < size)  /* its shape: "R8:ici-v5p[torus]" */
+      w += shape_tag(net, d, buf + k + (size_t)w, size - k - (size_t)w);
     if (w < 0) break;
     k += (size_t)w;
   }

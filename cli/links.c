@@ -18,7 +18,7 @@ int cli_numbers(const char *flag, const char *v, double *out) {
       return -1;
     }
     if (weft_number_parse(p, l, &out[n], &why)) {
-      cli_fail("%s '%s': entry %d (B%d) is %s: '%.*s'", flag, v, n + 1, n + 1, why, (int)l, p);
+      cli_fail("%s '%s': entry %d (dim %d) is %s: '%.*s'", flag, v, n + 1, n + 1, why, (int)l, p);
       return -1;
     }
     if (!c) return n + 1;

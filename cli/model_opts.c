@@ -33,6 +33,8 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_OGR] = {"--overlap-grad-reduce", "on|off", CLI_OGR_HELP},
     [CLI_MO_OPG] = {"--overlap-param-gather", "on|off", CLI_OPG_HELP},
     [CLI_MO_BUCKET] = {"--ddp-bucket-size", "N", CLI_BUCKET_HELP},
+    [CLI_MO_TPO] = {"--tp-comm-overlap", "on|off", CLI_TPO_HELP},
+    [CLI_MO_P2P] = {"--overlap-p2p-communication", "on|off", CLI_P2P_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
@@ -116,6 +118,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (cli_opt_overlap(val[CLI_MO_OGR], val[CLI_MO_OPG], val[CLI_MO_BUCKET], p)) return -1;
   p->pp_account_embedding = val[CLI_MO_PPEMB] != NULL;
   p->pp_account_loss = val[CLI_MO_PPLOSS] != NULL;
+  if (cli_opt_comm_overlap(val[CLI_MO_TPO], val[CLI_MO_P2P], p)) return -1;
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
@@ -222,6 +225,13 @@ int cli_opt_overlap(const char *ogr, const char *opg, const char *bucket, WeftPa
   }
   if (bucket) p->ddp_bucket_params = x;
   return 0;
+}
+
+int cli_opt_comm_overlap(const char *tpo, const char *p2p, WeftParallel *p) {
+  return on_off("--tp-comm-overlap", tpo, &p->tp_comm_overlap) ||
+                 on_off("--overlap-p2p-communication", p2p, &p->overlap_p2p)
+             ? -1
+             : 0;
 }
 
 int cli_opt_efficiency(const char *v, double *out) {

@@ -378,7 +378,8 @@ int cmd_zoo(int argc, char **argv) {
     if (rc == WEFT_ENOMEM && !err.code) cli_fail("out of memory");
     else if (rc) cli_error(&err);
     if (rc || shown) return !rc ? EXIT_OK : rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
-    weft_error_clear(&err);
+    zoo_unknown(zoo, name);
+    return EXIT_USAGE;
   }
   WeftModel *m = malloc(sizeof *m);
   if (!m) {

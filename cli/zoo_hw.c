@@ -3,9 +3,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "opts.h"
 
 #define GIB 1073741824.0
 
@@ -65,6 +67,95 @@ void zoo_cluster_json(FILE *out, const WeftCluster *c, int kind) {
 
 /* ------------------------------------------------------------------ device */
 
+static const char *const MEASURED_NAME[WEFT_MEASURED_FILES] = {"gemm", "attention", "memory",
+                                                               "launch", "sustained"};
+static const char *const FIT_TYPE[3] = {"bf16", "fp8", "fp8_fast"};
+
+/* "measured": {"prefix": ..., "gemm": {"file", "rows", "date"}, ...,
+ * "gemm_fit": {"bf16": [eff_max, k0, t0_ns], ...}, "launch_us": [eager, graph]}. */
+static void measured_json(FILE *out, const WeftDevice *d) {
+  WeftMeasuredInfo mi;
+  WeftError e;
+  if (!d->measured[0] || weft_measured_info(d, &mi, &e)) return;
+  fputs(",\n  \"measured\": {\"prefix\": ", out);
+  cli_json_str(out, d->measured);
+  for (int i = 0; i < WEFT_MEASURED_FILES; i++) {
+    if (!mi.file[i][0]) continue;
+    fprintf(out, ", \"%s\": {\"file\": ", MEASURED_NAME[i]);
+    cli_json_str(out, mi.file[i]);
+    fprintf(out, ", \"rows\": %d, \"date\": ", mi.rows[i]);
+    cli_json_str(out, mi.date[i]);
+    fputc('}', out);
+  }
+  fputs(", \"gemm_fit\": {", out);
+  for (int t = 0, n = 0; t < 3; t++) {
+    if (!(mi.gemm_fit[t][0] > 0)) continue;
+    fprintf(out, "%s\"%s\": [", n++ ? ", " : "", FIT_TYPE[t]);
+    for (int j = 0; j < 3; j++) {
+      if (j) fputs(", ", out);
+      zoo_json_num(out, mi.gemm_fit[t][j]);
+    }
+    fputc(']', out);
+  }
+  fputs("}, \"launch_us\": [", out);
+  for (int g = 0; g < 2; g++) {
+    if (g) fputs(", ", out);
+    if (mi.launch_us[g] >= 0) zoo_json_num(out, mi.launch_us[g]);
+    else fputs("null", out);
+  }
+  fputs("], \"sustained\": {", out);
+  for (int t = 0; t < 3; t++) {
+    fprintf(out, "%s\"%s\": ", t ? ", " : "", FIT_TYPE[t]);
+    zoo_json_num(out, mi.sustained[t]);
+  }
+  fputs("}}", out);
+}
+
+/* Which rates come from measurements and which from the datasheet. */
+static void measured_table(FILE *out, const WeftDevice *d) {
+  WeftMeasuredInfo mi;
+  WeftError e;
+  char msg[400];
+  if (!d->measured[0]) {
+    fprintf(out, "  %-16s- (none: GEMMs, attention and HBM at the efficiencies above)\n",
+            "measured");
+    return;
+  }
+  if (weft_measured_info(d, &mi, &e)) {
+    fprintf(out, "  %-16s- (unreadable: %s)\n", "measured", weft_error_format(&e, msg, sizeof msg));
+    return;
+  }
+  fprintf(out, "  %-16s%s_*.csv (scripts/measure/measure.py)\n", "measured", d->measured);
+  for (int i = 0; i < WEFT_MEASURED_FILES; i++) {
+    if (!mi.file[i][0]) {
+      fprintf(out, "    %-14s- (no file: %s)\n", MEASURED_NAME[i],
+              i == 0   ? "GEMMs by the datasheet model"
+              : i == 1 ? "attention_efficiency"
+              : i == 2 ? "hbm_efficiency"
+              : i == 3 ? "not charged"
+                       : "tensor-core kernels at their burst rates");
+      continue;
+    }
+    fprintf(out, "    %-14s%d rows, %s\n", MEASURED_NAME[i], mi.rows[i],
+            mi.date[i][0] ? mi.date[i] : "undated");
+  }
+  for (int t = 0; t < 3; t++)
+    if (mi.gemm_fit[t][0] > 0)
+      fprintf(out, "    %-14s%s: gemm_eff_max %.4g, gemm_k0 %.4g K steps, gemm_t0 %.4g us\n",
+              t ? "" : "gemm fit", FIT_TYPE[t], mi.gemm_fit[t][0], mi.gemm_fit[t][1],
+              mi.gemm_fit[t][2] / 1e3);
+  if (mi.file[4][0])
+    fprintf(out, "    %-14sbf16 x%.4g, fp8 x%.4g, fp8_fast x%.4g of the burst rate (GEMMs, attention)\n",
+            "sustained", mi.sustained[0], mi.sustained[1], mi.sustained[2]);
+  if (mi.launch_us[0] >= 0 || mi.launch_us[1] >= 0)
+    fprintf(out, "    %-14seager %g us, CUDA graph %g us per kernel\n", "launch", mi.launch_us[0],
+            mi.launch_us[1]);
+  fprintf(out, "    %-14s%s; datasheet: TF32/FP32 GEMMs, vector FLOP/s%s\n", "rates",
+          mi.file[0][0] ? "measured: BF16/FP8 GEMMs (by shape), attention, memory-bound kernels"
+                        : "measured: attention, memory-bound kernels",
+          mi.file[2][0] ? "" : ", HBM");
+}
+
 /* ,\n  "key": v — only when v > 0 (a figure the file gives). */
 static void json_opt(FILE *out, const char *key, double v) {
   if (v <= 0) return;
@@ -101,6 +192,7 @@ static void device_json(FILE *out, const WeftDevice *d) {
       zoo_json_num(out, d->gemm_t0_ns);
     }
   }
+  measured_json(out, d);
   fputs("\n}\n", out);
 }
 
@@ -132,6 +224,7 @@ static void device_table(FILE *out, const WeftDevice *d) {
   if (d->gemm_eff_max > 0)
     fprintf(out, "  %-16sgemm_eff_max %g, gemm_k0 %g K steps, gemm_t0 %g us\n", "gemm_shape",
             d->gemm_eff_max, d->gemm_k0, d->gemm_t0_ns / 1e3);
+  measured_table(out, d);
 }
 
 /* ------------------------------------------------------------------ cluster */
@@ -193,4 +286,52 @@ int zoo_show_hw(const char *zoo, const char *name, int json, int *shown, WeftErr
   free(devs);
   free(cs);
   return rc;
+}
+
+/* NAME is no model, device nor cluster of the zoo: say so, with the closest
+ * name of the three (a typo, or the right name in other case). */
+void zoo_unknown(const char *zoo, const char *name) {
+  WeftError err;
+  WeftDevice *devs = NULL;
+  WeftCluster *cs = NULL;
+  char(*models)[WEFT_NAME_LEN] = NULL;
+  const char **cands = NULL;
+  int nm = 0, nd = 0, nc = 0, n = 0;
+  if (weft_zoo_list(zoo, NULL, 0, &nm, &err) || nm <= 0 ||
+      !(models = malloc((size_t)nm * sizeof *models))) {
+    nm = 0;
+  } else {
+    int cap = nm;
+    if (weft_zoo_list(zoo, models, cap, &nm, &err)) nm = 0;
+    if (nm > cap) nm = cap;
+  }
+  if (weft_zoo_devices(zoo, NULL, 0, &nd, &err) || nd <= 0 ||
+      !(devs = malloc((size_t)nd * sizeof *devs))) {
+    nd = 0;
+  } else {
+    int cap = nd;
+    if (weft_zoo_devices(zoo, devs, cap, &nd, &err)) nd = 0;
+    if (nd > cap) nd = cap;
+  }
+  if (zoo_read_clusters(zoo, &cs, &nc, &err)) nc = 0;
+  cands = malloc((size_t)(nm + nd + nc + 1) * sizeof *cands);
+  const char *hint = NULL;
+  if (cands) {
+    for (int i = 0; i < nm; i++) cands[n++] = models[i];
+    for (int i = 0; i < nd; i++) cands[n++] = devs[i].name;
+    for (int i = 0; i < nc; i++) cands[n++] = cs[i].name;
+    for (int i = 0; i < n && !hint; i++)
+      if (!strcasecmp(cands[i], name)) hint = cands[i];
+    if (!hint) hint = cli_suggest(name, strlen(name), cands, n);
+  }
+  if (hint)
+    cli_fail("zoo: no model, device or cluster is called '%s': did you mean '%s'? (weft zoo "
+             "lists them)", name, hint);
+  else
+    cli_fail("zoo: no model, device or cluster is called '%s' (weft zoo lists them; a model "
+             "file is named by its path)", name);
+  free(cands);
+  free(models);
+  free(devs);
+  free(cs);
 }

@@ -22,7 +22,9 @@ as "not modelled" with the reason, never dropped.
   replica's batch that fits in memory; micro_batches()), interleaving, sequence parallelism, ZeRO stage, recompute,
   and what runs.yml records from each source: the attention kernel
   (`attention`), gradient precision (`grad_bytes`), FP8 GEMMs (precision
-  fp8), the group order and per-stage layers;
+  fp8), TP and pipeline communication overlap (`tp_comm_overlap`,
+  `overlap_p2p`; absent: weft's defaults, Megatron's: TP off, P2P on with
+  interleaving), the group order and per-stage layers;
 - batch: a global batch that is not a multiple of dp x micro-batch becomes
   the nearest multiple (ties: the smaller), and a published time derived
   from a FLOP rate is scaled to that batch (the same rate); listed among
@@ -150,6 +152,10 @@ def args_for(run, specs, tmp, assumed):
             a += [flag, str(int(par[k]))]
     if par.get("attention"):
         a += ["--attention", par["attention"]]
+    for k, flag in (("tp_comm_overlap", "--tp-comm-overlap"),
+                    ("overlap_p2p", "--overlap-p2p-communication")):
+        if k in par:  # as the source ran it; absent: weft's default (Megatron's)
+            a += [flag, "on" if par[k] else "off"]
     if precision(run) == "fp8":
         a += ["--fp8", fp8_recipe(run)]
     if par.get("order"):

@@ -254,6 +254,14 @@ typedef struct {
                     each pays the algorithm's latency (a generated entry covers every
                     micro-batch and merged layer); 0 reads as 1 (LIBRA's one per
                     entry); a weft extension written "ALLREDUCE*96" in workload text */
+  double overlap_ns;  /* forward and input-grad only: the collective runs concurrently
+                         with overlap_ns of this entry's compute (a GEMM it is chunked
+                         into: TP communication overlap, or the next micro-batch's
+                         compute for pipeline P2P overlap), so only max(0, its time -
+                         overlap_ns) is exposed; 0: it blocks (LIBRA). Ignored by the
+                         fwd-ig-overlap loop, which hides it whole. A weft extension
+                         written "ALLGATHER~5000" in workload text (docs/model.md,
+                         "Hidden collectives") */
 } WeftPhaseSpec;
 
 /* Calls an entry's collective stands for (WeftPhaseSpec.calls, 0 as 1). */

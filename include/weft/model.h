@@ -99,6 +99,11 @@ typedef struct {
   /* Reported, not yet charged by the compute model (docs/zoo.md, "Devices"). */
   double peak_fp4_flops;     /* dense FP4 (NVFP4/MXFP4) tensor FLOP/s (0: none or not given) */
   double power_w;            /* board/module TDP, watts (0: not published) */
+  /* Measured kernel tables (docs/zoo.md, "Measured tables"): the path
+   * prefix of PREFIX_{gemm,attention,memory,launch}.csv ("data/measured/h100"),
+   * "" none. weft_zoo_device sets it from the device's `measured:` key or
+   * finds ZOO/../measured/NAME_*.csv, and reads the tables. */
+  char measured[WEFT_PATH_LEN];
 } WeftDevice;
 
 /* Read one model file. */
@@ -111,6 +116,25 @@ int weft_zoo_device(const char *zoo_dir, const char *name, WeftDevice *dev, Weft
 /* Every device of zoo_dir/devices.yml in file order, at most max into devs
  * (NULL when max is 0); *count gets the total. */
 int weft_zoo_devices(const char *zoo_dir, WeftDevice *devs, int max, int *count, WeftError *err);
+
+/* What a device's measured tables hold (docs/zoo.md, "Measured tables"),
+ * for reports: per file (gemm, attention, memory, launch, sustained) the path read
+ * ("" when absent), the date its header gives and its rows; the GEMM shape
+ * model fitted to each type's rows (bf16, fp8, fp8 with fast accumulation:
+ * gemm_eff_max, gemm_k0, gemm_t0_ns; 0 without rows); the launch cost per
+ * kernel (eager, CUDA graph; < 0 not measured). */
+#define WEFT_MEASURED_FILES 5
+typedef struct {
+  char file[WEFT_MEASURED_FILES][WEFT_PATH_LEN];
+  char date[WEFT_MEASURED_FILES][64];
+  int rows[WEFT_MEASURED_FILES];
+  double gemm_fit[3][3];
+  double launch_us[2];
+  double sustained[3]; /* per type: sustained over burst rate of tensor-core kernels (1: none) */
+} WeftMeasuredInfo;
+/* info for d (all files "" when d has no tables); reads them if this
+ * process has not (errors as weft_zoo_device's). */
+int weft_measured_info(const WeftDevice *d, WeftMeasuredInfo *info, WeftError *err);
 /* Names of the zoo's models (sorted), at most max; *count gets the total. */
 int weft_zoo_list(const char *zoo_dir, char (*names)[WEFT_NAME_LEN], int max, int *count,
                   WeftError *err);
@@ -246,6 +270,17 @@ typedef struct {
    * WeftRecomputeModule bits; 0: the attention core alone. Only with
    * recompute selective. */
   int recompute_modules;
+  /* Communication hidden behind compute (docs/zoo.md, "TP communication
+   * overlap", "Pipeline P2P overlap"; WeftPhaseSpec.overlap_ns): */
+  int tp_comm_overlap;      /* 1: Megatron-Core's --tp-comm-overlap (Transformer Engine's
+                               userbuffers): the sequence-parallel all-gathers and
+                               reduce-scatters of attention and dense MLP layers under
+                               their GEMMs; needs sequence_parallel when tp > 1. 0
+                               (default, Megatron's): they block */
+  int overlap_p2p;          /* 1 (default): Megatron's --overlap-p2p-communication, with
+                               interleaving (virtual_stages > 1) only, as Megatron: each
+                               pipeline send-recv under the other micro-batches' compute,
+                               the first and the last exposed; 0: they block */
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

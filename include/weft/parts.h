@@ -101,10 +101,12 @@ const char *weft_parts_file(const WeftParts *p, int user);  /* the file read (""
  * or k < 2. */
 int weft_fat_tree(int n, int k, double oversub, int tier_switches[WEFT_MAX_TIERS]);
 /* A rail-optimized Fat-tree (docs/model.md "Fabric shapes"): `rails` rails
- * of n endpoints, each rail its own leaves (ceil(n / down) a rail), one tree
- * above them all: t = 1 when rails x n <= k, else the least t >= 2 with
- * leaves = rails x ceil(n / down) <= k (k/2)^(t-2); the tiers above the
- * leaves as weft_fat_tree's. Returns t, or 0 as weft_fat_tree. */
+ * of n endpoints, each rail its own leaves (ceil(n / down) a rail; when
+ * n < down, floor(down / n) whole rails share a leaf), one tree above them
+ * all: t = 1 when rails x n <= k, else the least t >= 2 with leaves =
+ * rails x ceil(n / down) (n < down: ceil(rails / floor(down / n))) <=
+ * k (k/2)^(t-2); the tiers above the leaves as weft_fat_tree's. Returns t,
+ * or 0 as weft_fat_tree. */
 int weft_rail_tree(int n, int rails, int k, double oversub, int tier_switches[WEFT_MAX_TIERS]);
 
 /* Dim d's figures from part `name` (errors name file, line and field: the

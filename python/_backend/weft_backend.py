@@ -3,8 +3,9 @@
 # from PyPI: no setuptools, no wheel, offline, with any python3 >= 3.8.
 # It writes the wheel itself (PEP 427): weft/*.py, the built libweft.so.0
 # ($WEFT_LIB, else ../build/libweft.so.0, built with make when missing and
-# the source tree is there) and the model zoo and parts catalog beside it
-# ($WEFT_ZOO, else ../data/zoo; the parts catalog is the zoo's ../parts),
+# the source tree is there) and the model zoo, parts catalog and measured
+# kernel tables beside it ($WEFT_ZOO, else ../data/zoo; the parts catalog is
+# the zoo's ../parts, the tables its ../measured),
 # so the installed package needs neither the source tree nor make install.
 # Without a library it installs the package alone, which then finds
 # libweft.so.0 through the system loader.
@@ -79,7 +80,8 @@ def _files():
     if lib:
         out.append((NAME + "/libweft.so.0", lib))
     zoo = os.environ.get("WEFT_ZOO") or os.path.join(REPO, "data", "zoo")
-    for sub, src in (("zoo", zoo), ("parts", os.path.join(zoo, "..", "parts"))):
+    for sub, src in (("zoo", zoo), ("parts", os.path.join(zoo, "..", "parts")),
+                     ("measured", os.path.join(zoo, "..", "measured"))):
         if not os.path.isdir(src):
             continue
         for root, dirs, files in os.walk(src):

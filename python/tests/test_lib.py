@@ -78,13 +78,16 @@ def test_pip_install_offline(tmp_path, how):
     assert p.returncode == 0, p.stdout.decode()[-2000:]
     gpt3 = os.path.join(ROOT, "data", "gpt3_4096npu_4d.yml")
     code = ("import json, weft; print(json.dumps([weft.optimize(%r), weft.zoo('gpt3-175b')"
-            "['params'], weft.__file__]))" % gpt3)
+            "['params'], weft.__file__, weft.zoo('h100').get('measured', {}).get('gemm', {})"
+            ".get('rows')]))" % gpt3)
     out = subprocess.run([str(tmp_path / "v" / "bin" / "python"), "-c", code], env=env,
                          cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert out.returncode == 0, out.stderr.decode()
     import json
-    opt, params, where = json.loads(out.stdout)
+    opt, params, where, gemm_rows = json.loads(out.stdout)
     assert where.startswith(str(tmp_path / "v"))
+    # the measured kernel tables travel with the zoo (the same H100 times)
+    assert gemm_rows == weft.zoo("h100")["measured"]["gemm"]["rows"] > 0
     assert opt == json.loads(json.dumps(weft.optimize(gpt3)))
     assert params == weft.zoo("gpt3-175b")["params"]
 

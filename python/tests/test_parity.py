@@ -1,11 +1,12 @@
 # test_parity.py — every function's dict against json.loads of the CLI's
 # --json for the same inputs: the package and the CLI stay in step.
 import os
+import subprocess
 
 import pytest
 
 import weft
-from helpers import G, GPT3, LIBRA, cli, same
+from helpers import CLI, G, GPT3, LIBRA, cli, same
 
 NOWALL = ("wall_time_ns",)  # the run's own wall clock
 
@@ -96,6 +97,32 @@ def test_zoo_every_device_and_cluster():
             same(one, cli("zoo", e["name"]))
     gb = weft.zoo("gb200-nvl72")
     assert [t["npus"] for t in gb["tiers"]] == [72, 0] and gb["device"] == "gb200"
+    assert gb["tiers"][1]["fabric"] == "rail-optimized"
+
+
+def test_zoo_unknown_name_suggests():
+    """A name that is no model, device nor cluster: the CLI's message and the
+    closest name of the three (goldens zoo_unknown_*), not a list of models."""
+    for name, near in (("gb200-nvl7", "gb200-nvl72"), ("GB200-NVL72", "gb200-nvl72"),
+                       ("tpu-v5p-pods", "tpu-v5p-pod"), ("gpt4", None)):
+        p = subprocess.run([CLI, "zoo", name], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert p.returncode == 2
+        with pytest.raises(weft.WeftError) as e:
+            weft.zoo(name)
+        assert p.stderr.decode() == "weft: %s\n" % e.value.message, (p.stderr, e.value.message)
+        assert ("did you mean '%s'?" % near in e.value.message) if near else "did you" not in \
+            e.value.message
+
+
+def test_zoo_device_with_measured_tables():
+    mz = "tests/fixtures/mzoo"
+    one = weft.zoo("fix", zoo=mz)
+    assert one["measured"]["gemm"]["rows"] == 28 and one["measured"]["launch_us"] == [4.5, 1.2]
+    same(one, cli("zoo", "--zoo", mz, "fix"))
+    assert "measured" not in weft.zoo("off", zoo=mz)
+    with pytest.raises(weft.WeftError) as e:
+        weft.zoo("bad", zoo="tests/fixtures/mzoo_bad")
+    assert e.value.line == 4 and e.value.field == "time_us"
 
 
 def test_workload(tmp_path):
@@ -190,7 +217,11 @@ def test_fp8_recipes_and_cuda_graphs():
          skip=NOWALL)
     assert weft.optimize(fp8="delayed", **args) == weft.optimize(fp8=True, **args)
     assert weft.optimize(fp8="off", **args) == weft.optimize(**args)
-    assert cur["time_ns"] != weft.optimize(fp8="current", **args)["time_ns"]
+    # graphs against eager launches on h100-xla: on the measured H100 every kernel of this
+    # job outlasts the CPU's 8 us launch, so CUDA graphs change nothing there
+    xla = dict(args, device="h100-xla")
+    assert (weft.optimize(fp8="current", cuda_graphs=True, **xla)["time_ns"] !=
+            weft.optimize(fp8="current", **xla)["time_ns"])
     assert cur["time_ns"] != weft.optimize(fp8="delayed", cuda_graphs=True, **args)["time_ns"]
     with pytest.raises(weft.WeftError) as e:
         weft.optimize(fp8="tensorwise", **args)
@@ -475,7 +506,9 @@ def test_codesign_nvl72_uses_the_domain():  # docs/search.md "Active NPUs"
                  "--cost-model", "data/validation/cost.yml", "--ep", "64", "--zero", "1",
                  "--recompute", "full", "--all-orders", "--tp", "1,2", "--pp", "8,16,18",
                  "--constraint", "B1 <= 900", "--constraint", "B2 <= 50", "--top", "3"))
-    assert py["top"][0]["shape"] == "SW64/72xSW256" and py["top"][0]["order"] == "TP-DP-PP"  # 64 of each rack work, 8 are spares
+    # 64 of each rack work, 8 are spares; the preset's InfiniBand is rail-optimized
+    assert py["top"][0]["shape"] == "SW64/72xSW256[rail-opt]"
+    assert py["top"][0]["order"] == "TP-DP-PP"
 
 
 def test_simulate_active_npus():  # the simulator runs the 64 working GPUs of each rack
@@ -738,3 +771,45 @@ def test_recompute_modules_keyword():
     with pytest.raises(weft.WeftError) as e:
         weft.optimize(recompute_modules=["mlpx"], **job)
     assert "mlpx" in str(e.value)
+
+
+def test_codesign_ep_list_refused_where_no_model_has_it():
+    """An ep_list= entry that divides no model's experts is refused, as the CLI
+    refuses --ep-list (goldens codesign_ep_list_*): before, each such point was
+    only 'invalid', reported by an unrelated first reason."""
+    kw = dict(npus=18432, device="gb200", network="data/domains/d72.yml",
+              cost_model="data/validation/cost.yml", constraint=["B1 = 900", "B2 = 50"],
+              tp=[8], zero=1)
+    with pytest.raises(weft.WeftError, match="entry 2 is 7, which does not divide "
+                       "deepseek-v3's 256 experts"):
+        weft.codesign("deepseek-v3", ep_list=[8, 7], **kw)
+    with pytest.raises(weft.WeftError, match="llama3-405b has no experts"):
+        weft.codesign("llama3-405b", ep_list=[1, 8], **kw)
+    with pytest.raises(weft.WeftError, match="entry 3 is 12, which divides the experts of none"):
+        weft.codesign(["llama3-405b", "deepseek-v3"], ep_list=[1, 8, 12], **kw)
+
+
+def test_comm_overlap():
+    # tp_comm_overlap= and overlap_p2p_communication= are --tp-comm-overlap
+    # on|off and --overlap-p2p-communication on|off: TP collectives under their
+    # GEMMs (sequence parallel), pipeline send-recvs under other micro-batches'
+    # compute (interleaved); each hides time, in both loops that honour it
+    for loop in ("no-overlap", "tp-dp-overlap"):
+        args = dict(cluster="dgx-h100", npus=128, cost_model="data/validation/cost.yml",
+                    model="llama2-70b", tp=8, pp=4, vp=5, recompute="full", sp=True, loop=loop,
+                    constraint=["B1 <= 450", "B2 <= 50"])
+        flags = ["--cluster", "dgx-h100", "--npus", "128", "--cost-model",
+                 "data/validation/cost.yml", "--model", "llama2-70b", "--tp", "8", "--pp", "4",
+                 "--vp", "5", "--recompute", "full", "--sp", "--loop", loop,
+                 "--constraint", "B1 <= 450", "--constraint", "B2 <= 50"]
+        on = weft.optimize(tp_comm_overlap=True, **args)
+        same(on, cli("optimize", *flags, "--tp-comm-overlap", "on"), skip=NOWALL)
+        off = weft.optimize(overlap_p2p_communication=False, **args)
+        same(off, cli("optimize", *flags, "--overlap-p2p-communication", "off"), skip=NOWALL)
+        default = weft.optimize(**args)
+        assert weft.optimize(tp_comm_overlap=False, overlap_p2p_communication=True,
+                             **args) == default
+        assert on["time_ns"] < default["time_ns"] < off["time_ns"]
+    with pytest.raises(weft.WeftError) as e:  # Megatron asserts sequence parallelism too
+        weft.optimize(tp_comm_overlap=True, **dict(args, sp=False))
+    assert e.value.field == "tp_comm_overlap"

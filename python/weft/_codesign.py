@@ -15,7 +15,7 @@ KEYS = ("model", "workload", "npus", "device", "zoo", "network", "blocks", "dims
         "cost_dims", "parts_per_dim", "parts", "fabric", "planes", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
         "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
         "interleave", "cp_list", "ep_list", "attention", "fp8", "cuda_graphs", "overlap_grad_reduce",
-        "overlap_param_gather", "ddp_bucket_size", "grad_bytes", "master_weights",
+        "overlap_param_gather", "ddp_bucket_size", "tp_comm_overlap", "overlap_p2p_communication", "grad_bytes", "master_weights",
         "optimizer_states", "ep", "efficiency", "gap_tol", "threads", "top", "per_network")
 STATUS = ("ok", "no_memory", "invalid", "infeasible", "unbounded", "failed")
 TOPOLOGIES = ("Ring", "FullyConnected", "Switch")
@@ -314,12 +314,25 @@ def _nets_from_blocks(kw, npus, cost, sources, zoo):
     return nets, nb, owner, desc, bounds, parts
 
 
+def _shape_tag(net, d):
+    """cli/codesign_text.c shape_tag: a dim's fabric and planes when not the
+    default: [torus], [rail-opt], [rail-only], [2pl], [rail-opt+2pl]."""
+    f, p = net.fabric[d], net.planes[d]
+    ft = ("", "rail-opt", "rail-only", "torus")[f] if 0 < f < 4 else ""
+    if not ft and p <= 1:
+        return ""
+    if p <= 1:
+        return "[%s]" % ft
+    return "[%s%s%dpl]" % (ft, "+" if ft else "", p)
+
+
 def _shape(net):
     abbr = ("R", "FC", "SW")
     return "x".join("%s%d%s" % (abbr[net.topology[d]] if 0 <= net.topology[d] < 3 else "?",
                                 net.npus[d], ("/%d" % (net.npus[d] + net.spares[d])
                                               if net.spares[d] > 0 else "") +
-                                (":" + text(net.part[d]) if text(net.part[d]) else ""))
+                                (":" + text(net.part[d]) if text(net.part[d]) else "") +
+                                _shape_tag(net, d))
                     for d in range(net.ndims))
 
 

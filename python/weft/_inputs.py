@@ -27,7 +27,8 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "grad_bytes", "master_weights", "optimizer_states", "cuda_graphs",
               "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size",
               "pp_account_embedding", "pp_account_loss", "recompute_num_layers",
-              "recompute_method", "recompute_modules")
+              "recompute_method", "recompute_modules", "tp_comm_overlap",
+              "overlap_p2p_communication")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -230,9 +231,12 @@ def device_knobs(kw, par):
     --cuda-graphs, --fp8 and --attention (every command taking a model)."""
     par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
     par.cuda_graphs = 1 if flag("cuda_graphs", kw.get("cuda_graphs")) else 0
-    for k in ("overlap_grad_reduce", "overlap_param_gather"):  # on by default
+    for k, field in (("overlap_grad_reduce", "overlap_grad_reduce"),  # on by default
+                     ("overlap_param_gather", "overlap_param_gather"),
+                     ("tp_comm_overlap", "tp_comm_overlap"),  # off by default
+                     ("overlap_p2p_communication", "overlap_p2p")):  # on (interleaved)
         if kw.get(k) is not None:
-            setattr(par, k, 1 if flag(k, kw[k]) else 0)
+            setattr(par, field, 1 if flag(k, kw[k]) else 0)
     b = kw.get("ddp_bucket_size")
     if b is not None:  # --ddp-bucket-size N
         if isinstance(b, bool) or not isinstance(b, (int, float)) or not 1 <= b <= 1e15:

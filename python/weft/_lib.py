@@ -54,7 +54,7 @@ WeftCostModel = _s("WeftCostModel", [("nclasses", c_int),
                                      ("sys", WeftSystemCost)])
 WeftPhaseSpec = _s("WeftPhaseSpec", [("compute_ns", c_double), ("coll", c_int),
                                      ("size_bytes", c_double), ("group", c_int),
-                                     ("calls", c_double)])
+                                     ("calls", c_double), ("overlap_ns", c_double)])
 WeftLayer = _s("WeftLayer", [("name", _NAME), ("phase", WeftPhaseSpec * NPHASES),
                              ("update_ns", c_double), ("line", c_int)])
 WeftWorkload = _s("WeftWorkload", [
@@ -140,7 +140,8 @@ WeftParallel = _s("WeftParallel", [
     ("merged_backward", c_int), ("cuda_graphs", c_int), ("overlap_grad_reduce", c_int),
     ("overlap_param_gather", c_int), ("ddp_bucket_params", c_double),
     ("pp_account_embedding", c_int), ("pp_account_loss", c_int),
-    ("recompute_num_layers", c_int), ("recompute_method", c_int), ("recompute_modules", c_int)])
+    ("recompute_num_layers", c_int), ("recompute_method", c_int), ("recompute_modules", c_int),
+    ("tp_comm_overlap", c_int), ("overlap_p2p", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,

@@ -44,7 +44,10 @@ WeftDevice = _s("WeftDevice", [
     ("tile_m", c_int), ("tile_n", c_int), ("gemm_efficiency", c_double),
     ("hbm_efficiency", c_double), ("attention_efficiency", c_double),
     ("gemm_eff_max", c_double), ("gemm_k0", c_double), ("gemm_t0_ns", c_double),
-    ("peak_fp4_flops", c_double), ("power_w", c_double)])
+    ("peak_fp4_flops", c_double), ("power_w", c_double), ("measured", _PATH)])
+WeftMeasuredInfo = _s("WeftMeasuredInfo", [
+    ("file", _PATH * 5), ("date", (c_char * 64) * 5), ("rows", c_int * 5),
+    ("gemm_fit", (c_double * 3) * 3), ("launch_us", c_double * 2), ("sustained", c_double * 3)])
 WeftMemory = _s("WeftMemory", [
     ("params_bytes", c_double), ("grads_bytes", c_double), ("optimizer_bytes", c_double),
     ("activations_bytes", c_double), ("total_bytes", c_double), ("capacity_bytes", c_double),
@@ -139,7 +142,8 @@ WeftTopoSearchResult = _s("WeftTopoSearchResult", [
     ("rounds", c_int), ("fabric", c_void_p)])
 
 
-MIRRORED = (WeftModelLayer, WeftModel, WeftClusterTier, WeftCluster, WeftDevice, WeftMemory,
+MIRRORED = (WeftModelLayer, WeftModel, WeftClusterTier, WeftCluster, WeftDevice, WeftMeasuredInfo,
+            WeftMemory,
             WeftGenInfo, WeftCodesignSpec, WeftDesignPoint, WeftRunSettings, WeftIndexedPoint,
             WeftPartsBom,
             WeftSimSettings, WeftSimJob, WeftSimResult, WeftRefine, WeftAllReduce, WeftDemand, WeftTraffic, WeftTopoSettings,
@@ -160,6 +164,7 @@ PROTOS = {
     "weft_zoo_clusters": (c_int, [c_char_p, P(WeftCluster), c_int, P(c_int), _ERR]),
     "weft_cluster_network": (c_int, [P(WeftCluster), c_int, P(WeftNetwork), _ERR]),
     "weft_zoo_devices": (c_int, [c_char_p, P(WeftDevice), c_int, P(c_int), _ERR]),
+    "weft_measured_info": (c_int, [P(WeftDevice), P(WeftMeasuredInfo), _ERR]),
     "weft_zoo_list": (c_int, [c_char_p, c_void_p, c_int, P(c_int), _ERR]),
     "weft_model_params": (c_double, [P(WeftModel)]),
     "weft_model_active_params": (c_double, [P(WeftModel)]),

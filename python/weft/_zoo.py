@@ -140,6 +140,24 @@ def _device_dict(v):
                 out[k] = _whole(getattr(v, k))
         if v.gemm_eff_max > 0:
             out["gemm_k0"], out["gemm_t0_ns"] = _whole(v.gemm_k0), _whole(v.gemm_t0_ns)
+    if v.measured:
+        mi, err = _libx.WeftMeasuredInfo(), new_error()
+        if lib.weft_measured_info(byref(v), byref(mi), byref(err)) == 0:
+            out["measured"] = _measured_dict(v, mi)
+    return out
+
+
+def _measured_dict(v, mi):
+    """cli/zoo_hw.c's "measured": the tables' files, rows and dates, the GEMM fits."""
+    out = {"prefix": text(v.measured)}
+    for i, name in enumerate(("gemm", "attention", "memory", "launch", "sustained")):
+        if mi.file[i].value:
+            out[name] = {"file": text(mi.file[i].value), "rows": mi.rows[i],
+                         "date": text(mi.date[i].value)}
+    out["gemm_fit"] = {t: [_whole(x) for x in mi.gemm_fit[i]]
+                       for i, t in enumerate(("bf16", "fp8", "fp8_fast")) if mi.gemm_fit[i][0] > 0}
+    out["launch_us"] = [_whole(x) if x >= 0 else None for x in mi.launch_us]
+    out["sustained"] = {t: _whole(mi.sustained[i]) for i, t in enumerate(("bf16", "fp8", "fp8_fast"))}
     return out
 
 
@@ -156,6 +174,45 @@ def _is_model_name(d, name):
         return False
     return any(names[i].value.decode("utf-8", "replace") == name
                for i in range(min(n.value, cap)))
+
+
+def _distance(a, b):
+    """cli/opts.c distance: edit distance, capped at 9 (9 past 40 characters)."""
+    if len(a) > 40 or len(b) > 40:
+        return 9
+    row = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        diag, row[0] = row[0], i
+        for j in range(1, len(b) + 1):
+            up = row[j]
+            row[j] = min(diag + (a[i - 1] != b[j - 1]), up + 1, row[j - 1] + 1)
+            diag = up
+    return min(row[len(b)], 9)
+
+
+def _unknown(d, name, err):
+    """cli/zoo_hw.c zoo_unknown: no model, device nor cluster is called name;
+    the hint is a name equal but for case, else cli_suggest's closest."""
+    n = c_int()
+    cands = []
+    if not lib.weft_zoo_list(d, None, 0, byref(n), byref(err)) and n.value > 0:
+        cap = n.value
+        names = ((ctypes.c_char * _lib.NAME_LEN) * cap)()
+        if not lib.weft_zoo_list(d, names, cap, byref(n), byref(err)):
+            cands += [text(names[i].value) for i in range(min(n.value, cap))]
+    cands += [text(v.name) for v in _devices(d, err)] + [text(c.name) for c in _clusters(d, err)]
+    hint = next((c for c in cands if c.lower() == name.lower()), None)
+    if hint is None:
+        bd = 3 + len(name.encode()) // 6
+        for c in cands:
+            k = _distance(name.encode(), c.encode())
+            if k < bd:
+                bd, hint = k, c
+    if hint is not None:
+        return fail("zoo: no model, device or cluster is called '%s': did you mean '%s'? "
+                    "(weft zoo lists them)" % (name, hint), "name")
+    return fail("zoo: no model, device or cluster is called '%s' (weft zoo lists them; a "
+                "model file is named by its path)" % name, "name")
 
 
 ZOO_KEYS = ("zoo", "parts", "parts_file")  # zoo()'s keywords after name (weft zoo's options)
@@ -186,6 +243,7 @@ def zoo(name=None, zoo=None, parts=False, parts_file=None):
             for c in _clusters(d, err):
                 if text(c.name) == sname:
                     return dict({"kind": "cluster"}, **_cluster_dict(c))
+            raise _unknown(d, sname, err)
         m = _libx.WeftModel()
         check_rc(lib.weft_zoo_model(d, cname, byref(m), byref(err)), err)
         return _model_dict(m)

@@ -12,7 +12,7 @@ const char *weft_version(void) { return WEFT_VERSION; }
   X(WeftPhaseSpec) X(WeftLayer) X(WeftWorkload) X(WeftCommunicator) X(WeftConstraint)      \
   X(WeftConstraints) X(WeftDimParts) X(WeftPartChoices) X(WeftPart) X(WeftPartsBom)        \
   X(WeftScenario) X(WeftJob) X(WeftSpec) X(WeftSettings) X(WeftJobTime) X(WeftEval)         \
-  X(WeftResult) X(WeftWholeResult) X(WeftModelLayer) X(WeftModel) X(WeftDevice) X(WeftParallel) X(WeftMemory)  \
+  X(WeftResult) X(WeftWholeResult) X(WeftModelLayer) X(WeftModel) X(WeftDevice) X(WeftMeasuredInfo) X(WeftParallel) X(WeftMemory)  \
   X(WeftGenInfo) X(WeftCodesignSpec) X(WeftDesignPoint) X(WeftRunSettings)                  \
   X(WeftIndexedPoint) X(WeftSimSpan) X(WeftSimSettings) X(WeftSimJob) X(WeftSimResult)      \
   X(WeftSimWork) X(WeftRefine) X(WeftAllReduce) X(WeftDemand) X(WeftTraffic)                \

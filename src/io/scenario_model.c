@@ -13,7 +13,8 @@ static const char *const MODEL_KEYS[] = {
     "zero",  "recompute", "order",     "efficiency", "virtual_stages", "cp", "attention", "fp8",
     "pp_layers", "grad_bytes", "schedule", "master_weights", "optimizer_states", "cuda_graphs",
     "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size", "pp_account_embedding",
-    "pp_account_loss", "recompute_num_layers", "recompute_method", "recompute_modules", NULL};
+    "pp_account_loss", "recompute_num_layers", "recompute_method", "recompute_modules",
+    "tp_comm_overlap", "overlap_p2p_communication", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -219,6 +220,8 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = bool_key(wv, "cuda_graphs", file, &par->cuda_graphs, err)) ||
       (rc = bool_key(wv, "overlap_grad_reduce", file, &par->overlap_grad_reduce, err)) ||
       (rc = bool_key(wv, "overlap_param_gather", file, &par->overlap_param_gather, err)) ||
+      (rc = bool_key(wv, "tp_comm_overlap", file, &par->tp_comm_overlap, err)) ||
+      (rc = bool_key(wv, "overlap_p2p_communication", file, &par->overlap_p2p, err)) ||
       (rc = switch_key(wv, "fp8",
                        "off, delayed, current, mxfp8, blockwise or a boolean (true = delayed)",
                        weft_fp8_parse, WEFT_FP8_DELAYED, file, &par->fp8, err)) ||

@@ -1,5 +1,5 @@
 /* workload_text.c — ASTRA-sim 1.0 workload text: 12 fields per layer line,
- * optional policy and layer-count header, weft's TYPE@group*calls extension;
+ * optional policy and layer-count header, weft's TYPE@group*calls~ns extension;
  * parsed in place, one allocation. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,7 +107,32 @@ static int calls_ref(const Ctx *c, const Tok *t, int f, const char *star, WeftPh
   return WEFT_OK;
 }
 
-/* TYPE, TYPE@group, TYPE*calls or TYPE@group*calls (weft extensions: the
+/* "~ns" at the end of a forward or input-grad collective's token: the
+ * compute it runs concurrently with (WeftPhaseSpec.overlap_ns), a time in
+ * [0, 1e18] ns (limits.h). */
+static int overlap_ref(const Ctx *c, const Tok *t, int f, const char *tilde, WeftPhaseSpec *ph) {
+  size_t len = (size_t)(t->p + t->len - tilde - 1);
+  int col = t->col + (int)(tilde + 1 - t->p);
+  if (f == 9)
+    return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, col, FIELD[f],
+                          "%s: '~' (a collective hidden behind compute) is for forward and "
+                          "input-grad collectives only", FIELD[f]);
+  int r = weft_io_number(tilde + 1, len, &ph->overlap_ns);
+  if (r != WEFT_NUM_OK)
+    return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, col, FIELD[f],
+                          "%s: the overlap time after '~' %s, got '%.*s'", FIELD[f],
+                          weft_io_number_must(r), (int)len, tilde + 1);
+  WeftRange range = WEFT_RANGE_TIME_NS;
+  char must[64];
+  if (weft_io_in_range(ph->overlap_ns, &range, must, sizeof must))
+    return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, col, FIELD[f],
+                          "%s: the overlap time after '~' %s, got %.*s", FIELD[f], must,
+                          (int)len, tilde + 1);
+  return WEFT_OK;
+}
+
+/* TYPE, TYPE@group, TYPE*calls or TYPE@group*calls, each optionally
+ * followed by ~overlap_ns (weft extensions: the
  * phase runs over the named group of the communicator instead of the
  * phase's own; the entry's bytes are sent in that many calls, each paying
  * the latency). NONE@group and NONE*calls are accepted and, like NONE's
@@ -116,12 +141,16 @@ static int collective(const Ctx *c, const Tok *t, int f, WeftWorkload *wl, WeftP
   static const WeftCollective all[] = {WEFT_COLL_NONE,      WEFT_COLL_ALLREDUCE,
                                        WEFT_COLL_REDUCESCATTER, WEFT_COLL_ALLGATHER,
                                        WEFT_COLL_ALLTOALL,  WEFT_COLL_SENDRECV};
-  const char *star = memchr(t->p, '*', t->len);
-  size_t blen = star ? (size_t)(star - t->p) : t->len;  /* TYPE[@group] */
+  const char *tilde = memchr(t->p, '~', t->len);
+  Tok base = *t;  /* TYPE[@group][*calls] */
+  if (tilde) base.len = (size_t)(tilde - t->p);
+  const char *star = memchr(base.p, '*', base.len);
+  size_t blen = star ? (size_t)(star - t->p) : base.len;  /* TYPE[@group] */
   const char *at = memchr(t->p, '@', blen);
   size_t tlen = at ? (size_t)(at - t->p) : blen;
   ph->group = 0;
   ph->calls = 0.0;
+  ph->overlap_ns = 0.0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
     const char *name = weft_collective_name(all[i]);
     if (strlen(name) == tlen && strncasecmp(name, t->p, tlen) == 0) {
@@ -129,15 +158,16 @@ static int collective(const Ctx *c, const Tok *t, int f, WeftWorkload *wl, WeftP
       int rc, none = all[i] == WEFT_COLL_NONE;
       if (at && (rc = group_ref(c, t, f, at + 1, blen - tlen - 1, none ? NULL : wl, &ph->group)))
         return rc;
-      if (star && (rc = calls_ref(c, t, f, star, ph))) return rc;
-      if (none) ph->calls = 0.0;
+      if (star && (rc = calls_ref(c, &base, f, star, ph))) return rc;
+      if (tilde && (rc = overlap_ref(c, t, f, tilde, ph))) return rc;
+      if (none) ph->calls = ph->overlap_ns = 0.0;
       return WEFT_OK;
     }
   }
   return weft_error_set(c->err, WEFT_EINPUT, c->file, c->line, t->col, FIELD[f],
                         "%s: unknown collective '%.*s' (expected NONE, ALLREDUCE, ALLGATHER, "
-                        "REDUCESCATTER, ALLTOALL or SENDRECV, optionally with @group and "
-                        "*calls)",
+                        "REDUCESCATTER, ALLTOALL or SENDRECV, optionally with @group, "
+                        "*calls and ~overlap_ns)",
                         FIELD[f], (int)tlen, t->p);
 }
 

@@ -1,5 +1,5 @@
 /* workload_write.c — writes a workload as ASTRA-sim 1.0 text and a
- * communicator as LIBRA's yml (with weft's @name, *calls / Groups: extensions when
+ * communicator as LIBRA's yml (with weft's @name, *calls, ~ns / Groups: extensions when
  * used); each file appears whole or not at all. Read back, both give the
  * same structs. */
 #include <math.h>
@@ -37,6 +37,10 @@ static void workload_body(FILE *f, const WeftWorkload *wl) {
       if (ph->coll != WEFT_COLL_NONE && weft_phase_calls(ph) != 1.0) {
         fputc('*', f);
         put_number(f, weft_phase_calls(ph));
+      }
+      if (ph->coll != WEFT_COLL_NONE && ph->overlap_ns > 0.0) {
+        fputc('~', f);
+        put_number(f, ph->overlap_ns);
       }
       fputc(' ', f);
       put_number(f, ph->coll == WEFT_COLL_NONE ? 0.0 : ph->size_bytes);  /* NONE's size is ignored */
@@ -115,6 +119,11 @@ static int check_workload(const char *path, const WeftWorkload *wl, WeftError *e
       if ((rc = check_number(err, path, l, fields[p][0], ph->compute_ns)) ||
           (rc = check_number(err, path, l, fields[p][2], ph->size_bytes)))
         return rc;
+      if ((rc = check_number(err, path, l, "overlap_ns", ph->overlap_ns))) return rc;
+      if (p == WEFT_PHASE_WG && ph->overlap_ns > 0.0 && ph->coll != WEFT_COLL_NONE)
+        return weft_error_set(err, WEFT_EINVAL, path, 0, 0, fields[p][1],
+                              "layer '%s': a weight-grad collective cannot be hidden behind "
+                              "compute (overlap_ns)", l->name);
       if ((int)ph->coll < 0 || (int)ph->coll >= WEFT_NCOLL)
         return weft_error_set(err, WEFT_EINVAL, path, 0, 0, fields[p][1],
                               "layer '%s': unknown collective %d", l->name, (int)ph->coll);

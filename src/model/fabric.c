@@ -99,7 +99,11 @@ int weft_rail_tree(int n, int rails, int k, double oversub, int ts[WEFT_MAX_TIER
   }
   int down = (int)floor(k * oversub / (1.0 + oversub)), up = k - down, h = k / 2;
   if (down < 1 || up < 1) return 0;
-  double leaves = (double)rails * ceil((double)n / down);  /* each rail its own leaves */
+  /* Each rail its own leaves; a rail that fills less than a leaf shares
+   * one with whole other rails (every rail still one hop across): 72 rails
+   * of 16 GB200 racks on 32-down leaves are 36 leaves, not 72 half empty. */
+  double leaves = n < down ? ceil((double)rails / (down / n))
+                           : (double)rails * ceil((double)n / down);
   int t = 2;
   double cap = k;  /* leaves t tiers reach: k x h^(t-2) */
   while (leaves > cap) {

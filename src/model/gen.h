@@ -25,11 +25,25 @@ typedef struct {
   double calls;      /* collective calls per layer those bytes are sent in */
   int group;         /* WeftPhaseSpec.group */
   int once;          /* once per iteration (a gradient sync), not per micro-batch */
+  double overlap_ns; /* WeftPhaseSpec.overlap_ns: compute it hides behind (0: blocks) */
+  int tag;           /* 0, or what it hides behind (GenHide): merged only with its tag */
 } GenColl;
 
-/* Distinct (collective, group) pairs one phase of a sub-block can carry: the
- * transformer's worst case is 4 (TP AG + RS, EP all-to-all, ZeRO-3 gathers). */
-#define GEN_MAX_COLLS 8
+/* What a hidden collective runs under (GenColl.tag): Transformer Engine's
+ * TP communication overlap (gen_overlap.c), pipeline P2P overlap. */
+typedef enum {
+  GEN_HIDE_NONE = 0,
+  GEN_HIDE_AG_FPROP,  /* the sequence all-gather under the first GEMM's forward (ring exchange) */
+  GEN_HIDE_RS_FPROP,  /* the reduce-scatter under the last GEMM's forward (pipelined chunks) */
+  GEN_HIDE_AG_DGRAD,  /* the gradient all-gather under the last GEMM's dgrad (ring exchange) */
+  GEN_HIDE_RS_WGRAD,  /* the dgrad reduce-scatter under the first GEMM's wgrad (bulk) */
+  GEN_HIDE_P2P        /* a pipeline send-recv under the other micro-batches' compute */
+} GenHide;
+
+/* Distinct (collective, group, tag) triples one phase of a sub-block can
+ * carry: the transformer's worst case is 9 (TP AG + RS hidden and their
+ * recomputed forward's, a blocking chunk, CP's two, ZeRO-3 gathers). */
+#define GEN_MAX_COLLS 12
 
 /* One sub-block (attention, MLP, a CNN layer, ...) of one layer: what all its
  * copies share. Emitted as one layer entry per collective a phase carries. */
@@ -79,6 +93,10 @@ void weft_gen_block_clear(GenBlock *b);
  * one NPU or the size is 0. */
 void weft_gen_add(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
                   double size_bytes, double calls);
+/* As weft_gen_add, the collective hidden behind overlap_ns of compute
+ * (WeftPhaseSpec.overlap_ns), merged only with one of the same tag. */
+void weft_gen_add_hidden(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
+                         double size_bytes, double calls, double overlap_ns, GenHide tag);
 /* A weight-grad collective sent once per iteration (a gradient sync after
  * the last micro-batch), not per micro-batch; one call. */
 void weft_gen_add_once(Gen *g, GenBlock *b, WeftCollective c, GenKind k, double size_bytes);
@@ -145,6 +163,13 @@ void weft_gen_compute(const Gen *g, int blk, double mult, double flat_ns, double
  * arguments. O(pp) memory; O(pp m) time at most, O(pp^2) once the steady
  * state repeats (gen_pipeline.c). */
 int weft_gen_1f1b(const double *f, const double *b, int pp, int m, double *makespan);
+
+/* gen_overlap.c: a transformer sub-block's (OcBlock ob: attention or dense
+ * MLP) TP collectives with --tp-comm-overlap (sequence parallel), R
+ * micro-batches, rc = 1 with full recomputation, S one activation's bytes:
+ * hidden behind their GEMMs, which slow by the comm kernels' SMs (added to
+ * blk's compute). */
+void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, double S);
 
 int weft_gen_transformer(Gen *g);
 int weft_gen_cnn(Gen *g);

@@ -143,9 +143,11 @@ static int group_of(Gen *g, WeftPhase ph, GenKind k) {
  * appended; the collective it went to, or NULL when b has no room (overflow). */
 static GenColl *merge_coll(Gen *g, GenBlock *b, WeftPhase ph, GenColl x) {
   for (int i = 0; i < b->ncoll[ph]; i++)
-    if (b->coll[ph][i].coll == x.coll && b->coll[ph][i].group == x.group) {
+    if (b->coll[ph][i].coll == x.coll && b->coll[ph][i].group == x.group &&
+        b->coll[ph][i].tag == x.tag) {
       b->coll[ph][i].size_bytes += x.size_bytes;
       b->coll[ph][i].calls += x.calls;
+      b->coll[ph][i].overlap_ns += x.overlap_ns;
       return &b->coll[ph][i];
     }
   if (b->ncoll[ph] == GEN_MAX_COLLS) {
@@ -162,12 +164,21 @@ static GenColl *add_coll(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, Ge
   GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
   double s = round(size_bytes);
   if (g->size[eff] <= 1 || s <= 0.0) return NULL;
-  return merge_coll(g, b, ph, (GenColl){c, s, calls, group_of(g, ph, eff), 0});
+  return merge_coll(g, b, ph, (GenColl){c, s, calls, group_of(g, ph, eff), 0, 0.0, 0});
 }
 
 void weft_gen_add(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
                   double size_bytes, double calls) {
   add_coll(g, b, ph, c, k, size_bytes, calls);
+}
+
+void weft_gen_add_hidden(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
+                         double size_bytes, double calls, double overlap_ns, GenHide tag) {
+  GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
+  double s = round(size_bytes), o = round(overlap_ns);
+  if (g->size[eff] <= 1 || s <= 0.0) return;
+  if (o <= 0.0) tag = GEN_HIDE_NONE; /* nothing to hide behind: it blocks */
+  merge_coll(g, b, ph, (GenColl){c, s, calls, group_of(g, ph, eff), 0, o > 0.0 ? o : 0.0, tag});
 }
 
 void weft_gen_add_once(Gen *g, GenBlock *b, WeftCollective c, GenKind k, double size_bytes) {
@@ -228,11 +239,12 @@ void weft_gen_split_last(Gen *g, GenBlock *b, double R, double copies, GenBlock 
     for (int i = 0; i < b->ncoll[ph]; i++) {
       GenColl *c = &b->coll[ph][i];
       if (c->once) continue; /* one sync per iteration: after the last micro-batch */
-      double s = round(c->size_bytes / R), calls = c->calls / R;
-      GenColl rest = {c->coll, copies * (c->size_bytes - s), copies * (c->calls - calls),
-                      c->group, 0};
+      double s = round(c->size_bytes / R), calls = c->calls / R, o = round(c->overlap_ns / R);
+      GenColl rest = {c->coll,  copies * (c->size_bytes - s), copies * (c->calls - calls),
+                      c->group, 0, copies * (c->overlap_ns - o), c->tag};
       c->size_bytes = s;
       c->calls = calls;
+      c->overlap_ns = o;
       if (rest.size_bytes > 0) merge_coll(g, acc, (WeftPhase)ph, rest); /* else no copies */
     }
   }
@@ -276,6 +288,7 @@ void weft_gen_emit(Gen *g, const char *name, const GenBlock *b, double count) {
         s->size_bytes = count * b->coll[p][j].size_bytes;
         s->calls = count * b->coll[p][j].calls;
         s->group = b->coll[p][j].group;
+        s->overlap_ns = count * b->coll[p][j].overlap_ns;
       }
     }
   }

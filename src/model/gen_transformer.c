@@ -531,8 +531,12 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   blk->compute_ns[WEFT_PHASE_FWD] = c[WEFT_PHASE_FWD];
   blk->compute_ns[WEFT_PHASE_IG] = c[WEFT_PHASE_IG] + rc * c[WEFT_PHASE_FWD] + core; /* + recomputed */
   blk->compute_ns[WEFT_PHASE_WG] = c[WEFT_PHASE_WG];
-  tp_comm(g, blk, WEFT_PHASE_FWD, R, t);
-  tp_comm(g, blk, WEFT_PHASE_IG, R * (1 + rc), t);
+  if (p->tp_comm_overlap && p->sequence_parallel && moe <= 0) { /* TE's userbuffers */
+    weft_gen_tp_overlap(g, blk, ob, R, rc, t->S);
+  } else {
+    tp_comm(g, blk, WEFT_PHASE_FWD, R, t);
+    tp_comm(g, blk, WEFT_PHASE_IG, R * (1 + rc), t);
+  }
   if (moe < 0) { /* CP: K, V gathered for forward and again for backward, dK, dV scattered */
     weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_CP, R * t->kvs, R);
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_CP, R * t->kvs * (1 + rc),
@@ -834,12 +838,17 @@ static int emit(Gen *g, Tf *t) {
   GenBlock mtp_attn, mtp_layer, mtp_head;           /* built with has_mtp */
   int has_mtp = has_logits && t->D > 0;
   weft_gen_block_clear(&opt);
+  /* Pipeline P2P overlap (Megatron's, interleaved only): of the n = R v
+   * transfers each way the first forward receive and the last backward send
+   * block, the other n - 1 run under the other micro-batches' compute. */
+  double steps = t->R * t->v, p2p = p->overlap_p2p && t->v > 1 && steps > 1 ? 1.0 : 0.0;
+  double blocking = p2p ? 1.0 : steps;
   if (p->pp > 1) { /* the critical stage receives activations, sends gradients */
     weft_gen_block_clear(&pipe);
-    weft_gen_add(g, &pipe, WEFT_PHASE_FWD, WEFT_COLL_SENDRECV, GEN_PP, t->R * t->v * t->S / p->tp,
-                 t->R * t->v);
-    weft_gen_add(g, &pipe, WEFT_PHASE_IG, WEFT_COLL_SENDRECV, GEN_PP, t->R * t->v * t->S / p->tp,
-                 t->R * t->v);
+    weft_gen_add(g, &pipe, WEFT_PHASE_FWD, WEFT_COLL_SENDRECV, GEN_PP, blocking * t->S / p->tp,
+                 blocking);
+    weft_gen_add(g, &pipe, WEFT_PHASE_IG, WEFT_COLL_SENDRECV, GEN_PP, blocking * t->S / p->tp,
+                 blocking);
   }
   if (has_emb) emb_block(g, t, &emb);
   sub_block(g, t, -1, &attn);
@@ -850,6 +859,22 @@ static int emit(Gen *g, Tf *t) {
     mtp_attn = attn;
     mtp_layer = t->mtp_moe ? moe : mlp;
     mtp_head_block(g, t, &mtp_head);
+  }
+  if (p->pp > 1 && p2p) { /* the rest under (n - 1) / n of the stage's forward, backward */
+    double fwd = 0.0, bwd = 0.0;
+    const GenBlock *b[5] = {&attn, nd ? &mlp : NULL, ne ? &moe : NULL, has_emb ? &emb : NULL,
+                            has_logits ? &logits : NULL};
+    const double cnt[5] = {t->Ls, nd, ne, 1, 1};
+    for (int k = 0; k < 5; k++)
+      if (b[k]) {
+        fwd += cnt[k] * b[k]->compute_ns[WEFT_PHASE_FWD];
+        bwd += cnt[k] * (b[k]->compute_ns[WEFT_PHASE_IG] + b[k]->compute_ns[WEFT_PHASE_WG]);
+      }
+    double share = (steps - 1) / steps;
+    weft_gen_add_hidden(g, &pipe, WEFT_PHASE_FWD, WEFT_COLL_SENDRECV, GEN_PP,
+                        (steps - 1) * t->S / p->tp, steps - 1, share * fwd, GEN_HIDE_P2P);
+    weft_gen_add_hidden(g, &pipe, WEFT_PHASE_IG, WEFT_COLL_SENDRECV, GEN_PP,
+                        (steps - 1) * t->S / p->tp, steps - 1, share * bwd, GEN_HIDE_P2P);
   }
   /* FP8 weights cast once an iteration (the first micro-batch's forward):
    * charged with the optimizer step, the other once-an-iteration kernels */

@@ -114,6 +114,11 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "ddp_bucket_size must be 0 (Megatron's default) or in [1, 1e15] "
                           "parameters, got %g",
                           p->ddp_bucket_params);
+  if (p->tp_comm_overlap && p->tp > 1 && !p->sequence_parallel) /* Megatron asserts it too */
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "tp_comm_overlap",
+                          "tp_comm_overlap needs sequence parallelism with tp = %d (the "
+                          "overlapped collectives are its all-gathers and reduce-scatters)",
+                          p->tp);
   if (p->fp8 < WEFT_FP8_OFF || p->fp8 > WEFT_FP8_BLOCKWISE)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8",
                           "fp8 %d: expected 0..4 (off, delayed, current, mxfp8, blockwise)",

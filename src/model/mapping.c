@@ -38,6 +38,7 @@ void weft_parallel_default(WeftParallel *par) {
   par->optimizer_bytes = 12.0;  /* fp32 master weights + two Adam moments */
   par->optimizer_step = 1;
   par->overlap_grad_reduce = par->overlap_param_gather = 1;
+  par->overlap_p2p = 1;  /* Megatron's default; effective with interleaving */
 }
 
 static int is_sep(char c) { return c == ',' || c == '-' || c == ' ' || c == '\t'; }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/gemm_eff.h"
+#include "model/measured.h"
 #include "model/opcost.h"
 #include "model/zoo.h"
 
@@ -115,11 +116,12 @@ static void fp8_cast(List *L, const char *name, const char *amax, int phase, dou
                      double e, double src_bytes, int once) {
   int cur = L->fp8 == WEFT_FP8_CURRENT;
   if (cur) {
-    OcOp a = {amax, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e, tensors * e * src_bytes, 0, once};
+    OcOp a = {amax, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e, tensors * e * src_bytes, 0, once,
+              0, 0, 0};
     put(L, &a);
   }
   OcOp c = {name, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e * (cur ? 1 : 2),
-            tensors * weft_opcost_fp8_cast_bytes(L->fp8, e, src_bytes, once), 0, once};
+            tensors * weft_opcost_fp8_cast_bytes(L->fp8, e, src_bytes, once), 0, once, 0, 0, 0};
   put(L, &c);
 }
 
@@ -131,12 +133,12 @@ static void gemm8(List *L, const char *name, double batch, double m, double n, d
                   int weight, int fp8) {
   double eb = L->eb, ib = fp8 ? 1.0 : eb;
   OcOp f = {name, WEFT_PHASE_FWD, OC_GEMM, batch, m, n, k, 2 * batch * m * n * k,
-            batch * ((m * k + k * n) * ib + m * n * eb), fp8, 0};
+            batch * ((m * k + k * n) * ib + m * n * eb), fp8, 0, 0, 0, 0};
   OcOp da = {name, WEFT_PHASE_IG, OC_GEMM, batch, m, k, n, f.flops,
-             batch * ((m * n + k * n) * ib + m * k * eb), fp8, 0};
+             batch * ((m * n + k * n) * ib + m * k * eb), fp8, 0, 0, 0, 0};
   int dbp = weight ? WEFT_PHASE_WG : WEFT_PHASE_IG;
   OcOp db = {name, dbp, OC_GEMM, batch, k, n, m, f.flops,
-             batch * ((m * k + m * n) * ib + k * n * eb), fp8, 0};
+             batch * ((m * k + m * n) * ib + k * n * eb), fp8, 0, 0, 0, 0};
   put(L, &f);
   put(L, &da);
   put(L, &db);
@@ -155,22 +157,37 @@ static void gemm(List *L, const char *name, double batch, double m, double n, do
 /* A vector kernel: forward FLOPs and bytes, and its backward's in bwd_phase. */
 static void vec2(List *L, const char *name, double flops, double bytes, double bwd_flops,
                  double bwd_bytes, int bwd_phase) {
-  OcOp f = {name, WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, flops, bytes, 0, 0};
-  OcOp b = {name, bwd_phase, OC_VECTOR, 0, 0, 0, 0, bwd_flops, bwd_bytes, 0, 0};
+  OcOp f = {name, WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, flops, bytes, 0, 0, 0, 0, 0};
+  OcOp b = {name, bwd_phase, OC_VECTOR, 0, 0, 0, 0, bwd_flops, bwd_bytes, 0, 0, 0, 0, 0};
   put(L, &f);
   put(L, &b);
 }
 
-/* A vector kernel over elems elements; its backward moves twice the bytes
- * and does twice the FLOPs (reads the saved input and the gradient). */
+/* A vector kernel; its backward moves twice the bytes and does twice the
+ * FLOPs (reads the saved input and the gradient). */
 static void vec(List *L, const char *name, double flops, double bytes, int bwd_phase) {
   vec2(L, name, flops, bytes, 2 * flops, 2 * bytes, bwd_phase);
 }
 
+/* The kernel the last vec/vec2 pair runs in the measured tables: fwd over
+ * e elements (in 2-byte units: the tables are BF16), its backward the
+ * measured bwd kernel over e or, when none was measured (bwd 0), fwd's
+ * over twice e, as the bytes above. */
+static void tag(List *L, int fwd, int bwd, double e) {
+  double u = e * L->eb / 2;
+  if (L->n < 2 || L->n > L->max) return;
+  OcOp *f = &L->ops[L->n - 2], *b = &L->ops[L->n - 1];
+  f->mem = fwd;
+  f->elems = u;
+  b->mem = bwd ? bwd : fwd;
+  b->elems = bwd ? u : 2 * u;
+}
+
 static void norm(List *L, const OcLayer *l, const char *name) {
   double e = l->b * l->s * l->h / (l->sp ? l->tp : 1);
-  vec(L, name, e * (l->ffn_matrices == 2 ? LAYERNORM_FLOPS : RMSNORM_FLOPS), 2 * e * L->eb,
-      WEFT_PHASE_IG);
+  int ln = l->ffn_matrices == 2;
+  vec(L, name, e * (ln ? LAYERNORM_FLOPS : RMSNORM_FLOPS), 2 * e * L->eb, WEFT_PHASE_IG);
+  tag(L, ln ? WM_LAYERNORM_FWD : WM_RMSNORM_FWD, ln ? WM_LAYERNORM_BWD : WM_RMSNORM_BWD, e);
 }
 
 /* Residual add (SwiGLU family) or fused bias-dropout-add (GeLU family:
@@ -180,6 +197,7 @@ static void residual(List *L, const OcLayer *l) {
   int gelu = l->ffn_matrices == 2;
   vec(L, gelu ? "bias_dropout_add" : "residual_add", e * (gelu ? 3 : 1),
       3 * e * L->eb + (gelu ? e : 0), WEFT_PHASE_IG);
+  tag(L, gelu ? WM_DROPOUT : WM_ADD, 0, e);
 }
 
 /* The loss over e logits in fp32, as Megatron's vocab-parallel cross-entropy
@@ -193,8 +211,14 @@ static void residual(List *L, const OcLayer *l) {
  * FLOPs: max, subtract, exp, sum, divide (5) and the product (1). */
 static void cross_entropy(List *L, double e) {
   double cast = L->eb == 4.0 ? 0.0 : 4.0 + L->eb;
-  vec2(L, "cross_entropy", SOFTMAX_FLOPS * e, (cast + 4 + 8 + 8 + 4 + 8) * e, e,
-       (8 + cast) * e, WEFT_PHASE_IG);
+  double fwd = cast + 4 + 8 + 8 + 4 + 8, bwd = 8 + cast;
+  vec2(L, "cross_entropy", SOFTMAX_FLOPS * e, fwd * e, e, bwd * e, WEFT_PHASE_IG);
+  /* measured forward and backward together: shared as the bytes are */
+  tag(L, WM_CROSS_ENTROPY, WM_CROSS_ENTROPY, e);
+  if (L->n >= 2 && L->n <= L->max) {
+    L->ops[L->n - 2].elems *= fwd / (fwd + bwd);
+    L->ops[L->n - 1].elems *= bwd / (fwd + bwd);
+  }
 }
 
 /* Q, K, V projections: one GEMM (T x h)(h x (h + 2 kv) / t), or MLA's
@@ -208,12 +232,14 @@ static void qkv_proj(List *L, const OcLayer *l) {
     if (l->q_lora > 0) {
       gemm8(L, "q_down", 1, T, l->q_lora, l->h, 1, f8);
       vec(L, "q_norm", T * l->q_lora * RMSNORM_FLOPS, 2 * T * l->q_lora * eb, WEFT_PHASE_IG);
+      tag(L, WM_RMSNORM_FWD, WM_RMSNORM_BWD, T * l->q_lora);
       gemm8(L, "q_up", 1, T, a * l->dqk / tp, l->q_lora, 1, f8);
     } else {
       gemm8(L, "q_proj", 1, T, a * l->dqk / tp, l->h, 1, f8);
     }
     gemm8(L, "kv_down", 1, T, l->kv_lora + l->rope, l->h, 1, f8);
     vec(L, "kv_norm", T * l->kv_lora * RMSNORM_FLOPS, 2 * T * l->kv_lora * eb, WEFT_PHASE_IG);
+    tag(L, WM_RMSNORM_FWD, WM_RMSNORM_BWD, T * l->kv_lora);
     gemm8(L, "kv_up", 1, T, a * (l->dqk - l->rope + l->dv) / tp, l->kv_lora, 1, f8);
   } else {
     gemm8(L, "qkv", 1, T, (a * l->dqk + l->kv_heads * (l->dqk + l->dv)) / tp, l->h, 1, f8);
@@ -230,15 +256,22 @@ static void attention(List *L, const OcLayer *l) {
     double fl = 2 * pairs * (l->dqk + l->dv);      /* QK^T, PV */
     double bl = 2 * pairs * (3 * l->dqk + 2 * l->dv); /* QK^T again, dV, dP, dQ, dK */
     double by = (T * a * (l->dqk + l->dv) + l->b * l->kv_len * kvh * (l->dqk + l->dv)) * L->eb;
-    OcOp f = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, 0, 0, 0, 0, fl, by, 0, 0};
-    OcOp b = {"flash_attn", WEFT_PHASE_IG, OC_FUSED, 0, 0, 0, 0, bl, 2 * by, 0, 0};
+    double bh = l->b * a, d = (l->dqk + l->dv) / 2;
+    OcOp f = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, bh, l->s, l->kv_len, d, fl, by, 0, 0,
+              0, 0, l->causal};
+    OcOp b = {"flash_attn", WEFT_PHASE_IG, OC_FUSED, bh, l->s, l->kv_len, d, bl, 2 * by, 0, 0,
+              0, 0, l->causal};
     put(L, &f);
     put(L, &b);
   } else {
     double e = l->b * a * l->s * l->kv_len; /* score elements */
     gemm(L, "score", l->b * a, l->s, l->kv_len, l->dqk, 0);
     vec(L, "softmax", SOFTMAX_FLOPS * e, 2 * e * L->eb, WEFT_PHASE_IG);
-    if (l->ffn_matrices == 2) vec(L, "attn_dropout", e, 2 * e * L->eb + e, WEFT_PHASE_IG);
+    tag(L, WM_SOFTMAX, 0, e);
+    if (l->ffn_matrices == 2) {
+      vec(L, "attn_dropout", e, 2 * e * L->eb + e, WEFT_PHASE_IG);
+      tag(L, WM_DROPOUT, 0, e);
+    }
     gemm(L, "context", l->b * a, l->s, l->dv, l->kv_len, 0);
   }
   gemm8(L, "proj", 1, T, l->h, a * l->dv, 1, l->fp8);
@@ -246,17 +279,19 @@ static void attention(List *L, const OcLayer *l) {
 }
 
 /* The MLP of width f on tokens per group, groups of them side by side (MoE
- * experts). */
+ * experts). SwiGLU's gate and up projections are one GEMM of width 2f, as
+ * Megatron-Core's linear_fc1 (and its grouped experts') runs them. */
 static void mlp(List *L, const OcLayer *l, double groups, double tokens, double width) {
   double f = width / l->tp, e = groups * tokens * f;
   int f8 = l->fp8;
   if (l->ffn_matrices == 2) {
     gemm8(L, "fc1", groups, tokens, f, l->h, 1, f8);
     vec(L, "bias_gelu", GELU_FLOPS * e, 2 * e * L->eb, WEFT_PHASE_IG);
+    tag(L, WM_GELU, 0, e);
   } else {
-    gemm8(L, "gate", groups, tokens, f, l->h, 1, f8);
-    gemm8(L, "up", groups, tokens, f, l->h, 1, f8);
+    gemm8(L, "fc1", groups, tokens, 2 * f, l->h, 1, f8);
     vec(L, "swiglu", SWIGLU_FLOPS * e, 3 * e * L->eb, WEFT_PHASE_IG);
+    tag(L, WM_SWIGLU, 0, e);
   }
   gemm8(L, "fc2", groups, tokens, l->h, f, 1, f8);
 }
@@ -289,6 +324,7 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
       double e = T * l->h;
       int gelu = l->ffn_matrices == 2;
       vec(&L, "embedding", gelu ? e : 0, (gelu ? 3 : 2) * e * L.eb, WEFT_PHASE_WG);
+      tag(&L, WM_COPY, 0, e);
       break;
     }
     default: break;
@@ -312,6 +348,10 @@ typedef struct {
   double hbm;                 /* achieved HBM bytes/s */
   double tensor[2], fused[2]; /* tensor-core peak; fused attention's achieved rate, [FP8] */
   double vector;
+  const WeftMeasured *meas;   /* the device's measured tables (NULL: none) */
+  int bf16;                   /* activations of 2 bytes: the tables' BF16 apply */
+  int act_fp8;                /* activations of 1 byte: every GEMM in FP8 */
+  int fp8_fast;               /* FP8 forward GEMMs at the fast-accumulation rows */
 } Rates;
 
 static void rates(const WeftDevice *d, double act_bytes, Rates *r) {
@@ -324,9 +364,52 @@ static void rates(const WeftDevice *d, double act_bytes, Rates *r) {
     r->fused[f8] = r->tensor[f8] * eff;
   }
   r->vector = d->peak_vector_flops;
+  r->meas = weft_measured_of(d);
+  r->bf16 = act_bytes == 2.0;
+  r->act_fp8 = act_bytes == 1.0;
+  double p[3];
+  r->fp8_fast = r->meas && weft_measured_gemm_fit(r->meas, WM_FP8_FAST, p);
+}
+
+/* A GEMM's time from the measured tables (< 0: none apply): BF16 GEMMs on
+ * 2-byte activations, FP8 ones (an FP8 GEMM, or 1-byte activations) at the
+ * FP8 rows, a forward one at the fast-accumulation rows when measured
+ * (Transformer Engine's forward GEMMs use it, its gradient GEMMs not). */
+static double measured_gemm(const Rates *r, const OcOp *op) {
+  int fp8 = (op->fp8 || r->act_fp8) && r->d->peak_fp8_flops > 0; /* as tensor_rate */
+  if (!r->meas) return -1;
+  if (!fp8 && !r->bf16) return -1; /* TF32 / FP32 GEMMs: not measured */
+  WeftMeasuredDtype dt = !fp8 ? WM_BF16 : op->phase == WEFT_PHASE_FWD && r->fp8_fast
+                                              ? WM_FP8_FAST : WM_FP8;
+  double b = op->batch > 0 ? op->batch : 1;
+  return weft_measured_gemm_ns(r->meas, dt, b, op->m, op->n, op->k);
+}
+
+/* A fused attention kernel's or a vector kernel's time from the tables
+ * (< 0: not measured). A vector kernel not measured itself streams at the
+ * measured copy's bandwidth. */
+static double measured_other(const Rates *r, const OcOp *op) {
+  if (!r->meas) return -1;
+  if (op->kind == OC_FUSED) {
+    if (!r->bf16 || op->fp8) return -1;
+    double bwd = op->phase != WEFT_PHASE_FWD;
+    double fl = 4 * op->batch * op->m * op->n * op->k * (bwd ? 2.5 : 1) * (op->causal ? 0.5 : 1);
+    return weft_measured_attention_ns(r->meas, WM_ATTN_TE, (int)bwd, op->causal, op->n, op->k,
+                                      op->batch, fl);
+  }
+  /* Adam by its bytes: the states' precision sets them (the table's rows are
+   * fp32 moments, 28 bytes a parameter); the other kernels by elements */
+  double ns = op->mem == WM_ADAM ? op->bytes / weft_measured_mem_gbps(r->meas, WM_ADAM, op->bytes)
+              : op->mem         ? weft_measured_mem_ns(r->meas, op->mem, op->elems)
+                                : -1;
+  if (ns >= 0) return ns;
+  double gbps = weft_measured_mem_gbps(r->meas, WM_COPY, op->bytes);
+  return gbps > 0 ? op->bytes / gbps : -1;
 }
 
 static double op_ns(const Rates *r, const OcOp *op) {
+  double ns = op->kind == OC_GEMM ? measured_gemm(r, op) : measured_other(r, op);
+  if (ns >= 0) return ns;
   double mem_ns = op->bytes / r->hbm * 1e9;
   double cmp_ns;
   if (op->kind == OC_GEMM) { /* tiles in waves over the SMs (gemm_eff.c) */
@@ -378,10 +461,11 @@ double weft_opcost_optimizer_ns(const WeftDevice *d, const WeftParallel *par, do
    * gradient read once, a multiply-add each; its scaling pass runs only
    * when the norm is above the limit (not charged) */
   OcOp norm = {"grad_norm", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, 2 * elems,
-               elems * par->grad_bytes, 0, 0};
+               elems * par->grad_bytes, 0, 0, 0, 0, 0};
   /* read master weights, moments and gradient; write them back and the
    * low-precision copy: 2 * optimizer + grad + param bytes per element */
   double bytes = elems * (2 * par->optimizer_bytes + par->grad_bytes + par->param_bytes);
-  OcOp op = {"adam", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, ADAM_FLOPS * elems, bytes, 0, 0};
+  OcOp op = {"adam", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, ADAM_FLOPS * elems, bytes, 0, 0,
+             WM_ADAM, elems, 0};
   return weft_opcost_op_ns(d, &norm, par->act_bytes) + weft_opcost_op_ns(d, &op, par->act_bytes);
 }

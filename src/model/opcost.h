@@ -22,6 +22,13 @@ typedef struct {
   double flops, bytes;
   int fp8;    /* a GEMM at the device's FP8 rate (when it has one) */
   int once;   /* once per iteration, not per micro-batch (FP8 weight casts) */
+  /* For the device's measured tables (measured.h): a vector kernel's
+   * WeftMeasuredMem and the elements it is looked up at; a fused attention
+   * kernel's causal mask (its batch = batch x heads, m = query tokens,
+   * n = keys, k = head width). */
+  int mem;
+  double elems;
+  int causal;
 } OcOp;
 
 /* One micro-batch on one TP rank: the model's shape and the parallel split. */

@@ -2,15 +2,17 @@
  * rates, HBM and power, the per-operator keys and the GEMM shape model's,
  * each range-checked with the file, line and key in errors. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "io/limits.h"
+#include "model/measured.h"
 #include "model/zoo.h"
 
 static const char *const DEVICE_KEYS[] = {
     "title",          "peak_tflops",    "hbm_gib", "hbm_gbps", "source", "fp8_tflops",
     "tf32_tflops",    "vector_tflops",  "sms",     "tile",     "gemm_efficiency",
     "hbm_efficiency", "attention_efficiency", "gemm_eff_max", "gemm_k0", "gemm_t0_us",
-    "fp4_tflops",     "power_w",        NULL};
+    "fp4_tflops",     "power_w",        "measured", NULL};
 #define MAX_SMS 100000  /* SMs or CUs of one device */
 #define MAX_TILE 4096   /* a GEMM output tile's side */
 
@@ -102,6 +104,55 @@ static int parse_gemm_shape(const WeftYamlNode *v, const char *file, WeftDevice 
   return WEFT_OK;
 }
 
+/* ZOO/../measured/NAME, ZOO the folder of file (devices.yml): ".." as the
+ * file system takes it, so that a zoo reached by a symbolic link finds the
+ * tables beside the zoo it points to. Nonzero when it does not fit. */
+static int measured_prefix(const char *file, const char *name, char *out, size_t size) {
+  const char *slash = strrchr(file, '/');
+  int n = snprintf(out, size, "%.*s/../measured/%s", slash ? (int)(slash - file) : 1,
+                   slash ? file : ".", name);
+  return n < 0 || (size_t)n >= size;
+}
+
+/* The measured tables (docs/zoo.md, "Measured kernel tables"): `measured:
+ * NAME` names ZOO/../measured/NAME_*.csv (ZOO: the devices.yml's folder),
+ * which must exist when that measured folder does (a zoo copied without it
+ * runs on the datasheet figures); `measured: none` turns them off; without
+ * the key the device's own name is tried. Sets d->measured to the prefix
+ * or "". */
+static int parse_measured(const WeftYamlNode *v, const char *file, WeftDevice *d,
+                          WeftError *err) {
+  static const char *const suffix[] = {"gemm", "attention", "memory", "launch"};
+  char name[WEFT_NAME_LEN] = "", prefix[WEFT_PATH_LEN], path[WEFT_PATH_LEN];
+  int rc = weft_zoo_text(v, "measured", file, name, sizeof name, err);
+  const WeftYamlNode *at = weft_yaml_get(v, "measured", NULL);
+  d->measured[0] = '\0';
+  if (rc || !strcmp(name, "none")) return rc;
+  if (at && (!name[0] || strchr(name, '/')))
+    return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, "measured",
+                          "measured must name tables in ../measured (no '/'), or be none");
+  if (measured_prefix(file, at ? name : d->name, prefix, sizeof prefix))
+    return weft_error_set(err, WEFT_EINPUT, file, at ? at->line : v->line, 0, "measured",
+                          "path of the measured tables too long");
+  for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+    struct stat st;
+    if (snprintf(path, sizeof path, "%s_%s.csv", prefix, suffix[i]) < (int)sizeof path &&
+        stat(path, &st) == 0) {
+      memcpy(d->measured, prefix, sizeof prefix);
+      return WEFT_OK;
+    }
+  }
+  struct stat st;
+  char *cut = strrchr(prefix, '/');
+  *cut = '\0';
+  int folder = stat(prefix, &st) == 0 && S_ISDIR(st.st_mode);
+  *cut = '/';
+  if (at && folder)
+    return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, "measured",
+                          "no measured tables %s_{gemm,attention,memory,launch}.csv", prefix);
+  return WEFT_OK;
+}
+
 /* One entry of devices.yml: name -> {title, peak_tflops, hbm_gib, hbm_gbps, source,
  * and optionally the per-operator model's figures}. */
 static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
@@ -131,8 +182,9 @@ static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char
   d->peak_flops = tflops * 1e12;
   d->hbm_bytes = gib * GIB;
   d->hbm_bytes_per_s = gbps * 1e9;  /* GB/s, as bw_gbps everywhere in weft */
-  if ((rc = parse_opcost(v, file, d, err))) return rc;
-  return parse_gemm_shape(v, file, d, err);
+  if ((rc = parse_opcost(v, file, d, err)) || (rc = parse_gemm_shape(v, file, d, err)))
+    return rc;
+  return parse_measured(v, file, d, err);
 }
 
 static int parse_entry(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
@@ -143,10 +195,15 @@ static int parse_entry(const WeftYamlNode *k, const WeftYamlNode *v, const char 
 static const WeftZooTable DEVICES = {"devices.yml", "device", "their figures",
                                      sizeof(WeftDevice), parse_entry};
 
+/* The measured tables are read for the devices handed out (a run on one
+ * device does not read, nor check, another's tables). */
 int weft_zoo_device(const char *zoo_dir, const char *name, WeftDevice *dev, WeftError *err) {
-  return weft_zoo_table(&DEVICES, zoo_dir, name ? name : "", dev, NULL, 0, NULL, err);
+  int rc = weft_zoo_table(&DEVICES, zoo_dir, name ? name : "", dev, NULL, 0, NULL, err);
+  return rc ? rc : weft_measured_load(dev, err);
 }
 
 int weft_zoo_devices(const char *zoo_dir, WeftDevice *devs, int max, int *count, WeftError *err) {
-  return weft_zoo_table(&DEVICES, zoo_dir, NULL, NULL, devs, max, count, err);
+  int rc = weft_zoo_table(&DEVICES, zoo_dir, NULL, NULL, devs, max, count, err);
+  for (int i = 0; !rc && devs && i < max && i < *count; i++) rc = weft_measured_load(&devs[i], err);
+  return rc;
 }

@@ -37,7 +37,7 @@ void *arena_create(size_t owner_bytes, size_t first_bytes) {
   return b->data;
 }
 
-void *arena_calloc(Arena *a, size_t n, size_t sz) {
+void *arena_alloc(Arena *a, size_t n, size_t sz) {
   if (n == 0) n = 1;
   if (sz && n > SIZE_MAX / 2 / sz) return NULL;
   size_t want = round_up(n * sz);
@@ -52,7 +52,12 @@ void *arena_calloc(Arena *a, size_t n, size_t sz) {
   }
   void *p = b->data + b->used;
   b->used += want;
-  memset(p, 0, want);
+  return p;
+}
+
+void *arena_calloc(Arena *a, size_t n, size_t sz) {
+  void *p = arena_alloc(a, n, sz);
+  if (p) memset(p, 0, round_up((n ? n : 1) * sz));
   return p;
 }
 

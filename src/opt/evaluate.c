@@ -54,7 +54,14 @@ void weft_problem_eval_scaled(const WeftProblem *p, const double *bw, WeftEval *
     jt->time_ns = t;
     jt->compute_ns = job->compute_ns;
     for (int ph = 0; ph < WEFT_NPHASES; ph++) jt->comm_ns[ph] = comm[ph];
-    weft_loop_exposed(p->loop, t, job->compute_ns, comm, jt->exposed_comm_ns);
+    double saved[WEFT_NPHASES] = {0, 0, 0}; /* hidden behind compute (hidden.h) */
+    for (int k = 0; k < job->nhid; k++) {
+      const HidItem *it = &job->hid[k];
+      if (!(it->s > 0.0)) continue;
+      double x = it->s * weft_problem_tau(p, it->pat, bw);
+      saved[it->ph] += x + it->lat - fmax(0.0, x - it->g);
+    }
+    weft_loop_exposed_saved(p->loop, t, job->compute_ns, comm, saved, jt->exposed_comm_ns);
     ev->time_ns += job->weight * t;
   }
   ev->npu_cost_usd = p->npu_cost_usd;
@@ -70,10 +77,16 @@ void weft_problem_eval_scaled(const WeftProblem *p, const double *bw, WeftEval *
 
 void weft_loop_exposed(WeftLoop loop, double time_ns, double compute_ns, const double *comm,
                        double *exposed) {
+  static const double none[WEFT_NPHASES] = {0, 0, 0};
+  weft_loop_exposed_saved(loop, time_ns, compute_ns, comm, none, exposed);
+}
+
+void weft_loop_exposed_saved(WeftLoop loop, double time_ns, double compute_ns,
+                             const double *comm, const double *saved, double *exposed) {
   double blocking = compute_ns;
   for (int ph = 0; ph < WEFT_NPHASES; ph++) {
-    exposed[ph] = comm[ph];
-    if (ph != WEFT_PHASE_WG) blocking += comm[ph];
+    exposed[ph] = saved[ph] > 0.0 ? fmin(comm[ph], fmax(0.0, comm[ph] - saved[ph])) : comm[ph];
+    if (ph != WEFT_PHASE_WG) blocking += exposed[ph];
   }
   /* Differences and shares round: each is clamped to its phase's comm (1e7
    * + 0.3 - 1e7 is 0.30000000074505806), so exposed <= comm holds exactly. */

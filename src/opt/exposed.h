@@ -14,5 +14,10 @@
  * comm (no order between them is implied). compute + the exposed comm = T. */
 void weft_loop_exposed(WeftLoop loop, double time_ns, double compute_ns, const double *comm,
                        double *exposed);
+/* The same with saved[ph] of each phase's communication hidden behind
+ * compute (WeftPhaseSpec.overlap_ns; 0 in fwd-ig-overlap): no-overlap and
+ * tp-dp-overlap expose the forward and input-grad comm less what hides. */
+void weft_loop_exposed_saved(WeftLoop loop, double time_ns, double compute_ns,
+                             const double *comm, const double *saved, double *exposed);
 
 #endif

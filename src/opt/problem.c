@@ -157,6 +157,48 @@ static int fwd_ig_rows(WeftProblem *p, Job *job) {
   return rc;
 }
 
+/* Is the phase's collective hidden behind compute? Not in the fwd-ig-overlap
+ * loop, which hides every forward and input-grad collective whole. */
+static int is_hidden(const WeftProblem *p, const PatKeys *keys, const WeftPhaseSpec *s, int ph) {
+  return p->loop != WEFT_LOOP_FWD_IG_OVERLAP && ph != WEFT_PHASE_WG && s->overlap_ns > 0.0 &&
+         phase_pattern(keys, s, ph) >= 0;
+}
+
+/* The hinges of the job's hidden collectives: declared in h, each one's
+ * index in key[l * 2 + ph] (-1: not hidden), and their sums per phase and
+ * hinge kept in the job for the report's split. */
+static int hidden_keys(WeftProblem *p, const WeftWorkload *wl, const PatKeys *keys, Job *job,
+                       HidRows *h, int *key) {
+  for (int l = 0; l < wl->nlayers; l++)
+    for (int ph = 0; ph < 2; ph++) {
+      const WeftPhaseSpec *s = &wl->layers[l].phase[ph];
+      key[2 * l + ph] = -1;
+      if (!is_hidden(p, keys, s, ph)) continue;
+      double lat = phase_latency(keys, s, ph);
+      key[2 * l + ph] = weft_hid_key(h, phase_pattern(keys, s, ph), s->size_bytes,
+                                     s->overlap_ns - lat);
+      if (key[2 * l + ph] < 0) return WEFT_ENOMEM;
+    }
+  if (weft_hid_ready(h)) return WEFT_ENOMEM;
+  job->hid = arena_calloc(&p->arena, 2 * (size_t)h->nkey + 1, sizeof *job->hid);
+  if (!job->hid) return WEFT_ENOMEM;
+  for (int ph = 0; ph < 2; ph++)
+    for (int k = 0; k < h->nkey; k++) job->hid[ph * h->nkey + k] = (HidItem){ph, h->pat[k], 0, 0, 0};
+  for (int l = 0; l < wl->nlayers; l++)
+    for (int ph = 0; ph < 2; ph++) {
+      int k = key[2 * l + ph];
+      if (k < 0) continue;
+      const WeftPhaseSpec *s = &wl->layers[l].phase[ph];
+      HidItem *it = &job->hid[ph * h->nkey + k];
+      double lat = phase_latency(keys, s, ph);
+      it->s += s->size_bytes;
+      it->lat += lat;
+      it->g += s->overlap_ns - lat;
+    }
+  job->nhid = 2 * h->nkey;
+  return WEFT_OK;
+}
+
 /* Build the time rows of job j. Row layout: [C, a_0..a_{npat-1}]. */
 static int build_job(WeftProblem *p, const WeftJob *sj, const PatKeys *keys, Job *job) {
   const WeftWorkload *wl = sj->workload;
@@ -165,16 +207,18 @@ static int build_job(WeftProblem *p, const WeftJob *sj, const PatKeys *keys, Job
   job->phase_bytes = arena_calloc(&p->arena, (size_t)WEFT_NPHASES * (size_t)P, sizeof(double));
   if (!job->phase_bytes) return WEFT_ENOMEM;
   double comp[WEFT_NPHASES] = {0, 0, 0}, lat = 0.0;
+  int nhidden = 0;
   for (int l = 0; l < L; l++)
     for (int ph = 0; ph < WEFT_NPHASES; ph++) {
       comp[ph] += wl->layers[l].phase[ph].compute_ns;
       int id = phase_pattern(keys, &wl->layers[l].phase[ph], ph);
       if (id >= 0) job->phase_bytes[ph * P + id] += wl->layers[l].phase[ph].size_bytes;
       job->phase_lat_ns[ph] += phase_latency(keys, &wl->layers[l].phase[ph], ph);
+      nhidden += is_hidden(p, keys, &wl->layers[l].phase[ph], ph);
     }
   for (int ph = 0; ph < WEFT_NPHASES; ph++) lat += job->phase_lat_ns[ph];
   job->compute_ns = comp[0] + comp[1] + comp[2];
-  if (p->loop == WEFT_LOOP_NO_OVERLAP) {
+  if (p->loop == WEFT_LOOP_NO_OVERLAP && !nhidden) {
     job->nrows = 1;
     job->C = arena_calloc(&p->arena, 1, sizeof *job->C);
     job->a = arena_calloc(&p->arena, (size_t)P, sizeof *job->a);
@@ -186,49 +230,82 @@ static int build_job(WeftProblem *p, const WeftJob *sj, const PatKeys *keys, Job
     return WEFT_OK;
   }
   if (p->loop == WEFT_LOOP_FWD_IG_OVERLAP) return fwd_ig_rows(p, job);
-  double *rows = calloc((size_t)L * (size_t)W, sizeof *rows);
+  HidRows h;
+  weft_hid_init(&h, P);
   double *row = calloc((size_t)W, sizeof *row);
-  if (!rows || !row) { free(rows); free(row); return WEFT_ENOMEM; }
-  int R = 0;
-  /* The backward pass runs layers L-1..0. Layer i's gradient is ready
-   * (ready_i) after its weight-grad compute; the FIFO weight-grad stream then
-   * still has to send the collectives enqueued at or after it, those of
-   * layers i, i-1, ..., 0. Iteration time = max_i ready_i + sum_{k<=i} wg_k.
-   * Start from i = L (nothing of the backward pass done): fwd everything,
-   * wg prefix = all layers' wg bytes. Walk i down, moving layer i's ig/wg
-   * compute and ig bytes in, and dropping layer i+1's wg bytes out. */
-  /* Latencies are constants that go with their collectives: forward ones
-   * block, input-grad ones join with their layer, weight-grad ones sit in
-   * the stream's suffix like their bytes. */
-  row[0] = comp[0] + job->phase_lat_ns[WEFT_PHASE_FWD] + job->phase_lat_ns[WEFT_PHASE_WG];
-  for (int k = 0; k < P; k++) row[1 + k] = job->phase_bytes[WEFT_PHASE_FWD * P + k] +
-                                          job->phase_bytes[WEFT_PHASE_WG * P + k];
-  for (int i = L - 1; i >= 0; i--) {
+  int *key = malloc(2 * (size_t)L * sizeof *key);
+  int rc = !row || !key ? WEFT_ENOMEM : hidden_keys(p, wl, keys, job, &h, key);
+  if (rc) goto done;
+  /* Hidden collectives join as hinges (hidden.c), not as bytes of the row. */
+  if (p->loop == WEFT_LOOP_NO_OVERLAP) {
+    row[0] = job->compute_ns;
+    for (int l = 0; l < L; l++)
+      for (int ph = 0; ph < WEFT_NPHASES; ph++) {
+        const WeftPhaseSpec *s = &wl->layers[l].phase[ph];
+        int id = phase_pattern(keys, s, ph), k = ph < 2 ? key[2 * l + ph] : -1;
+        if (k >= 0) weft_hid_add(&h, k, s->size_bytes, s->overlap_ns - phase_latency(keys, s, ph));
+        else {
+          row[0] += phase_latency(keys, s, ph);
+          if (id >= 0) row[1 + id] += s->size_bytes;
+        }
+      }
+    rc = weft_hid_push(&h, row);
+    goto done;
+  }
+  /* tp-dp-overlap. The backward pass runs layers L-1..0. Layer i's gradient
+   * is ready (ready_i) after its weight-grad compute; the FIFO weight-grad
+   * stream then still has to send the collectives enqueued at or after it,
+   * those of layers i, i-1, ..., 0. Iteration time = max_i ready_i +
+   * sum_{k<=i} wg_k. Start from i = L (nothing of the backward pass done):
+   * fwd everything, wg prefix = all layers' wg bytes. Walk i down, moving
+   * layer i's ig/wg compute and ig bytes in, and dropping layer i+1's wg
+   * bytes out. Latencies are constants that go with their collectives:
+   * forward ones block, input-grad ones join with their layer, weight-grad
+   * ones sit in the stream's suffix like their bytes. Hidden collectives
+   * join as hinges instead, forward ones from the start. */
+  double lat_fwd = 0.0; /* the blocking forward collectives, summed as phase_bytes is */
+  for (int l = 0; l < L; l++) {
+    const WeftPhaseSpec *s = &wl->layers[l].phase[WEFT_PHASE_FWD];
+    int id = phase_pattern(keys, s, WEFT_PHASE_FWD), k = key[2 * l];
+    double la = phase_latency(keys, s, WEFT_PHASE_FWD);
+    if (k >= 0) weft_hid_add(&h, k, s->size_bytes, s->overlap_ns - la);
+    else {
+      lat_fwd += la;
+      if (id >= 0) row[1 + id] += s->size_bytes;
+    }
+  }
+  row[0] = comp[0] + lat_fwd + job->phase_lat_ns[WEFT_PHASE_WG];
+  for (int k = 0; k < P; k++) row[1 + k] += job->phase_bytes[WEFT_PHASE_WG * P + k];
+  for (int i = L - 1; i >= 0 && !rc; i--) {
     const WeftLayer *ly = &wl->layers[i];
-    row[0] += ly->phase[WEFT_PHASE_IG].compute_ns + ly->phase[WEFT_PHASE_WG].compute_ns +
-              phase_latency(keys, &ly->phase[WEFT_PHASE_IG], WEFT_PHASE_IG);
-    int ig = phase_pattern(keys, &ly->phase[WEFT_PHASE_IG], WEFT_PHASE_IG);
-    if (ig >= 0) row[1 + ig] += ly->phase[WEFT_PHASE_IG].size_bytes;
+    const WeftPhaseSpec *s = &ly->phase[WEFT_PHASE_IG];
+    row[0] += s->compute_ns + ly->phase[WEFT_PHASE_WG].compute_ns;
+    int ig = phase_pattern(keys, s, WEFT_PHASE_IG), k = key[2 * i + 1];
+    double la = phase_latency(keys, s, WEFT_PHASE_IG);
+    if (k >= 0) weft_hid_add(&h, k, s->size_bytes, s->overlap_ns - la);
+    else {
+      row[0] += la;
+      if (ig >= 0) row[1 + ig] += s->size_bytes;
+    }
     if (i + 1 < L) {
       const WeftPhaseSpec *nx = &wl->layers[i + 1].phase[WEFT_PHASE_WG];
       int wg = phase_pattern(keys, nx, WEFT_PHASE_WG);
       if (wg >= 0) row[1 + wg] -= nx->size_bytes;
       row[0] -= phase_latency(keys, nx, WEFT_PHASE_WG);
     }
-    /* Drop kept rows the new one dominates, newest first (a stack: the
-     * compute only grows down the pass, so the newest kept rows are the
-     * likeliest to be dominated), and skip the new row when the newest
-     * kept one dominates it. Exact: a dominated row never sets the max;
-     * rows this leaves behind are only redundant, and the solver's active
-     * set keeps them cheap. */
-    while (R > 0 && dominated(rows + (size_t)(R - 1) * (size_t)W, row, W)) R--;
-    if (R > 0 && dominated(row, rows + (size_t)(R - 1) * (size_t)W, W)) continue;
-    memcpy(rows + (size_t)R * (size_t)W, row, (size_t)W * sizeof *row);
-    R++;
+    /* Kept rows the new ones dominate are dropped, newest first (a stack:
+     * the compute only grows down the pass, so the newest kept rows are the
+     * likeliest to be dominated), and a new row the newest kept one
+     * dominates is skipped (hidden.c). Exact: a dominated row never sets
+     * the max; rows this leaves behind are only redundant, and the solver's
+     * active set keeps them cheap. */
+    rc = weft_hid_push(&h, row);
   }
+done:
+  if (!rc) rc = store_rows(p, job, h.rows, h.R);
   free(row);
-  int rc = store_rows(p, job, rows, R);
-  free(rows);
+  free(key);
+  weft_hid_free(&h);
   return rc;
 }
 
@@ -244,8 +321,8 @@ static int fold_constraints(WeftProblem *p, const WeftConstraints *cons) {
   p->heq = arena_calloc(a, sz, sizeof(double));
   p->le_src = arena_calloc(a, sz, sizeof(int));
   p->eq_src = arena_calloc(a, sz, sizeof(int));
-  p->cons_text = arena_calloc(a, sz, sizeof *p->cons_text);
-  WeftConstraint *keep = arena_calloc(a, sz, sizeof *keep);
+  p->cons_text = arena_alloc(a, sz, sizeof *p->cons_text); /* copied whole below */
+  WeftConstraint *keep = arena_alloc(a, sz, sizeof *keep);
   if (!p->Gle || !p->hle || !p->Geq || !p->heq || !p->le_src || !p->eq_src || !p->cons_text ||
       !keep)
     return WEFT_ENOMEM;
@@ -275,11 +352,13 @@ static int fold_constraints(WeftProblem *p, const WeftConstraints *cons) {
   }
   /* LP rows: user rows, then a cost row and one per dim; D + 1 columns. */
   int mlp = p->nle + p->neq + D + 1, nlp = D + 1;
-  p->lp_A = arena_calloc(a, (size_t)mlp * (size_t)nlp, sizeof(double));
-  p->lp_b = arena_calloc(a, (size_t)mlp, sizeof(double));
-  p->lp_rel = arena_calloc(a, (size_t)mlp, sizeof(int));
-  p->lpw.t = arena_calloc(a, lp_tableau_doubles(nlp, mlp), sizeof(double));
-  p->lpw.basis = arena_calloc(a, (size_t)mlp, sizeof(int));
+  /* not zeroed: every LP writes its rows first (precheck.c, lp_user_rows
+   * and lp_row) and its tableau (lp.c); most nodes run none */
+  p->lp_A = arena_alloc(a, (size_t)mlp * (size_t)nlp, sizeof(double));
+  p->lp_b = arena_alloc(a, (size_t)mlp, sizeof(double));
+  p->lp_rel = arena_alloc(a, (size_t)mlp, sizeof(int));
+  p->lpw.t = arena_alloc(a, lp_tableau_doubles(nlp, mlp), sizeof(double));
+  p->lpw.basis = arena_alloc(a, (size_t)mlp, sizeof(int));
   if (!p->lp_A || !p->lp_b || !p->lp_rel || !p->lpw.t || !p->lpw.basis) return WEFT_ENOMEM;
   return WEFT_OK;
 }
@@ -400,6 +479,17 @@ static int validate(const WeftSpec *spec, WeftError *err) {
                             "workload %d weight must be positive and finite", j + 1);
     if (job->workload->nlayers < 1)
       return weft_error_set(err, WEFT_EINPUT, job->workload->file, 0, 0, NULL, "workload has no layers");
+    for (int l = 0; l < job->workload->nlayers; l++)
+      for (int ph = 0; ph < WEFT_NPHASES; ph++) {
+        const WeftLayer *ly = &job->workload->layers[l];
+        double o = ly->phase[ph].overlap_ns;
+        if (o == 0.0) continue;
+        if (!(o > 0.0) || !isfinite(o) || ph == WEFT_PHASE_WG)
+          return weft_error_set(err, WEFT_EINPUT, job->workload->file, ly->line, 0, "overlap_ns",
+                                "layer %s: %s overlap_ns %g: must be finite and >= 0, and 0 "
+                                "on weight-grad (only forward and input-grad collectives hide "
+                                "behind compute)", ly->name, weft_phase_name((WeftPhase)ph), o);
+      }
     int rc = weft_communicator_check(job->comm, net, err);
     if (rc) return rc;
   }
@@ -439,8 +529,14 @@ static int build(WeftProblem *p, const WeftSpec *spec, int full, WeftError *err)
     else memcpy(p->u, ps.u, (size_t)ps.n * (size_t)p->D * sizeof(double));
   }
   if (ps.u != ps.stack) free(ps.u);
+  int built = rc;
   for (int j = 0; j < p->njobs && !rc; j++) rc = build_job(p, &spec->jobs[j], &keys[j], &p->job[j]);
   free(keys);
+  if (!built && rc == WEFT_EINPUT) /* hidden.c: too many pieces */
+    return weft_error_set(err, rc, "", 0, 0, "overlap_ns",
+                          "the hidden collectives' overlap times give a job more than %d time "
+                          "rows: use fewer distinct overlap times per pattern",
+                          WEFT_HID_MAX_ROWS);
   if (rc) return rc;
   for (int k = 0; k < p->npat; k++)
     for (int d = 0; d < p->D; d++) p->used[d] |= p->u[(size_t)k * (size_t)p->D + (size_t)d] > 0;
@@ -482,20 +578,24 @@ int weft_problem_recreate(const WeftProblem *t, const WeftConstraints *cons,
   p->lifetime_ns = t->lifetime_ns;
   p->usd_per_w_ns = t->usd_per_w_ns;
   if ((p->has_start = start_bw != NULL)) memcpy(p->start_bw, start_bw, (size_t)D * sizeof *start_bw);
-  p->u = arena_calloc(&p->arena, (size_t)P * (size_t)D, sizeof *p->u);
+  p->u = arena_alloc(&p->arena, (size_t)P * (size_t)D, sizeof *p->u); /* copied whole below */
   if (!p->u) rc = WEFT_ENOMEM;
   for (size_t k = 0; !rc && k < (size_t)P * (size_t)D; k++) p->u[k] = t->u[k] * t->bscale;
   for (int j = 0; j < t->njobs && !rc; j++) { /* the rows: bytes and ns, not scaled */
     const Job *a = &t->job[j];
     Job *b = &p->job[j];
     *b = *a;
-    b->C = arena_calloc(&p->arena, (size_t)a->nrows, sizeof *b->C);
-    b->a = arena_calloc(&p->arena, (size_t)a->nrows * (size_t)P, sizeof *b->a);
-    b->phase_bytes = arena_calloc(&p->arena, (size_t)WEFT_NPHASES * (size_t)P, sizeof(double));
+    b->C = arena_alloc(&p->arena, (size_t)a->nrows, sizeof *b->C); /* each copied whole */
+    b->a = arena_alloc(&p->arena, (size_t)a->nrows * (size_t)P, sizeof *b->a);
+    b->phase_bytes = arena_alloc(&p->arena, (size_t)WEFT_NPHASES * (size_t)P, sizeof(double));
     if (!b->C || !b->a || !b->phase_bytes) { rc = WEFT_ENOMEM; break; }
     memcpy(b->C, a->C, (size_t)a->nrows * sizeof *b->C);
     memcpy(b->a, a->a, (size_t)a->nrows * (size_t)P * sizeof *b->a);
     memcpy(b->phase_bytes, a->phase_bytes, (size_t)WEFT_NPHASES * (size_t)P * sizeof(double));
+    if (a->nhid) {
+      if (!(b->hid = arena_calloc(&p->arena, (size_t)a->nhid, sizeof *b->hid))) { rc = WEFT_ENOMEM; break; }
+      memcpy(b->hid, a->hid, (size_t)a->nhid * sizeof *b->hid);
+    }
   }
   if (!rc) rc = finish_build(p, cons, err);
   if (rc) {

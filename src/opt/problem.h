@@ -4,6 +4,7 @@
 #define WEFT_PROBLEM_H
 
 #include "opt/arena.h"
+#include "opt/hidden.h"
 #include "opt/ipm.h"
 #include "opt/lp.h"
 #include "opt/sep.h"
@@ -11,7 +12,8 @@
 
 /* A job's iteration time is max over rows r of C[r] + sum_p a[r][p]*tau_p,
  * tau_p = max_d u[p][d] / B_d. no-overlap has one row; tp-dp-overlap one per
- * non-dominated gradient-ready point of the backward pass; fwd-ig-overlap
+ * non-dominated gradient-ready point of the backward pass (each times the
+ * pieces of its hidden collectives' hinges, hidden.h); fwd-ig-overlap
  * two (compute-bound, comm-bound) or one when the other is dominated. */
 typedef struct {
   int nrows;
@@ -21,6 +23,8 @@ typedef struct {
   double compute_ns;
   double *phase_bytes; /* WEFT_NPHASES x npat: bytes per phase and pattern */
   double phase_lat_ns[WEFT_NPHASES]; /* the collectives' latencies per phase (constants) */
+  int nhid;          /* hinges of collectives hidden behind compute (hidden.h), for the */
+  HidItem *hid;      /* report's split; 0 in the fwd-ig-overlap loop, which ignores them */
 } Job;
 
 /* Times, costs and their product stay below this; a problem whose scale

@@ -77,8 +77,9 @@ static int sub_row(const Sep *s, const double *ru, double gamma, double rhs, dou
     rhs -= ru[k] * s->e0[k];
     mag += fabs(ru[k] * s->e0[k]);
     for (int f = 0; f < s->nf; f++) {
-      out[f] += ru[k] * s->E[k * s->nf + f];
-      in = fmax(in, fabs(ru[k] * s->E[k * s->nf + f]));
+      double t = ru[k] * s->E[k * s->nf + f], a = fabs(t);
+      out[f] += t;
+      in = a > in || in != in ? a : in; /* fmax(in, a), without its call */
     }
   }
   for (int f = 0; f < s->nf; f++) mx = fabs(out[f]) > mx ? fabs(out[f]) : mx;
@@ -112,27 +113,31 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   s->nf = nf;
   s->n = n;
   s->npair = npair;
-  size_t nd = (size_t)(nb + P + nb + nb * nf + 4 * n + mmax * nf + 2 * mmax + 10 * mmax + 4 * n +
-                       P + P * nf + nf * nf + n + nf + ne * nb + ne);
-  size_t ni = (size_t)(mmax + P + 1 + ne + nb);
-  Carve cv;
+  /* The program (zeroed: built by parts), then the method's state and work
+   * (not zeroed: the method writes each before it reads it, sep_ipm.c) */
+  size_t nd = (size_t)(nb + P + nb + nb * nf + 4 * n + mmax * nf + 2 * mmax + ne * nb + ne);
+  size_t nw = (size_t)(10 * mmax + 4 * n + P + P * nf + nf * nf + n + nf);
+  size_t ni = (size_t)(mmax + P + 1 + ne + nb + (nf > 0 ? nf : 1));
+  Carve cv, cw;
   cv.d = arena_calloc(&p->arena, nd, sizeof(double));
+  cw.d = arena_alloc(&p->arena, nw, sizeof(double));
   cv.i = arena_calloc(&p->arena, ni, sizeof(int));
   s->bound = arena_calloc(&p->arena, (size_t)mmax, 1);
-  if (!cv.d || !cv.i || !s->bound) return WEFT_ENOMEM;
+  if (!cv.d || !cw.d || !cv.i || !s->bound) return WEFT_ENOMEM;
   s->xs = take_d(&cv, nb + P); s->e0 = take_d(&cv, nb); s->E = take_d(&cv, nb * nf);
   s->c = take_d(&cv, n); s->lo = take_d(&cv, n); s->hi = take_d(&cv, n); s->x0 = take_d(&cv, n);
   s->Mf = take_d(&cv, mmax * nf); s->g = take_d(&cv, mmax); s->h = take_d(&cv, mmax);
-  s->v = take_d(&cv, mmax); s->lam = take_d(&cv, mmax); s->W = take_d(&cv, mmax);
-  s->iv = take_d(&cv, mmax); s->rp = take_d(&cv, mmax); s->wv = take_d(&cv, mmax);
-  s->dv = take_d(&cv, mmax); s->dl = take_d(&cv, mmax); s->dva = take_d(&cv, mmax);
-  s->dla = take_d(&cv, mmax);
-  s->x = take_d(&cv, n); s->rd = take_d(&cv, n); s->dx = take_d(&cv, n); s->dxa = take_d(&cv, n);
-  s->Dp = take_d(&cv, P); s->hb = take_d(&cv, P * nf); s->K = take_d(&cv, nf * nf);
-  s->r = take_d(&cv, n); s->rr = take_d(&cv, nf);
+  s->v = take_d(&cw, mmax); s->lam = take_d(&cw, mmax); s->W = take_d(&cw, mmax);
+  s->iv = take_d(&cw, mmax); s->rp = take_d(&cw, mmax); s->wv = take_d(&cw, mmax);
+  s->dv = take_d(&cw, mmax); s->dl = take_d(&cw, mmax); s->dva = take_d(&cw, mmax);
+  s->dla = take_d(&cw, mmax);
+  s->x = take_d(&cw, n); s->rd = take_d(&cw, n); s->dx = take_d(&cw, n); s->dxa = take_d(&cw, n);
+  s->Dp = take_d(&cw, P); s->hb = take_d(&cw, P * nf); s->K = take_d(&cw, nf * nf);
+  s->r = take_d(&cw, n); s->rr = take_d(&cw, nf);
   double *A = take_d(&cv, ne * nb), *b = take_d(&cv, ne);
   s->cp = take_i(&cv, mmax); s->pat0 = take_i(&cv, P + 1);
   int *piv = take_i(&cv, ne), *fidx = take_i(&cv, nb);
+  s->fk = take_i(&cv, nf > 0 ? nf : 1);
   /* Natural start: y = B/cost and s = 1/cost for time x cost (cost =
    * oc0 + ocg.B); each rate as large as its pattern's rows allow. Scales
    * are the start's own. */
@@ -184,6 +189,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   for (int k = 0, f = 0; k < nb; k++)
     if (fidx[k] == -1) {
       s->E[k * nf + f] = 1.0;
+      s->fk[f] = k;
       fidx[k] = f++;
     }
   for (int k = 0; k < nb; k++) {

@@ -33,6 +33,7 @@ typedef struct {
    * a row f_k >= 0, left to the box in the certificate. */
   double *Mf, *g, *h;
   int *cp, *pat0;
+  int *fk;               /* nf: the unknown each free variable is */
   unsigned char *bound;
   /* Interior-point state (x, slacks v, multipliers lam) and work. */
   double *x, *v, *lam, *W, *iv;
@@ -53,6 +54,18 @@ int weft_sep_ipm(Sep *s, int max_iter, int *iters);
 /* Certified lower bound on the scaled objective from the iterate's
  * multipliers, and the scaled objective of the iterate's bandwidths. */
 double weft_sep_certify(Sep *s);
+/* The certificate at a design the caller knows (bw_gbps, natural units,
+ * meeting p's constraints): the multipliers of the rows tight there that
+ * make it a stationary point of the Lagrangian (a small LP), then the
+ * Lagrangian minimised over the box with them, as weft_sep_certify; in
+ * natural units, -HUGE_VAL when no such multipliers are found. A valid
+ * lower bound on p's optimum whatever the design (weak duality: any
+ * multipliers >= 0 give one); equal to the design's objective (to
+ * rounding) when the design is p's optimum. It costs one LP, not an
+ * interior-point solve: a branch and bound node whose optimum is the best
+ * design found is cut with it (wholelink.c). p: built (fast path) and
+ * not pinned; overwrites p->sep's multipliers. */
+double weft_sep_certify_at(WeftProblem *p, const double *bw_gbps);
 double weft_sep_upper(const Sep *s);
 /* Solve: bw[D] gets the design, *lb a certified lower bound on the objective
  * (natural units, -HUGE_VAL when none). Returns an IpmStatus. */

@@ -180,19 +180,23 @@ static void bound_rows(Bnb *b, const Node *n, int named) {
   }
 }
 
+/* 1 when the whole-link design bw (GB/s) lies inside node n's box. */
+static int in_box(const Bnb *b, const Node *n, const double *bw) {
+  for (int d = 0; d < b->D; d++) {
+    if (!b->whole[d]) continue;
+    double m = nearbyint(bw[d] / b->rate[d]);
+    if (m < n->lo[d] || m > n->hi[d]) return 0;
+  }
+  return 1;
+}
+
 /* A design known to meet the constraints inside node n's box (the newest),
  * a start for its solve; NULL when none is. */
 static const double *known_start(const Bnb *b, const Node *n) {
   int k0 = b->nknown > KNOWN ? b->nknown - KNOWN : 0;
   for (int k = b->nknown - 1; k >= k0; k--) {
     const double *bw = b->known[k % KNOWN];
-    int in = 1;
-    for (int d = 0; d < b->D && in; d++) {
-      if (!b->whole[d]) continue;
-      double m = nearbyint(bw[d] / b->rate[d]);
-      in = m >= n->lo[d] && m <= n->hi[d];
-    }
-    if (in) return bw;
+    if (in_box(b, n, bw)) return bw;
   }
   return NULL;
 }
@@ -225,6 +229,16 @@ static int solve_node(Bnb *b, Node *n, const double *start, WeftResult *res) {
   int rc = weft_problem_recreate(b->base, b->cons, start ? start : known_start(b, n), 1, &p, &err);
   if (rc == WEFT_ENOMEM) return rc;
   if (rc) return NODE_UNSETTLED; /* the node's rows out of range: its parent's bound stands */
+  /* The best design inside the box is often the node's optimum (rounding
+   * found it): its certificate (one LP) then cuts the node, no solve. */
+  if (b->have_best && in_box(b, n, b->best_bw)) {
+    double lb = weft_sep_certify_at(p, b->best_bw);
+    if (prunable(b, lb)) {
+      weft_problem_free(p);
+      n->lb = lb;
+      return NODE_PRUNED;
+    }
+  }
   double cutoff = b->have_best ? b->best - PRUNE_FRAC * b->st->gap_tol * fabs(b->best) : HUGE_VAL;
   int cut = 0;
   rc = weft_problem_solve_cut(p, b->st, cutoff, res, &cut);
@@ -246,6 +260,25 @@ static int solve_node(Bnb *b, Node *n, const double *start, WeftResult *res) {
 
 static void settle(Bnb *b, double lb) { b->closed_lb = fmin(b->closed_lb, lb); }
 
+/* z: where the line from design y through the parent's design x meets the
+ * face t (dim d pinned), past x; 1 when z meets the constraints (as the
+ * nodes' starts are checked, WEFT_VERIFY_TOL) inside t's box. */
+static int past_parent(const Bnb *b, const Node *t, const double *y, const double *x, int d,
+                       double *z) {
+  double face = t->lo[d] * b->rate[d], zs[WEFT_MAX_DIMS];
+  if (y[d] == x[d]) return 0;
+  double u = (face - y[d]) / (x[d] - y[d]);
+  for (int k = 0; k < b->D; k++) {
+    z[k] = k == d ? face : y[k] + u * (x[k] - y[k]);
+    if (!(z[k] >= 0.0) || (b->base->used[k] && !(z[k] > 0.0))) return 0;
+    if (b->whole[k] && k != d &&
+        (z[k] < t->lo[k] * b->rate[k] || (t->hi[k] != NO_LIMIT && z[k] > t->hi[k] * b->rate[k])))
+      return 0;
+    zs[k] = z[k] / b->base->bscale;
+  }
+  return weft_problem_violation(b->base, zs, NULL) <= WEFT_VERIFY_TOL;
+}
+
 /* A child with box set: solve, then settle it (empty, pruned, whole) or
  * queue it. A child the solver cannot settle is queued with its parent's
  * bound, to be split without a design. */
@@ -259,7 +292,11 @@ static int solve_face(Bnb *b, Node *n, const Node *parent, int d, WeftResult *re
   t.lo[d] = t.hi[d] = n->hi[d] < parent->hi[d] ? n->hi[d] : n->lo[d];
   /* Its start: on the segment from a design known inside the child's box
    * to the parent's design, where it crosses the face (both meet the
-   * constraints, so the point does; checked there, as every start). */
+   * constraints, so the point does; checked there, as every start). With
+   * none known inside, on the line from a known design through the
+   * parent's design, past it to the face, the first such point that meets
+   * the constraints and the face's box (the face is less than a link
+   * away): an LP less than starting nowhere. */
   const double *y = known_start(b, n), *x = parent->bw;
   double z[WEFT_MAX_DIMS], face = t.lo[d] * b->rate[d];
   int have_z = y && y[d] != x[d];
@@ -268,6 +305,8 @@ static int solve_face(Bnb *b, Node *n, const Node *parent, int d, WeftResult *re
     for (int k = 0; k < b->D; k++) z[k] = y[k] + u * (x[k] - y[k]);
     z[d] = face;
   }
+  for (int k = b->nknown - 1; !y && k >= 0 && k >= b->nknown - KNOWN && !have_z; k--)
+    have_z = past_parent(b, &t, b->known[k % KNOWN], x, d, z);
   int rc = solve_node(b, &t, have_z ? z : NULL, res);
   if (rc < 0) return rc;
   if ((rc != NODE_SOLVED && rc != NODE_PRUNED) || !(t.lb > parent->obj)) return NODE_UNSETTLED;

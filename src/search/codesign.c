@@ -70,6 +70,34 @@ static const WeftModel *model_of(const WeftCodesignSpec *spec, const WeftDesignP
   return spec->nmodels > 0 ? &spec->models[pt->model] : spec->model;
 }
 
+/* Every expert-parallel degree above 1 must divide some model's experts:
+ * one that divides none (7 for DeepSeek-V3's 256, or any for a dense model)
+ * would only make invalid points, reported by an unrelated first reason. */
+static int check_ep(const WeftCodesignSpec *spec, WeftError *err) {
+  int n = spec->nmodels > 0 ? spec->nmodels : 1;
+  for (int k = 0; k < spec->nep; k++) {
+    int v = spec->ep[k], any = v == 1;
+    for (int m = 0; m < n && !any; m++) {
+      int e = (spec->nmodels > 0 ? &spec->models[m] : spec->model)->experts;
+      any = e > 1 && e % v == 0;
+    }
+    if (any) continue;
+    const WeftModel *m0 = spec->nmodels > 0 ? &spec->models[0] : spec->model;
+    if (n == 1 && m0->experts <= 1)
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "ep",
+                            "ep list (--ep-list, ep_list=) entry %d is %d, but %s has no "
+                            "experts (only ep 1)", k + 1, v, m0->name);
+    if (n == 1)
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "ep",
+                            "ep list (--ep-list, ep_list=) entry %d is %d, which does not "
+                            "divide %s's %d experts", k + 1, v, m0->name, m0->experts);
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "ep",
+                          "ep list (--ep-list, ep_list=) entry %d is %d, which divides the "
+                          "experts of none of the %d models", k + 1, v, n);
+  }
+  return WEFT_OK;
+}
+
 static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
   if (spec && spec->nmodels < 0)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "models", "negative model count");
@@ -110,6 +138,7 @@ static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
   if (!rc) rc = check_list("vp", spec->nvp, spec->vp, 1, err);
   if (!rc) rc = check_list("cp", spec->ncp, spec->cp, 1, err);
   if (!rc) rc = check_list("ep", spec->nep, spec->ep, 1, err);
+  if (!rc) rc = check_ep(spec, err);
   return rc;
 }
 

@@ -79,6 +79,11 @@ typedef struct {
   WeftSimJob *out;
   WeftError *err;
   SimProgress *pg;      /* NULL: no progress calls */
+  /* Hidden collectives (plan_hidden): each main-stream op's compute, and the
+   * compute a hidden collective's op runs beside it (0: it blocks). */
+  double *comp, *hide;
+  double hide_start_ns, hide_until_ns; /* the running hidden collective's compute */
+  double saved[WEFT_NPHASES];          /* comm hidden behind compute, per phase */
 } Run;
 
 static void span(Run *r, WeftSpanKind kind, int layer, WeftPhase ph, WeftCollective c, int stream,
@@ -208,6 +213,14 @@ static int coll_done(Run *r, int slot, double t) {
   r->out->ncollectives++;
   span(r, WEFT_SPAN_COLLECTIVE, c->layer, c->phase, c->coll, slot, -1, -1, c->start_ns, t);
   if (slot == 1) return stream_next(r, t);
+  if (r->hide_until_ns > r->hide_start_ns) { /* a hidden collective: its compute beside it */
+    double until = r->hide_until_ns;
+    r->saved[c->phase] += fmin(t, until) - c->start_ns;
+    r->hide_until_ns = r->hide_start_ns = 0.0;
+    r->op_start_ns = c->start_ns;
+    if (until > t) return sim_heap_push(&r->heap, until, EV_COMPUTE, 0); /* compute_done: on */
+    span(r, WEFT_SPAN_COMPUTE, c->layer, c->phase, WEFT_COLL_NONE, 0, -1, -1, c->start_ns, until);
+  }
   r->pc++;
   return run_main(r, t);
 }
@@ -297,7 +310,7 @@ static int run_main(Run *r, double t) {
     int layer;
     WeftPhase ph;
     if (!decode(r->pc, r->L, &layer, &ph)) { /* compute */
-      double c = r->wl->layers[layer].phase[ph].compute_ns;
+      double c = r->comp[r->pc];
       if (c > 0) {
         r->out->t.compute_ns += c;
         r->op_start_ns = t;
@@ -313,10 +326,53 @@ static int run_main(Run *r, double t) {
       continue;
     }
     int started, rc = coll_start(r, 0, layer, ph, t, &started);
+    double h = r->hide[r->pc];
+    if (h > 0) r->out->t.compute_ns += h;
+    if (!rc && started && h > 0) { /* runs beside h of compute (coll_done) */
+      r->hide_start_ns = t;
+      r->hide_until_ns = t + h;
+    } else if (!rc && h > 0) { /* no bytes moved: the compute alone */
+      r->op_start_ns = t;
+      return sim_heap_push(&r->heap, t + h, EV_COMPUTE, 0);
+    }
     if (rc || started) return rc;
     r->pc++;
   }
   return WEFT_OK;
+}
+
+/* Hidden collectives (WeftPhaseSpec.overlap_ns, forward and input-grad, not
+ * under fwd-ig-overlap, which queues them): each runs beside up to overlap_ns
+ * of the main stream's compute, taken from the compute ops of its pass
+ * (forward, or backward), the nearest before it first, then after it; the
+ * compute ops keep the rest. Alone on the network this is the analytic
+ * model's max(0, comm - overlap_ns) exactly, when the pass has that much
+ * compute (docs/simulate.md). */
+static void plan_hidden(Run *r) {
+  int n = 6 * r->L;
+  for (int p = 0; p < n; p++) {
+    int layer;
+    WeftPhase ph;
+    r->hide[p] = 0.0;
+    r->comp[p] = decode(p, r->L, &layer, &ph) ? 0.0 : r->wl->layers[layer].phase[ph].compute_ns;
+  }
+  if (r->loop == WEFT_LOOP_FWD_IG_OVERLAP) return;
+  for (int q = 0; q < n; q++) {
+    int layer;
+    WeftPhase ph;
+    if (!decode(q, r->L, &layer, &ph) || ph == WEFT_PHASE_WG) continue;
+    const WeftPhaseSpec *s = &r->wl->layers[layer].phase[ph];
+    if (!(s->overlap_ns > 0) || s->coll == WEFT_COLL_NONE || !(s->size_bytes > 0)) continue;
+    int lo = q < 2 * r->L ? 0 : 2 * r->L, hi = q < 2 * r->L ? 2 * r->L : n;
+    double need = s->overlap_ns;
+    for (int dir = -1; dir <= 1; dir += 2)
+      for (int k = q + dir; k >= lo && k < hi && need > 0; k += dir) {
+        double x = fmin(need, r->comp[k]);
+        r->comp[k] -= x;
+        need -= x;
+      }
+    r->hide[q] = s->overlap_ns - need;
+  }
 }
 
 static int compute_done(Run *r, double t) {
@@ -424,7 +480,10 @@ static int simulate_job(const WeftSpec *spec, int j, const double *bw, const Wef
     for (int d = 0; d < WEFT_MAX_DIMS; d++) sim_heap_init(&r.ready[k][d]);
   /* at most 2 queued collectives per layer (tp-dp-overlap: 1, fwd-ig-overlap: 2) */
   r.queue = malloc((2 * (size_t)r.L + 1) * sizeof *r.queue);
-  int rc = r.queue ? resolve_groups(&r, &spec->jobs[j]) : WEFT_ENOMEM;
+  r.comp = malloc((12 * (size_t)r.L + 1) * sizeof *r.comp);
+  r.hide = r.comp ? r.comp + 6 * (size_t)r.L : NULL;
+  int rc = r.queue && r.comp ? resolve_groups(&r, &spec->jobs[j]) : WEFT_ENOMEM;
+  if (!rc) plan_hidden(&r);
   if (!rc)
     rc = s->fidelity == WEFT_FIDELITY_DIM ? dimres_create(spec->net, bw, &r.res)
                                            : linkres_create(spec->net, bw, s->sharing, &r.res, err);
@@ -435,7 +494,8 @@ static int simulate_job(const WeftSpec *spec, int j, const double *bw, const Wef
   if (!rc) {
     WeftSimJob *o = r.out;
     o->t.time_ns = end_ns;
-    weft_loop_exposed(r.loop, end_ns, o->t.compute_ns, o->t.comm_ns, o->t.exposed_comm_ns);
+    weft_loop_exposed_saved(r.loop, end_ns, o->t.compute_ns, o->t.comm_ns, r.saved,
+                            o->t.exposed_comm_ns);
     for (int d = 0; d < spec->net->ndims; d++) {
       o->dim_bytes[d] = r.res->dim_bytes[d];
       o->dim_busy_ns[d] = r.res->dim_busy_ns[d];
@@ -460,6 +520,7 @@ static int simulate_job(const WeftSpec *spec, int j, const double *bw, const Wef
     for (int d = 0; d < WEFT_MAX_DIMS; d++) sim_heap_free(&r.ready[k][d]);
   free(r.xf);
   free(r.queue);
+  free(r.comp);
   return rc;
 }
 

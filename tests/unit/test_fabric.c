@@ -92,6 +92,18 @@ static void test_rail_tree_counts(void) {
    * leaves, 8 spines; a plain Fat-tree of 320 would take 10 leaves */
   CHECK_EQ_INT(weft_rail_tree(40, 8, 64, 1.0, ts), 2);
   CHECK(ts[0] == 16 && ts[1] == 8);
+  /* 72 rails of 16 (GB200 NVL72 racks on 64-port switches, 32 down): a
+   * rail fills half a leaf, so 2 rails share one: 36 leaves (not 72 half
+   * empty, which would need a third tier), ceil(36 x 32 / 64) = 18 spines:
+   * 54, as the Fat-tree of all 1152. 3 rails of 10: floor(32/10) = 3 a leaf
+   * but 30 <= 64 ports: one switch. 5 rails of 20: 1 a leaf, 5 leaves. */
+  CHECK_EQ_INT(weft_rail_tree(16, 72, 64, 1.0, ts), 2);
+  CHECK(ts[0] == 36 && ts[1] == 18 && ts[2] == 0);
+  CHECK_EQ_INT(weft_fat_tree(1152, 64, 1.0, ft), 2);
+  CHECK(ft[0] == 36 && ft[1] == 18);
+  CHECK_EQ_INT(weft_rail_tree(10, 3, 64, 1.0, ts), 1);
+  CHECK_EQ_INT(weft_rail_tree(20, 5, 64, 1.0, ts), 2);
+  CHECK(ts[0] == 5 && ts[1] == 3);
   /* 8 rails of 4: 32 ports, one switch */
   CHECK_EQ_INT(weft_rail_tree(4, 8, 64, 1.0, ts), 1);
   CHECK_EQ_INT(ts[0], 1);

@@ -50,37 +50,38 @@ static void cast_bytes(void) {
   CHECK_NEAR(weft_opcost_fp8_cast_bytes(WEFT_FP8_DELAYED, 1000, 2, 1), 4000 + 8192 + 12, EXACT);
 }
 
-/* The MLP (gate, up, fc2), delayed scaling: per GEMM an input cast in the
+/* The MLP (fc1: gate and up as one GEMM of width 2 x 32, Megatron-Core's
+ * linear_fc1; fc2), delayed scaling: per GEMM an input cast in the
  * forward, a gradient cast in input-grad, a weight cast once an iteration.
- * gate: input 4 x 8 = 32 elements, 32 x 4 + 8204 bytes, 64 FLOPs; its
- * gradient 4 x 32 = 128, 128 x 4 + 8204; its weight 8 x 32 = 256, 256 x 4 +
+ * fc1: input 4 x 8 = 32 elements, 32 x 4 + 8204 bytes, 64 FLOPs; its
+ * gradient 4 x 64 = 256, 256 x 4 + 8204; its weight 8 x 64 = 512, 512 x 4 +
  * 8204. fc2: input 128 elements, gradient 32, weight 256. */
 static void mlp_delayed(void) {
   OcLayer l = tiny(WEFT_FP8_DELAYED);
   OcOp ops[OC_MAX_OPS];
   int n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
-  CHECK_EQ_INT(count(ops, n, "fp8_cast"), 9);
+  CHECK_EQ_INT(count(ops, n, "fp8_cast"), 6);
   CHECK_EQ_INT(count(ops, n, "fp8_amax"), 0);
   const OcOp *in = nth(ops, n, "fp8_cast_input", 0), *gr = nth(ops, n, "fp8_cast_grad", 0);
-  const OcOp *w = nth(ops, n, "fp8_cast_weight", 0), *in2 = nth(ops, n, "fp8_cast_input", 2);
-  const OcOp *gr2 = nth(ops, n, "fp8_cast_grad", 2);
+  const OcOp *w = nth(ops, n, "fp8_cast_weight", 0), *in2 = nth(ops, n, "fp8_cast_input", 1);
+  const OcOp *gr2 = nth(ops, n, "fp8_cast_grad", 1);
   CHECK(in && gr && w && in2 && gr2);
   if (!in || !gr || !w || !in2 || !gr2) return;
   CHECK_NEAR(in->bytes, 32 * 4 + 8204, EXACT);
   CHECK_NEAR(in->flops, 64, EXACT);
   CHECK_EQ_INT(in->phase, WEFT_PHASE_FWD);
   CHECK(!in->once && in->kind == OC_VECTOR);
-  CHECK_NEAR(gr->bytes, 128 * 4 + 8204, EXACT);
+  CHECK_NEAR(gr->bytes, 256 * 4 + 8204, EXACT);
   CHECK_EQ_INT(gr->phase, WEFT_PHASE_IG);
-  CHECK_NEAR(w->bytes, 256 * 4 + 8204, EXACT);
+  CHECK_NEAR(w->bytes, 512 * 4 + 8204, EXACT);
   CHECK(w->once);
   CHECK_NEAR(in2->bytes, 128 * 4 + 8204, EXACT); /* fc2's input: the SwiGLU output */
   CHECK_NEAR(gr2->bytes, 32 * 4 + 8204, EXACT);
   /* all three GEMMs of each linear layer at the FP8 rate, reading 1-byte inputs:
-   * gate forward (4 x 8)(8 x 32): (32 + 256) x 1 + 128 x 2 */
-  const OcOp *g = nth(ops, n, "gate", 0);
+   * fc1 forward (4 x 8)(8 x 64): (32 + 512) x 1 + 256 x 2 */
+  const OcOp *g = nth(ops, n, "fc1", 0);
   CHECK(g && g->fp8 && g->phase == WEFT_PHASE_FWD);
-  if (g) CHECK_NEAR(g->bytes, 288 + 256, EXACT);
+  if (g) CHECK_NEAR(g->bytes, 544 + 512, EXACT);
   for (int i = 0; i < n; i++)
     if (ops[i].kind == OC_GEMM) CHECK(ops[i].fp8);
 }
@@ -92,8 +93,8 @@ static void mlp_current_mxfp8(void) {
   OcLayer l = tiny(WEFT_FP8_CURRENT);
   OcOp ops[OC_MAX_OPS];
   int n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
-  CHECK_EQ_INT(count(ops, n, "fp8_cast"), 9);
-  CHECK_EQ_INT(count(ops, n, "fp8_amax"), 9);
+  CHECK_EQ_INT(count(ops, n, "fp8_cast"), 6);
+  CHECK_EQ_INT(count(ops, n, "fp8_amax"), 6);
   const OcOp *a = nth(ops, n, "fp8_amax_input", 0), *c = nth(ops, n, "fp8_cast_input", 0);
   const OcOp *aw = nth(ops, n, "fp8_amax_weight", 0);
   CHECK(a && c && aw);
@@ -104,15 +105,15 @@ static void mlp_current_mxfp8(void) {
   CHECK_NEAR(c->flops, 32, EXACT);
   CHECK(a < c); /* the amax pass runs first */
   CHECK(aw->once);
-  CHECK_NEAR(aw->bytes, 512, EXACT);
+  CHECK_NEAR(aw->bytes, 1024, EXACT); /* fc1's weight: 512 elements at 2 bytes */
   l = tiny(WEFT_FP8_MXFP8);
   n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
   CHECK_EQ_INT(count(ops, n, "fp8_amax"), 0);
   c = nth(ops, n, "fp8_cast_input", 0);
   CHECK(c != NULL);
   if (c) CHECK_NEAR(c->bytes, 32 * 2 + 32 * 2 * (1 + 1 / 32.0), EXACT);
-  /* blockwise: the gate's input 32 elements (+ 2 x 4 x 32 / 128 scale
-   * bytes), its weight 256 (+ 2 x 4 x 256 / 16384), no amax pass */
+  /* blockwise: fc1's input 32 elements (+ 2 x 4 x 32 / 128 scale
+   * bytes), its weight 512 (+ 2 x 4 x 512 / 16384), no amax pass */
   l = tiny(WEFT_FP8_BLOCKWISE);
   n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
   CHECK_EQ_INT(count(ops, n, "fp8_amax"), 0);
@@ -120,7 +121,7 @@ static void mlp_current_mxfp8(void) {
   const OcOp *w = nth(ops, n, "fp8_cast_weight", 0);
   CHECK(c && w);
   if (c) CHECK_NEAR(c->bytes, 32 * 4 + 2.0, EXACT);
-  if (w) CHECK_NEAR(w->bytes, 256 * 4 + 0.125, EXACT);
+  if (w) CHECK_NEAR(w->bytes, 512 * 4 + 0.25, EXACT);
 }
 
 /* Only the linear layers: QKV and the projection in attention (the score
@@ -144,12 +145,12 @@ static void which_gemms(void) {
   l.experts = 4, l.top_k = 2;
   n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
   CHECK(n < OC_MAX_OPS);
-  CHECK_EQ_INT(count(ops, n, "fp8_cast"), 9); /* gate, up, fc2: the router stays BF16 */
+  CHECK_EQ_INT(count(ops, n, "fp8_cast"), 6); /* fc1, fc2: the router stays BF16 */
   const OcOp *in = nth(ops, n, "fp8_cast_input", 0), *w = nth(ops, n, "fp8_cast_weight", 0);
   CHECK(in && w);
   /* 4 tokens x top 2 over 4 experts: 2 tokens each, inputs 2 x 8 */
   if (in) CHECK_NEAR(in->bytes, 4 * (16 * 4 + 8204), EXACT);
-  if (w) CHECK_NEAR(w->bytes, 4 * (256 * 4 + 8204), EXACT);
+  if (w) CHECK_NEAR(w->bytes, 4 * (512 * 4 + 8204), EXACT); /* fc1's 8 x 64 a expert */
   l = tiny(WEFT_FP8_OFF);
   for (int b = 0; b < OC_NBLOCKS; b++) {
     n = weft_opcost_ops(&l, (OcBlock)b, ops, OC_MAX_OPS);

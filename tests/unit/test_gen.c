@@ -714,9 +714,32 @@ static void gen_interleaved(void) {
   WeftError err;
   CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
   int g = fx_group(wl, "pp");
-  const WeftLayer *p = fx_layer(wl, "pipeline");
+  /* Megatron's P2P overlap (on by default with interleaving): of the 51
+   * transfers each way the first receive blocks (3,145,728 bytes), the other
+   * 50 (157,286,400) run under 50/51 of the stage's forward (backward)
+   * compute: every layer entry's but the optimizer step's. */
+  const WeftLayer *p = fx_layer(wl, "pipeline"), *p2 = fx_layer(wl, "pipeline.2");
+  GT_PHASE(p, WEFT_PHASE_FWD, 0, WEFT_COLL_SENDRECV, 3145728, g);
+  GT_PHASE(p, WEFT_PHASE_IG, 0, WEFT_COLL_SENDRECV, 3145728, g);
+  GT_PHASE(p2, WEFT_PHASE_FWD, 0, WEFT_COLL_SENDRECV, 157286400, g);
+  GT_PHASE(p2, WEFT_PHASE_IG, 0, WEFT_COLL_SENDRECV, 157286400, g);
+  double fwd = 0.0, bwd = 0.0;
+  for (int i = 0; i < wl->nlayers; i++)
+    if (strcmp(wl->layers[i].name, "optimizer")) {
+      fwd += wl->layers[i].phase[WEFT_PHASE_FWD].compute_ns;
+      bwd += wl->layers[i].phase[WEFT_PHASE_IG].compute_ns +
+             wl->layers[i].phase[WEFT_PHASE_WG].compute_ns;
+    }
+  /* within the entries' rounding to whole ns (at most 0.5 ns each) */
+  CHECK_NEAR(p2->phase[WEFT_PHASE_FWD].overlap_ns, 50.0 / 51 * fwd, 1e-8);
+  CHECK_NEAR(p2->phase[WEFT_PHASE_IG].overlap_ns, 50.0 / 51 * bwd, 1e-8);
+  CHECK_NEAR(p->phase[WEFT_PHASE_FWD].overlap_ns, 0.0, 0);
+  par.overlap_p2p = 0; /* all 51 block, in one entry */
+  CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  p = fx_layer(wl, "pipeline");
   GT_PHASE(p, WEFT_PHASE_FWD, 0, WEFT_COLL_SENDRECV, 160432128, g);
   GT_PHASE(p, WEFT_PHASE_IG, 0, WEFT_COLL_SENDRECV, 160432128, g);
+  CHECK(fx_find_layer(wl, "pipeline.2") == NULL);
   const WeftLayer *a = fx_layer(wl, "L73.attn");
   GT_PHASE(a, WEFT_PHASE_FWD, 27380417, WEFT_COLL_ALLREDUCE, 1283457024, 0);
   CHECK_NEAR(info.bubble_fraction, 3.0 / 48, 1e-15);

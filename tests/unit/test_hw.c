@@ -139,6 +139,23 @@ static void nvl72_allreduce(void) {
   CHECK_NEAR(c3.tier[0].bw_gbps, c.tier[0].bw_gbps, 0);
   CHECK_NEAR(c3.tier[1].bw_gbps, 800.0 / 8, 0);
   CHECK(strcmp(c3.device, "gb300") == 0 && strcmp(c.device, "gb200") == 0);
+  /* The InfiniBand tier is rail-optimized (NVIDIA's NVL72 reference
+   * architecture): 16 racks, a power of two, run NCCL's ring per rail, 2 x
+   * 15 = 30 steps of 14 us, where a fat-tree's halving-doubling takes
+   * 2 log2 16 = 8; the rails are the rack's 72 GPUs. */
+  int g16[2] = {72, 16};
+  WeftNetwork n16 = network(&c, 1152), n16x = network(&c3, 1152);
+  CHECK_EQ_INT(n16.fabric[1], WEFT_SHAPE_RAIL_OPTIMIZED);
+  CHECK_EQ_INT(n16x.fabric[1], WEFT_SHAPE_RAIL_OPTIMIZED);
+  CHECK_EQ_INT(n16.fabric[0], WEFT_SHAPE_TREE);
+  CHECK_NEAR(weft_network_rails(&n16, 1), 72, 0);
+  weft_collective_steps(WEFT_COLL_ALLREDUCE, g16, &n16, steps);
+  CHECK_EQ_INT(steps[1], 2 * 15);
+  weft_collective_steps(WEFT_COLL_ALLREDUCE, g16, &n16x, steps);
+  CHECK_EQ_INT(steps[1], 2 * 15);
+  n16.fabric[1] = WEFT_SHAPE_TREE;
+  weft_collective_steps(WEFT_COLL_ALLREDUCE, g16, &n16, steps);
+  CHECK_EQ_INT(steps[1], 2 * 4);
 }
 
 /* One all-reduce of S over [72, 2] GPUs of a GB200 NVL72 at the preset's
@@ -226,6 +243,22 @@ static void tpu_pods(void) {
   net = network(&i, 9216);
   CHECK_EQ_INT(net.npus[3], 9216 / 64);
   CHECK_NEAR(net.design_gbps[0], 1200.0 / 2 / 6 * 2, 0);
+  /* TPU7x's cube rings are torus dims (the OCS tier a plain Switch): an
+   * all-reduce over the 144 cubes of a superpod takes a ring, 2 x 143
+   * steps, 2 (S/64) 143/144 bytes per chip; a reduce-scatter over one ring
+   * of 4 is 3 steps and S 3/4 per chip. */
+  for (int d = 0; d < 3; d++) CHECK_EQ_INT(net.fabric[d], WEFT_SHAPE_TORUS);
+  CHECK_EQ_INT(net.fabric[3], WEFT_SHAPE_TREE);
+  int gi[4] = {4, 4, 4, 144};
+  weft_collective_steps(WEFT_COLL_ALLREDUCE, gi, &net, steps);
+  CHECK_EQ_INT(steps[3], 2 * 143);
+  weft_collective_traffic(WEFT_COLL_ALLREDUCE, S, gi, 4, m);
+  CHECK_NEAR(m[3], 2 * (S / 64) * 143 / 144, 1e-12);
+  int g1[4] = {4, 1, 1, 1};
+  weft_collective_steps(WEFT_COLL_REDUCESCATTER, g1, &net, steps);
+  CHECK_EQ_INT(steps[0], 3);
+  weft_collective_traffic(WEFT_COLL_REDUCESCATTER, S, g1, 4, m);
+  CHECK_NEAR(m[0], S * 3 / 4, 1e-12);
 }
 
 /* Trn2 UltraServer: a server's 16 chips a 4x4 torus (1024 GB/s per chip

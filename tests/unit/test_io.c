@@ -919,7 +919,7 @@ static void workload_groups_bad(void) {
        "fwd_type", "group name 'abcdefghijklmnop' must be 1 to 15"},
       {"a -1 1 BROADCAST@pp 8 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 8, "fwd_type",
        "fwd_type: unknown collective 'BROADCAST' (expected NONE, ALLREDUCE, ALLGATHER, "
-       "REDUCESCATTER, ALLTOALL or SENDRECV, optionally with @group and *calls)"},
+       "REDUCESCATTER, ALLTOALL or SENDRECV, optionally with @group, *calls and ~overlap_ns)"},
       {"a -1 1 @pp 8 1 NONE 0 1 NONE 0 0\n", WEFT_EINPUT, 1, 8, "fwd_type",
        "unknown collective ''"},
       {"a -1 1 NONE 0 1 NONE 0 1 ALLREDUCE@d@p 8 0\n", WEFT_EINPUT, 1, 36, "wg_type",
@@ -1085,7 +1085,7 @@ static char *slurp(const char *path) {
 }
 
 static WeftPhaseSpec ph(double compute_ns, WeftCollective c, double size_bytes, int group) {
-  WeftPhaseSpec s = {compute_ns, c, size_bytes, group, 0.0};
+  WeftPhaseSpec s = {compute_ns, c, size_bytes, group, 0.0, 0.0};
   return s;
 }
 

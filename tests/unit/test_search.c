@@ -283,6 +283,12 @@ static void test_points_counts(void) {
    * cp) as before (EP lies inside DP: it does not change dp) */
   sp.ncp = 2, sp.cp[0] = 1, sp.cp[1] = 2;
   sp.nep = 2, sp.ep[0] = 1, sp.ep[1] = 4;
+  CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_EINPUT);  /* a dense model */
+  CHECK(strstr(err.msg, "entry 2 is 4, but") != NULL);
+  model.experts = 6;  /* 4 divides no model's experts */
+  CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_EINPUT);
+  CHECK(strstr(err.msg, "does not divide") != NULL);
+  model.experts = 8;
   CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_OK);
   CHECK_EQ_INT(n, 16);
   if (n == 16) {
@@ -297,6 +303,7 @@ static void test_points_counts(void) {
   sp.nep = 1, sp.ep[0] = 0; /* a degree below 1 */
   CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_EINVAL);
   sp.nep = 0, sp.ncp = 0;
+  model.experts = 0;
   /* bad lists */
   sp.nmb = 1, sp.mb[0] = 0;
   CHECK_EQ_INT(weft_codesign_points(&sp, &pts, &n, &err), WEFT_EINVAL);

@@ -564,6 +564,78 @@ static void whole_face(void) {
   CHECK(checked >= 100);
 }
 
+/* The certificate at a known design (weft_sep_certify_at; a node's cut
+ * without a solve, wholelink.c): on random problems, each a relaxation with
+ * its box rows and a random node bound (B_d <= k r or >= k r), the bound
+ * at every whole-link point inside is never above the objective at any
+ * point of the node (weak duality: checked against every whole point that
+ * meets the node's rows, and the relaxation's solved optimum), and at the
+ * relaxation's own optimum it is that optimum (to 1e-9): the bound is
+ * valid, and tight where the branch and bound uses it. */
+static void whole_certify_at(void) {
+  uint64_t s = 777;
+  int checked = 0, tight = 0, at_opt = 0;
+  for (int t = 0; t < 400; t++) {
+    Prob p;
+    WeftError e;
+    if (oracle_problem(&p, &s)) { CHECK(!"a random problem could not be built"); break; }
+    char expr[96];
+    double rate[WEFT_MAX_DIMS];
+    int D = p.net.ndims, maxl[WEFT_MAX_DIMS];
+    for (int d = 0; d < D; d++) {
+      rate[d] = p.net.link_gbps[d];
+      maxl[d] = p.net.max_links[d];
+      snprintf(expr, sizeof expr, "B%d >= %g", d + 1, rate[d]);
+      add_cons(&p, expr);
+      snprintf(expr, sizeof expr, "B%d <= %g", d + 1, rate[d] * maxl[d]);
+      add_cons(&p, expr);
+    }
+    int dn = draw(&s, D), k = 1 + draw(&s, maxl[dn]);
+    snprintf(expr, sizeof expr, "B%d %s %g", dn + 1, unif(&s) < 0.5 ? "<=" : ">=", k * rate[dn]);
+    add_cons(&p, expr);
+    memset(p.net.link_gbps, 0, sizeof p.net.link_gbps); /* continuous: the relaxation */
+    memset(p.net.max_links, 0, sizeof p.net.max_links);
+    WeftProblem *q = NULL;
+    WeftResult r;
+    if (weft_problem_create(&p.spec, &q, &e) || weft_problem_solve(q, NULL, &r) ||
+        r.status != WEFT_STATUS_SOLVED || !q->fast) {
+      weft_problem_free(q);
+      weft_workload_free(p.wl);
+      continue;
+    }
+    double opt = r.objective, cpg[WEFT_MAX_DIMS], fmin_whole = HUGE_VAL, lb_max = -HUGE_VAL;
+    weft_cost_per_gbps(&p.net, &p.cm, cpg, &e);
+    int n[WEFT_MAX_DIMS] = {0};
+    for (;;) { /* every whole point of the box meeting the node's rows */
+      double bw[WEFT_MAX_DIMS];
+      for (int d = 0; d < D; d++) bw[d] = n[d] * rate[d];
+      if (meets(&p, cpg, bw)) {
+        double v = objective_at(q, p.spec.objective, bw), lb = weft_sep_certify_at(q, bw);
+        fmin_whole = fmin(fmin_whole, v);
+        lb_max = fmax(lb_max, lb);
+        CHECK(lb <= v * (1.0 + 1e-12));
+        CHECK(lb <= opt * (1.0 + 1e-12));
+        if (lb > -HUGE_VAL) checked++;
+      }
+      int d = 0;
+      while (d < D && ++n[d] > maxl[d]) n[d++] = 0;
+      if (d == D) break;
+    }
+    CHECK(lb_max <= fmin_whole * (1.0 + 1e-12) || fmin_whole == HUGE_VAL);
+    double lb = weft_sep_certify_at(q, r.bw_gbps); /* at the optimum: tight */
+    CHECK(lb <= opt * (1.0 + 1e-12));
+    at_opt++;
+    tight += lb >= opt * (1.0 - 1e-9);
+    weft_problem_free(q);
+    weft_workload_free(p.wl);
+  }
+  CHECK(checked >= 50); /* whole points that are stationary: a finite bound to check */
+  CHECK(at_opt >= 50 && tight >= at_opt * 9 / 10);
+  if (getenv("WEFT_WHOLE_DEBUG"))
+    fprintf(stderr, "  certify_at: %d whole points certified, %d of %d optima tight\n", checked,
+            tight, at_opt);
+}
+
 static void whole_oracle(void) {
   uint64_t s = 20261126;
   int problems = 0, feasible = 0, infeasible = 0, bad = 0, loops[WEFT_NLOOPS] = {0}, sys = 0;
@@ -627,6 +699,7 @@ const TestCase suite_whole[] = {
     {"whole/rule", whole_rule},
     {"whole/equal_bw", whole_equal_bw},
     {"whole/face", whole_face},
+    {"whole/certify_at", whole_certify_at},
     {"whole/oracle_brute_force", whole_oracle},
     {0, 0},
 };

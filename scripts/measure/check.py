@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""check.py - how well weft's compute model predicts the measured tables
+(docs/zoo.md, "Measured tables"), through the built library.
+
+usage: scripts/measure/check.py gemm [DEVICE]    held-out GEMM shapes, per rule
+       scripts/measure/check.py layer [DEVICE]   weft's layer vs DEVICE_layer.csv
+
+gemm: the GEMM table is split three ways, each time the tables of the
+training part are read by weft as a device's own (a scratch zoo), and every
+held-out shape is predicted by
+  datasheet  the device without tables (waves of tiles at gemm_efficiency);
+  xla        the shape model with h100-xla's parameters (XLA's public table);
+  fit        the shape model with parameters fitted to the training rows;
+  weft       weft's rule (measured.c): the fit times the measured/fitted
+             ratio of the 4 nearest training shapes in (ln m, ln n, ln k),
+             weighted by 1 / distance;
+  nearest    the efficiency of the nearest training shape in (ln m, ln n, ln k)
+             (for comparison: pure interpolation, no model).
+Splits: "tokens" holds out every zoo shape at 4096 tokens (trained on 1k and
+16k: interpolation in the token count), "model" each model in turn (its
+shapes unseen), "random" a seeded quarter. Printed per type (bf16, fp8,
+fp8_fast): mean |error| of time, max |error|, and the time-weighted mean
+(sum |predicted - measured| / sum measured: the error in a sum of GEMMs).
+
+layer: for each row of DEVICE_layer.csv (one transformer layer's per-GPU
+shard in plain PyTorch: RMSNorm, SDPA, SwiGLU or GeLU, no communication),
+weft's forward and backward time of that layer (opcost.c's attention and
+MLP blocks, each kernel launched eagerly as the layer was: opcost.c's
+launch cost), with the tables and without (the datasheet rates), and the
+share of weft's time in GEMMs. PyTorch's SDPA runs FlashAttention (not
+cuDNN) unless told otherwise: the attention in this check is charged at the
+flash rows (weft's default for Transformer Engine runs is cuDNN's).
+Needs the built library (make) and python3-yaml."""
+import ctypes
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_void_p
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import weft  # noqa: E402,F401
+from weft import _lib, _libx  # noqa: E402
+from weft._core import lib  # noqa: E402
+
+DT = {"bf16": 0, "fp8": 1, "fp8_fast": 2}
+PHASES = 3
+OC_ATTN, OC_MLP = 0, 1
+OC_GEMM, OC_FUSED = 1, 2
+
+
+class OcOp(ctypes.Structure):  # src/model/opcost.h
+    _fields_ = [("name", c_char_p), ("phase", c_int), ("kind", c_int), ("batch", c_double),
+                ("m", c_double), ("n", c_double), ("k", c_double), ("flops", c_double),
+                ("bytes", c_double), ("fp8", c_int), ("once", c_int), ("mem", c_int), ("elems", c_double),
+                ("causal", c_int)]
+
+
+DEV = POINTER(_libx.WeftDevice)
+for name, res, args in (
+        ("weft_measured_of", c_void_p, [DEV]),
+        ("weft_measured_gemm_ns", c_double, [c_void_p, c_int, c_double, c_double, c_double, c_double]),
+        ("weft_measured_gemm_fit", c_int, [c_void_p, c_int, POINTER(c_double)]),
+        ("weft_measured_attention_ns", c_double, [c_void_p, c_int, c_int, c_int, c_double, c_double,
+                                                  c_double, c_double]),
+        ("weft_gemm_ns", c_double, [DEV, c_double, c_double, c_double, c_double, c_double]),
+        ("weft_opcost_layer", None, [POINTER(_libx.WeftModel), POINTER(_lib.WeftParallel), c_void_p]),
+        ("weft_opcost_ops", c_int, [c_void_p, c_int, POINTER(OcOp), c_int]),
+        ("weft_opcost_op_ns", c_double, [DEV, POINTER(OcOp), c_double]),
+        ("weft_opcost_launch_ns", c_double, [c_double, c_int]),
+        ("weft_parallel_default", None, [POINTER(_lib.WeftParallel)])):
+    f = getattr(lib, name)
+    f.restype, f.argtypes = res, args
+
+
+def rows_of(path):
+    """(header, rows as dicts) of a measured CSV."""
+    lines = [ln.rstrip("\r\n") for ln in open(path) if ln.strip() and not ln.startswith("#")]
+    head = lines[0].split(",")
+    return head, [dict(zip(head, ln.split(","))) for ln in lines[1:]]
+
+
+def device_block(device):
+    """The device's entry of data/zoo/devices.yml, as text, without its measured key."""
+    out, inside = [], False
+    for ln in open(os.path.join(ROOT, "data/zoo/devices.yml")):
+        if not ln.startswith((" ", "#")) and ln.strip():
+            inside = ln.startswith(device + ":")
+        if inside and not ln.strip().startswith("measured:"):
+            out.append(ln)
+    return "".join(out)
+
+
+def scratch_zoo(tmp, device, tables):
+    """tmp/zoo/devices.yml: the device as `with` (tables in tmp/measured/tab_*.csv) and as
+    `without` (measured: none); tables {suffix: (header, rows)}."""
+    os.makedirs(os.path.join(tmp, "zoo"), exist_ok=True)
+    os.makedirs(os.path.join(tmp, "measured"), exist_ok=True)
+    block = device_block(device).split("\n", 1)[1]
+    with open(os.path.join(tmp, "zoo", "devices.yml"), "w") as f:
+        f.write("with:\n" + block.rstrip("\n") + "\n  measured: tab\n")
+        f.write("without:\n" + block.rstrip("\n") + "\n  measured: none\n")
+    for suffix, (head, rows) in tables.items():
+        with open(os.path.join(tmp, "measured", "tab_%s.csv" % suffix), "w") as f:
+            f.write(",".join(head) + "\n")
+            for r in rows:
+                f.write(",".join(r[h] for h in head) + "\n")
+    return os.path.join(tmp, "zoo")
+
+
+def load(zoo, name):
+    d, err = _libx.WeftDevice(), _lib.WeftError()
+    if lib.weft_zoo_device(zoo.encode(), name.encode(), byref(d), byref(err)):
+        sys.exit("check.py: %s: %s" % (name, _lib.text(err.msg)))
+    return d
+
+
+def shape_ns(d, eff, k0, t0, rate, m, n, k):
+    e = _libx.WeftDevice()
+    ctypes.memmove(byref(e), byref(d), ctypes.sizeof(e))
+    e.gemm_eff_max, e.gemm_k0, e.gemm_t0_ns = eff, k0, t0
+    return lib.weft_gemm_ns(byref(e), rate, 1, m, n, k)
+
+
+# ------------------------------------------------------------------ gemm
+
+def label_model(lab):
+    return lab.split(" ")[0]
+
+
+def label_tokens(lab):
+    parts = [p for p in lab.split(" ") if p.startswith("t") and p[1:].isdigit()]
+    return int(parts[0][1:]) if parts else 0
+
+
+def predict_split(device, head, train, test):
+    """{rule: {dtype: [errors]}} for the test rows, weft reading the train rows."""
+    tmp = tempfile.mkdtemp(prefix="weft_check_")
+    try:
+        zoo = scratch_zoo(tmp, device, {"gemm": (head, train)})
+        dw, dn = load(zoo, "with"), load(zoo, "without")
+        xla = load(os.path.join(ROOT, "data/zoo"), device + "-xla") if device == "h100" else None
+        t = lib.weft_measured_of(byref(dw))
+        fits = {}
+        for dt, i in DT.items():
+            p = (c_double * 3)()
+            if lib.weft_measured_gemm_fit(t, i, p):
+                fits[dt] = tuple(p)
+        train_eff = {}
+        for r in train:
+            m, n, k = (float(r[x]) for x in "mnk")
+            train_eff.setdefault(r["dtype"], []).append(
+                (math.log(m), math.log(n), math.log(k), 2 * m * n * k / (float(r["time_us"]) * 1e3)))
+        out = {}
+        for r in test:
+            dt = r["dtype"]
+            if dt not in fits:
+                continue
+            m, n, k = (float(r[x]) for x in "mnk")
+            ns = float(r["time_us"]) * 1e3
+            rate = dn.peak_flops if dt == "bf16" else dn.peak_fp8_flops
+            pred = {"datasheet": lib.weft_gemm_ns(byref(dn), rate, 1, m, n, k),
+                    "fit": shape_ns(dn, *fits[dt], rate, m, n, k),
+                    "weft": lib.weft_measured_gemm_ns(t, DT[dt], 1, m, n, k)}
+            if xla is not None:
+                pred["xla"] = shape_ns(dn, xla.gemm_eff_max, xla.gemm_k0, xla.gemm_t0_ns, rate, m, n, k)
+            q = (math.log(m), math.log(n), math.log(k))
+            near = min(train_eff[dt], key=lambda e: sum((a - b) ** 2 for a, b in zip(e[:3], q)))
+            pred["nearest"] = 2 * m * n * k / near[3]
+            for rule, v in pred.items():
+                out.setdefault(rule, {}).setdefault(dt, []).append((v / ns - 1, ns))
+        return out
+    finally:
+        shutil.rmtree(tmp)
+
+
+def gemm(device, split=None):
+    head, rows = rows_of(os.path.join(ROOT, "data/measured/%s_gemm.csv" % device))
+    if split is None:  # each split in its own process: weft keeps 8 table sets a process
+        print("| split | rule | bf16 | fp8 | fp8_fast |")
+        print("|---|---|---|---|---|")
+        for s in ("tokens", "model", "random"):
+            sys.stdout.flush()
+            subprocess.run([sys.executable, __file__, "gemm", device, s], check=True)
+        return
+    if split == "tokens":
+        parts = [([r for r in rows if label_tokens(r["label"]) != 4096],
+                  [r for r in rows if label_tokens(r["label"]) == 4096])]
+    elif split == "model":
+        models = sorted({label_model(r["label"]) for r in rows} - {"square"})
+        parts = [([r for r in rows if label_model(r["label"]) != mo],
+                  [r for r in rows if label_model(r["label"]) == mo]) for mo in models]
+    else:
+        rnd = random.Random(25)
+        pick = [rnd.random() < 0.25 for _ in rows]
+        parts = [([r for r, p in zip(rows, pick) if not p], [r for r, p in zip(rows, pick) if p])]
+    errs = {}
+    for train, test in parts:
+        for rule, by in predict_split(device, head, train, test).items():
+            for dt, e in by.items():
+                errs.setdefault(rule, {}).setdefault(dt, []).extend(e)
+    for rule in ("datasheet", "xla", "fit", "nearest", "weft"):
+        if rule not in errs:
+            continue
+        cells = []
+        for dt in DT:
+            e = [(abs(x), ns) for x, ns in errs[rule].get(dt, [])]
+            cells.append("%.1f%% / %.1f%% / %.1f%%" % (
+                100 * sum(x for x, _ in e) / len(e), 100 * max(x for x, _ in e),
+                100 * sum(x * ns for x, ns in e) / sum(ns for _, ns in e)) if e else "-")
+        print("| %s | %s | %s |" % (split, rule, " | ".join(cells)))
+
+
+# ------------------------------------------------------------------ layer
+
+GATED = ("llama",)  # measure.py's MODELS: the Llama 3 shapes have a gated (SwiGLU) MLP
+
+
+def layer_times(d, r, flash, launch=True):
+    """(fwd ns, bwd ns, GEMM share) of weft's attention + MLP blocks for a layer row."""
+    m, par = _libx.WeftModel(), _lib.WeftParallel()
+    lib.weft_parallel_default(byref(par))
+    m.hidden, m.heads, m.kv_heads = int(r["hidden"]), int(r["heads"]), int(r["kv_heads"])
+    m.seq_len, m.ffn_hidden, m.layers = int(r["seq"]), int(r["ffn"]), 1
+    m.ffn_matrices = 3 if r["name"].startswith(GATED) else 2
+    par.tp, par.pp, par.dp, par.micro_batch = int(r["tp"]), 1, 1, int(r["batch"])
+    par.attention, par.act_bytes = 1, 2.0
+    layer = ctypes.create_string_buffer(4096)
+    lib.weft_opcost_layer(byref(m), byref(par), layer)
+    t = lib.weft_measured_of(byref(d))
+    ns, gemm_ns = [0.0] * PHASES, 0.0
+    for blk in (OC_ATTN, OC_MLP):
+        ops = (OcOp * 256)()
+        for i in range(lib.weft_opcost_ops(layer, blk, ops, 256)):
+            op = ops[i]
+            x = lib.weft_opcost_op_ns(byref(d), byref(op), 2.0)
+            if op.kind == OC_FUSED and flash and t:  # PyTorch's SDPA: FlashAttention
+                bwd = op.phase != 0
+                fl = 4 * op.batch * op.m * op.n * op.k * (2.5 if bwd else 1) * (0.5 if op.causal else 1)
+                x = lib.weft_measured_attention_ns(t, 1, bwd, op.causal, op.n, op.k, op.batch, fl)
+            if launch:  # each kernel launched eagerly, as the layer ran (opcost.c)
+                x = lib.weft_opcost_launch_ns(x, 0)
+            ns[op.phase] += x
+            gemm_ns += x if op.kind == OC_GEMM else 0
+    return ns[0], ns[1] + ns[2], gemm_ns / sum(ns)
+
+
+def layer(device):
+    path = os.path.join(ROOT, "data/measured/%s_layer.csv" % device)
+    _, rows = rows_of(path)
+    tmp = tempfile.mkdtemp(prefix="weft_check_")
+    try:
+        tables = {}
+        for s in ("gemm", "attention", "memory", "launch"):
+            p = os.path.join(ROOT, "data/measured/%s_%s.csv" % (device, s))
+            if os.path.exists(p):
+                tables[s] = rows_of(p)
+        zoo = scratch_zoo(tmp, device, tables)
+        dw, dn = load(zoo, "with"), load(zoo, "without")
+        print("| layer | TP | seq | measured fwd ms | weft fwd | error | measured bwd ms | weft bwd "
+              "| error | datasheet fwd / bwd error | GEMM share |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        errs, gb = [], []
+        for r in rows:
+            f, b, share = layer_times(dw, r, True)
+            f0, b0, _ = layer_times(dn, r, False)
+            mf, mb = float(r["fwd_us"]) * 1e3, float(r["bwd_us"]) * 1e3
+            ef, eb = f / mf - 1, b / mb - 1
+            errs += [abs(ef), abs(eb)]
+            if share >= 0.8:
+                gb += [abs(ef), abs(eb)]
+            print("| %s | %s | %s | %.3f | %.3f | %+.1f%% | %.3f | %.3f | %+.1f%% | %+.1f%% / %+.1f%% "
+                  "| %.0f%% |" % (r["name"], r["tp"], r["seq"], mf / 1e6, f / 1e6, 100 * ef, mb / 1e6,
+                                  b / 1e6, 100 * eb, 100 * (f0 / mf - 1), 100 * (b0 / mb - 1),
+                                  100 * share))
+        print("\n%d layers: mean |error| %.1f%%, max %.1f%%; GEMM-bound (GEMM share >= 80%%, %d "
+              "passes): mean %.1f%%, max %.1f%%" % (len(rows), 100 * sum(errs) / len(errs),
+                                                    100 * max(errs), len(gb),
+                                                    100 * sum(gb) / max(len(gb), 1),
+                                                    100 * max(gb or [0])))
+    finally:
+        shutil.rmtree(tmp)
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] not in ("gemm", "layer"):
+        sys.exit(__doc__)
+    device = sys.argv[2] if len(sys.argv) > 2 else "h100"
+    if sys.argv[1] == "gemm":
+        gemm(device, sys.argv[3] if len(sys.argv) > 3 else None)
+    else:
+        layer(device)
+
+
+if __name__ == "__main__":
+    main()

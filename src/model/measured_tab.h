@@ -1,0 +1,73 @@
+/* measured_tab.h — internal to measured.c and measured_csv.c: the tables of
+ * one device as read from its CSV files. */
+#ifndef WEFT_MODEL_MEASURED_TAB_H
+#define WEFT_MODEL_MEASURED_TAB_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "model/measured.h"
+
+#define WM_MAX_GEMM 16384  /* GEMM rows of one device (all types) */
+#define WM_MAX_ATTN 1024   /* attention rows */
+#define WM_MAX_MEM 1024    /* memory rows */
+#define WM_NFILES 5        /* gemm, attention, memory, launch, sustained */
+#define WM_MAX_SUSTAINED 512 /* seconds of a sustained run per type */
+
+typedef struct {
+  double m, n, k;
+  int dt;         /* WeftMeasuredDtype */
+  double ns;      /* the mean of the rows of this shape */
+  double ratio;   /* ns over the fitted shape model's time */
+  double lm, ln, lk; /* ln m, ln n, ln k: the space neighbours are found in */
+} WmGemm;
+
+typedef struct {
+  int backend;    /* WeftMeasuredAttn: flash or cudnn */
+  int bwd, causal;
+  double b_heads, seq, head_dim;
+  double rate;    /* FLOP/s in weft's count (opcost.c's causal fraction) */
+} WmAttn;
+
+typedef struct {
+  int kind;       /* WeftMeasuredMem */
+  double elems, bytes, ns;
+} WmMem;
+
+typedef struct {
+  char file[WEFT_PATH_LEN];
+  char date[64];  /* the "# date:" comment ("" none) */
+  long long size; /* bytes and mtime when read: a changed file is read again */
+  long long mtime;
+  int rows;
+} WmFile;
+
+/* The rows' arrays come last: a set is cleared up to `gemm` (WM_HEAD) and
+ * its rows written as read (the counts say how many). */
+struct WeftMeasured {
+  char prefix[WEFT_PATH_LEN];
+  int sms, tile_m, tile_n;       /* the device the fit is to (with peak[]) */
+  WmFile file[WM_NFILES];
+  int ngemm, nattn, nmem;
+  int gemm_from[WM_NDTYPES + 1]; /* rows of type dt: [gemm_from[dt], gemm_from[dt + 1]) */
+  double fit[WM_NDTYPES][3];     /* gemm_eff_max, gemm_k0, gemm_t0_ns (0: no rows) */
+  WeftDevice fitdev[WM_NDTYPES]; /* what gemm_eff.c reads of each fit */
+  double peak[WM_NDTYPES];       /* the rate the fit is relative to (FLOP/s) */
+  double launch_us[2];           /* per kernel: eager, graph (< 0: not measured) */
+  /* The sustained run (DEVICE_sustained.csv): achieved FLOP/s per second of
+   * a GEMM run back to back, per type; and the factor on the tables' burst
+   * times it gives (1: none measured). */
+  int nsus[WM_NDTYPES];
+  double slow[WM_NDTYPES];
+  WmGemm gemm[WM_MAX_GEMM];      /* sorted by (dt, n, k, m) */
+  WmAttn attn[WM_MAX_ATTN];
+  WmMem mem[WM_MAX_MEM];         /* sorted by (kind, elems) */
+  double sus[WM_NDTYPES][WM_MAX_SUSTAINED];
+};
+#define WM_HEAD offsetof(WeftMeasured, gemm)
+
+/* The four files of t->prefix into t (t->prefix set, the rest zero). Rows
+ * only: the caller sorts, merges and fits. */
+int weft_measured_read(WeftMeasured *t, WeftError *err);
+
+#endif

@@ -1,0 +1,1 @@
+codesign --model llama3-405b --device gb200 --npus 18432 --network data/domains/d72.yml --cost-model data/validation/cost.yml --constraint 'B1 = 900' --constraint 'B2 = 50' --tp 8 --zero 1 --ep-list 1,8

@@ -1,0 +1,1 @@
+codesign --model llama2-70b --npus 18432 --network tests/fixtures/nvl72_256.yml --cost-model data/validation/cost.yml --constraint 'B1 = 900' --constraint 'B2 = 50' --tp 8 --pp 2,4 --zero 1 --planes 0,2 --top 2 --csv $T/points.csv

@@ -1,0 +1,1 @@
+zoo --zoo tests/fixtures/mzoo fix --json

@@ -1,0 +1,1 @@
+optimize --model llama2-70b --cluster dgx-h100 --npus 128 --tp 8 --pp 4 --vp 5 --recompute --sp --tp-comm-overlap on --loop tp-dp-overlap --cost-model data/validation/cost.yml --constraint "B1 <= 450" --constraint "B2 <= 50"

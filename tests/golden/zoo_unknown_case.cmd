@@ -1,0 +1,1 @@
+zoo --zoo data/zoo GB200-NVL72

@@ -1,0 +1,1 @@
+zoo --zoo data/zoo gb200-nvl7 --json
