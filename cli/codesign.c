@@ -399,7 +399,7 @@ static int trace_refusals(const Args *a) {
   static const int model_only[] = {
       O_MODEL, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS, O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST,
       O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST, O_EP_LIST, O_ATTN, O_FP8, O_GRAPHS, O_OGR,
-      O_OPG, O_BUCKET, O_GRADB, O_MASTER, O_OPTSTATES, O_EP, O_EFF};
+      O_OPG, O_BUCKET, O_TPO, O_P2P, O_GRADB, O_MASTER, O_OPTSTATES, O_EP, O_EFF};
   if (a->val[O_MODEL]) {
     cli_fail("--model and --workload: give one (a trace is the model's work already)");
     return -1;

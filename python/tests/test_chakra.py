@@ -68,3 +68,15 @@ def test_codesign_workload_trace(tmp_path):
         weft.codesign(workload=str(tmp_path / "tr"), tp=2, **common)
     with pytest.raises(weft.WeftError, match="give one"):
         weft.codesign("bert-large", workload=str(tmp_path / "tr"), **common)
+
+
+def test_codesign_workload_keys_classified():
+    """Every codesign keyword is either refused with workload= (a model's)
+    or one a trace's search takes: a new option must be put on one side."""
+    from weft import _codesign
+    takes = {"model", "workload", "npus", "device", "zoo", "network", "blocks", "dims",
+             "max_per_dim", "cost_dims", "parts_per_dim", "parts", "fabric", "planes",
+             "cost_model", "constraint", "objective", "loop", "gap_tol", "threads", "top",
+             "per_network"}
+    assert set(_codesign.KEYS) == takes | set(_codesign.MODEL_ONLY)
+    assert not takes & set(_codesign.MODEL_ONLY)
