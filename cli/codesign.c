@@ -20,7 +20,7 @@
 /* One row per option: drives parsing and --help alike (cli_opts_parse). The
  * table is split in two parsing sets at --network, so that --network and
  * --constraint can each be repeated. */
-enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
+enum { O_MODEL, O_WORKLOAD, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
        O_PARTS_PER_DIM, O_PARTS, O_FABRIC, O_PLANES, O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
        O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST,
        O_EP_LIST, O_ATTN, O_FP8, O_GRAPHS, O_OGR, O_OPG, O_BUCKET, O_TPO, O_P2P, O_GRADB, O_MASTER, O_OPTSTATES,
@@ -30,7 +30,12 @@ enum { O_MODEL, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, 
 static const CliOpt opts[O_COUNT] = {
     [O_MODEL] = {"--model", "NAME", "model from the zoo (weft zoo lists them) or a model .yml;\n"
                  "                        several, comma-separated, searched in one run"},
-    [O_NPUS] = {"--npus", "N", "total NPU count (required)"},
+    [O_WORKLOAD] = {"--workload", "TRACE",
+                    "instead of --model: a Chakra trace set (a directory or\n"
+                    "                        PREFIX of P.RANK.et), its parallelization fixed:\n"
+                    "                        only the network and bandwidth are searched"},
+    [O_NPUS] = {"--npus", "N", "total NPU count (required; with --workload default\n"
+                "                        the trace's ranks)"},
     [O_DEVICE] = {"--device", "NAME", "accelerator preset (default: the GPU of the network\n"
                   "                        files' cluster, else a100)"},
     [O_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
@@ -128,7 +133,7 @@ static void option_sets(Args *a, CliOptSet sets[2]) {
 }
 
 static void help(FILE *out) {
-  fputs("usage: weft codesign --model NAME --npus N --cost-model C.yml\n"
+  fputs("usage: weft codesign (--model NAME --npus N | --workload TRACE) --cost-model C.yml\n"
         "                     (--network F.yml ... | --blocks LIST [--dims D]) [options]\n\n"
         "Co-design: every parallelization (tp x pp x dp, micro-batch, order) on every\n"
         "network shape, each bandwidth problem solved exactly under the constraints;\n"
@@ -201,6 +206,9 @@ typedef struct {
   CsReport rep;
   CsPerNet pn;        /* --per-network */
   WeftModel *models;  /* --model's, one or several */
+  WeftWorkload **traces; /* --workload's, one per network */
+  WeftCommunicator *comms;
+  int ntraces;
 } State;
 
 static int finish(State *st, int code) {
@@ -209,6 +217,7 @@ static int finish(State *st, int code) {
   weft_codesign_summary_free(st->sum);
   cs_per_network_free(&st->pn);
   free(st->models);
+  weft_codesign_trace_free(st->traces, st->comms, st->ntraces);
   free(st->nets);
   free(st->parts);
   cli_mpi_finalize();
@@ -384,6 +393,76 @@ static void announce(const CsReport *r, size_t nnets, int threads, size_t nranks
           nranks > 1 ? " per rank" : "", cli_format_bytes(mem, sizeof mem, bytes), flight);
 }
 
+/* --workload: the options a model's search takes, refused (the trace fixes
+ * the model, the parallelization and the per-rank work). */
+static int trace_refusals(const Args *a) {
+  static const int model_only[] = {
+      O_MODEL, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS, O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST,
+      O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST, O_EP_LIST, O_ATTN, O_FP8, O_GRAPHS, O_OGR,
+      O_OPG, O_BUCKET, O_TPO, O_P2P, O_GRADB, O_MASTER, O_OPTSTATES, O_EP, O_EFF};
+  if (a->val[O_MODEL]) {
+    cli_fail("--model and --workload: give one (a trace is the model's work already)");
+    return -1;
+  }
+  for (size_t i = 1; i < sizeof model_only / sizeof model_only[0]; i++)
+    if (a->val[model_only[i]]) {
+      cli_fail("%s goes with --model, not --workload: the trace fixes the parallelization "
+               "and the per-rank work (only the network and bandwidth are searched)",
+               opts[model_only[i]].name);
+      return -1;
+    }
+  return 0;
+}
+
+/* The job's name: the trace set's prefix, its last part ("w" of run/w.0.et). */
+static void trace_name(const char *path, char *name, size_t size) {
+  size_t len = strlen(path);
+  while (len > 1 && path[len - 1] == '/') len--;
+  const char *s = path;
+  for (size_t i = 0; i < len; i++)
+    if (path[i] == '/') s = path + i + 1;
+  size_t n = (size_t)(path + len - s);
+  if (n > 5 && !strncmp(s + n - 5, ".0.et", 5)) n -= 5;
+  snprintf(name, size, "trace %.*s", (int)n, s);
+}
+
+/* The trace read on every network: those it cannot be laid on are left out
+ * (said on stderr); none left is bad input, with the first one's reason. */
+static int read_trace(const char *trace, State *st, size_t *nnets, char *desc, size_t size) {
+  int n = (int)*nnets, dropped = 0;
+  WeftError why, err;
+  int rc = weft_codesign_trace_read(trace, st->nets, &n, &st->traces, &st->comms, &dropped,
+                                    &why, &err);
+  if (rc) {
+    if (rc == WEFT_ENOMEM) {
+      cli_error(&err);
+      return EXIT_RUNTIME;
+    }
+    cli_error(&err);
+    cli_fail("--workload %s: it fits none of the %zu network%s", trace, *nnets,
+             *nnets == 1 ? "" : "s");
+    return EXIT_USAGE;
+  }
+  if (dropped > 0 && st->parts) {
+    cli_fail("--workload %s fits %d of the %zu networks, and parts are bound to each: give "
+             "the networks it fits (the first left out: %s%s%s)", trace, n, *nnets, why.file,
+             why.file[0] ? ": " : "", why.msg);
+    st->ntraces = n;
+    return EXIT_USAGE;
+  }
+  if (dropped > 0) { /* "3 shapes of ...; the trace fits 2" */
+    size_t len = strlen(desc);
+    snprintf(desc + len, size - len, "; the trace fits %d", n);
+  }
+  if (dropped > 0)
+    fprintf(stderr, "weft: codesign: --workload %s fits %d of the %zu networks; left out %d, "
+            "the first because: %s%s%s\n", trace, n, *nnets, dropped, why.file,
+            why.file[0] ? ": " : "", why.msg);
+  st->ntraces = n;
+  *nnets = (size_t)n;
+  return 0;
+}
+
 int cmd_codesign(int argc, char **argv) {
   if (cli_mpi_init(&argc, &argv)) return EXIT_RUNTIME;
   size_t rank = cli_mpi_rank(), nranks = cli_mpi_size();
@@ -399,10 +478,12 @@ int cmd_codesign(int argc, char **argv) {
     help(stdout);
     return finish(&st, EXIT_OK);
   }
+  const char *trace = a.val[O_WORKLOAD];
+  if (trace && trace_refusals(&a)) return finish(&st, EXIT_USAGE);
   char missing[128] = "";
   static const int need[] = {O_MODEL, O_NPUS, O_COST};
   for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-    if (!a.val[need[i]]) {
+    if (!a.val[need[i]] && !(trace && need[i] != O_COST)) {
       strcat(missing, missing[0] ? ", " : "");
       strcat(missing, opts[need[i]].name);
     }
@@ -420,8 +501,18 @@ int cmd_codesign(int argc, char **argv) {
   }
   WeftCodesignSpec spec;
   memset(&spec, 0, sizeof spec);
-  int npus, threads = 0, top = CS_DEFAULT_TOP;
-  if (int_opt(O_NPUS, a.val[O_NPUS], 2, 1L << 30, &npus) ||
+  int npus = 0, threads = 0, top = CS_DEFAULT_TOP;
+  if (trace && !a.val[O_NPUS]) {  /* the trace's ranks */
+    long long nr = weft_chakra_ranks(trace);
+    if (nr < 2 || nr > 1L << 30) {
+      cli_fail("--workload %s: %s", trace,
+               nr ? "a trace set of 2..2^30 ranks expected"
+                  : "not a Chakra trace set: no PREFIX.0.et (a directory must hold one)");
+      return finish(&st, EXIT_USAGE);
+    }
+    npus = (int)nr;
+  }
+  if ((a.val[O_NPUS] && int_opt(O_NPUS, a.val[O_NPUS], 2, 1L << 30, &npus)) ||
       (a.val[O_THREADS] && int_opt(O_THREADS, a.val[O_THREADS], 1, 4096, &threads)) ||
       (a.val[O_TOP] && int_opt(O_TOP, a.val[O_TOP], 0, 1 << 30, &top)) ||
       (a.val[O_TP] && int_list(O_TP, a.val[O_TP], 1, npus, WEFT_MAX_CHOICES, spec.tp, &spec.ntp)) ||
@@ -456,7 +547,7 @@ int cmd_codesign(int argc, char **argv) {
 
   /* Inputs: model, device, cost model, networks, constraints. */
   int nmodels = 1;
-  for (const char *c = a.val[O_MODEL]; (c = strchr(c, ',')); c++) nmodels++;
+  for (const char *c = a.val[O_MODEL]; c && (c = strchr(c, ',')); c++) nmodels++;
   WeftModel *model = st.models = calloc((size_t)nmodels, sizeof *model);
   WeftDevice device;
   WeftCostModel cost;
@@ -469,7 +560,8 @@ int cmd_codesign(int argc, char **argv) {
   }
   const char *zoo = a.val[O_ZOO] ? a.val[O_ZOO] : cli_zoo_dir();
   rc = 0;
-  for (int m = 0, at = 0; m < nmodels && !rc; m++) { /* "a,b": each from the zoo or a file */
+  if (trace) trace_name(trace, model[0].name, sizeof model[0].name);
+  for (int m = 0, at = 0; m < nmodels && !rc && !trace; m++) { /* "a,b": each from the zoo or a file */
     const char *s = a.val[O_MODEL] + at;
     size_t len = strcspn(s, ",");
     char name[WEFT_PATH_LEN];
@@ -501,6 +593,7 @@ int cmd_codesign(int argc, char **argv) {
                                     &st.parts, networks, sizeof networks)
            : cs_networks_from_blocks(&ba, zoo, &pa, npus, &cost, &st.nets, &nnets, &st.parts,
                                      &st.rep, networks, sizeof networks);
+  if (!rc && trace) rc = read_trace(trace, &st, &nnets, networks, sizeof networks);
   if (!rc) {  /* the device as every command takes it: --device, the clusters' GPU, a100 */
     const char *dev = weft_job_device(st.nets, (int)nnets, a.val[O_DEVICE], &err);
     int drc = dev ? weft_zoo_device(zoo, dev, &device, &err) : WEFT_EINPUT;
@@ -519,7 +612,8 @@ int cmd_codesign(int argc, char **argv) {
   }
   spec.model = model;
   if (nmodels > 1) spec.nmodels = nmodels, spec.models = model;
-  if (!a.val[O_EP] && !a.val[O_EP_LIST]) /* an MoE model: every EP its experts allow */
+  if (trace) spec.workloads = st.traces, spec.comms = st.comms;
+  if (!a.val[O_EP] && !a.val[O_EP_LIST] && !trace) /* an MoE model: every EP its experts allow */
     spec.nep = weft_codesign_default_ep(model, nmodels, spec.ep, WEFT_MAX_CHOICES);
   spec.device = &device;
   cost.sys.device_power_w = device.power_w;  /* NpuPowerW when none is given */

@@ -102,9 +102,12 @@ void cs_per_network_table(FILE *out, const CsReport *r) {
       const WeftDesignPoint *p = &pn->best[c].pt;
       cs_shape(&r->spec->nets[p->net], shape, sizeof shape);
       cs_order_knobs(r->spec, &p->par, order, sizeof order);
-      fprintf(out, "%7zu  %-18s %4d %4d %5d %3d  %-14s %11.3f %12.0f\n", pn->best[c].index,
-              shape, p->par.tp, p->par.pp, p->par.dp, p->par.micro_batch, order,
-              p->time_ns / 1e6, p->cost_usd);
+      char deg[4][16]; /* '-': fixed by the trace (--workload) */
+      int v[4] = {p->par.tp, p->par.pp, p->par.dp, p->par.micro_batch};
+      for (int k = 0; k < 4; k++)
+        snprintf(deg[k], sizeof deg[k], r->spec->workloads ? "-" : "%d", v[k]);
+      fprintf(out, "%7zu  %-18s %4s %4s %5s %3s  %-14s %11.3f %12.0f\n", pn->best[c].index,
+              shape, deg[0], deg[1], deg[2], deg[3], order, p->time_ns / 1e6, p->cost_usd);
     }
 }
 

@@ -79,8 +79,10 @@ static void describe(const CsReport *r, const WeftDesignPoint *p, char *buf, siz
   char shape[160], order[64];
   cs_point_shape(r->spec, p, shape, sizeof shape);
   cs_order_knobs(r->spec, &p->par, order, sizeof order);
-  snprintf(buf, size, "%s tp %d pp %d dp %d mb %d %s", shape, p->par.tp, p->par.pp, p->par.dp,
-           p->par.micro_batch, order);
+  if (r->spec->workloads) snprintf(buf, size, "%s %s", shape, order);
+  else
+    snprintf(buf, size, "%s tp %d pp %d dp %d mb %d %s", shape, p->par.tp, p->par.pp, p->par.dp,
+             p->par.micro_batch, order);
 }
 
 /* ------------------------------------------------------------ table */
@@ -105,9 +107,12 @@ static void design_row(FILE *out, const CsReport *r, const char *first,
   char vs[16]; /* '-': no equal split meets the constraints */
   if (gain > 0) snprintf(vs, sizeof vs, "%7.3fx", gain);
   else snprintf(vs, sizeof vs, "%8s", "-");
-  fprintf(out, "  %s %7zu  %-18s %4d %4d %5d %3d  %-8s %11.3f %12.0f %s ", first, ip->index,
-          shape, p->par.tp, p->par.pp, p->par.dp, p->par.micro_batch, order, p->time_ns / 1e6,
-          p->cost_usd, vs);
+  char deg[4][16]; /* '-': fixed by the trace (--workload) */
+  int v[4] = {p->par.tp, p->par.pp, p->par.dp, p->par.micro_batch};
+  for (int k = 0; k < 4; k++)
+    snprintf(deg[k], sizeof deg[k], r->spec->workloads ? "-" : "%d", v[k]);
+  fprintf(out, "  %s %7zu  %-18s %4s %4s %5s %3s  %-8s %11.3f %12.0f %s ", first, ip->index,
+          shape, deg[0], deg[1], deg[2], deg[3], order, p->time_ns / 1e6, p->cost_usd, vs);
   int D = r->spec->nets[p->net].ndims;
   for (int d = 0; d < r->ndims; d++) {
     if (d < D) fprintf(out, " %9.2f", p->bw_gbps[d]);

@@ -68,6 +68,10 @@ void cs_order(const WeftParDim order[3], char *buf, size_t size) {
  * "TP-PP-DP z1 sp1 selective vp2 cp2 ep8"; only the order when none is searched. */
 void cs_order_knobs(const WeftCodesignSpec *spec, const WeftParallel *par, char *buf,
                     size_t size) {
+  if (spec->workloads) { /* the trace's own parallelization */
+    snprintf(buf, size, "trace");
+    return;
+  }
   cs_order(par->order, buf, size);
   size_t k = strlen(buf);
   if (spec->nzero > 0 && k < size)

@@ -75,6 +75,15 @@ typedef struct {
    * at models[0]). 0: model alone. */
   int nmodels;
   const WeftModel *models;
+  /* A workload fixed per network (codesign --workload: a Chakra trace set
+   * read on each network, weft_codesign_trace_read): nets[i] runs
+   * workloads[i] with comms[i]. The trace fixes the parallelization and the
+   * per-rank work, so a network is one point (par: base with tp, pp, dp and
+   * micro_batch 0) and the knob lists must be empty; model, when given, only
+   * names the job (weft_generate is not called). NULL: the model's workload,
+   * generated per point. */
+  WeftWorkload *const *workloads;
+  const WeftCommunicator *comms;
 } WeftCodesignSpec;
 
 typedef struct {
@@ -159,6 +168,17 @@ int weft_codesign_default_ep(const WeftModel *models, int n, int *ep, int max);
 /* Enumerate the design points of spec (status unset); *out malloc'd. */
 int weft_codesign_points(const WeftCodesignSpec *spec, WeftDesignPoint **out, size_t *n,
                          WeftError *err);
+/* A Chakra trace set (weft_chakra_read) on each of nets[0..*n): the
+ * networks it can be laid on (its rank count their active NPUs, its groups
+ * theirs) are kept, in order, at the front of nets, *n their count; for each,
+ * (*workloads)[i] and (*comms)[i] (malloc'd: weft_codesign_trace_free).
+ * *dropped: how many were left out, the first one's reason in why (may be
+ * NULL). None kept: WEFT_EINPUT, err that first reason (file, node, group). */
+int weft_codesign_trace_read(const char *path, WeftNetwork *nets, int *n,
+                             WeftWorkload ***workloads, WeftCommunicator **comms, int *dropped,
+                             WeftError *why, WeftError *err);
+void weft_codesign_trace_free(WeftWorkload **workloads, WeftCommunicator *comms, int n);
+
 /* The number of points weft_codesign_points would make (spec checked as there). */
 int weft_codesign_count(const WeftCodesignSpec *spec, size_t *n, WeftError *err);
 /* Points [first, first + count) of that enumeration into out[count] (caller's

@@ -303,6 +303,9 @@ int weft_chakra_read(const char *path, const WeftNetwork *net, WeftWorkload **ou
                      WeftCommunicator *comm, WeftError *err);
 /* 1 when path names a Chakra trace set as weft_chakra_read takes it. */
 int weft_chakra_is_trace(const char *path);
+/* The ranks of a Chakra trace set (its PREFIX.0.et, PREFIX.1.et, ... in a
+ * row); 0 when path names none. */
+long long weft_chakra_ranks(const char *path);
 
 /* Read back: weft_network_read takes network.json (its design into
  * design_gbps, latency per hop into latency_ns per step); this reads

@@ -11,7 +11,7 @@ from ._core import (GAP_TOL_MIN, KeywordTypeError, WeftError, Sources, c_path, c
 from ._inputs import LOOPS, check_rc, constraints, given
 from ._lib import text
 
-KEYS = ("model", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
+KEYS = ("model", "workload", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
         "cost_dims", "parts_per_dim", "parts", "fabric", "planes", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
         "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
         "interleave", "cp_list", "ep_list", "attention", "fp8", "cuda_graphs", "overlap_grad_reduce",
@@ -337,6 +337,8 @@ def _shape(net):
 
 
 def _order(spec, par):
+    if spec.workloads:  # the trace's own parallelization
+        return "trace"
     nm = ("TP", "PP", "DP")
     s = "-".join(nm[par.order[k]] if 0 <= par.order[k] <= 2 else "?" for k in range(3))
     if spec.nzero > 0:
@@ -489,6 +491,38 @@ def _bom(spec, ip, parts, system, sysc):
             "power_w": num(power)}
 
 
+MODEL_ONLY = ("tp", "pp", "mb", "order", "all_orders", "sp", "zero", "recompute", "zero_list",
+              "sp_list", "recompute_list", "interleave", "cp_list", "ep_list", "attention", "fp8",
+              "cuda_graphs", "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size",
+              "tp_comm_overlap", "overlap_p2p_communication", "grad_bytes", "master_weights",
+              "optimizer_states", "ep", "efficiency")
+
+
+def _trace_name(path):
+    """The job's name: "trace " and the trace set's prefix, its last part."""
+    base = os.path.basename(path.rstrip("/") or path)
+    return "trace " + (base[:-5] if base.endswith(".0.et") and len(base) > 5 else base)
+
+
+def _trace_read(trace, nets, nnets, parts):
+    """weft_codesign_trace_read over the networks (the CLI's read_trace)."""
+    arr = (_lib.WeftNetwork * nnets)()
+    ctypes.memmove(arr, nets, ctypes.sizeof(arr))
+    n, dropped = c_int(nnets), c_int()
+    wls, comms = ctypes.POINTER(ctypes.c_void_p)(), ctypes.POINTER(_lib.WeftCommunicator)()
+    why, err = new_error(), new_error()
+    check_rc(lib.weft_codesign_trace_read(c_path("workload", trace), arr, byref(n), byref(wls),
+                                          byref(comms), byref(dropped), byref(why), byref(err)),
+             err)
+    if dropped.value and parts is not None:
+        lib.weft_codesign_trace_free(wls, comms, n.value)
+        raise fail("workload %s fits %d of the %d networks, and parts are bound to each: give "
+                   "the networks it fits (the first left out: %s%s%s)" % (
+                       trace, n.value, nnets, text(why.file), ": " if text(why.file) else "",
+                       text(why.msg)), "workload")
+    return arr, n.value, wls, comms, dropped.value
+
+
 def codesign(model=None, **kw):
     """Co-design: every parallelization (tp x pp x dp, micro-batch, order,
     and the knob lists) on every network shape, each solved exactly; `weft
@@ -503,7 +537,25 @@ def codesign(model=None, **kw):
     _inputs.check_keywords("codesign", kw, KEYS)
     if model is not None:
         kw = dict(kw, model=model)
-    missing = [k for k in ("model", "npus", "cost_model") if kw.get(k) is None]
+    trace = kw.get("workload")
+    if trace is not None:  # a Chakra trace set: the network and bandwidth searched alone
+        if kw.get("model") is not None:
+            raise fail("model and workload: give one (a trace is the model's work already)",
+                       "model")
+        for k in MODEL_ONLY:
+            if _inputs.given(kw, k):
+                raise fail("%s goes with model, not workload: the trace fixes the "
+                           "parallelization and the per-rank work (only the network and "
+                           "bandwidth are searched)" % k, k)
+        if kw.get("npus") is None:
+            nr = lib.weft_chakra_ranks(c_path("workload", trace))
+            if nr < 2 or nr > 1 << 30:
+                raise fail("workload %s: %s" % (trace, "a trace set of 2..2^30 ranks expected"
+                           if nr else "not a Chakra trace set: no PREFIX.0.et (a directory "
+                           "must hold one)"), "workload")
+            kw = dict(kw, npus=nr)
+    missing = [k for k in ("model", "npus", "cost_model") if kw.get(k) is None and
+               not (trace is not None and k == "model")]
     if missing:
         raise fail("missing %s" % ", ".join(missing), missing[0])
     has_nets = kw.get("network") is not None
@@ -521,11 +573,15 @@ def codesign(model=None, **kw):
     texts = constraints(kw.get("constraint"))
     m, d, cost, err, src = (_libx.WeftModel(), _libx.WeftDevice(), _lib.WeftCostModel(),
                             new_error(), Sources())
-    names = items("model", kw["model"])
-    if not names or any(not isinstance(x, (str, os.PathLike)) or not str(x) for x in names):
-        raise fail("model=%r: expected a model name (or file) or a list of them" %
-                   (kw["model"],), "model")
-    models = (_libx.WeftModel * len(names))()
+    if trace is not None:  # the job named after the trace set; no model read
+        names, models = [], (_libx.WeftModel * 1)()
+        models[0].name = _trace_name(str(trace)).encode()[:_lib.NAME_LEN - 1]
+    else:
+        names = items("model", kw["model"])
+        if not names or any(not isinstance(x, (str, os.PathLike)) or not str(x) for x in names):
+            raise fail("model=%r: expected a model name (or file) or a list of them" %
+                       (kw["model"],), "model")
+        models = (_libx.WeftModel * len(names))()
     for k, x in enumerate(names):
         check_rc(lib.weft_zoo_model(c_path("zoo", zoo), c_path("model", str(x)), byref(models[k]),
                                     byref(err)), err)
@@ -534,7 +590,7 @@ def codesign(model=None, **kw):
                        "model")
     m = models[0]
     _inputs.read_cost_model(kw["cost_model"], cost, src)
-    owner, summary = None, None
+    owner, summary, wls, comms, nwl = None, None, None, None, 0
     try:
         if has_nets:
             v = kw["network"]
@@ -544,6 +600,11 @@ def codesign(model=None, **kw):
         else:
             nets, nnets, owner, desc, bounds, parts = _nets_from_blocks(kw, npus, cost, src,
                                                                         zoo)
+        if trace is not None:  # the trace on every network; those it does not fit left out
+            nets, nnets, wls, comms, dropped = _trace_read(trace, nets, nnets, parts)
+            nwl = nnets
+            if dropped:  # "3 shapes of ...; the trace fits 2", as the CLI
+                desc += "; the trace fits %d" % nnets
         # the device as every command takes it: device=, the clusters' GPU, a100
         net_ptr = ctypes.cast(nets, ctypes.POINTER(_lib.WeftNetwork))
         given = kw.get("device")
@@ -562,7 +623,9 @@ def codesign(model=None, **kw):
         if len(models) > 1:  # several models in one search, the model outermost
             spec.nmodels = len(models)
             spec.models = ctypes.cast(models, ctypes.POINTER(_libx.WeftModel))
-        if kw.get("ep") is None and not _inputs.given(kw, "ep_list"):  # an MoE model: its EPs
+        if trace is not None:
+            spec.workloads, spec.comms = wls, comms
+        elif kw.get("ep") is None and not _inputs.given(kw, "ep_list"):  # an MoE model: its EPs
             spec.nep = lib.weft_codesign_default_ep(models, len(models), spec.ep,
                                                     _lib.MAX_CHOICES)
         cost.sys.device_power_w = d.power_w  # NpuPowerW when none is given, as the CLI
@@ -604,6 +667,8 @@ def codesign(model=None, **kw):
                        sysc, pernet)
     finally:
         lib.weft_codesign_summary_free(summary)
+        if wls:
+            lib.weft_codesign_trace_free(wls, comms, nwl)
         if owner:
             _libc.free(owner)
 

@@ -2,7 +2,7 @@
 # search, the simulator and the topologies (include/weft/model.h, search.h,
 # sim.h, topo.h), bound to the library and checked against its sizes when a
 # command that needs them is first used.
-from ctypes import (POINTER, CFUNCTYPE, c_char, c_char_p, c_double, c_int, c_size_t, c_ubyte,
+from ctypes import (POINTER, CFUNCTYPE, c_char, c_char_p, c_double, c_int, c_longlong, c_size_t, c_ubyte,
                     c_ulonglong, c_void_p)
 
 from ._core import lib
@@ -69,7 +69,8 @@ WeftCodesignSpec = _s("WeftCodesignSpec", [
     ("sp", c_int * 2), ("nrc", c_int), ("rc", c_int * 3), ("nvp", c_int),
     ("vp", c_int * MAX_CHOICES), ("ncp", c_int), ("cp", c_int * MAX_CHOICES),
     ("nep", c_int), ("ep", c_int * MAX_CHOICES), ("nmodels", c_int),
-    ("models", POINTER(WeftModel))])
+    ("models", POINTER(WeftModel)), ("workloads", POINTER(c_void_p)),
+    ("comms", POINTER(WeftCommunicator))])
 WeftDesignPoint = _s("WeftDesignPoint", [
     ("net", c_int), ("par", WeftParallel), ("status", c_int), ("time_ns", c_double),
     ("cost_usd", c_double), ("objective", c_double), ("bw_gbps", _D),
@@ -182,6 +183,10 @@ PROTOS = {
     "weft_chakra_read": (c_int, [c_char_p, P(WeftNetwork), P(c_void_p), P(WeftCommunicator),
                                  _ERR]),
     "weft_chakra_is_trace": (c_int, [c_char_p]),
+    "weft_chakra_ranks": (c_longlong, [c_char_p]),
+    "weft_codesign_trace_read": (c_int, [c_char_p, P(WeftNetwork), P(c_int), P(P(c_void_p)),
+                                         P(P(WeftCommunicator)), P(c_int), _ERR, _ERR]),
+    "weft_codesign_trace_free": (None, [P(c_void_p), P(WeftCommunicator), c_int]),
     "weft_simulate": (c_int, [P(WeftSpec), P(c_double), P(WeftSimSettings), P(WeftSimResult),
                               _ERR]),
     "weft_algorithm_name": (c_char_p, [c_int]),

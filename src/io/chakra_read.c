@@ -415,6 +415,17 @@ int weft_chakra_is_trace(const char *path) {
   return path && trace_prefix(path, prefix, sizeof prefix);
 }
 
+long long weft_chakra_ranks(const char *path) {
+  char prefix[WEFT_PATH_LEN], file[WEFT_PATH_LEN + 32];
+  struct stat st;
+  long long n = 0;
+  if (!path || !trace_prefix(path, prefix, sizeof prefix)) return 0;
+  for (;; n++) {
+    snprintf(file, sizeof file, "%s.%lld.et", prefix, n);
+    if (stat(file, &st) != 0) return n;
+  }
+}
+
 int weft_chakra_read(const char *path, const WeftNetwork *net, WeftWorkload **out,
                      WeftCommunicator *comm, WeftError *err) {
   char prefix[WEFT_PATH_LEN], file[WEFT_PATH_LEN + 32];

@@ -1,6 +1,7 @@
 /* codesign.c — co-design search: enumerate (network shape, parallelization)
  * points in a fixed order, evaluate each exactly (generate, solve), in parallel. */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +104,14 @@ static int check_spec(const WeftCodesignSpec *spec, WeftError *err) {
   if (spec && spec->nmodels > 0 && !spec->models)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "models", "%d models but no array",
                           spec->nmodels);
-  if (!spec || (!spec->model && spec->nmodels == 0) || !spec->device || !spec->cost ||
+  if (spec && spec->workloads && (!spec->comms || spec->nmodels > 1 || spec->ntp || spec->npp ||
+                                  spec->nmb || spec->all_orders || spec->nzero || spec->nsp ||
+                                  spec->nrc || spec->nvp || spec->ncp || spec->nep))
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "workloads",
+                          "codesign spec: a fixed workload per network (a trace) takes no "
+                          "comms-less networks, models, degree or knob lists, nor all orders");
+  if (!spec || (!spec->model && spec->nmodels == 0 && !spec->workloads) || !spec->device ||
+      !spec->cost ||
       (spec->nnets > 0 && !spec->nets))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "codesign spec: missing model, "
                           "device, cost model or networks");
@@ -227,10 +235,23 @@ static size_t enumerate_nets(const WeftCodesignSpec *spec, Lists *l, WeftDesignP
   for (int net = 0; net < spec->nnets && (!out || i < end); net++) {
     int npus = (int)weft_network_npus_total(&spec->nets[net]);
     lists_for(spec, npus, l);
-    size_t here = net_points(spec, npus, l, nmb, nord);
+    size_t here = spec->workloads ? 1 : net_points(spec, npus, l, nmb, nord);
     if (!out || i + here <= first) {
       i += here;
       if (!out && i > CODESIGN_MAX_POINTS) return i;
+      continue;
+    }
+    if (spec->workloads) { /* the trace fixes the parallelization: one point */
+      if (i >= first) {
+        WeftDesignPoint *pt = &out[i - first];
+        memset(pt, 0, sizeof *pt);
+        pt->net = net;
+        pt->model = model;
+        pt->par = spec->base;
+        pt->par.tp = pt->par.pp = pt->par.dp = pt->par.micro_batch = 0;
+        pt->status = WEFT_POINT_OK;
+      }
+      i++;
       continue;
     }
     for (int a = 0; a < l->ntp && i < end; a++)
@@ -376,8 +397,14 @@ static void point_spec(const WeftCodesignSpec *spec, const WeftModel *m, const W
   ws->njobs = 1;
   ws->jobs[0].workload = s->wl;
   ws->jobs[0].comm = &s->comm;
+  if (spec->workloads) { /* the network's trace, read on it */
+    ptrdiff_t k = net - spec->nets;
+    ws->jobs[0].workload = spec->workloads[k];
+    ws->jobs[0].comm = &spec->comms[k];
+  }
   ws->jobs[0].weight = 1.0;
-  memcpy(ws->jobs[0].name, m->name, sizeof ws->jobs[0].name);
+  if (m) memcpy(ws->jobs[0].name, m->name, sizeof ws->jobs[0].name);
+  else snprintf(ws->jobs[0].name, sizeof ws->jobs[0].name, "trace");
   ws->cons = spec->cons;
   ws->objective = spec->objective;
   ws->loop = spec->loop;
@@ -422,8 +449,10 @@ static int build(const WeftCodesignSpec *spec, const WeftDesignPoint *pt, Scratc
   int compact = spec->loop != WEFT_LOOP_TP_DP_OVERLAP;
   WeftParallel par = pt->par;
   if (compact) par.merged_backward = 1;
-  int rc = weft_generate(model_of(spec, pt), spec->device, &par, net, compact, s->wl, &s->comm,
-                         info, err);
+  int rc = WEFT_OK;
+  if (spec->workloads) memset(info, 0, sizeof *info);  /* the trace's workload: nothing made */
+  else rc = weft_generate(model_of(spec, pt), spec->device, &par, net, compact, s->wl, &s->comm,
+                          info, err);
   if (rc) {
     err->code = rc;
     return BUILD_GENERATE;
@@ -456,7 +485,7 @@ static void eval_with(const WeftCodesignSpec *spec, WeftDesignPoint *pt, Scratch
     return;
   }
   const WeftNetwork *net = &spec->nets[pt->net];
-  if (pt->par.dp < 1) {  /* listed by a tp or pp list, but tp*pp does not divide the NPUs */
+  if (pt->par.dp < 1 && !spec->workloads) {  /* listed by a tp or pp list, but tp*pp does not divide the NPUs */
     pt->status = WEFT_POINT_INVALID;
     if (pt->par.cp > 1)
       snprintf(pt->reason, sizeof pt->reason, "tp x cp x pp = %ld does not divide the %.0f NPUs",
@@ -537,7 +566,8 @@ int weft_codesign_evaluate(const WeftCodesignSpec *spec, const WeftDesignPoint *
   if (rc) return rc;
   if (!pt || !bw_gbps || !ev)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "null argument");
-  if (pt->net < 0 || pt->net >= spec->nnets || pt->par.dp < 1 || pt->model < 0 ||
+  if (pt->net < 0 || pt->net >= spec->nnets || (pt->par.dp < 1 && !spec->workloads) ||
+      pt->model < 0 ||
       pt->model >= (spec->nmodels > 0 ? spec->nmodels : 1))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "not a point of this co-design");
   Scratch s;
