@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "weft.h"
+#include "model/dims_list.h"
 
 static const char *const FABRIC_NAMES[WEFT_NSHAPES] = {"fat-tree", "rail-optimized",
                                                         "rail-only", "torus"};
@@ -25,10 +26,8 @@ int weft_network_set_fabric(WeftNetwork *net, const char *const *names, int n, c
   if (!net || !names)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, field, "no network or fabric list");
   if (!file) file = "";
-  if (n != net->ndims)
-    return weft_error_set(err, WEFT_EINPUT, file, lines && n > 0 ? lines[0] : 0, 0, field,
-                          "%s has %d entr%s, the network has %d dim%s", field, n,
-                          n == 1 ? "y" : "ies", net->ndims, net->ndims == 1 ? "" : "s");
+  int rc = weft_dims_list_check(net, n, file, lines, field, err);
+  if (rc) return rc;
   WeftNetwork t = *net;  /* net is left as it was on failure */
   for (int d = 0; d < n; d++) {
     const char *s = names[d] ? names[d] : "";
@@ -65,10 +64,8 @@ int weft_network_set_planes(WeftNetwork *net, const double *planes, int n, const
   if (!net || !planes)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, field, "no network or planes list");
   if (!file) file = "";
-  if (n != net->ndims)
-    return weft_error_set(err, WEFT_EINPUT, file, lines && n > 0 ? lines[0] : 0, 0, field,
-                          "%s has %d entr%s, the network has %d dim%s", field, n,
-                          n == 1 ? "y" : "ies", net->ndims, net->ndims == 1 ? "" : "s");
+  int rc = weft_dims_list_check(net, n, file, lines, field, err);
+  if (rc) return rc;
   WeftNetwork t = *net;  /* net is left as it was on failure */
   for (int d = 0; d < n; d++) {
     double p = planes[d];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "weft.h"
+#include "model/dims_list.h"
 
 int weft_network_links_check(const WeftNetwork *net, const char *file, const char *rate_field,
                              const char *max_field, WeftError *err) {
@@ -36,11 +37,10 @@ int weft_network_set_links(WeftNetwork *net, const double *link_gbps, int nrates
   const char *fields[2] = {rate_field, max_field};
   const int counts[2] = {nrates, nmax};
   const double *lists[2] = {link_gbps, max_links};
-  for (int k = 0; k < 2; k++)
-    if (lists[k] && counts[k] != net->ndims)
-      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, fields[k],
-                            "%s has %d entr%s, the network has %d dim%s", fields[k], counts[k],
-                            counts[k] == 1 ? "y" : "ies", net->ndims, net->ndims == 1 ? "" : "s");
+  for (int k = 0; k < 2; k++) {
+    int rc = lists[k] ? weft_dims_list_check(net, counts[k], "", NULL, fields[k], err) : 0;
+    if (rc) return rc;
+  }
   for (int d = 0; d < net->ndims; d++) {
     /* a dim built of a part: its rate is the part's, its limit at most the part's */
     if (net->part[d][0] && link_gbps && link_gbps[d] != net->link_gbps[d])

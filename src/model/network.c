@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "weft.h"
+#include "model/dims_list.h"
 
 const char *weft_topology_name(WeftTopology t) {
   switch (t) {
@@ -26,14 +27,20 @@ double weft_network_npus_bought(const WeftNetwork *net) {
   return n;
 }
 
+int weft_dims_list_check(const WeftNetwork *net, int n, const char *file, const int *lines,
+                         const char *field, WeftError *err) {
+  if (n == net->ndims) return WEFT_OK;
+  return weft_error_set(err, WEFT_EINPUT, file ? file : "", lines && n > 0 ? lines[0] : 0, 0,
+                        field, "%s has %d entr%s, the network has %d dim%s", field, n,
+                        n == 1 ? "y" : "ies", net->ndims, net->ndims == 1 ? "" : "s");
+}
+
 int weft_network_set_active(WeftNetwork *net, const double *active, int n, const char *file,
                             const int *lines, const char *field, WeftError *err) {
   if (!net || !active)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, field, "no network or active list");
-  if (n != net->ndims)
-    return weft_error_set(err, WEFT_EINPUT, file, lines && n > 0 ? lines[0] : 0, 0, field,
-                          "%s has %d entr%s, the network has %d dim%s", field, n,
-                          n == 1 ? "y" : "ies", net->ndims, net->ndims == 1 ? "" : "s");
+  int rc = weft_dims_list_check(net, n, file, lines, field, err);
+  if (rc) return rc;
   WeftNetwork t = *net;  /* net is left as it was on failure */
   for (int d = 0; d < n; d++) {
     int all = net->npus[d] + net->spares[d];
