@@ -289,9 +289,10 @@ int weft_measured_read(WeftMeasured *t, WeftError *err) {
   for (int i = 0; i < WM_NFILES; i++) {
     WmFile *f = &t->file[i];
     struct stat st;
-    if (snprintf(f->file, sizeof f->file, "%s_%s.csv", t->prefix, FILES[i].suffix) >=
-        (int)sizeof f->file)
+    char path[sizeof f->file]; /* built apart: t->prefix and f->file are both in *t */
+    if (snprintf(path, sizeof path, "%s_%s.csv", t->prefix, FILES[i].suffix) >= (int)sizeof path)
       return weft_error_set(err, WEFT_EINVAL, t->prefix, 0, 0, NULL, "path too long");
+    memcpy(f->file, path, sizeof path);
     if (stat(f->file, &st) != 0) {
       f->file[0] = '\0';
       continue;
