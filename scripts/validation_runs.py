@@ -26,7 +26,7 @@ as "not modelled" with the reason, never dropped.
   `overlap_p2p`; absent: weft's defaults, Megatron's: TP off, P2P on with
   interleaving), CUDA graphs (`cuda_graphs`), full recomputation of N
   layers (`recompute_num_layers`, `recompute_method`), the group order and
-  per-stage layers;
+  per-stage layers, the pipeline schedule (`schedule`);
 - batch: a global batch that is not a multiple of dp x micro-batch becomes
   the nearest multiple (ties: the smaller), and a published time derived
   from a FLOP rate is scaled to that batch (the same rate); listed among
@@ -162,6 +162,8 @@ def args_for(run, specs, tmp, assumed):
         a += ["--fp8", fp8_recipe(run)]
     if par.get("order"):
         a += ["--order", par["order"]]
+    if par.get("schedule"):  # the pipeline schedule as published (DeepSeek-V3: dualpipe)
+        a += ["--schedule", par["schedule"]]
     if run.get("loop"):
         a += ["--loop", run["loop"]]
     for what in par.get("pp_account") or ():  # Megatron's uneven split
