@@ -57,7 +57,8 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
                          "which layers --recompute-num-layers picks (default uniform)"},
     [CLI_MO_RCMODULES] = {"--recompute-modules", "LIST",
                           "selective recomputation's modules: core_attn, mlp, moe,\n"
-                          "                        shared_experts, moe_act, layernorm (default core_attn)"},
+                          "                        shared_experts, moe_act, layernorm, mla_up_proj\n"
+                          "                        (default core_attn)"},
 };
 
 /* "5,6,6,5": positive layer counts, one per stage. */
@@ -155,7 +156,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
     WeftError err;
     if (weft_recompute_modules_parse(val[CLI_MO_RCMODULES], &p->recompute_modules, &err)) {
       cli_fail("--recompute-modules '%s': expected names among core_attn, mlp, moe, "
-               "shared_experts, moe_act, layernorm", val[CLI_MO_RCMODULES]);
+               "shared_experts, moe_act, layernorm, mla_up_proj", val[CLI_MO_RCMODULES]);
       return -1;
     }
   }

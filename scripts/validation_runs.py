@@ -24,7 +24,9 @@ as "not modelled" with the reason, never dropped.
   (`attention`), gradient precision (`grad_bytes`), FP8 GEMMs (precision
   fp8), TP and pipeline communication overlap (`tp_comm_overlap`,
   `overlap_p2p`; absent: weft's defaults, Megatron's: TP off, P2P on with
-  interleaving), the group order and per-stage layers;
+  interleaving), CUDA graphs (`cuda_graphs`), full recomputation of N
+  layers (`recompute_num_layers`, `recompute_method`), the group order and
+  per-stage layers, the pipeline schedule (`schedule`);
 - batch: a global batch that is not a multiple of dp x micro-batch becomes
   the nearest multiple (ties: the smaller), and a published time derived
   from a FLOP rate is scaled to that batch (the same rate); listed among
@@ -160,6 +162,8 @@ def args_for(run, specs, tmp, assumed):
         a += ["--fp8", fp8_recipe(run)]
     if par.get("order"):
         a += ["--order", par["order"]]
+    if par.get("schedule"):  # the pipeline schedule as published (DeepSeek-V3: dualpipe)
+        a += ["--schedule", par["schedule"]]
     if run.get("loop"):
         a += ["--loop", run["loop"]]
     for what in par.get("pp_account") or ():  # Megatron's uneven split
@@ -170,11 +174,16 @@ def args_for(run, specs, tmp, assumed):
     a += ["--mb", str(int(mb))]
     if par.get("sp"):
         a += ["--sp"]
+    if par.get("cuda_graphs"):  # the recipe's CUDA graphs (cuda_graph_impl set)
+        a += ["--cuda-graphs"]
     if par.get("zero"):
         a += ["--zero", str(int(par["zero"]))]
     rc = par.get("recompute")
     if rc == "full":
         a += ["--recompute"]
+        if par.get("recompute_num_layers"):  # Megatron's recompute_num_layers / _method
+            a += ["--recompute-num-layers", str(int(par["recompute_num_layers"])),
+                  "--recompute-method", par.get("recompute_method") or "uniform"]
     elif rc == "selective":
         a += ["--recompute", "selective"]
         if par.get("recompute_modules"):

@@ -341,14 +341,16 @@ int weft_recompute_method_parse(const char *text, int *method, WeftError *err);
 /* Selective recomputation's modules (WeftParallel.recompute_modules bits;
  * Megatron-Core's names): core_attn (the attention core), mlp (dense
  * layers' MLP), moe (MoE layers' experts), shared_experts, moe_act (the
- * experts' activation function), layernorm (the two norms' outputs). */
+ * experts' activation function), layernorm (the two norms' outputs),
+ * mla_up_proj (MLA's up-projections: Q, K, V from the latents). */
 typedef enum {
   WEFT_RC_CORE_ATTN = 1,
   WEFT_RC_MLP = 2,
   WEFT_RC_MOE = 4,
   WEFT_RC_SHARED_EXPERTS = 8,
   WEFT_RC_MOE_ACT = 16,
-  WEFT_RC_LAYERNORM = 32
+  WEFT_RC_LAYERNORM = 32,
+  WEFT_RC_MLA_UP_PROJ = 64
 } WeftRecomputeModule;
 /* "core_attn,mlp,layernorm" (names separated by commas or spaces) into
  * *mask; WEFT_EINPUT (field "recompute_modules") naming an unknown name or

@@ -32,6 +32,7 @@ typedef struct {
    * recomputation runs again */
   double f_attn, x_attn, f_mlp, f_moe, f_logits, f_core;
   double f_attn_lin; /* the attention's linear layers: its weight-gradient FLOPs (DualPipe's W) */
+  double f_up, m_up; /* MLA's up-projections (a rank's, the model's): mla_up_proj recomputes them */
   /* the model's FLOPs per micro-batch (Megatron's count: full s^2 scores,
    * every parameter once), and the scores flash recomputes */
   double m_attn, m_mlp, m_moe, m_logits, m_core, m_flash_rc;
@@ -243,6 +244,12 @@ static void derive(const Gen *g, Tf *t) {
   double attn_el = weft_model_attention_params(g->m);
   double split = /* less the GeLU family's biases: Q, output, K and V */
       attn_el - rep_el - (gelu && t->kl == 0 ? a * t->dqk + h + 2 * t->akv * t->dqk : 0);
+  /* MLA's up-projections: Q from the query latent (when it has one), K's
+   * nope part and V from the KV latent; TP-split like the heads */
+  double up = t->kl > 0 ? (t->ql > 0 ? t->ql * a * t->dqk : 0) + t->kl * a * (t->dqk - t->rope + t->dv)
+                        : 0;
+  t->m_up = 2 * Tm * up;
+  t->f_up = 2 * Tr * up / tp;
   double core_r = 2 * Tr * s * a / tp * (t->dqk + t->dv); /* full s_q x s scores, PV */
   t->m_core = 2 * Tm * s * a * (t->dqk + t->dv);
   t->m_attn = 2 * Tm * (rep + split) + t->m_core;
@@ -319,6 +326,7 @@ static double layers_work(const Gen *g, const Tf *t, int lo, int hi, int mode, d
   double rc = mode == WEFT_RECOMPUTE_FULL ? f * rc_layers(g->par, n, t->v) / n
               : mode == WEFT_RECOMPUTE_SELECTIVE
                   ? (mods & WEFT_RC_CORE_ATTN ? n * t->f_core : 0) +
+                        (mods & WEFT_RC_MLA_UP_PROJ ? n * t->f_up : 0) +
                         (mods & WEFT_RC_MLP ? (n - ne) * t->f_mlp : 0) +
                         ne * t->f_moe * moe_rc_share(g->par, t)
                   : 0;
@@ -340,6 +348,7 @@ static double model_layers(const Gen *g, const Tf *t, int mode, double *recomput
   for (int k = 0; k < g->par->pp; k++) r += rc_layers(g->par, t->sl[k], t->v);
   int mods = rc_mods(g->par);
   double sel = (mods & WEFT_RC_CORE_ATTN && !t->flash ? n * t->m_core : 0) +
+               (mods & WEFT_RC_MLA_UP_PROJ ? n * t->m_up : 0) +
                (mods & WEFT_RC_MLP ? (n - ne) * t->m_mlp : 0) +
                ne * t->m_moe * moe_rc_share(g->par, t);
   *recompute = n * t->m_flash_rc + (mode == WEFT_RECOMPUTE_FULL ? f * r / n
@@ -482,12 +491,15 @@ static double layer_act(const Gen *g, const Tf *t, int moe, double *core) {
  * units): mlp the dense MLP's kept tensors (2 F f per token), moe the
  * experts' (k + sh of them), shared_experts the shared ones', moe_act the
  * activation function's output (2 f each), layernorm the two norms' outputs
- * (the QKV's and the MLP's inputs, 2 h each, / t under SP). */
+ * (the QKV's and the MLP's inputs, 2 h each, / t under SP), mla_up_proj
+ * MLA's Q, K and V (2 a d_qk + 2 a (d_qk + d_v) / t: the up-projections'
+ * outputs, made again from the latents, which stay). */
 static double rc_drop(const Gen *g, const Tf *t, int moe) {
   const WeftParallel *p = g->par;
   int m = rc_mods(p);
   double tp = p->tp, sb = t->sq * t->b, units = 0;
   if (m & WEFT_RC_LAYERNORM) units += 4 * sb * t->h / (p->sequence_parallel ? tp : 1);
+  if (m & WEFT_RC_MLA_UP_PROJ && t->kl > 0) units += sb * (2 * t->a * t->dqk + 2 * t->a * (t->dqk + t->dv)) / tp;
   if (!moe && m & WEFT_RC_MLP) units += sb * 2 * t->fm * t->ffn / tp;
   if (moe) {
     double kk = m & WEFT_RC_MOE ? t->k + t->sh : m & WEFT_RC_SHARED_EXPERTS ? t->sh : 0;
@@ -523,7 +535,8 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   /* selective recompute: the attention core's forward again in backward
    * (its FLOPs at the block's own rate: per operator or flat) */
   int mods = rc_mods(p);
-  double core = mods & WEFT_RC_CORE_ATTN && moe < 0 && f > 0 ? c[WEFT_PHASE_FWD] * t->f_core / f
+  double att = (mods & WEFT_RC_CORE_ATTN ? t->f_core : 0) + (mods & WEFT_RC_MLA_UP_PROJ ? t->f_up : 0);
+  double core = moe < 0 && f > 0 ? c[WEFT_PHASE_FWD] * att / f
                 : moe == 0 && mods & WEFT_RC_MLP                ? c[WEFT_PHASE_FWD]
                 : moe > 0                                       ? c[WEFT_PHASE_FWD] * moe_rc_share(p, t)
                                                                 : 0.0;

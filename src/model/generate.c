@@ -47,18 +47,18 @@ int weft_recompute_method_parse(const char *text, int *method, WeftError *err) {
 }
 int weft_recompute_modules_parse(const char *text, int *mask, WeftError *err) {
   static const char *const names[] = {"core_attn", "mlp",     "moe",
-                                      "shared_experts", "moe_act", "layernorm"};
+                                      "shared_experts", "moe_act", "layernorm", "mla_up_proj"};
   int m = 0;
   for (const char *s = text ? text : ""; *s;) {
     size_t k = strspn(s, ", \t");
     s += k;
     if (!*s) break;
     size_t len = strcspn(s, ", \t"), i = 0;
-    while (i < 6 && !(strlen(names[i]) == len && !strncmp(s, names[i], len))) i++;
-    if (i == 6)
+    while (i < 7 && !(strlen(names[i]) == len && !strncmp(s, names[i], len))) i++;
+    if (i == 7)
       return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "recompute_modules",
                             "recompute_modules: unknown module '%.*s' (expected core_attn, mlp, "
-                            "moe, shared_experts, moe_act or layernorm)", (int)len, s);
+                            "moe, shared_experts, moe_act, layernorm or mla_up_proj)", (int)len, s);
     m |= 1 << i;
     s += len;
   }
@@ -191,10 +191,10 @@ static int check_common(Gen *g) {
     return weft_gen_fail(g, WEFT_EINPUT, "recompute_num_layers",
                          "recompute_num_layers and recompute_method choose the layers of full "
                          "recomputation: they need recompute full and a transformer");
-  if (p->recompute_modules < 0 || p->recompute_modules > 63 ||
+  if (p->recompute_modules < 0 || p->recompute_modules > 127 ||
       (p->recompute_modules && p->recompute != WEFT_RECOMPUTE_SELECTIVE))
     return weft_gen_fail(g, WEFT_EINPUT, "recompute_modules",
-                         "recompute_modules (bits 0..63, got %d) choose what selective "
+                         "recompute_modules (bits 0..127, got %d) choose what selective "
                          "recomputation runs again: they need recompute selective",
                          p->recompute_modules);
   if (p->recompute_method == WEFT_RECOMPUTE_BLOCK && p->recompute_num_layers < 1)

@@ -289,6 +289,54 @@ static void mla_params_flops(void) {
   weft_workload_free(wl);
 }
 
+/* Selective recomputation of MLA's up-projections (mla_up_proj), at_mla
+ * with 2 layers, TP 1, 2 micro-batches of 1 (T = 4 tokens), standard
+ * attention, against core_attn alone. FLOPs again per token: q up ql a dqk
+ * = 4*2*3 = 24, kv up kl a (nope + dv) = 3*2*(2 + 2) = 24: 2 x 48 = 96, x 4
+ * tokens = 384 a micro-batch and layer; hw - model FLOPs grow by 384 x 2
+ * layers x 2 micro-batches = 1536, and a layer's input-grad compute by 384
+ * x 2 = 768 ns on the unit device: the last micro-batch's 384 in its entry,
+ * the first's in the accumulation entry (2 layers: 768). Not kept per token (2-byte units): Q 2 a
+ * dqk = 12, K 2 a dqk = 12, V 2 a dv = 8: 32, x 4 tokens = 128 a layer;
+ * with 2 layers and one micro-batch in flight (pp 1) the stage keeps
+ * 2 (act - drop) + drop: 128 bytes fewer. Without MLA (the tiny GeLU
+ * model) the module changes nothing. */
+static void mla_up_proj_recompute(void) {
+  WeftModel m = at_mla();
+  m.layers = 2;
+  static const int n1[1] = {1};
+  WeftNetwork net = fx_net(1, n1, WEFT_SWITCH);
+  WeftParallel par;
+  weft_parallel_default(&par);
+  par.recompute = WEFT_RECOMPUTE_SELECTIVE;
+  par.recompute_modules = WEFT_RC_CORE_ATTN;
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo a, b;
+  CHECK_EQ_INT(at_gen(&m, &par, &net, wl, &comm, &a), WEFT_OK);
+  double ig = fx_layer(wl, "L1.attn")->phase[WEFT_PHASE_IG].compute_ns;
+  double acc = fx_layer(wl, "accumulation")->phase[WEFT_PHASE_IG].compute_ns;
+  par.recompute_modules = WEFT_RC_CORE_ATTN | WEFT_RC_MLA_UP_PROJ;
+  CHECK_EQ_INT(at_gen(&m, &par, &net, wl, &comm, &b), WEFT_OK);
+  CHECK_NEAR(b.model_flops, a.model_flops, 0);
+  CHECK_NEAR(b.hw_flops - a.hw_flops, 1536, 1e-9);
+  CHECK_NEAR(fx_layer(wl, "L1.attn")->phase[WEFT_PHASE_IG].compute_ns - ig, 384, 1e-9);
+  CHECK_NEAR(fx_layer(wl, "accumulation")->phase[WEFT_PHASE_IG].compute_ns - acc, 768, 1e-9);
+  CHECK_NEAR(a.mem.activations_bytes - b.mem.activations_bytes, 128, 1e-9);
+  WeftModel g = fx_tiny(2, 2, 1);
+  par.recompute_modules = WEFT_RC_CORE_ATTN;
+  CHECK_EQ_INT(at_gen(&g, &par, &net, wl, &comm, &a), WEFT_OK);
+  par.recompute_modules = WEFT_RC_CORE_ATTN | WEFT_RC_MLA_UP_PROJ;
+  CHECK_EQ_INT(at_gen(&g, &par, &net, wl, &comm, &b), WEFT_OK);
+  CHECK_NEAR(b.hw_flops, a.hw_flops, 0);
+  CHECK_NEAR(b.mem.activations_bytes, a.mem.activations_bytes, 0);
+  int mask = 0;
+  WeftError err;
+  CHECK_EQ_INT(weft_recompute_modules_parse("layernorm,mla_up_proj", &mask, &err), WEFT_OK);
+  CHECK_EQ_INT(mask, WEFT_RC_LAYERNORM | WEFT_RC_MLA_UP_PROJ);
+  weft_workload_free(wl);
+}
+
 /* DeepSeek-V3 by hand (Section 4.2, config.json's dense width 18432):
  * attention q 7168*1536 + 1536 + 1536*128*192 = 48,760,320, kv 7168*576 +
  * 512 + 512*128*256 = 20,906,496, o 128*128*7168 = 117,440,512:
@@ -496,6 +544,7 @@ const TestCase suite_attention[] = {
     {"attention/flash_llama_memory", flash_llama_memory},
     {"attention/cp_generator", cp_generator},
     {"attention/mla_params_flops", mla_params_flops},
+    {"attention/mla_up_proj_recompute", mla_up_proj_recompute},
     {"attention/deepseek_v3_params", deepseek_v3_params},
     {"attention/shared_and_first_dense", shared_and_first_dense},
     {"attention/fp8_gemms", fp8_gemms},
