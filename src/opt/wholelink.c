@@ -17,7 +17,7 @@
 #define ROUND_DIMS 6      /* a relaxation is rounded both ways on up to this many dims */
 #define NO_LIMIT INT_MAX  /* a box with no upper end (no MaxLinks) */
 #define KNOWN 16          /* feasible designs kept as starts for the nodes' solves */
-#define KEEP_LINKS 2.0    /* a dim's root-box rows stay in its nodes' relaxations when the
+#define KEEP_LINKS 1.0    /* a dim's root-box rows stay in its nodes' relaxations when the
                              root's design is this many links from one (root()) */
 #define MAX_BRANCH_LINKS 1e9  /* a relaxation past this many links (a tiny rate, no limit)
                                  leaves its node unsettled: box ends are ints */
