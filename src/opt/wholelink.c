@@ -46,6 +46,11 @@ typedef struct {
    * optimum when its design meets them) unless keep[d] (the root's design
    * is near one, or a node's design broke one: dim d's rows are then in). */
   int lo0[WEFT_MAX_DIMS], hi0[WEFT_MAX_DIMS], keep[WEFT_MAX_DIMS];
+  /* So are the user's inequalities with slack at the root's design
+   * (udrop[i], root()) until a node's design breaks one; lean holds the
+   * rows built without them, rows the ones bound_rows built last. */
+  unsigned char udrop[WEFT_MAX_CONSTRAINTS];
+  WeftConstraints *lean, *rows;
   Node *heap;
   int nheap, capheap;
   long seq;
@@ -163,9 +168,14 @@ static void round_design(Bnb *b, const Node *n) {
  * = 0) without those at the root's ends (lo0, hi0) on dims not kept.
  * Returns how many rows were left out. */
 static int bound_rows(Bnb *b, const Node *n, int named, int all) {
-  WeftConstraints *c = b->cons;
+  WeftConstraints *c = all ? b->cons : b->lean;
   int left = 0;
-  c->n = b->nuser;
+  b->rows = c;
+  c->n = all ? b->nuser : 0;
+  for (int i = 0; i < b->nuser && !all; i++) {
+    if (b->udrop[i]) left++;
+    else c->c[c->n++] = b->cons->c[i];
+  }
   for (int d = 0; d < b->D; d++) {
     if (!b->whole[d]) continue;
     int pin = n->lo[d] == n->hi[d], lean = !all && !pin && !b->keep[d];
@@ -200,6 +210,16 @@ static int bound_rows(Bnb *b, const Node *n, int named, int all) {
  * else 0, and those dims' rows are kept from then on. */
 static int meets_left_out(Bnb *b, const Node *n, const double *bw) {
   int ok = 1;
+  for (int i = 0; i < b->nuser; i++) {
+    if (!b->udrop[i]) continue;
+    const WeftConstraint *c = &b->cons->c[i];
+    double lhs = 0.0;
+    for (int d = 0; d < b->D; d++) lhs += c->coef[d] * bw[d];
+    if (!(c->rel == WEFT_REL_LE ? lhs <= c->rhs : lhs >= c->rhs)) {
+      b->udrop[i] = 0;
+      ok = 0;
+    }
+  }
   for (int d = 0; d < b->D; d++) {
     if (!b->whole[d] || b->keep[d] || n->lo[d] == n->hi[d]) continue;
     if ((n->lo[d] == b->lo0[d] && n->lo[d] > 0 && !(bw[d] >= n->lo[d] * b->rate[d])) ||
@@ -263,7 +283,7 @@ static int solve_node(Bnb *b, Node *n, const double *start, WeftResult *res) {
     all |= !bound_rows(b, n, 0, all); /* none left out: this is every row */
     WeftProblem *p = NULL;
     WeftError err;
-    rc = weft_problem_recreate(b->base, b->cons, start, 1, &p, &err);
+    rc = weft_problem_recreate(b->base, b->rows, start, 1, &p, &err);
     if (rc == WEFT_ENOMEM) return rc;
     if (rc) return NODE_UNSETTLED; /* the node's rows out of range: its parent's bound stands */
     /* The best design inside the box is often the node's optimum (rounding
@@ -521,6 +541,7 @@ static void infeasible(const Bnb *b, WeftResult *r) {
 static void bnb_free(Bnb *b) {
   free(b->heap);
   free(b->cons);
+  free(b->lean);
   if (b->own_base) weft_problem_free(b->base);
 }
 
@@ -606,7 +627,8 @@ static int setup(Bnb *b, const WeftSpec *spec, WeftProblem *base, const WeftSett
     return rc;
   else b->own_base = 1;
   b->cons = malloc(sizeof *b->cons);
-  if (!b->cons) return WEFT_ENOMEM;
+  b->lean = malloc(sizeof *b->lean);
+  if (!b->cons || !b->lean) return WEFT_ENOMEM;
   b->cons->n = b->nuser;
   if (b->nuser) memcpy(b->cons->c, spec->cons->c, (size_t)b->nuser * sizeof *b->cons->c);
   b->nspec = *spec;
@@ -675,6 +697,22 @@ static int root(Bnb *b, Node *n, WeftWholeResult *res) {
     double v = n->bw[d] / b->rate[d];
     b->keep[d] = (b->lo0[d] > 0 && v < b->lo0[d] + KEEP_LINKS) ||
                  (b->hi0[d] != NO_LIMIT && v > b->hi0[d] - KEEP_LINKS);
+  }
+  /* and the user's inequalities on whole dims (no cost term) whose slack
+   * there is more than KEEP_LINKS of their dims' links */
+  for (int i = 0; i < b->nuser; i++) {
+    const WeftConstraint *r = &b->cons->c[i];
+    double lhs = 0.0, mx = 0.0, rate = 0.0;
+    int whole = r->rel != WEFT_REL_EQ && r->cost_coef == 0.0;
+    for (int d = 0; d < b->D && whole; d++) {
+      if (r->coef[d] == 0.0) continue;
+      whole = b->whole[d];
+      lhs += r->coef[d] * n->bw[d];
+      mx = fmax(mx, fabs(r->coef[d]));
+      rate = fmax(rate, b->rate[d]);
+    }
+    double slack = r->rel == WEFT_REL_LE ? r->rhs - lhs : lhs - r->rhs;
+    b->udrop[i] = whole && mx > 0.0 && slack > KEEP_LINKS * rate * mx;
   }
   return 1;
 }
