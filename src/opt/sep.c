@@ -116,7 +116,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   /* The program (zeroed: built by parts), then the method's state and work
    * (not zeroed: the method writes each before it reads it, sep_ipm.c) */
   size_t nd = (size_t)(nb + P + nb + nb * nf + 4 * n + mmax * nf + 2 * mmax + ne * nb + ne);
-  size_t nw = (size_t)(10 * mmax + 4 * n + P + P * nf + nf * nf + n + nf);
+  size_t nw = (size_t)(10 * mmax + 4 * n + P + P * nf + nf * nf + n);
   size_t ni = (size_t)(mmax + P + 1 + ne + nb + (nf > 0 ? nf : 1));
   Carve cv, cw;
   cv.d = arena_calloc(&p->arena, nd, sizeof(double));
@@ -133,7 +133,7 @@ int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double c
   s->dla = take_d(&cw, mmax);
   s->x = take_d(&cw, n); s->rd = take_d(&cw, n); s->dx = take_d(&cw, n); s->dxa = take_d(&cw, n);
   s->Dp = take_d(&cw, P); s->hb = take_d(&cw, P * nf); s->K = take_d(&cw, nf * nf);
-  s->r = take_d(&cw, n); s->rr = take_d(&cw, nf);
+  s->r = take_d(&cw, n);
   double *A = take_d(&cv, ne * nb), *b = take_d(&cv, ne);
   s->cp = take_i(&cv, mmax); s->pat0 = take_i(&cv, P + 1);
   int *piv = take_i(&cv, ne), *fidx = take_i(&cv, nb);

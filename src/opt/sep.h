@@ -39,7 +39,7 @@ typedef struct {
   double *x, *v, *lam, *W, *iv;
   double *rd, *rp, *wv, *dx, *dv, *dl, *dxa, *dva, *dla;
   double *Dp, *hb;       /* np: rate block diagonal; np x nf: its coupling */
-  double *K, *r, *rr;
+  double *K, *r;
   double cutoff;         /* stop (IPM_CUTOFF) once the certified scaled bound reaches it */
 } Sep;
 

@@ -38,6 +38,12 @@
 #define SEP_SHRINK 0.5         /* a rate may at most halve in one step: Newton on c/x
                                   overshoots towards 0, then climbs back only 1.5x a step */
 
+/* The free block's vectors and the Newton matrix are kept in local arrays
+ * of this size while they are built (the compiler keeps them in registers
+ * where nf is a constant; through s they would be stored at each update):
+ * nf <= nb <= WEFT_MAX_DIMS + 1. */
+#define SEP_NF_MAX (WEFT_MAX_DIMS + 1)
+
 static double dmax(double a, double b) { return a > b ? a : b; }
 
 /* Residuals, mu and the objective at the iterate: the infinity norms of
@@ -47,6 +53,7 @@ SEP_INLINE void residuals(Sep *s, int nf, double out[5]) {
   int n = s->n, np = s->npair;
   const double *x = s->x;
   double obj = 0.0, mu = 0.0, rp = 0.0, rd = 0.0;
+  double xf[SEP_NF_MAX], rdf[SEP_NF_MAX]; /* the free block in registers (see SEP_NF_MAX) */
   SEP_UNROLL
   for (int k = 0; k < n; k++) {
     double c = s->c[k], xi = 1.0 / x[k];
@@ -54,13 +61,18 @@ SEP_INLINE void residuals(Sep *s, int nf, double out[5]) {
     obj += c > 0 ? c * xi : 0.0;
   }
   SEP_UNROLL
+  for (int f = 0; f < nf; f++) {
+    xf[f] = x[f];
+    rdf[f] = s->rd[f];
+  }
+  SEP_UNROLL
   for (int i = 0; i < s->m; i++) {
     const double *mf = s->Mf + i * nf;
     double acc = s->v[i] - s->h[i], l = s->lam[i];
     SEP_UNROLL
     for (int f = 0; f < nf; f++) {
-      acc += mf[f] * x[f];
-      s->rd[f] += l * mf[f];
+      acc += mf[f] * xf[f];
+      rdf[f] += l * mf[f];
     }
     if (i < np) {
       acc += s->g[i] * x[nf + s->cp[i]];
@@ -70,6 +82,8 @@ SEP_INLINE void residuals(Sep *s, int nf, double out[5]) {
     mu += s->v[i] * l;
     rp = dmax(rp, fabs(acc));
   }
+  SEP_UNROLL
+  for (int f = 0; f < nf; f++) s->rd[f] = rdf[f];
   SEP_UNROLL
   for (int k = 0; k < n; k++) rd = dmax(rd, fabs(s->rd[k]));
   out[0] = rd;
@@ -97,13 +111,14 @@ SEP_INLINE void rank1(double *K, int nf, double a, const double *u) {
  * v_ij = g_j m_i - g_i m_j. Returns 0, or -1 when a pivot is not positive. */
 SEP_INLINE int kkt_factor(Sep *s, int nf) {
   int np = s->npair;
-  double *K = s->K;
+  double K[SEP_NF_MAX * SEP_NF_MAX]; /* built here, in registers where nf is small; then s->K */
   SEP_UNROLL
   for (int i = 0; i < s->m; i++) {
     s->iv[i] = 1.0 / s->v[i];
     s->W[i] = s->lam[i] * s->iv[i];
   }
-  memset(K, 0, (size_t)nf * (size_t)nf * sizeof *K);
+  SEP_UNROLL
+  for (int i = 0; i < nf * nf; i++) K[i] = 0.0;
   SEP_UNROLL
   for (int f = 0; f < nf; f++)
     if (s->c[f] > 0) K[f * nf + f] += 2.0 * s->c[f] / (s->x[f] * s->x[f] * s->x[f]);
@@ -111,7 +126,7 @@ SEP_INLINE int kkt_factor(Sep *s, int nf) {
   for (int k = 0; k < s->np; k++) {
     int r0 = s->pat0[k], r1 = s->pat0[k + 1];
     double x = s->x[nf + k], h = 2.0 * s->c[nf + k] / (x * x * x), Dp = h;
-    double *hb = s->hb + k * nf;
+    double hb[SEP_NF_MAX];
     SEP_UNROLL
     for (int f = 0; f < nf; f++) hb[f] = 0.0;
     for (int i = r0; i < r1; i++) {
@@ -121,6 +136,8 @@ SEP_INLINE int kkt_factor(Sep *s, int nf) {
       SEP_UNROLL
       for (int f = 0; f < nf; f++) hb[f] += wg * mi[f];
     }
+    SEP_UNROLL
+    for (int f = 0; f < nf; f++) s->hb[k * nf + f] = hb[f];
     s->Dp[k] = Dp;
     double iD = 1.0 / Dp, vij[2 * WEFT_MAX_DIMS + 1];
     for (int i = r0; i < r1; i++) {
@@ -151,6 +168,8 @@ SEP_INLINE int kkt_factor(Sep *s, int nf) {
       K[i * nf + j] = acc * id;
     }
   }
+  SEP_UNROLL
+  for (int i = 0; i < nf * nf; i++) s->K[i] = K[i];
   return 0;
 }
 
@@ -158,21 +177,21 @@ SEP_INLINE int kkt_factor(Sep *s, int nf) {
  * factored matrix. rc may alias dl (read before dl is written). */
 SEP_INLINE int newton(Sep *s, int nf, const double *rc, double *dx, double *dv, double *dl) {
   int n = s->n, m = s->m, np = s->npair;
-  double *r = s->r, *rr = s->rr;
+  double *r = s->r, rr[SEP_NF_MAX], dxf[SEP_NF_MAX]; /* the free block: locals (SEP_NF_MAX) */
   const double *K = s->K;
   SEP_UNROLL
   for (int k = 0; k < n; k++) r[k] = -s->rd[k];
+  SEP_UNROLL
+  for (int f = 0; f < nf; f++) rr[f] = r[f];
   SEP_UNROLL
   for (int i = 0; i < m; i++) {
     double wi = (s->lam[i] * s->rp[i] - rc[i]) * s->iv[i];
     const double *mf = s->Mf + i * nf;
     s->wv[i] = wi;
     SEP_UNROLL
-    for (int f = 0; f < nf; f++) r[f] -= mf[f] * wi;
+    for (int f = 0; f < nf; f++) rr[f] -= mf[f] * wi;
     if (i < np) r[nf + s->cp[i]] -= s->g[i] * wi;
   }
-  SEP_UNROLL
-  for (int f = 0; f < nf; f++) rr[f] = r[f];
   for (int k = 0; k < s->np; k++) {
     double t = r[nf + k] / s->Dp[k];
     const double *hb = s->hb + k * nf;
@@ -196,13 +215,13 @@ SEP_INLINE int newton(Sep *s, int nf, const double *rc, double *dx, double *dv, 
   SEP_UNROLL
   for (int f = 0; f < nf; f++) {
     if (!isfinite(rr[f])) return -1;
-    dx[f] = rr[f];
+    dx[f] = dxf[f] = rr[f];
   }
   for (int k = 0; k < s->np; k++) {
     const double *hb = s->hb + k * nf;
     double acc = r[nf + k];
     SEP_UNROLL
-    for (int f = 0; f < nf; f++) acc -= hb[f] * dx[f];
+    for (int f = 0; f < nf; f++) acc -= hb[f] * dxf[f];
     dx[nf + k] = acc / s->Dp[k];
     if (!isfinite(dx[nf + k])) return -1;
   }
@@ -211,7 +230,7 @@ SEP_INLINE int newton(Sep *s, int nf, const double *rc, double *dx, double *dv, 
     const double *mf = s->Mf + i * nf;
     double md = i < np ? s->g[i] * dx[nf + s->cp[i]] : 0.0;
     SEP_UNROLL
-    for (int f = 0; f < nf; f++) md += mf[f] * dx[f];
+    for (int f = 0; f < nf; f++) md += mf[f] * dxf[f];
     dl[i] = s->wv[i] + s->W[i] * md;
     dv[i] = -s->rp[i] - md;
   }

@@ -17,6 +17,8 @@
 #define ROUND_DIMS 6      /* a relaxation is rounded both ways on up to this many dims */
 #define NO_LIMIT INT_MAX  /* a box with no upper end (no MaxLinks) */
 #define KNOWN 16          /* feasible designs kept as starts for the nodes' solves */
+#define KEEP_LINKS 1.0    /* a dim's root-box rows stay in its nodes' relaxations when the
+                             root's design is this many links from one (root()) */
 #define MAX_BRANCH_LINKS 1e9  /* a relaxation past this many links (a tiny rate, no limit)
                                  leaves its node unsettled: box ends are ints */
 
@@ -39,6 +41,16 @@ typedef struct {
   int own_base;            /* 1: built here (freed here), 0: the caller's */
   int D, whole[WEFT_MAX_DIMS];
   double rate[WEFT_MAX_DIMS];
+  /* The root's box (a link for a dim with traffic, MaxLinks): a node's rows
+   * at these ends are left out of its relaxation (fewer rows, the same
+   * optimum when its design meets them) unless keep[d] (the root's design
+   * is near one, or a node's design broke one: dim d's rows are then in). */
+  int lo0[WEFT_MAX_DIMS], hi0[WEFT_MAX_DIMS], keep[WEFT_MAX_DIMS];
+  /* So are the user's inequalities with slack at the root's design
+   * (udrop[i], root()) until a node's design breaks one; lean holds the
+   * rows built without them, rows the ones bound_rows built last. */
+  unsigned char udrop[WEFT_MAX_CONSTRAINTS];
+  WeftConstraints *lean, *rows;
   Node *heap;
   int nheap, capheap;
   long seq;
@@ -152,17 +164,29 @@ static void round_design(Bnb *b, const Node *n) {
 /* ------------------------------------------------------------------ nodes */
 /* The node's bound rows after the user's: B_d = n r (pinned), B_d >= lo r,
  * B_d <= hi r; named (the root's, which messages may quote) or not (a
- * node's: the text costs more than its solve's pre-checks). */
-static void bound_rows(Bnb *b, const Node *n, int named) {
-  WeftConstraints *c = b->cons;
-  c->n = b->nuser;
+ * node's: the text costs more than its solve's pre-checks); all, or (all
+ * = 0) without those at the root's ends (lo0, hi0) on dims not kept.
+ * Returns how many rows were left out. */
+static int bound_rows(Bnb *b, const Node *n, int named, int all) {
+  WeftConstraints *c = all ? b->cons : b->lean;
+  int left = 0;
+  b->rows = c;
+  c->n = all ? b->nuser : 0;
+  for (int i = 0; i < b->nuser && !all; i++) {
+    if (b->udrop[i]) left++;
+    else c->c[c->n++] = b->cons->c[i];
+  }
   for (int d = 0; d < b->D; d++) {
     if (!b->whole[d]) continue;
-    int pin = n->lo[d] == n->hi[d];
+    int pin = n->lo[d] == n->hi[d], lean = !all && !pin && !b->keep[d];
     for (int side = 0; side < 2; side++) {
       int lo_side = side == 0;
       if (lo_side && (n->lo[d] == 0 || pin)) continue;
       if (!lo_side && n->hi[d] == NO_LIMIT) continue;
+      if (lean && (lo_side ? n->lo[d] == b->lo0[d] : n->hi[d] == b->hi0[d])) {
+        left++;
+        continue;
+      }
       int links = lo_side ? n->lo[d] : n->hi[d];
       WeftConstraint *r = &c->c[c->n++];
       for (int k = 0; k < WEFT_MAX_DIMS; k++) r->coef[k] = 0.0; /* field by field: a memset */
@@ -178,6 +202,33 @@ static void bound_rows(Bnb *b, const Node *n, int named) {
                  lo_side ? "a dim with traffic needs a link" : "MaxLinks");
     }
   }
+  return left;
+}
+
+/* 1 when the relaxation's design bw (GB/s) meets the rows bound_rows(.., 0)
+ * left out of node n's (as they are: a design past one is not the node's);
+ * else 0, and those dims' rows are kept from then on. */
+static int meets_left_out(Bnb *b, const Node *n, const double *bw) {
+  int ok = 1;
+  for (int i = 0; i < b->nuser; i++) {
+    if (!b->udrop[i]) continue;
+    const WeftConstraint *c = &b->cons->c[i];
+    double lhs = 0.0;
+    for (int d = 0; d < b->D; d++) lhs += c->coef[d] * bw[d];
+    if (!(c->rel == WEFT_REL_LE ? lhs <= c->rhs : lhs >= c->rhs)) {
+      b->udrop[i] = 0;
+      ok = 0;
+    }
+  }
+  for (int d = 0; d < b->D; d++) {
+    if (!b->whole[d] || b->keep[d] || n->lo[d] == n->hi[d]) continue;
+    if ((n->lo[d] == b->lo0[d] && n->lo[d] > 0 && !(bw[d] >= n->lo[d] * b->rate[d])) ||
+        (n->hi[d] == b->hi0[d] && n->hi[d] != NO_LIMIT && !(bw[d] <= n->hi[d] * b->rate[d]))) {
+      b->keep[d] = 1;
+      ok = 0;
+    }
+  }
+  return ok;
 }
 
 /* 1 when the whole-link design bw (GB/s) lies inside node n's box. */
@@ -223,33 +274,42 @@ static int solve_node(Bnb *b, Node *n, const double *start, WeftResult *res) {
     n->solved = 1;
     return isfinite(n->lb) ? NODE_SOLVED : NODE_EMPTY;
   }
-  bound_rows(b, n, 0);
-  WeftProblem *p = NULL;
-  WeftError err;
-  int rc = weft_problem_recreate(b->base, b->cons, start ? start : known_start(b, n), 1, &p, &err);
-  if (rc == WEFT_ENOMEM) return rc;
-  if (rc) return NODE_UNSETTLED; /* the node's rows out of range: its parent's bound stands */
-  /* The best design inside the box is often the node's optimum (rounding
-   * found it): its certificate (one LP) then cuts the node, no solve. */
-  if (b->have_best && in_box(b, n, b->best_bw)) {
-    double lb = weft_sep_certify_at(p, b->best_bw);
-    if (prunable(b, lb)) {
-      weft_problem_free(p);
-      n->lb = lb;
+  /* First without the rows at the root's ends (a relaxation of the node's:
+   * its bounds are the node's, and so is its design when that meets them),
+   * then, when its design does not or it is not solved, with every row. */
+  if (!start) start = known_start(b, n);
+  int rc = WEFT_OK;
+  for (int all = 0; all < 2; all++) {
+    all |= !bound_rows(b, n, 0, all); /* none left out: this is every row */
+    WeftProblem *p = NULL;
+    WeftError err;
+    rc = weft_problem_recreate(b->base, b->rows, start, 1, &p, &err);
+    if (rc == WEFT_ENOMEM) return rc;
+    if (rc) return NODE_UNSETTLED; /* the node's rows out of range: its parent's bound stands */
+    /* The best design inside the box is often the node's optimum (rounding
+     * found it): its certificate (one LP) then cuts the node, no solve. */
+    if (b->have_best && in_box(b, n, b->best_bw)) {
+      double lb = weft_sep_certify_at(p, b->best_bw);
+      if (prunable(b, lb)) {
+        weft_problem_free(p);
+        n->lb = lb;
+        return NODE_PRUNED;
+      }
+    }
+    double cutoff = b->have_best ? b->best - PRUNE_FRAC * b->st->gap_tol * fabs(b->best) : HUGE_VAL;
+    int cut = 0;
+    rc = weft_problem_solve_cut(p, b->st, cutoff, res, &cut);
+    weft_problem_free(p);
+    if (rc == WEFT_ENOMEM) return rc;
+    b->iterations += res->iterations;
+    if (!rc && cut && prunable(b, res->lower_bound)) { /* pruned exactly: no design needed */
+      n->lb = res->lower_bound;
       return NODE_PRUNED;
     }
+    if (!rc && res->status == WEFT_STATUS_INFEASIBLE) return NODE_EMPTY;
+    if (!rc && res->status == WEFT_STATUS_SOLVED && (all || meets_left_out(b, n, res->bw_gbps)))
+      break;
   }
-  double cutoff = b->have_best ? b->best - PRUNE_FRAC * b->st->gap_tol * fabs(b->best) : HUGE_VAL;
-  int cut = 0;
-  rc = weft_problem_solve_cut(p, b->st, cutoff, res, &cut);
-  weft_problem_free(p);
-  if (rc == WEFT_ENOMEM) return rc;
-  b->iterations += res->iterations;
-  if (!rc && cut && prunable(b, res->lower_bound)) { /* pruned exactly: no design needed */
-    n->lb = res->lower_bound;
-    return NODE_PRUNED;
-  }
-  if (!rc && res->status == WEFT_STATUS_INFEASIBLE) return NODE_EMPTY;
   if (rc || res->status != WEFT_STATUS_SOLVED) return NODE_UNSETTLED;
   n->lb = res->lower_bound;
   n->obj = res->objective;
@@ -481,6 +541,7 @@ static void infeasible(const Bnb *b, WeftResult *r) {
 static void bnb_free(Bnb *b) {
   free(b->heap);
   free(b->cons);
+  free(b->lean);
   if (b->own_base) weft_problem_free(b->base);
 }
 
@@ -566,7 +627,8 @@ static int setup(Bnb *b, const WeftSpec *spec, WeftProblem *base, const WeftSett
     return rc;
   else b->own_base = 1;
   b->cons = malloc(sizeof *b->cons);
-  if (!b->cons) return WEFT_ENOMEM;
+  b->lean = malloc(sizeof *b->lean);
+  if (!b->cons || !b->lean) return WEFT_ENOMEM;
   b->cons->n = b->nuser;
   if (b->nuser) memcpy(b->cons->c, spec->cons->c, (size_t)b->nuser * sizeof *b->cons->c);
   b->nspec = *spec;
@@ -581,8 +643,8 @@ static int setup(Bnb *b, const WeftSpec *spec, WeftProblem *base, const WeftSett
 static int root(Bnb *b, Node *n, WeftWholeResult *res) {
   for (int d = 0; d < b->D; d++) {
     int m = b->spec->net->max_links[d];
-    n->lo[d] = b->whole[d] && b->base->used[d] ? 1 : 0; /* a dim with traffic needs a link */
-    n->hi[d] = b->whole[d] && m > 0 ? m : NO_LIMIT;
+    n->lo[d] = b->lo0[d] = b->whole[d] && b->base->used[d] ? 1 : 0; /* traffic needs a link */
+    n->hi[d] = b->hi0[d] = b->whole[d] && m > 0 ? m : NO_LIMIT;
   }
   WeftProblem *p = NULL;
   WeftError err;
@@ -599,7 +661,7 @@ static int root(Bnb *b, Node *n, WeftWholeResult *res) {
   for (int named = 0; res->nwhole && !done && named < 2; named++) {
     weft_problem_free(p);
     p = NULL;
-    bound_rows(b, n, named);
+    bound_rows(b, n, named, 1);
     rc = weft_problem_recreate(b->base, b->cons, start, 0, &p, &err);
     if (rc == WEFT_ENOMEM) return rc;
     if (rc) continue;
@@ -627,6 +689,31 @@ static int root(Bnb *b, Node *n, WeftWholeResult *res) {
   n->obj = c->objective;
   memcpy(n->bw, c->bw_gbps, sizeof n->bw);
   n->solved = 1;
+  /* The nodes leave out the rows at the root's ends (solve_node) but on
+   * dims whose relaxation comes within KEEP_LINKS of one: there the nodes'
+   * designs would often press on it (and be solved again with it). */
+  for (int d = 0; d < b->D; d++) {
+    if (!b->whole[d]) continue;
+    double v = n->bw[d] / b->rate[d];
+    b->keep[d] = (b->lo0[d] > 0 && v < b->lo0[d] + KEEP_LINKS) ||
+                 (b->hi0[d] != NO_LIMIT && v > b->hi0[d] - KEEP_LINKS);
+  }
+  /* and the user's inequalities on whole dims (no cost term) whose slack
+   * there is more than KEEP_LINKS of their dims' links */
+  for (int i = 0; i < b->nuser; i++) {
+    const WeftConstraint *r = &b->cons->c[i];
+    double lhs = 0.0, mx = 0.0, rate = 0.0;
+    int whole = r->rel != WEFT_REL_EQ && r->cost_coef == 0.0;
+    for (int d = 0; d < b->D && whole; d++) {
+      if (r->coef[d] == 0.0) continue;
+      whole = b->whole[d];
+      lhs += r->coef[d] * n->bw[d];
+      mx = fmax(mx, fabs(r->coef[d]));
+      rate = fmax(rate, b->rate[d]);
+    }
+    double slack = r->rel == WEFT_REL_LE ? r->rhs - lhs : lhs - r->rhs;
+    b->udrop[i] = whole && mx > 0.0 && slack > KEEP_LINKS * rate * mx;
+  }
   return 1;
 }
 
