@@ -424,10 +424,14 @@ int weft_chakra_export(const char *dir, const char *prefix, const WeftNetwork *n
   if (!rc) rc = check_workload(net, wl, comm, shape_of, shapes, &nshapes, err);
   if (!rc) assign_groups(net, shapes, nshapes, npus, gid, members, &ngroups);
   if (!rc) {
+    struct stat st;
     if (mkdir(dir, 0777) == 0) made = 1;
     else if (errno != EEXIST)
       rc = weft_error_set(err, WEFT_EIO, dir, 0, 0, "", "cannot create directory: %s",
                           strerror(errno));
+    else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+      rc = weft_error_set(err, WEFT_EINPUT, dir, 0, 0, "",
+                          "exists and is not a directory: the traces go into a directory");
   }
   for (long long r = 0; r < npus && !rc; r++) {
     WeftOut *o;
