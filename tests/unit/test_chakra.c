@@ -360,6 +360,51 @@ static void test_codesign(void) {
   CHECK(rmdir(dir) == 0);
 }
 
+/* Trace directories that are not one set for the network: an empty one and
+ * one holding two sets (a, b) are read as traces (a directory is no text
+ * workload) and refused saying so; a Switch-2 set (2 ranks) on Ring 2 x
+ * Switch 2 (4 NPUs) is refused by its count, naming the first missing rank
+ * a.2.et, not by rank 0's first node (its involved_dim has one dim). */
+static void test_trace_dirs(void) {
+  WeftNetwork net, net4;
+  WeftCommunicator comm, back;
+  WeftWorkload *wl = tiny(&net, &comm), *rd = NULL;
+  char dir[] = "/tmp/weft_chakra_XXXXXX", path[256];
+  CHECK(mkdtemp(dir) != NULL);
+  WeftError err;
+  CHECK(weft_chakra_is_trace(dir));
+  CHECK_EQ_INT(weft_chakra_read(dir, &net, &rd, &back, &err), WEFT_EINPUT);
+  CHECK(strstr(err.msg, "no PREFIX.0.et") != NULL);
+  CHECK_EQ_INT(weft_chakra_export(dir, "a", &net, wl, &comm, WEFT_LOOP_NO_OVERLAP, NULL, NULL, &err),
+               WEFT_OK);
+  net2(&net4, 2, 2);
+  CHECK_EQ_INT(weft_chakra_read(dir, &net4, &rd, &back, &err), WEFT_EINPUT);
+  CHECK(rd == NULL);
+  snprintf(path, sizeof path, "%s/a.2.et", dir);
+  CHECK(!strcmp(err.file, path));
+  CHECK(strstr(err.msg, "4 NPUs") != NULL && strstr(err.msg, "2 here") != NULL);
+  CHECK_EQ_INT(weft_chakra_export(dir, "b", &net, wl, &comm, WEFT_LOOP_NO_OVERLAP, NULL, NULL, &err),
+               WEFT_OK);
+  CHECK(weft_chakra_is_trace(dir));
+  CHECK_EQ_INT(weft_chakra_read(dir, &net, &rd, &back, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.file, dir));
+  CHECK(strstr(err.msg, "2 Chakra trace sets") != NULL);
+  snprintf(path, sizeof path, "%s/b", dir);
+  CHECK_EQ_INT(weft_chakra_read(path, &net, &rd, &back, &err), WEFT_OK);
+  weft_workload_free(rd);
+  for (int k = 0; k < 2; k++) {
+    const char *p = k ? "b" : "a";
+    for (int r = 0; r < 2; r++) {
+      snprintf(path, sizeof path, "%s/%s.%d.et", dir, p, r);
+      CHECK(unlink(path) == 0);
+    }
+    snprintf(path, sizeof path, "%s/%s.comm_groups.json", dir, p);
+    CHECK(unlink(path) == 0);
+  }
+  CHECK(rmdir(dir) == 0);
+  weft_workload_free(wl);
+}
+
 const TestCase suite_chakra[] = {
     {"chakra_codesign", test_codesign},
     {"chakra_design_files", test_design_files},
@@ -368,5 +413,6 @@ const TestCase suite_chakra[] = {
     {"chakra_encoding", test_encoding},
     {"chakra_round_trip", test_round_trip},
     {"chakra_refuses", test_refuses},
+    {"chakra_trace_dirs", test_trace_dirs},
     {0, 0},
 };
