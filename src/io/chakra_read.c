@@ -413,12 +413,12 @@ static int trace_prefix(const char *path, char *prefix, size_t size, int *nsets)
   return 1;
 }
 
-/* A directory is read as a trace set whatever it holds (no other reader
- * takes one): weft_chakra_read says what it lacks. */
+/* A directory holding several sets is one too: weft_chakra_read says to
+ * name one (a directory without any is no trace, nor any input). */
 int weft_chakra_is_trace(const char *path) {
   char prefix[WEFT_PATH_LEN];
   int nsets;
-  return path && (trace_prefix(path, prefix, sizeof prefix, &nsets) || nsets >= 0);
+  return path && (trace_prefix(path, prefix, sizeof prefix, &nsets) || nsets > 1);
 }
 
 long long weft_chakra_ranks(const char *path) {

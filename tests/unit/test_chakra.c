@@ -360,8 +360,8 @@ static void test_codesign(void) {
   CHECK(rmdir(dir) == 0);
 }
 
-/* Trace directories that are not one set for the network: an empty one and
- * one holding two sets (a, b) are read as traces (a directory is no text
+/* Trace directories that are not one set for the network: an empty one is
+ * no trace; one holding two sets (a, b) is read as traces (not as a text
  * workload) and refused saying so; a Switch-2 set (2 ranks) on Ring 2 x
  * Switch 2 (4 NPUs) is refused by its count, naming the first missing rank
  * a.2.et, not by rank 0's first node (its involved_dim has one dim). */
@@ -372,7 +372,7 @@ static void test_trace_dirs(void) {
   char dir[] = "/tmp/weft_chakra_XXXXXX", path[256];
   CHECK(mkdtemp(dir) != NULL);
   WeftError err;
-  CHECK(weft_chakra_is_trace(dir));
+  CHECK(!weft_chakra_is_trace(dir));
   CHECK_EQ_INT(weft_chakra_read(dir, &net, &rd, &back, &err), WEFT_EINPUT);
   CHECK(strstr(err.msg, "no PREFIX.0.et") != NULL);
   CHECK_EQ_INT(weft_chakra_export(dir, "a", &net, wl, &comm, WEFT_LOOP_NO_OVERLAP, NULL, NULL, &err),
