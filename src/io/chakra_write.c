@@ -432,6 +432,21 @@ int weft_chakra_export(const char *dir, const char *prefix, const WeftNetwork *n
     else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
       rc = weft_error_set(err, WEFT_EINPUT, dir, 0, 0, "",
                           "exists and is not a directory: the traces go into a directory");
+    else { /* a set of more ranks there would keep its traces past ours */
+      size_t len = strlen(dir) + strlen(prefix) + 32;
+      char *past = malloc(len);
+      if (!past) rc = weft_error_set(err, WEFT_ENOMEM, "", 0, 0, "", "out of memory");
+      else {
+        snprintf(past, len, "%s/%s.%lld.et", dir, prefix, npus);
+        if (lstat(past, &st) == 0)
+          rc = weft_error_set(err, WEFT_EINPUT, past, 0, 0, "",
+                              "a trace set of more ranks than this network's %lld is there: "
+                              "its traces would stay beside the new ones (remove them, or "
+                              "write elsewhere)",
+                              npus);
+        free(past);
+      }
+    }
   }
   for (long long r = 0; r < npus && !rc; r++) {
     WeftOut *o;
