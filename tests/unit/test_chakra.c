@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/chakra.h"
@@ -401,6 +402,23 @@ static void test_trace_dirs(void) {
                WEFT_EINPUT);
   CHECK(!strcmp(err.file, path));
   CHECK(unlink(path) == 0);
+  /* b.1.et a FIFO (or a link to /dev/null): never written through (a FIFO
+   * without a reader would block) nor removed; refused naming it */
+  snprintf(path, sizeof path, "%s/b.1.et", dir);
+  CHECK(unlink(path) == 0);
+  for (int k = 0; k < 2; k++) {
+    CHECK(k ? symlink("/dev/null", path) == 0 : mkfifo(path, 0600) == 0);
+    CHECK_EQ_INT(weft_chakra_export(dir, "b", &net, wl, &comm, WEFT_LOOP_NO_OVERLAP, NULL, NULL,
+                                    &err),
+                 WEFT_EINPUT);
+    CHECK(!strcmp(err.file, path));
+    CHECK(strstr(err.msg, "not a regular file") != NULL);
+    struct stat st;
+    CHECK(lstat(path, &st) == 0 && (k ? S_ISLNK(st.st_mode) : S_ISFIFO(st.st_mode)));
+    CHECK(unlink(path) == 0);
+  }
+  CHECK_EQ_INT(weft_chakra_export(dir, "b", &net, wl, &comm, WEFT_LOOP_NO_OVERLAP, NULL, NULL, &err),
+               WEFT_OK);
   snprintf(path, sizeof path, "%s/b", dir);
   CHECK_EQ_INT(weft_chakra_read(path, &net, &rd, &back, &err), WEFT_OK);
   weft_workload_free(rd);
