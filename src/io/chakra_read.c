@@ -446,7 +446,8 @@ int weft_chakra_read(const char *path, const WeftNetwork *net, WeftWorkload **ou
                             "DIR/PREFIX to read one",
                             nsets, prefix + strlen(path) + 1);
     return weft_error_set(err, WEFT_EINPUT, path, 0, 0, "",
-                          "not a Chakra trace set: no PREFIX.0.et (a directory must hold one)");
+                          "not a Chakra trace set: no PREFIX.0.et (a directory must hold "
+                          "exactly one)");
   }
   long long npus = chakra_npus(net), have = weft_chakra_ranks(path);
   struct stat st;
