@@ -8,6 +8,28 @@
 #include "io/chakra.h"
 #include "io/yaml.h"
 
+static int cmp_ll(const void *a, const void *b) {
+  long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
+}
+
+/* A rank listed twice in group gi (of members just read): its line. */
+static int twice(ChakraGroups *g, int gi, const WeftYamlNode *k, const char *path,
+                 WeftError *err) {
+  int cnt = g->count[gi];
+  long long *s = malloc(sizeof *s * (size_t)(cnt + 1));
+  if (!s) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, "", "out of memory");
+  memcpy(s, g->members + g->first[gi], sizeof *s * (size_t)cnt);
+  qsort(s, (size_t)cnt, sizeof *s, cmp_ll);
+  int rc = WEFT_OK;
+  for (int i = 1; i < cnt && !rc; i++)
+    if (s[i] == s[i - 1])
+      rc = weft_error_set(err, WEFT_EINPUT, path, k->line, k->col, k->text,
+                          "comm group %s lists rank %lld twice", k->text, s[i]);
+  free(s);
+  return rc;
+}
+
 int chakra_groups_read(ChakraGroups *g, const char *path, long long npus, WeftError *err) {
   struct stat st;
   g->n = 0;
@@ -46,16 +68,12 @@ int chakra_groups_read(ChakraGroups *g, const char *path, long long npus, WeftEr
                             npus - 1);
       g->members[g->nmembers++] = r;
     }
+    if (!rc) rc = twice(g, g->n, k, path, err);
     g->n++;
   }
 done:
   weft_yaml_free(root);
   return rc;
-}
-
-static int cmp_ll(const void *a, const void *b) {
-  long long x = *(const long long *)a, y = *(const long long *)b;
-  return (x > y) - (x < y);
 }
 
 int chakra_group_shape(const ChakraGroups *g, int gi, const WeftNetwork *net, long long *scratch,

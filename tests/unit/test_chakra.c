@@ -435,6 +435,29 @@ static void test_trace_dirs(void) {
   weft_workload_free(wl);
 }
 
+/* A comm group listing a rank twice ({"1": [0, 1, 0]} on 2 NPUs) is
+ * refused naming the file, line and group: it is no group weft lays out,
+ * and its members overran the layout check's room of 2 x NPUs (found by
+ * fuzz_chakra, regress_dup_group_rank). */
+static void test_group_twice(void) {
+  char path[] = "/tmp/weft_chakra_groups_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd < 0) return;
+  static const char text[] = "{\n  \"2\": [0, 1],\n  \"1\": [0, 1, 0]\n}\n";
+  CHECK(write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
+  close(fd);
+  ChakraGroups *g = calloc(1, sizeof *g);
+  WeftError err;
+  CHECK_EQ_INT(chakra_groups_read(g, path, 2, &err), WEFT_EINPUT);
+  CHECK_EQ_INT(err.line, 3);
+  CHECK(!strcmp(err.field, "1"));
+  CHECK(strstr(err.msg, "rank 0 twice") != NULL);
+  free(g->members);
+  free(g);
+  unlink(path);
+}
+
 const TestCase suite_chakra[] = {
     {"chakra_codesign", test_codesign},
     {"chakra_design_files", test_design_files},
@@ -444,5 +467,6 @@ const TestCase suite_chakra[] = {
     {"chakra_round_trip", test_round_trip},
     {"chakra_refuses", test_refuses},
     {"chakra_trace_dirs", test_trace_dirs},
+    {"chakra_group_twice", test_group_twice},
     {0, 0},
 };
