@@ -81,16 +81,19 @@ int chakra_group_shape(const ChakraGroups *g, int gi, const WeftNetwork *net, lo
   const long long *m = g->members + g->first[gi];
   int cnt = g->count[gi], D = net->ndims;
   for (int d = 0; d < D; d++) {
-    int seen[1024] = {0}, distinct = 0;
+    unsigned char *seen = calloc((size_t)net->npus[d], 1); /* a dim of any size */
+    int distinct = 0;
     long long div = 1;
+    if (!seen) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, "", "out of memory");
     for (int e = 0; e < d; e++) div *= net->npus[e];
     for (int i = 0; i < cnt; i++) {
-      int c = (int)(m[i] / div % net->npus[d]);
-      if (c < 1024 && !seen[c]) {
+      long long c = m[i] / div % net->npus[d];
+      if (!seen[c]) {
         seen[c] = 1;
         distinct++;
       }
     }
+    free(seen);
     shape[d] = distinct > 1 ? distinct : -1;
   }
   long long *sorted = scratch, *want = scratch + cnt;

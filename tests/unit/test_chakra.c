@@ -454,6 +454,24 @@ static void test_group_twice(void) {
   CHECK(!strcmp(err.field, "1"));
   CHECK(strstr(err.msg, "rank 0 twice") != NULL);
   free(g->members);
+  /* every rank of a Switch of 2048 is one group: the whole dim (its
+   * coordinates were counted up to 1024 only: refused as no group) */
+  WeftNetwork net;
+  memset(&net, 0, sizeof net);
+  net.ndims = 1;
+  net.topology[0] = WEFT_SWITCH;
+  net.npus[0] = 2048;
+  memset(g, 0, sizeof *g);
+  g->n = 1;
+  g->count[0] = 2048;
+  g->members = malloc(sizeof *g->members * 2048);
+  long long *scratch = malloc(sizeof *scratch * (2 * 2048 + 2));
+  for (int r = 0; r < 2048; r++) g->members[r] = 2047 - r;
+  int shape[1] = {0};
+  CHECK_EQ_INT(chakra_group_shape(g, 0, &net, scratch, shape, &err), WEFT_OK);
+  CHECK_EQ_INT(shape[0], 2048);
+  free(scratch);
+  free(g->members);
   free(g);
   unlink(path);
 }
