@@ -507,7 +507,8 @@ int cmd_codesign(int argc, char **argv) {
     if (nr < 2 || nr > 1L << 30) {
       cli_fail("--workload %s: %s", trace,
                nr ? "a trace set of 2..2^30 ranks expected"
-                  : "not a Chakra trace set: no PREFIX.0.et (a directory must hold one)");
+                  : "not a Chakra trace set: no PREFIX.0.et (a directory must hold "
+                    "exactly one)");
       return finish(&st, EXIT_USAGE);
     }
     npus = (int)nr;

@@ -187,7 +187,9 @@ int cmd_workload(int argc, char **argv) {
   snprintf(txt, n, "%s.txt", wval[W_OUT]);
   snprintf(cyml, n, "%s.comm.yml", wval[W_OUT]);
   /* Both files or neither: each written to a temporary, then renamed
-   * together; a failure leaves the old files as they were. */
+   * together; a failure leaves the old files as they were. The traces
+   * (--chakra, every file or none) come before the rename: a set of traces
+   * that cannot be written leaves the text files as they were too. */
   WeftOut *out[2] = {NULL, NULL};
   if ((code = cli_out_open(txt, &out[0])) || (code = cli_out_open(cyml, &out[1]))) {
     cli_out_discard(out[0]);
@@ -196,8 +198,12 @@ int cmd_workload(int argc, char **argv) {
     cli_out_discard(out[0]);
     cli_out_discard(out[1]);
     code = EXIT_RUNTIME;
-  } else if (!(code = cli_out_commit_all(out, 2)) && wval[W_CHAKRA]) {
-    code = write_chakra(wval[W_CHAKRA], wval[W_OUT], &net, wl, &comm, loop, chunks);
+  } else if (wval[W_CHAKRA] &&
+             (code = write_chakra(wval[W_CHAKRA], wval[W_OUT], &net, wl, &comm, loop, chunks))) {
+    cli_out_discard(out[0]);
+    cli_out_discard(out[1]);
+  } else {
+    code = cli_out_commit_all(out, 2);
   }
   if (!code) summary(stdout, cm, wl, &gi, txt, cyml, wval[W_JSON] != NULL);
   free(txt);

@@ -301,7 +301,8 @@ int weft_chakra_export(const char *dir, const char *prefix, const WeftNetwork *n
  * timed by num_ops). *out is created by the call. */
 int weft_chakra_read(const char *path, const WeftNetwork *net, WeftWorkload **out,
                      WeftCommunicator *comm, WeftError *err);
-/* 1 when path names a Chakra trace set as weft_chakra_read takes it. */
+/* 1 when path names a Chakra trace set as weft_chakra_read takes it, or a
+ * directory holding several (weft_chakra_read says to name one). */
 int weft_chakra_is_trace(const char *path);
 /* The ranks of a Chakra trace set (its PREFIX.0.et, PREFIX.1.et, ... in a
  * row); 0 when path names none. */

@@ -552,7 +552,7 @@ def codesign(model=None, **kw):
             if nr < 2 or nr > 1 << 30:
                 raise fail("workload %s: %s" % (trace, "a trace set of 2..2^30 ranks expected"
                            if nr else "not a Chakra trace set: no PREFIX.0.et (a directory "
-                           "must hold one)"), "workload")
+                           "must hold exactly one)"), "workload")
             kw = dict(kw, npus=nr)
     missing = [k for k in ("model", "npus", "cost_model") if kw.get(k) is None and
                not (trace is not None and k == "model")]

@@ -8,6 +8,28 @@
 #include "io/chakra.h"
 #include "io/yaml.h"
 
+static int cmp_ll(const void *a, const void *b) {
+  long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
+}
+
+/* A rank listed twice in group gi (of members just read): its line. */
+static int twice(ChakraGroups *g, int gi, const WeftYamlNode *k, const char *path,
+                 WeftError *err) {
+  int cnt = g->count[gi];
+  long long *s = malloc(sizeof *s * (size_t)(cnt + 1));
+  if (!s) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, "", "out of memory");
+  memcpy(s, g->members + g->first[gi], sizeof *s * (size_t)cnt);
+  qsort(s, (size_t)cnt, sizeof *s, cmp_ll);
+  int rc = WEFT_OK;
+  for (int i = 1; i < cnt && !rc; i++)
+    if (s[i] == s[i - 1])
+      rc = weft_error_set(err, WEFT_EINPUT, path, k->line, k->col, k->text,
+                          "comm group %s lists rank %lld twice", k->text, s[i]);
+  free(s);
+  return rc;
+}
+
 int chakra_groups_read(ChakraGroups *g, const char *path, long long npus, WeftError *err) {
   struct stat st;
   g->n = 0;
@@ -46,6 +68,7 @@ int chakra_groups_read(ChakraGroups *g, const char *path, long long npus, WeftEr
                             npus - 1);
       g->members[g->nmembers++] = r;
     }
+    if (!rc) rc = twice(g, g->n, k, path, err);
     g->n++;
   }
 done:
@@ -53,26 +76,24 @@ done:
   return rc;
 }
 
-static int cmp_ll(const void *a, const void *b) {
-  long long x = *(const long long *)a, y = *(const long long *)b;
-  return (x > y) - (x < y);
-}
-
 int chakra_group_shape(const ChakraGroups *g, int gi, const WeftNetwork *net, long long *scratch,
                        int *shape, WeftError *err) {
   const long long *m = g->members + g->first[gi];
   int cnt = g->count[gi], D = net->ndims;
   for (int d = 0; d < D; d++) {
-    int seen[1024] = {0}, distinct = 0;
+    unsigned char *seen = calloc((size_t)net->npus[d], 1); /* a dim of any size */
+    int distinct = 0;
     long long div = 1;
+    if (!seen) return weft_error_set(err, WEFT_ENOMEM, "", 0, 0, "", "out of memory");
     for (int e = 0; e < d; e++) div *= net->npus[e];
     for (int i = 0; i < cnt; i++) {
-      int c = (int)(m[i] / div % net->npus[d]);
-      if (c < 1024 && !seen[c]) {
+      long long c = m[i] / div % net->npus[d];
+      if (!seen[c]) {
         seen[c] = 1;
         distinct++;
       }
     }
+    free(seen);
     shape[d] = distinct > 1 ? distinct : -1;
   }
   long long *sorted = scratch, *want = scratch + cnt;

@@ -380,11 +380,13 @@ static int read_trace(const char *path, Build *b, Shape *sh, WeftError *err) {
 
 /* The prefix of the trace set path names (a directory holding one
  * PREFIX.0.et, PREFIX itself, or PREFIX.0.et), into prefix; 0 when path is
- * none of these. */
-static int trace_prefix(const char *path, char *prefix, size_t size) {
+ * none of these. *nsets (when given): for a directory, the PREFIX.0.et it
+ * holds (prefix the first's), else -1. */
+static int trace_prefix(const char *path, char *prefix, size_t size, int *nsets) {
   struct stat st;
   char probe[WEFT_PATH_LEN + 8];
   size_t len = strlen(path);
+  if (nsets) *nsets = -1;
   if (len + 8 > WEFT_PATH_LEN) return 0;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
     DIR *d = opendir(path);
@@ -393,11 +395,12 @@ static int trace_prefix(const char *path, char *prefix, size_t size) {
     while (d && (e = readdir(d))) {
       size_t n = strlen(e->d_name);
       if (n > 5 && !strcmp(e->d_name + n - 5, ".0.et") && n - 5 + len + 2 < size) {
+        if (!found) snprintf(prefix, size, "%s/%.*s", path, (int)(n - 5), e->d_name);
         found++;
-        snprintf(prefix, size, "%s/%.*s", path, (int)(n - 5), e->d_name);
       }
     }
     if (d) closedir(d);
+    if (nsets) *nsets = found;
     return found == 1;
   }
   if (len > 5 && !strcmp(path + len - 5, ".0.et")) {
@@ -410,16 +413,19 @@ static int trace_prefix(const char *path, char *prefix, size_t size) {
   return 1;
 }
 
+/* A directory holding several sets is one too: weft_chakra_read says to
+ * name one (a directory without any is no trace, nor any input). */
 int weft_chakra_is_trace(const char *path) {
   char prefix[WEFT_PATH_LEN];
-  return path && trace_prefix(path, prefix, sizeof prefix);
+  int nsets;
+  return path && (trace_prefix(path, prefix, sizeof prefix, &nsets) || nsets > 1);
 }
 
 long long weft_chakra_ranks(const char *path) {
   char prefix[WEFT_PATH_LEN], file[WEFT_PATH_LEN + 32];
   struct stat st;
   long long n = 0;
-  if (!path || !trace_prefix(path, prefix, sizeof prefix)) return 0;
+  if (!path || !trace_prefix(path, prefix, sizeof prefix, NULL)) return 0;
   for (;; n++) {
     snprintf(file, sizeof file, "%s.%lld.et", prefix, n);
     if (stat(file, &st) != 0) return n;
@@ -432,15 +438,31 @@ int weft_chakra_read(const char *path, const WeftNetwork *net, WeftWorkload **ou
   if (!path || !net || !out || !comm)
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "", "bad arguments");
   *out = NULL;
-  if (!trace_prefix(path, prefix, sizeof prefix))
+  int nsets;
+  if (!trace_prefix(path, prefix, sizeof prefix, &nsets)) {
+    if (nsets > 1)
+      return weft_error_set(err, WEFT_EINPUT, path, 0, 0, "",
+                            "the directory holds %d Chakra trace sets (%.200s.0.et, ...): give "
+                            "DIR/PREFIX to read one",
+                            nsets, prefix + strlen(path) + 1);
     return weft_error_set(err, WEFT_EINPUT, path, 0, 0, "",
-                          "not a Chakra trace set: no PREFIX.0.et (a directory must hold one)");
-  long long npus = chakra_npus(net);
+                          "not a Chakra trace set: no PREFIX.0.et (a directory must hold "
+                          "exactly one)");
+  }
+  long long npus = chakra_npus(net), have = weft_chakra_ranks(path);
   struct stat st;
   snprintf(file, sizeof file, "%s.%lld.et", prefix, npus);
   if (stat(file, &st) == 0)
     return weft_error_set(err, WEFT_EINPUT, file, 0, 0, "",
                           "more ranks' traces than the network's %lld NPUs", npus);
+  /* every rank's file there before any is read: a set for another network
+   * is told by its count, not by the first node that does not fit */
+  snprintf(file, sizeof file, "%s.%lld.et", prefix, have);
+  if (have < npus)
+    return weft_error_set(err, WEFT_EINPUT, file, 0, 0, "",
+                          "missing: the network has %lld NPUs, one trace per rank (%lld here, "
+                          "ranks 0..%lld)",
+                          npus, have, have - 1);
   ChakraGroups *g = calloc(1, sizeof *g);
   long long *scratch = malloc(sizeof *scratch * (size_t)(2 * npus + 2));
   WeftWorkload *wl = weft_workload_create();

@@ -396,6 +396,37 @@ static void unlink_all(const char *dir, char (*names)[WEFT_PATH_LEN], int n) {
   }
 }
 
+/* The files of the set in an existing dir: none but regular files (a
+ * FIFO, a device or a link to one, or a dangling link, is never written
+ * through, nor removed after a failure), and no PREFIX.npus.et (a set of more ranks there would
+ * keep its traces past ours). */
+static int check_targets(const char *dir, const char *prefix, long long npus, int design,
+                         WeftError *err) {
+  size_t len = strlen(dir) + strlen(prefix) + 40;
+  char *path = malloc(len);
+  struct stat st;
+  int rc = path ? WEFT_OK : weft_error_set(err, WEFT_ENOMEM, "", 0, 0, "", "out of memory");
+  static const char *const extra[] = {"network.yml", "system.json", "memory.json"};
+  for (long long r = 0; !rc && r < npus + 2 + (design ? 3 : 0); r++) {
+    if (r <= npus) snprintf(path, len, "%s/%s.%lld.et", dir, prefix, r);
+    else if (r == npus + 1) snprintf(path, len, "%s/%s.comm_groups.json", dir, prefix);
+    else snprintf(path, len, "%s/%s", dir, extra[r - npus - 2]);
+    if (lstat(path, &st) != 0) continue;
+    if (r == npus)
+      rc = weft_error_set(err, WEFT_EINPUT, path, 0, 0, "",
+                          "a trace set of more ranks than this network's %lld is there: its "
+                          "traces would stay beside the new ones (remove them, or write "
+                          "elsewhere)",
+                          npus);
+    else if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+      rc = weft_error_set(err, WEFT_EINPUT, path, 0, 0, "",
+                          "exists and is not a regular file: a trace set is written as "
+                          "regular files, and a failed one removed");
+  }
+  free(path);
+  return rc;
+}
+
 int weft_chakra_export(const char *dir, const char *prefix, const WeftNetwork *net,
                        const WeftWorkload *wl, const WeftCommunicator *comm, int loop,
                        const double *bw_gbps, const WeftSimSettings *s, WeftError *err) {
@@ -424,10 +455,15 @@ int weft_chakra_export(const char *dir, const char *prefix, const WeftNetwork *n
   if (!rc) rc = check_workload(net, wl, comm, shape_of, shapes, &nshapes, err);
   if (!rc) assign_groups(net, shapes, nshapes, npus, gid, members, &ngroups);
   if (!rc) {
+    struct stat st;
     if (mkdir(dir, 0777) == 0) made = 1;
     else if (errno != EEXIST)
       rc = weft_error_set(err, WEFT_EIO, dir, 0, 0, "", "cannot create directory: %s",
                           strerror(errno));
+    else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+      rc = weft_error_set(err, WEFT_EINPUT, dir, 0, 0, "",
+                          "exists and is not a directory: the traces go into a directory");
+    else rc = check_targets(dir, prefix, npus, bw_gbps != NULL, err);
   }
   for (long long r = 0; r < npus && !rc; r++) {
     WeftOut *o;

@@ -88,7 +88,14 @@ static int plain_decimal(const char *s, size_t len, double *out) {
   return 1;
 }
 
-/* Field c of the header's columns as a number > 0 (or >= 0 with zero). */
+/* Every figure of the tables is below this: 1e15 us is 31 years, 1e15
+ * elements or bytes a petabyte, 1e15 TFLOP/s a million times any chip's.
+ * Bounded, a figure times the reader's and the lookups' scale factors
+ * (us to ns, FLOP counts over times) stays finite. */
+#define WM_MAX_FIGURE 1e15
+
+/* Field c of the header's columns as a number > 0 (or >= 0 with zero),
+ * below WM_MAX_FIGURE. */
 static int num(const Line *L, const Header *h, int c, int zero, double *out, WeftError *err) {
   int i = h->idx[c];
   if (i >= L->n)
@@ -100,6 +107,10 @@ static int num(const Line *L, const Header *h, int c, int zero, double *out, Wef
     return weft_error_set(err, WEFT_EINPUT, L->file, L->line, L->col[i], h->need[c],
                           "field '%s' must be a number %s 0, got '%.*s'", h->need[c],
                           zero ? ">=" : ">", (int)(L->len[i] > 40 ? 40 : L->len[i]), L->f[i]);
+  if (*out >= WM_MAX_FIGURE)
+    return weft_error_set(err, WEFT_EINPUT, L->file, L->line, L->col[i], h->need[c],
+                          "field '%s' is out of range: must be below 1e15, got '%.*s'",
+                          h->need[c], (int)(L->len[i] > 40 ? 40 : L->len[i]), L->f[i]);
   return WEFT_OK;
 }
 
@@ -150,7 +161,7 @@ static int gemm_row(WeftMeasured *t, const Line *L, const Header *h, WeftError *
     return rc;
   const double dims[3] = {m, n, k};
   for (int c = 0; c < 3; c++)
-    if (dims[c] != (double)(long)dims[c] || dims[c] >= 16777216.0)
+    if (dims[c] >= 16777216.0 || dims[c] != floor(dims[c])) /* range first: no cast */
       return weft_error_set(err, WEFT_EINPUT, L->file, L->line, L->col[h->idx[1 + c]],
                             h->need[1 + c], "field '%s' must be a whole number below 2^24",
                             h->need[1 + c]);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/chakra.h"
@@ -360,6 +361,121 @@ static void test_codesign(void) {
   CHECK(rmdir(dir) == 0);
 }
 
+/* Trace directories that are not one set for the network: an empty one is
+ * no trace; one holding two sets (a, b) is read as traces (not as a text
+ * workload) and refused saying so; a Switch-2 set (2 ranks) on Ring 2 x
+ * Switch 2 (4 NPUs) is refused by its count, naming the first missing rank
+ * a.2.et, not by rank 0's first node (its involved_dim has one dim). */
+static void test_trace_dirs(void) {
+  WeftNetwork net, net4;
+  WeftCommunicator comm, back;
+  WeftWorkload *wl = tiny(&net, &comm), *rd = NULL;
+  char dir[] = "/tmp/weft_chakra_XXXXXX", path[256];
+  CHECK(mkdtemp(dir) != NULL);
+  WeftError err;
+  CHECK(!weft_chakra_is_trace(dir));
+  CHECK_EQ_INT(weft_chakra_read(dir, &net, &rd, &back, &err), WEFT_EINPUT);
+  CHECK(strstr(err.msg, "no PREFIX.0.et") != NULL);
+  CHECK_EQ_INT(weft_chakra_export(dir, "a", &net, wl, &comm, WEFT_LOOP_NO_OVERLAP, NULL, NULL, &err),
+               WEFT_OK);
+  net2(&net4, 2, 2);
+  CHECK_EQ_INT(weft_chakra_read(dir, &net4, &rd, &back, &err), WEFT_EINPUT);
+  CHECK(rd == NULL);
+  snprintf(path, sizeof path, "%s/a.2.et", dir);
+  CHECK(!strcmp(err.file, path));
+  CHECK(strstr(err.msg, "4 NPUs") != NULL && strstr(err.msg, "2 here") != NULL);
+  CHECK_EQ_INT(weft_chakra_export(dir, "b", &net, wl, &comm, WEFT_LOOP_NO_OVERLAP, NULL, NULL, &err),
+               WEFT_OK);
+  CHECK(weft_chakra_is_trace(dir));
+  CHECK_EQ_INT(weft_chakra_read(dir, &net, &rd, &back, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.file, dir));
+  CHECK(strstr(err.msg, "2 Chakra trace sets") != NULL);
+  snprintf(path, sizeof path, "%s/b", dir);
+  CHECK_EQ_INT(weft_chakra_read(path, &net, &rd, &back, &err), WEFT_OK);
+  weft_workload_free(rd);
+  /* a leftover b.2.et (of a set of more ranks) in the directory: b written
+   * again for 2 NPUs would leave a set of 3 that is not the one written;
+   * refused naming it, b's traces left as they were */
+  snprintf(path, sizeof path, "%s/b.2.et", dir);
+  write_trace(path, (const uint8_t *)"\x18\x04", 2);
+  CHECK_EQ_INT(weft_chakra_export(dir, "b", &net, wl, &comm, WEFT_LOOP_NO_OVERLAP, NULL, NULL, &err),
+               WEFT_EINPUT);
+  CHECK(!strcmp(err.file, path));
+  CHECK(unlink(path) == 0);
+  /* b.1.et a FIFO (or a link to /dev/null): never written through (a FIFO
+   * without a reader would block) nor removed; refused naming it */
+  snprintf(path, sizeof path, "%s/b.1.et", dir);
+  CHECK(unlink(path) == 0);
+  for (int k = 0; k < 2; k++) {
+    CHECK(k ? symlink("/dev/null", path) == 0 : mkfifo(path, 0600) == 0);
+    CHECK_EQ_INT(weft_chakra_export(dir, "b", &net, wl, &comm, WEFT_LOOP_NO_OVERLAP, NULL, NULL,
+                                    &err),
+                 WEFT_EINPUT);
+    CHECK(!strcmp(err.file, path));
+    CHECK(strstr(err.msg, "not a regular file") != NULL);
+    struct stat st;
+    CHECK(lstat(path, &st) == 0 && (k ? S_ISLNK(st.st_mode) : S_ISFIFO(st.st_mode)));
+    CHECK(unlink(path) == 0);
+  }
+  CHECK_EQ_INT(weft_chakra_export(dir, "b", &net, wl, &comm, WEFT_LOOP_NO_OVERLAP, NULL, NULL, &err),
+               WEFT_OK);
+  snprintf(path, sizeof path, "%s/b", dir);
+  CHECK_EQ_INT(weft_chakra_read(path, &net, &rd, &back, &err), WEFT_OK);
+  weft_workload_free(rd);
+  for (int k = 0; k < 2; k++) {
+    const char *p = k ? "b" : "a";
+    for (int r = 0; r < 2; r++) {
+      snprintf(path, sizeof path, "%s/%s.%d.et", dir, p, r);
+      CHECK(unlink(path) == 0);
+    }
+    snprintf(path, sizeof path, "%s/%s.comm_groups.json", dir, p);
+    CHECK(unlink(path) == 0);
+  }
+  CHECK(rmdir(dir) == 0);
+  weft_workload_free(wl);
+}
+
+/* A comm group listing a rank twice ({"1": [0, 1, 0]} on 2 NPUs) is
+ * refused naming the file, line and group: it is no group weft lays out,
+ * and its members overran the layout check's room of 2 x NPUs (found by
+ * fuzz_chakra, regress_dup_group_rank). */
+static void test_group_twice(void) {
+  char path[] = "/tmp/weft_chakra_groups_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd < 0) return;
+  static const char text[] = "{\n  \"2\": [0, 1],\n  \"1\": [0, 1, 0]\n}\n";
+  CHECK(write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
+  close(fd);
+  ChakraGroups *g = calloc(1, sizeof *g);
+  WeftError err;
+  CHECK_EQ_INT(chakra_groups_read(g, path, 2, &err), WEFT_EINPUT);
+  CHECK_EQ_INT(err.line, 3);
+  CHECK(!strcmp(err.field, "1"));
+  CHECK(strstr(err.msg, "rank 0 twice") != NULL);
+  free(g->members);
+  /* every rank of a Switch of 2048 is one group: the whole dim (its
+   * coordinates were counted up to 1024 only: refused as no group) */
+  WeftNetwork net;
+  memset(&net, 0, sizeof net);
+  net.ndims = 1;
+  net.topology[0] = WEFT_SWITCH;
+  net.npus[0] = 2048;
+  memset(g, 0, sizeof *g);
+  g->n = 1;
+  g->count[0] = 2048;
+  g->members = malloc(sizeof *g->members * 2048);
+  long long *scratch = malloc(sizeof *scratch * (2 * 2048 + 2));
+  for (int r = 0; r < 2048; r++) g->members[r] = 2047 - r;
+  int shape[1] = {0};
+  CHECK_EQ_INT(chakra_group_shape(g, 0, &net, scratch, shape, &err), WEFT_OK);
+  CHECK_EQ_INT(shape[0], 2048);
+  free(scratch);
+  free(g->members);
+  free(g);
+  unlink(path);
+}
+
 const TestCase suite_chakra[] = {
     {"chakra_codesign", test_codesign},
     {"chakra_design_files", test_design_files},
@@ -368,5 +484,7 @@ const TestCase suite_chakra[] = {
     {"chakra_encoding", test_encoding},
     {"chakra_round_trip", test_round_trip},
     {"chakra_refuses", test_refuses},
+    {"chakra_trace_dirs", test_trace_dirs},
+    {"chakra_group_twice", test_group_twice},
     {0, 0},
 };

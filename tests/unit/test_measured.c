@@ -302,6 +302,12 @@ static void bad_files(void) {
       {"label,dtype,m,n,k,time_us\nx,bf16,1.5,2,3,4\n", 2, "m"},
       {"label,dtype,m,n,k,time_us\nx,bf16,1,2,3\n", 2, "time_us"},
       {"label,dtype,m,n,k,time_us\nx,bf16,1,2,3,nan\n", 2, "time_us"},
+      /* a time in us whose ns overflow to inf (fuzz_measured_csv) */
+      {"label,dtype,m,n,k,time_us\nx,bf16,1,2,3,1e306\n", 2, "time_us"},
+      {"label,dtype,m,n,k,time_us\nx,bf16,1,2,3,inf\n", 2, "time_us"},
+      /* a dim past long's range: refused, not cast (UB; fuzz_measured_csv) */
+      {"label,dtype,m,n,k,time_us\nx,bf16,1e300,2,3,4\n", 2, "m"},
+      {"label,dtype,m,n,k,time_us\nx,bf16,1,16777216,3,4\n", 2, "n"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     put_file(gemm, bad[i].text);
