@@ -137,6 +137,10 @@ void cli_json_num(FILE *out, double v);
 
 void report_table(FILE *out, const Report *r);
 void report_json(FILE *out, const Report *r);
+/* The system cost's inputs as one line, each marked given or defaulted
+ * (report.c; optimize's and codesign's reports). */
+void cli_system_inputs(FILE *out, const WeftSystemCost *s);
+
 /* The parts of a network built of them (parts_report.c): a table and the
  * bill of materials; the JSON "parts" member (one entry per dim). */
 void report_parts_table(FILE *out, const Report *r);

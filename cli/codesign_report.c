@@ -142,15 +142,7 @@ static void system_table(FILE *out, const CsReport *r) {
   }
   if (r->ntop > 0 && r->best[0].pt.tokens > 0)
     fprintf(out, "  tokens per iteration: %.0f\n", r->best[0].pt.tokens);
-  fprintf(out, "  system: Npu %g $%s, NpuPowerW %g W%s, electricity %g $/kWh%s, PUE %g%s, "
-          "lifetime %g years%s\n", s->npu_usd, s->has_npu_usd ? "" : " (none given)",
-          s->npu_power_w,
-          s->has_npu_power_w       ? ""
-          : s->npu_power_w > 0 ? " (the device's power_w)"
-                               : " (none given)",
-          s->electricity_usd_per_kwh,
-          s->has_electricity ? "" : " (default)", s->pue, s->has_pue ? "" : " (default)",
-          s->lifetime_years, s->has_lifetime ? "" : " (default)");
+  cli_system_inputs(out, s);
 }
 
 /* The best design's bill of materials: bw and links per NPU per dim (whole

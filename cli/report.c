@@ -38,6 +38,20 @@ static void row2(FILE *out, const char *name, int prec, double a, const double *
  * is paid in full). */
 static double train_iters(const Report *r) { return ceil(r->train_tokens / r->tokens_per_iteration); }
 
+/* The system cost's inputs, each said as given, defaulted or the device's
+ * (one line under optimize's and codesign's system cost block). */
+void cli_system_inputs(FILE *out, const WeftSystemCost *s) {
+  fprintf(out, "  system: Npu %g $%s, NpuPowerW %g W%s, electricity %g $/kWh%s, PUE %g%s, "
+          "lifetime %g years%s\n", s->npu_usd, s->has_npu_usd ? "" : " (none given)",
+          s->npu_power_w,
+          s->has_npu_power_w       ? ""
+          : s->npu_power_w > 0 ? " (the device's power_w)"
+                               : " (none given)",
+          s->electricity_usd_per_kwh,
+          s->has_electricity ? "" : " (default)", s->pue, s->has_pue ? "" : " (default)",
+          s->lifetime_years, s->has_lifetime ? "" : " (default)");
+}
+
 /* The system cost block (docs/model.md "System cost"): its inputs, NPU and
  * total capex, power, $ per iteration, and for a model job $ per million
  * tokens and what training --train-tokens costs. */
@@ -61,15 +75,7 @@ static void system_rows(FILE *out, const Report *r, const WeftEval *o, const Wef
     row2(out, "train_time_days", 6, n * o->time_ns / 86400e9, e ? &et : NULL);
     row2(out, "train_cost_usd", 2, n * o->cost_per_iteration_usd, e ? &ec : NULL);
   }
-  fprintf(out, "  system: Npu %g $%s, NpuPowerW %g W%s, electricity %g $/kWh%s, PUE %g%s, "
-          "lifetime %g years%s\n", s->npu_usd, s->has_npu_usd ? "" : " (none given)",
-          s->npu_power_w,
-          s->has_npu_power_w       ? ""
-          : s->npu_power_w > 0 ? " (the device's power_w)"
-                               : " (none given)",
-          s->electricity_usd_per_kwh,
-          s->has_electricity ? "" : " (default)", s->pue, s->has_pue ? "" : " (default)",
-          s->lifetime_years, s->has_lifetime ? "" : " (default)");
+  cli_system_inputs(out, s);
   if (r->tokens_per_iteration > 0.0)
     fprintf(out, "  tokens per iteration: %.0f\n", r->tokens_per_iteration);
   if (r->train_tokens > 0.0)
