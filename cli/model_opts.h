@@ -40,11 +40,13 @@ int cli_opt_fp8(const char *v, int *out);
   "                        recipe (alone: delayed; mxfp8 on block-scaled devices;\n" \
   "                        nvfp4: NVIDIA's FP4 recipe, on FP4 devices)"
 #define CLI_OGR_HELP                                                          \
-  "DP gradient reduction per bucket under the backward (default on;\n"        \
+  "DP gradient reduction per bucket under the backward (ZeRO-3: each\n"       \
+  "                        micro-batch's under its own; default on;\n"        \
   "                        Megatron's --overlap-grad-reduce)"
 #define CLI_OPG_HELP                                                          \
-  "ZeRO 1-2 parameter all-gather per bucket in the background (default\n"     \
-  "                        on; Megatron's --overlap-param-gather)"
+  "parameter all-gather in the background: ZeRO 1-2 per bucket, ZeRO-3\n"    \
+  "                        each layer's prefetched under the one before\n"    \
+  "                        (default on; Megatron's --overlap-param-gather)"
 #define CLI_BUCKET_HELP                                                       \
   "parameters per DP gradient bucket (default max(4e7, 1e6 x DP))"
 /* --overlap-grad-reduce and --overlap-param-gather, and --ddp-bucket-size

@@ -37,7 +37,9 @@ typedef enum {
   GEN_HIDE_RS_FPROP,  /* the reduce-scatter under the last GEMM's forward (pipelined chunks) */
   GEN_HIDE_AG_DGRAD,  /* the gradient all-gather under the last GEMM's dgrad (ring exchange) */
   GEN_HIDE_RS_WGRAD,  /* the dgrad reduce-scatter under the first GEMM's wgrad (bulk) */
-  GEN_HIDE_P2P        /* a pipeline send-recv under the other micro-batches' compute */
+  GEN_HIDE_P2P,       /* a pipeline send-recv under the other micro-batches' compute */
+  GEN_HIDE_ZERO3,     /* a ZeRO-3 parameter all-gather prefetched under a layer's compute */
+  GEN_HIDE_ZERO3_RS   /* ZeRO-3's earlier micro-batches' gradient reduce-scatters */
 } GenHide;
 
 /* Distinct (collective, group, tag) triples one phase of a sub-block can
@@ -102,8 +104,19 @@ void weft_gen_add_hidden(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, Ge
 void weft_gen_add_once(Gen *g, GenBlock *b, WeftCollective c, GenKind k, double size_bytes);
 /* Data-parallel gradient synchronisation of elems parameters (per NPU) over
  * group k, per the ZeRO stage; per_mb = the micro-batch multiplicity for
- * ZeRO-3's per-micro-batch reduce-scatter. */
+ * ZeRO-3's per-micro-batch reduce-scatter (with overlap_grad_reduce, all
+ * but the last micro-batch's hidden under b's weight-grad compute: set it
+ * first). */
 void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per_mb);
+/* ZeRO-3's parameter all-gathers of a block over group k: per_npu_bytes
+ * (the NPU's shard of the parameters the block uses, over calls
+ * micro-batches) gathered for the forward and again for the backward. With
+ * overlap_param_gather (FSDP's prefetch, Megatron-FSDP's), each hides
+ * under the block's own forward / input-grad compute: the gather of the
+ * next layer runs beside this one's (docs/zoo.md, "ZeRO-3 prefetch");
+ * blocking when prefetch is 0 (the first block of a pass) or off. */
+void weft_gen_zero3_gather(Gen *g, GenBlock *b, GenKind k, double per_npu_bytes, double calls,
+                           int prefetch);
 /* One gradient bucket of elems parameters (per NPU) over group k, ZeRO 0-2,
  * once per iteration in calls calls: its all-reduce (ZeRO 0) or
  * reduce-scatter when reduce, ZeRO 1-2's parameter all-gather when gather. */

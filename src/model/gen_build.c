@@ -186,6 +186,14 @@ void weft_gen_add_once(Gen *g, GenBlock *b, WeftCollective c, GenKind k, double 
   if (x) x->once = 1;
 }
 
+void weft_gen_zero3_gather(Gen *g, GenBlock *b, GenKind k, double per_npu_bytes, double calls,
+                           int prefetch) {
+  int hide = prefetch && g->par->overlap_param_gather;
+  for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++)
+    weft_gen_add_hidden(g, b, (WeftPhase)ph, WEFT_COLL_ALLGATHER, k, per_npu_bytes, calls,
+                        hide ? b->compute_ns[ph] : 0.0, GEN_HIDE_ZERO3);
+}
+
 /* ZeRO 0: all-reduce the gradients once per iteration; 1 and 2: reduce-scatter
  * them and all-gather the updated parameters (the per-NPU input of the
  * gather is the shard's 1/n); 3: reduce-scatter per micro-batch. */
@@ -199,8 +207,20 @@ void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per
     weft_gen_add_once(g, b, WEFT_COLL_REDUCESCATTER, k, elems * p->grad_bytes);
     weft_gen_add_once(g, b, WEFT_COLL_ALLGATHER, k, elems / n * p->param_bytes);
   } else {
-    weft_gen_add(g, b, WEFT_PHASE_WG, WEFT_COLL_REDUCESCATTER, k, per_mb * elems * p->grad_bytes,
-                 per_mb);
+    /* ZeRO-3 (Megatron-FSDP, FSDP2) reduces each micro-batch's gradients
+     * as its backward makes them: with overlap, the earlier micro-batches'
+     * reduce-scatters run beside their own backward, hidden under its
+     * weight-grad compute (the input-grad compute is the gathers'), and
+     * only the last one's waits in the weight-grad stream, whole */
+    double last = per_mb > 1.0 && p->overlap_grad_reduce ? 1.0 : per_mb;
+    GenColl *x = add_coll(g, b, WEFT_PHASE_WG, WEFT_COLL_REDUCESCATTER, k,
+                          last * elems * p->grad_bytes, last);
+    if (x && last < per_mb) x->once = 1;
+    if (last < per_mb)
+      weft_gen_add_hidden(g, b, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, k,
+                          (per_mb - last) * elems * p->grad_bytes, per_mb - last,
+                          (per_mb - last) / per_mb * b->compute_ns[WEFT_PHASE_WG],
+                          GEN_HIDE_ZERO3_RS);
   }
 }
 

@@ -42,8 +42,7 @@ static int model_layers(Gen *g, int first, int last, double b, double mb, GenKin
     blk.compute_ns[WEFT_PHASE_WG] = c;
     if (p->zero_stage == 3) {
       double gather = mb * ml->params / g->size[k] * p->param_bytes;
-      weft_gen_add(g, &blk, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, k, gather, mb);
-      weft_gen_add(g, &blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, k, gather, mb);
+      weft_gen_zero3_gather(g, &blk, k, gather, mb, i > first);
     }
     weft_gen_grad_sync(g, &blk, k, ml->params, mb);
     char name[WEFT_NAME_LEN];

@@ -565,13 +565,10 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   }
   double dense = moe < 0 ? t->el_attn : moe ? t->el_moe_dense : t->el_mlp;
   double expert = moe > 0 ? t->el_moe_expert : 0;
-  if (p->zero_stage == 3) /* parameters gathered for forward and again for backward */
-    for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++) {
-      weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, GEN_DP,
-                   R * dense / g->size[GEN_DP] * p->param_bytes, R);
-      weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, GEN_EDP,
-                   R * expert / g->size[GEN_EDP] * p->param_bytes, R);
-    }
+  if (p->zero_stage == 3) { /* parameters gathered for forward and again for backward */
+    weft_gen_zero3_gather(g, blk, GEN_DP, R * dense / g->size[GEN_DP] * p->param_bytes, R, 1);
+    weft_gen_zero3_gather(g, blk, GEN_EDP, R * expert / g->size[GEN_EDP] * p->param_bytes, R, 1);
+  }
   if (p->zero_stage == 3) { /* per micro-batch; ZeRO 0-2: in buckets, at emission */
     weft_gen_grad_sync(g, blk, GEN_DP, dense, R);
     weft_gen_grad_sync(g, blk, GEN_EDP, expert, R);
@@ -595,7 +592,7 @@ static void emb_block(Gen *g, const Tf *t, GenBlock *emb) {
   weft_gen_add(g, emb, WEFT_PHASE_FWD,
                p->sequence_parallel ? WEFT_COLL_REDUCESCATTER : WEFT_COLL_ALLREDUCE, GEN_TP,
                R * t->S, R);
-  if (p->zero_stage == 3)
+  if (p->zero_stage == 3) /* the pass's first gather: nothing before it to hide under */
     weft_gen_add(g, emb, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_DP,
                  R * t->el_emb / g->size[GEN_DP] * p->param_bytes, R);
   weft_gen_grad_sync(g, emb, GEN_DP, t->el_emb, R);
@@ -619,10 +616,7 @@ static void logits_block(Gen *g, const Tf *t, GenBlock *lg) {
   } else {
     weft_gen_add(g, lg, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, R * t->S, R);
   }
-  if (p->zero_stage == 3) {
-    weft_gen_add(g, lg, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_DP, gather, R);
-    weft_gen_add(g, lg, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_DP, gather, R);
-  }
+  if (p->zero_stage == 3) weft_gen_zero3_gather(g, lg, GEN_DP, gather, R, 1);
   weft_gen_grad_sync(g, lg, GEN_DP, t->el_out, R);
   tied_allreduce(g, t, lg);
 }

@@ -222,10 +222,77 @@ static void interleaved_chunks(void) {
   weft_workload_free(b.wl);
 }
 
+/* ZeRO-3, DP 8, 4 micro-batches, overlap on (split): each block's gradient
+ * reduce-scatter is the last micro-batch's alone in weight-grad, whole
+ * (a quarter of what it is with overlap off), and the earlier three
+ * micro-batches' one input-grad reduce-scatter hidden under three quarters
+ * of the block's weight-grad compute (the layer keeps a quarter of it, as
+ * of all its backward, the accumulation entry the rest); the parameter
+ * all-gathers of every block after the embedding hide under the block's own
+ * forward / input-grad compute. With slow links the hidden work's compute is
+ * all it hides: the no-overlap time falls by exactly the compute the hidden
+ * collectives run beside; off, nothing is hidden. */
+static void zero3_earlier_reduces_hidden(void) {
+  int n[1] = {8};
+  WeftNetwork net = fx_net(1, n, WEFT_SWITCH);
+  WeftModel m = fx_tiny(16, 3, 32);
+  WeftParallel par;
+  weft_parallel_default(&par);
+  par.dp = 8;
+  par.zero_stage = 3;
+  Gen1 on, off;
+  CHECK_EQ_INT(gen1(&m, &par, &net, 1, &on), WEFT_OK); /* merged: whole blocks */
+  WeftParallel q = par;
+  q.overlap_grad_reduce = q.overlap_param_gather = 0;
+  CHECK_EQ_INT(gen1(&m, &q, &net, 1, &off), WEFT_OK);
+  int blocks = 0;
+  for (int i = 0; i < off.wl->nlayers; i++) {
+    const WeftLayer *x = &off.wl->layers[i];
+    if (!strcmp(x->name, "optimizer") || strchr(x->name, '.') != strrchr(x->name, '.')) continue;
+    const WeftLayer *y = fx_layer(on.wl, x->name);
+    const WeftPhaseSpec *w = &x->phase[WEFT_PHASE_WG];
+    if (w->coll != WEFT_COLL_REDUCESCATTER) continue;
+    blocks++;
+    CHECK_NEAR(y->phase[WEFT_PHASE_WG].size_bytes, round(w->size_bytes / 4), 0);
+    double rs = w->size_bytes - round(w->size_bytes / 4), o = -1;
+    for (int j = 0; j < on.wl->nlayers; j++) { /* the block's entries: name, name.2, ... */
+      const WeftLayer *z = &on.wl->layers[j];
+      size_t len = strlen(x->name);
+      if (strncmp(z->name, x->name, len) || (z->name[len] && z->name[len] != '.')) continue;
+      const WeftPhaseSpec *s = &z->phase[WEFT_PHASE_IG];
+      if (s->coll == WEFT_COLL_REDUCESCATTER) {
+        CHECK_NEAR(s->size_bytes, rs, 0);
+        o = s->overlap_ns;
+      }
+      for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++)
+        if (z->phase[ph].coll == WEFT_COLL_ALLGATHER)
+          CHECK_NEAR(z->phase[ph].overlap_ns,
+                     strncmp(x->name, "embedding", 9) ? x->phase[ph].compute_ns : 0, 0);
+    }
+    CHECK_NEAR(o, round(0.75 * w->compute_ns), 0);
+  }
+  CHECK(blocks >= 3);
+  for (int i = 0; i < off.wl->nlayers; i++)
+    for (int ph = 0; ph < WEFT_NPHASES; ph++) CHECK(off.wl->layers[i].phase[ph].overlap_ns == 0);
+  double hid = 0;
+  for (int i = 0; i < on.wl->nlayers; i++)
+    for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++) hid += on.wl->layers[i].phase[ph].overlap_ns;
+  CHECK(hid > 0);
+  double slow = 1e-9;
+  CHECK_NEAR(eval_time(&net, &off, WEFT_LOOP_NO_OVERLAP, slow) -
+                 eval_time(&net, &on, WEFT_LOOP_NO_OVERLAP, slow), hid, 1e-6 * hid);
+  for (double bw = 1e-6; bw < 1e6; bw *= 100)
+    CHECK(eval_time(&net, &on, WEFT_LOOP_NO_OVERLAP, bw) <=
+          eval_time(&net, &off, WEFT_LOOP_NO_OVERLAP, bw) * (1 + 1e-12));
+  weft_workload_free(on.wl);
+  weft_workload_free(off.wl);
+}
+
 const TestCase suite_accum[] = {
     {"accum/conserves_totals", conserves_totals},
     {"accum/last_microbatch_by_hand", last_microbatch_by_hand},
     {"accum/sync_waits_for_last_microbatch", sync_waits_for_last_microbatch},
     {"accum/interleaved_chunks", interleaved_chunks},
+    {"accum/zero3_earlier_reduces_hidden", zero3_earlier_reduces_hidden},
     {0, 0},
 };

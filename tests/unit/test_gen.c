@@ -918,6 +918,8 @@ static void gen_zero(void) {
     par.tp = 16;
     par.dp = 256;
     par.zero_stage = z;
+    /* ZeRO-3 blocking, as derived by hand (its prefetch: below) */
+    if (z == 3) par.overlap_grad_reduce = par.overlap_param_gather = 0;
     WeftWorkload *wl = weft_workload_create();
     WeftCommunicator comm;
     WeftGenInfo info;
@@ -954,6 +956,28 @@ static void gen_zero(void) {
       CHECK_NEAR(a2->phase[1].size_bytes, 6 * 96 * 295128.0, 0);
       const int *dpg = weft_communicator_find(&comm, "dp");
       CHECK(dpg && dpg[0] == -1 && dpg[1] == 2 && dpg[2] == 4 && dpg[3] == 32);
+      /* prefetch on (the default): the last micro-batch's reduce-scatter in
+       * weight-grad, the other 5 hidden in input-grad under 5/6 of the
+       * weight-grad compute; the gathers hidden under their phase's compute */
+      par.overlap_grad_reduce = par.overlap_param_gather = 1;
+      CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 1, wl, &comm, &info, &err), WEFT_OK);
+      a = fx_layer(wl, "L1-96.attn");
+      a2 = fx_layer(wl, "L1-96.attn.2");
+      CHECK_EQ_INT(a->phase[2].coll, WEFT_COLL_REDUCESCATTER);
+      CHECK_NEAR(a->phase[2].size_bytes, 96 * 75552768.0, 0);
+      int found = 0;
+      for (int i = 0; i < wl->nlayers; i++) {
+        const WeftPhaseSpec *q = &wl->layers[i].phase[1];
+        if (strncmp(wl->layers[i].name, "L1-96.attn", 10) || q->coll != WEFT_COLL_REDUCESCATTER)
+          continue;
+        found = 1;
+        CHECK_NEAR(q->size_bytes, 5 * 96 * 75552768.0, 0);
+        CHECK_NEAR(q->overlap_ns, round(5.0 / 6 * a->phase[2].compute_ns), 1);
+      }
+      CHECK(found);
+      CHECK_NEAR(a2->phase[0].overlap_ns, a->phase[0].compute_ns, 0);
+      CHECK_NEAR(a2->phase[1].overlap_ns, a->phase[1].compute_ns, 0);
+      CHECK(gt_time(&net, wl, &comm, bw) < t[3]);
     }
     weft_workload_free(wl);
   }
