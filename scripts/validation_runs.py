@@ -15,8 +15,9 @@ as "not modelled" with the reason, never dropped.
   the bandwidths are the preset's, fixed with constraints: nothing is
   optimised, the solver evaluates the design. --nominal drops the
   efficiency and latency (links at their nominal rate, no latency);
-- model: the zoo entry, or the inline hyper-parameters written to a private
-  zoo, with the run's global batch and sequence length;
+- model: the zoo entry (with the parts of ZOO_PARTS the run sets, e.g.
+  `mtp_layers`), or the inline hyper-parameters written to a private zoo,
+  with the run's global batch and sequence length;
 - parallelization: the published TP, CP, PP, DP, EP, micro-batch (when
   not published: 1 with a pipeline, else the largest divisor of the
   replica's batch that fits in memory; micro_batches()), interleaving, sequence parallelism, ZeRO stage, recompute,
@@ -24,7 +25,9 @@ as "not modelled" with the reason, never dropped.
   (`attention`), gradient precision (`grad_bytes`), FP8 GEMMs (precision
   fp8), TP and pipeline communication overlap (`tp_comm_overlap`,
   `overlap_p2p`; absent: weft's defaults, Megatron's: TP off, P2P on with
-  interleaving), CUDA graphs (`cuda_graphs`), full recomputation of N
+  interleaving), DP gradient reduction under the backward
+  (`overlap_grad_reduce`; absent: on), Adam's moments' precision
+  (`optimizer_states`), CUDA graphs (`cuda_graphs`), full recomputation of N
   layers (`recompute_num_layers`, `recompute_method`), the group order and
   per-stage layers, the pipeline schedule (`schedule`);
 - batch: a global batch that is not a multiple of dp x micro-batch becomes
@@ -58,6 +61,7 @@ CLUSTERS = "data/zoo/clusters.yml"
 NOMINAL = "--nominal" in sys.argv[1:]
 BANDS = "--bands" in sys.argv[1:]
 MODEL_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "ffn_hidden", "vocab", "seq_len")
+ZOO_PARTS = ("mtp_layers",)  # e.g. DeepSeek-V3's multi-token prediction, on in Megatron's recipe
 
 
 def load(path):
@@ -92,6 +96,9 @@ def model_file(run, tmp):
     par = run["parallel"]
     if "zoo" in m:
         doc = zoo_model(m["zoo"])
+        for k in ZOO_PARTS:  # what the run's recipe adds to the zoo's model
+            if m.get(k) is not None:
+                doc[k] = m[k]
     else:
         doc = {"name": run["id"], "title": run["id"], "arch": "transformer"}
         for k in MODEL_KEYS:
@@ -155,9 +162,12 @@ def args_for(run, specs, tmp, assumed):
     if par.get("attention"):
         a += ["--attention", par["attention"]]
     for k, flag in (("tp_comm_overlap", "--tp-comm-overlap"),
-                    ("overlap_p2p", "--overlap-p2p-communication")):
+                    ("overlap_p2p", "--overlap-p2p-communication"),
+                    ("overlap_grad_reduce", "--overlap-grad-reduce")):
         if k in par:  # as the source ran it; absent: weft's default (Megatron's)
             a += [flag, "on" if par[k] else "off"]
+    if par.get("optimizer_states"):  # Adam's moments (a precision-aware optimizer's bf16)
+        a += ["--optimizer-states", par["optimizer_states"]]
     if precision(run) == "fp8":
         a += ["--fp8", fp8_recipe(run)]
     if par.get("order"):
