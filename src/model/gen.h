@@ -117,6 +117,12 @@ void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per
  * blocking when prefetch is 0 (the first block of a pass) or off. */
 void weft_gen_zero3_gather(Gen *g, GenBlock *b, GenKind k, double per_npu_bytes, double calls,
                            int prefetch);
+/* FSDP's unit is a whole layer: the hidden ZeRO-3 gathers and reduce-
+ * scatters of ffn (an MLP or MoE template, on share = its layers / the
+ * stage's layers of them) move into attn, which every layer has, scaled by
+ * share (totals kept); so the stage's layers make one hinge per collective,
+ * not one per sub-block (docs/zoo.md, "ZeRO-3 prefetch"). */
+void weft_gen_zero3_per_layer(Gen *g, GenBlock *attn, GenBlock *ffn, double share);
 /* One gradient bucket of elems parameters (per NPU) over group k, ZeRO 0-2,
  * once per iteration in calls calls: its all-reduce (ZeRO 0) or
  * reduce-scatter when reduce, ZeRO 1-2's parameter all-gather when gather. */

@@ -194,6 +194,24 @@ void weft_gen_zero3_gather(Gen *g, GenBlock *b, GenKind k, double per_npu_bytes,
                         hide ? b->compute_ns[ph] : 0.0, GEN_HIDE_ZERO3);
 }
 
+void weft_gen_zero3_per_layer(Gen *g, GenBlock *attn, GenBlock *ffn, double share) {
+  for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++) {
+    int n = 0;
+    for (int i = 0; i < ffn->ncoll[ph]; i++) {
+      GenColl c = ffn->coll[ph][i];
+      if (c.tag != GEN_HIDE_ZERO3 && c.tag != GEN_HIDE_ZERO3_RS) {
+        ffn->coll[ph][n++] = c;
+        continue;
+      }
+      c.size_bytes = round(c.size_bytes * share);
+      c.calls *= share;
+      c.overlap_ns = round(c.overlap_ns * share);
+      if (c.size_bytes > 0) merge_coll(g, attn, (WeftPhase)ph, c);
+    }
+    ffn->ncoll[ph] = n;
+  }
+}
+
 /* ZeRO 0: all-reduce the gradients once per iteration; 1 and 2: reduce-scatter
  * them and all-gather the updated parameters (the per-NPU input of the
  * gather is the shard's 1/n); 3: reduce-scatter per micro-batch. */

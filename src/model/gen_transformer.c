@@ -861,6 +861,10 @@ static int emit(Gen *g, Tf *t) {
   sub_block(g, t, -1, &attn);
   if (nd) sub_block(g, t, 0, &mlp);
   if (ne) sub_block(g, t, 1, &moe);
+  if (p->zero_stage == 3) { /* one hinge per layer (FSDP's unit), not per sub-block */
+    if (nd) weft_gen_zero3_per_layer(g, &attn, &mlp, (double)nd / t->Ls);
+    if (ne) weft_gen_zero3_per_layer(g, &attn, &moe, (double)ne / t->Ls);
+  }
   if (has_logits) logits_block(g, t, &logits);
   if (has_mtp) { /* the last layer's kind: built on the last stage, which holds it */
     mtp_attn = attn;

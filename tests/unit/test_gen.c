@@ -956,6 +956,10 @@ static void gen_zero(void) {
       CHECK_NEAR(a2->phase[1].size_bytes, 6 * 96 * 295128.0, 0);
       const int *dpg = weft_communicator_find(&comm, "dp");
       CHECK(dpg && dpg[0] == -1 && dpg[1] == 2 && dpg[2] == 4 && dpg[3] == 32);
+      const WeftLayer *m0 = fx_layer(wl, "L1-96.mlp"), *m2 = fx_layer(wl, "L1-96.mlp.2");
+      double gat = a2->phase[0].size_bytes + m2->phase[0].size_bytes; /* blocking: the sums */
+      double rsb = a->phase[2].size_bytes + m0->phase[2].size_bytes;
+      double wgc = a->phase[2].compute_ns + m0->phase[2].compute_ns;
       /* prefetch on (the default): the last micro-batch's reduce-scatter in
        * weight-grad, the other 5 hidden in input-grad under 5/6 of the
        * weight-grad compute; the gathers hidden under their phase's compute */
@@ -963,20 +967,25 @@ static void gen_zero(void) {
       CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 1, wl, &comm, &info, &err), WEFT_OK);
       a = fx_layer(wl, "L1-96.attn");
       a2 = fx_layer(wl, "L1-96.attn.2");
+      const WeftLayer *ml = fx_layer(wl, "L1-96.mlp");
       CHECK_EQ_INT(a->phase[2].coll, WEFT_COLL_REDUCESCATTER);
       CHECK_NEAR(a->phase[2].size_bytes, 96 * 75552768.0, 0);
+      CHECK_NEAR(a->phase[2].size_bytes + ml->phase[2].size_bytes, rsb / 6, 0);
       int found = 0;
       for (int i = 0; i < wl->nlayers; i++) {
         const WeftPhaseSpec *q = &wl->layers[i].phase[1];
         if (strncmp(wl->layers[i].name, "L1-96.attn", 10) || q->coll != WEFT_COLL_REDUCESCATTER)
           continue;
         found = 1;
-        CHECK_NEAR(q->size_bytes, 5 * 96 * 75552768.0, 0);
-        CHECK_NEAR(q->overlap_ns, round(5.0 / 6 * a->phase[2].compute_ns), 1);
+        CHECK_NEAR(q->size_bytes, 5.0 / 6 * rsb, 0); /* the layer's: attention's and the MLP's */
+        CHECK_NEAR(q->overlap_ns, 5.0 / 6 * wgc, 1);
       }
       CHECK(found);
-      CHECK_NEAR(a2->phase[0].overlap_ns, a->phase[0].compute_ns, 0);
-      CHECK_NEAR(a2->phase[1].overlap_ns, a->phase[1].compute_ns, 0);
+      /* the layer's gathers (attention's and the MLP's) ride on the attention's
+       * entry, hidden under the layer's compute (FSDP's unit) */
+      CHECK_NEAR(a2->phase[0].size_bytes, gat, 0);
+      CHECK_NEAR(a2->phase[0].overlap_ns, a->phase[0].compute_ns + ml->phase[0].compute_ns, 1);
+      CHECK_NEAR(a2->phase[1].overlap_ns, a->phase[1].compute_ns + ml->phase[1].compute_ns, 1);
       CHECK(gt_time(&net, wl, &comm, bw) < t[3]);
     }
     weft_workload_free(wl);
