@@ -536,12 +536,15 @@ static void tp_comm(Gen *g, GenBlock *blk, WeftPhase ph, double mult, const Tf *
  * the input gradients) are all-gathered over TP. After the dispatch the
  * tokens are all-gathered over ETP for the experts' split GEMMs and their
  * outputs reduce-scattered before the combine (and mirrored in backward):
- * k S / tp per rank. Full recomputation runs the forward's again. */
+ * k S / tp per rank. Shared experts stay on the attention's TP, every
+ * token: a dense MLP's TP collectives. Full recomputation runs the
+ * forward's again. */
 static void moe_fold_comm(Gen *g, GenBlock *blk, double R, double rc, const Tf *t) {
   const WeftParallel *p = g->par;
   double x = t->S * t->k / p->tp; /* a rank's dispatched token bytes */
   for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++) {
     double mult = ph == WEFT_PHASE_FWD ? R : R * (1 + rc);
+    if (t->sh > 0) tp_comm(g, blk, (WeftPhase)ph, mult, t);
     if (!p->sequence_parallel)
       weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * t->S / p->tp, mult);
     weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, GEN_ETP, mult * x, mult);

@@ -131,6 +131,13 @@ static void fold_tp_dp(void) {
   CHECK_NEAR(moe_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, 0), 0, 0);
   CHECK_NEAR(moe_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_REDUCESCATTER, 0), 0, 0);
   CHECK_NEAR(moe_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL, ep), 256, 0);
+  /* a shared expert stays on the attention's TP, every token: a dense MLP's
+   * SP all-gather (m x S / tp = 64 bytes in) and reduce-scatter (m x S = 128) */
+  m.shared_experts = 1;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_NEAR(moe_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, 0), 64, 0);
+  CHECK_NEAR(moe_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_REDUCESCATTER, 0), 128, 0);
+  CHECK_NEAR(moe_bytes(wl, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, 0), 128, 0);
   weft_workload_free(wl);
 }
 
