@@ -24,7 +24,7 @@ enum { O_MODEL, O_WORKLOAD, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS
        O_PARTS_PER_DIM, O_PARTS, O_FABRIC, O_PLANES, O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
        O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST,
        O_EP_LIST, O_ATTN, O_FP8, O_GRAPHS, O_OGR, O_OPG, O_BUCKET, O_TPO, O_P2P, O_GRADB, O_MASTER, O_OPTSTATES,
-       O_EP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON, O_PLOT, O_PER_NETWORK, O_PROGRESS,
+       O_EP, O_ETP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON, O_PLOT, O_PER_NETWORK, O_PROGRESS,
        O_HELP, O_COUNT };
 
 static const CliOpt opts[O_COUNT] = {
@@ -99,6 +99,7 @@ static const CliOpt opts[O_COUNT] = {
     [O_OPTSTATES] = {"--optimizer-states", "fp32|bf16", "Adam's two moments (default fp32)"},
     [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default: every\n"
               "                        divisor of the experts, searched; dense models 1)"},
+    [O_ETP] = {"--etp", "N", CLI_ETP_HELP},
     [O_EFF] = {"--efficiency", "X", "flat fraction of peak FLOP/s, 1e-6 <= X <= 1 (default: per-operator model)"},
     [O_GAPTOL] = {"--gap-tol", "X", "target relative optimality gap per solve (default 1e-9)"},
     [O_THREADS] = {"--threads", "N", "worker threads (default: every core); results do not depend on it"},
@@ -290,6 +291,7 @@ static int base_parallel(const Args *a, WeftParallel *p) {
   weft_parallel_default(p);
   if (a->val[O_ZERO] && int_opt(O_ZERO, a->val[O_ZERO], 0, 3, &p->zero_stage)) return -1;
   if (a->val[O_EP] && int_opt(O_EP, a->val[O_EP], 1, 1 << 24, &p->ep)) return -1;
+  if (a->val[O_ETP] && int_opt(O_ETP, a->val[O_ETP], 1, 1 << 24, &p->expert_tp)) return -1;
   p->sequence_parallel = a->val[O_SP] != NULL;
   if (cli_opt_fp8(a->val[O_FP8], &p->fp8)) return -1;
   p->cuda_graphs = a->val[O_GRAPHS] != NULL;
@@ -399,7 +401,7 @@ static int trace_refusals(const Args *a) {
   static const int model_only[] = {
       O_MODEL, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS, O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST,
       O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST, O_EP_LIST, O_ATTN, O_FP8, O_GRAPHS, O_OGR,
-      O_OPG, O_BUCKET, O_TPO, O_P2P, O_GRADB, O_MASTER, O_OPTSTATES, O_EP, O_EFF};
+      O_OPG, O_BUCKET, O_TPO, O_P2P, O_GRADB, O_MASTER, O_OPTSTATES, O_EP, O_ETP, O_EFF};
   if (a->val[O_MODEL]) {
     cli_fail("--model and --workload: give one (a trace is the model's work already)");
     return -1;

@@ -35,6 +35,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_BUCKET] = {"--ddp-bucket-size", "N", CLI_BUCKET_HELP},
     [CLI_MO_TPO] = {"--tp-comm-overlap", "on|off", CLI_TPO_HELP},
     [CLI_MO_P2P] = {"--overlap-p2p-communication", "on|off", CLI_P2P_HELP},
+    [CLI_MO_ETP] = {"--etp", "N", CLI_ETP_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
@@ -107,7 +108,8 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   } ints[] = {{CLI_MO_TP, &p->tp, 1, 1 << 24},   {CLI_MO_PP, &p->pp, 1, 1 << 24},
               {CLI_MO_DP, &p->dp, 1, 1 << 24},   {CLI_MO_EP, &p->ep, 1, 1 << 24},
               {CLI_MO_MB, &p->micro_batch, 1, 1 << 24}, {CLI_MO_VP, &p->virtual_stages, 1, 1 << 16},
-              {CLI_MO_ZERO, &p->zero_stage, 0, 3},       {CLI_MO_CP, &p->cp, 1, 1 << 24}};
+              {CLI_MO_ZERO, &p->zero_stage, 0, 3},       {CLI_MO_CP, &p->cp, 1, 1 << 24},
+              {CLI_MO_ETP, &p->expert_tp, 1, 1 << 24}};
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
     if (val[ints[i].k] &&
         positive(cli_model_opts[ints[i].k].name, val[ints[i].k], ints[i].lo, ints[i].hi,

@@ -18,7 +18,8 @@ as "not modelled" with the reason, never dropped.
 - model: the zoo entry (with the parts of ZOO_PARTS the run sets, e.g.
   `mtp_layers`), or the inline hyper-parameters written to a private zoo,
   with the run's global batch and sequence length;
-- parallelization: the published TP, CP, PP, DP, EP, micro-batch (when
+- parallelization: the published TP, CP, PP, DP, EP, expert TP (`etp`,
+  Megatron's expert_tensor_parallel_size; absent: TP), micro-batch (when
   not published: 1 with a pipeline, else the largest divisor of the
   replica's batch that fits in memory; micro_batches()), interleaving, sequence parallelism, ZeRO stage, recompute,
   and what runs.yml records from each source: the attention kernel
@@ -156,7 +157,7 @@ def args_for(run, specs, tmp, assumed):
     for c in cons:
         a += ["--constraint", c]
     for k, flag in (("tp", "--tp"), ("cp", "--cp"), ("pp", "--pp"), ("ep", "--ep"),
-                    ("vp", "--vp"), ("grad_bytes", "--grad-bytes")):
+                    ("etp", "--etp"), ("vp", "--vp"), ("grad_bytes", "--grad-bytes")):
         if par.get(k):
             a += [flag, str(int(par[k]))]
     if par.get("attention"):

@@ -210,7 +210,8 @@ typedef enum { WEFT_PAR_TP = 0, WEFT_PAR_PP = 1, WEFT_PAR_DP = 2 } WeftParDim;
 
 typedef struct {
   int tp, pp, dp;        /* degrees; tp*cp*pp*dp = the network's NPUs */
-  int ep;                /* expert parallel degree (MoE), divides dp; 1 = off */
+  int ep;                /* expert parallel degree (MoE), divides tp*cp*dp / etp and the
+                            experts (expert_tp below); 1 = off */
   int cp;                /* context parallel degree: each sequence split over cp NPUs
                             (laid right outside TP); 1 = off */
   int attention;         /* a WeftAttention: the attention kernel */
@@ -281,6 +282,14 @@ typedef struct {
                                interleaving (virtual_stages > 1) only, as Megatron: each
                                pipeline send-recv under the other micro-batches' compute,
                                the first and the last exposed; 0: they block */
+  /* Megatron-Core's MoE parallel folding (expert_tensor_parallel_size;
+   * docs/zoo.md, "Expert parallelism"): the MoE layers' experts split over
+   * etp ranks (their GEMMs' width) and ep ranks (whole experts), laid over
+   * the same tp x cp x dp ranks of a stage as the attention, etp innermost,
+   * then ep, then the expert gradient group edp = tp cp dp / (etp ep).
+   * 0 (default): etp = tp. When etp = tp and ep divides dp, EP is laid
+   * innermost within DP (the layout before folding). */
+  int expert_tp;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

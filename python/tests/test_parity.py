@@ -823,3 +823,52 @@ def test_comm_overlap():
     with pytest.raises(weft.WeftError) as e:  # Megatron asserts sequence parallelism too
         weft.optimize(tp_comm_overlap=True, **dict(args, sp=False))
     assert e.value.field == "tp_comm_overlap"
+
+
+def test_etp_keyword(tmp_path):
+    """etp= is --etp and the scenario key etp (Megatron-Core's
+    expert_tensor_parallel_size, MoE parallel folding): qwen3-30b-a3b's EP 16
+    on TP 2 x DP 8 (16 H100s) folds over every rank with ETP 1, and is refused
+    without it (ETP = TP 2: 2 x 16 does not divide 16). The optimize answer,
+    the workload's and the codesign's agree between the CLI and Python."""
+    v = "data/validation/cost.yml"
+    job = dict(model="qwen3-30b-a3b", tp=2, ep=16, sp=True, zero=1, recompute=True,
+               cost_model=v, cluster="dgx-h100", npus=16, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "qwen3-30b-a3b", "--tp", "2", "--ep", "16", "--sp", "--zero", "1",
+            "--recompute", "--cost-model", v, "--cluster", "dgx-h100", "--npus", "16",
+            "--constraint", "B1 = 450", "--constraint", "B2 = 50"]
+    py = weft.optimize(etp=1, **job)
+    same(py, cli("optimize", *args, "--etp", "1"))
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
+          "workload": {"model": "qwen3-30b-a3b", "tp": 2, "ep": 16, "etp": 1,
+                       "sequence_parallel": True, "zero": 1, "recompute": True},
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(**job)
+    assert e.value.field == "ep" and "etp x ep = 2 x 16" in str(e.value)
+    wl = dict(model="qwen3-30b-a3b", tp=2, ep=16, etp=1, sp=True, zero=1, recompute=True,
+              cluster="dgx-h100", npus=16)
+    tol = {"bubble_fraction": (5e-6, 0.0), "tokens": (0.0, 0.5)}  # as the CLI prints them
+    tol.update({k: (0.0, 0.5) for k in ("params", "grads", "optimizer", "activations", "total",
+                                         "capacity")})
+    tol.update({k: (1e-9, 0.0) for k in ("model_flops", "hw_flops")})
+    ref = cli("workload", "--model", "qwen3-30b-a3b", "--tp", "2", "--ep", "16", "--etp", "1",
+              "--sp", "--zero", "1", "--recompute", "--cluster", "dgx-h100", "--npus", "16",
+              "-o", str(tmp_path / "cli"))
+    for k in ("workload", "communicator"):
+        ref[k] = ref[k].replace(str(tmp_path / "cli"), str(tmp_path / "py"))
+    same(weft.workload(output=tmp_path / "py", **wl), ref, tol=tol)
+    for ext in (".txt", ".comm.yml"):
+        assert (tmp_path / ("py" + ext)).read_text() == (tmp_path / ("cli" + ext)).read_text()
+    assert "  ep: [ 8, 2 ]" in (tmp_path / "py.comm.yml").read_text()
+    cs = dict(npus=16, blocks=["Switch", "Switch"], cost_model=v, tp=2, ep=16, etp=1, sp=True,
+              zero=1, recompute="full", max_per_dim=[8, 0], cost_dims=["NVLink", "InfiniBand"],
+              constraint="sum = 500")
+    py = weft.codesign("qwen3-30b-a3b", **cs)
+    same(py, cli("codesign", "--model", "qwen3-30b-a3b", "--npus", "16", "--blocks",
+                 "Switch,Switch", "--cost-model", v, "--tp", "2", "--ep", "16", "--etp", "1",
+                 "--sp", "--zero", "1", "--recompute", "full", "--max-per-dim", "8,0",
+                 "--cost-dims", "NVLink,InfiniBand", "--constraint", "sum = 500"),
+         skip=NOWALL)
+    assert py["top"] and all(p["dp"] == 8 for p in py["top"])  # EP 16 folds only over 16

@@ -16,7 +16,7 @@ KEYS = ("model", "workload", "npus", "device", "zoo", "network", "blocks", "dims
         "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
         "interleave", "cp_list", "ep_list", "attention", "fp8", "cuda_graphs", "overlap_grad_reduce",
         "overlap_param_gather", "ddp_bucket_size", "tp_comm_overlap", "overlap_p2p_communication", "grad_bytes", "master_weights",
-        "optimizer_states", "ep", "efficiency", "gap_tol", "threads", "top", "per_network")
+        "optimizer_states", "ep", "etp", "efficiency", "gap_tol", "threads", "top", "per_network")
 STATUS = ("ok", "no_memory", "invalid", "infeasible", "unbounded", "failed")
 TOPOLOGIES = ("Ring", "FullyConnected", "Switch")
 DEFAULT_TOP = 10
@@ -61,6 +61,8 @@ def _spec(kw, npus):
         p.zero_stage = int_value("zero", kw["zero"], 0, 3)
     if kw.get("ep") is not None:
         p.ep = int_value("ep", kw["ep"], 1, 1 << 24)
+    if kw.get("etp") is not None:
+        p.expert_tp = int_value("etp", kw["etp"], 1, 1 << 24)
     p.recompute = _recompute("recompute", kw.get("recompute"))
     _inputs.device_knobs(kw, p)
     _inputs.precision(kw, p)
@@ -495,7 +497,7 @@ MODEL_ONLY = ("tp", "pp", "mb", "order", "all_orders", "sp", "zero", "recompute"
               "sp_list", "recompute_list", "interleave", "cp_list", "ep_list", "attention", "fp8",
               "cuda_graphs", "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size",
               "tp_comm_overlap", "overlap_p2p_communication", "grad_bytes", "master_weights",
-              "optimizer_states", "ep", "efficiency")
+              "optimizer_states", "ep", "etp", "efficiency")
 
 
 def _trace_name(path):

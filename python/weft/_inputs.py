@@ -28,7 +28,7 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size",
               "pp_account_embedding", "pp_account_loss", "recompute_num_layers",
               "recompute_method", "recompute_modules", "tp_comm_overlap",
-              "overlap_p2p_communication")
+              "overlap_p2p_communication", "etp")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -308,6 +308,7 @@ class ModelOpts:
         self.stages = None
         for k, field, lo, hi in (("tp", "tp", 1, 1 << 24), ("pp", "pp", 1, 1 << 24),
                                  ("dp", "dp", 1, 1 << 24), ("ep", "ep", 1, 1 << 24),
+                                 ("etp", "expert_tp", 1, 1 << 24),
                                  ("mb", "micro_batch", 1, 1 << 24),
                                  ("cp", "cp", 1, 1 << 24),
                                  ("vp", "virtual_stages", 1, 1 << 16),

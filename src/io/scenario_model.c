@@ -14,7 +14,7 @@ static const char *const MODEL_KEYS[] = {
     "pp_layers", "grad_bytes", "schedule", "master_weights", "optimizer_states", "cuda_graphs",
     "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size", "pp_account_embedding",
     "pp_account_loss", "recompute_num_layers", "recompute_method", "recompute_modules",
-    "tp_comm_overlap", "overlap_p2p_communication", NULL};
+    "tp_comm_overlap", "overlap_p2p_communication", "etp", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -212,6 +212,7 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = int_key(wv, "pp", file, 1, big, &par->pp, err)) ||
       (rc = int_key(wv, "dp", file, 1, big, &par->dp, err)) ||
       (rc = int_key(wv, "ep", file, 1, big, &par->ep, err)) ||
+      (rc = int_key(wv, "etp", file, 1, big, &par->expert_tp, err)) ||
       (rc = int_key(wv, "cp", file, 1, big, &par->cp, err)) ||
       (rc = int_key(wv, "micro_batch", file, 1, big, &par->micro_batch, err)) ||
       (rc = int_key(wv, "virtual_stages", file, 1, big, &par->virtual_stages, err)) ||

@@ -11,11 +11,12 @@ typedef enum {
   GEN_TP = 0, /* tensor parallel (transformers), table parallel (DLRM) */
   GEN_PP,     /* pipeline stages */
   GEN_DP,     /* gradient group: CP x data parallel (CP x EP x EDP when ep > 1) */
-  GEN_EP,     /* expert parallel: innermost part of DP */
-  GEN_EDP,    /* expert gradient group: CP x DP / EP */
+  GEN_EP,     /* expert parallel: innermost part of DP, or folded (Gen.fold) over TP x CP x DP */
+  GEN_EDP,    /* expert gradient group: CP x DP / EP (folded: TP x CP x DP / (ETP x EP)) */
   GEN_WORLD,  /* every NPU (DLRM's data-parallel MLPs) */
   GEN_EMB,    /* the first and the last stage (tied embedding gradients) */
   GEN_CP,     /* context parallel: the ranks sharing each sequence */
+  GEN_ETP,    /* expert tensor parallel (folded, etp != tp): the innermost of TP x CP x DP */
   GEN_NKINDS
 } GenKind;
 
@@ -74,7 +75,14 @@ typedef struct {
   double oc_ns[OC_NBLOCKS][WEFT_NPHASES]; /* opcost: one micro-batch per block, per phase */
   double oc_once_ns[OC_NBLOCKS];       /* opcost: once an iteration per block (FP8 weight casts) */
   int overflow;                        /* a block ran out of collective slots */
+  /* MoE parallel folding (WeftParallel.expert_tp): the experts laid over
+   * TP x CP x DP as ETP x EP x EDP (Megatron-Core's order), not EP inside
+   * DP; etp the experts' tensor-parallel degree (tp unless folded) */
+  int fold, etp;
 } Gen;
+
+/* fold and etp of par (etp 0: tp): folded unless etp = tp and ep divides dp. */
+void weft_gen_fold_of(const WeftParallel *par, int *fold, int *etp);
 
 /* "" file, no line: generator errors are about the combination of inputs. */
 int weft_gen_fail(Gen *g, int code, const char *field, const char *fmt, ...)
@@ -84,8 +92,9 @@ int weft_gen_fail(Gen *g, int code, const char *field, const char *fmt, ...)
     ;
 
 /* Map the parallelization's groups onto the network (order par->order, CP
- * right outside TP, EP innermost within DP) and fill g->span (DP and EDP:
- * with CP, dim by dim) and the communicator's three phase groups. */
+ * right outside TP, EP innermost within DP; folded: ETP, EP, EDP over the
+ * TP, CP and DP ranks in that order) and fill g->span (DP and EDP: with CP,
+ * dim by dim) and the communicator's three phase groups. */
 int weft_gen_map(Gen *g);
 
 void weft_gen_block_clear(GenBlock *b);

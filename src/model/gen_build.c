@@ -16,8 +16,8 @@ void weft_gen_compute(const Gen *g, int blk, double mult, double flat_ns, double
   for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = g->opcost ? mult * g->oc_ns[blk][ph] : flat_ns;
 }
 
-static const char *const KIND_NAME[GEN_NKINDS] = {"tp", "pp",    "dp",  "ep",
-                                                   "edp", "world", "emb", "cp"};
+static const char *const KIND_NAME[GEN_NKINDS] = {"tp",  "pp",  "dp", "ep", "edp",
+                                                   "world", "emb", "cp", "etp"};
 
 int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err) {
   if (pp < 1 || pp > layers)
@@ -60,12 +60,56 @@ int weft_gen_fail(Gen *g, int code, const char *field, const char *fmt, ...) {
   return weft_error_set(g->err, code, "", 0, 0, field, "%s", msg);
 }
 
+void weft_gen_fold_of(const WeftParallel *par, int *fold, int *etp) {
+  *etp = par->expert_tp > 0 ? par->expert_tp : par->tp;
+  *fold = !(*etp == par->tp && par->ep >= 1 && par->dp % par->ep == 0);
+}
+
+/* Folding: the ranks of TP, CP and DP (their per-dim spans, in that order,
+ * each dim by dim from dim 0: Megatron-Core's rank order) taken in turn by
+ * ETP, EP and EDP, each the innermost NPUs left, as weft_map_groups lays
+ * groups on dims (a group takes min(need, left) of a span, both divisible). */
+static int fold_spans(Gen *g, const int (*mspan)[WEFT_MAX_DIMS], const int *src, int nsrc) {
+  const WeftParallel *p = g->par;
+  int D = g->net->ndims, need[3] = {g->etp, p->ep, g->size[GEN_EDP]}, cap[3][WEFT_MAX_DIMS];
+  static const GenKind kind[3] = {GEN_ETP, GEN_EP, GEN_EDP};
+  int take_span[3][WEFT_MAX_DIMS];
+  for (int j = 0; j < nsrc; j++)
+    for (int d = 0; d < D; d++) cap[j][d] = mspan[src[j]][d] > 1 ? mspan[src[j]][d] : 1;
+  for (int x = 0; x < 3; x++)
+    for (int d = 0; d < D; d++) take_span[x][d] = 1;
+  int j = 0, d = 0;
+  for (int x = 0; x < 3; x++) {
+    int n = need[x];
+    while (n > 1) {
+      while (j < nsrc && cap[j][d] == 1) /* the next span with NPUs left */
+        if (++d == D) d = 0, j++;
+      if (j == nsrc) break;
+      int c = cap[j][d], take = n < c ? n : c;
+      if (c % take || n % take)
+        return weft_gen_fail(g, WEFT_EINPUT, "ep",
+                             "folded experts: etp = %d, ep = %d, edp = %d do not factor over "
+                             "the tp x cp x dp = %d x %d x %d ranks on the network's dims (%d of "
+                             "them on dim %d)",
+                             g->etp, p->ep, g->size[GEN_EDP], p->tp, p->cp, p->dp, c, d + 1);
+      take_span[x][d] *= take;
+      cap[j][d] /= take;
+      n /= take;
+    }
+  }
+  for (int x = 0; x < 3; x++)
+    for (int e = 0; e < D; e++) g->span[kind[x]][e] = take_span[x][e] > 1 ? take_span[x][e] : -1;
+  return WEFT_OK;
+}
+
 int weft_gen_map(Gen *g) {
-  /* the pure groups laid on the dims: TP, CP, PP, EP, EDP (= DP when ep = 1) */
+  /* the pure groups laid on the dims: TP, CP, PP, EP, EDP (= DP when ep = 1
+   * or folded) */
   enum { M_TP, M_CP, M_PP, M_EP, M_EDP, M_N };
   static const char *const mname[M_N] = {"tp", "cp", "pp", "ep", "dp"};
   const WeftParallel *p = g->par;
-  int msize[M_N] = {p->tp, p->cp, p->pp, p->ep, p->dp / p->ep};
+  int inner = g->fold ? 1 : p->ep; /* folded: EP laid over TP x CP x DP below */
+  int msize[M_N] = {p->tp, p->cp, p->pp, inner, p->dp / inner};
   int sizes[M_N], kind[M_N], n = 0, mspan[M_N][WEFT_MAX_DIMS];
   const char *names[M_N];
   for (int i = 0; i < 3; i++) {
@@ -78,7 +122,7 @@ int weft_gen_map(Gen *g) {
     for (int j = 0; j < 2; j++)
       if (k[j] >= 0 && msize[k[j]] > 1) { /* one-NPU groups span nothing */
         sizes[n] = msize[k[j]];
-        names[n] = k[j] == M_EDP && p->ep > 1 ? "edp" : mname[k[j]];
+        names[n] = k[j] == M_EDP && inner > 1 ? "edp" : mname[k[j]];
         kind[n++] = k[j];
       }
   }
@@ -101,6 +145,8 @@ int weft_gen_map(Gen *g) {
     g->span[GEN_DP][d] = c * e * r > 1 ? c * e * r : -1;
     g->span[GEN_EDP][d] = c * r > 1 ? c * r : -1;
   }
+  static const int src[3] = {M_TP, M_CP, M_EDP};
+  if (g->fold && (rc = fold_spans(g, (const int (*)[WEFT_MAX_DIMS])mspan, src, 3))) return rc;
   for (int d = 0; d < D; d++) g->span[GEN_WORLD][d] = g->net->npus[d];
   /* The first and last stage: 2 NPUs on the outermost dim the stages span
    * (the pipeline's two ends are farthest apart there). */
@@ -119,16 +165,25 @@ int weft_gen_map(Gen *g) {
 
 void weft_gen_block_clear(GenBlock *b) { memset(b, 0, sizeof *b); }
 
+/* k, or DP for EDP when they are one group (ep = 1, not folded). */
+static GenKind edp_kind(const Gen *g, GenKind k) {
+  return k == GEN_EDP && g->size[GEN_EP] <= 1 && !g->fold ? GEN_DP : k;
+}
+
 /* The phase group for kind k: the communicator's own when it is the phase's
  * LIBRA group, else a named group, created on first use. */
 static int group_of(Gen *g, WeftPhase ph, GenKind k) {
-  if (k == GEN_EDP && g->size[GEN_EP] <= 1) k = GEN_DP; /* EDP = DP */
+  k = edp_kind(g, k);
   if (k == GEN_WORLD && g->size[GEN_DP] == g->npus) k = GEN_DP;
   if ((k == GEN_TP && ph != WEFT_PHASE_WG) || (k == GEN_DP && ph == WEFT_PHASE_WG)) return 0;
   if (!g->named[k]) {
     WeftWorkload *wl = g->wl;
     WeftCommunicator *c = g->comm;
-    int j = wl->ngroups; /* at most GEN_NKINDS <= WEFT_MAX_GROUPS */
+    int j = wl->ngroups; /* at most GEN_NKINDS - 1 (not TP) <= WEFT_MAX_GROUPS */
+    if (j >= WEFT_MAX_GROUPS) { /* never: a kind named in weight-gradient TP */
+      g->overflow = 1;
+      return 0;
+    }
     snprintf(wl->group_name[j], sizeof wl->group_name[j], "%s", KIND_NAME[k]);
     snprintf(c->extra_name[j], sizeof c->extra_name[j], "%s", KIND_NAME[k]);
     memcpy(c->extra[j], g->span[k], sizeof c->extra[j]);
@@ -161,7 +216,7 @@ static GenColl *merge_coll(Gen *g, GenBlock *b, WeftPhase ph, GenColl x) {
 /* weft_gen_add's work; the collective it added to or merged into, or NULL. */
 static GenColl *add_coll(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
                          double size_bytes, double calls) {
-  GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
+  GenKind eff = edp_kind(g, k);
   double s = round(size_bytes);
   if (g->size[eff] <= 1 || s <= 0.0) return NULL;
   return merge_coll(g, b, ph, (GenColl){c, s, calls, group_of(g, ph, eff), 0, 0.0, 0});
@@ -174,7 +229,7 @@ void weft_gen_add(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k
 
 void weft_gen_add_hidden(Gen *g, GenBlock *b, WeftPhase ph, WeftCollective c, GenKind k,
                          double size_bytes, double calls, double overlap_ns, GenHide tag) {
-  GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
+  GenKind eff = edp_kind(g, k);
   double s = round(size_bytes), o = round(overlap_ns);
   if (g->size[eff] <= 1 || s <= 0.0) return;
   if (o <= 0.0) tag = GEN_HIDE_NONE; /* nothing to hide behind: it blocks */
@@ -217,7 +272,7 @@ void weft_gen_zero3_per_layer(Gen *g, GenBlock *attn, GenBlock *ffn, double shar
  * gather is the shard's 1/n); 3: reduce-scatter per micro-batch. */
 void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per_mb) {
   const WeftParallel *p = g->par;
-  GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
+  GenKind eff = edp_kind(g, k);
   double n = g->size[eff];
   if (p->zero_stage == 0) {
     weft_gen_add_once(g, b, WEFT_COLL_ALLREDUCE, k, elems * p->grad_bytes);
@@ -245,7 +300,7 @@ void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per
 void weft_gen_grad_bucket(Gen *g, GenBlock *b, GenKind k, double elems, double calls,
                           int reduce, int gather) {
   const WeftParallel *p = g->par;
-  GenKind eff = (k == GEN_EDP && g->size[GEN_EP] <= 1) ? GEN_DP : k;
+  GenKind eff = edp_kind(g, k);
   double n = g->size[eff];
   GenColl *x = NULL, *y = NULL;
   if (p->zero_stage == 0 && reduce)

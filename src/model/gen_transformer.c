@@ -145,12 +145,20 @@ static int check(Gen *g, Tf *t) {
     return weft_gen_fail(g, WEFT_EINPUT, "micro_batch",
                          "global batch %d is not a multiple of dp*micro_batch = %d*%d = %lld",
                          m->global_batch, p->dp, p->micro_batch, per);
-  if (p->ep > 1) {
+  if (p->ep > 1 || g->fold) {
+    const char *what = p->ep > 1 ? "ep" : "etp";
     if (m->experts == 0)
-      return weft_gen_fail(g, WEFT_EINPUT, "ep", "ep = %d but %s has no experts", p->ep, m->name);
-    if (p->dp % p->ep || m->experts % p->ep)
-      return weft_gen_fail(g, WEFT_EINPUT, "ep", "ep = %d must divide dp = %d and the %d experts",
-                           p->ep, p->dp, m->experts);
+      return weft_gen_fail(g, WEFT_EINPUT, what, "%s = %d but %s has no experts",
+                           p->ep > 1 ? "ep" : "etp", p->ep > 1 ? p->ep : p->expert_tp, m->name);
+    if (m->experts % p->ep)
+      return weft_gen_fail(g, WEFT_EINPUT, "ep", "ep = %d must divide the %d experts", p->ep,
+                           m->experts);
+    long long w = (long long)p->tp * p->cp * p->dp, x = (long long)g->etp * p->ep;
+    if (w % x) /* Megatron-Core: etp x ep x edp = tp x cp x dp */
+      return weft_gen_fail(g, WEFT_EINPUT, "ep",
+                           "etp x ep = %d x %d must divide tp x cp x dp = %d x %d x %d (the "
+                           "experts fold over the ranks of a stage; etp defaults to tp)",
+                           g->etp, p->ep, p->tp, p->cp, p->dp);
   }
   t->b = p->micro_batch;
   t->s = m->seq_len;
@@ -277,7 +285,7 @@ static void derive(const Gen *g, Tf *t) {
   t->el_attn = (attn_el - rep_el) / tp + rep_el + norm;
   t->el_mlp = (t->fm * h * t->ffn + (gelu ? t->ffn + h : 0)) / tp + norm;
   t->el_moe_dense = h * t->E + norm + t->sh * expert / tp; /* router, norm, shared experts */
-  t->el_moe_expert = t->E / p->ep * expert / tp;
+  t->el_moe_expert = t->E / p->ep * expert / g->etp; /* split over ETP (tp unless folded) */
   t->el_emb = t->V * h / tp + (gelu ? s * h : 0); /* vocab-parallel; positions replicated */
   /* MTP (DeepSeek-V3 Section 2.2): per module the 2h x h projection
    * (column-parallel), a layer like the last one, the shared head again */
@@ -520,6 +528,30 @@ static void tp_comm(Gen *g, GenBlock *blk, WeftPhase ph, double mult, const Tf *
   }
 }
 
+/* The TP and ETP collectives of a MoE sub-block whose experts are folded off
+ * the attention's TP (etp != tp; docs/zoo.md, "Expert parallelism"), as
+ * Megatron-Core's all-to-all token dispatcher runs them: with sequence
+ * parallelism a rank's tokens are its own shard (no TP collective); without,
+ * each TP rank dispatches 1/tp of the replicated tokens and the outputs (and
+ * the input gradients) are all-gathered over TP. After the dispatch the
+ * tokens are all-gathered over ETP for the experts' split GEMMs and their
+ * outputs reduce-scattered before the combine (and mirrored in backward):
+ * k S / tp per rank. Shared experts stay on the attention's TP, every
+ * token: a dense MLP's TP collectives. Full recomputation runs the
+ * forward's again. */
+static void moe_fold_comm(Gen *g, GenBlock *blk, double R, double rc, const Tf *t) {
+  const WeftParallel *p = g->par;
+  double x = t->S * t->k / p->tp; /* a rank's dispatched token bytes */
+  for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++) {
+    double mult = ph == WEFT_PHASE_FWD ? R : R * (1 + rc);
+    if (t->sh > 0) tp_comm(g, blk, (WeftPhase)ph, mult, t);
+    if (!p->sequence_parallel)
+      weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * t->S / p->tp, mult);
+    weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, GEN_ETP, mult * x, mult);
+    weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_REDUCESCATTER, GEN_ETP, mult * x * g->etp, mult);
+  }
+}
+
 /* A layer's attention (moe < 0), dense MLP (0) or MoE MLP (1) sub-block.
  * Full recomputation runs the forward again in input-grad, its collectives
  * included; selective only the attention core (no collectives). */
@@ -544,7 +576,12 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   blk->compute_ns[WEFT_PHASE_FWD] = c[WEFT_PHASE_FWD];
   blk->compute_ns[WEFT_PHASE_IG] = c[WEFT_PHASE_IG] + rc * c[WEFT_PHASE_FWD] + core; /* + recomputed */
   blk->compute_ns[WEFT_PHASE_WG] = c[WEFT_PHASE_WG];
-  if (p->tp_comm_overlap && p->sequence_parallel && moe <= 0) { /* TE's userbuffers */
+  /* folded experts off the attention's TP (etp != tp): a rank dispatches its
+   * 1/tp of the tokens (its sequence-parallel shard) */
+  int off = moe > 0 && g->fold && g->etp != p->tp;
+  if (off) {
+    moe_fold_comm(g, blk, R, rc, t);
+  } else if (p->tp_comm_overlap && p->sequence_parallel && moe <= 0) { /* TE's userbuffers */
     weft_gen_tp_overlap(g, blk, ob, R, rc, t->S);
   } else {
     tp_comm(g, blk, WEFT_PHASE_FWD, R, t);
@@ -557,11 +594,11 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_CP, R * t->kvs * p->cp, R);
   }
   if (moe > 0) { /* dispatch + combine all-to-alls, forward and backward; FP8: dispatch in FP8 */
-    double d = p->fp8 ? 1.0 / p->act_bytes : 1.0;
-    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL, GEN_EP, (1 + d) * R * t->S * t->k,
+    double d = p->fp8 ? 1.0 / p->act_bytes : 1.0, S = off ? t->S / p->tp : t->S;
+    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL, GEN_EP, (1 + d) * R * S * t->k,
                  2 * R);
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLTOALL, GEN_EP,
-                 2 * R * t->S * t->k + rc * (1 + d) * R * t->S * t->k, 2 * R * (1 + rc));
+                 2 * R * S * t->k + rc * (1 + d) * R * S * t->k, 2 * R * (1 + rc));
   }
   double dense = moe < 0 ? t->el_attn : moe ? t->el_moe_dense : t->el_mlp;
   double expert = moe > 0 ? t->el_moe_expert : 0;

@@ -13,7 +13,9 @@
 
 #define AUTO_EFFICIENCY 0.5 /* per FLOP, when the device has no per-operator data */
 
-_Static_assert(GEN_NKINDS <= WEFT_MAX_GROUPS, "every group kind can become a named group");
+/* Every kind can become a named group but TP: generators send over it only
+ * in the forward and input-gradient phases, whose phase group it is. */
+_Static_assert(GEN_NKINDS - 1 <= WEFT_MAX_GROUPS, "every group kind can become a named group");
 
 /* The knobs named by one word: a table each, one lookup and one message. */
 static const char *const RECOMPUTE_NAME[] = {"none", "full", "selective"};
@@ -175,6 +177,9 @@ static int check_common(Gen *g) {
     if (v < 1)
       return weft_gen_fail(g, WEFT_EINPUT, deg[i].name, "%s must be >= 1, got %d", deg[i].name, v);
   }
+  if (p->expert_tp < 0)
+    return weft_gen_fail(g, WEFT_EINPUT, "etp", "etp must be >= 1 (0: tp), got %d",
+                         p->expert_tp);
   if (p->recompute < WEFT_RECOMPUTE_NONE || p->recompute > WEFT_RECOMPUTE_SELECTIVE)
     return weft_gen_fail(g, WEFT_EINPUT, "recompute", "recompute must be 0..2, got %d",
                          p->recompute);
@@ -262,8 +267,12 @@ static int check_common(Gen *g) {
   g->size[GEN_TP] = p->tp;
   g->size[GEN_PP] = p->pp;
   g->size[GEN_DP] = p->dp * p->cp; /* CP ranks hold the same weights: gradients over both */
+  weft_gen_fold_of(p, &g->fold, &g->etp);
   g->size[GEN_EP] = p->ep;
-  g->size[GEN_EDP] = p->dp / p->ep * p->cp; /* ep | dp: checked by the architecture */
+  /* ep | dp, etp ep | tp cp dp: checked by the architecture */
+  g->size[GEN_EDP] = g->fold ? (int)(npar / p->pp / ((long long)g->etp * p->ep))
+                             : p->dp / p->ep * p->cp;
+  g->size[GEN_ETP] = g->fold && g->etp != p->tp ? g->etp : 1; /* else the experts use TP */
   g->size[GEN_CP] = p->cp;
   g->size[GEN_WORLD] = g->npus;
   return WEFT_OK;

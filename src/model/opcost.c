@@ -49,6 +49,7 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->top_k = m->experts > 0 ? (m->top_k > 0 ? m->top_k : 1) : 0;
   l->tp = par->tp;
   l->ep = par->ep > 0 ? par->ep : 1;
+  l->etp = par->expert_tp > 0 ? par->expert_tp : par->tp;
   l->sp = par->sequence_parallel;
   l->flash = par->attention == WEFT_ATTENTION_FLASH;
   l->causal = !m->bidirectional;
@@ -286,11 +287,13 @@ static void attention(List *L, const OcLayer *l) {
   residual(L, l);
 }
 
-/* The MLP of width f on tokens per group, groups of them side by side (MoE
- * experts). SwiGLU's gate and up projections are one GEMM of width 2f, as
- * Megatron-Core's linear_fc1 (and its grouped experts') runs them. */
-static void mlp(List *L, const OcLayer *l, double groups, double tokens, double width) {
-  double f = width / l->tp, e = groups * tokens * f;
+/* The MLP of width f (split over tp ranks) on tokens per group, groups of
+ * them side by side (MoE experts). SwiGLU's gate and up projections are one
+ * GEMM of width 2f, as Megatron-Core's linear_fc1 (and its grouped experts')
+ * runs them. */
+static void mlp(List *L, const OcLayer *l, double groups, double tokens, double width,
+                double tp) {
+  double f = width / tp, e = groups * tokens * f;
   int f8 = l->fp8;
   if (l->ffn_matrices == 2) {
     gemm8(L, "fc1", groups, tokens, f, l->h, 1, f8);
@@ -311,15 +314,22 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
     case OC_ATTN: attention(&L, l); break;
     case OC_MLP:
       norm(&L, l, "mlp_norm");
-      mlp(&L, l, 1, T, l->ffn);
+      mlp(&L, l, 1, T, l->ffn, l->tp);
       residual(&L, l);
       break;
     case OC_MOE: { /* ep ranks' tokens, top_k each, spread over E experts; E/ep here */
+      double etp = l->etp > 0 ? l->etp : l->tp, per = T * l->top_k * l->ep / l->experts;
       norm(&L, l, "moe_norm");
-      gemm(&L, "router", 1, T, l->experts, l->h, 1);
+      if (etp != l->tp) { /* folded: a rank routes its 1/tp of the tokens; the experts
+                             get ep ranks' shares, gathered over etp */
+        gemm(&L, "router", 1, T / l->tp, l->experts, l->h, 1);
+        per = per * etp / l->tp;
+      } else {
+        gemm(&L, "router", 1, T, l->experts, l->h, 1);
+      }
       double groups = l->experts / l->ep;
-      mlp(&L, l, groups, T * l->top_k * l->ep / l->experts, l->moe_ffn);
-      if (l->shared > 0) mlp(&L, l, l->shared, T, l->moe_ffn); /* every token, locally */
+      mlp(&L, l, groups, per, l->moe_ffn, etp);
+      if (l->shared > 0) mlp(&L, l, l->shared, T, l->moe_ffn, l->tp); /* every token, locally */
       residual(&L, l);
       break;
     }

@@ -47,6 +47,7 @@ typedef struct {
   int fp8;             /* a WeftFp8: linear layers' GEMMs in FP8 and its casts */
   int graphs;          /* CUDA graphs: no CPU launch cost per kernel */
   double act_bytes, param_bytes;
+  double etp;          /* the experts' tensor-parallel split (folding); 0: tp */
 } OcLayer;
 
 /* Most operators a block lists (forward and backward, FP8 casts). */
