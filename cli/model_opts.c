@@ -60,6 +60,10 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
                           "selective recomputation's modules: core_attn, mlp, moe,\n"
                           "                        shared_experts, moe_act, layernorm, mla_up_proj\n"
                           "                        (default core_attn)"},
+    [CLI_MO_OFFLOAD] = {"--cpu-offloading-num-layers", "N",
+                        "the first N layers' activations offloaded to host\n"
+                        "                        memory (Megatron-Core's; pp 1, no recompute,\n"
+                        "                        a device with host_gbps; default 0: off)"},
 };
 
 /* "5,6,6,5": positive layer counts, one per stage. */
@@ -109,7 +113,8 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
               {CLI_MO_DP, &p->dp, 1, 1 << 24},   {CLI_MO_EP, &p->ep, 1, 1 << 24},
               {CLI_MO_MB, &p->micro_batch, 1, 1 << 24}, {CLI_MO_VP, &p->virtual_stages, 1, 1 << 16},
               {CLI_MO_ZERO, &p->zero_stage, 0, 3},       {CLI_MO_CP, &p->cp, 1, 1 << 24},
-              {CLI_MO_ETP, &p->expert_tp, 1, 1 << 24}};
+              {CLI_MO_ETP, &p->expert_tp, 1, 1 << 24},
+              {CLI_MO_OFFLOAD, &p->cpu_offloading_num_layers, 0, 1 << 24}};
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
     if (val[ints[i].k] &&
         positive(cli_model_opts[ints[i].k].name, val[ints[i].k], ints[i].lo, ints[i].hi,

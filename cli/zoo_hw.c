@@ -177,6 +177,7 @@ static void device_json(FILE *out, const WeftDevice *d) {
   json_opt(out, "hbm_bytes", d->hbm_bytes);
   json_opt(out, "hbm_bytes_per_s", d->hbm_bytes_per_s);
   json_opt(out, "power_w", d->power_w);
+  json_opt(out, "host_bytes_per_s", d->host_bytes_per_s);
   fprintf(out, ",\n  \"compute_model\": \"%s\"", d->sms > 0 ? "per-operator" : "per-flop");
   if (d->sms > 0) {
     json_opt(out, "peak_vector_flops", d->peak_vector_flops);
@@ -213,6 +214,8 @@ static void device_table(FILE *out, const WeftDevice *d) {
   row(out, "hbm_gib", d->hbm_bytes / GIB, " (2^30 bytes)", "");
   row(out, "hbm_gbps", d->hbm_bytes_per_s / 1e9, " (10^9 bytes/s)", "");
   row(out, "power_w", d->power_w, " (TDP / board power)", "not published");
+  row(out, "host_gbps", d->host_bytes_per_s / 1e9, " (to host memory, each direction)",
+      "not given: no activation offloading");
   if (d->sms == 0) {
     fprintf(out, "  %-16sper FLOP at --efficiency (no per-operator figures)\n", "compute");
     return;

@@ -189,6 +189,8 @@ def args_for(run, specs, tmp, assumed):
         a += ["--cuda-graphs"]
     if par.get("zero"):
         a += ["--zero", str(int(par["zero"]))]
+    if par.get("cpu_offloading_num_layers"):  # Megatron's activation offloading
+        a += ["--cpu-offloading-num-layers", str(int(par["cpu_offloading_num_layers"]))]
     rc = par.get("recompute")
     if rc == "full":
         a += ["--recompute"]

@@ -104,6 +104,11 @@ typedef struct {
    * "" none. weft_zoo_device sets it from the device's `measured:` key or
    * finds ZOO/../measured/NAME_*.csv, and reads the tables. */
   char measured[WEFT_PATH_LEN];
+  /* The device's link to host memory, bytes/s each direction (devices.yml
+   * host_gbps; 0: not given): activation offloading's copies
+   * (WeftParallel.cpu_offloading_num_layers; docs/zoo.md, "Activation
+   * offloading"). */
+  double host_bytes_per_s;
 } WeftDevice;
 
 /* Read one model file. */
@@ -290,6 +295,16 @@ typedef struct {
    * 0 (default): etp = tp. When etp = tp and ep divides dp, EP is laid
    * innermost within DP (the layout before folding). */
   int expert_tp;
+  /* Activation offloading to host memory as Megatron-Core's
+   * --cpu-offloading-num-layers N runs it (Transformer Engine's
+   * get_cpu_offload_context, default schedule; docs/zoo.md, "Activation
+   * offloading"): the activations saved for backward of the first N layers
+   * of the stage go to host memory after their forward and come back before
+   * their backward, on a side stream beside the compute; at most layers - N
+   * layers' sets stay in HBM. 0 (default): off. As Megatron: pp 1, no
+   * recomputation, N below the layers; the device needs a host link
+   * (host_bytes_per_s). */
+  int cpu_offloading_num_layers;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

@@ -745,6 +745,30 @@ def test_recompute_num_layers_keywords():
     assert "uniform or block" in str(e.value)
 
 
+def test_cpu_offloading_keywords():
+    """cpu_offloading_num_layers= is --cpu-offloading-num-layers and the
+    scenario key of the same name: 79 of Llama 2 70B's 80 layers offloaded
+    leave one set in HBM, every copy in the open (TE's schedule), slower
+    than 60; a device without host_gbps is refused, naming the field."""
+    v = "data/validation/cost.yml"
+    job = dict(model="llama2-70b", device="h100", zero=3, attention="flash", cost_model=v,
+               cluster="dgx-h100", npus=64, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "llama2-70b", "--device", "h100", "--zero", "3", "--attention", "flash",
+            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "64", "--constraint",
+            "B1 = 450", "--constraint", "B2 = 50"]
+    py = weft.optimize(cpu_offloading_num_layers=60, **job)
+    same(py, cli("optimize", *args, "--cpu-offloading-num-layers", "60"))
+    assert py["time_ns"] < weft.optimize(cpu_offloading_num_layers=79, **job)["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 8]}, "cost_model": v,
+          "workload": {"model": "llama2-70b", "device": "h100", "zero": 3, "attention": "flash",
+                       "cpu_offloading_num_layers": 60},
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(cpu_offloading_num_layers=60, **dict(job, device="mi300x"))
+    assert "host_gbps" in str(e.value)
+
+
 def test_zoo_recipe_keys():
     """head_dim, window, sinks and mtp_layers read by weft.zoo as by `weft zoo
     --json` (same keys, same order, same parameter count)."""

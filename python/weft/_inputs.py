@@ -28,7 +28,8 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size",
               "pp_account_embedding", "pp_account_loss", "recompute_num_layers",
               "recompute_method", "recompute_modules", "tp_comm_overlap",
-              "overlap_p2p_communication", "etp")
+              "overlap_p2p_communication", "etp",
+              "cpu_offloading_num_layers")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -343,6 +344,9 @@ class ModelOpts:
         if kw.get("recompute_num_layers") is not None:  # --recompute-num-layers N
             par.recompute_num_layers = int_value("recompute_num_layers",
                                                  kw["recompute_num_layers"], 1, 1 << 24)
+        if kw.get("cpu_offloading_num_layers") is not None:  # --cpu-offloading-num-layers N
+            par.cpu_offloading_num_layers = int_value(
+                "cpu_offloading_num_layers", kw["cpu_offloading_num_layers"], 0, 1 << 24)
         if kw.get("recompute_method") is not None:  # --recompute-method uniform|block
             kind = ctypes.c_int()
             if not isinstance(kw["recompute_method"], str) or lib.weft_recompute_method_parse(

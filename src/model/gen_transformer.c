@@ -8,6 +8,7 @@
 
 #include "model/gen.h"
 #include "model/gen_names.h"
+#include "model/offload.h"
 #include "model/zoo.h"
 
 #define PLAN_STACK_STAGES 64 /* stages planned on the stack, without allocating */
@@ -726,8 +727,9 @@ static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const doub
     double c = rc_mods(p) & WEFT_RC_CORE_ATTN ? core : 0;
     double dd = c + rc_drop(g, t, 0), de = c + rc_drop(g, t, 1);
     mem->activations_bytes = (nd * (ad - dd) + ne * (ae - de)) * inflight + (ne ? de : dd);
-  } else {
-    mem->activations_bytes = (nd * ad + ne * ae) * inflight;
+  } else { /* offloading (pp 1): the last n - N layers' sets stay (TE's peak) */
+    int off = p->cpu_offloading_num_layers, rne = off ? moe_layers(g, lo + off, lo + n - 1) : ne;
+    mem->activations_bytes = ((n - off - rne) * ad + rne * ae) * inflight;
   }
   if (k == p->pp - 1 || (dual && k == 0)) mem->activations_bytes += 4 * t->b * t->sq * t->V / p->tp;
   if (k == p->pp - 1) /* MTP: its layers kept whole (not recomputed), a logits buffer each */
@@ -823,6 +825,29 @@ static void chunk_layers(const Tf *t, int v, int c, int *lo, int *hi) {
   *hi = *lo + n - 1;
 }
 
+/* Activation offloading (pp 1, no recomputation): the stage's first N
+ * layers' activations (layer_act) copied to the host after their forward and
+ * back before their backward at the device's host link, one layer after
+ * another beside the compute (TE's schedule, weft_offload_stall_ns, on the
+ * stage's mean layer); what the compute waits, per micro-batch, is charged
+ * to the attention blocks' forward and input-grad compute, a share a layer. */
+static void offload_stall(Gen *g, const Tf *t, GenBlock *attn, const GenBlock *mlp,
+                          const GenBlock *moe, int nd, int ne) {
+  int L = t->Ls, N = g->par->cpu_offloading_num_layers, ne_o = moe_layers(g, t->first, t->first + N - 1);
+  double core, bytes = (N - ne_o) * layer_act(g, t, 0, &core) + ne_o * layer_act(g, t, 1, &core);
+  double copy_ns = bytes / N / g->dev->host_bytes_per_s * 1e9, f = 0, b = 0;
+  const GenBlock *blk[3] = {attn, nd ? mlp : NULL, ne ? moe : NULL};
+  const double cnt[3] = {L, nd, ne};
+  for (int k = 0; k < 3; k++)
+    if (blk[k]) {
+      f += cnt[k] * blk[k]->compute_ns[WEFT_PHASE_FWD];
+      b += cnt[k] * (blk[k]->compute_ns[WEFT_PHASE_IG] + blk[k]->compute_ns[WEFT_PHASE_WG]);
+    }
+  double per = t->R / L; /* the blocks hold R micro-batches; the stall spread over L layers */
+  attn->compute_ns[WEFT_PHASE_FWD] += per * weft_offload_stall_ns(L, N, f / t->R / L, copy_ns);
+  attn->compute_ns[WEFT_PHASE_IG] += per * weft_offload_stall_ns(L, N, b / t->R / L, copy_ns);
+}
+
 /* Chunk c's accumulation (layers lo..hi): the last group's share kept of
  * its attn, mlp and moe blocks, less the last micro-batch's. */
 static void chunk_accum(Gen *g, const Accum *a, int lo, int hi, GenBlock *out) {
@@ -908,6 +933,7 @@ static int emit(Gen *g, Tf *t) {
     mtp_layer = t->mtp_moe ? moe : mlp;
     mtp_head_block(g, t, &mtp_head);
   }
+  if (p->cpu_offloading_num_layers > 0) offload_stall(g, t, &attn, &mlp, &moe, nd, ne);
   if (p->pp > 1 && p2p) { /* the rest under (n - 1) / n of the stage's forward, backward */
     double fwd = 0.0, bwd = 0.0;
     const GenBlock *b[5] = {&attn, nd ? &mlp : NULL, ne ? &moe : NULL, has_emb ? &emb : NULL,

@@ -143,6 +143,30 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "fp8 nvfp4: device '%s' has no FP4 rate (fp4_tflops): its GEMMs cannot "
                           "run in FP4",
                           dev->name);
+  if (p->cpu_offloading_num_layers > 0 && !(dev->host_bytes_per_s > 0.0))
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "host_gbps",
+                          "cpu_offloading_num_layers: device '%s' has no host link (host_gbps "
+                          "in devices.yml): the offloaded activations' copies cannot be timed",
+                          dev->name);
+  return WEFT_OK;
+}
+
+/* Megatron-Core's activation offloading (TransformerConfig.__post_init__
+ * refuses the rest): transformers, pp 1, no recomputation, N < layers. */
+static int check_offload(Gen *g) {
+  const WeftParallel *p = g->par;
+  int n = p->cpu_offloading_num_layers;
+  if (n == 0) return WEFT_OK;
+  if (n < 0 || g->m->arch != WEFT_ARCH_TRANSFORMER || n >= g->m->layers)
+    return weft_gen_fail(g, WEFT_EINPUT, "cpu_offloading_num_layers",
+                         "cpu_offloading_num_layers %d: needs a transformer and 0 <= N < its "
+                         "layers (%d; Transformer Engine keeps the last layer's activations)",
+                         n, g->m->layers);
+  if (p->pp > 1 || p->recompute != WEFT_RECOMPUTE_NONE)
+    return weft_gen_fail(g, WEFT_EINPUT, "cpu_offloading_num_layers",
+                         "cpu_offloading_num_layers needs pp 1 and no recomputation (got pp %d, "
+                         "recompute %s), as Megatron-Core",
+                         p->pp, weft_recompute_name(p->recompute));
   return WEFT_OK;
 }
 
@@ -329,6 +353,7 @@ int weft_generate(const WeftModel *m, const WeftDevice *dev, const WeftParallel 
   memset(comm, 0, sizeof *comm);
   comm->ndims = net->ndims;
   int rc = check_common(&g);
+  if (!rc) rc = check_offload(&g);
   /* Up front, before any allocation proportional to it: a workload has a
    * few entries per layer of a stage (zoo files are held to this already). */
   if (!rc && m->arch == WEFT_ARCH_TRANSFORMER && m->layers > WEFT_MAX_TRANSFORMER_LAYERS)

@@ -12,7 +12,7 @@ static const char *const DEVICE_KEYS[] = {
     "title",          "peak_tflops",    "hbm_gib", "hbm_gbps", "source", "fp8_tflops",
     "tf32_tflops",    "vector_tflops",  "sms",     "tile",     "gemm_efficiency",
     "hbm_efficiency", "attention_efficiency", "gemm_eff_max", "gemm_k0", "gemm_t0_us",
-    "fp4_tflops",     "power_w",        "measured", NULL};
+    "fp4_tflops",     "power_w",        "measured", "host_gbps", NULL};
 #define MAX_SMS 100000  /* SMs or CUs of one device */
 #define MAX_TILE 4096   /* a GEMM output tile's side */
 
@@ -174,11 +174,13 @@ static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char
   if ((rc = weft_zoo_text(v, "title", file, d->title, sizeof d->title, err)) ||
       (rc = weft_zoo_text(v, "source", file, d->source, sizeof d->source, err)))
     return rc;
-  double fp4 = 0;  /* the NVFP4 recipe's GEMM rate (--fp8 nvfp4) */
+  double fp4 = 0, host = 0; /* the NVFP4 recipe's GEMM rate (--fp8 nvfp4); the host link */
   if ((rc = opt_double(v, "fp4_tflops", file, WEFT_RANGE_ZOO_FIGURE, &fp4, err)) ||
-      (rc = opt_double(v, "power_w", file, WEFT_RANGE_ZOO_FIGURE, &d->power_w, err)))
+      (rc = opt_double(v, "power_w", file, WEFT_RANGE_ZOO_FIGURE, &d->power_w, err)) ||
+      (rc = opt_double(v, "host_gbps", file, WEFT_RANGE_ZOO_FIGURE, &host, err)))
     return rc;
   d->peak_fp4_flops = fp4 * 1e12;
+  d->host_bytes_per_s = host * 1e9; /* GB/s each direction, as bw_gbps */
   d->peak_flops = tflops * 1e12;
   d->hbm_bytes = gib * GIB;
   d->hbm_bytes_per_s = gbps * 1e9;  /* GB/s, as bw_gbps everywhere in weft */

@@ -1,0 +1,1 @@
+optimize --model llama2-70b --device h100 --tp 1 --pp 1 --zero 3 --attention flash --mb 1 --cluster dgx-h100 --npus 64 --cost-model data/validation/cost.yml --constraint 'B1 = 450' --constraint 'B2 = 50' --cpu-offloading-num-layers 60
