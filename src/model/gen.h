@@ -37,7 +37,8 @@ typedef enum {
   GEN_HIDE_RS_FPROP,  /* the reduce-scatter under the last GEMM's forward (pipelined chunks) */
   GEN_HIDE_AG_DGRAD,  /* the gradient all-gather under the last GEMM's dgrad (ring exchange) */
   GEN_HIDE_RS_WGRAD,  /* the dgrad reduce-scatter under the first GEMM's wgrad (bulk) */
-  GEN_HIDE_P2P        /* a pipeline send-recv under the other micro-batches' compute */
+  GEN_HIDE_P2P,       /* a pipeline send-recv under the other micro-batches' compute */
+  GEN_HIDE_CP         /* context parallelism's ring transfers under its step kernels */
 } GenHide;
 
 /* Distinct (collective, group, tag) triples one phase of a sub-block can
@@ -170,6 +171,13 @@ int weft_gen_1f1b(const double *f, const double *b, int pp, int m, double *makes
  * hidden behind their GEMMs, which slow by the comm kernels' SMs (added to
  * blk's compute). */
 void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, double S);
+/* gen_overlap.c: context parallelism's P2P ring (Transformer Engine's
+ * cp_comm_type p2p; docs/zoo.md, "Context parallelism") for R micro-batches,
+ * rc = the share recomputed: its K, V (forward) and K, V and dK, dV
+ * (backward) transfers, each hidden behind the step kernel beside it.
+ * Returns 0 (adding nothing) when the layer's attention is no ring
+ * (OcLayer.cp_ring 0: cp_comm all_gather, standard attention, a window). */
+int weft_gen_cp_ring(Gen *g, GenBlock *blk, double R, double rc);
 
 int weft_gen_transformer(Gen *g);
 int weft_gen_cnn(Gen *g);
