@@ -14,7 +14,7 @@ static const char *const MODEL_KEYS[] = {
     "pp_layers", "grad_bytes", "schedule", "master_weights", "optimizer_states", "cuda_graphs",
     "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size", "pp_account_embedding",
     "pp_account_loss", "recompute_num_layers", "recompute_method", "recompute_modules",
-    "tp_comm_overlap", "overlap_p2p_communication", NULL};
+    "tp_comm_overlap", "overlap_p2p_communication", "cp_comm", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -233,6 +233,8 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                      &par->attention, err)) ||
       (rc = word_key(wv, "schedule", "1f1b or dualpipe", weft_schedule_parse, file,
                      &par->schedule, err)) ||
+      (rc = word_key(wv, "cp_comm", "p2p or all_gather", weft_cp_comm_parse, file,
+                     &par->cp_comm, err)) ||
       (rc = int_key(wv, "recompute_num_layers", file, 1, big, &par->recompute_num_layers, err)) ||
       (rc = word_key(wv, "recompute_method", "uniform or block", weft_recompute_method_parse,
                      file, &par->recompute_method, err)) ||
