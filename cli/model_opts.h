@@ -63,9 +63,10 @@ int cli_opt_overlap(const char *ogr, const char *opg, const char *bucket, WeftPa
  * absent: unchanged. Prints and returns -1 on a bad value. */
 int cli_opt_comm_overlap(const char *tpo, const char *p2p, WeftParallel *p);
 #define CLI_CPCOMM_HELP                                                       \
-  "context parallelism's K, V exchange: p2p (a ring, each transfer\n"         \
-  "                        under an attention kernel; default, Megatron's) or\n" \
-  "                        all_gather (Llama 3's; Megatron's --cp-comm-type)"
+  "context parallelism's K, V exchange: p2p (a ring, each\n"                 \
+  "                        transfer under an attention kernel; default,\n"   \
+  "                        Megatron's) or all_gather (Llama 3's; Megatron's\n" \
+  "                        --cp-comm-type)"
 /* --cp-comm (p2p|all_gather) into p; absent: unchanged. Prints and returns
  * -1 on a bad value. */
 int cli_opt_cp_comm(const char *v, WeftParallel *p);
