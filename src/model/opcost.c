@@ -64,23 +64,6 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
                !(l->window > 0 && l->windowed > 0);
 }
 
-double weft_opcost_causal_fraction(double kv_len, int causal) {
-  if (!causal) return 1.0;
-  double n = ceil(kv_len / OC_FLASH_BLOCK);
-  return n > 0 ? (n + 1) / (2 * n) : 1.0;
-}
-
-double weft_opcost_pair_fraction(double kv_len, int causal, double window, double windowed) {
-  double c = weft_opcost_causal_fraction(kv_len, causal);
-  if (!causal || !(window > 0) || !(windowed > 0) || window >= kv_len) return c;
-  double n = ceil(kv_len / OC_FLASH_BLOCK), blocks = 0;
-  for (double j = 0; j < n; j++) {
-    double first = floor((j * OC_FLASH_BLOCK - window) / OC_FLASH_BLOCK);
-    blocks += j - (first > 0 ? first : 0) + 1;
-  }
-  return windowed * blocks / (n * n) + (1 - windowed) * c;
-}
-
 double weft_opcost_window_share(const WeftModel *m) {
   if (m->window <= 0 || m->layers < 1) return 0;
   int full = m->window_full_every > 0 ? m->layers / m->window_full_every : 0;
