@@ -393,14 +393,16 @@ static double measured_other(const Rates *r, const OcOp *op) {
     if (!r->bf16 || op->fp8) return -1;
     double bwd = op->phase != WEFT_PHASE_FWD;
     double fl = 4 * op->batch * op->m * op->n * op->k * (bwd ? 2.5 : 1) * (op->causal ? 0.5 : 1);
-    /* the square rows' seq and batch x heads for an unmasked m x n kernel:
-     * the forward's thread blocks each take 128 queries through all n
-     * keys, the backward's 128 keys through all m queries; the row with
-     * that loop length and that many blocks (docs/zoo.md) */
+    /* a ring step's unmasked m x n kernel from the square rows (docs/zoo.md,
+     * "Context parallelism"): the forward's thread blocks each take 128
+     * queries through all n keys, so the row of that loop length and as
+     * many blocks (seq n, batch x heads x m / n); the backward takes as long
+     * for m x n as for n x m (data/measured/h100_cp_ring_check.csv), so the
+     * square of the same area (seq sqrt(m n)) */
     double seq = op->n, bh = op->batch;
     if (op->cp_role && !op->causal && op->m != op->n) {
-      seq = bwd ? op->m : op->n;
-      bh = op->batch * (bwd ? op->n / op->m : op->m / op->n);
+      seq = bwd ? sqrt(op->m * op->n) : op->n;
+      bh = bwd ? op->batch : op->batch * op->m / op->n;
     }
     return weft_measured_attention_ns(r->meas, WM_ATTN_TE, (int)bwd, op->causal, seq, op->k, bh,
                                       fl);
