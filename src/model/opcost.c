@@ -112,7 +112,8 @@ static void fp8_cast(List *L, const char *name, const char *amax, int phase, dou
   }
   double flops = nv ? 1 + (once ? 0 : OC_RHT_FLOPS) : cur ? 1 : 2;
   OcOp c = {name, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e * flops,
-            tensors * weft_opcost_fp8_cast_bytes(L->fp8, e, src_bytes, once), 0, once, 0, 0, 0, 0, 0, 0};
+            tensors * weft_opcost_fp8_cast_bytes(L->fp8, e, src_bytes, once), 0, once, 0, 0, 0,
+            0, 0, 0};
   put(L, &c);
 }
 
