@@ -73,6 +73,10 @@ typedef struct {
   double oc_ns[OC_NBLOCKS][WEFT_NPHASES]; /* opcost: one micro-batch per block, per phase */
   double oc_once_ns[OC_NBLOCKS];       /* opcost: once an iteration per block (FP8 weight casts) */
   int overflow;                        /* a block ran out of collective slots */
+  /* context parallelism's P2P ring (weft_gen_cp_setup): on, a K, V block's
+   * bytes, the compute its forward and backward transfers hide behind */
+  int cp_ring;
+  double cp_block_bytes, cp_hide_ns[2];
 } Gen;
 
 /* "" file, no line: generator errors are about the combination of inputs. */
@@ -178,6 +182,9 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
  * Returns 0 (adding nothing) when the layer's attention is no ring
  * (OcLayer.cp_ring 0: cp_comm all_gather, standard attention, a window). */
 int weft_gen_cp_ring(Gen *g, GenBlock *blk, double R, double rc);
+/* Once per generation (a transformer, after g->opcost and ns_per_flop are
+ * set): the ring's g->cp_* (cp_ring 0 when the layer's attention is none). */
+void weft_gen_cp_setup(Gen *g);
 
 int weft_gen_transformer(Gen *g);
 int weft_gen_cnn(Gen *g);

@@ -104,11 +104,12 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
  * blocks in cp transfers under all cp kernels. An off-diagonal kernel at
  * the faster rank's time (the transfer must arrive for that rank's next
  * step); kernels without launches (the comm runs beside them on the GPU). */
-int weft_gen_cp_ring(Gen *g, GenBlock *blk, double R, double rc) {
+void weft_gen_cp_setup(Gen *g) {
   OcLayer l;
   OcOp ops[OC_MAX_OPS];
   weft_opcost_layer(g->m, g->par, &l);
-  if (!l.cp_ring) return 0;
+  g->cp_ring = l.cp_ring;
+  if (!l.cp_ring) return;
   int n = weft_opcost_cp_ops(&l, ops, OC_MAX_OPS);
   if (n > OC_MAX_OPS) n = OC_MAX_OPS;
   double diag[2] = {0, 0}, off[2][2] = {{0, 0}, {0, 0}}; /* [fwd, bwd][first, last rank] */
@@ -121,9 +122,14 @@ int weft_gen_cp_ring(Gen *g, GenBlock *blk, double R, double rc) {
     else if (o->cp_rank == OC_CP_ALL) off[p][0] = off[p][1] = ns;
     else off[p][o->cp_rank == OC_CP_LAST] = ns;
   }
-  double cp = l.cp, kv = weft_opcost_cp_block_bytes(&l);
-  double fwd = diag[0] + (cp - 2) * fmin(off[0][0], off[0][1]);
-  double bwd = diag[1] + (cp - 1) * fmin(off[1][0], off[1][1]);
+  g->cp_block_bytes = weft_opcost_cp_block_bytes(&l);
+  g->cp_hide_ns[0] = diag[0] + (l.cp - 2) * fmin(off[0][0], off[0][1]);
+  g->cp_hide_ns[1] = diag[1] + (l.cp - 1) * fmin(off[1][0], off[1][1]);
+}
+
+int weft_gen_cp_ring(Gen *g, GenBlock *blk, double R, double rc) {
+  if (!g->cp_ring) return 0;
+  double cp = g->par->cp, kv = g->cp_block_bytes, fwd = g->cp_hide_ns[0], bwd = g->cp_hide_ns[1];
   for (int k = 0; k < 2; k++) { /* the forward, and its recomputation in backward */
     double x = k ? R * rc : R;
     if (x > 0)

@@ -267,6 +267,8 @@ static int check_common(Gen *g) {
         if (l.fp8) g->oc_once_ns[b] = weft_opcost_block_once_ns(g->dev, &l, (OcBlock)b);
       }
   }
+  g->cp_ring = 0;
+  if (p->cp > 1 && g->m->arch == WEFT_ARCH_TRANSFORMER && g->m->heads > 0) weft_gen_cp_setup(g);
   g->size[GEN_TP] = p->tp;
   g->size[GEN_PP] = p->pp;
   g->size[GEN_DP] = p->dp * p->cp; /* CP ranks hold the same weights: gradients over both */
