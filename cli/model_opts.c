@@ -36,6 +36,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_TPO] = {"--tp-comm-overlap", "on|off", CLI_TPO_HELP},
     [CLI_MO_P2P] = {"--overlap-p2p-communication", "on|off", CLI_P2P_HELP},
     [CLI_MO_ETP] = {"--etp", "N", CLI_ETP_HELP},
+    [CLI_MO_CPCOMM] = {"--cp-comm", "p2p|all_gather", CLI_CPCOMM_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
@@ -127,6 +128,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   p->pp_account_embedding = val[CLI_MO_PPEMB] != NULL;
   p->pp_account_loss = val[CLI_MO_PPLOSS] != NULL;
   if (cli_opt_comm_overlap(val[CLI_MO_TPO], val[CLI_MO_P2P], p)) return -1;
+  if (cli_opt_cp_comm(val[CLI_MO_CPCOMM], p)) return -1;
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
@@ -240,6 +242,13 @@ int cli_opt_comm_overlap(const char *tpo, const char *p2p, WeftParallel *p) {
                  on_off("--overlap-p2p-communication", p2p, &p->overlap_p2p)
              ? -1
              : 0;
+}
+
+int cli_opt_cp_comm(const char *v, WeftParallel *p) {
+  WeftError err;
+  if (!v || weft_cp_comm_parse(v, &p->cp_comm, &err) == WEFT_OK) return 0;
+  cli_fail("--%s", err.msg); /* "cp_comm 'x': expected p2p or all_gather" */
+  return -1;
 }
 
 int cli_opt_efficiency(const char *v, double *out) {

@@ -23,7 +23,8 @@ as "not modelled" with the reason, never dropped.
   not published: 1 with a pipeline, else the largest divisor of the
   replica's batch that fits in memory; micro_batches()), interleaving, sequence parallelism, ZeRO stage, recompute,
   and what runs.yml records from each source: the attention kernel
-  (`attention`), gradient precision (`grad_bytes`), FP8 GEMMs (precision
+  (`attention`), context parallelism's K, V exchange (`cp_comm`; absent:
+  Megatron's p2p ring), gradient precision (`grad_bytes`), FP8 GEMMs (precision
   fp8), TP and pipeline communication overlap (`tp_comm_overlap`,
   `overlap_p2p`; absent: weft's defaults, Megatron's: TP off, P2P on with
   interleaving), DP gradient reduction under the backward
@@ -162,6 +163,8 @@ def args_for(run, specs, tmp, assumed):
             a += [flag, str(int(par[k]))]
     if par.get("attention"):
         a += ["--attention", par["attention"]]
+    if par.get("cp_comm"):  # CP's K, V exchange as published (Llama 3: all_gather)
+        a += ["--cp-comm", par["cp_comm"]]
     for k, flag in (("tp_comm_overlap", "--tp-comm-overlap"),
                     ("overlap_p2p", "--overlap-p2p-communication"),
                     ("overlap_grad_reduce", "--overlap-grad-reduce")):

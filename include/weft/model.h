@@ -305,6 +305,9 @@ typedef struct {
    * recomputation, N below the layers; the device needs a host link
    * (host_bytes_per_s). */
   int cpu_offloading_num_layers;
+  int cp_comm;              /* a WeftCpComm: how context parallelism's attention exchanges
+                               K and V (Megatron-Core's --cp-comm-type); 0 (default,
+                               Megatron's): p2p */
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15
@@ -394,6 +397,16 @@ typedef enum { WEFT_ATTENTION_STANDARD = 0, WEFT_ATTENTION_FLASH = 1 } WeftAtten
 /* "standard", "flash" <-> WeftAttention; parse: WEFT_EINPUT otherwise. */
 const char *weft_attention_name(int kind);
 int weft_attention_parse(const char *text, int *kind, WeftError *err);
+/* Context parallelism's attention exchange (Megatron-Core's --cp-comm-type,
+ * Transformer Engine's cp_comm_type; docs/zoo.md, "Context parallelism"):
+ * p2p (Megatron's default: a ring of cp steps, each a flash kernel on the
+ * local queries and the K, V block of one rank, the next block sent and
+ * received under it) or all_gather (Llama 3's: K and V gathered whole, one
+ * kernel, the gather blocking). */
+typedef enum { WEFT_CP_P2P = 0, WEFT_CP_ALLGATHER = 1 } WeftCpComm;
+/* "p2p", "all_gather" <-> WeftCpComm; parse: WEFT_EINPUT (field "cp_comm") otherwise. */
+const char *weft_cp_comm_name(int kind);
+int weft_cp_comm_parse(const char *text, int *kind, WeftError *err);
 /* The optimizer's copies per parameter, WeftParallel.optimizer_bytes: the
  * master weights in `master` ("fp32" 4 bytes, "bf16" 2, "none" 0: the bf16
  * parameters updated in place) plus Adam's two moments in `moments` ("fp32"

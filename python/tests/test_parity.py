@@ -896,3 +896,24 @@ def test_etp_keyword(tmp_path):
                  "--cost-dims", "NVLink,InfiniBand", "--constraint", "sum = 500"),
          skip=NOWALL)
     assert py["top"] and all(p["dp"] == 8 for p in py["top"])  # EP 16 folds only over 16
+def test_cp_comm():
+    # cp_comm= is --cp-comm p2p|all_gather (Megatron's --cp-comm-type): the
+    # default is the P2P ring, its transfers hidden behind the ring's
+    # kernels; all_gather the blocking gathers and scatter. The scenario key
+    # cp_comm gives the same answer.
+    args = dict(cluster="dgx-h100", npus=128, cost_model="data/validation/cost.yml",
+                model="llama2-70b", tp=8, cp=2, pp=4, recompute="full", attention="flash",
+                sp=True, constraint=["B1 <= 450", "B2 <= 50"])
+    flags = ["--cluster", "dgx-h100", "--npus", "128", "--cost-model",
+             "data/validation/cost.yml", "--model", "llama2-70b", "--tp", "8", "--cp", "2",
+             "--pp", "4", "--recompute", "full", "--attention", "flash", "--sp",
+             "--constraint", "B1 <= 450", "--constraint", "B2 <= 50"]
+    ag = weft.optimize(cp_comm="all_gather", **args)
+    same(ag, cli("optimize", *flags, "--cp-comm", "all_gather"), skip=NOWALL)
+    ring = weft.optimize(**args)
+    same(ring, cli("optimize", *flags, "--cp-comm", "p2p"), skip=NOWALL)
+    assert weft.optimize(cp_comm="p2p", **args) == ring
+    assert ring["time_ns"] != ag["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(cp_comm="ring", **args)
+    assert e.value.field == "cp_comm"

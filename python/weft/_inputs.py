@@ -29,7 +29,7 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "pp_account_embedding", "pp_account_loss", "recompute_num_layers",
               "recompute_method", "recompute_modules", "tp_comm_overlap",
               "overlap_p2p_communication", "etp",
-              "cpu_offloading_num_layers")
+              "cpu_offloading_num_layers", "cp_comm")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -228,8 +228,9 @@ def read_workload(v):
 # ------------------------------------------------------------------ model options
 def device_knobs(kw, par):
     """sp=, cuda_graphs= (booleans), fp8= (True: delayed, or off|delayed|
-    current|mxfp8|blockwise|nvfp4) and attention= (standard|flash) into par, as --sp,
-    --cuda-graphs, --fp8 and --attention (every command taking a model)."""
+    current|mxfp8|blockwise|nvfp4), attention= (standard|flash) and cp_comm=
+    (p2p|all_gather) into par, as --sp, --cuda-graphs, --fp8, --attention and
+    --cp-comm (every command taking a model)."""
     par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
     par.cuda_graphs = 1 if flag("cuda_graphs", kw.get("cuda_graphs")) else 0
     for k, field in (("overlap_grad_reduce", "overlap_grad_reduce"),  # on by default
@@ -260,6 +261,12 @@ def device_knobs(kw, par):
             raise fail("attention=%r: expected standard or flash" % (kw["attention"],),
                        "attention")
         par.attention = kind.value
+    if kw.get("cp_comm") is not None:  # --cp-comm p2p|all_gather
+        kind = ctypes.c_int()
+        if not isinstance(kw["cp_comm"], str) or lib.weft_cp_comm_parse(
+                c_text("cp_comm", kw["cp_comm"]), byref(kind), byref(new_error())):
+            raise fail("cp_comm=%r: expected p2p or all_gather" % (kw["cp_comm"],), "cp_comm")
+        par.cp_comm = kind.value
 
 
 def precision(kw, par):

@@ -142,7 +142,7 @@ WeftParallel = _s("WeftParallel", [
     ("pp_account_embedding", c_int), ("pp_account_loss", c_int),
     ("recompute_num_layers", c_int), ("recompute_method", c_int), ("recompute_modules", c_int),
     ("tp_comm_overlap", c_int), ("overlap_p2p", c_int), ("expert_tp", c_int),
-    ("cpu_offloading_num_layers", c_int)])
+    ("cpu_offloading_num_layers", c_int), ("cp_comm", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,
@@ -234,6 +234,7 @@ PROTOS = {
     "weft_attention_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_fp8_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_cp_comm_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_name": (c_char_p, [c_int]),
     "weft_parallel_default": (None, [P(WeftParallel)]),
     "weft_parallel_order_parse": (c_int, [c_char_p, P(c_int), _ERR]),

@@ -15,7 +15,7 @@ static const char *const MODEL_KEYS[] = {
     "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size", "pp_account_embedding",
     "pp_account_loss", "recompute_num_layers", "recompute_method", "recompute_modules",
     "tp_comm_overlap", "overlap_p2p_communication", "etp",
-    "cpu_offloading_num_layers", NULL};
+    "cpu_offloading_num_layers", "cp_comm", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -235,6 +235,8 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                      &par->attention, err)) ||
       (rc = word_key(wv, "schedule", "1f1b or dualpipe", weft_schedule_parse, file,
                      &par->schedule, err)) ||
+      (rc = word_key(wv, "cp_comm", "p2p or all_gather", weft_cp_comm_parse, file,
+                     &par->cp_comm, err)) ||
       (rc = int_key(wv, "recompute_num_layers", file, 1, big, &par->recompute_num_layers, err)) ||
       (rc = int_key(wv, "cpu_offloading_num_layers", file, 0, big,
                     &par->cpu_offloading_num_layers, err)) ||

@@ -40,7 +40,8 @@ typedef enum {
   GEN_HIDE_RS_WGRAD,  /* the dgrad reduce-scatter under the first GEMM's wgrad (bulk) */
   GEN_HIDE_P2P,       /* a pipeline send-recv under the other micro-batches' compute */
   GEN_HIDE_ZERO3,     /* a ZeRO-3 parameter all-gather prefetched under a layer's compute */
-  GEN_HIDE_ZERO3_RS   /* ZeRO-3's earlier micro-batches' gradient reduce-scatters */
+  GEN_HIDE_ZERO3_RS,  /* ZeRO-3's earlier micro-batches' gradient reduce-scatters */
+  GEN_HIDE_CP         /* context parallelism's ring transfers under its step kernels */
 } GenHide;
 
 /* Distinct (collective, group, tag) triples one phase of a sub-block can
@@ -79,6 +80,10 @@ typedef struct {
    * TP x CP x DP as ETP x EP x EDP (Megatron-Core's order), not EP inside
    * DP; etp the experts' tensor-parallel degree (tp unless folded) */
   int fold, etp;
+  /* context parallelism's P2P ring (weft_gen_cp_setup): on, a K, V block's
+   * bytes, the compute its forward and backward transfers hide behind */
+  int cp_ring;
+  double cp_block_bytes, cp_hide_ns[2];
 } Gen;
 
 /* fold and etp of par (etp 0: tp): folded unless etp = tp and ep divides dp. */
@@ -198,6 +203,16 @@ int weft_gen_1f1b(const double *f, const double *b, int pp, int m, double *makes
  * hidden behind their GEMMs, which slow by the comm kernels' SMs (added to
  * blk's compute). */
 void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, double S);
+/* gen_overlap.c: context parallelism's P2P ring (Transformer Engine's
+ * cp_comm_type p2p; docs/zoo.md, "Context parallelism") for R micro-batches,
+ * rc = the share recomputed: its K, V (forward) and K, V and dK, dV
+ * (backward) transfers, each hidden behind the step kernel beside it.
+ * Returns 0 (adding nothing) when the layer's attention is no ring
+ * (OcLayer.cp_ring 0: cp_comm all_gather, standard attention, a window). */
+int weft_gen_cp_ring(Gen *g, GenBlock *blk, double R, double rc);
+/* Once per generation (a transformer, after g->opcost and ns_per_flop are
+ * set): the ring's g->cp_* (cp_ring 0 when the layer's attention is none). */
+void weft_gen_cp_setup(Gen *g);
 
 int weft_gen_transformer(Gen *g);
 int weft_gen_cnn(Gen *g);

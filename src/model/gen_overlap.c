@@ -1,7 +1,8 @@
 /* gen_overlap.c — Transformer Engine's TP communication overlap (Megatron-Core
  * --tp-comm-overlap): each sequence-parallel all-gather and reduce-scatter of
  * a layer hidden behind the GEMM that consumes or produces it (docs/zoo.md,
- * "TP communication overlap"). */
+ * "TP communication overlap"); and its context-parallel P2P ring's
+ * transfers behind the ring's step kernels ("Context parallelism"). */
 #include <math.h>
 #include <string.h>
 
@@ -92,4 +93,50 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
                       R * t.first_wgrad * bulk, GEN_HIDE_RS_WGRAD);
   blk->compute_ns[WEFT_PHASE_IG] += R * t.last_dgrad * (ring - 1);
   blk->compute_ns[WEFT_PHASE_WG] += R * t.first_wgrad * (bulk - 1);
+}
+
+/* The ring's transfers (context_parallel.py, AttnFuncWithCPAndKVP2P): the
+ * forward's step i (0..cp-2) sends and receives the next K, V block (one
+ * rank's, opcost_cp.c's block bytes) while its kernel runs: cp - 1
+ * transfers under steps 0..cp-2's kernels. The backward's step i sends the
+ * K, V block (step 0), K, V and the dK, dV accumulated so far (steps 1 to
+ * cp-2) or dK, dV alone (step cp-1) while its kernel runs: 2 (cp - 1)
+ * blocks in cp transfers under all cp kernels. An off-diagonal kernel at
+ * the faster rank's time (the transfer must arrive for that rank's next
+ * step); kernels without launches (the comm runs beside them on the GPU). */
+void weft_gen_cp_setup(Gen *g) {
+  OcLayer l;
+  OcOp ops[OC_MAX_OPS];
+  weft_opcost_layer(g->m, g->par, &l);
+  g->cp_ring = l.cp_ring;
+  if (!l.cp_ring) return;
+  int n = weft_opcost_cp_ops(&l, ops, OC_MAX_OPS);
+  if (n > OC_MAX_OPS) n = OC_MAX_OPS;
+  double diag[2] = {0, 0}, off[2][2] = {{0, 0}, {0, 0}}; /* [fwd, bwd][first, last rank] */
+  for (int i = 0; i < n; i++) {
+    const OcOp *o = &ops[i];
+    if (!o->cp_role) continue;
+    double ns = g->opcost ? weft_opcost_op_ns(g->dev, o, l.act_bytes) : o->flops * g->ns_per_flop;
+    int p = o->phase != WEFT_PHASE_FWD;
+    if (o->cp_role == OC_CP_DIAGONAL) diag[p] = ns;
+    else if (o->cp_rank == OC_CP_ALL) off[p][0] = off[p][1] = ns;
+    else off[p][o->cp_rank == OC_CP_LAST] = ns;
+  }
+  g->cp_block_bytes = weft_opcost_cp_block_bytes(&l);
+  g->cp_hide_ns[0] = diag[0] + (l.cp - 2) * fmin(off[0][0], off[0][1]);
+  g->cp_hide_ns[1] = diag[1] + (l.cp - 1) * fmin(off[1][0], off[1][1]);
+}
+
+int weft_gen_cp_ring(Gen *g, GenBlock *blk, double R, double rc) {
+  if (!g->cp_ring) return 0;
+  double cp = g->par->cp, kv = g->cp_block_bytes, fwd = g->cp_hide_ns[0], bwd = g->cp_hide_ns[1];
+  for (int k = 0; k < 2; k++) { /* the forward, and its recomputation in backward */
+    double x = k ? R * rc : R;
+    if (x > 0)
+      weft_gen_add_hidden(g, blk, k ? WEFT_PHASE_IG : WEFT_PHASE_FWD, WEFT_COLL_SENDRECV, GEN_CP,
+                          x * (cp - 1) * kv, x * (cp - 1), x * fwd, GEN_HIDE_CP);
+  }
+  weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_SENDRECV, GEN_CP, R * 2 * (cp - 1) * kv,
+                      R * cp, R * bwd, GEN_HIDE_CP);
+  return 1;
 }

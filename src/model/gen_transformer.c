@@ -588,7 +588,9 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
     tp_comm(g, blk, WEFT_PHASE_FWD, R, t);
     tp_comm(g, blk, WEFT_PHASE_IG, R * (1 + rc), t);
   }
-  if (moe < 0) { /* CP: K, V gathered for forward and again for backward, dK, dV scattered */
+  if (moe < 0 && g->par->cp > 1 && weft_gen_cp_ring(g, blk, R, rc)) {
+    /* CP: the P2P ring's transfers, hidden under its kernels */
+  } else if (moe < 0) { /* CP: K, V gathered for forward and again for backward, dK, dV scattered */
     weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_CP, R * t->kvs, R);
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_CP, R * t->kvs * (1 + rc),
                  R * (1 + rc));

@@ -21,6 +21,7 @@ _Static_assert(GEN_NKINDS - 1 <= WEFT_MAX_GROUPS, "every group kind can become a
 static const char *const RECOMPUTE_NAME[] = {"none", "full", "selective"};
 static const char *const ATTENTION_NAME[] = {"standard", "flash"};
 static const char *const SCHEDULE_NAME[] = {"1f1b", "dualpipe"};
+static const char *const CP_COMM_NAME[] = {"p2p", "all_gather"};
 static const char *const FP8_NAME[] = {"off", "delayed", "current", "mxfp8", "blockwise", "nvfp4"};
 
 static const char *name_of(const char *const *names, int n, int kind) {
@@ -93,6 +94,10 @@ const char *weft_attention_name(int kind) { return name_of(ATTENTION_NAME, 2, ki
 int weft_attention_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(ATTENTION_NAME, 2, "attention", "standard or flash", text, kind, err);
 }
+const char *weft_cp_comm_name(int kind) { return name_of(CP_COMM_NAME, 2, kind); }
+int weft_cp_comm_parse(const char *text, int *kind, WeftError *err) {
+  return name_parse(CP_COMM_NAME, 2, "cp_comm", "p2p or all_gather", text, kind, err);
+}
 const char *weft_schedule_name(int kind) { return name_of(SCHEDULE_NAME, 2, kind); }
 int weft_schedule_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(SCHEDULE_NAME, 2, "schedule", "1f1b or dualpipe", text, kind, err);
@@ -121,6 +126,9 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "tp_comm_overlap needs sequence parallelism with tp = %d (the "
                           "overlapped collectives are its all-gathers and reduce-scatters)",
                           p->tp);
+  if (p->cp_comm != WEFT_CP_P2P && p->cp_comm != WEFT_CP_ALLGATHER)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cp_comm",
+                          "cp_comm %d: expected 0 (p2p) or 1 (all_gather)", p->cp_comm);
   if (p->fp8 < WEFT_FP8_OFF || p->fp8 > WEFT_FP8_NVFP4)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8",
                           "fp8 %d: expected 0..5 (off, delayed, current, mxfp8, blockwise, nvfp4)",
@@ -288,6 +296,8 @@ static int check_common(Gen *g) {
         if (l.fp8) g->oc_once_ns[b] = weft_opcost_block_once_ns(g->dev, &l, (OcBlock)b);
       }
   }
+  g->cp_ring = 0;
+  if (p->cp > 1 && g->m->arch == WEFT_ARCH_TRANSFORMER && g->m->heads > 0) weft_gen_cp_setup(g);
   g->size[GEN_TP] = p->tp;
   g->size[GEN_PP] = p->pp;
   g->size[GEN_DP] = p->dp * p->cp; /* CP ranks hold the same weights: gradients over both */

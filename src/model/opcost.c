@@ -59,23 +59,10 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->graphs = par->cuda_graphs;
   l->act_bytes = par->act_bytes;
   l->param_bytes = par->param_bytes;
-}
-
-double weft_opcost_causal_fraction(double kv_len, int causal) {
-  if (!causal) return 1.0;
-  double n = ceil(kv_len / OC_FLASH_BLOCK);
-  return n > 0 ? (n + 1) / (2 * n) : 1.0;
-}
-
-double weft_opcost_pair_fraction(double kv_len, int causal, double window, double windowed) {
-  double c = weft_opcost_causal_fraction(kv_len, causal);
-  if (!causal || !(window > 0) || !(windowed > 0) || window >= kv_len) return c;
-  double n = ceil(kv_len / OC_FLASH_BLOCK), blocks = 0;
-  for (double j = 0; j < n; j++) {
-    double first = floor((j * OC_FLASH_BLOCK - window) / OC_FLASH_BLOCK);
-    blocks += j - (first > 0 ? first : 0) + 1;
-  }
-  return windowed * blocks / (n * n) + (1 - windowed) * c;
+  l->cp = cp;
+  /* Transformer Engine's ring has no sliding window: those keep one kernel */
+  l->cp_ring = cp > 1 && l->flash && par->cp_comm == WEFT_CP_P2P &&
+               !(l->window > 0 && l->windowed > 0);
 }
 
 double weft_opcost_window_share(const WeftModel *m) {
@@ -121,12 +108,13 @@ static void fp8_cast(List *L, const char *name, const char *amax, int phase, dou
   int nv = L->fp8 == WEFT_FP8_NVFP4, cur = L->fp8 == WEFT_FP8_CURRENT || nv;
   if (cur) {
     OcOp a = {amax, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e, tensors * e * src_bytes, 0, once,
-              0, 0, 0};
+              0, 0, 0, 0, 0, 0};
     put(L, &a);
   }
   double flops = nv ? 1 + (once ? 0 : OC_RHT_FLOPS) : cur ? 1 : 2;
   OcOp c = {name, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e * flops,
-            tensors * weft_opcost_fp8_cast_bytes(L->fp8, e, src_bytes, once), 0, once, 0, 0, 0};
+            tensors * weft_opcost_fp8_cast_bytes(L->fp8, e, src_bytes, once), 0, once, 0, 0, 0,
+            0, 0, 0};
   put(L, &c);
 }
 
@@ -142,12 +130,12 @@ static void gemm8(List *L, const char *name, double batch, double m, double n, d
   double eb = L->eb, ia = prec == 2 ? 0.5 + 1 / OC_NV_BLOCK : prec ? 1.0 : eb;
   double iw = prec == 2 ? 0.5 + 1 / OC_NV_BLOCK_2D : ia;
   OcOp f = {name, WEFT_PHASE_FWD, OC_GEMM, batch, m, n, k, 2 * batch * m * n * k,
-            batch * (m * k * ia + k * n * iw + m * n * eb), prec, 0, 0, 0, 0};
+            batch * (m * k * ia + k * n * iw + m * n * eb), prec, 0, 0, 0, 0, 0, 0, 0};
   OcOp da = {name, WEFT_PHASE_IG, OC_GEMM, batch, m, k, n, f.flops,
-             batch * (m * n * ia + k * n * iw + m * k * eb), prec, 0, 0, 0, 0};
+             batch * (m * n * ia + k * n * iw + m * k * eb), prec, 0, 0, 0, 0, 0, 0, 0};
   int dbp = weight ? WEFT_PHASE_WG : WEFT_PHASE_IG;
   OcOp db = {name, dbp, OC_GEMM, batch, k, n, m, f.flops,
-             batch * ((m * k + m * n) * ia + k * n * eb), prec, 0, 0, 0, 0};
+             batch * ((m * k + m * n) * ia + k * n * eb), prec, 0, 0, 0, 0, 0, 0, 0};
   put(L, &f);
   put(L, &da);
   put(L, &db);
@@ -166,8 +154,8 @@ static void gemm(List *L, const char *name, double batch, double m, double n, do
 /* A vector kernel: forward FLOPs and bytes, and its backward's in bwd_phase. */
 static void vec2(List *L, const char *name, double flops, double bytes, double bwd_flops,
                  double bwd_bytes, int bwd_phase) {
-  OcOp f = {name, WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, flops, bytes, 0, 0, 0, 0, 0};
-  OcOp b = {name, bwd_phase, OC_VECTOR, 0, 0, 0, 0, bwd_flops, bwd_bytes, 0, 0, 0, 0, 0};
+  OcOp f = {name, WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, flops, bytes, 0, 0, 0, 0, 0, 0, 0, 0};
+  OcOp b = {name, bwd_phase, OC_VECTOR, 0, 0, 0, 0, bwd_flops, bwd_bytes, 0, 0, 0, 0, 0, 0, 0, 0};
   put(L, &f);
   put(L, &b);
 }
@@ -259,7 +247,10 @@ static void attention(List *L, const OcLayer *l) {
   double T = l->b * l->s, tp = l->tp, a = l->heads / tp, kvh = l->kv_heads / tp;
   norm(L, l, "attn_norm");
   qkv_proj(L, l);
-  if (l->flash) { /* fused: Q, K, V in, O out; backward recomputes the scores */
+  if (l->cp_ring) { /* context parallel: the P2P ring's steps (opcost_cp.c) */
+    int room = L->max - L->n;
+    L->n += weft_opcost_cp_ops(l, L->ops + (room > 0 ? L->n : 0), room > 0 ? room : 0);
+  } else if (l->flash) { /* fused: Q, K, V in, O out; backward recomputes the scores */
     double pairs = l->b * a * l->s * l->kv_len *
                    weft_opcost_pair_fraction(l->kv_len, l->causal, l->window, l->windowed);
     double fl = 2 * pairs * (l->dqk + l->dv);      /* QK^T, PV */
@@ -267,9 +258,9 @@ static void attention(List *L, const OcLayer *l) {
     double by = (T * a * (l->dqk + l->dv) + l->b * l->kv_len * kvh * (l->dqk + l->dv)) * L->eb;
     double bh = l->b * a, d = (l->dqk + l->dv) / 2;
     OcOp f = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, bh, l->s, l->kv_len, d, fl, by, 0, 0,
-              0, 0, l->causal};
+              0, 0, l->causal, 0, 0, 0};
     OcOp b = {"flash_attn", WEFT_PHASE_IG, OC_FUSED, bh, l->s, l->kv_len, d, bl, 2 * by, 0, 0,
-              0, 0, l->causal};
+              0, 0, l->causal, 0, 0, 0};
     put(L, &f);
     put(L, &b);
   } else {
@@ -413,8 +404,19 @@ static double measured_other(const Rates *r, const OcOp *op) {
     if (!r->bf16 || op->fp8) return -1;
     double bwd = op->phase != WEFT_PHASE_FWD;
     double fl = 4 * op->batch * op->m * op->n * op->k * (bwd ? 2.5 : 1) * (op->causal ? 0.5 : 1);
-    return weft_measured_attention_ns(r->meas, WM_ATTN_TE, (int)bwd, op->causal, op->n, op->k,
-                                      op->batch, fl);
+    /* a ring step's unmasked m x n kernel from the square rows (docs/zoo.md,
+     * "Context parallelism"): the forward's thread blocks each take 128
+     * queries through all n keys, so the row of that loop length and as
+     * many blocks (seq n, batch x heads x m / n); the backward takes as long
+     * for m x n as for n x m (data/measured/h100_cp_ring_check.csv), so the
+     * square of the same area (seq sqrt(m n)) */
+    double seq = op->n, bh = op->batch;
+    if (op->cp_role && !op->causal && op->m != op->n) {
+      seq = bwd ? sqrt(op->m * op->n) : op->n;
+      bh = bwd ? op->batch : op->batch * op->m / op->n;
+    }
+    return weft_measured_attention_ns(r->meas, WM_ATTN_TE, (int)bwd, op->causal, seq, op->k, bh,
+                                      fl);
   }
   /* Adam by its bytes: the states' precision sets them (the table's rows are
    * fp32 moments, 28 bytes a parameter); the other kernels by elements */
@@ -448,14 +450,26 @@ double weft_opcost_op_ns(const WeftDevice *d, const OcOp *op, double act_bytes) 
   return op_ns(&r, op);
 }
 
+/* An op's kernels with their launches. */
+static double op_kernels_ns(const Rates *r, const OcOp *op, int graphs) {
+  return (op->count > 0 ? op->count : 1) * weft_opcost_launch_ns(op_ns(r, op), graphs);
+}
+
 void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, double *ns) {
   OcOp ops[OC_MAX_OPS];
   Rates r;
   int n = weft_opcost_ops(l, blk, ops, OC_MAX_OPS);
+  double rank[WEFT_NPHASES][2] = {{0, 0}, {0, 0}, {0, 0}}; /* OC_CP_FIRST, OC_CP_LAST ops */
   rates(d, l->act_bytes, &r);
   for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = 0;
-  for (int i = 0; i < n; i++)
-    if (!ops[i].once) ns[ops[i].phase] += weft_opcost_launch_ns(op_ns(&r, &ops[i]), l->graphs);
+  for (int i = 0; i < n; i++) {
+    if (ops[i].once) continue;
+    double t = op_kernels_ns(&r, &ops[i], l->graphs);
+    if (ops[i].cp_rank == OC_CP_ALL) ns[ops[i].phase] += t;
+    else rank[ops[i].phase][ops[i].cp_rank == OC_CP_LAST] += t;
+  }
+  for (int ph = 0; ph < WEFT_NPHASES; ph++) /* the slower rank sets the ring's pace */
+    ns[ph] += rank[ph][0] > rank[ph][1] ? rank[ph][0] : rank[ph][1];
 }
 
 double weft_opcost_block_once_ns(const WeftDevice *d, const OcLayer *l, OcBlock blk) {
@@ -465,7 +479,7 @@ double weft_opcost_block_once_ns(const WeftDevice *d, const OcLayer *l, OcBlock 
   rates(d, l->act_bytes, &r);
   double ns = 0;
   for (int i = 0; i < n; i++)
-    if (ops[i].once) ns += weft_opcost_launch_ns(op_ns(&r, &ops[i]), l->graphs);
+    if (ops[i].once) ns += op_kernels_ns(&r, &ops[i], l->graphs);
   return ns;
 }
 
@@ -481,11 +495,11 @@ double weft_opcost_optimizer_ns(const WeftDevice *d, const WeftParallel *par, do
    * gradient read once, a multiply-add each; its scaling pass runs only
    * when the norm is above the limit (not charged) */
   OcOp norm = {"grad_norm", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, 2 * elems,
-               elems * par->grad_bytes, 0, 0, 0, 0, 0};
+               elems * par->grad_bytes, 0, 0, 0, 0, 0, 0, 0, 0};
   /* read master weights, moments and gradient; write them back and the
    * low-precision copy: 2 * optimizer + grad + param bytes per element */
   double bytes = elems * (2 * par->optimizer_bytes + par->grad_bytes + par->param_bytes);
   OcOp op = {"adam", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, ADAM_FLOPS * elems, bytes, 0, 0,
-             WM_ADAM, elems, 0};
+             WM_ADAM, elems, 0, 0, 0, 0};
   return weft_opcost_op_ns(d, &norm, par->act_bytes) + weft_opcost_op_ns(d, &op, par->act_bytes);
 }

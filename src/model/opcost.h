@@ -29,12 +29,30 @@ typedef struct {
   int mem;
   double elems;
   int causal;
+  double count;  /* identical kernels this op stands for, each launched (0: one) */
+  int cp_role;   /* OcCpRole: a kernel of context parallelism's P2P ring (0: not one) */
+  int cp_rank;   /* OcCpRank: the CP ranks that run it */
 } OcOp;
+
+/* Context parallelism's P2P ring (opcost_cp.c): the attention kernels of its
+ * steps, the diagonal one (the local queries against the local K, V) and
+ * the cp - 1 others (against a block received from a neighbour). */
+typedef enum { OC_CP_NONE = 0, OC_CP_DIAGONAL, OC_CP_OFF_DIAGONAL } OcCpRole;
+/* Under a causal mask the ranks differ (Transformer Engine's load-balanced
+ * chunks): the first rank's off-diagonal steps pair half its queries with
+ * a whole received block, the last rank's all its queries with half a
+ * block; the ranks between mix the two. OC_CP_FIRST and OC_CP_LAST ops are
+ * those ranks' alone, and a phase takes the slower of the two (the ring
+ * exchanges every layer, so the slowest rank sets the pace). */
+typedef enum { OC_CP_ALL = 0, OC_CP_FIRST, OC_CP_LAST } OcCpRank;
 
 /* One micro-batch on one TP rank: the model's shape and the parallel split. */
 typedef struct {
   double b, s, h, heads, kv_heads, ffn, vocab, experts, top_k;
   double kv_len;       /* keys each query attends over: s x cp (context parallel) */
+  double cp;           /* context-parallel degree (1: none) */
+  int cp_ring;         /* 1: CP's attention as Transformer Engine's P2P ring (cp > 1,
+                          flash, cp_comm p2p, no sliding window); 0: one kernel over kv_len */
   double dqk, dv;      /* per-head query/key and value widths (h / heads unless MLA) */
   double q_lora, kv_lora, rope; /* MLA latents (kv_lora 0: standard attention) */
   double shared, moe_ffn;       /* MoE: shared experts, an expert's FFN width */
@@ -50,8 +68,8 @@ typedef struct {
   double etp;          /* the experts' tensor-parallel split (folding); 0: tp */
 } OcLayer;
 
-/* Most operators a block lists (forward and backward, FP8 casts). */
-#define OC_MAX_OPS 96
+/* Most operators a block lists (forward and backward, FP8 casts, CP's ring). */
+#define OC_MAX_OPS 128
 /* Kernel launches (docs/zoo.md, "Kernel launches"), measured on an H100
  * SXM with PyTorch 2.11 / CUDA 13.0 (data/measured/h100_launch.csv: a chain
  * of 1000 tiny kernels): replayed from a CUDA graph 1.1734 us per kernel,
@@ -102,6 +120,15 @@ double weft_opcost_causal_fraction(double kv_len, int causal);
 double weft_opcost_pair_fraction(double kv_len, int causal, double window, double windowed);
 /* The share of m's layers with sliding-window attention (0: none). */
 double weft_opcost_window_share(const WeftModel *m);
+/* Context parallelism's attention core as Transformer Engine's P2P ring runs
+ * it on one rank (opcost_cp.c; docs/zoo.md, "Context parallelism"): the
+ * step kernels and the memory-bound passes that merge their outputs and
+ * gradients, forward and input-grad, into ops[max]; returns how many it
+ * lists (it writes at most max). l->cp_ring must be set. */
+int weft_opcost_cp_ops(const OcLayer *l, OcOp *ops, int max);
+/* Bytes of one ring step's K, V block (one rank's s/cp tokens): what each
+ * P2P transfer carries (a dK, dV block in backward is as large). */
+double weft_opcost_cp_block_bytes(const OcLayer *l);
 /* The operators of block blk in forward, input-gradient and weight-gradient
  * phases into ops[max]; returns how many (at most OC_MAX_OPS). */
 int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max);

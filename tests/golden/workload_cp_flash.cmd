@@ -1,1 +1,1 @@
-workload --model llama3-405b --device h100 --tp 8 --cp 16 --pp 16 --vp 8 --sp --zero 2 --grad-bytes 4 --attention flash --network data/gpt3/network_4d.yml -o "$T/w" >"$T/summary"
+workload --model llama3-405b --device h100 --tp 8 --cp 16 --pp 16 --vp 8 --sp --zero 2 --grad-bytes 4 --attention flash --cp-comm all_gather --network data/gpt3/network_4d.yml -o "$T/w" >"$T/summary"

@@ -445,7 +445,7 @@ static void fp8_gemms(void) {
   d.hbm_bytes_per_s = 1e15;
   d.sms = d.tile_m = d.tile_n = 1;
   d.gemm_efficiency = d.hbm_efficiency = 1;
-  OcOp g = {"g", WEFT_PHASE_FWD, OC_GEMM, 1, 64, 64, 64, 2 * 64.0 * 64 * 64, 0, 0, 0, 0, 0, 0};
+  OcOp g = {"g", WEFT_PHASE_FWD, OC_GEMM, 1, 64, 64, 64, 2 * 64.0 * 64 * 64, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   double t16 = weft_opcost_op_ns(&d, &g, 2);
   g.fp8 = 1;
   CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), t16 / 2, EXACT);
@@ -463,7 +463,7 @@ static void attention_efficiency(void) {
   d.sms = d.tile_m = d.tile_n = 1;
   d.gemm_efficiency = d.hbm_efficiency = 1;
   d.attention_efficiency = 0.5;
-  OcOp f = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, 0, 0, 0, 0, 1e12, 1e6, 0, 0, 0, 0, 0};
+  OcOp f = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, 0, 0, 0, 0, 1e12, 1e6, 0, 0, 0, 0, 0, 0, 0, 0};
   CHECK_NEAR(weft_opcost_op_ns(&d, &f, 2), 2e6, 1e-9);
   d.attention_efficiency = 1;
   CHECK_NEAR(weft_opcost_op_ns(&d, &f, 2), 1e6, 1e-9);

@@ -135,10 +135,10 @@ static void blackwell_mi355x_per_operator(void) {
     CHECK_NEAR(t / hand, 1, 1e-9);
   }
   OcOp add = {"residual_add", WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, 16384 * 4096.0,
-              3 * 16384 * 4096 * 2.0, 0, 0, 0, 0, 0};
+              3 * 16384 * 4096 * 2.0, 0, 0, 0, 0, 0, 0, 0, 0};
   CHECK_NEAR(weft_opcost_op_ns(&b, &add, 2) / 58102.912554112554, 1, 1e-9);  /* 7700 x 0.9 */
   CHECK_NEAR(weft_opcost_op_ns(&x, &add, 2) / 62137.83703703703, 1, 1e-9);   /* 8000 x 0.81 */
-  OcOp fa = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, 0, 0, 0, 0, 1e12, 1e6, 0, 0, 0, 0, 0};
+  OcOp fa = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, 0, 0, 0, 0, 1e12, 1e6, 0, 0, 0, 0, 0, 0, 0, 0};
   CHECK_NEAR(weft_opcost_op_ns(&b, &fa, 2) / (1e12 / (2250e12 * 0.52) * 1e9), 1, 1e-9);
   CHECK_NEAR(weft_opcost_op_ns(&x, &fa, 2) / (1e12 / (2516.6e12 * 0.622) * 1e9), 1, 1e-9);
   /* TPUs and Trainium: no SMs to wave over, charged per FLOP */

@@ -169,7 +169,7 @@ static void opcost(void) {
   fixture(&d);
   CHECK_EQ_INT(weft_zoo_device(ZOO, "off", &off, &e), WEFT_OK);
   OcOp g = {"g", WEFT_PHASE_FWD, OC_GEMM, 1, 4096, 6144, 4096, 2 * 4096.0 * 6144 * 4096, 0, 0, 0,
-            0, 0, 0};
+            0, 0, 0, 0, 0, 0};
   CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), BF16_NS(4096, 6144, 4096), TIME_TOL);
   CHECK(fabs(weft_opcost_op_ns(&off, &g, 2) - BF16_NS(4096, 6144, 4096)) > 1e3);
   /* an FP8 forward GEMM: the fast-accumulation rows (gen.py: eff 0.7) */

@@ -169,16 +169,16 @@ static WeftDevice dev(double peak, double vec, double bw, int sms, int tm, int t
  * 2N^3 FLOPs against 6N^2 bytes, ridge at N = 3. */
 static void roofline_switch(void) {
   WeftDevice d = dev(1e12, 10e12, 1e12, 1, 1, 1);
-  OcOp lo = {"v", WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, 5e9, 1e9, 0, 0, 0, 0, 0};
-  OcOp hi = {"v", WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, 20e9, 1e9, 0, 0, 0, 0, 0};
+  OcOp lo = {"v", WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, 5e9, 1e9, 0, 0, 0, 0, 0, 0, 0, 0};
+  OcOp hi = {"v", WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, 20e9, 1e9, 0, 0, 0, 0, 0, 0, 0, 0};
   CHECK_NEAR(weft_opcost_op_ns(&d, &lo, 2), 1e6, EXACT);
   CHECK_NEAR(weft_opcost_op_ns(&d, &hi, 2), 2e6, EXACT);
   d.hbm_efficiency = 0.5; /* half the bandwidth: the memory-bound one doubles */
   CHECK_NEAR(weft_opcost_op_ns(&d, &lo, 2), 2e6, EXACT);
   CHECK_NEAR(weft_opcost_op_ns(&d, &hi, 2), 2e6, EXACT);
   d.hbm_efficiency = 1.0;
-  OcOp g2 = {"g", WEFT_PHASE_FWD, OC_GEMM, 1, 2, 2, 2, 16, 24, 0, 0, 0, 0, 0};
-  OcOp g6 = {"g", WEFT_PHASE_FWD, OC_GEMM, 1, 6, 6, 6, 432, 216, 0, 0, 0, 0, 0};
+  OcOp g2 = {"g", WEFT_PHASE_FWD, OC_GEMM, 1, 2, 2, 2, 16, 24, 0, 0, 0, 0, 0, 0, 0, 0};
+  OcOp g6 = {"g", WEFT_PHASE_FWD, OC_GEMM, 1, 6, 6, 6, 432, 216, 0, 0, 0, 0, 0, 0, 0, 0};
   CHECK_NEAR(weft_opcost_op_ns(&d, &g2, 2), 0.024, EXACT); /* 24 B / 1 TB/s */
   CHECK_NEAR(weft_opcost_op_ns(&d, &g6, 2), 0.432, EXACT); /* 432 / 1 TFLOP/s */
   d.gemm_efficiency = 0.5; /* the compute-bound one doubles, the other not */
@@ -194,7 +194,7 @@ static void wave_quantization(void) {
   WeftDevice d = dev(312e12, 19.5e12, 1e30, 108, 256, 128);
   d.gemm_efficiency = 0.8;
   double k = 4096, wave_ns = 108 * 2.0 * 256 * 128 * k / (312e12 * 0.8) * 1e9;
-  OcOp g = {"g", WEFT_PHASE_FWD, OC_GEMM, 1, 256, 108 * 128, k, 0, 0, 0, 0, 0, 0, 0};
+  OcOp g = {"g", WEFT_PHASE_FWD, OC_GEMM, 1, 256, 108 * 128, k, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), wave_ns, EXACT);
   g.n = 109 * 128;
   CHECK_NEAR(weft_opcost_op_ns(&d, &g, 2), 2 * wave_ns, EXACT);
@@ -227,7 +227,7 @@ static void monotone(void) {
     for (int b = 0; b < nd; b++)
       for (int c = 0; c < nd; c++) {
         double m = dims[a], n = dims[b], k = dims[c];
-        OcOp g = {"g", 0, OC_GEMM, 1, m, n, k, 2 * m * n * k, (m * k + k * n + m * n) * 2, 0, 0, 0, 0, 0};
+        OcOp g = {"g", 0, OC_GEMM, 1, m, n, k, 2 * m * n * k, (m * k + k * n + m * n) * 2, 0, 0, 0, 0, 0, 0, 0, 0};
         double t = weft_opcost_op_ns(&d, &g, 2);
         for (int axis = 0; axis < 3; axis++) {
           OcOp h = g;
@@ -381,7 +381,7 @@ static void written_out(void) {
         v[0] = sides[t][0] * floor(v[0]);
         v[1] = sides[t][1] * floor(v[1]);
       }
-      OcOp g = {"g", 0, OC_GEMM, 1 + (i % 3), v[0], v[1], v[2], 0, v[3] * 1e3, 0, 0, 0, 0, 0};
+      OcOp g = {"g", 0, OC_GEMM, 1 + (i % 3), v[0], v[1], v[2], 0, v[3] * 1e3, 0, 0, 0, 0, 0, 0, 0, 0};
       bad += weft_opcost_op_ns(&d, &g, 2) != direct_ns(&d, &g);
     }
   }
