@@ -26,8 +26,10 @@ typedef struct {
 } HidRows;
 
 /* Rows that one job may have at most (its hinges' pieces, combined over the
- * patterns, times the loop's base rows): beyond it the problem is refused. */
-#define WEFT_HID_MAX_ROWS (1 << 18)
+ * patterns, times the loop's base rows): beyond it the problem is refused.
+ * TP overlap + ZeRO-3 prefetch + the CP ring hidden together (torchtitan's
+ * 405B with CP) take some 300,000; 2^20 rows of ~12 doubles are ~100 MB. */
+#define WEFT_HID_MAX_ROWS (1 << 20)
 
 int weft_hid_init(HidRows *h, int P);
 void weft_hid_free(HidRows *h);
