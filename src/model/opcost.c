@@ -321,20 +321,33 @@ static void attention(List *L, const OcLayer *l) {
   residual(L, l);
 }
 
+/* The activation of e elements out: fwd_io tensors of e read and written
+ * forward, bwd_io backward; the backward at the measured forward kernel's
+ * rate over bwd_io / fwd_io of its elements (the same bytes). */
+static void act(List *L, const char *name, double flops, double e, double fwd_io, double bwd_io,
+                int kernel) {
+  vec2(L, name, flops, fwd_io * e * L->eb, 2 * flops, bwd_io * e * L->eb, WEFT_PHASE_IG);
+  tag(L, kernel, 0, e);
+  if (L->n >= 2 && L->n <= L->max) L->ops[L->n - 1].elems = L->ops[L->n - 2].elems * bwd_io / fwd_io;
+}
+
 /* The MLP of width f on tokens per group, groups of them side by side (MoE
  * experts). SwiGLU's gate and up projections are one GEMM of width 2f, as
- * Megatron-Core's linear_fc1 (and its grouped experts') runs them. */
+ * Megatron-Core's linear_fc1 (and its grouped experts') runs them. The
+ * activations as Megatron-Core's fused kernels (fusions/fused_bias_gelu.py,
+ * fused_bias_swiglu.py, one @jit_fuser kernel each way): bias_gelu reads y
+ * and writes f (2 tensors of e), bias_gelu_back reads g and y and writes one
+ * (3); swiglu reads y (2e) and writes e (3), swiglu_back reads g (e) and y
+ * (2e) and writes their cat (2e): 5. */
 static void mlp(List *L, const OcLayer *l, double groups, double tokens, double width) {
   double f = width / l->tp, e = groups * tokens * f;
   int f8 = l->fp8;
   if (l->ffn_matrices == 2) {
     gemm8(L, "fc1", groups, tokens, f, l->h, 1, f8);
-    vec(L, "bias_gelu", GELU_FLOPS * e, 2 * e * L->eb, WEFT_PHASE_IG);
-    tag(L, WM_GELU, 0, e);
+    act(L, "bias_gelu", GELU_FLOPS * e, e, 2, 3, WM_GELU);
   } else {
     gemm8(L, "fc1", groups, tokens, 2 * f, l->h, 1, f8);
-    vec(L, "swiglu", SWIGLU_FLOPS * e, 3 * e * L->eb, WEFT_PHASE_IG);
-    tag(L, WM_SWIGLU, 0, e);
+    act(L, "swiglu", SWIGLU_FLOPS * e, e, 3, 5, WM_SWIGLU);
   }
   gemm8(L, "fc2", groups, tokens, l->h, f, 1, f8);
 }

@@ -193,8 +193,26 @@ static void wgrad_floor(void) {
   CHECK(weft_opcost_op_ns(&d, &fwd, 2) < floor_ns);
 }
 
+/* The activations' backward (Megatron-Core's fused kernels) over e = 4 x
+ * 32 = 128 elements at 2 bytes: swiglu_back reads g (128) and y (256) and
+ * writes the cat (256): 640 elements, 1280 bytes (forward 3 x 128 x 2 =
+ * 768); bias_gelu_back reads g and y and writes one: 768 bytes (forward
+ * 512). FLOPs twice the forward's (SwiGLU 5, GeLU 8 an element). */
+static void activations(void) {
+  OcLayer l = tiny();
+  OcOp ops[OC_MAX_OPS];
+  int n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  check_op(ops, n, "swiglu", WEFT_PHASE_FWD, 640, 768);
+  check_op(ops, n, "swiglu", WEFT_PHASE_IG, 1280, 1280);
+  l.ffn_matrices = 2;
+  n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  check_op(ops, n, "bias_gelu", WEFT_PHASE_FWD, 1024, 512);
+  check_op(ops, n, "bias_gelu", WEFT_PHASE_IG, 2048, 768);
+}
+
 const TestCase suite_opmg[] = {{"opmg/rope_and_copies", rope_and_copies},
                                {"opmg/grad_accum", grad_accum},
                                {"opmg/in_blocks", in_blocks},
                                {"opmg/wgrad_floor", wgrad_floor},
+                               {"opmg/activations", activations},
                                {0}};
