@@ -366,6 +366,9 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
     case OC_MOE: { /* ep ranks' tokens, top_k each, spread over E experts; E/ep here */
       norm(&L, l, "moe_norm", 0); /* a TENorm: the router and experts follow */
       gemm(&L, "router", 1, T, l->experts, l->h, 1);
+      if (L.n >= 1 && L.n <= L.max) /* a plain nn.Parameter (TopKRouter): its weight
+                                      * gradient is written, the hook adds it */
+        L.ops[L.n - 1].bytes -= l->h * l->experts * (2 * L.gb - L.eb);
       double groups = l->experts / l->ep;
       mlp(&L, l, groups, T * l->top_k * l->ep / l->experts, l->moe_ffn);
       if (l->shared > 0) mlp(&L, l, l->shared, T, l->moe_ffn); /* every token, locally */

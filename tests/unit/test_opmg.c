@@ -210,9 +210,29 @@ static void activations(void) {
   check_op(ops, n, "bias_gelu", WEFT_PHASE_IG, 2048, 768);
 }
 
+/* The MoE router's weight (4 x 8 = 32 elements, experts 4) is not TE's:
+ * its weight-gradient GEMM (8 x 4)(4 x 4) reads X and dY (32 + 16 elements)
+ * and writes its 32 at 2 bytes (96 + 64), then grad_accum_router adds it
+ * (32 x 10 = 320 bytes); an expert's fc1 accumulates into main_grad. */
+static void router(void) {
+  OcLayer l = tiny();
+  l.experts = 4, l.top_k = 1;
+  OcOp ops[OC_MAX_OPS];
+  int n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
+  const OcOp *r = find(ops, n, "router", WEFT_PHASE_WG);
+  CHECK(r != NULL);
+  if (r) CHECK_NEAR(r->bytes, 96 + 64, EXACT);
+  check_op(ops, n, "grad_accum_router", WEFT_PHASE_WG, 32, 320);
+  /* 4 experts of 1 token: fc1 (1 x 8)(8 x 64) each, weight 512 x 8 bytes */
+  const OcOp *f = find(ops, n, "fc1", WEFT_PHASE_WG);
+  CHECK(f != NULL);
+  if (f) CHECK_NEAR(f->bytes, 4 * ((8 + 64) * 2 + 512 * 8), EXACT);
+}
+
 const TestCase suite_opmg[] = {{"opmg/rope_and_copies", rope_and_copies},
                                {"opmg/grad_accum", grad_accum},
                                {"opmg/in_blocks", in_blocks},
                                {"opmg/wgrad_floor", wgrad_floor},
                                {"opmg/activations", activations},
+                               {"opmg/router", router},
                                {0}};
