@@ -751,9 +751,10 @@ static double optimizer_ns(const Gen *g, const Tf *t) {
   if (!p->optimizer_step) return 0;
   double dense, expert;
   stage_params(g, t, t->e, t->first, &dense, &expert);
-  double z = p->zero_stage >= 1;
+  double z = p->zero_stage >= 1, zg = p->zero_stage >= 2; /* ZeRO-2: gradients sharded too */
   double elems = dense / (z ? g->size[GEN_DP] : 1) + expert / (z ? g->size[GEN_EDP] : 1);
-  if (g->opcost) return weft_opcost_optimizer_ns(g->dev, p, elems);
+  double grads = dense / (zg ? g->size[GEN_DP] : 1) + expert / (zg ? g->size[GEN_EDP] : 1);
+  if (g->opcost) return weft_opcost_optimizer_ns(g->dev, p, elems, grads);
   if (!(g->dev->hbm_bytes_per_s > 0)) return 0;
   double bytes = elems * (p->grad_bytes + 2 * p->optimizer_bytes + p->param_bytes);
   return bytes / g->dev->hbm_bytes_per_s * 1e9;

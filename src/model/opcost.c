@@ -63,6 +63,10 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   /* Transformer Engine's ring has no sliding window: those keep one kernel */
   l->cp_ring = cp > 1 && l->flash && par->cp_comm == WEFT_CP_P2P &&
                !(l->window > 0 && l->windowed > 0);
+  l->grad_bytes = par->grad_bytes;
+  /* rotary positions: the SwiGLU family (Llama's, as the embedding's rule
+   * below) and MLA; the GeLU family adds learned positions instead */
+  l->rotary = l->ffn_matrices == 3 || l->kv_lora > 0;
 }
 
 double weft_opcost_window_share(const WeftModel *m) {
@@ -76,7 +80,9 @@ typedef struct {
   int n, max;
   double eb;  /* bytes per activation element */
   double pb;  /* bytes per parameter (an FP8 weight cast reads them) */
+  double gb;  /* bytes per main_grad element (a weight-gradient GEMM accumulates) */
   int fp8;    /* the layer's WeftFp8 recipe */
+  int norm_fp8; /* the last norm wrote the next GEMM's FP8 input (LayerNormLinear) */
 } List;
 
 static void put(List *L, const OcOp *op) {
@@ -123,7 +129,11 @@ static void fp8_cast(List *L, const char *name, const char *amax, int phase, dou
  * a weight, else IG (attention's activation x activation products). An FP8
  * GEMM reads its inputs at 1 byte an element and writes act_bytes; an NVFP4
  * one reads half a byte and a scale byte per 16 elements of an activation
- * or gradient (ia), per 16 x 16 of a weight (iw). */
+ * or gradient (ia), per 16 x 16 of a weight (iw). A weight's gradient
+ * accumulates into main_grad (Megatron's gradient_accumulation_fusion, TE's
+ * fuse_wgrad_accumulation: the GEMM's out is weight.main_grad, accumulate
+ * beta 1): read and written at gb bytes, every micro-batch (the first's
+ * read, skipped under is_first_microbatch, is charged too). */
 static void gemm8(List *L, const char *name, double batch, double m, double n, double k,
                   int weight, int fp8) {
   int prec = !fp8 ? 0 : fp8 == WEFT_FP8_NVFP4 ? 2 : 1;
@@ -135,15 +145,23 @@ static void gemm8(List *L, const char *name, double batch, double m, double n, d
              batch * (m * n * ia + k * n * iw + m * k * eb), prec, 0, 0, 0, 0, 0, 0, 0};
   int dbp = weight ? WEFT_PHASE_WG : WEFT_PHASE_IG;
   OcOp db = {name, dbp, OC_GEMM, batch, k, n, m, f.flops,
-             batch * ((m * k + m * n) * ia + k * n * eb), prec, 0, 0, 0, 0, 0, 0, 0};
+             batch * ((m * k + m * n) * ia + k * n * (weight ? 2 * L->gb : eb)), prec, 0, 0, 0, 0, 0, 0, 0};
   put(L, &f);
   put(L, &da);
   put(L, &db);
-  if (fp8 && weight) { /* Transformer Engine's FP8 linear layer (docs/zoo.md, "FP8") */
+  if (fp8 && weight && L->norm_fp8) { /* LayerNormLinear (TE v1.8, layernorm_linear.py):
+    * the norm wrote the FP8 input; the backward transposes it (tex.fp8_transpose) */
+    OcOp t = {"fp8_transpose_input", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, 0,
+              2 * batch * m * k, 0, 0, 0, 0, 0, 0, 0, 0};
+    put(L, &t);
+  } else if (fp8 && weight) { /* Transformer Engine's FP8 linear layer (docs/zoo.md, "FP8") */
     fp8_cast(L, "fp8_cast_input", "fp8_amax_input", WEFT_PHASE_FWD, batch, m * k, eb, 0);
+  }
+  if (fp8 && weight) {
     fp8_cast(L, "fp8_cast_grad", "fp8_amax_grad", WEFT_PHASE_IG, batch, m * n, eb, 0);
     fp8_cast(L, "fp8_cast_weight", "fp8_amax_weight", WEFT_PHASE_FWD, batch, k * n, L->pb, 1);
   }
+  L->norm_fp8 = 0;
 }
 
 static void gemm(List *L, const char *name, double batch, double m, double n, double k,
@@ -180,11 +198,24 @@ static void tag(List *L, int fwd, int bwd, double e) {
   b->elems = bwd ? u : 2 * u;
 }
 
-static void norm(List *L, const OcLayer *l, const char *name) {
-  double e = l->b * l->s * l->h / (l->sp ? l->tp : 1);
-  int ln = l->ffn_matrices == 2;
-  vec(L, name, e * (ln ? LAYERNORM_FLOPS : RMSNORM_FLOPS), 2 * e * L->eb, WEFT_PHASE_IG);
+/* A norm; linear: it feeds a TE LayerNormLinear (Megatron's
+ * TELayerNormColumnParallelLinear), which under delayed scaling writes the
+ * GEMM's FP8 input itself (TE v1.8 layernorm_linear.py: _apply_normalization
+ * with an FP8 output): 1 byte an element out, the scale 2 FLOPs an element,
+ * the amax history and scales as a cast's; the GEMM then casts no input. */
+static void norm(List *L, const OcLayer *l, const char *name, int linear) {
+  double e = l->b * l->s * l->h / (l->sp ? l->tp : 1), eb = L->eb;
+  int ln = l->ffn_matrices == 2, f8 = linear && L->fp8 == WEFT_FP8_DELAYED;
+  double fl = e * (ln ? LAYERNORM_FLOPS : RMSNORM_FLOPS);
+  if (f8)
+    vec2(L, name, fl + 2 * e, e * (eb + 1) + 2 * 4 * OC_AMAX_HISTORY + 3 * 4, 2 * fl,
+         4 * e * eb, WEFT_PHASE_IG);
+  else
+    vec(L, name, fl, 2 * e * eb, WEFT_PHASE_IG);
   tag(L, ln ? WM_LAYERNORM_FWD : WM_RMSNORM_FWD, ln ? WM_LAYERNORM_BWD : WM_RMSNORM_BWD, e);
+  if (f8 && L->n >= 2 && L->n <= L->max) /* the measured bf16 norm, by its bytes */
+    L->ops[L->n - 2].elems *= (eb + 1) / (2 * eb);
+  L->norm_fp8 = f8;
 }
 
 /* Residual add (SwiGLU family) or fused bias-dropout-add (GeLU family:
@@ -245,8 +276,12 @@ static void qkv_proj(List *L, const OcLayer *l) {
 
 static void attention(List *L, const OcLayer *l) {
   double T = l->b * l->s, tp = l->tp, a = l->heads / tp, kvh = l->kv_heads / tp;
-  norm(L, l, "attn_norm");
+  norm(L, l, "attn_norm", l->kv_lora == 0); /* MLA's q_down, kv_down: no LayerNormLinear */
   qkv_proj(L, l);
+  L->norm_fp8 = 0;
+  OcOp side[OC_MG_MAX];
+  int ns = weft_opcost_qkv_side_ops(l, side);
+  for (int i = 0; i < ns; i++) put(L, &side[i]);
   if (l->cp_ring) { /* context parallel: the P2P ring's steps (opcost_cp.c) */
     int room = L->max - L->n;
     L->n += weft_opcost_cp_ops(l, L->ops + (room > 0 ? L->n : 0), room > 0 ? room : 0);
@@ -278,39 +313,52 @@ static void attention(List *L, const OcLayer *l) {
   residual(L, l);
 }
 
-/* The MLP of width f (split over tp ranks) on tokens per group, groups of
- * them side by side (MoE experts). SwiGLU's gate and up projections are one
- * GEMM of width 2f, as Megatron-Core's linear_fc1 (and its grouped experts')
- * runs them. */
+/* The activation of e elements out: fwd_io tensors of e read and written
+ * forward, bwd_io backward; the backward at the measured forward kernel's
+ * rate over bwd_io / fwd_io of its elements (the same bytes). */
+static void act(List *L, const char *name, double flops, double e, double fwd_io, double bwd_io,
+                int kernel) {
+  vec2(L, name, flops, fwd_io * e * L->eb, 2 * flops, bwd_io * e * L->eb, WEFT_PHASE_IG);
+  tag(L, kernel, 0, e);
+  if (L->n >= 2 && L->n <= L->max) L->ops[L->n - 1].elems = L->ops[L->n - 2].elems * bwd_io / fwd_io;
+}
+
+/* The MLP of width f (split over tp ranks) on tokens per group, groups of them side by side (MoE
+ * experts). SwiGLU's gate and up projections are one GEMM of width 2f, as
+ * Megatron-Core's linear_fc1 (and its grouped experts') runs them. The
+ * activations as Megatron-Core's fused kernels (fusions/fused_bias_gelu.py,
+ * fused_bias_swiglu.py, one @jit_fuser kernel each way): bias_gelu reads y
+ * and writes f (2 tensors of e), bias_gelu_back reads g and y and writes one
+ * (3); swiglu reads y (2e) and writes e (3), swiglu_back reads g (e) and y
+ * (2e) and writes their cat (2e): 5. */
 static void mlp(List *L, const OcLayer *l, double groups, double tokens, double width,
                 double tp) {
   double f = width / tp, e = groups * tokens * f;
   int f8 = l->fp8;
   if (l->ffn_matrices == 2) {
     gemm8(L, "fc1", groups, tokens, f, l->h, 1, f8);
-    vec(L, "bias_gelu", GELU_FLOPS * e, 2 * e * L->eb, WEFT_PHASE_IG);
-    tag(L, WM_GELU, 0, e);
+    act(L, "bias_gelu", GELU_FLOPS * e, e, 2, 3, WM_GELU);
   } else {
     gemm8(L, "fc1", groups, tokens, 2 * f, l->h, 1, f8);
-    vec(L, "swiglu", SWIGLU_FLOPS * e, 3 * e * L->eb, WEFT_PHASE_IG);
-    tag(L, WM_SWIGLU, 0, e);
+    act(L, "swiglu", SWIGLU_FLOPS * e, e, 3, 5, WM_SWIGLU);
   }
   gemm8(L, "fc2", groups, tokens, l->h, f, 1, f8);
 }
 
 int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
-  List L = {ops, 0, max, l->act_bytes, l->param_bytes, l->fp8};
+  List L = {ops, 0, max, l->act_bytes, l->param_bytes,
+            l->grad_bytes > 0 ? l->grad_bytes : l->act_bytes, l->fp8, 0};
   double T = l->b * l->s;
   switch (blk) {
     case OC_ATTN: attention(&L, l); break;
     case OC_MLP:
-      norm(&L, l, "mlp_norm");
+      norm(&L, l, "mlp_norm", 1);
       mlp(&L, l, 1, T, l->ffn, l->tp);
       residual(&L, l);
       break;
     case OC_MOE: { /* ep ranks' tokens, top_k each, spread over E experts; E/ep here */
       double etp = l->etp > 0 ? l->etp : l->tp, per = T * l->top_k * l->ep / l->experts;
-      norm(&L, l, "moe_norm");
+      norm(&L, l, "moe_norm", 0); /* a TENorm: the router and experts follow */
       if (etp != l->tp) { /* folded: a rank routes its 1/tp of the tokens; the experts
                              get ep ranks' shares, gathered over etp */
         gemm(&L, "router", 1, T / l->tp, l->experts, l->h, 1);
@@ -318,6 +366,9 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
       } else {
         gemm(&L, "router", 1, T, l->experts, l->h, 1);
       }
+      if (L.n >= 1 && L.n <= L.max) /* a plain nn.Parameter (TopKRouter): its weight
+                                      * gradient is written, the hook adds it */
+        L.ops[L.n - 1].bytes -= l->h * l->experts * (2 * L.gb - L.eb);
       double groups = l->experts / l->ep;
       mlp(&L, l, groups, per, l->moe_ffn, etp);
       if (l->shared > 0) mlp(&L, l, l->shared, T, l->moe_ffn, l->tp); /* every token, locally */
@@ -325,7 +376,7 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
       break;
     }
     case OC_LOGITS:
-      norm(&L, l, "final_norm");
+      norm(&L, l, "final_norm", 0); /* the output layer: not a TE layer */
       gemm(&L, "logits", 1, T, l->vocab / l->tp, l->h, 1);
       cross_entropy(&L, T * l->vocab / l->tp);
       break;
@@ -338,6 +389,9 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
     }
     default: break;
   }
+  OcOp acc[OC_MG_MAX];
+  int na = weft_opcost_grad_accum_ops(l, blk, acc);
+  for (int i = 0; i < na; i++) put(&L, &acc[i]);
   return L.n < max ? L.n : max;
 }
 
@@ -430,8 +484,11 @@ static double measured_other(const Rates *r, const OcOp *op) {
 
 static double op_ns(const Rates *r, const OcOp *op) {
   double ns = op->kind == OC_GEMM ? measured_gemm(r, op) : measured_other(r, op);
-  if (ns >= 0) return ns;
   double mem_ns = op->bytes / r->hbm * 1e9;
+  /* a weight-gradient GEMM was measured writing bf16; its main_grad
+   * accumulation's bytes bound it from below */
+  if (ns >= 0 && op->kind == OC_GEMM && op->phase == WEFT_PHASE_WG && mem_ns > ns) return mem_ns;
+  if (ns >= 0) return ns;
   double cmp_ns;
   if (op->kind == OC_GEMM) { /* tiles in waves over the SMs (gemm_eff.c) */
     cmp_ns = weft_gemm_ns(r->d, r->tensor[op->fp8 == 2 ? 2 : op->fp8 != 0], op->batch, op->m,
@@ -490,7 +547,12 @@ double weft_opcost_launch_ns(double op_ns, int graphs) {
   return graphs || t >= OC_LAUNCH_CPU_NS ? t : OC_LAUNCH_CPU_NS;
 }
 
-double weft_opcost_optimizer_ns(const WeftDevice *d, const WeftParallel *par, double elems) {
+double weft_opcost_optimizer_ns(const WeftDevice *d, const WeftParallel *par, double elems,
+                                double grad_elems) {
+  /* Megatron's zero_grad_buffer at each iteration's start (DDP's
+   * buffer.reset(): grad_data.zero_()), the rank's whole gradient buffer */
+  OcOp zero = {"zero_grad_buffer", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, 0,
+               grad_elems * par->grad_bytes, 0, 0, 0, 0, 0, 0, 0, 0};
   /* gradient clipping's norm (Megatron's clip_grad 1.0 default): every
    * gradient read once, a multiply-add each; its scaling pass runs only
    * when the norm is above the limit (not charged) */
@@ -501,5 +563,6 @@ double weft_opcost_optimizer_ns(const WeftDevice *d, const WeftParallel *par, do
   double bytes = elems * (2 * par->optimizer_bytes + par->grad_bytes + par->param_bytes);
   OcOp op = {"adam", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, ADAM_FLOPS * elems, bytes, 0, 0,
              WM_ADAM, elems, 0, 0, 0, 0};
-  return weft_opcost_op_ns(d, &norm, par->act_bytes) + weft_opcost_op_ns(d, &op, par->act_bytes);
+  return weft_opcost_op_ns(d, &zero, par->act_bytes) + weft_opcost_op_ns(d, &norm, par->act_bytes) +
+         weft_opcost_op_ns(d, &op, par->act_bytes);
 }

@@ -66,10 +66,12 @@ typedef struct {
   int graphs;          /* CUDA graphs: no CPU launch cost per kernel */
   double act_bytes, param_bytes;
   double etp;          /* the experts' tensor-parallel split (folding); 0: tp */
+  double grad_bytes;   /* main_grad's width (Megatron's DDP buffer); 0: act_bytes */
+  int rotary;          /* rotary position embedding on Q and K (SwiGLU family, MLA) */
 } OcLayer;
 
 /* Most operators a block lists (forward and backward, FP8 casts, CP's ring). */
-#define OC_MAX_OPS 128
+#define OC_MAX_OPS 144
 /* Kernel launches (docs/zoo.md, "Kernel launches"), measured on an H100
  * SXM with PyTorch 2.11 / CUDA 13.0 (data/measured/h100_launch.csv: a chain
  * of 1000 tiny kernels): replayed from a CUDA graph 1.1734 us per kernel,
@@ -157,9 +159,24 @@ void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, doubl
  * hands Transformer Engine is_first_microbatch, so a weight is cast once an
  * iteration and reused by the other micro-batches), launches included. */
 double weft_opcost_block_once_ns(const WeftDevice *d, const OcLayer *l, OcBlock blk);
-/* Gradient clipping's norm and the Adam step over elems parameters
- * (memory-bound: every gradient read for the norm, then every state read
- * and written). */
-double weft_opcost_optimizer_ns(const WeftDevice *d, const WeftParallel *par, double elems);
+/* The once-an-iteration passes over a rank's parameters: Megatron's
+ * zero_grad_buffer (a memset of the grad_elems gradients of its DDP buffer,
+ * grad_bytes each), gradient clipping's norm and the Adam step over elems
+ * parameters (memory-bound: every gradient read for the norm, then every
+ * state read and written). */
+double weft_opcost_optimizer_ns(const WeftDevice *d, const WeftParallel *par, double elems,
+                                double grad_elems);
+
+/* Megatron-Core's kernels around Transformer Engine's layers (opcost_mg.c,
+ * docs/zoo.md "Around the linear layers"). Each fills ops (at most
+ * OC_MG_MAX) and returns how many; eb the activations' bytes. */
+#define OC_MG_MAX 8
+/* Rotary embedding (fused, on Q and K, forward and backward), the GQA
+ * query's copy and the Q, K, V gradients' concatenation. */
+int weft_opcost_qkv_side_ops(const OcLayer *l, OcOp *ops);
+/* The per-micro-batch accumulation into main_grad of block blk's parameters
+ * outside TE's fused weight-gradient GEMMs (norm gains and biases, linear
+ * biases, the router; the embedding's dense gradient). */
+int weft_opcost_grad_accum_ops(const OcLayer *l, OcBlock blk, OcOp *ops);
 
 #endif

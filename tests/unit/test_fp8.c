@@ -53,30 +53,41 @@ static void cast_bytes(void) {
 
 /* The MLP (fc1: gate and up as one GEMM of width 2 x 32, Megatron-Core's
  * linear_fc1; fc2), delayed scaling: per GEMM an input cast in the
- * forward, a gradient cast in input-grad, a weight cast once an iteration.
- * fc1: input 4 x 8 = 32 elements, 32 x 4 + 8204 bytes, 64 FLOPs; its
+ * forward, a gradient cast in input-grad, a weight cast once an iteration;
+ * but fc1's input is written in FP8 by the norm before it (TE's
+ * LayerNormLinear) and transposed in the backward.
+ * fc1: input 4 x 8 = 32 elements: the RMSNorm reads 32 x 2 and writes 32 x
+ * 1 + the history and scales 8204 bytes, 32 x 4 + 32 x 2 (scale, amax)
+ * FLOPs; the transpose reads and writes 32 x 1 in weight-grad. Its
  * gradient 4 x 64 = 256, 256 x 4 + 8204; its weight 8 x 64 = 512, 512 x 4 +
- * 8204. fc2: input 128 elements, gradient 32, weight 256. */
+ * 8204. fc2: input 128 elements, 128 x 4 + 8204, 256 FLOPs; gradient 32,
+ * weight 256. */
 static void mlp_delayed(void) {
   OcLayer l = tiny(WEFT_FP8_DELAYED);
   OcOp ops[OC_MAX_OPS];
   int n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
-  CHECK_EQ_INT(count(ops, n, "fp8_cast"), 6);
+  CHECK_EQ_INT(count(ops, n, "fp8_cast"), 5);
   CHECK_EQ_INT(count(ops, n, "fp8_amax"), 0);
+  CHECK_EQ_INT(count(ops, n, "fp8_transpose"), 1);
   const OcOp *in = nth(ops, n, "fp8_cast_input", 0), *gr = nth(ops, n, "fp8_cast_grad", 0);
-  const OcOp *w = nth(ops, n, "fp8_cast_weight", 0), *in2 = nth(ops, n, "fp8_cast_input", 1);
-  const OcOp *gr2 = nth(ops, n, "fp8_cast_grad", 1);
-  CHECK(in && gr && w && in2 && gr2);
-  if (!in || !gr || !w || !in2 || !gr2) return;
-  CHECK_NEAR(in->bytes, 32 * 4 + 8204, EXACT);
-  CHECK_NEAR(in->flops, 64, EXACT);
+  const OcOp *w = nth(ops, n, "fp8_cast_weight", 0), *nm = nth(ops, n, "mlp_norm", 0);
+  const OcOp *gr2 = nth(ops, n, "fp8_cast_grad", 1), *tr = nth(ops, n, "fp8_transpose_input", 0);
+  const OcOp *nb = nth(ops, n, "mlp_norm", 1);
+  CHECK(in && gr && w && nm && gr2 && tr && nb);
+  if (!in || !gr || !w || !nm || !gr2 || !tr || !nb) return;
+  CHECK_NEAR(nm->bytes, 32 * 3 + 8204, EXACT);
+  CHECK_NEAR(nm->flops, 32 * 4 + 64, EXACT);
+  CHECK_NEAR(nb->bytes, 4 * 32 * 2, EXACT); /* its backward as a bf16 norm's */
+  CHECK_NEAR(tr->bytes, 64, EXACT);
+  CHECK_EQ_INT(tr->phase, WEFT_PHASE_WG);
+  CHECK_NEAR(in->bytes, 128 * 4 + 8204, EXACT); /* fc2's input: the SwiGLU output */
+  CHECK_NEAR(in->flops, 256, EXACT);
   CHECK_EQ_INT(in->phase, WEFT_PHASE_FWD);
   CHECK(!in->once && in->kind == OC_VECTOR);
   CHECK_NEAR(gr->bytes, 256 * 4 + 8204, EXACT);
   CHECK_EQ_INT(gr->phase, WEFT_PHASE_IG);
   CHECK_NEAR(w->bytes, 512 * 4 + 8204, EXACT);
   CHECK(w->once);
-  CHECK_NEAR(in2->bytes, 128 * 4 + 8204, EXACT); /* fc2's input: the SwiGLU output */
   CHECK_NEAR(gr2->bytes, 32 * 4 + 8204, EXACT);
   /* all three GEMMs of each linear layer at the FP8 rate, reading 1-byte inputs:
    * fc1 forward (4 x 8)(8 x 64): (32 + 512) x 1 + 256 x 2 */
@@ -135,7 +146,8 @@ static void which_gemms(void) {
   for (int flash = 0; flash < 2; flash++) {
     l.flash = flash;
     int n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
-    CHECK_EQ_INT(count(ops, n, "fp8_cast"), 6);
+    CHECK_EQ_INT(count(ops, n, "fp8_cast"), 5); /* QKV's input: the norm's (LayerNormLinear) */
+    CHECK_EQ_INT(count(ops, n, "fp8_transpose"), 1);
     for (int i = 0; i < n; i++)
       if (!strcmp(ops[i].name, "score") || !strcmp(ops[i].name, "context") ||
           !strcmp(ops[i].name, "flash_attn"))

@@ -227,9 +227,9 @@ static void opcost(void) {
   par.optimizer_bytes = 12;
   par.grad_bytes = par.param_bytes = 2;
   double norm = 4e3 * pow(25.0 / 4, 0.75);
-  CHECK_NEAR(weft_opcost_optimizer_ns(&d, &par, 1 << 24), 180e3 + norm, 1e-12);
+  CHECK_NEAR(weft_opcost_optimizer_ns(&d, &par, 1 << 24, 0), 180e3 + norm, 1e-12);
   par.optimizer_bytes = 6;
-  CHECK_NEAR(weft_opcost_optimizer_ns(&d, &par, 1 << 24), 180e3 * 16 / 28 + norm, 1e-12);
+  CHECK_NEAR(weft_opcost_optimizer_ns(&d, &par, 1 << 24, 0), 180e3 * 16 / 28 + norm, 1e-12);
 }
 
 /* Scratch zoo: DIR/zoo/devices.yml naming tables DIR/measured/x_*.csv. */

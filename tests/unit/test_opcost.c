@@ -51,16 +51,20 @@ static void check_op(const OcOp *ops, int n, const char *name, int phase, double
  * Score and context: 2 heads of (4 x 4)(4 x 4): 256 FLOPs, 2*48*2 = 192 bytes.
  * Softmax: 32 scores x 5, 2*32*2 bytes; dropout 32 FLOPs, 128 + 32 mask bytes.
  * Proj: (4 x 8)(8 x 8): 512 FLOPs, 256 bytes. Bias-dropout-add: 3*32 FLOPs,
- * 3*32*2 + 32 bytes. Backward: GEMMs twice, vector kernels 2x. */
+ * 3*32*2 + 32 bytes. Backward: GEMMs twice, vector kernels 2x; QKV's
+ * weight gradient accumulates into main_grad (its 192 elements read and
+ * written at 2 bytes, grad_bytes unset: act_bytes): 32*2 + 96*2 + 192*4 =
+ * 1024 bytes. The four gradients added into main_grad each micro-batch
+ * (GeLU family): the norm's gain and bias, the QKV and projection biases. */
 static void attention_ops(void) {
   OcLayer l = tiny(2);
   OcOp ops[OC_MAX_OPS];
   int n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
-  CHECK_EQ_INT(n, 20);
+  CHECK_EQ_INT(n, 20 + 4);
   check_op(ops, n, "attn_norm", WEFT_PHASE_FWD, 256, 128);
   check_op(ops, n, "attn_norm", WEFT_PHASE_IG, 512, 256);
   check_op(ops, n, "qkv", WEFT_PHASE_FWD, 1536, 640);
-  check_op(ops, n, "qkv", WEFT_PHASE_WG, 1536, 640);
+  check_op(ops, n, "qkv", WEFT_PHASE_WG, 1536, 1024);
   check_op(ops, n, "score", WEFT_PHASE_FWD, 256, 192);
   check_op(ops, n, "softmax", WEFT_PHASE_FWD, 160, 128);
   check_op(ops, n, "attn_dropout", WEFT_PHASE_FWD, 32, 160);
@@ -90,18 +94,20 @@ static void attention_ops(void) {
  * bias-GeLU over 128 elements: 8 FLOPs and 4 bytes each. SwiGLU: gate and
  * up as one fc1 of twice the width (Megatron-Core's linear_fc1), swiglu
  * reads 2 and writes 1 of 128 elements, RMSNorm
- * 4 FLOPs per element; no dropout, a plain residual add (1 FLOP, 6 bytes). */
+ * 4 FLOPs per element; no dropout, a plain residual add (1 FLOP, 6 bytes).
+ * Gradients added into main_grad: GeLU the norm's gain and bias and the
+ * two biases (4), SwiGLU the norm's gain (1). */
 static void mlp_ops(void) {
   OcLayer l = tiny(2);
   OcOp ops[OC_MAX_OPS];
   int n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
-  CHECK_EQ_INT(n, 2 + 3 + 2 + 3 + 2);
+  CHECK_EQ_INT(n, 2 + 3 + 2 + 3 + 2 + 4);
   check_op(ops, n, "fc1", WEFT_PHASE_FWD, 2048, (32 + 256 + 128) * 2);
   check_op(ops, n, "bias_gelu", WEFT_PHASE_FWD, 1024, 512);
   check_op(ops, n, "fc2", WEFT_PHASE_FWD, 2048, (128 + 256 + 32) * 2);
   l = tiny(3);
   n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
-  CHECK_EQ_INT(n, 2 + 3 + 2 + 3 + 2);
+  CHECK_EQ_INT(n, 2 + 3 + 2 + 3 + 2 + 1);
   check_op(ops, n, "mlp_norm", WEFT_PHASE_FWD, 128, 128);
   check_op(ops, n, "fc1", WEFT_PHASE_FWD, 4096, (32 + 512 + 256) * 2);
   CHECK(find(ops, n, "gate", WEFT_PHASE_FWD, 0) == NULL);
@@ -241,14 +247,16 @@ static void monotone(void) {
   CHECK_EQ_INT(bad, 0);
 }
 
-/* The optimizer: the gradient norm's 2 bytes per parameter (the gradient
- * read), then Adam's 28 (12 + 12 + 2 + 2), at 1 TB/s x 0.5. */
+/* The optimizer: the gradient buffer's memset (2 bytes for each of the
+ * rank's 3e9 gradients: ZeRO-1 keeps them all), the gradient norm's 2 bytes
+ * per parameter of the 1e9 shard (the gradient read), then Adam's 28 (12 +
+ * 12 + 2 + 2), at 1 TB/s x 0.5. */
 static void optimizer(void) {
   WeftDevice d = dev(1e12, 1e12, 1e12, 1, 1, 1);
   d.hbm_efficiency = 0.5;
   WeftParallel p;
   weft_parallel_default(&p);
-  CHECK_NEAR(weft_opcost_optimizer_ns(&d, &p, 1e9), (2e9 + 28e9) / 0.5e12 * 1e9, EXACT);
+  CHECK_NEAR(weft_opcost_optimizer_ns(&d, &p, 1e9, 3e9), (6e9 + 2e9 + 28e9) / 0.5e12 * 1e9, EXACT);
 }
 
 /* The generator: efficiency 0 takes the per-operator times (forward = the
