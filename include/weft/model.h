@@ -392,9 +392,17 @@ int weft_recompute_parse(const char *text, int *mode, WeftError *err);
 /* The attention kernel: standard (score GEMM, softmax, dropout, context
  * GEMM, the s^2 tensors in HBM and kept for backward) or flash (one fused
  * kernel, Dao et al. 2022: no s^2 tensor in HBM, the backward recomputes the
- * scores; causal masks skip the blocks above the diagonal). */
-typedef enum { WEFT_ATTENTION_STANDARD = 0, WEFT_ATTENTION_FLASH = 1 } WeftAttention;
-/* "standard", "flash" <-> WeftAttention; parse: WEFT_EINPUT otherwise. */
+ * scores; causal masks skip the blocks above the diagonal), as Transformer
+ * Engine runs it (cuDNN's fused attention: its measured rows), or fa2 (the
+ * same fused kernel as FlashAttention-2, PyTorch's scaled_dot_product_attention
+ * flash backend, which torch-native stacks such as torchtitan run: the
+ * measured tables' flash rows). */
+typedef enum {
+  WEFT_ATTENTION_STANDARD = 0,
+  WEFT_ATTENTION_FLASH = 1,
+  WEFT_ATTENTION_FA2 = 2
+} WeftAttention;
+/* "standard", "flash", "fa2" <-> WeftAttention; parse: WEFT_EINPUT otherwise. */
 const char *weft_attention_name(int kind);
 int weft_attention_parse(const char *text, int *kind, WeftError *err);
 /* Context parallelism's attention exchange (Megatron-Core's --cp-comm-type,

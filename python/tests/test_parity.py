@@ -917,3 +917,27 @@ def test_cp_comm():
     with pytest.raises(weft.WeftError) as e:
         weft.optimize(cp_comm="ring", **args)
     assert e.value.field == "cp_comm"
+
+
+def test_attention_fa2():
+    # attention="fa2" is --attention fa2 (FlashAttention-2, PyTorch SDPA's flash
+    # backend: the measured tables' flash rows) and the scenario key: the same
+    # answer in every entry point, slower than TE's fused kernel on the H100
+    # (its cuDNN rows run faster), and a bad name names the field.
+    args = dict(cluster="dgx-h100", npus=8, cost_model="data/validation/cost.yml",
+                model="llama3-8b", zero=3, loop="tp-dp-overlap", constraint=["B1 = 450"])
+    flags = ["--cluster", "dgx-h100", "--npus", "8", "--cost-model", "data/validation/cost.yml",
+             "--model", "llama3-8b", "--zero", "3", "--loop", "tp-dp-overlap",
+             "--constraint", "B1 = 450"]
+    fa2 = weft.optimize(attention="fa2", **args)
+    same(fa2, cli("optimize", *flags, "--attention", "fa2"), skip=NOWALL)
+    te = weft.optimize(attention="flash", **args)
+    assert fa2["time_ns"] > te["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8]},
+          "cost_model": "data/validation/cost.yml", "loop": "tp-dp-overlap",
+          "workload": {"model": "llama3-8b", "zero": 3, "attention": "fa2"},
+          "constraints": ["B1 = 450"]}
+    assert weft.optimize(sc)["time_ns"] == fa2["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(attention="fa3", **args)
+    assert e.value.field == "attention"

@@ -228,7 +228,7 @@ def read_workload(v):
 # ------------------------------------------------------------------ model options
 def device_knobs(kw, par):
     """sp=, cuda_graphs= (booleans), fp8= (True: delayed, or off|delayed|
-    current|mxfp8|blockwise|nvfp4), attention= (standard|flash) and cp_comm=
+    current|mxfp8|blockwise|nvfp4), attention= (standard|flash|fa2) and cp_comm=
     (p2p|all_gather) into par, as --sp, --cuda-graphs, --fp8, --attention and
     --cp-comm (every command taking a model)."""
     par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
@@ -254,11 +254,11 @@ def device_knobs(kw, par):
         par.fp8 = mode.value
     else:  # --fp8 alone: Transformer Engine's default recipe, delayed scaling
         par.fp8 = 1 if flag("fp8", f8) else 0
-    if kw.get("attention") is not None:  # --attention standard|flash
+    if kw.get("attention") is not None:  # --attention standard|flash|fa2
         kind = ctypes.c_int()
         if not isinstance(kw["attention"], str) or lib.weft_attention_parse(
                 c_text("attention", kw["attention"]), byref(kind), byref(new_error())):
-            raise fail("attention=%r: expected standard or flash" % (kw["attention"],),
+            raise fail("attention=%r: expected standard, flash or fa2" % (kw["attention"],),
                        "attention")
         par.attention = kind.value
     if kw.get("cp_comm") is not None:  # --cp-comm p2p|all_gather

@@ -182,7 +182,7 @@ static int check(Gen *g, Tf *t) {
   t->E = m->experts;
   t->k = m->experts > 0 ? (m->top_k > 0 ? m->top_k : 1) : 0;
   t->sh = m->experts > 0 ? m->shared_experts : 0;
-  t->flash = p->attention == WEFT_ATTENTION_FLASH;
+  t->flash = p->attention != WEFT_ATTENTION_STANDARD; /* flash or fa2: fused */
   t->L = m->layers;
   t->m = (int)(m->global_batch / per);
   /* Interleaved 1F1B (Narayanan et al. 2021): each stage holds v chunks of

@@ -19,7 +19,7 @@ _Static_assert(GEN_NKINDS - 1 <= WEFT_MAX_GROUPS, "every group kind can become a
 
 /* The knobs named by one word: a table each, one lookup and one message. */
 static const char *const RECOMPUTE_NAME[] = {"none", "full", "selective"};
-static const char *const ATTENTION_NAME[] = {"standard", "flash"};
+static const char *const ATTENTION_NAME[] = {"standard", "flash", "fa2"};
 static const char *const SCHEDULE_NAME[] = {"1f1b", "dualpipe"};
 static const char *const CP_COMM_NAME[] = {"p2p", "all_gather"};
 static const char *const FP8_NAME[] = {"off", "delayed", "current", "mxfp8", "blockwise", "nvfp4"};
@@ -90,9 +90,9 @@ int weft_optimizer_precision(const char *master, const char *moments, double *by
   return WEFT_OK;
 }
 
-const char *weft_attention_name(int kind) { return name_of(ATTENTION_NAME, 2, kind); }
+const char *weft_attention_name(int kind) { return name_of(ATTENTION_NAME, 3, kind); }
 int weft_attention_parse(const char *text, int *kind, WeftError *err) {
-  return name_parse(ATTENTION_NAME, 2, "attention", "standard or flash", text, kind, err);
+  return name_parse(ATTENTION_NAME, 3, "attention", "standard, flash or fa2", text, kind, err);
 }
 const char *weft_cp_comm_name(int kind) { return name_of(CP_COMM_NAME, 2, kind); }
 int weft_cp_comm_parse(const char *text, int *kind, WeftError *err) {
@@ -255,8 +255,8 @@ static int check_common(Gen *g) {
   if (p->cp > 1 && g->m->arch != WEFT_ARCH_TRANSFORMER)
     return weft_gen_fail(g, WEFT_EINPUT, "cp", "cp = %d: context parallelism needs a transformer",
                          p->cp);
-  if (p->attention < WEFT_ATTENTION_STANDARD || p->attention > WEFT_ATTENTION_FLASH)
-    return weft_gen_fail(g, WEFT_EINPUT, "attention", "attention must be 0..1, got %d",
+  if (p->attention < WEFT_ATTENTION_STANDARD || p->attention > WEFT_ATTENTION_FA2)
+    return weft_gen_fail(g, WEFT_EINPUT, "attention", "attention must be 0..2, got %d",
                          p->attention);
   long long npar = (long long)p->tp * p->cp * p->pp * p->dp;
   if (npar != n) {

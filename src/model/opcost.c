@@ -51,7 +51,8 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->ep = par->ep > 0 ? par->ep : 1;
   l->etp = par->expert_tp > 0 ? par->expert_tp : par->tp;
   l->sp = par->sequence_parallel;
-  l->flash = par->attention == WEFT_ATTENTION_FLASH;
+  l->flash = par->attention != WEFT_ATTENTION_STANDARD; /* flash or fa2: fused */
+  l->fa2 = par->attention == WEFT_ATTENTION_FA2;
   l->causal = !m->bidirectional;
   l->window = m->window;
   l->windowed = weft_opcost_window_share(m);
@@ -416,10 +417,12 @@ typedef struct {
   int bf16;                   /* activations of 2 bytes: the tables' BF16 apply */
   int act_fp8;                /* activations of 1 byte: every GEMM in FP8 */
   int fp8_fast;               /* FP8 forward GEMMs at the fast-accumulation rows */
+  WeftMeasuredAttn attn;      /* the fused attention's rows: TE's (cuDNN) or FA2's */
 } Rates;
 
 static void rates(const WeftDevice *d, double act_bytes, Rates *r) {
   r->d = d;
+  r->attn = WM_ATTN_TE; /* weft_opcost_block sets the layer's */
   r->hbm = d->hbm_bytes_per_s * d->hbm_efficiency;
   /* fused attention has its own measured rate (a device without one: its GEMMs') */
   double eff = d->attention_efficiency > 0 ? d->attention_efficiency : d->gemm_efficiency;
@@ -469,7 +472,7 @@ static double measured_other(const Rates *r, const OcOp *op) {
       seq = bwd ? sqrt(op->m * op->n) : op->n;
       bh = bwd ? op->batch : op->batch * op->m / op->n;
     }
-    return weft_measured_attention_ns(r->meas, WM_ATTN_TE, (int)bwd, op->causal, seq, op->k, bh,
+    return weft_measured_attention_ns(r->meas, r->attn, (int)bwd, op->causal, seq, op->k, bh,
                                       fl);
   }
   /* Adam by its bytes: the states' precision sets them (the table's rows are
@@ -518,6 +521,7 @@ void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, doubl
   int n = weft_opcost_ops(l, blk, ops, OC_MAX_OPS);
   double rank[WEFT_NPHASES][2] = {{0, 0}, {0, 0}, {0, 0}}; /* OC_CP_FIRST, OC_CP_LAST ops */
   rates(d, l->act_bytes, &r);
+  if (l->fa2) r.attn = WM_ATTN_FLASH;
   for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = 0;
   for (int i = 0; i < n; i++) {
     if (ops[i].once) continue;
@@ -534,6 +538,7 @@ double weft_opcost_block_once_ns(const WeftDevice *d, const OcLayer *l, OcBlock 
   Rates r;
   int n = weft_opcost_ops(l, blk, ops, OC_MAX_OPS);
   rates(d, l->act_bytes, &r);
+  if (l->fa2) r.attn = WM_ATTN_FLASH;
   double ns = 0;
   for (int i = 0; i < n; i++)
     if (ops[i].once) ns += op_kernels_ns(&r, &ops[i], l->graphs);

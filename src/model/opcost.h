@@ -68,6 +68,8 @@ typedef struct {
   double etp;          /* the experts' tensor-parallel split (folding); 0: tp */
   double grad_bytes;   /* main_grad's width (Megatron's DDP buffer); 0: act_bytes */
   int rotary;          /* rotary position embedding on Q and K (SwiGLU family, MLA) */
+  int fa2;             /* the fused attention is FlashAttention-2 (PyTorch SDPA's flash
+                          backend): the measured tables' flash rows, not TE's */
 } OcLayer;
 
 /* Most operators a block lists (forward and backward, FP8 casts, CP's ring). */

@@ -219,6 +219,21 @@ static void opcost(void) {
     }
   }
   CHECK_EQ_INT(seen, 3);
+  /* fa2 (PyTorch SDPA's FlashAttention-2): the same fused kernel at the tables'
+   * flash rows (550 forward, 0.8 of it backward), not TE's (cuDNN's, 0.9 of them):
+   * the layer's forward and input-grad differ by exactly that, nothing else */
+  double te[WEFT_NPHASES], f2[WEFT_NPHASES], fl = 4.0 * 4 * 16 * 4096.0 * 4096 * 128 * 0.5;
+  weft_opcost_block(&d, &l, OC_ATTN, te);
+  par.attention = WEFT_ATTENTION_FA2;
+  OcLayer l2;
+  weft_opcost_layer(&m, &par, &l2);
+  weft_opcost_block(&d, &l2, OC_ATTN, f2);
+  CHECK_NEAR(te[WEFT_PHASE_FWD] - f2[WEFT_PHASE_FWD], fl / (0.9 * 550e12) * 1e9 - fl / 550e12 * 1e9,
+             1e-6);
+  CHECK_NEAR(te[WEFT_PHASE_IG] - f2[WEFT_PHASE_IG],
+             2.5 * fl / (0.9 * 0.8 * 550e12) * 1e9 - 2.5 * fl / (0.8 * 550e12) * 1e9, 1e-6);
+  CHECK_NEAR(te[WEFT_PHASE_WG], f2[WEFT_PHASE_WG], 0);
+  par.attention = WEFT_ATTENTION_FLASH;
   /* Adam at the fused step's measured GB/s (28 bytes a parameter in 180 µs for 2^24) over
    * the bytes the states' precision gives: fp32 moments 28 bytes, bf16 moments 16; the
    * gradient norm before it (2 bytes a parameter, not measured) at copy's GB/s: 2^25
