@@ -247,7 +247,7 @@ int cli_opt_comm_overlap(const char *tpo, const char *p2p, WeftParallel *p) {
 int cli_opt_cp_comm(const char *v, WeftParallel *p) {
   WeftError err;
   if (!v || weft_cp_comm_parse(v, &p->cp_comm, &err) == WEFT_OK) return 0;
-  cli_fail("--%s", err.msg); /* "cp_comm 'x': expected p2p or all_gather" */
+  cli_fail("--cp-comm '%s': expected p2p or all_gather", v);
   return -1;
 }
 
