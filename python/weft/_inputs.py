@@ -28,7 +28,7 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size",
               "pp_account_embedding", "pp_account_loss", "recompute_num_layers",
               "recompute_method", "recompute_modules", "tp_comm_overlap",
-              "overlap_p2p_communication", "etp")
+              "overlap_p2p_communication", "etp", "pp_layout")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -370,6 +370,10 @@ class ModelOpts:
             par.nstage_layers = len(layers)
             if kw.get("pp") is None:
                 par.pp = len(layers)  # the list says how many stages
+        self.layout = None
+        if kw.get("pp_layout") is not None:  # --pp-layout STR (Megatron's layout)
+            self.layout = c_text("pp_layout", kw["pp_layout"])
+            par.pp_layout = self.layout
         if kw.get("order") is not None:
             order = kw["order"]
             if not isinstance(order, str):
