@@ -86,9 +86,8 @@ int weft_gen_interleaved(const double *f, const double *b, int pp, int v, int m,
   return WEFT_OK;
 }
 
-double weft_gen_interleaved_peak(const double *held, int pp, int v, int m, int r) {
-  long total = (long)m * v, w = warmup(pp, v, m, r);
-  double now = 0.0, peak = 0.0;
+long weft_gen_interleaved_peak(const int *held, int pp, int v, int m, int r) {
+  long total = (long)m * v, w = warmup(pp, v, m, r), now = 0, peak = 0;
   for (long i = 0; i < 2 * total; i++) {
     int fwd, mb, c;
     long k = op_at(i, w, total, &fwd);

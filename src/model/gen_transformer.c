@@ -62,15 +62,19 @@ static void layout_chunk(const Tf *t, int pp, int k, int c, int *lo, int *hi) {
   *hi = a + t->cl[x] - 1;
 }
 
-/* MoE layers of stage k (first layer lo unless a layout places its chunks). */
-static int stage_moe(const Gen *g, const Tf *t, int k, int lo) {
-  if (!t->cl) return moe_layers(g, lo, lo + t->sl[k] - 1);
+/* MoE layers of stage k's chunks under a layout. */
+static int layout_moe(const Gen *g, const Tf *t, int k) {
   int ne = 0, a, z;
   for (int c = 0; c < t->v && g->m->experts > 0; c++) {
     layout_chunk(t, g->par->pp, k, c, &a, &z);
     if (z >= a) ne += moe_layers(g, a, z);
   }
   return ne;
+}
+
+/* MoE layers of stage k (first layer lo unless a layout places its chunks). */
+static inline int stage_moe(const Gen *g, const Tf *t, int k, int lo) {
+  return t->cl ? layout_moe(g, t, k) : moe_layers(g, lo, lo + t->sl[k] - 1);
 }
 
 static int has_layout(const WeftParallel *p) { return p->pp_layout && *p->pp_layout; }
@@ -100,10 +104,12 @@ static int stage_layers_of(const WeftParallel *p, int layers, int k) {
 /* Kinds of middle stages (layer counts) whose first stage fill_info keeps. */
 #define MEM_KINDS 8
 
-/* pp x micro-batches above which the 1F1B timeline is not timed (~1 s);
- * with a layout pp x v x micro-batches (the interleaved timeline). */
+/* pp x micro-batches above which the 1F1B timeline is not timed (~1 s). */
 #define GEN_MAX_PIPELINE_STEPS 1e8
 #define GEN_MAX_LAYOUT_CHUNKS (1 << 20) /* pp_layout's pp x virtual_stages */
+/* pp x v x micro-batches above which a layout's interleaved timeline is not
+ * timed: it keeps two end times per (micro-batch, chunk), 64 MB at most. */
+#define GEN_MAX_LAYOUT_STEPS 4e6
 
 static int check(Gen *g, Tf *t) {
   const WeftModel *m = g->m;
@@ -264,11 +270,11 @@ static int check(Gen *g, Tf *t) {
     return weft_gen_fail(g, WEFT_EINPUT, "pp",
                          "pp x micro-batches = %d x %d: at most %.0f pipeline steps are timed",
                          p->pp, t->m, GEN_MAX_PIPELINE_STEPS);
-  if (t->v > 1 && t->cl && (double)p->pp * t->v * t->m > GEN_MAX_PIPELINE_STEPS)
+  if (t->v > 1 && t->cl && (double)p->pp * t->v * t->m > GEN_MAX_LAYOUT_STEPS)
     return weft_gen_fail(g, WEFT_EINPUT, "pp_layout",
                          "pp x virtual_stages x micro-batches = %d x %d x %d: at most %.0f "
                          "interleaved steps are timed",
-                         p->pp, t->v, t->m, GEN_MAX_PIPELINE_STEPS);
+                         p->pp, t->v, t->m, GEN_MAX_LAYOUT_STEPS);
   t->tied = t->fm == 2 && p->pp > 1; /* the last stage holds a copy of the embedding */
   g->size[GEN_EMB] = t->tied ? 2 : 1;
   return WEFT_OK;
@@ -358,7 +364,7 @@ static int rc_layers(const WeftParallel *p, int n, int v) {
 
 /* Layers of stage k that full recomputation runs again: a layout's chunks
  * one by one (block: the first N of each), else rc_layers of its v chunks. */
-static int stage_rc(const WeftParallel *p, const Tf *t, int k) {
+static inline int stage_rc(const WeftParallel *p, const Tf *t, int k) {
   if (!t->cl) return rc_layers(p, t->sl[k], t->v);
   int r = 0;
   for (int c = 0; c < t->v; c++) r += rc_layers(p, t->cl[c * p->pp + k], 1);
@@ -868,9 +874,6 @@ static void fill_info(Gen *g, const Tf *t) {
   int seen[MEM_KINDS][2], nseen = 0, skip = act[2] >= 0 && act[0] >= act[2] && act[1] >= act[2] &&
                                             p->schedule == WEFT_SCHEDULE_1F1B && /* DualPipe: pairs */
                                             !t->cl; /* a layout: in flight per stage */
-  double *chunk = NULL; /* a layout with v > 1: layers per chunk, for the peaks */
-  if (t->cl && t->v > 1 && (chunk = malloc((size_t)p->pp * t->v * sizeof *chunk)))
-    for (int x = 0; x < p->pp * t->v; x++) chunk[x] = t->cl[x];
   /* lo: stage k's first layer, loj stage pp-1-k's (DualPipe's pair) from the
    * layers after it, tail */
   for (int k = 0, lo = 1, tail = 0; k < p->pp;
@@ -883,14 +886,15 @@ static void fill_info(Gen *g, const Tf *t) {
       if (nseen < MEM_KINDS) seen[nseen][0] = n, seen[nseen++][1] = ne;
     }
     WeftMemory mk;
-    double held = chunk ? weft_gen_interleaved_peak(chunk, p->pp, t->v, t->m, k) : 0;
+    double held = t->cl && t->v > 1 ? (double)weft_gen_interleaved_peak(t->cl, p->pp, t->v,
+                                                                          t->m, k)
+                                     : 0; /* a layout's layers in flight at the peak */
     stage_memory(g, t, k, lo, loj, act, held, &mk);
     if (k == 0 || mk.total_bytes > in->mem.total_bytes) {
       in->mem = mk;
       in->memory_stage = k;
     }
   }
-  free(chunk);
 }
 
 /* Gradient accumulation (docs/zoo.md, "Gradient accumulation"): a layer's

@@ -17,8 +17,9 @@ int weft_gen_1f1b_closed(const double *f, const double *b, int pp, int m, double
  * memory. WEFT_EINVAL, WEFT_ENOMEM. */
 int weft_gen_interleaved(const double *f, const double *b, int pp, int v, int m,
                          double *makespan);
-/* The most of held[x] (per model chunk, layout order) stage r keeps at once
- * along that order: a forward of chunk x adds held[x], its backward frees it. */
-double weft_gen_interleaved_peak(const double *held, int pp, int v, int m, int r);
+/* The most of held[x] (per model chunk, layout order: its layers) stage r
+ * keeps at once along that order: a forward of chunk x adds held[x], its
+ * backward frees it. */
+long weft_gen_interleaved_peak(const int *held, int pp, int v, int m, int r);
 
 #endif

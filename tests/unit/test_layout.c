@@ -122,11 +122,11 @@ static void lay_timeline_equal(void) {
  * first backward frees x2's 2; rank 1 F x1 x1 x3 (5), B x3 (4), F x3 (5), B
  * (4), F x1 (6), B x1 (4), F x1 (6), ...: 6. */
 static void lay_inflight(void) {
-  static const double held[4] = {1, 2, 2, 1};
+  static const int held[4] = {1, 2, 2, 1};
   CHECK_NEAR(weft_gen_interleaved_peak(held, 2, 2, 4, 0), 7, 0);
   CHECK_NEAR(weft_gen_interleaved_peak(held, 2, 2, 4, 1), 6, 0);
   /* equal chunks of 1: 2 (pp - r - 1) + (v - 1) pp + 1 chunks before a backward */
-  static const double one[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  static const int one[8] = {1, 1, 1, 1, 1, 1, 1, 1};
   CHECK_NEAR(weft_gen_interleaved_peak(one, 4, 2, 8, 0), 2 * 3 + 4 + 1, 0);
   CHECK_NEAR(weft_gen_interleaved_peak(one, 4, 2, 8, 3), 0 + 4 + 1, 0);
 }
@@ -188,6 +188,12 @@ static void lay_generate(void) {
   par.pp_layout = "Et|tt|tt|ttL";
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
   CHECK(!strcmp(err.field, "pp_layout") && strstr(err.msg, "7 transformer layers"));
+  /* 2 x 2 x 2e6 micro-batches: past the timeline's 4e6 steps, refused, not allocated */
+  par.pp_layout = "Et|tt|tt|tL";
+  m.global_batch = 2000000;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "pp_layout") && strstr(err.msg, "interleaved steps"));
+  m.global_batch = 4;
   /* without interleaving a layout is stages: 1F1B's timeline, as --pp-layers 3,3 */
   par.virtual_stages = 1;
   par.pp_layout = "Ettt|tttL";
