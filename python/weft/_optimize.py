@@ -269,7 +269,7 @@ def optimize(scenario=None, **kw):
     the YAML file), or network=, workload=, communicator=, cost_model= (file
     names; the YAML ones may be dicts, the workload ASTRA-sim text), or
     model= (with tp=, pp=, dp=, ep=, mb=, vp=, sp=, zero=, recompute=,
-    order=, efficiency=, pp_layers=, device=, zoo=) with network= and
+    order=, efficiency=, pp_layers=, pp_layout=, device=, zoo=) with network= and
     cost_model=. Then constraint= (one expression or a list), objective=
     ("perf" | "perf-per-cost" | "cost-per-iteration"), loop= ("no-overlap" |
     "tp-dp-overlap" | "fwd-ig-overlap"), the cost model's system figures
