@@ -291,7 +291,7 @@ typedef struct {
    * innermost within DP (the layout before folding). */
   int expert_tp;
   /* Megatron-Core's pipeline layout (--pipeline-model-parallel-layout;
-   * docs/zoo.md, "Pipeline layout"), borrowed, NULL or "": none. Its pp x
+   * docs/zoo.md, "Pipeline layout"), borrowed, NULL: none ("" is refused). Its pp x
    * virtual_stages chunks (chunk i on stage i mod pp, virtual chunk i / pp)
    * say the transformer layers (t) of each model chunk, the embedding (E)
    * in the first, the MTP layers (m) and the loss (L) in the last

@@ -77,7 +77,7 @@ static inline int stage_moe(const Gen *g, const Tf *t, int k, int lo) {
   return t->cl ? layout_moe(g, t, k) : moe_layers(g, lo, lo + t->sl[k] - 1);
 }
 
-static int has_layout(const WeftParallel *p) { return p->pp_layout && *p->pp_layout; }
+static int has_layout(const WeftParallel *p) { return p->pp_layout != NULL; } /* "": refused */
 
 /* Megatron's uneven split: the embedding and/or the loss count as a layer. */
 static int accounted(const WeftParallel *p) {

@@ -194,6 +194,10 @@ static void lay_generate(void) {
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
   CHECK(!strcmp(err.field, "pp_layout") && strstr(err.msg, "interleaved steps"));
   m.global_batch = 4;
+  /* an empty layout is refused, not taken for none */
+  par.pp_layout = "";
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "pp_layout") && strstr(err.msg, "empty"));
   /* without interleaving a layout is stages: 1F1B's timeline, as --pp-layers 3,3 */
   par.virtual_stages = 1;
   par.pp_layout = "Ettt|tttL";
