@@ -167,11 +167,20 @@ static void lay_generate(void) {
         fx_find_layer(wl, "L6.attn") && fx_find_layer(wl, "logits"));
   CHECK(!fx_find_layer(wl, "L4.attn") && !fx_find_layer(wl, "L1.attn"));
   CHECK(fx_find_layer(wl, "chunk1.accumulation") && fx_find_layer(wl, "chunk2.accumulation"));
-  /* the accounted split, the same chunks, keeps the rhythm */
+  /* a layer's activations, one micro-batch (Korthikanti's, bf16): s b h = 8,
+   * 10 s b h = 80 + s b (QKVO 32 + 2 F f = 64) = 192 + 5 a s^2 b = 40, half
+   * of 312 elements x 2 bytes = 312 bytes. Stage 0 holds 7 layer-micro-
+   * batches at its peak (lay_inflight): 2184; stage 1 6, + the fp32 logits
+   * 4 b s V = 64: 1936. */
+  CHECK_EQ_INT(info.memory_stage, 0);
+  CHECK_NEAR(info.mem.activations_bytes, 7 * 312, 1e-12);
+  /* the accounted split, the same chunks, keeps the rhythm and 1F1B's
+   * min(pp - k, m) in flight: 3 layers x 2 on stage 0 */
   par.pp_layout = NULL;
   par.pp_account_embedding = par.pp_account_loss = 1;
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
   CHECK_NEAR(info.pipeline_repeats, 4.5, 0);
+  CHECK_NEAR(info.mem.activations_bytes, 6 * 312, 1e-12);
   /* one way to say the split: a layout with the accounted split or stages is refused */
   par.pp_layout = "Et|tt|tt|tL";
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
