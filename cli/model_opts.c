@@ -65,6 +65,9 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
                         "the first N layers' activations offloaded to host\n"
                         "                        memory (Megatron-Core's; pp 1, no recompute,\n"
                         "                        a device with host_gbps; default 0: off)"},
+    [CLI_MO_PPLAYOUT] = {"--pp-layout", "STR",
+                         "Megatron's pipeline layout: E t m L per chunk, | between,\n"
+                         "                        (..)*N repeats, pp x vp chunks, e.g. 'Et|(tt|)*30mL'"},
 };
 
 /* "5,6,6,5": positive layer counts, one per stage. */
@@ -127,6 +130,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (cli_opt_overlap(val[CLI_MO_OGR], val[CLI_MO_OPG], val[CLI_MO_BUCKET], p)) return -1;
   p->pp_account_embedding = val[CLI_MO_PPEMB] != NULL;
   p->pp_account_loss = val[CLI_MO_PPLOSS] != NULL;
+  p->pp_layout = val[CLI_MO_PPLAYOUT]; /* checked with the model (weft_pp_layout_parse) */
   if (cli_opt_comm_overlap(val[CLI_MO_TPO], val[CLI_MO_P2P], p)) return -1;
   if (cli_opt_cp_comm(val[CLI_MO_CPCOMM], p)) return -1;
   if (val[CLI_MO_ATTN]) {

@@ -188,6 +188,8 @@ def args_for(run, specs, tmp, assumed):
         a += ["--pp-account-" + what]
     if par.get("pp_layers"):
         a += ["--pp-layers", ",".join(str(int(x)) for x in par["pp_layers"])]
+    if par.get("pp_layout"):  # Megatron's layout string: layers per model chunk
+        a += ["--pp-layout", par["pp_layout"]]
     mb = par.get("micro_batch") or 1
     a += ["--mb", str(int(mb))]
     if par.get("sp"):
@@ -290,7 +292,8 @@ def unpublished(run):
     par = run["parallel"]
     said = {str(x).split()[0].rstrip(",") for x in run.get("assumed", [])}
     mb = not par.get("micro_batch") or "micro_batch" in said
-    vp = int(par.get("pp") or 1) > 1 and not par.get("pp_layers") and "vp" in said
+    vp = (int(par.get("pp") or 1) > 1 and not par.get("pp_layers") and not par.get("pp_layout")
+          and "vp" in said)
     return mb, vp
 
 

@@ -308,6 +308,13 @@ typedef struct {
   int cp_comm;              /* a WeftCpComm: how context parallelism's attention exchanges
                                K and V (Megatron-Core's --cp-comm-type); 0 (default,
                                Megatron's): p2p */
+  /* Megatron-Core's pipeline layout (--pipeline-model-parallel-layout;
+   * docs/zoo.md, "Pipeline layout"), borrowed, NULL: none ("" is refused). Its pp x
+   * virtual_stages chunks (chunk i on stage i mod pp, virtual chunk i / pp)
+   * say the transformer layers (t) of each model chunk, the embedding (E)
+   * in the first, the MTP layers (m) and the loss (L) in the last
+   * (weft_pp_layout_parse). Not with stage_layers or pp_account_*. */
+  const char *pp_layout;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15
@@ -439,6 +446,18 @@ int weft_stage_layers_balanced(int layers, int pp, int *out, WeftError *err);
  * layers + emb + loss, or a stage would hold no layer. */
 int weft_stage_layers_accounted(int layers, int pp, int v, int emb, int loss, int *out,
                                 WeftError *err);
+
+/* Megatron-Core's pipeline layout string (WeftParallel.pp_layout) into
+ * chunk_layers[pp v], the transformer layers of each model chunk in layout
+ * order (chunk i on stage i mod pp). Grammar (pipeline_parallel_layer_
+ * layout.py): E embedding, t transformer layer, m MTP layer, L loss, |
+ * between chunks, "(...)*N" and "x*N" repeat, commas and spaces cosmetic.
+ * WEFT_EINPUT (field "pp_layout", err.col and the message the 1-based
+ * position where there is one) on a bad symbol, a chunk count other than
+ * pp x v, t other than layers, m other than mtp_layers, E not once in the
+ * first chunk, L or m outside the last, t after m, a stage with no t. */
+int weft_pp_layout_parse(const char *layout, int pp, int v, int layers, int mtp_layers,
+                         int *chunk_layers, WeftError *err);
 
 /* tp = pp = dp = ep = cp = 1, micro_batch 1, virtual_stages 1, standard attention, no FP8,
  * 1F1B,

@@ -941,3 +941,47 @@ def test_attention_fa2():
     with pytest.raises(weft.WeftError) as e:
         weft.optimize(attention="fa3", **args)
     assert e.value.field == "attention"
+
+
+def test_pp_layout_keyword(tmp_path):
+    """pp_layout= is --pp-layout and the scenario key of the same name:
+    Megatron's layout string, chunks of unequal layers (megatron-22b's 48 on
+    PP-2 x VP-2 as 11, 12, 13, 12), timed in Megatron's interleaved order;
+    its errors name the field and the position."""
+    v = "data/validation/cost.yml"
+    lay = "Et*11|t*12|t*13|t*12L"
+    job = dict(model="megatron-22b", tp=8, pp=2, vp=2, recompute=True, cost_model=v,
+               cluster="dgx-h100", npus=16, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "megatron-22b", "--tp", "8", "--pp", "2", "--vp", "2", "--recompute",
+            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "16", "--constraint",
+            "B1 = 450", "--constraint", "B2 = 50"]
+    py = weft.optimize(pp_layout=lay, **job)
+    same(py, cli("optimize", *args, "--pp-layout", lay))
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
+          "workload": {"model": "megatron-22b", "tp": 8, "pp": 2, "virtual_stages": 2,
+                       "recompute": True, "pp_layout": lay},
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    wl = dict(tp=8, pp=2, vp=2, recompute=True, cluster="dgx-h100", npus=16)
+    w = weft.workload("megatron-22b", pp_layout=lay, output=tmp_path / "py", **wl)
+    ref = cli("workload", "--model", "megatron-22b", "--tp", "8", "--pp", "2", "--vp", "2",
+              "--recompute", "--cluster", "dgx-h100", "--npus", "16", "--pp-layout", lay,
+              "-o", str(tmp_path / "cli"))
+    for k in ("workload", "communicator"):
+        ref[k] = ref[k].replace(str(tmp_path / "cli"), str(tmp_path / "py"))
+    tol = {"bubble_fraction": (5e-6, 0.0), "tokens": (0.0, 0.5)}  # as the CLI prints them
+    tol.update({k: (0.0, 0.5) for k in ("params", "grads", "optimizer", "activations", "total",
+                                         "capacity")})
+    tol.update({k: (1e-9, 0.0) for k in ("model_flops", "hw_flops")})
+    same(w, ref, tol=tol)
+    for ext in (".txt", ".comm.yml"):
+        assert (tmp_path / ("py" + ext)).read_text() == (tmp_path / ("cli" + ext)).read_text()
+    names = [x.split()[0] for x in (tmp_path / "py.txt").read_text().splitlines()[2:]]
+    assert "L12.attn" in names and "L37.attn" in names  # stage 1: layers 12-23 and 37-48
+    assert "L24.attn" not in names and "L36.attn" not in names
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(pp_layout="Et*11|t*12|t*13|t*11L", **job)
+    assert e.value.field == "pp_layout" and "47 transformer layers t" in str(e.value)
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(pp_layout="Et*11|t*12|t*13|t*12L|", **job)
+    assert e.value.field == "pp_layout" and "5 chunks" in str(e.value)

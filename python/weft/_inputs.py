@@ -29,7 +29,7 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "pp_account_embedding", "pp_account_loss", "recompute_num_layers",
               "recompute_method", "recompute_modules", "tp_comm_overlap",
               "overlap_p2p_communication", "etp",
-              "cpu_offloading_num_layers", "cp_comm")
+              "cpu_offloading_num_layers", "cp_comm", "pp_layout")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -381,6 +381,10 @@ class ModelOpts:
             par.nstage_layers = len(layers)
             if kw.get("pp") is None:
                 par.pp = len(layers)  # the list says how many stages
+        self.layout = None
+        if kw.get("pp_layout") is not None:  # --pp-layout STR (Megatron's layout)
+            self.layout = c_text("pp_layout", kw["pp_layout"])
+            par.pp_layout = self.layout
         if kw.get("order") is not None:
             order = kw["order"]
             if not isinstance(order, str):

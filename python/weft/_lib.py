@@ -142,7 +142,8 @@ WeftParallel = _s("WeftParallel", [
     ("pp_account_embedding", c_int), ("pp_account_loss", c_int),
     ("recompute_num_layers", c_int), ("recompute_method", c_int), ("recompute_modules", c_int),
     ("tp_comm_overlap", c_int), ("overlap_p2p", c_int), ("expert_tp", c_int),
-    ("cpu_offloading_num_layers", c_int), ("cp_comm", c_int)])
+    ("cpu_offloading_num_layers", c_int), ("cp_comm", c_int),
+    ("pp_layout", c_char_p)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,

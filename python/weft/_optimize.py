@@ -269,10 +269,11 @@ def optimize(scenario=None, **kw):
     the YAML file), or network=, workload=, communicator=, cost_model= (file
     names; the YAML ones may be dicts, the workload ASTRA-sim text), or
     model= (with tp=, pp=, dp=, ep=, mb=, vp=, sp=, zero=, recompute=,
-    order=, efficiency=, pp_layers=, device=, zoo=) with network= and
-    cost_model=. Then constraint= (one expression or a list), objective=
-    ("perf" | "perf-per-cost" | "cost-per-iteration"), loop= ("no-overlap" |
-    "tp-dp-overlap" | "fwd-ig-overlap"), the cost model's system figures
+    order=, efficiency=, pp_layers=, pp_layout=, device=, zoo=) with
+    network= and cost_model=. Then constraint= (one expression or a list),
+    objective= ("perf" | "perf-per-cost" | "cost-per-iteration"), loop=
+    ("no-overlap" | "tp-dp-overlap" | "fwd-ig-overlap"), the cost model's
+    system figures
     npu_usd=, npu_power_w=, electricity_usd_per_kwh=, pue=, lifetime_years=
     (as --npu-usd ...; docs/model.md "System cost"), train_tokens= (a model
     job: the time and cost to train that many tokens),

@@ -15,7 +15,7 @@ static const char *const MODEL_KEYS[] = {
     "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size", "pp_account_embedding",
     "pp_account_loss", "recompute_num_layers", "recompute_method", "recompute_modules",
     "tp_comm_overlap", "overlap_p2p_communication", "etp",
-    "cpu_offloading_num_layers", "cp_comm", NULL};
+    "cpu_offloading_num_layers", "cp_comm", "pp_layout", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -255,6 +255,15 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
     }
     return rc;
   }
+  const WeftYamlNode *lv = weft_yaml_get(wv, "pp_layout", NULL); /* Megatron's layout */
+  if (lv && (lv->kind != WEFT_YAML_SCALAR || lv->len == 0)) {
+    char got[96];
+    weft_yaml_describe(lv, got, sizeof got);
+    return weft_error_set(err, WEFT_EINPUT, file, lv->line, lv->col, "pp_layout",
+                          "pp_layout must be a layout string (quoted, e.g. 'Et|(tt|)*30mL'), "
+                          "got %s", got);
+  }
+  if (lv) par->pp_layout = lv->text; /* the tree outlives the job's generation */
   int gb = 0;
   if ((rc = int_key(wv, "grad_bytes", file, 2, 4, &gb, err))) return rc;
   if (gb == 3) {

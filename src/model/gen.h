@@ -158,9 +158,11 @@ typedef struct {
 } GenBuckets;
 
 /* Plan the buckets of layers first..first+nlayers-1 in v model chunks
- * (equal, v dividing nlayers) into bk; WEFT_ENOMEM. Free bk->sync. */
+ * (equal, v dividing nlayers), or, chunk_lo given, of chunk c's chunk_n[c]
+ * layers from chunk_lo[c] (a pipeline layout's placed chunks), into bk;
+ * WEFT_ENOMEM. Free bk->sync. */
 int weft_gen_buckets_plan(const Gen *g, const GenLayerParams *lp, int first, int nlayers, int v,
-                          GenBuckets *bk);
+                          const int *chunk_lo, const int *chunk_n, GenBuckets *bk);
 /* blk with the buckets layer i's entry e (0 attn, 1 mlp/moe) carries into out. */
 void weft_gen_bucket_entry(Gen *g, const GenBuckets *bk, int i, int e, const GenBlock *blk,
                            GenBlock *out);

@@ -27,12 +27,23 @@ static double entry_elems(const Gen *g, const GenLayerParams *lp, int i, int e, 
 }
 
 int weft_gen_buckets_plan(const Gen *g, const GenLayerParams *lp, int first, int nlayers, int v,
-                          GenBuckets *bk) {
+                          const int *chunk_lo, const int *chunk_n, GenBuckets *bk) {
   const WeftParallel *p = g->par;
   memset(bk, 0, sizeof *bk);
+  int span = nlayers; /* layers first..first+span-1 hold the stage's */
+  if (chunk_lo) { /* placed chunks: from the lowest layer to the highest */
+    int lo = 0, hi = 0;
+    for (int c = 0; c < v; c++)
+      if (chunk_n[c] > 0) {
+        if (!lo || chunk_lo[c] < lo) lo = chunk_lo[c];
+        if (chunk_lo[c] + chunk_n[c] - 1 > hi) hi = chunk_lo[c] + chunk_n[c] - 1;
+      }
+    first = lo;
+    span = hi - lo + 1;
+  }
   bk->first = first;
   if (!g->compact) { /* compact emission needs only the totals and the count */
-    bk->sync = calloc((size_t)nlayers * 4, sizeof *bk->sync);
+    bk->sync = calloc((size_t)span * 4, sizeof *bk->sync);
     if (!bk->sync) return WEFT_ENOMEM;
   }
   for (int x = 0; x < 2; x++) {
@@ -45,6 +56,7 @@ int weft_gen_buckets_plan(const Gen *g, const GenLayerParams *lp, int first, int
   int per = nlayers / v;
   for (int c = v - 1; c >= 0; c--) { /* chunk c: layers a..z */
     int a = first + c * per, z = c == v - 1 ? first + nlayers - 1 : a + per - 1;
+    if (chunk_lo) a = chunk_lo[c], z = a + chunk_n[c] - 1; /* none when empty */
     double chunk[2] = {0, 0};
     for (int i = z; i >= a; i--)
       for (int e = 1; e >= 0; e--)

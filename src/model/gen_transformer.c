@@ -9,6 +9,7 @@
 #include "model/gen.h"
 #include "model/gen_names.h"
 #include "model/offload.h"
+#include "model/pipeline.h"
 #include "model/zoo.h"
 
 #define PLAN_STACK_STAGES 64 /* stages planned on the stack, without allocating */
@@ -21,6 +22,7 @@ typedef struct {
   int L, Ls, m, v;                         /* v chunks/stage */
   int *sl, e, first;                       /* layers per stage; the critical stage, its 1st layer */
   int sl_stack[PLAN_STACK_STAGES];         /* sl when pp is at most that: no allocation */
+  int *cl;                                 /* pp_layout: layers per chunk (pp v, layout order) */
   int tied;                                /* output layer = the embedding (GeLU family) */
   int flash;                               /* fused attention kernel */
   double R;                                /* stage work repeats (docs/zoo.md, "Pipeline") */
@@ -53,6 +55,31 @@ static int moe_layers(const Gen *g, int lo, int hi) {
   return g->m->experts > 0 ? weft_model_moe_layers(g->m, lo, hi) : 0;
 }
 
+/* Layers lo..hi of stage k's chunk c under the layout (hi < lo: none). */
+static void layout_chunk(const Tf *t, int pp, int k, int c, int *lo, int *hi) {
+  int x = c * pp + k, a = 1;
+  for (int i = 0; i < x; i++) a += t->cl[i];
+  *lo = a;
+  *hi = a + t->cl[x] - 1;
+}
+
+/* MoE layers of stage k's chunks under a layout. */
+static int layout_moe(const Gen *g, const Tf *t, int k) {
+  int ne = 0, a, z;
+  for (int c = 0; c < t->v && g->m->experts > 0; c++) {
+    layout_chunk(t, g->par->pp, k, c, &a, &z);
+    if (z >= a) ne += moe_layers(g, a, z);
+  }
+  return ne;
+}
+
+/* MoE layers of stage k (first layer lo unless a layout places its chunks). */
+static inline int stage_moe(const Gen *g, const Tf *t, int k, int lo) {
+  return t->cl ? layout_moe(g, t, k) : moe_layers(g, lo, lo + t->sl[k] - 1);
+}
+
+static int has_layout(const WeftParallel *p) { return p->pp_layout != NULL; } /* "": refused */
+
 /* Megatron's uneven split: the embedding and/or the loss count as a layer. */
 static int accounted(const WeftParallel *p) {
   return p->pp_account_embedding || p->pp_account_loss;
@@ -80,6 +107,10 @@ static int stage_layers_of(const WeftParallel *p, int layers, int k) {
 
 /* pp x micro-batches above which the 1F1B timeline is not timed (~1 s). */
 #define GEN_MAX_PIPELINE_STEPS 1e8
+#define GEN_MAX_LAYOUT_CHUNKS (1 << 20) /* pp_layout's pp x virtual_stages */
+/* pp x v x micro-batches above which a layout's interleaved timeline is not
+ * timed: it keeps two end times per (micro-batch, chunk), 64 MB at most. */
+#define GEN_MAX_LAYOUT_STEPS 4e6
 
 static int check(Gen *g, Tf *t) {
   const WeftModel *m = g->m;
@@ -100,7 +131,22 @@ static int check(Gen *g, Tf *t) {
     return weft_gen_fail(g, WEFT_EINPUT, "top_k",
                          "model '%s': experts %d, top_k %d: need experts >= 0 and top_k <= experts",
                          m->name, m->experts, m->top_k);
-  if (accounted(p)) {
+  if (has_layout(p)) {
+    long long chunks = (long long)(p->virtual_stages > 1 ? p->virtual_stages : 1) * p->pp;
+    if (p->stage_layers || accounted(p))
+      return weft_gen_fail(g, WEFT_EINPUT, "pp_layout",
+                           "pp_layout and %s both say how the layers split: give one",
+                           p->stage_layers ? "pp_layers" : "pp_account_embedding/pp_account_loss");
+    if (chunks > GEN_MAX_LAYOUT_CHUNKS)
+      return weft_gen_fail(g, WEFT_EINPUT, "pp_layout",
+                           "pp_layout: pp x virtual_stages = %lld chunks, at most %d", chunks,
+                           GEN_MAX_LAYOUT_CHUNKS);
+    if (!(t->cl = malloc((size_t)chunks * sizeof *t->cl)))
+      return weft_gen_fail(g, WEFT_ENOMEM, "", "out of memory for %lld pipeline chunks", chunks);
+    int rc = weft_pp_layout_parse(p->pp_layout, p->pp, (int)(chunks / p->pp), m->layers,
+                                  m->mtp_layers, t->cl, g->err);
+    if (rc) return rc;
+  } else if (accounted(p)) {
     int e = p->pp_account_embedding != 0, l = p->pp_account_loss != 0;
     long long v = p->virtual_stages > 1 ? p->virtual_stages : 1, chunks = v * p->pp;
     if (p->stage_layers)
@@ -193,7 +239,7 @@ static int check(Gen *g, Tf *t) {
    * end stage, 126 layers in 128 slots). */
   t->v = p->virtual_stages > 1 ? p->virtual_stages : 1;
   int fits = p->pp > 1 && p->pp <= m->layers;
-  if (t->v > 1 && fits && !accounted(p)) { /* accounted: chunks of c, checked above */
+  if (t->v > 1 && fits && !accounted(p) && !t->cl) { /* accounted: chunks of c, checked above */
     int mid = 0; /* the full stages' layers: the most any stage holds */
     for (int k = 0; k < p->pp; k++)
       if (stage_layers_of(p, m->layers, k) > mid) mid = stage_layers_of(p, m->layers, k);
@@ -225,6 +271,11 @@ static int check(Gen *g, Tf *t) {
     return weft_gen_fail(g, WEFT_EINPUT, "pp",
                          "pp x micro-batches = %d x %d: at most %.0f pipeline steps are timed",
                          p->pp, t->m, GEN_MAX_PIPELINE_STEPS);
+  if (t->v > 1 && t->cl && (double)p->pp * t->v * t->m > GEN_MAX_LAYOUT_STEPS)
+    return weft_gen_fail(g, WEFT_EINPUT, "pp_layout",
+                         "pp x virtual_stages x micro-batches = %d x %d x %d: at most %.0f "
+                         "interleaved steps are timed",
+                         p->pp, t->v, t->m, GEN_MAX_LAYOUT_STEPS);
   t->tied = t->fm == 2 && p->pp > 1; /* the last stage holds a copy of the embedding */
   g->size[GEN_EMB] = t->tied ? 2 : 1;
   return WEFT_OK;
@@ -312,6 +363,15 @@ static int rc_layers(const WeftParallel *p, int n, int v) {
   return r < n ? (int)r : n;
 }
 
+/* Layers of stage k that full recomputation runs again: a layout's chunks
+ * one by one (block: the first N of each), else rc_layers of its v chunks. */
+static inline int stage_rc(const WeftParallel *p, const Tf *t, int k) {
+  if (!t->cl) return rc_layers(p, t->sl[k], t->v);
+  int r = 0;
+  for (int c = 0; c < t->v; c++) r += rc_layers(p, t->cl[c * p->pp + k], 1);
+  return r;
+}
+
 /* Selective recomputation's modules (WeftRecomputeModule bits; 0 when not
  * selective; the attention core by default). */
 static int rc_mods(const WeftParallel *p) {
@@ -328,11 +388,12 @@ static double moe_rc_share(const WeftParallel *p, const Tf *t) {
 
 /* The forward FLOPs one rank runs for layers lo..hi and its backward
  * (2 x forward, flash's extra, the recomputed forward or attention core). */
-static double layers_work(const Gen *g, const Tf *t, int lo, int hi, int mode, double *bwd) {
+static double layers_work(const Gen *g, const Tf *t, int lo, int hi, int v, int mode,
+                          double *bwd) {
   int n = hi - lo + 1, ne = moe_layers(g, lo, hi);
   double f = n * t->f_attn + (n - ne) * t->f_mlp + ne * t->f_moe;
   int mods = rc_mods(g->par);
-  double rc = mode == WEFT_RECOMPUTE_FULL ? f * rc_layers(g->par, n, t->v) / n
+  double rc = mode == WEFT_RECOMPUTE_FULL ? f * rc_layers(g->par, n, v) / n
               : mode == WEFT_RECOMPUTE_SELECTIVE
                   ? (mods & WEFT_RC_CORE_ATTN ? n * t->f_core : 0) +
                         (mods & WEFT_RC_MLA_UP_PROJ ? n * t->f_up : 0) +
@@ -354,7 +415,7 @@ static double weight_work(const Gen *g, const Tf *t, int lo, int hi) {
 static double model_layers(const Gen *g, const Tf *t, int mode, double *recompute) {
   int n = t->L, ne = moe_layers(g, 1, t->L), r = 0;
   double f = n * t->m_attn + (n - ne) * t->m_mlp + ne * t->m_moe;
-  for (int k = 0; k < g->par->pp; k++) r += rc_layers(g->par, t->sl[k], t->v);
+  for (int k = 0; k < g->par->pp; k++) r += stage_rc(g->par, t, k);
   int mods = rc_mods(g->par);
   double sel = (mods & WEFT_RC_CORE_ATTN && !t->flash ? n * t->m_core : 0) +
                (mods & WEFT_RC_MLA_UP_PROJ ? n * t->m_up : 0) +
@@ -412,8 +473,11 @@ static int plan(Gen *g, Tf *t) {
     if (!small) free(fw);
     return weft_gen_fail(g, WEFT_ENOMEM, "", "out of memory for %d pipeline stages", pp);
   }
-  double *bw = fw + pp;
-  if (p->stage_layers)
+  double *bw = fw + pp, *cf = NULL; /* cf, cb: a layout's chunks (layout order) */
+  if (t->cl) {
+    for (int k = 0; k < pp; k++) t->sl[k] = 0;
+    for (int x = 0; x < pp * t->v; x++) t->sl[x % pp] += t->cl[x];
+  } else if (p->stage_layers)
     for (int k = 0; k < pp; k++) t->sl[k] = p->stage_layers[k];
   else if (accounted(p)) {
     if ((rc = weft_stage_layers_accounted(t->L, pp, t->v, p->pp_account_embedding,
@@ -421,16 +485,32 @@ static int plan(Gen *g, Tf *t) {
       goto out;
   } else if ((rc = weft_stage_layers_balanced(t->L, pp, t->sl, g->err)))
     goto out;
+  if (t->cl && !(cf = calloc(2 * (size_t)pp * t->v, sizeof *cf))) {
+    rc = weft_gen_fail(g, WEFT_ENOMEM, "", "out of memory for %d pipeline chunks", pp * t->v);
+    goto out;
+  }
   t->e = pp - 1;
   for (int k = 0, lo = 1; k < pp; lo += t->sl[k++]) {
-    double b, f = layers_work(g, t, lo, lo + t->sl[k] - 1, p->recompute, &b);
+    double b = 0, f = 0;
+    if (cf) /* a stage's work: its chunks', each over its own layers */
+      for (int c = 0, a, z; c < t->v; c++) {
+        layout_chunk(t, pp, k, c, &a, &z);
+        double cb = 0, x = z >= a ? layers_work(g, t, a, z, 1, p->recompute, &cb) : 0;
+        cf[c * pp + k] = x, cf[pp * t->v + c * pp + k] = cb;
+        f += x, b += cb;
+      }
+    else
+      f = layers_work(g, t, lo, lo + t->sl[k] - 1, t->v, p->recompute, &b);
     if (k == pp - 1) { /* logits (not recomputed) and the MTP modules, whose layers are
                           timed as the stage's (with its share of full recomputation) */
-      double lay = t->f_mtp - t->f_head;
+      double lay = t->f_mtp - t->f_head, f0 = f, b0 = b;
       f += t->f_logits + t->f_mtp;
       b += 2 * (t->f_logits + t->f_mtp) + t->D * t->x_attn +
-           (p->recompute == WEFT_RECOMPUTE_FULL ? lay * rc_layers(p, t->sl[k], t->v) / t->sl[k]
-                                                : 0);
+           (p->recompute == WEFT_RECOMPUTE_FULL ? lay * stage_rc(p, t, k) / t->sl[k] : 0);
+      if (cf) { /* in the last chunk, with the loss */
+        cf[pp * t->v - 1] += f - f0;
+        cf[2 * pp * t->v - 1] += b - b0;
+      }
     }
     fw[k] = f;
     bw[k] = b;
@@ -445,6 +525,15 @@ static int plan(Gen *g, Tf *t) {
     t->R = t->m;
   } else if (p->schedule == WEFT_SCHEDULE_DUALPIPE) {
     t->R = dualpipe_repeats(g, t, fw, bw);
+  } else if (t->v > 1 && cf) { /* a layout: Megatron's interleaved order, op by op */
+    double T;
+    if ((rc = weft_gen_interleaved(cf, cf + pp * t->v, pp, t->v, t->m, &T))) {
+      rc = weft_gen_fail(g, rc, "pp_layout",
+                         "timing the interleaved pipeline of %d x %d chunks failed (%s)", pp,
+                         t->v, weft_strerror(rc));
+      goto out;
+    }
+    t->R = T / (fw[t->e] + bw[t->e]);
   } else if (t->v > 1) { /* the slowest stage's rhythm: exact for equal stages */
     t->R = t->m + (double)(pp - 1) / t->v;
   } else {
@@ -465,6 +554,7 @@ static int plan(Gen *g, Tf *t) {
   for (int k = 0; k < t->e; k++) t->first += t->sl[k];
   rc = WEFT_OK;
 out:
+  free(cf);
   if (!small) free(fw);
   return rc;
 }
@@ -559,7 +649,7 @@ static void moe_fold_comm(Gen *g, GenBlock *blk, double R, double rc, const Tf *
 static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   const WeftParallel *p = g->par;
   /* full: the share of the stage's layers recomputed (templates are shared) */
-  double R = t->R, rc = (double)rc_layers(p, t->Ls, t->v) / t->Ls;
+  double R = t->R, rc = (double)stage_rc(p, t, t->e) / t->Ls;
   double f = moe < 0 ? t->f_attn : moe ? t->f_moe : t->f_mlp;
   double c[WEFT_NPHASES];
   int ob = moe < 0 ? OC_ATTN : moe ? OC_MOE : OC_MLP;
@@ -683,7 +773,7 @@ static void mtp_head_block(Gen *g, const Tf *t, GenBlock *hd) {
 
 /* Dense and expert parameters an NPU of stage k holds. */
 static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense, double *expert) {
-  int n = t->sl[k], ne = moe_layers(g, lo, lo + n - 1), nd = n - ne;
+  int n = t->sl[k], ne = stage_moe(g, t, k, lo), nd = n - ne;
   int last = k == g->par->pp - 1;
   *dense = n * t->el_attn + nd * t->el_mlp + ne * t->el_moe_dense + (k == 0 ? t->el_emb : 0) +
            (last ? t->el_out + t->el_mtp_dense : 0);
@@ -692,14 +782,16 @@ static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense
 
 /* Memory of pipeline stage k, first layer lo (1F1B: min(pp - k, m)
  * micro-batches in flight; DualPipe: rank k, stages k and pp-1-k (first
- * layer loj), pp + 1 chunks of stage k's layers); the rank of the last stage
+ * layer loj), pp + 1 chunks of stage k's layers; a layout with v > 1: held,
+ * the stage's peak of layers in flight along Megatron's interleaved order,
+ * over its layers); the rank of the last stage
  * adds the fp32 logits of one micro-batch (b s V / t floats, for the loss and
  * its gradient). act: a dense and a MoE layer's activations and the attention
  * core's part (layer_act), alike on every stage. */
 static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const double act[3],
-                         WeftMemory *mem) {
+                         double held, WeftMemory *mem) {
   const WeftParallel *p = g->par;
-  int n = t->sl[k], ne = moe_layers(g, lo, lo + n - 1), nd = n - ne;
+  int n = t->sl[k], ne = stage_moe(g, t, k, lo), nd = n - ne;
   int dual = p->schedule == WEFT_SCHEDULE_DUALPIPE, j = p->pp - 1 - k;
   double dense, expert;
   stage_params(g, t, k, lo, &dense, &expert);
@@ -713,13 +805,13 @@ static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const doub
   weft_gen_memory_states(g, dense, (1 + dual) * g->size[GEN_DP], expert,
                          (1 + dual) * g->size[GEN_EDP], mem);
   /* 1F1B: pp - k micro-batches in flight; DualPipe: pp + 1 chunks (Table 2) */
-  double inflight = dual ? p->pp + 1 : p->pp - k < t->m ? p->pp - k : t->m;
+  double inflight = held > 0 ? held / n : dual ? p->pp + 1 : p->pp - k < t->m ? p->pp - k : t->m;
   double ad = act[0], ae = act[1], core = act[2];
   if (p->recompute == WEFT_RECOMPUTE_FULL) {
     /* recomputed layers keep their inputs (uniform N: a group's), the rest
      * everything; in backward one recomputed layer's set (uniform N: N) */
     double in = 2 * t->sq * t->b * t->h / (p->sequence_parallel ? p->tp : 1) * p->act_bytes / 2;
-    int r = rc_layers(p, n, t->v), N = p->recompute_num_layers > 0 ? p->recompute_num_layers : 1;
+    int r = stage_rc(p, t, k), N = p->recompute_num_layers > 0 ? p->recompute_num_layers : 1;
     double one = ne ? ae : ad, whole = (nd * ad + ne * ae) / n; /* a kept layer, on average */
     if (p->recompute_method == WEFT_RECOMPUTE_BLOCK)
       mem->activations_bytes = (r * in + (n - r) * whole) * inflight + one;
@@ -785,20 +877,24 @@ static void fill_info(Gen *g, const Tf *t) {
    * activations that do not shrink per micro-batch) never more memory: only
    * the first of each kind is costed. */
   int seen[MEM_KINDS][2], nseen = 0, skip = act[2] >= 0 && act[0] >= act[2] && act[1] >= act[2] &&
-                                            p->schedule == WEFT_SCHEDULE_1F1B; /* DualPipe: pairs */
+                                            p->schedule == WEFT_SCHEDULE_1F1B && /* DualPipe: pairs */
+                                            !t->cl; /* a layout: in flight per stage */
   /* lo: stage k's first layer, loj stage pp-1-k's (DualPipe's pair) from the
    * layers after it, tail */
   for (int k = 0, lo = 1, tail = 0; k < p->pp;
        lo += t->sl[k], tail += t->sl[p->pp - 1 - k], k++) { /* the most loaded stage */
     int loj = t->L + 1 - tail - t->sl[p->pp - 1 - k];
     if (skip && k > 0 && k < p->pp - 1) {
-      int n = t->sl[k], ne = moe_layers(g, lo, lo + n - 1), i = 0;
+      int n = t->sl[k], ne = stage_moe(g, t, k, lo), i = 0;
       while (i < nseen && (seen[i][0] != n || seen[i][1] != ne)) i++;
       if (i < nseen) continue;
       if (nseen < MEM_KINDS) seen[nseen][0] = n, seen[nseen++][1] = ne;
     }
     WeftMemory mk;
-    stage_memory(g, t, k, lo, loj, act, &mk);
+    double held = t->cl && t->v > 1 ? (double)weft_gen_interleaved_peak(t->cl, p->pp, t->v,
+                                                                          t->m, k)
+                                     : 0; /* a layout's layers in flight at the peak */
+    stage_memory(g, t, k, lo, loj, act, held, &mk);
     if (k == 0 || mk.total_bytes > in->mem.total_bytes) {
       in->mem = mk;
       in->memory_stage = k;
@@ -821,8 +917,13 @@ typedef struct {
   GenBlock kept[3]; /* interleaved: attn, mlp, moe holding the last group's share */
 } Accum;
 
-/* The emitted stage's layers of chunk c of v: [*lo, *hi] (1-based). */
-static void chunk_layers(const Tf *t, int v, int c, int *lo, int *hi) {
+/* The emitted stage's layers of chunk c of v: [*lo, *hi] (1-based; a
+ * layout's may be empty, hi < lo). */
+static void chunk_layers(const Gen *g, const Tf *t, int v, int c, int *lo, int *hi) {
+  if (t->cl) {
+    layout_chunk(t, g->par->pp, t->e, c, lo, hi);
+    return;
+  }
   int n = t->Ls / v;
   *lo = t->first + c * n;
   *hi = *lo + n - 1;
@@ -903,7 +1004,7 @@ static void emit_layers(Gen *g, const Tf *t, const GenBuckets *bk, int lo, int h
 static int emit(Gen *g, Tf *t) {
   const WeftParallel *p = g->par;
   int lo = t->first, hi = t->first + t->Ls - 1; /* the critical stage's layers */
-  int ne = moe_layers(g, lo, hi), nd = t->Ls - ne, rc;
+  int ne = stage_moe(g, t, t->e, lo), nd = t->Ls - ne, rc;
   int has_emb = t->e == 0, has_logits = t->e == p->pp - 1;
   /* Only the blocks emitted are built: a named group exists only when used. */
   GenBlock attn, mlp, moe, emb, logits, pipe, opt; /* emb, logits: cleared when built */
@@ -965,7 +1066,8 @@ static int emit(Gen *g, Tf *t) {
   weft_gen_block_clear(&acc.rest);
   int has_acc = t->R > 1.0 && !p->merged_backward;
   acc.keep = p->pp < t->m ? p->pp : t->m;
-  acc.v = has_acc && t->v > 1 && acc.keep > 1 && t->Ls % t->v == 0 ? t->v : 1;
+  acc.v = has_acc && t->v > 1 && acc.keep > 1 && (t->cl || t->Ls % t->v == 0) ? t->v : 1;
+  int nchunk = t->cl ? t->v : acc.v; /* a layout: its chunks emitted apart, as placed */
   if (has_acc) {
     /* pipeline, embedding and logits: all but the last micro-batch to rest */
     if (p->pp > 1) weft_gen_split_last(g, &pipe, t->R, 1, &acc.rest);
@@ -1007,23 +1109,35 @@ static int emit(Gen *g, Tf *t) {
     n += acc.v * (weft_gen_block_entries(&acc.kept[0]) + weft_gen_block_entries(&acc.kept[1]) +
                   weft_gen_block_entries(&acc.kept[2]));
   if (g->compact)
-    n += acc.v * (n_attn + n_mlp + n_moe);
+    n += nchunk * (n_attn + n_mlp + n_moe);
   else
     n += t->Ls * n_attn + nd * n_mlp + ne * n_moe;
   if ((rc = weft_gen_reserve(g, n))) return rc;
   GenBuckets bk; /* a DDP instance per model chunk (interleaved), whatever the emission */
   GenLayerParams lp = {t->el_attn, t->el_mlp, t->el_moe_dense, t->el_moe_expert};
-  if (weft_gen_buckets_plan(g, &lp, t->first, t->Ls, t->v > 1 && t->Ls % t->v == 0 ? t->v : 1,
-                            &bk))
+  int *span = NULL; /* a layout: each chunk's first layer and layers */
+  if (t->cl && (span = malloc(2 * (size_t)t->v * sizeof *span)))
+    for (int c = 0, a, z; c < t->v; c++) {
+      chunk_layers(g, t, t->v, c, &a, &z);
+      span[c] = a, span[t->v + c] = z - a + 1;
+    }
+  if ((t->cl && !span) ||
+      weft_gen_buckets_plan(g, &lp, t->first, t->Ls,
+                            t->v > 1 && (t->cl || t->Ls % t->v == 0) ? t->v : 1, span,
+                            span ? span + t->v : NULL, &bk)) {
+    free(span);
     return weft_gen_fail(g, WEFT_ENOMEM, "", "out of memory for %d layers' gradient buckets",
                          t->Ls);
+  }
+  free(span);
 
   char name[WEFT_NAME_LEN];
   if (p->pp > 1) weft_gen_emit(g, "pipeline", &pipe, 1);
   if (has_emb) weft_gen_emit(g, "embedding", &emb, 1);
-  for (int c = 0; c < acc.v; c++) {
+  for (int c = 0; c < nchunk; c++) {
     int a = lo, z = hi;
-    if (acc.v > 1) chunk_layers(t, acc.v, c, &a, &z);
+    if (nchunk > 1) chunk_layers(g, t, nchunk, c, &a, &z);
+    if (z < a) continue; /* a layout's chunk with no layer (the loss alone) */
     emit_layers(g, t, &bk, a, z, &attn, &mlp, &moe);
     if (acc.v > 1) {
       GenBlock chunk;
@@ -1047,11 +1161,18 @@ static int emit(Gen *g, Tf *t) {
 int weft_gen_transformer(Gen *g) {
   Tf t = {0};
   int rc = check(g, &t);
-  if (rc) return rc;
-  if ((rc = weft_gen_map(g))) return rc;
+  if (rc) {
+    free(t.cl);
+    return rc;
+  }
+  if ((rc = weft_gen_map(g))) {
+    free(t.cl);
+    return rc;
+  }
   derive(g, &t);
   weft_gen_policy(g->wl->policy, sizeof g->wl->policy, g->par->tp);
   if (!(rc = plan(g, &t)) && !(rc = emit(g, &t))) fill_info(g, &t);
   if (t.sl != t.sl_stack) free(t.sl);
+  free(t.cl);
   return rc;
 }

@@ -10,5 +10,16 @@ int weft_gen_1f1b_rounds(const double *f, const double *b, int pp, int m, double
  * O(pp) for stages of a few distinct f + b, O(pp^2) at most. WEFT_EINVAL
  * for bad arguments or fewer micro-batches, WEFT_ENOMEM. */
 int weft_gen_1f1b_closed(const double *f, const double *b, int pp, int m, double *makespan);
+/* Interleaved 1F1B in Megatron-Core's order (docs/zoo.md, "Pipeline
+ * layout"): f, b the forward and backward time of each of the pp v model
+ * chunks in layout order (chunk x on stage x mod pp), m micro-batches (pp
+ * dividing m); the makespan, operation by operation: O(pp v m) time and
+ * memory. WEFT_EINVAL, WEFT_ENOMEM. */
+int weft_gen_interleaved(const double *f, const double *b, int pp, int v, int m,
+                         double *makespan);
+/* The most of held[x] (per model chunk, layout order: its layers) stage r
+ * keeps at once along that order: a forward of chunk x adds held[x], its
+ * backward frees it. */
+long weft_gen_interleaved_peak(const int *held, int pp, int v, int m, int r);
 
 #endif
