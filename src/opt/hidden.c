@@ -3,6 +3,7 @@
  * in tau, the max of its pieces, so a job's time stays a max of rows. */
 #include "opt/hidden.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,10 +26,19 @@ void weft_hid_free(HidRows *h) {
   memset(h, 0, sizeof *h);
 }
 
+/* Breakpoints this close are one hinge: a workload's entries round their
+ * bytes and overlap to whole units separately, so one kind of collective
+ * (a layer's, its accumulation share's) lands on breakpoints a few parts in
+ * 1e9 apart; kept apart they would multiply the rows for nothing. Merged,
+ * the time moves by at most HID_BETA_REL x the hinge's overlap. */
+#define HID_BETA_REL 1e-6
+
 int weft_hid_key(HidRows *h, int pat, double s, double g) {
   double beta = g / s;
   for (int k = 0; k < h->nkey; k++)
-    if (h->pat[k] == pat && h->beta[k] == beta) return k;
+    if (h->pat[k] == pat &&
+        fabs(h->beta[k] - beta) <= HID_BETA_REL * fmax(fabs(h->beta[k]), fabs(beta)))
+      return k;
   if (h->nkey == h->capkey) {
     int nc = h->capkey ? 2 * h->capkey : 8;
     int *np = realloc(h->pat, (size_t)nc * sizeof *np);
