@@ -5,6 +5,7 @@
  * and memory per docs/zoo.md. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "model/gen.h"
 #include "model/gen_names.h"
@@ -891,6 +892,7 @@ static void fill_info(Gen *g, const Tf *t) {
       if (nseen < MEM_KINDS) seen[nseen][0] = n, seen[nseen++][1] = ne;
     }
     WeftMemory mk;
+    memset(&mk, 0, sizeof mk); /* its padding too: info's bytes are deterministic */
     double held = t->cl && t->v > 1 ? (double)weft_gen_interleaved_peak(t->cl, p->pp, t->v,
                                                                           t->m, k)
                                      : 0; /* a layout's layers in flight at the peak */
