@@ -102,8 +102,8 @@ def model_file(run, tmp):
     par = run["parallel"]
     if "zoo" in m:
         doc = zoo_model(m["zoo"])
-        for k in ZOO_PARTS:  # what the run's recipe adds to the zoo's model
-            if m.get(k) is not None:
+        for k in ZOO_PARTS + MODEL_KEYS:  # what the run's recipe adds or changes
+            if m.get(k) is not None:   # (e.g. dgxc's truncated Grok-1: fewer layers)
                 doc[k] = m[k]
     else:
         doc = {"name": run["id"], "title": run["id"], "arch": "transformer"}
