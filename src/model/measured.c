@@ -160,7 +160,13 @@ static void finish_gemm(WeftMeasured *t) {
     t->gemm_from[dt] = i;
   }
   t->gemm_from[WM_NDTYPES] = t->ngemm;
-  for (int dt = 0; dt < WM_NDTYPES; dt++) fit_type(t, dt);
+  for (int dt = 0; dt < WM_NDTYPES; dt++) {
+    fit_type(t, dt);
+    for (int i = t->gemm_from[dt]; i < t->gemm_from[dt + 1]; i++) {
+      const WmGemm *g = &t->gemm[i];
+      t->best[dt] = fmax(t->best[dt], 2.0 * g->m * g->n * g->k / g->ns * 1e9);
+    }
+  }
 }
 
 /* Attention rows: the script's FLOPs over the time (the faster of a shape
@@ -407,7 +413,11 @@ double weft_measured_gemm_ns(const WeftMeasured *t, WeftMeasuredDtype dt, double
   if (hi <= lo || !(t->fit[dt][0] > 0)) return -1;
   int hit;
   WmMemo *e = memo(t, 0, (double[6]){dt, batch, m, n, k, 0}, &hit);
-  if (!hit) e->v = fitted_ns(t, dt, batch, m, n, k) * ratio_at(t, lo, hi, m, n, k) * t->slow[dt];
+  if (!hit) { /* never faster than the fastest measured GEMM: the shape model and
+                * its neighbours' ratios can overshoot far from the rows (small m) */
+    double ns = fitted_ns(t, dt, batch, m, n, k) * ratio_at(t, lo, hi, m, n, k);
+    e->v = fmax(ns, 2.0 * batch * m * n * k / t->best[dt] * 1e9) * t->slow[dt];
+  }
   return e->v;
 }
 

@@ -53,6 +53,7 @@ struct WeftMeasured {
   double fit[WM_NDTYPES][3];     /* gemm_eff_max, gemm_k0, gemm_t0_ns (0: no rows) */
   WeftDevice fitdev[WM_NDTYPES]; /* what gemm_eff.c reads of each fit */
   double peak[WM_NDTYPES];       /* the rate the fit is relative to (FLOP/s) */
+  double best[WM_NDTYPES];       /* the fastest row's rate (FLOP/s): no shape beats it */
   double launch_us[2];           /* per kernel: eager, graph (< 0: not measured) */
   /* The sustained run (DEVICE_sustained.csv): achieved FLOP/s per second of
    * a GEMM run back to back, per type; and the factor on the tables' burst

@@ -376,10 +376,43 @@ static void bad_files(void) {
   cleanup(dir, zoo, gemm);
 }
 
+/* No shape runs faster than the fastest measured row of its type: a table
+ * of two squares, 500 and 520 TFLOP/s, whose fitted model rises with size
+ * beyond 520 at 16384^3; there the bound, 520, is the time. The rows keep
+ * their own times. */
+static void never_beats_best(void) {
+  char dir[64], zoo[600], gemm[600];
+  WeftDevice d;
+  WeftError e;
+  if (!scratch(dir, sizeof dir, zoo, gemm)) {
+    CHECK(0);
+    return;
+  }
+  double f1 = 2.0 * 1024 * 1024 * 1024, f2 = 8 * f1, big = 4096 * f1; /* 1024^3, 2048^3, 16384^3 */
+  char t1[40], t2[40], csv[300];
+  snprintf(t1, sizeof t1, "%.6f", f1 / 500e12 * 1e6); /* µs as the CSV has them */
+  snprintf(t2, sizeof t2, "%.6f", f2 / 520e12 * 1e6);
+  snprintf(csv, sizeof csv, "label,dtype,m,n,k,time_us\nx,bf16,1024,1024,1024,%s\n"
+           "x,bf16,2048,2048,2048,%s\n", t1, t2);
+  put_file(gemm, csv);
+  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_OK);
+  const WeftMeasured *t = weft_measured_of(&d);
+  double ns1 = strtod(t1, NULL) * 1e3, ns2 = strtod(t2, NULL) * 1e3, best = f2 / ns2;
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_BF16, 1, 1024, 1024, 1024), ns1, 1e-9 * ns1);
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_BF16, 1, 2048, 2048, 2048), ns2, 1e-9 * ns2);
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_BF16, 1, 16384, 16384, 16384), big / best,
+             1e-9 * big / best);
+  for (double m = 16; m <= 1 << 20; m *= 4) /* nothing anywhere beats it */
+    CHECK(weft_measured_gemm_ns(t, WM_BF16, 1, m, 8192, 8192) >=
+          2 * m * 8192 * 8192 / best * (1 - 1e-12));
+  cleanup(dir, zoo, gemm);
+}
+
 const TestCase suite_measured[] = {{"measured_fit_recovers", fit_recovers},
                                    {"measured_exact_and_interpolated", exact_and_interpolated},
                                    {"measured_attention", attention},
                                    {"measured_memory", memory},
                                    {"measured_opcost", opcost},
                                    {"measured_bad_files", bad_files},
+                                   {"measured_never_beats_best", never_beats_best},
                                    {0}};
