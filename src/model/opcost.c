@@ -237,19 +237,20 @@ static void tag_bytes(List *L, int fwd, double fpe, int bwd, double bpe) {
  * (fusions/fused_bias_dropout.py, one fused kernel with
  * bias_dropout_fusion): x (+ the GeLU family's bias) through dropout, plus
  * the residual. Reads x and the residual, writes the sum: 3 tensors, a
- * FLOP each for the bias and the add; the backward as a vector kernel's
- * (twice). With hidden dropout p > 0 (none at p = 0: torch's dropout
- * returns its input) the kernel also draws the random mask and writes it,
- * 1 byte an element (a bool, kept for backward), and the backward reads it:
- * e bytes more each way, a FLOP each for the mask's product; the forward
- * at the measured dropout kernel's rate (it draws the random numbers), the
- * backward at the add's, each by its bytes. */
+ * FLOP each for the bias and the add; the backward as every vector
+ * kernel's, twice the bytes and FLOPs. With hidden dropout p > 0 (none at
+ * p = 0: torch's dropout returns its input) the kernel also draws the
+ * random mask and writes it, 1 byte an element (a bool, kept for backward),
+ * a FLOP each: e bytes more forward, twice that backward (where it is
+ * read). The measured tables, each by its bytes: the forward at the
+ * dropout kernel's rows with dropout (it draws the random numbers), else
+ * at the add's; the backward at the add's. */
 static void residual(List *L, const OcLayer *l) {
   double e = l->b * l->s * l->h / (l->sp ? l->tp : 1), eb = L->eb;
   int gelu = l->ffn_matrices == 2, drop = l->hidden_drop > 0;
-  double fl = e * (1 + gelu), mask = drop ? e : 0;
-  vec2(L, gelu || drop ? "bias_dropout_add" : "residual_add", fl + mask, 3 * e * eb + mask,
-       2 * fl + mask, 6 * e * eb + mask, WEFT_PHASE_IG);
+  double mask = drop ? e : 0;
+  vec(L, gelu || drop ? "bias_dropout_add" : "residual_add", e * (1 + gelu) + mask,
+      3 * e * eb + mask, WEFT_PHASE_IG);
   tag_bytes(L, drop ? WM_DROPOUT : WM_ADD, drop ? OC_DROPOUT_ROW_BYTES : OC_ADD_ROW_BYTES,
             WM_ADD, OC_ADD_ROW_BYTES);
 }
@@ -330,10 +331,8 @@ static void attention(List *L, const OcLayer *l) {
     vec(L, "softmax", SOFTMAX_FLOPS * e, 2 * e * L->eb, WEFT_PHASE_IG);
     tag(L, WM_SOFTMAX, 0, e);
     if (l->attn_drop > 0) { /* torch's dropout on the probabilities: reads them, writes
-                               the kept ones and the 1-byte mask; backward reads the
-                               gradient and the mask, writes the input's gradient */
-      double by = 2 * e * L->eb + e;
-      vec2(L, "attn_dropout", e, by, e, by, WEFT_PHASE_IG);
+                               the kept ones and the 1-byte mask (backward twice) */
+      vec(L, "attn_dropout", e, 2 * e * L->eb + e, WEFT_PHASE_IG);
       tag_bytes(L, WM_DROPOUT, OC_DROPOUT_ROW_BYTES, WM_ADD, OC_ADD_ROW_BYTES);
     }
     gemm(L, "context", l->b * a, l->s, l->dv, l->kv_len, 0);
