@@ -37,6 +37,8 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_P2P] = {"--overlap-p2p-communication", "on|off", CLI_P2P_HELP},
     [CLI_MO_ETP] = {"--etp", "N", CLI_ETP_HELP},
     [CLI_MO_CPCOMM] = {"--cp-comm", "p2p|all_gather", CLI_CPCOMM_HELP},
+    [CLI_MO_ADROP] = {"--attention-dropout", "P", CLI_ADROP_HELP},
+    [CLI_MO_HDROP] = {"--hidden-dropout", "P", CLI_HDROP_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
@@ -133,6 +135,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   p->pp_layout = val[CLI_MO_PPLAYOUT]; /* checked with the model (weft_pp_layout_parse) */
   if (cli_opt_comm_overlap(val[CLI_MO_TPO], val[CLI_MO_P2P], p)) return -1;
   if (cli_opt_cp_comm(val[CLI_MO_CPCOMM], p)) return -1;
+  if (cli_opt_dropout(val[CLI_MO_ADROP], val[CLI_MO_HDROP], p)) return -1;
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
@@ -253,6 +256,21 @@ int cli_opt_cp_comm(const char *v, WeftParallel *p) {
   if (!v || weft_cp_comm_parse(v, &p->cp_comm, &err) == WEFT_OK) return 0;
   cli_fail("--cp-comm '%s': expected p2p or all_gather", v);
   return -1;
+}
+
+int cli_opt_dropout(const char *attn, const char *hidden, WeftParallel *p) {
+  const char *v[2] = {attn, hidden}, *flag[2] = {"--attention-dropout", "--hidden-dropout"};
+  double *dst[2] = {&p->attention_dropout, &p->hidden_dropout};
+  for (int i = 0; i < 2; i++) {
+    double x;
+    if (!v[i]) continue;
+    if (cli_number(v[i], strlen(v[i]), 0, 0, &x) || x > 1.0) {
+      cli_fail("%s must be a probability in [0, 1], got '%s'", flag[i], v[i]);
+      return -1;
+    }
+    *dst[i] = x;
+  }
+  return 0;
 }
 
 int cli_opt_efficiency(const char *v, double *out) {

@@ -11,7 +11,8 @@ enum { CLI_MO_MODEL, CLI_MO_DEVICE, CLI_MO_TP, CLI_MO_PP, CLI_MO_DP, CLI_MO_EP, 
        CLI_MO_PPL, CLI_MO_CP, CLI_MO_ATTN, CLI_MO_FP8, CLI_MO_GRADB, CLI_MO_SCHED,
        CLI_MO_MASTER, CLI_MO_OPTSTATES, CLI_MO_GRAPHS, CLI_MO_OGR, CLI_MO_OPG, CLI_MO_BUCKET,
        CLI_MO_PPEMB, CLI_MO_PPLOSS, CLI_MO_RCLAYERS, CLI_MO_RCMETHOD, CLI_MO_RCMODULES,
-       CLI_MO_TPO, CLI_MO_P2P, CLI_MO_ETP, CLI_MO_OFFLOAD, CLI_MO_CPCOMM, CLI_MO_PPLAYOUT, CLI_MO_COUNT };
+       CLI_MO_TPO, CLI_MO_P2P, CLI_MO_ETP, CLI_MO_OFFLOAD, CLI_MO_CPCOMM, CLI_MO_PPLAYOUT,
+       CLI_MO_ADROP, CLI_MO_HDROP, CLI_MO_COUNT };
 
 #define CLI_MAX_STAGES 1024 /* --pp-layers entries */
 
@@ -80,6 +81,17 @@ int cli_opt_comm_overlap(const char *tpo, const char *p2p, WeftParallel *p);
 /* --cp-comm (p2p|all_gather) into p; absent: unchanged. Prints and returns
  * -1 on a bad value. */
 int cli_opt_cp_comm(const char *v, WeftParallel *p);
+#define CLI_ADROP_HELP                                                        \
+  "dropout on the attention probabilities, 0 <= P <= 1 (default: the\n"      \
+  "                        model's, 0 when it gives none; Megatron's\n"     \
+  "                        --attention-dropout)"
+#define CLI_HDROP_HELP                                                        \
+  "dropout on the attention's and MLP's outputs before the residual\n"      \
+  "                        add, 0 <= P <= 1 (default: the model's, 0 when it\n" \
+  "                        gives none; Megatron's --hidden-dropout)"
+/* --attention-dropout and --hidden-dropout (probabilities in [0, 1]) into
+ * p; absent: unchanged (the model's). Prints and returns -1 on a bad value. */
+int cli_opt_dropout(const char *attn, const char *hidden, WeftParallel *p);
 #define CLI_GRAPHS_HELP "kernels replayed from CUDA graphs (no CPU launch cost per kernel)"
 /* --efficiency's value: a number in [WEFT_MIN_EFFICIENCY, 1]; prints and
  * returns -1 otherwise. */

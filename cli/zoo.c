@@ -91,6 +91,14 @@ static void model_json(FILE *out, const WeftModel *m) {
     if (m->window_full_every) json_int(out, "window_full_every", m->window_full_every);
     if (m->sinks) fputs(",\n  \"sinks\": true", out);
     if (m->mtp_layers) json_int(out, "mtp_layers", m->mtp_layers);
+    if (m->attention_dropout > 0) {
+      fputs(",\n  \"attention_dropout\": ", out);
+      zoo_json_num(out, m->attention_dropout);
+    }
+    if (m->hidden_dropout > 0) {
+      fputs(",\n  \"hidden_dropout\": ", out);
+      zoo_json_num(out, m->hidden_dropout);
+    }
     json_int(out, "ffn_hidden", m->ffn_hidden);
     fputs(",\n  \"ffn\": ", out);
     cli_json_str(out, m->ffn_matrices == 3 ? "swiglu" : "gelu");
@@ -158,6 +166,9 @@ static void model_table(FILE *out, const WeftModel *m) {
     }
     if (m->sinks) fprintf(out, "  %-14s%s\n", "sinks", "a learned sink logit per head");
     if (m->mtp_layers) fprintf(out, "  %-14s%d (multi-token prediction)\n", "mtp_layers", m->mtp_layers);
+    if (m->attention_dropout > 0 || m->hidden_dropout > 0)
+      fprintf(out, "  %-14sattention %g, hidden %g\n", "dropout", m->attention_dropout,
+              m->hidden_dropout);
     fprintf(out, "  %-14s%s, ffn_hidden %d\n", "ffn", m->ffn_matrices == 3 ? "swiglu" : "gelu",
             m->ffn_hidden);
     fprintf(out, "  %-14s%d\n", "vocab", m->vocab);

@@ -17,7 +17,9 @@ as "not modelled" with the reason, never dropped.
   efficiency and latency (links at their nominal rate, no latency);
 - model: the zoo entry (with the parts of ZOO_PARTS the run sets, e.g.
   `mtp_layers`), or the inline hyper-parameters written to a private zoo,
-  with the run's global batch and sequence length;
+  with the run's global batch and sequence length; `attention_dropout` and
+  `hidden_dropout` as the run's recipe sets them (absent: 0, or the zoo
+  model's);
 - parallelization: the published TP, CP, PP, DP, EP, expert TP (`etp`,
   Megatron's expert_tensor_parallel_size; absent: TP), micro-batch (when
   not published: 1 with a pipeline, else the largest divisor of the
@@ -66,7 +68,8 @@ CLUSTER = {"a100-80gb": "dgx-a100", "a100-40gb": "dgx-a100", "h100-sxm": "dgx-h1
 CLUSTERS = "data/zoo/clusters.yml"
 NOMINAL = "--nominal" in sys.argv[1:]
 BANDS = "--bands" in sys.argv[1:]
-MODEL_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "ffn_hidden", "vocab", "seq_len")
+MODEL_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "ffn_hidden", "vocab", "seq_len",
+              "attention_dropout", "hidden_dropout")  # dropout: the recipe's (absent: 0)
 ZOO_PARTS = ("mtp_layers",)  # e.g. DeepSeek-V3's multi-token prediction, on in Megatron's recipe
 
 

@@ -69,6 +69,14 @@ typedef struct {
    * pipeline stage, each two RMSNorms, a 2h x h projection, one transformer
    * layer of the last layer's kind and the shared output head again. */
   int mtp_layers;
+  /* transformer: dropout probabilities in [0, 1), as the frameworks' model
+   * configs give them (Megatron-Core's TransformerConfig, NeMo's
+   * attention_dropout and hidden_dropout; 0: none, the default): on the
+   * attention probabilities (inside a fused attention kernel: its measured
+   * slowdown) and on the two sub-blocks' outputs before the residual add
+   * (Megatron's fused bias-dropout-add: a 1-byte mask written, kept for
+   * backward and read there); docs/zoo.md, "Dropout". */
+  double attention_dropout, hidden_dropout;
 } WeftModel;
 
 typedef struct {
@@ -315,6 +323,11 @@ typedef struct {
    * in the first, the MTP layers (m) and the loss (L) in the last
    * (weft_pp_layout_parse). Not with stage_layers or pp_account_*. */
   const char *pp_layout;
+  /* Dropout as the run sets it (Megatron's --attention-dropout and
+   * --hidden-dropout, NeMo's attention_dropout and hidden_dropout): a
+   * probability in [0, 1), or < 0 (weft_parallel_default): the model's
+   * (WeftModel.attention_dropout, hidden_dropout). */
+  double attention_dropout, hidden_dropout;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

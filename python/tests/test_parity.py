@@ -985,3 +985,39 @@ def test_pp_layout_keyword(tmp_path):
     with pytest.raises(weft.WeftError) as e:
         weft.optimize(pp_layout="Et*11|t*12|t*13|t*12L|", **job)
     assert e.value.field == "pp_layout" and "5 chunks" in str(e.value)
+
+
+def test_dropout_keywords():
+    """attention_dropout= and hidden_dropout= are --attention-dropout and
+    --hidden-dropout and the scenario keys of the same names; absent, the
+    model's (the zoo's GPT-3 175B: Megatron's 0.1 on both). Dropout off is
+    faster (no fused-attention slowdown, no mask bytes) and keeps fewer
+    activations; out-of-range values are refused, naming the field."""
+    v = "data/validation/cost.yml"
+    job = dict(model="gpt3-175b", attention="flash", sp=True, tp=8, pp=8, cost_model=v,
+               cluster="dgx-h100", npus=64, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "gpt3-175b", "--attention", "flash", "--sp", "--tp", "8", "--pp", "8",
+            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "64", "--constraint",
+            "B1 = 450", "--constraint", "B2 = 50"]
+    off = weft.optimize(attention_dropout=0, hidden_dropout=0, **job)
+    same(off, cli("optimize", *args, "--attention-dropout", "0", "--hidden-dropout", "0"),
+         skip=NOWALL)
+    on = weft.optimize(**job)
+    assert weft.optimize(attention_dropout=0.1, hidden_dropout=0.1, **job) == on
+    assert on["time_ns"] > off["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 8]}, "cost_model": v,
+          "workload": {"model": "gpt3-175b", "attention": "flash", "sequence_parallel": True,
+                       "tp": 8, "pp": 8, "attention_dropout": 0, "hidden_dropout": 0},
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == off["time_ns"]
+    wj = dict(model="gpt3-175b", attention="flash", sp=True, tp=8, pp=8, cluster="dgx-h100",
+              npus=64)
+    act_on = weft.workload(**wj)["memory_bytes"]["activations"]
+    act_off = weft.workload(hidden_dropout=0, **wj)["memory_bytes"]["activations"]
+    # the two masks, 1 byte an element of s b h / t (SP), of the first stage's 12
+    # layers x 8 micro-batches in flight: 96 x 2 x 2048 x 12288 / 8
+    assert act_on - act_off == 96 * 2 * 2048 * 12288 / 8
+    for k in ("attention_dropout", "hidden_dropout"):
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize(**dict(job, **{k: 1.5}))
+        assert e.value.field == k

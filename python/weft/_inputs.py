@@ -29,7 +29,8 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "pp_account_embedding", "pp_account_loss", "recompute_num_layers",
               "recompute_method", "recompute_modules", "tp_comm_overlap",
               "overlap_p2p_communication", "etp",
-              "cpu_offloading_num_layers", "cp_comm", "pp_layout")
+              "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout",
+              "hidden_dropout")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -228,9 +229,10 @@ def read_workload(v):
 # ------------------------------------------------------------------ model options
 def device_knobs(kw, par):
     """sp=, cuda_graphs= (booleans), fp8= (True: delayed, or off|delayed|
-    current|mxfp8|blockwise|nvfp4), attention= (standard|flash|fa2) and cp_comm=
-    (p2p|all_gather) into par, as --sp, --cuda-graphs, --fp8, --attention and
-    --cp-comm (every command taking a model)."""
+    current|mxfp8|blockwise|nvfp4), attention= (standard|flash|fa2), cp_comm=
+    (p2p|all_gather) and attention_dropout=, hidden_dropout= (probabilities; absent:
+    the model's) into par, as --sp, --cuda-graphs, --fp8, --attention, --cp-comm,
+    --attention-dropout and --hidden-dropout (every command taking a model)."""
     par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
     par.cuda_graphs = 1 if flag("cuda_graphs", kw.get("cuda_graphs")) else 0
     for k, field in (("overlap_grad_reduce", "overlap_grad_reduce"),  # on by default
@@ -245,6 +247,13 @@ def device_knobs(kw, par):
             raise fail("ddp_bucket_size=%r: expected a number of parameters in [1, 1e15]" % (b,),
                        "ddp_bucket_size")
         par.ddp_bucket_params = float(b)
+    for k in ("attention_dropout", "hidden_dropout"):  # --attention-dropout P, --hidden-dropout P
+        p = kw.get(k)
+        if p is None:
+            continue  # the model's
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
+            raise fail("%s=%r: expected a probability in [0, 1]" % (k, p), k)
+        setattr(par, k, float(p))
     f8 = kw.get("fp8")
     if isinstance(f8, str):  # --fp8 RECIPE
         mode = ctypes.c_int()

@@ -30,7 +30,8 @@ WeftModel = _s("WeftModel", [
     ("tables", c_int), ("emb_dim", c_int), ("pooling", c_int), ("table_rows", c_double),
     ("nbottom", c_int), ("nlayers", c_int), ("layer", WeftModelLayer * MAX_MODEL_LAYERS),
     ("file", _PATH), ("head_dim", c_int), ("window", c_int), ("window_full_every", c_int),
-    ("sinks", c_int), ("mtp_layers", c_int)])
+    ("sinks", c_int), ("mtp_layers", c_int), ("attention_dropout", c_double),
+    ("hidden_dropout", c_double)])
 WeftClusterTier = _s("WeftClusterTier", [
     ("name", _NAME), ("topology", c_int), ("npus", c_int), ("cost", _NAME), ("bw_gbps", c_double),
     ("efficiency", c_double), ("latency_ns", c_double), ("fabric", c_int)])

@@ -34,6 +34,9 @@ def _model_dict(m):
             out["sinks"] = True
         if m.mtp_layers:
             out["mtp_layers"] = m.mtp_layers
+        for k in ("attention_dropout", "hidden_dropout"):  # as `weft zoo --json`
+            if getattr(m, k):
+                out[k] = _whole(getattr(m, k))
         out["ffn_hidden"] = m.ffn_hidden
         out["ffn"] = "swiglu" if m.ffn_matrices == 3 else "gelu"
         for k in ("vocab", "experts", "top_k", "moe_every"):

@@ -92,5 +92,7 @@ typedef struct {
 #define WEFT_RANGE_USD_POSITIVE WEFT_RANGE_(0.0, 1, WEFT_MAX_USD)
 #define WEFT_RANGE_ZOO_FIGURE WEFT_RANGE_(0.0, 1, WEFT_MAX_ZOO_FIGURE)
 #define WEFT_RANGE_POWER_W WEFT_RANGE_(0.0, 1, WEFT_MAX_POWER_W)
+/* A probability (dropout): [0, 1], as torch.nn.functional.dropout takes it. */
+#define WEFT_RANGE_PROB WEFT_RANGE_(0.0, 0, 1)
 
 #endif

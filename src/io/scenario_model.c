@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "io/limits.h"
 #include "io/scenario.h"
 #include "io/yaml.h"
 
@@ -15,7 +16,7 @@ static const char *const MODEL_KEYS[] = {
     "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size", "pp_account_embedding",
     "pp_account_loss", "recompute_num_layers", "recompute_method", "recompute_modules",
     "tp_comm_overlap", "overlap_p2p_communication", "etp",
-    "cpu_offloading_num_layers", "cp_comm", "pp_layout", NULL};
+    "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout", "hidden_dropout", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -153,6 +154,15 @@ static int word_key(const WeftYamlNode *map, const char *key, const char *expect
                         key, expected, got);
 }
 
+/* A probability in [0, 1] (dropout) under key; unchanged when absent. */
+static int prob_key(const WeftYamlNode *map, const char *key, const char *file, double *out,
+                    WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
+  if (!v) return WEFT_OK;
+  WeftRange range = WEFT_RANGE_PROB;
+  return weft_yaml_double_in(v, file, key, NULL, &range, out, err);
+}
+
 /* `recompute_modules: [core_attn, mlp]` or "core_attn, mlp". */
 static int modules_key(const WeftYamlNode *map, const char *file, int *out, WeftError *err) {
   const WeftYamlNode *v = weft_yaml_get(map, "recompute_modules", NULL);
@@ -243,6 +253,8 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = word_key(wv, "recompute_method", "uniform or block", weft_recompute_method_parse,
                      file, &par->recompute_method, err)) ||
       (rc = modules_key(wv, file, &par->recompute_modules, err)) ||
+      (rc = prob_key(wv, "attention_dropout", file, &par->attention_dropout, err)) ||
+      (rc = prob_key(wv, "hidden_dropout", file, &par->hidden_dropout, err)) ||
       (rc = stages_key(wv, file, stages, par, err)) ||
       (rc = text_key(wv, "order", file, &ov, err)))
     return rc;

@@ -116,7 +116,7 @@ void weft_gen_cp_setup(Gen *g) {
   for (int i = 0; i < n; i++) {
     const OcOp *o = &ops[i];
     if (!o->cp_role) continue;
-    double ns = g->opcost ? weft_opcost_op_ns(g->dev, o, l.act_bytes) : o->flops * g->ns_per_flop;
+    double ns = g->opcost ? weft_opcost_layer_op_ns(g->dev, &l, o) : o->flops * g->ns_per_flop;
     int p = o->phase != WEFT_PHASE_FWD;
     if (o->cp_role == OC_CP_DIAGONAL) diag[p] = ns;
     else if (o->cp_rank == OC_CP_ALL) off[p][0] = off[p][1] = ns;

@@ -562,18 +562,25 @@ out:
 
 /* Activation bytes of one layer for one micro-batch (Korthikanti et al. 2022,
  * generalised to GQA, MLA, any MLP width, MoE and CP; docs/zoo.md); *core =
- * the attention core's part (5as^2b/t: scores, softmax, dropout mask and
- * output), which selective recomputation drops. Flash attention keeps no
- * s^2 tensor: only its softmax statistics (fp32, one per query and head). */
+ * the attention core's part (2as^2b/t: the softmax's output; with attention
+ * dropout 5as^2b/t: + its mask, 1 byte an element, and its output), which
+ * selective recomputation drops. Flash attention keeps no s^2 tensor: only
+ * its softmax statistics (fp32, one per query and head); its dropout mask is
+ * drawn again from the RNG state in backward. Korthikanti's 10sbh outside
+ * TP: the two norms' inputs, the QKV's and the MLP's inputs (8sbh) and,
+ * with hidden dropout, the two bias-dropout-add masks (sbh bytes each). */
 static double layer_act(const Gen *g, const Tf *t, int moe, double *core) {
   const WeftParallel *p = g->par;
   double tp = p->tp, sb = t->sq * t->b, sbh = sb * t->h;
-  double rep = 10 * sbh / (p->sequence_parallel ? tp : 1);
+  double rep = 8 * sbh / (p->sequence_parallel ? tp : 1);
+  double masks = weft_dropout(g->m, p, 1) > 0 ? 2 * sbh / (p->sequence_parallel ? tp : 1) : 0;
+  int adrop = weft_dropout(g->m, p, 0) > 0;
   if (t->kl > 0) rep += 2 * sb * (t->ql + t->kl + t->rope); /* MLA latents, whole per rank */
   double kk = moe ? t->k + t->sh : 1, f = moe ? t->fe : t->ffn;
   double qkvo = 2 * t->a * t->dqk + 2 * t->akv * (t->dqk + t->dv) + 2 * t->a * t->dv;
   double par = sb * (qkvo + kk * 2 * t->fm * f) / tp; /* MLP: F f elements kept */
-  double att = t->flash ? 0 : 5 * t->a * t->sq * t->s * t->b / tp;
+  double att = t->flash ? 0 : (adrop ? 4 : 2) * t->a * t->sq * t->s * t->b / tp;
+  double att_mask = t->flash || !adrop ? 0 : t->a * t->sq * t->s * t->b / tp; /* bytes */
   double lse = t->flash ? 4 * t->a / tp * sb : 0; /* bytes */
   /* FP8 GEMMs keep their inputs for the backward in FP8 (DeepSeek-V3,
    * Section 3.3.3; Transformer Engine's FP8 linear layers): the QKV and MLP
@@ -582,8 +589,8 @@ static double layer_act(const Gen *g, const Tf *t, int moe, double *core) {
   if (p->fp8 && p->act_bytes > 1)
     f8 = sb * (2 * t->h / (p->sequence_parallel ? tp : 1) + (t->kl > 0 ? t->ql + t->kl + t->rope : 0) +
                (t->a * t->dv + kk * f) / tp) * (p->act_bytes - 1);
-  *core = att * p->act_bytes / 2;
-  return (rep + par + att) * p->act_bytes / 2 + lse - f8;
+  *core = att * p->act_bytes / 2 + att_mask;
+  return (rep + par + att) * p->act_bytes / 2 + lse - f8 + masks + att_mask;
 }
 
 /* Activation bytes of one layer (dense: moe 0, MoE: 1) that selective

@@ -39,6 +39,7 @@ void weft_parallel_default(WeftParallel *par) {
   par->optimizer_step = 1;
   par->overlap_grad_reduce = par->overlap_param_gather = 1;
   par->overlap_p2p = 1;  /* Megatron's default; effective with interleaving */
+  par->attention_dropout = par->hidden_dropout = -1.0; /* the model's */
 }
 
 static int is_sep(char c) { return c == ',' || c == '-' || c == ' ' || c == '\t'; }

@@ -257,7 +257,7 @@ static int same_device(const WeftMeasured *t, const WeftDevice *d) {
 /* The files of t as they are now still those it read. */
 static int unchanged(const WeftMeasured *t) {
   static const char *const suffix[WM_NFILES] = {"gemm", "attention", "memory", "launch",
-                                                "sustained"};
+                                                "sustained", "attention_dropout"};
   for (int i = 0; i < WM_NFILES; i++) {
     char path[WEFT_PATH_LEN];
     struct stat st;
@@ -306,6 +306,7 @@ int weft_measured_load(const WeftDevice *d, WeftError *err) {
         finish_attn(t);
         finish_mem(t);
         finish_sustained(t);
+        weft_measured_finish_drop(t);
         g_nset++;
       }
     }

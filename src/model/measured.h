@@ -75,6 +75,14 @@ int weft_measured_gemm_fit(const WeftMeasured *t, WeftMeasuredDtype dt, double *
  * the nearest batch x heads. < 0: none measured. */
 double weft_measured_attention_ns(const WeftMeasured *t, WeftMeasuredAttn be, int bwd, int causal,
                                   double kv_len, double head_dim, double b_heads, double flops);
+/* Fused attention's time with dropout over its time without, kernel be
+ * (bwd 0: forward; 1: backward), from the device's attention_dropout table
+ * (measured_drop.c): at the nearest measured head width, linear in ln(seq)
+ * between the sequences around kv_len (the nearest one's outside them),
+ * each sequence's the median over its batch x heads shapes. < 0: none
+ * measured. */
+double weft_measured_attention_dropout(const WeftMeasured *t, WeftMeasuredAttn be, int bwd,
+                                       double kv_len, double head_dim);
 /* ns of memory-bound kernel kind over elems elements: the measured time,
  * interpolated log-log in the element count (proportional outside the
  * measured sizes). < 0: that kernel was not measured. */

@@ -151,6 +151,8 @@ static const char *const MEM_OPS[] = {"", "copy", "add", "rmsnorm_fwd", "rmsnorm
 static const char *const LAUNCH_COLS[] = {"what", "per_kernel_us", NULL};
 static const char *const LAUNCH_WHAT[] = {"eager", "graph", NULL};
 static const char *const SUS_COLS[] = {"dtype", "tflops", NULL};
+static const char *const DROP_COLS[] = {"backend", "batch", "heads", "seq", "head_dim",
+                                        "dropout_p", "fwd_us", "bwd_us", "?status", NULL};
 
 static int gemm_row(WeftMeasured *t, const Line *L, const Header *h, WeftError *err) {
   double m, n, k, us;
@@ -232,6 +234,30 @@ static int sus_row(WeftMeasured *t, const Line *L, const Header *h, WeftError *e
   return WEFT_OK;
 }
 
+/* A row of scripts/measure/attn_dropout.py: a row whose status is not "ok"
+ * (the kernel refused the shape) is left out. */
+static int drop_row(WeftMeasured *t, const Line *L, const Header *h, WeftError *err) {
+  double b, heads, s, d, p, f, bw;
+  int be, rc, st = h->idx[8];
+  if (st >= 0 && st < L->n && !(L->len[st] == 2 && !memcmp(L->f[st], "ok", 2))) return WEFT_OK;
+  if ((rc = word(L, h, 0, BACKEND, &be, err)) || (rc = num(L, h, 1, 0, &b, err)) ||
+      (rc = num(L, h, 2, 0, &heads, err)) || (rc = num(L, h, 3, 0, &s, err)) ||
+      (rc = num(L, h, 4, 0, &d, err)) || (rc = num(L, h, 5, 1, &p, err)) ||
+      (rc = num(L, h, 6, 0, &f, err)) || (rc = num(L, h, 7, 0, &bw, err)))
+    return rc;
+  if (be == WM_ATTN_TE)
+    return weft_error_set(err, WEFT_EINPUT, L->file, L->line, L->col[h->idx[0]], "backend",
+                          "field 'backend' is empty");
+  if (p > 1)
+    return weft_error_set(err, WEFT_EINPUT, L->file, L->line, L->col[h->idx[5]], "dropout_p",
+                          "field 'dropout_p' must be a probability in [0, 1]");
+  if (t->ndrop == WM_MAX_DROP)
+    return weft_error_set(err, WEFT_EINPUT, L->file, L->line, 1, NULL,
+                          "more than %d attention-dropout rows", WM_MAX_DROP);
+  t->drop[t->ndrop++] = (WmDrop){be, b * heads, s, d, p, f * 1e3, bw * 1e3};
+  return WEFT_OK;
+}
+
 typedef int (*RowFn)(WeftMeasured *, const Line *, const Header *, WeftError *);
 
 static const struct {
@@ -242,7 +268,8 @@ static const struct {
                       {"attention", ATTN_COLS, attn_row},
                       {"memory", MEM_COLS, mem_row},
                       {"launch", LAUNCH_COLS, launch_row},
-                      {"sustained", SUS_COLS, sus_row}};
+                      {"sustained", SUS_COLS, sus_row},
+                      {"attention_dropout", DROP_COLS, drop_row}};
 
 /* "# date: 2026-11-26T16:40:00+00:00" -> the text after "date:". */
 static void comment(WmFile *f, const char *s, size_t len) {

@@ -11,7 +11,8 @@
 #define WM_MAX_GEMM 16384  /* GEMM rows of one device (all types) */
 #define WM_MAX_ATTN 1024   /* attention rows */
 #define WM_MAX_MEM 1024    /* memory rows */
-#define WM_NFILES 5        /* gemm, attention, memory, launch, sustained */
+#define WM_NFILES 6        /* gemm, attention, memory, launch, sustained, attention_dropout */
+#define WM_MAX_DROP 256    /* attention-with-dropout rows */
 #define WM_MAX_SUSTAINED 512 /* seconds of a sustained run per type */
 
 typedef struct {
@@ -28,6 +29,16 @@ typedef struct {
   double b_heads, seq, head_dim;
   double rate;    /* FLOP/s in weft's count (opcost.c's causal fraction) */
 } WmAttn;
+
+/* A row of DEVICE_attention_dropout.csv: one shape's forward and backward
+ * at one dropout probability; after the load (measured_drop.c) one per
+ * (backend, head width, seq): the median over its batch x heads rows of the
+ * dropout / no-dropout time ratios (p 0 in the fwd and bwd fields). */
+typedef struct {
+  int backend;    /* WeftMeasuredAttn: flash or cudnn */
+  double b_heads, seq, head_dim, p;
+  double fwd, bwd; /* ns as read; ratios after the load */
+} WmDrop;
 
 typedef struct {
   int kind;       /* WeftMeasuredMem */
@@ -48,7 +59,7 @@ struct WeftMeasured {
   char prefix[WEFT_PATH_LEN];
   int sms, tile_m, tile_n;       /* the device the fit is to (with peak[]) */
   WmFile file[WM_NFILES];
-  int ngemm, nattn, nmem;
+  int ngemm, nattn, nmem, ndrop;
   int gemm_from[WM_NDTYPES + 1]; /* rows of type dt: [gemm_from[dt], gemm_from[dt + 1]) */
   double fit[WM_NDTYPES][3];     /* gemm_eff_max, gemm_k0, gemm_t0_ns (0: no rows) */
   WeftDevice fitdev[WM_NDTYPES]; /* what gemm_eff.c reads of each fit */
@@ -64,11 +75,14 @@ struct WeftMeasured {
   WmAttn attn[WM_MAX_ATTN];
   WmMem mem[WM_MAX_MEM];         /* sorted by (kind, elems) */
   double sus[WM_NDTYPES][WM_MAX_SUSTAINED];
+  WmDrop drop[WM_MAX_DROP];
 };
 #define WM_HEAD offsetof(WeftMeasured, gemm)
 
 /* The four files of t->prefix into t (t->prefix set, the rest zero). Rows
  * only: the caller sorts, merges and fits. */
 int weft_measured_read(WeftMeasured *t, WeftError *err);
+/* The attention-dropout rows read into ratio rows (measured_drop.c). */
+void weft_measured_finish_drop(WeftMeasured *t);
 
 #endif

@@ -68,6 +68,8 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   /* rotary positions: the SwiGLU family (Llama's, as the embedding's rule
    * below) and MLA; the GeLU family adds learned positions instead */
   l->rotary = l->ffn_matrices == 3 || l->kv_lora > 0;
+  l->attn_drop = weft_dropout(m, par, 0);
+  l->hidden_drop = weft_dropout(m, par, 1);
 }
 
 double weft_opcost_window_share(const WeftModel *m) {
@@ -219,14 +221,38 @@ static void norm(List *L, const OcLayer *l, const char *name, int linear) {
   L->norm_fp8 = f8;
 }
 
-/* Residual add (SwiGLU family) or fused bias-dropout-add (GeLU family:
- * one more FLOP each for bias and dropout, a 1-byte mask written). */
+/* The last vec/vec2 pair's measured kernels by bytes: the forward at kernel
+ * fwd, whose table rows move fpe bytes an element, the backward at bwd (bpe),
+ * each over its own op's bytes. */
+static void tag_bytes(List *L, int fwd, double fpe, int bwd, double bpe) {
+  if (L->n < 2 || L->n > L->max) return;
+  OcOp *f = &L->ops[L->n - 2], *b = &L->ops[L->n - 1];
+  f->mem = fwd;
+  f->elems = f->bytes / fpe;
+  b->mem = bwd;
+  b->elems = b->bytes / bpe;
+}
+
+/* The residual add after a sub-block, as Megatron-Core's bias-dropout-add
+ * (fusions/fused_bias_dropout.py, one fused kernel with
+ * bias_dropout_fusion): x (+ the GeLU family's bias) through dropout, plus
+ * the residual. Reads x and the residual, writes the sum: 3 tensors, a
+ * FLOP each for the bias and the add; the backward as every vector
+ * kernel's, twice the bytes and FLOPs. With hidden dropout p > 0 (none at
+ * p = 0: torch's dropout returns its input) the kernel also draws the
+ * random mask and writes it, 1 byte an element (a bool, kept for backward),
+ * a FLOP each: e bytes more forward, twice that backward (where it is
+ * read). The measured tables, each by its bytes: the forward at the
+ * dropout kernel's rows with dropout (it draws the random numbers), else
+ * at the add's; the backward at the add's. */
 static void residual(List *L, const OcLayer *l) {
-  double e = l->b * l->s * l->h / (l->sp ? l->tp : 1);
-  int gelu = l->ffn_matrices == 2;
-  vec(L, gelu ? "bias_dropout_add" : "residual_add", e * (gelu ? 3 : 1),
-      3 * e * L->eb + (gelu ? e : 0), WEFT_PHASE_IG);
-  tag(L, gelu ? WM_DROPOUT : WM_ADD, 0, e);
+  double e = l->b * l->s * l->h / (l->sp ? l->tp : 1), eb = L->eb;
+  int gelu = l->ffn_matrices == 2, drop = l->hidden_drop > 0;
+  double mask = drop ? e : 0;
+  vec(L, gelu || drop ? "bias_dropout_add" : "residual_add", e * (1 + gelu) + mask,
+      3 * e * eb + mask, WEFT_PHASE_IG);
+  tag_bytes(L, drop ? WM_DROPOUT : WM_ADD, drop ? OC_DROPOUT_ROW_BYTES : OC_ADD_ROW_BYTES,
+            WM_ADD, OC_ADD_ROW_BYTES);
 }
 
 /* The loss over e logits in fp32, as Megatron's vocab-parallel cross-entropy
@@ -304,9 +330,10 @@ static void attention(List *L, const OcLayer *l) {
     gemm(L, "score", l->b * a, l->s, l->kv_len, l->dqk, 0);
     vec(L, "softmax", SOFTMAX_FLOPS * e, 2 * e * L->eb, WEFT_PHASE_IG);
     tag(L, WM_SOFTMAX, 0, e);
-    if (l->ffn_matrices == 2) {
+    if (l->attn_drop > 0) { /* torch's dropout on the probabilities: reads them, writes
+                               the kept ones and the 1-byte mask (backward twice) */
       vec(L, "attn_dropout", e, 2 * e * L->eb + e, WEFT_PHASE_IG);
-      tag(L, WM_DROPOUT, 0, e);
+      tag_bytes(L, WM_DROPOUT, OC_DROPOUT_ROW_BYTES, WM_ADD, OC_ADD_ROW_BYTES);
     }
     gemm(L, "context", l->b * a, l->s, l->dv, l->kv_len, 0);
   }
@@ -418,11 +445,13 @@ typedef struct {
   int act_fp8;                /* activations of 1 byte: every GEMM in FP8 */
   int fp8_fast;               /* FP8 forward GEMMs at the fast-accumulation rows */
   WeftMeasuredAttn attn;      /* the fused attention's rows: TE's (cuDNN) or FA2's */
+  double drop;                /* the layer's attention dropout (fused kernels' slowdown) */
 } Rates;
 
 static void rates(const WeftDevice *d, double act_bytes, Rates *r) {
   r->d = d;
   r->attn = WM_ATTN_TE; /* weft_opcost_block sets the layer's */
+  r->drop = 0;
   r->hbm = d->hbm_bytes_per_s * d->hbm_efficiency;
   /* fused attention has its own measured rate (a device without one: its GEMMs') */
   double eff = d->attention_efficiency > 0 ? d->attention_efficiency : d->gemm_efficiency;
@@ -485,7 +514,25 @@ static double measured_other(const Rates *r, const OcOp *op) {
   return gbps > 0 ? op->bytes / gbps : -1;
 }
 
+/* A fused attention kernel's time with dropout over its time without: the
+ * device's measured ratio at the kernel's shape, else the H100's medians
+ * (opcost.h). The cost is the random numbers drawn for every score
+ * element, whatever p > 0 is: the ratio measured at p 0.1 applies to any. */
+static double dropout_factor(const Rates *r, const OcOp *op) {
+  int bwd = op->phase != WEFT_PHASE_FWD, fa2 = r->attn == WM_ATTN_FLASH;
+  double x = weft_measured_attention_dropout(r->meas, r->attn, bwd, op->n, op->k);
+  if (x > 0) return x;
+  return fa2 ? (bwd ? OC_DROP_FA2_BWD : OC_DROP_FA2_FWD) : (bwd ? OC_DROP_TE_BWD : OC_DROP_TE_FWD);
+}
+
+static double op_ns_plain(const Rates *r, const OcOp *op);
+
 static double op_ns(const Rates *r, const OcOp *op) {
+  double ns = op_ns_plain(r, op);
+  return op->kind == OC_FUSED && r->drop > 0 ? ns * dropout_factor(r, op) : ns;
+}
+
+static double op_ns_plain(const Rates *r, const OcOp *op) {
   double ns = op->kind == OC_GEMM ? measured_gemm(r, op) : measured_other(r, op);
   double mem_ns = op->bytes / r->hbm * 1e9;
   /* a weight-gradient GEMM was measured writing bf16; its main_grad
@@ -510,6 +557,14 @@ double weft_opcost_op_ns(const WeftDevice *d, const OcOp *op, double act_bytes) 
   return op_ns(&r, op);
 }
 
+double weft_opcost_layer_op_ns(const WeftDevice *d, const OcLayer *l, const OcOp *op) {
+  Rates r;
+  rates(d, l->act_bytes, &r);
+  if (l->fa2) r.attn = WM_ATTN_FLASH;
+  r.drop = l->attn_drop;
+  return op_ns(&r, op);
+}
+
 /* An op's kernels with their launches. */
 static double op_kernels_ns(const Rates *r, const OcOp *op, int graphs) {
   return (op->count > 0 ? op->count : 1) * weft_opcost_launch_ns(op_ns(r, op), graphs);
@@ -522,6 +577,7 @@ void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, doubl
   double rank[WEFT_NPHASES][2] = {{0, 0}, {0, 0}, {0, 0}}; /* OC_CP_FIRST, OC_CP_LAST ops */
   rates(d, l->act_bytes, &r);
   if (l->fa2) r.attn = WM_ATTN_FLASH;
+  r.drop = l->attn_drop;
   for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = 0;
   for (int i = 0; i < n; i++) {
     if (ops[i].once) continue;
@@ -539,6 +595,7 @@ double weft_opcost_block_once_ns(const WeftDevice *d, const OcLayer *l, OcBlock 
   int n = weft_opcost_ops(l, blk, ops, OC_MAX_OPS);
   rates(d, l->act_bytes, &r);
   if (l->fa2) r.attn = WM_ATTN_FLASH;
+  r.drop = l->attn_drop;
   double ns = 0;
   for (int i = 0; i < n; i++)
     if (ops[i].once) ns += op_kernels_ns(&r, &ops[i], l->graphs);

@@ -70,6 +70,8 @@ typedef struct {
   int rotary;          /* rotary position embedding on Q and K (SwiGLU family, MLA) */
   int fa2;             /* the fused attention is FlashAttention-2 (PyTorch SDPA's flash
                           backend): the measured tables' flash rows, not TE's */
+  double attn_drop, hidden_drop; /* dropout probabilities (weft_dropout): on the attention
+                                    probabilities, on the sub-blocks' outputs */
 } OcLayer;
 
 /* Most operators a block lists (forward and backward, FP8 casts, CP's ring). */
@@ -101,6 +103,20 @@ typedef struct {
 #define OC_NV_BLOCK 16.0
 #define OC_NV_BLOCK_2D (16.0 * 16.0)
 #define OC_RHT_FLOPS 32.0
+/* Fused attention with dropout (docs/zoo.md, "Dropout") on a device
+ * without its own attention_dropout table: the time ratios over no dropout
+ * measured on an H100 (data/measured/h100_attention_dropout.csv, p 0.1,
+ * the medians of the rows at seq >= 4096), an estimate elsewhere: cuDNN's
+ * (Transformer Engine's kernel) forward and backward, FlashAttention-2's. */
+#define OC_DROP_TE_FWD 2.091
+#define OC_DROP_TE_BWD 1.207
+#define OC_DROP_FA2_FWD 1.245
+#define OC_DROP_FA2_BWD 1.115
+/* Bytes an element of the measured memory kernels moves (scripts/measure/
+ * measure.py, BF16): add reads two tensors and writes one (6), dropout_fwd
+ * reads one and writes one and its 1-byte mask (5). */
+#define OC_ADD_ROW_BYTES 6.0
+#define OC_DROPOUT_ROW_BYTES 5.0
 /* The key/query block of a flash kernel (FlashAttention-2's 128 x 128 tiles):
  * a causal mask skips the blocks wholly above the diagonal. */
 #define OC_FLASH_BLOCK 128.0
@@ -139,6 +155,9 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max);
 /* Time of one operator: max(FLOPs / achieved rate, bytes / achieved HBM
  * bandwidth); a GEMM's FLOPs are its tiles, in waves over the SMs. */
 double weft_opcost_op_ns(const WeftDevice *d, const OcOp *op, double act_bytes);
+/* Time of one operator of layer l: as weft_opcost_op_ns, with the layer's
+ * attention kernel (TE's or FA2's rows) and its dropout's slowdown. */
+double weft_opcost_layer_op_ns(const WeftDevice *d, const OcLayer *l, const OcOp *op);
 /* Time of one kernel of duration op_ns with its launch: eager, max(op_ns +
  * gap, CPU issue cost); graphs, op_ns + gap. */
 double weft_opcost_launch_ns(double op_ns, int graphs);

@@ -16,7 +16,8 @@
 #define COMMON_KEYS "name", "title", "source", "arch", "global_batch"
 static const char *const TRANSFORMER_KEYS[] = {
     COMMON_KEYS, "seq_len", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
-    "ffn",       "vocab",   "moe",    "mask",   "mla",   "head_dim", "window", "sinks", "mtp_layers", NULL};
+    "ffn",       "vocab",   "moe",    "mask",   "mla",   "head_dim", "window", "sinks", "mtp_layers",
+    "attention_dropout", "hidden_dropout", NULL};
 static const char *const DLRM_KEYS[] = {COMMON_KEYS,  "embeddings", "dense_features",
                                         "bottom_mlp", "top_mlp",    "interaction", NULL};
 static const char *const CNN_KEYS[] = {COMMON_KEYS, "input", "layers", "batch_norm", NULL};
@@ -160,7 +161,9 @@ static int read_transformer(const WeftYamlNode *r, const char *file, WeftModel *
   if ((rc = read_mla(r, file, m, err)) || (rc = read_mask(r, file, m, err)) ||
       (rc = opt_count(r, "head_dim", file, &m->head_dim, err)) ||
       (rc = read_window(r, file, m, err)) ||
-      (rc = opt_count(r, "mtp_layers", file, &m->mtp_layers, err)))
+      (rc = opt_count(r, "mtp_layers", file, &m->mtp_layers, err)) ||
+      (rc = weft_zoo_prob(r, "attention_dropout", file, &m->attention_dropout, err)) ||
+      (rc = weft_zoo_prob(r, "hidden_dropout", file, &m->hidden_dropout, err)))
     return rc;
   const WeftYamlNode *hd = weft_yaml_get(r, "head_dim", NULL);
   if (hd && m->kv_lora_rank > 0)
@@ -352,6 +355,11 @@ int weft_model_moe_layers(const WeftModel *m, int lo, int hi) {
 
 double weft_model_head_dim(const WeftModel *m) {
   return m->head_dim > 0 ? m->head_dim : (double)m->hidden / m->heads;
+}
+
+double weft_dropout(const WeftModel *m, const WeftParallel *par, int hidden) {
+  double run = par ? (hidden ? par->hidden_dropout : par->attention_dropout) : -1.0;
+  return run >= 0 ? run : hidden ? m->hidden_dropout : m->attention_dropout;
 }
 
 double weft_model_attention_params(const WeftModel *m) {

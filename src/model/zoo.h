@@ -16,6 +16,9 @@ int weft_zoo_int(const WeftYamlNode *map, const char *key, int def, const char *
 /* A number > 0 (at most WEFT_MAX_ZOO_FIGURE) under a required key. */
 int weft_zoo_pos_double(const WeftYamlNode *map, const char *key, const char *file, double *out,
                         WeftError *err);
+/* An optional probability in [0, 1] under key (unchanged when absent). */
+int weft_zoo_prob(const WeftYamlNode *map, const char *key, const char *file, double *out,
+                  WeftError *err);
 /* Optional text under key into out[size] (unchanged when absent). */
 int weft_zoo_text(const WeftYamlNode *map, const char *key, const char *file, char *out,
                   size_t size, WeftError *err);
@@ -34,6 +37,9 @@ int weft_zoo_cnn(const WeftYamlNode *root, const char *file, WeftModel *m, WeftE
 int weft_model_moe_layers(const WeftModel *m, int lo, int hi);
 /* Standard attention's per-head width: head_dim, else hidden / heads. */
 double weft_model_head_dim(const WeftModel *m);
+/* The dropout probability a run applies: the run's (par->hidden_dropout
+ * when hidden, else par->attention_dropout) when >= 0, else the model's. */
+double weft_dropout(const WeftModel *m, const WeftParallel *par, int hidden);
 /* One layer's attention parameters: Q, K, V and output projections (GQA,
  * biases in the GeLU family), or MLA's latent and up-projections. */
 double weft_model_attention_params(const WeftModel *m);

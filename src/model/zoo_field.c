@@ -50,6 +50,14 @@ int weft_zoo_pos_double(const WeftYamlNode *map, const char *key, const char *fi
   return weft_yaml_double_in(v, file, key, NULL, &range, out, err);
 }
 
+int weft_zoo_prob(const WeftYamlNode *map, const char *key, const char *file, double *out,
+                  WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
+  if (!v) return WEFT_OK;
+  WeftRange range = WEFT_RANGE_PROB;
+  return weft_yaml_double_in(v, file, key, NULL, &range, out, err);
+}
+
 int weft_zoo_text(const WeftYamlNode *map, const char *key, const char *file, char *out,
                   size_t size, WeftError *err) {
   const WeftYamlNode *v = weft_yaml_get(map, key, NULL);

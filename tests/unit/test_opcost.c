@@ -49,9 +49,11 @@ static void check_op(const OcOp *ops, int n, const char *name, int phase, double
 /* T = 4 tokens. Norm: 32 elements x 8 FLOPs (LayerNorm), read + write 2 bytes.
  * QKV: (4 x 8)(8 x 24): 2*4*24*8 = 1536 FLOPs, (32 + 192 + 96) * 2 = 640 bytes.
  * Score and context: 2 heads of (4 x 4)(4 x 4): 256 FLOPs, 2*48*2 = 192 bytes.
- * Softmax: 32 scores x 5, 2*32*2 bytes; dropout 32 FLOPs, 128 + 32 mask bytes.
- * Proj: (4 x 8)(8 x 8): 512 FLOPs, 256 bytes. Bias-dropout-add: 3*32 FLOPs,
- * 3*32*2 + 32 bytes. Backward: GEMMs twice, vector kernels 2x; QKV's
+ * Softmax: 32 scores x 5, 2*32*2 bytes; dropout (p 0.1) 32 FLOPs, 128 + 32
+ * mask bytes. Proj: (4 x 8)(8 x 8): 512 FLOPs, 256 bytes. Bias-dropout-add:
+ * 3*32 FLOPs, 3*32*2 + 32 bytes (the mask written). Without dropout no
+ * attention dropout op, and the bias-add-residual 2*32 FLOPs and 3*32*2
+ * bytes. Backward: GEMMs twice, vector kernels 2x; QKV's
  * weight gradient accumulates into main_grad (its 192 elements read and
  * written at 2 bytes, grad_bytes unset: act_bytes): 32*2 + 96*2 + 192*4 =
  * 1024 bytes. The four gradients added into main_grad each micro-batch
@@ -60,6 +62,12 @@ static void attention_ops(void) {
   OcLayer l = tiny(2);
   OcOp ops[OC_MAX_OPS];
   int n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
+  CHECK_EQ_INT(n, 18 + 4);
+  CHECK(find(ops, n, "attn_dropout", WEFT_PHASE_FWD, 0) == NULL);
+  check_op(ops, n, "bias_dropout_add", WEFT_PHASE_FWD, 64, 192);
+  check_op(ops, n, "bias_dropout_add", WEFT_PHASE_IG, 128, 384);
+  l.attn_drop = l.hidden_drop = 0.1;
+  n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
   CHECK_EQ_INT(n, 20 + 4);
   check_op(ops, n, "attn_norm", WEFT_PHASE_FWD, 256, 128);
   check_op(ops, n, "attn_norm", WEFT_PHASE_IG, 512, 256);
@@ -68,6 +76,7 @@ static void attention_ops(void) {
   check_op(ops, n, "score", WEFT_PHASE_FWD, 256, 192);
   check_op(ops, n, "softmax", WEFT_PHASE_FWD, 160, 128);
   check_op(ops, n, "attn_dropout", WEFT_PHASE_FWD, 32, 160);
+  check_op(ops, n, "attn_dropout", WEFT_PHASE_IG, 64, 320);
   check_op(ops, n, "context", WEFT_PHASE_FWD, 256, 192);
   check_op(ops, n, "proj", WEFT_PHASE_FWD, 512, 256);
   check_op(ops, n, "bias_dropout_add", WEFT_PHASE_FWD, 96, 224);

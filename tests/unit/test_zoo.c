@@ -352,6 +352,7 @@ static void test_bad_model_files(void) {
   check_bad("bad_cnn_kind.yml", 6, "layers", "layers entry 2: expected one of conv");
   check_bad("bad_cnn_shrink.yml", 10, "maxpool", "maxpool 2 does not fit the 1x1 input");
   check_bad("bad_dlrm_dim.yml", 6, "bottom_mlp", "last width (32) must equal embeddings dim (16)");
+  check_bad("bad_dropout.yml", 9, "hidden_dropout", "hidden_dropout");
   WeftModel *m = malloc(sizeof *m);
   WeftError e;
   CHECK_EQ_INT(weft_model_read(FIX "no-such.yml", m, &e), WEFT_EIO);
