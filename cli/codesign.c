@@ -97,9 +97,11 @@ static const CliOpt opts[O_COUNT] = {
     [O_ADROP] = {"--attention-dropout", "P", CLI_ADROP_HELP},
     [O_HDROP] = {"--hidden-dropout", "P", CLI_HDROP_HELP},
     [O_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
-    [O_MASTER] = {"--master-weights", "fp32|bf16|none",
+    [O_MASTER] = {"--master-weights", "fp32|bf16|none|remainder",
                   "optimizer's master weights (default fp32; none: the\n"
-                  "                        bf16 parameters updated in place)"},
+                  "                        bf16 parameters updated in place; remainder: the\n"
+                  "                        bf16 parameters and their fp32 low bits, apex's\n"
+                  "                        store_param_remainders)"},
     [O_OPTSTATES] = {"--optimizer-states", "fp32|bf16", "Adam's two moments (default fp32)"},
     [O_EP] = {"--ep", "N", "expert-parallel degree for MoE models (default: every\n"
               "                        divisor of the experts, searched; dense models 1)"},
@@ -324,7 +326,7 @@ static int base_parallel(const Args *a, WeftParallel *p) {
                                  &err)) {
       int m = !strcmp(err.field, "master_weights");
       cli_fail("%s '%s': expected %s", opts[m ? O_MASTER : O_OPTSTATES].name,
-               a->val[m ? O_MASTER : O_OPTSTATES], m ? "fp32, bf16 or none" : "fp32 or bf16");
+               a->val[m ? O_MASTER : O_OPTSTATES], m ? "fp32, bf16, none or remainder" : "fp32 or bf16");
       return -1;
     }
   }

@@ -44,9 +44,11 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
                       "                        even pp, micro-batches >= 2 pp, loop fwd-ig-overlap\n"
                       "                        unless --loop says otherwise)"},
-    [CLI_MO_MASTER] = {"--master-weights", "fp32|bf16|none",
+    [CLI_MO_MASTER] = {"--master-weights", "fp32|bf16|none|remainder",
                        "optimizer's master weights (default fp32; none: the\n"
-                       "                        bf16 parameters updated in place)"},
+                       "                        bf16 parameters updated in place; remainder: the\n"
+                       "                        bf16 parameters and their fp32 low bits, apex's\n"
+                       "                        store_param_remainders)"},
     [CLI_MO_OPTSTATES] = {"--optimizer-states", "fp32|bf16", "Adam's two moments (default fp32)"},
     [CLI_MO_PPEMB] = {"--pp-account-embedding", NULL,
                       "the embedding counts as a layer of the first stage's\n"
@@ -198,7 +200,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
                                  &err)) {
       int m = !strcmp(err.field, "master_weights");
       cli_fail("%s '%s': expected %s", cli_model_opts[m ? CLI_MO_MASTER : CLI_MO_OPTSTATES].name,
-               val[m ? CLI_MO_MASTER : CLI_MO_OPTSTATES], m ? "fp32, bf16 or none" : "fp32 or bf16");
+               val[m ? CLI_MO_MASTER : CLI_MO_OPTSTATES], m ? "fp32, bf16, none or remainder" : "fp32 or bf16");
       return -1;
     }
   }

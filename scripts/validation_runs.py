@@ -30,8 +30,9 @@ as "not modelled" with the reason, never dropped.
   fp8), TP and pipeline communication overlap (`tp_comm_overlap`,
   `overlap_p2p`; absent: weft's defaults, Megatron's: TP off, P2P on with
   interleaving), DP gradient reduction under the backward
-  (`overlap_grad_reduce`; absent: on), Adam's moments' precision
-  (`optimizer_states`), CUDA graphs (`cuda_graphs`), full recomputation of N
+  (`overlap_grad_reduce`; absent: on), the optimizer's master weights
+  (`master_weights`) and Adam's moments' precision (`optimizer_states`),
+  CUDA graphs (`cuda_graphs`), full recomputation of N
   layers (`recompute_num_layers`, `recompute_method`), the group order and
   per-stage layers, the pipeline schedule (`schedule`);
 - batch: a global batch that is not a multiple of dp x micro-batch becomes
@@ -177,6 +178,8 @@ def args_for(run, specs, tmp, assumed):
                     ("overlap_grad_reduce", "--overlap-grad-reduce")):
         if k in par:  # as the source ran it; absent: weft's default (Megatron's)
             a += [flag, "on" if par[k] else "off"]
+    if par.get("master_weights"):  # the optimizer's master weights as the recipe keeps them
+        a += ["--master-weights", par["master_weights"]]
     if par.get("optimizer_states"):  # Adam's moments (a precision-aware optimizer's bf16)
         a += ["--optimizer-states", par["optimizer_states"]]
     if precision(run) == "fp8":

@@ -437,7 +437,9 @@ const char *weft_cp_comm_name(int kind);
 int weft_cp_comm_parse(const char *text, int *kind, WeftError *err);
 /* The optimizer's copies per parameter, WeftParallel.optimizer_bytes: the
  * master weights in `master` ("fp32" 4 bytes, "bf16" 2, "none" 0: the bf16
- * parameters updated in place) plus Adam's two moments in `moments` ("fp32"
+ * parameters updated in place, "remainder" 2: the low 16 bits of an fp32
+ * master whose high 16 are the bf16 parameter, apex DistributedFusedAdam's
+ * store_param_remainders) plus Adam's two moments in `moments` ("fp32"
  * 4 bytes each, "bf16" 2). NULL is "fp32" (the default, 4 + 2 x 4 = 12;
  * DeepSeek-V3's fp32 master and bf16 moments: 4 + 2 x 2 = 8). WEFT_EINPUT
  * with field "master_weights" or "optimizer_states" for another text; then

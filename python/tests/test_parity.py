@@ -458,9 +458,14 @@ def test_optimizer_precision_keywords():
                       optimizer_states="bf16")
     d = weft.workload("megatron-22b", network=n16, tp=8)
     assert abs(w["memory_bytes"]["optimizer"] / d["memory_bytes"]["optimizer"] - 4 / 12) < 1e-12
+    # apex's param remainders: 2 bytes of master + 2 x 4 of moments = 10 of 12
+    r = weft.workload("megatron-22b", network=n16, tp=8, master_weights="remainder")
+    assert abs(r["memory_bytes"]["optimizer"] / d["memory_bytes"]["optimizer"] - 10 / 12) < 1e-12
+    py = weft.optimize(master_weights="remainder", **job)
+    same(py, cli("optimize", *args, "--master-weights", "remainder"))
     with pytest.raises(weft.WeftError) as e:
         weft.optimize(master_weights="fp16", **job)
-    assert "fp32, bf16 or none" in str(e.value)
+    assert "fp32, bf16, none or remainder" in str(e.value)
     net = "tests/golden/inputs/net_cluster_h100.yml"
     kw = dict(npus=16, cost_model=v, tp=8, pp=[1, 2], mb=1, constraint=["B1 = 450", "B2 = 50"],
               attention="flash", grad_bytes=4, optimizer_states="bf16", network=net)

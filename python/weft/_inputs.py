@@ -290,21 +290,21 @@ def precision(kw, par):
 
 
 def optimizer_bytes(kw, par):
-    """master_weights= (fp32|bf16|none), optimizer_states= (fp32|bf16) into
+    """master_weights= (fp32|bf16|none|remainder), optimizer_states= (fp32|bf16) into
     par.optimizer_bytes, as --master-weights and --optimizer-states."""
     mw, os_ = kw.get("master_weights"), kw.get("optimizer_states")
     if mw is None and os_ is None:
         return
     for k, v in (("master_weights", mw), ("optimizer_states", os_)):
         if v is not None and not isinstance(v, str):
-            raise fail("%s=%r: expected %s" % (k, v, "fp32, bf16 or none" if k ==
+            raise fail("%s=%r: expected %s" % (k, v, "fp32, bf16, none or remainder" if k ==
                                                   "master_weights" else "fp32 or bf16"), k)
     err, out = new_error(), c_double()
     if lib.weft_optimizer_precision(c_text("master_weights", mw) if mw else None,
                                     c_text("optimizer_states", os_) if os_ else None,
                                     byref(out), byref(err)):
         k = _lib.text(err.field)
-        raise fail("%s=%r: expected %s" % (k, kw[k], "fp32, bf16 or none" if k ==
+        raise fail("%s=%r: expected %s" % (k, kw[k], "fp32, bf16, none or remainder" if k ==
                                               "master_weights" else "fp32 or bf16"), k)
     par.optimizer_bytes = out.value
 

@@ -72,16 +72,20 @@ int weft_recompute_modules_parse(const char *text, int *mask, WeftError *err) {
   return WEFT_OK;
 }
 
-/* Bytes of a master weight (fp32, bf16, none) and of an Adam moment (fp32, bf16). */
-static const char *const MASTER_NAME[] = {"fp32", "bf16", "none"};
-static const double MASTER_BYTES[] = {4.0, 2.0, 0.0};
+/* Bytes of a master weight (fp32, bf16, none, remainder) and of an Adam
+ * moment (fp32, bf16). remainder: apex's DistributedFusedAdam with
+ * store_param_remainders (NeMo's distributed_fused_adam with fp32 state and
+ * bf16 parameters): the fp32 master is the bf16 parameter (its high 16 bits)
+ * and an int16 shard of the low 16 bits, 2 bytes. */
+static const char *const MASTER_NAME[] = {"fp32", "bf16", "none", "remainder"};
+static const double MASTER_BYTES[] = {4.0, 2.0, 0.0, 2.0};
 #define ADAM_MOMENTS 2.0 /* first and second moment per parameter */
 
 int weft_optimizer_precision(const char *master, const char *moments, double *bytes,
                              WeftError *err) {
   int m = 0, s = 0, rc;
   if (!bytes) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "no output given");
-  if ((master && (rc = name_parse(MASTER_NAME, 3, "master_weights", "fp32, bf16 or none",
+  if ((master && (rc = name_parse(MASTER_NAME, 4, "master_weights", "fp32, bf16, none or remainder",
                                   master, &m, err))) ||
       (moments && (rc = name_parse(MASTER_NAME, 2, "optimizer_states", "fp32 or bf16", moments,
                                    &s, err))))

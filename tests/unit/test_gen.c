@@ -1529,9 +1529,11 @@ static void gen_text_round_trip(void) {
 }
 
 /* The optimizer's precision (--master-weights, --optimizer-states): bytes
- * per parameter are master (fp32 4, bf16 2, none 0) + 2 Adam moments (fp32
- * 4, bf16 2 each), by hand: 12 (default), 8 (DeepSeek-V3: fp32 master, bf16
- * moments), 6, 4, 10; on GPT-3 TP-16 DP-256 ZeRO-1 (P = 10,941,530,112
+ * per parameter are master (fp32 4, bf16 2, none 0, remainder 2: apex's
+ * int16 low halves of the fp32 master) + 2 Adam moments (fp32 4, bf16 2
+ * each), by hand: 12 (default), 8 (DeepSeek-V3: fp32 master, bf16 moments),
+ * 6, 4 (NeMo's distributed_fused_adam with dtype bf16), 10 (with fp32 state
+ * and bf16 parameters: remainder + 2 x 4); on GPT-3 TP-16 DP-256 ZeRO-1 (P = 10,941,530,112
  * elements per NPU, gen_zero) the states are that x P / 256 and the
  * optimizer step reads and writes P x (2 + 2 x bytes + 2) / 256 at
  * 2.039e12 B/s; parameters, gradients and activations do not move. */
@@ -1540,7 +1542,8 @@ static void gen_optimizer_precision(void) {
     const char *master, *moments;
     double bytes;
   } ok[] = {{NULL, NULL, 12}, {"fp32", "fp32", 12}, {"fp32", "bf16", 8}, {"bf16", "bf16", 6},
-            {"none", "bf16", 4}, {"none", NULL, 8}, {"bf16", NULL, 10}, {NULL, "bf16", 8}};
+            {"none", "bf16", 4}, {"none", NULL, 8}, {"bf16", NULL, 10}, {NULL, "bf16", 8},
+            {"remainder", NULL, 10}, {"remainder", "fp32", 10}, {"remainder", "bf16", 6}};
   WeftError err;
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
     double b = -1;
