@@ -86,6 +86,11 @@ int weft_gen_interleaved(const double *f, const double *b, int pp, int v, int m,
   return WEFT_OK;
 }
 
+long weft_gen_interleaved_chunks(int pp, int v, int m, int r) {
+  long w = warmup(pp, v, m, r), total = (long)m * v;
+  return w < total ? w + 1 : total;
+}
+
 long weft_gen_interleaved_peak(const int *held, int pp, int v, int m, int r) {
   long total = (long)m * v, w = warmup(pp, v, m, r), now = 0, peak = 0;
   for (long i = 0; i < 2 * total; i++) {

@@ -900,9 +900,15 @@ static void fill_info(Gen *g, const Tf *t) {
     }
     WeftMemory mk;
     memset(&mk, 0, sizeof mk); /* its padding too: info's bytes are deterministic */
-    double held = t->cl && t->v > 1 ? (double)weft_gen_interleaved_peak(t->cl, p->pp, t->v,
-                                                                          t->m, k)
-                                     : 0; /* a layout's layers in flight at the peak */
+    /* interleaved 1F1B: the layers in flight at the stage's peak, a
+     * layout's along Megatron's order, equal chunks (n / v layers each, no
+     * accounted split) in closed form; the accounted split keeps 1F1B's count */
+    int equal = t->v > 1 && !t->cl && !accounted(p) && t->sl[k] % t->v == 0;
+    double held = !(t->v > 1 && p->schedule == WEFT_SCHEDULE_1F1B) ? 0
+                  : t->cl ? (double)weft_gen_interleaved_peak(t->cl, p->pp, t->v, t->m, k)
+                  : equal ? (double)weft_gen_interleaved_chunks(p->pp, t->v, t->m, k) *
+                                t->sl[k] / t->v
+                          : 0;
     stage_memory(g, t, k, lo, loj, act, held, &mk);
     if (k == 0 || mk.total_bytes > in->mem.total_bytes) {
       in->mem = mk;

@@ -220,7 +220,58 @@ static void lay_generate(void) {
   weft_workload_free(wl);
 }
 
-const TestCase suite_layout[] = {{"pp_layout_parse", lay_parse},
+/* Equal chunks without a layout (Megatron-Core's interleaved schedule,
+ * num_warmup_microbatches = 2 (pp - r - 1) + (v - 1) pp, capped at m v):
+ * the closed form is the walk along the order with chunks of one layer,
+ * for every stage; Nemotron-4 340B's PP-8 VP-12, 16 micro-batches, rank 0:
+ * 14 + 88 warm-up forwards and the first steady one = 103 by hand; every
+ * forward in flight when m v is below that (pp 4, v 2, m 4: 8). */
+static void lay_chunks_closed_form(void) {
+  static int one[4 * 16];
+  for (int i = 0; i < 4 * 16; i++) one[i] = 1;
+  for (int pp = 2; pp <= 8; pp *= 2)
+    for (int v = 2; v <= 8; v *= 2)
+      for (int m = pp; m <= 4 * pp; m += pp)
+        for (int r = 0; r < pp; r++)
+          if (pp * v <= 4 * 16)
+            CHECK_EQ_INT(weft_gen_interleaved_chunks(pp, v, m, r),
+                         weft_gen_interleaved_peak(one, pp, v, m, r));
+  CHECK_EQ_INT(weft_gen_interleaved_chunks(8, 12, 16, 0), 103);
+  CHECK_EQ_INT(weft_gen_interleaved_chunks(8, 12, 16, 7), 89);
+  CHECK_EQ_INT(weft_gen_interleaved_chunks(4, 2, 4, 0), 8);
+}
+
+/* Layout-less interleaving keeps what Megatron's order keeps: the tiny model
+ * (312 bytes of activations a layer and micro-batch, lay_generate) with 8
+ * layers on PP-2 x VP-2 (chunks of 2), 4 micro-batches: stage 0 holds 2 + 2
+ * + 1 = 5 chunks at its peak, 10 layer-micro-batches = 3120 bytes (1F1B's
+ * count said 2 x 4 = 2496); stage 1 3 chunks, 6 x 312 + the fp32 logits 64
+ * = 1936. Without interleaving, 1F1B's 2 micro-batches x 4 layers. */
+static void lay_generate_equal_chunks(void) {
+  WeftModel m = fx_tiny(2, 8, 4);
+  WeftDevice dev = fx_unit_device(1e15);
+  static const int n[1] = {2};
+  WeftNetwork net = fx_net(1, n, WEFT_RING);
+  WeftParallel par;
+  weft_parallel_default(&par);
+  par.pp = 2;
+  par.virtual_stages = 2;
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_EQ_INT(info.memory_stage, 0);
+  CHECK_NEAR(info.mem.activations_bytes, 10 * 312, 1e-12);
+  par.virtual_stages = 1;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_NEAR(info.mem.activations_bytes, 2 * 4 * 312, 1e-12);
+  weft_workload_free(wl);
+}
+
+const TestCase suite_layout[] = {{"pp_layout_chunks_closed_form", lay_chunks_closed_form},
+                                 {"pp_layout_generate_equal_chunks", lay_generate_equal_chunks},
+                                 {"pp_layout_parse", lay_parse},
                                  {"pp_layout_errors", lay_errors},
                                  {"pp_layout_timeline_by_hand", lay_timeline_by_hand},
                                  {"pp_layout_timeline_equal", lay_timeline_equal},
