@@ -901,9 +901,11 @@ static void fill_info(Gen *g, const Tf *t) {
     WeftMemory mk;
     memset(&mk, 0, sizeof mk); /* its padding too: info's bytes are deterministic */
     /* interleaved 1F1B: the layers in flight at the stage's peak, a
-     * layout's along Megatron's order, equal chunks (n / v layers each, no
-     * accounted split) in closed form; the accounted split keeps 1F1B's count */
-    int equal = t->v > 1 && !t->cl && !accounted(p) && t->sl[k] % t->v == 0;
+     * layout's along Megatron's order; Megatron's layout-less split (every
+     * stage L / pp layers, chunks of L / (pp v)) in closed form; other
+     * splits (accounted, pp_layers, uneven) keep 1F1B's count */
+    int equal = t->v > 1 && !t->cl && !accounted(p) && !p->stage_layers &&
+                t->L % (p->pp * t->v) == 0;
     double held = !(t->v > 1 && p->schedule == WEFT_SCHEDULE_1F1B) ? 0
                   : t->cl ? (double)weft_gen_interleaved_peak(t->cl, p->pp, t->v, t->m, k)
                   : equal ? (double)weft_gen_interleaved_chunks(p->pp, t->v, t->m, k) *
