@@ -16,10 +16,13 @@ static void table(int k, int pp, int v, int *mb, int *c) {
 }
 
 /* Rank r's warm-up forwards (get_pp_rank_microbatches): 2 (pp - r - 1) +
- * (v - 1) pp, at most all m v of them. */
+ * (v - 1) pp, at most all m v of them; all of them when m = pp (Megatron-
+ * Core 0.9's forward_backward_pipelining_with_interleaving: "Run all forward
+ * passes and then all backward passes if number of microbatches is just the
+ * number of pipeline stages"). */
 static long warmup(int pp, int v, int m, int r) {
   long w = 2L * (pp - r - 1) + (long)(v - 1) * pp, total = (long)m * v;
-  return w < total ? w : total;
+  return w < total && m != pp ? w : total;
 }
 
 /* Rank r's i-th operation: *fwd and its virtual step k. Warm-up forwards,

@@ -24,8 +24,9 @@ long weft_gen_interleaved_peak(const int *held, int pp, int v, int m, int r);
 /* Equal chunks (no layout): the chunk-micro-batches stage r keeps at its
  * peak along the same order, min(2 (pp - r - 1) + (v - 1) pp + 1, m v): its
  * warm-up forwards and the first steady-state forward before a backward
- * frees one (Megatron-Core, schedules.py,
- * forward_backward_pipelining_with_interleaving); O(1). */
+ * frees one; all m v when m = pp (Megatron-Core, schedules.py,
+ * forward_backward_pipelining_with_interleaving, runs every forward first
+ * then); O(1). */
 long weft_gen_interleaved_chunks(int pp, int v, int m, int r);
 
 #endif

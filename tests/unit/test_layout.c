@@ -225,7 +225,8 @@ static void lay_generate(void) {
  * the closed form is the walk along the order with chunks of one layer,
  * for every stage; Nemotron-4 340B's PP-8 VP-12, 16 micro-batches, rank 0:
  * 14 + 88 warm-up forwards and the first steady one = 103 by hand; every
- * forward in flight when m v is below that (pp 4, v 2, m 4: 8). */
+ * forward in flight when m v is below that (pp 4, v 2, m 4: 8), and on
+ * every rank when m = pp. */
 static void lay_chunks_closed_form(void) {
   static int one[4 * 16];
   for (int i = 0; i < 4 * 16; i++) one[i] = 1;
@@ -239,6 +240,10 @@ static void lay_chunks_closed_form(void) {
   CHECK_EQ_INT(weft_gen_interleaved_chunks(8, 12, 16, 0), 103);
   CHECK_EQ_INT(weft_gen_interleaved_chunks(8, 12, 16, 7), 89);
   CHECK_EQ_INT(weft_gen_interleaved_chunks(4, 2, 4, 0), 8);
+  /* m = pp: Megatron runs every forward first on every rank, the last too
+   * (not 0 + 4 + 1 = 5) */
+  CHECK_EQ_INT(weft_gen_interleaved_chunks(4, 2, 4, 3), 8);
+  CHECK_EQ_INT(weft_gen_interleaved_chunks(4, 2, 8, 3), 5);
 }
 
 /* Layout-less interleaving keeps what Megatron's order keeps: the tiny model
