@@ -360,11 +360,13 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
     case OC_MOE: { /* ep ranks' tokens, top_k each, spread over E experts; E/ep here */
       double etp = l->etp > 0 ? l->etp : l->tp, per = T * l->top_k * l->ep / l->experts;
       norm(&L, l, "moe_norm", 0); /* a TENorm: the router and experts follow */
-      if (etp != l->tp) { /* folded: a rank routes its 1/tp of the tokens; the experts
-                             get ep ranks' shares, gathered over etp */
+      /* Megatron-Core's all-to-all dispatcher (core_v0.10.0 token_dispatcher.py): a rank
+       * routes its 1/tp of the tokens (its sequence shard); the experts get ep ranks'
+       * shares, gathered over etp (= tp unless folded) */
+      if (l->sp || etp != l->tp) {
         gemm(&L, "router", 1, T / l->tp, l->experts, l->h, 1);
         per = per * etp / l->tp;
-      } else {
+      } else { /* no SP, experts on TP: every TP rank routes all T (gen_transformer.c) */
         gemm(&L, "router", 1, T, l->experts, l->h, 1);
       }
       if (L.n >= 1 && L.n <= L.max) /* a plain nn.Parameter (TopKRouter): its weight

@@ -131,6 +131,20 @@ static void mlp_ops(void) {
   const OcOp *fc1 = find(ops, n, "fc1", WEFT_PHASE_FWD, 0);
   CHECK(fc1 && fc1->batch == 2 && fc1->m == 4);
   if (fc1) CHECK_NEAR(fc1->flops, 2 * 2048, EXACT);
+  /* TP 2 with SP (experts on TP): Megatron-Core's all-to-all dispatcher
+   * routes each rank's sequence shard, 4 / 2 = 2 tokens: the router (2 x 8)(8
+   * x 4), 128 FLOPs; the experts get ep 2 ranks' 2 x 2 tokens gathered over
+   * TP 2: 4 tokens each, width 32 / 2 */
+  l.tp = 2;
+  l.sp = 1;
+  n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
+  check_op(ops, n, "router", WEFT_PHASE_FWD, 128, (16 + 32 + 8) * 2);
+  fc1 = find(ops, n, "fc1", WEFT_PHASE_FWD, 0);
+  CHECK(fc1 && fc1->batch == 2 && fc1->m == 4 && fc1->n == 16);
+  /* without SP every TP rank routes all 4 tokens (the upper bound) */
+  l.sp = 0;
+  n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
+  check_op(ops, n, "router", WEFT_PHASE_FWD, 256, (32 + 32 + 16) * 2);
 }
 
 /* Logits (4 x 8)(8 x 16): 1024 FLOPs; cross-entropy over 64 logits. */
