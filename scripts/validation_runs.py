@@ -28,7 +28,9 @@ as "not modelled" with the reason, never dropped.
   fp8), TP and pipeline communication overlap (`tp_comm_overlap`,
   `overlap_p2p`; absent: weft's defaults, Megatron's: TP off, P2P on with
   interleaving), DP gradient reduction under the backward
-  (`overlap_grad_reduce`; absent: on), Adam's moments' precision
+  (`overlap_grad_reduce`; absent: on), MoE token permutation as Transformer
+  Engine's fused kernels (`moe_permute_fusion`; absent: Megatron's eager)
+  and its router's (`moe_router_fusion`; absent: eager), Adam's moments' precision
   (`optimizer_states`), CUDA graphs (`cuda_graphs`), full recomputation of N
   layers (`recompute_num_layers`, `recompute_method`), the group order and
   per-stage layers, the pipeline schedule (`schedule`);
@@ -171,7 +173,9 @@ def args_for(run, specs, tmp, assumed):
         a += ["--cp-comm", par["cp_comm"]]
     for k, flag in (("tp_comm_overlap", "--tp-comm-overlap"),
                     ("overlap_p2p", "--overlap-p2p-communication"),
-                    ("overlap_grad_reduce", "--overlap-grad-reduce")):
+                    ("overlap_grad_reduce", "--overlap-grad-reduce"),
+                    ("moe_permute_fusion", "--moe-permute-fusion"),
+                    ("moe_router_fusion", "--moe-router-fusion")):
         if k in par:  # as the source ran it; absent: weft's default (Megatron's)
             a += [flag, "on" if par[k] else "off"]
     if par.get("optimizer_states"):  # Adam's moments (a precision-aware optimizer's bf16)

@@ -315,6 +315,18 @@ typedef struct {
    * in the first, the MTP layers (m) and the loss (L) in the last
    * (weft_pp_layout_parse). Not with stage_layers or pp_account_*. */
   const char *pp_layout;
+  /* Megatron-Core's --moe-permute-fusion (core_v0.11.0 and later; docs/zoo.md,
+   * "Around the MoE GEMMs"): 1: a MoE layer's token permutation, its
+   * inverse and the sort by local expert as Transformer Engine's fused
+   * kernels (transformer_engine/pytorch/permutation.py); 0 (default,
+   * Megatron's, and core_v0.10.0's only way): eager PyTorch (moe_utils.py). */
+  int moe_permute_fusion;
+  /* Megatron-Core's --moe-router-fusion (docs/zoo.md, "Around the MoE
+   * GEMMs"): 1: the router's top-k with its score function, the aux loss's
+   * scores and the aux loss as Transformer Engine's fused kernels
+   * (transformer_engine/pytorch/router.py); 0 (default, Megatron's, and
+   * core_v0.10.0's only way): eager PyTorch (moe_utils.py). */
+  int moe_router_fusion;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

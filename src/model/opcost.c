@@ -53,6 +53,8 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->sp = par->sequence_parallel;
   l->flash = par->attention != WEFT_ATTENTION_STANDARD; /* flash or fa2: fused */
   l->fa2 = par->attention == WEFT_ATTENTION_FA2;
+  l->permute_fusion = par->moe_permute_fusion;
+  l->router_fusion = par->moe_router_fusion;
   l->causal = !m->bidirectional;
   l->window = m->window;
   l->windowed = weft_opcost_window_share(m);
@@ -375,6 +377,9 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
       double groups = l->experts / l->ep;
       mlp(&L, l, groups, per, l->moe_ffn, etp);
       if (l->shared > 0) mlp(&L, l, l->shared, T, l->moe_ffn, l->tp); /* every token, locally */
+      OcOp side[OC_MOE_MAX];
+      int ns = weft_opcost_moe_side_ops(l, side);
+      for (int i = 0; i < ns; i++) put(&L, &side[i]);
       residual(&L, l);
       break;
     }
