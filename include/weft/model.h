@@ -292,8 +292,10 @@ typedef struct {
    * etp ranks (their GEMMs' width) and ep ranks (whole experts), laid over
    * the same tp x cp x dp ranks of a stage as the attention, etp innermost,
    * then ep, then the expert gradient group edp = tp cp dp / (etp ep).
-   * 0 (default): etp = tp. When etp = tp and ep divides dp, EP is laid
-   * innermost within DP (the layout before folding). */
+   * 0 (default): etp = tp. When etp = tp, ep divides dp and cp = 1, EP is
+   * laid innermost within DP (the layout before folding); with cp > 1 it
+   * folds over the CP ranks first, as Megatron-Core's expert rank generator
+   * (core_v0.10.0) lays it. */
   int expert_tp;
   /* Activation offloading to host memory as Megatron-Core's
    * --cpu-offloading-num-layers N runs it (Transformer Engine's
