@@ -925,6 +925,8 @@ def test_moe_permute_fusion():
                        "moe_permute_fusion": True},
           "constraints": ["B1 = 450", "B2 = 50"]}
     assert weft.optimize(sc)["time_ns"] == on["time_ns"]
+    sc["workload"]["moe_router_fusion"] = True
+    assert weft.optimize(sc)["time_ns"] == both["time_ns"]
     cs = dict(npus=16, blocks=["Switch", "Switch"], cost_model=v, tp=1, ep=16, zero=1,
               recompute="full", max_per_dim=[8, 0], cost_dims=["NVLink", "InfiniBand"], constraint="sum = 500",
               moe_permute_fusion=True)
