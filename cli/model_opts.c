@@ -39,6 +39,8 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_CPCOMM] = {"--cp-comm", "p2p|all_gather", CLI_CPCOMM_HELP},
     [CLI_MO_ADROP] = {"--attention-dropout", "P", CLI_ADROP_HELP},
     [CLI_MO_HDROP] = {"--hidden-dropout", "P", CLI_HDROP_HELP},
+    [CLI_MO_MOEPF] = {"--moe-permute-fusion", "on|off", CLI_MOEPF_HELP},
+    [CLI_MO_MOERF] = {"--moe-router-fusion", "on|off", CLI_MOERF_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
@@ -138,6 +140,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (cli_opt_comm_overlap(val[CLI_MO_TPO], val[CLI_MO_P2P], p)) return -1;
   if (cli_opt_cp_comm(val[CLI_MO_CPCOMM], p)) return -1;
   if (cli_opt_dropout(val[CLI_MO_ADROP], val[CLI_MO_HDROP], p)) return -1;
+  if (cli_opt_moe_fusion(val[CLI_MO_MOEPF], val[CLI_MO_MOERF], p)) return -1;
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
@@ -249,6 +252,13 @@ int cli_opt_overlap(const char *ogr, const char *opg, const char *bucket, WeftPa
 int cli_opt_comm_overlap(const char *tpo, const char *p2p, WeftParallel *p) {
   return on_off("--tp-comm-overlap", tpo, &p->tp_comm_overlap) ||
                  on_off("--overlap-p2p-communication", p2p, &p->overlap_p2p)
+             ? -1
+             : 0;
+}
+
+int cli_opt_moe_fusion(const char *permute, const char *router, WeftParallel *p) {
+  return on_off("--moe-permute-fusion", permute, &p->moe_permute_fusion) ||
+                 on_off("--moe-router-fusion", router, &p->moe_router_fusion)
              ? -1
              : 0;
 }

@@ -30,9 +30,11 @@ as "not modelled" with the reason, never dropped.
   fp8), TP and pipeline communication overlap (`tp_comm_overlap`,
   `overlap_p2p`; absent: weft's defaults, Megatron's: TP off, P2P on with
   interleaving), DP gradient reduction under the backward
-  (`overlap_grad_reduce`; absent: on), the optimizer's master weights
-  (`master_weights`) and Adam's moments' precision (`optimizer_states`),
-  CUDA graphs (`cuda_graphs`), full recomputation of N
+  (`overlap_grad_reduce`; absent: on), MoE token permutation as Transformer
+  Engine's fused kernels (`moe_permute_fusion`; absent: Megatron's eager)
+  and its router's (`moe_router_fusion`; absent: eager), the optimizer's
+  master weights (`master_weights`) and Adam's moments' precision
+  (`optimizer_states`), CUDA graphs (`cuda_graphs`), full recomputation of N
   layers (`recompute_num_layers`, `recompute_method`), the group order and
   per-stage layers, the pipeline schedule (`schedule`);
 - batch: a global batch that is not a multiple of dp x micro-batch becomes
@@ -175,7 +177,9 @@ def args_for(run, specs, tmp, assumed):
         a += ["--cp-comm", par["cp_comm"]]
     for k, flag in (("tp_comm_overlap", "--tp-comm-overlap"),
                     ("overlap_p2p", "--overlap-p2p-communication"),
-                    ("overlap_grad_reduce", "--overlap-grad-reduce")):
+                    ("overlap_grad_reduce", "--overlap-grad-reduce"),
+                    ("moe_permute_fusion", "--moe-permute-fusion"),
+                    ("moe_router_fusion", "--moe-router-fusion")):
         if k in par:  # as the source ran it; absent: weft's default (Megatron's)
             a += [flag, "on" if par[k] else "off"]
     if par.get("master_weights"):  # the optimizer's master weights as the recipe keeps them

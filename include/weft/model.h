@@ -300,8 +300,10 @@ typedef struct {
    * etp ranks (their GEMMs' width) and ep ranks (whole experts), laid over
    * the same tp x cp x dp ranks of a stage as the attention, etp innermost,
    * then ep, then the expert gradient group edp = tp cp dp / (etp ep).
-   * 0 (default): etp = tp. When etp = tp and ep divides dp, EP is laid
-   * innermost within DP (the layout before folding). */
+   * 0 (default): etp = tp. When etp = tp, ep divides dp and cp = 1, EP is
+   * laid innermost within DP (the layout before folding); with cp > 1 it
+   * folds over the CP ranks first, as Megatron-Core's expert rank generator
+   * (core_v0.10.0) lays it. */
   int expert_tp;
   /* Activation offloading to host memory as Megatron-Core's
    * --cpu-offloading-num-layers N runs it (Transformer Engine's
@@ -328,6 +330,18 @@ typedef struct {
    * probability in [0, 1), or < 0 (weft_parallel_default): the model's
    * (WeftModel.attention_dropout, hidden_dropout). */
   double attention_dropout, hidden_dropout;
+  /* Megatron-Core's --moe-permute-fusion (core_v0.11.0 and later; docs/zoo.md,
+   * "Around the MoE GEMMs"): 1: a MoE layer's token permutation, its
+   * inverse and the sort by local expert as Transformer Engine's fused
+   * kernels (transformer_engine/pytorch/permutation.py); 0 (default,
+   * Megatron's, and core_v0.10.0's only way): eager PyTorch (moe_utils.py). */
+  int moe_permute_fusion;
+  /* Megatron-Core's --moe-router-fusion (docs/zoo.md, "Around the MoE
+   * GEMMs"): 1: the router's top-k with its score function, the aux loss's
+   * scores and the aux loss as Transformer Engine's fused kernels
+   * (transformer_engine/pytorch/router.py); 0 (default, Megatron's, and
+   * core_v0.10.0's only way): eager PyTorch (moe_utils.py). */
+  int moe_router_fusion;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

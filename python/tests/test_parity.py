@@ -901,6 +901,49 @@ def test_etp_keyword(tmp_path):
                  "--cost-dims", "NVLink,InfiniBand", "--constraint", "sum = 500"),
          skip=NOWALL)
     assert py["top"] and all(p["dp"] == 8 for p in py["top"])  # EP 16 folds only over 16
+def test_moe_permute_fusion():
+    # moe_permute_fusion= is --moe-permute-fusion on|off and the scenario key
+    # moe_permute_fusion (Megatron-Core's --moe-permute-fusion; docs/zoo.md,
+    # "Around the MoE GEMMs"): a MoE layer's
+    # token permutation as Transformer Engine's fused kernels, fewer bytes
+    # and kernels than the eager default; the same answer in every entry
+    # point, and codesign takes it too
+    v = "data/validation/cost.yml"
+    args = dict(cluster="dgx-h100", npus=16, cost_model=v, model="qwen3-30b-a3b", ep=16,
+                zero=1, recompute=True, constraint=["B1 = 450", "B2 = 50"])
+    flags = ["--cluster", "dgx-h100", "--npus", "16", "--cost-model", v, "--model",
+             "qwen3-30b-a3b", "--ep", "16", "--zero", "1", "--recompute", "--constraint", "B1 = 450",
+             "--constraint", "B2 = 50"]
+    on = weft.optimize(moe_permute_fusion=True, **args)
+    same(on, cli("optimize", *flags, "--moe-permute-fusion", "on"), skip=NOWALL)
+    default = weft.optimize(**args)
+    same(default, cli("optimize", *flags, "--moe-permute-fusion", "off"), skip=NOWALL)
+    assert weft.optimize(moe_permute_fusion=False, **args) == default
+    assert on["time_ns"] < default["time_ns"]
+    # moe_router_fusion= is --moe-router-fusion on|off (fewer router kernels)
+    both = weft.optimize(moe_permute_fusion=True, moe_router_fusion=True, **args)
+    same(both, cli("optimize", *flags, "--moe-permute-fusion", "on", "--moe-router-fusion",
+                   "on"), skip=NOWALL)
+    assert both["time_ns"] < on["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
+          "workload": {"model": "qwen3-30b-a3b", "ep": 16, "zero": 1, "recompute": True,
+                       "moe_permute_fusion": True},
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == on["time_ns"]
+    sc["workload"]["moe_router_fusion"] = True
+    assert weft.optimize(sc)["time_ns"] == both["time_ns"]
+    cs = dict(npus=16, blocks=["Switch", "Switch"], cost_model=v, tp=1, ep=16, zero=1,
+              recompute="full", max_per_dim=[8, 0], cost_dims=["NVLink", "InfiniBand"], constraint="sum = 500",
+              moe_permute_fusion=True)
+    same(weft.codesign("qwen3-30b-a3b", **cs),
+         cli("codesign", "--model", "qwen3-30b-a3b", "--npus", "16", "--blocks",
+             "Switch,Switch", "--cost-model", v, "--tp", "1", "--ep", "16", "--zero", "1",
+             "--recompute", "full", "--max-per-dim", "8,0", "--cost-dims", "NVLink,InfiniBand", "--constraint",
+             "sum = 500", "--moe-permute-fusion", "on"), skip=NOWALL)
+    with pytest.raises(weft.WeftError):
+        weft.optimize(moe_permute_fusion="maybe", **args)
+
+
 def test_cp_comm():
     # cp_comm= is --cp-comm p2p|all_gather (Megatron's --cp-comm-type): the
     # default is the P2P ring, its transfers hidden behind the ring's

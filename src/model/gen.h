@@ -86,8 +86,14 @@ typedef struct {
   double cp_block_bytes, cp_hide_ns[2];
 } Gen;
 
-/* fold and etp of par (etp 0: tp): folded unless etp = tp and ep divides dp. */
+/* fold and etp of par (etp 0: tp): folded unless etp = tp, ep divides dp and
+ * cp = 1 or ep = 1 (Megatron-Core 0.10's expert rank generator, gen_build.c). */
 void weft_gen_fold_of(const WeftParallel *par, int *fold, int *etp);
+
+/* 1 when a MoE layer's ranks each dispatch their 1/tp of the tokens, as
+ * Megatron-Core's all-to-all dispatcher does (sequence parallelism, or the
+ * experts folded off TP: etp != tp); 0: every TP rank routes all of them. */
+int weft_gen_moe_dispatch_shard(const WeftParallel *par, int etp);
 
 /* "" file, no line: generator errors are about the combination of inputs. */
 int weft_gen_fail(Gen *g, int code, const char *field, const char *fmt, ...)

@@ -60,9 +60,20 @@ int weft_gen_fail(Gen *g, int code, const char *field, const char *fmt, ...) {
   return weft_error_set(g->err, code, "", 0, 0, field, "%s", msg);
 }
 
+/* Megatron-Core lays the expert groups with a rank generator of their own
+ * since core_v0.10.0 (megatron/core/parallel_state.py,
+ * `expert_decoder_rank_generator`: tp = etp, ep, dp = edp, cp = 1, the
+ * order's tp-cp-ep-dp: EP right after the expert TP, over the CP ranks
+ * first); core_v0.9.0 carved EP out of DP after CP ("ep-dp"). With cp > 1
+ * the two differ: weft lays them as 0.10 does, folded. */
 void weft_gen_fold_of(const WeftParallel *par, int *fold, int *etp) {
   *etp = par->expert_tp > 0 ? par->expert_tp : par->tp;
-  *fold = !(*etp == par->tp && par->ep >= 1 && par->dp % par->ep == 0);
+  *fold = !(*etp == par->tp && par->ep >= 1 && par->dp % par->ep == 0 &&
+            (par->cp <= 1 || par->ep == 1));
+}
+
+int weft_gen_moe_dispatch_shard(const WeftParallel *par, int etp) {
+  return par->sequence_parallel || etp != par->tp;
 }
 
 /* Folding: the ranks of TP, CP and DP (their per-dim spans, in that order,

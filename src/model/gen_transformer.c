@@ -627,27 +627,30 @@ static void tp_comm(Gen *g, GenBlock *blk, WeftPhase ph, double mult, const Tf *
   }
 }
 
-/* The TP and ETP collectives of a MoE sub-block whose experts are folded off
- * the attention's TP (etp != tp; docs/zoo.md, "Expert parallelism"), as
- * Megatron-Core's all-to-all token dispatcher runs them: with sequence
- * parallelism a rank's tokens are its own shard (no TP collective); without,
- * each TP rank dispatches 1/tp of the replicated tokens and the outputs (and
- * the input gradients) are all-gathered over TP. After the dispatch the
- * tokens are all-gathered over ETP for the experts' split GEMMs and their
- * outputs reduce-scattered before the combine (and mirrored in backward):
- * k S / tp per rank. Shared experts stay on the attention's TP, every
- * token: a dense MLP's TP collectives. Full recomputation runs the
+/* The TP and ETP collectives of a MoE sub-block as Megatron-Core's all-to-all
+ * token dispatcher runs them (docs/zoo.md, "Expert parallelism";
+ * core_v0.10.0 `MoEAlltoAllTokenDispatcher`: permute -> A2A(EP) -> AG(ETP)
+ * -> experts -> RS(ETP) -> A2A(EP) -> unpermute, its tp group the expert
+ * tensor-parallel one, = TP unless folded off it): with sequence parallelism
+ * a rank's tokens are its own shard (no TP collective before the router);
+ * without, each TP rank dispatches 1/tp of the replicated tokens and the
+ * outputs (and the input gradients) are all-gathered over TP. After the
+ * dispatch the tokens are all-gathered over ETP for the experts' split
+ * GEMMs and their outputs reduce-scattered before the combine (and mirrored
+ * in backward): k S / tp per rank. Shared experts stay on the attention's
+ * TP, every token: a dense MLP's TP collectives. Full recomputation runs the
  * forward's again. */
-static void moe_fold_comm(Gen *g, GenBlock *blk, double R, double rc, const Tf *t) {
+static void moe_tp_comm(Gen *g, GenBlock *blk, double R, double rc, const Tf *t) {
   const WeftParallel *p = g->par;
   double x = t->S * t->k / p->tp; /* a rank's dispatched token bytes */
+  GenKind etp = g->etp == p->tp ? GEN_TP : GEN_ETP; /* the same ranks when etp = tp */
   for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++) {
     double mult = ph == WEFT_PHASE_FWD ? R : R * (1 + rc);
     if (t->sh > 0) tp_comm(g, blk, (WeftPhase)ph, mult, t);
     if (!p->sequence_parallel)
       weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * t->S / p->tp, mult);
-    weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, GEN_ETP, mult * x, mult);
-    weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_REDUCESCATTER, GEN_ETP, mult * x * g->etp, mult);
+    weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, etp, mult * x, mult);
+    weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_REDUCESCATTER, etp, mult * x * g->etp, mult);
   }
 }
 
@@ -675,11 +678,15 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   blk->compute_ns[WEFT_PHASE_FWD] = c[WEFT_PHASE_FWD];
   blk->compute_ns[WEFT_PHASE_IG] = c[WEFT_PHASE_IG] + rc * c[WEFT_PHASE_FWD] + core; /* + recomputed */
   blk->compute_ns[WEFT_PHASE_WG] = c[WEFT_PHASE_WG];
-  /* folded experts off the attention's TP (etp != tp): a rank dispatches its
-   * 1/tp of the tokens (its sequence-parallel shard) */
-  int off = moe > 0 && g->fold && g->etp != p->tp;
-  if (off) {
-    moe_fold_comm(g, blk, R, rc, t);
+  /* MoE as Megatron-Core's all-to-all dispatcher runs it: a rank dispatches
+   * its 1/tp of the tokens (its sequence-parallel shard), folded or not.
+   * Without SP and with the experts on TP (etp = tp), which Megatron-Core
+   * refuses in training (core_v0.10.0 moe_layer.py), the block keeps a dense
+   * MLP's TP collectives and every TP rank exchanges all the routed tokens
+   * (an upper bound) */
+  int disp = moe > 0 && weft_gen_moe_dispatch_shard(p, g->etp);
+  if (disp) {
+    moe_tp_comm(g, blk, R, rc, t);
   } else if (p->tp_comm_overlap && p->sequence_parallel && moe <= 0) { /* TE's userbuffers */
     weft_gen_tp_overlap(g, blk, ob, R, rc, t->S);
   } else {
@@ -695,7 +702,7 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_CP, R * t->kvs * p->cp, R);
   }
   if (moe > 0) { /* dispatch + combine all-to-alls, forward and backward; FP8: dispatch in FP8 */
-    double d = p->fp8 ? 1.0 / p->act_bytes : 1.0, S = off ? t->S / p->tp : t->S;
+    double d = p->fp8 ? 1.0 / p->act_bytes : 1.0, S = disp ? t->S / p->tp : t->S;
     weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL, GEN_EP, (1 + d) * R * S * t->k,
                  2 * R);
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLTOALL, GEN_EP,

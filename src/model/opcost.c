@@ -53,6 +53,8 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->sp = par->sequence_parallel;
   l->flash = par->attention != WEFT_ATTENTION_STANDARD; /* flash or fa2: fused */
   l->fa2 = par->attention == WEFT_ATTENTION_FA2;
+  l->permute_fusion = par->moe_permute_fusion;
+  l->router_fusion = par->moe_router_fusion;
   l->causal = !m->bidirectional;
   l->window = m->window;
   l->windowed = weft_opcost_window_share(m);
@@ -387,11 +389,13 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
     case OC_MOE: { /* ep ranks' tokens, top_k each, spread over E experts; E/ep here */
       double etp = l->etp > 0 ? l->etp : l->tp, per = T * l->top_k * l->ep / l->experts;
       norm(&L, l, "moe_norm", 0); /* a TENorm: the router and experts follow */
-      if (etp != l->tp) { /* folded: a rank routes its 1/tp of the tokens; the experts
-                             get ep ranks' shares, gathered over etp */
+      /* Megatron-Core's all-to-all dispatcher (core_v0.10.0 token_dispatcher.py): a rank
+       * routes its 1/tp of the tokens (its sequence shard); the experts get ep ranks'
+       * shares, gathered over etp (= tp unless folded) */
+      if (l->sp || etp != l->tp) {
         gemm(&L, "router", 1, T / l->tp, l->experts, l->h, 1);
         per = per * etp / l->tp;
-      } else {
+      } else { /* no SP, experts on TP: every TP rank routes all T (gen_transformer.c) */
         gemm(&L, "router", 1, T, l->experts, l->h, 1);
       }
       if (L.n >= 1 && L.n <= L.max) /* a plain nn.Parameter (TopKRouter): its weight
@@ -400,6 +404,9 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
       double groups = l->experts / l->ep;
       mlp(&L, l, groups, per, l->moe_ffn, etp);
       if (l->shared > 0) mlp(&L, l, l->shared, T, l->moe_ffn, l->tp); /* every token, locally */
+      OcOp side[OC_MOE_MAX];
+      int ns = weft_opcost_moe_side_ops(l, side);
+      for (int i = 0; i < ns; i++) put(&L, &side[i]);
       residual(&L, l);
       break;
     }

@@ -72,6 +72,8 @@ typedef struct {
                           backend): the measured tables' flash rows, not TE's */
   double attn_drop, hidden_drop; /* dropout probabilities (weft_dropout): on the attention
                                     probabilities, on the sub-blocks' outputs */
+  int permute_fusion;  /* MoE permutation as TE's fused kernels (WeftParallel.moe_permute_fusion) */
+  int router_fusion;   /* MoE router as TE's fused kernels (WeftParallel.moe_router_fusion) */
 } OcLayer;
 
 /* Most operators a block lists (forward and backward, FP8 casts, CP's ring). */
@@ -199,5 +201,13 @@ int weft_opcost_qkv_side_ops(const OcLayer *l, OcOp *ops);
  * outside TE's fused weight-gradient GEMMs (norm gains and biases, linear
  * biases, the router; the embedding's dense gradient). */
 int weft_opcost_grad_accum_ops(const OcLayer *l, OcBlock blk, OcOp *ops);
+
+/* Megatron-Core's kernels around a MoE layer's router and expert GEMMs
+ * (opcost_moe.c, docs/zoo.md "Around the MoE GEMMs"): the router's eager
+ * top-k, softmax, capacity and load-balancing kernels, the permutation of
+ * the routed tokens and its inverse, the chunks sorted by local expert;
+ * forward and input-grad. Fills ops (at most OC_MOE_MAX), returns how many. */
+#define OC_MOE_MAX 20
+int weft_opcost_moe_side_ops(const OcLayer *l, OcOp *ops);
 
 #endif

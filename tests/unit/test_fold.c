@@ -187,12 +187,15 @@ static void fold_etp(void) {
 /* NeMo's Mixtral 8x22B pattern, scaled: TP 2, CP 2, DP 2 on [2, 2, 2], EP 4
  * (divides CP x DP = 4, not DP = 2), ETP = TP (default): EP folds over the
  * CP and DP ranks: [-, 2, 2]; EDP = 8 / (2 x 4) = 1. The dense gradients
- * stay over CP x DP [-, 2, 2]. With EP 2 (divides DP) the layout is as
- * before folding: EP innermost in DP, [-, -, 2], EDP the CP x DP / 2. */
+ * stay over CP x DP [-, 2, 2]. With EP 2 (divides DP) still folded, as
+ * Megatron-Core 0.10's expert rank generator lays it (cp = 1 in it, EP right
+ * after the expert TP): EP over the CP ranks [-, 2, -], EDP the DP ranks
+ * [-, -, 2] (0.9 carved EP out of DP: [-, -, 2], EDP over CP). */
 static void fold_cp(void) {
   WeftModel m = fold_model(2, 8);
   WeftDevice dev = fx_unit_device(1e12);
   static const int n[3] = {2, 2, 2}, cpdp[3] = {-1, 2, 2}, dp[3] = {-1, -1, 2}, cpo[3] = {-1, 2, -1};
+  /* folded EP 2: EP the CP ranks, EDP the DP ranks */
   WeftNetwork net = fold_net(3, n);
   WeftParallel par = fold_par(2, 2, 2, 4, 0);
   WeftWorkload *wl = weft_workload_create();
@@ -205,7 +208,48 @@ static void fold_cp(void) {
         comm.group[WEFT_PHASE_WG][2] == 2);
   par.ep = 2;
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
-  CHECK(span_is(&comm, "ep", 3, dp) && span_is(&comm, "edp", 3, cpo));
+  CHECK(span_is(&comm, "ep", 3, cpo) && span_is(&comm, "edp", 3, dp));
+  weft_workload_free(wl);
+}
+
+/* Experts on the attention's TP (etp = tp, not folded: EP 4 divides DP 4, cp
+ * 1) with SP: Megatron-Core 0.10's all-to-all dispatcher
+ * (token_dispatcher.py, MoEAlltoAllTokenDispatcher: permute -> A2A over EP
+ * -> AG over the expert TP group -> experts -> RS -> A2A). 2 TP x 4 DP on
+ * [2, 4], EP [-, 4]; m = 8 / 4 = 2, S = 64 bytes. A rank dispatches its own
+ * sequence shard: S / tp x top-2 = 64 bytes, dispatch + combine forward
+ * 2 x m x 64 = 256 bytes (before: every TP rank all the tokens, 2 x m x S x
+ * 2 = 512), as much backward; over TP the tokens all-gathered (m x 64 = 128
+ * bytes in) and the experts' outputs reduce-scattered (m x 64 x 2 = 256), no
+ * dense MLP's S-sized pair (m x S / tp = 64 + m x S = 128 before); the same
+ * in input-grad. Without SP (Megatron refuses it in training): the upper
+ * bound as before, a TP all-reduce of m x S = 128 and all-to-all 512. */
+static void fold_tp_sp_dispatch(void) {
+  WeftModel m = fold_model(2, 8);
+  WeftDevice dev = fx_unit_device(1e12);
+  static const int n[2] = {2, 4}, e_span[2] = {-1, 4};
+  WeftNetwork net = fold_net(2, n);
+  WeftParallel par = fold_par(2, 1, 4, 4, 0);
+  par.sequence_parallel = 1;
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  int ep = fx_group(wl, "ep");
+  CHECK(ep > 0 && span_is(&comm, "ep", 2, e_span) && fx_group(wl, "etp") < 0);
+  for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++) {
+    CHECK_NEAR(moe_bytes(wl, ph, WEFT_COLL_ALLTOALL, ep), 256, 0);
+    CHECK_NEAR(moe_bytes(wl, ph, WEFT_COLL_ALLGATHER, 0), 128, 0);
+    CHECK_NEAR(moe_bytes(wl, ph, WEFT_COLL_REDUCESCATTER, 0), 256, 0);
+    CHECK_NEAR(moe_bytes(wl, ph, WEFT_COLL_ALLREDUCE, 0), 0, 0);
+  }
+  par.sequence_parallel = 0;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  ep = fx_group(wl, "ep");
+  CHECK_NEAR(moe_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL, ep), 512, 0);
+  CHECK_NEAR(moe_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_ALLREDUCE, 0), 128, 0);
+  CHECK_NEAR(moe_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, 0), 0, 0);
   weft_workload_free(wl);
 }
 
@@ -278,6 +322,7 @@ const TestCase suite_fold[] = {
     {"fold_tp_dp", fold_tp_dp},
     {"fold_etp", fold_etp},
     {"fold_cp", fold_cp},
+    {"fold_tp_sp_dispatch", fold_tp_sp_dispatch},
     {"fold_default_same", fold_default_same},
     {"fold_errors", fold_errors},
     {0, 0},

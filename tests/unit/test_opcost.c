@@ -140,6 +140,98 @@ static void mlp_ops(void) {
   const OcOp *fc1 = find(ops, n, "fc1", WEFT_PHASE_FWD, 0);
   CHECK(fc1 && fc1->batch == 2 && fc1->m == 4);
   if (fc1) CHECK_NEAR(fc1->flops, 2 * 2048, EXACT);
+  /* TP 2 with SP (experts on TP): Megatron-Core's all-to-all dispatcher
+   * routes each rank's sequence shard, 4 / 2 = 2 tokens: the router (2 x 8)(8
+   * x 4), 128 FLOPs; the experts get ep 2 ranks' 2 x 2 tokens gathered over
+   * TP 2: 4 tokens each, width 32 / 2 */
+  l.tp = 2;
+  l.sp = 1;
+  n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
+  check_op(ops, n, "router", WEFT_PHASE_FWD, 128, (16 + 32 + 8) * 2);
+  fc1 = find(ops, n, "fc1", WEFT_PHASE_FWD, 0);
+  CHECK(fc1 && fc1->batch == 2 && fc1->m == 4 && fc1->n == 16);
+  /* without SP every TP rank routes all 4 tokens (the upper bound) */
+  l.sp = 0;
+  n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
+  check_op(ops, n, "router", WEFT_PHASE_FWD, 256, (32 + 32 + 16) * 2);
+}
+
+/* One op's kernel count and bytes (the op must be there). */
+static void check_kernels(const OcOp *ops, int n, const char *name, int phase, double count,
+                          double bytes) {
+  const OcOp *o = find(ops, n, name, phase, 0);
+  CHECK(o != NULL);
+  if (!o) {
+    fprintf(stderr, "  missing %s phase %d\n", name, phase);
+    return;
+  }
+  CHECK_NEAR(o->count, count, EXACT);
+  CHECK_NEAR(o->bytes, bytes, EXACT);
+}
+
+/* The kernels around a MoE layer's GEMMs (opcost_moe.c), Megatron-Core
+ * core_v0.10.0's all-to-all dispatcher: tiny's 4 tokens, h 8, bf16, 4
+ * experts, top 2, EP 2 (2 local experts), TP 1. Router tensor R = 4 x 4 =
+ * 16 elements, each small kernel 8 R = 128 bytes; N = 4 x 2 = 8 routed
+ * copies, x = N h 2 = 128 bytes, y = 4 h 2 = 64.
+ * Eager: router 27 kernels forward, 14 backward; permute's 5 small, its
+ * index_select 2x + 8N = 320; unpermute's 5 small, the probs product 2x +
+ * N 2 = 272, the output's zeros y = 64, scatter_add_ x + 2y + 8N = 320;
+ * backward the gather x + y + 8N = 256, the product's 272, dC x tokens 3x
+ * = 384 summed over h x + N 2 = 144, masked_select's 4 small, zeros 64,
+ * index_add_ 320; 2 local experts: the chunks sorted to and from expert
+ * order, 2 kernels of 2x = 256 each way.
+ * Fused (--moe-permute-fusion, TE's Triton kernels): the row map's 2
+ * kernels of 128; permute x + y + 4R = 256, unpermute x + y + R 2 + 4R =
+ * 288; backward unpermute's 2x + y + R 2 + 4R = 416, permute's 256.
+ * --moe-router-fusion: 7 and 5 kernels. TP 2 with SP: a rank routes its 2
+ * tokens (R = 8, x = 64), the sorts move the 2 TP ranks' gathered copies,
+ * 2 x 64 x 2 = 256. */
+static void moe_side_ops(void) {
+  OcLayer l = tiny(3);
+  l.experts = 4, l.top_k = 2, l.ep = 2;
+  OcOp ops[OC_MAX_OPS];
+  int n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
+  const int F = WEFT_PHASE_FWD, B = WEFT_PHASE_IG;
+  check_kernels(ops, n, "moe_router_small", F, 27, 128);
+  check_kernels(ops, n, "moe_router_small", B, 14, 128);
+  check_kernels(ops, n, "moe_permute_small", F, 5, 128);
+  check_kernels(ops, n, "moe_permute", F, 1, 320);
+  check_kernels(ops, n, "moe_unpermute_small", F, 5, 128);
+  check_kernels(ops, n, "moe_unpermute_probs", F, 1, 272);
+  check_kernels(ops, n, "moe_unpermute_zeros", F, 1, 64);
+  check_kernels(ops, n, "moe_unpermute_scatter", F, 1, 320);
+  check_kernels(ops, n, "moe_unpermute_gather", B, 1, 256);
+  check_kernels(ops, n, "moe_unpermute_probs", B, 1, 272);
+  check_kernels(ops, n, "moe_unpermute_probs_grad", B, 1, 384);
+  check_kernels(ops, n, "moe_unpermute_probs_sum", B, 1, 144);
+  check_kernels(ops, n, "moe_permute_small", B, 4, 128);
+  check_kernels(ops, n, "moe_permute_zeros", B, 1, 64);
+  check_kernels(ops, n, "moe_permute_index_add", B, 1, 320);
+  check_kernels(ops, n, "moe_sort_chunks", F, 2, 256);
+  check_kernels(ops, n, "moe_sort_chunks", B, 2, 256);
+  l.permute_fusion = 1;
+  l.router_fusion = 1;
+  n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
+  CHECK(find(ops, n, "moe_unpermute_scatter", F, 0) == NULL);
+  check_kernels(ops, n, "moe_router_small", F, 7, 128);
+  check_kernels(ops, n, "moe_router_small", B, 5, 128);
+  check_kernels(ops, n, "moe_row_id_map", F, 2, 128);
+  check_kernels(ops, n, "moe_permute", F, 1, 256);
+  check_kernels(ops, n, "moe_unpermute", F, 1, 288);
+  check_kernels(ops, n, "moe_unpermute", B, 1, 416);
+  check_kernels(ops, n, "moe_permute", B, 1, 256);
+  check_kernels(ops, n, "moe_sort_chunks", F, 2, 256);
+  l = tiny(3);
+  l.experts = 4, l.top_k = 2, l.ep = 2, l.tp = 2, l.sp = 1;
+  n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
+  check_kernels(ops, n, "moe_router_small", F, 27, 64);
+  check_kernels(ops, n, "moe_permute", F, 1, 2 * 64 + 8 * 4);
+  check_kernels(ops, n, "moe_sort_chunks", F, 2, 256);
+  /* one local expert: nothing to sort */
+  l.ep = 4;
+  n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
+  CHECK(find(ops, n, "moe_sort_chunks", F, 0) == NULL);
 }
 
 /* Logits (4 x 8)(8 x 16): 1024 FLOPs; cross-entropy over 64 logits. */
@@ -416,8 +508,10 @@ static void written_out(void) {
       double ns[WEFT_NPHASES], sum[WEFT_NPHASES] = {0, 0, 0};
       l.flash = flash & 1, l.graphs = flash >> 1;
       int n = weft_opcost_ops(&l, (OcBlock)b, ops, OC_MAX_OPS);
-      for (int i = 0; i < n; i++) /* each kernel with its launch, graphs or eager */
-        sum[ops[i].phase] += weft_opcost_launch_ns(weft_opcost_op_ns(&d, &ops[i], l.act_bytes), l.graphs);
+      for (int i = 0; i < n; i++) /* each kernel with its launch, graphs or eager; an op
+                                   * standing for count kernels, count of them */
+        sum[ops[i].phase] += (ops[i].count > 0 ? ops[i].count : 1) *
+                             weft_opcost_launch_ns(weft_opcost_op_ns(&d, &ops[i], l.act_bytes), l.graphs);
       weft_opcost_block(&d, &l, (OcBlock)b, ns);
       for (int ph = 0; ph < WEFT_NPHASES; ph++) CHECK(ns[ph] == sum[ph]);
     }
@@ -426,6 +520,7 @@ static void written_out(void) {
 const TestCase suite_opcost[] = {{"presets", presets},
 {"attention_ops", attention_ops},
                                  {"mlp_ops", mlp_ops},
+                                 {"moe_side_ops", moe_side_ops},
                                  {"logits_ops", logits_ops},
                                  {"roofline_switch", roofline_switch},
                                  {"wave_quantization", wave_quantization},
