@@ -63,11 +63,14 @@ static double slow(const Gen *g, double k) {
 
 /* The all-gathers' bytes per activation byte: with FP8 GEMMs their buffers
  * are FP8 (get_default_config: fp8_buf for every all-gather overlap, the
- * layer casts its shard before the exchange), 1 byte an element; the
+ * layer casts its shard before the exchange), 1 byte an element, as
+ * without the overlap (layernorm_linear.py v1.13: the norm writes the FP8
+ * ln_out that gather_along_first_dim gathers; base.py
+ * grad_output_preprocess: the gradient cast to FP8, then gathered); the
  * reduce-scatters' stay in act_bytes (the GEMM writes BF16; a recipe's
  * fp8_buf on proj_fprop/fc2_fprop is not expressible). NVFP4 at 1 byte
  * too: TE 1.x has no NVFP4, so no source for its buffers. */
-static double ag_width(const Gen *g) {
+double weft_gen_tp_ag_width(const Gen *g) {
   return g->par->fp8 && g->par->act_bytes > 1 ? 1.0 / g->par->act_bytes : 1.0;
 }
 
@@ -82,8 +85,8 @@ static double ag_width(const Gen *g) {
 static double fprop(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double S,
                     const TpoGemms *t) {
   double tp = g->par->tp, ring = slow(g, TPO_RING_SMS), pipe = slow(g, TPO_PIPE_SMS);
-  double q = (TPO_PIPE_SPLITS - 1) / TPO_PIPE_SPLITS;
-  weft_gen_add_hidden(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * S * ag_width(g) / tp, mult,
+  double q = (TPO_PIPE_SPLITS - 1) / TPO_PIPE_SPLITS, ag = S * weft_gen_tp_ag_width(g) / tp;
+  weft_gen_add_hidden(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * ag, mult,
                       mult * (tp - 1) / tp * t->first_fprop * ring, GEN_HIDE_AG_FPROP);
   weft_gen_add(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S / TPO_PIPE_SPLITS, mult);
   weft_gen_add_hidden(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S * q,
@@ -101,9 +104,9 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
   /* backward: the output gradient's all-gather under the last GEMM's dgrad
    * (ring exchange), the first GEMMs' dgrad reduce-scatter whole under their
    * wgrad (bulk) */
-  weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP,
-                      R * S * ag_width(g) / tp, R, R * (tp - 1) / tp * t.last_dgrad * ring,
-                      GEN_HIDE_AG_DGRAD);
+  double ag = S * weft_gen_tp_ag_width(g) / tp;
+  weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * ag, R,
+                      R * (tp - 1) / tp * t.last_dgrad * ring, GEN_HIDE_AG_DGRAD);
   weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * S, R,
                       R * t.first_wgrad * bulk, GEN_HIDE_RS_WGRAD);
   blk->compute_ns[WEFT_PHASE_IG] += R * t.last_dgrad * (ring - 1);

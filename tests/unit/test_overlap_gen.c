@@ -10,7 +10,7 @@
  * QKV 2 x 16 x 6 x 4 = 768 FLOPs per GEMM (forward, dgrad, wgrad), the
  * projection 2 x 16 x 4 x 2 = 256; fc1 2 x 16 x 8 x 4 = 1024, fc2 1024.
  * One activation S = 16 x 4 x 2 = 128 bytes, its shard S/t = 64. */
-static int gen(int sms, int rc, int fp8, WeftWorkload *wl, WeftCommunicator *comm) {
+static int gen_o(int sms, int rc, int fp8, int overlap, WeftWorkload *wl, WeftCommunicator *comm) {
   WeftModel m = fx_tiny(16, 1, 8);
   WeftDevice d = fx_unit_device(1e12);
   d.sms = sms;
@@ -23,7 +23,7 @@ static int gen(int sms, int rc, int fp8, WeftWorkload *wl, WeftCommunicator *com
   p.dp = 1;
   p.efficiency = 0.5;
   p.sequence_parallel = 1;
-  p.tp_comm_overlap = 1;
+  p.tp_comm_overlap = overlap;
   p.merged_backward = 1;
   p.recompute = rc;
   p.fp8 = fp8;
@@ -32,6 +32,10 @@ static int gen(int sms, int rc, int fp8, WeftWorkload *wl, WeftCommunicator *com
   int r = weft_generate(&m, &d, &p, &net, 0, wl, comm, &info, &e);
   if (r) fprintf(stderr, "  generate: %s\n", e.msg);
   return r;
+}
+
+static int gen(int sms, int rc, int fp8, WeftWorkload *wl, WeftCommunicator *comm) {
+  return gen_o(sms, rc, fp8, 1, wl, comm);
 }
 
 static void coll(const WeftLayer *l, int ph, int c, double bytes, double calls, double ov) {
@@ -115,6 +119,17 @@ static void tpo_fp8(void) {
   coll(fx_layer(wl, "L1.attn.2"), I, RS, 1024, 8, 6144);
   coll(fx_layer(wl, "L1.mlp"), F, AG, 256, 8, 4096);
   coll(fx_layer(wl, "L1.mlp"), I, AG, 256, 8, 4096);
+  /* without the overlap TE gathers the FP8 copies too: per pass the
+   * all-gather of 8 x 32 = 256 bytes and the BF16 reduce-scatter of 1024,
+   * nothing hidden (the reduce-scatter, merged into the entry after it) */
+  CHECK_EQ_INT(gen_o(0, 0, WEFT_FP8_DELAYED, 0, wl, &comm), WEFT_OK);
+  coll(fx_layer(wl, "L1.attn"), F, AG, 256, 8, 0);
+  coll(fx_layer(wl, "L1.attn.2"), F, RS, 1024, 8, 0);
+  coll(fx_layer(wl, "L1.attn"), I, AG, 256, 8, 0);
+  coll(fx_layer(wl, "L1.attn.2"), I, RS, 1024, 8, 0);
+  CHECK_EQ_INT(gen_o(0, 0, 0, 0, wl, &comm), WEFT_OK); /* BF16: 512 */
+  coll(fx_layer(wl, "L1.attn"), F, AG, 512, 8, 0);
+  coll(fx_layer(wl, "L1.attn"), I, AG, 512, 8, 0);
   weft_workload_free(wl);
 }
 
