@@ -211,6 +211,10 @@ int weft_gen_1f1b(const double *f, const double *b, int pp, int m, double *makes
  * hidden behind their GEMMs, which slow by the comm kernels' SMs (added to
  * blk's compute). */
 void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, double S);
+/* gen_overlap.c: the sequence-parallel all-gathers' bytes per activation
+ * byte: 1 / act_bytes with FP8 GEMMs (Transformer Engine gathers the FP8
+ * copy, with or without the overlap), else 1. */
+double weft_gen_tp_ag_width(const Gen *g);
 /* gen_overlap.c: context parallelism's P2P ring (Transformer Engine's
  * cp_comm_type p2p; docs/zoo.md, "Context parallelism") for R micro-batches,
  * rc = the share recomputed: its K, V (forward) and K, V and dK, dV

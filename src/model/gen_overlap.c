@@ -9,13 +9,17 @@
 #include "model/gen.h"
 
 /* Transformer Engine's defaults for its userbuffers overlaps
- * (transformer_engine/pytorch/module/base.py, initialize_ub, get_default_config;
- * Megatron-Core hands it the same names): ring exchange (qkv_fprop,
- * fc1_fprop, proj_dgrad, fc2_dgrad) in tp splits on 1 SM; pipelined chunks
+ * (transformer_engine/pytorch/module/base.py, initialize_ub, get_default_config,
+ * the same in v1.11 and v1.13, the NeMo 24.09 and 24.12 containers;
+ * Megatron-Core and NeMo hand it the same names): ring exchange (qkv_fprop,
+ * fc1_fprop, proj_dgrad, fc2_dgrad) in tp splits; pipelined chunks
  * (proj_fprop, fc2_fprop) in 4 splits on 16 SMs; bulk (qkv_wgrad, fc1_wgrad
  * under which the dgrad reduce-scatter runs) on 16 SMs. The GEMM beside a
- * comm kernel runs on the other SMs. */
-#define TPO_RING_SMS 1.0
+ * comm kernel runs on the other SMs. The ring exchange's default use_ce
+ * moves each chunk with the copy engines (userbuffers.cu v1.13,
+ * userbuffers_sendrecv: cudaMemcpyAsync and a 1-thread flag kernel): its
+ * num_sm 1 is never launched, so its GEMM keeps every SM. */
+#define TPO_RING_SMS 0.0
 #define TPO_PIPE_SMS 16.0
 #define TPO_PIPE_SPLITS 4.0
 #define TPO_BULK_SMS 16.0
@@ -57,6 +61,19 @@ static double slow(const Gen *g, double k) {
   return sms > k ? sms / (sms - k) : 1.0;
 }
 
+/* The all-gathers' bytes per activation byte: with FP8 GEMMs their buffers
+ * are FP8 (get_default_config: fp8_buf for every all-gather overlap, the
+ * layer casts its shard before the exchange), 1 byte an element, as
+ * without the overlap (layernorm_linear.py v1.13: the norm writes the FP8
+ * ln_out that gather_along_first_dim gathers; base.py
+ * grad_output_preprocess: the gradient cast to FP8, then gathered); the
+ * reduce-scatters' stay in act_bytes (the GEMM writes BF16; a recipe's
+ * fp8_buf on proj_fprop/fc2_fprop is not expressible). NVFP4 at 1 byte
+ * too: TE 1.x has no NVFP4, so no source for its buffers. */
+double weft_gen_tp_ag_width(const Gen *g) {
+  return g->par->fp8 && g->par->act_bytes > 1 ? 1.0 / g->par->act_bytes : 1.0;
+}
+
 /* One forward pass's all-gather and reduce-scatter, mult times, into phase
  * ph: the all-gather of the S/t shard under the first GEMM (ring exchange:
  * the GEMM on the local chunk runs while the next arrives, so t-1 of its t
@@ -68,8 +85,8 @@ static double slow(const Gen *g, double k) {
 static double fprop(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double S,
                     const TpoGemms *t) {
   double tp = g->par->tp, ring = slow(g, TPO_RING_SMS), pipe = slow(g, TPO_PIPE_SMS);
-  double q = (TPO_PIPE_SPLITS - 1) / TPO_PIPE_SPLITS;
-  weft_gen_add_hidden(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * S / tp, mult,
+  double q = (TPO_PIPE_SPLITS - 1) / TPO_PIPE_SPLITS, ag = S * weft_gen_tp_ag_width(g) / tp;
+  weft_gen_add_hidden(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * ag, mult,
                       mult * (tp - 1) / tp * t->first_fprop * ring, GEN_HIDE_AG_FPROP);
   weft_gen_add(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S / TPO_PIPE_SPLITS, mult);
   weft_gen_add_hidden(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S * q,
@@ -87,7 +104,8 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
   /* backward: the output gradient's all-gather under the last GEMM's dgrad
    * (ring exchange), the first GEMMs' dgrad reduce-scatter whole under their
    * wgrad (bulk) */
-  weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * S / tp, R,
+  double ag = S * weft_gen_tp_ag_width(g) / tp;
+  weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * ag, R,
                       R * (tp - 1) / tp * t.last_dgrad * ring, GEN_HIDE_AG_DGRAD);
   weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * S, R,
                       R * t.first_wgrad * bulk, GEN_HIDE_RS_WGRAD);

@@ -617,10 +617,11 @@ static double rc_drop(const Gen *g, const Tf *t, int moe) {
 }
 
 /* TP collectives of a sub-block in one pass: AR of S, or with sequence
- * parallelism AG of the S/tp shard + RS of S. */
+ * parallelism AG of the S/tp shard (FP8 with FP8 GEMMs) + RS of S. */
 static void tp_comm(Gen *g, GenBlock *blk, WeftPhase ph, double mult, const Tf *t) {
   if (g->par->sequence_parallel) {
-    weft_gen_add(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * t->S / g->par->tp, mult);
+    weft_gen_add(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_TP,
+                 mult * t->S * weft_gen_tp_ag_width(g) / g->par->tp, mult);
     weft_gen_add(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * t->S, mult);
   } else {
     weft_gen_add(g, blk, ph, WEFT_COLL_ALLREDUCE, GEN_TP, mult * t->S, mult);
