@@ -9,6 +9,7 @@
 
 #include "model/gen.h"
 #include "../test.h"
+#include "oc_fixture.h"
 #include "gen_fixture.h"
 #include "weft.h"
 
@@ -46,18 +47,8 @@ static void causal_fraction(void) {
  * 4 x 256 x 8 x 2 = 16,384 forward, twice that backward. No score, softmax
  * or context operator is left. Bidirectional: all 4/3 more. */
 static void flash_ops(void) {
-  OcLayer l;
-  memset(&l, 0, sizeof l);
-  l.b = 1;
+  OcLayer l = oc_tiny(2);
   l.s = l.kv_len = 256;
-  l.h = 8;
-  l.heads = l.kv_heads = 2;
-  l.dqk = l.dv = 4;
-  l.ffn = l.moe_ffn = 32;
-  l.vocab = 16;
-  l.ffn_matrices = 2;
-  l.tp = l.ep = 1;
-  l.act_bytes = 2;
   l.flash = l.causal = 1;
   OcOp ops[OC_MAX_OPS];
   int n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS), found = 0;
@@ -415,18 +406,7 @@ static void shared_and_first_dense(void) {
  * 2 bytes = 416 (bf16: 640). On a 1 x 1-tile device with the FP8 rate
  * twice the BF16 one, a compute-bound GEMM takes half as long. */
 static void fp8_gemms(void) {
-  OcLayer l;
-  memset(&l, 0, sizeof l);
-  l.b = 1;
-  l.s = l.kv_len = 4;
-  l.h = 8;
-  l.heads = l.kv_heads = 2;
-  l.dqk = l.dv = 4;
-  l.ffn = l.moe_ffn = 32;
-  l.vocab = 16;
-  l.ffn_matrices = 2;
-  l.tp = l.ep = 1;
-  l.act_bytes = 2;
+  OcLayer l = oc_tiny(2);
   l.fp8 = 1;
   OcOp ops[OC_MAX_OPS];
   int n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS), seen = 0;

@@ -11,6 +11,7 @@
 #include "model/opcost.h"
 #include "gen_fixture.h"
 #include "../test.h"
+#include "oc_fixture.h"
 
 #define EXACT 1e-12
 
@@ -29,18 +30,7 @@ static const OcOp *find(const OcOp *ops, int n, const char *name, int phase) {
  * / 5 = 44.8 elements), the backward at the add's (6 bytes: 448 / 6);
  * without dropout both at the add's (192 / 6 = 32, 384 / 6 = 64). */
 static void residual_bytes(void) {
-  OcLayer l;
-  memset(&l, 0, sizeof l);
-  l.b = 1;
-  l.s = l.kv_len = 4;
-  l.h = 8;
-  l.heads = l.kv_heads = 2;
-  l.dqk = l.dv = 4;
-  l.ffn = l.moe_ffn = 32;
-  l.vocab = 16;
-  l.ffn_matrices = 3;
-  l.tp = l.ep = 1;
-  l.act_bytes = 2;
+  OcLayer l = oc_tiny(3);
   OcOp ops[OC_MAX_OPS];
   int n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
   const OcOp *f = find(ops, n, "residual_add", WEFT_PHASE_FWD);

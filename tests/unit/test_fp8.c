@@ -8,16 +8,14 @@
 #include "model/opcost.h"
 #include "model/par_check.h"
 #include "../test.h"
+#include "oc_fixture.h"
 
 #define EXACT 1e-12
 
 /* b = 1, s = 4, h = 8, 2 heads of 4, FFN 32 (SwiGLU), vocab 16, TP 1, bf16. */
 static OcLayer tiny(int fp8) {
-  OcLayer l;
-  memset(&l, 0, sizeof l);
-  l.b = 1, l.s = 4, l.h = 8, l.heads = l.kv_heads = 2, l.kv_len = 4, l.dqk = l.dv = 4;
-  l.ffn = l.moe_ffn = 32, l.vocab = 16, l.ffn_matrices = 3, l.tp = l.ep = 1;
-  l.act_bytes = l.param_bytes = 2;
+  OcLayer l = oc_tiny(3);
+  l.param_bytes = 2;
   l.fp8 = fp8;
   return l;
 }

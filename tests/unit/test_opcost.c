@@ -6,27 +6,13 @@
 
 #include "model/opcost.h"
 #include "../test.h"
+#include "oc_fixture.h"
 
 #define EXACT 1e-12 /* sums of a few exact products: only rounding */
 #define NS_ROUND 1e-5 /* workloads hold whole ns: 0.5 ns of 3e5 or more */
 
 /* b = 1, s = 4, h = 8, 2 heads (head dim 4), FFN 32, vocab 16, TP 1, bf16. */
-static OcLayer tiny(int ffn_matrices) {
-  OcLayer l;
-  memset(&l, 0, sizeof l);
-  l.b = 1;
-  l.s = 4;
-  l.h = 8;
-  l.heads = l.kv_heads = 2;
-  l.kv_len = 4;
-  l.dqk = l.dv = 4;
-  l.ffn = l.moe_ffn = 32;
-  l.vocab = 16;
-  l.ffn_matrices = ffn_matrices;
-  l.tp = l.ep = 1;
-  l.act_bytes = 2;
-  return l;
-}
+static OcLayer tiny(int ffn_matrices) { return oc_tiny(ffn_matrices); }
 
 static const OcOp *find(const OcOp *ops, int n, const char *name, int phase, int nth) {
   for (int i = 0; i < n; i++)

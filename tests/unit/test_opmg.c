@@ -9,17 +9,16 @@
 
 #include "model/opcost.h"
 #include "../test.h"
+#include "oc_fixture.h"
 
 #define EXACT 1e-12
 
 /* b = 1, s = 4, h = 8, 2 query heads of 4, 1 key/value head (GQA), FFN 32
  * (SwiGLU), vocab 16, TP 1; bf16 activations and parameters, fp32 main_grad. */
 static OcLayer tiny(void) {
-  OcLayer l;
-  memset(&l, 0, sizeof l);
-  l.b = 1, l.s = 4, l.h = 8, l.heads = 2, l.kv_heads = 1, l.kv_len = 4, l.dqk = l.dv = 4;
-  l.ffn = l.moe_ffn = 32, l.vocab = 16, l.ffn_matrices = 3, l.tp = l.ep = 1;
-  l.act_bytes = l.param_bytes = 2, l.grad_bytes = 4, l.rotary = 1;
+  OcLayer l = oc_tiny(3);
+  l.kv_heads = 1;
+  l.param_bytes = 2, l.grad_bytes = 4, l.rotary = 1;
   return l;
 }
 
