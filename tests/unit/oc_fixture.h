@@ -5,9 +5,11 @@
 #ifndef WEFT_TEST_OC_FIXTURE_H
 #define WEFT_TEST_OC_FIXTURE_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "model/opcost.h"
+#include "../test.h"
 
 static inline OcLayer oc_tiny(int ffn_matrices) {
   OcLayer l;
@@ -23,6 +25,21 @@ static inline OcLayer oc_tiny(int ffn_matrices) {
   l.tp = l.ep = 1;
   l.act_bytes = 2;
   return l;
+}
+
+/* The nth op (from 0) of that name and phase in ops[0..n), or NULL. */
+static inline const OcOp *oc_find(const OcOp *ops, int n, const char *name, int phase, int nth) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(ops[i].name, name) && ops[i].phase == phase && nth-- == 0) return &ops[i];
+  return NULL;
+}
+
+/* The first op of that name and phase; a failed check naming it when absent. */
+static inline const OcOp *oc_need(const OcOp *ops, int n, const char *name, int phase) {
+  const OcOp *o = oc_find(ops, n, name, phase, 0);
+  CHECK(o != NULL);
+  if (!o) fprintf(stderr, "  missing %s phase %d\n", name, phase);
+  return o;
 }
 
 #endif

@@ -14,20 +14,10 @@
 /* b = 1, s = 4, h = 8, 2 heads (head dim 4), FFN 32, vocab 16, TP 1, bf16. */
 static OcLayer tiny(int ffn_matrices) { return oc_tiny(ffn_matrices); }
 
-static const OcOp *find(const OcOp *ops, int n, const char *name, int phase, int nth) {
-  for (int i = 0; i < n; i++)
-    if (!strcmp(ops[i].name, name) && ops[i].phase == phase && nth-- == 0) return &ops[i];
-  return NULL;
-}
-
 static void check_op(const OcOp *ops, int n, const char *name, int phase, double flops,
                      double bytes) {
-  const OcOp *o = find(ops, n, name, phase, 0);
-  CHECK(o != NULL);
-  if (!o) {
-    fprintf(stderr, "  missing %s phase %d\n", name, phase);
-    return;
-  }
+  const OcOp *o = oc_need(ops, n, name, phase);
+  if (!o) return;
   CHECK_NEAR(o->flops, flops, EXACT);
   CHECK_NEAR(o->bytes, bytes, EXACT);
 }
@@ -49,7 +39,7 @@ static void attention_ops(void) {
   OcOp ops[OC_MAX_OPS];
   int n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
   CHECK_EQ_INT(n, 18 + 4);
-  CHECK(find(ops, n, "attn_dropout", WEFT_PHASE_FWD, 0) == NULL);
+  CHECK(oc_find(ops, n, "attn_dropout", WEFT_PHASE_FWD, 0) == NULL);
   check_op(ops, n, "bias_dropout_add", WEFT_PHASE_FWD, 64, 192);
   check_op(ops, n, "bias_dropout_add", WEFT_PHASE_IG, 128, 384);
   l.attn_drop = l.hidden_drop = 0.1;
@@ -69,12 +59,12 @@ static void attention_ops(void) {
   check_op(ops, n, "bias_dropout_add", WEFT_PHASE_IG, 192, 448);
   /* the backward GEMMs' shapes: dX = dY W^T is (4 x 24)(24 x 8), dW = X^T dY
    * is (8 x 4)(4 x 24); score's two gradients both into IG (no weights) */
-  const OcOp *dx = find(ops, n, "qkv", WEFT_PHASE_IG, 0);
-  const OcOp *dw = find(ops, n, "qkv", WEFT_PHASE_WG, 0);
+  const OcOp *dx = oc_find(ops, n, "qkv", WEFT_PHASE_IG, 0);
+  const OcOp *dw = oc_find(ops, n, "qkv", WEFT_PHASE_WG, 0);
   CHECK(dx && dx->m == 4 && dx->n == 8 && dx->k == 24);
   CHECK(dw && dw->m == 8 && dw->n == 24 && dw->k == 4);
-  CHECK(find(ops, n, "score", WEFT_PHASE_IG, 1) != NULL);
-  CHECK(find(ops, n, "score", WEFT_PHASE_WG, 0) == NULL);
+  CHECK(oc_find(ops, n, "score", WEFT_PHASE_IG, 1) != NULL);
+  CHECK(oc_find(ops, n, "score", WEFT_PHASE_WG, 0) == NULL);
   /* forward GEMM FLOPs = the generator's attention formula 2bsh(h + 2kv) +
    * 4bs^2h + 2bsh^2 = 1536 + 512 + 512; backward twice that */
   double gemm[WEFT_NPHASES] = {0, 0, 0};
@@ -105,10 +95,10 @@ static void mlp_ops(void) {
   CHECK_EQ_INT(n, 2 + 3 + 2 + 3 + 2 + 1);
   check_op(ops, n, "mlp_norm", WEFT_PHASE_FWD, 128, 128);
   check_op(ops, n, "fc1", WEFT_PHASE_FWD, 4096, (32 + 512 + 256) * 2);
-  CHECK(find(ops, n, "gate", WEFT_PHASE_FWD, 0) == NULL);
+  CHECK(oc_find(ops, n, "gate", WEFT_PHASE_FWD, 0) == NULL);
   check_op(ops, n, "swiglu", WEFT_PHASE_FWD, 640, 768);
   check_op(ops, n, "residual_add", WEFT_PHASE_FWD, 32, 192);
-  CHECK(find(ops, n, "attn_dropout", WEFT_PHASE_FWD, 0) == NULL);
+  CHECK(oc_find(ops, n, "attn_dropout", WEFT_PHASE_FWD, 0) == NULL);
   /* TP 2 with sequence parallelism: GEMM widths and the norm halve */
   l.tp = 2;
   l.sp = 1;
@@ -123,7 +113,7 @@ static void mlp_ops(void) {
   l.ep = 2;
   n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
   check_op(ops, n, "router", WEFT_PHASE_FWD, 256, (32 + 32 + 16) * 2);
-  const OcOp *fc1 = find(ops, n, "fc1", WEFT_PHASE_FWD, 0);
+  const OcOp *fc1 = oc_find(ops, n, "fc1", WEFT_PHASE_FWD, 0);
   CHECK(fc1 && fc1->batch == 2 && fc1->m == 4);
   if (fc1) CHECK_NEAR(fc1->flops, 2 * 2048, EXACT);
   /* TP 2 with SP (experts on TP): Megatron-Core's all-to-all dispatcher
@@ -134,7 +124,7 @@ static void mlp_ops(void) {
   l.sp = 1;
   n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
   check_op(ops, n, "router", WEFT_PHASE_FWD, 128, (16 + 32 + 8) * 2);
-  fc1 = find(ops, n, "fc1", WEFT_PHASE_FWD, 0);
+  fc1 = oc_find(ops, n, "fc1", WEFT_PHASE_FWD, 0);
   CHECK(fc1 && fc1->batch == 2 && fc1->m == 4 && fc1->n == 16);
   /* without SP every TP rank routes all 4 tokens (the upper bound) */
   l.sp = 0;
@@ -145,12 +135,8 @@ static void mlp_ops(void) {
 /* One op's kernel count and bytes (the op must be there). */
 static void check_kernels(const OcOp *ops, int n, const char *name, int phase, double count,
                           double bytes) {
-  const OcOp *o = find(ops, n, name, phase, 0);
-  CHECK(o != NULL);
-  if (!o) {
-    fprintf(stderr, "  missing %s phase %d\n", name, phase);
-    return;
-  }
+  const OcOp *o = oc_need(ops, n, name, phase);
+  if (!o) return;
   CHECK_NEAR(o->count, count, EXACT);
   CHECK_NEAR(o->bytes, bytes, EXACT);
 }
@@ -199,7 +185,7 @@ static void moe_side_ops(void) {
   l.permute_fusion = 1;
   l.router_fusion = 1;
   n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
-  CHECK(find(ops, n, "moe_unpermute_scatter", F, 0) == NULL);
+  CHECK(oc_find(ops, n, "moe_unpermute_scatter", F, 0) == NULL);
   check_kernels(ops, n, "moe_router_small", F, 7, 128);
   check_kernels(ops, n, "moe_router_small", B, 5, 128);
   check_kernels(ops, n, "moe_row_id_map", F, 2, 128);
@@ -217,7 +203,7 @@ static void moe_side_ops(void) {
   /* one local expert: nothing to sort */
   l.ep = 4;
   n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
-  CHECK(find(ops, n, "moe_sort_chunks", F, 0) == NULL);
+  CHECK(oc_find(ops, n, "moe_sort_chunks", F, 0) == NULL);
 }
 
 /* Logits (4 x 8)(8 x 16): 1024 FLOPs; cross-entropy over 64 logits. */

@@ -23,19 +23,13 @@ static OcLayer tiny(void) {
 }
 
 static const OcOp *find(const OcOp *ops, int n, const char *name, int phase) {
-  for (int i = 0; i < n; i++)
-    if (!strcmp(ops[i].name, name) && ops[i].phase == phase) return &ops[i];
-  return NULL;
+  return oc_find(ops, n, name, phase, 0);
 }
 
 static void check_op(const OcOp *ops, int n, const char *name, int phase, double flops,
                      double bytes) {
-  const OcOp *o = find(ops, n, name, phase);
-  CHECK(o != NULL);
-  if (!o) {
-    fprintf(stderr, "  missing %s phase %d\n", name, phase);
-    return;
-  }
+  const OcOp *o = oc_need(ops, n, name, phase);
+  if (!o) return;
   CHECK_NEAR(o->flops, flops, EXACT);
   CHECK_NEAR(o->bytes, bytes, EXACT);
   CHECK(o->kind == OC_VECTOR && !o->once);
