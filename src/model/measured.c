@@ -76,7 +76,7 @@ static int solve(double a[3][3], double *b, int n, double *x) {
  * figures are all >= 0 and eff_max > 0). */
 static void fit_type(WeftMeasured *t, int dt) {
   int lo = t->gemm_from[dt], hi = t->gemm_from[dt + 1];
-  double best = INFINITY, bestp[3] = {0, 0, 0};
+  double best = HUGE_VAL, bestp[3] = {0, 0, 0};
   for (int use = 0; use < 4 && hi > lo; use++) { /* bit 0: t0, bit 1: k0 */
     int col[3], n = 0;
     col[n++] = 1;
