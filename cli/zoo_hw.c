@@ -108,7 +108,16 @@ static void measured_json(FILE *out, const WeftDevice *d) {
     fprintf(out, "%s\"%s\": ", t ? ", " : "", FIT_TYPE[t]);
     zoo_json_num(out, mi.sustained[t]);
   }
-  fputs("}}", out);
+  fputc('}', out);
+  if (mi.clock != 1) {
+    fputs(", \"clock\": ", out);
+    zoo_json_num(out, mi.clock);
+  }
+  if (mi.mem_time != 1) {
+    fputs(", \"mem_time\": ", out);
+    zoo_json_num(out, mi.mem_time);
+  }
+  fputc('}', out);
 }
 
 /* Which rates come from measurements and which from the datasheet. */
@@ -147,6 +156,13 @@ static void measured_table(FILE *out, const WeftDevice *d) {
   if (mi.file[4][0])
     fprintf(out, "    %-14sbf16 x%.4g, fp8 x%.4g, fp8_fast x%.4g of the burst rate (GEMMs, attention)\n",
             "sustained", mi.sustained[0], mi.sustained[1], mi.sustained[2]);
+  if (mi.clock != 1)
+    fprintf(out, "    %-14sx%.4g the sustained SM clock of the tables' GPU (measured_clock), in the "
+            "sustained factors\n", "clock", mi.clock);
+  if (mi.mem_time != 1)
+    fprintf(out, "    %-14smemory-bound kernels x%.4g the tables' time (measured_hbm_gbps %g / "
+            "hbm_gbps %g)\n", "hbm", mi.mem_time, d->measured_hbm_bytes_per_s / 1e9,
+            d->hbm_bytes_per_s / 1e9);
   if (mi.launch_us[0] >= 0 || mi.launch_us[1] >= 0)
     fprintf(out, "    %-14seager %g us, CUDA graph %g us per kernel\n", "launch", mi.launch_us[0],
             mi.launch_us[1]);

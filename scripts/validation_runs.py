@@ -61,11 +61,11 @@ import tempfile
 import yaml
 
 # h100-gt: the H100 of torchtitan's Grand Teton hosts (96 GB HBM2e at 2.4 TB/s,
-# 500 W limit), a GPU weft has no preset for: run as the H100 SXM5 80 GB
-# preset (more bandwidth, 700 W clocks, 16 GB less) and kept apart in the
-# per-GPU summary, so the H100 SXM rows are compared with their own kind.
+# 500 W limit): the zoo's h100-gt (the H100 SXM5's kernel tables at its HBM
+# and an estimated 500 W clock, devices.yml), kept apart in the per-GPU
+# summary, so the H100 SXM rows are compared with their own kind.
 DEVICE = {"a100-80gb": "a100", "a100-40gb": "a100-40gb", "h100-sxm": "h100", "h800": "h800",
-          "b200": "b200", "gb200": "gb200", "h100-gt": "h100"}
+          "b200": "b200", "gb200": "gb200", "h100-gt": "h100-gt"}
 CLUSTER = {"a100-80gb": "dgx-a100", "a100-40gb": "dgx-a100", "h100-sxm": "dgx-h100",
            "h800": "dgx-h800", "b200": "dgx-b200", "gb200": "gb200-nvl72", "h100-gt": "dgx-h100"}
 CLUSTERS = "data/zoo/clusters.yml"

@@ -117,6 +117,14 @@ typedef struct {
    * (WeftParallel.cpu_offloading_num_layers; docs/zoo.md, "Activation
    * offloading"). */
   double host_bytes_per_s;
+  /* A GPU that runs another's measured tables at another power limit or HBM
+   * (devices.yml measured_clock, measured_hbm_gbps; docs/zoo.md, "Measured
+   * kernel tables"): its sustained SM clock over that of the tables'
+   * sustained run (tensor-core kernels' times divide by it; 0: 1), and the
+   * HBM rate of the GPU the tables were measured on, bytes/s (memory-bound
+   * kernels' times scale by it over hbm_bytes_per_s; 0: the same HBM). */
+  double measured_clock;
+  double measured_hbm_bytes_per_s;
 } WeftDevice;
 
 /* Read one model file. */
@@ -144,6 +152,8 @@ typedef struct {
   double gemm_fit[3][3];
   double launch_us[2];
   double sustained[3]; /* per type: sustained over burst rate of tensor-core kernels (1: none) */
+  double clock;        /* the device's measured_clock (1: none), in sustained[] */
+  double mem_time;     /* memory-bound kernels' time over the tables' (1: the same HBM) */
 } WeftMeasuredInfo;
 /* info for d (all files "" when d has no tables); reads them if this
  * process has not (errors as weft_zoo_device's). */

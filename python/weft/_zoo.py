@@ -161,6 +161,9 @@ def _measured_dict(v, mi):
                        for i, t in enumerate(("bf16", "fp8", "fp8_fast")) if mi.gemm_fit[i][0] > 0}
     out["launch_us"] = [_whole(x) if x >= 0 else None for x in mi.launch_us]
     out["sustained"] = {t: _whole(mi.sustained[i]) for i, t in enumerate(("bf16", "fp8", "fp8_fast"))}
+    for k in ("clock", "mem_time"):  # another GPU on these tables (measured_clock, _hbm_gbps)
+        if getattr(mi, k) != 1:
+            out[k] = _whole(getattr(mi, k))
     return out
 
 

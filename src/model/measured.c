@@ -244,14 +244,29 @@ static void finish_sustained(WeftMeasured *t) {
     t->slow[dt] = 2 * s * s * s / (ns * 1e-9) / med;
   }
   if (t->nsus[WM_FP8_FAST] == 0) t->slow[WM_FP8_FAST] = t->slow[WM_FP8];
+  for (int dt = 0; dt < WM_NDTYPES; dt++) t->slow[dt] /= t->clock;
 }
 
 /* ------------------------------------------------------------------ the sets */
 
+/* The device's sustained clock over the tables' (1: the same). */
+static double clock_of(const WeftDevice *d) {
+  return d->measured_clock > 0 ? d->measured_clock : 1;
+}
+
+/* Memory-bound kernels' time on d over the tables' (1: the same HBM): the
+ * same fraction of a slower or faster HBM's rate. */
+static double mem_time_of(const WeftDevice *d) {
+  return d->measured_hbm_bytes_per_s > 0 && d->hbm_bytes_per_s > 0
+             ? d->measured_hbm_bytes_per_s / d->hbm_bytes_per_s
+             : 1;
+}
+
 static int same_device(const WeftMeasured *t, const WeftDevice *d) {
   return !strcmp(t->prefix, d->measured) && t->sms == d->sms && t->tile_m == d->tile_m &&
          t->tile_n == d->tile_n && t->peak[WM_BF16] == peak_of(d, WM_BF16) &&
-         t->peak[WM_FP8] == peak_of(d, WM_FP8);
+         t->peak[WM_FP8] == peak_of(d, WM_FP8) && t->clock == clock_of(d) &&
+         t->mem_time == mem_time_of(d);
 }
 
 /* The files of t as they are now still those it read. */
@@ -301,6 +316,8 @@ int weft_measured_load(const WeftDevice *d, WeftError *err) {
       t->tile_m = d->tile_m;
       t->tile_n = d->tile_n;
       for (int dt = 0; dt < WM_NDTYPES; dt++) t->peak[dt] = peak_of(d, dt);
+      t->clock = clock_of(d);
+      t->mem_time = mem_time_of(d);
       if (!(rc = weft_measured_read(t, err))) {
         finish_gemm(t);
         finish_attn(t);
@@ -531,12 +548,13 @@ static double mem_time_memo(const WeftMeasured *t, int kind, double x, int by_by
 }
 
 double weft_measured_mem_ns(const WeftMeasured *t, WeftMeasuredMem kind, double elems) {
-  return mem_time_memo(t, (int)kind, elems, 0);
+  double ns = mem_time_memo(t, (int)kind, elems, 0);
+  return ns > 0 ? ns * t->mem_time : ns;
 }
 
 double weft_measured_mem_gbps(const WeftMeasured *t, WeftMeasuredMem kind, double bytes) {
   double ns = mem_time_memo(t, (int)kind, bytes, 1);
-  return ns > 0 ? bytes / ns : -1;
+  return ns > 0 ? bytes / (ns * t->mem_time) : -1;
 }
 
 double weft_measured_launch_us(const WeftMeasured *t, int graphs) {
@@ -559,6 +577,8 @@ int weft_measured_info(const WeftDevice *d, WeftMeasuredInfo *info, WeftError *e
   }
   for (int dt = 0; dt < WM_NDTYPES && dt < 3; dt++) memcpy(info->gemm_fit[dt], t->fit[dt], sizeof t->fit[dt]);
   for (int dt = 0; dt < WM_NDTYPES && dt < 3; dt++) info->sustained[dt] = 1 / t->slow[dt];
+  info->clock = t->clock;
+  info->mem_time = t->mem_time;
   info->launch_us[0] = t->launch_us[0];
   info->launch_us[1] = t->launch_us[1];
   return WEFT_OK;

@@ -49,8 +49,10 @@ typedef struct WeftMeasured WeftMeasured;
  * but at least one must exist) unless this process has them already,
  * unchanged; the GEMM fit is to d's SMs, tile and peak rates. Errors name
  * the file, line and field (WEFT_EINPUT). At most WM_MAX_SETS sets of
- * tables per process. */
-#define WM_MAX_SETS 8
+ * tables per process (a device on another GPU's tables with its own
+ * measured_clock or measured_hbm_gbps is a set of its own; a file read again
+ * after a change takes a new one). */
+#define WM_MAX_SETS 16
 int weft_measured_load(const WeftDevice *d, WeftError *err);
 /* The tables of d (NULL when d->measured is empty or they cannot be read). */
 const WeftMeasured *weft_measured_of(const WeftDevice *d);

@@ -71,6 +71,10 @@ struct WeftMeasured {
    * times it gives (1: none measured). */
   int nsus[WM_NDTYPES];
   double slow[WM_NDTYPES];
+  /* The device reading the tables (WeftDevice.measured_clock and
+   * measured_hbm_bytes_per_s): its sustained clock over the tables' (in
+   * slow[]) and its memory-bound kernels' time over the tables'. */
+  double clock, mem_time;
   WmGemm gemm[WM_MAX_GEMM];      /* sorted by (dt, n, k, m) */
   WmAttn attn[WM_MAX_ATTN];
   WmMem mem[WM_MAX_MEM];         /* sorted by (kind, elems) */

@@ -12,7 +12,8 @@ static const char *const DEVICE_KEYS[] = {
     "title",          "peak_tflops",    "hbm_gib", "hbm_gbps", "source", "fp8_tflops",
     "tf32_tflops",    "vector_tflops",  "sms",     "tile",     "gemm_efficiency",
     "hbm_efficiency", "attention_efficiency", "gemm_eff_max", "gemm_k0", "gemm_t0_us",
-    "fp4_tflops",     "power_w",        "measured", "host_gbps", NULL};
+    "fp4_tflops",     "power_w",        "measured", "host_gbps", "measured_clock",
+    "measured_hbm_gbps", NULL};
 #define MAX_SMS 100000  /* SMs or CUs of one device */
 #define MAX_TILE 4096   /* a GEMM output tile's side */
 
@@ -153,6 +154,30 @@ static int parse_measured(const WeftYamlNode *v, const char *file, WeftDevice *d
   return WEFT_OK;
 }
 
+/* How the device differs from the GPU its measured tables were taken on
+ * (docs/zoo.md, "Measured kernel tables"): measured_clock, its sustained SM
+ * clock over that of the tables' sustained run (a lower power limit), and
+ * measured_hbm_gbps, the HBM rate of that GPU. Only with a `measured:` key
+ * naming the tables. */
+static int parse_measured_as(const WeftYamlNode *v, const char *file, WeftDevice *d,
+                             WeftError *err) {
+  static const char *const keys[] = {"measured_clock", "measured_hbm_gbps"};
+  double gbps = 0;
+  int rc;
+  if ((rc = opt_double(v, keys[0], file, WEFT_RANGE_(0.0, 1, 4), &d->measured_clock, err)) ||
+      (rc = opt_double(v, keys[1], file, WEFT_RANGE_ZOO_FIGURE, &gbps, err)))
+    return rc;
+  d->measured_hbm_bytes_per_s = gbps * 1e9;
+  const WeftYamlNode *named = weft_yaml_get(v, "measured", NULL);
+  for (int i = 0; i < 2; i++) {
+    const WeftYamlNode *at = weft_yaml_get(v, keys[i], NULL);
+    if (at && (!named || !strcmp(named->text, "none")))
+      return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, keys[i],
+                            "%s needs a 'measured' key naming the tables it adjusts", keys[i]);
+  }
+  return WEFT_OK;
+}
+
 /* One entry of devices.yml: name -> {title, peak_tflops, hbm_gib, hbm_gbps, source,
  * and optionally the per-operator model's figures}. */
 static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char *file,
@@ -186,6 +211,7 @@ static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char
   d->hbm_bytes_per_s = gbps * 1e9;  /* GB/s, as bw_gbps everywhere in weft */
   if ((rc = parse_opcost(v, file, d, err)) || (rc = parse_gemm_shape(v, file, d, err)))
     return rc;
+  if ((rc = parse_measured_as(v, file, d, err))) return rc;
   return parse_measured(v, file, d, err);
 }
 

@@ -405,6 +405,67 @@ static void never_beats_best(void) {
   cleanup(dir, zoo, gemm);
 }
 
+/* A device on another GPU's tables (devices.yml measured_clock,
+ * measured_hbm_gbps): y reads x's tables at 0.8 of their sustained clock and
+ * on half their HBM rate (1675 of 3350 GB/s). Its GEMMs take 1 / 0.8 of the
+ * table's time, its memory-bound kernels twice it; x, read in the same
+ * process, keeps the tables' own. The keys need `measured`; 0 and 5 are out
+ * of range. */
+static void other_gpu(void) {
+  char dir[64], zoo[600], gemm[600], mem[700], yml[700], text[900];
+  WeftDevice x, y;
+  WeftError e;
+  WeftMeasuredInfo mi;
+  if (!scratch(dir, sizeof dir, zoo, gemm)) return;
+  snprintf(mem, sizeof mem, "%s/measured/x_memory.csv", dir);
+  snprintf(yml, sizeof yml, "%s/devices.yml", zoo);
+  put_file(gemm, "label,dtype,m,n,k,time_us\nx,bf16,4096,4096,4096,200\n"
+                 "x,fp8,4096,4096,4096,120\n");
+  put_file(mem, "op,dtype,elements,bytes,time_us\ncopy,bf16,1048576,4194304,10\n");
+  static const char *const Y = /* DEV_YML's x (lines 1-10), then y: lines 11-22 */
+      "y:\n  peak_tflops: 989\n  hbm_gib: 96\n  hbm_gbps: 1675\n  vector_tflops: 66.9\n"
+      "  sms: 132\n  tile: [256, 128]\n  gemm_efficiency: 0.75\n  hbm_efficiency: 0.9\n"
+      "  measured: x\n  measured_clock: %s\n  measured_hbm_gbps: 3350\n";
+  snprintf(text, sizeof text, "%s", DEV_YML);
+  snprintf(text + strlen(DEV_YML), sizeof text - strlen(DEV_YML), Y, "0.8");
+  put_file(yml, text);
+  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &x, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_zoo_device(zoo, "y", &y, &e), WEFT_OK);
+  const WeftMeasured *tx = weft_measured_of(&x), *ty = weft_measured_of(&y);
+  CHECK(tx != NULL && ty != NULL && tx != ty);
+  CHECK_NEAR(weft_measured_gemm_ns(ty, WM_BF16, 1, 4096, 4096, 4096), 200e3 / 0.8, 1e-8);
+  CHECK_NEAR(weft_measured_gemm_ns(ty, WM_FP8, 1, 4096, 4096, 4096), 120e3 / 0.8, 1e-8);
+  CHECK_NEAR(weft_measured_gemm_ns(tx, WM_BF16, 1, 4096, 4096, 4096), 200e3, 1e-8);
+  CHECK_NEAR(weft_measured_mem_ns(ty, WM_COPY, 1048576), 20e3, 1e-8);
+  CHECK_NEAR(weft_measured_mem_gbps(ty, WM_COPY, 4194304), 4194304 / 20e3, 1e-12);
+  CHECK_NEAR(weft_measured_mem_ns(tx, WM_COPY, 1048576), 10e3, 1e-8);
+  CHECK_EQ_INT(weft_measured_info(&y, &mi, &e), WEFT_OK);
+  CHECK_NEAR(mi.clock, 0.8, 1e-15);
+  CHECK_NEAR(mi.mem_time, 2, 1e-15);
+  CHECK_NEAR(mi.sustained[0], 0.8, 1e-15); /* no sustained run: the clock alone */
+  CHECK_EQ_INT(weft_measured_info(&x, &mi, &e), WEFT_OK);
+  CHECK_NEAR(mi.clock, 1, 0);
+  CHECK_NEAR(mi.mem_time, 1, 0);
+  static const char *const bad[] = {"0", "5"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(text + strlen(DEV_YML), sizeof text - strlen(DEV_YML), Y, bad[i]);
+    put_file(yml, text);
+    CHECK_EQ_INT(weft_zoo_device(zoo, "y", &y, &e), WEFT_EINPUT);
+    CHECK_EQ_INT(e.line, 21);
+    CHECK(!strcmp(e.field, "measured_clock"));
+  }
+  /* without `measured` the keys adjust nothing: an error at the key */
+  snprintf(text + strlen(DEV_YML), sizeof text - strlen(DEV_YML),
+           "y:\n  peak_tflops: 989\n  hbm_gib: 96\n  hbm_gbps: 1675\n"
+           "  measured_hbm_gbps: 3350\n");
+  put_file(yml, text);
+  CHECK_EQ_INT(weft_zoo_device(zoo, "y", &y, &e), WEFT_EINPUT);
+  CHECK_EQ_INT(e.line, 15);
+  CHECK(!strcmp(e.field, "measured_hbm_gbps"));
+  unlink(mem);
+  cleanup(dir, zoo, gemm);
+}
+
 const TestCase suite_measured[] = {{"measured_fit_recovers", fit_recovers},
                                    {"measured_exact_and_interpolated", exact_and_interpolated},
                                    {"measured_attention", attention},
@@ -412,4 +473,5 @@ const TestCase suite_measured[] = {{"measured_fit_recovers", fit_recovers},
                                    {"measured_opcost", opcost},
                                    {"measured_bad_files", bad_files},
                                    {"measured_never_beats_best", never_beats_best},
+                                   {"measured_other_gpu", other_gpu},
                                    {0}};

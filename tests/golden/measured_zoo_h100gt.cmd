@@ -1,0 +1,1 @@
+zoo --zoo data/zoo h100-gt
