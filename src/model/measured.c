@@ -223,11 +223,6 @@ static void finish_mem(WeftMeasured *t) {
   t->nmem = out;
 }
 
-static int cmp_double(const void *pa, const void *pb) {
-  double a = *(const double *)pa, b = *(const double *)pb;
-  return a < b ? -1 : a > b;
-}
-
 /* The sustained factor per type: the burst rate of the tables' own GEMM of
  * the sustained run's shape (8192^3, scripts/measure/sustained.py; the
  * fitted model's where not measured) over the median rate of the seconds
@@ -238,8 +233,7 @@ static void finish_sustained(WeftMeasured *t) {
     int n = t->nsus[dt];
     t->slow[dt] = 1;
     if (n == 0 || !(t->fit[dt][0] > 0)) continue;
-    qsort(t->sus[dt], (size_t)n, sizeof(double), cmp_double);
-    double med = n % 2 ? t->sus[dt][n / 2] : (t->sus[dt][n / 2 - 1] + t->sus[dt][n / 2]) / 2;
+    double med = weft_measured_median(t->sus[dt], n);
     double s = WM_SUSTAINED_DIM, ns = weft_measured_gemm_ns(t, (WeftMeasuredDtype)dt, 1, s, s, s);
     t->slow[dt] = 2 * s * s * s / (ns * 1e-9) / med;
   }

@@ -12,7 +12,7 @@ static int dbl_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static double median(double *v, int n) {
+double weft_measured_median(double *v, int n) {
   qsort(v, (size_t)n, sizeof v[0], dbl_cmp);
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
@@ -53,8 +53,8 @@ void weft_measured_finish_drop(WeftMeasured *t) {
       }
     t->drop[out] = r[i];
     t->drop[out].b_heads = 0;
-    t->drop[out].fwd = median(f, k);
-    t->drop[out].bwd = median(b, k);
+    t->drop[out].fwd = weft_measured_median(f, k);
+    t->drop[out].bwd = weft_measured_median(b, k);
     out++;
   }
   t->ndrop = out;

@@ -89,4 +89,7 @@ int weft_measured_read(WeftMeasured *t, WeftError *err);
 /* The attention-dropout rows read into ratio rows (measured_drop.c). */
 void weft_measured_finish_drop(WeftMeasured *t);
 
+/* The median of v[0..n), n > 0 (v sorted in place). */
+double weft_measured_median(double *v, int n);
+
 #endif
