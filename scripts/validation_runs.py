@@ -43,6 +43,12 @@ as "not modelled" with the reason, never dropped.
   the row's assumptions;
 - compute: weft's default per-operator model (no --efficiency);
 - loop: no-overlap (weft's default).
+Two tables follow the summaries, each comparing rows of one source that
+differ in one setting only, so that everything else cancels: "precision
+pairs" (the same run in BF16 and in FP8: the published FP8/BF16 time ratio
+against weft's) and "scale pairs" (the same run at its fewest and its most
+GPUs, the per-GPU work fixed: the published large/small time ratio against
+weft's). They are diagnostics: they change no row's error.
 --bands adds a second table: for each run that leaves its micro-batch or
 its interleaving unpublished, weft's prediction over every value of them
 that the run's batch, layers and memory allow, with a pipeline at least as
@@ -54,11 +60,10 @@ Needs python3-yaml (Debian).
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
-
-import yaml
 
 # h100-gt: the H100 of torchtitan's Grand Teton hosts (96 GB HBM2e at 2.4 TB/s,
 # 500 W limit): the zoo's h100-gt (the H100 SXM5's kernel tables at its HBM
@@ -77,6 +82,7 @@ ZOO_PARTS = ("mtp_layers",)  # e.g. DeepSeek-V3's multi-token prediction, on in 
 
 
 def load(path):
+    import yaml  # here, so that the pair tables' functions import without it
     with open(path) as f:
         return yaml.safe_load(f)
 
@@ -126,7 +132,7 @@ def model_file(run, tmp):
         doc["seq_len"] = int(m["seq_len"])
     path = os.path.join(tmp, run["id"] + ".yml")
     with open(path, "w") as f:
-        yaml.safe_dump(doc, f, sort_keys=False)
+        __import__("yaml").safe_dump(doc, f, sort_keys=False)
     return path
 
 
@@ -342,12 +348,75 @@ def band(weft, run, specs, tmp, pub):
     return what, tried, len(errs), min(errs) if errs else None, max(errs) if errs else None
 
 
+def _key(run, drop):
+    """A row's settings less the keys in drop, as a hashable string."""
+    par = {k: v for k, v in run["parallel"].items() if k not in drop}
+    if "precision" in par:
+        par["precision"] = precision(run)  # one spelling: FP8 and fp8 are one
+    return json.dumps([run_set(run), run["model"], run["hardware"], run.get("loop"), par],
+                      sort_keys=True, default=str)
+
+
+def _ratio_table(title, head, groups):
+    """Rows (label, published ratio, weft ratio); the mean and max of the
+    ratios' disagreement (weft / published - 1)."""
+    if not groups:
+        return
+    print("\n| %s | published %s | weft %s | weft / published - 1 |" % (title, head, head))
+    print("|---|---|---|---|")
+    d = []
+    for label, rp, rw in groups:
+        d.append(rw / rp - 1)
+        print("| %s | %.3f | %.3f | %+.1f%% |" % (label, rp, rw, 100 * d[-1]))
+    print("\n%d %s: weft's ratio off by %+.1f%% on average (mean |.| %.1f%%, max |.| %.1f%%)"
+          % (len(d), title, 100 * sum(d) / len(d), 100 * sum(abs(x) for x in d) / len(d),
+             100 * max(abs(x) for x in d)))
+
+
+def _stem(run, what):
+    """A row's id less its precision suffix (what "precision") or its GPU
+    count (what "gpus"): rows of one release and run share it."""
+    i = run["id"]
+    if what == "precision":
+        return re.sub(r"-(fp8|bf16)$", "", i)
+    return re.sub(r"-%d(?=-|$)" % run["gpus"], "-N", i)
+
+
+def pair_groups(done):
+    """The precision pairs and the scale pairs of the modelled rows (run,
+    published s, weft's s): two lists of (label, published ratio, weft's
+    ratio), FP8 over BF16 and most GPUs over fewest."""
+    prec, scale = {}, {}
+    for run, pub, t in done:
+        k = _stem(run, "precision") + _key(run, ("precision",)) + str(run["gpus"])
+        prec.setdefault(k, {})[precision(run)] = (run, pub, t)
+        k = _stem(run, "gpus") + _key(run, ("dp", "global_batch"))
+        scale.setdefault(k, []).append((run["gpus"], run, pub, t))
+    pg, sg = [], []
+    for k in prec.values():
+        if "bf16" in k and "fp8" in k:
+            (rb, pb, tb), (rf, pf, tf) = k["bf16"], k["fp8"]
+            pg.append(("%s / %s" % (rf["id"], rb["id"]), pf / pb, tf / tb))
+    for k in scale.values():
+        k.sort(key=lambda x: x[0])
+        (g0, r0, p0, t0), (g1, r1, p1, t1) = k[0], k[-1]
+        if g1 > g0:
+            sg.append(("%s / %s" % (r1["id"], r0["id"]), p1 / p0, t1 / t0))
+    return pg, sg
+
+
+def pairs(done):
+    pg, sg = pair_groups(done)
+    _ratio_table("precision pairs", "FP8/BF16", pg)
+    _ratio_table("scale pairs", "large/small", sg)
+
+
 def main():
     weft = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else "build/weft"
     os.environ["WEFT_ZOO"] = os.path.abspath("data/zoo")  # the presets this script reads
     runs = load("data/validation/runs.yml")["runs"]
     specs = load("data/validation/specs.yml")
-    rows, errs, bands = [], [], []
+    rows, errs, bands, done = [], [], [], []
     by_set, by_prec = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for run in runs:
@@ -361,6 +430,7 @@ def main():
                     pub *= batch_rule(run)[1]  # a rate: the same rate at weft's batch
                 e = (t - pub) / pub
                 errs.append(e)
+                done.append((run, pub, t))
                 by_set.setdefault(run_set(run), []).append(e)
                 by_prec.setdefault("%s %s" % (run["hardware"]["gpu"], precision(run)), []).append(e)
                 rows.append((run["id"], run["gpus"], shape, "%.2f" % pub, "%.2f" % t,
@@ -383,6 +453,7 @@ def main():
               % (len(errs), len(rows), 100 * mae, 100 * max(abs(e) for e in errs)))
         summary("source", by_set)
         summary("GPU, precision", by_prec)
+        pairs(done)
     else:
         print("\nno run modelled")
     if BANDS:
