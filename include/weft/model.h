@@ -256,6 +256,20 @@ const char *weft_tp_overlap_gemm_name(int gemm);
  * kept. WEFT_EINPUT (field "tp_overlap_sms") for an unknown or repeated
  * name, a ring exchange's, a bad number or no entry; sms unchanged then. */
 int weft_tp_overlap_sms_parse(const char *text, int sms[WEFT_TPO_NGEMMS], WeftError *err);
+/* TE's ring exchanges (WeftParallel.tp_overlap_aggregate bits): the
+ * sequence all-gather under the first GEMMs' forward (qkv_fprop, fc1_fprop)
+ * and the gradient's under the last GEMMs' dgrad (proj_dgrad, fc2_dgrad). */
+typedef enum {
+  WEFT_TPO_QKV_FPROP = 1,
+  WEFT_TPO_FC1_FPROP = 2,
+  WEFT_TPO_PROJ_DGRAD = 4,
+  WEFT_TPO_FC2_DGRAD = 8
+} WeftTpoRing;
+/* "qkv_fprop,fc2_dgrad" (names separated by commas or spaces) into *mask
+ * (WeftTpoRing bits); WEFT_EINPUT (field "tp_overlap_aggregate") for an
+ * unknown or repeated name, a GEMM that is no ring exchange, or none;
+ * *mask unchanged then. */
+int weft_tp_overlap_aggregate_parse(const char *text, int *mask, WeftError *err);
 
 typedef struct {
   int tp, pp, dp;        /* degrees; tp*cp*pp*dp = the network's NPUs */
@@ -384,6 +398,12 @@ typedef struct {
    * 0..device SMs - 1; weft_parallel_default: TE's 16 (WEFT_TPO_DEFAULT_SMS).
    * Read only with tp_comm_overlap. */
   int tp_overlap_sms[WEFT_TPO_NGEMMS];
+  /* The ring exchanges run with TE's `aggregate` (WeftTpoRing bits; the
+   * recipes' ub_tp_comm_overlap_cfg aggregate): the first chunk exchanged
+   * between rank pairs before the GEMM starts, then tp/2 - 1 steps of two
+   * chunks each under the GEMM of two (tp even). 0 (default, TE's): one
+   * chunk a step, tp - 1 steps. Read only with tp_comm_overlap. */
+  int tp_overlap_aggregate;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

@@ -68,7 +68,48 @@ int weft_tp_overlap_sms_parse(const char *text, int sms[WEFT_TPO_NGEMMS], WeftEr
   return WEFT_OK;
 }
 
+#define FAIL_AGG(...) \
+  weft_error_set(err, WEFT_EINPUT, "", 0, 0, "tp_overlap_aggregate", __VA_ARGS__)
+
+int weft_tp_overlap_aggregate_parse(const char *text, int *mask, WeftError *err) {
+  if (!mask)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "tp_overlap_aggregate", "no output given");
+  static const int bit[4] = {WEFT_TPO_QKV_FPROP, WEFT_TPO_FC1_FPROP, WEFT_TPO_PROJ_DGRAD,
+                             WEFT_TPO_FC2_DGRAD}; /* RING_NAME's order */
+  int m = 0;
+  for (const char *s = text ? text : "";;) {
+    while (is_sep(*s)) s++;
+    if (!*s) break;
+    int len = 0, i = 0;
+    while (s[len] && !is_sep(s[len])) len++;
+    while (i < 4 && !(strlen(RING_NAME[i]) == (size_t)len && !strncmp(s, RING_NAME[i], (size_t)len)))
+      i++;
+    if (i == 4) {
+      for (int g = 0; g < WEFT_TPO_NGEMMS; g++)
+        if (strlen(GEMM_NAME[g]) == (size_t)len && !strncmp(s, GEMM_NAME[g], (size_t)len))
+          return FAIL_AGG("tp_overlap_aggregate: %.*s is no ring exchange (TE's aggregate is "
+                          "the ring exchange's)",
+                          len, s);
+      return FAIL_AGG("tp_overlap_aggregate: unknown GEMM '%.*s' (expected qkv_fprop, "
+                      "fc1_fprop, proj_dgrad or fc2_dgrad)",
+                      len, s);
+    }
+    if (m & bit[i]) return FAIL_AGG("tp_overlap_aggregate: %.*s is given twice", len, s);
+    m |= bit[i];
+    s += len;
+  }
+  if (!m) return FAIL_AGG("tp_overlap_aggregate: no GEMM named");
+  *mask = m;
+  return WEFT_OK;
+}
+
 int weft_tp_overlap_check(const WeftParallel *p, const WeftDevice *dev, WeftError *err) {
+  if (p->tp_overlap_aggregate < 0 || p->tp_overlap_aggregate > 15)
+    return FAIL_AGG("tp_overlap_aggregate: bits 0..15, got %d", p->tp_overlap_aggregate);
+  if (p->tp_comm_overlap && p->tp_overlap_aggregate && p->tp > 1 && p->tp % 2)
+    return FAIL_AGG("tp_overlap_aggregate: TE's aggregate exchanges between rank pairs: it needs "
+                    "an even tp, got %d",
+                    p->tp);
   for (int i = 0; i < WEFT_TPO_NGEMMS; i++) {
     int k = p->tp_overlap_sms[i];
     if (k < 0 || k > WEFT_TPO_MAX_SMS)

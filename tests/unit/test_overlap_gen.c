@@ -3,6 +3,7 @@
  * bytes, calls and the GEMM time it hides behind, by hand, and the SMs its
  * comm kernels take from the GEMMs. */
 #include "gen_fixture.h"
+#include "model/par_check.h"
 
 /* The tiny GeLU model (h 4, 2 heads of 2, ffn 16), seq 16, batch 8, on TP 2
  * (one dim of 2): 8 micro-batches of 1 sequence, R = 8, whole backward
@@ -195,6 +196,73 @@ static void tpo_recipe(void) {
   weft_workload_free(b);
 }
 
+/* TE's aggregate on the ring exchanges, TP 4: the tiny model widened to h
+ * 8, 4 heads, ffn 32 (one dim of 4). Per micro-batch: QKV 2 x 16 x 6 x 8 =
+ * 1536 FLOPs, the projection 2 x 16 x 8 x 2 = 512, fc1 2048; S = 16 x 8 x
+ * 2 = 256 bytes, the shard 64; R = 8. One chunk a step (default): the
+ * forward's all-gather, 8 x 64 = 512 bytes, under 3/4 of QKV's 8 x 1536 =
+ * 9216 ns, the gradient's under 3/4 of the projection's 8 x 512 = 3072.
+ * Aggregated (qkv_fprop, proj_dgrad): the first of the 3 chunks blocks, 512
+ * / 3 = 171 bytes (rounded), the other two, 341, hide under 2/4 of the
+ * GEMM: 6144 and 2048 ns. The MLP's (fc1_fprop not named) stays: 512 under
+ * 3/4 of 8 x 2048 = 12288. */
+static void tpo_aggregate(void) {
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftError e;
+  for (int agg = 0; agg < 2; agg++) {
+    WeftModel m = fx_tiny(16, 1, 8);
+    m.hidden = 8;
+    m.heads = m.kv_heads = 4;
+    m.ffn_hidden = 32;
+    WeftDevice d = fx_unit_device(1e12);
+    int n[1] = {4};
+    WeftNetwork net = fx_net(1, n, WEFT_SWITCH);
+    WeftParallel p;
+    weft_parallel_default(&p);
+    p.tp = 4;
+    p.dp = 1;
+    p.efficiency = 0.5;
+    p.sequence_parallel = p.tp_comm_overlap = p.merged_backward = 1;
+    CHECK_EQ_INT(weft_tp_overlap_aggregate_parse(agg ? "qkv_fprop proj_dgrad" : "fc2_dgrad",
+                                                 &p.tp_overlap_aggregate, &e), WEFT_OK);
+    WeftGenInfo info;
+    CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_OK);
+    int F = WEFT_PHASE_FWD, I = WEFT_PHASE_IG, AG = WEFT_COLL_ALLGATHER;
+    if (!agg) {
+      coll(fx_layer(wl, "L1.attn"), F, AG, 512, 8, 9216);
+      coll(fx_layer(wl, "L1.attn"), I, AG, 512, 8, 3072);
+    } else {
+      coll(fx_layer(wl, "L1.attn"), F, AG, 171, 8, 0);
+      coll(fx_layer(wl, "L1.attn.2"), F, AG, 341, 8, 6144);
+      coll(fx_layer(wl, "L1.attn"), I, AG, 171, 8, 0);
+      coll(fx_layer(wl, "L1.attn.2"), I, AG, 341, 8, 2048);
+    }
+    coll(fx_layer(wl, "L1.mlp"), F, AG, 512, 8, 12288);
+    /* an odd tp cannot pair its ranks */
+    if (agg) {
+      p.tp = 1;
+      CHECK_EQ_INT(weft_par_device_check(&p, &d, &e), WEFT_OK);
+      p.tp = 3;
+      CHECK_EQ_INT(weft_par_device_check(&p, &d, &e), WEFT_EINPUT);
+      CHECK(!strcmp(e.field, "tp_overlap_aggregate") && strstr(e.msg, "even tp"));
+    }
+  }
+  weft_workload_free(wl);
+  int mask = 7;
+  const char *bad[][2] = {{"qkv_fprop,qkv_fprop", "twice"},
+                          {"proj_fprop", "no ring exchange"},
+                          {"qkv", "unknown GEMM 'qkv'"},
+                          {", ", "no GEMM"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CHECK_EQ_INT(weft_tp_overlap_aggregate_parse(bad[i][0], &mask, &e), WEFT_EINPUT);
+    CHECK(!strcmp(e.field, "tp_overlap_aggregate") && strstr(e.msg, bad[i][1]));
+  }
+  CHECK_EQ_INT(mask, 7);
+  CHECK_EQ_INT(weft_tp_overlap_aggregate_parse("fc1_fprop,fc2_dgrad", &mask, &e), WEFT_OK);
+  CHECK_EQ_INT(mask, WEFT_TPO_FC1_FPROP | WEFT_TPO_FC2_DGRAD);
+}
+
 /* The text rule of --tp-overlap-sms, the scenario key and the keyword. */
 static void tpo_parse(void) {
   int sms[WEFT_TPO_NGEMMS];
@@ -230,5 +298,6 @@ const TestCase suite_overlapgen[] = {
     {"tpo_fp8", tpo_fp8},
     {"tpo_recipe", tpo_recipe},
     {"tpo_parse", tpo_parse},
+    {"tpo_aggregate", tpo_aggregate},
     {0, 0},
 };
