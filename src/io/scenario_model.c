@@ -17,7 +17,7 @@ static const char *const MODEL_KEYS[] = {
     "pp_account_loss", "recompute_num_layers", "recompute_method", "recompute_modules",
     "tp_comm_overlap", "overlap_p2p_communication", "etp",
     "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout", "hidden_dropout",
-    "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", NULL};
+    "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -215,6 +215,29 @@ static int sms_key(const WeftYamlNode *map, const char *file, int *sms, WeftErro
   return WEFT_OK;
 }
 
+/* `tp_overlap_aggregate: [qkv_fprop, fc2_dgrad]` or "qkv_fprop, fc2_dgrad". */
+static int aggregate_key(const WeftYamlNode *map, const char *file, int *out, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, "tp_overlap_aggregate", NULL);
+  char text[256] = "";
+  if (!v) return WEFT_OK;
+  if (v->kind == WEFT_YAML_SCALAR) {
+    snprintf(text, sizeof text, "%s", v->text);
+  } else if (v->kind == WEFT_YAML_SEQUENCE) {
+    for (int i = 0; i < v->n; i++) {
+      const WeftYamlNode *e = v->child[i];
+      if (e->kind != WEFT_YAML_SCALAR || strlen(text) + e->len + 2 > sizeof text)
+        return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, "tp_overlap_aggregate",
+                              "tp_overlap_aggregate entry %d: expected a GEMM name", i + 1);
+      strcat(text, ",");
+      strcat(text, e->text);
+    }
+  }
+  WeftError e;
+  if (weft_tp_overlap_aggregate_parse(text, out, &e) == WEFT_OK) return WEFT_OK;
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "tp_overlap_aggregate", "%s",
+                        e.msg);
+}
+
 /* `pp_layers: [5, 6, 6, 5]`: layers per stage (>= 1 each) into stages[];
  * pp is the list's length unless the mapping gives it. */
 static int stages_key(const WeftYamlNode *map, const char *file, int *stages, WeftParallel *par,
@@ -285,6 +308,7 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                      file, &par->recompute_method, err)) ||
       (rc = modules_key(wv, file, &par->recompute_modules, err)) ||
       (rc = sms_key(wv, file, par->tp_overlap_sms, err)) ||
+      (rc = aggregate_key(wv, file, &par->tp_overlap_aggregate, err)) ||
       (rc = prob_key(wv, "attention_dropout", file, &par->attention_dropout, err)) ||
       (rc = prob_key(wv, "hidden_dropout", file, &par->hidden_dropout, err)) ||
       (rc = stages_key(wv, file, stages, par, err)) ||
