@@ -1,8 +1,9 @@
-/* tp_overlap.c — the SMs of Transformer Engine's userbuffers comm kernels
- * per GEMM (WeftParallel.tp_overlap_sms, --tp-overlap-sms, the recipes'
- * ub_tp_comm_overlap_cfg num_sm): their names, the one text rule every
- * entry point parses, and the check against the device (docs/zoo.md, "TP
- * communication overlap"). */
+/* tp_overlap.c — Transformer Engine's userbuffers settings per GEMM as the
+ * recipes' ub_tp_comm_overlap_cfg gives them: the comm kernels' SMs
+ * (WeftParallel.tp_overlap_sms, --tp-overlap-sms, num_sm) and the ring
+ * exchanges' aggregate (tp_overlap_aggregate, --tp-overlap-aggregate):
+ * their names, the one text rule every entry point parses, and the checks
+ * against the device and tp (docs/zoo.md, "TP communication overlap"). */
 #include <string.h>
 
 #include "model/par_check.h"
