@@ -11,7 +11,7 @@ enum { CLI_MO_MODEL, CLI_MO_DEVICE, CLI_MO_TP, CLI_MO_PP, CLI_MO_DP, CLI_MO_EP, 
        CLI_MO_PPL, CLI_MO_CP, CLI_MO_ATTN, CLI_MO_FP8, CLI_MO_GRADB, CLI_MO_SCHED,
        CLI_MO_MASTER, CLI_MO_OPTSTATES, CLI_MO_GRAPHS, CLI_MO_OGR, CLI_MO_OPG, CLI_MO_BUCKET,
        CLI_MO_PPEMB, CLI_MO_PPLOSS, CLI_MO_RCLAYERS, CLI_MO_RCMETHOD, CLI_MO_RCMODULES,
-       CLI_MO_TPO, CLI_MO_P2P, CLI_MO_ETP, CLI_MO_OFFLOAD, CLI_MO_CPCOMM, CLI_MO_PPLAYOUT,
+       CLI_MO_TPO, CLI_MO_TPOSMS, CLI_MO_TPOAGG, CLI_MO_P2P, CLI_MO_ETP, CLI_MO_OFFLOAD, CLI_MO_CPCOMM, CLI_MO_PPLAYOUT,
        CLI_MO_ADROP, CLI_MO_HDROP, CLI_MO_MOEPF, CLI_MO_MOERF, CLI_MO_COUNT };
 
 #define CLI_MAX_STAGES 1024 /* --pp-layers entries */
@@ -69,6 +69,22 @@ int cli_opt_overlap(const char *ogr, const char *opg, const char *bucket, WeftPa
 /* --tp-comm-overlap and --overlap-p2p-communication (on|off) into p;
  * absent: unchanged. Prints and returns -1 on a bad value. */
 int cli_opt_comm_overlap(const char *tpo, const char *p2p, WeftParallel *p);
+#define CLI_TPOSMS_ARG "GEMM=N,..."
+#define CLI_TPOSMS_HELP                                                       \
+  "SMs of Transformer Engine's userbuffers comm kernels per GEMM,\n"         \
+  "                        e.g. proj_fprop=24,fc2_fprop=20,qkv_wgrad=8 (names:\n" \
+  "                        qkv_dgrad, qkv_wgrad, fc1_dgrad, fc1_wgrad,\n"   \
+  "                        proj_fprop, fc2_fprop; absent: TE's 16; the\n"   \
+  "                        recipes' ub_tp_comm_overlap_cfg num_sm)"
+#define CLI_TPOAGG_HELP                                                       \
+  "ring exchanges run with Transformer Engine's aggregate (two\n"            \
+  "                        chunks a step, the first alone before the GEMM):\n" \
+  "                        qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad (default\n" \
+  "                        none, TE's; the recipes' ub_tp_comm_overlap_cfg)"
+/* --tp-overlap-sms's value into p->tp_overlap_sms and
+ * --tp-overlap-aggregate's into p->tp_overlap_aggregate; absent: unchanged.
+ * Prints and returns -1 on a bad value. */
+int cli_opt_tp_overlap_sms(const char *v, const char *aggregate, WeftParallel *p);
 #define CLI_ETP_HELP                                                          \
   "MoE experts' tensor-parallel degree (Megatron's\n"                        \
   "                        --expert-tensor-parallel-size; default: tp); ep x etp\n" \

@@ -29,7 +29,9 @@ as "not modelled" with the reason, never dropped.
   Megatron's p2p ring), gradient precision (`grad_bytes`), FP8 GEMMs (precision
   fp8), TP and pipeline communication overlap (`tp_comm_overlap`,
   `overlap_p2p`; absent: weft's defaults, Megatron's: TP off, P2P on with
-  interleaving), DP gradient reduction under the backward
+  interleaving) and the recipe's userbuffers settings per GEMM
+  (`tp_overlap_sms`, its ub_tp_comm_overlap_cfg num_sm; absent: TE's 16;
+  `tp_overlap_aggregate`, the ring exchanges with aggregate; absent: none), DP gradient reduction under the backward
   (`overlap_grad_reduce`; absent: on), MoE token permutation as Transformer
   Engine's fused kernels (`moe_permute_fusion`; absent: Megatron's eager)
   and its router's (`moe_router_fusion`; absent: eager), the optimizer's
@@ -188,6 +190,11 @@ def args_for(run, specs, tmp, assumed):
                     ("moe_router_fusion", "--moe-router-fusion")):
         if k in par:  # as the source ran it; absent: weft's default (Megatron's)
             a += [flag, "on" if par[k] else "off"]
+    if par.get("tp_overlap_sms"):  # the recipe's ub_tp_comm_overlap_cfg num_sm per GEMM
+        a += ["--tp-overlap-sms", ",".join("%s=%d" % (k, int(v))
+                                           for k, v in par["tp_overlap_sms"].items())]
+    if par.get("tp_overlap_aggregate"):  # the recipe's ring exchanges with aggregate
+        a += ["--tp-overlap-aggregate", ",".join(par["tp_overlap_aggregate"])]
     if par.get("master_weights"):  # the optimizer's master weights as the recipe keeps them
         a += ["--master-weights", par["master_weights"]]
     if par.get("optimizer_states"):  # Adam's moments (a precision-aware optimizer's bf16)

@@ -231,6 +231,46 @@ typedef enum { WEFT_PAR_TP = 0, WEFT_PAR_PP = 1, WEFT_PAR_DP = 2 } WeftParDim;
  * (1e18 ns), where 1e-300 made them infinite. */
 #define WEFT_MIN_EFFICIENCY 1e-6
 
+/* The userbuffers overlaps whose comm kernel runs on SMs, by Transformer
+ * Engine's names (WeftParallel.tp_overlap_sms): the bulk all-gather of the
+ * first GEMMs' input under their dgrad (qkv_dgrad, fc1_dgrad), the bulk
+ * reduce-scatter of their dgrad under their wgrad (qkv_wgrad, fc1_wgrad),
+ * the pipelined reduce-scatter under the last GEMMs' forward (proj_fprop,
+ * fc2_fprop). TE's ring exchanges (qkv_fprop, fc1_fprop, proj_dgrad,
+ * fc2_dgrad) move their chunks with the copy engines and take none. */
+typedef enum {
+  WEFT_TPO_QKV_DGRAD = 0,
+  WEFT_TPO_QKV_WGRAD = 1,
+  WEFT_TPO_FC1_DGRAD = 2,
+  WEFT_TPO_FC1_WGRAD = 3,
+  WEFT_TPO_PROJ_FPROP = 4,
+  WEFT_TPO_FC2_FPROP = 5,
+  WEFT_TPO_NGEMMS = 6
+} WeftTpoGemm;
+#define WEFT_TPO_DEFAULT_SMS 16 /* TE's get_default_config, v1.11-v2.3 */
+#define WEFT_TPO_MAX_SMS 4096   /* what a text may give; the device bounds it further */
+/* TE's name of a WeftTpoGemm ("qkv_dgrad", ...); "unknown" otherwise. */
+const char *weft_tp_overlap_gemm_name(int gemm);
+/* "proj_fprop=24,fc2_fprop=20" (NAME=N entries separated by commas or
+ * spaces) into sms: each named GEMM's SMs, 0..WEFT_TPO_MAX_SMS, the others
+ * kept. WEFT_EINPUT (field "tp_overlap_sms") for an unknown or repeated
+ * name, a ring exchange's, a bad number or no entry; sms unchanged then. */
+int weft_tp_overlap_sms_parse(const char *text, int sms[WEFT_TPO_NGEMMS], WeftError *err);
+/* TE's ring exchanges (WeftParallel.tp_overlap_aggregate bits): the
+ * sequence all-gather under the first GEMMs' forward (qkv_fprop, fc1_fprop)
+ * and the gradient's under the last GEMMs' dgrad (proj_dgrad, fc2_dgrad). */
+typedef enum {
+  WEFT_TPO_QKV_FPROP = 1,
+  WEFT_TPO_FC1_FPROP = 2,
+  WEFT_TPO_PROJ_DGRAD = 4,
+  WEFT_TPO_FC2_DGRAD = 8
+} WeftTpoRing;
+/* "qkv_fprop,fc2_dgrad" (names separated by commas or spaces) into *mask
+ * (WeftTpoRing bits); WEFT_EINPUT (field "tp_overlap_aggregate") for an
+ * unknown or repeated name, a GEMM that is no ring exchange, or none;
+ * *mask unchanged then. */
+int weft_tp_overlap_aggregate_parse(const char *text, int *mask, WeftError *err);
+
 typedef struct {
   int tp, pp, dp;        /* degrees; tp*cp*pp*dp = the network's NPUs */
   int ep;                /* expert parallel degree (MoE), divides tp*cp*dp / etp and the
@@ -352,6 +392,18 @@ typedef struct {
    * (transformer_engine/pytorch/router.py); 0 (default, Megatron's, and
    * core_v0.10.0's only way): eager PyTorch (moe_utils.py). */
   int moe_router_fusion;
+  /* SMs of Transformer Engine's userbuffers comm kernels beside each GEMM
+   * they overlap (the recipes' ub_tp_comm_overlap_cfg num_sm; docs/zoo.md,
+   * "TP communication overlap"), indexed by WeftTpoGemm, each
+   * 0..device SMs - 1; weft_parallel_default: TE's 16 (WEFT_TPO_DEFAULT_SMS).
+   * Read only with tp_comm_overlap. */
+  int tp_overlap_sms[WEFT_TPO_NGEMMS];
+  /* The ring exchanges run with TE's `aggregate` (WeftTpoRing bits; the
+   * recipes' ub_tp_comm_overlap_cfg aggregate): the first chunk exchanged
+   * between rank pairs before the GEMM starts, then tp/2 - 1 steps of two
+   * chunks each under the GEMM of two (tp even). 0 (default, TE's): one
+   * chunk a step, tp - 1 steps. Read only with tp_comm_overlap. */
+  int tp_overlap_aggregate;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

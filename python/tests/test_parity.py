@@ -854,6 +854,65 @@ def test_comm_overlap():
     assert e.value.field == "tp_comm_overlap"
 
 
+def test_tp_overlap_sms_keyword():
+    """tp_overlap_sms= (a dict or the text) is --tp-overlap-sms and the
+    scenario key: the GPT-3 175B recipe's SMs per GEMM (dgxc-benchmarking
+    gpt3_175b_hydra.yaml ub_tp_comm_overlap_cfg) take more SMs from the
+    projection's and fc2's forward than TE's 16 but fewer from the wgrads and
+    dgrads; a name TE does not give SMs, and one given twice, are refused."""
+    v = "data/validation/cost.yml"
+    sms = {"proj_fprop": 24, "fc2_fprop": 20, "qkv_wgrad": 8, "fc1_wgrad": 4, "qkv_dgrad": 4,
+           "fc1_dgrad": 2}
+    text = ",".join("%s=%d" % kv for kv in sms.items())
+    job = dict(model="llama2-70b", tp=8, pp=4, sp=True, tp_comm_overlap=True, cost_model=v,
+               cluster="dgx-h100", npus=64, constraint=["B1 <= 450", "B2 <= 50"])
+    args = ["--model", "llama2-70b", "--tp", "8", "--pp", "4", "--sp", "--tp-comm-overlap", "on",
+            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "64", "--constraint",
+            "B1 <= 450", "--constraint", "B2 <= 50"]
+    py = weft.optimize(tp_overlap_sms=sms, **job)
+    same(py, cli("optimize", *args, "--tp-overlap-sms", text), skip=NOWALL)
+    assert weft.optimize(tp_overlap_sms=text, **job)["time_ns"] == py["time_ns"]
+    default = weft.optimize(**job)["time_ns"]
+    assert py["time_ns"] != default
+    assert weft.optimize(tp_overlap_sms={"proj_fprop": 16}, **job)["time_ns"] == default
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 8]}, "cost_model": v,
+          "workload": {"model": "llama2-70b", "tp": 8, "pp": 4, "sequence_parallel": True,
+                       "tp_comm_overlap": True, "tp_overlap_sms": sms},
+          "constraints": ["B1 <= 450", "B2 <= 50"]}
+    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    for bad, msg in (({"qkv_fprop": 1}, "ring exchange"), ("fc1_wgrad=4,fc1_wgrad=2", "twice"),
+                     ({"fc2_fprop": 132}, "expected 0..131"), (24, "expected")):
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize(tp_overlap_sms=bad, **job)
+        assert msg in str(e.value) and e.value.field == "tp_overlap_sms"
+
+
+def test_tp_overlap_aggregate_keyword():
+    """tp_overlap_aggregate= (a list or the text) is --tp-overlap-aggregate and
+    the scenario key (the Llama 3.1 405B recipe's aggregate on its four ring
+    exchanges): the first chunk of each all-gather waits, so the step takes
+    longer; a GEMM that is no ring exchange is refused."""
+    v = "data/validation/cost.yml"
+    rings = ["qkv_fprop", "fc1_fprop", "proj_dgrad", "fc2_dgrad"]
+    job = dict(model="llama2-70b", tp=8, pp=4, sp=True, tp_comm_overlap=True, cost_model=v,
+               cluster="dgx-h100", npus=64, constraint=["B1 <= 450", "B2 <= 50"])
+    args = ["--model", "llama2-70b", "--tp", "8", "--pp", "4", "--sp", "--tp-comm-overlap", "on",
+            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "64", "--constraint",
+            "B1 <= 450", "--constraint", "B2 <= 50"]
+    py = weft.optimize(tp_overlap_aggregate=rings, **job)
+    same(py, cli("optimize", *args, "--tp-overlap-aggregate", ",".join(rings)), skip=NOWALL)
+    assert weft.optimize(tp_overlap_aggregate=" ".join(rings), **job)["time_ns"] == py["time_ns"]
+    assert py["time_ns"] > weft.optimize(**job)["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 8]}, "cost_model": v,
+          "workload": {"model": "llama2-70b", "tp": 8, "pp": 4, "sequence_parallel": True,
+                       "tp_comm_overlap": True, "tp_overlap_aggregate": rings},
+          "constraints": ["B1 <= 450", "B2 <= 50"]}
+    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(tp_overlap_aggregate=["proj_fprop"], **job)
+    assert "no ring exchange" in str(e.value) and e.value.field == "tp_overlap_aggregate"
+
+
 def test_etp_keyword(tmp_path):
     """etp= is --etp and the scenario key etp (Megatron-Core's
     expert_tensor_parallel_size, MoE parallel folding): qwen3-30b-a3b's EP 16

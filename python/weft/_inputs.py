@@ -30,7 +30,8 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "recompute_method", "recompute_modules", "tp_comm_overlap",
               "overlap_p2p_communication", "etp",
               "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout",
-              "hidden_dropout", "moe_permute_fusion", "moe_router_fusion")
+              "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms",
+              "tp_overlap_aggregate")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -312,6 +313,39 @@ def optimizer_bytes(kw, par):
 
 
 
+def tp_overlap_sms(kw, par):
+    """tp_overlap_sms= ({"proj_fprop": 24, ...} or "proj_fprop=24,...") into
+    par.tp_overlap_sms, as --tp-overlap-sms and the scenario key: one text
+    rule (weft_tp_overlap_sms_parse); absent GEMMs keep TE's defaults."""
+    v = kw.get("tp_overlap_sms")
+    if v is None:
+        return
+    if isinstance(v, dict):
+        v = ",".join("%s=%s" % (k, x) for k, x in v.items())
+    elif not isinstance(v, str):
+        raise fail("tp_overlap_sms=%r: expected {GEMM: SMS, ...} or 'GEMM=SMS,...'" % (v,),
+                   "tp_overlap_sms")
+    err = new_error()
+    if lib.weft_tp_overlap_sms_parse(c_text("tp_overlap_sms", v), par.tp_overlap_sms,
+                                     byref(err)):
+        raise fail(_lib.text(err.msg), "tp_overlap_sms")
+
+
+def tp_overlap_aggregate(kw, par):
+    """tp_overlap_aggregate= (a list of ring-exchange names or the text) into
+    par.tp_overlap_aggregate, as --tp-overlap-aggregate and the scenario key."""
+    v = kw.get("tp_overlap_aggregate")
+    if v is None:
+        return
+    if not isinstance(v, str):
+        v = ",".join(str(x) for x in items("tp_overlap_aggregate", v))
+    mask, err = ctypes.c_int(), new_error()
+    if lib.weft_tp_overlap_aggregate_parse(c_text("tp_overlap_aggregate", v), byref(mask),
+                                           byref(err)):
+        raise fail(_lib.text(err.msg), "tp_overlap_aggregate")
+    par.tp_overlap_aggregate = mask.value
+
+
 class ModelOpts:
     """model, device, zoo and the parallelization (cli_model_opts_apply)."""
 
@@ -382,6 +416,8 @@ class ModelOpts:
                                                 byref(err)):
                 raise fail(_lib.text(err.msg), "recompute_modules")
             par.recompute_modules = mask.value
+        tp_overlap_sms(kw, par)
+        tp_overlap_aggregate(kw, par)
         if kw.get("pp_layers") is not None:
             layers = [int_value("pp_layers", x, 1, 1 << 24) for x in items("pp_layers",
                                                                           kw["pp_layers"])]

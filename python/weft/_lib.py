@@ -144,7 +144,9 @@ WeftParallel = _s("WeftParallel", [
     ("tp_comm_overlap", c_int), ("overlap_p2p", c_int), ("expert_tp", c_int),
     ("cpu_offloading_num_layers", c_int), ("cp_comm", c_int),
     ("pp_layout", c_char_p), ("attention_dropout", c_double), ("hidden_dropout", c_double),
-    ("moe_permute_fusion", c_int), ("moe_router_fusion", c_int)])
+    ("moe_permute_fusion", c_int), ("moe_router_fusion", c_int),
+    ("tp_overlap_sms", c_int * 6),  # WEFT_TPO_NGEMMS
+    ("tp_overlap_aggregate", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,
@@ -233,6 +235,8 @@ PROTOS = {
     "weft_recompute_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_recompute_method_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_recompute_modules_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_tp_overlap_sms_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_tp_overlap_aggregate_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_attention_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_fp8_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_parse": (c_int, [c_char_p, P(c_int), _ERR]),

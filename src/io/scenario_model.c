@@ -17,7 +17,7 @@ static const char *const MODEL_KEYS[] = {
     "pp_account_loss", "recompute_num_layers", "recompute_method", "recompute_modules",
     "tp_comm_overlap", "overlap_p2p_communication", "etp",
     "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout", "hidden_dropout",
-    "moe_permute_fusion", "moe_router_fusion", NULL};
+    "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -187,6 +187,57 @@ static int modules_key(const WeftYamlNode *map, const char *file, int *out, Weft
                         e.msg);
 }
 
+/* `tp_overlap_sms: {proj_fprop: 24, fc2_fprop: 20}` or "proj_fprop=24,
+ * fc2_fprop=20": each entry by --tp-overlap-sms's rule, placed at its line. */
+static int sms_key(const WeftYamlNode *map, const char *file, int *sms, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, "tp_overlap_sms", NULL);
+  WeftError e;
+  char text[128];
+  if (!v) return WEFT_OK;
+  int n = v->kind == WEFT_YAML_MAPPING ? v->n : 1;
+  if (v->kind == WEFT_YAML_SEQUENCE || (v->kind == WEFT_YAML_MAPPING && n == 0))
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "tp_overlap_sms",
+                          "tp_overlap_sms: expected a mapping {GEMM: SMS, ...} or GEMM=SMS,...");
+  for (int i = 0; i < n; i++) {
+    const WeftYamlNode *at = v, *val = v;
+    if (v->kind == WEFT_YAML_MAPPING) {
+      at = weft_yaml_key(v, i);
+      val = weft_yaml_value(v, i);
+      if (val->kind != WEFT_YAML_SCALAR)
+        return weft_error_set(err, WEFT_EINPUT, file, val->line, val->col, "tp_overlap_sms",
+                              "tp_overlap_sms: %s: expected a whole number of SMs", at->text);
+      snprintf(text, sizeof text, "%.60s=%.60s", at->text, val->text);
+    }
+    if (weft_tp_overlap_sms_parse(v->kind == WEFT_YAML_MAPPING ? text : v->text, sms, &e))
+      return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, "tp_overlap_sms", "%s",
+                            e.msg);
+  }
+  return WEFT_OK;
+}
+
+/* `tp_overlap_aggregate: [qkv_fprop, fc2_dgrad]` or "qkv_fprop, fc2_dgrad". */
+static int aggregate_key(const WeftYamlNode *map, const char *file, int *out, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, "tp_overlap_aggregate", NULL);
+  char text[256] = "";
+  if (!v) return WEFT_OK;
+  if (v->kind == WEFT_YAML_SCALAR) {
+    snprintf(text, sizeof text, "%s", v->text);
+  } else if (v->kind == WEFT_YAML_SEQUENCE) {
+    for (int i = 0; i < v->n; i++) {
+      const WeftYamlNode *e = v->child[i];
+      if (e->kind != WEFT_YAML_SCALAR || strlen(text) + e->len + 2 > sizeof text)
+        return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, "tp_overlap_aggregate",
+                              "tp_overlap_aggregate entry %d: expected a GEMM name", i + 1);
+      strcat(text, ",");
+      strcat(text, e->text);
+    }
+  }
+  WeftError e;
+  if (weft_tp_overlap_aggregate_parse(text, out, &e) == WEFT_OK) return WEFT_OK;
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "tp_overlap_aggregate", "%s",
+                        e.msg);
+}
+
 /* `pp_layers: [5, 6, 6, 5]`: layers per stage (>= 1 each) into stages[];
  * pp is the list's length unless the mapping gives it. */
 static int stages_key(const WeftYamlNode *map, const char *file, int *stages, WeftParallel *par,
@@ -256,6 +307,8 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = word_key(wv, "recompute_method", "uniform or block", weft_recompute_method_parse,
                      file, &par->recompute_method, err)) ||
       (rc = modules_key(wv, file, &par->recompute_modules, err)) ||
+      (rc = sms_key(wv, file, par->tp_overlap_sms, err)) ||
+      (rc = aggregate_key(wv, file, &par->tp_overlap_aggregate, err)) ||
       (rc = prob_key(wv, "attention_dropout", file, &par->attention_dropout, err)) ||
       (rc = prob_key(wv, "hidden_dropout", file, &par->hidden_dropout, err)) ||
       (rc = stages_key(wv, file, stages, par, err)) ||

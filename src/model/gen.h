@@ -38,6 +38,7 @@ typedef enum {
   GEN_HIDE_RS_FPROP,  /* the reduce-scatter under the last GEMM's forward (pipelined chunks) */
   GEN_HIDE_AG_DGRAD,  /* the gradient all-gather under the last GEMM's dgrad (ring exchange) */
   GEN_HIDE_RS_WGRAD,  /* the dgrad reduce-scatter under the first GEMM's wgrad (bulk) */
+  GEN_HIDE_AG_INPUT,  /* the first GEMM's input all-gathered again under its dgrad (bulk) */
   GEN_HIDE_P2P,       /* a pipeline send-recv under the other micro-batches' compute */
   GEN_HIDE_ZERO3,     /* a ZeRO-3 parameter all-gather prefetched under a layer's compute */
   GEN_HIDE_ZERO3_RS,  /* ZeRO-3's earlier micro-batches' gradient reduce-scatters */
@@ -45,8 +46,9 @@ typedef enum {
 } GenHide;
 
 /* Distinct (collective, group, tag) triples one phase of a sub-block can
- * carry: the transformer's worst case is 9 (TP AG + RS hidden and their
- * recomputed forward's, a blocking chunk, CP's two, ZeRO-3 gathers). */
+ * carry: the transformer's worst case is 10 (TP AG + RS hidden, the input's
+ * AG again, their recomputed forward's, a blocking chunk, CP's two, ZeRO-3
+ * gathers). */
 #define GEN_MAX_COLLS 12
 
 /* One sub-block (attention, MLP, a CNN layer, ...) of one layer: what all its

@@ -8,28 +8,28 @@
 
 #include "model/gen.h"
 
-/* Transformer Engine's defaults for its userbuffers overlaps
- * (transformer_engine/pytorch/module/base.py, initialize_ub, get_default_config,
- * the same in v1.11 and v1.13, the NeMo 24.09 and 24.12 containers;
- * Megatron-Core and NeMo hand it the same names): ring exchange (qkv_fprop,
- * fc1_fprop, proj_dgrad, fc2_dgrad) in tp splits; pipelined chunks
- * (proj_fprop, fc2_fprop) in 4 splits on 16 SMs; bulk (qkv_wgrad, fc1_wgrad
- * under which the dgrad reduce-scatter runs) on 16 SMs. The GEMM beside a
- * comm kernel runs on the other SMs. The ring exchange's default use_ce
- * moves each chunk with the copy engines (userbuffers.cu v1.13,
- * userbuffers_sendrecv: cudaMemcpyAsync and a 1-thread flag kernel): its
- * num_sm 1 is never launched, so its GEMM keeps every SM. */
+/* Transformer Engine's userbuffers overlaps (transformer_engine/pytorch/
+ * module/base.py, initialize_ub, get_default_config, the same in v1.11 to
+ * v2.3, the NeMo 24.09 to 25.04 containers; Megatron-Core and NeMo hand it
+ * the same names): ring exchange (qkv_fprop, fc1_fprop, proj_dgrad,
+ * fc2_dgrad) in tp splits; pipelined chunks (proj_fprop, fc2_fprop) in 4
+ * splits; bulk (qkv_wgrad, fc1_wgrad: the dgrad reduce-scatter under the
+ * wgrad; qkv_dgrad, fc1_dgrad: the input's all-gather under the dgrad).
+ * The pipelined and bulk comm kernels run on num_sm SMs (TE's default 16,
+ * a recipe's own per GEMM: WeftParallel.tp_overlap_sms) and the GEMM beside
+ * them on the other SMs. The ring exchange's default use_ce moves each
+ * chunk with the copy engines (userbuffers.cu v1.13, userbuffers_sendrecv:
+ * cudaMemcpyAsync and a 1-thread flag kernel): its num_sm 1 is never
+ * launched, so its GEMM keeps every SM. */
 #define TPO_RING_SMS 0.0
-#define TPO_PIPE_SMS 16.0
 #define TPO_PIPE_SPLITS 4.0
-#define TPO_BULK_SMS 16.0
 
 /* A sub-block's GEMM times per micro-batch (ns, launches aside): the first
- * GEMMs' forward and weight gradient (QKV or the MLP's up-projections: every
- * weight GEMM but the last), the last one's forward and data gradient (the
- * attention's output projection, fc2). */
+ * GEMMs' forward, data and weight gradient (QKV or the MLP's
+ * up-projections: every weight GEMM but the last), the last one's forward
+ * and data gradient (the attention's output projection, fc2). */
 typedef struct {
-  double first_fprop, first_wgrad, last_fprop, last_dgrad;
+  double first_fprop, first_dgrad, first_wgrad, last_fprop, last_dgrad;
 } TpoGemms;
 
 static void gemms(const Gen *g, int blk, TpoGemms *t) {
@@ -50,6 +50,7 @@ static void gemms(const Gen *g, int blk, TpoGemms *t) {
     if (last && o->phase == WEFT_PHASE_FWD) t->last_fprop += ns;
     if (last && o->phase == WEFT_PHASE_IG) t->last_dgrad += ns;
     if (!last && o->phase == WEFT_PHASE_FWD) t->first_fprop += ns;
+    if (!last && o->phase == WEFT_PHASE_IG) t->first_dgrad += ns;
     if (!last && o->phase == WEFT_PHASE_WG) t->first_wgrad += ns;
   }
 }
@@ -74,20 +75,41 @@ double weft_gen_tp_ag_width(const Gen *g) {
   return g->par->fp8 && g->par->act_bytes > 1 ? 1.0 / g->par->act_bytes : 1.0;
 }
 
+/* A ring exchange's all-gather of the S/t shard (ag bytes), mult times, into
+ * phase ph under g ns of its GEMM: t - 1 steps of one chunk, each under the
+ * GEMM of the chunk before, so (t-1)/t of the GEMM hides them (tag: what it
+ * runs under). With TE's aggregate (comm_gemm_overlap.cpp v1.13
+ * split_overlap_ag, _aggregate): one chunk exchanged between rank pairs
+ * before the first GEMM (it blocks: the compute stream waits for it), then
+ * t/2 - 1 steps of two chunks, each under the GEMM of the two before: of
+ * the t - 1 chunks' bytes 1 blocks and t - 2 hide under (t-2)/t of the
+ * GEMM. */
+static void ring_ag(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double ag, double gemm_ns,
+                    int aggregate, GenHide tag) {
+  double tp = g->par->tp;
+  if (!aggregate) {
+    weft_gen_add_hidden(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * ag, mult,
+                        mult * (tp - 1) / tp * gemm_ns, tag);
+    return;
+  }
+  weft_gen_add(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * ag / (tp - 1), mult);
+  weft_gen_add_hidden(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * ag * (tp - 2) / (tp - 1),
+                      mult, mult * (tp - 2) / tp * gemm_ns, tag);
+}
+
 /* One forward pass's all-gather and reduce-scatter, mult times, into phase
  * ph: the all-gather of the S/t shard under the first GEMM (ring exchange:
  * the GEMM on the local chunk runs while the next arrives, so t-1 of its t
- * chunks hide the transfer: overlap (t-1)/t of the GEMM); the
+ * chunks hide the transfer: overlap (t-1)/t of the GEMM; ring_ag); the
  * reduce-scatter of S in 4 pipelined chunks after the last GEMM's (each
  * chunk's scatter under the next chunk's GEMM: the last chunk's, 1/4,
  * blocks; 3/4 hides under 3/4 of the GEMM). The GEMMs slow by the SMs the
  * comm kernels take: returned, to add to the phase's compute. */
 static double fprop(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double S,
-                    const TpoGemms *t) {
-  double tp = g->par->tp, ring = slow(g, TPO_RING_SMS), pipe = slow(g, TPO_PIPE_SMS);
+                    const TpoGemms *t, double pipe, int aggregate) {
+  double tp = g->par->tp, ring = slow(g, TPO_RING_SMS);
   double q = (TPO_PIPE_SPLITS - 1) / TPO_PIPE_SPLITS, ag = S * weft_gen_tp_ag_width(g) / tp;
-  weft_gen_add_hidden(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * ag, mult,
-                      mult * (tp - 1) / tp * t->first_fprop * ring, GEN_HIDE_AG_FPROP);
+  ring_ag(g, blk, ph, mult, ag, t->first_fprop * ring, aggregate, GEN_HIDE_AG_FPROP);
   weft_gen_add(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S / TPO_PIPE_SPLITS, mult);
   weft_gen_add_hidden(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S * q,
                       mult * (TPO_PIPE_SPLITS - 1), mult * q * t->last_fprop * pipe,
@@ -98,19 +120,37 @@ static double fprop(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double S,
 void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, double S) {
   TpoGemms t;
   gemms(g, ob, &t);
-  double tp = g->par->tp, ring = slow(g, TPO_RING_SMS), bulk = slow(g, TPO_BULK_SMS);
-  blk->compute_ns[WEFT_PHASE_FWD] += fprop(g, blk, WEFT_PHASE_FWD, R, S, &t);
-  if (rc > 0) blk->compute_ns[WEFT_PHASE_IG] += fprop(g, blk, WEFT_PHASE_IG, R * rc, S, &t);
+  /* the SMs of this sub-block's comm kernels: the attention's qkv_* and
+   * proj_fprop, the MLP's fc1_* and fc2_fprop */
+  const int *k = g->par->tp_overlap_sms, a = ob == OC_ATTN;
+  double pipe = slow(g, k[a ? WEFT_TPO_PROJ_FPROP : WEFT_TPO_FC2_FPROP]);
+  double bulk_wg = slow(g, k[a ? WEFT_TPO_QKV_WGRAD : WEFT_TPO_FC1_WGRAD]);
+  double bulk_dg = slow(g, k[a ? WEFT_TPO_QKV_DGRAD : WEFT_TPO_FC1_DGRAD]);
+  double tp = g->par->tp, ring = slow(g, TPO_RING_SMS);
+  int agg = g->par->tp_overlap_aggregate;
+  int agg_f = agg & (a ? WEFT_TPO_QKV_FPROP : WEFT_TPO_FC1_FPROP);
+  int agg_d = agg & (a ? WEFT_TPO_PROJ_DGRAD : WEFT_TPO_FC2_DGRAD);
+  blk->compute_ns[WEFT_PHASE_FWD] += fprop(g, blk, WEFT_PHASE_FWD, R, S, &t, pipe, agg_f);
+  if (rc > 0)
+    blk->compute_ns[WEFT_PHASE_IG] += fprop(g, blk, WEFT_PHASE_IG, R * rc, S, &t, pipe, agg_f);
   /* backward: the output gradient's all-gather under the last GEMM's dgrad
    * (ring exchange), the first GEMMs' dgrad reduce-scatter whole under their
-   * wgrad (bulk) */
+   * wgrad (bulk, qkv_wgrad/fc1_wgrad), and the first GEMMs' input (the
+   * norm's output, saved as its S/t shard) all-gathered again for their
+   * wgrad, whole under their dgrad (bulk, qkv_dgrad/fc1_dgrad: TE v1.13
+   * layernorm_linear.py _LayerNormLinear.backward, ub_bulk_dgrad:
+   * copy_input_to_ubuf(ln_out), the dgrad GEMM with BULK_OVERLAP_AG,
+   * ln_out_total its output; v2.1 the same with bulk_overlap; Megatron-Core
+   * tp_comm_bulk_dgrad, on by default). Its buffer is FP8 with FP8 GEMMs
+   * (fp8_buf: qkv_dgrad, fc1_dgrad are all-gather overlaps) */
   double ag = S * weft_gen_tp_ag_width(g) / tp;
-  weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * ag, R,
-                      R * (tp - 1) / tp * t.last_dgrad * ring, GEN_HIDE_AG_DGRAD);
+  ring_ag(g, blk, WEFT_PHASE_IG, R, ag, t.last_dgrad * ring, agg_d, GEN_HIDE_AG_DGRAD);
   weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * S, R,
-                      R * t.first_wgrad * bulk, GEN_HIDE_RS_WGRAD);
-  blk->compute_ns[WEFT_PHASE_IG] += R * t.last_dgrad * (ring - 1);
-  blk->compute_ns[WEFT_PHASE_WG] += R * t.first_wgrad * (bulk - 1);
+                      R * t.first_wgrad * bulk_wg, GEN_HIDE_RS_WGRAD);
+  weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * ag, R,
+                      R * t.first_dgrad * bulk_dg, GEN_HIDE_AG_INPUT);
+  blk->compute_ns[WEFT_PHASE_IG] += R * (t.last_dgrad * (ring - 1) + t.first_dgrad * (bulk_dg - 1));
+  blk->compute_ns[WEFT_PHASE_WG] += R * t.first_wgrad * (bulk_wg - 1);
 }
 
 /* The ring's transfers (context_parallel.py, AttnFuncWithCPAndKVP2P): the

@@ -130,6 +130,8 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "tp_comm_overlap needs sequence parallelism with tp = %d (the "
                           "overlapped collectives are its all-gathers and reduce-scatters)",
                           p->tp);
+  int rc = weft_tp_overlap_check(p, dev, err);
+  if (rc) return rc;
   if (p->cp_comm != WEFT_CP_P2P && p->cp_comm != WEFT_CP_ALLGATHER)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cp_comm",
                           "cp_comm %d: expected 0 (p2p) or 1 (all_gather)", p->cp_comm);

@@ -40,6 +40,7 @@ void weft_parallel_default(WeftParallel *par) {
   par->overlap_grad_reduce = par->overlap_param_gather = 1;
   par->overlap_p2p = 1;  /* Megatron's default; effective with interleaving */
   par->attention_dropout = par->hidden_dropout = -1.0; /* the model's */
+  for (int i = 0; i < WEFT_TPO_NGEMMS; i++) par->tp_overlap_sms[i] = WEFT_TPO_DEFAULT_SMS; /* TE's */
 }
 
 static int is_sep(char c) { return c == ',' || c == '-' || c == ' ' || c == '\t'; }

@@ -3,6 +3,7 @@
  * bytes, calls and the GEMM time it hides behind, by hand, and the SMs its
  * comm kernels take from the GEMMs. */
 #include "gen_fixture.h"
+#include "model/par_check.h"
 
 /* The tiny GeLU model (h 4, 2 heads of 2, ffn 16), seq 16, batch 8, on TP 2
  * (one dim of 2): 8 micro-batches of 1 sequence, R = 8, whole backward
@@ -10,7 +11,8 @@
  * QKV 2 x 16 x 6 x 4 = 768 FLOPs per GEMM (forward, dgrad, wgrad), the
  * projection 2 x 16 x 4 x 2 = 256; fc1 2 x 16 x 8 x 4 = 1024, fc2 1024.
  * One activation S = 16 x 4 x 2 = 128 bytes, its shard S/t = 64. */
-static int gen_o(int sms, int rc, int fp8, int overlap, WeftWorkload *wl, WeftCommunicator *comm) {
+static int gen_ub(int sms, int rc, int fp8, int overlap, const int *ub, WeftWorkload *wl,
+                  WeftCommunicator *comm, WeftError *e) {
   WeftModel m = fx_tiny(16, 1, 8);
   WeftDevice d = fx_unit_device(1e12);
   d.sms = sms;
@@ -27,9 +29,14 @@ static int gen_o(int sms, int rc, int fp8, int overlap, WeftWorkload *wl, WeftCo
   p.merged_backward = 1;
   p.recompute = rc;
   p.fp8 = fp8;
+  if (ub) memcpy(p.tp_overlap_sms, ub, sizeof p.tp_overlap_sms);
   WeftGenInfo info;
+  return weft_generate(&m, &d, &p, &net, 0, wl, comm, &info, e);
+}
+
+static int gen_o(int sms, int rc, int fp8, int overlap, WeftWorkload *wl, WeftCommunicator *comm) {
   WeftError e;
-  int r = weft_generate(&m, &d, &p, &net, 0, wl, comm, &info, &e);
+  int r = gen_ub(sms, rc, fp8, overlap, NULL, wl, comm, &e);
   if (r) fprintf(stderr, "  generate: %s\n", e.msg);
   return r;
 }
@@ -51,7 +58,8 @@ static void coll(const WeftLayer *l, int ph, int c, double bytes, double calls, 
  * calls), 768 (24 calls) hide under 3/4 of the projection's 8 x 256: 1536.
  * Input-grad: the gradient's all-gather (512) under half the projection's
  * dgrad, 1024; QKV's dgrad reduce-scatter (1024) under its wgrad, 6144
- * (bulk). MLP: 4096, 6144; 4096, 8192. */
+ * (bulk); QKV's input all-gathered again (512) under its dgrad, 8 x 768 =
+ * 6144 (bulk). MLP: 4096, 6144; 4096, 8192, 8192. */
 static void tpo_bytes(void) {
   WeftWorkload *wl = weft_workload_create();
   WeftCommunicator comm;
@@ -62,11 +70,13 @@ static void tpo_bytes(void) {
   coll(fx_layer(wl, "L1.attn.3"), F, RS, 768, 24, 1536);
   coll(fx_layer(wl, "L1.attn"), I, AG, 512, 8, 1024);
   coll(fx_layer(wl, "L1.attn.2"), I, RS, 1024, 8, 6144);
+  coll(fx_layer(wl, "L1.attn.3"), I, AG, 512, 8, 6144);
   coll(fx_layer(wl, "L1.mlp"), F, AG, 512, 8, 4096);
   coll(fx_layer(wl, "L1.mlp.2"), F, RS, 256, 8, 0);
   coll(fx_layer(wl, "L1.mlp.3"), F, RS, 768, 24, 6144);
   coll(fx_layer(wl, "L1.mlp"), I, AG, 512, 8, 4096);
   coll(fx_layer(wl, "L1.mlp.2"), I, RS, 1024, 8, 8192);
+  coll(fx_layer(wl, "L1.mlp.3"), I, AG, 512, 8, 8192);
   /* full recomputation: the recomputed forward's three join input-grad */
   CHECK_EQ_INT(gen(0, WEFT_RECOMPUTE_FULL, 0, wl, &comm), WEFT_OK);
   coll(fx_layer(wl, "L1.attn"), I, AG, 512, 8, 3072);
@@ -74,23 +84,25 @@ static void tpo_bytes(void) {
   coll(fx_layer(wl, "L1.attn.3"), I, RS, 768, 24, 1536);
   coll(fx_layer(wl, "L1.attn.4"), I, AG, 512, 8, 1024);
   coll(fx_layer(wl, "L1.attn.5"), I, RS, 1024, 8, 6144);
+  coll(fx_layer(wl, "L1.attn.6"), I, AG, 512, 8, 6144);
   weft_workload_free(wl);
 }
 
 /* With 132 SMs the pipelined and bulk comm kernels take 16; the ring
  * exchange's moves its chunks with the copy engines (TE's use_ce) and takes
  * none: QKV's forward and the projection's dgrad run as long as alone, the
- * projection's forward 132/116, QKV's wgrad 132/116. Forward compute grows
- * by 8 x 256 x 16/116, input-grad by nothing, weight-grad by
- * 8 x 768 x 16/116 (each entry rounded to whole ns); the ring's hidden
- * time stays 3072, the pipelined one's scales (1536 x 132/116). */
+ * projection's forward 132/116, QKV's dgrad and wgrad 132/116. Forward
+ * compute grows by 8 x 256 x 16/116, input-grad by 8 x 768 x 16/116 (QKV's
+ * dgrad beside the input's all-gather), weight-grad by 8 x 768 x 16/116
+ * (each entry rounded to whole ns); the ring's hidden time stays 3072, the
+ * pipelined one's scales (1536 x 132/116). */
 static void tpo_sms(void) {
   WeftWorkload *a = weft_workload_create(), *b = weft_workload_create();
   WeftCommunicator comm;
   CHECK_EQ_INT(gen(0, 0, 0, a, &comm), WEFT_OK);
   CHECK_EQ_INT(gen(132, 0, 0, b, &comm), WEFT_OK);
   const WeftLayer *x = fx_layer(a, "L1.attn"), *y = fx_layer(b, "L1.attn");
-  double want[3] = {8 * 256.0 * 16 / 116, 0, 8 * 768.0 * 16 / 116};
+  double want[3] = {8 * 256.0 * 16 / 116, 8 * 768.0 * 16 / 116, 8 * 768.0 * 16 / 116};
   for (int ph = 0; ph < 3; ph++)
     CHECK(fabs(y->phase[ph].compute_ns - x->phase[ph].compute_ns - want[ph]) <= 1.0);
   CHECK_NEAR(y->phase[WEFT_PHASE_FWD].overlap_ns, 3072, 0);
@@ -117,6 +129,7 @@ static void tpo_fp8(void) {
   coll(fx_layer(wl, "L1.attn.3"), F, RS, 768, 24, 1536);
   coll(fx_layer(wl, "L1.attn"), I, AG, 256, 8, 1024);
   coll(fx_layer(wl, "L1.attn.2"), I, RS, 1024, 8, 6144);
+  coll(fx_layer(wl, "L1.attn.3"), I, AG, 256, 8, 6144); /* ln_out's FP8 shard again */
   coll(fx_layer(wl, "L1.mlp"), F, AG, 256, 8, 4096);
   coll(fx_layer(wl, "L1.mlp"), I, AG, 256, 8, 4096);
   /* without the overlap TE gathers the FP8 copies too: per pass the
@@ -133,9 +146,158 @@ static void tpo_fp8(void) {
   weft_workload_free(wl);
 }
 
+/* A recipe's SMs per GEMM (the GPT-3 175B recipe's, dgxc-benchmarking
+ * nemo_megatron/gpt3_175b_hydra.yaml: qkv_dgrad 4, qkv_wgrad 8, fc1_dgrad
+ * 2, fc1_wgrad 4, proj_fprop 24, fc2_fprop 20) on 132 SMs, against no SM
+ * count. Attention: the projection's forward 8 x 256 runs 132/108 as
+ * long, QKV's dgrad 8 x 768 132/128, its wgrad 8 x 768 132/124; the
+ * reduce-scatter's 3/4 under the projection 1536 x 132/108, the dgrad
+ * reduce-scatter under the wgrad 6144 x 132/124, the input's all-gather
+ * under the dgrad 6144 x 132/128. MLP: fc2's forward 8 x 1024 x 132/112,
+ * fc1's dgrad 8 x 1024 x 132/130, its wgrad 8 x 1024 x 132/128; hidden
+ * 6144 x 132/112, 8192 x 132/128, 8192 x 132/130. */
+static void tpo_recipe(void) {
+  WeftWorkload *a = weft_workload_create(), *b = weft_workload_create();
+  WeftCommunicator comm;
+  WeftError e;
+  int ub[WEFT_TPO_NGEMMS] = {4, 8, 2, 4, 24, 20}; /* WeftTpoGemm order */
+  CHECK_EQ_INT(gen(0, 0, 0, a, &comm), WEFT_OK);
+  CHECK_EQ_INT(gen_ub(132, 0, 0, 1, ub, b, &comm, &e), WEFT_OK);
+  const char *blk[2] = {"L1.attn", "L1.mlp"};
+  double want[2][3] = {{8 * 256.0 * 24 / 108, 8 * 768.0 * 4 / 128, 8 * 768.0 * 8 / 124},
+                       {8 * 1024.0 * 20 / 112, 8 * 1024.0 * 2 / 130, 8 * 1024.0 * 4 / 128}};
+  double hid[2][3] = {{1536.0 * 132 / 108, 6144.0 * 132 / 124, 6144.0 * 132 / 128},
+                      {6144.0 * 132 / 112, 8192.0 * 132 / 128, 8192.0 * 132 / 130}};
+  for (int i = 0; i < 2; i++) {
+    char n2[32], n3[32];
+    snprintf(n2, sizeof n2, "%s.2", blk[i]);
+    snprintf(n3, sizeof n3, "%s.3", blk[i]);
+    const WeftLayer *x = fx_layer(a, blk[i]), *y = fx_layer(b, blk[i]);
+    for (int ph = 0; ph < 3; ph++)
+      CHECK(fabs(y->phase[ph].compute_ns - x->phase[ph].compute_ns - want[i][ph]) <= 1.0);
+    CHECK_NEAR(fx_layer(b, n3)->phase[WEFT_PHASE_FWD].overlap_ns, round(hid[i][0]), 0);
+    CHECK_NEAR(fx_layer(b, n2)->phase[WEFT_PHASE_IG].overlap_ns, round(hid[i][1]), 0);
+    CHECK_NEAR(fx_layer(b, n3)->phase[WEFT_PHASE_IG].overlap_ns, round(hid[i][2]), 0);
+    CHECK_NEAR(y->phase[WEFT_PHASE_IG].overlap_ns, x->phase[WEFT_PHASE_IG].overlap_ns, 0);
+  }
+  /* the device bounds them (0..131) with the overlap; without it they are
+   * read by nothing (the same workload as TE's defaults) */
+  ub[WEFT_TPO_FC2_FPROP] = 132;
+  CHECK_EQ_INT(gen_ub(132, 0, 0, 1, ub, b, &comm, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "tp_overlap_sms") && strstr(e.msg, "fc2_fprop=132"));
+  ub[WEFT_TPO_FC2_FPROP] = 131;
+  CHECK_EQ_INT(gen_ub(132, 0, 0, 1, ub, b, &comm, &e), WEFT_OK);
+  ub[WEFT_TPO_FC2_FPROP] = 132;
+  CHECK_EQ_INT(gen_ub(132, 0, 0, 0, ub, a, &comm, &e), WEFT_OK);
+  CHECK_EQ_INT(gen_ub(132, 0, 0, 0, NULL, b, &comm, &e), WEFT_OK);
+  CHECK_NEAR(fx_layer(a, "L1.mlp")->phase[WEFT_PHASE_FWD].compute_ns,
+             fx_layer(b, "L1.mlp")->phase[WEFT_PHASE_FWD].compute_ns, 0);
+  weft_workload_free(a);
+  weft_workload_free(b);
+}
+
+/* TE's aggregate on the ring exchanges, TP 4: the tiny model widened to h
+ * 8, 4 heads, ffn 32 (one dim of 4). Per micro-batch: QKV 2 x 16 x 6 x 8 =
+ * 1536 FLOPs, the projection 2 x 16 x 8 x 2 = 512, fc1 2048; S = 16 x 8 x
+ * 2 = 256 bytes, the shard 64; R = 8. One chunk a step (default): the
+ * forward's all-gather, 8 x 64 = 512 bytes, under 3/4 of QKV's 8 x 1536 =
+ * 9216 ns, the gradient's under 3/4 of the projection's 8 x 512 = 3072.
+ * Aggregated (qkv_fprop, proj_dgrad): the first of the 3 chunks blocks, 512
+ * / 3 = 171 bytes (rounded), the other two, 341, hide under 2/4 of the
+ * GEMM: 6144 and 2048 ns. The MLP's (fc1_fprop not named) stays: 512 under
+ * 3/4 of 8 x 2048 = 12288. */
+static void tpo_aggregate(void) {
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftError e;
+  for (int agg = 0; agg < 2; agg++) {
+    WeftModel m = fx_tiny(16, 1, 8);
+    m.hidden = 8;
+    m.heads = m.kv_heads = 4;
+    m.ffn_hidden = 32;
+    WeftDevice d = fx_unit_device(1e12);
+    int n[1] = {4};
+    WeftNetwork net = fx_net(1, n, WEFT_SWITCH);
+    WeftParallel p;
+    weft_parallel_default(&p);
+    p.tp = 4;
+    p.dp = 1;
+    p.efficiency = 0.5;
+    p.sequence_parallel = p.tp_comm_overlap = p.merged_backward = 1;
+    CHECK_EQ_INT(weft_tp_overlap_aggregate_parse(agg ? "qkv_fprop proj_dgrad" : "fc2_dgrad",
+                                                 &p.tp_overlap_aggregate, &e), WEFT_OK);
+    WeftGenInfo info;
+    CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_OK);
+    int F = WEFT_PHASE_FWD, I = WEFT_PHASE_IG, AG = WEFT_COLL_ALLGATHER;
+    if (!agg) {
+      coll(fx_layer(wl, "L1.attn"), F, AG, 512, 8, 9216);
+      coll(fx_layer(wl, "L1.attn"), I, AG, 512, 8, 3072);
+    } else {
+      coll(fx_layer(wl, "L1.attn"), F, AG, 171, 8, 0);
+      coll(fx_layer(wl, "L1.attn.2"), F, AG, 341, 8, 6144);
+      coll(fx_layer(wl, "L1.attn"), I, AG, 171, 8, 0);
+      coll(fx_layer(wl, "L1.attn.2"), I, AG, 341, 8, 2048);
+    }
+    coll(fx_layer(wl, "L1.mlp"), F, AG, 512, 8, 12288);
+    /* an odd tp cannot pair its ranks */
+    if (agg) {
+      p.tp = 1;
+      CHECK_EQ_INT(weft_par_device_check(&p, &d, &e), WEFT_OK);
+      p.tp = 3;
+      CHECK_EQ_INT(weft_par_device_check(&p, &d, &e), WEFT_EINPUT);
+      CHECK(!strcmp(e.field, "tp_overlap_aggregate") && strstr(e.msg, "even tp"));
+    }
+  }
+  weft_workload_free(wl);
+  int mask = 7;
+  const char *bad[][2] = {{"qkv_fprop,qkv_fprop", "twice"},
+                          {"proj_fprop", "no ring exchange"},
+                          {"qkv", "unknown GEMM 'qkv'"},
+                          {", ", "no GEMM"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CHECK_EQ_INT(weft_tp_overlap_aggregate_parse(bad[i][0], &mask, &e), WEFT_EINPUT);
+    CHECK(!strcmp(e.field, "tp_overlap_aggregate") && strstr(e.msg, bad[i][1]));
+  }
+  CHECK_EQ_INT(mask, 7);
+  CHECK_EQ_INT(weft_tp_overlap_aggregate_parse("fc1_fprop,fc2_dgrad", &mask, &e), WEFT_OK);
+  CHECK_EQ_INT(mask, WEFT_TPO_FC1_FPROP | WEFT_TPO_FC2_DGRAD);
+}
+
+/* The text rule of --tp-overlap-sms, the scenario key and the keyword. */
+static void tpo_parse(void) {
+  int sms[WEFT_TPO_NGEMMS];
+  WeftError e;
+  WeftParallel p;
+  weft_parallel_default(&p);
+  for (int i = 0; i < WEFT_TPO_NGEMMS; i++) CHECK_EQ_INT(p.tp_overlap_sms[i], 16);
+  memcpy(sms, p.tp_overlap_sms, sizeof sms);
+  CHECK_EQ_INT(weft_tp_overlap_sms_parse("proj_fprop=24, fc2_fprop=20 qkv_dgrad=0", sms, &e),
+               WEFT_OK);
+  int want[WEFT_TPO_NGEMMS] = {0, 16, 16, 16, 24, 20};
+  for (int i = 0; i < WEFT_TPO_NGEMMS; i++) CHECK_EQ_INT(sms[i], want[i]);
+  CHECK(!strcmp(weft_tp_overlap_gemm_name(WEFT_TPO_FC1_WGRAD), "fc1_wgrad"));
+  const char *bad[][2] = {{"proj_fprop=24,proj_fprop=20", "given twice"},
+                          {"fc3_fprop=2", "unknown GEMM 'fc3_fprop'"},
+                          {"qkv_fprop=1", "ring exchange"},
+                          {"fc1_wgrad=x", "fc1_wgrad=x"},
+                          {"fc1_wgrad=-1", "fc1_wgrad=-1"},
+                          {"fc1_wgrad=4097", "0..4096"},
+                          {"fc1_wgrad=", "fc1_wgrad="},
+                          {"fc1_wgrad", "NAME=SMS"},
+                          {" , ", "no GEMM"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CHECK_EQ_INT(weft_tp_overlap_sms_parse(bad[i][0], sms, &e), WEFT_EINPUT);
+    CHECK(!strcmp(e.field, "tp_overlap_sms") && strstr(e.msg, bad[i][1]));
+  }
+  for (int i = 0; i < WEFT_TPO_NGEMMS; i++) CHECK_EQ_INT(sms[i], want[i]); /* unchanged */
+}
+
 const TestCase suite_overlapgen[] = {
     {"tpo_bytes", tpo_bytes},
     {"tpo_sms", tpo_sms},
     {"tpo_fp8", tpo_fp8},
+    {"tpo_recipe", tpo_recipe},
+    {"tpo_parse", tpo_parse},
+    {"tpo_aggregate", tpo_aggregate},
     {0, 0},
 };

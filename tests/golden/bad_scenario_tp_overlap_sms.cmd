@@ -1,0 +1,1 @@
+optimize tests/golden/inputs/bad_scenario_tp_overlap_sms.yml
