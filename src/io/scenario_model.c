@@ -164,9 +164,12 @@ static int prob_key(const WeftYamlNode *map, const char *key, const char *file, 
   return weft_yaml_double_in(v, file, key, NULL, &range, out, err);
 }
 
-/* `recompute_modules: [core_attn, mlp]` or "core_attn, mlp". */
-static int modules_key(const WeftYamlNode *map, const char *file, int *out, WeftError *err) {
-  const WeftYamlNode *v = weft_yaml_get(map, "recompute_modules", NULL);
+/* A list of names, `key: [a, b]` or "a, b", into a mask by parse (the
+ * CLI's rule for the same option): recompute_modules (core_attn, mlp, ...),
+ * tp_overlap_aggregate (qkv_fprop, fc2_dgrad, ...); what names an entry. */
+static int names_key(const WeftYamlNode *map, const char *file, const char *key, const char *what,
+                     int (*parse)(const char *, int *, WeftError *), int *out, WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
   char text[256] = "";
   if (!v) return WEFT_OK;
   if (v->kind == WEFT_YAML_SCALAR) {
@@ -175,16 +178,15 @@ static int modules_key(const WeftYamlNode *map, const char *file, int *out, Weft
     for (int i = 0; i < v->n; i++) {
       const WeftYamlNode *e = v->child[i];
       if (e->kind != WEFT_YAML_SCALAR || strlen(text) + e->len + 2 > sizeof text)
-        return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, "recompute_modules",
-                              "recompute_modules entry %d: expected a module name", i + 1);
+        return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, key,
+                              "%s entry %d: expected %s", key, i + 1, what);
       strcat(text, ",");
       strcat(text, e->text);
     }
   }
   WeftError e;
-  if (weft_recompute_modules_parse(text, out, &e) == WEFT_OK) return WEFT_OK;
-  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "recompute_modules", "%s",
-                        e.msg);
+  if (parse(text, out, &e) == WEFT_OK) return WEFT_OK;
+  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key, "%s", e.msg);
 }
 
 /* `tp_overlap_sms: {proj_fprop: 24, fc2_fprop: 20}` or "proj_fprop=24,
@@ -213,29 +215,6 @@ static int sms_key(const WeftYamlNode *map, const char *file, int *sms, WeftErro
                             e.msg);
   }
   return WEFT_OK;
-}
-
-/* `tp_overlap_aggregate: [qkv_fprop, fc2_dgrad]` or "qkv_fprop, fc2_dgrad". */
-static int aggregate_key(const WeftYamlNode *map, const char *file, int *out, WeftError *err) {
-  const WeftYamlNode *v = weft_yaml_get(map, "tp_overlap_aggregate", NULL);
-  char text[256] = "";
-  if (!v) return WEFT_OK;
-  if (v->kind == WEFT_YAML_SCALAR) {
-    snprintf(text, sizeof text, "%s", v->text);
-  } else if (v->kind == WEFT_YAML_SEQUENCE) {
-    for (int i = 0; i < v->n; i++) {
-      const WeftYamlNode *e = v->child[i];
-      if (e->kind != WEFT_YAML_SCALAR || strlen(text) + e->len + 2 > sizeof text)
-        return weft_error_set(err, WEFT_EINPUT, file, e->line, e->col, "tp_overlap_aggregate",
-                              "tp_overlap_aggregate entry %d: expected a GEMM name", i + 1);
-      strcat(text, ",");
-      strcat(text, e->text);
-    }
-  }
-  WeftError e;
-  if (weft_tp_overlap_aggregate_parse(text, out, &e) == WEFT_OK) return WEFT_OK;
-  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "tp_overlap_aggregate", "%s",
-                        e.msg);
 }
 
 /* `pp_layers: [5, 6, 6, 5]`: layers per stage (>= 1 each) into stages[];
@@ -306,9 +285,11 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                     &par->cpu_offloading_num_layers, err)) ||
       (rc = word_key(wv, "recompute_method", "uniform or block", weft_recompute_method_parse,
                      file, &par->recompute_method, err)) ||
-      (rc = modules_key(wv, file, &par->recompute_modules, err)) ||
+      (rc = names_key(wv, file, "recompute_modules", "a module name",
+                           weft_recompute_modules_parse, &par->recompute_modules, err)) ||
       (rc = sms_key(wv, file, par->tp_overlap_sms, err)) ||
-      (rc = aggregate_key(wv, file, &par->tp_overlap_aggregate, err)) ||
+      (rc = names_key(wv, file, "tp_overlap_aggregate", "a GEMM name",
+                           weft_tp_overlap_aggregate_parse, &par->tp_overlap_aggregate, err)) ||
       (rc = prob_key(wv, "attention_dropout", file, &par->attention_dropout, err)) ||
       (rc = prob_key(wv, "hidden_dropout", file, &par->hidden_dropout, err)) ||
       (rc = stages_key(wv, file, stages, par, err)) ||
