@@ -352,6 +352,13 @@ typedef struct {
    * (transformer_engine/pytorch/router.py); 0 (default, Megatron's, and
    * core_v0.10.0's only way): eager PyTorch (moe_utils.py). */
   int moe_router_fusion;
+  /* Megatron-Core's --overlap-moe-expert-parallel-comm (Megatron-Bridge's
+   * moe_a2a_overlap; docs/zoo.md, "MoE all-to-all overlap"): 1: the combined
+   * 1F1B schedule runs a forward micro-batch beside a backward one, layer by
+   * layer, each EP dispatch / combine all-to-all of one under the other's
+   * attention or expert compute; the warm-up and cool-down micro-batches,
+   * which have no partner, exposed as without. 0 (default, Megatron's). */
+  int moe_a2a_overlap;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

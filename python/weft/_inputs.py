@@ -30,7 +30,7 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "recompute_method", "recompute_modules", "tp_comm_overlap",
               "overlap_p2p_communication", "etp",
               "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout",
-              "hidden_dropout", "moe_permute_fusion", "moe_router_fusion")
+              "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "moe_a2a_overlap")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -240,7 +240,8 @@ def device_knobs(kw, par):
                      ("tp_comm_overlap", "tp_comm_overlap"),  # off by default
                      ("overlap_p2p_communication", "overlap_p2p"),  # on (interleaved)
                      ("moe_permute_fusion", "moe_permute_fusion"),  # off by default
-                     ("moe_router_fusion", "moe_router_fusion")):  # off by default
+                     ("moe_router_fusion", "moe_router_fusion"),  # off by default
+                     ("moe_a2a_overlap", "moe_a2a_overlap")):  # off by default
         if kw.get(k) is not None:
             setattr(par, field, 1 if flag(k, kw[k]) else 0)
     b = kw.get("ddp_bucket_size")

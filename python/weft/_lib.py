@@ -144,7 +144,8 @@ WeftParallel = _s("WeftParallel", [
     ("tp_comm_overlap", c_int), ("overlap_p2p", c_int), ("expert_tp", c_int),
     ("cpu_offloading_num_layers", c_int), ("cp_comm", c_int),
     ("pp_layout", c_char_p), ("attention_dropout", c_double), ("hidden_dropout", c_double),
-    ("moe_permute_fusion", c_int), ("moe_router_fusion", c_int)])
+    ("moe_permute_fusion", c_int), ("moe_router_fusion", c_int),
+    ("moe_a2a_overlap", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,
