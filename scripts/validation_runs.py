@@ -34,7 +34,8 @@ as "not modelled" with the reason, never dropped.
   `tp_overlap_aggregate`, the ring exchanges with aggregate; absent: none), DP gradient reduction under the backward
   (`overlap_grad_reduce`; absent: on), MoE token permutation as Transformer
   Engine's fused kernels (`moe_permute_fusion`; absent: Megatron's eager)
-  and its router's (`moe_router_fusion`; absent: eager), the optimizer's
+  and its router's (`moe_router_fusion`; absent: eager), the EP all-to-alls
+  under the paired micro-batch's compute (`moe_a2a_overlap`; absent: off), the optimizer's
   master weights (`master_weights`) and Adam's moments' precision
   (`optimizer_states`), CUDA graphs (`cuda_graphs`), full recomputation of N
   layers (`recompute_num_layers`, `recompute_method`), the group order and
@@ -187,7 +188,8 @@ def args_for(run, specs, tmp, assumed):
                     ("overlap_p2p", "--overlap-p2p-communication"),
                     ("overlap_grad_reduce", "--overlap-grad-reduce"),
                     ("moe_permute_fusion", "--moe-permute-fusion"),
-                    ("moe_router_fusion", "--moe-router-fusion")):
+                    ("moe_router_fusion", "--moe-router-fusion"),
+                    ("moe_a2a_overlap", "--moe-a2a-overlap")):
         if k in par:  # as the source ran it; absent: weft's default (Megatron's)
             a += [flag, "on" if par[k] else "off"]
     if par.get("tp_overlap_sms"):  # the recipe's ub_tp_comm_overlap_cfg num_sm per GEMM

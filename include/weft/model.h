@@ -404,6 +404,13 @@ typedef struct {
    * chunks each under the GEMM of two (tp even). 0 (default, TE's): one
    * chunk a step, tp - 1 steps. Read only with tp_comm_overlap. */
   int tp_overlap_aggregate;
+  /* Megatron-Core's --overlap-moe-expert-parallel-comm (Megatron-Bridge's
+   * moe_a2a_overlap; docs/zoo.md, "MoE all-to-all overlap"): 1: the combined
+   * 1F1B schedule runs a forward micro-batch beside a backward one, layer by
+   * layer, each EP dispatch / combine all-to-all of one under the other's
+   * attention or expert compute; the warm-up and cool-down micro-batches,
+   * which have no partner, exposed as without. 0 (default, Megatron's). */
+  int moe_a2a_overlap;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

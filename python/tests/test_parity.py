@@ -1128,3 +1128,39 @@ def test_dropout_keywords():
         with pytest.raises(weft.WeftError) as e:
             weft.optimize(**dict(job, **{k: 1.5}))
         assert e.value.field == k
+
+
+def test_moe_a2a_overlap():
+    # moe_a2a_overlap= is --moe-a2a-overlap on|off and the scenario key
+    # moe_a2a_overlap (Megatron-Core's --overlap-moe-expert-parallel-comm;
+    # docs/zoo.md, "MoE all-to-all overlap"): the paired micro-batches' EP
+    # all-to-alls under the other pass's compute; the same answer in every
+    # entry point, codesign too; refused where Megatron-Core refuses it
+    v = "data/validation/cost.yml"
+    args = dict(cluster="dgx-h100", npus=16, cost_model=v, model="qwen3-30b-a3b", ep=16,
+                zero=1, mb=1, recompute="selective", constraint=["B1 = 450", "B2 = 50"])
+    flags = ["--cluster", "dgx-h100", "--npus", "16", "--cost-model", v, "--model",
+             "qwen3-30b-a3b", "--ep", "16", "--zero", "1", "--mb", "1", "--recompute", "selective", "--constraint", "B1 = 450",
+             "--constraint", "B2 = 50"]
+    on = weft.optimize(moe_a2a_overlap=True, **args)
+    same(on, cli("optimize", *flags, "--moe-a2a-overlap", "on"), skip=NOWALL)
+    default = weft.optimize(**args)
+    same(default, cli("optimize", *flags, "--moe-a2a-overlap", "off"), skip=NOWALL)
+    assert weft.optimize(moe_a2a_overlap=False, **args) == default
+    assert on["time_ns"] < default["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
+          "workload": {"model": "qwen3-30b-a3b", "ep": 16, "zero": 1, "micro_batch": 1, "recompute": "selective",
+                       "moe_a2a_overlap": True},
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == on["time_ns"]
+    cs = dict(npus=16, blocks=["Switch", "Switch"], cost_model=v, tp=1, ep=16, zero=1,
+              recompute="selective", max_per_dim=[8, 0], cost_dims=["NVLink", "InfiniBand"], constraint="sum = 500",
+              moe_a2a_overlap=True)
+    same(weft.codesign("qwen3-30b-a3b", **cs),
+         cli("codesign", "--model", "qwen3-30b-a3b", "--npus", "16", "--blocks",
+             "Switch,Switch", "--cost-model", v, "--tp", "1", "--ep", "16", "--zero", "1",
+             "--recompute", "selective", "--max-per-dim", "8,0", "--cost-dims", "NVLink,InfiniBand", "--constraint",
+             "sum = 500", "--moe-a2a-overlap", "on"), skip=NOWALL)
+    with pytest.raises(weft.WeftError) as e:  # Megatron-Core: no full recomputation
+        weft.optimize(moe_a2a_overlap=True, **dict(args, recompute="full"))
+    assert e.value.field == "moe_a2a_overlap"

@@ -146,7 +146,8 @@ WeftParallel = _s("WeftParallel", [
     ("pp_layout", c_char_p), ("attention_dropout", c_double), ("hidden_dropout", c_double),
     ("moe_permute_fusion", c_int), ("moe_router_fusion", c_int),
     ("tp_overlap_sms", c_int * 6),  # WEFT_TPO_NGEMMS
-    ("tp_overlap_aggregate", c_int)])
+    ("tp_overlap_aggregate", c_int),
+    ("moe_a2a_overlap", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,

@@ -42,7 +42,9 @@ typedef enum {
   GEN_HIDE_P2P,       /* a pipeline send-recv under the other micro-batches' compute */
   GEN_HIDE_ZERO3,     /* a ZeRO-3 parameter all-gather prefetched under a layer's compute */
   GEN_HIDE_ZERO3_RS,  /* ZeRO-3's earlier micro-batches' gradient reduce-scatters */
-  GEN_HIDE_CP         /* context parallelism's ring transfers under its step kernels */
+  GEN_HIDE_CP,        /* context parallelism's ring transfers under its step kernels */
+  GEN_HIDE_A2A_DISPATCH, /* a paired micro-batch's EP dispatch under the other's experts */
+  GEN_HIDE_A2A_COMBINE   /* a paired micro-batch's EP combine under the other's attention */
 } GenHide;
 
 /* Distinct (collective, group, tag) triples one phase of a sub-block can
@@ -227,6 +229,21 @@ int weft_gen_cp_ring(Gen *g, GenBlock *blk, double R, double rc);
 /* Once per generation (a transformer, after g->opcost and ns_per_flop are
  * set): the ring's g->cp_* (cp_ring 0 when the layer's attention is none). */
 void weft_gen_cp_setup(Gen *g);
+
+/* gen_a2a.c: Megatron-Core's MoE all-to-all overlap (WeftParallel.
+ * moe_a2a_overlap; docs/zoo.md, "MoE all-to-all overlap"). The check refuses
+ * what Megatron-Core refuses (v virtual stages, the model's MTP layers). */
+int weft_gen_a2a_check(Gen *g, int v, int mtp_layers);
+/* The share of pipeline stage's (0-based) m micro-batches x v chunks whose
+ * forward runs paired with a backward (0 when the overlap is off). */
+double weft_gen_a2a_paired(const WeftParallel *p, int stage, int v, int m);
+/* A MoE block's paired all-to-alls (share q of its R micro-batches; a
+ * micro-batch's forward dispatch and combine bytes; the backward's two are
+ * combine_bytes each), each hidden under the compute beside it in
+ * TransformerLayerSchedulePlan.run: of the MoE block's (moe) and the
+ * attention's (attn) other pass. The exposed 1 - q share is the caller's. */
+void weft_gen_moe_a2a(Gen *g, GenBlock *moe, const GenBlock *attn, double R, double q,
+                      double dispatch_bytes, double combine_bytes);
 
 int weft_gen_transformer(Gen *g);
 int weft_gen_cnn(Gen *g);

@@ -27,6 +27,7 @@ typedef struct {
   int tied;                                /* output layer = the embedding (GeLU family) */
   int flash;                               /* fused attention kernel */
   double R;                                /* stage work repeats (docs/zoo.md, "Pipeline") */
+  double a2a_q;                            /* moe_a2a_overlap: the paired share (0: off) */
   double bubble;                           /* DualPipe: the critical rank's bubble / its work */
   double S;                                /* b*sq*h*act_bytes: one activation */
   double kvs;                              /* b*sq*K,V widths/t*act_bytes: the CP exchange */
@@ -266,6 +267,8 @@ static int check(Gen *g, Tf *t) {
                          p->pp, t->v, t->m);
   if (p->schedule != WEFT_SCHEDULE_1F1B && p->schedule != WEFT_SCHEDULE_DUALPIPE)
     return weft_gen_fail(g, WEFT_EINVAL, "schedule", "unknown pipeline schedule %d", p->schedule);
+  int a2a = weft_gen_a2a_check(g, t->v, m->mtp_layers);
+  if (a2a) return a2a;
   /* the exact 1F1B timeline takes O(pp m) steps */
   if (t->v == 1 && p->pp > 1 && p->schedule == WEFT_SCHEDULE_1F1B &&
       (double)p->pp * t->m > GEN_MAX_PIPELINE_STEPS)
@@ -551,6 +554,7 @@ static int plan(Gen *g, Tf *t) {
     t->R = T / (fw[t->e] + bw[t->e]);
   }
   t->Ls = t->sl[t->e];
+  t->a2a_q = weft_gen_a2a_paired(p, t->e, t->v, t->m);
   t->first = 1;
   for (int k = 0; k < t->e; k++) t->first += t->sl[k];
   rc = WEFT_OK;
@@ -655,6 +659,15 @@ static void moe_tp_comm(Gen *g, GenBlock *blk, double R, double rc, const Tf *t)
   }
 }
 
+/* A micro-batch's EP all-to-all bytes: *Sk the combine's (k routed copies
+ * of the rank's tokens: its 1/tp shard when it dispatches one), *d the
+ * dispatch's per combine byte (FP8 dispatch: 1 / act_bytes). */
+static void a2a_bytes(const Gen *g, const Tf *t, double *d, double *Sk) {
+  const WeftParallel *p = g->par;
+  *d = p->fp8 ? 1.0 / p->act_bytes : 1.0;
+  *Sk = (weft_gen_moe_dispatch_shard(p, g->etp) ? t->S / p->tp : t->S) * t->k;
+}
+
 /* A layer's attention (moe < 0), dense MLP (0) or MoE MLP (1) sub-block.
  * Full recomputation runs the forward again in input-grad, its collectives
  * included; selective only the attention core (no collectives). */
@@ -702,12 +715,14 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
                  R * (1 + rc));
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_CP, R * t->kvs * p->cp, R);
   }
-  if (moe > 0) { /* dispatch + combine all-to-alls, forward and backward; FP8: dispatch in FP8 */
-    double d = p->fp8 ? 1.0 / p->act_bytes : 1.0, S = disp ? t->S / p->tp : t->S;
-    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL, GEN_EP, (1 + d) * R * S * t->k,
-                 2 * R);
+  if (moe > 0) { /* dispatch + combine all-to-alls, forward and backward; FP8: dispatch in FP8;
+                   with moe_a2a_overlap the paired share's are emit's (weft_gen_moe_a2a) */
+    double d, Sk, x = 1.0 - t->a2a_q;
+    a2a_bytes(g, t, &d, &Sk);
+    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL, GEN_EP, x * (1 + d) * R * Sk,
+                 x * 2 * R);
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLTOALL, GEN_EP,
-                 2 * R * S * t->k + rc * (1 + d) * R * S * t->k, 2 * R * (1 + rc));
+                 x * (2 * R * Sk + rc * (1 + d) * R * Sk), x * 2 * R * (1 + rc));
   }
   double dense = moe < 0 ? t->el_attn : moe ? t->el_moe_dense : t->el_mlp;
   double expert = moe > 0 ? t->el_moe_expert : 0;
@@ -1052,6 +1067,11 @@ static int emit(Gen *g, Tf *t) {
   sub_block(g, t, -1, &attn);
   if (nd) sub_block(g, t, 0, &mlp);
   if (ne) sub_block(g, t, 1, &moe);
+  if (ne && t->a2a_q > 0) { /* moe_a2a_overlap: the paired micro-batches' all-to-alls */
+    double d, Sk;
+    a2a_bytes(g, t, &d, &Sk);
+    weft_gen_moe_a2a(g, &moe, &attn, t->R, t->a2a_q, d * Sk, Sk);
+  }
   if (p->zero_stage == 3) { /* one hinge per layer (FSDP's unit), not per sub-block */
     if (nd) weft_gen_zero3_per_layer(g, &attn, &mlp, (double)nd / t->Ls);
     if (ne) weft_gen_zero3_per_layer(g, &attn, &moe, (double)ne / t->Ls);

@@ -1,0 +1,132 @@
+/* test_a2a.c — Megatron-Core's MoE all-to-all overlap (moe_a2a_overlap;
+ * docs/zoo.md, "MoE all-to-all overlap") on test_gen.c's tiny MoE model by
+ * hand: which share of the EP all-to-alls pairs, what each hides under, the
+ * iteration time it saves, and the combinations Megatron-Core refuses. */
+#include <string.h>
+
+#include "gen_fixture.h"
+#include "../test.h"
+
+/* tiny-moe (test_gen.c's gen_moe): 4 layers, MoE every 2nd, 4 experts top-2,
+ * TP 2, DP 4, EP 2 on 2 x 4 NPUs, batch 8, micro-batch 1: m = 8 / 4 = 2
+ * micro-batches, one stage. Flat compute at 1 ns per FLOP (R = 2 micro-
+ * batches per block): a MoE block 4352 ns per phase; an attention block 2560
+ * forward. A micro-batch's all-to-all: S k / tp = 128 bytes each way. */
+static WeftModel tiny_moe(void) {
+  WeftModel m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "tiny-moe");
+  m.arch = WEFT_ARCH_TRANSFORMER;
+  m.global_batch = 8;
+  m.seq_len = 4;
+  m.layers = 4;
+  m.hidden = 8;
+  m.heads = 2;
+  m.kv_heads = 2;
+  m.ffn_hidden = 16;
+  m.ffn_matrices = 2;
+  m.vocab = 16;
+  m.experts = 4;
+  m.top_k = 2;
+  m.moe_every = 2;
+  return m;
+}
+
+static WeftParallel tiny_par(int overlap) {
+  WeftParallel par;
+  weft_parallel_default(&par);
+  par.ddp_bucket_params = 1;
+  par.merged_backward = 1;
+  par.tp = 2;
+  par.dp = 4;
+  par.ep = 2;
+  par.moe_a2a_overlap = overlap;
+  return par;
+}
+
+/* The all-to-all of entry name's phase ph: its bytes, calls and overlap. */
+static void a2a_of(const WeftWorkload *wl, const char *name, int ph, double bytes, double calls,
+                   double overlap) {
+  const WeftLayer *l = fx_layer(wl, name);
+  CHECK_EQ_INT(l->phase[ph].coll, WEFT_COLL_ALLTOALL);
+  CHECK_NEAR(l->phase[ph].size_bytes, bytes, 0);
+  CHECK_NEAR(l->phase[ph].calls, calls, 1e-12);
+  CHECK_NEAR(l->phase[ph].overlap_ns, overlap, 0);
+}
+
+/* pp = 1 (combined_1f1b_schedule_for_no_pipelining): the first forward and
+ * the last backward run alone, so of m = 2 micro-batches q = 1/2 pair. Off:
+ * 2 x 2 x 128 = 512 bytes each pass, 4 calls. On: 256 bytes exposed in 2
+ * calls; paired (1 micro-batch, one call each): the forward's dispatch (128)
+ * under the backward's experts, (4352 + 4352) / 2 = 4352 ns; its combine
+ * under the backward's attention, (IG + WG) / 2; the backward's dispatch
+ * under the forward's experts, 4352 / 2 = 2176 ns; its combine under the
+ * forward's attention, 2560 / 2 = 1280 ns. */
+static void a2a_pairs(void) {
+  WeftModel m = tiny_moe();
+  WeftDevice dev = fx_unit_device(1e12);
+  static const int n[2] = {2, 4};
+  WeftNetwork net = fx_net(2, n, WEFT_RING);
+  WeftWorkload *off = weft_workload_create(), *on = weft_workload_create();
+  WeftCommunicator c0, c1;
+  WeftGenInfo info;
+  WeftError err;
+  WeftParallel p0 = tiny_par(0), p1 = tiny_par(1);
+  CHECK_EQ_INT(weft_generate(&m, &dev, &p0, &net, 0, off, &c0, &info, &err), WEFT_OK);
+  CHECK_EQ_INT(weft_generate(&m, &dev, &p1, &net, 0, on, &c1, &info, &err), WEFT_OK);
+  a2a_of(off, "L2.moe.2", WEFT_PHASE_FWD, 512, 4, 0);
+  a2a_of(off, "L2.moe.2", WEFT_PHASE_IG, 512, 4, 0);
+  const WeftLayer *at = fx_layer(on, "L1.attn"), *mo = fx_layer(on, "L2.moe");
+  CHECK_NEAR(at->phase[WEFT_PHASE_FWD].compute_ns, 2560, 0);
+  CHECK_NEAR(mo->phase[WEFT_PHASE_FWD].compute_ns, 4352, 0);
+  CHECK_NEAR(mo->phase[WEFT_PHASE_IG].compute_ns, 4352, 0);
+  CHECK_NEAR(mo->phase[WEFT_PHASE_WG].compute_ns, 4352, 0);
+  double attn_bwd = at->phase[WEFT_PHASE_IG].compute_ns + at->phase[WEFT_PHASE_WG].compute_ns;
+  a2a_of(on, "L2.moe.2", WEFT_PHASE_FWD, 256, 2, 0);
+  a2a_of(on, "L2.moe.3", WEFT_PHASE_FWD, 128, 1, 4352);
+  a2a_of(on, "L2.moe.4", WEFT_PHASE_FWD, 128, 1, attn_bwd / 2);
+  a2a_of(on, "L2.moe.2", WEFT_PHASE_IG, 256, 2, 0);
+  a2a_of(on, "L2.moe.3", WEFT_PHASE_IG, 128, 1, 2176);
+  a2a_of(on, "L2.moe.4", WEFT_PHASE_IG, 128, 1, 1280);
+  /* At 1e-6 GB/s every all-to-all outlasts its partner (128 bytes on a
+   * 2-NPU ring: 64 bytes out at 1e-6 B/ns, 64e6 ns >> G), so each hinge
+   * exposes c - G and the two MoE layers (L2, L4) save their overlaps:
+   * 2 (4352 + attn_bwd / 2 + 2176 + 1280). */
+  static const double bw[2] = {1e-6, 1e-6};
+  double t0 = fx_eval_time(&net, off, &c0, WEFT_LOOP_NO_OVERLAP, bw);
+  double t1 = fx_eval_time(&net, on, &c1, WEFT_LOOP_NO_OVERLAP, bw);
+  CHECK(t0 > 1e7);
+  CHECK_NEAR(t0 - t1, 2 * (4352 + attn_bwd / 2 + 2176 + 1280), 1e-9 * t0);
+  weft_workload_free(off);
+  weft_workload_free(on);
+}
+
+/* What Megatron-Core's TransformerConfig asserts (transformer_config.py):
+ * EP > 1; with a pipeline, interleaving; no full recomputation; refused
+ * naming moe_a2a_overlap. */
+static void a2a_refusals(void) {
+  WeftModel m = tiny_moe();
+  WeftDevice dev = fx_unit_device(1e12);
+  static const int n[2] = {2, 4};
+  WeftNetwork net = fx_net(2, n, WEFT_RING);
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator c;
+  WeftGenInfo info;
+  WeftError err;
+  WeftParallel p = tiny_par(1);
+  p.ep = 1;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "moe_a2a_overlap"));
+  p = tiny_par(1);
+  p.recompute = WEFT_RECOMPUTE_FULL;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "moe_a2a_overlap"));
+  p = tiny_par(1);
+  p.pp = 2;
+  p.dp = 2;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "moe_a2a_overlap"));
+  weft_workload_free(wl);
+}
+
+const TestCase suite_a2a[] = {{"a2a_pairs", a2a_pairs}, {"a2a_refusals", a2a_refusals}, {NULL, NULL}};
