@@ -1,5 +1,6 @@
 /* gen_fixture.h — the generator suites' shared fixtures (test_gen.c,
- * test_attention.c, test_recompute.c): the tiny GeLU model, a device whose
+ * test_attention.c, test_recompute.c, test_fold.c, test_a2a.c): the tiny
+ * GeLU and MoE models, a device whose
  * flat model charges 1 ns per FLOP, a network built in code, and lookups of
  * a workload's entries and groups by name. */
 #ifndef WEFT_TEST_GEN_FIXTURE_H
@@ -29,6 +30,30 @@ static inline WeftModel fx_tiny(int seq_len, int layers, int global_batch) {
   m.ffn_matrices = 2;
   m.vocab = 8;
   m.attention_dropout = m.hidden_dropout = 0.1;
+  return m;
+}
+
+/* The tiny MoE model (test_gen.c, test_fold.c, test_a2a.c): h 8, heads
+ * heads (head width 8 / heads), seq 4, 4 layers, V 16, ffn 16 (GeLU),
+ * experts experts top-2, MoE every 2nd layer (layers 2 and 4), batch 8; an
+ * expert 2 x 8 x 16 + 16 + 8 = 280 parameters. */
+static inline WeftModel fx_tiny_moe(int heads, int experts) {
+  WeftModel m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "tiny-moe");
+  m.arch = WEFT_ARCH_TRANSFORMER;
+  m.global_batch = 8;
+  m.seq_len = 4;
+  m.layers = 4;
+  m.hidden = 8;
+  m.heads = heads;
+  m.kv_heads = heads;
+  m.ffn_hidden = 16;
+  m.ffn_matrices = 2;
+  m.vocab = 16;
+  m.experts = experts;
+  m.top_k = 2;
+  m.moe_every = 2;
   return m;
 }
 

@@ -12,25 +12,7 @@
  * micro-batches, one stage. Flat compute at 1 ns per FLOP (R = 2 micro-
  * batches per block): a MoE block 4352 ns per phase; an attention block 2560
  * forward. A micro-batch's all-to-all: S k / tp = 128 bytes each way. */
-static WeftModel tiny_moe(void) {
-  WeftModel m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "tiny-moe");
-  m.arch = WEFT_ARCH_TRANSFORMER;
-  m.global_batch = 8;
-  m.seq_len = 4;
-  m.layers = 4;
-  m.hidden = 8;
-  m.heads = 2;
-  m.kv_heads = 2;
-  m.ffn_hidden = 16;
-  m.ffn_matrices = 2;
-  m.vocab = 16;
-  m.experts = 4;
-  m.top_k = 2;
-  m.moe_every = 2;
-  return m;
-}
+static WeftModel tiny_moe(void) { return fx_tiny_moe(2, 4); }
 
 static WeftParallel tiny_par(int overlap) {
   WeftParallel par;

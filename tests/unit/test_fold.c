@@ -14,25 +14,7 @@
  * (2 or 4, head width h / heads), s 4, V 16, ffn 16 (GeLU), top-2, MoE every
  * 2nd layer (layers 2 and 4), batch 8. An expert: 2 x 8 x 16 + 16 + 8 = 280
  * parameters. 1 FLOP = 1 ns (fx_unit_device: 2e9 x 0.5). */
-static WeftModel fold_model(int heads, int experts) {
-  WeftModel m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "tiny-moe");
-  m.arch = WEFT_ARCH_TRANSFORMER;
-  m.global_batch = 8;
-  m.seq_len = 4;
-  m.layers = 4;
-  m.hidden = 8;
-  m.heads = heads;
-  m.kv_heads = heads;
-  m.ffn_hidden = 16;
-  m.ffn_matrices = 2;
-  m.vocab = 16;
-  m.experts = experts;
-  m.top_k = 2;
-  m.moe_every = 2;
-  return m;
-}
+static WeftModel fold_model(int heads, int experts) { return fx_tiny_moe(heads, experts); }
 
 static WeftNetwork fold_net(int ndims, const int *npus) {
   WeftNetwork net;

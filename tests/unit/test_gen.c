@@ -1082,22 +1082,7 @@ static void gen_recompute(void) {
  *   router + LayerNorm (8*4 + 16 = 48) over DP: 96 bytes; experts per NPU
  *   4/2 x (2*8*16 + 16 + 8)/2 = 280 elements over "edp": 560 bytes. */
 static void gen_moe(void) {
-  WeftModel m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "tiny-moe");
-  m.arch = WEFT_ARCH_TRANSFORMER;
-  m.global_batch = 8;
-  m.seq_len = 4;
-  m.layers = 4;
-  m.hidden = 8;
-  m.heads = 2;
-  m.kv_heads = 2;
-  m.ffn_hidden = 16;
-  m.ffn_matrices = 2;
-  m.vocab = 16;
-  m.experts = 4;
-  m.top_k = 2;
-  m.moe_every = 2;
+  WeftModel m = fx_tiny_moe(2, 4);
   WeftDevice dev = fx_unit_device(1e12);
   static const int n[2] = {2, 4};
   WeftNetwork net = gt_net(2, n);
