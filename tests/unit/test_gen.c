@@ -1406,22 +1406,7 @@ static void gen_swiglu_gqa(void) {
  * the WeightGrad group: (48 + 4 x 280/2) x 2 = 1216 bytes; no all-to-all, no
  * named group. Same model as gen_moe: TP-2 x DP-4. */
 static void gen_moe_no_ep(void) {
-  WeftModel m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "tiny-moe");
-  m.arch = WEFT_ARCH_TRANSFORMER;
-  m.global_batch = 8;
-  m.seq_len = 4;
-  m.layers = 4;
-  m.hidden = 8;
-  m.heads = 2;
-  m.kv_heads = 2;
-  m.ffn_hidden = 16;
-  m.ffn_matrices = 2;
-  m.vocab = 16;
-  m.experts = 4;
-  m.top_k = 2;
-  m.moe_every = 2;
+  WeftModel m = fx_tiny_moe(2, 4);
   WeftDevice dev = fx_unit_device(1e12);
   static const int n[2] = {2, 4};
   WeftNetwork net = gt_net(2, n);
