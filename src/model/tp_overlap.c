@@ -22,6 +22,13 @@ const char *weft_tp_overlap_gemm_name(int gemm) {
 
 static int is_sep(char c) { return c == ',' || c == ' ' || c == '\t'; }
 
+/* The index of the len characters at s among the n names (n: none). */
+static int lookup(const char *const *names, int n, const char *s, size_t len) {
+  int i = 0;
+  while (i < n && !(strlen(names[i]) == len && !strncmp(s, names[i], len))) i++;
+  return i;
+}
+
 #define FAIL(...) weft_error_set(err, WEFT_EINPUT, "", 0, 0, "tp_overlap_sms", __VA_ARGS__)
 
 int weft_tp_overlap_sms_parse(const char *text, int sms[WEFT_TPO_NGEMMS], WeftError *err) {
@@ -34,18 +41,14 @@ int weft_tp_overlap_sms_parse(const char *text, int sms[WEFT_TPO_NGEMMS], WeftEr
     size_t len = 0;
     while (s[len] && !is_sep(s[len])) len++;
     const char *eq = memchr(s, '=', len);
-    int nlen = eq ? (int)(eq - s) : (int)len, i = 0;
     if (!eq)
       return FAIL("tp_overlap_sms: '%.*s' is not NAME=SMS", (int)len, s);
-    while (i < WEFT_TPO_NGEMMS && !(strlen(GEMM_NAME[i]) == (size_t)nlen &&
-                                    !strncmp(s, GEMM_NAME[i], (size_t)nlen)))
-      i++;
+    int nlen = (int)(eq - s), i = lookup(GEMM_NAME, WEFT_TPO_NGEMMS, s, (size_t)nlen);
     if (i == WEFT_TPO_NGEMMS) {
-      for (int r = 0; r < 4; r++)
-        if (strlen(RING_NAME[r]) == (size_t)nlen && !strncmp(s, RING_NAME[r], (size_t)nlen))
-          return FAIL("tp_overlap_sms: %.*s is a ring exchange: Transformer Engine moves its "
-                      "chunks with the copy engines (use_ce), it takes no SMs",
-                      nlen, s);
+      if (lookup(RING_NAME, 4, s, (size_t)nlen) < 4)
+        return FAIL("tp_overlap_sms: %.*s is a ring exchange: Transformer Engine moves its "
+                    "chunks with the copy engines (use_ce), it takes no SMs",
+                    nlen, s);
       return FAIL("tp_overlap_sms: unknown GEMM '%.*s' (expected qkv_dgrad, qkv_wgrad, "
                   "fc1_dgrad, fc1_wgrad, proj_fprop or fc2_fprop)",
                   nlen, s);
@@ -81,16 +84,14 @@ int weft_tp_overlap_aggregate_parse(const char *text, int *mask, WeftError *err)
   for (const char *s = text ? text : "";;) {
     while (is_sep(*s)) s++;
     if (!*s) break;
-    int len = 0, i = 0;
+    int len = 0;
     while (s[len] && !is_sep(s[len])) len++;
-    while (i < 4 && !(strlen(RING_NAME[i]) == (size_t)len && !strncmp(s, RING_NAME[i], (size_t)len)))
-      i++;
+    int i = lookup(RING_NAME, 4, s, (size_t)len);
     if (i == 4) {
-      for (int g = 0; g < WEFT_TPO_NGEMMS; g++)
-        if (strlen(GEMM_NAME[g]) == (size_t)len && !strncmp(s, GEMM_NAME[g], (size_t)len))
-          return FAIL_AGG("tp_overlap_aggregate: %.*s is no ring exchange (TE's aggregate is "
-                          "the ring exchange's)",
-                          len, s);
+      if (lookup(GEMM_NAME, WEFT_TPO_NGEMMS, s, (size_t)len) < WEFT_TPO_NGEMMS)
+        return FAIL_AGG("tp_overlap_aggregate: %.*s is no ring exchange (TE's aggregate is the "
+                        "ring exchange's)",
+                        len, s);
       return FAIL_AGG("tp_overlap_aggregate: unknown GEMM '%.*s' (expected qkv_fprop, "
                       "fc1_fprop, proj_dgrad or fc2_dgrad)",
                       len, s);
