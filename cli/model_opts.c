@@ -69,7 +69,8 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_RCMODULES] = {"--recompute-modules", "LIST",
                           "selective recomputation's modules: core_attn, mlp, moe,\n"
                           "                        shared_experts, moe_act, layernorm, mla_up_proj\n"
-                          "                        (default core_attn)"},
+                          "                        (default core_attn); or torchtitan_op alone\n"
+                          "                        (torchtitan's op-level policy)"},
     [CLI_MO_OFFLOAD] = {"--cpu-offloading-num-layers", "N",
                         "the first N layers' activations offloaded to host\n"
                         "                        memory (Megatron-Core's; pp 1, no recompute,\n"
@@ -182,7 +183,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
     WeftError err;
     if (weft_recompute_modules_parse(val[CLI_MO_RCMODULES], &p->recompute_modules, &err)) {
       cli_fail("--recompute-modules '%s': expected names among core_attn, mlp, moe, "
-               "shared_experts, moe_act, layernorm, mla_up_proj", val[CLI_MO_RCMODULES]);
+               "shared_experts, moe_act, layernorm, mla_up_proj, torchtitan_op", val[CLI_MO_RCMODULES]);
       return -1;
     }
   }

@@ -472,7 +472,11 @@ int weft_recompute_method_parse(const char *text, int *method, WeftError *err);
  * Megatron-Core's names): core_attn (the attention core), mlp (dense
  * layers' MLP), moe (MoE layers' experts), shared_experts, moe_act (the
  * experts' activation function), layernorm (the two norms' outputs),
- * mla_up_proj (MLA's up-projections: Q, K, V from the latents). */
+ * mla_up_proj (MLA's up-projections: Q, K, V from the latents); and
+ * torchtitan_op, torchtitan's op-level policy (selective_ac_option "op":
+ * every matmul's and SDPA's output saved except every second matmul of a
+ * layer's forward, so wk, wo and a SwiGLU MLP's w3 run again), alone and on
+ * dense layers without MLA (docs/zoo.md, "Recomputation"). */
 typedef enum {
   WEFT_RC_CORE_ATTN = 1,
   WEFT_RC_MLP = 2,
@@ -480,7 +484,8 @@ typedef enum {
   WEFT_RC_SHARED_EXPERTS = 8,
   WEFT_RC_MOE_ACT = 16,
   WEFT_RC_LAYERNORM = 32,
-  WEFT_RC_MLA_UP_PROJ = 64
+  WEFT_RC_MLA_UP_PROJ = 64,
+  WEFT_RC_TORCHTITAN_OP = 128
 } WeftRecomputeModule;
 /* "core_attn,mlp,layernorm" (names separated by commas or spaces) into
  * *mask; WEFT_EINPUT (field "recompute_modules") naming an unknown name or

@@ -812,6 +812,29 @@ def test_recompute_modules_keyword():
     assert "mlpx" in str(e.value)
 
 
+def test_recompute_modules_torchtitan_op():
+    """recompute_modules="torchtitan_op" (torchtitan's op-level policy) is the
+    CLI's --recompute-modules torchtitan_op and the scenario key: on a SwiGLU
+    model it runs wk, wo and w3 again, so costs more than the core alone;
+    with Megatron-Core's modules it is refused, naming the field."""
+    v = "data/validation/cost.yml"
+    job = dict(model="llama3-8b", tp=8, recompute="selective", attention="fa2", cost_model=v,
+               cluster="dgx-h100", npus=8, constraint=["B1 = 450"])
+    args = ["--model", "llama3-8b", "--tp", "8", "--recompute", "selective", "--attention", "fa2",
+            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "8", "--constraint", "B1 = 450"]
+    py = weft.optimize(recompute_modules="torchtitan_op", **job)
+    same(py, cli("optimize", *args, "--recompute-modules", "torchtitan_op"))
+    assert py["time_ns"] > weft.optimize(**job)["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8]}, "cost_model": v,
+          "workload": {"model": "llama3-8b", "tp": 8, "recompute": "selective", "attention": "fa2",
+                       "recompute_modules": ["torchtitan_op"]},
+          "constraints": ["B1 = 450"]}
+    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(recompute_modules=["torchtitan_op", "mlp"], **job)
+    assert "stands alone" in str(e.value) and e.value.field == "recompute_modules"
+
+
 def test_codesign_ep_list_refused_where_no_model_has_it():
     """An ep_list= entry that divides no model's experts is refused, as the CLI
     refuses --ep-list (goldens codesign_ep_list_*): before, each such point was

@@ -4,6 +4,7 @@
 
 usage: scripts/measure/check.py gemm [DEVICE]    held-out GEMM shapes, per rule
        scripts/measure/check.py layer [DEVICE]   weft's layer vs DEVICE_layer.csv
+       scripts/measure/check.py sac [DEVICE]     torchtitan_op vs DEVICE_sac_check.csv
 
 gemm: the GEMM table is split three ways, each time the tables of the
 training part are read by weft as a device's own (a scratch zoo), and every
@@ -30,6 +31,13 @@ launch cost), with the tables and without (the datasheet rates), and the
 share of weft's time in GEMMs. PyTorch's SDPA runs FlashAttention (not
 cuDNN) unless told otherwise: the attention in this check is charged at the
 flash rows (weft's default for Transformer Engine runs is cuDNN's).
+sac: for each shape of DEVICE_sac_check.csv (sac_check.py: one Llama layer with
+no checkpointing and with torchtitan's op policy, eager and compiled), what the
+policy costs (its fwd+bwd less the no-checkpointing one's) against weft's
+recompute_modules torchtitan_op (the recomputed GEMMs, opcost.c, at the tables'
+burst rates), and the bytes the policy's forward keeps against weft's (the
+activation memory of one layer more, weft.workload, less the layer's input,
+which the measurement does not count).
 Needs the built library (make) and python3-yaml."""
 import ctypes
 import math
@@ -57,7 +65,7 @@ class OcOp(ctypes.Structure):  # src/model/opcost.h
     _fields_ = [("name", c_char_p), ("phase", c_int), ("kind", c_int), ("batch", c_double),
                 ("m", c_double), ("n", c_double), ("k", c_double), ("flops", c_double),
                 ("bytes", c_double), ("fp8", c_int), ("once", c_int), ("mem", c_int), ("elems", c_double),
-                ("causal", c_int)]
+                ("causal", c_int), ("count", c_double), ("cp_role", c_int), ("cp_rank", c_int)]
 
 
 DEV = POINTER(_libx.WeftDevice)
@@ -72,6 +80,7 @@ for name, res, args in (
         ("weft_opcost_ops", c_int, [c_void_p, c_int, POINTER(OcOp), c_int]),
         ("weft_opcost_op_ns", c_double, [DEV, POINTER(OcOp), c_double]),
         ("weft_opcost_launch_ns", c_double, [c_double, c_int]),
+        ("weft_opcost_block_titan_rc_ns", c_double, [DEV, c_void_p, c_int]),
         ("weft_parallel_default", None, [POINTER(_lib.WeftParallel)])):
     f = getattr(lib, name)
     f.restype, f.argtypes = res, args
@@ -286,12 +295,74 @@ def layer(device):
         shutil.rmtree(tmp)
 
 
+# ------------------------------------------------------------------ sac
+
+def sac_kept_bytes(r, tmp):
+    """The bytes one more layer adds to weft's activation memory under torchtitan_op."""
+    out = []
+    for layers in (2, 3):
+        path = os.path.join(tmp, "m%d.yml" % layers)
+        with open(path, "w") as f:
+            f.write("name: sac\narch: transformer\nlayers: %d\nhidden: %s\nheads: %s\nkv_heads: %s\n"
+                    "ffn: swiglu\nffn_hidden: %s\nvocab: 128\nseq_len: %s\nglobal_batch: %s\n"
+                    % (layers, r["hidden"], r["heads"], r["kv_heads"], r["ffn"], r["seq"],
+                       8 * int(r["batch"])))
+        w = weft.workload(path, cluster="dgx-h100", npus=8, dp=8, mb=int(r["batch"]),
+                          attention="fa2", recompute="selective", recompute_modules="torchtitan_op")
+        out.append(w["memory_bytes"]["activations"])
+    return out[1] - out[0]
+
+
+def sac(device):
+    _, rows = rows_of(os.path.join(ROOT, "data/measured/%s_sac_check.csv" % device))
+    tmp = tempfile.mkdtemp(prefix="weft_check_")
+    try:
+        tables = {}
+        for s in ("gemm", "attention", "memory", "launch"):
+            p = os.path.join(ROOT, "data/measured/%s_%s.csv" % (device, s))
+            if os.path.exists(p):
+                tables[s] = rows_of(p)
+        dw = load(scratch_zoo(tmp, device, tables), "with")
+        base = {(r["name"], r["batch"], r["compiled"]): r for r in rows if r["mode"] == "none"}
+        print("| layer | batch | seq | compiled | recomputed ms | weft | error | kept MiB | weft | error |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        errs = []
+        for r in rows:
+            if r["mode"] != "op":
+                continue
+            m, par = _libx.WeftModel(), _lib.WeftParallel()
+            lib.weft_parallel_default(byref(par))
+            m.hidden, m.heads, m.kv_heads = int(r["hidden"]), int(r["heads"]), int(r["kv_heads"])
+            m.seq_len, m.ffn_hidden, m.layers, m.ffn_matrices = int(r["seq"]), int(r["ffn"]), 1, 3
+            par.tp, par.pp, par.dp, par.micro_batch = 1, 1, 1, int(r["batch"])
+            par.attention, par.act_bytes = 1, 2.0
+            layer = ctypes.create_string_buffer(4096)
+            lib.weft_opcost_layer(byref(m), byref(par), layer)
+            ns = sum(lib.weft_opcost_block_titan_rc_ns(byref(dw), layer, b) for b in (OC_ATTN, OC_MLP))
+            meas = (float(r["fwdbwd_us"]) - float(base[(r["name"], r["batch"], r["compiled"])]["fwdbwd_us"])) * 1e3
+            tokens = int(r["batch"]) * int(r["seq"])
+            kept = (sac_kept_bytes(r, tmp) - 2 * tokens * int(r["hidden"])) / 2**20
+            mk = float(r["saved_mib"])
+            e1, e2 = ns / meas - 1, kept / mk - 1
+            if r["compiled"] == "1":
+                errs += [abs(e1), abs(e2)]
+            print("| %s | %s | %s | %s | %.2f | %.2f | %+.1f%% | %.0f | %.0f | %+.1f%% |"
+                  % (r["name"], r["batch"], r["seq"], "yes" if r["compiled"] == "1" else "no",
+                     meas / 1e6, ns / 1e6, 100 * e1, mk, kept, 100 * e2))
+        print("\ncompiled rows: mean |error| %.1f%%, max %.1f%%"
+              % (100 * sum(errs) / max(len(errs), 1), 100 * max(errs or [0])))
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("gemm", "layer"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("gemm", "layer", "sac"):
         sys.exit(__doc__)
     device = sys.argv[2] if len(sys.argv) > 2 else "h100"
     if sys.argv[1] == "gemm":
         gemm(device, sys.argv[3] if len(sys.argv) > 3 else None)
+    elif sys.argv[1] == "sac":
+        sac(device)
     else:
         layer(device)
 

@@ -79,6 +79,7 @@ typedef struct {
   int opcost;                          /* per-operator compute (efficiency 0, device has data) */
   double oc_ns[OC_NBLOCKS][WEFT_NPHASES]; /* opcost: one micro-batch per block, per phase */
   double oc_once_ns[OC_NBLOCKS];       /* opcost: once an iteration per block (FP8 weight casts) */
+  double oc_titan_ns[OC_NBLOCKS];      /* opcost: what torchtitan_op recomputes, a micro-batch */
   int overflow;                        /* a block ran out of collective slots */
   /* MoE parallel folding (WeftParallel.expert_tp): the experts laid over
    * TP x CP x DP as ETP x EP x EDP (Megatron-Core's order), not EP inside

@@ -38,6 +38,8 @@ typedef struct {
   double f_attn, x_attn, f_mlp, f_moe, f_logits, f_core;
   double f_attn_lin; /* the attention's linear layers: its weight-gradient FLOPs (DualPipe's W) */
   double f_up, m_up; /* MLA's up-projections (a rank's, the model's): mla_up_proj recomputes them */
+  /* torchtitan_op's recomputed GEMMs (a rank's: attention wk + wo, MLP w3; the model's) */
+  double f_tt_attn, f_tt_mlp, m_tt;
   /* the model's FLOPs per micro-batch (Megatron's count: full s^2 scores,
    * every parameter once), and the scores flash recomputes */
   double m_attn, m_mlp, m_moe, m_logits, m_core, m_flash_rc;
@@ -332,6 +334,10 @@ static void derive(const Gen *g, Tf *t) {
   }
   t->m_mlp = 2 * Tm * h * t->ffn * t->fm;
   t->f_mlp = t->m_mlp / Tm * Tr / tp;
+  double tt_attn = h * (t->akv * t->dqk + a * t->dv), tt_mlp = t->fm == 3 ? h * t->ffn : 0;
+  t->f_tt_attn = 2 * Tr * tt_attn / tp;
+  t->f_tt_mlp = 2 * Tr * tt_mlp / tp;
+  t->m_tt = 2 * Tm * (tt_attn + tt_mlp);
   double expert_f = 2 * h * t->fe * t->fm; /* per token */
   t->m_moe = Tm * ((t->k + t->sh) * expert_f + 2 * h * t->E);
   t->f_moe = t->m_moe / Tm * Tr / tp;
@@ -377,9 +383,12 @@ static inline int stage_rc(const WeftParallel *p, const Tf *t, int k) {
 }
 
 /* Selective recomputation's modules (WeftRecomputeModule bits; 0 when not
- * selective; the attention core by default). */
+ * selective; the attention core by default). torchtitan_op recomputes the
+ * core too: an attention that is not one fused kernel (SDPA, whose output
+ * the policy saves) keeps no scores (its products are bmm, not mm). */
 static int rc_mods(const WeftParallel *p) {
   if (p->recompute != WEFT_RECOMPUTE_SELECTIVE) return 0;
+  if (p->recompute_modules & WEFT_RC_TORCHTITAN_OP) return WEFT_RC_TORCHTITAN_OP | WEFT_RC_CORE_ATTN;
   return p->recompute_modules ? p->recompute_modules : WEFT_RC_CORE_ATTN;
 }
 
@@ -402,6 +411,7 @@ static double layers_work(const Gen *g, const Tf *t, int lo, int hi, int v, int 
                   ? (mods & WEFT_RC_CORE_ATTN ? n * t->f_core : 0) +
                         (mods & WEFT_RC_MLA_UP_PROJ ? n * t->f_up : 0) +
                         (mods & WEFT_RC_MLP ? (n - ne) * t->f_mlp : 0) +
+                        (mods & WEFT_RC_TORCHTITAN_OP ? n * (t->f_tt_attn + t->f_tt_mlp) : 0) +
                         ne * t->f_moe * moe_rc_share(g->par, t)
                   : 0;
   *bwd = 2 * f + n * t->x_attn + rc;
@@ -424,6 +434,7 @@ static double model_layers(const Gen *g, const Tf *t, int mode, double *recomput
   double sel = (mods & WEFT_RC_CORE_ATTN && !t->flash ? n * t->m_core : 0) +
                (mods & WEFT_RC_MLA_UP_PROJ ? n * t->m_up : 0) +
                (mods & WEFT_RC_MLP ? (n - ne) * t->m_mlp : 0) +
+               (mods & WEFT_RC_TORCHTITAN_OP ? n * t->m_tt : 0) +
                ne * t->m_moe * moe_rc_share(g->par, t);
   *recompute = n * t->m_flash_rc + (mode == WEFT_RECOMPUTE_FULL ? f * r / n
                                     : mode == WEFT_RECOMPUTE_SELECTIVE ? sel : 0);
@@ -604,11 +615,25 @@ static double layer_act(const Gen *g, const Tf *t, int moe, double *core) {
  * activation function's output (2 f each), layernorm the two norms' outputs
  * (the QKV's and the MLP's inputs, 2 h each, / t under SP), mla_up_proj
  * MLA's Q, K and V (2 a d_qk + 2 a (d_qk + d_v) / t: the up-projections'
- * outputs, made again from the latents, which stay). */
+ * outputs, made again from the latents, which stay). torchtitan_op keeps
+ * the layer's input, the saved matmuls' outputs the backward needs (Q, V,
+ * w1 or fc1) and SDPA's (the attention output, its statistics): the rest
+ * of the layer's set goes (data/measured/h100_sac_check.csv: the policy's
+ * saved bytes as these count them; under torch.compile the unneeded w2
+ * output, saved in eager, is not), the attention core's part counted as
+ * core_attn's (rc_mods). */
 static double rc_drop(const Gen *g, const Tf *t, int moe) {
   const WeftParallel *p = g->par;
   int m = rc_mods(p);
   double tp = p->tp, sb = t->sq * t->b, units = 0;
+  if (m & WEFT_RC_TORCHTITAN_OP && !moe) {
+    double core, full = layer_act(g, t, 0, &core);
+    double kept = (2 * sb * t->h / (p->sequence_parallel ? tp : 1) +
+                   sb * (2 * t->a * t->dqk + 2 * t->akv * t->dv + 2 * t->a * t->dv + 2 * t->ffn) / tp) *
+                      p->act_bytes / 2 +
+                  (t->flash ? 4 * t->a / tp * sb : 0);
+    return full - core > kept ? full - core - kept : 0;
+  }
   if (m & WEFT_RC_LAYERNORM) units += 4 * sb * t->h / (p->sequence_parallel ? tp : 1);
   if (m & WEFT_RC_MLA_UP_PROJ && t->kl > 0) units += sb * (2 * t->a * t->dqk + 2 * t->a * (t->dqk + t->dv)) / tp;
   if (!moe && m & WEFT_RC_MLP) units += sb * 2 * t->fm * t->ffn / tp;
@@ -688,6 +713,10 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
                 : moe == 0 && mods & WEFT_RC_MLP                ? c[WEFT_PHASE_FWD]
                 : moe > 0                                       ? c[WEFT_PHASE_FWD] * moe_rc_share(p, t)
                                                                 : 0.0;
+  if (mods & WEFT_RC_TORCHTITAN_OP && moe <= 0) /* + its GEMMs: per operator, or a FLOP share */
+    core += g->opcost ? R * g->oc_titan_ns[ob]
+           : f > 0   ? c[WEFT_PHASE_FWD] * (moe < 0 ? t->f_tt_attn : t->f_tt_mlp) / f
+                     : 0.0;
   weft_gen_block_clear(blk);
   blk->compute_ns[WEFT_PHASE_FWD] = c[WEFT_PHASE_FWD];
   blk->compute_ns[WEFT_PHASE_IG] = c[WEFT_PHASE_IG] + rc * c[WEFT_PHASE_FWD] + core; /* + recomputed */

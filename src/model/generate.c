@@ -49,19 +49,20 @@ int weft_recompute_method_parse(const char *text, int *method, WeftError *err) {
   return name_parse(RC_METHOD_NAME, 2, "recompute_method", "uniform or block", text, method, err);
 }
 int weft_recompute_modules_parse(const char *text, int *mask, WeftError *err) {
-  static const char *const names[] = {"core_attn", "mlp",     "moe",
-                                      "shared_experts", "moe_act", "layernorm", "mla_up_proj"};
+  static const char *const names[] = {"core_attn", "mlp",       "moe",         "shared_experts",
+                                      "moe_act",   "layernorm", "mla_up_proj", "torchtitan_op"};
   int m = 0;
   for (const char *s = text ? text : ""; *s;) {
     size_t k = strspn(s, ", \t");
     s += k;
     if (!*s) break;
     size_t len = strcspn(s, ", \t"), i = 0;
-    while (i < 7 && !(strlen(names[i]) == len && !strncmp(s, names[i], len))) i++;
-    if (i == 7)
+    while (i < 8 && !(strlen(names[i]) == len && !strncmp(s, names[i], len))) i++;
+    if (i == 8)
       return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "recompute_modules",
                             "recompute_modules: unknown module '%.*s' (expected core_attn, mlp, "
-                            "moe, shared_experts, moe_act, layernorm or mla_up_proj)", (int)len, s);
+                            "moe, shared_experts, moe_act, layernorm, mla_up_proj or "
+                            "torchtitan_op)", (int)len, s);
     m |= 1 << i;
     s += len;
   }
@@ -234,12 +235,23 @@ static int check_common(Gen *g) {
     return weft_gen_fail(g, WEFT_EINPUT, "recompute_num_layers",
                          "recompute_num_layers and recompute_method choose the layers of full "
                          "recomputation: they need recompute full and a transformer");
-  if (p->recompute_modules < 0 || p->recompute_modules > 127 ||
+  if (p->recompute_modules < 0 || p->recompute_modules > 255 ||
       (p->recompute_modules && p->recompute != WEFT_RECOMPUTE_SELECTIVE))
     return weft_gen_fail(g, WEFT_EINPUT, "recompute_modules",
-                         "recompute_modules (bits 0..127, got %d) choose what selective "
+                         "recompute_modules (bits 0..255, got %d) choose what selective "
                          "recomputation runs again: they need recompute selective",
                          p->recompute_modules);
+  if (p->recompute_modules & WEFT_RC_TORCHTITAN_OP) {
+    if (p->recompute_modules != WEFT_RC_TORCHTITAN_OP)
+      return weft_gen_fail(g, WEFT_EINPUT, "recompute_modules",
+                           "recompute_modules: torchtitan_op is torchtitan's whole policy and "
+                           "stands alone (got it with Megatron-Core's modules)");
+    if (g->m->experts > 0 || g->m->kv_lora_rank > 0)
+      return weft_gen_fail(g, WEFT_EINPUT, "recompute_modules",
+                           "recompute_modules: torchtitan_op is modelled on dense layers with "
+                           "standard attention (torchtitan's Llama block); model '%s' has %s",
+                           g->m->name, g->m->experts > 0 ? "experts" : "MLA");
+  }
   if (p->recompute_method == WEFT_RECOMPUTE_BLOCK && p->recompute_num_layers < 1)
     return weft_gen_fail(g, WEFT_EINPUT, "recompute_num_layers",
                          "recompute_method block needs recompute_num_layers >= 1 (the layers of "
@@ -296,10 +308,13 @@ static int check_common(Gen *g) {
     weft_opcost_layer(g->m, p, &l);
     memset(g->oc_ns, 0, sizeof g->oc_ns);
     memset(g->oc_once_ns, 0, sizeof g->oc_once_ns);
+    memset(g->oc_titan_ns, 0, sizeof g->oc_titan_ns);
     for (int b = 0; b < OC_NBLOCKS; b++) /* only the blocks the workload has */
       if (b != OC_MOE || g->m->experts > 0) { /* the embedding too: stage 0 may be critical */
         weft_opcost_block(g->dev, &l, (OcBlock)b, g->oc_ns[b]);
         if (l.fp8) g->oc_once_ns[b] = weft_opcost_block_once_ns(g->dev, &l, (OcBlock)b);
+        if (p->recompute_modules & WEFT_RC_TORCHTITAN_OP)
+          g->oc_titan_ns[b] = weft_opcost_block_titan_rc_ns(g->dev, &l, (OcBlock)b);
       }
   }
   g->cp_ring = 0;

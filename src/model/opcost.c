@@ -609,6 +609,28 @@ double weft_opcost_block_once_ns(const WeftDevice *d, const OcLayer *l, OcBlock 
   return ns;
 }
 
+/* The forward time of one GEMM of the layer's shape (m x n, inner k; FP8 in
+ * the layer's recipe), launch included: gemm8's forward op alone. */
+static double fwd_gemm_ns(const Rates *r, const OcLayer *l, double m, double n, double k) {
+  OcOp ops[8];
+  List L = {ops, 0, 8, l->act_bytes, l->param_bytes,
+            l->grad_bytes > 0 ? l->grad_bytes : l->act_bytes, l->fp8, 0};
+  gemm8(&L, "recompute", 1, m, n, k, 1, l->fp8);
+  return op_kernels_ns(r, &ops[0], l->graphs);
+}
+
+double weft_opcost_block_titan_rc_ns(const WeftDevice *d, const OcLayer *l, OcBlock blk) {
+  Rates r;
+  rates(d, l->act_bytes, &r);
+  double T = l->b * l->s;
+  if (blk == OC_ATTN) /* wk (2nd) and wo (4th): the K columns of the QKV, the projection */
+    return fwd_gemm_ns(&r, l, T, l->kv_heads * l->dqk / l->tp, l->h) +
+           fwd_gemm_ns(&r, l, T, l->h, l->heads * l->dv / l->tp);
+  if (blk == OC_MLP && l->ffn_matrices == 3) /* w3 (6th): the up half of fc1 */
+    return fwd_gemm_ns(&r, l, T, l->ffn / l->tp, l->h);
+  return 0; /* a GeLU MLP's 6th, fc2: its output is not needed by the backward */
+}
+
 /* A hook for measured launch costs (i25-measured's h100_launch.csv): the
  * cited defaults of opcost.h until then. */
 double weft_opcost_launch_ns(double op_ns, int graphs) {

@@ -182,6 +182,15 @@ void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, doubl
  * hands Transformer Engine is_first_microbatch, so a weight is cast once an
  * iteration and reused by the other micro-batches), launches included. */
 double weft_opcost_block_once_ns(const WeftDevice *d, const OcLayer *l, OcBlock blk);
+/* What torchtitan's op-level selective activation checkpointing
+ * (torchtitan/parallelisms/parallelize_llama.py @9dec370, selective_ac_option
+ * "op": every matmul's and SDPA's output saved except every second matmul of
+ * a layer's forward) runs again in a micro-batch's backward: the forward
+ * GEMMs of wk and wo (OC_ATTN) and of a SwiGLU MLP's w3 (OC_MLP), launches
+ * included. The pointwise ops it recomputes too (norms, rotary, the gate,
+ * the residual) fuse into the backward's kernels under torch.compile
+ * (data/measured/h100_sac_check.csv): not charged. 0 for other blocks. */
+double weft_opcost_block_titan_rc_ns(const WeftDevice *d, const OcLayer *l, OcBlock blk);
 /* The once-an-iteration passes over a rank's parameters: Megatron's
  * zero_grad_buffer (a memset of the grad_elems gradients of its DDP buffer,
  * grad_bytes each), gradient clipping's norm and the Adam step over elems

@@ -372,6 +372,66 @@ static void rp_recompute_modules(void) {
   weft_workload_free(wl);
 }
 
+/* torchtitan's op-level policy on the tiny GeLU model (rp_recompute_modules'
+ * numbers: a layer keeps 312 bytes, T = 2 tokens, h 4, 2 heads of 2, ffn
+ * 16, the attention core 2 x 64 FLOPs a layer, not fused). It runs again
+ * wk and wo (2 T h (2 x 2 + 2 x 2) = 128 FLOPs) and, the core being bmm
+ * products, the core (64); it keeps the layer's input, Q, V, the attention
+ * output (2 sbh = 16 bytes each) and fc1's output (2 x 2 x 16 = 64): 128.
+ *   activations 2 x 128 + (312 - 128) + 64 (logits) = 504, +2 x 192 FLOPs
+ * A SwiGLU MLP (3 matrices) runs w3 again too: + 2 T h ffn = 256 on the
+ * MLP's input-grad; its layer keeps 376 bytes (16 sbh of fc1's two halves
+ * and the gate's output: + 64), the same 128 of them under the policy:
+ *   activations 2 x 128 + (376 - 128) + 64 = 568
+ * It stands alone and takes dense layers only. */
+static void rp_torchtitan_op(void) {
+  int mask = 0;
+  WeftError err;
+  CHECK_EQ_INT(weft_recompute_modules_parse("torchtitan_op", &mask, &err), WEFT_OK);
+  CHECK_EQ_INT(mask, WEFT_RC_TORCHTITAN_OP);
+  WeftModel m = fx_tiny(2, 2, 1);
+  WeftDevice dev = fx_unit_device(1e15);
+  static const int n[1] = {1};
+  WeftNetwork net = fx_net(1, n, WEFT_RING);
+  WeftParallel par;
+  weft_parallel_default(&par);
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  double ig[2][2]; /* [none, torchtitan_op][attn, mlp] */
+  for (int sw = 0; sw < 2; sw++) {
+    m.ffn_matrices = sw ? 3 : 2;
+    for (int t = 0; t < 2; t++) {
+      par.recompute = t ? WEFT_RECOMPUTE_SELECTIVE : WEFT_RECOMPUTE_NONE;
+      par.recompute_modules = t ? WEFT_RC_TORCHTITAN_OP : 0;
+      CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+      const WeftLayer *a = fx_find_layer(wl, "L1.attn"), *f = fx_find_layer(wl, "L1.mlp");
+      CHECK(a && f);
+      ig[t][0] = a ? a->phase[WEFT_PHASE_IG].compute_ns : 0;
+      ig[t][1] = f ? f->phase[WEFT_PHASE_IG].compute_ns : 0;
+      if (t && !sw) {
+        CHECK_NEAR(info.mem.activations_bytes, 504, 0);
+        CHECK_NEAR(info.hw_flops - info.model_flops, 2 * 192, 0);
+      }
+      if (t && sw) {
+        CHECK_NEAR(info.mem.activations_bytes, 568, 0);
+        CHECK_NEAR(info.hw_flops - info.model_flops, 2 * (192 + 256), 0);
+      }
+    }
+    CHECK_NEAR(ig[1][0] - ig[0][0], 192, 0);
+    CHECK_NEAR(ig[1][1] - ig[0][1], sw ? 256 : 0, 0);
+  }
+  par.recompute = WEFT_RECOMPUTE_SELECTIVE;
+  par.recompute_modules = WEFT_RC_TORCHTITAN_OP | WEFT_RC_CORE_ATTN;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "recompute_modules") && strstr(err.msg, "stands alone"));
+  WeftModel moe = fx_tiny_moe(2, 2);
+  par.recompute_modules = WEFT_RC_TORCHTITAN_OP;
+  CHECK_EQ_INT(weft_generate(&moe, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "recompute_modules") && strstr(err.msg, "experts"));
+  weft_workload_free(wl);
+}
+
 const TestCase suite_recipes[] = {
     {"recipes/accounted_stages", rp_accounted_stages},
     {"recipes/accounted_1f1b", rp_accounted_1f1b},
@@ -382,5 +442,6 @@ const TestCase suite_recipes[] = {
     {"recipes/window", rp_window},
     {"recipes/mtp", rp_mtp},
     {"recipes/recompute_modules", rp_recompute_modules},
+    {"recipes/torchtitan_op", rp_torchtitan_op},
     {0, 0},
 };

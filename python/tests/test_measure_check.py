@@ -1,0 +1,39 @@
+# test_measure_check.py — scripts/measure/check.py against the measured
+# tables it reads, so that the script cannot drift from the library it
+# binds by ctypes (it once read opcost.c's operators through a stale
+# struct layout and printed every layer at 0% GEMMs). The bounds are the
+# device's: the layer check's GEMM-bound rows and the torchtitan policy's
+# bytes under torch.compile (docs/zoo.md), not training runs.
+import os
+import re
+import subprocess
+import sys
+
+from helpers import ROOT
+
+CHECK = os.path.join(ROOT, "scripts", "measure", "check.py")
+
+
+def run(*args):
+    p = subprocess.run([sys.executable, CHECK, *args], cwd=ROOT, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def test_layer_check_reads_the_operators():
+    out = run("layer", "h100")
+    shares = [int(x) for x in re.findall(r"\| (\d+)% \|\n", out)]
+    assert len(shares) == 22 and min(shares) >= 30  # every layer has GEMMs
+    m = re.search(r"GEMM-bound \(GEMM share >= 80%, (\d+) passes\): mean ([\d.]+)%, max ([\d.]+)%", out)
+    assert m and int(m.group(1)) >= 8 and float(m.group(2)) <= 5.0 and float(m.group(3)) <= 10.0
+
+
+def test_sac_check_kept_bytes_match_compiled():
+    out = run("sac", "h100")
+    rows = [r.split("|") for r in out.splitlines() if r.startswith("| llama")]
+    compiled = [r for r in rows if r[4].strip() == "yes"]
+    assert len(compiled) == 3
+    for r in compiled:  # weft's kept MiB equals the compiled policy's, to the MiB
+        assert abs(float(r[8]) - float(r[9])) <= 1.0, r
+        assert abs(float(r[7].strip().rstrip("%"))) < 25.0, r  # recompute time, noisy
