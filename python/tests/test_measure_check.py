@@ -2,8 +2,9 @@
 # tables it reads, so that the script cannot drift from the library it
 # binds by ctypes (it once read opcost.c's operators through a stale
 # struct layout and printed every layer at 0% GEMMs). The bounds are the
-# device's: the layer check's GEMM-bound rows and the torchtitan policy's
-# bytes under torch.compile (docs/zoo.md), not training runs.
+# device's: the layer check's GEMM-bound rows, the torchtitan policy's
+# bytes under torch.compile and FlashAttention-2's ring-step kernels
+# (docs/zoo.md), not training runs.
 import os
 import re
 import subprocess
@@ -37,3 +38,9 @@ def test_sac_check_kept_bytes_match_compiled():
     for r in compiled:  # weft's kept MiB equals the compiled policy's, to the MiB
         assert abs(float(r[8]) - float(r[9])) <= 1.0, r
         assert abs(float(r[7].strip().rstrip("%"))) < 25.0, r  # recompute time, noisy
+
+
+def test_cp_check_ring_kernels():
+    out = run("cp", "h100")
+    m = re.search(r"(\d+) kernels: mean \|error\| ([\d.]+)%, max ([\d.]+)%", out)
+    assert m and int(m.group(1)) == 14 and float(m.group(2)) <= 5.0 and float(m.group(3)) <= 15.0

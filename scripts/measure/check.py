@@ -5,6 +5,7 @@
 usage: scripts/measure/check.py gemm [DEVICE]    held-out GEMM shapes, per rule
        scripts/measure/check.py layer [DEVICE]   weft's layer vs DEVICE_layer.csv
        scripts/measure/check.py sac [DEVICE]     torchtitan_op vs DEVICE_sac_check.csv
+       scripts/measure/check.py cp [DEVICE]      CP ring steps vs DEVICE_cp_flash_check.csv
 
 gemm: the GEMM table is split three ways, each time the tables of the
 training part are read by weft as a device's own (a scratch zoo), and every
@@ -38,6 +39,11 @@ recompute_modules torchtitan_op (the recomputed GEMMs, opcost.c, at the tables'
 burst rates), and the bytes the policy's forward keeps against weft's (the
 activation memory of one layer more, weft.workload, less the layer's input,
 which the measurement does not count).
+cp: each kernel of DEVICE_cp_flash_check.csv (FlashAttention-2 at a CP ring
+step's shapes, S x S causal, S x S/2 and S/2 x S unmasked, S up to 32K) against
+weft's flash rows read as opcost.c reads them for a ring step (a forward's
+m x n from the row of seq n and batch x heads x m / n, a backward's from the
+square of the same area), burst rates.
 Needs the built library (make) and python3-yaml."""
 import ctypes
 import math
@@ -355,14 +361,49 @@ def sac(device):
         shutil.rmtree(tmp)
 
 
+# ------------------------------------------------------------------ cp
+
+def cp(device):
+    _, rows = rows_of(os.path.join(ROOT, "data/measured/%s_cp_flash_check.csv" % device))
+    tmp = tempfile.mkdtemp(prefix="weft_check_")
+    try:
+        tables = {s: rows_of(os.path.join(ROOT, "data/measured/%s_%s.csv" % (device, s)))
+                  for s in ("gemm", "attention")}
+        t = lib.weft_measured_of(byref(load(scratch_zoo(tmp, device, tables), "with")))
+        print("| heads | q | kv | causal | measured fwd ms | weft | error | measured bwd ms | weft | error |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        errs = []
+        for r in rows:
+            h, m, n, c = int(r["heads"]), int(r["q"]), int(r["kv"]), int(r["causal"])
+            out = []
+            for bwd in (0, 1):
+                fl = 4.0 * h * m * n * 128 * (2.5 if bwd else 1) * (0.5 if c else 1)
+                seq, bh = float(n), float(h)
+                if not c and m != n:  # opcost.c's measured_other for a ring step
+                    seq, bh = (math.sqrt(m * n), h) if bwd else (n, h * m / n)
+                out.append(lib.weft_measured_attention_ns(t, 1, bwd, c, seq, 128.0, bh, fl))
+            mf, mb = float(r["fwd_us"]) * 1e3, float(r["bwd_us"]) * 1e3
+            ef, eb = out[0] / mf - 1, out[1] / mb - 1
+            errs += [abs(ef), abs(eb)]
+            print("| %d | %d | %d | %s | %.2f | %.2f | %+.1f%% | %.2f | %.2f | %+.1f%% |"
+                  % (h, m, n, "yes" if c else "no", mf / 1e6, out[0] / 1e6, 100 * ef, mb / 1e6,
+                     out[1] / 1e6, 100 * eb))
+        print("\n%d kernels: mean |error| %.1f%%, max %.1f%%" % (len(rows), 100 * sum(errs) / len(errs),
+                                                              100 * max(errs)))
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("gemm", "layer", "sac"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("gemm", "layer", "sac", "cp"):
         sys.exit(__doc__)
     device = sys.argv[2] if len(sys.argv) > 2 else "h100"
     if sys.argv[1] == "gemm":
         gemm(device, sys.argv[3] if len(sys.argv) > 3 else None)
     elif sys.argv[1] == "sac":
         sac(device)
+    elif sys.argv[1] == "cp":
+        cp(device)
     else:
         layer(device)
 
