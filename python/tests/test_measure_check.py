@@ -3,8 +3,9 @@
 # binds by ctypes (it once read opcost.c's operators through a stale
 # struct layout and printed every layer at 0% GEMMs). The bounds are the
 # device's: the layer check's GEMM-bound rows, the torchtitan policy's
-# bytes under torch.compile and FlashAttention-2's ring-step kernels
-# (docs/zoo.md), not training runs.
+# bytes under torch.compile, FlashAttention-2's ring-step kernels and the
+# main_grad accumulation's cost to a weight-gradient GEMM (docs/zoo.md),
+# not training runs.
 import os
 import re
 import subprocess
@@ -44,3 +45,9 @@ def test_cp_check_ring_kernels():
     out = run("cp", "h100")
     m = re.search(r"(\d+) kernels: mean \|error\| ([\d.]+)%, max ([\d.]+)%", out)
     assert m and int(m.group(1)) == 14 and float(m.group(2)) <= 5.0 and float(m.group(3)) <= 15.0
+
+
+def test_wgrad_check_accumulation_model():
+    out = run("wgrad", "h100")
+    m = re.search(r"(\d+) GEMMs: mean \|error\| ([\d.]+)%, max ([\d.]+)%", out)
+    assert m and int(m.group(1)) == 88 and float(m.group(2)) <= 8.0 and float(m.group(3)) <= 40.0

@@ -6,6 +6,7 @@ usage: scripts/measure/check.py gemm [DEVICE]    held-out GEMM shapes, per rule
        scripts/measure/check.py layer [DEVICE]   weft's layer vs DEVICE_layer.csv
        scripts/measure/check.py sac [DEVICE]     torchtitan_op vs DEVICE_sac_check.csv
        scripts/measure/check.py cp [DEVICE]      CP ring steps vs DEVICE_cp_flash_check.csv
+       scripts/measure/check.py wgrad [DEVICE]   main_grad accumulation vs DEVICE_wgrad_accum.csv
 
 gemm: the GEMM table is split three ways, each time the tables of the
 training part are read by weft as a device's own (a scratch zoo), and every
@@ -44,6 +45,10 @@ step's shapes, S x S causal, S x S/2 and S/2 x S unmasked, S up to 32K) against
 weft's flash rows read as opcost.c reads them for a ring step (a forward's
 m x n from the row of seq n and batch x heads x m / n, a backward's from the
 square of the same area), burst rates.
+wgrad: each weight-gradient GEMM of DEVICE_wgrad_accum.csv (cuBLASLt, adding
+into an fp32 or bf16 main_grad against writing bf16) as weft charges it with
+and without the accumulation (opcost.c wgrad_acc_ns, OC_WGRAD_HIDE): the
+ratio of the two against the measured one (the table's own GEMM time cancels).
 Needs the built library (make) and python3-yaml."""
 import ctypes
 import math
@@ -87,6 +92,7 @@ for name, res, args in (
         ("weft_opcost_op_ns", c_double, [DEV, POINTER(OcOp), c_double]),
         ("weft_opcost_launch_ns", c_double, [c_double, c_int]),
         ("weft_opcost_block_titan_rc_ns", c_double, [DEV, c_void_p, c_int]),
+        ("weft_opcost_layer_op_ns", c_double, [DEV, c_void_p, POINTER(OcOp)]),
         ("weft_parallel_default", None, [POINTER(_lib.WeftParallel)])):
     f = getattr(lib, name)
     f.restype, f.argtypes = res, args
@@ -394,8 +400,47 @@ def cp(device):
         shutil.rmtree(tmp)
 
 
+# ------------------------------------------------------------------ wgrad
+
+def wgrad(device):
+    _, rows = rows_of(os.path.join(ROOT, "data/measured/%s_wgrad_accum.csv" % device))
+    t = {(r["m"], r["n"], r["t"], r["dtype"], r["out"], r["beta"]): float(r["time_us"]) for r in rows}
+    tmp = tempfile.mkdtemp(prefix="weft_check_")
+    try:
+        tables = {s: rows_of(os.path.join(ROOT, "data/measured/%s_%s.csv" % (device, s))) for s in ("gemm",)}
+        d = load(scratch_zoo(tmp, device, tables), "with")
+        print("| m | n | t | GEMM | main_grad | measured | weft | error |")
+        print("|---|---|---|---|---|---|---|---|")
+        errs = []
+        for key in sorted({k[:3] for k in t}, key=lambda k: (int(k[2]), int(k[0]), int(k[1]))):
+            m, n, tok = (float(x) for x in key)
+            for dt in ("fp8", "bf16"):
+                for out, gb in (("bf16", 2.0), ("fp32", 4.0)):
+                    meas = t[key + (dt, out, "1")] / t[key + (dt, "bf16", "0")]
+                    ns = []
+                    for zero in (3, 1):  # ZeRO-3: written; 1: added into main_grad
+                        mo, par = _libx.WeftModel(), _lib.WeftParallel()
+                        lib.weft_parallel_default(byref(par))
+                        mo.hidden, mo.heads, mo.kv_heads, mo.seq_len, mo.ffn_hidden = 64, 1, 1, 64, 64
+                        mo.layers, mo.ffn_matrices = 1, 2
+                        par.tp = par.pp = par.dp = par.micro_batch = 1
+                        par.act_bytes, par.grad_bytes, par.zero_stage = 2.0, gb, zero
+                        layer = ctypes.create_string_buffer(4096)
+                        lib.weft_opcost_layer(byref(mo), byref(par), layer)
+                        op = OcOp(b"g", 2, OC_GEMM, 1.0, m, n, tok, 2 * m * n * tok, 0.0, 1 if dt == "fp8" else 0)
+                        ns.append(lib.weft_opcost_layer_op_ns(byref(d), layer, byref(op)))
+                    w = ns[1] / ns[0]
+                    e = w / meas - 1
+                    errs.append(abs(e))
+                    print("| %d | %d | %d | %s | %s | %.3f | %.3f | %+.1f%% |" % (m, n, tok, dt, out, meas, w, 100 * e))
+        print("\n%d GEMMs: mean |error| %.1f%%, max %.1f%% (time with main_grad / time writing bf16)"
+              % (len(errs), 100 * sum(errs) / len(errs), 100 * max(errs)))
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("gemm", "layer", "sac", "cp"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("gemm", "layer", "sac", "cp", "wgrad"):
         sys.exit(__doc__)
     device = sys.argv[2] if len(sys.argv) > 2 else "h100"
     if sys.argv[1] == "gemm":
@@ -404,6 +449,8 @@ def main():
         sac(device)
     elif sys.argv[1] == "cp":
         cp(device)
+    elif sys.argv[1] == "wgrad":
+        wgrad(device)
     else:
         layer(device)
 

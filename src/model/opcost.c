@@ -67,6 +67,7 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->cp_ring = cp > 1 && l->flash && par->cp_comm == WEFT_CP_P2P &&
                !(l->window > 0 && l->windowed > 0);
   l->grad_bytes = par->grad_bytes;
+  l->main_grad = par->zero_stage < 3;
   /* rotary positions: the SwiGLU family (Llama's, as the embedding's rule
    * below) and MLA; the GeLU family adds learned positions instead */
   l->rotary = l->ffn_matrices == 3 || l->kv_lora > 0;
@@ -453,10 +454,14 @@ typedef struct {
   int fp8_fast;               /* FP8 forward GEMMs at the fast-accumulation rows */
   WeftMeasuredAttn attn;      /* the fused attention's rows: TE's (cuDNN) or FA2's */
   double drop;                /* the layer's attention dropout (fused kernels' slowdown) */
+  double acc;                 /* bytes a weight-gradient GEMM's epilogue reads and writes per
+                                 output element: 2 main_grad widths (0: written, not added) */
+  double hide;                /* the share of that GEMM's time its epilogue hides under */
 } Rates;
 
 static void rates(const WeftDevice *d, double act_bytes, Rates *r) {
   r->d = d;
+  r->acc = 0;
   r->attn = WM_ATTN_TE; /* weft_opcost_block sets the layer's */
   r->drop = 0;
   r->hbm = d->hbm_bytes_per_s * d->hbm_efficiency;
@@ -472,6 +477,17 @@ static void rates(const WeftDevice *d, double act_bytes, Rates *r) {
   r->act_fp8 = act_bytes == 1.0;
   double p[3];
   r->fp8_fast = r->meas && weft_measured_gemm_fit(r->meas, WM_FP8_FAST, p);
+}
+
+/* rates() for a layer: its attention kernel's rows, its dropout, and its
+ * weight gradients' accumulation into main_grad (OcLayer.main_grad). */
+static void layer_rates(const WeftDevice *d, const OcLayer *l, Rates *r) {
+  rates(d, l->act_bytes, r);
+  if (l->fa2) r->attn = WM_ATTN_FLASH;
+  r->drop = l->attn_drop;
+  double g = l->grad_bytes > 0 ? l->grad_bytes : l->act_bytes;
+  r->acc = l->main_grad ? 2 * g : 0;
+  r->hide = g > 2 ? OC_WGRAD_HIDE_FP32 : OC_WGRAD_HIDE_BF16;
 }
 
 /* A GEMM's time from the measured tables (< 0: none apply): BF16 GEMMs on
@@ -539,17 +555,29 @@ static double op_ns(const Rates *r, const OcOp *op) {
   return op->kind == OC_FUSED && r->drop > 0 ? ns * dropout_factor(r, op) : ns;
 }
 
+/* A weight-gradient GEMM that adds into main_grad (C read, D written at
+ * r->acc bytes an element, beta 1) against the same GEMM writing bf16 as
+ * the tables time it: its epilogue's traffic E (at the copy bandwidth)
+ * hides under r->hide of the GEMM's time g (OC_WGRAD_HIDE_*), the rest is
+ * exposed: g + max(0, E - hide g). */
+static double wgrad_acc_ns(const Rates *r, const OcOp *op, double g) {
+  if (!(r->acc > 0) || op->kind != OC_GEMM || op->phase != WEFT_PHASE_WG) return g;
+  double b = op->batch > 0 ? op->batch : 1;
+  double e = b * op->m * op->n * r->acc / r->hbm * 1e9;
+  return e > r->hide * g ? g + e - r->hide * g : g;
+}
+
 static double op_ns_plain(const Rates *r, const OcOp *op) {
   double ns = op->kind == OC_GEMM ? measured_gemm(r, op) : measured_other(r, op);
   double mem_ns = op->bytes / r->hbm * 1e9;
-  /* a weight-gradient GEMM was measured writing bf16; its main_grad
-   * accumulation's bytes bound it from below */
+  if (ns >= 0) ns = wgrad_acc_ns(r, op, ns);
+  /* a weight-gradient GEMM's bytes (main_grad's included) bound it from below */
   if (ns >= 0 && op->kind == OC_GEMM && op->phase == WEFT_PHASE_WG && mem_ns > ns) return mem_ns;
   if (ns >= 0) return ns;
   double cmp_ns;
   if (op->kind == OC_GEMM) { /* tiles in waves over the SMs (gemm_eff.c) */
-    cmp_ns = weft_gemm_ns(r->d, r->tensor[op->fp8 == 2 ? 2 : op->fp8 != 0], op->batch, op->m,
-                          op->n, op->k);
+    cmp_ns = wgrad_acc_ns(r, op, weft_gemm_ns(r->d, r->tensor[op->fp8 == 2 ? 2 : op->fp8 != 0],
+                                              op->batch, op->m, op->n, op->k));
   } else if (op->kind == OC_FUSED) {
     cmp_ns = op->flops / r->fused[op->fp8 == 2 ? 2 : op->fp8 != 0] * 1e9;
   } else {
@@ -566,9 +594,7 @@ double weft_opcost_op_ns(const WeftDevice *d, const OcOp *op, double act_bytes) 
 
 double weft_opcost_layer_op_ns(const WeftDevice *d, const OcLayer *l, const OcOp *op) {
   Rates r;
-  rates(d, l->act_bytes, &r);
-  if (l->fa2) r.attn = WM_ATTN_FLASH;
-  r.drop = l->attn_drop;
+  layer_rates(d, l, &r);
   return op_ns(&r, op);
 }
 
@@ -582,9 +608,7 @@ void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, doubl
   Rates r;
   int n = weft_opcost_ops(l, blk, ops, OC_MAX_OPS);
   double rank[WEFT_NPHASES][2] = {{0, 0}, {0, 0}, {0, 0}}; /* OC_CP_FIRST, OC_CP_LAST ops */
-  rates(d, l->act_bytes, &r);
-  if (l->fa2) r.attn = WM_ATTN_FLASH;
-  r.drop = l->attn_drop;
+  layer_rates(d, l, &r);
   for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = 0;
   for (int i = 0; i < n; i++) {
     if (ops[i].once) continue;
@@ -600,9 +624,7 @@ double weft_opcost_block_once_ns(const WeftDevice *d, const OcLayer *l, OcBlock 
   OcOp ops[OC_MAX_OPS];
   Rates r;
   int n = weft_opcost_ops(l, blk, ops, OC_MAX_OPS);
-  rates(d, l->act_bytes, &r);
-  if (l->fa2) r.attn = WM_ATTN_FLASH;
-  r.drop = l->attn_drop;
+  layer_rates(d, l, &r);
   double ns = 0;
   for (int i = 0; i < n; i++)
     if (ops[i].once) ns += op_kernels_ns(&r, &ops[i], l->graphs);
@@ -621,7 +643,7 @@ static double fwd_gemm_ns(const Rates *r, const OcLayer *l, double m, double n, 
 
 double weft_opcost_block_titan_rc_ns(const WeftDevice *d, const OcLayer *l, OcBlock blk) {
   Rates r;
-  rates(d, l->act_bytes, &r);
+  layer_rates(d, l, &r);
   double T = l->b * l->s;
   if (blk == OC_ATTN) /* wk (2nd) and wo (4th): the K columns of the QKV, the projection */
     return fwd_gemm_ns(&r, l, T, l->kv_heads * l->dqk / l->tp, l->h) +

@@ -265,6 +265,32 @@ static void roofline_switch(void) {
   CHECK_NEAR(weft_opcost_op_ns(&d, &g6, 2), 0.864, EXACT);
 }
 
+/* A weight-gradient GEMM adding into main_grad (opcost.c wgrad_acc_ns):
+ * one full wave, 256 x (108*128) x 4096 at 312 x 0.8 TFLOP/s, g = 116.15 us;
+ * its epilogue reads and writes 256 x 13824 elements at 2 x 4 bytes (fp32
+ * main_grad) = 28.31 MB: at 0.5 TB/s E = 56.62 us, of which a fifth of g
+ * (23.23 us) hides: g + 33.39 us. A bf16 main_grad (E 28.31 us) hides whole
+ * under half of g; so does everything when the layer's gradients are
+ * written (FSDP), and a forward GEMM never pays it. */
+static void wgrad_accumulate(void) {
+  WeftDevice d = dev(312e12, 19.5e12, 0.5e12, 108, 256, 128);
+  d.gemm_efficiency = 0.8;
+  double k = 4096, g = 108 * 2.0 * 256 * 128 * k / (312e12 * 0.8) * 1e9;
+  double e = 256.0 * 108 * 128 * 8 / 0.5e12 * 1e9;
+  OcOp op = {"g", WEFT_PHASE_WG, OC_GEMM, 1, 256, 108 * 128, k, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  OcLayer l = oc_tiny(2);
+  l.grad_bytes = 4;
+  CHECK_NEAR(weft_opcost_layer_op_ns(&d, &l, &op), g, EXACT); /* main_grad 0: written */
+  l.main_grad = 1;
+  CHECK_NEAR(weft_opcost_layer_op_ns(&d, &l, &op), g + e - OC_WGRAD_HIDE_FP32 * g, 1e-9);
+  CHECK(e - OC_WGRAD_HIDE_FP32 * g > 33.3e3 && e - OC_WGRAD_HIDE_FP32 * g < 33.5e3);
+  l.grad_bytes = 2;
+  CHECK_NEAR(weft_opcost_layer_op_ns(&d, &l, &op), g, EXACT);
+  l.grad_bytes = 4;
+  op.phase = WEFT_PHASE_FWD;
+  CHECK_NEAR(weft_opcost_layer_op_ns(&d, &l, &op), g, EXACT);
+}
+
 /* 108 SMs, 256 x 128 tiles, 312 TFLOP/s x 0.8, unlimited bandwidth: a
  * 256 x (108*128) x 4096 GEMM is one full wave of 108 tiles; one more tile
  * (109, or a single column more: tile quantization) is a second wave and
@@ -496,6 +522,7 @@ const TestCase suite_opcost[] = {{"presets", presets},
                                  {"logits_ops", logits_ops},
                                  {"roofline_switch", roofline_switch},
                                  {"wave_quantization", wave_quantization},
+                                 {"wgrad_accumulate", wgrad_accumulate},
                                  {"monotone", monotone},
                                  {"optimizer", optimizer},
                                  {"written_out", written_out},
