@@ -11,16 +11,16 @@ fitted to training runs; weft reads the dropout / no-dropout ratio per shape.
 
   python3 scripts/measure/attn_dropout.py --out DIR [--device-name h100] [--budget-s 240]
 """
-import argparse
 import datetime
 import os
-import statistics
 import subprocess
 import sys
 import time
 
 import torch
 import torch.nn.functional as F
+
+from cuda_timing import parser, time_us  # scripts/measure/, the running script's folder
 
 SHAPES = [  # (batch, heads, seq, head_dim): batch x heads 16-64
     (1, 16, 2048, 128), (1, 32, 2048, 128), (2, 32, 2048, 128),
@@ -31,27 +31,8 @@ SHAPES = [  # (batch, heads, seq, head_dim): batch x heads 16-64
 DROPOUTS = [0.0, 0.1]
 
 
-def time_us(fn, reps=7):
-    fn()
-    fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        out.append(a.elapsed_time(b) * 1e3)
-    return statistics.median(out)
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--device-name", default="h100")
-    ap.add_argument("--budget-s", type=float, default=240.0)
+    ap = parser(240.0)
     args = ap.parse_args()
     from torch.nn.attention import SDPBackend, sdpa_kernel
     backends = [("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)]

@@ -105,6 +105,16 @@ def rows_of(path):
     return head, [dict(zip(head, ln.split(","))) for ln in lines[1:]]
 
 
+def device_tables(device, kinds=("gemm", "attention", "memory", "launch")):
+    """{kind: (header, rows)} of the device's measured tables that exist."""
+    out = {}
+    for k in kinds:
+        p = os.path.join(ROOT, "data/measured/%s_%s.csv" % (device, k))
+        if os.path.exists(p):
+            out[k] = rows_of(p)
+    return out
+
+
 def device_block(device):
     """The device's entry of data/zoo/devices.yml, as text, without its measured key."""
     out, inside = [], False
@@ -275,11 +285,7 @@ def layer(device):
     _, rows = rows_of(path)
     tmp = tempfile.mkdtemp(prefix="weft_check_")
     try:
-        tables = {}
-        for s in ("gemm", "attention", "memory", "launch"):
-            p = os.path.join(ROOT, "data/measured/%s_%s.csv" % (device, s))
-            if os.path.exists(p):
-                tables[s] = rows_of(p)
+        tables = device_tables(device)
         zoo = scratch_zoo(tmp, device, tables)
         dw, dn = load(zoo, "with"), load(zoo, "without")
         print("| layer | TP | seq | measured fwd ms | weft fwd | error | measured bwd ms | weft bwd "
@@ -329,11 +335,7 @@ def sac(device):
     _, rows = rows_of(os.path.join(ROOT, "data/measured/%s_sac_check.csv" % device))
     tmp = tempfile.mkdtemp(prefix="weft_check_")
     try:
-        tables = {}
-        for s in ("gemm", "attention", "memory", "launch"):
-            p = os.path.join(ROOT, "data/measured/%s_%s.csv" % (device, s))
-            if os.path.exists(p):
-                tables[s] = rows_of(p)
+        tables = device_tables(device)
         dw = load(scratch_zoo(tmp, device, tables), "with")
         base = {(r["name"], r["batch"], r["compiled"]): r for r in rows if r["mode"] == "none"}
         print("| layer | batch | seq | compiled | recomputed ms | weft | error | kept MiB | weft | error |")
@@ -373,8 +375,7 @@ def cp(device):
     _, rows = rows_of(os.path.join(ROOT, "data/measured/%s_cp_flash_check.csv" % device))
     tmp = tempfile.mkdtemp(prefix="weft_check_")
     try:
-        tables = {s: rows_of(os.path.join(ROOT, "data/measured/%s_%s.csv" % (device, s)))
-                  for s in ("gemm", "attention")}
+        tables = device_tables(device, ("gemm", "attention"))
         t = lib.weft_measured_of(byref(load(scratch_zoo(tmp, device, tables), "with")))
         print("| heads | q | kv | causal | measured fwd ms | weft | error | measured bwd ms | weft | error |")
         print("|---|---|---|---|---|---|---|---|---|---|")
@@ -407,7 +408,7 @@ def wgrad(device):
     t = {(r["m"], r["n"], r["t"], r["dtype"], r["out"], r["beta"]): float(r["time_us"]) for r in rows}
     tmp = tempfile.mkdtemp(prefix="weft_check_")
     try:
-        tables = {s: rows_of(os.path.join(ROOT, "data/measured/%s_%s.csv" % (device, s))) for s in ("gemm",)}
+        tables = device_tables(device, ("gemm",))
         d = load(scratch_zoo(tmp, device, tables), "with")
         print("| m | n | t | GEMM | main_grad | measured | weft | error |")
         print("|---|---|---|---|---|---|---|---|")

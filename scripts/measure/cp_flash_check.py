@@ -17,40 +17,21 @@ to training runs; not read by weft (scripts/measure/check.py cp reads it).
 
   python3 scripts/measure/cp_flash_check.py --out DIR [--device-name h100] [--budget-s 120]
 """
-import argparse
 import datetime
 import os
-import statistics
 import sys
 import time
 
 import torch
 import torch.nn.functional as F
 
+from cuda_timing import parser, time_us  # scripts/measure/, the running script's folder
+
 D = 128
 
 
-def time_us(fn, reps=5):
-    for _ in range(2):
-        fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        out.append(a.elapsed_time(b) * 1e3)
-    return statistics.median(out)
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--device-name", default="h100")
-    ap.add_argument("--budget-s", type=float, default=120.0)
+    ap = parser(120.0)
     args = ap.parse_args()
     from torch.nn.attention import SDPBackend, sdpa_kernel
     dev = torch.device("cuda")
@@ -84,8 +65,8 @@ def main():
                     def both():
                         qq.grad = kk.grad = vv.grad = None
                         F.scaled_dot_product_attention(qq, kk, vv, is_causal=bool(causal)).backward(go)
-                    tf = time_us(fwd)
-                    tb = time_us(both) - tf
+                    tf = time_us(fwd, reps=5)
+                    tb = time_us(both, reps=5) - tf
                 fl = 4.0 * q * kv * D * heads * (0.5 if causal else 1.0)
                 f.write("%d,%d,%d,%d,%.1f,%.1f,%.1f,%.1f\n" % (heads, q, kv, causal, tf, tb, fl / tf / 1e6,
                                                               2.5 * fl / tb / 1e6))

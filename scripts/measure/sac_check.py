@@ -22,10 +22,8 @@ after warm-up. Nothing is fitted to training runs.
 
   python3 scripts/measure/sac_check.py --out DIR [--device-name h100] [--budget-s 240]
 """
-import argparse
 import datetime
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -34,27 +32,13 @@ from collections import defaultdict
 import torch
 import torch.nn.functional as F
 
+from cuda_timing import parser, time_us  # scripts/measure/, the running script's folder
+
 SHAPES = [  # name, hidden, ffn, heads, kv_heads, seq, batch, compile too
     ("llama3-8b", 4096, 14336, 32, 8, 8192, 2, True),
     ("llama3-8b", 4096, 14336, 32, 8, 8192, 1, True),
     ("llama3-70b", 8192, 28672, 64, 8, 4096, 1, True),
 ]
-
-
-def time_us(fn, reps=7):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        out.append(a.elapsed_time(b) * 1e3)
-    return statistics.median(out)
 
 
 def make_layer(h, ffn, heads, kv, seq, b, dev):
@@ -125,10 +109,7 @@ def wrapped(layer, mode):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--device-name", default="h100")
-    ap.add_argument("--budget-s", type=float, default=240.0)
+    ap = parser(240.0)
     ap.add_argument("--no-compile", action="store_true")
     args = ap.parse_args()
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -184,8 +165,8 @@ def main():
                                 p.grad = None
                             fn(x).backward(go)
                             rmm = RECOMPUTED["mm"] if not compiled else ""
-                            tf = time_us(fwd)
-                            tb = time_us(both)
+                            tf = time_us(fwd, warmup=3)
+                            tb = time_us(both, warmup=3)
                         f.write("%s,%d,%d,%d,%d,%d,%d,%s,%d,%.1f,%.1f,%.1f,%s\n" %
                                 (name, h, ffn, heads, kv, seq, b, mode, compiled, tf, tb, saved, rmm))
                         f.flush()

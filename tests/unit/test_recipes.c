@@ -175,6 +175,34 @@ static void rp_head_dim_flops(void) {
   weft_workload_free(wl);
 }
 
+/* The tiny GeLU model generated on one NPU, as the recomputation tests
+ * run it: rp_open fills it, rp_gen generates, rp_close frees. */
+typedef struct {
+  WeftModel m;
+  WeftDevice dev;
+  WeftNetwork net;
+  WeftParallel par;
+  WeftWorkload *wl;
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+} Rp;
+
+static void rp_open(Rp *r, int seq_len, int layers) {
+  static const int n[1] = {1};
+  r->m = fx_tiny(seq_len, layers, 1);
+  r->dev = fx_unit_device(1e15);
+  r->net = fx_net(1, n, WEFT_RING);
+  weft_parallel_default(&r->par);
+  r->wl = weft_workload_create();
+}
+
+static int rp_gen(Rp *r) {
+  return weft_generate(&r->m, &r->dev, &r->par, &r->net, 0, r->wl, &r->comm, &r->info, &r->err);
+}
+
+static void rp_close(Rp *r) { weft_workload_free(r->wl); }
+
 /* Partial recomputation, the tiny GeLU model, 4 layers, 1 sequence, pp 1
  * (a layer: forward 832 FLOPs, attention 320; logits 128; model FLOPs 3
  * (4 x 832 + 128) = 10,368). Activations per layer (Korthikanti et al.,
@@ -187,16 +215,8 @@ static void rp_head_dim_flops(void) {
  * Block N = 1 recomputes a quarter of the stage's layers: every attention
  * entry's input-grad is 320 + 320/4 = 400 (full: 640). */
 static void rp_partial_recompute(void) {
-  WeftModel m = fx_tiny(2, 4, 1);
-  WeftDevice dev = fx_unit_device(1e15);
-  static const int n[1] = {1};
-  WeftNetwork net = fx_net(1, n, WEFT_RING);
-  WeftParallel par;
-  weft_parallel_default(&par);
-  WeftWorkload *wl = weft_workload_create();
-  WeftCommunicator comm;
-  WeftGenInfo info;
-  WeftError err;
+  Rp r;
+  rp_open(&r, 2, 4);
   static const struct {
     int mode, method, N;
     double act, extra, ig;
@@ -205,34 +225,34 @@ static void rp_partial_recompute(void) {
            {WEFT_RECOMPUTE_FULL, WEFT_RECOMPUTE_BLOCK, 1, 1328, 832, 400},
            {WEFT_RECOMPUTE_FULL, WEFT_RECOMPUTE_UNIFORM, 2, 720, 3328, 640}};
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-    par.recompute = c[i].mode;
-    par.recompute_method = c[i].method;
-    par.recompute_num_layers = c[i].N;
-    CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
-    CHECK_NEAR(info.mem.activations_bytes, c[i].act, 0);
-    CHECK_NEAR(info.model_flops, 10368, 0);
-    CHECK_NEAR(info.hw_flops - info.model_flops, c[i].extra, 0);
-    const WeftLayer *a = fx_find_layer(wl, "L2.attn");
+    r.par.recompute = c[i].mode;
+    r.par.recompute_method = c[i].method;
+    r.par.recompute_num_layers = c[i].N;
+    CHECK_EQ_INT(rp_gen(&r), WEFT_OK);
+    CHECK_NEAR(r.info.mem.activations_bytes, c[i].act, 0);
+    CHECK_NEAR(r.info.model_flops, 10368, 0);
+    CHECK_NEAR(r.info.hw_flops - r.info.model_flops, c[i].extra, 0);
+    const WeftLayer *a = fx_find_layer(r.wl, "L2.attn");
     CHECK(a && a->phase[WEFT_PHASE_IG].compute_ns == c[i].ig);
   }
   /* block N = 9 covers the stage: full recomputation */
-  par.recompute_num_layers = 9;
-  par.recompute_method = WEFT_RECOMPUTE_BLOCK;
-  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
-  CHECK_NEAR(info.mem.activations_bytes, 440, 0);
+  r.par.recompute_num_layers = 9;
+  r.par.recompute_method = WEFT_RECOMPUTE_BLOCK;
+  CHECK_EQ_INT(rp_gen(&r), WEFT_OK);
+  CHECK_NEAR(r.info.mem.activations_bytes, 440, 0);
   /* only with full recomputation; block needs N */
-  par.recompute = WEFT_RECOMPUTE_SELECTIVE;
-  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
-  CHECK(!strcmp(err.field, "recompute_num_layers"));
-  par.recompute = WEFT_RECOMPUTE_FULL;
-  par.recompute_num_layers = 0;
-  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  r.par.recompute = WEFT_RECOMPUTE_SELECTIVE;
+  CHECK_EQ_INT(rp_gen(&r), WEFT_EINPUT);
+  CHECK(!strcmp(r.err.field, "recompute_num_layers"));
+  r.par.recompute = WEFT_RECOMPUTE_FULL;
+  r.par.recompute_num_layers = 0;
+  CHECK_EQ_INT(rp_gen(&r), WEFT_EINPUT);
   int method = -1;
-  CHECK_EQ_INT(weft_recompute_method_parse("block", &method, &err), WEFT_OK);
+  CHECK_EQ_INT(weft_recompute_method_parse("block", &method, &r.err), WEFT_OK);
   CHECK_EQ_INT(method, WEFT_RECOMPUTE_BLOCK);
-  CHECK_EQ_INT(weft_recompute_method_parse("blocks", &method, &err), WEFT_EINPUT);
+  CHECK_EQ_INT(weft_recompute_method_parse("blocks", &method, &r.err), WEFT_EINPUT);
   CHECK(!strcmp(weft_recompute_method_name(WEFT_RECOMPUTE_UNIFORM), "uniform"));
-  weft_workload_free(wl);
+  rp_close(&r);
 }
 
 /* Sliding windows (GPT-OSS): 512 keys are n = 4 blocks of 128; a 128-token
@@ -339,16 +359,9 @@ static void rp_recompute_modules(void) {
   CHECK_EQ_INT(weft_recompute_modules_parse("mlpx", &mask, &err), WEFT_EINPUT);
   CHECK(!strcmp(err.field, "recompute_modules") && strstr(err.msg, "'mlpx'"));
   CHECK_EQ_INT(weft_recompute_modules_parse(" , ", &mask, &err), WEFT_EINPUT);
-  WeftModel m = fx_tiny(2, 2, 1);
-  WeftDevice dev = fx_unit_device(1e15);
-  static const int n[1] = {1};
-  WeftNetwork net = fx_net(1, n, WEFT_RING);
-  WeftParallel par;
-  weft_parallel_default(&par);
-  par.recompute = WEFT_RECOMPUTE_SELECTIVE;
-  WeftWorkload *wl = weft_workload_create();
-  WeftCommunicator comm;
-  WeftGenInfo info;
+  Rp r;
+  rp_open(&r, 2, 2);
+  r.par.recompute = WEFT_RECOMPUTE_SELECTIVE;
   static const struct {
     int mods;
     double act, extra;
@@ -357,19 +370,19 @@ static void rp_recompute_modules(void) {
            {WEFT_RC_MLP, 560, 1024},
            {WEFT_RC_CORE_ATTN | WEFT_RC_LAYERNORM, 616, 128}};
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-    par.recompute_modules = c[i].mods;
-    CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
-    CHECK_NEAR(info.mem.activations_bytes, c[i].act, 0);
-    CHECK_NEAR(info.hw_flops - info.model_flops, c[i].extra, 0);
+    r.par.recompute_modules = c[i].mods;
+    CHECK_EQ_INT(rp_gen(&r), WEFT_OK);
+    CHECK_NEAR(r.info.mem.activations_bytes, c[i].act, 0);
+    CHECK_NEAR(r.info.hw_flops - r.info.model_flops, c[i].extra, 0);
   }
-  par.recompute_modules = WEFT_RC_MLP;
-  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
-  const WeftLayer *f = fx_find_layer(wl, "L1.mlp");
+  r.par.recompute_modules = WEFT_RC_MLP;
+  CHECK_EQ_INT(rp_gen(&r), WEFT_OK);
+  const WeftLayer *f = fx_find_layer(r.wl, "L1.mlp");
   CHECK(f && f->phase[WEFT_PHASE_IG].compute_ns == 1024);
-  par.recompute = WEFT_RECOMPUTE_FULL; /* modules only with selective */
-  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
-  CHECK(!strcmp(err.field, "recompute_modules"));
-  weft_workload_free(wl);
+  r.par.recompute = WEFT_RECOMPUTE_FULL; /* modules only with selective */
+  CHECK_EQ_INT(rp_gen(&r), WEFT_EINPUT);
+  CHECK(!strcmp(r.err.field, "recompute_modules"));
+  rp_close(&r);
 }
 
 /* torchtitan's op-level policy on the tiny GeLU model (rp_recompute_modules'
@@ -389,47 +402,40 @@ static void rp_torchtitan_op(void) {
   WeftError err;
   CHECK_EQ_INT(weft_recompute_modules_parse("torchtitan_op", &mask, &err), WEFT_OK);
   CHECK_EQ_INT(mask, WEFT_RC_TORCHTITAN_OP);
-  WeftModel m = fx_tiny(2, 2, 1);
-  WeftDevice dev = fx_unit_device(1e15);
-  static const int n[1] = {1};
-  WeftNetwork net = fx_net(1, n, WEFT_RING);
-  WeftParallel par;
-  weft_parallel_default(&par);
-  WeftWorkload *wl = weft_workload_create();
-  WeftCommunicator comm;
-  WeftGenInfo info;
+  Rp r;
+  rp_open(&r, 2, 2);
   double ig[2][2]; /* [none, torchtitan_op][attn, mlp] */
   for (int sw = 0; sw < 2; sw++) {
-    m.ffn_matrices = sw ? 3 : 2;
+    r.m.ffn_matrices = sw ? 3 : 2;
     for (int t = 0; t < 2; t++) {
-      par.recompute = t ? WEFT_RECOMPUTE_SELECTIVE : WEFT_RECOMPUTE_NONE;
-      par.recompute_modules = t ? WEFT_RC_TORCHTITAN_OP : 0;
-      CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
-      const WeftLayer *a = fx_find_layer(wl, "L1.attn"), *f = fx_find_layer(wl, "L1.mlp");
+      r.par.recompute = t ? WEFT_RECOMPUTE_SELECTIVE : WEFT_RECOMPUTE_NONE;
+      r.par.recompute_modules = t ? WEFT_RC_TORCHTITAN_OP : 0;
+      CHECK_EQ_INT(rp_gen(&r), WEFT_OK);
+      const WeftLayer *a = fx_find_layer(r.wl, "L1.attn"), *f = fx_find_layer(r.wl, "L1.mlp");
       CHECK(a && f);
       ig[t][0] = a ? a->phase[WEFT_PHASE_IG].compute_ns : 0;
       ig[t][1] = f ? f->phase[WEFT_PHASE_IG].compute_ns : 0;
       if (t && !sw) {
-        CHECK_NEAR(info.mem.activations_bytes, 504, 0);
-        CHECK_NEAR(info.hw_flops - info.model_flops, 2 * 192, 0);
+        CHECK_NEAR(r.info.mem.activations_bytes, 504, 0);
+        CHECK_NEAR(r.info.hw_flops - r.info.model_flops, 2 * 192, 0);
       }
       if (t && sw) {
-        CHECK_NEAR(info.mem.activations_bytes, 568, 0);
-        CHECK_NEAR(info.hw_flops - info.model_flops, 2 * (192 + 256), 0);
+        CHECK_NEAR(r.info.mem.activations_bytes, 568, 0);
+        CHECK_NEAR(r.info.hw_flops - r.info.model_flops, 2 * (192 + 256), 0);
       }
     }
     CHECK_NEAR(ig[1][0] - ig[0][0], 192, 0);
     CHECK_NEAR(ig[1][1] - ig[0][1], sw ? 256 : 0, 0);
   }
-  par.recompute = WEFT_RECOMPUTE_SELECTIVE;
-  par.recompute_modules = WEFT_RC_TORCHTITAN_OP | WEFT_RC_CORE_ATTN;
-  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
-  CHECK(!strcmp(err.field, "recompute_modules") && strstr(err.msg, "stands alone"));
+  r.par.recompute = WEFT_RECOMPUTE_SELECTIVE;
+  r.par.recompute_modules = WEFT_RC_TORCHTITAN_OP | WEFT_RC_CORE_ATTN;
+  CHECK_EQ_INT(rp_gen(&r), WEFT_EINPUT);
+  CHECK(!strcmp(r.err.field, "recompute_modules") && strstr(r.err.msg, "stands alone"));
   WeftModel moe = fx_tiny_moe(2, 2);
-  par.recompute_modules = WEFT_RC_TORCHTITAN_OP;
-  CHECK_EQ_INT(weft_generate(&moe, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
-  CHECK(!strcmp(err.field, "recompute_modules") && strstr(err.msg, "experts"));
-  weft_workload_free(wl);
+  r.par.recompute_modules = WEFT_RC_TORCHTITAN_OP;
+  CHECK_EQ_INT(weft_generate(&moe, &r.dev, &r.par, &r.net, 0, r.wl, &r.comm, &r.info, &r.err), WEFT_EINPUT);
+  CHECK(!strcmp(r.err.field, "recompute_modules") && strstr(r.err.msg, "experts"));
+  rp_close(&r);
 }
 
 const TestCase suite_recipes[] = {
