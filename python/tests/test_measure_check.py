@@ -51,3 +51,15 @@ def test_wgrad_check_accumulation_model():
     out = run("wgrad", "h100")
     m = re.search(r"(\d+) GEMMs: mean \|error\| ([\d.]+)%, max ([\d.]+)%", out)
     assert m and int(m.group(1)) == 88 and float(m.group(2)) <= 8.0 and float(m.group(3)) <= 40.0
+
+
+def test_sustained_check_bounds():
+    """weft's layer at burst rates within 5% of the measured burst; with the
+    sustained factor (an 8192^3 GEMM's) at or above the measured sustained
+    step, by at most 10%: the GEMM's power is the upper bound of a layer's."""
+    out = run("sustained", "h100")
+    rows = [r.split("|") for r in out.splitlines() if r.startswith("| llama")]
+    assert len(rows) == 3
+    for r in rows:
+        assert abs(float(r[4].strip().rstrip("%"))) <= 5.0, r
+        assert 0.0 <= float(r[7].strip().rstrip("%")) <= 10.0, r

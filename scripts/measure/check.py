@@ -7,6 +7,8 @@ usage: scripts/measure/check.py gemm [DEVICE]    held-out GEMM shapes, per rule
        scripts/measure/check.py sac [DEVICE]     torchtitan_op vs DEVICE_sac_check.csv
        scripts/measure/check.py cp [DEVICE]      CP ring steps vs DEVICE_cp_flash_check.csv
        scripts/measure/check.py wgrad [DEVICE]   main_grad accumulation vs DEVICE_wgrad_accum.csv
+       scripts/measure/check.py sustained [DEVICE]  a layer's burst and sustained step vs
+                                                 DEVICE_sustained_layer.csv
 
 gemm: the GEMM table is split three ways, each time the tables of the
 training part are read by weft as a device's own (a scratch zoo), and every
@@ -49,6 +51,10 @@ wgrad: each weight-gradient GEMM of DEVICE_wgrad_accum.csv (cuBLASLt, adding
 into an fp32 or bf16 main_grad against writing bf16) as weft charges it with
 and without the accumulation (opcost.c wgrad_acc_ns, OC_WGRAD_HIDE): the
 ratio of the two against the measured one (the table's own GEMM time cancels).
+sustained: each layer of DEVICE_sustained_layer.csv (a Llama layer's shard run
+eagerly in a burst and then back to back for seconds at the power limit) against
+weft's layer (as `layer` computes it) at the tables' burst rates and with the
+device's sustained factor (DEVICE_sustained.csv's, as weft's devices read it).
 Needs the built library (make) and python3-yaml."""
 import ctypes
 import math
@@ -440,8 +446,43 @@ def wgrad(device):
         shutil.rmtree(tmp)
 
 
+# ------------------------------------------------------------------ sustained
+
+SUSTAINED_LAYERS = {  # sustained_layer.py's shards as layer rows (the model's heads, TP)
+    "llama3-8b-tp1": dict(name="llama3-8b", hidden=4096, ffn=14336, heads=32, kv_heads=8, seq=4096, tp=1),
+    "llama3-70b-tp4": dict(name="llama3-70b", hidden=8192, ffn=28672, heads=64, kv_heads=8, seq=8192, tp=4),
+    "llama3-405b-tp8": dict(name="llama3-405b", hidden=16384, ffn=53248, heads=128, kv_heads=8, seq=8192,
+                            tp=8)}
+
+
+def sustained(device):
+    _, rows = rows_of(os.path.join(ROOT, "data/measured/%s_sustained_layer.csv" % device))
+    tmp = tempfile.mkdtemp(prefix="weft_check_")
+    try:
+        burst_dev = load(scratch_zoo(tmp, device, device_tables(device)), "with")
+        full_dev = load(os.path.join(ROOT, "data/zoo"), device)
+        print("| layer | measured burst ms | weft burst | error | measured sustained ms (x burst) | weft "
+              "sustained (x burst) | error |")
+        print("|---|---|---|---|---|---|---|")
+        for name, spec in SUSTAINED_LAYERS.items():
+            rr = [r for r in rows if r["name"] == name]
+            if not rr:
+                continue
+            burst = float([r for r in rr if r["second"] == "-1"][0]["step_ms"])
+            steady = sorted(float(r["step_ms"]) for r in rr if int(r["second"]) >= 5)
+            sus = steady[len(steady) // 2]
+            r = {k: str(v) for k, v in spec.items()}
+            r["batch"] = "1"
+            wb, ws = (sum(layer_times(d, r, True)[:2]) / 1e6 for d in (burst_dev, full_dev))
+            print("| %s | %.2f | %.2f | %+.1f%% | %.2f (x%.3f) | %.2f (x%.3f) | %+.1f%% |"
+                  % (name, burst, wb, 100 * (wb / burst - 1), sus, sus / burst, ws, ws / wb,
+                     100 * (ws / sus - 1)))
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("gemm", "layer", "sac", "cp", "wgrad"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("gemm", "layer", "sac", "cp", "wgrad", "sustained"):
         sys.exit(__doc__)
     device = sys.argv[2] if len(sys.argv) > 2 else "h100"
     if sys.argv[1] == "gemm":
@@ -452,6 +493,8 @@ def main():
         cp(device)
     elif sys.argv[1] == "wgrad":
         wgrad(device)
+    elif sys.argv[1] == "sustained":
+        sustained(device)
     else:
         layer(device)
 
