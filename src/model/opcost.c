@@ -81,6 +81,11 @@ double weft_opcost_window_share(const WeftModel *m) {
   return (double)(m->layers - full) / m->layers;
 }
 
+/* The MoE router's GEMM: a plain parameter whose weight gradient is
+ * written, then added by its hook, not added into main_grad by the GEMM
+ * (wgrad_acc_ns tells it by this name's address). */
+static const char ROUTER[] = "router";
+
 typedef struct {
   OcOp *ops;
   int n, max;
@@ -394,10 +399,10 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
        * routes its 1/tp of the tokens (its sequence shard); the experts get ep ranks'
        * shares, gathered over etp (= tp unless folded) */
       if (l->sp || etp != l->tp) {
-        gemm(&L, "router", 1, T / l->tp, l->experts, l->h, 1);
+        gemm(&L, ROUTER, 1, T / l->tp, l->experts, l->h, 1);
         per = per * etp / l->tp;
       } else { /* no SP, experts on TP: every TP rank routes all T (gen_transformer.c) */
-        gemm(&L, "router", 1, T, l->experts, l->h, 1);
+        gemm(&L, ROUTER, 1, T, l->experts, l->h, 1);
       }
       if (L.n >= 1 && L.n <= L.max) /* a plain nn.Parameter (TopKRouter): its weight
                                       * gradient is written, the hook adds it */
@@ -561,7 +566,8 @@ static double op_ns(const Rates *r, const OcOp *op) {
  * hides under r->hide of the GEMM's time g (OC_WGRAD_HIDE_*), the rest is
  * exposed: g + max(0, E - hide g). */
 static double wgrad_acc_ns(const Rates *r, const OcOp *op, double g) {
-  if (!(r->acc > 0) || op->kind != OC_GEMM || op->phase != WEFT_PHASE_WG) return g;
+  if (!(r->acc > 0) || op->kind != OC_GEMM || op->phase != WEFT_PHASE_WG || op->name == ROUTER)
+    return g;
   double b = op->batch > 0 ? op->batch : 1;
   double e = b * op->m * op->n * r->acc / r->hbm * 1e9;
   return e > r->hide * g ? g + e - r->hide * g : g;
