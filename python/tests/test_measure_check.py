@@ -63,3 +63,14 @@ def test_sustained_check_bounds():
     for r in rows:
         assert abs(float(r[4].strip().rstrip("%"))) <= 5.0, r
         assert 0.0 <= float(r[7].strip().rstrip("%")) <= 10.0, r
+
+
+def test_fp8layer_check_bf16_gemms():
+    """A layer's BF16 GEMMs, in sequence and alone, within 10% of weft's
+    tables (the FP8 ones are what the check is about: docs/zoo.md)."""
+    out = run("fp8layer", "h100")
+    rows = [r.split("|") for r in out.splitlines() if r.startswith("| llama") or r.startswith("| gpt")
+            or r.startswith("| nemotron")]
+    assert len(rows) == 10
+    for r in rows:
+        assert abs(float(r[4].strip().rstrip("%"))) <= 10.0, r

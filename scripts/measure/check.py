@@ -9,6 +9,8 @@ usage: scripts/measure/check.py gemm [DEVICE]    held-out GEMM shapes, per rule
        scripts/measure/check.py wgrad [DEVICE]   main_grad accumulation vs DEVICE_wgrad_accum.csv
        scripts/measure/check.py sustained [DEVICE]  a layer's burst and sustained step vs
                                                  DEVICE_sustained_layer.csv
+       scripts/measure/check.py fp8layer [DEVICE]   a layer's GEMMs, FP8 and BF16, vs
+                                                 DEVICE_fp8_layer_gemms.csv
 
 gemm: the GEMM table is split three ways, each time the tables of the
 training part are read by weft as a device's own (a scratch zoo), and every
@@ -55,6 +57,10 @@ sustained: each layer of DEVICE_sustained_layer.csv (a Llama layer's shard run
 eagerly in a burst and then back to back for seconds at the power limit) against
 weft's layer (as `layer` computes it) at the tables' burst rates and with the
 device's sustained factor (DEVICE_sustained.csv's, as weft's devices read it).
+fp8layer: each layer of DEVICE_fp8_layer_gemms.csv (its twelve GEMMs run as one
+sequence, BF16 and FP8) against the sum of weft's GEMM times for that layer's
+attention and MLP blocks at the tables' burst rates (launch gaps included,
+the weight gradients written, not added), and the FP8/BF16 ratio of each.
 Needs the built library (make) and python3-yaml."""
 import ctypes
 import math
@@ -481,8 +487,77 @@ def sustained(device):
         shutil.rmtree(tmp)
 
 
+# ------------------------------------------------------------------ fp8layer
+
+FP8_LAYERS = {  # fp8_layer_gemms.py's shards (the model's heads, TP, tokens, MLP matrices)
+    "llama3-8b-tp1": (4096, 14336, 32, 8, 4096, 1, 3),
+    "llama3-70b-tp4": (8192, 28672, 64, 8, 8192, 4, 3),
+    "llama3-405b-tp8": (16384, 53248, 128, 8, 8192, 8, 3),
+    "gpt3-175b-tp4": (12288, 49152, 96, 96, 2048, 4, 2),
+    "nemotron4-340b-tp8": (18432, 73728, 96, 8, 4096, 8, 2)}
+
+
+def layer_gemm_ns(d, spec, fp8):
+    """weft's GEMM time of one layer's attention and MLP blocks (launch gaps in, weights' gradients
+    written: ZeRO-3)."""
+    h, ffn, heads, kv, seq, tp, fm = spec
+    m, par = _libx.WeftModel(), _lib.WeftParallel()
+    lib.weft_parallel_default(byref(par))
+    m.hidden, m.heads, m.kv_heads, m.seq_len, m.ffn_hidden, m.layers, m.ffn_matrices = \
+        h, heads, kv, seq, ffn, 1, fm
+    par.tp, par.pp, par.dp, par.micro_batch, par.zero_stage = tp, 1, 1, 1, 3
+    par.attention, par.act_bytes, par.fp8 = 1, 2.0, 1 if fp8 else 0
+    layer = ctypes.create_string_buffer(4096)
+    lib.weft_opcost_layer(byref(m), byref(par), layer)
+    ns = 0.0
+    for blk in (OC_ATTN, OC_MLP):
+        ops = (OcOp * 256)()
+        for i in range(lib.weft_opcost_ops(layer, blk, ops, 256)):
+            if ops[i].kind == OC_GEMM and ops[i].batch == 1 and ops[i].name not in (b"score", b"context"):
+                ns += lib.weft_opcost_launch_ns(lib.weft_opcost_layer_op_ns(byref(d), layer, byref(ops[i])), 1)
+    return ns
+
+
+def fp8layer(device):
+    _, rows = rows_of(os.path.join(ROOT, "data/measured/%s_fp8_layer_gemms.csv" % device))
+    meas = {(r["name"], r["dtype"]): float(r["seq_us"]) for r in rows}
+    tmp = tempfile.mkdtemp(prefix="weft_check_")
+    try:
+        d = load(scratch_zoo(tmp, device, device_tables(device, ("gemm",))), "with")
+        print("| layer | BF16 measured ms | weft | error | FP8 measured ms | weft | error | FP8/BF16 measured "
+              "| weft |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for name, spec in FP8_LAYERS.items():
+            if (name, "bf16") not in meas or (name, "fp8") not in meas:
+                continue
+            mb, mf = meas[(name, "bf16")] / 1e3, meas[(name, "fp8")] / 1e3
+            wb, wf = layer_gemm_ns(d, spec, False) / 1e6, layer_gemm_ns(d, spec, True) / 1e6
+            print("| %s | %.2f | %.2f | %+.1f%% | %.2f | %.2f | %+.1f%% | %.3f | %.3f |"
+                  % (name, mb, wb, 100 * (wb / mb - 1), mf, wf, 100 * (wf / mf - 1), mf / mb, wf / wb))
+        # each GEMM alone (one call per timing), against the table's reading of its shape
+        t = lib.weft_measured_of(byref(d))
+        agg = {}
+        for r in rows_of(os.path.join(ROOT, "data/measured/%s_fp8_layer_gemms_each.csv" % device))[1]:
+            m, n, k, kind = (float(r[x]) for x in ("m", "n", "k", "kind"))
+            a = agg.setdefault(r["name"], [0.0] * 4)
+            a[0] += float(r["bf16_us"])
+            a[1] += lib.weft_measured_gemm_ns(t, DT["bf16"], 1, m, n, k) / 1e3
+            a[2] += float(r["fp8_us"])
+            a[3] += lib.weft_measured_gemm_ns(t, DT["fp8_fast" if kind == 0 else "fp8"], 1, m, n, k) / 1e3
+        print("\n| layer, GEMMs alone | BF16 measured ms | table | error | FP8 measured ms | table | error "
+              "| FP8/BF16 measured | table |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for name, a in agg.items():
+            print("| %s | %.2f | %.2f | %+.1f%% | %.2f | %.2f | %+.1f%% | %.3f | %.3f |"
+                  % (name, a[0] / 1e3, a[1] / 1e3, 100 * (a[1] / a[0] - 1), a[2] / 1e3, a[3] / 1e3,
+                     100 * (a[3] / a[2] - 1), a[2] / a[0], a[3] / a[1]))
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("gemm", "layer", "sac", "cp", "wgrad", "sustained"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("gemm", "layer", "sac", "cp", "wgrad", "sustained",
+                                                "fp8layer"):
         sys.exit(__doc__)
     device = sys.argv[2] if len(sys.argv) > 2 else "h100"
     if sys.argv[1] == "gemm":
@@ -495,6 +570,8 @@ def main():
         wgrad(device)
     elif sys.argv[1] == "sustained":
         sustained(device)
+    elif sys.argv[1] == "fp8layer":
+        fp8layer(device)
     else:
         layer(device)
 
