@@ -66,11 +66,11 @@ def test_sustained_check_bounds():
 
 
 def test_fp8layer_check_bf16_gemms():
-    """A layer's BF16 GEMMs, in sequence and alone, within 10% of weft's
-    tables (the FP8 ones are what the check is about: docs/zoo.md)."""
+    """A layer's BF16 GEMMs in sequence within 10% of weft's tables (the FP8
+    ones are what the check is about: docs/zoo.md)."""
     out = run("fp8layer", "h100")
     rows = [r.split("|") for r in out.splitlines() if r.startswith("| llama") or r.startswith("| gpt")
             or r.startswith("| nemotron")]
-    assert len(rows) == 10
+    assert len(rows) == 5
     for r in rows:
         assert abs(float(r[4].strip().rstrip("%"))) <= 10.0, r
