@@ -17,7 +17,6 @@ to training runs; not read by weft (scripts/measure/check.py cp reads it).
 
   python3 scripts/measure/cp_flash_check.py --out DIR [--device-name h100] [--budget-s 120]
 """
-import datetime
 import os
 import sys
 import time
@@ -25,7 +24,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from cuda_timing import parser, time_us  # scripts/measure/, the running script's folder
+from cuda_timing import header, parser, time_us  # scripts/measure/, the running script's folder
 
 D = 128
 
@@ -44,9 +43,7 @@ def main():
             cases += [(heads, s, s, 1), (heads, s, s // 2, 0), (heads, s // 2, s, 0)]
         cases.append((heads, 16384, 16384, 0))
     with open(path, "w") as f:
-        f.write("# script: scripts/measure/cp_flash_check.py\n# date: %s\n# torch: %s\n# device: %s, %d SMs\n"
-                % (datetime.datetime.now(datetime.timezone.utc).isoformat(), torch.__version__,
-                   torch.cuda.get_device_name(), torch.cuda.get_device_properties(0).multi_processor_count))
+        f.write(header("cp_flash_check.py"))
         f.write("heads,q,kv,causal,fwd_us,bwd_us,fwd_tflops,bwd_tflops\n")
         for heads, q, kv, causal in cases:
             if time.time() - t0 > args.budget_s:

@@ -1,7 +1,9 @@
 """cuda_timing.py - what the device checks share (attn_dropout.py, sac_check.py,
-cp_flash_check.py): their command line (--out DIR, --device-name, --budget-s) and one
-timer: warm-up runs, then the median of CUDA-event timings of fn, in microseconds."""
+cp_flash_check.py, sustained_layer.py, fp8_layer_gemms.py): their command line (--out
+DIR, --device-name, --budget-s), their CSV files' header and one timer: warm-up runs,
+then the median of CUDA-event timings of fn, in microseconds."""
 import argparse
+import datetime
 import statistics
 
 import torch
@@ -30,3 +32,11 @@ def parser(budget_s):
     ap.add_argument("--device-name", default="h100")
     ap.add_argument("--budget-s", type=float, default=budget_s)
     return ap
+
+
+def header(script):
+    """A measured CSV's comment lines: the script, the date, torch, the device."""
+    p = torch.cuda.get_device_properties(0)
+    return "# script: scripts/measure/%s\n# date: %s\n# torch: %s\n# device: %s, %d SMs\n" % (
+        script, datetime.datetime.now(datetime.timezone.utc).isoformat(), torch.__version__, p.name,
+        p.multi_processor_count)

@@ -20,14 +20,13 @@ fp8layer reads it).
 
   python3 scripts/measure/fp8_layer_gemms.py --out DIR [--device-name h100]
 """
-import datetime
 import os
 import sys
 import time
 
 import torch
 
-from cuda_timing import parser, time_us  # scripts/measure/, the running script's folder
+from cuda_timing import header, parser, time_us  # scripts/measure/, the running script's folder
 
 LAYERS = [  # name, hidden, ffn shard, heads, kv heads (the shard's), head dim, tokens, gated
     ("llama3-8b-tp1", 4096, 14336, 32, 8, 128, 4096, True),
@@ -74,17 +73,12 @@ def main():
     args = ap.parse_args()
     dev = torch.device("cuda")
     os.makedirs(args.out, exist_ok=True)
-    p = torch.cuda.get_device_properties(0)
     path = os.path.join(args.out, "%s_fp8_layer_gemms.csv" % args.device_name)
     each = open(os.path.join(args.out, "%s_fp8_layer_gemms_each.csv" % args.device_name), "w")
-    each.write("# script: scripts/measure/fp8_layer_gemms.py\n# date: %s\n# torch: %s\n# device: %s\n"
-               "name,gemm,m,n,k,kind,bf16_us,fp8_us,fp8_e4m3_us\n"
-               % (datetime.datetime.now(datetime.timezone.utc).isoformat(), torch.__version__, p.name))
+    each.write(header("fp8_layer_gemms.py") + "name,gemm,m,n,k,kind,bf16_us,fp8_us,fp8_e4m3_us\n")
     t0 = time.time()
     with open(path, "w") as f:
-        f.write("# script: scripts/measure/fp8_layer_gemms.py\n# date: %s\n# torch: %s\n# device: %s, %d SMs\n"
-                % (datetime.datetime.now(datetime.timezone.utc).isoformat(), torch.__version__, p.name,
-                   p.multi_processor_count))
+        f.write(header("fp8_layer_gemms.py"))
         f.write("name,dtype,seq_us,sum_us\n")
         for name, h, ffn, heads, kv, hd, t, gated in LAYERS:
             for fp8 in (False, True):

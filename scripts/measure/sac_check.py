@@ -22,7 +22,6 @@ after warm-up. Nothing is fitted to training runs.
 
   python3 scripts/measure/sac_check.py --out DIR [--device-name h100] [--budget-s 240]
 """
-import datetime
 import os
 import subprocess
 import sys
@@ -32,7 +31,7 @@ from collections import defaultdict
 import torch
 import torch.nn.functional as F
 
-from cuda_timing import parser, time_us  # scripts/measure/, the running script's folder
+from cuda_timing import header, parser, time_us  # scripts/measure/, the running script's folder
 
 SHAPES = [  # name, hidden, ffn, heads, kv_heads, seq, batch, compile too
     ("llama3-8b", 4096, 14336, 32, 8, 8192, 2, True),
@@ -123,10 +122,7 @@ def main():
     except OSError:
         smi = "?"
     with open(path, "w") as f:
-        f.write("# script: scripts/measure/sac_check.py\n# date: %s\n# torch: %s\n# device: %s, %d SMs\n"
-                "# nvidia-smi driver,max sm MHz,power limit: %s\n" %
-                (datetime.datetime.now(datetime.timezone.utc).isoformat(), torch.__version__,
-                 torch.cuda.get_device_name(), torch.cuda.get_device_properties(0).multi_processor_count, smi))
+        f.write(header("sac_check.py") + "# nvidia-smi driver,max sm MHz,power limit: %s\n" % smi)
         f.write("name,hidden,ffn,heads,kv_heads,seq,batch,mode,compiled,fwd_us,fwdbwd_us,saved_mib,recomputed_mm\n")
         for name, h, ffn, heads, kv, seq, b, comp in SHAPES:
             for compiled in ([False, True] if comp and not args.no_compile else [False]):

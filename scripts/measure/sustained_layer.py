@@ -14,7 +14,6 @@ with second -1 for the burst. Nothing is fitted to training runs.
 
   python3 scripts/measure/sustained_layer.py --out DIR [--seconds 20]
 """
-import datetime
 import os
 import subprocess
 import sys
@@ -23,7 +22,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from cuda_timing import parser, time_us  # scripts/measure/, the running script's folder
+from cuda_timing import header, parser, time_us  # scripts/measure/, the running script's folder
 
 LAYERS = [  # name, hidden, ffn shard, heads, kv heads (the shard's), head dim, tokens
     ("llama3-8b-tp1", 4096, 14336, 32, 8, 128, 4096),
@@ -93,13 +92,10 @@ def main():
     from torch.nn.attention import SDPBackend, sdpa_kernel
     dev = torch.device("cuda")
     os.makedirs(args.out, exist_ok=True)
-    p = torch.cuda.get_device_properties(0)
     path = os.path.join(args.out, "%s_sustained_layer.csv" % args.device_name)
     t0 = time.time()
     with open(path, "w") as f:
-        f.write("# script: scripts/measure/sustained_layer.py\n# date: %s\n# torch: %s\n# device: %s, %d SMs\n"
-                % (datetime.datetime.now(datetime.timezone.utc).isoformat(), torch.__version__, p.name,
-                   p.multi_processor_count))
+        f.write(header("sustained_layer.py"))
         f.write("name,second,step_ms,sm_mhz,power_w,temp_c\n")
         n = 8192
         a = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
