@@ -9,15 +9,20 @@ Writes CSV tables (format: docs/zoo.md, "Measured kernel tables") under --out:
   <dev>_layer.csv      one transformer layer's shard, forward and backward, plain PyTorch
 
 Times are medians of several timed repetitions after warm-up, by CUDA events. GEMMs are
-timed as GPU time: a CUDA graph of repeated calls, replayed. Nothing here is fitted to
-training runs; weft reads the tables as measurements of the device.
+timed as GPU time: a CUDA graph of repeated calls, replayed; by default each call reads the
+same operands (warm in the L2), with --gemm-cold-mb N the calls cycle through operand sets
+filling N MB (out of the L2, as a layer's GEMMs read theirs: docs/zoo.md, "FP8 GEMMs in a
+layer"; added 2026-11-27, not yet run on a GPU). Nothing here is fitted to training runs;
+weft reads the tables as measurements of the device.
 
   python3 scripts/measure/measure.py --out DIR [--device-name h100] [--budget-s 420]
+                                     [--only gemm] [--gemm-cold-mb 256]
   python3 scripts/measure/measure.py --smoke --out DIR   # tiny shapes on the CPU (a check)
 """
 import argparse
 import csv
 import datetime
+import itertools
 import math
 import os
 import statistics
@@ -177,6 +182,9 @@ def gemm_shapes(args):
 
 def measure_gemm(args, dev, timer, deadline):
     f, w = open_csv(args, "gemm", ["label", "dtype", "m", "n", "k", "time_us", "tflops"])
+    if args.gemm_cold_mb > 0:
+        f.write("# operands: sets cycled over %d MB a shape (--gemm-cold-mb), out of the L2\n"
+                % args.gemm_cold_mb)
     fp8 = dev.type == "cuda" and hasattr(torch, "_scaled_mm") and hasattr(torch, "float8_e4m3fn")
     bf = torch.bfloat16 if dev.type == "cuda" else torch.float32
     done = 0
@@ -188,25 +196,40 @@ def measure_gemm(args, dev, timer, deadline):
         if 2.0 * m * n * k > 1.2e14:      # > ~150 ms a call: the rate is flat long before
             continue
         try:
-            a = torch.randn(m, k, device=dev, dtype=bf)
-            b = torch.randn(k, n, device=dev, dtype=bf)
-            t = timer.graph_us(lambda: torch.matmul(a, b))
+            # --gemm-cold-mb: as many operand sets as that many MB hold (at most 64, 4 GB), the
+            # calls cycling through them, so a replayed GEMM finds its operands out of the L2
+            # as a layer's GEMMs do (docs/zoo.md, "FP8 GEMMs in a layer"); 0: one set
+            per = 2 * (m * k + k * n)
+            sets = 1 if args.gemm_cold_mb <= 0 else max(1, min(64, (4 << 30) // per,
+                                                              -(-(args.gemm_cold_mb << 20) // per)))
+            ops = [(torch.randn(m, k, device=dev, dtype=bf), torch.randn(k, n, device=dev, dtype=bf))
+                   for _ in range(sets)]
+            nxt = itertools.cycle(range(sets))
+
+            def mm():
+                a, b = ops[next(nxt)]
+                return torch.matmul(a, b)
+            t = timer.graph_us(mm)
             w.writerow([lab, "bf16", m, n, k, "%.3f" % t, "%.2f" % (2e-6 * m * n * k / t)])
             if fp8:
-                a8 = a.to(torch.float8_e4m3fn)
-                b8 = b.t().contiguous().to(torch.float8_e4m3fn).t()   # column-major B, as cuBLASLt wants
+                # column-major B, as cuBLASLt wants
+                ops8 = [(a.to(torch.float8_e4m3fn), b.t().contiguous().to(torch.float8_e4m3fn).t())
+                        for a, b in ops]
                 one = torch.ones((), device=dev, dtype=torch.float32)
-                t = timer.graph_us(lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one,
-                                                            out_dtype=torch.bfloat16))
+
+                def mm8(fast=False):
+                    a8, b8 = ops8[next(nxt)]
+                    return torch._scaled_mm(a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16,
+                                            use_fast_accum=fast)
+                t = timer.graph_us(mm8)
                 w.writerow([lab, "fp8", m, n, k, "%.3f" % t, "%.2f" % (2e-6 * m * n * k / t)])
                 if lab.endswith("fwd") or lab.startswith("square"):
                     # Transformer Engine's forward GEMMs accumulate in FP8's fast mode
                     # (use_split_accumulator off); its gradient GEMMs do not.
-                    t = timer.graph_us(lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one,
-                                                                out_dtype=torch.bfloat16, use_fast_accum=True))
+                    t = timer.graph_us(lambda: mm8(True))
                     w.writerow([lab, "fp8_fast", m, n, k, "%.3f" % t, "%.2f" % (2e-6 * m * n * k / t)])
-                del a8, b8
-            del a, b
+                del ops8
+            del ops
         except Exception as e:  # noqa: BLE001 - record and go on: one shape must not end the run
             f.write("# %s: %s\n" % (lab, str(e).splitlines()[0][:200]))
         done += 1
@@ -449,6 +472,8 @@ def main():
     ap.add_argument("--budget-s", type=float, default=420)
     ap.add_argument("--smoke", action="store_true", help="tiny shapes on the CPU: checks the script")
     ap.add_argument("--only", default="launch,memory,attention,layer,gemm")
+    ap.add_argument("--gemm-cold-mb", type=int, default=0,
+                    help="GEMMs cycle through operand sets filling this many MB (0: one set, L2-warm)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     dev = torch.device("cuda" if torch.cuda.is_available() and not args.smoke else "cpu")
