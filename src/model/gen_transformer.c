@@ -621,13 +621,13 @@ static double layer_act(const Gen *g, const Tf *t, int moe, double *core) {
  * of the layer's set goes (data/measured/h100_sac_check.csv: the policy's
  * saved bytes as these count them; under torch.compile the unneeded w2
  * output, saved in eager, is not), the attention core's part counted as
- * core_attn's (rc_mods). */
-static double rc_drop(const Gen *g, const Tf *t, int moe) {
+ * core_attn's (rc_mods). full and core: the layer's set and its core's
+ * (layer_act's). */
+static double rc_drop(const Gen *g, const Tf *t, int moe, double full, double core) {
   const WeftParallel *p = g->par;
   int m = rc_mods(p);
   double tp = p->tp, sb = t->sq * t->b, units = 0;
   if (m & WEFT_RC_TORCHTITAN_OP && !moe) {
-    double core, full = layer_act(g, t, 0, &core);
     double kept = (2 * sb * t->h / (p->sequence_parallel ? tp : 1) +
                    sb * (2 * t->a * t->dqk + 2 * t->akv * t->dv + 2 * t->a * t->dv + 2 * t->ffn) / tp) *
                       p->act_bytes / 2 +
@@ -879,7 +879,7 @@ static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const doub
       mem->activations_bytes = ceil((double)n / N) * in * inflight + (N < n ? N : n) * one;
   } else if (p->recompute == WEFT_RECOMPUTE_SELECTIVE) { /* + one layer's recomputed part */
     double c = rc_mods(p) & WEFT_RC_CORE_ATTN ? core : 0;
-    double dd = c + rc_drop(g, t, 0), de = c + rc_drop(g, t, 1);
+    double dd = c + rc_drop(g, t, 0, ad, core), de = c + rc_drop(g, t, 1, ae, core);
     mem->activations_bytes = (nd * (ad - dd) + ne * (ae - de)) * inflight + (ne ? de : dd);
   } else { /* offloading (pp 1): the last n - N layers' sets stay (TE's peak) */
     int off = p->cpu_offloading_num_layers, rne = off ? moe_layers(g, lo + off, lo + n - 1) : ne;

@@ -56,9 +56,9 @@ int weft_recompute_modules_parse(const char *text, int *mask, WeftError *err) {
     size_t k = strspn(s, ", \t");
     s += k;
     if (!*s) break;
-    size_t len = strcspn(s, ", \t"), i = 0;
-    while (i < 8 && !(strlen(names[i]) == len && !strncmp(s, names[i], len))) i++;
-    if (i == 8)
+    size_t len = strcspn(s, ", \t"), i = 0, n = sizeof names / sizeof names[0];
+    while (i < n && !(strlen(names[i]) == len && !strncmp(s, names[i], len))) i++;
+    if (i == n)
       return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "recompute_modules",
                             "recompute_modules: unknown module '%.*s' (expected core_attn, mlp, "
                             "moe, shared_experts, moe_act, layernorm, mla_up_proj or "

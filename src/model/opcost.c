@@ -96,6 +96,15 @@ typedef struct {
   int norm_fp8; /* the last norm wrote the next GEMM's FP8 input (LayerNormLinear) */
 } List;
 
+/* The width of layer l's main_grad elements (grad_bytes; 0: act_bytes). */
+static double grad_width(const OcLayer *l) { return l->grad_bytes > 0 ? l->grad_bytes : l->act_bytes; }
+
+/* An empty list of at most max ops for layer l's operators. */
+static List layer_list(const OcLayer *l, OcOp *ops, int max) {
+  List L = {ops, 0, max, l->act_bytes, l->param_bytes, grad_width(l), l->fp8, 0};
+  return L;
+}
+
 static void put(List *L, const OcOp *op) {
   if (L->n < L->max) L->ops[L->n] = *op;
   L->n++;
@@ -382,8 +391,7 @@ static void mlp(List *L, const OcLayer *l, double groups, double tokens, double 
 }
 
 int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
-  List L = {ops, 0, max, l->act_bytes, l->param_bytes,
-            l->grad_bytes > 0 ? l->grad_bytes : l->act_bytes, l->fp8, 0};
+  List L = layer_list(l, ops, max);
   double T = l->b * l->s;
   switch (blk) {
     case OC_ATTN: attention(&L, l); break;
@@ -466,7 +474,7 @@ typedef struct {
 
 static void rates(const WeftDevice *d, double act_bytes, Rates *r) {
   r->d = d;
-  r->acc = 0;
+  r->acc = r->hide = 0; /* layer_rates sets them: weight gradients written */
   r->attn = WM_ATTN_TE; /* weft_opcost_block sets the layer's */
   r->drop = 0;
   r->hbm = d->hbm_bytes_per_s * d->hbm_efficiency;
@@ -490,7 +498,7 @@ static void layer_rates(const WeftDevice *d, const OcLayer *l, Rates *r) {
   rates(d, l->act_bytes, r);
   if (l->fa2) r->attn = WM_ATTN_FLASH;
   r->drop = l->attn_drop;
-  double g = l->grad_bytes > 0 ? l->grad_bytes : l->act_bytes;
+  double g = grad_width(l);
   r->acc = l->main_grad ? 2 * g : 0;
   r->hide = g > 2 ? OC_WGRAD_HIDE_FP32 : OC_WGRAD_HIDE_BF16;
 }
@@ -641,8 +649,7 @@ double weft_opcost_block_once_ns(const WeftDevice *d, const OcLayer *l, OcBlock 
  * the layer's recipe), launch included: gemm8's forward op alone. */
 static double fwd_gemm_ns(const Rates *r, const OcLayer *l, double m, double n, double k) {
   OcOp ops[8];
-  List L = {ops, 0, 8, l->act_bytes, l->param_bytes,
-            l->grad_bytes > 0 ? l->grad_bytes : l->act_bytes, l->fp8, 0};
+  List L = layer_list(l, ops, 8);
   gemm8(&L, "recompute", 1, m, n, k, 1, l->fp8);
   return op_kernels_ns(r, &ops[0], l->graphs);
 }
