@@ -44,6 +44,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_MOEPF] = {"--moe-permute-fusion", "on|off", CLI_MOEPF_HELP},
     [CLI_MO_MOERF] = {"--moe-router-fusion", "on|off", CLI_MOERF_HELP},
     [CLI_MO_MOEA2A] = {"--moe-a2a-overlap", "on|off", CLI_MOEA2A_HELP},
+    [CLI_MO_MOEDFP8] = {"--moe-dispatch-fp8", "on|off", CLI_MOEDFP8_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
@@ -146,7 +147,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (cli_opt_cp_comm(val[CLI_MO_CPCOMM], p)) return -1;
   if (cli_opt_dropout(val[CLI_MO_ADROP], val[CLI_MO_HDROP], p)) return -1;
   if (cli_opt_moe_fusion(val[CLI_MO_MOEPF], val[CLI_MO_MOERF], p)) return -1;
-  if (cli_opt_moe_a2a(val[CLI_MO_MOEA2A], p)) return -1;
+  if (cli_opt_moe_a2a(val[CLI_MO_MOEA2A], val[CLI_MO_MOEDFP8], p)) return -1;
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
@@ -336,6 +337,9 @@ int cli_model_load(CliModel *cm, const WeftNetwork *net, WeftError *err) {
   return WEFT_OK;
 }
 
-int cli_opt_moe_a2a(const char *v, WeftParallel *p) {
-  return on_off("--moe-a2a-overlap", v, &p->moe_a2a_overlap) ? -1 : 0;
+int cli_opt_moe_a2a(const char *overlap, const char *dispatch_fp8, WeftParallel *p) {
+  return on_off("--moe-a2a-overlap", overlap, &p->moe_a2a_overlap) ||
+                 on_off("--moe-dispatch-fp8", dispatch_fp8, &p->moe_dispatch_fp8)
+             ? -1
+             : 0;
 }

@@ -12,7 +12,8 @@ enum { CLI_MO_MODEL, CLI_MO_DEVICE, CLI_MO_TP, CLI_MO_PP, CLI_MO_DP, CLI_MO_EP, 
        CLI_MO_MASTER, CLI_MO_OPTSTATES, CLI_MO_GRAPHS, CLI_MO_OGR, CLI_MO_OPG, CLI_MO_BUCKET,
        CLI_MO_PPEMB, CLI_MO_PPLOSS, CLI_MO_RCLAYERS, CLI_MO_RCMETHOD, CLI_MO_RCMODULES,
        CLI_MO_TPO, CLI_MO_TPOSMS, CLI_MO_TPOAGG, CLI_MO_P2P, CLI_MO_ETP, CLI_MO_OFFLOAD, CLI_MO_CPCOMM, CLI_MO_PPLAYOUT,
-       CLI_MO_ADROP, CLI_MO_HDROP, CLI_MO_MOEPF, CLI_MO_MOERF, CLI_MO_MOEA2A, CLI_MO_COUNT };
+       CLI_MO_ADROP, CLI_MO_HDROP, CLI_MO_MOEPF, CLI_MO_MOERF, CLI_MO_MOEA2A, CLI_MO_MOEDFP8,
+       CLI_MO_COUNT };
 
 #define CLI_MAX_STAGES 1024 /* --pp-layers entries */
 
@@ -104,9 +105,13 @@ int cli_opt_moe_fusion(const char *permute, const char *router, WeftParallel *p)
   "EP all-to-alls of a forward micro-batch under a backward\n"              \
   "                        one's compute and back (default off; Megatron's\n" \
   "                        --overlap-moe-expert-parallel-comm)"
-/* --moe-a2a-overlap (on|off) into p; absent: unchanged. Prints and returns
- * -1 on a bad value. */
-int cli_opt_moe_a2a(const char *v, WeftParallel *p);
+#define CLI_MOEDFP8_HELP                                                      \
+  "with --fp8, the MoE forward dispatch all-to-all in FP8\n"               \
+  "                        (default off: the activations' width, as\n"     \
+  "                        Megatron-Core's dispatchers; on: DeepSeek-V3's)"
+/* --moe-a2a-overlap and --moe-dispatch-fp8 (on|off) into p; absent:
+ * unchanged. Prints and returns -1 on a bad value. */
+int cli_opt_moe_a2a(const char *overlap, const char *dispatch_fp8, WeftParallel *p);
 #define CLI_CPCOMM_HELP                                                       \
   "context parallelism's K, V exchange: p2p (a ring, each\n"                 \
   "                        transfer under an attention kernel; default,\n"   \

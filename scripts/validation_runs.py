@@ -35,7 +35,8 @@ as "not modelled" with the reason, never dropped.
   (`overlap_grad_reduce`; absent: on), MoE token permutation as Transformer
   Engine's fused kernels (`moe_permute_fusion`; absent: Megatron's eager)
   and its router's (`moe_router_fusion`; absent: eager), the EP all-to-alls
-  under the paired micro-batch's compute (`moe_a2a_overlap`; absent: off), the optimizer's
+  under the paired micro-batch's compute (`moe_a2a_overlap`; absent: off), the forward
+  dispatch in FP8 (`moe_dispatch_fp8`; absent: off, the activations' width), the optimizer's
   master weights (`master_weights`) and Adam's moments' precision
   (`optimizer_states`), CUDA graphs (`cuda_graphs`), full recomputation of N
   layers (`recompute_num_layers`, `recompute_method`), the group order and
@@ -189,7 +190,8 @@ def args_for(run, specs, tmp, assumed):
                     ("overlap_grad_reduce", "--overlap-grad-reduce"),
                     ("moe_permute_fusion", "--moe-permute-fusion"),
                     ("moe_router_fusion", "--moe-router-fusion"),
-                    ("moe_a2a_overlap", "--moe-a2a-overlap")):
+                    ("moe_a2a_overlap", "--moe-a2a-overlap"),
+                    ("moe_dispatch_fp8", "--moe-dispatch-fp8")):
         if k in par:  # as the source ran it; absent: weft's default (Megatron's)
             a += [flag, "on" if par[k] else "off"]
     if par.get("tp_overlap_sms"):  # the recipe's ub_tp_comm_overlap_cfg num_sm per GEMM

@@ -411,6 +411,14 @@ typedef struct {
    * attention or expert compute; the warm-up and cool-down micro-batches,
    * which have no partner, exposed as without. 0 (default, Megatron's). */
   int moe_a2a_overlap;
+  /* The MoE forward dispatch all-to-all in FP8 with fp8 (DeepSeek-V3,
+   * Section 3.3.3: the activations quantized before the dispatch; Megatron-
+   * Core's moe_dispatch_fwd_dtype with the ncclep flex backend; docs/zoo.md,
+   * "Expert parallelism"): 1: a dispatched element moves 1 byte; 0 (default,
+   * Megatron-Core's all-to-all and DeepEP dispatchers up to 2026-08): the
+   * activations' own width, the experts casting after it. Needs fp8 and
+   * ep > 1. The combine moves act_bytes either way. */
+  int moe_dispatch_fp8;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

@@ -1187,3 +1187,48 @@ def test_moe_a2a_overlap():
     with pytest.raises(weft.WeftError) as e:  # Megatron-Core: no full recomputation
         weft.optimize(moe_a2a_overlap=True, **dict(args, recompute="full"))
     assert e.value.field == "moe_a2a_overlap"
+
+
+def test_moe_dispatch_fp8():
+    # moe_dispatch_fp8= is --moe-dispatch-fp8 on|off and the scenario key
+    # moe_dispatch_fp8 (DeepSeek-V3's FP8 dispatch; docs/zoo.md, "Expert
+    # parallelism"): with FP8 GEMMs the forward dispatch moves half the
+    # bytes, so the iteration is no slower; off (the default) as without the
+    # key; the same answer in every entry point, codesign too; refused
+    # without FP8, naming the field
+    v = "data/validation/cost.yml"
+    args = dict(cluster="dgx-h100", npus=16, cost_model=v, model="qwen3-30b-a3b", ep=16,
+                zero=1, mb=1, recompute="selective", fp8="delayed", loop="no-overlap",
+                constraint=["B1 = 450", "B2 = 50"])
+    flags = ["--cluster", "dgx-h100", "--npus", "16", "--cost-model", v, "--model",
+             "qwen3-30b-a3b", "--ep", "16", "--zero", "1", "--mb", "1", "--recompute", "selective",
+             "--fp8", "delayed", "--loop", "no-overlap", "--constraint", "B1 = 450",
+             "--constraint", "B2 = 50"]
+    on = weft.optimize(moe_dispatch_fp8=True, **args)
+    same(on, cli("optimize", *flags, "--moe-dispatch-fp8", "on"), skip=NOWALL)
+    default = weft.optimize(**args)
+    same(default, cli("optimize", *flags, "--moe-dispatch-fp8", "off"), skip=NOWALL)
+    assert weft.optimize(moe_dispatch_fp8=False, **args) == default
+    assert on["time_ns"] < default["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
+          "loop": "no-overlap",
+          "workload": {"model": "qwen3-30b-a3b", "ep": 16, "zero": 1, "micro_batch": 1,
+                       "recompute": "selective", "fp8": "delayed", "moe_dispatch_fp8": True},
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == on["time_ns"]
+    cs = dict(npus=16, blocks=["Switch", "Switch"], cost_model=v, tp=1, ep=16, zero=1,
+              recompute="selective", fp8="delayed", device="h100", max_per_dim=[8, 0],
+              cost_dims=["NVLink", "InfiniBand"], constraint="sum = 500", moe_dispatch_fp8=True)
+    same(weft.codesign("qwen3-30b-a3b", **cs),
+         cli("codesign", "--model", "qwen3-30b-a3b", "--npus", "16", "--blocks",
+             "Switch,Switch", "--cost-model", v, "--tp", "1", "--ep", "16", "--zero", "1",
+             "--recompute", "selective", "--fp8", "delayed", "--device", "h100", "--max-per-dim", "8,0",
+             "--cost-dims", "NVLink,InfiniBand", "--constraint", "sum = 500",
+             "--moe-dispatch-fp8", "on"), skip=NOWALL)
+    with pytest.raises(weft.WeftError) as e:  # the dispatch quantizes FP8 GEMMs' inputs
+        weft.optimize(moe_dispatch_fp8=True, **dict(args, fp8="off"))
+    assert e.value.field == "moe_dispatch_fp8"
+    bf16 = [f for f in flags if f not in ("--fp8", "delayed")]
+    r = subprocess.run([CLI, "optimize", *bf16, "--moe-dispatch-fp8", "on"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "moe_dispatch_fp8 needs FP8 GEMMs" in r.stderr

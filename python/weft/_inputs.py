@@ -31,7 +31,7 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "overlap_p2p_communication", "etp",
               "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout",
               "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms",
-              "tp_overlap_aggregate", "moe_a2a_overlap")
+              "tp_overlap_aggregate", "moe_a2a_overlap", "moe_dispatch_fp8")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -242,7 +242,8 @@ def device_knobs(kw, par):
                      ("overlap_p2p_communication", "overlap_p2p"),  # on (interleaved)
                      ("moe_permute_fusion", "moe_permute_fusion"),  # off by default
                      ("moe_router_fusion", "moe_router_fusion"),  # off by default
-                     ("moe_a2a_overlap", "moe_a2a_overlap")):  # off by default
+                     ("moe_a2a_overlap", "moe_a2a_overlap"),  # off by default
+                     ("moe_dispatch_fp8", "moe_dispatch_fp8")):  # off by default
         if kw.get(k) is not None:
             setattr(par, field, 1 if flag(k, kw[k]) else 0)
     b = kw.get("ddp_bucket_size")

@@ -147,7 +147,7 @@ WeftParallel = _s("WeftParallel", [
     ("moe_permute_fusion", c_int), ("moe_router_fusion", c_int),
     ("tp_overlap_sms", c_int * 6),  # WEFT_TPO_NGEMMS
     ("tp_overlap_aggregate", c_int),
-    ("moe_a2a_overlap", c_int)])
+    ("moe_a2a_overlap", c_int), ("moe_dispatch_fp8", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,

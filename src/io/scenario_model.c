@@ -18,7 +18,7 @@ static const char *const MODEL_KEYS[] = {
     "tp_comm_overlap", "overlap_p2p_communication", "etp",
     "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout", "hidden_dropout",
     "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate",
-    "moe_a2a_overlap", NULL};
+    "moe_a2a_overlap", "moe_dispatch_fp8", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -269,6 +269,7 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = bool_key(wv, "moe_permute_fusion", file, &par->moe_permute_fusion, err)) ||
       (rc = bool_key(wv, "moe_router_fusion", file, &par->moe_router_fusion, err)) ||
       (rc = bool_key(wv, "moe_a2a_overlap", file, &par->moe_a2a_overlap, err)) ||
+      (rc = bool_key(wv, "moe_dispatch_fp8", file, &par->moe_dispatch_fp8, err)) ||
       (rc = switch_key(wv, "fp8",
                        "off, delayed, current, mxfp8, blockwise, nvfp4 or a boolean (true = delayed)",
                        weft_fp8_parse, WEFT_FP8_DELAYED, file, &par->fp8, err)) ||

@@ -1,11 +1,21 @@
 /* gen_a2a.c — Megatron-Core's MoE all-to-all overlap (--overlap-moe-expert-
  * parallel-comm, Megatron-Bridge's moe_a2a_overlap; docs/zoo.md, "MoE
  * all-to-all overlap"): the combined 1F1B schedule's pairing of a forward
- * and a backward micro-batch, and the EP all-to-alls it hides. */
+ * and a backward micro-batch, and the EP all-to-alls it hides; the checks
+ * of the all-to-all options (moe_dispatch_fp8 too). */
 #include "model/gen.h"
 
 int weft_gen_a2a_check(Gen *g, int v, int mtp_layers) {
   const WeftParallel *p = g->par;
+  if (p->moe_dispatch_fp8 && !p->fp8)
+    return weft_gen_fail(g, WEFT_EINPUT, "moe_dispatch_fp8",
+                         "moe_dispatch_fp8 needs FP8 GEMMs (fp8 delayed, current, ...): the "
+                         "dispatch quantizes the experts' FP8 inputs");
+  if (p->moe_dispatch_fp8 && p->ep < 2)
+    return weft_gen_fail(g, WEFT_EINPUT, "moe_dispatch_fp8",
+                         "moe_dispatch_fp8 needs expert parallelism (ep > 1), got ep = %d: "
+                         "without it there is no dispatch all-to-all",
+                         p->ep);
   if (!p->moe_a2a_overlap) return WEFT_OK;
   /* Megatron-Core transformer_config.py's asserts (d98e8a64dd, lines 3007-3046) */
   if (p->ep < 2)

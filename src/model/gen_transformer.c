@@ -686,10 +686,11 @@ static void moe_tp_comm(Gen *g, GenBlock *blk, double R, double rc, const Tf *t)
 
 /* A micro-batch's EP all-to-all bytes: *Sk the combine's (k routed copies
  * of the rank's tokens: its 1/tp shard when it dispatches one), *d the
- * dispatch's per combine byte (FP8 dispatch: 1 / act_bytes). */
+ * dispatch's per combine byte (moe_dispatch_fp8: 1 / act_bytes; else the
+ * activations' width, 1). */
 static void a2a_bytes(const Gen *g, const Tf *t, double *d, double *Sk) {
   const WeftParallel *p = g->par;
-  *d = p->fp8 ? 1.0 / p->act_bytes : 1.0;
+  *d = p->fp8 && p->moe_dispatch_fp8 ? 1.0 / p->act_bytes : 1.0;
   *Sk = (weft_gen_moe_dispatch_shard(p, g->etp) ? t->S / p->tp : t->S) * t->k;
 }
 
@@ -744,7 +745,8 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
                  R * (1 + rc));
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_CP, R * t->kvs * p->cp, R);
   }
-  if (moe > 0) { /* dispatch + combine all-to-alls, forward and backward; FP8: dispatch in FP8;
+  if (moe > 0) { /* dispatch + combine all-to-alls, forward and backward; moe_dispatch_fp8: the
+                   forward dispatch in FP8;
                    with moe_a2a_overlap the paired share's are emit's (weft_gen_moe_a2a) */
     double d, Sk, x = 1.0 - t->a2a_q;
     a2a_bytes(g, t, &d, &Sk);

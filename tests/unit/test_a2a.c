@@ -1,7 +1,8 @@
 /* test_a2a.c — Megatron-Core's MoE all-to-all overlap (moe_a2a_overlap;
  * docs/zoo.md, "MoE all-to-all overlap") on test_gen.c's tiny MoE model by
  * hand: which share of the EP all-to-alls pairs, what each hides under, the
- * iteration time it saves, and the combinations Megatron-Core refuses. */
+ * iteration time it saves, and the combinations Megatron-Core refuses; the
+ * forward dispatch's bytes in FP8 (moe_dispatch_fp8). */
 #include <string.h>
 
 #include "gen_fixture.h"
@@ -111,4 +112,43 @@ static void a2a_refusals(void) {
   weft_workload_free(wl);
 }
 
-const TestCase suite_a2a[] = {{"a2a_pairs", a2a_pairs}, {"a2a_refusals", a2a_refusals}, {NULL, NULL}};
+/* moe_dispatch_fp8 (DeepSeek-V3, Section 3.3.3): with FP8 GEMMs the
+ * forward dispatch moves 1 byte an element, half of act_bytes 2: per
+ * micro-batch 128 / 2 = 64 dispatched + 128 combined, so 2 x (64 + 128) =
+ * 384 bytes forward in the same 4 calls; the backward's all-to-alls
+ * (gradients, BF16) stay 512. Off (the default, Megatron-Core's
+ * dispatchers), FP8 GEMMs move the same 512 as BF16. Refused without FP8
+ * and without expert parallelism, naming the field. */
+static void a2a_dispatch_fp8(void) {
+  WeftModel m = tiny_moe();
+  WeftDevice dev = fx_unit_device(1e12);
+  dev.peak_fp8_flops = 4e9;
+  static const int n[2] = {2, 4};
+  WeftNetwork net = fx_net(2, n, WEFT_RING);
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator c;
+  WeftGenInfo info;
+  WeftError err;
+  WeftParallel p = tiny_par(0);
+  p.fp8 = WEFT_FP8_DELAYED;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_OK);
+  a2a_of(wl, "L2.moe.2", WEFT_PHASE_FWD, 512, 4, 0);
+  a2a_of(wl, "L2.moe.2", WEFT_PHASE_IG, 512, 4, 0);
+  p.moe_dispatch_fp8 = 1;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_OK);
+  a2a_of(wl, "L2.moe.2", WEFT_PHASE_FWD, 384, 4, 0);
+  a2a_of(wl, "L2.moe.2", WEFT_PHASE_IG, 512, 4, 0);
+  p.fp8 = WEFT_FP8_OFF;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "moe_dispatch_fp8"));
+  p.fp8 = WEFT_FP8_DELAYED;
+  p.ep = 1;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "moe_dispatch_fp8"));
+  weft_workload_free(wl);
+}
+
+const TestCase suite_a2a[] = {{"a2a_pairs", a2a_pairs},
+                              {"a2a_refusals", a2a_refusals},
+                              {"a2a_dispatch_fp8", a2a_dispatch_fp8},
+                              {NULL, NULL}};
