@@ -37,6 +37,19 @@ static void a2a_of(const WeftWorkload *wl, const char *name, int ph, double byte
   CHECK_NEAR(l->phase[ph].overlap_ns, overlap, 0);
 }
 
+/* tiny-moe under p on the 2 x 4 ring (a device with an FP8 rate, twice
+ * its BF16 one), into wl: weft_generate's status. */
+static int gen_tiny(const WeftParallel *p, WeftWorkload *wl, WeftError *err) {
+  WeftModel m = tiny_moe();
+  WeftDevice dev = fx_unit_device(1e12);
+  dev.peak_fp8_flops = 2 * dev.peak_flops;
+  static const int n[2] = {2, 4};
+  WeftNetwork net = fx_net(2, n, WEFT_RING);
+  WeftCommunicator c;
+  WeftGenInfo info;
+  return weft_generate(&m, &dev, p, &net, 0, wl, &c, &info, err);
+}
+
 /* pp = 1 (combined_1f1b_schedule_for_no_pipelining): the first forward and
  * the last backward run alone, so of m = 2 micro-batches q = 1/2 pair. Off:
  * 2 x 2 x 128 = 512 bytes each pass, 4 calls. On: 256 bytes exposed in 2
@@ -88,26 +101,20 @@ static void a2a_pairs(void) {
  * EP > 1; with a pipeline, interleaving; no full recomputation; refused
  * naming moe_a2a_overlap. */
 static void a2a_refusals(void) {
-  WeftModel m = tiny_moe();
-  WeftDevice dev = fx_unit_device(1e12);
-  static const int n[2] = {2, 4};
-  WeftNetwork net = fx_net(2, n, WEFT_RING);
   WeftWorkload *wl = weft_workload_create();
-  WeftCommunicator c;
-  WeftGenInfo info;
   WeftError err;
   WeftParallel p = tiny_par(1);
   p.ep = 1;
-  CHECK_EQ_INT(weft_generate(&m, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_EINPUT);
+  CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_EINPUT);
   CHECK(!strcmp(err.field, "moe_a2a_overlap"));
   p = tiny_par(1);
   p.recompute = WEFT_RECOMPUTE_FULL;
-  CHECK_EQ_INT(weft_generate(&m, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_EINPUT);
+  CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_EINPUT);
   CHECK(!strcmp(err.field, "moe_a2a_overlap"));
   p = tiny_par(1);
   p.pp = 2;
   p.dp = 2;
-  CHECK_EQ_INT(weft_generate(&m, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_EINPUT);
+  CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_EINPUT);
   CHECK(!strcmp(err.field, "moe_a2a_overlap"));
   weft_workload_free(wl);
 }
@@ -120,30 +127,23 @@ static void a2a_refusals(void) {
  * dispatchers), FP8 GEMMs move the same 512 as BF16. Refused without FP8
  * and without expert parallelism, naming the field. */
 static void a2a_dispatch_fp8(void) {
-  WeftModel m = tiny_moe();
-  WeftDevice dev = fx_unit_device(1e12);
-  dev.peak_fp8_flops = 4e9;
-  static const int n[2] = {2, 4};
-  WeftNetwork net = fx_net(2, n, WEFT_RING);
   WeftWorkload *wl = weft_workload_create();
-  WeftCommunicator c;
-  WeftGenInfo info;
   WeftError err;
   WeftParallel p = tiny_par(0);
   p.fp8 = WEFT_FP8_DELAYED;
-  CHECK_EQ_INT(weft_generate(&m, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_OK);
+  CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_OK);
   a2a_of(wl, "L2.moe.2", WEFT_PHASE_FWD, 512, 4, 0);
   a2a_of(wl, "L2.moe.2", WEFT_PHASE_IG, 512, 4, 0);
   p.moe_dispatch_fp8 = 1;
-  CHECK_EQ_INT(weft_generate(&m, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_OK);
+  CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_OK);
   a2a_of(wl, "L2.moe.2", WEFT_PHASE_FWD, 384, 4, 0);
   a2a_of(wl, "L2.moe.2", WEFT_PHASE_IG, 512, 4, 0);
   p.fp8 = WEFT_FP8_OFF;
-  CHECK_EQ_INT(weft_generate(&m, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_EINPUT);
+  CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_EINPUT);
   CHECK(!strcmp(err.field, "moe_dispatch_fp8"));
   p.fp8 = WEFT_FP8_DELAYED;
   p.ep = 1;
-  CHECK_EQ_INT(weft_generate(&m, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_EINPUT);
+  CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_EINPUT);
   CHECK(!strcmp(err.field, "moe_dispatch_fp8"));
   weft_workload_free(wl);
 }
