@@ -38,6 +38,8 @@ static double fitted_ns(const WeftMeasured *t, int dt, double batch, double m, d
                         double k) {
   return weft_gemm_ns(&t->fitdev[dt], t->peak[dt], batch, m, n, k);
 }
+static double burst_ns(const WeftMeasured *t, int dt, int lo, int hi, double batch, double m,
+                       double n, double k);
 
 /* Solve the n x n system a x = b (n <= 3) by elimination with partial
  * pivoting; 0 when singular. */
@@ -230,11 +232,12 @@ static void finish_mem(WeftMeasured *t) {
 #define WM_SUSTAINED_DIM 8192.0
 static void finish_sustained(WeftMeasured *t) {
   for (int dt = 0; dt < WM_NDTYPES; dt++) {
-    int n = t->nsus[dt];
+    int n = t->nsus[dt], lo = t->gemm_from[dt], hi = t->gemm_from[dt + 1];
     t->slow[dt] = 1;
-    if (n == 0 || !(t->fit[dt][0] > 0)) continue;
+    if (n == 0 || hi <= lo || !(t->fit[dt][0] > 0)) continue;
     double med = weft_measured_median(t->sus[dt], n);
-    double s = WM_SUSTAINED_DIM, ns = weft_measured_gemm_ns(t, (WeftMeasuredDtype)dt, 1, s, s, s);
+    double s = WM_SUSTAINED_DIM, ns = burst_ns(t, dt, lo, hi, 1, s, s, s); /* not memoised: the
+                                      thread's cache would keep this burst time (slow[] not set) */
     t->slow[dt] = 2 * s * s * s / (ns * 1e-9) / med;
   }
   if (t->nsus[WM_FP8_FAST] == 0) t->slow[WM_FP8_FAST] = t->slow[WM_FP8];
@@ -418,6 +421,15 @@ static double ratio_at(const WeftMeasured *t, int lo, int hi, double m, double n
   return have ? sr / sw : 1;
 }
 
+/* A GEMM's burst time from the rows of type dt [lo, hi): never faster than
+ * the fastest measured GEMM (the shape model and its neighbours' ratios can
+ * overshoot far from the rows, small m). */
+static double burst_ns(const WeftMeasured *t, int dt, int lo, int hi, double batch, double m,
+                       double n, double k) {
+  double ns = fitted_ns(t, dt, batch, m, n, k) * ratio_at(t, lo, hi, m, n, k);
+  return fmax(ns, 2.0 * batch * m * n * k / t->best[dt] * 1e9);
+}
+
 double weft_measured_gemm_ns(const WeftMeasured *t, WeftMeasuredDtype dt, double batch, double m,
                              double n, double k) {
   if (!t || dt < 0 || dt >= WM_NDTYPES || !(m > 0) || !(n > 0) || !(k > 0)) return -1;
@@ -425,11 +437,7 @@ double weft_measured_gemm_ns(const WeftMeasured *t, WeftMeasuredDtype dt, double
   if (hi <= lo || !(t->fit[dt][0] > 0)) return -1;
   int hit;
   WmMemo *e = memo(t, 0, (double[6]){dt, batch, m, n, k, 0}, &hit);
-  if (!hit) { /* never faster than the fastest measured GEMM: the shape model and
-                * its neighbours' ratios can overshoot far from the rows (small m) */
-    double ns = fitted_ns(t, dt, batch, m, n, k) * ratio_at(t, lo, hi, m, n, k);
-    e->v = fmax(ns, 2.0 * batch * m * n * k / t->best[dt] * 1e9) * t->slow[dt];
-  }
+  if (!hit) e->v = burst_ns(t, dt, lo, hi, batch, m, n, k) * t->slow[dt];
   return e->v;
 }
 
