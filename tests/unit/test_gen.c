@@ -1190,6 +1190,16 @@ static void gen_cnn(void) {
   par.dp = 2;
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
   CHECK(strstr(err.msg, "data-parallel only") && strstr(err.msg, "tp = 2"));
+  /* the MoE all-to-all options on a model without experts: refused, named */
+  par.tp = 1;
+  par.dp = 4;
+  par.moe_a2a_overlap = 1;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "moe_a2a_overlap") && strstr(err.msg, "no experts"));
+  par.moe_a2a_overlap = 0;
+  par.moe_dispatch_fp8 = 1;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "moe_dispatch_fp8") && strstr(err.msg, "no experts"));
   weft_workload_free(wl);
   weft_workload_free(cw);
 }
