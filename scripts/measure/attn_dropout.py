@@ -12,7 +12,6 @@ fitted to training runs; weft reads the dropout / no-dropout ratio per shape.
   python3 scripts/measure/attn_dropout.py --out DIR [--device-name h100] [--budget-s 240]
 """
 import datetime
-import os
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from cuda_timing import parser, time_us  # scripts/measure/, the running script's folder
+from cuda_timing import out_path, parser, time_us  # scripts/measure/, the running script's folder
 
 SHAPES = [  # (batch, heads, seq, head_dim): batch x heads 16-64
     (1, 16, 2048, 128), (1, 32, 2048, 128), (2, 32, 2048, 128),
@@ -37,8 +36,7 @@ def main():
     from torch.nn.attention import SDPBackend, sdpa_kernel
     backends = [("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)]
     dev = torch.device("cuda")
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "%s_attention_dropout.csv" % args.device_name)
+    path = out_path(args, "attention_dropout")
     t0 = time.time()
     with open(path, "w") as f:
         f.write("# script: scripts/measure/attn_dropout.py\n")

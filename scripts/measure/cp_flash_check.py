@@ -17,14 +17,13 @@ to training runs; not read by weft (scripts/measure/check.py cp reads it).
 
   python3 scripts/measure/cp_flash_check.py --out DIR [--device-name h100] [--budget-s 120]
 """
-import os
 import sys
 import time
 
 import torch
 import torch.nn.functional as F
 
-from cuda_timing import header, parser, time_us  # scripts/measure/, the running script's folder
+from cuda_timing import header, out_path, parser, time_us  # scripts/measure/, the running script's folder
 
 D = 128
 
@@ -34,8 +33,7 @@ def main():
     args = ap.parse_args()
     from torch.nn.attention import SDPBackend, sdpa_kernel
     dev = torch.device("cuda")
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "%s_cp_flash_check.csv" % args.device_name)
+    path = out_path(args, "cp_flash_check")
     t0 = time.time()
     cases = []
     for heads in (32, 16):

@@ -4,6 +4,7 @@ DIR, --device-name, --budget-s), their CSV files' header and one timer: warm-up 
 then the median of CUDA-event timings of fn, in microseconds."""
 import argparse
 import datetime
+import os
 import statistics
 
 import torch
@@ -32,6 +33,12 @@ def parser(budget_s):
     ap.add_argument("--device-name", default="h100")
     ap.add_argument("--budget-s", type=float, default=budget_s)
     return ap
+
+
+def out_path(args, table):
+    """<--out>/<device>_<table>.csv, the folder made if missing."""
+    os.makedirs(args.out, exist_ok=True)
+    return os.path.join(args.out, "%s_%s.csv" % (args.device_name, table))
 
 
 def header(script):

@@ -20,13 +20,12 @@ fp8layer reads it).
 
   python3 scripts/measure/fp8_layer_gemms.py --out DIR [--device-name h100]
 """
-import os
 import sys
 import time
 
 import torch
 
-from cuda_timing import header, parser, time_us  # scripts/measure/, the running script's folder
+from cuda_timing import header, out_path, parser, time_us  # scripts/measure/, the running script's folder
 
 LAYERS = [  # name, hidden, ffn shard, heads, kv heads (the shard's), head dim, tokens, gated
     ("llama3-8b-tp1", 4096, 14336, 32, 8, 128, 4096, True),
@@ -72,9 +71,8 @@ def main():
     ap = parser(120)
     args = ap.parse_args()
     dev = torch.device("cuda")
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "%s_fp8_layer_gemms.csv" % args.device_name)
-    each = open(os.path.join(args.out, "%s_fp8_layer_gemms_each.csv" % args.device_name), "w")
+    path = out_path(args, "fp8_layer_gemms")
+    each = open(out_path(args, "fp8_layer_gemms_each"), "w")
     each.write(header("fp8_layer_gemms.py") + "name,gemm,m,n,k,kind,bf16_us,fp8_us,fp8_e4m3_us\n")
     t0 = time.time()
     with open(path, "w") as f:

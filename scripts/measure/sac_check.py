@@ -22,7 +22,6 @@ after warm-up. Nothing is fitted to training runs.
 
   python3 scripts/measure/sac_check.py --out DIR [--device-name h100] [--budget-s 240]
 """
-import os
 import subprocess
 import sys
 import time
@@ -31,7 +30,7 @@ from collections import defaultdict
 import torch
 import torch.nn.functional as F
 
-from cuda_timing import header, parser, time_us  # scripts/measure/, the running script's folder
+from cuda_timing import header, out_path, parser, time_us  # scripts/measure/, the running script's folder
 
 SHAPES = [  # name, hidden, ffn, heads, kv_heads, seq, batch, compile too
     ("llama3-8b", 4096, 14336, 32, 8, 8192, 2, True),
@@ -113,8 +112,7 @@ def main():
     args = ap.parse_args()
     from torch.nn.attention import SDPBackend, sdpa_kernel
     dev = torch.device("cuda")
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "%s_sac_check.csv" % args.device_name)
+    path = out_path(args, "sac_check")
     t0 = time.time()
     try:
         smi = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.max.sm,power.limit",

@@ -14,7 +14,6 @@ with second -1 for the burst. Nothing is fitted to training runs.
 
   python3 scripts/measure/sustained_layer.py --out DIR [--seconds 20]
 """
-import os
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from cuda_timing import header, parser, time_us  # scripts/measure/, the running script's folder
+from cuda_timing import header, out_path, parser, time_us  # scripts/measure/, the running script's folder
 
 LAYERS = [  # name, hidden, ffn shard, heads, kv heads (the shard's), head dim, tokens
     ("llama3-8b-tp1", 4096, 14336, 32, 8, 128, 4096),
@@ -91,8 +90,7 @@ def main():
     args = ap.parse_args()
     from torch.nn.attention import SDPBackend, sdpa_kernel
     dev = torch.device("cuda")
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "%s_sustained_layer.csv" % args.device_name)
+    path = out_path(args, "sustained_layer")
     t0 = time.time()
     with open(path, "w") as f:
         f.write(header("sustained_layer.py"))

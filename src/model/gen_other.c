@@ -78,11 +78,11 @@ static int check_layers(Gen *g) {
   if (g->par->ep != 1)
     return weft_gen_fail(g, WEFT_EINPUT, "ep", "ep = %d: model '%s' has no experts", g->par->ep,
                          m->name);
-  if (g->par->moe_dispatch_fp8 || g->par->moe_a2a_overlap)
-    return weft_gen_fail(g, WEFT_EINPUT,
-                         g->par->moe_dispatch_fp8 ? "moe_dispatch_fp8" : "moe_a2a_overlap",
-                         "%s: model '%s' has no experts",
-                         g->par->moe_dispatch_fp8 ? "moe_dispatch_fp8" : "moe_a2a_overlap",
+  const char *moe_opt = g->par->moe_dispatch_fp8  ? "moe_dispatch_fp8"
+                        : g->par->moe_a2a_overlap ? "moe_a2a_overlap"
+                                                  : NULL;
+  if (moe_opt)
+    return weft_gen_fail(g, WEFT_EINPUT, moe_opt, "%s: model '%s' has no experts", moe_opt,
                          m->name);
   if (g->fold) /* ep 1: etp other than tp */
     return weft_gen_fail(g, WEFT_EINPUT, "etp", "etp = %d: model '%s' has no experts",
