@@ -246,6 +246,15 @@ double weft_gen_a2a_paired(const WeftParallel *p, int stage, int v, int m);
 void weft_gen_moe_a2a(Gen *g, GenBlock *moe, const GenBlock *attn, double R, double q,
                       double dispatch_bytes, double combine_bytes);
 
+/* gen_amax.c: an all-reduce of a few KB over ranks NPUs on nodes nodes
+ * (NVLink inside a node, the network between), as NCCL's tuning model times
+ * it: the LL protocol, the faster of its tree and ring (ns). 0 for ranks < 2. */
+double weft_nccl_ll_allreduce_ns(long long ranks, long long nodes);
+/* gen_amax.c: one amax reduction of Transformer Engine's delayed scaling
+ * (a blocking all-reduce over the pipeline stage's ranks; after g->span is
+ * mapped), ns; docs/zoo.md, "FP8 amax reduction". */
+double weft_gen_amax_sync_ns(const Gen *g);
+
 int weft_gen_transformer(Gen *g);
 int weft_gen_cnn(Gen *g);
 int weft_gen_dlrm(Gen *g);

@@ -722,6 +722,16 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   blk->compute_ns[WEFT_PHASE_FWD] = c[WEFT_PHASE_FWD];
   blk->compute_ns[WEFT_PHASE_IG] = c[WEFT_PHASE_IG] + rc * c[WEFT_PHASE_FWD] + core; /* + recomputed */
   blk->compute_ns[WEFT_PHASE_WG] = c[WEFT_PHASE_WG];
+  if (moe < 0 && g->opcost && p->fp8 == WEFT_FP8_DELAYED) {
+    /* Delayed scaling: an FP8 region (a model chunk, one micro-batch) ends its
+     * forward with a blocking amax all-reduce over the stage's ranks, and its
+     * backward with another (TE 1.12 fp8.py, fp8_autocast_exit; the first
+     * module's backward): v of each a micro-batch, a layer's share v / Ls; a
+     * recomputed forward runs its region again. Stream time, as compute. */
+    double a = R * weft_gen_amax_sync_ns(g) * t->v / t->Ls;
+    blk->compute_ns[WEFT_PHASE_FWD] += a;
+    blk->compute_ns[WEFT_PHASE_IG] += a * (1 + rc);
+  }
   /* MoE as Megatron-Core's all-to-all dispatcher runs it: a rank dispatches
    * its 1/tp of the tokens (its sequence-parallel shard), folded or not.
    * Without SP and with the experts on TP (etp = tp), which Megatron-Core

@@ -1,13 +1,16 @@
 /* test_fp8.c — FP8 as Transformer Engine runs it (docs/zoo.md, "FP8"): the
  * cast and scaling kernels' bytes and FLOPs by hand for each recipe, which
  * GEMMs get them, the weight casts once an iteration, the kernel launch
- * cost, and the recipes' names and device checks. */
+ * cost, delayed scaling's amax all-reduce, and the recipes' names and
+ * device checks. */
 #include <stdio.h>
 #include <string.h>
 
+#include "model/gen.h"
 #include "model/opcost.h"
 #include "model/par_check.h"
 #include "../test.h"
+#include "gen_fixture.h"
 #include "oc_fixture.h"
 
 #define EXACT 1e-12
@@ -300,6 +303,89 @@ static void names(void) {
   CHECK(!strcmp(e.field, "fp8") && mode == 9);
 }
 
+
+/* NCCL's LL latency (src/graph/tuning.cc) by hand, in us: one node of 8,
+ * ring 6.6 + 14 x 0.6 = 15.0 against tree 6.8 + 14 x 0.6 = 15.2; one of 16,
+ * ring 6.6 + 30 x 0.6 = 24.6; 2 nodes of 8, tree 6.8 + 2 (7 x 0.6 + 1 x 5)
+ * = 25.2 against ring 6.6 + 26 x 1 + 4 x 2.7 = 43.4; 32 nodes of 8, tree
+ * 6.8 + 2 (4.2 + 5 x 5) = 65.2. A GPU a node: NCCL counts 2 x nodes steps
+ * on the network of the ring's 2 (ranks - 1), so the rest goes negative, as
+ * there: 4 nodes, ring 6.6 + (6 - 8) x 1 + 8 x 2.7 = 26.2 against tree
+ * 6.8 + 2 (0 + 2 x 5) = 26.8; 3 nodes (floor(log2 3) = 1), tree 16.8
+ * against ring 6.6 - 2 + 6 x 2.7 = 20.8. One rank: nothing. */
+static void amax_latency(void) {
+  CHECK_NEAR(weft_nccl_ll_allreduce_ns(8, 1), 15000, 1e-9);
+  CHECK_NEAR(weft_nccl_ll_allreduce_ns(16, 1), 24600, 1e-9);
+  CHECK_NEAR(weft_nccl_ll_allreduce_ns(16, 2), 25200, 1e-9);
+  CHECK_NEAR(weft_nccl_ll_allreduce_ns(256, 32), 65200, 1e-9);
+  CHECK_NEAR(weft_nccl_ll_allreduce_ns(4, 4), 26200, 1e-9);
+  CHECK_NEAR(weft_nccl_ll_allreduce_ns(3, 3), 16800, 1e-9);
+  CHECK_NEAR(weft_nccl_ll_allreduce_ns(1, 1), 0, 0);
+}
+
+/* The sum over a workload's entries of phase ph's compute. */
+static double phase_total(const WeftWorkload *wl, int ph) {
+  double t = 0;
+  for (int i = 0; i < wl->nlayers; i++) t += wl->layers[i].phase[ph].compute_ns;
+  return t;
+}
+
+/* llama3-8b at sequence 1024 on 16 H100s (DP 16, ZeRO 1, micro-batch 1,
+ * global batch 64: m = 4, one stage) with fp8 mode, on one dim of 16 (one node) and on 8 x 2 (two
+ * nodes): the forward and input-grad compute of the second less the first's.
+ * Only the amax reductions differ (the compute is the network's alike): per
+ * micro-batch one a pass, 25.2 - 24.6 = 0.6 us more on two nodes, a 32nd
+ * of it on each layer's entry: 4 x 600 / 32 = 75 ns (whole: the entries'
+ * times are whole ns). */
+static void amax_diff(int mode, double *fwd, double *ig) {
+  WeftModel m;
+  WeftDevice d;
+  WeftError e;
+  *fwd = *ig = -1;
+  if (weft_zoo_model("data/zoo", "llama3-8b", &m, &e) || weft_zoo_device("data/zoo", "h100", &d, &e)) {
+    fprintf(stderr, "  %s\n", e.msg);
+    CHECK(0);
+    return;
+  }
+  m.global_batch = 64;
+  m.seq_len = 1024;
+  WeftParallel p;
+  weft_parallel_default(&p);
+  p.dp = 16;
+  p.zero_stage = 1;
+  p.micro_batch = 1;
+  p.fp8 = mode;
+  static const int one[1] = {16}, two[2] = {8, 2};
+  WeftNetwork n1 = fx_net(1, one, WEFT_SWITCH), n2 = fx_net(2, two, WEFT_SWITCH);
+  WeftWorkload *w1 = weft_workload_create(), *w2 = weft_workload_create();
+  WeftCommunicator c;
+  WeftGenInfo info;
+  if (!w1 || !w2 || weft_generate(&m, &d, &p, &n1, 0, w1, &c, &info, &e) ||
+      weft_generate(&m, &d, &p, &n2, 0, w2, &c, &info, &e)) {
+    fprintf(stderr, "  %s\n", e.msg);
+    CHECK(0);
+  } else {
+    *fwd = phase_total(w2, WEFT_PHASE_FWD) - phase_total(w1, WEFT_PHASE_FWD);
+    *ig = phase_total(w2, WEFT_PHASE_IG) - phase_total(w1, WEFT_PHASE_IG);
+    CHECK_NEAR(phase_total(w2, WEFT_PHASE_WG), phase_total(w1, WEFT_PHASE_WG), 1e-6);
+  }
+  weft_workload_free(w1);
+  weft_workload_free(w2);
+}
+
+static void amax_sync(void) {
+  double f, i;
+  amax_diff(WEFT_FP8_DELAYED, &f, &i);
+  CHECK_NEAR(f, 4 * 600.0, 1e-6);
+  CHECK_NEAR(i, 4 * 600.0, 1e-6);
+  amax_diff(WEFT_FP8_CURRENT, &f, &i); /* no reduction of a region's amaxes */
+  CHECK_NEAR(f, 0, 1e-6);
+  CHECK_NEAR(i, 0, 1e-6);
+  amax_diff(WEFT_FP8_OFF, &f, &i);
+  CHECK_NEAR(f, 0, 1e-6);
+  CHECK_NEAR(i, 0, 1e-6);
+}
+
 const TestCase suite_fp8[] = {{"fp8/cast_bytes", cast_bytes},
                               {"fp8/mlp_delayed", mlp_delayed},
                               {"fp8/mlp_current_mxfp8", mlp_current_mxfp8},
@@ -308,4 +394,6 @@ const TestCase suite_fp8[] = {{"fp8/cast_bytes", cast_bytes},
                               {"fp8/weights_once", weights_once},
                               {"fp8/nvfp4", nvfp4},
                               {"fp8/names", names},
+                              {"fp8/amax_latency", amax_latency},
+                              {"fp8/amax_sync", amax_sync},
                               {NULL, NULL}};

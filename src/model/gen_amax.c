@@ -1,0 +1,61 @@
+/* gen_amax.c — Transformer Engine's delayed-scaling amax reduction: the
+ * blocking all-reduce (MAX) of an FP8 region's amaxes over the pipeline
+ * stage's ranks, timed by NCCL's own latency model (docs/zoo.md, "FP8 amax
+ * reduction"). */
+#include <math.h>
+
+#include "model/gen.h"
+
+/* NCCL's tuning model (src/graph/tuning.cc, v2.21.5 to v2.23.4 alike), in
+ * us: the base latency of the LL protocol's tree and ring, and the per-hop
+ * hardware latency of LL on NVLink and of LL tree and ring on the network;
+ * a ring's intra-node steps cost at least the network overhead when it
+ * spans nodes (getNetOverhead: 1 us on x86 Intel, a DGX H100's CPUs). The
+ * amaxes are a few KB: LL, latency-bound; NCCL takes the faster of the two. */
+#define NCCL_LL_TREE_BASE_US 6.8
+#define NCCL_LL_RING_BASE_US 6.6
+#define NCCL_LL_NVLINK_US 0.6
+#define NCCL_LL_NET_TREE_US 5.0
+#define NCCL_LL_NET_RING_US 2.7
+#define NCCL_NET_OVERHEAD_US 1.0
+
+static int log2i(long long n) { /* NCCL's: floor(log2 n), 0 for n <= 1 */
+  int l = 0;
+  while (n > 1) {
+    n >>= 1;
+    l++;
+  }
+  return l;
+}
+
+double weft_nccl_ll_allreduce_ns(long long ranks, long long nodes) {
+  if (ranks < 2) return 0.0;
+  if (nodes < 1) nodes = 1;
+  long long ppn = ranks / nodes;
+  double ring, tree;
+  if (nodes == 1) { /* one node: every hop NVLink */
+    ring = NCCL_LL_RING_BASE_US + 2.0 * (double)(ranks - 1) * NCCL_LL_NVLINK_US;
+    tree = NCCL_LL_TREE_BASE_US + 2.0 * (double)(ppn - 1) * NCCL_LL_NVLINK_US;
+  } else {
+    double steps = 2.0 * (double)(ranks - 1), inter = 2.0 * (double)nodes;
+    double intra = NCCL_LL_NVLINK_US > NCCL_NET_OVERHEAD_US ? NCCL_LL_NVLINK_US : NCCL_NET_OVERHEAD_US;
+    ring = NCCL_LL_RING_BASE_US + (steps - inter) * intra + inter * NCCL_LL_NET_RING_US;
+    tree = NCCL_LL_TREE_BASE_US +
+           2.0 * ((double)(ppn - 1) * NCCL_LL_NVLINK_US + log2i(nodes) * NCCL_LL_NET_TREE_US);
+  }
+  return 1e3 * (ring < tree ? ring : tree);
+}
+
+/* The stage's ranks (TP x CP x DP, Megatron-Core's amax reduction group)
+ * on each dim: the dim's NPUs over the pipeline's span there. Dim 1 is the
+ * node (NVLink), the others the network. */
+double weft_gen_amax_sync_ns(const Gen *g) {
+  const WeftNetwork *net = g->net;
+  long long ranks = 1, nodes = 1;
+  for (int d = 0; d < net->ndims; d++) {
+    int pp = g->span[GEN_PP][d] > 1 ? g->span[GEN_PP][d] : 1, n = net->npus[d] / pp;
+    ranks *= n;
+    if (d > 0) nodes *= n;
+  }
+  return weft_nccl_ll_allreduce_ns(ranks, nodes);
+}
