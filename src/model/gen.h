@@ -254,6 +254,10 @@ double weft_nccl_ll_allreduce_ns(long long ranks, long long nodes);
  * (a blocking all-reduce over the pipeline stage's ranks; after g->span is
  * mapped), ns; docs/zoo.md, "FP8 amax reduction". */
 double weft_gen_amax_sync_ns(const Gen *g);
+/* gen_amax.c: one all-reduce of a tensor's amax over the TP group (current
+ * scaling and NVFP4 with sequence parallelism: the FP8 copy all-gathered
+ * needs one scale across TP), ns. */
+double weft_gen_tp_amax_ns(const Gen *g);
 
 int weft_gen_transformer(Gen *g);
 int weft_gen_cnn(Gen *g);

@@ -1,7 +1,7 @@
-/* gen_amax.c — Transformer Engine's delayed-scaling amax reduction: the
- * blocking all-reduce (MAX) of an FP8 region's amaxes over the pipeline
- * stage's ranks, timed by NCCL's own latency model (docs/zoo.md, "FP8 amax
- * reduction"). */
+/* gen_amax.c — FP8's amax all-reduces, blocking and latency-bound, timed
+ * by NCCL's own latency model (docs/zoo.md, "FP8"): delayed scaling's of
+ * an FP8 region's amaxes over the pipeline stage's ranks, current
+ * scaling's of a sequence-parallel GEMM operand's over TP. */
 #include <math.h>
 
 #include "model/gen.h"
@@ -58,4 +58,11 @@ double weft_gen_amax_sync_ns(const Gen *g) {
     if (d > 0) nodes *= n;
   }
   return weft_nccl_ll_allreduce_ns(ranks, nodes);
+}
+
+double weft_gen_tp_amax_ns(const Gen *g) {
+  long long nodes = 1;
+  for (int d = 1; d < g->net->ndims; d++)
+    if (g->span[GEN_TP][d] > 1) nodes *= g->span[GEN_TP][d];
+  return weft_nccl_ll_allreduce_ns(g->par->tp, nodes);
 }

@@ -732,6 +732,19 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
     blk->compute_ns[WEFT_PHASE_FWD] += a;
     blk->compute_ns[WEFT_PHASE_IG] += a * (1 + rc);
   }
+  if (moe <= 0 && g->opcost && p->sequence_parallel && p->tp > 1 &&
+      (p->fp8 == WEFT_FP8_CURRENT || p->fp8 == WEFT_FP8_NVFP4)) {
+    /* Current scaling (and NVFP4's per-tensor scale) with sequence parallelism:
+     * the FP8 copy TP all-gathers needs one scale on every TP rank, so the
+     * column-parallel GEMM's input amax (QKV, fc1; forward) and the row-
+     * parallel one's output-gradient amax (proj, fc2; input-grad) are all-
+     * reduced over TP, blocking (TE 2.8 linear.py, layernorm_linear.py
+     * _customize_quantizers_float8_current_scaling: with_amax_reduction;
+     * quantizer.cpp: allreduce(...)->wait()): one a pass in each block. */
+    double a = R * weft_gen_tp_amax_ns(g);
+    blk->compute_ns[WEFT_PHASE_FWD] += a;
+    blk->compute_ns[WEFT_PHASE_IG] += a * (1 + rc);
+  }
   /* MoE as Megatron-Core's all-to-all dispatcher runs it: a rank dispatches
    * its 1/tp of the tokens (its sequence-parallel shard), folded or not.
    * Without SP and with the experts on TP (etp = tp), which Megatron-Core

@@ -337,7 +337,13 @@ static double phase_total(const WeftWorkload *wl, int ph) {
  * micro-batch one a pass, 25.2 - 24.6 = 0.6 us more on two nodes, a 32nd
  * of it on each layer's entry: 4 x 600 / 32 = 75 ns (whole: the entries'
  * times are whole ns). */
-static void amax_diff(int mode, double *fwd, double *ig) {
+static void amax_diff_on(int mode, int tp, const char *order, double *fwd, double *ig);
+
+static void amax_diff(int mode, double *fwd, double *ig) { amax_diff_on(mode, 1, NULL, fwd, ig); }
+
+/* As amax_diff, TP tp with sequence parallelism and the groups laid in
+ * order (NULL: TP innermost). */
+static void amax_diff_on(int mode, int tp, const char *order, double *fwd, double *ig) {
   WeftModel m;
   WeftDevice d;
   WeftError e;
@@ -351,8 +357,14 @@ static void amax_diff(int mode, double *fwd, double *ig) {
   m.seq_len = 1024;
   WeftParallel p;
   weft_parallel_default(&p);
-  p.dp = 16;
+  p.tp = tp;
+  p.dp = 16 / tp;
+  p.sequence_parallel = tp > 1;
   p.zero_stage = 1;
+  if (order && weft_parallel_order_parse(order, p.order, &e)) {
+    CHECK(0);
+    return;
+  }
   p.micro_batch = 1;
   p.fp8 = mode;
   static const int one[1] = {16}, two[2] = {8, 2};
@@ -371,6 +383,24 @@ static void amax_diff(int mode, double *fwd, double *ig) {
   }
   weft_workload_free(w1);
   weft_workload_free(w2);
+}
+
+/* Current scaling with sequence parallelism, TP 2, DP 8: TP on one dim of
+ * 16 (one node: ring 6.6 + 2 x 0.6 = 7.8 us), and, DP innermost, over the
+ * two nodes of 8 x 2 (ring 6.6 + (2 - 4) x 1 + 4 x 2.7 = 15.4 us against
+ * tree 6.8 + 2 x 5 = 16.8): 7.6 us more an all-reduce. One a pass in each
+ * of a layer's two blocks (QKV's and fc1's input forward, proj's and fc2's
+ * output gradient input-grad), 32 layers, m = 64 / 8 = 8: 8 x 32 x 2 x
+ * 7.6 us. Delayed scaling reduces no operand over TP, its regions' amaxes
+ * over the same 16 ranks as amax_sync's: 8 x 0.6 us. */
+static void amax_tp(void) {
+  double f, i;
+  amax_diff_on(WEFT_FP8_CURRENT, 2, "DP,TP,PP", &f, &i);
+  CHECK_NEAR(f, 8 * 32 * 2 * 7600.0, 1e-6);
+  CHECK_NEAR(i, 8 * 32 * 2 * 7600.0, 1e-6);
+  amax_diff_on(WEFT_FP8_DELAYED, 2, "DP,TP,PP", &f, &i);
+  CHECK_NEAR(f, 8 * 600.0, 1e-6);
+  CHECK_NEAR(i, 8 * 600.0, 1e-6);
 }
 
 static void amax_sync(void) {
@@ -396,4 +426,5 @@ const TestCase suite_fp8[] = {{"fp8/cast_bytes", cast_bytes},
                               {"fp8/names", names},
                               {"fp8/amax_latency", amax_latency},
                               {"fp8/amax_sync", amax_sync},
+                              {"fp8/amax_tp", amax_tp},
                               {NULL, NULL}};
