@@ -419,6 +419,12 @@ typedef struct {
    * activations' own width, the experts casting after it. Needs fp8 and
    * ep > 1. The combine moves act_bytes either way. */
   int moe_dispatch_fp8;
+  /* Delayed scaling's amax reduction group (a WeftFp8AmaxReduce; docs/zoo.md,
+   * "FP8"): stage (0, default: TP x CP x DP, Megatron-Core's amax reduction
+   * group), tp (Megatron's --tp-only-amax-red: TP x CP) or off (TE's
+   * DelayedScaling(reduce_amax=False), NeMo's reduce_amax: False). Needs fp8
+   * delayed unless stage. */
+  int fp8_amax_reduce;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15
@@ -531,6 +537,16 @@ typedef enum { WEFT_CP_P2P = 0, WEFT_CP_ALLGATHER = 1 } WeftCpComm;
 /* "p2p", "all_gather" <-> WeftCpComm; parse: WEFT_EINPUT (field "cp_comm") otherwise. */
 const char *weft_cp_comm_name(int kind);
 int weft_cp_comm_parse(const char *text, int *kind, WeftError *err);
+/* Over which ranks delayed scaling all-reduces an FP8 region's amaxes. */
+typedef enum {
+  WEFT_AMAX_STAGE = 0, /* the pipeline stage's ranks, TP x CP x DP */
+  WEFT_AMAX_TP = 1,    /* TP x CP (Megatron's --tp-only-amax-red) */
+  WEFT_AMAX_OFF = 2    /* none: each rank keeps its own amaxes */
+} WeftFp8AmaxReduce;
+/* "stage", "tp", "off" <-> WeftFp8AmaxReduce; parse: WEFT_EINPUT (field
+ * "fp8_amax_reduce") otherwise. */
+const char *weft_fp8_amax_reduce_name(int kind);
+int weft_fp8_amax_reduce_parse(const char *text, int *kind, WeftError *err);
 /* The optimizer's copies per parameter, WeftParallel.optimizer_bytes: the
  * master weights in `master` ("fp32" 4 bytes, "bf16" 2, "none" 0: the bf16
  * parameters updated in place, "remainder" 2: the low 16 bits of an fp32

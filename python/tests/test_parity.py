@@ -1232,3 +1232,44 @@ def test_moe_dispatch_fp8():
     r = subprocess.run([CLI, "optimize", *bf16, "--moe-dispatch-fp8", "on"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "moe_dispatch_fp8 needs FP8 GEMMs" in r.stderr
+
+
+def test_fp8_amax_reduce():
+    # fp8_amax_reduce= is --fp8-amax-reduce stage|tp|off and the scenario key
+    # (docs/zoo.md, "FP8"): delayed scaling's amax all-reduce over the stage's
+    # ranks (TP 8 x DP 2 on two DGX H100s: 25.2 us), TP's alone (one node:
+    # 15.0 us) or none; so stage > tp > off, each the same in every entry
+    # point; refused without delayed scaling, naming the field
+    v = "data/validation/cost.yml"
+    job = dict(model="megatron-22b", tp=8, pp=2, fp8="delayed")
+    args = dict(cluster="dgx-h100", npus=32, cost_model=v, constraint=["B1 = 450", "B2 = 50"],
+                sp=True, **job)
+    flags = ["--cluster", "dgx-h100", "--npus", "32", "--cost-model", v, "--constraint",
+             "B1 = 450", "--constraint", "B2 = 50", "--model", "megatron-22b", "--tp", "8",
+             "--pp", "2", "--sp", "--fp8", "delayed"]
+    t = {}
+    for g in ("stage", "tp", "off"):
+        got = weft.optimize(fp8_amax_reduce=g, **args)
+        same(got, cli("optimize", *flags, "--fp8-amax-reduce", g), skip=NOWALL)
+        t[g] = got["time_ns"]
+    assert t["stage"] > t["tp"] > t["off"]
+    assert weft.optimize(**args)["time_ns"] == t["stage"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 4]}, "cost_model": v,
+          "workload": dict(job, sequence_parallel=True, fp8_amax_reduce="tp"),
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == t["tp"]
+    cs = dict(npus=32, blocks=["Switch", "Switch"], cost_model=v, tp=8, pp=2, sp=True,
+              fp8="delayed", device="h100", max_per_dim=[8, 0], cost_dims=["NVLink", "InfiniBand"],
+              constraint="sum = 500", fp8_amax_reduce="off")
+    same(weft.codesign("megatron-22b", **cs),
+         cli("codesign", "--model", "megatron-22b", "--npus", "32", "--blocks", "Switch,Switch",
+             "--cost-model", v, "--tp", "8", "--pp", "2", "--sp", "--fp8", "delayed",
+             "--device", "h100", "--max-per-dim", "8,0", "--cost-dims", "NVLink,InfiniBand",
+             "--constraint", "sum = 500", "--fp8-amax-reduce", "off"), skip=NOWALL)
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(fp8_amax_reduce="dp", **args)
+    assert e.value.field == "fp8_amax_reduce"
+    cur = [f if f != "delayed" else "current" for f in flags]
+    r = subprocess.run([CLI, "optimize", *cur, "--fp8-amax-reduce", "tp"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "fp8_amax_reduce tp needs fp8 delayed" in r.stderr

@@ -31,7 +31,7 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "overlap_p2p_communication", "etp",
               "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout",
               "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms",
-              "tp_overlap_aggregate", "moe_a2a_overlap", "moe_dispatch_fp8")
+              "tp_overlap_aggregate", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -231,8 +231,9 @@ def read_workload(v):
 def device_knobs(kw, par):
     """sp=, cuda_graphs= (booleans), fp8= (True: delayed, or off|delayed|
     current|mxfp8|blockwise|nvfp4), attention= (standard|flash|fa2), cp_comm=
-    (p2p|all_gather) and attention_dropout=, hidden_dropout= (probabilities; absent:
-    the model's) into par, as --sp, --cuda-graphs, --fp8, --attention, --cp-comm,
+    (p2p|all_gather), fp8_amax_reduce= (stage|tp|off) and attention_dropout=,
+    hidden_dropout= (probabilities; absent: the model's) into par, as --sp,
+    --cuda-graphs, --fp8, --attention, --cp-comm, --fp8-amax-reduce,
     --attention-dropout and --hidden-dropout (every command taking a model)."""
     par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
     par.cuda_graphs = 1 if flag("cuda_graphs", kw.get("cuda_graphs")) else 0
@@ -268,19 +269,17 @@ def device_knobs(kw, par):
         par.fp8 = mode.value
     else:  # --fp8 alone: Transformer Engine's default recipe, delayed scaling
         par.fp8 = 1 if flag("fp8", f8) else 0
-    if kw.get("attention") is not None:  # --attention standard|flash|fa2
+    for k, parse, expected in (("attention", lib.weft_attention_parse, "standard, flash or fa2"),
+                               ("fp8_amax_reduce", lib.weft_fp8_amax_reduce_parse,
+                                "stage, tp or off"),
+                               ("cp_comm", lib.weft_cp_comm_parse, "p2p or all_gather")):
+        v = kw.get(k)  # --attention, --fp8-amax-reduce, --cp-comm: a name
+        if v is None:
+            continue
         kind = ctypes.c_int()
-        if not isinstance(kw["attention"], str) or lib.weft_attention_parse(
-                c_text("attention", kw["attention"]), byref(kind), byref(new_error())):
-            raise fail("attention=%r: expected standard, flash or fa2" % (kw["attention"],),
-                       "attention")
-        par.attention = kind.value
-    if kw.get("cp_comm") is not None:  # --cp-comm p2p|all_gather
-        kind = ctypes.c_int()
-        if not isinstance(kw["cp_comm"], str) or lib.weft_cp_comm_parse(
-                c_text("cp_comm", kw["cp_comm"]), byref(kind), byref(new_error())):
-            raise fail("cp_comm=%r: expected p2p or all_gather" % (kw["cp_comm"],), "cp_comm")
-        par.cp_comm = kind.value
+        if not isinstance(v, str) or parse(c_text(k, v), byref(kind), byref(new_error())):
+            raise fail("%s=%r: expected %s" % (k, v, expected), k)
+        setattr(par, k, kind.value)
 
 
 def precision(kw, par):

@@ -251,8 +251,9 @@ void weft_gen_moe_a2a(Gen *g, GenBlock *moe, const GenBlock *attn, double R, dou
  * it: the LL protocol, the faster of its tree and ring (ns). 0 for ranks < 2. */
 double weft_nccl_ll_allreduce_ns(long long ranks, long long nodes);
 /* gen_amax.c: one amax reduction of Transformer Engine's delayed scaling
- * (a blocking all-reduce over the pipeline stage's ranks; after g->span is
- * mapped), ns; docs/zoo.md, "FP8 amax reduction". */
+ * (a blocking all-reduce over the pipeline stage's ranks, or TP x CP's, as
+ * WeftParallel.fp8_amax_reduce says; 0 when off; after g->span is mapped),
+ * ns; docs/zoo.md, "FP8". */
 double weft_gen_amax_sync_ns(const Gen *g);
 /* gen_amax.c: one all-reduce of a tensor's amax over the TP group (current
  * scaling and NVFP4 with sequence parallelism: the FP8 copy all-gathered

@@ -46,14 +46,20 @@ double weft_nccl_ll_allreduce_ns(long long ranks, long long nodes) {
   return 1e3 * (ring < tree ? ring : tree);
 }
 
-/* The stage's ranks (TP x CP x DP, Megatron-Core's amax reduction group)
- * on each dim: the dim's NPUs over the pipeline's span there. Dim 1 is the
+/* The reduction group's ranks on each dim: the stage's (TP x CP x DP,
+ * Megatron-Core's amax reduction group), the dim's NPUs over the
+ * pipeline's span there; or TP x CP's (--tp-only-amax-red). Dim 1 is the
  * node (NVLink), the others the network. */
 double weft_gen_amax_sync_ns(const Gen *g) {
   const WeftNetwork *net = g->net;
+  int mode = g->par->fp8_amax_reduce;
+  if (mode == WEFT_AMAX_OFF) return 0.0;
   long long ranks = 1, nodes = 1;
   for (int d = 0; d < net->ndims; d++) {
     int pp = g->span[GEN_PP][d] > 1 ? g->span[GEN_PP][d] : 1, n = net->npus[d] / pp;
+    if (mode == WEFT_AMAX_TP) /* TP and CP only */
+      n = (g->span[GEN_TP][d] > 1 ? g->span[GEN_TP][d] : 1) *
+          (g->span[GEN_CP][d] > 1 ? g->span[GEN_CP][d] : 1);
     ranks *= n;
     if (d > 0) nodes *= n;
   }

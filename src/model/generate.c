@@ -23,6 +23,7 @@ static const char *const ATTENTION_NAME[] = {"standard", "flash", "fa2"};
 static const char *const SCHEDULE_NAME[] = {"1f1b", "dualpipe"};
 static const char *const CP_COMM_NAME[] = {"p2p", "all_gather"};
 static const char *const FP8_NAME[] = {"off", "delayed", "current", "mxfp8", "blockwise", "nvfp4"};
+static const char *const AMAX_NAME[] = {"stage", "tp", "off"};
 
 static const char *name_of(const char *const *names, int n, int kind) {
   return kind >= 0 && kind < n ? names[kind] : "unknown";
@@ -103,6 +104,10 @@ const char *weft_cp_comm_name(int kind) { return name_of(CP_COMM_NAME, 2, kind);
 int weft_cp_comm_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(CP_COMM_NAME, 2, "cp_comm", "p2p or all_gather", text, kind, err);
 }
+const char *weft_fp8_amax_reduce_name(int kind) { return name_of(AMAX_NAME, 3, kind); }
+int weft_fp8_amax_reduce_parse(const char *text, int *kind, WeftError *err) {
+  return name_parse(AMAX_NAME, 3, "fp8_amax_reduce", "stage, tp or off", text, kind, err);
+}
 const char *weft_schedule_name(int kind) { return name_of(SCHEDULE_NAME, 2, kind); }
 int weft_schedule_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(SCHEDULE_NAME, 2, "schedule", "1f1b or dualpipe", text, kind, err);
@@ -133,6 +138,16 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           p->tp);
   int rc = weft_tp_overlap_check(p, dev, err);
   if (rc) return rc;
+  if (p->fp8_amax_reduce < WEFT_AMAX_STAGE || p->fp8_amax_reduce > WEFT_AMAX_OFF)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8_amax_reduce",
+                          "fp8_amax_reduce %d: expected 0 (stage), 1 (tp) or 2 (off)",
+                          p->fp8_amax_reduce);
+  if (p->fp8_amax_reduce != WEFT_AMAX_STAGE && p->fp8 != WEFT_FP8_DELAYED)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8_amax_reduce",
+                          "fp8_amax_reduce %s needs fp8 delayed (got %s): only delayed "
+                          "scaling reduces an FP8 region's amaxes",
+                          weft_fp8_amax_reduce_name(p->fp8_amax_reduce),
+                          p->fp8 >= 0 && p->fp8 <= WEFT_FP8_NVFP4 ? weft_fp8_name(p->fp8) : "?");
   if (p->cp_comm != WEFT_CP_P2P && p->cp_comm != WEFT_CP_ALLGATHER)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cp_comm",
                           "cp_comm %d: expected 0 (p2p) or 1 (all_gather)", p->cp_comm);

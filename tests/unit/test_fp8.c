@@ -289,18 +289,25 @@ static void nvfp4(void) {
   CHECK(strstr(e.msg, "no FP4 rate") != NULL);
 }
 
-static void names(void) {
-  static const char *const n[6] = {"off", "delayed", "current", "mxfp8", "blockwise", "nvfp4"};
+/* n names, each parsed to its index and named back by name(); bad refused
+ * under field, the mode left as it was. */
+static void round_trip(const char *const *n, int count, int (*parse)(const char *, int *, WeftError *),
+                       const char *(*name)(int), const char *bad, const char *field) {
   WeftError e;
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < count; i++) {
     int mode = -1;
-    CHECK_EQ_INT(weft_fp8_parse(n[i], &mode, &e), WEFT_OK);
+    CHECK_EQ_INT(parse(n[i], &mode, &e), WEFT_OK);
     CHECK_EQ_INT(mode, i);
-    CHECK(!strcmp(weft_fp8_name(i), n[i]));
+    CHECK(!strcmp(name(i), n[i]));
   }
   int mode = 9;
-  CHECK_EQ_INT(weft_fp8_parse("tensorwise", &mode, &e), WEFT_EINPUT);
-  CHECK(!strcmp(e.field, "fp8") && mode == 9);
+  CHECK_EQ_INT(parse(bad, &mode, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, field) && mode == 9);
+}
+
+static void names(void) {
+  static const char *const n[6] = {"off", "delayed", "current", "mxfp8", "blockwise", "nvfp4"};
+  round_trip(n, 6, weft_fp8_parse, weft_fp8_name, "tensorwise", "fp8");
 }
 
 
@@ -330,59 +337,65 @@ static double phase_total(const WeftWorkload *wl, int ph) {
   return t;
 }
 
-/* llama3-8b at sequence 1024 on 16 H100s (DP 16, ZeRO 1, micro-batch 1,
- * global batch 64: m = 4, one stage) with fp8 mode, on one dim of 16 (one node) and on 8 x 2 (two
- * nodes): the forward and input-grad compute of the second less the first's.
- * Only the amax reductions differ (the compute is the network's alike): per
- * micro-batch one a pass, 25.2 - 24.6 = 0.6 us more on two nodes, a 32nd
- * of it on each layer's entry: 4 x 600 / 32 = 75 ns (whole: the entries'
- * times are whole ns). */
-static void amax_diff_on(int mode, int tp, const char *order, double *fwd, double *ig);
-
-static void amax_diff(int mode, double *fwd, double *ig) { amax_diff_on(mode, 1, NULL, fwd, ig); }
-
-/* As amax_diff, TP tp with sequence parallelism and the groups laid in
- * order (NULL: TP innermost). */
-static void amax_diff_on(int mode, int tp, const char *order, double *fwd, double *ig) {
+/* llama3-8b at sequence 1024 on 16 H100s (TP tp with sequence parallelism
+ * when tp > 1, DP 16 / tp, ZeRO 1, micro-batch 1, global batch 64: m = 64 /
+ * DP micro-batches, one stage) with FP8 recipe mode, amax group group and
+ * the groups laid in order (NULL: TP innermost), on ndims dims of dims:
+ * each phase's compute summed over the workload's entries into ph[3];
+ * 0, or -1 (a test failure) when it cannot be generated. */
+static int gen_phases(int mode, int group, int tp, const char *order, const int *dims, int ndims,
+                      double ph[3]) {
   WeftModel m;
   WeftDevice d;
   WeftError e;
-  *fwd = *ig = -1;
-  if (weft_zoo_model("data/zoo", "llama3-8b", &m, &e) || weft_zoo_device("data/zoo", "h100", &d, &e)) {
-    fprintf(stderr, "  %s\n", e.msg);
-    CHECK(0);
-    return;
-  }
-  m.global_batch = 64;
-  m.seq_len = 1024;
   WeftParallel p;
   weft_parallel_default(&p);
+  int rc = weft_zoo_model("data/zoo", "llama3-8b", &m, &e) ||
+           weft_zoo_device("data/zoo", "h100", &d, &e) ||
+           (order && weft_parallel_order_parse(order, p.order, &e));
+  m.global_batch = 64;
+  m.seq_len = 1024;
   p.tp = tp;
   p.dp = 16 / tp;
   p.sequence_parallel = tp > 1;
   p.zero_stage = 1;
-  if (order && weft_parallel_order_parse(order, p.order, &e)) {
-    CHECK(0);
-    return;
-  }
   p.micro_batch = 1;
   p.fp8 = mode;
-  static const int one[1] = {16}, two[2] = {8, 2};
-  WeftNetwork n1 = fx_net(1, one, WEFT_SWITCH), n2 = fx_net(2, two, WEFT_SWITCH);
-  WeftWorkload *w1 = weft_workload_create(), *w2 = weft_workload_create();
+  p.fp8_amax_reduce = group;
+  WeftNetwork net = fx_net(ndims, dims, WEFT_SWITCH);
+  WeftWorkload *w = rc ? NULL : weft_workload_create();
   WeftCommunicator c;
   WeftGenInfo info;
-  if (!w1 || !w2 || weft_generate(&m, &d, &p, &n1, 0, w1, &c, &info, &e) ||
-      weft_generate(&m, &d, &p, &n2, 0, w2, &c, &info, &e)) {
-    fprintf(stderr, "  %s\n", e.msg);
+  if (!w || weft_generate(&m, &d, &p, &net, 0, w, &c, &info, &e)) {
+    fprintf(stderr, "  %s\n", rc || w ? e.msg : "out of memory");
     CHECK(0);
-  } else {
-    *fwd = phase_total(w2, WEFT_PHASE_FWD) - phase_total(w1, WEFT_PHASE_FWD);
-    *ig = phase_total(w2, WEFT_PHASE_IG) - phase_total(w1, WEFT_PHASE_IG);
-    CHECK_NEAR(phase_total(w2, WEFT_PHASE_WG), phase_total(w1, WEFT_PHASE_WG), 1e-6);
+    weft_workload_free(w);
+    return -1;
   }
-  weft_workload_free(w1);
-  weft_workload_free(w2);
+  for (int k = 0; k < 3; k++) ph[k] = phase_total(w, k);
+  weft_workload_free(w);
+  return 0;
+}
+
+/* gen_phases on 8 x 2 (two nodes) less on one dim of 16 (one node), the
+ * forward and input-grad compute; the weight-grad's alike. The compute is
+ * the network's alike but for the amax reductions. */
+static void amax_diff_on(int mode, int group, int tp, const char *order, double *fwd, double *ig) {
+  static const int one[1] = {16}, two[2] = {8, 2};
+  double a[3], b[3];
+  *fwd = *ig = -1;
+  if (gen_phases(mode, group, tp, order, one, 1, a) || gen_phases(mode, group, tp, order, two, 2, b))
+    return;
+  *fwd = b[WEFT_PHASE_FWD] - a[WEFT_PHASE_FWD];
+  *ig = b[WEFT_PHASE_IG] - a[WEFT_PHASE_IG];
+  CHECK_NEAR(b[WEFT_PHASE_WG], a[WEFT_PHASE_WG], 1e-6);
+}
+
+/* TP 1, DP 16 (m = 4): per micro-batch one reduction a pass, 25.2 - 24.6 =
+ * 0.6 us more on two nodes, a 32nd of it on each layer's entry: 4 x 600 /
+ * 32 = 75 ns (whole: the entries' times are whole ns). */
+static void amax_diff(int mode, double *fwd, double *ig) {
+  amax_diff_on(mode, WEFT_AMAX_STAGE, 1, NULL, fwd, ig);
 }
 
 /* Current scaling with sequence parallelism, TP 2, DP 8: TP on one dim of
@@ -395,12 +408,59 @@ static void amax_diff_on(int mode, int tp, const char *order, double *fwd, doubl
  * over the same 16 ranks as amax_sync's: 8 x 0.6 us. */
 static void amax_tp(void) {
   double f, i;
-  amax_diff_on(WEFT_FP8_CURRENT, 2, "DP,TP,PP", &f, &i);
+  amax_diff_on(WEFT_FP8_CURRENT, WEFT_AMAX_STAGE, 2, "DP,TP,PP", &f, &i);
   CHECK_NEAR(f, 8 * 32 * 2 * 7600.0, 1e-6);
   CHECK_NEAR(i, 8 * 32 * 2 * 7600.0, 1e-6);
-  amax_diff_on(WEFT_FP8_DELAYED, 2, "DP,TP,PP", &f, &i);
+  amax_diff_on(WEFT_FP8_DELAYED, WEFT_AMAX_STAGE, 2, "DP,TP,PP", &f, &i);
   CHECK_NEAR(f, 8 * 600.0, 1e-6);
   CHECK_NEAR(i, 8 * 600.0, 1e-6);
+}
+
+/* fp8_amax_reduce (Megatron's --tp-only-amax-red, TE's reduce_amax): TP 2
+ * in a node of the 8 x 2 network. tp: over TP x CP, 2 ranks on either
+ * network (ring 6.6 + 2 x 0.6 = 7.8 us), so the two differ by nothing; off:
+ * no reduction; stage: amax_tp's 8 x 0.6 us. Refused, naming the field,
+ * without delayed scaling and out of range; the names round-trip. */
+static void amax_group(void) {
+  double f, i;
+  amax_diff_on(WEFT_FP8_DELAYED, WEFT_AMAX_TP, 2, NULL, &f, &i);
+  CHECK_NEAR(f, 0, 1e-6);
+  CHECK_NEAR(i, 0, 1e-6);
+  amax_diff_on(WEFT_FP8_DELAYED, WEFT_AMAX_OFF, 2, NULL, &f, &i);
+  CHECK_NEAR(f, 0, 1e-6);
+  CHECK_NEAR(i, 0, 1e-6);
+  amax_diff_on(WEFT_FP8_DELAYED, WEFT_AMAX_STAGE, 2, NULL, &f, &i);
+  CHECK_NEAR(f, 8 * 600.0, 1e-6);
+  WeftParallel p;
+  WeftDevice d;
+  WeftError e;
+  weft_parallel_default(&p);
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "h100", &d, &e), WEFT_OK);
+  p.fp8 = WEFT_FP8_CURRENT;
+  p.fp8_amax_reduce = WEFT_AMAX_TP;
+  CHECK_EQ_INT(weft_par_device_check(&p, &d, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "fp8_amax_reduce") && strstr(e.msg, "needs fp8 delayed"));
+  p.fp8 = WEFT_FP8_DELAYED;
+  CHECK_EQ_INT(weft_par_device_check(&p, &d, &e), WEFT_OK);
+  p.fp8_amax_reduce = 3;
+  CHECK_EQ_INT(weft_par_device_check(&p, &d, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "fp8_amax_reduce"));
+  static const char *const n[3] = {"stage", "tp", "off"};
+  round_trip(n, 3, weft_fp8_amax_reduce_parse, weft_fp8_amax_reduce_name, "dp", "fp8_amax_reduce");
+}
+
+/* The absolute reduction on two nodes of 8, from off to stage and to tp
+ * (TP 2 in a node): m = 8 micro-batches, a forward pass each, 25.2 and
+ * 7.8 us. */
+static void amax_group_abs(void) {
+  static const int two[2] = {8, 2};
+  double off[3], stage[3], tp[3];
+  if (gen_phases(WEFT_FP8_DELAYED, WEFT_AMAX_OFF, 2, NULL, two, 2, off) ||
+      gen_phases(WEFT_FP8_DELAYED, WEFT_AMAX_STAGE, 2, NULL, two, 2, stage) ||
+      gen_phases(WEFT_FP8_DELAYED, WEFT_AMAX_TP, 2, NULL, two, 2, tp))
+    return;
+  CHECK_NEAR(stage[WEFT_PHASE_FWD] - off[WEFT_PHASE_FWD], 8 * 25200.0, 1e-6);
+  CHECK_NEAR(tp[WEFT_PHASE_FWD] - off[WEFT_PHASE_FWD], 8 * 7800.0, 1e-6);
 }
 
 static void amax_sync(void) {
@@ -427,4 +487,6 @@ const TestCase suite_fp8[] = {{"fp8/cast_bytes", cast_bytes},
                               {"fp8/amax_latency", amax_latency},
                               {"fp8/amax_sync", amax_sync},
                               {"fp8/amax_tp", amax_tp},
+                              {"fp8/amax_group", amax_group},
+                              {"fp8/amax_group_abs", amax_group_abs},
                               {NULL, NULL}};
