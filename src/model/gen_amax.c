@@ -2,8 +2,6 @@
  * by NCCL's own latency model (docs/zoo.md, "FP8"): delayed scaling's of
  * an FP8 region's amaxes over the pipeline stage's ranks, current
  * scaling's of a sequence-parallel GEMM operand's over TP. */
-#include <math.h>
-
 #include "model/gen.h"
 
 /* NCCL's tuning model (src/graph/tuning.cc, v2.21.5 to v2.23.4 alike), in
@@ -48,8 +46,8 @@ double weft_nccl_ll_allreduce_ns(long long ranks, long long nodes) {
 
 /* The reduction group's ranks on each dim: the stage's (TP x CP x DP,
  * Megatron-Core's amax reduction group), the dim's NPUs over the
- * pipeline's span there; or TP x CP's (--tp-only-amax-red). Dim 1 is the
- * node (NVLink), the others the network. */
+ * pipeline's span there; or TP x CP's (--tp-only-amax-red). The first dim
+ * is the node (NVLink), the others the network. */
 double weft_gen_amax_sync_ns(const Gen *g) {
   const WeftNetwork *net = g->net;
   int mode = g->par->fp8_amax_reduce;
