@@ -11,6 +11,18 @@ from helpers import CLI, G, GPT3, LIBRA, cli, same
 NOWALL = ("wall_time_ns",)  # the run's own wall clock
 
 
+def on_off_parity(key, args, flags):
+    """weft.optimize with key=True and without it against the CLI's --KEY on and
+    off; key=False is the default. Returns the on and default answers."""
+    flag = "--" + key.replace("_", "-")
+    on = weft.optimize(**{key: True}, **args)
+    same(on, cli("optimize", *flags, flag, "on"), skip=NOWALL)
+    default = weft.optimize(**args)
+    same(default, cli("optimize", *flags, flag, "off"), skip=NOWALL)
+    assert weft.optimize(**{key: False}, **args) == default
+    return on, default
+
+
 def test_optimize_scenario():
     same(weft.optimize(GPT3), cli("optimize", GPT3))
 
@@ -1165,11 +1177,7 @@ def test_moe_a2a_overlap():
     flags = ["--cluster", "dgx-h100", "--npus", "16", "--cost-model", v, "--model",
              "qwen3-30b-a3b", "--ep", "16", "--zero", "1", "--mb", "1", "--recompute", "selective", "--constraint", "B1 = 450",
              "--constraint", "B2 = 50"]
-    on = weft.optimize(moe_a2a_overlap=True, **args)
-    same(on, cli("optimize", *flags, "--moe-a2a-overlap", "on"), skip=NOWALL)
-    default = weft.optimize(**args)
-    same(default, cli("optimize", *flags, "--moe-a2a-overlap", "off"), skip=NOWALL)
-    assert weft.optimize(moe_a2a_overlap=False, **args) == default
+    on, default = on_off_parity("moe_a2a_overlap", args, flags)
     assert on["time_ns"] < default["time_ns"]
     sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
           "workload": {"model": "qwen3-30b-a3b", "ep": 16, "zero": 1, "micro_batch": 1, "recompute": "selective",
@@ -1204,11 +1212,7 @@ def test_moe_dispatch_fp8():
              "qwen3-30b-a3b", "--ep", "16", "--zero", "1", "--mb", "1", "--recompute", "selective",
              "--fp8", "delayed", "--loop", "no-overlap", "--constraint", "B1 = 450",
              "--constraint", "B2 = 50"]
-    on = weft.optimize(moe_dispatch_fp8=True, **args)
-    same(on, cli("optimize", *flags, "--moe-dispatch-fp8", "on"), skip=NOWALL)
-    default = weft.optimize(**args)
-    same(default, cli("optimize", *flags, "--moe-dispatch-fp8", "off"), skip=NOWALL)
-    assert weft.optimize(moe_dispatch_fp8=False, **args) == default
+    on, default = on_off_parity("moe_dispatch_fp8", args, flags)
     assert on["time_ns"] < default["time_ns"]
     sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
           "loop": "no-overlap",

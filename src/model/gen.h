@@ -250,15 +250,14 @@ void weft_gen_moe_a2a(Gen *g, GenBlock *moe, const GenBlock *attn, double R, dou
  * (NVLink inside a node, the network between), as NCCL's tuning model times
  * it: the LL protocol, the faster of its tree and ring (ns). 0 for ranks < 2. */
 double weft_nccl_ll_allreduce_ns(long long ranks, long long nodes);
-/* gen_amax.c: one amax reduction of Transformer Engine's delayed scaling
- * (a blocking all-reduce over the pipeline stage's ranks, or TP x CP's, as
- * WeftParallel.fp8_amax_reduce says; 0 when off; after g->span is mapped),
- * ns; docs/zoo.md, "FP8". */
-double weft_gen_amax_sync_ns(const Gen *g);
-/* gen_amax.c: one all-reduce of a tensor's amax over the TP group (current
- * scaling and NVFP4 with sequence parallelism: the FP8 copy all-gathered
- * needs one scale across TP), ns. */
-double weft_gen_tp_amax_ns(const Gen *g);
+/* gen_amax.c: the blocking amax all-reduces of one attention (attn 1) or
+ * MLP block's forward or input-grad pass, one micro-batch, ns (after
+ * g->span is mapped; docs/zoo.md, "FP8"): delayed scaling's of the FP8
+ * region, over the stage's ranks or TP x CP's as WeftParallel.
+ * fp8_amax_reduce says, region_share of it on each attention block (v / Ls:
+ * a region a chunk); current scaling's and NVFP4's, with sequence
+ * parallelism, of a gathered operand over TP. 0 without FP8. */
+double weft_gen_amax_block_ns(const Gen *g, int attn, double region_share);
 
 int weft_gen_transformer(Gen *g);
 int weft_gen_cnn(Gen *g);

@@ -48,7 +48,7 @@ double weft_nccl_ll_allreduce_ns(long long ranks, long long nodes) {
  * Megatron-Core's amax reduction group), the dim's NPUs over the
  * pipeline's span there; or TP x CP's (--tp-only-amax-red). The first dim
  * is the node (NVLink), the others the network. */
-double weft_gen_amax_sync_ns(const Gen *g) {
+static double region_ns(const Gen *g) {
   const WeftNetwork *net = g->net;
   int mode = g->par->fp8_amax_reduce;
   if (mode == WEFT_AMAX_OFF) return 0.0;
@@ -64,9 +64,31 @@ double weft_gen_amax_sync_ns(const Gen *g) {
   return weft_nccl_ll_allreduce_ns(ranks, nodes);
 }
 
-double weft_gen_tp_amax_ns(const Gen *g) {
+/* One all-reduce of a tensor's amax over TP (its nodes: TP's span past the
+ * first dim). */
+static double tp_ns(const Gen *g) {
   long long nodes = 1;
   for (int d = 1; d < g->net->ndims; d++)
     if (g->span[GEN_TP][d] > 1) nodes *= g->span[GEN_TP][d];
   return weft_nccl_ll_allreduce_ns(g->par->tp, nodes);
+}
+
+double weft_gen_amax_block_ns(const Gen *g, int attn, double region_share) {
+  const WeftParallel *p = g->par;
+  double ns = 0.0;
+  /* Delayed scaling: an FP8 region (a model chunk, one micro-batch) ends its
+   * forward with a blocking amax all-reduce, and its backward with another
+   * (TE 1.12 fp8.py, fp8_autocast_exit; the first module's backward),
+   * carried by the attention blocks, region_share of one each. */
+  if (attn && p->fp8 == WEFT_FP8_DELAYED) ns += region_ns(g) * region_share;
+  /* Current scaling (and NVFP4's per-tensor scale) with sequence parallelism:
+   * the FP8 copy TP all-gathers needs one scale on every TP rank, so the
+   * column-parallel GEMM's input amax (QKV, fc1; forward) and the row-
+   * parallel one's output-gradient amax (proj, fc2; input-grad) are all-
+   * reduced over TP, blocking (TE 2.8 linear.py, layernorm_linear.py
+   * _customize_quantizers_float8_current_scaling: with_amax_reduction;
+   * quantizer.cpp: allreduce(...)->wait()): one a pass in each block. */
+  if (p->sequence_parallel && p->tp > 1 && (p->fp8 == WEFT_FP8_CURRENT || p->fp8 == WEFT_FP8_NVFP4))
+    ns += tp_ns(g);
+  return ns;
 }

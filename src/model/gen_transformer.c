@@ -722,28 +722,10 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   blk->compute_ns[WEFT_PHASE_FWD] = c[WEFT_PHASE_FWD];
   blk->compute_ns[WEFT_PHASE_IG] = c[WEFT_PHASE_IG] + rc * c[WEFT_PHASE_FWD] + core; /* + recomputed */
   blk->compute_ns[WEFT_PHASE_WG] = c[WEFT_PHASE_WG];
-  if (moe < 0 && g->opcost && p->fp8 == WEFT_FP8_DELAYED) {
-    /* Delayed scaling: an FP8 region (a model chunk, one micro-batch) ends its
-     * forward with a blocking amax all-reduce over the stage's ranks, and its
-     * backward with another (TE 1.12 fp8.py, fp8_autocast_exit; the first
-     * module's backward): v of each a micro-batch, a layer's share v / Ls; a
-     * recomputed forward runs its region again. Stream time, as compute. */
-    double a = R * weft_gen_amax_sync_ns(g) * t->v / t->Ls;
+  if (g->opcost && moe <= 0) { /* FP8's blocking amax all-reduces (gen_amax.c): stream time */
+    double a = R * weft_gen_amax_block_ns(g, moe < 0, (double)t->v / t->Ls);
     blk->compute_ns[WEFT_PHASE_FWD] += a;
-    blk->compute_ns[WEFT_PHASE_IG] += a * (1 + rc);
-  }
-  if (moe <= 0 && g->opcost && p->sequence_parallel && p->tp > 1 &&
-      (p->fp8 == WEFT_FP8_CURRENT || p->fp8 == WEFT_FP8_NVFP4)) {
-    /* Current scaling (and NVFP4's per-tensor scale) with sequence parallelism:
-     * the FP8 copy TP all-gathers needs one scale on every TP rank, so the
-     * column-parallel GEMM's input amax (QKV, fc1; forward) and the row-
-     * parallel one's output-gradient amax (proj, fc2; input-grad) are all-
-     * reduced over TP, blocking (TE 2.8 linear.py, layernorm_linear.py
-     * _customize_quantizers_float8_current_scaling: with_amax_reduction;
-     * quantizer.cpp: allreduce(...)->wait()): one a pass in each block. */
-    double a = R * weft_gen_tp_amax_ns(g);
-    blk->compute_ns[WEFT_PHASE_FWD] += a;
-    blk->compute_ns[WEFT_PHASE_IG] += a * (1 + rc);
+    blk->compute_ns[WEFT_PHASE_IG] += a * (1 + rc); /* a recomputed forward's again */
   }
   /* MoE as Megatron-Core's all-to-all dispatcher runs it: a rank dispatches
    * its 1/tp of the tokens (its sequence-parallel shard), folded or not.

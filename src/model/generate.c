@@ -146,8 +146,7 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8_amax_reduce",
                           "fp8_amax_reduce %s needs fp8 delayed (got %s): only delayed "
                           "scaling reduces an FP8 region's amaxes",
-                          weft_fp8_amax_reduce_name(p->fp8_amax_reduce),
-                          p->fp8 >= 0 && p->fp8 <= WEFT_FP8_NVFP4 ? weft_fp8_name(p->fp8) : "?");
+                          weft_fp8_amax_reduce_name(p->fp8_amax_reduce), weft_fp8_name(p->fp8));
   if (p->cp_comm != WEFT_CP_P2P && p->cp_comm != WEFT_CP_ALLGATHER)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cp_comm",
                           "cp_comm %d: expected 0 (p2p) or 1 (all_gather)", p->cp_comm);
