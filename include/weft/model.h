@@ -425,6 +425,15 @@ typedef struct {
    * DelayedScaling(reduce_amax=False), NeMo's reduce_amax: False). Needs fp8
    * delayed unless stage. */
   int fp8_amax_reduce;
+  /* How the loss over the vocabulary runs (a WeftCrossEntropy; docs/zoo.md,
+   * "The loss"): fused (0, default: Megatron-Core's fused_vocab_parallel_
+   * cross_entropy, cross_entropy_loss_fusion True, as NeMo 2's GPTConfig and
+   * Megatron-Bridge's GPTModelProvider set it), megatron (its unfused
+   * vocab_parallel_cross_entropy, Megatron-Core's own default), te
+   * (cross_entropy_fusion_impl "te": Transformer Engine's Triton kernels) or
+   * torch (PyTorch's F.cross_entropy on the logits cast to fp32,
+   * torchtitan's loss). */
+  int cross_entropy;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15
@@ -547,6 +556,17 @@ typedef enum {
  * "fp8_amax_reduce") otherwise. */
 const char *weft_fp8_amax_reduce_name(int kind);
 int weft_fp8_amax_reduce_parse(const char *text, int *kind, WeftError *err);
+/* The loss's implementation (WeftParallel.cross_entropy). */
+typedef enum {
+  WEFT_CE_FUSED = 0,    /* Megatron-Core's fused (torch.compile'd) vocab-parallel kernels */
+  WEFT_CE_MEGATRON = 1, /* Megatron-Core's unfused vocab_parallel_cross_entropy */
+  WEFT_CE_TE = 2,       /* Transformer Engine's Triton parallel_cross_entropy */
+  WEFT_CE_TORCH = 3     /* PyTorch's F.cross_entropy on fp32 logits (torchtitan) */
+} WeftCrossEntropy;
+/* "fused", "megatron", "te", "torch" <-> WeftCrossEntropy; parse: WEFT_EINPUT
+ * (field "cross_entropy") otherwise. */
+const char *weft_cross_entropy_name(int kind);
+int weft_cross_entropy_parse(const char *text, int *kind, WeftError *err);
 /* The optimizer's copies per parameter, WeftParallel.optimizer_bytes: the
  * master weights in `master` ("fp32" 4 bytes, "bf16" 2, "none" 0: the bf16
  * parameters updated in place, "remainder" 2: the low 16 bits of an fp32

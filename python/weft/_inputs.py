@@ -31,7 +31,8 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "overlap_p2p_communication", "etp",
               "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout",
               "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms",
-              "tp_overlap_aggregate", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce")
+              "tp_overlap_aggregate", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce",
+              "cross_entropy")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -231,9 +232,10 @@ def read_workload(v):
 def device_knobs(kw, par):
     """sp=, cuda_graphs= (booleans), fp8= (True: delayed, or off|delayed|
     current|mxfp8|blockwise|nvfp4), attention= (standard|flash|fa2), cp_comm=
-    (p2p|all_gather), fp8_amax_reduce= (stage|tp|off) and attention_dropout=,
-    hidden_dropout= (probabilities; absent: the model's) into par, as --sp,
-    --cuda-graphs, --fp8, --attention, --cp-comm, --fp8-amax-reduce,
+    (p2p|all_gather), fp8_amax_reduce= (stage|tp|off), cross_entropy=
+    (fused|megatron|te|torch) and attention_dropout=, hidden_dropout=
+    (probabilities; absent: the model's) into par, as --sp, --cuda-graphs,
+    --fp8, --attention, --cp-comm, --fp8-amax-reduce, --cross-entropy,
     --attention-dropout and --hidden-dropout (every command taking a model)."""
     par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
     par.cuda_graphs = 1 if flag("cuda_graphs", kw.get("cuda_graphs")) else 0
@@ -272,8 +274,10 @@ def device_knobs(kw, par):
     for k, parse, expected in (("attention", lib.weft_attention_parse, "standard, flash or fa2"),
                                ("fp8_amax_reduce", lib.weft_fp8_amax_reduce_parse,
                                 "stage, tp or off"),
-                               ("cp_comm", lib.weft_cp_comm_parse, "p2p or all_gather")):
-        v = kw.get(k)  # --attention, --fp8-amax-reduce, --cp-comm: a name
+                               ("cp_comm", lib.weft_cp_comm_parse, "p2p or all_gather"),
+                               ("cross_entropy", lib.weft_cross_entropy_parse,
+                                "fused, megatron, te or torch")):
+        v = kw.get(k)  # --attention, --fp8-amax-reduce, --cp-comm, --cross-entropy: a name
         if v is None:
             continue
         kind = ctypes.c_int()

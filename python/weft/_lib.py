@@ -147,7 +147,8 @@ WeftParallel = _s("WeftParallel", [
     ("moe_permute_fusion", c_int), ("moe_router_fusion", c_int),
     ("tp_overlap_sms", c_int * 6),  # WEFT_TPO_NGEMMS
     ("tp_overlap_aggregate", c_int),
-    ("moe_a2a_overlap", c_int), ("moe_dispatch_fp8", c_int), ("fp8_amax_reduce", c_int)])
+    ("moe_a2a_overlap", c_int), ("moe_dispatch_fp8", c_int), ("fp8_amax_reduce", c_int),
+    ("cross_entropy", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,
@@ -243,6 +244,7 @@ PROTOS = {
     "weft_schedule_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_cp_comm_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_fp8_amax_reduce_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_cross_entropy_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_name": (c_char_p, [c_int]),
     "weft_parallel_default": (None, [P(WeftParallel)]),
     "weft_parallel_order_parse": (c_int, [c_char_p, P(c_int), _ERR]),

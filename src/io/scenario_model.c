@@ -18,7 +18,7 @@ static const char *const MODEL_KEYS[] = {
     "tp_comm_overlap", "overlap_p2p_communication", "etp",
     "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout", "hidden_dropout",
     "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate",
-    "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", NULL};
+    "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -285,6 +285,8 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                      &par->cp_comm, err)) ||
       (rc = word_key(wv, "fp8_amax_reduce", "stage, tp or off", weft_fp8_amax_reduce_parse,
                      file, &par->fp8_amax_reduce, err)) ||
+      (rc = word_key(wv, "cross_entropy", "fused, megatron, te or torch",
+                     weft_cross_entropy_parse, file, &par->cross_entropy, err)) ||
       (rc = int_key(wv, "recompute_num_layers", file, 1, big, &par->recompute_num_layers, err)) ||
       (rc = int_key(wv, "cpu_offloading_num_layers", file, 0, big,
                     &par->cpu_offloading_num_layers, err)) ||

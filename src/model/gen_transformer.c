@@ -847,13 +847,20 @@ static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense
   *expert = ne * t->el_moe_expert + (last ? t->el_mtp_expert : 0);
 }
 
+/* Bytes a logit of the loss keeps for its backward: the fp32 softmax
+ * (Megatron-Core's kernels, fused or not) or log-softmax (torch); Transformer
+ * Engine's kernel writes the gradient over the logits themselves. */
+static double loss_bytes(const WeftParallel *p) {
+  return p->cross_entropy == WEFT_CE_TE ? p->act_bytes : 4.0;
+}
+
 /* Memory of pipeline stage k, first layer lo (1F1B: min(pp - k, m)
  * micro-batches in flight; DualPipe: rank k, stages k and pp-1-k (first
  * layer loj), pp + 1 chunks of stage k's layers; a layout with v > 1: held,
  * the stage's peak of layers in flight along Megatron's interleaved order,
  * over its layers); the rank of the last stage
- * adds the fp32 logits of one micro-batch (b s V / t floats, for the loss and
- * its gradient). act: a dense and a MoE layer's activations and the attention
+ * adds the loss's logits of one micro-batch (b s V / t of loss_bytes, for
+ * the loss and its gradient). act: a dense and a MoE layer's activations and the attention
  * core's part (layer_act), alike on every stage. */
 static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const double act[3],
                          double held, WeftMemory *mem) {
@@ -892,10 +899,10 @@ static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const doub
     int off = p->cpu_offloading_num_layers, rne = off ? moe_layers(g, lo + off, lo + n - 1) : ne;
     mem->activations_bytes = ((n - off - rne) * ad + rne * ae) * inflight;
   }
-  if (k == p->pp - 1 || (dual && k == 0)) mem->activations_bytes += 4 * t->b * t->sq * t->V / p->tp;
+  if (k == p->pp - 1 || (dual && k == 0)) mem->activations_bytes += loss_bytes(p) * t->b * t->sq * t->V / p->tp;
   if (k == p->pp - 1) /* MTP: its layers kept whole (not recomputed), a logits buffer each */
     mem->activations_bytes +=
-        t->D * ((t->mtp_moe ? ae : ad) * inflight + 4 * t->b * t->sq * t->V / p->tp);
+        t->D * ((t->mtp_moe ? ae : ad) * inflight + loss_bytes(p) * t->b * t->sq * t->V / p->tp);
   mem->total_bytes =
       mem->params_bytes + mem->grads_bytes + mem->optimizer_bytes + mem->activations_bytes;
 }

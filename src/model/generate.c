@@ -24,6 +24,7 @@ static const char *const SCHEDULE_NAME[] = {"1f1b", "dualpipe"};
 static const char *const CP_COMM_NAME[] = {"p2p", "all_gather"};
 static const char *const FP8_NAME[] = {"off", "delayed", "current", "mxfp8", "blockwise", "nvfp4"};
 static const char *const AMAX_NAME[] = {"stage", "tp", "off"};
+static const char *const CE_NAME[] = {"fused", "megatron", "te", "torch"};
 
 static const char *name_of(const char *const *names, int n, int kind) {
   return kind >= 0 && kind < n ? names[kind] : "unknown";
@@ -108,6 +109,10 @@ const char *weft_fp8_amax_reduce_name(int kind) { return name_of(AMAX_NAME, 3, k
 int weft_fp8_amax_reduce_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(AMAX_NAME, 3, "fp8_amax_reduce", "stage, tp or off", text, kind, err);
 }
+const char *weft_cross_entropy_name(int kind) { return name_of(CE_NAME, 4, kind); }
+int weft_cross_entropy_parse(const char *text, int *kind, WeftError *err) {
+  return name_parse(CE_NAME, 4, "cross_entropy", "fused, megatron, te or torch", text, kind, err);
+}
 const char *weft_schedule_name(int kind) { return name_of(SCHEDULE_NAME, 2, kind); }
 int weft_schedule_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(SCHEDULE_NAME, 2, "schedule", "1f1b or dualpipe", text, kind, err);
@@ -147,6 +152,11 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "fp8_amax_reduce %s needs fp8 delayed (got %s): only delayed "
                           "scaling reduces an FP8 region's amaxes",
                           weft_fp8_amax_reduce_name(p->fp8_amax_reduce), weft_fp8_name(p->fp8));
+  if (p->cross_entropy < WEFT_CE_FUSED || p->cross_entropy > WEFT_CE_TORCH)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cross_entropy",
+                          "cross_entropy %d: expected 0 (fused), 1 (megatron), 2 (te) or 3 "
+                          "(torch)",
+                          p->cross_entropy);
   if (p->cp_comm != WEFT_CP_P2P && p->cp_comm != WEFT_CP_ALLGATHER)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cp_comm",
                           "cp_comm %d: expected 0 (p2p) or 1 (all_gather)", p->cp_comm);

@@ -55,6 +55,7 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->fa2 = par->attention == WEFT_ATTENTION_FA2;
   l->permute_fusion = par->moe_permute_fusion;
   l->router_fusion = par->moe_router_fusion;
+  l->ce = par->cross_entropy;
   l->causal = !m->bidirectional;
   l->window = m->window;
   l->windowed = weft_opcost_window_share(m);
@@ -272,25 +273,56 @@ static void residual(List *L, const OcLayer *l) {
             WM_ADD, OC_ADD_ROW_BYTES);
 }
 
-/* The loss over e logits in fp32, as Megatron's vocab-parallel cross-entropy
- * runs it (one kernel per line of its code; torchtitan's and Hugging Face's
- * also cast the logits to fp32 first). Bytes per logit, with eb the
- * activations' width and 4 the fp32 copy:
- *   forward   cast to fp32 eb + 4 (none when eb is 4), max 4, subtract the
- *             max in place 8, exp in place 8, sum 4, divide in place 8 (the
- *             softmax, kept for backward)
- *   backward  softmax times the loss gradient in place 8, cast back 4 + eb
+/* The loss over e logits (docs/zoo.md, "The loss"), as the implementation
+ * ce runs it. Bytes per logit, eb the logits' width (the output layer
+ * writes them at act_bytes), 4 an fp32 element:
+ *   megatron  Megatron-Core's vocab_parallel_cross_entropy, one kernel per
+ *             line: forward casts to fp32 (eb + 4; none when eb is 4),
+ *             takes the max (4), subtracts it in place (8), exponentiates in
+ *             place (8), sums (4) and divides in place (8, the softmax kept
+ *             for backward); backward scales it by the loss gradient in
+ *             place (8) and autograd casts it back to the logits' type
+ *             (4 + eb)
+ *   fused     the same lines in three torch.compile'd functions (jit_fuser,
+ *             megatron/core/fusions/fused_cross_entropy.py): the cast and
+ *             max in one kernel (eb + 4), the subtract, exp and sum in one
+ *             writing the exp back into its input (8), the divide (8);
+ *             backward one kernel reading the softmax, writing the mutated
+ *             input back (compile keeps an input's in-place update) and the
+ *             gradient at eb (8 + eb)
+ *   te        Transformer Engine's Triton kernels (common/triton/
+ *             cross_entropy.py): online_softmax_kernel reads the logits
+ *             (eb), cross_entropy_kernel reads them again and writes the
+ *             gradient in their place (2 eb); backward element_mul_kernel
+ *             scales it in place (2 eb)
+ *   torch     PyTorch's F.cross_entropy on the logits cast to fp32
+ *             (torchtitan's loss_fn): the cast (eb + 4, backward 4 + eb)
+ *             and the fused log-softmax / NLL kernels on 4-byte elements
+ *             (forward reads 4 and keeps 4, backward writes the zeroed
+ *             gradient 4 and reads 8, writes 4: 16)
+ * On a device with measured tables torch's kernels take the measured
+ * F.cross_entropy rows (bf16; at twice the elements for fp32, the tables'
+ * 2-byte units) and every other kernel the copy bandwidth by its bytes.
  * FLOPs: max, subtract, exp, sum, divide (5) and the product (1). */
-static void cross_entropy(List *L, double e) {
-  double cast = L->eb == 4.0 ? 0.0 : 4.0 + L->eb;
-  double fwd = cast + 4 + 8 + 8 + 4 + 8, bwd = 8 + cast;
-  vec2(L, "cross_entropy", SOFTMAX_FLOPS * e, fwd * e, e, bwd * e, WEFT_PHASE_IG);
-  /* measured forward and backward together: shared as the bytes are */
-  tag(L, WM_CROSS_ENTROPY, WM_CROSS_ENTROPY, e);
-  if (L->n >= 2 && L->n <= L->max) {
-    L->ops[L->n - 2].elems *= fwd / (fwd + bwd);
-    L->ops[L->n - 1].elems *= bwd / (fwd + bwd);
+static void cross_entropy(List *L, int ce, double e) {
+  double eb = L->eb, cast = eb == 4.0 ? 0.0 : 4.0 + eb;
+  double fwd, bwd;
+  switch (ce) {
+    case WEFT_CE_MEGATRON: fwd = cast + 4 + 8 + 8 + 4 + 8, bwd = 8 + cast; break;
+    case WEFT_CE_TE: fwd = 3 * eb, bwd = 2 * eb; break;
+    case WEFT_CE_TORCH: fwd = 8, bwd = 16; break;
+    default: fwd = (eb == 4.0 ? 4 : eb + 4) + 8 + 8, bwd = 8 + eb; break; /* fused */
   }
+  if (ce == WEFT_CE_TORCH && cast > 0)
+    vec2(L, "loss_cast", 0, cast * e, 0, cast * e, WEFT_PHASE_IG);
+  vec2(L, "cross_entropy", SOFTMAX_FLOPS * e, fwd * e, e, bwd * e, WEFT_PHASE_IG);
+  if (ce != WEFT_CE_TORCH || L->n < 2 || L->n > L->max) return;
+  /* measured forward and backward together (fp32: 2e of the tables' 2-byte
+   * units), shared as the bytes are */
+  OcOp *f = &L->ops[L->n - 2], *b = &L->ops[L->n - 1];
+  f->mem = b->mem = WM_CROSS_ENTROPY;
+  f->elems = 2 * e * fwd / (fwd + bwd);
+  b->elems = 2 * e * bwd / (fwd + bwd);
 }
 
 /* Q, K, V projections: one GEMM (T x h)(h x (h + 2 kv) / t), or MLA's
@@ -427,7 +459,7 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
     case OC_LOGITS:
       norm(&L, l, "final_norm", 0); /* the output layer: not a TE layer */
       gemm(&L, "logits", 1, T, l->vocab / l->tp, l->h, 1);
-      cross_entropy(&L, T * l->vocab / l->tp);
+      cross_entropy(&L, l->ce, T * l->vocab / l->tp);
       break;
     case OC_EMB: { /* token rows gathered (+ learned positions added, GeLU family) */
       double e = T * l->h;

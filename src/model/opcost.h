@@ -76,6 +76,7 @@ typedef struct {
                                     probabilities, on the sub-blocks' outputs */
   int permute_fusion;  /* MoE permutation as TE's fused kernels (WeftParallel.moe_permute_fusion) */
   int router_fusion;   /* MoE router as TE's fused kernels (WeftParallel.moe_router_fusion) */
+  int ce;              /* the loss's implementation (a WeftCrossEntropy) */
 } OcLayer;
 
 /* Most operators a block lists (forward and backward, FP8 casts, CP's ring). */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/measured.h"
 #include "model/opcost.h"
 #include "../test.h"
 #include "oc_fixture.h"
@@ -212,15 +213,54 @@ static void logits_ops(void) {
   OcOp ops[OC_MAX_OPS];
   int n = weft_opcost_ops(&l, OC_LOGITS, ops, OC_MAX_OPS);
   check_op(ops, n, "logits", WEFT_PHASE_FWD, 1024, (32 + 128 + 64) * 2);
-  /* the loss in fp32 (Megatron's kernels), per logit: cast 2 + 4, max 4,
-   * subtract 8, exp 8, sum 4, divide 8 = 38 bytes, 5 FLOPs; backward: scale
-   * 8, cast back 4 + 2 = 14 bytes, 1 FLOP */
+  /* the loss, per logit (docs/zoo.md, "The loss"). Megatron's unfused
+   * kernels: cast 2 + 4, max 4, subtract 8, exp 8, sum 4, divide 8 = 38
+   * bytes, 5 FLOPs; backward: scale 8, cast back 4 + 2 = 14 bytes, 1 FLOP */
+  l.ce = WEFT_CE_MEGATRON;
+  n = weft_opcost_ops(&l, OC_LOGITS, ops, OC_MAX_OPS);
   check_op(ops, n, "cross_entropy", WEFT_PHASE_FWD, 5 * 64, 38 * 64);
   check_op(ops, n, "cross_entropy", WEFT_PHASE_IG, 64, 14 * 64);
-  l.act_bytes = 4; /* fp32 activations: nothing to cast */
+  CHECK(oc_find(ops, n, "loss_cast", WEFT_PHASE_FWD, 0) == NULL);
+  /* Megatron-Core's fused (compiled) ones, the default: cast and max 2 + 4,
+   * subtract-exp-sum 4 + 4, divide 4 + 4 = 22; backward reads the softmax 4,
+   * writes it back 4 and the bf16 gradient 2 = 10 */
+  l.ce = WEFT_CE_FUSED;
+  n = weft_opcost_ops(&l, OC_LOGITS, ops, OC_MAX_OPS);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_FWD, 5 * 64, 22 * 64);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_IG, 64, 10 * 64);
+  /* Transformer Engine's: the logits read twice and the gradient written
+   * over them (3 x 2), scaled in place backward (2 x 2) */
+  l.ce = WEFT_CE_TE;
+  n = weft_opcost_ops(&l, OC_LOGITS, ops, OC_MAX_OPS);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_FWD, 5 * 64, 6 * 64);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_IG, 64, 4 * 64);
+  /* torch: the cast to fp32 (2 + 4, back 4 + 2), then F.cross_entropy on
+   * fp32 (8 forward, 16 backward), measured as 2 x 64 two-byte units split
+   * as the bytes are */
+  l.ce = WEFT_CE_TORCH;
+  n = weft_opcost_ops(&l, OC_LOGITS, ops, OC_MAX_OPS);
+  check_op(ops, n, "loss_cast", WEFT_PHASE_FWD, 0, 6 * 64);
+  check_op(ops, n, "loss_cast", WEFT_PHASE_IG, 0, 6 * 64);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_FWD, 5 * 64, 8 * 64);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_IG, 64, 16 * 64);
+  const OcOp *ce = oc_find(ops, n, "cross_entropy", WEFT_PHASE_FWD, 0);
+  CHECK(ce && ce->mem == WM_CROSS_ENTROPY);
+  if (ce) CHECK_NEAR(ce->elems, 128.0 / 3, 1e-12);
+  ce = oc_find(ops, n, "cross_entropy", WEFT_PHASE_IG, 0);
+  if (ce) CHECK_NEAR(ce->elems, 256.0 / 3, 1e-12);
+  /* fp32 activations: nothing to cast */
+  l.act_bytes = 4;
+  n = weft_opcost_ops(&l, OC_LOGITS, ops, OC_MAX_OPS);
+  CHECK(oc_find(ops, n, "loss_cast", WEFT_PHASE_FWD, 0) == NULL);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_FWD, 5 * 64, 8 * 64);
+  l.ce = WEFT_CE_MEGATRON;
   n = weft_opcost_ops(&l, OC_LOGITS, ops, OC_MAX_OPS);
   check_op(ops, n, "cross_entropy", WEFT_PHASE_FWD, 5 * 64, 32 * 64);
   check_op(ops, n, "cross_entropy", WEFT_PHASE_IG, 64, 8 * 64);
+  l.ce = WEFT_CE_FUSED; /* max 4, subtract-exp-sum 8, divide 8; back 8 + 4 */
+  n = weft_opcost_ops(&l, OC_LOGITS, ops, OC_MAX_OPS);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_FWD, 5 * 64, 20 * 64);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_IG, 64, 12 * 64);
   l.act_bytes = 2;
   n = weft_opcost_ops(&l, OC_EMB, ops, OC_MAX_OPS);
   check_op(ops, n, "embedding", WEFT_PHASE_FWD, 32, 192); /* token + position in, sum out */
