@@ -1277,3 +1277,43 @@ def test_fp8_amax_reduce():
     r = subprocess.run([CLI, "optimize", *cur, "--fp8-amax-reduce", "tp"], capture_output=True,
                        text=True)
     assert r.returncode == 2 and "fp8_amax_reduce tp needs fp8 delayed" in r.stderr
+
+
+def test_cross_entropy():
+    # cross_entropy= is --cross-entropy fused|megatron|te|torch and the
+    # scenario key (docs/zoo.md, "The loss"): the loss's kernels move 10
+    # (te), 32 (fused, the default) and 52 (megatron) bytes a logit, so the
+    # times order te < fused < megatron; each the same in every entry point;
+    # a wrong name refused naming the field
+    v = "data/validation/cost.yml"
+    job = dict(model="megatron-22b", tp=8, pp=2)
+    args = dict(cluster="dgx-h100", npus=32, cost_model=v, constraint=["B1 = 450", "B2 = 50"],
+                sp=True, **job)
+    flags = ["--cluster", "dgx-h100", "--npus", "32", "--cost-model", v, "--constraint",
+             "B1 = 450", "--constraint", "B2 = 50", "--model", "megatron-22b", "--tp", "8",
+             "--pp", "2", "--sp"]
+    t = {}
+    for g in ("fused", "megatron", "te", "torch"):
+        got = weft.optimize(cross_entropy=g, **args)
+        same(got, cli("optimize", *flags, "--cross-entropy", g), skip=NOWALL)
+        t[g] = got["time_ns"]
+    assert t["te"] < t["fused"] < t["megatron"]
+    assert weft.optimize(**args)["time_ns"] == t["fused"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 4]}, "cost_model": v,
+          "workload": dict(job, sequence_parallel=True, cross_entropy="te"),
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == t["te"]
+    cs = dict(npus=32, blocks=["Switch", "Switch"], cost_model=v, tp=8, pp=2, sp=True,
+              device="h100", max_per_dim=[8, 0], cost_dims=["NVLink", "InfiniBand"],
+              constraint="sum = 500", cross_entropy="torch")
+    same(weft.codesign("megatron-22b", **cs),
+         cli("codesign", "--model", "megatron-22b", "--npus", "32", "--blocks", "Switch,Switch",
+             "--cost-model", v, "--tp", "8", "--pp", "2", "--sp", "--device", "h100",
+             "--max-per-dim", "8,0", "--cost-dims", "NVLink,InfiniBand", "--constraint",
+             "sum = 500", "--cross-entropy", "torch"), skip=NOWALL)
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(cross_entropy="native", **args)
+    assert e.value.field == "cross_entropy"
+    r = subprocess.run([CLI, "optimize", *flags, "--cross-entropy", "native"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--cross-entropy 'native'" in r.stderr
