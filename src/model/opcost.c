@@ -417,7 +417,12 @@ static void mlp(List *L, const OcLayer *l, double groups, double tokens, double 
     act(L, "bias_gelu", GELU_FLOPS * e, e, 2, 3, WM_GELU);
   } else {
     gemm8(L, "fc1", groups, tokens, 2 * f, l->h, 1, f8);
-    act(L, "swiglu", SWIGLU_FLOPS * e, e, 3, 5, WM_SWIGLU);
+    /* one compiled kernel each way, at the copy bandwidth by its bytes: the
+     * measured swiglu_eager row times PyTorch's two eager kernels (silu, then
+     * the product: 5 tensors of e moved, not 3), which neither Megatron-Core
+     * nor torch.compile'd torchtitan runs */
+    vec2(L, "swiglu", SWIGLU_FLOPS * e, 3 * e * L->eb, 2 * SWIGLU_FLOPS * e, 5 * e * L->eb,
+         WEFT_PHASE_IG);
   }
   gemm8(L, "fc2", groups, tokens, l->h, f, 1, f8);
 }

@@ -98,6 +98,13 @@ static void mlp_ops(void) {
   check_op(ops, n, "fc1", WEFT_PHASE_FWD, 4096, (32 + 512 + 256) * 2);
   CHECK(oc_find(ops, n, "gate", WEFT_PHASE_FWD, 0) == NULL);
   check_op(ops, n, "swiglu", WEFT_PHASE_FWD, 640, 768);
+  /* one fused kernel each way (Megatron-Core's swiglu / swiglu_back, as
+   * torch.compile fuses it too): backward reads g and y, writes 2 of 128
+   * elements (5 x 256 bytes); neither takes the measured eager row (two
+   * kernels, 5 tensors moved forward), both the copy bandwidth */
+  check_op(ops, n, "swiglu", WEFT_PHASE_IG, 1280, 1280);
+  CHECK(oc_need(ops, n, "swiglu", WEFT_PHASE_FWD)->mem == WM_MEM_NONE);
+  CHECK(oc_need(ops, n, "swiglu", WEFT_PHASE_IG)->mem == WM_MEM_NONE);
   check_op(ops, n, "residual_add", WEFT_PHASE_FWD, 32, 192);
   CHECK(oc_find(ops, n, "attn_dropout", WEFT_PHASE_FWD, 0) == NULL);
   /* TP 2 with sequence parallelism: GEMM widths and the norm halve */
