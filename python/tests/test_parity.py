@@ -23,6 +23,19 @@ def on_off_parity(key, args, flags):
     return on, default
 
 
+def word_parity(key, values, args, flags):
+    """weft.optimize with key=value against the CLI's --KEY value for each of
+    values (a named option: --fp8-amax-reduce, --cross-entropy); the first
+    value is the default. Returns each value's time_ns."""
+    flag, t = "--" + key.replace("_", "-"), {}
+    for v in values:
+        got = weft.optimize(**{key: v}, **args)
+        same(got, cli("optimize", *flags, flag, v), skip=NOWALL)
+        t[v] = got["time_ns"]
+    assert weft.optimize(**args)["time_ns"] == t[values[0]]
+    return t
+
+
 def test_optimize_scenario():
     same(weft.optimize(GPT3), cli("optimize", GPT3))
 
@@ -1251,13 +1264,8 @@ def test_fp8_amax_reduce():
     flags = ["--cluster", "dgx-h100", "--npus", "32", "--cost-model", v, "--constraint",
              "B1 = 450", "--constraint", "B2 = 50", "--model", "megatron-22b", "--tp", "8",
              "--pp", "2", "--sp", "--fp8", "delayed"]
-    t = {}
-    for g in ("stage", "tp", "off"):
-        got = weft.optimize(fp8_amax_reduce=g, **args)
-        same(got, cli("optimize", *flags, "--fp8-amax-reduce", g), skip=NOWALL)
-        t[g] = got["time_ns"]
+    t = word_parity("fp8_amax_reduce", ("stage", "tp", "off"), args, flags)
     assert t["stage"] > t["tp"] > t["off"]
-    assert weft.optimize(**args)["time_ns"] == t["stage"]
     sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 4]}, "cost_model": v,
           "workload": dict(job, sequence_parallel=True, fp8_amax_reduce="tp"),
           "constraints": ["B1 = 450", "B2 = 50"]}
@@ -1292,13 +1300,8 @@ def test_cross_entropy():
     flags = ["--cluster", "dgx-h100", "--npus", "32", "--cost-model", v, "--constraint",
              "B1 = 450", "--constraint", "B2 = 50", "--model", "megatron-22b", "--tp", "8",
              "--pp", "2", "--sp"]
-    t = {}
-    for g in ("fused", "megatron", "te", "torch"):
-        got = weft.optimize(cross_entropy=g, **args)
-        same(got, cli("optimize", *flags, "--cross-entropy", g), skip=NOWALL)
-        t[g] = got["time_ns"]
+    t = word_parity("cross_entropy", ("fused", "megatron", "te", "torch"), args, flags)
     assert t["te"] < t["fused"] < t["megatron"]
-    assert weft.optimize(**args)["time_ns"] == t["fused"]
     sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 4]}, "cost_model": v,
           "workload": dict(job, sequence_parallel=True, cross_entropy="te"),
           "constraints": ["B1 = 450", "B2 = 50"]}
