@@ -83,7 +83,8 @@ CLUSTERS = "data/zoo/clusters.yml"
 NOMINAL = "--nominal" in sys.argv[1:]
 BANDS = "--bands" in sys.argv[1:]
 MODEL_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "ffn_hidden", "vocab", "seq_len",
-              "attention_dropout", "hidden_dropout")  # dropout: the recipe's (absent: 0)
+              "attention_dropout", "hidden_dropout",  # dropout: the recipe's (absent: 0)
+              "bias", "norm", "positions", "tied_embeddings")  # the family's traits (Nemotron)
 ZOO_PARTS = ("mtp_layers",)  # e.g. DeepSeek-V3's multi-token prediction, on in Megatron's recipe
 
 

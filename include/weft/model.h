@@ -77,7 +77,23 @@ typedef struct {
    * (Megatron's fused bias-dropout-add: a 1-byte mask written, kept for
    * backward and read there); docs/zoo.md, "Dropout". */
   double attention_dropout, hidden_dropout;
+  /* transformer: the traits the FFN's family implies unless the model file
+   * says otherwise (docs/zoo.md, "Model files"), each 0 (the family's), 1
+   * (yes) or -1 (no): the linear layers' biases, LayerNorm (no: RMSNorm),
+   * rotary positions (no: learned positions added to the token embedding),
+   * the output layer tied to the token embedding. The GeLU family
+   * (ffn_matrices 2): biases, LayerNorm, learned, tied; SwiGLU (3) and
+   * MLA: none of them. Nemotron-4: a 2-matrix MLP without biases, with
+   * LayerNorm, rotary positions and an untied output layer. */
+  int linear_bias, layernorm, rotary, tied_embeddings;
+  /* transformer: a 2-matrix MLP's activation (a WeftActivation); a
+   * 3-matrix one is SwiGLU. */
+  int activation;
 } WeftModel;
+
+/* The activation of a 2-matrix MLP: GeLU (GPT, BERT) or squared ReLU
+ * (Nemotron-4; Megatron-Core's squared_relu). */
+typedef enum { WEFT_ACT_GELU = 0, WEFT_ACT_RELU2 = 1 } WeftActivation;
 
 typedef struct {
   char name[WEFT_NAME_LEN];  /* "a100", "h100", ... */

@@ -31,7 +31,8 @@ WeftModel = _s("WeftModel", [
     ("nbottom", c_int), ("nlayers", c_int), ("layer", WeftModelLayer * MAX_MODEL_LAYERS),
     ("file", _PATH), ("head_dim", c_int), ("window", c_int), ("window_full_every", c_int),
     ("sinks", c_int), ("mtp_layers", c_int), ("attention_dropout", c_double),
-    ("hidden_dropout", c_double)])
+    ("hidden_dropout", c_double), ("linear_bias", c_int), ("layernorm", c_int),
+    ("rotary", c_int), ("tied_embeddings", c_int), ("activation", c_int)])
 WeftClusterTier = _s("WeftClusterTier", [
     ("name", _NAME), ("topology", c_int), ("npus", c_int), ("cost", _NAME), ("bw_gbps", c_double),
     ("efficiency", c_double), ("latency_ns", c_double), ("fabric", c_int)])

@@ -282,23 +282,23 @@ static int check(Gen *g, Tf *t) {
                          "pp x virtual_stages x micro-batches = %d x %d x %d: at most %.0f "
                          "interleaved steps are timed",
                          p->pp, t->v, t->m, GEN_MAX_LAYOUT_STEPS);
-  t->tied = t->fm == 2 && p->pp > 1; /* the last stage holds a copy of the embedding */
+  t->tied = weft_model_tied(m) && p->pp > 1; /* the last stage holds a copy of the embedding */
   g->size[GEN_EMB] = t->tied ? 2 : 1;
   return WEFT_OK;
 }
 
-/* FLOPs (2 per multiply-add) and parameter shards; docs/zoo.md. Two
- * families, as weft_model_params counts them: GeLU MLPs (2 matrices) come with
- * biases, LayerNorm, learned positions and a tied output layer; SwiGLU (3)
- * with no biases, RMSNorm, rotary positions and an untied output layer. The
- * attention's linear layers split over TP by heads, except MLA's
+/* FLOPs (2 per multiply-add) and parameter shards; docs/zoo.md. The
+ * model's traits (zoo_family.c), as weft_model_params counts them: biases
+ * or none, LayerNorm or RMSNorm, learned positions or rotary ones, an
+ * output layer tied or untied (the GeLU family the first of each, SwiGLU
+ * the second). The attention's linear layers split over TP by heads, except MLA's
  * down-projections to the latents, which every TP rank computes whole. */
 static void derive(const Gen *g, Tf *t) {
   const WeftParallel *p = g->par;
   double b = t->b, s = t->s, h = t->h, tp = p->tp, a = t->a;
   double Tr = b * t->sq, Tm = b * s; /* tokens of a micro-batch on a rank, in the model */
-  int gelu = t->fm == 2;
-  double norm = t->el_norm = gelu ? 2 * h : h; /* replicated over TP */
+  int bias = weft_model_biased(g->m);
+  double norm = t->el_norm = weft_model_layernorm(g->m) ? 2 * h : h; /* replicated over TP */
   t->S = Tr * h * p->act_bytes;
   t->kvs = Tr * t->akv / tp * (t->dqk + t->dv) * p->act_bytes;
   /* attention linears per token: rep (MLA latents, whole on every TP rank), split */
@@ -308,8 +308,8 @@ static void derive(const Gen *g, Tf *t) {
     rep_el = rep + t->kl + t->ql; /* + the latents' RMSNorms */
   }
   double attn_el = weft_model_attention_params(g->m);
-  double split = /* less the GeLU family's biases: Q, output, K and V */
-      attn_el - rep_el - (gelu && t->kl == 0 ? a * t->dqk + h + 2 * t->akv * t->dqk : 0);
+  double split = /* less the biases (a biased model's): Q, output, K and V */
+      attn_el - rep_el - (bias && t->kl == 0 ? a * t->dqk + h + 2 * t->akv * t->dqk : 0);
   /* MLA's up-projections: Q from the query latent (when it has one), K's
    * nope part and V from the KV latent; TP-split like the heads */
   double up = t->kl > 0 ? (t->ql > 0 ? t->ql * a * t->dqk : 0) + t->kl * a * (t->dqk - t->rope + t->dv)
@@ -343,12 +343,13 @@ static void derive(const Gen *g, Tf *t) {
   t->f_moe = t->m_moe / Tm * Tr / tp;
   t->m_logits = 2 * Tm * h * t->V;
   t->f_logits = t->m_logits / Tm * Tr / tp;
-  double expert = t->fm * h * t->fe + (gelu ? t->fe + h : 0);
+  double expert = t->fm * h * t->fe + (bias ? t->fe + h : 0);
   t->el_attn = (attn_el - rep_el) / tp + rep_el + norm;
-  t->el_mlp = (t->fm * h * t->ffn + (gelu ? t->ffn + h : 0)) / tp + norm;
+  t->el_mlp = (t->fm * h * t->ffn + (bias ? t->ffn + h : 0)) / tp + norm;
   t->el_moe_dense = h * t->E + norm + t->sh * expert / tp; /* router, norm, shared experts */
   t->el_moe_expert = t->E / p->ep * expert / g->etp; /* split over ETP (tp unless folded) */
-  t->el_emb = t->V * h / tp + (gelu ? s * h : 0); /* vocab-parallel; positions replicated */
+  t->el_emb = t->V * h / tp + (weft_model_rotary(g->m) ? 0 : s * h); /* vocab-parallel; learned
+                                                                        positions replicated */
   /* MTP (DeepSeek-V3 Section 2.2): per module the 2h x h projection
    * (column-parallel), a layer like the last one, the shared head again */
   t->D = g->m->mtp_layers;
@@ -360,7 +361,7 @@ static void derive(const Gen *g, Tf *t) {
   t->el_mtp_dense = t->D * (t->el_attn + (t->mtp_moe ? t->el_moe_dense : t->el_mlp) +
                             2 * h * h / tp + 3 * norm);
   t->el_mtp_expert = t->D * (t->mtp_moe ? t->el_moe_expert : 0);
-  t->el_out = (gelu && p->pp == 1 ? 0 : t->V * h / tp) + norm; /* + the final norm */
+  t->el_out = (weft_model_tied(g->m) && p->pp == 1 ? 0 : t->V * h / tp) + norm; /* + final norm */
 }
 
 /* Layers of a stage of n (v chunks) that full recomputation runs again:

@@ -71,7 +71,11 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->main_grad = par->zero_stage < 3;
   /* rotary positions: the SwiGLU family (Llama's, as the embedding's rule
    * below) and MLA; the GeLU family adds learned positions instead */
-  l->rotary = l->ffn_matrices == 3 || l->kv_lora > 0;
+  l->rotary = weft_model_rotary(m);
+  l->learned_pos = !l->rotary;
+  l->bias = weft_model_biased(m);
+  l->layernorm = weft_model_layernorm(m);
+  l->relu2 = l->ffn_matrices == 2 && m->activation == WEFT_ACT_RELU2;
   l->attn_drop = weft_dropout(m, par, 0);
   l->hidden_drop = weft_dropout(m, par, 1);
 }
@@ -226,7 +230,7 @@ static void tag(List *L, int fwd, int bwd, double e) {
  * the amax history and scales as a cast's; the GEMM then casts no input. */
 static void norm(List *L, const OcLayer *l, const char *name, int linear) {
   double e = l->b * l->s * l->h / (l->sp ? l->tp : 1), eb = L->eb;
-  int ln = l->ffn_matrices == 2, f8 = linear && L->fp8 == WEFT_FP8_DELAYED;
+  int ln = l->layernorm, f8 = linear && L->fp8 == WEFT_FP8_DELAYED;
   double fl = e * (ln ? LAYERNORM_FLOPS : RMSNORM_FLOPS);
   if (f8)
     vec2(L, name, fl + 2 * e, e * (eb + 1) + 2 * 4 * OC_AMAX_HISTORY + 3 * 4, 2 * fl,
@@ -265,9 +269,9 @@ static void tag_bytes(List *L, int fwd, double fpe, int bwd, double bpe) {
  * at the add's; the backward at the add's. */
 static void residual(List *L, const OcLayer *l) {
   double e = l->b * l->s * l->h / (l->sp ? l->tp : 1), eb = L->eb;
-  int gelu = l->ffn_matrices == 2, drop = l->hidden_drop > 0;
+  int bias = l->bias, drop = l->hidden_drop > 0;
   double mask = drop ? e : 0;
-  vec(L, gelu || drop ? "bias_dropout_add" : "residual_add", e * (1 + gelu) + mask,
+  vec(L, bias || drop ? "bias_dropout_add" : "residual_add", e * (1 + bias) + mask,
       3 * e * eb + mask, WEFT_PHASE_IG);
   tag_bytes(L, drop ? WM_DROPOUT : WM_ADD, drop ? OC_DROPOUT_ROW_BYTES : OC_ADD_ROW_BYTES,
             WM_ADD, OC_ADD_ROW_BYTES);
@@ -407,14 +411,19 @@ static void act(List *L, const char *name, double flops, double e, double fwd_io
  * fused_bias_swiglu.py, one @jit_fuser kernel each way): bias_gelu reads y
  * and writes f (2 tensors of e), bias_gelu_back reads g and y and writes one
  * (3); swiglu reads y (2e) and writes e (3), swiglu_back reads g (e) and y
- * (2e) and writes their cat (2e): 5. */
+ * (2e) and writes their cat (2e): 5. Squared ReLU (Nemotron-4:
+ * megatron/core/activations.py squared_relu, @jit_fuser; NeMo 1.x's the
+ * same) as bias_gelu's bytes: one compiled kernel each way. */
 static void mlp(List *L, const OcLayer *l, double groups, double tokens, double width,
                 double tp) {
   double f = width / tp, e = groups * tokens * f;
   int f8 = l->fp8;
-  if (l->ffn_matrices == 2) {
+  if (l->ffn_matrices == 2 && l->relu2) { /* relu, square: 2 FLOPs; back 2 */
     gemm8(L, "fc1", groups, tokens, f, l->h, 1, f8);
-    act(L, "bias_gelu", GELU_FLOPS * e, e, 2, 3, WM_GELU);
+    vec2(L, "squared_relu", 2 * e, 2 * e * L->eb, 2 * e, 3 * e * L->eb, WEFT_PHASE_IG);
+  } else if (l->ffn_matrices == 2) {
+    gemm8(L, "fc1", groups, tokens, f, l->h, 1, f8);
+    act(L, l->bias ? "bias_gelu" : "gelu", GELU_FLOPS * e, e, 2, 3, WM_GELU);
   } else {
     gemm8(L, "fc1", groups, tokens, 2 * f, l->h, 1, f8);
     /* one compiled kernel each way, at the copy bandwidth by its bytes: the
@@ -466,10 +475,10 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
       gemm(&L, "logits", 1, T, l->vocab / l->tp, l->h, 1);
       cross_entropy(&L, l->ce, T * l->vocab / l->tp);
       break;
-    case OC_EMB: { /* token rows gathered (+ learned positions added, GeLU family) */
+    case OC_EMB: { /* token rows gathered (+ learned positions added) */
       double e = T * l->h;
-      int gelu = l->ffn_matrices == 2;
-      vec(&L, "embedding", gelu ? e : 0, (gelu ? 3 : 2) * e * L.eb, WEFT_PHASE_WG);
+      int pos = l->learned_pos;
+      vec(&L, "embedding", pos ? e : 0, (pos ? 3 : 2) * e * L.eb, WEFT_PHASE_WG);
       tag(&L, WM_COPY, 0, e);
       break;
     }

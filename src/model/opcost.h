@@ -56,7 +56,11 @@ typedef struct {
   double dqk, dv;      /* per-head query/key and value widths (h / heads unless MLA) */
   double q_lora, kv_lora, rope; /* MLA latents (kv_lora 0: standard attention) */
   double shared, moe_ffn;       /* MoE: shared experts, an expert's FFN width */
-  int ffn_matrices;    /* 2: GeLU family (biases, LayerNorm, dropout); 3: SwiGLU */
+  int ffn_matrices;    /* 2: GeLU or squared ReLU; 3: SwiGLU */
+  int relu2;           /* the 2-matrix MLP's activation is squared ReLU (else GeLU) */
+  int bias;            /* the linear layers have biases (the GeLU family's) */
+  int layernorm;       /* LayerNorm (gamma and beta), else RMSNorm */
+  int learned_pos;     /* learned positions added to the token embedding */
   double tp, ep;
   int sp;              /* sequence parallel: norms, dropout, residuals split over TP */
   int flash;           /* attention as one fused kernel (else score/softmax/context) */

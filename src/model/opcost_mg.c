@@ -51,7 +51,7 @@ static OcOp accum(const char *name, double e, double pb, double gb) {
 }
 
 int weft_opcost_grad_accum_ops(const OcLayer *l, OcBlock blk, OcOp *ops) {
-  int n = 0, ln = l->ffn_matrices == 2; /* GeLU family: LayerNorm's bias, linear biases */
+  int n = 0, ln = l->layernorm, lb = l->bias; /* LayerNorm's bias; linear biases */
   double pb = l->param_bytes > 0 ? l->param_bytes : l->act_bytes;
   double gb = l->grad_bytes > 0 ? l->grad_bytes : l->act_bytes, h = l->h, tp = l->tp;
   const char *gain = "grad_accum_norm", *bias = "grad_accum_norm_bias";
@@ -63,7 +63,7 @@ int weft_opcost_grad_accum_ops(const OcLayer *l, OcBlock blk, OcOp *ops) {
         if (l->q_lora > 0) ops[n++] = accum(gain, l->q_lora, pb, gb);
         ops[n++] = accum(gain, l->kv_lora, pb, gb);
       }
-      if (ln) { /* the bias gradients TE returns (a GEMM epilogue or the FP8 cast's) */
+      if (lb) { /* the bias gradients TE returns (a GEMM epilogue or the FP8 cast's) */
         double qkv = (l->heads * l->dqk + l->kv_heads * (l->dqk + l->dv)) / tp;
         ops[n++] = accum("grad_accum_qkv_bias", qkv, pb, gb);
         ops[n++] = accum("grad_accum_proj_bias", h, pb, gb);
@@ -71,8 +71,8 @@ int weft_opcost_grad_accum_ops(const OcLayer *l, OcBlock blk, OcOp *ops) {
       break;
     case OC_MLP:
       ops[n++] = accum(gain, h, pb, gb);
-      if (ln) {
-        ops[n++] = accum(bias, h, pb, gb);
+      if (ln) ops[n++] = accum(bias, h, pb, gb);
+      if (lb) {
         ops[n++] = accum("grad_accum_fc1_bias", l->ffn / tp, pb, gb);
         ops[n++] = accum("grad_accum_fc2_bias", h, pb, gb);
       }
@@ -92,7 +92,7 @@ int weft_opcost_grad_accum_ops(const OcLayer *l, OcBlock blk, OcOp *ops) {
       double v = l->vocab / tp * h;
       ops[n++] = vop("embedding_grad_zero", WEFT_PHASE_WG, 0, v * pb);
       ops[n++] = accum("grad_accum_embedding", v, pb, gb);
-      if (ln) { /* learned positions: a table of kv_len (the sequence) rows */
+      if (l->learned_pos) { /* learned positions: a table of kv_len (the sequence) rows */
         double p = l->kv_len * h;
         ops[n++] = vop("embedding_grad_zero", WEFT_PHASE_WG, 0, p * pb);
         ops[n++] = accum("grad_accum_embedding", p, pb, gb);

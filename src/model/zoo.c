@@ -17,7 +17,7 @@
 static const char *const TRANSFORMER_KEYS[] = {
     COMMON_KEYS, "seq_len", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
     "ffn",       "vocab",   "moe",    "mask",   "mla",   "head_dim", "window", "sinks", "mtp_layers",
-    "attention_dropout", "hidden_dropout", NULL};
+    "attention_dropout", "hidden_dropout", "bias", "norm", "positions", "tied_embeddings", NULL};
 static const char *const DLRM_KEYS[] = {COMMON_KEYS,  "embeddings", "dense_features",
                                         "bottom_mlp", "top_mlp",    "interaction", NULL};
 static const char *const CNN_KEYS[] = {COMMON_KEYS, "input", "layers", "batch_norm", NULL};
@@ -178,20 +178,7 @@ static int read_transformer(const WeftYamlNode *r, const char *file, WeftModel *
   if (kv && m->heads % m->kv_heads)
     return weft_error_set(err, WEFT_EINPUT, file, kv->line, kv->col, "kv_heads",
                           "kv_heads (%d) must divide heads (%d)", m->kv_heads, m->heads);
-  const WeftYamlNode *ffn = weft_yaml_get(r, "ffn", NULL);
-  m->ffn_matrices = 2;
-  if (ffn) {
-    if (ffn->kind == WEFT_YAML_SCALAR && strcasecmp(ffn->text, "gelu") == 0)
-      m->ffn_matrices = 2;
-    else if (ffn->kind == WEFT_YAML_SCALAR && strcasecmp(ffn->text, "swiglu") == 0)
-      m->ffn_matrices = 3;
-    else {
-      char got[96];
-      weft_yaml_describe(ffn, got, sizeof got);
-      return weft_error_set(err, WEFT_EINPUT, file, ffn->line, ffn->col, "ffn",
-                            "ffn must be gelu or swiglu, got %s", got);
-    }
-  }
+  if ((rc = weft_zoo_family(r, file, m, err))) return rc;
   /* default 4*hidden for GeLU; SwiGLU widths are rounded by each paper: no guess */
   int def = m->ffn_matrices == 3 || m->hidden > INT_MAX / 4 ? 0 : 4 * m->hidden;
   if (!def && !weft_yaml_get(r, "ffn_hidden", NULL))
@@ -372,22 +359,22 @@ double weft_model_attention_params(const WeftModel *m) {
   }
   double d = weft_model_head_dim(m), q = a * d;          /* Q's and the output's width */
   double kv = (m->kv_heads > 0 ? m->kv_heads : a) * d; /* K and V widths (GQA) */
-  return 2.0 * h * q + 2.0 * h * kv + (m->ffn_matrices == 2 ? q + h + 2.0 * kv : 0.0);
+  return 2.0 * h * q + 2.0 * h * kv + (weft_model_biased(m) ? q + h + 2.0 * kv : 0.0);
 }
 
-/* Parameters of a transformer. Two families, told apart by the FFN:
- * GeLU (GPT, BERT): biases everywhere, LayerNorm (gamma, beta), learned
- * positions, output layer tied to the token embedding; SwiGLU (LLaMA,
- * Mixtral): no biases, RMSNorm (gamma), rotary positions, untied output.
+/* Parameters of a transformer: its traits (zoo_family.c) say whether the
+ * linear layers have biases, whether the norms are LayerNorm (gamma, beta)
+ * or RMSNorm (gamma), whether learned positions are added to the token
+ * embedding and whether the output layer is tied to it.
  * active = 1: the parameters one token goes through (top_k routed experts). */
 static double transformer_params(const WeftModel *m, int active) {
   double h = m->hidden, f = m->ffn_hidden, v = m->vocab, s = m->seq_len, e = m->experts;
   double fe = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : f;
-  int gpt = m->ffn_matrices == 2;
+  int bias = weft_model_biased(m);
   double attn = weft_model_attention_params(m);
-  double ffn = m->ffn_matrices * h * f + (gpt ? f + h : 0.0);
-  double expert = m->ffn_matrices * h * fe + (gpt ? fe + h : 0.0);
-  double norm = gpt ? 2.0 * h : h;
+  double ffn = m->ffn_matrices * h * f + (bias ? f + h : 0.0);
+  double expert = m->ffn_matrices * h * fe + (bias ? fe + h : 0.0);
+  double norm = weft_model_layernorm(m) ? 2.0 * h : h;
   double l = m->layers, moe = weft_model_moe_layers(m, 1, m->layers);
   double routed = active ? m->top_k : e;
   double layer = attn + 2.0 * norm + (m->sinks ? m->heads : 0);
@@ -396,7 +383,8 @@ static double transformer_params(const WeftModel *m, int active) {
                     ? (routed + m->shared_experts) * expert + h * e : ffn;
   double mtp = m->mtp_layers * (layer + last + 2.0 * h * h + 3.0 * norm);
   return l * layer + (l - moe) * ffn + moe * ((routed + m->shared_experts) * expert + h * e) +
-         v * h + (gpt ? s * h : v * h) + norm + mtp;
+         v * h + (weft_model_rotary(m) ? 0.0 : s * h) + (weft_model_tied(m) ? 0.0 : v * h) +
+         norm + mtp;
 }
 
 double weft_model_active_params(const WeftModel *m) {

@@ -40,6 +40,17 @@ double weft_model_head_dim(const WeftModel *m);
 /* The dropout probability a run applies: the run's (par->hidden_dropout
  * when hidden, else par->attention_dropout) when >= 0, else the model's. */
 double weft_dropout(const WeftModel *m, const WeftParallel *par, int hidden);
+/* The transformer's traits, the model file's or its FFN family's
+ * (WeftModel.linear_bias and the rest; zoo_family.c): 1 or 0. */
+int weft_model_biased(const WeftModel *m);
+int weft_model_layernorm(const WeftModel *m);
+int weft_model_rotary(const WeftModel *m);
+int weft_model_tied(const WeftModel *m);
+/* `ffn` (gelu, swiglu or relu2) and the traits' keys `bias`, `norm`
+ * (layernorm or rmsnorm), `positions` (learned or rotary) and
+ * `tied_embeddings` of a transformer's model file into m; errors name the
+ * file, line and key. */
+int weft_zoo_family(const WeftYamlNode *r, const char *file, WeftModel *m, WeftError *err);
 /* One layer's attention parameters: Q, K, V and output projections (GQA,
  * biases in the GeLU family), or MLA's latent and up-projections. */
 double weft_model_attention_params(const WeftModel *m);

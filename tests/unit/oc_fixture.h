@@ -1,7 +1,8 @@
 /* oc_fixture.h — the unit tests' tiny layer for the per-operator model
  * (src/model/opcost.c): b = 1, s = 4, h = 8, 2 heads of 4 (2 key/value
  * heads), FFN 32, vocab 16, TP 1, EP 1, bf16 activations; ffn_matrices 2
- * (the GeLU family) or 3 (SwiGLU). Each test changes what it is about. */
+ * (the GeLU family: biases, LayerNorm, learned positions) or 3 (SwiGLU).
+ * Each test changes what it is about. */
 #ifndef WEFT_TEST_OC_FIXTURE_H
 #define WEFT_TEST_OC_FIXTURE_H
 
@@ -22,6 +23,8 @@ static inline OcLayer oc_tiny(int ffn_matrices) {
   l.ffn = l.moe_ffn = 32;
   l.vocab = 16;
   l.ffn_matrices = ffn_matrices;
+  /* the GeLU family's traits (weft_opcost_layer takes them from the model) */
+  l.bias = l.layernorm = l.learned_pos = ffn_matrices == 2;
   l.tp = l.ep = 1;
   l.act_bytes = 2;
   return l;

@@ -3,6 +3,7 @@
 
 #include "../test.h"
 #include "gen_fixture.h"
+#include "oc_fixture.h"
 
 /* ------------------------------------------------------------------ mapping (helper "map")
  * weft_parallel_default, weft_parallel_order_parse, weft_map_groups. Every
@@ -548,6 +549,53 @@ static void gen_tiny_by_hand(void) {
   CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
   CHECK_NEAR(info.mem.params_bytes / 2, 536, 1e-12);
   CHECK_NEAR(info.mem.params_bytes / 2, weft_model_params(&m), 1e-12);
+  weft_workload_free(wl);
+}
+
+/* The family's traits (zoo_family.c) in the generator: for every mix of
+ * biases, norm, positions and tied output, a DP-only NPU holds the whole
+ * model as weft_model_params counts it (the tiny GeLU model, h 4, V 8, s
+ * 2, 1 layer); turning the tie off adds the output layer, V h = 32. The
+ * per-operator layer: rotary positions add the fused RoPE kernels, learned
+ * ones the table's read to the embedding (2 -> 3 tensors of b s h). */
+static void gen_family_traits(void) {
+  WeftModel m = fx_tiny(2, 1, 4);
+  m.attention_dropout = m.hidden_dropout = 0;
+  WeftDevice dev = fx_unit_device(1e15);
+  static const int n[1] = {4};
+  WeftNetwork net = fx_net(1, n, WEFT_RING);
+  WeftParallel par;
+  weft_parallel_default(&par);
+  par.dp = 4;
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+  double tied = 0;
+  for (int mix = 0; mix < 16; mix++) {
+    m.linear_bias = mix & 1 ? -1 : 0;
+    m.layernorm = mix & 2 ? -1 : 0;
+    m.rotary = mix & 4 ? 1 : 0;
+    m.tied_embeddings = mix & 8 ? -1 : 0;
+    CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+    CHECK_NEAR(info.mem.params_bytes / 2, weft_model_params(&m), 1e-9);
+    if (mix == 0) tied = weft_model_params(&m);
+    if (mix == 8) CHECK_NEAR(weft_model_params(&m) - tied, 8 * 4, 0);
+  }
+  OcLayer l;
+  OcOp ops[OC_MAX_OPS];
+  m.rotary = 1;
+  weft_opcost_layer(&m, &par, &l);
+  int k = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
+  CHECK(oc_find(ops, k, "rope_q", WEFT_PHASE_FWD, 0) != NULL);
+  k = weft_opcost_ops(&l, OC_EMB, ops, OC_MAX_OPS);
+  CHECK_NEAR(oc_need(ops, k, "embedding", WEFT_PHASE_FWD)->bytes, 2 * 2 * 4 * 2, 0);
+  m.rotary = -1;
+  weft_opcost_layer(&m, &par, &l);
+  k = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
+  CHECK(oc_find(ops, k, "rope_q", WEFT_PHASE_FWD, 0) == NULL);
+  k = weft_opcost_ops(&l, OC_EMB, ops, OC_MAX_OPS);
+  CHECK_NEAR(oc_need(ops, k, "embedding", WEFT_PHASE_FWD)->bytes, 3 * 2 * 4 * 2, 0);
   weft_workload_free(wl);
 }
 
@@ -1576,6 +1624,7 @@ const TestCase suite_gen[] = {
     {"gen/gpt3_libra", gen_gpt3_libra},
     {"gen/tiny_by_hand", gen_tiny_by_hand},
     {"gen/compact_same_time", gen_compact_same_time},
+    {"gen/family_traits", gen_family_traits},
     {"gen/pipeline", gen_pipeline},
     {"gen/interleaved", gen_interleaved},
     {"gen/dualpipe", gen_dualpipe},

@@ -107,7 +107,8 @@ static void grad_accum(void) {
   CHECK_EQ_INT(n, 2);
   check_op(ops, n, "embedding_grad_zero", WEFT_PHASE_WG, 0, 256);
   check_op(ops, n, "grad_accum_embedding", WEFT_PHASE_WG, 128, 1280);
-  l.ffn_matrices = 2;
+  l.ffn_matrices = 2; /* the GeLU family: LayerNorm's bias and the linear biases */
+  l.bias = l.layernorm = l.learned_pos = 1;
   n = weft_opcost_grad_accum_ops(&l, OC_ATTN, ops);
   CHECK_EQ_INT(n, 4);
   check_op(ops, n, "grad_accum_norm_bias", WEFT_PHASE_WG, 8, 80);
@@ -198,9 +199,19 @@ static void activations(void) {
   check_op(ops, n, "swiglu", WEFT_PHASE_FWD, 640, 768);
   check_op(ops, n, "swiglu", WEFT_PHASE_IG, 1280, 1280);
   l.ffn_matrices = 2;
+  l.bias = 1;
   n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
   check_op(ops, n, "bias_gelu", WEFT_PHASE_FWD, 1024, 512);
   check_op(ops, n, "bias_gelu", WEFT_PHASE_IG, 2048, 768);
+  /* Nemotron-4's squared ReLU (no biases): one compiled kernel each way,
+   * relu and square 2 FLOPs an element, reading 1 and writing 1 of the 128
+   * (512 bytes); back reads g and x, writes 1 (768) */
+  l.bias = 0;
+  l.relu2 = 1;
+  n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  CHECK(oc_find(ops, n, "bias_gelu", WEFT_PHASE_FWD, 0) == NULL);
+  check_op(ops, n, "squared_relu", WEFT_PHASE_FWD, 256, 512);
+  check_op(ops, n, "squared_relu", WEFT_PHASE_IG, 256, 768);
 }
 
 /* The MoE router's weight (4 x 8 = 32 elements, experts 4) is not TE's:

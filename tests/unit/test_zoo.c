@@ -78,6 +78,40 @@ static void test_llama2_gqa_swiglu_params(void) {
   CHECK_NEAR(weft_model_params(m), 68976648192.0, EXACT);
 }
 
+/* Nemotron-4 15B (Table 1 of its report; FFN width NeMo's): squared ReLU
+ * (2 matrices), no biases, LayerNorm, rotary positions, untied output.
+ * h 6144, head 128, K/V width 8 x 128 = 1024:
+ *   attention 2h^2 + 2 h 1024       = 75,497,472 + 12,582,912 =  88,080,384
+ *   MLP 2 h 24576                   =                             301,989,888
+ *   2 LayerNorms 2 x 2h             =                                  24,576
+ *   per layer                       =                             390,094,848
+ *   x 32                            =                          12,483,035,136 (the report's 12.5B)
+ *   embedding + output 2 x 256000 h =                           3,145,728,000 (its 3.2B)
+ *   final LayerNorm 2h              =                                  12,288
+ *   total                           =                          15,628,775,424 */
+static void test_nemotron4_params(void) {
+  const WeftModel *m = load("nemotron4-15b");
+  CHECK_EQ_INT(m->ffn_matrices, 2);
+  CHECK_EQ_INT(m->activation, WEFT_ACT_RELU2);
+  CHECK_NEAR(weft_model_params(m), 15628775424.0, EXACT);
+}
+
+/* Each trait against the GeLU family it overrides (tests/fixtures/zoo/
+ * traits*.yml; h 1024, 16 heads, 2 layers, FFN 4096, V 1000, s 128): no
+ * biases drops Q, K, V, output (4h) and fc1, fc2 (4h + h) a layer, 2 x
+ * 9216; RMSNorm a gain less in each of 5 norms, 5h; rotary positions drop
+ * the learned table, s h; an untied output adds V h. */
+static void test_family_traits(void) {
+  WeftModel *base = malloc(sizeof *base), *t = malloc(sizeof *t);
+  WeftError e;
+  CHECK_EQ_INT(weft_model_read(FIX "traits_base.yml", base, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_model_read(FIX "traits.yml", t, &e), WEFT_OK);
+  double h = 1024, diff = -2 * 9216 - 5 * h - 128 * h + 1000 * h;
+  CHECK_NEAR(weft_model_params(t) - weft_model_params(base), diff, EXACT);
+  free(base);
+  free(t);
+}
+
 static void test_mixtral_moe_params(void) {
   const WeftModel *m = load("mixtral-8x7b");
   CHECK_EQ_INT(m->experts, 8);
@@ -353,6 +387,10 @@ static void test_bad_model_files(void) {
   check_bad("bad_cnn_shrink.yml", 10, "maxpool", "maxpool 2 does not fit the 1x1 input");
   check_bad("bad_dlrm_dim.yml", 6, "bottom_mlp", "last width (32) must equal embeddings dim (16)");
   check_bad("bad_dropout.yml", 9, "hidden_dropout", "hidden_dropout");
+  check_bad("bad_ffn.yml", 8, "ffn", "ffn must be gelu, swiglu or relu2, got 'relu'");
+  check_bad("bad_norm.yml", 8, "norm", "norm must be layernorm or rmsnorm, got 'batchnorm'");
+  check_bad("bad_positions.yml", 9, "positions", "positions must be rotary or learned");
+  check_bad("bad_bias.yml", 8, "bias", "bias");
   WeftModel *m = malloc(sizeof *m);
   WeftError e;
   CHECK_EQ_INT(weft_model_read(FIX "no-such.yml", m, &e), WEFT_EIO);
@@ -404,6 +442,8 @@ const TestCase suite_zoo[] = {
     {"zoo_gpt3_params", test_gpt3_params},
     {"zoo_llama2_gqa_swiglu_params", test_llama2_gqa_swiglu_params},
     {"zoo_mixtral_moe_params", test_mixtral_moe_params},
+    {"zoo_nemotron4_params", test_nemotron4_params},
+    {"zoo_family_traits", test_family_traits},
     {"zoo_other_transformers", test_other_transformers},
     {"zoo_resnet50", test_resnet50},
     {"zoo_vgg16", test_vgg16},
