@@ -47,6 +47,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_MOEDFP8] = {"--moe-dispatch-fp8", "on|off", CLI_MOEDFP8_HELP},
     [CLI_MO_AMAX] = {"--fp8-amax-reduce", "stage|tp|off", CLI_AMAX_HELP},
     [CLI_MO_CE] = {"--cross-entropy", "fused|megatron|te|torch", CLI_CE_HELP},
+    [CLI_MO_ACTF] = {"--activation-fusion", "on|off", CLI_ACTF_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
@@ -152,6 +153,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (cli_opt_moe_a2a(val[CLI_MO_MOEA2A], val[CLI_MO_MOEDFP8], p)) return -1;
   if (cli_opt_fp8_amax(val[CLI_MO_AMAX], p)) return -1;
   if (cli_opt_cross_entropy(val[CLI_MO_CE], p)) return -1;
+  if (cli_opt_activation_fusion(val[CLI_MO_ACTF], p)) return -1;
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
@@ -302,6 +304,13 @@ int cli_opt_fp8_amax(const char *v, WeftParallel *p) {
   if (!v || weft_fp8_amax_reduce_parse(v, &p->fp8_amax_reduce, &err) == WEFT_OK) return 0;
   cli_fail("--fp8-amax-reduce '%s': expected stage, tp or off", v);
   return -1;
+}
+
+int cli_opt_activation_fusion(const char *v, WeftParallel *p) {
+  int on = 1;
+  if (on_off("--activation-fusion", v, &on)) return -1;
+  if (v) p->activation_eager = !on;
+  return 0;
 }
 
 int cli_opt_cross_entropy(const char *v, WeftParallel *p) {

@@ -38,7 +38,8 @@ as "not modelled" with the reason, never dropped.
   under the paired micro-batch's compute (`moe_a2a_overlap`; absent: off), the forward
   dispatch in FP8 (`moe_dispatch_fp8`; absent: off, the activations' width), delayed
   scaling's amax reduction group (`fp8_amax_reduce`; absent: stage), the loss's
-  kernels (`cross_entropy`; absent: fused), the optimizer's
+  kernels (`cross_entropy`; absent: fused), the MLP's activation fused or eager
+  (`activation_fusion`; absent: fused), the optimizer's
   master weights (`master_weights`) and Adam's moments' precision
   (`optimizer_states`), CUDA graphs (`cuda_graphs`), full recomputation of N
   layers (`recompute_num_layers`, `recompute_method`), the group order and
@@ -212,6 +213,8 @@ def args_for(run, specs, tmp, assumed):
         a += ["--fp8-amax-reduce", par["fp8_amax_reduce"]]
     if par.get("cross_entropy"):  # the loss's kernels as the source's stack runs them
         a += ["--cross-entropy", par["cross_entropy"]]
+    if "activation_fusion" in par:  # the MLP's activation fused (absent: on) or eager
+        a += ["--activation-fusion", "on" if par["activation_fusion"] else "off"]
     if par.get("order"):
         a += ["--order", par["order"]]
     if par.get("schedule"):  # the pipeline schedule as published (DeepSeek-V3: dualpipe)

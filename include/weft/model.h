@@ -450,6 +450,13 @@ typedef struct {
    * torch (PyTorch's F.cross_entropy on the logits cast to fp32,
    * torchtitan's loss). */
   int cross_entropy;
+  /* 1: the MLP's activation as eager PyTorch kernels (Megatron-Core's
+   * bias_activation_fusion off: NeMo 2's NemotronConfig, whose squared ReLU
+   * is a plain Python function; torch without compile); 0 (default): one
+   * fused kernel each way (Megatron's bias_gelu / bias_swiglu / @jit_fuser
+   * squared_relu, or torch.compile). docs/zoo.md, "The MLP's activation";
+   * the entry points' activation_fusion (on = 0). */
+  int activation_eager;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

@@ -1320,3 +1320,34 @@ def test_cross_entropy():
     r = subprocess.run([CLI, "optimize", *flags, "--cross-entropy", "native"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "--cross-entropy 'native'" in r.stderr
+
+
+def test_activation_fusion():
+    # activation_fusion= is --activation-fusion on|off and the scenario key
+    # (docs/zoo.md, "The MLP's activation"): on, the default, one fused
+    # kernel each way; off, eager PyTorch's kernels (SwiGLU: 5 tensors
+    # forward and 13 backward against 3 and 5), so slower; the same in every
+    # entry point; a non-boolean refused naming the field
+    v = "data/validation/cost.yml"
+    job = dict(model="llama3-8b", tp=8, pp=2)
+    args = dict(cluster="dgx-h100", npus=32, cost_model=v, constraint=["B1 = 450", "B2 = 50"],
+                sp=True, **job)
+    flags = ["--cluster", "dgx-h100", "--npus", "32", "--cost-model", v, "--constraint",
+             "B1 = 450", "--constraint", "B2 = 50", "--model", "llama3-8b", "--tp", "8",
+             "--pp", "2", "--sp"]
+    on = weft.optimize(activation_fusion=True, **args)
+    off = weft.optimize(activation_fusion=False, **args)
+    same(on, cli("optimize", *flags, "--activation-fusion", "on"), skip=NOWALL)
+    same(off, cli("optimize", *flags, "--activation-fusion", "off"), skip=NOWALL)
+    assert weft.optimize(**args) == on
+    assert off["time_ns"] > on["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 4]}, "cost_model": v,
+          "workload": dict(job, sequence_parallel=True, activation_fusion=False),
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == off["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(activation_fusion="eager", **args)
+    assert e.value.field == "activation_fusion"
+    r = subprocess.run([CLI, "optimize", *flags, "--activation-fusion", "eager"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--activation-fusion must be on or off" in r.stderr

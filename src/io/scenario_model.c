@@ -18,7 +18,8 @@ static const char *const MODEL_KEYS[] = {
     "tp_comm_overlap", "overlap_p2p_communication", "etp",
     "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout", "hidden_dropout",
     "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate",
-    "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy", NULL};
+    "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy",
+    "activation_fusion", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -109,6 +110,15 @@ static int bool_key(const WeftYamlNode *map, const char *key, const char *file, 
                     WeftError *err) {
   const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
   return v ? weft_yaml_bool(v, file, key, out, err) : WEFT_OK;
+}
+
+/* A fusion switch (true: the fused kernels, the default) into *eager as
+ * its opposite; absent: unchanged. */
+static int fusion_key(const WeftYamlNode *map, const char *key, const char *file, int *eager,
+                      WeftError *err) {
+  int on = 1, rc = bool_key(map, key, file, &on, err);
+  if (!rc && weft_yaml_get(map, key, NULL)) *eager = !on;
+  return rc;
 }
 
 /* A name (model, device, order) as text. */
@@ -267,6 +277,7 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = bool_key(wv, "tp_comm_overlap", file, &par->tp_comm_overlap, err)) ||
       (rc = bool_key(wv, "overlap_p2p_communication", file, &par->overlap_p2p, err)) ||
       (rc = bool_key(wv, "moe_permute_fusion", file, &par->moe_permute_fusion, err)) ||
+      (rc = fusion_key(wv, "activation_fusion", file, &par->activation_eager, err)) ||
       (rc = bool_key(wv, "moe_router_fusion", file, &par->moe_router_fusion, err)) ||
       (rc = bool_key(wv, "moe_a2a_overlap", file, &par->moe_a2a_overlap, err)) ||
       (rc = bool_key(wv, "moe_dispatch_fp8", file, &par->moe_dispatch_fp8, err)) ||

@@ -594,7 +594,10 @@ static double layer_act(const Gen *g, const Tf *t, int moe, double *core) {
   if (t->kl > 0) rep += 2 * sb * (t->ql + t->kl + t->rope); /* MLA latents, whole per rank */
   double kk = moe ? t->k + t->sh : 1, f = moe ? t->fe : t->ffn;
   double qkvo = 2 * t->a * t->dqk + 2 * t->akv * (t->dqk + t->dv) + 2 * t->a * t->dv;
-  double par = sb * (qkvo + kk * 2 * t->fm * f) / tp; /* MLP: F f elements kept */
+  /* MLP: F f elements kept; an eager SwiGLU keeps silu's output for the
+   * product's backward too (one f more) */
+  double fk = t->fm + (p->activation_eager && t->fm == 3 ? 1 : 0);
+  double par = sb * (qkvo + kk * 2 * fk * f) / tp;
   double att = t->flash ? 0 : (adrop ? 4 : 2) * t->a * t->sq * t->s * t->b / tp;
   double att_mask = t->flash || !adrop ? 0 : t->a * t->sq * t->s * t->b / tp; /* bytes */
   double lse = t->flash ? 4 * t->a / tp * sb : 0; /* bytes */

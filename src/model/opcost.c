@@ -56,6 +56,7 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->permute_fusion = par->moe_permute_fusion;
   l->router_fusion = par->moe_router_fusion;
   l->ce = par->cross_entropy;
+  l->act_eager = par->activation_eager;
   l->causal = !m->bidirectional;
   l->window = m->window;
   l->windowed = weft_opcost_window_share(m);
@@ -404,6 +405,48 @@ static void act(List *L, const char *name, double flops, double e, double fwd_io
   if (L->n >= 2 && L->n <= L->max) L->ops[L->n - 1].elems = L->ops[L->n - 2].elems * bwd_io / fwd_io;
 }
 
+/* One eager PyTorch kernel over n tensors of e elements (read and written
+ * together), at the copy bandwidth by its bytes. */
+static void kern(List *L, const char *name, int phase, double flops, double n, double e) {
+  OcOp o = {name, phase, OC_VECTOR, 0, 0, 0, 0, flops, n * e * L->eb, 0, 0, 0, 0, 0, 0, 0, 0};
+  put(L, &o);
+}
+
+/* The activation as eager PyTorch runs it (Megatron-Core's
+ * bias_activation_fusion off: mlp.py calls activation_func, autograd the
+ * backward; WeftParallel.activation_eager), one op a kernel, each line's
+ * tensors of e by hand from ATen:
+ *   GeLU      [bias add: read, write 2] F.gelu 2 (the measured row);
+ *             back: gelu_backward 3 [the bias gradient's sum 1]
+ *   sq. ReLU  relu 2, pow 2; back: pow_backward's self.pow(1) copy 2,
+ *             times 2 2, times the gradient 3; threshold_backward 3
+ *   SwiGLU    silu 2 and the product 3 (the measured swiglu_eager row);
+ *             back: the product's two gradients 3 + 3, silu_backward 3,
+ *             the chunks' gradients concatenated 4 */
+static void eager_act(List *L, const OcLayer *l, double e) {
+  const int F = WEFT_PHASE_FWD, B = WEFT_PHASE_IG;
+  if (l->ffn_matrices == 3) {
+    OcOp fw = {"swiglu", F, OC_VECTOR, 0, 0, 0, 0, SWIGLU_FLOPS * e, 5 * e * L->eb, 0, 0,
+               WM_SWIGLU, e * L->eb / 2, 0, 0, 0, 0};
+    put(L, &fw);
+    kern(L, "swiglu_mul_back", B, e, 3, e);
+    kern(L, "swiglu_mul_back", B, e, 3, e);
+    kern(L, "silu_back", B, 4 * e, 3, e);
+    kern(L, "swiglu_cat_back", B, 0, 4, e);
+  } else if (l->relu2) {
+    kern(L, "relu", F, e, 2, e);
+    kern(L, "square", F, e, 2, e);
+    kern(L, "square_back_copy", B, 0, 2, e);
+    kern(L, "square_back_scale", B, e, 2, e);
+    kern(L, "square_back_mul", B, e, 3, e);
+    kern(L, "relu_back", B, e, 3, e);
+  } else {
+    if (l->bias) kern(L, "bias_add", F, e, 2, e);
+    act(L, "gelu", GELU_FLOPS * e, e, 2, 3, WM_GELU);
+    if (l->bias) kern(L, "bias_grad", B, e, 1, e);
+  }
+}
+
 /* The MLP of width f (split over tp ranks) on tokens per group, groups of them side by side (MoE
  * experts). SwiGLU's gate and up projections are one GEMM of width 2f, as
  * Megatron-Core's linear_fc1 (and its grouped experts') runs them. The
@@ -418,7 +461,10 @@ static void mlp(List *L, const OcLayer *l, double groups, double tokens, double 
                 double tp) {
   double f = width / tp, e = groups * tokens * f;
   int f8 = l->fp8;
-  if (l->ffn_matrices == 2 && l->relu2) { /* relu, square: 2 FLOPs; back 2 */
+  if (l->act_eager) {
+    gemm8(L, "fc1", groups, tokens, (l->ffn_matrices == 3 ? 2 : 1) * f, l->h, 1, f8);
+    eager_act(L, l, e);
+  } else if (l->ffn_matrices == 2 && l->relu2) { /* relu, square: 2 FLOPs; back 2 */
     gemm8(L, "fc1", groups, tokens, f, l->h, 1, f8);
     vec2(L, "squared_relu", 2 * e, 2 * e * L->eb, 2 * e, 3 * e * L->eb, WEFT_PHASE_IG);
   } else if (l->ffn_matrices == 2) {

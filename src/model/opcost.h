@@ -81,6 +81,7 @@ typedef struct {
   int permute_fusion;  /* MoE permutation as TE's fused kernels (WeftParallel.moe_permute_fusion) */
   int router_fusion;   /* MoE router as TE's fused kernels (WeftParallel.moe_router_fusion) */
   int ce;              /* the loss's implementation (a WeftCrossEntropy) */
+  int act_eager;       /* the MLP's activation as eager kernels (WeftParallel.activation_eager) */
 } OcLayer;
 
 /* Most operators a block lists (forward and backward, FP8 casts, CP's ring). */

@@ -599,6 +599,35 @@ static void gen_family_traits(void) {
   weft_workload_free(wl);
 }
 
+/* An eager SwiGLU (activation_fusion off) keeps silu's output for the
+ * product's backward: one tensor of the FFN width more a layer, 2 bytes x
+ * s b f = 2 x 2 x 1 x 16 = 64 on the tiny model made SwiGLU (1 layer, one
+ * micro-batch in flight); nothing changes for GeLU, whose eager kernels
+ * keep what the fused one does. */
+static void gen_eager_activation_memory(void) {
+  WeftModel m = fx_tiny(2, 1, 1);
+  WeftDevice dev = fx_unit_device(1e15);
+  static const int n[1] = {1};
+  WeftNetwork net = fx_net(1, n, WEFT_RING);
+  WeftParallel par;
+  weft_parallel_default(&par);
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+  for (int fm = 2; fm <= 3; fm++) {
+    m.ffn_matrices = fm;
+    double act[2];
+    for (int eager = 0; eager <= 1; eager++) {
+      par.activation_eager = eager;
+      CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+      act[eager] = info.mem.activations_bytes;
+    }
+    CHECK_NEAR(act[1] - act[0], fm == 3 ? 64 : 0, 1e-9);
+  }
+  weft_workload_free(wl);
+}
+
 /* Compact and full workloads have the same analytic time, for a spread of
  * configurations (pp, sp, ZeRO, recompute, MoE). */
 static void gen_compact_same_time(void) {
@@ -1625,6 +1654,7 @@ const TestCase suite_gen[] = {
     {"gen/tiny_by_hand", gen_tiny_by_hand},
     {"gen/compact_same_time", gen_compact_same_time},
     {"gen/family_traits", gen_family_traits},
+    {"gen/eager_activation_memory", gen_eager_activation_memory},
     {"gen/pipeline", gen_pipeline},
     {"gen/interleaved", gen_interleaved},
     {"gen/dualpipe", gen_dualpipe},

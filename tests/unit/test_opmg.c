@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/measured.h"
 #include "model/opcost.h"
 #include "../test.h"
 #include "oc_fixture.h"
@@ -212,6 +213,41 @@ static void activations(void) {
   CHECK(oc_find(ops, n, "bias_gelu", WEFT_PHASE_FWD, 0) == NULL);
   check_op(ops, n, "squared_relu", WEFT_PHASE_FWD, 256, 512);
   check_op(ops, n, "squared_relu", WEFT_PHASE_IG, 256, 768);
+  /* eager (activation_fusion off), one op a kernel, tensors of the 128 by
+   * hand from ATen: relu 2, pow 2; back pow_backward's copy 2, x2 2, x grad
+   * 3, threshold_backward 3 (x 256 bytes) */
+  l.act_eager = 1;
+  n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  CHECK(oc_find(ops, n, "squared_relu", WEFT_PHASE_FWD, 0) == NULL);
+  check_op(ops, n, "relu", WEFT_PHASE_FWD, 128, 512);
+  check_op(ops, n, "square", WEFT_PHASE_FWD, 128, 512);
+  check_op(ops, n, "square_back_copy", WEFT_PHASE_IG, 0, 512);
+  check_op(ops, n, "square_back_scale", WEFT_PHASE_IG, 128, 512);
+  check_op(ops, n, "square_back_mul", WEFT_PHASE_IG, 128, 768);
+  check_op(ops, n, "relu_back", WEFT_PHASE_IG, 128, 768);
+  /* eager GeLU with biases: the bias added before F.gelu (2 tensors), its
+   * gradient summed after gelu_backward (1) */
+  l.relu2 = 0;
+  l.bias = 1;
+  n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  check_op(ops, n, "bias_add", WEFT_PHASE_FWD, 128, 512);
+  check_op(ops, n, "gelu", WEFT_PHASE_FWD, 1024, 512);
+  check_op(ops, n, "gelu", WEFT_PHASE_IG, 2048, 768);
+  check_op(ops, n, "bias_grad", WEFT_PHASE_IG, 128, 256);
+  /* eager SwiGLU: silu 2 and the product 3 (the measured eager row, 5
+   * tensors), back the product's two gradients 3 + 3, silu_backward 3, the
+   * chunks' concatenation 4 = 13 */
+  l = tiny();
+  l.act_eager = 1;
+  n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  check_op(ops, n, "swiglu", WEFT_PHASE_FWD, 640, 5 * 256);
+  CHECK(oc_need(ops, n, "swiglu", WEFT_PHASE_FWD)->mem == WM_SWIGLU);
+  CHECK(oc_find(ops, n, "swiglu", WEFT_PHASE_IG, 0) == NULL);
+  double back = 0;
+  for (int i = 0; i < n; i++)
+    if (ops[i].phase == WEFT_PHASE_IG && ops[i].kind == OC_VECTOR && strstr(ops[i].name, "_back"))
+      back += ops[i].bytes;
+  CHECK_NEAR(back, 13 * 256, 0);
 }
 
 /* The MoE router's weight (4 x 8 = 32 elements, experts 4) is not TE's:
