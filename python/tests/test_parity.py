@@ -36,6 +36,22 @@ def word_parity(key, values, args, flags):
     return t
 
 
+def dgx32(model, fp8=None):
+    """Two DGX H100 nodes of 16 GPUs each at TP 8, PP 2 with sequence
+    parallelism, the bandwidths fixed: the keywords, the matching CLI flags
+    and the scenario's network part, for the one-option parity checks."""
+    v = "data/validation/cost.yml"
+    job = dict(model=model, tp=8, pp=2, **({"fp8": fp8} if fp8 else {}))
+    args = dict(cluster="dgx-h100", npus=32, cost_model=v, constraint=["B1 = 450", "B2 = 50"],
+                sp=True, **job)
+    flags = ["--cluster", "dgx-h100", "--npus", "32", "--cost-model", v, "--constraint",
+             "B1 = 450", "--constraint", "B2 = 50", "--model", model, "--tp", "8", "--pp", "2",
+             "--sp"] + (["--fp8", fp8] if fp8 else [])
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 4]}, "cost_model": v,
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    return job, args, flags, sc
+
+
 def test_optimize_scenario():
     same(weft.optimize(GPT3), cli("optimize", GPT3))
 
@@ -1257,18 +1273,11 @@ def test_fp8_amax_reduce():
     # ranks (TP 8 x DP 2 on two DGX H100s: 25.2 us), TP's alone (one node:
     # 15.0 us) or none; so stage > tp > off, each the same in every entry
     # point; refused without delayed scaling, naming the field
-    v = "data/validation/cost.yml"
-    job = dict(model="megatron-22b", tp=8, pp=2, fp8="delayed")
-    args = dict(cluster="dgx-h100", npus=32, cost_model=v, constraint=["B1 = 450", "B2 = 50"],
-                sp=True, **job)
-    flags = ["--cluster", "dgx-h100", "--npus", "32", "--cost-model", v, "--constraint",
-             "B1 = 450", "--constraint", "B2 = 50", "--model", "megatron-22b", "--tp", "8",
-             "--pp", "2", "--sp", "--fp8", "delayed"]
+    job, args, flags, sc = dgx32("megatron-22b", fp8="delayed")
+    v = sc["cost_model"]
     t = word_parity("fp8_amax_reduce", ("stage", "tp", "off"), args, flags)
     assert t["stage"] > t["tp"] > t["off"]
-    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 4]}, "cost_model": v,
-          "workload": dict(job, sequence_parallel=True, fp8_amax_reduce="tp"),
-          "constraints": ["B1 = 450", "B2 = 50"]}
+    sc["workload"] = dict(job, sequence_parallel=True, fp8_amax_reduce="tp")
     assert weft.optimize(sc)["time_ns"] == t["tp"]
     cs = dict(npus=32, blocks=["Switch", "Switch"], cost_model=v, tp=8, pp=2, sp=True,
               fp8="delayed", device="h100", max_per_dim=[8, 0], cost_dims=["NVLink", "InfiniBand"],
@@ -1293,18 +1302,11 @@ def test_cross_entropy():
     # (te), 32 (fused, the default) and 52 (megatron) bytes a logit, so the
     # times order te < fused < megatron; each the same in every entry point;
     # a wrong name refused naming the field
-    v = "data/validation/cost.yml"
-    job = dict(model="megatron-22b", tp=8, pp=2)
-    args = dict(cluster="dgx-h100", npus=32, cost_model=v, constraint=["B1 = 450", "B2 = 50"],
-                sp=True, **job)
-    flags = ["--cluster", "dgx-h100", "--npus", "32", "--cost-model", v, "--constraint",
-             "B1 = 450", "--constraint", "B2 = 50", "--model", "megatron-22b", "--tp", "8",
-             "--pp", "2", "--sp"]
+    job, args, flags, sc = dgx32("megatron-22b")
+    v = sc["cost_model"]
     t = word_parity("cross_entropy", ("fused", "megatron", "te", "torch"), args, flags)
     assert t["te"] < t["fused"] < t["megatron"]
-    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 4]}, "cost_model": v,
-          "workload": dict(job, sequence_parallel=True, cross_entropy="te"),
-          "constraints": ["B1 = 450", "B2 = 50"]}
+    sc["workload"] = dict(job, sequence_parallel=True, cross_entropy="te")
     assert weft.optimize(sc)["time_ns"] == t["te"]
     cs = dict(npus=32, blocks=["Switch", "Switch"], cost_model=v, tp=8, pp=2, sp=True,
               device="h100", max_per_dim=[8, 0], cost_dims=["NVLink", "InfiniBand"],
@@ -1328,22 +1330,14 @@ def test_activation_fusion():
     # kernel each way; off, eager PyTorch's kernels (SwiGLU: 5 tensors
     # forward and 13 backward against 3 and 5), so slower; the same in every
     # entry point; a non-boolean refused naming the field
-    v = "data/validation/cost.yml"
-    job = dict(model="llama3-8b", tp=8, pp=2)
-    args = dict(cluster="dgx-h100", npus=32, cost_model=v, constraint=["B1 = 450", "B2 = 50"],
-                sp=True, **job)
-    flags = ["--cluster", "dgx-h100", "--npus", "32", "--cost-model", v, "--constraint",
-             "B1 = 450", "--constraint", "B2 = 50", "--model", "llama3-8b", "--tp", "8",
-             "--pp", "2", "--sp"]
+    job, args, flags, sc = dgx32("llama3-8b")
     on = weft.optimize(activation_fusion=True, **args)
     off = weft.optimize(activation_fusion=False, **args)
     same(on, cli("optimize", *flags, "--activation-fusion", "on"), skip=NOWALL)
     same(off, cli("optimize", *flags, "--activation-fusion", "off"), skip=NOWALL)
     assert weft.optimize(**args) == on
     assert off["time_ns"] > on["time_ns"]
-    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 4]}, "cost_model": v,
-          "workload": dict(job, sequence_parallel=True, activation_fusion=False),
-          "constraints": ["B1 = 450", "B2 = 50"]}
+    sc["workload"] = dict(job, sequence_parallel=True, activation_fusion=False)
     assert weft.optimize(sc)["time_ns"] == off["time_ns"]
     with pytest.raises(weft.WeftError) as e:
         weft.optimize(activation_fusion="eager", **args)

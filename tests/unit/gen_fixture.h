@@ -118,6 +118,34 @@ static inline double fx_eval_time(const WeftNetwork *net, const WeftWorkload *wl
   return ev.time_ns;
 }
 
+/* A generator run's inputs and outputs around a model: the unit device
+ * (flat, 1 ns a FLOP, HBM hbm_bytes), one ring of npus NPUs, the default
+ * parallelization with dp npus. fx_run generates into it; fx_run_free. */
+typedef struct {
+  WeftDevice dev;
+  WeftNetwork net;
+  WeftParallel par;
+  WeftWorkload *wl;
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+} FxRun;
+
+static inline void fx_run_init(FxRun *r, int npus, double hbm_bytes) {
+  memset(r, 0, sizeof *r);
+  r->dev = fx_unit_device(hbm_bytes);
+  r->net = fx_net(1, &npus, WEFT_RING);
+  weft_parallel_default(&r->par);
+  r->par.dp = npus;
+  r->wl = weft_workload_create();
+}
+
+static inline int fx_run(FxRun *r, const WeftModel *m) {
+  return weft_generate(m, &r->dev, &r->par, &r->net, 0, r->wl, &r->comm, &r->info, &r->err);
+}
+
+static inline void fx_run_free(FxRun *r) { weft_workload_free(r->wl); }
+
 /* The entry named name, or NULL. */
 static inline const WeftLayer *fx_find_layer(const WeftWorkload *wl, const char *name) {
   for (int i = 0; i < wl->nlayers; i++)

@@ -561,42 +561,34 @@ static void gen_tiny_by_hand(void) {
 static void gen_family_traits(void) {
   WeftModel m = fx_tiny(2, 1, 4);
   m.attention_dropout = m.hidden_dropout = 0;
-  WeftDevice dev = fx_unit_device(1e15);
-  static const int n[1] = {4};
-  WeftNetwork net = fx_net(1, n, WEFT_RING);
-  WeftParallel par;
-  weft_parallel_default(&par);
-  par.dp = 4;
-  WeftWorkload *wl = weft_workload_create();
-  WeftCommunicator comm;
-  WeftGenInfo info;
-  WeftError err;
+  FxRun r;
+  fx_run_init(&r, 4, 1e15);
   double tied = 0;
   for (int mix = 0; mix < 16; mix++) {
     m.linear_bias = mix & 1 ? -1 : 0;
     m.layernorm = mix & 2 ? -1 : 0;
     m.rotary = mix & 4 ? 1 : 0;
     m.tied_embeddings = mix & 8 ? -1 : 0;
-    CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
-    CHECK_NEAR(info.mem.params_bytes / 2, weft_model_params(&m), 1e-9);
+    CHECK_EQ_INT(fx_run(&r, &m), WEFT_OK);
+    CHECK_NEAR(r.info.mem.params_bytes / 2, weft_model_params(&m), 1e-9);
     if (mix == 0) tied = weft_model_params(&m);
     if (mix == 8) CHECK_NEAR(weft_model_params(&m) - tied, 8 * 4, 0);
   }
   OcLayer l;
   OcOp ops[OC_MAX_OPS];
   m.rotary = 1;
-  weft_opcost_layer(&m, &par, &l);
+  weft_opcost_layer(&m, &r.par, &l);
   int k = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
   CHECK(oc_find(ops, k, "rope_q", WEFT_PHASE_FWD, 0) != NULL);
   k = weft_opcost_ops(&l, OC_EMB, ops, OC_MAX_OPS);
   CHECK_NEAR(oc_need(ops, k, "embedding", WEFT_PHASE_FWD)->bytes, 2 * 2 * 4 * 2, 0);
   m.rotary = -1;
-  weft_opcost_layer(&m, &par, &l);
+  weft_opcost_layer(&m, &r.par, &l);
   k = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
   CHECK(oc_find(ops, k, "rope_q", WEFT_PHASE_FWD, 0) == NULL);
   k = weft_opcost_ops(&l, OC_EMB, ops, OC_MAX_OPS);
   CHECK_NEAR(oc_need(ops, k, "embedding", WEFT_PHASE_FWD)->bytes, 3 * 2 * 4 * 2, 0);
-  weft_workload_free(wl);
+  fx_run_free(&r);
 }
 
 /* An eager SwiGLU (activation_fusion off) keeps silu's output for the
@@ -606,26 +598,19 @@ static void gen_family_traits(void) {
  * keep what the fused one does. */
 static void gen_eager_activation_memory(void) {
   WeftModel m = fx_tiny(2, 1, 1);
-  WeftDevice dev = fx_unit_device(1e15);
-  static const int n[1] = {1};
-  WeftNetwork net = fx_net(1, n, WEFT_RING);
-  WeftParallel par;
-  weft_parallel_default(&par);
-  WeftWorkload *wl = weft_workload_create();
-  WeftCommunicator comm;
-  WeftGenInfo info;
-  WeftError err;
+  FxRun r;
+  fx_run_init(&r, 1, 1e15);
   for (int fm = 2; fm <= 3; fm++) {
     m.ffn_matrices = fm;
     double act[2];
     for (int eager = 0; eager <= 1; eager++) {
-      par.activation_eager = eager;
-      CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
-      act[eager] = info.mem.activations_bytes;
+      r.par.activation_eager = eager;
+      CHECK_EQ_INT(fx_run(&r, &m), WEFT_OK);
+      act[eager] = r.info.mem.activations_bytes;
     }
     CHECK_NEAR(act[1] - act[0], fm == 3 ? 64 : 0, 1e-9);
   }
-  weft_workload_free(wl);
+  fx_run_free(&r);
 }
 
 /* Compact and full workloads have the same analytic time, for a spread of

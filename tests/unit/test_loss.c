@@ -57,33 +57,26 @@ static void loss_time(void) {
  * writes the gradient over the bf16 logits: 2 b s V = 32, 1280 in all. */
 static void loss_memory(void) {
   WeftModel m = fx_tiny(2, 4, 1);
-  WeftDevice dev = fx_unit_device(1e15);
-  static const int npus[1] = {1};
-  WeftNetwork net = fx_net(1, npus, WEFT_RING);
-  WeftParallel par;
-  weft_parallel_default(&par);
-  WeftWorkload *wl = weft_workload_create();
-  WeftCommunicator comm;
-  WeftGenInfo info;
-  WeftError err;
+  FxRun r;
+  fx_run_init(&r, 1, 1e15);
   static const struct {
     int ce;
     double act;
   } c[] = {{WEFT_CE_FUSED, 1312}, {WEFT_CE_MEGATRON, 1312}, {WEFT_CE_TORCH, 1312},
            {WEFT_CE_TE, 1280}};
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-    par.cross_entropy = c[i].ce;
-    CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
-    CHECK_NEAR(info.mem.activations_bytes, c[i].act, 1e-9);
+    r.par.cross_entropy = c[i].ce;
+    CHECK_EQ_INT(fx_run(&r, &m), WEFT_OK);
+    CHECK_NEAR(r.info.mem.activations_bytes, c[i].act, 1e-9);
   }
   /* out of range: refused, naming the field */
-  par.cross_entropy = 4;
-  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
-  CHECK(!strcmp(err.field, "cross_entropy"));
-  par.cross_entropy = -1;
-  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
-  CHECK(!strcmp(err.field, "cross_entropy"));
-  weft_workload_free(wl);
+  static const int bad[] = {4, -1};
+  for (size_t i = 0; i < 2; i++) {
+    r.par.cross_entropy = bad[i];
+    CHECK_EQ_INT(fx_run(&r, &m), WEFT_EINPUT);
+    CHECK(!strcmp(r.err.field, "cross_entropy"));
+  }
+  fx_run_free(&r);
 }
 
 /* Every name parses to its enum value and back; a wrong one (a case
