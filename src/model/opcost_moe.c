@@ -116,5 +116,14 @@ int weft_opcost_moe_side_ops(const OcLayer *l, OcOp *ops) {
     ops[n++] = vop("moe_sort_chunks", F, 2 * x * etp, 2);
     ops[n++] = vop("moe_sort_chunks", B, 2 * x * etp, 2);
   }
+  if (l->fp8) { /* FP8 (any recipe) grouped experts behind the all-to-all dispatcher
+                 * (Megatron-Core core_v0.10.0 to 2026-08, TEGroupedMLP.forward: Fp8Padding
+                 * then Fp8Unpadding; TE v1.13 fp8_padding.py fused_multi_row_padding, its
+                 * backward a torch.cat of the row slices; fp8_unpadding.py the reverse):
+                 * the N etp expert rows copied into 16-row-aligned chunks and the outputs
+                 * back, a kernel each, each way */
+    ops[n++] = vop("moe_fp8_padding", F, 2 * x * etp, 2);
+    ops[n++] = vop("moe_fp8_padding", B, 2 * x * etp, 2);
+  }
   return n;
 }

@@ -212,6 +212,14 @@ static void moe_side_ops(void) {
   l.ep = 4;
   n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
   CHECK(oc_find(ops, n, "moe_sort_chunks", F, 0) == NULL);
+  CHECK(oc_find(ops, n, "moe_fp8_padding", F, 0) == NULL);
+  /* FP8 GEMMs: TE's padding of the expert rows and the unpadding of their
+   * outputs, 2 kernels each way over the N etp = 4 x 2 / 2 x 2 = 8 rows of
+   * h 8 at 2 bytes, read and written: 2 x 128 = 256 bytes each */
+  l.fp8 = WEFT_FP8_CURRENT;
+  n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
+  check_kernels(ops, n, "moe_fp8_padding", F, 2, 256);
+  check_kernels(ops, n, "moe_fp8_padding", B, 2, 256);
 }
 
 /* Logits (4 x 8)(8 x 16): 1024 FLOPs; cross-entropy over 64 logits. */
