@@ -118,14 +118,14 @@ int cli_opt_moe_fusion(const char *permute, const char *router, WeftParallel *p)
  * returns -1 on a bad value. */
 int cli_opt_fp8_amax(const char *v, WeftParallel *p);
 #define CLI_CE_HELP                                                           \
-  "the loss's kernels (default fused: Megatron-Core's fused\n"            \
-  "                        cross entropy, NeMo's and Megatron-Bridge's;\n"  \
+  "the loss's kernels (default fused: Megatron-Core's\n"                  \
+  "                        fused cross entropy, NeMo's and Megatron-Bridge's;\n" \
   "                        megatron: unfused, Megatron's default; te:\n"   \
   "                        Transformer Engine's; torch: F.cross_entropy\n" \
   "                        on fp32 logits, torchtitan's)"
 #define CLI_ACTF_HELP                                                         \
-  "the MLP's activation as one fused kernel each way (default\n"          \
-  "                        on: Megatron's bias_activation_fusion, or\n"    \
+  "the MLP's activation as one fused kernel each way\n"                  \
+  "                        (default on: Megatron's bias_activation_fusion, or\n" \
   "                        torch.compile) or as eager PyTorch's kernels\n" \
   "                        (off: NeMo 2's Nemotron, eager torch)"
 /* --activation-fusion (on|off) into p; absent: unchanged. Prints and
