@@ -461,24 +461,20 @@ static void mlp(List *L, const OcLayer *l, double groups, double tokens, double 
                 double tp) {
   double f = width / tp, e = groups * tokens * f;
   int f8 = l->fp8;
-  if (l->act_eager) {
-    gemm8(L, "fc1", groups, tokens, (l->ffn_matrices == 3 ? 2 : 1) * f, l->h, 1, f8);
+  gemm8(L, "fc1", groups, tokens, (l->ffn_matrices == 3 ? 2 : 1) * f, l->h, 1, f8);
+  if (l->act_eager)
     eager_act(L, l, e);
-  } else if (l->ffn_matrices == 2 && l->relu2) { /* relu, square: 2 FLOPs; back 2 */
-    gemm8(L, "fc1", groups, tokens, f, l->h, 1, f8);
-    vec2(L, "squared_relu", 2 * e, 2 * e * L->eb, 2 * e, 3 * e * L->eb, WEFT_PHASE_IG);
-  } else if (l->ffn_matrices == 2) {
-    gemm8(L, "fc1", groups, tokens, f, l->h, 1, f8);
-    act(L, l->bias ? "bias_gelu" : "gelu", GELU_FLOPS * e, e, 2, 3, WM_GELU);
-  } else {
-    gemm8(L, "fc1", groups, tokens, 2 * f, l->h, 1, f8);
+  else if (l->ffn_matrices == 3)
     /* one compiled kernel each way, at the copy bandwidth by its bytes: the
      * measured swiglu_eager row times PyTorch's two eager kernels (silu, then
      * the product: 5 tensors of e moved, not 3), which neither Megatron-Core
      * nor torch.compile'd torchtitan runs */
     vec2(L, "swiglu", SWIGLU_FLOPS * e, 3 * e * L->eb, 2 * SWIGLU_FLOPS * e, 5 * e * L->eb,
          WEFT_PHASE_IG);
-  }
+  else if (l->relu2) /* relu, square: 2 FLOPs; back 2 */
+    vec2(L, "squared_relu", 2 * e, 2 * e * L->eb, 2 * e, 3 * e * L->eb, WEFT_PHASE_IG);
+  else
+    act(L, l->bias ? "bias_gelu" : "gelu", GELU_FLOPS * e, e, 2, 3, WM_GELU);
   gemm8(L, "fc2", groups, tokens, l->h, f, 1, f8);
 }
 

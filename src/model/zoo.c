@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "core/datadir.h"
@@ -124,16 +123,9 @@ static int read_window(const WeftYamlNode *r, const char *file, WeftModel *m, We
 
 /* `mask: causal` (default) or `bidirectional`. */
 static int read_mask(const WeftYamlNode *r, const char *file, WeftModel *m, WeftError *err) {
-  const WeftYamlNode *v = weft_yaml_get(r, "mask", NULL);
-  if (!v) return WEFT_OK;
-  if (v->kind == WEFT_YAML_SCALAR && (!strcmp(v->text, "causal") || !strcmp(v->text, "bidirectional"))) {
-    m->bidirectional = !strcmp(v->text, "bidirectional");
-    return WEFT_OK;
-  }
-  char got[96];
-  weft_yaml_describe(v, got, sizeof got);
-  return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "mask",
-                        "mask must be causal or bidirectional, got %s", got);
+  int which = 0, rc = weft_zoo_word(r, "mask", "causal", "bidirectional", file, &which, err);
+  if (!rc && which) m->bidirectional = which < 0;
+  return rc;
 }
 
 /* An int key read already must be <= max (limits.h); said at its node. */

@@ -46,6 +46,10 @@ int weft_model_biased(const WeftModel *m);
 int weft_model_layernorm(const WeftModel *m);
 int weft_model_rotary(const WeftModel *m);
 int weft_model_tied(const WeftModel *m);
+/* key's word under map, a (1) or b (-1), into *out; absent: unchanged; any
+ * other value "key must be a or b, got ..." at its node. */
+int weft_zoo_word(const WeftYamlNode *map, const char *key, const char *a, const char *b,
+                  const char *file, int *out, WeftError *err);
 /* `ffn` (gelu, swiglu or relu2) and the traits' keys `bias`, `norm`
  * (layernorm or rmsnorm), `positions` (learned or rotary) and
  * `tied_embeddings` of a transformer's model file into m; errors name the

@@ -23,9 +23,8 @@ int weft_model_rotary(const WeftModel *m) {
 }
 int weft_model_tied(const WeftModel *m) { return trait(m->tied_embeddings, gpt_family(m)); }
 
-/* key's word among a (1) and b (-1) into *out; absent: unchanged. */
-static int word(const WeftYamlNode *r, const char *key, const char *a, const char *b,
-                const char *file, int *out, WeftError *err) {
+int weft_zoo_word(const WeftYamlNode *r, const char *key, const char *a, const char *b,
+                  const char *file, int *out, WeftError *err) {
   const WeftYamlNode *v = weft_yaml_get(r, key, NULL);
   if (!v) return WEFT_OK;
   if (v->kind == WEFT_YAML_SCALAR && (!strcmp(v->text, a) || !strcmp(v->text, b))) {
@@ -68,8 +67,8 @@ int weft_zoo_family(const WeftYamlNode *r, const char *file, WeftModel *m, WeftE
   }
   int rc;
   if ((rc = flag(r, "bias", file, &m->linear_bias, err)) ||
-      (rc = word(r, "norm", "layernorm", "rmsnorm", file, &m->layernorm, err)) ||
-      (rc = word(r, "positions", "rotary", "learned", file, &m->rotary, err)) ||
+      (rc = weft_zoo_word(r, "norm", "layernorm", "rmsnorm", file, &m->layernorm, err)) ||
+      (rc = weft_zoo_word(r, "positions", "rotary", "learned", file, &m->rotary, err)) ||
       (rc = flag(r, "tied_embeddings", file, &m->tied_embeddings, err)))
     return rc;
   return WEFT_OK;
