@@ -195,7 +195,8 @@ def args_for(run, specs, tmp, assumed):
                     ("moe_permute_fusion", "--moe-permute-fusion"),
                     ("moe_router_fusion", "--moe-router-fusion"),
                     ("moe_a2a_overlap", "--moe-a2a-overlap"),
-                    ("moe_dispatch_fp8", "--moe-dispatch-fp8")):
+                    ("moe_dispatch_fp8", "--moe-dispatch-fp8"),
+                    ("fp8_param_gather", "--fp8-param-gather")):
         if k in par:  # as the source ran it; absent: weft's default (Megatron's)
             a += [flag, "on" if par[k] else "off"]
     if par.get("tp_overlap_sms"):  # the recipe's ub_tp_comm_overlap_cfg num_sm per GEMM

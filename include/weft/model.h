@@ -457,6 +457,15 @@ typedef struct {
    * squared_relu, or torch.compile). docs/zoo.md, "The MLP's activation";
    * the entry points' activation_fusion (on = 0). */
   int activation_eager;
+  /* 1: the FP8 GEMMs' weights kept as FP8 parameters (Megatron-Core's
+   * --fp8-param-gather, NeMo 1.x's fp8_params, Megatron-Bridge's
+   * fp8_param_gather; docs/zoo.md, "FP8 parameters"): the distributed
+   * optimizer's or ZeRO-3's all-gathers move them in FP8 (one copy's bytes an
+   * element instead of param_bytes), and they take the place of the bf16
+   * parameters beside Transformer Engine's two FP8 copies. 0 (default,
+   * Megatron's). Needs fp8 delayed, current, mxfp8 or blockwise and zero
+   * >= 1 (Megatron asserts the distributed optimizer or FSDP). */
+  int fp8_param_gather;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

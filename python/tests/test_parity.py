@@ -1345,3 +1345,32 @@ def test_activation_fusion():
     r = subprocess.run([CLI, "optimize", *flags, "--activation-fusion", "eager"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "--activation-fusion must be on or off" in r.stderr
+
+
+def test_fp8_param_gather():
+    # fp8_param_gather= is --fp8-param-gather on|off and the scenario key
+    # (docs/zoo.md, "FP8 parameters"): on, the distributed optimizer's
+    # all-gathers move the FP8 GEMMs' weights at 1 byte, so the exposed
+    # weight-grad communication does not grow; the same in every entry point;
+    # refused without FP8 GEMMs or with ZeRO 0, naming the field
+    job, args, flags, sc = dgx32("llama3-8b", fp8="delayed")
+    args, flags = dict(args, zero=1), flags + ["--zero", "1"]
+    off = weft.optimize(fp8_param_gather=False, **args)
+    on = weft.optimize(fp8_param_gather=True, **args)
+    same(off, cli("optimize", *flags, "--fp8-param-gather", "off"), skip=NOWALL)
+    same(on, cli("optimize", *flags, "--fp8-param-gather", "on"), skip=NOWALL)
+    assert weft.optimize(**args) == off
+    assert on["jobs"][0]["exposed_comm_ns"][2] <= off["jobs"][0]["exposed_comm_ns"][2]
+    assert on["jobs"][0]["comm_ns"][2] < off["jobs"][0]["comm_ns"][2]
+    sc["workload"] = dict(job, sequence_parallel=True, zero=1, fp8_param_gather=True)
+    assert weft.optimize(sc)["time_ns"] == on["time_ns"]
+    for bad in (dict(args, fp8="off"), dict(args, zero=0)):
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize(fp8_param_gather=True, **bad)
+        assert e.value.field == "fp8_param_gather"
+    r = subprocess.run([CLI, "optimize", *flags[:-4], "--fp8-param-gather", "on"],
+                       capture_output=True, text=True)  # flags less --fp8 delayed --zero 1
+    assert r.returncode == 2 and "fp8_param_gather needs fp8 delayed" in r.stderr
+    r = subprocess.run([CLI, "optimize", *flags, "--fp8-param-gather", "yes"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--fp8-param-gather must be on or off" in r.stderr

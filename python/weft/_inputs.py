@@ -32,7 +32,7 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout",
               "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms",
               "tp_overlap_aggregate", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce",
-              "cross_entropy", "activation_fusion")
+              "cross_entropy", "activation_fusion", "fp8_param_gather")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -237,7 +237,8 @@ def device_knobs(kw, par):
     (probabilities; absent: the model's) into par, as --sp, --cuda-graphs,
     --fp8, --attention, --cp-comm, --fp8-amax-reduce, --cross-entropy,
     --attention-dropout and --hidden-dropout (every command taking a model);
-    activation_fusion= (a boolean, on by default) as --activation-fusion."""
+    activation_fusion= (a boolean, on by default) as --activation-fusion;
+    fp8_param_gather= (a boolean, off by default) as --fp8-param-gather."""
     par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
     par.cuda_graphs = 1 if flag("cuda_graphs", kw.get("cuda_graphs")) else 0
     for k, field in (("overlap_grad_reduce", "overlap_grad_reduce"),  # on by default
@@ -247,7 +248,8 @@ def device_knobs(kw, par):
                      ("moe_permute_fusion", "moe_permute_fusion"),  # off by default
                      ("moe_router_fusion", "moe_router_fusion"),  # off by default
                      ("moe_a2a_overlap", "moe_a2a_overlap"),  # off by default
-                     ("moe_dispatch_fp8", "moe_dispatch_fp8")):  # off by default
+                     ("moe_dispatch_fp8", "moe_dispatch_fp8"),  # off by default
+                     ("fp8_param_gather", "fp8_param_gather")):  # off by default
         if kw.get(k) is not None:
             setattr(par, field, 1 if flag(k, kw[k]) else 0)
     if kw.get("activation_fusion") is not None:  # --activation-fusion, on by default

@@ -89,6 +89,9 @@ typedef struct {
    * bytes, the compute its forward and backward transfers hide behind */
   int cp_ring;
   double cp_block_bytes, cp_hide_ns[2];
+  /* bytes an element of an FP8 GEMM's weight moves in a parameter all-gather:
+   * one FP8 copy's with fp8_param_gather, else param_bytes */
+  double lin_gather_bytes;
 } Gen;
 
 /* fold and etp of par (etp 0: tp): folded unless etp = tp, ep divides dp and
@@ -151,21 +154,32 @@ void weft_gen_zero3_per_layer(Gen *g, GenBlock *attn, GenBlock *ffn, double shar
 /* One gradient bucket of elems parameters (per NPU) over group k, ZeRO 0-2,
  * once per iteration in calls calls: its all-reduce (ZeRO 0) or
  * reduce-scatter when reduce, ZeRO 1-2's parameter all-gather when gather. */
-void weft_gen_grad_bucket(Gen *g, GenBlock *b, GenKind k, double elems, double calls,
+void weft_gen_grad_bucket(Gen *g, GenBlock *b, GenKind k, double elems, double lin, double calls,
                           int reduce, int gather);
+/* Bytes a parameter all-gather moves for elems parameters, lin of them the
+ * FP8 GEMMs' weights: param_bytes each, the lin at one FP8 copy's bytes
+ * with fp8_param_gather (docs/zoo.md, "FP8 parameters"). */
+double weft_gen_gather_bytes(const Gen *g, double elems, double lin);
 /* Data-parallel gradient buckets (gen_buckets.c; docs/zoo.md, "Gradient
  * buckets"), ZeRO 0-2: the parameters of a transformer layer's entries. */
 typedef struct {
   double attn, mlp, moe_dense, moe_expert;
+} GenEntryParams;
+typedef struct {
+  GenEntryParams el;  /* an NPU's parameters of each entry */
+  GenEntryParams lin; /* of them the FP8 GEMMs' weights (fp8_param_gather) */
 } GenLayerParams;
 
 typedef struct {
   double size[2];  /* parameters per bucket: dense, expert (HUGE_VAL: one) */
   double total[2]; /* the stage's layer parameters */
+  double total_lin[2]; /* of them the FP8 GEMMs' weights */
   double n[2];     /* buckets: the calls */
   double *sync;    /* non-compact: per layer entry (2 per layer: attn, mlp/moe) and kind,
-                      the bucket elements it carries; NULL when compact */
+                      the bucket elements it carries, then (at 4 span + the same index)
+                      the FP8 GEMMs' weights among them; NULL when compact */
   int first;       /* the stage's first layer (1-based) */
+  int span;        /* layers from the first the plan covers */
 } GenBuckets;
 
 /* Plan the buckets of layers first..first+nlayers-1 in v model chunks
@@ -178,9 +192,10 @@ int weft_gen_buckets_plan(const Gen *g, const GenLayerParams *lp, int first, int
 void weft_gen_bucket_entry(Gen *g, const GenBuckets *bk, int i, int e, const GenBlock *blk,
                            GenBlock *out);
 /* Compact: blk with a merged layer's share of the buckets (dense and expert
- * parameters per layer; the calls in proportion) into out. */
-void weft_gen_bucket_share(Gen *g, const GenBuckets *bk, double dense, double expert,
-                           const GenBlock *blk, GenBlock *out);
+ * parameters per layer, each with its FP8 GEMMs' weights lin; the calls in
+ * proportion) into out. */
+void weft_gen_bucket_share(Gen *g, const GenBuckets *bk, double dense, double dense_lin,
+                           double expert, double expert_lin, const GenBlock *blk, GenBlock *out);
 /* Entries blk can become with any bucket on it. */
 int weft_gen_bucket_bound(Gen *g, const GenBlock *blk);
 /* Gradient accumulation: keep in b the last of R micro-batches' backward
@@ -195,9 +210,11 @@ int weft_gen_reserve(Gen *g, int n);
 void weft_gen_emit(Gen *g, const char *name, const GenBlock *b, double count);
 
 /* Memory of optimizer, gradients and parameters of per-NPU parameter shards
- * dense_elems (ZeRO over DP-like group size zdp) and expert_elems (over zedp). */
+ * dense_elems (ZeRO over DP-like group size zdp) and expert_elems (over zedp),
+ * lin[2] (dense, expert; NULL: none) of them the FP8 GEMMs' weights, whose
+ * FP8 copies count with the parameters (docs/zoo.md, "FP8 parameters"). */
 void weft_gen_memory_states(Gen *g, double dense_elems, double zdp, double expert_elems,
-                            double zedp, WeftMemory *mem);
+                            double zedp, const double *lin, WeftMemory *mem);
 
 /* Compute of transformer block blk (OcBlock) for mult micro-batches into
  * ns[WEFT_NPHASES], no recomputation: the per-operator model when g->opcost,

@@ -308,7 +308,11 @@ void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per
   }
 }
 
-void weft_gen_grad_bucket(Gen *g, GenBlock *b, GenKind k, double elems, double calls,
+double weft_gen_gather_bytes(const Gen *g, double elems, double lin) {
+  return (elems - lin) * g->par->param_bytes + lin * g->lin_gather_bytes;
+}
+
+void weft_gen_grad_bucket(Gen *g, GenBlock *b, GenKind k, double elems, double lin, double calls,
                           int reduce, int gather) {
   const WeftParallel *p = g->par;
   GenKind eff = edp_kind(g, k);
@@ -320,7 +324,8 @@ void weft_gen_grad_bucket(Gen *g, GenBlock *b, GenKind k, double elems, double c
     if (reduce)
       x = add_coll(g, b, WEFT_PHASE_WG, WEFT_COLL_REDUCESCATTER, k, elems * p->grad_bytes, calls);
     if (gather)
-      y = add_coll(g, b, WEFT_PHASE_WG, WEFT_COLL_ALLGATHER, k, elems / n * p->param_bytes, calls);
+      y = add_coll(g, b, WEFT_PHASE_WG, WEFT_COLL_ALLGATHER, k,
+                   weft_gen_gather_bytes(g, elems, lin) / n, calls);
   }
   if (x) x->once = 1;
   if (y) y->once = 1;
@@ -399,11 +404,20 @@ void weft_gen_emit(Gen *g, const char *name, const GenBlock *b, double count) {
 }
 
 void weft_gen_memory_states(Gen *g, double dense_elems, double zdp, double expert_elems,
-                            double zedp, WeftMemory *mem) {
+                            double zedp, const double *lin, WeftMemory *mem) {
   const WeftParallel *p = g->par;
   int z = p->zero_stage;
   mem->params_bytes =
       (dense_elems / (z >= 3 ? zdp : 1) + expert_elems / (z >= 3 ? zedp : 1)) * p->param_bytes;
+  if (lin && p->fp8) { /* docs/zoo.md, "FP8 parameters" */
+    double w = lin[0] / (z >= 3 ? zdp : 1) + lin[1] / (z >= 3 ? zedp : 1);
+    double copy = weft_opcost_fp8_copy_bytes(p->fp8, 1);
+    if (z < 3) /* Transformer Engine's two FP8 copies of each weight, kept across the
+                  micro-batches; with FP8 parameters the row-wise one is the parameter */
+      mem->params_bytes += w * 2 * copy - (p->fp8_param_gather ? w * p->param_bytes : 0);
+    else if (p->fp8_param_gather) /* ZeRO-3: the shard in FP8; the gathered copies per layer */
+      mem->params_bytes -= w * (p->param_bytes - copy);
+  }
   mem->grads_bytes =
       (dense_elems / (z >= 2 ? zdp : 1) + expert_elems / (z >= 2 ? zedp : 1)) * p->grad_bytes;
   mem->optimizer_bytes =

@@ -84,6 +84,11 @@ static int check_layers(Gen *g) {
   if (moe_opt)
     return weft_gen_fail(g, WEFT_EINPUT, moe_opt, "%s: model '%s' has no experts", moe_opt,
                          m->name);
+  if (g->par->fp8_param_gather)
+    return weft_gen_fail(g, WEFT_EINPUT, "fp8_param_gather",
+                         "fp8_param_gather: model '%s' has no Transformer Engine linear layers "
+                         "(FP8 parameters are a transformer's)",
+                         m->name);
   if (g->fold) /* ep 1: etp other than tp */
     return weft_gen_fail(g, WEFT_EINPUT, "etp", "etp = %d: model '%s' has no experts",
                          g->par->expert_tp, m->name);
@@ -122,7 +127,7 @@ int weft_gen_cnn(Gen *g) {
   snprintf(g->wl->policy, sizeof g->wl->policy, "DATA");
   if ((rc = model_layers(g, 0, m->nlayers, p->micro_batch, mb, GEN_DP))) return rc;
   WeftMemory *mem = &g->info->mem;
-  weft_gen_memory_states(g, sum_layers(m, 0, m->nlayers, 1), p->dp, 0, 1, mem);
+  weft_gen_memory_states(g, sum_layers(m, 0, m->nlayers, 1), p->dp, 0, 1, NULL, mem);
   mem->activations_bytes = p->micro_batch * sum_layers(m, 0, m->nlayers, 2) * p->act_bytes;
   fill_common(g, mb, sum_layers(m, 0, m->nlayers, 0), 0);
   return WEFT_OK;
@@ -194,7 +199,7 @@ int weft_gen_dlrm(Gen *g) {
 
   WeftMemory *mem = &g->info->mem;
   double mlp = sum_layers(m, 0, m->nlayers, 1);
-  weft_gen_memory_states(g, mlp, g->npus, 0, 1, mem);
+  weft_gen_memory_states(g, mlp, g->npus, 0, 1, NULL, mem);
   mem->params_bytes += Tn * m->table_rows * dim * p->param_bytes;
   mem->grads_bytes += Tn * touched * dim * p->grad_bytes;
   mem->optimizer_bytes += Tn * m->table_rows * DLRM_ROW_STATE_BYTES;

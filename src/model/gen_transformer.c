@@ -45,6 +45,8 @@ typedef struct {
   double m_attn, m_mlp, m_moe, m_logits, m_core, m_flash_rc;
   /* parameters per NPU (shards) */
   double el_attn, el_mlp, el_moe_dense, el_moe_expert, el_emb, el_out, el_norm;
+  /* of them the FP8 GEMMs' weights (no biases, norms, router): fp8_param_gather */
+  double lin_attn, lin_mlp, lin_moe_dense, lin_moe_expert, lin_mtp_dense, lin_mtp_expert;
   double opt_ns;                           /* the optimizer step (emit times it once) */
   /* multi-token prediction on the last stage: D modules, their layer MoE
    * (mtp_moe) or dense; per micro-batch the rank's forward FLOPs f_mtp and
@@ -348,6 +350,10 @@ static void derive(const Gen *g, Tf *t) {
   t->el_mlp = (t->fm * h * t->ffn + (bias ? t->ffn + h : 0)) / tp + norm;
   t->el_moe_dense = h * t->E + norm + t->sh * expert / tp; /* router, norm, shared experts */
   t->el_moe_expert = t->E / p->ep * expert / g->etp; /* split over ETP (tp unless folded) */
+  t->lin_attn = split / tp + rep;
+  t->lin_mlp = t->fm * h * t->ffn / tp;
+  t->lin_moe_dense = t->sh * t->fm * h * t->fe / tp;
+  t->lin_moe_expert = t->E / p->ep * t->fm * h * t->fe / g->etp;
   t->el_emb = t->V * h / tp + (weft_model_rotary(g->m) ? 0 : s * h); /* vocab-parallel; learned
                                                                         positions replicated */
   /* MTP (DeepSeek-V3 Section 2.2): per module the 2h x h projection
@@ -361,6 +367,9 @@ static void derive(const Gen *g, Tf *t) {
   t->el_mtp_dense = t->D * (t->el_attn + (t->mtp_moe ? t->el_moe_dense : t->el_mlp) +
                             2 * h * h / tp + 3 * norm);
   t->el_mtp_expert = t->D * (t->mtp_moe ? t->el_moe_expert : 0);
+  t->lin_mtp_dense = t->D * (t->lin_attn + (t->mtp_moe ? t->lin_moe_dense : t->lin_mlp) +
+                             2 * h * h / tp); /* the projection: Transformer Engine's too */
+  t->lin_mtp_expert = t->D * (t->mtp_moe ? t->lin_moe_expert : 0);
   t->el_out = (weft_model_tied(g->m) && p->pp == 1 ? 0 : t->V * h / tp) + norm; /* + final norm */
 }
 
@@ -766,9 +775,14 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   }
   double dense = moe < 0 ? t->el_attn : moe ? t->el_moe_dense : t->el_mlp;
   double expert = moe > 0 ? t->el_moe_expert : 0;
+  double lin = moe < 0 ? t->lin_attn : moe ? t->lin_moe_dense : t->lin_mlp;
   if (p->zero_stage == 3) { /* parameters gathered for forward and again for backward */
-    weft_gen_zero3_gather(g, blk, GEN_DP, R * dense / g->size[GEN_DP] * p->param_bytes, R, 1);
-    weft_gen_zero3_gather(g, blk, GEN_EDP, R * expert / g->size[GEN_EDP] * p->param_bytes, R, 1);
+    weft_gen_zero3_gather(g, blk, GEN_DP, R * weft_gen_gather_bytes(g, dense, lin) / g->size[GEN_DP],
+                          R, 1);
+    weft_gen_zero3_gather(g, blk, GEN_EDP,
+                          R * weft_gen_gather_bytes(g, expert, moe > 0 ? t->lin_moe_expert : 0) /
+                              g->size[GEN_EDP],
+                          R, 1);
   }
   if (p->zero_stage == 3) { /* per micro-batch; ZeRO 0-2: in buckets, at emission */
     weft_gen_grad_sync(g, blk, GEN_DP, dense, R);
@@ -842,13 +856,17 @@ static void mtp_head_block(Gen *g, const Tf *t, GenBlock *hd) {
   weft_gen_grad_sync(g, hd, GEN_DP, t->D * (2 * t->h * t->h / p->tp + 3 * t->el_norm), R);
 }
 
-/* Dense and expert parameters an NPU of stage k holds. */
-static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense, double *expert) {
+/* Dense and expert parameters an NPU of stage k holds; of them (lin) the
+ * FP8 GEMMs' weights, dense then expert. */
+static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense, double *expert,
+                         double lin[2]) {
   int n = t->sl[k], ne = stage_moe(g, t, k, lo), nd = n - ne;
   int last = k == g->par->pp - 1;
   *dense = n * t->el_attn + nd * t->el_mlp + ne * t->el_moe_dense + (k == 0 ? t->el_emb : 0) +
            (last ? t->el_out + t->el_mtp_dense : 0);
   *expert = ne * t->el_moe_expert + (last ? t->el_mtp_expert : 0);
+  lin[0] = n * t->lin_attn + nd * t->lin_mlp + ne * t->lin_moe_dense + (last ? t->lin_mtp_dense : 0);
+  lin[1] = ne * t->lin_moe_expert + (last ? t->lin_mtp_expert : 0);
 }
 
 /* Bytes a logit of the loss keeps for its backward: the fp32 softmax
@@ -871,17 +889,19 @@ static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const doub
   const WeftParallel *p = g->par;
   int n = t->sl[k], ne = stage_moe(g, t, k, lo), nd = n - ne;
   int dual = p->schedule == WEFT_SCHEDULE_DUALPIPE, j = p->pp - 1 - k;
-  double dense, expert;
-  stage_params(g, t, k, lo, &dense, &expert);
+  double dense, expert, lin[2];
+  stage_params(g, t, k, lo, &dense, &expert, lin);
   if (dual) { /* the rank also holds stage pp-1-k; rank pp-1-k holds the same two stages,
                  so ZeRO shards their states over twice the DP ranks */
-    double dj, ej;
-    stage_params(g, t, j, loj, &dj, &ej);
+    double dj, ej, lj[2];
+    stage_params(g, t, j, loj, &dj, &ej, lj);
     dense += dj;
     expert += ej;
+    lin[0] += lj[0];
+    lin[1] += lj[1];
   }
   weft_gen_memory_states(g, dense, (1 + dual) * g->size[GEN_DP], expert,
-                         (1 + dual) * g->size[GEN_EDP], mem);
+                         (1 + dual) * g->size[GEN_EDP], lin, mem);
   /* 1F1B: pp - k micro-batches in flight; DualPipe: pp + 1 chunks (Table 2) */
   double inflight = held > 0 ? held / n : dual ? p->pp + 1 : p->pp - k < t->m ? p->pp - k : t->m;
   double ad = act[0], ae = act[1], core = act[2];
@@ -919,8 +939,8 @@ static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const doub
 static double optimizer_ns(const Gen *g, const Tf *t) {
   const WeftParallel *p = g->par;
   if (!p->optimizer_step) return 0;
-  double dense, expert;
-  stage_params(g, t, t->e, t->first, &dense, &expert);
+  double dense, expert, lin[2];
+  stage_params(g, t, t->e, t->first, &dense, &expert, lin);
   double z = p->zero_stage >= 1, zg = p->zero_stage >= 2; /* ZeRO-2: gradients sharded too */
   double elems = dense / (z ? g->size[GEN_DP] : 1) + expert / (z ? g->size[GEN_EDP] : 1);
   double grads = dense / (zg ? g->size[GEN_DP] : 1) + expert / (zg ? g->size[GEN_EDP] : 1);
@@ -1057,14 +1077,14 @@ static void emit_layers(Gen *g, const Tf *t, const GenBuckets *bk, int lo, int h
   GenBlock b;
   if (g->compact) {
     weft_gen_range_name(name, sizeof name, lo, hi, "attn");
-    weft_gen_bucket_share(g, bk, t->el_attn, 0, attn, &b);
+    weft_gen_bucket_share(g, bk, t->el_attn, t->lin_attn, 0, 0, attn, &b);
     weft_gen_emit(g, name, &b, hi - lo + 1);
     if (nd) { /* first and last dense layer of the range */
       int a = lo, z = hi;
       while (moe_layers(g, a, a)) a++;
       while (moe_layers(g, z, z)) z--;
       weft_gen_range_name(name, sizeof name, a, z, "mlp");
-      weft_gen_bucket_share(g, bk, t->el_mlp, 0, mlp, &b);
+      weft_gen_bucket_share(g, bk, t->el_mlp, t->lin_mlp, 0, 0, mlp, &b);
       weft_gen_emit(g, name, &b, nd);
     }
     if (ne) { /* first and last MoE layer */
@@ -1072,7 +1092,8 @@ static void emit_layers(Gen *g, const Tf *t, const GenBuckets *bk, int lo, int h
       while (!moe_layers(g, a, a)) a++;
       while (!moe_layers(g, z, z)) z--;
       weft_gen_range_name(name, sizeof name, a, z, "moe");
-      weft_gen_bucket_share(g, bk, t->el_moe_dense, t->el_moe_expert, moe, &b);
+      weft_gen_bucket_share(g, bk, t->el_moe_dense, t->lin_moe_dense, t->el_moe_expert,
+                            t->lin_moe_expert, moe, &b);
       weft_gen_emit(g, name, &b, ne);
     }
     return;
@@ -1206,7 +1227,8 @@ static int emit(Gen *g, Tf *t) {
     n += t->Ls * n_attn + nd * n_mlp + ne * n_moe;
   if ((rc = weft_gen_reserve(g, n))) return rc;
   GenBuckets bk; /* a DDP instance per model chunk (interleaved), whatever the emission */
-  GenLayerParams lp = {t->el_attn, t->el_mlp, t->el_moe_dense, t->el_moe_expert};
+  GenLayerParams lp = {{t->el_attn, t->el_mlp, t->el_moe_dense, t->el_moe_expert},
+                       {t->lin_attn, t->lin_mlp, t->lin_moe_dense, t->lin_moe_expert}};
   int *span = NULL; /* a layout: each chunk's first layer and layers */
   if (t->cl && (span = malloc(2 * (size_t)t->v * sizeof *span)))
     for (int c = 0, a, z; c < t->v; c++) {

@@ -152,6 +152,14 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "fp8_amax_reduce %s needs fp8 delayed (got %s): only delayed "
                           "scaling reduces an FP8 region's amaxes",
                           weft_fp8_amax_reduce_name(p->fp8_amax_reduce), weft_fp8_name(p->fp8));
+  if (p->fp8_param_gather != 0 && p->fp8_param_gather != 1)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8_param_gather",
+                          "fp8_param_gather %d: expected 0 (off) or 1 (on)", p->fp8_param_gather);
+  if (p->fp8_param_gather && (p->fp8 < WEFT_FP8_DELAYED || p->fp8 > WEFT_FP8_BLOCKWISE))
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8_param_gather",
+                          "fp8_param_gather needs fp8 delayed, current, mxfp8 or blockwise (got "
+                          "%s): the parameters are kept in the FP8 GEMMs' format",
+                          weft_fp8_name(p->fp8));
   if (p->cross_entropy < WEFT_CE_FUSED || p->cross_entropy > WEFT_CE_TORCH)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cross_entropy",
                           "cross_entropy %d: expected 0 (fused), 1 (megatron), 2 (te) or 3 "
@@ -315,6 +323,10 @@ static int check_common(Gen *g) {
                          g->dev->name);
   int rc = weft_par_device_check(p, g->dev, g->err);
   if (rc) return rc;
+  if (p->fp8_param_gather && p->zero_stage < 1) /* per point: codesign sweeps zero */
+    return weft_gen_fail(g, WEFT_EINPUT, "fp8_param_gather",
+                         "fp8_param_gather needs zero >= 1 (got 0): FP8 parameters are "
+                         "all-gathered by the distributed optimizer or FSDP, as Megatron asserts");
   if (!(g->dev->hbm_bytes > 0.0))
     return weft_gen_fail(g, WEFT_EINPUT, "hbm_bytes", "device '%s': hbm_bytes must be > 0",
                          g->dev->name);
@@ -401,6 +413,8 @@ int weft_generate(const WeftModel *m, const WeftDevice *dev, const WeftParallel 
            .comm = comm,
            .info = info,
            .err = err};
+  g.lin_gather_bytes = par->fp8_param_gather ? weft_opcost_fp8_copy_bytes(par->fp8, 1)
+                                             : par->param_bytes;
   wl->nlayers = 0;
   wl->ngroups = 0;
   wl->policy[0] = '\0';

@@ -116,18 +116,22 @@ static void put(List *L, const OcOp *op) {
   L->n++;
 }
 
-double weft_opcost_fp8_cast_bytes(int mode, double e, double src_bytes, int weight) {
+double weft_opcost_fp8_copy_bytes(int mode, int weight) {
   switch (mode) {
-    case WEFT_FP8_DELAYED: /* + history read and rolled, scale read and written, scale_inv */
-      return e * (src_bytes + 2) + 2 * 4 * OC_AMAX_HISTORY + 3 * 4;
-    case WEFT_FP8_CURRENT: return e * (src_bytes + 2);
-    case WEFT_FP8_MXFP8: return e * (src_bytes + 2 * (1 + 1 / OC_MX_BLOCK));
-    case WEFT_FP8_BLOCKWISE:
-      return e * (src_bytes + 2 * (1 + 4 / (weight ? OC_BLOCK_2D : OC_BLOCK_1D)));
-    case WEFT_FP8_NVFP4:
-      return e * (src_bytes + 2 * (0.5 + 1 / (weight ? OC_NV_BLOCK_2D : OC_NV_BLOCK)));
-    default: return 0;
+    case WEFT_FP8_DELAYED:
+    case WEFT_FP8_CURRENT: return 1.0;
+    case WEFT_FP8_MXFP8: return 1 + 1 / OC_MX_BLOCK;
+    case WEFT_FP8_BLOCKWISE: return 1 + 4 / (weight ? OC_BLOCK_2D : OC_BLOCK_1D);
+    case WEFT_FP8_NVFP4: return 0.5 + 1 / (weight ? OC_NV_BLOCK_2D : OC_NV_BLOCK);
+    default: return 0.0;
   }
+}
+
+double weft_opcost_fp8_cast_bytes(int mode, double e, double src_bytes, int weight) {
+  if (mode < WEFT_FP8_DELAYED || mode > WEFT_FP8_NVFP4) return 0;
+  double b = e * (src_bytes + 2 * weft_opcost_fp8_copy_bytes(mode, weight));
+  /* delayed: + history read and rolled, scale read and written, scale_inv */
+  return mode == WEFT_FP8_DELAYED ? b + 2 * 4 * OC_AMAX_HISTORY + 3 * 4 : b;
 }
 
 /* The cast of `tensors` tensors of e elements each (src_bytes wide) to FP8

@@ -194,6 +194,11 @@ double weft_opcost_launch_ns(double op_ns, int graphs);
  * written) and inverse scale (written). Current scaling's and NVFP4's
  * (per-tensor) amax pass is a kernel of its own (e x src_bytes read). 0 when mode is off. */
 double weft_opcost_fp8_cast_bytes(int mode, double e, double src_bytes, int weight);
+/* Bytes an element of one FP8 copy of a tensor (a weight when weight) takes
+ * in recipe mode: the data and its block scales (delayed, current 1; MXFP8
+ * 1 + 1/32; blockwise 1 + 4 per block; NVFP4 1/2 + 1 per block); 0 when off.
+ * A cast writes two (row- and column-wise). */
+double weft_opcost_fp8_copy_bytes(int mode, int weight);
 /* Sum of the block's per-micro-batch kernel times, launches included, per
  * phase into ns[WEFT_NPHASES]. */
 void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, double *ns);

@@ -958,6 +958,91 @@ static void gen_seq_parallel(void) {
   }
 }
 
+/* FP8 parameters (docs/zoo.md, "FP8 parameters") on GPT-3 TP-16 DP-256 (the
+ * shard of gen_zero: P = 10,941,530,112 elements per NPU). Of a layer's
+ * parameters the FP8 GEMMs' weights are L1 = 12 h^2 / 16 = 113,246,208
+ * (attention 4 h^2 / 16 = 37,748,736 of its 37,776,384; MLP 8 h^2 / 16 =
+ * 75,497,472 of 75,525,888: the rest biases and norms), L = 96 L1 =
+ * 10,871,635,968; the embedding and the output layer are not FP8. ZeRO-1:
+ * FP8 GEMMs add Transformer Engine's two FP8 copies of each weight (2 L
+ * bytes; blockwise 2 L (1 + 4 / 128^2)); with fp8_param_gather the copies
+ * replace the bf16 weights (2 P - 2 L + 2 L), and the attention entry's
+ * all-gather moves ((37,776,384 - 37,748,736) 2 + 37,748,736) / 256 =
+ * 147,672 bytes a layer instead of 295,128, the MLP's (28,416 x 2 +
+ * 75,497,472) / 256 = 295,134 instead of 590,046. ZeRO-3: the shard keeps
+ * its FP8 weights at 1 byte, (2 P - L) / 256; its gathers move the same
+ * bytes as ZeRO-1's, per micro-batch (6) in forward and input-grad. */
+static void gen_fp8_params(void) {
+  WeftModel m = gt_gpt3();
+  WeftDevice dev = gt_a100(1e6);
+  dev.peak_fp8_flops = 2 * dev.peak_flops;
+  WeftNetwork net = gt_libra_net();
+  const double P = 10941530112.0, L = 10871635968.0, n = 256;
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+  WeftParallel par;
+  weft_parallel_default(&par);
+  par.merged_backward = 1;
+  par.tp = 16;
+  par.dp = 256;
+  par.zero_stage = 1;
+  static const struct { int fp8, pg; double params; } k[] = {
+      {WEFT_FP8_OFF, 0, 2 * P},
+      {WEFT_FP8_DELAYED, 0, 2 * P + 2 * L},
+      {WEFT_FP8_CURRENT, 0, 2 * P + 2 * L},
+      {WEFT_FP8_BLOCKWISE, 0, 2 * P + 2 * L * (1 + 4 / 16384.0)},
+      {WEFT_FP8_DELAYED, 1, 2 * P},
+      {WEFT_FP8_BLOCKWISE, 1, 2 * P - 2 * L + 2 * L * (1 + 4 / 16384.0)},
+  };
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+    par.fp8 = k[i].fp8;
+    par.fp8_param_gather = k[i].pg;
+    CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 1, wl, &comm, &info, &err), WEFT_OK);
+    CHECK_NEAR(info.mem.params_bytes, k[i].params, 1e-12);
+    CHECK_NEAR(info.mem.grads_bytes, 2 * P, 1e-12); /* gradients and states as before */
+    CHECK_NEAR(info.mem.optimizer_bytes, 12 * P / n, 1e-12);
+    const WeftLayer *a2 = fx_layer(wl, "L1-96.attn.2"), *m2 = fx_layer(wl, "L1-96.mlp.2");
+    CHECK_EQ_INT(a2->phase[2].coll, WEFT_COLL_ALLGATHER);
+    double ga = k[i].pg ? (k[i].fp8 == WEFT_FP8_DELAYED ? 147672.0
+                                                        : (55296 + 37748736 * (1 + 4 / 16384.0)) / n)
+                        : 295128.0;
+    double gm = k[i].pg ? (k[i].fp8 == WEFT_FP8_DELAYED ? 295134.0
+                                                        : (56832 + 75497472 * (1 + 4 / 16384.0)) / n)
+                        : 590046.0;
+    CHECK_NEAR(a2->phase[2].size_bytes, round(96 * ga), 0);
+    CHECK_NEAR(m2->phase[2].size_bytes, round(96 * gm), 0);
+  }
+  /* ZeRO-3, blocking gathers (as gen_zero derives them) */
+  par.zero_stage = 3;
+  par.overlap_grad_reduce = par.overlap_param_gather = 0;
+  par.fp8 = WEFT_FP8_DELAYED;
+  par.fp8_param_gather = 0;
+  CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 1, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_NEAR(info.mem.params_bytes, 2 * P / n, 1e-12); /* the FP8 copies come per layer */
+  CHECK_NEAR(fx_layer(wl, "L1-96.attn.2")->phase[0].size_bytes, 6 * 96 * 295128.0, 0);
+  par.fp8_param_gather = 1;
+  CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 1, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_NEAR(info.mem.params_bytes, (2 * P - L) / n, 1e-12);
+  CHECK_NEAR(fx_layer(wl, "L1-96.attn.2")->phase[0].size_bytes, 6 * 96 * 147672.0, 0);
+  CHECK_NEAR(fx_layer(wl, "L1-96.attn.2")->phase[1].size_bytes, 6 * 96 * 147672.0, 0);
+  CHECK_NEAR(fx_layer(wl, "L1-96.mlp.2")->phase[0].size_bytes, 6 * 96 * 295134.0, 0);
+  /* refused, naming the field: no FP8 GEMMs, ZeRO 0, NVFP4, not a boolean */
+  static const struct { int fp8, zero, pg; } bad[] = {
+      {WEFT_FP8_OFF, 1, 1}, {WEFT_FP8_DELAYED, 0, 1}, {WEFT_FP8_NVFP4, 1, 1}, {WEFT_FP8_DELAYED, 1, 2}};
+  dev.peak_fp4_flops = 4 * dev.peak_flops;
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    par.fp8 = bad[i].fp8;
+    par.zero_stage = bad[i].zero;
+    par.fp8_param_gather = bad[i].pg;
+    weft_error_clear(&err);
+    CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 1, wl, &comm, &info, &err), WEFT_EINPUT);
+    CHECK(strcmp(err.field, "fp8_param_gather") == 0);
+  }
+  weft_workload_free(wl);
+}
+
 /* ZeRO stages on GPT-3 TP-16 DP-256: the shard per NPU is
  * P = 96*(37,776,384 + 75,525,888) + 64,487,424 + 24,576 = 10,941,530,112
  * elements. ZeRO-1 divides the optimizer states by 256, ZeRO-2 also the
@@ -1262,6 +1347,14 @@ static void gen_cnn(void) {
   par.moe_dispatch_fp8 = 1;
   CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
   CHECK(!strcmp(err.field, "moe_dispatch_fp8") && strstr(err.msg, "no experts"));
+  /* FP8 parameters are a transformer's (Transformer Engine's linear layers) */
+  par.moe_dispatch_fp8 = 0;
+  par.fp8_param_gather = 1;
+  par.fp8 = WEFT_FP8_DELAYED;
+  par.zero_stage = 1;
+  dev.peak_fp8_flops = 2 * dev.peak_flops;
+  CHECK_EQ_INT(weft_generate(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "fp8_param_gather") && strstr(err.msg, "no Transformer Engine"));
   weft_workload_free(wl);
   weft_workload_free(cw);
 }
@@ -1645,6 +1738,7 @@ const TestCase suite_gen[] = {
     {"gen/dualpipe", gen_dualpipe},
     {"gen/seq_parallel", gen_seq_parallel},
     {"gen/zero", gen_zero},
+    {"gen/fp8_params", gen_fp8_params},
     {"gen/no_fit", gen_no_fit},
     {"gen/recompute", gen_recompute},
     {"gen/moe", gen_moe},
