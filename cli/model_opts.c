@@ -49,6 +49,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_CE] = {"--cross-entropy", "fused|megatron|te|torch", CLI_CE_HELP},
     [CLI_MO_ACTF] = {"--activation-fusion", "on|off", CLI_ACTF_HELP},
     [CLI_MO_FP8PG] = {"--fp8-param-gather", "on|off", CLI_FP8PG_HELP},
+    [CLI_MO_MOEDISP] = {"--moe-dispatcher", "alltoall|deepep|hybridep", CLI_MOEDISP_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
@@ -156,6 +157,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (cli_opt_cross_entropy(val[CLI_MO_CE], p)) return -1;
   if (cli_opt_activation_fusion(val[CLI_MO_ACTF], p)) return -1;
   if (cli_opt_fp8_param_gather(val[CLI_MO_FP8PG], p)) return -1;
+  if (cli_opt_moe_dispatcher(val[CLI_MO_MOEDISP], p)) return -1;
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
@@ -317,6 +319,13 @@ int cli_opt_activation_fusion(const char *v, WeftParallel *p) {
 
 int cli_opt_fp8_param_gather(const char *v, WeftParallel *p) {
   return on_off("--fp8-param-gather", v, &p->fp8_param_gather) ? -1 : 0;
+}
+
+int cli_opt_moe_dispatcher(const char *v, WeftParallel *p) {
+  WeftError err;
+  if (!v || weft_moe_dispatcher_parse(v, &p->moe_dispatcher, &err) == WEFT_OK) return 0;
+  cli_fail("--moe-dispatcher '%s': expected alltoall, deepep or hybridep", v);
+  return -1;
 }
 
 int cli_opt_cross_entropy(const char *v, WeftParallel *p) {

@@ -214,6 +214,8 @@ def args_for(run, specs, tmp, assumed):
         a += ["--fp8-amax-reduce", par["fp8_amax_reduce"]]
     if par.get("cross_entropy"):  # the loss's kernels as the source's stack runs them
         a += ["--cross-entropy", par["cross_entropy"]]
+    if par.get("moe_dispatcher"):  # the MoE token dispatcher (absent: alltoall)
+        a += ["--moe-dispatcher", par["moe_dispatcher"]]
     if "activation_fusion" in par:  # the MLP's activation fused (absent: on) or eager
         a += ["--activation-fusion", "on" if par["activation_fusion"] else "off"]
     if par.get("order"):

@@ -466,6 +466,14 @@ typedef struct {
    * Megatron's). Needs fp8 delayed, current, mxfp8 or blockwise and zero
    * >= 1 (Megatron asserts the distributed optimizer or FSDP). */
   int fp8_param_gather;
+  /* Megatron-Core's MoE token dispatcher (a WeftMoeDispatcher; docs/zoo.md,
+   * "MoE dispatchers"): alltoall (0, default: MoEAlltoAllTokenDispatcher,
+   * a copy per routed expert), deepep or hybridep (the flex dispatcher,
+   * --moe-token-dispatcher-type flex with its backend: a copy per
+   * destination rank, no chunk sort; DeepEP's metadata kernels; HybridEP's
+   * routing-map all-gather and in-kernel FP8 padding). Needs ep > 1, etp 1
+   * and no moe_dispatch_fp8 unless alltoall. */
+  int moe_dispatcher;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15
@@ -599,6 +607,16 @@ typedef enum {
  * (field "cross_entropy") otherwise. */
 const char *weft_cross_entropy_name(int kind);
 int weft_cross_entropy_parse(const char *text, int *kind, WeftError *err);
+/* The MoE token dispatcher (WeftParallel.moe_dispatcher). */
+typedef enum {
+  WEFT_MOE_ALLTOALL = 0, /* Megatron-Core's all-to-all dispatcher */
+  WEFT_MOE_DEEPEP = 1,   /* the flex dispatcher with DeepEP's normal kernels */
+  WEFT_MOE_HYBRIDEP = 2  /* the flex dispatcher with HybridEP */
+} WeftMoeDispatcher;
+/* "alltoall", "deepep", "hybridep" <-> WeftMoeDispatcher; parse: WEFT_EINPUT
+ * (field "moe_dispatcher") otherwise. */
+const char *weft_moe_dispatcher_name(int kind);
+int weft_moe_dispatcher_parse(const char *text, int *kind, WeftError *err);
 /* The optimizer's copies per parameter, WeftParallel.optimizer_bytes: the
  * master weights in `master` ("fp32" 4 bytes, "bf16" 2, "none" 0: the bf16
  * parameters updated in place, "remainder" 2: the low 16 bits of an fp32

@@ -16,6 +16,28 @@ int weft_gen_a2a_check(Gen *g, int v, int mtp_layers) {
                          "moe_dispatch_fp8 needs expert parallelism (ep > 1), got ep = %d: "
                          "without it there is no dispatch all-to-all",
                          p->ep);
+  if (p->moe_dispatcher != WEFT_MOE_ALLTOALL) { /* docs/zoo.md, "MoE dispatchers" */
+    const char *d = p->moe_dispatcher == WEFT_MOE_DEEPEP ? "deepep" : "hybridep";
+    if (g->m->experts < 1)
+      return weft_gen_fail(g, WEFT_EINPUT, "moe_dispatcher",
+                           "moe_dispatcher %s: model '%s' has no experts", d, g->m->name);
+    if (p->ep < 2)
+      return weft_gen_fail(g, WEFT_EINPUT, "moe_dispatcher",
+                           "moe_dispatcher %s needs expert parallelism (ep > 1), got ep = %d: "
+                           "weft does not model the flex dispatcher over TP alone",
+                           d, p->ep);
+    if (g->etp != 1)
+      return weft_gen_fail(g, WEFT_EINPUT, "moe_dispatcher",
+                           "moe_dispatcher %s is modelled with the experts' tensor parallelism "
+                           "etp = 1 (the flex dispatcher spreads the tokens over TP x EP), got "
+                           "etp = %d",
+                           d, g->etp);
+    if (p->moe_dispatch_fp8)
+      return weft_gen_fail(g, WEFT_EINPUT, "moe_dispatcher",
+                           "moe_dispatcher %s sends the bf16 hidden states (Megatron-Core's "
+                           "fused_a2a.py): moe_dispatch_fp8 needs alltoall",
+                           d);
+  }
   if (!p->moe_a2a_overlap) return WEFT_OK;
   /* Megatron-Core transformer_config.py's asserts (d98e8a64dd, lines 3007-3046) */
   if (p->ep < 2)

@@ -697,14 +697,16 @@ static void moe_tp_comm(Gen *g, GenBlock *blk, double R, double rc, const Tf *t)
   }
 }
 
-/* A micro-batch's EP all-to-all bytes: *Sk the combine's (k routed copies
- * of the rank's tokens: its 1/tp shard when it dispatches one), *d the
- * dispatch's per combine byte (moe_dispatch_fp8: 1 / act_bytes; else the
- * activations' width, 1). */
+/* A micro-batch's EP all-to-all bytes: *Sk the combine's (the routed copies
+ * of the rank's tokens, its 1/tp shard when it dispatches one: k of each
+ * with the all-to-all dispatcher, one per destination rank with the flex
+ * one), *d the dispatch's per combine byte (moe_dispatch_fp8: 1 / act_bytes;
+ * else the activations' width, 1). */
 static void a2a_bytes(const Gen *g, const Tf *t, double *d, double *Sk) {
   const WeftParallel *p = g->par;
   *d = p->fp8 && p->moe_dispatch_fp8 ? 1.0 / p->act_bytes : 1.0;
-  *Sk = (weft_gen_moe_dispatch_shard(p, g->etp) ? t->S / p->tp : t->S) * t->k;
+  *Sk = (weft_gen_moe_dispatch_shard(p, g->etp) ? t->S / p->tp : t->S) *
+        weft_opcost_moe_dispatch_copies(p->moe_dispatcher, t->E, t->k, p->ep);
 }
 
 /* A layer's attention (moe < 0), dense MLP (0) or MoE MLP (1) sub-block.
@@ -768,6 +770,12 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
                    with moe_a2a_overlap the paired share's are emit's (weft_gen_moe_a2a) */
     double d, Sk, x = 1.0 - t->a2a_q;
     a2a_bytes(g, t, &d, &Sk);
+    if (p->moe_dispatcher == WEFT_MOE_HYBRIDEP) /* HybridEP's forward metadata: the routing
+                                                  map (bool, tokens x experts) all-gathered */
+      weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_EP,
+                   R * (weft_gen_moe_dispatch_shard(p, g->etp) ? t->S / p->tp : t->S) /
+                       (t->h * p->act_bytes) * t->E,
+                   R);
     weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL, GEN_EP, x * (1 + d) * R * Sk,
                  x * 2 * R);
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLTOALL, GEN_EP,

@@ -25,6 +25,7 @@ static const char *const CP_COMM_NAME[] = {"p2p", "all_gather"};
 static const char *const FP8_NAME[] = {"off", "delayed", "current", "mxfp8", "blockwise", "nvfp4"};
 static const char *const AMAX_NAME[] = {"stage", "tp", "off"};
 static const char *const CE_NAME[] = {"fused", "megatron", "te", "torch"};
+static const char *const DISPATCHER_NAME[] = {"alltoall", "deepep", "hybridep"};
 
 static const char *name_of(const char *const *names, int n, int kind) {
   return kind >= 0 && kind < n ? names[kind] : "unknown";
@@ -110,6 +111,11 @@ int weft_fp8_amax_reduce_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(AMAX_NAME, 3, "fp8_amax_reduce", "stage, tp or off", text, kind, err);
 }
 const char *weft_cross_entropy_name(int kind) { return name_of(CE_NAME, 4, kind); }
+const char *weft_moe_dispatcher_name(int kind) { return name_of(DISPATCHER_NAME, 3, kind); }
+int weft_moe_dispatcher_parse(const char *text, int *kind, WeftError *err) {
+  return name_parse(DISPATCHER_NAME, 3, "moe_dispatcher", "alltoall, deepep or hybridep", text,
+                    kind, err);
+}
 int weft_cross_entropy_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(CE_NAME, 4, "cross_entropy", "fused, megatron, te or torch", text, kind, err);
 }
@@ -160,6 +166,10 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "fp8_param_gather needs fp8 delayed, current, mxfp8 or blockwise (got "
                           "%s): the parameters are kept in the FP8 GEMMs' format",
                           weft_fp8_name(p->fp8));
+  if (p->moe_dispatcher < WEFT_MOE_ALLTOALL || p->moe_dispatcher > WEFT_MOE_HYBRIDEP)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "moe_dispatcher",
+                          "moe_dispatcher %d: expected 0 (alltoall), 1 (deepep) or 2 (hybridep)",
+                          p->moe_dispatcher);
   if (p->cross_entropy < WEFT_CE_FUSED || p->cross_entropy > WEFT_CE_TORCH)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cross_entropy",
                           "cross_entropy %d: expected 0 (fused), 1 (megatron), 2 (te) or 3 "

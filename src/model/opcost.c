@@ -55,6 +55,7 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->fa2 = par->attention == WEFT_ATTENTION_FA2;
   l->permute_fusion = par->moe_permute_fusion;
   l->router_fusion = par->moe_router_fusion;
+  l->dispatcher = par->moe_dispatcher;
   l->ce = par->cross_entropy;
   l->act_eager = par->activation_eager;
   l->causal = !m->bidirectional;

@@ -82,6 +82,7 @@ typedef struct {
   int router_fusion;   /* MoE router as TE's fused kernels (WeftParallel.moe_router_fusion) */
   int ce;              /* the loss's implementation (a WeftCrossEntropy) */
   int act_eager;       /* the MLP's activation as eager kernels (WeftParallel.activation_eager) */
+  int dispatcher;      /* the MoE token dispatcher (a WeftMoeDispatcher) */
 } OcLayer;
 
 /* Most operators a block lists (forward and backward, FP8 casts, CP's ring). */
@@ -242,5 +243,11 @@ int weft_opcost_grad_accum_ops(const OcLayer *l, OcBlock blk, OcOp *ops);
  * forward and input-grad. Fills ops (at most OC_MOE_MAX), returns how many. */
 #define OC_MOE_MAX 20
 int weft_opcost_moe_side_ops(const OcLayer *l, OcOp *ops);
+/* Copies of a routed token a MoE dispatch sends to the ep ranks of the
+ * experts experts (experts / ep on each), top_k chosen: top_k with the
+ * all-to-all dispatcher (one per expert); with the flex dispatcher one per
+ * destination rank, its mean under uniform routing ep (1 - C(E - E/ep, k) /
+ * C(E, k)) (docs/zoo.md, "MoE dispatchers"). */
+double weft_opcost_moe_dispatch_copies(int dispatcher, double experts, double top_k, double ep);
 
 #endif

@@ -44,6 +44,19 @@
 #define PERMUTE_BWD_KERNELS 4.0
 /* int64 indices (sorted_indices) */
 #define INDEX_BYTES 8.0
+/* The flex dispatcher with DeepEP (Megatron-Core core_r0.16.0 b0cc2706,
+ * token_dispatcher.py _DeepepManager, fused_a2a.py fused_dispatch), forward
+ * only (the backward reuses the dispatch's handle): setup_metadata's topk
+ * over the probabilities and their cast to fp32 (a bf16 router: 2);
+ * get_dispatch_layout and DeepEP's notify_dispatch (2); _indices_to_multihot
+ * on the received tokens: two zeros, the != mask, indices[mask] (nonzero and
+ * gather), arange, mask.sum, repeat_interleave (cumsum and fill), the
+ * index_put, probs[mask] (nonzero and gather), the second index_put, .bool()
+ * (14). */
+#define DEEPEP_FWD_KERNELS 18.0
+/* HybridEP (core_r0.16.0 fused_a2a.py HybridEPDispatch): its preprocessing
+ * kernel on the gathered routing map, forward only. */
+#define HYBRIDEP_FWD_KERNELS 1.0
 
 static OcOp vop(const char *name, int phase, double bytes, double count) {
   OcOp o = {name, phase, OC_VECTOR, 0, 0, 0, 0, 0, bytes, 0, 0, 0, 0, 0, count, 0, 0};
@@ -73,6 +86,13 @@ static int fused_permute(OcOp *ops, double R, double x, double y, double eb) {
   return n;
 }
 
+double weft_opcost_moe_dispatch_copies(int dispatcher, double experts, double top_k, double ep) {
+  if (dispatcher == WEFT_MOE_ALLTOALL || ep <= 1) return top_k;
+  double none = 1.0, per = experts / ep; /* a rank holds none of the k chosen experts */
+  for (int i = 0; i < (int)top_k; i++) none *= experts - per - i > 0 ? (experts - per - i) / (experts - i) : 0;
+  return ep * (1 - none);
+}
+
 int weft_opcost_moe_side_ops(const OcLayer *l, OcOp *ops) {
   int n = 0;
   double etp = l->etp > 0 ? l->etp : l->tp;
@@ -82,9 +102,24 @@ int weft_opcost_moe_side_ops(const OcLayer *l, OcOp *ops) {
   double R = Tr * l->experts, N = Tr * l->top_k, eb = l->act_bytes, h = l->h;
   double x = N * h * eb, y = Tr * h * eb; /* the routed copies; the layer's tokens */
   const int F = WEFT_PHASE_FWD, B = WEFT_PHASE_IG;
-  int rf = l->router_fusion;
+  int rf = l->router_fusion, flex = l->dispatcher != WEFT_MOE_ALLTOALL;
   ops[n++] = vop("moe_router_small", F, 8 * R, rf ? ROUTER_FUSED_FWD_KERNELS : ROUTER_FWD_KERNELS);
   ops[n++] = vop("moe_router_small", B, 8 * R, rf ? ROUTER_FUSED_BWD_KERNELS : ROUTER_BWD_KERNELS);
+  if (flex) /* the flex dispatcher permutes the received copies, one per source rank and
+             * token, into the N expert rows after the dispatch, and back before the combine */
+    y = Tr * weft_opcost_moe_dispatch_copies(l->dispatcher, l->experts, l->top_k, l->ep) * h * eb;
+  if (l->dispatcher == WEFT_MOE_HYBRIDEP) { /* HybridEP's own permute and unpermute stages
+                                             * (hybrid_ep executor.cu), a pass each way */
+    ops[n++] = vop("moe_hybridep_small", F, 8 * R, HYBRIDEP_FWD_KERNELS);
+    ops[n++] = vop("moe_permute", F, x + y, 1);
+    ops[n++] = vop("moe_unpermute", F, x + y, 1);
+    ops[n++] = vop("moe_unpermute", B, x + y, 1);
+    ops[n++] = vop("moe_permute", B, x + y, 1);
+    return n; /* no chunk sort; the FP8 padding in its permute (TE's Fp8Padding then
+               * finds the counts aligned and copies nothing) */
+  }
+  if (l->dispatcher == WEFT_MOE_DEEPEP)
+    ops[n++] = vop("moe_deepep_small", F, 8 * R, DEEPEP_FWD_KERNELS);
   if (l->permute_fusion) { /* TE's fused kernels (below) */
     n += fused_permute(ops + n, R, x, y, eb);
   } else {
@@ -109,7 +144,7 @@ int weft_opcost_moe_side_ops(const OcLayer *l, OcOp *ops) {
     ops[n++] = vop("moe_permute_zeros", B, y, 1);
     ops[n++] = vop("moe_permute_index_add", B, x + 2 * y + INDEX_BYTES * N, 1);
   }
-  if (l->experts / l->ep > 1) { /* sort_chunks_by_idxs, to and from expert order: a
+  if (!flex && l->experts / l->ep > 1) { /* sort_chunks_by_idxs, to and from expert order: a
                                  * torch.cat of the N x etp gathered rows each, and its
                                  * backward's (torch.split's gradient is a cat); fused:
                                  * TE's sort_chunks_by_idx kernel, the same bytes */

@@ -148,7 +148,69 @@ static void a2a_dispatch_fp8(void) {
   weft_workload_free(wl);
 }
 
+/* Sum of the all-to-all (coll) bytes in phase ph over wl's entries. */
+static double coll_bytes(const WeftWorkload *wl, int ph, WeftCollective coll) {
+  double b = 0;
+  for (int i = 0; i < wl->nlayers; i++)
+    if (wl->layers[i].phase[ph].coll == coll) b += wl->layers[i].phase[ph].size_bytes;
+  return b;
+}
+
+/* The flex dispatcher (moe_dispatcher deepep, hybridep; docs/zoo.md, "MoE
+ * dispatchers") on tiny-moe with the experts folded to etp 1 (4 experts on
+ * EP 2, top 2): a token reaches 5/3 of the 2 ranks on average, so the EP
+ * all-to-alls move 5/6 of the all-to-all dispatcher's bytes, forward and
+ * backward (each entry rounded to a byte). HybridEP adds, forward only, the
+ * routing map's all-gather over EP: a rank's routed tokens x 4 experts bool
+ * bytes a micro-batch (its 2 tokens of the sequence shard: 8 bytes), in
+ * each of the 2 MoE layers (L2, L4) for each of 2 micro-batches: 32. Refused, naming moe_dispatcher: without EP, with the
+ * experts on TP (etp 2), with moe_dispatch_fp8, on a dense model. */
+static void a2a_dispatchers(void) {
+  WeftWorkload *wl = weft_workload_create();
+  WeftError err;
+  WeftParallel p = tiny_par(0);
+  p.expert_tp = 1;
+  CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_OK);
+  double f = coll_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL);
+  double b = coll_bytes(wl, WEFT_PHASE_IG, WEFT_COLL_ALLTOALL);
+  double ag = coll_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER);
+  CHECK(f > 0 && b > 0);
+  for (int d = WEFT_MOE_DEEPEP; d <= WEFT_MOE_HYBRIDEP; d++) {
+    p.moe_dispatcher = d;
+    CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_OK);
+    CHECK_NEAR(coll_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL), f * 5 / 6, 1);
+    CHECK_NEAR(coll_bytes(wl, WEFT_PHASE_IG, WEFT_COLL_ALLTOALL), b * 5 / 6, 1);
+    CHECK_NEAR(coll_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER) - ag,
+               d == WEFT_MOE_HYBRIDEP ? 2 * 2 * 8 : 0, 0);
+  }
+  p.ep = 1;
+  CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "moe_dispatcher") && strstr(err.msg, "ep > 1"));
+  p = tiny_par(0);
+  p.moe_dispatcher = WEFT_MOE_DEEPEP;
+  CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "moe_dispatcher") && strstr(err.msg, "etp = 2"));
+  p.expert_tp = 1;
+  p.fp8 = WEFT_FP8_DELAYED;
+  p.moe_dispatch_fp8 = 1;
+  CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "moe_dispatcher") && strstr(err.msg, "moe_dispatch_fp8"));
+  WeftModel dense = fx_tiny_moe(2, 0);
+  WeftDevice dev = fx_unit_device(1e12);
+  static const int nn[2] = {2, 4};
+  WeftNetwork net = fx_net(2, nn, WEFT_RING);
+  WeftCommunicator c;
+  WeftGenInfo info;
+  p = tiny_par(0);
+  p.ep = 1;
+  p.moe_dispatcher = WEFT_MOE_HYBRIDEP;
+  CHECK_EQ_INT(weft_generate(&dense, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "moe_dispatcher") && strstr(err.msg, "no experts"));
+  weft_workload_free(wl);
+}
+
 const TestCase suite_a2a[] = {{"a2a_pairs", a2a_pairs},
                               {"a2a_refusals", a2a_refusals},
                               {"a2a_dispatch_fp8", a2a_dispatch_fp8},
+                              {"a2a_dispatchers", a2a_dispatchers},
                               {NULL, NULL}};

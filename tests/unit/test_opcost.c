@@ -222,6 +222,74 @@ static void moe_side_ops(void) {
   check_kernels(ops, n, "moe_fp8_padding", B, 2, 256);
 }
 
+/* The flex dispatcher's copies of a token (one per destination rank): the
+ * formula against a brute-force count over every k-subset of the experts
+ * (E experts on ep ranks, E / ep consecutive ones each), the mean number of
+ * ranks a subset touches; the all-to-all dispatcher's k. */
+static double ranks_touched_mean(int E, int k, int ep) {
+  double sum = 0, count = 0;
+  for (unsigned mask = 0; mask < (1u << E); mask++) {
+    if (__builtin_popcount(mask) != k) continue;
+    int ranks = 0;
+    for (int r = 0; r < ep; r++) {
+      unsigned span = ((1u << (E / ep)) - 1) << (r * (E / ep));
+      ranks += (mask & span) != 0;
+    }
+    sum += ranks, count++;
+  }
+  return sum / count;
+}
+
+static void moe_dispatch_copies(void) {
+  static const int c[][3] = {{4, 2, 2}, {16, 4, 4}, {12, 3, 3}, {16, 8, 8}, {20, 6, 5}, {8, 8, 2}};
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    double got = weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, c[i][0], c[i][1], c[i][2]);
+    CHECK_NEAR(got, ranks_touched_mean(c[i][0], c[i][1], c[i][2]), 1e-12);
+    CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_HYBRIDEP, c[i][0], c[i][1], c[i][2]), got,
+               0);
+    CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_ALLTOALL, c[i][0], c[i][1], c[i][2]),
+               c[i][1], 0);
+  }
+  CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, 4, 2, 2), 5.0 / 3, 1e-15); /* by hand */
+}
+
+/* The flex dispatcher's kernels (docs/zoo.md, "MoE dispatchers") on
+ * moe_side_ops' tiny layer (4 tokens, h 8, 4 experts top 2, EP 2, R = 16,
+ * N = 8, x = 128 bytes): a token reaches 5/3 ranks on average
+ * (moe_dispatch_copies), so the rank permutes y' = 4 x 5/3 x 8 x 2 = 320/3
+ * bytes of received copies. DeepEP: its 18 metadata kernels forward (8 R =
+ * 128 bytes each), Megatron's permute of the received copies (fused: x + y'
+ * + 4R = 256 + 320/3 - 64), no chunk sort, TE's FP8 padding kept. HybridEP:
+ * its preprocessing kernel, its permute and unpermute a pass each way of x +
+ * y', no chunk sort, no FP8 padding (aligned in its permute). */
+static void moe_flex_ops(void) {
+  OcLayer l = tiny(3);
+  l.experts = 4, l.top_k = 2, l.ep = 2;
+  l.permute_fusion = 1;
+  l.fp8 = WEFT_FP8_CURRENT;
+  l.dispatcher = WEFT_MOE_DEEPEP;
+  OcOp ops[OC_MAX_OPS];
+  const int F = WEFT_PHASE_FWD, B = WEFT_PHASE_IG;
+  const double x = 128, y = 4 * (5.0 / 3) * 8 * 2, R = 16;
+  int n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
+  check_kernels(ops, n, "moe_deepep_small", F, 18, 8 * R);
+  check_kernels(ops, n, "moe_permute", F, 1, x + y + 4 * R);
+  check_kernels(ops, n, "moe_unpermute", F, 1, x + y + R * 2 + 4 * R);
+  CHECK(oc_find(ops, n, "moe_sort_chunks", F, 0) == NULL);
+  CHECK(oc_find(ops, n, "moe_deepep_small", B, 0) == NULL);
+  check_kernels(ops, n, "moe_fp8_padding", F, 2, 256);
+  l.dispatcher = WEFT_MOE_HYBRIDEP;
+  n = weft_opcost_ops(&l, OC_MOE, ops, OC_MAX_OPS);
+  check_kernels(ops, n, "moe_hybridep_small", F, 1, 8 * R);
+  check_kernels(ops, n, "moe_permute", F, 1, x + y);
+  check_kernels(ops, n, "moe_unpermute", F, 1, x + y);
+  check_kernels(ops, n, "moe_permute", B, 1, x + y);
+  check_kernels(ops, n, "moe_unpermute", B, 1, x + y);
+  CHECK(oc_find(ops, n, "moe_sort_chunks", F, 0) == NULL);
+  CHECK(oc_find(ops, n, "moe_fp8_padding", F, 0) == NULL);
+  CHECK(oc_find(ops, n, "moe_row_id_map", F, 0) == NULL);
+}
+
 /* Logits (4 x 8)(8 x 16): 1024 FLOPs; cross-entropy over 64 logits. */
 static void logits_ops(void) {
   OcLayer l = tiny(2);
@@ -574,6 +642,8 @@ const TestCase suite_opcost[] = {{"presets", presets},
 {"attention_ops", attention_ops},
                                  {"mlp_ops", mlp_ops},
                                  {"moe_side_ops", moe_side_ops},
+                                 {"moe_dispatch_copies", moe_dispatch_copies},
+                                 {"moe_flex_ops", moe_flex_ops},
                                  {"logits_ops", logits_ops},
                                  {"roofline_switch", roofline_switch},
                                  {"wave_quantization", wave_quantization},
