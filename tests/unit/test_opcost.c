@@ -251,6 +251,11 @@ static void moe_dispatch_copies(void) {
                c[i][1], 0);
   }
   CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, 4, 2, 2), 5.0 / 3, 1e-15); /* by hand */
+  /* Qwen3-30B-A3B on EP 8 (128 experts, 16 a rank, top 8): C(112, 8) / C(128, 8) through
+   * log-factorials, 112! 120! / (104! 128!): 5.3394 copies (docs/zoo.md) */
+  double none = exp(lgamma(113) + lgamma(121) - lgamma(105) - lgamma(129));
+  CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, 128, 8, 8), 8 * (1 - none), 1e-9);
+  CHECK_NEAR(8 * (1 - none), 5.3394, 1e-4);
 }
 
 /* The flex dispatcher's kernels (docs/zoo.md, "MoE dispatchers") on
