@@ -372,6 +372,10 @@ def band(weft, run, specs, tmp, pub):
     return what, tried, len(errs), min(errs) if errs else None, max(errs) if errs else None
 
 
+# Settings only an FP8 row can have: a precision pair's rows differ in them too.
+FP8_ONLY = ("fp8_param_gather", "fp8_amax_reduce", "moe_dispatch_fp8")
+
+
 def _key(run, drop):
     """A row's settings less the keys in drop, as a hashable string."""
     par = {k: v for k, v in run["parallel"].items() if k not in drop}
@@ -412,7 +416,7 @@ def pair_groups(done):
     ratio), FP8 over BF16 and most GPUs over fewest."""
     prec, scale = {}, {}
     for run, pub, t in done:
-        k = _stem(run, "precision") + _key(run, ("precision",)) + str(run["gpus"])
+        k = _stem(run, "precision") + _key(run, ("precision",) + FP8_ONLY) + str(run["gpus"])
         prec.setdefault(k, {})[precision(run)] = (run, pub, t)
         k = _stem(run, "gpus") + _key(run, ("dp", "global_batch"))
         scale.setdefault(k, []).append((run["gpus"], run, pub, t))
