@@ -296,18 +296,23 @@ int cli_opt_moe_fusion(const char *permute, const char *router, WeftParallel *p)
              : 0;
 }
 
-int cli_opt_cp_comm(const char *v, WeftParallel *p) {
+/* A named option's value v (absent: unchanged) into *dst by the library's
+ * parser; prints "FLAG 'v': expected EXPECTED" and returns -1 otherwise. */
+static int named(const char *flag, const char *v, int (*parse)(const char *, int *, WeftError *),
+                 int *dst, const char *expected) {
   WeftError err;
-  if (!v || weft_cp_comm_parse(v, &p->cp_comm, &err) == WEFT_OK) return 0;
-  cli_fail("--cp-comm '%s': expected p2p or all_gather", v);
+  if (!v || parse(v, dst, &err) == WEFT_OK) return 0;
+  cli_fail("%s '%s': expected %s", flag, v, expected);
   return -1;
 }
 
+int cli_opt_cp_comm(const char *v, WeftParallel *p) {
+  return named("--cp-comm", v, weft_cp_comm_parse, &p->cp_comm, "p2p or all_gather");
+}
+
 int cli_opt_fp8_amax(const char *v, WeftParallel *p) {
-  WeftError err;
-  if (!v || weft_fp8_amax_reduce_parse(v, &p->fp8_amax_reduce, &err) == WEFT_OK) return 0;
-  cli_fail("--fp8-amax-reduce '%s': expected stage, tp or off", v);
-  return -1;
+  return named("--fp8-amax-reduce", v, weft_fp8_amax_reduce_parse, &p->fp8_amax_reduce,
+               "stage, tp or off");
 }
 
 int cli_opt_activation_fusion(const char *v, WeftParallel *p) {
@@ -322,17 +327,13 @@ int cli_opt_fp8_param_gather(const char *v, WeftParallel *p) {
 }
 
 int cli_opt_moe_dispatcher(const char *v, WeftParallel *p) {
-  WeftError err;
-  if (!v || weft_moe_dispatcher_parse(v, &p->moe_dispatcher, &err) == WEFT_OK) return 0;
-  cli_fail("--moe-dispatcher '%s': expected alltoall, deepep or hybridep", v);
-  return -1;
+  return named("--moe-dispatcher", v, weft_moe_dispatcher_parse, &p->moe_dispatcher,
+               "alltoall, deepep or hybridep");
 }
 
 int cli_opt_cross_entropy(const char *v, WeftParallel *p) {
-  WeftError err;
-  if (!v || weft_cross_entropy_parse(v, &p->cross_entropy, &err) == WEFT_OK) return 0;
-  cli_fail("--cross-entropy '%s': expected fused, megatron, te or torch", v);
-  return -1;
+  return named("--cross-entropy", v, weft_cross_entropy_parse, &p->cross_entropy,
+               "fused, megatron, te or torch");
 }
 
 int cli_opt_dropout(const char *attn, const char *hidden, WeftParallel *p) {

@@ -1355,11 +1355,7 @@ def test_fp8_param_gather():
     # refused without FP8 GEMMs or with ZeRO 0, naming the field
     job, args, flags, sc = dgx32("llama3-8b", fp8="delayed")
     args, flags = dict(args, zero=1), flags + ["--zero", "1"]
-    off = weft.optimize(fp8_param_gather=False, **args)
-    on = weft.optimize(fp8_param_gather=True, **args)
-    same(off, cli("optimize", *flags, "--fp8-param-gather", "off"), skip=NOWALL)
-    same(on, cli("optimize", *flags, "--fp8-param-gather", "on"), skip=NOWALL)
-    assert weft.optimize(**args) == off
+    on, off = on_off_parity("fp8_param_gather", args, flags)
     assert on["jobs"][0]["exposed_comm_ns"][2] <= off["jobs"][0]["exposed_comm_ns"][2]
     assert on["jobs"][0]["comm_ns"][2] < off["jobs"][0]["comm_ns"][2]
     sc["workload"] = dict(job, sequence_parallel=True, zero=1, fp8_param_gather=True)

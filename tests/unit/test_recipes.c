@@ -176,32 +176,21 @@ static void rp_head_dim_flops(void) {
 }
 
 /* The tiny GeLU model generated on one NPU, as the recomputation tests
- * run it: rp_open fills it, rp_gen generates, rp_close frees. */
+ * run it (gen_fixture.h's FxRun around it): rp_open fills it, rp_gen
+ * generates, rp_close frees. */
 typedef struct {
   WeftModel m;
-  WeftDevice dev;
-  WeftNetwork net;
-  WeftParallel par;
-  WeftWorkload *wl;
-  WeftCommunicator comm;
-  WeftGenInfo info;
-  WeftError err;
+  FxRun f;
 } Rp;
 
 static void rp_open(Rp *r, int seq_len, int layers) {
-  static const int n[1] = {1};
   r->m = fx_tiny(seq_len, layers, 1);
-  r->dev = fx_unit_device(1e15);
-  r->net = fx_net(1, n, WEFT_RING);
-  weft_parallel_default(&r->par);
-  r->wl = weft_workload_create();
+  fx_run_init(&r->f, 1, 1e15);
 }
 
-static int rp_gen(Rp *r) {
-  return weft_generate(&r->m, &r->dev, &r->par, &r->net, 0, r->wl, &r->comm, &r->info, &r->err);
-}
+static int rp_gen(Rp *r) { return fx_run(&r->f, &r->m); }
 
-static void rp_close(Rp *r) { weft_workload_free(r->wl); }
+static void rp_close(Rp *r) { fx_run_free(&r->f); }
 
 /* Partial recomputation, the tiny GeLU model, 4 layers, 1 sequence, pp 1
  * (a layer: forward 832 FLOPs, attention 320; logits 128; model FLOPs 3
@@ -225,32 +214,32 @@ static void rp_partial_recompute(void) {
            {WEFT_RECOMPUTE_FULL, WEFT_RECOMPUTE_BLOCK, 1, 1328, 832, 400},
            {WEFT_RECOMPUTE_FULL, WEFT_RECOMPUTE_UNIFORM, 2, 720, 3328, 640}};
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-    r.par.recompute = c[i].mode;
-    r.par.recompute_method = c[i].method;
-    r.par.recompute_num_layers = c[i].N;
+    r.f.par.recompute = c[i].mode;
+    r.f.par.recompute_method = c[i].method;
+    r.f.par.recompute_num_layers = c[i].N;
     CHECK_EQ_INT(rp_gen(&r), WEFT_OK);
-    CHECK_NEAR(r.info.mem.activations_bytes, c[i].act, 0);
-    CHECK_NEAR(r.info.model_flops, 10368, 0);
-    CHECK_NEAR(r.info.hw_flops - r.info.model_flops, c[i].extra, 0);
-    const WeftLayer *a = fx_find_layer(r.wl, "L2.attn");
+    CHECK_NEAR(r.f.info.mem.activations_bytes, c[i].act, 0);
+    CHECK_NEAR(r.f.info.model_flops, 10368, 0);
+    CHECK_NEAR(r.f.info.hw_flops - r.f.info.model_flops, c[i].extra, 0);
+    const WeftLayer *a = fx_find_layer(r.f.wl, "L2.attn");
     CHECK(a && a->phase[WEFT_PHASE_IG].compute_ns == c[i].ig);
   }
   /* block N = 9 covers the stage: full recomputation */
-  r.par.recompute_num_layers = 9;
-  r.par.recompute_method = WEFT_RECOMPUTE_BLOCK;
+  r.f.par.recompute_num_layers = 9;
+  r.f.par.recompute_method = WEFT_RECOMPUTE_BLOCK;
   CHECK_EQ_INT(rp_gen(&r), WEFT_OK);
-  CHECK_NEAR(r.info.mem.activations_bytes, 440, 0);
+  CHECK_NEAR(r.f.info.mem.activations_bytes, 440, 0);
   /* only with full recomputation; block needs N */
-  r.par.recompute = WEFT_RECOMPUTE_SELECTIVE;
+  r.f.par.recompute = WEFT_RECOMPUTE_SELECTIVE;
   CHECK_EQ_INT(rp_gen(&r), WEFT_EINPUT);
-  CHECK(!strcmp(r.err.field, "recompute_num_layers"));
-  r.par.recompute = WEFT_RECOMPUTE_FULL;
-  r.par.recompute_num_layers = 0;
+  CHECK(!strcmp(r.f.err.field, "recompute_num_layers"));
+  r.f.par.recompute = WEFT_RECOMPUTE_FULL;
+  r.f.par.recompute_num_layers = 0;
   CHECK_EQ_INT(rp_gen(&r), WEFT_EINPUT);
   int method = -1;
-  CHECK_EQ_INT(weft_recompute_method_parse("block", &method, &r.err), WEFT_OK);
+  CHECK_EQ_INT(weft_recompute_method_parse("block", &method, &r.f.err), WEFT_OK);
   CHECK_EQ_INT(method, WEFT_RECOMPUTE_BLOCK);
-  CHECK_EQ_INT(weft_recompute_method_parse("blocks", &method, &r.err), WEFT_EINPUT);
+  CHECK_EQ_INT(weft_recompute_method_parse("blocks", &method, &r.f.err), WEFT_EINPUT);
   CHECK(!strcmp(weft_recompute_method_name(WEFT_RECOMPUTE_UNIFORM), "uniform"));
   rp_close(&r);
 }
@@ -361,7 +350,7 @@ static void rp_recompute_modules(void) {
   CHECK_EQ_INT(weft_recompute_modules_parse(" , ", &mask, &err), WEFT_EINPUT);
   Rp r;
   rp_open(&r, 2, 2);
-  r.par.recompute = WEFT_RECOMPUTE_SELECTIVE;
+  r.f.par.recompute = WEFT_RECOMPUTE_SELECTIVE;
   static const struct {
     int mods;
     double act, extra;
@@ -370,18 +359,18 @@ static void rp_recompute_modules(void) {
            {WEFT_RC_MLP, 560, 1024},
            {WEFT_RC_CORE_ATTN | WEFT_RC_LAYERNORM, 616, 128}};
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-    r.par.recompute_modules = c[i].mods;
+    r.f.par.recompute_modules = c[i].mods;
     CHECK_EQ_INT(rp_gen(&r), WEFT_OK);
-    CHECK_NEAR(r.info.mem.activations_bytes, c[i].act, 0);
-    CHECK_NEAR(r.info.hw_flops - r.info.model_flops, c[i].extra, 0);
+    CHECK_NEAR(r.f.info.mem.activations_bytes, c[i].act, 0);
+    CHECK_NEAR(r.f.info.hw_flops - r.f.info.model_flops, c[i].extra, 0);
   }
-  r.par.recompute_modules = WEFT_RC_MLP;
+  r.f.par.recompute_modules = WEFT_RC_MLP;
   CHECK_EQ_INT(rp_gen(&r), WEFT_OK);
-  const WeftLayer *f = fx_find_layer(r.wl, "L1.mlp");
+  const WeftLayer *f = fx_find_layer(r.f.wl, "L1.mlp");
   CHECK(f && f->phase[WEFT_PHASE_IG].compute_ns == 1024);
-  r.par.recompute = WEFT_RECOMPUTE_FULL; /* modules only with selective */
+  r.f.par.recompute = WEFT_RECOMPUTE_FULL; /* modules only with selective */
   CHECK_EQ_INT(rp_gen(&r), WEFT_EINPUT);
-  CHECK(!strcmp(r.err.field, "recompute_modules"));
+  CHECK(!strcmp(r.f.err.field, "recompute_modules"));
   rp_close(&r);
 }
 
@@ -408,33 +397,33 @@ static void rp_torchtitan_op(void) {
   for (int sw = 0; sw < 2; sw++) {
     r.m.ffn_matrices = sw ? 3 : 2;
     for (int t = 0; t < 2; t++) {
-      r.par.recompute = t ? WEFT_RECOMPUTE_SELECTIVE : WEFT_RECOMPUTE_NONE;
-      r.par.recompute_modules = t ? WEFT_RC_TORCHTITAN_OP : 0;
+      r.f.par.recompute = t ? WEFT_RECOMPUTE_SELECTIVE : WEFT_RECOMPUTE_NONE;
+      r.f.par.recompute_modules = t ? WEFT_RC_TORCHTITAN_OP : 0;
       CHECK_EQ_INT(rp_gen(&r), WEFT_OK);
-      const WeftLayer *a = fx_find_layer(r.wl, "L1.attn"), *f = fx_find_layer(r.wl, "L1.mlp");
+      const WeftLayer *a = fx_find_layer(r.f.wl, "L1.attn"), *f = fx_find_layer(r.f.wl, "L1.mlp");
       CHECK(a && f);
       ig[t][0] = a ? a->phase[WEFT_PHASE_IG].compute_ns : 0;
       ig[t][1] = f ? f->phase[WEFT_PHASE_IG].compute_ns : 0;
       if (t && !sw) {
-        CHECK_NEAR(r.info.mem.activations_bytes, 504, 0);
-        CHECK_NEAR(r.info.hw_flops - r.info.model_flops, 2 * 192, 0);
+        CHECK_NEAR(r.f.info.mem.activations_bytes, 504, 0);
+        CHECK_NEAR(r.f.info.hw_flops - r.f.info.model_flops, 2 * 192, 0);
       }
       if (t && sw) {
-        CHECK_NEAR(r.info.mem.activations_bytes, 568, 0);
-        CHECK_NEAR(r.info.hw_flops - r.info.model_flops, 2 * (192 + 256), 0);
+        CHECK_NEAR(r.f.info.mem.activations_bytes, 568, 0);
+        CHECK_NEAR(r.f.info.hw_flops - r.f.info.model_flops, 2 * (192 + 256), 0);
       }
     }
     CHECK_NEAR(ig[1][0] - ig[0][0], 192, 0);
     CHECK_NEAR(ig[1][1] - ig[0][1], sw ? 256 : 0, 0);
   }
-  r.par.recompute = WEFT_RECOMPUTE_SELECTIVE;
-  r.par.recompute_modules = WEFT_RC_TORCHTITAN_OP | WEFT_RC_CORE_ATTN;
+  r.f.par.recompute = WEFT_RECOMPUTE_SELECTIVE;
+  r.f.par.recompute_modules = WEFT_RC_TORCHTITAN_OP | WEFT_RC_CORE_ATTN;
   CHECK_EQ_INT(rp_gen(&r), WEFT_EINPUT);
-  CHECK(!strcmp(r.err.field, "recompute_modules") && strstr(r.err.msg, "stands alone"));
+  CHECK(!strcmp(r.f.err.field, "recompute_modules") && strstr(r.f.err.msg, "stands alone"));
   WeftModel moe = fx_tiny_moe(2, 2);
-  r.par.recompute_modules = WEFT_RC_TORCHTITAN_OP;
-  CHECK_EQ_INT(weft_generate(&moe, &r.dev, &r.par, &r.net, 0, r.wl, &r.comm, &r.info, &r.err), WEFT_EINPUT);
-  CHECK(!strcmp(r.err.field, "recompute_modules") && strstr(r.err.msg, "experts"));
+  r.f.par.recompute_modules = WEFT_RC_TORCHTITAN_OP;
+  CHECK_EQ_INT(weft_generate(&moe, &r.f.dev, &r.f.par, &r.f.net, 0, r.f.wl, &r.f.comm, &r.f.info, &r.f.err), WEFT_EINPUT);
+  CHECK(!strcmp(r.f.err.field, "recompute_modules") && strstr(r.f.err.msg, "experts"));
   rp_close(&r);
 }
 
