@@ -38,7 +38,8 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_TPOAGG] = {"--tp-overlap-aggregate", "LIST", CLI_TPOAGG_HELP},
     [CLI_MO_P2P] = {"--overlap-p2p-communication", "on|off", CLI_P2P_HELP},
     [CLI_MO_ETP] = {"--etp", "N", CLI_ETP_HELP},
-    [CLI_MO_CPCOMM] = {"--cp-comm", "p2p|all_gather", CLI_CPCOMM_HELP},
+    [CLI_MO_CPCOMM] = {"--cp-comm", "p2p|all_gather|torch_allgather|torch_alltoall",
+                       CLI_CPCOMM_HELP},
     [CLI_MO_ADROP] = {"--attention-dropout", "P", CLI_ADROP_HELP},
     [CLI_MO_HDROP] = {"--hidden-dropout", "P", CLI_HDROP_HELP},
     [CLI_MO_MOEPF] = {"--moe-permute-fusion", "on|off", CLI_MOEPF_HELP},
@@ -307,7 +308,8 @@ static int named(const char *flag, const char *v, int (*parse)(const char *, int
 }
 
 int cli_opt_cp_comm(const char *v, WeftParallel *p) {
-  return named("--cp-comm", v, weft_cp_comm_parse, &p->cp_comm, "p2p or all_gather");
+  return named("--cp-comm", v, weft_cp_comm_parse, &p->cp_comm,
+               "p2p, all_gather, torch_allgather or torch_alltoall");
 }
 
 int cli_opt_fp8_amax(const char *v, WeftParallel *p) {

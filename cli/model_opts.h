@@ -155,9 +155,11 @@ int cli_opt_moe_a2a(const char *overlap, const char *dispatch_fp8, WeftParallel 
 #define CLI_CPCOMM_HELP                                                       \
   "context parallelism's K, V exchange: p2p (a ring, each\n"                 \
   "                        transfer under an attention kernel; default,\n"   \
-  "                        Megatron's) or all_gather (Llama 3's; Megatron's\n" \
-  "                        --cp-comm-type)"
-/* --cp-comm (p2p|all_gather) into p; absent: unchanged. Prints and returns
+  "                        Megatron's), all_gather (Llama 3's; Megatron's\n" \
+  "                        --cp-comm-type), or PyTorch's ring as torchtitan\n" \
+  "                        runs it: torch_allgather (its default rotate\n"  \
+  "                        method) or torch_alltoall"
+/* --cp-comm (p2p|all_gather|torch_allgather|torch_alltoall) into p; absent: unchanged. Prints and returns
  * -1 on a bad value. */
 int cli_opt_cp_comm(const char *v, WeftParallel *p);
 #define CLI_ADROP_HELP                                                        \

@@ -581,9 +581,21 @@ int weft_attention_parse(const char *text, int *kind, WeftError *err);
  * p2p (Megatron's default: a ring of cp steps, each a flash kernel on the
  * local queries and the K, V block of one rank, the next block sent and
  * received under it) or all_gather (Llama 3's: K and V gathered whole, one
- * kernel, the gather blocking). */
-typedef enum { WEFT_CP_P2P = 0, WEFT_CP_ALLGATHER = 1 } WeftCpComm;
-/* "p2p", "all_gather" <-> WeftCpComm; parse: WEFT_EINPUT (field "cp_comm") otherwise. */
+ * kernel, the gather blocking); or PyTorch's ring (torch.distributed.tensor.
+ * experimental context_parallel, torchtitan's CP): the same load-balanced
+ * steps around the SDPA flash kernel, its merges and gradient sums eager in
+ * fp32, K and V with every query head (torchtitan's repeat_kv), exchanged
+ * by one all-gather (torch_allgather, torchtitan's default rotate method)
+ * or a send-recv a step (torch_alltoall), the fp32 dK, dV a send-recv a
+ * step. PyTorch's ring needs a causal mask, fused attention and no window. */
+typedef enum {
+  WEFT_CP_P2P = 0,
+  WEFT_CP_ALLGATHER = 1,
+  WEFT_CP_TORCH_ALLGATHER = 2,
+  WEFT_CP_TORCH_ALLTOALL = 3
+} WeftCpComm;
+/* "p2p", "all_gather", "torch_allgather", "torch_alltoall" <-> WeftCpComm;
+ * parse: WEFT_EINPUT (field "cp_comm") otherwise. */
 const char *weft_cp_comm_name(int kind);
 int weft_cp_comm_parse(const char *text, int *kind, WeftError *err);
 /* Over which ranks delayed scaling all-reduces an FP8 region's amaxes. */

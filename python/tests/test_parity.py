@@ -1068,7 +1068,7 @@ def test_moe_permute_fusion():
 
 
 def test_cp_comm():
-    # cp_comm= is --cp-comm p2p|all_gather (Megatron's --cp-comm-type): the
+    # cp_comm= is --cp-comm p2p|all_gather|torch_* (Megatron's --cp-comm-type): the
     # default is the P2P ring, its transfers hidden behind the ring's
     # kernels; all_gather the blocking gathers and scatter. The scenario key
     # cp_comm gives the same answer.
@@ -1087,6 +1087,24 @@ def test_cp_comm():
     assert ring["time_ns"] != ag["time_ns"]
     with pytest.raises(weft.WeftError) as e:
         weft.optimize(cp_comm="ring", **args)
+    assert e.value.field == "cp_comm"
+    # PyTorch's ring (torchtitan's CP): the same steps, its eager fp32 merges
+    # and sums on top, K, V with every query head; both rotate methods, in
+    # every entry point; standard attention refused naming the field.
+    for name in ("torch_allgather", "torch_alltoall"):
+        t = weft.optimize(cp_comm=name, **args)
+        same(t, cli("optimize", *flags, "--cp-comm", name), skip=NOWALL)
+        assert t["time_ns"] > ring["time_ns"]
+        sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 16]},
+              "cost_model": "data/validation/cost.yml",
+              "workload": {"model": "llama2-70b", "tp": 8, "cp": 2, "pp": 4,
+                           "recompute": "full", "attention": "flash",
+                           "sequence_parallel": True,
+                           "cp_comm": name},
+              "constraints": ["B1 <= 450", "B2 <= 50"]}
+        assert weft.optimize(sc)["time_ns"] == t["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(cp_comm="torch_allgather", **dict(args, attention="standard"))
     assert e.value.field == "cp_comm"
 
 

@@ -232,7 +232,7 @@ def read_workload(v):
 def device_knobs(kw, par):
     """sp=, cuda_graphs= (booleans), fp8= (True: delayed, or off|delayed|
     current|mxfp8|blockwise|nvfp4), attention= (standard|flash|fa2), cp_comm=
-    (p2p|all_gather), fp8_amax_reduce= (stage|tp|off), cross_entropy=
+    (p2p|all_gather|torch_allgather|torch_alltoall), fp8_amax_reduce= (stage|tp|off), cross_entropy=
     (fused|megatron|te|torch) and attention_dropout=, hidden_dropout=
     (probabilities; absent: the model's) into par, as --sp, --cuda-graphs,
     --fp8, --attention, --cp-comm, --fp8-amax-reduce, --cross-entropy,
@@ -280,7 +280,8 @@ def device_knobs(kw, par):
     for k, parse, expected in (("attention", lib.weft_attention_parse, "standard, flash or fa2"),
                                ("fp8_amax_reduce", lib.weft_fp8_amax_reduce_parse,
                                 "stage, tp or off"),
-                               ("cp_comm", lib.weft_cp_comm_parse, "p2p or all_gather"),
+                               ("cp_comm", lib.weft_cp_comm_parse,
+                                "p2p, all_gather, torch_allgather or torch_alltoall"),
                                ("cross_entropy", lib.weft_cross_entropy_parse,
                                 "fused, megatron, te or torch"),
                                ("moe_dispatcher", lib.weft_moe_dispatcher_parse,

@@ -293,8 +293,8 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                      &par->attention, err)) ||
       (rc = word_key(wv, "schedule", "1f1b or dualpipe", weft_schedule_parse, file,
                      &par->schedule, err)) ||
-      (rc = word_key(wv, "cp_comm", "p2p or all_gather", weft_cp_comm_parse, file,
-                     &par->cp_comm, err)) ||
+      (rc = word_key(wv, "cp_comm", "p2p, all_gather, torch_allgather or torch_alltoall",
+                     weft_cp_comm_parse, file, &par->cp_comm, err)) ||
       (rc = word_key(wv, "fp8_amax_reduce", "stage, tp or off", weft_fp8_amax_reduce_parse,
                      file, &par->fp8_amax_reduce, err)) ||
       (rc = word_key(wv, "cross_entropy", "fused, megatron, te or torch",

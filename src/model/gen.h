@@ -85,10 +85,12 @@ typedef struct {
    * TP x CP x DP as ETP x EP x EDP (Megatron-Core's order), not EP inside
    * DP; etp the experts' tensor-parallel degree (tp unless folded) */
   int fold, etp;
-  /* context parallelism's P2P ring (weft_gen_cp_setup): on, a K, V block's
-   * bytes, the compute its forward and backward transfers hide behind */
+  /* context parallelism's ring (weft_gen_cp_setup): on, a K, V block's
+   * bytes, the compute its forward and backward transfers hide behind (the
+   * P2P ring's), its diagonal kernel's and its faster rank's off-diagonal
+   * kernel's times [forward, backward] (PyTorch's ring) */
   int cp_ring;
-  double cp_block_bytes, cp_hide_ns[2];
+  double cp_block_bytes, cp_hide_ns[2], cp_diag_ns[2], cp_off_ns[2];
   /* bytes an element of an FP8 GEMM's weight moves in a parameter all-gather:
    * one FP8 copy's with fp8_param_gather, else param_bytes */
   double lin_gather_bytes;
@@ -237,10 +239,11 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
  * byte: 1 / act_bytes with FP8 GEMMs (Transformer Engine gathers the FP8
  * copy, with or without the overlap), else 1. */
 double weft_gen_tp_ag_width(const Gen *g);
-/* gen_overlap.c: context parallelism's P2P ring (Transformer Engine's
- * cp_comm_type p2p; docs/zoo.md, "Context parallelism") for R micro-batches,
- * rc = the share recomputed: its K, V (forward) and K, V and dK, dV
- * (backward) transfers, each hidden behind the step kernel beside it.
+/* gen_overlap.c: context parallelism's ring (Transformer Engine's
+ * cp_comm_type p2p, or PyTorch's: torch_allgather, torch_alltoall;
+ * docs/zoo.md, "Context parallelism") for R micro-batches, rc = the share
+ * recomputed: its K, V (forward) and K, V and dK, dV (backward) transfers,
+ * each hidden behind the step kernels beside it.
  * Returns 0 (adding nothing) when the layer's attention is no ring
  * (OcLayer.cp_ring 0: cp_comm all_gather, standard attention, a window). */
 int weft_gen_cp_ring(Gen *g, GenBlock *blk, double R, double rc);

@@ -181,12 +181,56 @@ void weft_gen_cp_setup(Gen *g) {
     else off[p][o->cp_rank == OC_CP_LAST] = ns;
   }
   g->cp_block_bytes = weft_opcost_cp_block_bytes(&l);
-  g->cp_hide_ns[0] = diag[0] + (l.cp - 2) * fmin(off[0][0], off[0][1]);
-  g->cp_hide_ns[1] = diag[1] + (l.cp - 1) * fmin(off[1][0], off[1][1]);
+  for (int p = 0; p < 2; p++) {
+    g->cp_diag_ns[p] = diag[p];
+    g->cp_off_ns[p] = fmin(off[p][0], off[p][1]);
+  }
+  g->cp_hide_ns[0] = diag[0] + (l.cp - 2) * g->cp_off_ns[0];
+  g->cp_hide_ns[1] = diag[1] + (l.cp - 1) * g->cp_off_ns[1];
+}
+
+/* PyTorch's ring (_templated_ring_attention, torchtitan's CP): K, V (every
+ * query head, opcost_cp.c's block) go round before each step but the last;
+ * with torch_allgather in one all-gather issued before step 0 and awaited
+ * at step 1 (hidden behind the diagonal kernel alone), with torch_alltoall
+ * a send-recv a step as the P2P ring's. The backward moves K, V so again
+ * and, after every step, the fp32 dK, dV summed so far to the next rank (a
+ * send-recv; each awaited after the next step's kernel, the last after the
+ * loop): hidden behind steps 1..cp-1's kernels. One NCCL stream carries
+ * both, so the all-to-all variant's K, V and dK, dV share one budget. */
+static void cp_torch(Gen *g, GenBlock *blk, double R, double rc) {
+  double cp = g->par->cp, kv = g->cp_block_bytes, dkv = kv * 4 / g->par->act_bytes;
+  const double *dg = g->cp_diag_ns, *off = g->cp_off_ns;
+  int ag = g->par->cp_comm == WEFT_CP_TORCH_ALLGATHER;
+  for (int k = 0; k < 2; k++) { /* the forward, and its recomputation in backward */
+    double x = k ? R * rc : R;
+    WeftPhase ph = k ? WEFT_PHASE_IG : WEFT_PHASE_FWD;
+    if (!(x > 0)) continue;
+    if (ag)
+      weft_gen_add_hidden(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_CP, x * kv, x, x * dg[0],
+                          GEN_HIDE_CP);
+    else
+      weft_gen_add_hidden(g, blk, ph, WEFT_COLL_SENDRECV, GEN_CP, x * (cp - 1) * kv, x * (cp - 1),
+                          x * (dg[0] + (cp - 2) * off[0]), GEN_HIDE_CP);
+  }
+  if (ag) {
+    weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_CP, R * kv, R, R * dg[1],
+                        GEN_HIDE_CP);
+    weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_SENDRECV, GEN_CP, R * cp * dkv, R * cp,
+                        R * (cp - 1) * off[1], GEN_HIDE_CP);
+  } else {
+    weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_SENDRECV, GEN_CP,
+                        R * ((cp - 1) * kv + cp * dkv), R * (2 * cp - 1),
+                        R * (dg[1] + (cp - 1) * off[1]), GEN_HIDE_CP);
+  }
 }
 
 int weft_gen_cp_ring(Gen *g, GenBlock *blk, double R, double rc) {
   if (!g->cp_ring) return 0;
+  if (g->par->cp_comm == WEFT_CP_TORCH_ALLGATHER || g->par->cp_comm == WEFT_CP_TORCH_ALLTOALL) {
+    cp_torch(g, blk, R, rc);
+    return 1;
+  }
   double cp = g->par->cp, kv = g->cp_block_bytes, fwd = g->cp_hide_ns[0], bwd = g->cp_hide_ns[1];
   for (int k = 0; k < 2; k++) { /* the forward, and its recomputation in backward */
     double x = k ? R * rc : R;

@@ -21,7 +21,8 @@ _Static_assert(GEN_NKINDS - 1 <= WEFT_MAX_GROUPS, "every group kind can become a
 static const char *const RECOMPUTE_NAME[] = {"none", "full", "selective"};
 static const char *const ATTENTION_NAME[] = {"standard", "flash", "fa2"};
 static const char *const SCHEDULE_NAME[] = {"1f1b", "dualpipe"};
-static const char *const CP_COMM_NAME[] = {"p2p", "all_gather"};
+static const char *const CP_COMM_NAME[] = {"p2p", "all_gather", "torch_allgather",
+                                            "torch_alltoall"};
 static const char *const FP8_NAME[] = {"off", "delayed", "current", "mxfp8", "blockwise", "nvfp4"};
 static const char *const AMAX_NAME[] = {"stage", "tp", "off"};
 static const char *const CE_NAME[] = {"fused", "megatron", "te", "torch"};
@@ -102,9 +103,10 @@ const char *weft_attention_name(int kind) { return name_of(ATTENTION_NAME, 3, ki
 int weft_attention_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(ATTENTION_NAME, 3, "attention", "standard, flash or fa2", text, kind, err);
 }
-const char *weft_cp_comm_name(int kind) { return name_of(CP_COMM_NAME, 2, kind); }
+const char *weft_cp_comm_name(int kind) { return name_of(CP_COMM_NAME, 4, kind); }
 int weft_cp_comm_parse(const char *text, int *kind, WeftError *err) {
-  return name_parse(CP_COMM_NAME, 2, "cp_comm", "p2p or all_gather", text, kind, err);
+  return name_parse(CP_COMM_NAME, 4, "cp_comm", "p2p, all_gather, torch_allgather or torch_alltoall",
+                    text, kind, err);
 }
 const char *weft_fp8_amax_reduce_name(int kind) { return name_of(AMAX_NAME, 3, kind); }
 int weft_fp8_amax_reduce_parse(const char *text, int *kind, WeftError *err) {
@@ -175,9 +177,11 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "cross_entropy %d: expected 0 (fused), 1 (megatron), 2 (te) or 3 "
                           "(torch)",
                           p->cross_entropy);
-  if (p->cp_comm != WEFT_CP_P2P && p->cp_comm != WEFT_CP_ALLGATHER)
+  if (p->cp_comm < WEFT_CP_P2P || p->cp_comm > WEFT_CP_TORCH_ALLTOALL)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cp_comm",
-                          "cp_comm %d: expected 0 (p2p) or 1 (all_gather)", p->cp_comm);
+                          "cp_comm %d: expected 0 (p2p), 1 (all_gather), 2 (torch_allgather) or "
+                          "3 (torch_alltoall)",
+                          p->cp_comm);
   if (p->fp8 < WEFT_FP8_OFF || p->fp8 > WEFT_FP8_NVFP4)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fp8",
                           "fp8 %d: expected 0..5 (off, delayed, current, mxfp8, blockwise, nvfp4)",
@@ -318,6 +322,24 @@ static int check_common(Gen *g) {
   if (p->attention < WEFT_ATTENTION_STANDARD || p->attention > WEFT_ATTENTION_FA2)
     return weft_gen_fail(g, WEFT_EINPUT, "attention", "attention must be 0..2, got %d",
                          p->attention);
+  if (p->cp > 1 && p->cp_comm >= WEFT_CP_TORCH_ALLGATHER) { /* torch's _templated_ring_attention */
+    const char *cn = weft_cp_comm_name(p->cp_comm);
+    if (p->attention == WEFT_ATTENTION_STANDARD)
+      return weft_gen_fail(g, WEFT_EINPUT, "cp_comm",
+                           "cp_comm %s: PyTorch's ring runs SDPA's fused kernels, not attention "
+                           "standard",
+                           cn);
+    if (g->m->bidirectional)
+      return weft_gen_fail(g, WEFT_EINPUT, "cp_comm",
+                           "cp_comm %s: PyTorch's load-balanced ring needs a causal mask (it "
+                           "raises 'Load balancing requires `is_causal=True`')",
+                           cn);
+    if (g->m->window > 0 && weft_opcost_window_share(g->m) > 0)
+      return weft_gen_fail(g, WEFT_EINPUT, "cp_comm",
+                           "cp_comm %s: PyTorch's ring has no sliding window (its SDPA steps are "
+                           "causal or whole)",
+                           cn);
+  }
   long long npar = (long long)p->tp * p->cp * p->pp * p->dp;
   if (npar != n) {
     if (p->cp > 1)

@@ -66,8 +66,10 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->act_bytes = par->act_bytes;
   l->param_bytes = par->param_bytes;
   l->cp = cp;
-  /* Transformer Engine's ring has no sliding window: those keep one kernel */
-  l->cp_ring = cp > 1 && l->flash && par->cp_comm == WEFT_CP_P2P &&
+  /* Transformer Engine's ring has no sliding window: those keep one kernel
+   * (PyTorch's ring is refused with one, generate.c) */
+  l->cp_torch = par->cp_comm == WEFT_CP_TORCH_ALLGATHER || par->cp_comm == WEFT_CP_TORCH_ALLTOALL;
+  l->cp_ring = cp > 1 && l->flash && (par->cp_comm == WEFT_CP_P2P || l->cp_torch) &&
                !(l->window > 0 && l->windowed > 0);
   l->grad_bytes = par->grad_bytes;
   l->main_grad = par->zero_stage < 3;

@@ -51,8 +51,10 @@ typedef struct {
   double b, s, h, heads, kv_heads, ffn, vocab, experts, top_k;
   double kv_len;       /* keys each query attends over: s x cp (context parallel) */
   double cp;           /* context-parallel degree (1: none) */
-  int cp_ring;         /* 1: CP's attention as Transformer Engine's P2P ring (cp > 1,
-                          flash, cp_comm p2p, no sliding window); 0: one kernel over kv_len */
+  int cp_ring;         /* 1: CP's attention as a ring of steps (cp > 1, flash, no sliding
+                          window; cp_comm p2p: Transformer Engine's, torch_*: PyTorch's);
+                          0: one kernel over kv_len */
+  int cp_torch;        /* the ring is PyTorch's (cp_comm torch_allgather, torch_alltoall) */
   double dqk, dv;      /* per-head query/key and value widths (h / heads unless MLA) */
   double q_lora, kv_lora, rope; /* MLA latents (kv_lora 0: standard attention) */
   double shared, moe_ffn;       /* MoE: shared experts, an expert's FFN width */

@@ -43,12 +43,18 @@ static void put(Out *o, OcOp op) {
   o->n++;
 }
 
+/* K and V heads a rank's ring moves and its kernels read: PyTorch's ring
+ * gets them repeated to every query head (torchtitan's repeat_kv before SDPA). */
+static double kv_heads(const OcLayer *l) {
+  return (l->cp_torch ? l->heads : l->kv_heads) / l->tp;
+}
+
 /* count flash kernels of q queries against kv keys (all heads of the rank),
  * causal on a q == kv block: FLOPs and bytes as the one-kernel model's
  * (opcost.c, attention) for that shape. */
 static OcOp kernel(const OcLayer *l, int phase, double q, double kv, int causal, double count,
                    int role, int rank) {
-  double a = l->heads / l->tp, kvh = l->kv_heads / l->tp, w = l->dqk + l->dv;
+  double a = l->heads / l->tp, kvh = kv_heads(l), w = l->dqk + l->dv;
   double pairs = l->b * a * q * kv * weft_opcost_causal_fraction(kv, causal);
   int fwd = phase == WEFT_PHASE_FWD;
   double flops = fwd ? 2 * pairs * w : 2 * pairs * (3 * l->dqk + 2 * l->dv);
@@ -62,11 +68,78 @@ static OcOp pass(const char *name, int phase, double flops, double bytes, double
   return (OcOp){name, phase, OC_VECTOR, 0, 0, 0, 0, flops, bytes, 0, 0, 0, 0, 0, count, 0, rank};
 }
 
+/* PyTorch's ring (torch/distributed/tensor/experimental/_attention.py:
+ * _templated_ring_attention and its backward, _SDPAMerger, convert_to_f32
+ * and enable_load_balance on, as torchtitan runs it; docs/zoo.md, "Context
+ * parallelism"): the same load-balanced steps and kernels as Transformer
+ * Engine's, K and V at every query head (repeat_kv), and eager torch ops
+ * around them, each one kernel, its bytes read and written:
+ *   forward: K, V made contiguous (2 copies); torch.cat of K, V for the
+ *   rotater before every step but the last; each step's output cast to
+ *   fp32; a whole step's merge out - sigmoid(lse_b - lse) (out - out_b)
+ *   (3 kernels over the fp32 output) and lse - logsigmoid(lse - lse_b)
+ *   (5 over the LSE, with the sigmoid's); a step that saw half the queries
+ *   (the first rank's) merges into halves and rebuilds the output and LSE
+ *   by torch.cat (_partial_update); the result cast back to bf16.
+ *   backward: fp32 zeros for dQ, dK, dV; K, V contiguous again and
+ *   concatenated before every step but the last; each step's dQ, dK, dV
+ *   (bf16) added into the fp32 sums, a half-sized one into a chunk and the
+ *   tensor rebuilt by torch.cat (dK, dV on the last rank, dQ on the first);
+ *   the fp32 dK, dV concatenated every step for the send; the first rank's
+ *   LSE half made contiguous; dQ and dK, dV cast to bf16 at the end. */
+static int torch_ops(const OcLayer *l, OcOp *ops, int max) {
+  Out o = {ops, 0, max};
+  double cp = l->cp, S = l->s, c = S / 2, a = l->heads / l->tp, eb = l->act_bytes, f = 4;
+  double Qe = l->b * S * a * l->dqk, Oe = l->b * S * a * l->dv; /* elements */
+  double KVe = l->b * S * a * (l->dqk + l->dv), KV = KVe * eb, Le = l->b * a * S;
+  const int F = WEFT_PHASE_FWD, B = WEFT_PHASE_IG, X = OC_CP_LAST, Y = OC_CP_FIRST;
+  /* forward, every rank */
+  put(&o, pass("cp_kv_contig", F, 0, KV, 2, OC_CP_ALL));
+  put(&o, pass("cp_kv_cat", F, 0, 2 * KV, cp - 1, OC_CP_ALL));
+  put(&o, kernel(l, F, S, S, l->causal, 1, OC_CP_DIAGONAL, OC_CP_ALL));
+  put(&o, pass("cp_out_f32", F, 0, Oe * (eb + f), 1, OC_CP_ALL));  /* step 0's */
+  put(&o, pass("cp_out_bf16", F, 0, Oe * (f + eb), 1, OC_CP_ALL)); /* the result */
+  /* the last rank: every step whole */
+  put(&o, kernel(l, F, S, c, 0, cp - 1, OC_CP_OFF_DIAGONAL, X));
+  put(&o, pass("cp_out_f32", F, 0, Oe * (eb + f), cp - 1, X));
+  put(&o, pass("cp_out_merge", F, Oe, (8 * f * Oe + f * Le) / 3, 3 * (cp - 1), X));
+  put(&o, pass("cp_lse_merge", F, Le, 13 * f * Le / 5, 5 * (cp - 1), X));
+  /* the first rank: its second chunk's queries, merged into halves */
+  put(&o, kernel(l, F, c, S, 0, cp - 1, OC_CP_OFF_DIAGONAL, Y));
+  put(&o, pass("cp_out_f32", F, 0, Oe / 2 * (eb + f), cp - 1, Y));
+  put(&o, pass("cp_out_merge", F, Oe / 2, (4 * f * Oe + f * Le / 2) / 3, 3 * (cp - 1), Y));
+  put(&o, pass("cp_out_cat", F, 0, 2 * f * Oe, cp - 1, Y));
+  put(&o, pass("cp_lse_merge", F, Le / 2, 6.5 * f * Le / 5, 5 * (cp - 1), Y));
+  put(&o, pass("cp_lse_cat", F, 0, 2 * f * Le, cp - 1, Y));
+  /* backward, every rank */
+  put(&o, pass("cp_grad_zero", B, 0, f * (Qe + KVe) / 3, 3, OC_CP_ALL));
+  put(&o, pass("cp_kv_contig", B, 0, KV, 2, OC_CP_ALL));
+  put(&o, pass("cp_kv_cat", B, 0, 2 * KV, cp - 1, OC_CP_ALL));
+  put(&o, kernel(l, B, S, S, l->causal, 1, OC_CP_DIAGONAL, OC_CP_ALL));
+  put(&o, pass("cp_dkv_add", B, KVe / 2, (2 * f + eb) * KVe / 2, 2, OC_CP_ALL)); /* step 0 */
+  put(&o, pass("cp_dq_add", B, Qe, (2 * f + eb) * Qe, 1, OC_CP_ALL));            /* step 0 */
+  put(&o, pass("cp_dkv_cat", B, 0, 2 * f * KVe, cp, OC_CP_ALL));
+  put(&o, pass("cp_grad_bf16", B, 0, (Qe + KVe) * (f + eb) / 2, 2, OC_CP_ALL));
+  /* the last rank: dK, dV halves added into chunks, dQ whole */
+  put(&o, kernel(l, B, S, c, 0, cp - 1, OC_CP_OFF_DIAGONAL, X));
+  put(&o, pass("cp_dkv_add", B, KVe / 4, (2 * f + eb) * KVe / 4, 2 * (cp - 1), X));
+  put(&o, pass("cp_dkv_chunk_cat", B, 0, f * KVe, 2 * (cp - 1), X));
+  put(&o, pass("cp_dq_add", B, Qe, (2 * f + eb) * Qe, cp - 1, X));
+  /* the first rank: dK, dV whole, dQ halves added into a chunk */
+  put(&o, kernel(l, B, c, S, 0, cp - 1, OC_CP_OFF_DIAGONAL, Y));
+  put(&o, pass("cp_lse_half", B, 0, f * Le, cp - 1, Y));
+  put(&o, pass("cp_dkv_add", B, KVe / 2, (2 * f + eb) * KVe / 2, 2 * (cp - 1), Y));
+  put(&o, pass("cp_dq_add", B, Qe / 2, (2 * f + eb) * Qe / 2, cp - 1, Y));
+  put(&o, pass("cp_dq_chunk_cat", B, 0, 2 * f * Qe, cp - 1, Y));
+  return o.n;
+}
+
 double weft_opcost_cp_block_bytes(const OcLayer *l) {
-  return l->b * l->s * l->kv_heads / l->tp * (l->dqk + l->dv) * l->act_bytes;
+  return l->b * l->s * kv_heads(l) * (l->dqk + l->dv) * l->act_bytes;
 }
 
 int weft_opcost_cp_ops(const OcLayer *l, OcOp *ops, int max) {
+  if (l->cp_torch) return torch_ops(l, ops, max);
   Out o = {ops, 0, max};
   double cp = l->cp, S = l->s, c = S / 2, a = l->heads / l->tp, eb = l->act_bytes;
   double KV = weft_opcost_cp_block_bytes(l);         /* K and V of the local tokens */
