@@ -51,6 +51,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_ACTF] = {"--activation-fusion", "on|off", CLI_ACTF_HELP},
     [CLI_MO_FP8PG] = {"--fp8-param-gather", "on|off", CLI_FP8PG_HELP},
     [CLI_MO_MOEDISP] = {"--moe-dispatcher", "alltoall|deepep|hybridep", CLI_MOEDISP_HELP},
+    [CLI_MO_FSDP] = {"--fsdp", "flat|fsdp2", CLI_FSDP_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
@@ -159,6 +160,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (cli_opt_activation_fusion(val[CLI_MO_ACTF], p)) return -1;
   if (cli_opt_fp8_param_gather(val[CLI_MO_FP8PG], p)) return -1;
   if (cli_opt_moe_dispatcher(val[CLI_MO_MOEDISP], p)) return -1;
+  if (cli_opt_fsdp(val[CLI_MO_FSDP], p)) return -1;
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
@@ -331,6 +333,10 @@ int cli_opt_fp8_param_gather(const char *v, WeftParallel *p) {
 int cli_opt_moe_dispatcher(const char *v, WeftParallel *p) {
   return named("--moe-dispatcher", v, weft_moe_dispatcher_parse, &p->moe_dispatcher,
                "alltoall, deepep or hybridep");
+}
+
+int cli_opt_fsdp(const char *v, WeftParallel *p) {
+  return named("--fsdp", v, weft_fsdp_parse, &p->fsdp, "flat or fsdp2");
 }
 
 int cli_opt_cross_entropy(const char *v, WeftParallel *p) {

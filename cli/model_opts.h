@@ -13,7 +13,8 @@ enum { CLI_MO_MODEL, CLI_MO_DEVICE, CLI_MO_TP, CLI_MO_PP, CLI_MO_DP, CLI_MO_EP, 
        CLI_MO_PPEMB, CLI_MO_PPLOSS, CLI_MO_RCLAYERS, CLI_MO_RCMETHOD, CLI_MO_RCMODULES,
        CLI_MO_TPO, CLI_MO_TPOSMS, CLI_MO_TPOAGG, CLI_MO_P2P, CLI_MO_ETP, CLI_MO_OFFLOAD, CLI_MO_CPCOMM, CLI_MO_PPLAYOUT,
        CLI_MO_ADROP, CLI_MO_HDROP, CLI_MO_MOEPF, CLI_MO_MOERF, CLI_MO_MOEA2A, CLI_MO_MOEDFP8,
-       CLI_MO_AMAX, CLI_MO_CE, CLI_MO_ACTF, CLI_MO_FP8PG, CLI_MO_MOEDISP, CLI_MO_COUNT };
+       CLI_MO_AMAX, CLI_MO_CE, CLI_MO_ACTF, CLI_MO_FP8PG, CLI_MO_MOEDISP, CLI_MO_FSDP,
+       CLI_MO_COUNT };
 
 #define CLI_MAX_STAGES 1024 /* --pp-layers entries */
 
@@ -149,6 +150,13 @@ int cli_opt_cross_entropy(const char *v, WeftParallel *p);
 /* --moe-dispatcher (alltoall|deepep|hybridep) into p; absent: unchanged.
  * Prints and returns -1 on a bad value. */
 int cli_opt_moe_dispatcher(const char *v, WeftParallel *p);
+#define CLI_FSDP_HELP                                                         \
+  "ZeRO-3 as flat (default: Megatron-FSDP, FSDP1; the gathered\n"          \
+  "                        buffer is the parameters) or fsdp2 (PyTorch's\n" \
+  "                        fully_shard: copy-out and copy-in kernels)"
+/* --fsdp (flat|fsdp2) into p; absent: unchanged. Prints and returns -1 on a
+ * bad value. */
+int cli_opt_fsdp(const char *v, WeftParallel *p);
 /* --moe-a2a-overlap and --moe-dispatch-fp8 (on|off) into p; absent:
  * unchanged. Prints and returns -1 on a bad value. */
 int cli_opt_moe_a2a(const char *overlap, const char *dispatch_fp8, WeftParallel *p);

@@ -216,6 +216,8 @@ def args_for(run, specs, tmp, assumed):
         a += ["--cross-entropy", par["cross_entropy"]]
     if par.get("moe_dispatcher"):  # the MoE token dispatcher (absent: alltoall)
         a += ["--moe-dispatcher", par["moe_dispatcher"]]
+    if par.get("fsdp"):  # ZeRO-3's implementation (absent: flat; torchtitan: fsdp2)
+        a += ["--fsdp", par["fsdp"]]
     if "activation_fusion" in par:  # the MLP's activation fused (absent: on) or eager
         a += ["--activation-fusion", "on" if par["activation_fusion"] else "off"]
     if par.get("order"):

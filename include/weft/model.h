@@ -474,6 +474,14 @@ typedef struct {
    * routing-map all-gather and in-kernel FP8 padding). Needs ep > 1, etp 1
    * and no moe_dispatch_fp8 unless alltoall. */
   int moe_dispatcher;
+  /* How ZeRO-3's sharded parameters are gathered and their gradients
+   * reduced (a WeftFsdp; docs/zoo.md, "ZeRO-3 as FSDP2 runs it"): flat (0,
+   * default: Megatron-FSDP, FSDP1, DeepSpeed: the gathered buffer is the
+   * parameters and the gradients are reduced from theirs) or fsdp2
+   * (PyTorch's fully_shard, torchtitan's: each gather copied out into the
+   * per-parameter tensors and each gradient copied into the reduce-scatter
+   * buffer, in its reduce dtype, on the compute stream). fsdp2 needs zero 3. */
+  int fsdp;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15
@@ -629,6 +637,14 @@ typedef enum {
  * (field "moe_dispatcher") otherwise. */
 const char *weft_moe_dispatcher_name(int kind);
 int weft_moe_dispatcher_parse(const char *text, int *kind, WeftError *err);
+/* ZeRO-3's implementation (WeftParallel.fsdp). */
+typedef enum {
+  WEFT_FSDP_FLAT = 0, /* the gathered buffer is the parameters (Megatron-FSDP, FSDP1) */
+  WEFT_FSDP_FSDP2 = 1 /* PyTorch's per-parameter FSDP2: copy-out and copy-in kernels */
+} WeftFsdp;
+/* "flat", "fsdp2" <-> WeftFsdp; parse: WEFT_EINPUT (field "fsdp") otherwise. */
+const char *weft_fsdp_name(int kind);
+int weft_fsdp_parse(const char *text, int *kind, WeftError *err);
 /* The optimizer's copies per parameter, WeftParallel.optimizer_bytes: the
  * master weights in `master` ("fp32" 4 bytes, "bf16" 2, "none" 0: the bf16
  * parameters updated in place, "remainder" 2: the low 16 bits of an fp32

@@ -1108,6 +1108,34 @@ def test_cp_comm():
     assert e.value.field == "cp_comm"
 
 
+def test_fsdp():
+    # fsdp= is --fsdp flat|fsdp2 and the scenario key: FSDP2's copy-out and
+    # copy-in kernels beside ZeRO-3's collectives, the same answer in every
+    # entry point, slower than the flat default; fsdp2 without ZeRO-3 and a
+    # bad name are refused naming the field.
+    args = dict(cluster="dgx-h100", npus=8, cost_model="data/validation/cost.yml",
+                model="llama3-8b", zero=3, loop="tp-dp-overlap", grad_bytes=4,
+                recompute="full", constraint=["B1 = 450"])
+    flags = ["--cluster", "dgx-h100", "--npus", "8", "--cost-model", "data/validation/cost.yml",
+             "--model", "llama3-8b", "--zero", "3", "--loop", "tp-dp-overlap",
+             "--grad-bytes", "4", "--recompute", "full", "--constraint", "B1 = 450"]
+    f2 = weft.optimize(fsdp="fsdp2", **args)
+    same(f2, cli("optimize", *flags, "--fsdp", "fsdp2"), skip=NOWALL)
+    flat = weft.optimize(**args)
+    assert weft.optimize(fsdp="flat", **args) == flat
+    assert f2["time_ns"] > flat["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8]},
+          "cost_model": "data/validation/cost.yml", "loop": "tp-dp-overlap",
+          "workload": {"model": "llama3-8b", "zero": 3, "grad_bytes": 4, "recompute": "full",
+                       "fsdp": "fsdp2"},
+          "constraints": ["B1 = 450"]}
+    assert weft.optimize(sc)["time_ns"] == f2["time_ns"]
+    for bad in (dict(args, zero=1, fsdp="fsdp2"), dict(args, fsdp="FSDP2")):
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize(**bad)
+        assert e.value.field == "fsdp"
+
+
 def test_attention_fa2():
     # attention="fa2" is --attention fa2 (FlashAttention-2, PyTorch SDPA's flash
     # backend: the measured tables' flash rows) and the scenario key: the same

@@ -149,7 +149,7 @@ WeftParallel = _s("WeftParallel", [
     ("tp_overlap_aggregate", c_int),
     ("moe_a2a_overlap", c_int), ("moe_dispatch_fp8", c_int), ("fp8_amax_reduce", c_int),
     ("cross_entropy", c_int), ("activation_eager", c_int),
-    ("fp8_param_gather", c_int), ("moe_dispatcher", c_int)])
+    ("fp8_param_gather", c_int), ("moe_dispatcher", c_int), ("fsdp", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,
@@ -247,6 +247,7 @@ PROTOS = {
     "weft_fp8_amax_reduce_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_cross_entropy_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_moe_dispatcher_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_fsdp_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_name": (c_char_p, [c_int]),
     "weft_parallel_default": (None, [P(WeftParallel)]),
     "weft_parallel_order_parse": (c_int, [c_char_p, P(c_int), _ERR]),

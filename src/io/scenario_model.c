@@ -19,7 +19,7 @@ static const char *const MODEL_KEYS[] = {
     "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout", "hidden_dropout",
     "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate",
     "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy",
-    "activation_fusion", "fp8_param_gather", "moe_dispatcher", NULL};
+    "activation_fusion", "fp8_param_gather", "moe_dispatcher", "fsdp", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -301,6 +301,7 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                      weft_cross_entropy_parse, file, &par->cross_entropy, err)) ||
       (rc = word_key(wv, "moe_dispatcher", "alltoall, deepep or hybridep",
                      weft_moe_dispatcher_parse, file, &par->moe_dispatcher, err)) ||
+      (rc = word_key(wv, "fsdp", "flat or fsdp2", weft_fsdp_parse, file, &par->fsdp, err)) ||
       (rc = int_key(wv, "recompute_num_layers", file, 1, big, &par->recompute_num_layers, err)) ||
       (rc = int_key(wv, "cpu_offloading_num_layers", file, 0, big,
                     &par->cpu_offloading_num_layers, err)) ||

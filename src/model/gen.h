@@ -147,6 +147,16 @@ void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per
  * blocking when prefetch is 0 (the first block of a pass) or off. */
 void weft_gen_zero3_gather(Gen *g, GenBlock *b, GenKind k, double per_npu_bytes, double calls,
                            int prefetch);
+/* FSDP2's kernels beside a block's ZeRO-3 collectives (WeftParallel.fsdp
+ * fsdp2; torch's fully_shard, _fsdp_collectives.py; docs/zoo.md, "ZeRO-3 as
+ * FSDP2 runs it"), for R micro-batches, on the compute stream: each
+ * gather's copy-out (split_with_sizes_copy of the gathered_bytes the NPU's
+ * unsharded parameters take, read and written) in forward and again in
+ * backward, and the gradients' reduce-scatter copy-in (_chunk_cat of
+ * grad_elems, read at param_bytes, written at grad_bytes) after the weight
+ * gradients. Nothing unless zero 3 and fsdp2. */
+void weft_gen_fsdp2_copies(Gen *g, GenBlock *b, double gathered_bytes, double grad_elems,
+                           double R);
 /* FSDP's unit is a whole layer: the hidden ZeRO-3 gathers and reduce-
  * scatters of ffn (an MLP or MoE template, on share = its layers / the
  * stage's layers of them) move into attn, which every layer has, scaled by

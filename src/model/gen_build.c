@@ -260,6 +260,27 @@ void weft_gen_zero3_gather(Gen *g, GenBlock *b, GenKind k, double per_npu_bytes,
                         hide ? b->compute_ns[ph] : 0.0, GEN_HIDE_ZERO3);
 }
 
+/* One FSDP2 copy kernel of bytes (read and written) in phase ph: at the
+ * device's copy rate with its launch; 0 on the flat-efficiency model, which
+ * charges no memory-bound kernel. */
+static double fsdp2_copy_ns(const Gen *g, WeftPhase ph, double bytes) {
+  if (!g->opcost || !(bytes > 0.0)) return 0.0;
+  OcOp o = {"fsdp2_copy", ph, OC_VECTOR, 0, 0, 0, 0, 0, bytes, 0, 0, 0, 0, 0, 1, 0, 0};
+  return weft_opcost_launch_ns(weft_opcost_op_ns(g->dev, &o, g->par->act_bytes),
+                               g->par->cuda_graphs);
+}
+
+void weft_gen_fsdp2_copies(Gen *g, GenBlock *b, double gathered_bytes, double grad_elems,
+                           double R) {
+  const WeftParallel *p = g->par;
+  if (p->zero_stage != 3 || p->fsdp != WEFT_FSDP_FSDP2 || !(R > 0.0)) return;
+  double out = fsdp2_copy_ns(g, WEFT_PHASE_FWD, 2 * gathered_bytes);
+  b->compute_ns[WEFT_PHASE_FWD] += R * out;
+  b->compute_ns[WEFT_PHASE_IG] += R * out; /* gathered again for the backward */
+  b->compute_ns[WEFT_PHASE_WG] +=
+      R * fsdp2_copy_ns(g, WEFT_PHASE_WG, grad_elems * (p->param_bytes + p->grad_bytes));
+}
+
 void weft_gen_zero3_per_layer(Gen *g, GenBlock *attn, GenBlock *ffn, double share) {
   for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++) {
     int n = 0;

@@ -85,6 +85,11 @@ static int check_layers(Gen *g) {
   if (moe_opt)
     return weft_gen_fail(g, WEFT_EINPUT, moe_opt, "%s: model '%s' has no experts", moe_opt,
                          m->name);
+  if (g->par->fsdp == WEFT_FSDP_FSDP2)
+    return weft_gen_fail(g, WEFT_EINPUT, "fsdp",
+                         "fsdp fsdp2: model '%s' is not a transformer (FSDP2's copies are "
+                         "modelled on a transformer's blocks)",
+                         m->name);
   if (g->par->fp8_param_gather)
     return weft_gen_fail(g, WEFT_EINPUT, "fp8_param_gather",
                          "fp8_param_gather: model '%s' has no Transformer Engine linear layers "

@@ -785,6 +785,10 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   double expert = moe > 0 ? t->el_moe_expert : 0;
   double lin = moe < 0 ? t->lin_attn : moe ? t->lin_moe_dense : t->lin_mlp;
   if (p->zero_stage == 3) { /* parameters gathered for forward and again for backward */
+    weft_gen_fsdp2_copies(g, blk,
+                          weft_gen_gather_bytes(g, dense, lin) +
+                              weft_gen_gather_bytes(g, expert, moe > 0 ? t->lin_moe_expert : 0),
+                          dense + expert, R);
     weft_gen_zero3_gather(g, blk, GEN_DP, R * weft_gen_gather_bytes(g, dense, lin) / g->size[GEN_DP],
                           R, 1);
     weft_gen_zero3_gather(g, blk, GEN_EDP,
@@ -815,9 +819,11 @@ static void emb_block(Gen *g, const Tf *t, GenBlock *emb) {
   weft_gen_add(g, emb, WEFT_PHASE_FWD,
                p->sequence_parallel ? WEFT_COLL_REDUCESCATTER : WEFT_COLL_ALLREDUCE, GEN_TP,
                R * t->S, R);
-  if (p->zero_stage == 3) /* the pass's first gather: nothing before it to hide under */
+  if (p->zero_stage == 3) { /* the pass's first gather: nothing before it to hide under */
+    weft_gen_fsdp2_copies(g, emb, t->el_emb * p->param_bytes, t->el_emb, R);
     weft_gen_add(g, emb, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_DP,
                  R * t->el_emb / g->size[GEN_DP] * p->param_bytes, R);
+  }
   weft_gen_grad_sync(g, emb, GEN_DP, t->el_emb, R);
   tied_allreduce(g, t, emb);
 }
@@ -839,7 +845,10 @@ static void logits_block(Gen *g, const Tf *t, GenBlock *lg) {
   } else {
     weft_gen_add(g, lg, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, R * t->S, R);
   }
-  if (p->zero_stage == 3) weft_gen_zero3_gather(g, lg, GEN_DP, gather, R, 1);
+  if (p->zero_stage == 3) {
+    weft_gen_fsdp2_copies(g, lg, w * p->param_bytes, t->el_out, R);
+    weft_gen_zero3_gather(g, lg, GEN_DP, gather, R, 1);
+  }
   weft_gen_grad_sync(g, lg, GEN_DP, t->el_out, R);
   tied_allreduce(g, t, lg);
 }

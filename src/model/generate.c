@@ -26,6 +26,7 @@ static const char *const CP_COMM_NAME[] = {"p2p", "all_gather", "torch_allgather
 static const char *const FP8_NAME[] = {"off", "delayed", "current", "mxfp8", "blockwise", "nvfp4"};
 static const char *const AMAX_NAME[] = {"stage", "tp", "off"};
 static const char *const CE_NAME[] = {"fused", "megatron", "te", "torch"};
+static const char *const FSDP_NAME[] = {"flat", "fsdp2"};
 static const char *const DISPATCHER_NAME[] = {"alltoall", "deepep", "hybridep"};
 
 static const char *name_of(const char *const *names, int n, int kind) {
@@ -113,6 +114,10 @@ int weft_fp8_amax_reduce_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(AMAX_NAME, 3, "fp8_amax_reduce", "stage, tp or off", text, kind, err);
 }
 const char *weft_cross_entropy_name(int kind) { return name_of(CE_NAME, 4, kind); }
+const char *weft_fsdp_name(int kind) { return name_of(FSDP_NAME, 2, kind); }
+int weft_fsdp_parse(const char *text, int *kind, WeftError *err) {
+  return name_parse(FSDP_NAME, 2, "fsdp", "flat or fsdp2", text, kind, err);
+}
 const char *weft_moe_dispatcher_name(int kind) { return name_of(DISPATCHER_NAME, 3, kind); }
 int weft_moe_dispatcher_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(DISPATCHER_NAME, 3, "moe_dispatcher", "alltoall, deepep or hybridep", text,
@@ -168,6 +173,9 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "fp8_param_gather needs fp8 delayed, current, mxfp8 or blockwise (got "
                           "%s): the parameters are kept in the FP8 GEMMs' format",
                           weft_fp8_name(p->fp8));
+  if (p->fsdp != WEFT_FSDP_FLAT && p->fsdp != WEFT_FSDP_FSDP2)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fsdp",
+                          "fsdp %d: expected 0 (flat) or 1 (fsdp2)", p->fsdp);
   if (p->moe_dispatcher < WEFT_MOE_ALLTOALL || p->moe_dispatcher > WEFT_MOE_HYBRIDEP)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "moe_dispatcher",
                           "moe_dispatcher %d: expected 0 (alltoall), 1 (deepep) or 2 (hybridep)",
@@ -355,6 +363,10 @@ static int check_common(Gen *g) {
                          g->dev->name);
   int rc = weft_par_device_check(p, g->dev, g->err);
   if (rc) return rc;
+  if (p->fsdp == WEFT_FSDP_FSDP2 && p->zero_stage != 3) /* per point: codesign sweeps zero */
+    return weft_gen_fail(g, WEFT_EINPUT, "fsdp",
+                         "fsdp fsdp2 needs zero 3 (got %d): FSDP2 shards the parameters",
+                         p->zero_stage);
   if (p->fp8_param_gather && p->zero_stage < 1) /* per point: codesign sweeps zero */
     return weft_gen_fail(g, WEFT_EINPUT, "fp8_param_gather",
                          "fp8_param_gather needs zero >= 1 (got 0): FP8 parameters are "

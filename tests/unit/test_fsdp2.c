@@ -1,0 +1,150 @@
+/* test_fsdp2.c — ZeRO-3 as PyTorch's FSDP2 runs it (WeftParallel.fsdp
+ * fsdp2; gen_build.c weft_gen_fsdp2_copies): the all-gather copy-out and
+ * the reduce-scatter copy-in kernels by hand on a small transformer, their
+ * phases, the flat default unchanged, and the refusals. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/opcost.h"
+#include "../test.h"
+
+/* 2 layers, h 1024, 16 heads (no GQA), SwiGLU of 4096, RMSNorm, no bias:
+ * a layer's attention holds 4 h^2 + h = 4,195,328 parameters (QKV, the
+ * projection, its norm), its MLP 3 h 4096 + h = 12,583,936. */
+static void model(WeftModel *m) {
+  memset(m, 0, sizeof *m);
+  snprintf(m->name, sizeof m->name, "t");
+  m->arch = WEFT_ARCH_TRANSFORMER;
+  m->global_batch = 8, m->seq_len = 1024, m->layers = 2, m->hidden = 1024;
+  m->heads = m->kv_heads = 16, m->ffn_hidden = 4096, m->ffn_matrices = 3, m->vocab = 32000;
+}
+
+static void device(WeftDevice *d) {
+  memset(d, 0, sizeof *d);
+  d->peak_flops = 312e12, d->peak_vector_flops = 19.5e12, d->hbm_bytes_per_s = 2000e9;
+  d->sms = 108, d->tile_m = 256, d->tile_n = 128, d->hbm_bytes = 80e9;
+  d->gemm_efficiency = 0.8, d->hbm_efficiency = 0.8, d->attention_efficiency = 0.6;
+}
+
+static void network(WeftNetwork *net) {
+  memset(net, 0, sizeof *net);
+  net->ndims = 1;
+  net->npus[0] = 4;
+  net->topology[0] = WEFT_SWITCH;
+  snprintf(net->cost_dim[0], sizeof net->cost_dim[0], "c");
+}
+
+/* compute_ns of layer L1's block named blk ("attn", "mlp") per phase. */
+static int block_ns(const WeftWorkload *wl, const char *blk, double ns[WEFT_NPHASES]) {
+  char want[32];
+  snprintf(want, sizeof want, "L1.%s", blk);
+  for (int i = 0; i < wl->nlayers; i++)
+    if (!strncmp(wl->layers[i].name, want, strlen(want))) {
+      for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = wl->layers[i].phase[ph].compute_ns;
+      return 1;
+    }
+  return 0;
+}
+
+static int gen(WeftParallel *p, WeftWorkload *wl, WeftError *e) {
+  WeftModel m;
+  WeftDevice d;
+  WeftNetwork net;
+  model(&m);
+  device(&d);
+  network(&net);
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  return weft_generate(&m, &d, p, &net, 0, wl, &comm, &info, e);
+}
+
+/* A copy kernel of B bytes (read and written) on this device: B / (2000e9 x
+ * 0.8) s, plus the launch gap, at least the CPU's launch (eager). */
+static double copy_ns(double bytes) {
+  double t = bytes / 1600e9 * 1e9 + OC_LAUNCH_GAP_NS;
+  return t > OC_LAUNCH_CPU_NS ? t : OC_LAUNCH_CPU_NS;
+}
+
+/* DP 4, ZeRO-3, micro-batch 1 of a per-replica batch of 2: R = 2 micro-
+ * batches a block. bf16 parameters (2 bytes), fp32 gradient reduction (4).
+ * The attention block, per micro-batch: forward and backward each copy out
+ * its gathered 8,390,656 bytes (split_with_sizes_copy reads and writes
+ * them: 16,781,312); the weight-gradient phase copies its 4,195,328 bf16
+ * gradients into the fp32 buffer (2 + 4 bytes each: 25,171,968). The MLP
+ * block likewise with 12,583,936 parameters. flat: none of them. The
+ * workload's layers hold both micro-batches' forward and one's backward;
+ * its "accumulation" entry the other's backward, for every block. */
+static void copies(void) {
+  double ns[2][2][WEFT_NPHASES], acc[2][WEFT_NPHASES], sum[WEFT_NPHASES] = {0, 0, 0};
+  for (int f = 0; f < 2; f++) {
+    WeftParallel p;
+    weft_parallel_default(&p);
+    p.dp = 4, p.zero_stage = 3, p.attention = WEFT_ATTENTION_FLASH, p.grad_bytes = 4;
+    p.fsdp = f ? WEFT_FSDP_FSDP2 : WEFT_FSDP_FLAT;
+    WeftWorkload *wl = weft_workload_create();
+    WeftError e;
+    CHECK(wl != NULL);
+    if (!wl) return;
+    int rc = gen(&p, wl, &e);
+    if (rc) fprintf(stderr, "  %s: %s\n", e.field, e.msg);
+    CHECK_EQ_INT(rc, WEFT_OK);
+    CHECK(block_ns(wl, "attn", ns[f][0]));
+    CHECK(block_ns(wl, "mlp", ns[f][1]));
+    for (int ph = 0; ph < WEFT_NPHASES; ph++) acc[f][ph] = 0;
+    for (int i = 0; i < wl->nlayers; i++)
+      for (int ph = 0; ph < WEFT_NPHASES; ph++) {
+        double c = wl->layers[i].phase[ph].compute_ns;
+        if (!strncmp(wl->layers[i].name, "accumulation", 12)) acc[f][ph] += c;
+        else if (strcmp(wl->layers[i].name, "optimizer")) sum[ph] += f ? c : -c;
+      }
+    weft_workload_free(wl);
+  }
+  const double el[2] = {4195328, 12583936};
+  for (int b = 0; b < 2; b++) {
+    double out = copy_ns(2 * 2 * el[b]), in = copy_ns(6 * el[b]);
+    /* whole ns in the workload */
+    CHECK(fabs(ns[1][b][WEFT_PHASE_FWD] - ns[0][b][WEFT_PHASE_FWD] - 2 * out) <= 1.0);
+    CHECK(fabs(ns[1][b][WEFT_PHASE_IG] - ns[0][b][WEFT_PHASE_IG] - out) <= 1.0);
+    CHECK(fabs(ns[1][b][WEFT_PHASE_WG] - ns[0][b][WEFT_PHASE_WG] - in) <= 1.0);
+    CHECK(out > OC_LAUNCH_CPU_NS); /* the bytes, not the launch floor */
+  }
+  /* the other micro-batch's backward: every block's copies once more */
+  for (int ph = WEFT_PHASE_IG; ph <= WEFT_PHASE_WG; ph++)
+    CHECK(fabs(acc[1][ph] - acc[0][ph] - sum[ph]) <= 8.0);
+  CHECK(sum[WEFT_PHASE_IG] > 0 && sum[WEFT_PHASE_WG] > 0);
+}
+
+/* Refused naming fsdp: fsdp2 without ZeRO-3, on a model that is not a
+ * transformer; an out-of-range value; the names parse both ways. */
+static void refusals(void) {
+  for (int zero = 0; zero < 3; zero++) {
+    WeftParallel p;
+    weft_parallel_default(&p);
+    p.dp = 4, p.zero_stage = zero, p.fsdp = WEFT_FSDP_FSDP2;
+    WeftWorkload *wl = weft_workload_create();
+    WeftError e;
+    memset(&e, 0, sizeof e);
+    CHECK_EQ_INT(gen(&p, wl, &e), WEFT_EINPUT);
+    CHECK(!strcmp(e.field, "fsdp"));
+    CHECK(strstr(e.msg, "zero 3") != NULL);
+    weft_workload_free(wl);
+  }
+  WeftParallel p;
+  weft_parallel_default(&p);
+  p.dp = 4, p.zero_stage = 3, p.fsdp = 2;
+  WeftWorkload *wl = weft_workload_create();
+  WeftError e;
+  CHECK_EQ_INT(gen(&p, wl, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "fsdp"));
+  weft_workload_free(wl);
+  int kind = -1;
+  CHECK_EQ_INT(weft_fsdp_parse("fsdp2", &kind, &e), WEFT_OK);
+  CHECK_EQ_INT(kind, WEFT_FSDP_FSDP2);
+  CHECK_EQ_INT(weft_fsdp_parse("flat", &kind, &e), WEFT_OK);
+  CHECK_EQ_INT(kind, WEFT_FSDP_FLAT);
+  CHECK_EQ_INT(weft_fsdp_parse("FSDP2", &kind, &e), WEFT_EINPUT);
+  CHECK(!strcmp(weft_fsdp_name(WEFT_FSDP_FSDP2), "fsdp2"));
+}
+
+const TestCase suite_fsdp2[] = {{"fsdp2_copies", copies}, {"fsdp2_refusals", refusals}, {0}};
