@@ -52,6 +52,8 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_FP8PG] = {"--fp8-param-gather", "on|off", CLI_FP8PG_HELP},
     [CLI_MO_MOEDISP] = {"--moe-dispatcher", "alltoall|deepep|hybridep", CLI_MOEDISP_HELP},
     [CLI_MO_FSDP] = {"--fsdp", "flat|fsdp2", CLI_FSDP_HELP},
+    [CLI_MO_NORMF] = {"--norm-fusion", "on|off", CLI_NORMF_HELP},
+    [CLI_MO_ROPEF] = {"--rope-fusion", "on|off", CLI_ROPEF_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
@@ -161,6 +163,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (cli_opt_fp8_param_gather(val[CLI_MO_FP8PG], p)) return -1;
   if (cli_opt_moe_dispatcher(val[CLI_MO_MOEDISP], p)) return -1;
   if (cli_opt_fsdp(val[CLI_MO_FSDP], p)) return -1;
+  if (cli_opt_norm_rope_fusion(val[CLI_MO_NORMF], val[CLI_MO_ROPEF], p)) return -1;
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
@@ -323,6 +326,14 @@ int cli_opt_activation_fusion(const char *v, WeftParallel *p) {
   int on = 1;
   if (on_off("--activation-fusion", v, &on)) return -1;
   if (v) p->activation_eager = !on;
+  return 0;
+}
+
+int cli_opt_norm_rope_fusion(const char *norm, const char *rope, WeftParallel *p) {
+  int n = 1, r = 1;
+  if (on_off("--norm-fusion", norm, &n) || on_off("--rope-fusion", rope, &r)) return -1;
+  if (norm) p->norm_eager = !n;
+  if (rope) p->rope_eager = !r;
   return 0;
 }
 

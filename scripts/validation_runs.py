@@ -26,7 +26,8 @@ as "not modelled" with the reason, never dropped.
   replica's batch that fits in memory; micro_batches()), interleaving, sequence parallelism, ZeRO stage, recompute,
   and what runs.yml records from each source: the attention kernel
   (`attention`), context parallelism's K, V exchange (`cp_comm`; absent:
-  Megatron's p2p ring), gradient precision (`grad_bytes`), FP8 GEMMs (precision
+  Megatron's p2p ring; torchtitan's: PyTorch's ring), ZeRO-3's
+  implementation (`fsdp`; absent: flat; torchtitan's: fsdp2), gradient precision (`grad_bytes`), FP8 GEMMs (precision
   fp8), TP and pipeline communication overlap (`tp_comm_overlap`,
   `overlap_p2p`; absent: weft's defaults, Megatron's: TP off, P2P on with
   interleaving) and the recipe's userbuffers settings per GEMM
@@ -38,8 +39,9 @@ as "not modelled" with the reason, never dropped.
   under the paired micro-batch's compute (`moe_a2a_overlap`; absent: off), the forward
   dispatch in FP8 (`moe_dispatch_fp8`; absent: off, the activations' width), delayed
   scaling's amax reduction group (`fp8_amax_reduce`; absent: stage), the loss's
-  kernels (`cross_entropy`; absent: fused), the MLP's activation fused or eager
-  (`activation_fusion`; absent: fused), the optimizer's
+  kernels (`cross_entropy`; absent: fused), the MLP's activation, RMSNorm and
+  RoPE fused or eager (`activation_fusion`, `norm_fusion`, `rope_fusion`;
+  absent: fused), the MoE dispatcher (`moe_dispatcher`), the optimizer's
   master weights (`master_weights`) and Adam's moments' precision
   (`optimizer_states`), CUDA graphs (`cuda_graphs`), full recomputation of N
   layers (`recompute_num_layers`, `recompute_method`), the group order and
@@ -218,8 +220,9 @@ def args_for(run, specs, tmp, assumed):
         a += ["--moe-dispatcher", par["moe_dispatcher"]]
     if par.get("fsdp"):  # ZeRO-3's implementation (absent: flat; torchtitan: fsdp2)
         a += ["--fsdp", par["fsdp"]]
-    if "activation_fusion" in par:  # the MLP's activation fused (absent: on) or eager
-        a += ["--activation-fusion", "on" if par["activation_fusion"] else "off"]
+    for k in ("activation_fusion", "norm_fusion", "rope_fusion"):  # fused (absent: on) or eager
+        if k in par:
+            a += ["--" + k.replace("_", "-"), "on" if par[k] else "off"]
     if par.get("order"):
         a += ["--order", par["order"]]
     if par.get("schedule"):  # the pipeline schedule as published (DeepSeek-V3: dualpipe)

@@ -457,6 +457,18 @@ typedef struct {
    * squared_relu, or torch.compile). docs/zoo.md, "The MLP's activation";
    * the entry points' activation_fusion (on = 0). */
   int activation_eager;
+  /* 1: RMSNorm as eager PyTorch's kernels (torchtitan's RMSNorm without
+   * torch.compile: x.float(), pow, mean, rsqrt, the product, type_as, the
+   * weight); 0 (default): one fused kernel each way (Transformer Engine's,
+   * torch.compile's). LayerNorm is one ATen kernel either way. The entry
+   * points' norm_fusion (on = 0); docs/zoo.md, "Eager norms and RoPE". */
+  int norm_eager;
+  /* 1: RoPE as eager PyTorch's kernels (torchtitan's apply_rotary_emb
+   * without torch.compile: the query and key cast to fp32, multiplied as
+   * complex numbers, cast back); 0 (default): one fused kernel each
+   * (Megatron's apply_rope_fusion, torch.compile). The entry points'
+   * rope_fusion (on = 0). */
+  int rope_eager;
   /* 1: the FP8 GEMMs' weights kept as FP8 parameters (Megatron-Core's
    * --fp8-param-gather, NeMo 1.x's fp8_params, Megatron-Bridge's
    * fp8_param_gather; docs/zoo.md, "FP8 parameters"): the distributed

@@ -1393,6 +1393,32 @@ def test_activation_fusion():
     assert r.returncode == 2 and "--activation-fusion must be on or off" in r.stderr
 
 
+def test_norm_rope_fusion():
+    # norm_fusion= and rope_fusion= are --norm-fusion and --rope-fusion on|off
+    # and the scenario keys (docs/zoo.md, "Eager norms and RoPE"): off runs
+    # torchtitan's RMSNorm and apply_rotary_emb as eager PyTorch's kernels,
+    # so slower, the same in every entry point; a non-boolean refused naming
+    # the field
+    job, args, flags = dgx32("llama3-8b")[:3]
+    sc = dgx32("llama3-8b")[3]
+    for key in ("norm_fusion", "rope_fusion"):
+        flag = "--" + key.replace("_", "-")
+        on = weft.optimize(**{key: True}, **args)
+        off = weft.optimize(**{key: False}, **args)
+        same(on, cli("optimize", *flags, flag, "on"), skip=NOWALL)
+        same(off, cli("optimize", *flags, flag, "off"), skip=NOWALL)
+        assert weft.optimize(**args) == on
+        assert off["time_ns"] > on["time_ns"]
+        sc["workload"] = dict(job, sequence_parallel=True, **{key: False})
+        assert weft.optimize(sc)["time_ns"] == off["time_ns"]
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize(**{key: "eager"}, **args)
+        assert e.value.field == key
+        r = subprocess.run([CLI, "optimize", *flags, flag, "eager"], capture_output=True,
+                           text=True)
+        assert r.returncode == 2 and flag + " must be on or off" in r.stderr
+
+
 def test_fp8_param_gather():
     # fp8_param_gather= is --fp8-param-gather on|off and the scenario key
     # (docs/zoo.md, "FP8 parameters"): on, the distributed optimizer's

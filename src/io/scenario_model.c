@@ -19,7 +19,8 @@ static const char *const MODEL_KEYS[] = {
     "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout", "hidden_dropout",
     "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate",
     "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy",
-    "activation_fusion", "fp8_param_gather", "moe_dispatcher", "fsdp", NULL};
+    "activation_fusion", "fp8_param_gather", "moe_dispatcher", "fsdp", "norm_fusion",
+    "rope_fusion", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -278,6 +279,8 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = bool_key(wv, "overlap_p2p_communication", file, &par->overlap_p2p, err)) ||
       (rc = bool_key(wv, "moe_permute_fusion", file, &par->moe_permute_fusion, err)) ||
       (rc = fusion_key(wv, "activation_fusion", file, &par->activation_eager, err)) ||
+      (rc = fusion_key(wv, "norm_fusion", file, &par->norm_eager, err)) ||
+      (rc = fusion_key(wv, "rope_fusion", file, &par->rope_eager, err)) ||
       (rc = bool_key(wv, "fp8_param_gather", file, &par->fp8_param_gather, err)) ||
       (rc = bool_key(wv, "moe_router_fusion", file, &par->moe_router_fusion, err)) ||
       (rc = bool_key(wv, "moe_a2a_overlap", file, &par->moe_a2a_overlap, err)) ||

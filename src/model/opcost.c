@@ -58,6 +58,8 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->dispatcher = par->moe_dispatcher;
   l->ce = par->cross_entropy;
   l->act_eager = par->activation_eager;
+  l->norm_eager = par->norm_eager;
+  l->rope_eager = par->rope_eager;
   l->causal = !m->bidirectional;
   l->window = m->window;
   l->windowed = weft_opcost_window_share(m);
@@ -236,8 +238,59 @@ static void tag(List *L, int fwd, int bwd, double e) {
  * GEMM's FP8 input itself (TE v1.8 layernorm_linear.py: _apply_normalization
  * with an FP8 output): 1 byte an element out, the scale 2 FLOPs an element,
  * the amax history and scales as a cast's; the GEMM then casts no input. */
+/* One eager kernel moving bytes (read and written) at the copy bandwidth. */
+static void kb(List *L, const char *name, int phase, double flops, double bytes) {
+  OcOp o = {name, phase, OC_VECTOR, 0, 0, 0, 0, flops, bytes, 0, 0, 0, 0, 0, 0, 0, 0};
+  put(L, &o);
+}
+
+/* RMSNorm as eager PyTorch runs torchtitan's module (torchtitan/models/
+ * norms.py RMSNorm, @9dec370: x * rsqrt(x.float().pow(2).mean(-1) + eps),
+ * type_as(x), times the weight; WeftParallel.norm_eager), e elements of
+ * width eb over T rows, fp32 (4 bytes) inside, one ATen op a kernel, the
+ * backward autograd's formulas:
+ *   forward   to fp32 (eb + 4)e, pow 8e, mean 4e, + eps and rsqrt on T,
+ *             x r 8e, type_as (4 + eb)e, times the weight 2 eb e
+ *   backward  g w 2 eb e, (g y) and its row sum over the weight's
+ *             gradient 3 eb e + eb e, to fp32 (eb + 4)e, g r 8e, (g x)
+ *             12e and its row sum 4e, rsqrt's on T, mean's expanded
+ *             division 4e, pow_backward's x.pow(1) 8e, times 2 8e, times
+ *             the gradient 12e, the two gradients of x added 12e, to eb
+ *             (4 + eb)e */
+static void eager_rmsnorm(List *L, double e, double T, double eb) {
+  const int F = WEFT_PHASE_FWD, B = WEFT_PHASE_IG;
+  const double f = 4;
+  kb(L, "rmsnorm_to_f32", F, 0, (eb + f) * e);
+  kb(L, "rmsnorm_pow", F, e, 2 * f * e);
+  kb(L, "rmsnorm_mean", F, e, f * e + f * T);
+  kb(L, "rmsnorm_add_eps", F, T, 2 * f * T);
+  kb(L, "rmsnorm_rsqrt", F, T, 2 * f * T);
+  kb(L, "rmsnorm_mul", F, e, 2 * f * e + f * T);
+  kb(L, "rmsnorm_type_as", F, 0, (f + eb) * e);
+  kb(L, "rmsnorm_weight", F, e, 2 * eb * e);
+  kb(L, "rmsnorm_weight_back", B, e, 2 * eb * e);
+  kb(L, "rmsnorm_weight_grad_mul", B, e, 3 * eb * e);
+  kb(L, "rmsnorm_weight_grad_sum", B, e, eb * e);
+  kb(L, "rmsnorm_type_as_back", B, 0, (eb + f) * e);
+  kb(L, "rmsnorm_mul_back", B, e, 2 * f * e + f * T);
+  kb(L, "rmsnorm_r_grad_mul", B, e, 3 * f * e);
+  kb(L, "rmsnorm_r_grad_sum", B, e, f * e);
+  kb(L, "rmsnorm_rsqrt_back", B, 3 * T, 3 * f * T);
+  kb(L, "rmsnorm_mean_back", B, e, f * e + f * T);
+  kb(L, "rmsnorm_pow_back_copy", B, 0, 2 * f * e);
+  kb(L, "rmsnorm_pow_back_scale", B, e, 2 * f * e);
+  kb(L, "rmsnorm_pow_back_mul", B, e, 3 * f * e);
+  kb(L, "rmsnorm_x_grad_add", B, e, 3 * f * e);
+  kb(L, "rmsnorm_to_f32_back", B, 0, (f + eb) * e);
+}
+
 static void norm(List *L, const OcLayer *l, const char *name, int linear) {
   double e = l->b * l->s * l->h / (l->sp ? l->tp : 1), eb = L->eb;
+  if (l->norm_eager && !l->layernorm) { /* no fused cast: the linear casts its own input */
+    eager_rmsnorm(L, e, e / l->h, eb);
+    L->norm_fp8 = 0;
+    return;
+  }
   int ln = l->layernorm, f8 = linear && L->fp8 == WEFT_FP8_DELAYED;
   double fl = e * (ln ? LAYERNORM_FLOPS : RMSNORM_FLOPS);
   if (f8)

@@ -55,6 +55,8 @@ typedef struct {
                           window; cp_comm p2p: Transformer Engine's, torch_*: PyTorch's);
                           0: one kernel over kv_len */
   int cp_torch;        /* the ring is PyTorch's (cp_comm torch_allgather, torch_alltoall) */
+  int norm_eager;      /* RMSNorm as eager PyTorch's kernels (WeftParallel.norm_eager) */
+  int rope_eager;      /* RoPE as eager PyTorch's kernels (WeftParallel.rope_eager) */
   double dqk, dv;      /* per-head query/key and value widths (h / heads unless MLA) */
   double q_lora, kv_lora, rope; /* MLA latents (kv_lora 0: standard attention) */
   double shared, moe_ffn;       /* MoE: shared experts, an expert's FFN width */
@@ -88,7 +90,7 @@ typedef struct {
 } OcLayer;
 
 /* Most operators a block lists (forward and backward, FP8 casts, CP's ring). */
-#define OC_MAX_OPS 144
+#define OC_MAX_OPS 256
 /* Kernel launches (docs/zoo.md, "Kernel launches"), measured on an H100
  * SXM with PyTorch 2.11 / CUDA 13.0 (data/measured/h100_launch.csv: a chain
  * of 1000 tiny kernels): replayed from a CUDA graph 1.1734 us per kernel,
@@ -229,7 +231,7 @@ double weft_opcost_optimizer_ns(const WeftDevice *d, const WeftParallel *par, do
 /* Megatron-Core's kernels around Transformer Engine's layers (opcost_mg.c,
  * docs/zoo.md "Around the linear layers"). Each fills ops (at most
  * OC_MG_MAX) and returns how many; eb the activations' bytes. */
-#define OC_MG_MAX 8
+#define OC_MG_MAX 16
 /* Rotary embedding (fused, on Q and K, forward and backward), the GQA
  * query's copy and the Q, K, V gradients' concatenation. */
 int weft_opcost_qkv_side_ops(const OcLayer *l, OcOp *ops);

@@ -17,10 +17,32 @@ static OcOp vop(const char *name, int phase, double flops, double bytes) {
   return o;
 }
 
+/* RoPE as eager PyTorch runs torchtitan's apply_rotary_emb (torchtitan/
+ * models/llama/model.py @9dec370; WeftParallel.rope_eager) on a tensor of e
+ * elements: x.float() (eb + 4)e, the complex product with freqs_cis (read
+ * and written in fp32, 8e, and the complex64 angles, s d / 2 x 8 bytes),
+ * type_as (4 + eb)e; the backward the same three (the gradient to fp32,
+ * times the conjugate angles, back to eb). 3 FLOPs a real element (a
+ * complex product is 6 for 2). */
+static int eager_rope(const char *name, double e, double fb, double eb, OcOp *ops) {
+  int n = 0;
+  for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++) {
+    ops[n++] = vop(name, ph, 0, (eb + 4) * e);
+    ops[n++] = vop(name, ph, ROPE_FLOPS * e, 8 * e + fb);
+    ops[n++] = vop(name, ph, 0, (4 + eb) * e);
+  }
+  return n;
+}
+
 int weft_opcost_qkv_side_ops(const OcLayer *l, OcOp *ops) {
   int n = 0, mla = l->kv_lora > 0;
   double T = l->b * l->s, eb = l->act_bytes, a = l->heads / l->tp, kvh = l->kv_heads / l->tp;
-  if (l->rotary) { /* attention.py, Attention.forward: query, then key */
+  if (l->rotary && l->rope_eager) {
+    double d = mla ? l->rope : l->dqk;
+    double eq = T * a * d, ek = T * (mla ? 1 : kvh) * d, fb = l->s * d / 2 * 8;
+    n += eager_rope("rope_q_eager", eq, fb, eb, ops + n);
+    n += eager_rope("rope_k_eager", ek, fb, eb, ops + n);
+  } else if (l->rotary) { /* attention.py, Attention.forward: query, then key */
     double d = mla ? l->rope : l->dqk;   /* MLA: the rope dims only, k_pe one head */
     double eq = T * a * d, ek = T * (mla ? 1 : kvh) * d, fb = l->s * d * FREQ_BYTES;
     ops[n++] = vop("rope_q", WEFT_PHASE_FWD, ROPE_FLOPS * eq, 2 * eq * eb + fb);
