@@ -8,32 +8,13 @@
 #include <string.h>
 
 #include "model/opcost.h"
+#include "oc_fixture.h"
 #include "../test.h"
 
 #define EXACT 1e-12
 
-/* One rank of CP 2 on a 512-token causal sequence: b = 1, S = 256 local
- * tokens (chunks of c = 128), 2 heads of 64, 1 KV head, TP 1, bf16. */
-static OcLayer ring2(void) {
-  OcLayer l;
-  memset(&l, 0, sizeof l);
-  l.b = 1;
-  l.s = 256;
-  l.kv_len = 512;
-  l.h = 128;
-  l.heads = 2;
-  l.kv_heads = 1;
-  l.dqk = l.dv = 64;
-  l.ffn = l.moe_ffn = 512;
-  l.vocab = 16;
-  l.ffn_matrices = 3;
-  l.tp = l.ep = 1;
-  l.flash = l.causal = 1;
-  l.cp = 2;
-  l.cp_ring = 1;
-  l.act_bytes = l.param_bytes = 2;
-  return l;
-}
+/* CP 2's rank (oc_fixture.h): Transformer Engine's ring. */
+static OcLayer ring2(void) { return oc_ring2(); }
 
 static const OcOp *find(const OcOp *ops, int n, const char *name, int phase, int rank) {
   for (int i = 0; i < n; i++)
@@ -277,16 +258,8 @@ static void generated(void) {
   CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_OK);
   OcLayer l;
   weft_opcost_layer(&m, &p, &l);
-  OcOp ops[OC_MAX_OPS];
-  int n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
-  double diag[2] = {0, 0}, off[2] = {1e300, 1e300};
-  for (int i = 0; i < n; i++) {
-    if (!ops[i].cp_role) continue;
-    double t = weft_opcost_op_ns(&d, &ops[i], 2);
-    int ph = ops[i].phase != WEFT_PHASE_FWD;
-    if (ops[i].cp_role == OC_CP_DIAGONAL) diag[ph] = t;
-    else if (t < off[ph]) off[ph] = t;
-  }
+  double diag[2], off[2];
+  oc_ring_kernels(&d, &l, diag, off);
   double blk = 512.0 * 16 * 128 * 2;
   int found = 0;
   for (int i = 0; i < wl->nlayers; i++) {

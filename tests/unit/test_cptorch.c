@@ -9,31 +9,16 @@
 #include <string.h>
 
 #include "model/opcost.h"
+#include "oc_fixture.h"
 #include "../test.h"
 
 #define EXACT 1e-12
 
-/* One rank of CP 2 on a 512-token causal sequence, PyTorch's ring: b = 1,
- * S = 256 local tokens (chunks of c = 128), 2 heads of 64, 1 KV head
- * (repeated to 2), TP 1, bf16. */
+/* CP 2's rank (oc_fixture.h: 2 heads of 64, 1 KV head, repeated to 2 by
+ * PyTorch's ring), PyTorch's ring. */
 static OcLayer ring2(void) {
-  OcLayer l;
-  memset(&l, 0, sizeof l);
-  l.b = 1;
-  l.s = 256;
-  l.kv_len = 512;
-  l.h = 128;
-  l.heads = 2;
-  l.kv_heads = 1;
-  l.dqk = l.dv = 64;
-  l.ffn = l.moe_ffn = 512;
-  l.vocab = 16;
-  l.ffn_matrices = 3;
-  l.tp = l.ep = 1;
-  l.flash = l.causal = 1;
-  l.cp = 2;
-  l.cp_ring = l.cp_torch = 1;
-  l.act_bytes = l.param_bytes = 2;
+  OcLayer l = oc_ring2();
+  l.cp_torch = 1;
   return l;
 }
 
@@ -188,6 +173,15 @@ static void device(WeftDevice *d) {
   d->gemm_efficiency = 0.8, d->hbm_efficiency = 0.9, d->attention_efficiency = 0.6;
 }
 
+/* Two NPUs on a ring: the CP group. */
+static void ring_net(WeftNetwork *net) {
+  memset(net, 0, sizeof *net);
+  net->ndims = 1;
+  net->npus[0] = 2;
+  net->topology[0] = WEFT_RING;
+  snprintf(net->cost_dim[0], sizeof net->cost_dim[0], "c");
+}
+
 /* The cp collectives of layer L1's attention: per phase, up to two (the
  * all-gather variant's backward has an all-gather and a send-recv). */
 typedef struct {
@@ -224,11 +218,7 @@ static void generated(void) {
   model(&m);
   device(&d);
   WeftNetwork net;
-  memset(&net, 0, sizeof net);
-  net.ndims = 1;
-  net.npus[0] = 2;
-  net.topology[0] = WEFT_RING;
-  snprintf(net.cost_dim[0], sizeof net.cost_dim[0], "c");
+  ring_net(&net);
   double blk = 512.0 * 16 * 128 * 2;
   for (int which = 0; which < 2; which++) {
     WeftParallel p;
@@ -247,16 +237,8 @@ static void generated(void) {
     OcLayer l;
     weft_opcost_layer(&m, &p, &l);
     CHECK_EQ_INT(l.cp_torch, 1);
-    OcOp ops[OC_MAX_OPS];
-    int n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
-    double diag[2] = {0, 0}, off[2] = {1e300, 1e300};
-    for (int i = 0; i < n; i++) {
-      if (!ops[i].cp_role) continue;
-      double t = weft_opcost_op_ns(&d, &ops[i], 2);
-      int ph = ops[i].phase != WEFT_PHASE_FWD;
-      if (ops[i].cp_role == OC_CP_DIAGONAL) diag[ph] = t;
-      else if (t < off[ph]) off[ph] = t;
-    }
+    double diag[2], off[2];
+    oc_ring_kernels(&d, &l, diag, off);
     Cp f[2], g[2];
     int nf = cp_entries(wl, WEFT_PHASE_FWD, f), ng = cp_entries(wl, WEFT_PHASE_IG, g);
     CHECK_EQ_INT(nf, 1);
@@ -302,11 +284,7 @@ static void refusals(void) {
   model(&m);
   device(&d);
   WeftNetwork net;
-  memset(&net, 0, sizeof net);
-  net.ndims = 1;
-  net.npus[0] = 2;
-  net.topology[0] = WEFT_RING;
-  snprintf(net.cost_dim[0], sizeof net.cost_dim[0], "c");
+  ring_net(&net);
   for (int c = 0; c < 4; c++) {
     WeftParallel p;
     weft_parallel_default(&p);
