@@ -319,12 +319,58 @@ def predict(weft, run, specs, tmp):
         p = subprocess.run([weft, "optimize"] + a + ["--json"], capture_output=True, text=True)
         if p.returncode != 2 or "memory" not in p.stderr or mb == tries[-1]:
             break
+    USED[run["id"]] = a  # the arguments of the answer (memory_table() re-reads them)
     if not run["parallel"].get("micro_batch"):
         assumed.insert(0, "micro-batch %d" % mb)
     if p.returncode != 0:
         msg = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
         raise ValueError(msg.replace("weft: ", "", 1))
     return json.loads(p.stdout)["time_ns"] / 1e9, assumed
+
+
+USED = {}  # run id -> the optimize arguments predict() answered with
+
+
+def memory_gib(weft, args, tmp):
+    """weft's memory of the most loaded NPU (GiB) for optimize's arguments,
+    from `weft workload --json` (memory_bytes.total); None when refused."""
+    a, i = [], 0
+    while i < len(args):  # the workload command takes no cost model, constraints or loop
+        if args[i] in ("--cost-model", "--constraint", "--loop"):
+            i += 2
+            continue
+        a.append(args[i])
+        i += 1
+    p = subprocess.run([weft, "workload"] + a + ["-o", os.path.join(tmp, "mem"), "--json"],
+                       capture_output=True, text=True)
+    return json.loads(p.stdout)["memory_bytes"]["total"] / 2**30 if p.returncode == 0 else None
+
+
+def memory_rows(weft, done, tmp):
+    """(id, published GiB, weft GiB) where a source gives its peak memory
+    (torchtitan's max_reserved); tmp: predict()'s, which holds the files
+    its arguments name."""
+    rows = []
+    for run, _, _ in done:
+        pub = (run.get("published") or {}).get("memory_gib")
+        if pub and run["id"] in USED:
+            g = memory_gib(weft, USED[run["id"]], tmp)
+            if g:
+                rows.append((run["id"], pub, g))
+    return rows
+
+
+def memory_table(rows):
+    """Published peak memory against weft's model of the same run, as it falls."""
+    if not rows:
+        return
+    print("\n| memory | published GiB | weft GiB | weft / published - 1 |")
+    print("|---|---|---|---|")
+    for i, pub, g in rows:
+        print("| %s | %.1f | %.1f | %+.1f%% |" % (i, pub, g, 100 * (g / pub - 1)))
+    e = [g / pub - 1 for _, pub, g in rows]
+    print("\n%d runs publish their memory: weft's off by %+.1f%% on average (max |.| %.1f%%)"
+          % (len(e), 100 * sum(e) / len(e), 100 * max(abs(x) for x in e)))
 
 
 def divisors(n):
@@ -476,6 +522,7 @@ def main():
             except (ValueError, KeyError, OSError) as ex:
                 rows.append((run["id"], run.get("gpus", "?"), shape,
                              "%.2f" % pub if pub else "-", "-", "not modelled", str(ex)))
+        mem = memory_rows(weft, done, tmp)  # before tmp goes: the runs' model files are in it
     print("| run | GPUs | TP x PP x DP | published s/iter | weft s/iter | error | note |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
@@ -487,6 +534,7 @@ def main():
         summary("source", by_set)
         summary("GPU, precision", by_prec)
         pairs(done)
+        memory_table(mem)
     else:
         print("\nno run modelled")
     if BANDS:
