@@ -54,6 +54,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_FSDP] = {"--fsdp", "flat|fsdp2", CLI_FSDP_HELP},
     [CLI_MO_NORMF] = {"--norm-fusion", "on|off", CLI_NORMF_HELP},
     [CLI_MO_ROPEF] = {"--rope-fusion", "on|off", CLI_ROPEF_HELP},
+    [CLI_MO_RESHARD] = {"--reshard-after-forward", "on|off", CLI_RESHARD_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
@@ -164,6 +165,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (cli_opt_moe_dispatcher(val[CLI_MO_MOEDISP], p)) return -1;
   if (cli_opt_fsdp(val[CLI_MO_FSDP], p)) return -1;
   if (cli_opt_norm_rope_fusion(val[CLI_MO_NORMF], val[CLI_MO_ROPEF], p)) return -1;
+  if (cli_opt_reshard(val[CLI_MO_RESHARD], p)) return -1;
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
@@ -334,6 +336,13 @@ int cli_opt_norm_rope_fusion(const char *norm, const char *rope, WeftParallel *p
   if (on_off("--norm-fusion", norm, &n) || on_off("--rope-fusion", rope, &r)) return -1;
   if (norm) p->norm_eager = !n;
   if (rope) p->rope_eager = !r;
+  return 0;
+}
+
+int cli_opt_reshard(const char *v, WeftParallel *p) {
+  int on = 1;
+  if (on_off("--reshard-after-forward", v, &on)) return -1;
+  if (v) p->no_reshard = !on;
   return 0;
 }
 

@@ -14,7 +14,7 @@ enum { CLI_MO_MODEL, CLI_MO_DEVICE, CLI_MO_TP, CLI_MO_PP, CLI_MO_DP, CLI_MO_EP, 
        CLI_MO_TPO, CLI_MO_TPOSMS, CLI_MO_TPOAGG, CLI_MO_P2P, CLI_MO_ETP, CLI_MO_OFFLOAD, CLI_MO_CPCOMM, CLI_MO_PPLAYOUT,
        CLI_MO_ADROP, CLI_MO_HDROP, CLI_MO_MOEPF, CLI_MO_MOERF, CLI_MO_MOEA2A, CLI_MO_MOEDFP8,
        CLI_MO_AMAX, CLI_MO_CE, CLI_MO_ACTF, CLI_MO_FP8PG, CLI_MO_MOEDISP, CLI_MO_FSDP,
-       CLI_MO_NORMF, CLI_MO_ROPEF, CLI_MO_COUNT };
+       CLI_MO_NORMF, CLI_MO_ROPEF, CLI_MO_RESHARD, CLI_MO_COUNT };
 
 #define CLI_MAX_STAGES 1024 /* --pp-layers entries */
 
@@ -141,6 +141,14 @@ int cli_opt_activation_fusion(const char *v, WeftParallel *p);
   "                        apply_rope_fusion, torch.compile) or as eager\n"  \
   "                        PyTorch's complex product (off: torchtitan\n"   \
   "                        uncompiled)"
+#define CLI_RESHARD_HELP                                                      \
+  "ZeRO-3's parameters resharded after the forward (default\n"           \
+  "                        on) or kept gathered to the step's end, the\n"   \
+  "                        gradients reduced once (off: FSDP2's\n"          \
+  "                        reshard_after_forward False, torchtitan with PP)"
+/* --reshard-after-forward (on|off) into p->no_reshard as its opposite;
+ * absent: unchanged. Prints and returns -1 on a bad value. */
+int cli_opt_reshard(const char *v, WeftParallel *p);
 /* --norm-fusion, --rope-fusion (on|off) into p's norm_eager, rope_eager as
  * their opposites; absent: unchanged. Prints and returns -1 on a bad value. */
 int cli_opt_norm_rope_fusion(const char *norm, const char *rope, WeftParallel *p);

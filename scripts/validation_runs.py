@@ -27,7 +27,9 @@ as "not modelled" with the reason, never dropped.
   and what runs.yml records from each source: the attention kernel
   (`attention`), context parallelism's K, V exchange (`cp_comm`; absent:
   Megatron's p2p ring; torchtitan's: PyTorch's ring), ZeRO-3's
-  implementation (`fsdp`; absent: flat; torchtitan's: fsdp2), gradient precision (`grad_bytes`), FP8 GEMMs (precision
+  implementation (`fsdp`; absent: flat; torchtitan's: fsdp2) and whether it
+  keeps the parameters gathered (`reshard_after_forward`; absent: on;
+  torchtitan with a pipeline: off), gradient precision (`grad_bytes`), FP8 GEMMs (precision
   fp8), TP and pipeline communication overlap (`tp_comm_overlap`,
   `overlap_p2p`; absent: weft's defaults, Megatron's: TP off, P2P on with
   interleaving) and the recipe's userbuffers settings per GEMM
@@ -220,7 +222,8 @@ def args_for(run, specs, tmp, assumed):
         a += ["--moe-dispatcher", par["moe_dispatcher"]]
     if par.get("fsdp"):  # ZeRO-3's implementation (absent: flat; torchtitan: fsdp2)
         a += ["--fsdp", par["fsdp"]]
-    for k in ("activation_fusion", "norm_fusion", "rope_fusion"):  # fused (absent: on) or eager
+    for k in ("activation_fusion", "norm_fusion", "rope_fusion",  # fused (absent: on) or eager
+              "reshard_after_forward"):  # ZeRO-3 resharded (absent: on) or kept gathered
         if k in par:
             a += ["--" + k.replace("_", "-"), "on" if par[k] else "off"]
     if par.get("order"):

@@ -494,6 +494,16 @@ typedef struct {
    * per-parameter tensors and each gradient copied into the reduce-scatter
    * buffer, in its reduce dtype, on the compute stream). fsdp2 needs zero 3. */
   int fsdp;
+  /* 1: ZeRO-3 without resharding after the forward (FSDP2's
+   * reshard_after_forward False, which torchtitan sets with a pipeline;
+   * docs/zoo.md, "ZeRO-3 as FSDP2 runs it"): each block's parameters are
+   * gathered once a step, at its first forward, and stay gathered to the
+   * step's end, and its gradients accumulate unsharded (at grad_bytes)
+   * until the step's last backward, reduce-scattered once. 0 (default):
+   * gathered for each micro-batch's forward and again for its backward,
+   * reduced each micro-batch. The entry points' reshard_after_forward (on
+   * = 0). Needs zero 3. */
+  int no_reshard;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

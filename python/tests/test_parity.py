@@ -1393,6 +1393,35 @@ def test_activation_fusion():
     assert r.returncode == 2 and "--activation-fusion must be on or off" in r.stderr
 
 
+def test_reshard_after_forward():
+    # reshard_after_forward= is --reshard-after-forward on|off and the
+    # scenario key: off keeps ZeRO-3's parameters gathered for the step (one
+    # gather, the gradients reduced once) and holds them and their sums in
+    # memory; the same in every entry point; refused without ZeRO-3 naming
+    # the field
+    args = dict(cluster="dgx-h100", npus=16, cost_model="data/validation/cost.yml",
+                model="llama3-8b", pp=2, zero=3, fsdp="fsdp2", grad_bytes=4, recompute="full",
+                loop="tp-dp-overlap", constraint=["B1 = 450", "B2 = 50"])
+    flags = ["--cluster", "dgx-h100", "--npus", "16", "--cost-model", "data/validation/cost.yml",
+             "--model", "llama3-8b", "--pp", "2", "--zero", "3", "--fsdp", "fsdp2",
+             "--grad-bytes", "4", "--recompute", "full", "--loop", "tp-dp-overlap",
+             "--constraint", "B1 = 450", "--constraint", "B2 = 50"]
+    kept = weft.optimize(reshard_after_forward=False, **args)
+    same(kept, cli("optimize", *flags, "--reshard-after-forward", "off"), skip=NOWALL)
+    on = weft.optimize(**args)
+    same(on, cli("optimize", *flags, "--reshard-after-forward", "on"), skip=NOWALL)
+    assert kept["time_ns"] != on["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]},
+          "cost_model": "data/validation/cost.yml", "loop": "tp-dp-overlap",
+          "workload": {"model": "llama3-8b", "pp": 2, "zero": 3, "fsdp": "fsdp2", "grad_bytes": 4,
+                       "recompute": "full", "reshard_after_forward": False},
+          "constraints": ["B1 = 450", "B2 = 50"]}
+    assert weft.optimize(sc)["time_ns"] == kept["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(reshard_after_forward=False, **dict(args, zero=1, fsdp="flat"))
+    assert e.value.field == "reshard_after_forward"
+
+
 def test_norm_rope_fusion():
     # norm_fusion= and rope_fusion= are --norm-fusion and --rope-fusion on|off
     # and the scenario keys (docs/zoo.md, "Eager norms and RoPE"): off runs

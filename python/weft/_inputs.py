@@ -33,7 +33,7 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms",
               "tp_overlap_aggregate", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce",
               "cross_entropy", "activation_fusion", "fp8_param_gather", "moe_dispatcher",
-              "fsdp", "norm_fusion", "rope_fusion")
+              "fsdp", "norm_fusion", "rope_fusion", "reshard_after_forward")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -238,8 +238,9 @@ def device_knobs(kw, par):
     (probabilities; absent: the model's) into par, as --sp, --cuda-graphs,
     --fp8, --attention, --cp-comm, --fp8-amax-reduce, --cross-entropy,
     --attention-dropout and --hidden-dropout (every command taking a model);
-    activation_fusion=, norm_fusion=, rope_fusion= (booleans, on by default)
-    as --activation-fusion, --norm-fusion, --rope-fusion;
+    activation_fusion=, norm_fusion=, rope_fusion=, reshard_after_forward=
+    (booleans, on by default) as --activation-fusion, --norm-fusion,
+    --rope-fusion, --reshard-after-forward;
     fp8_param_gather= (a boolean, off by default) as --fp8-param-gather;
     moe_dispatcher= (alltoall|deepep|hybridep) as --moe-dispatcher; fsdp=
     (flat|fsdp2) as --fsdp."""
@@ -258,7 +259,8 @@ def device_knobs(kw, par):
             setattr(par, field, 1 if flag(k, kw[k]) else 0)
     for k, field in (("activation_fusion", "activation_eager"),  # --activation-fusion,
                      ("norm_fusion", "norm_eager"),  # --norm-fusion, --rope-fusion:
-                     ("rope_fusion", "rope_eager")):  # on by default
+                     ("rope_fusion", "rope_eager"),  # on by default
+                     ("reshard_after_forward", "no_reshard")):
         if kw.get(k) is not None:
             setattr(par, field, 0 if flag(k, kw[k]) else 1)
     b = kw.get("ddp_bucket_size")

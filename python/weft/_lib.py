@@ -150,7 +150,8 @@ WeftParallel = _s("WeftParallel", [
     ("moe_a2a_overlap", c_int), ("moe_dispatch_fp8", c_int), ("fp8_amax_reduce", c_int),
     ("cross_entropy", c_int), ("activation_eager", c_int),
     ("norm_eager", c_int), ("rope_eager", c_int),
-    ("fp8_param_gather", c_int), ("moe_dispatcher", c_int), ("fsdp", c_int)])
+    ("fp8_param_gather", c_int), ("moe_dispatcher", c_int), ("fsdp", c_int),
+    ("no_reshard", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,

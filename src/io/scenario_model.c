@@ -20,7 +20,7 @@ static const char *const MODEL_KEYS[] = {
     "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate",
     "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy",
     "activation_fusion", "fp8_param_gather", "moe_dispatcher", "fsdp", "norm_fusion",
-    "rope_fusion", NULL};
+    "rope_fusion", "reshard_after_forward", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -113,8 +113,8 @@ static int bool_key(const WeftYamlNode *map, const char *key, const char *file, 
   return v ? weft_yaml_bool(v, file, key, out, err) : WEFT_OK;
 }
 
-/* A fusion switch (true: the fused kernels, the default) into *eager as
- * its opposite; absent: unchanged. */
+/* A switch on by default (a fusion: the fused kernels; resharding after
+ * the forward) into *eager (*off) as its opposite; absent: unchanged. */
 static int fusion_key(const WeftYamlNode *map, const char *key, const char *file, int *eager,
                       WeftError *err) {
   int on = 1, rc = bool_key(map, key, file, &on, err);
@@ -281,6 +281,7 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = fusion_key(wv, "activation_fusion", file, &par->activation_eager, err)) ||
       (rc = fusion_key(wv, "norm_fusion", file, &par->norm_eager, err)) ||
       (rc = fusion_key(wv, "rope_fusion", file, &par->rope_eager, err)) ||
+      (rc = fusion_key(wv, "reshard_after_forward", file, &par->no_reshard, err)) ||
       (rc = bool_key(wv, "fp8_param_gather", file, &par->fp8_param_gather, err)) ||
       (rc = bool_key(wv, "moe_router_fusion", file, &par->moe_router_fusion, err)) ||
       (rc = bool_key(wv, "moe_a2a_overlap", file, &par->moe_a2a_overlap, err)) ||

@@ -255,6 +255,12 @@ void weft_gen_add_once(Gen *g, GenBlock *b, WeftCollective c, GenKind k, double 
 void weft_gen_zero3_gather(Gen *g, GenBlock *b, GenKind k, double per_npu_bytes, double calls,
                            int prefetch) {
   int hide = prefetch && g->par->overlap_param_gather;
+  if (g->par->no_reshard) { /* kept gathered: once a step, before the first forward */
+    weft_gen_add_hidden(g, b, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, k,
+                        calls > 0 ? per_npu_bytes / calls : 0, 1,
+                        hide ? b->compute_ns[WEFT_PHASE_FWD] : 0.0, GEN_HIDE_ZERO3);
+    return;
+  }
   for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++)
     weft_gen_add_hidden(g, b, (WeftPhase)ph, WEFT_COLL_ALLGATHER, k, per_npu_bytes, calls,
                         hide ? b->compute_ns[ph] : 0.0, GEN_HIDE_ZERO3);
@@ -274,6 +280,15 @@ void weft_gen_fsdp2_copies(Gen *g, GenBlock *b, double gathered_bytes, double gr
                            double R) {
   const WeftParallel *p = g->par;
   if (p->zero_stage != 3 || p->fsdp != WEFT_FSDP_FSDP2 || !(R > 0.0)) return;
+  if (p->no_reshard) { /* one copy-out a step; the gradients summed in the reduce dtype */
+    double pb = p->param_bytes, gb = p->grad_bytes, first = gb != pb ? pb + gb : 0;
+    b->compute_ns[WEFT_PHASE_FWD] += fsdp2_copy_ns(g, WEFT_PHASE_FWD, 2 * gathered_bytes);
+    b->compute_ns[WEFT_PHASE_WG] +=
+        fsdp2_copy_ns(g, WEFT_PHASE_WG, grad_elems * first) +              /* the first cast */
+        (R - 1) * fsdp2_copy_ns(g, WEFT_PHASE_WG, grad_elems * (pb + 2 * gb)) + /* the adds */
+        fsdp2_copy_ns(g, WEFT_PHASE_WG, grad_elems * 2 * gb); /* the last one's copy-in */
+    return;
+  }
   double out = fsdp2_copy_ns(g, WEFT_PHASE_FWD, 2 * gathered_bytes);
   b->compute_ns[WEFT_PHASE_FWD] += R * out;
   b->compute_ns[WEFT_PHASE_IG] += R * out; /* gathered again for the backward */
@@ -311,6 +326,8 @@ void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per
   } else if (p->zero_stage < 3) {
     weft_gen_add_once(g, b, WEFT_COLL_REDUCESCATTER, k, elems * p->grad_bytes);
     weft_gen_add_once(g, b, WEFT_COLL_ALLGATHER, k, elems / n * p->param_bytes);
+  } else if (p->no_reshard) { /* accumulated unsharded, reduced after the last backward */
+    weft_gen_add_once(g, b, WEFT_COLL_REDUCESCATTER, k, elems * p->grad_bytes);
   } else {
     /* ZeRO-3 (Megatron-FSDP, FSDP2) reduces each micro-batch's gradients
      * as its backward makes them: with overlap, the earlier micro-batches'
@@ -441,6 +458,11 @@ void weft_gen_memory_states(Gen *g, double dense_elems, double zdp, double exper
   }
   mem->grads_bytes =
       (dense_elems / (z >= 2 ? zdp : 1) + expert_elems / (z >= 2 ? zedp : 1)) * p->grad_bytes;
+  if (z >= 3 && p->no_reshard) { /* the stage kept gathered, its gradients summed unsharded */
+    double e = dense_elems + expert_elems, l = lin ? lin[0] + lin[1] : 0;
+    mem->params_bytes += weft_gen_gather_bytes(g, e, l);
+    mem->grads_bytes += e * p->grad_bytes;
+  }
   mem->optimizer_bytes =
       (dense_elems / (z >= 1 ? zdp : 1) + expert_elems / (z >= 1 ? zedp : 1)) * p->optimizer_bytes;
 }

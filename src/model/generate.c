@@ -173,6 +173,10 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "fp8_param_gather needs fp8 delayed, current, mxfp8 or blockwise (got "
                           "%s): the parameters are kept in the FP8 GEMMs' format",
                           weft_fp8_name(p->fp8));
+  if (p->no_reshard != 0 && p->no_reshard != 1)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "reshard_after_forward",
+                          "no_reshard %d: expected 0 (reshard after forward) or 1 (keep gathered)",
+                          p->no_reshard);
   if (p->fsdp != WEFT_FSDP_FLAT && p->fsdp != WEFT_FSDP_FSDP2)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "fsdp",
                           "fsdp %d: expected 0 (flat) or 1 (fsdp2)", p->fsdp);
@@ -363,6 +367,11 @@ static int check_common(Gen *g) {
                          g->dev->name);
   int rc = weft_par_device_check(p, g->dev, g->err);
   if (rc) return rc;
+  if (p->no_reshard && p->zero_stage != 3) /* per point: codesign sweeps zero */
+    return weft_gen_fail(g, WEFT_EINPUT, "reshard_after_forward",
+                         "reshard_after_forward off needs zero 3 (got %d): only ZeRO-3 reshards "
+                         "its parameters",
+                         p->zero_stage);
   if (p->fsdp == WEFT_FSDP_FSDP2 && p->zero_stage != 3) /* per point: codesign sweeps zero */
     return weft_gen_fail(g, WEFT_EINPUT, "fsdp",
                          "fsdp fsdp2 needs zero 3 (got %d): FSDP2 shards the parameters",

@@ -147,4 +147,91 @@ static void refusals(void) {
   CHECK(!strcmp(weft_fsdp_name(WEFT_FSDP_FSDP2), "fsdp2"));
 }
 
-const TestCase suite_fsdp2[] = {{"fsdp2_copies", copies}, {"fsdp2_refusals", refusals}, {0}};
+/* reshard_after_forward off (no_reshard) on the same run, fsdp2, R = 2:
+ * - memory: the model's 2 layers (2 x (4,195,328 + 12,583,936) =
+ *   33,558,528), the embedding and the output layer (32,768,000 each) and
+ *   the final norm (1,024), 99,095,552 parameters in all, kept gathered at
+ *   2 bytes and their fp32 sums at 4: 594,573,312 bytes more than resharding
+ *   (whose states are the same otherwise);
+ * - the first layer's collectives: one all-gather a step, in the forward,
+ *   of its attention's 8,390,656 bytes and its MLP's 25,167,872 over DP 4
+ *   (2,097,664 + 6,291,968 bytes, a call each: FSDP's unit is the layer),
+ *   none in the backward, and one reduce-scatter a step of the attention's
+ *   fp32 gradients (16,781,312);
+ * - its FSDP2 kernels: the copy-out once (16,781,312 bytes) in the forward;
+ *   after the backwards, the first micro-batch's gradients cast to fp32
+ *   (2 + 4 bytes), the second's added in (2 + 4 + 4), the sums copied into
+ *   the reduce-scatter buffer (4 + 4). */
+static void kept(void) {
+  WeftGenInfo info[2];
+  double ns[2][WEFT_NPHASES];
+  WeftWorkload *w[2];
+  for (int f = 0; f < 2; f++) {
+    WeftModel m;
+    WeftDevice d;
+    WeftNetwork net;
+    model(&m);
+    device(&d);
+    network(&net);
+    WeftParallel p;
+    weft_parallel_default(&p);
+    p.dp = 4, p.zero_stage = 3, p.attention = WEFT_ATTENTION_FLASH, p.grad_bytes = 4;
+    p.fsdp = WEFT_FSDP_FSDP2, p.no_reshard = f;
+    w[f] = weft_workload_create();
+    WeftCommunicator comm;
+    WeftError e;
+    CHECK(w[f] != NULL);
+    if (!w[f]) return;
+    CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, w[f], &comm, &info[f], &e), WEFT_OK);
+    CHECK(block_ns(w[f], "attn", ns[f]));
+  }
+  double dmem = info[1].mem.total_bytes - info[0].mem.total_bytes;
+  CHECK_NEAR(dmem, 99095552.0 * 6, 1.0);
+  CHECK_NEAR(info[1].mem.params_bytes - info[0].mem.params_bytes, 99095552.0 * 2, 1.0);
+  int ag = 0, rs = 0;
+  for (int i = 0; i < w[1]->nlayers; i++) {
+    if (strncmp(w[1]->layers[i].name, "L1.attn", 7)) continue;
+    for (int ph = 0; ph < WEFT_NPHASES; ph++) {
+      const WeftPhaseSpec *s = &w[1]->layers[i].phase[ph];
+      if (s->coll == WEFT_COLL_ALLGATHER) {
+        ag++;
+        CHECK_EQ_INT(ph, WEFT_PHASE_FWD);
+        CHECK(s->group > 0 && !strcmp(w[1]->group_name[s->group - 1], "dp"));
+        CHECK_NEAR(s->size_bytes, 2097664 + 6291968, 1.0); /* the layer's: attention and MLP */
+        CHECK_NEAR(s->calls, 2, 1e-12);
+      } else if (s->coll == WEFT_COLL_REDUCESCATTER) { /* the weight-grad stream's DP group */
+        CHECK_EQ_INT(ph, WEFT_PHASE_WG);
+        rs++;
+        CHECK_NEAR(s->size_bytes, 16781312, 1.0);
+        CHECK_NEAR(s->calls, 1, 1e-12);
+      }
+    }
+  }
+  CHECK_EQ_INT(ag, 1);
+  CHECK_EQ_INT(rs, 1);
+  double el = 4195328, out = copy_ns(2 * 2 * el);
+  double in = copy_ns(6 * el) + copy_ns(10 * el) + copy_ns(8 * el);
+  double f0 = ns[0][WEFT_PHASE_FWD] - 2 * out; /* without the resharding run's copies */
+  CHECK(fabs(ns[1][WEFT_PHASE_FWD] - f0 - out) <= 1.0);
+  CHECK(fabs(ns[1][WEFT_PHASE_IG] - (ns[0][WEFT_PHASE_IG] - out)) <= 1.0);
+  /* the layer entry keeps the last micro-batch's share (1/R) of the weight-
+   * gradient phase, the three kernels' included; the resharding run's one
+   * copy-in there */
+  CHECK(fabs(ns[1][WEFT_PHASE_WG] - (ns[0][WEFT_PHASE_WG] - copy_ns(6 * el)) - in / 2) <= 1.0);
+  weft_workload_free(w[0]);
+  weft_workload_free(w[1]);
+  /* refused without ZeRO-3, naming the entry points' option */
+  WeftParallel p;
+  weft_parallel_default(&p);
+  p.dp = 4, p.zero_stage = 1, p.no_reshard = 1;
+  WeftWorkload *wl = weft_workload_create();
+  WeftError e;
+  CHECK_EQ_INT(gen(&p, wl, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "reshard_after_forward"));
+  weft_workload_free(wl);
+}
+
+const TestCase suite_fsdp2[] = {{"fsdp2_copies", copies},
+                                {"fsdp2_refusals", refusals},
+                                {"fsdp2_kept_gathered", kept},
+                                {0}};
