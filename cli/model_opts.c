@@ -324,26 +324,28 @@ int cli_opt_fp8_amax(const char *v, WeftParallel *p) {
                "stage, tp or off");
 }
 
-int cli_opt_activation_fusion(const char *v, WeftParallel *p) {
+/* An on|off switch, on by default, into *off as its opposite (a fusion into
+ * its eager field, resharding into no_reshard); absent: unchanged. */
+static int on_by_default(const char *flag, const char *v, int *off) {
   int on = 1;
-  if (on_off("--activation-fusion", v, &on)) return -1;
-  if (v) p->activation_eager = !on;
+  if (on_off(flag, v, &on)) return -1;
+  if (v) *off = !on;
   return 0;
+}
+
+int cli_opt_activation_fusion(const char *v, WeftParallel *p) {
+  return on_by_default("--activation-fusion", v, &p->activation_eager);
 }
 
 int cli_opt_norm_rope_fusion(const char *norm, const char *rope, WeftParallel *p) {
-  int n = 1, r = 1;
-  if (on_off("--norm-fusion", norm, &n) || on_off("--rope-fusion", rope, &r)) return -1;
-  if (norm) p->norm_eager = !n;
-  if (rope) p->rope_eager = !r;
-  return 0;
+  return on_by_default("--norm-fusion", norm, &p->norm_eager) ||
+                 on_by_default("--rope-fusion", rope, &p->rope_eager)
+             ? -1
+             : 0;
 }
 
 int cli_opt_reshard(const char *v, WeftParallel *p) {
-  int on = 1;
-  if (on_off("--reshard-after-forward", v, &on)) return -1;
-  if (v) p->no_reshard = !on;
-  return 0;
+  return on_by_default("--reshard-after-forward", v, &p->no_reshard);
 }
 
 int cli_opt_fp8_param_gather(const char *v, WeftParallel *p) {

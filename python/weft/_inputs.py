@@ -233,8 +233,9 @@ def read_workload(v):
 def device_knobs(kw, par):
     """sp=, cuda_graphs= (booleans), fp8= (True: delayed, or off|delayed|
     current|mxfp8|blockwise|nvfp4), attention= (standard|flash|fa2), cp_comm=
-    (p2p|all_gather|torch_allgather|torch_alltoall), fp8_amax_reduce= (stage|tp|off), cross_entropy=
-    (fused|megatron|te|torch) and attention_dropout=, hidden_dropout=
+    (p2p|all_gather|torch_allgather|torch_alltoall), fp8_amax_reduce=
+    (stage|tp|off), cross_entropy= (fused|megatron|te|torch) and
+    attention_dropout=, hidden_dropout=
     (probabilities; absent: the model's) into par, as --sp, --cuda-graphs,
     --fp8, --attention, --cp-comm, --fp8-amax-reduce, --cross-entropy,
     --attention-dropout and --hidden-dropout (every command taking a model);

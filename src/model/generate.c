@@ -114,6 +114,9 @@ int weft_fp8_amax_reduce_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(AMAX_NAME, 3, "fp8_amax_reduce", "stage, tp or off", text, kind, err);
 }
 const char *weft_cross_entropy_name(int kind) { return name_of(CE_NAME, 4, kind); }
+int weft_cross_entropy_parse(const char *text, int *kind, WeftError *err) {
+  return name_parse(CE_NAME, 4, "cross_entropy", "fused, megatron, te or torch", text, kind, err);
+}
 const char *weft_fsdp_name(int kind) { return name_of(FSDP_NAME, 2, kind); }
 int weft_fsdp_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(FSDP_NAME, 2, "fsdp", "flat or fsdp2", text, kind, err);
@@ -122,9 +125,6 @@ const char *weft_moe_dispatcher_name(int kind) { return name_of(DISPATCHER_NAME,
 int weft_moe_dispatcher_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(DISPATCHER_NAME, 3, "moe_dispatcher", "alltoall, deepep or hybridep", text,
                     kind, err);
-}
-int weft_cross_entropy_parse(const char *text, int *kind, WeftError *err) {
-  return name_parse(CE_NAME, 4, "cross_entropy", "fused, megatron, te or torch", text, kind, err);
 }
 const char *weft_schedule_name(int kind) { return name_of(SCHEDULE_NAME, 2, kind); }
 int weft_schedule_parse(const char *text, int *kind, WeftError *err) {

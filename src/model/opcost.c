@@ -233,11 +233,6 @@ static void tag(List *L, int fwd, int bwd, double e) {
   b->elems = bwd ? u : 2 * u;
 }
 
-/* A norm; linear: it feeds a TE LayerNormLinear (Megatron's
- * TELayerNormColumnParallelLinear), which under delayed scaling writes the
- * GEMM's FP8 input itself (TE v1.8 layernorm_linear.py: _apply_normalization
- * with an FP8 output): 1 byte an element out, the scale 2 FLOPs an element,
- * the amax history and scales as a cast's; the GEMM then casts no input. */
 /* One eager kernel moving bytes (read and written) at the copy bandwidth. */
 static void kb(List *L, const char *name, int phase, double flops, double bytes) {
   OcOp o = {name, phase, OC_VECTOR, 0, 0, 0, 0, flops, bytes, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -284,6 +279,11 @@ static void eager_rmsnorm(List *L, double e, double T, double eb) {
   kb(L, "rmsnorm_to_f32_back", B, 0, (f + eb) * e);
 }
 
+/* A norm; linear: it feeds a TE LayerNormLinear (Megatron's
+ * TELayerNormColumnParallelLinear), which under delayed scaling writes the
+ * GEMM's FP8 input itself (TE v1.8 layernorm_linear.py: _apply_normalization
+ * with an FP8 output): 1 byte an element out, the scale 2 FLOPs an element,
+ * the amax history and scales as a cast's; the GEMM then casts no input. */
 static void norm(List *L, const OcLayer *l, const char *name, int linear) {
   double e = l->b * l->s * l->h / (l->sp ? l->tp : 1), eb = L->eb;
   if (l->norm_eager && !l->layernorm) { /* no fused cast: the linear casts its own input */
@@ -468,8 +468,7 @@ static void act(List *L, const char *name, double flops, double e, double fwd_io
 /* One eager PyTorch kernel over n tensors of e elements (read and written
  * together), at the copy bandwidth by its bytes. */
 static void kern(List *L, const char *name, int phase, double flops, double n, double e) {
-  OcOp o = {name, phase, OC_VECTOR, 0, 0, 0, 0, flops, n * e * L->eb, 0, 0, 0, 0, 0, 0, 0, 0};
-  put(L, &o);
+  kb(L, name, phase, flops, n * e * L->eb);
 }
 
 /* The activation as eager PyTorch runs it (Megatron-Core's

@@ -91,7 +91,7 @@ static int torch_ops(const OcLayer *l, OcOp *ops, int max) {
   Out o = {ops, 0, max};
   double cp = l->cp, S = l->s, c = S / 2, a = l->heads / l->tp, eb = l->act_bytes, f = 4;
   double Qe = l->b * S * a * l->dqk, Oe = l->b * S * a * l->dv; /* elements */
-  double KVe = l->b * S * a * (l->dqk + l->dv), KV = KVe * eb, Le = l->b * a * S;
+  double KV = weft_opcost_cp_block_bytes(l), KVe = KV / eb, Le = l->b * a * S; /* K, V: a heads */
   const int F = WEFT_PHASE_FWD, B = WEFT_PHASE_IG, X = OC_CP_LAST, Y = OC_CP_FIRST;
   /* forward, every rank */
   put(&o, pass("cp_kv_contig", F, 0, KV, 2, OC_CP_ALL));

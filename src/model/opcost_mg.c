@@ -37,18 +37,18 @@ static int eager_rope(const char *name, double e, double fb, double eb, OcOp *op
 int weft_opcost_qkv_side_ops(const OcLayer *l, OcOp *ops) {
   int n = 0, mla = l->kv_lora > 0;
   double T = l->b * l->s, eb = l->act_bytes, a = l->heads / l->tp, kvh = l->kv_heads / l->tp;
-  if (l->rotary && l->rope_eager) {
-    double d = mla ? l->rope : l->dqk;
-    double eq = T * a * d, ek = T * (mla ? 1 : kvh) * d, fb = l->s * d / 2 * 8;
-    n += eager_rope("rope_q_eager", eq, fb, eb, ops + n);
-    n += eager_rope("rope_k_eager", ek, fb, eb, ops + n);
-  } else if (l->rotary) { /* attention.py, Attention.forward: query, then key */
+  if (l->rotary) { /* attention.py, Attention.forward: query, then key */
     double d = mla ? l->rope : l->dqk;   /* MLA: the rope dims only, k_pe one head */
     double eq = T * a * d, ek = T * (mla ? 1 : kvh) * d, fb = l->s * d * FREQ_BYTES;
-    ops[n++] = vop("rope_q", WEFT_PHASE_FWD, ROPE_FLOPS * eq, 2 * eq * eb + fb);
-    ops[n++] = vop("rope_k", WEFT_PHASE_FWD, ROPE_FLOPS * ek, 2 * ek * eb + fb);
-    ops[n++] = vop("rope_q", WEFT_PHASE_IG, ROPE_FLOPS * eq, 2 * eq * eb + fb);
-    ops[n++] = vop("rope_k", WEFT_PHASE_IG, ROPE_FLOPS * ek, 2 * ek * eb + fb);
+    if (l->rope_eager) { /* the complex64 angles, s x d / 2 x 8 bytes: fb too */
+      n += eager_rope("rope_q_eager", eq, fb, eb, ops + n);
+      n += eager_rope("rope_k_eager", ek, fb, eb, ops + n);
+    } else {
+      ops[n++] = vop("rope_q", WEFT_PHASE_FWD, ROPE_FLOPS * eq, 2 * eq * eb + fb);
+      ops[n++] = vop("rope_k", WEFT_PHASE_FWD, ROPE_FLOPS * ek, 2 * ek * eb + fb);
+      ops[n++] = vop("rope_q", WEFT_PHASE_IG, ROPE_FLOPS * eq, 2 * eq * eb + fb);
+      ops[n++] = vop("rope_k", WEFT_PHASE_IG, ROPE_FLOPS * ek, 2 * ek * eb + fb);
+    }
   }
   if (mla) return n;
   int gqa = l->kv_heads < l->heads;
