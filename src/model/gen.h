@@ -214,6 +214,10 @@ int weft_gen_bucket_bound(Gen *g, const GenBlock *blk);
  * (1/R of its input- and weight-grad compute and per-micro-batch collectives)
  * and add the rest, times copies, to acc. Nothing when R <= 1. */
 void weft_gen_split_last(Gen *g, GenBlock *b, double R, double copies, GenBlock *acc);
+/* FSDP under torch's pipeline (docs/zoo.md, "ZeRO-3 as FSDP2 runs it"): move
+ * b's once-a-step weight-grad reduce-scatters (reshard_after_forward off)
+ * into out, count copies of them, and drop them from b when take is set. */
+void weft_gen_stage_reduce(Gen *g, GenBlock *b, double count, int take, GenBlock *out);
 /* Entries a block becomes. */
 int weft_gen_block_entries(const GenBlock *b);
 /* Make room for n more layers (one allocation). */

@@ -397,6 +397,23 @@ void weft_gen_split_last(Gen *g, GenBlock *b, double R, double copies, GenBlock 
   }
 }
 
+void weft_gen_stage_reduce(Gen *g, GenBlock *b, double count, int take, GenBlock *out) {
+  GenColl *c = b->coll[WEFT_PHASE_WG];
+  int n = 0;
+  for (int i = 0; i < b->ncoll[WEFT_PHASE_WG]; i++) {
+    if (!(c[i].once && c[i].coll == WEFT_COLL_REDUCESCATTER)) {
+      c[n++] = c[i];
+      continue;
+    }
+    GenColl x = c[i];
+    x.size_bytes *= count;
+    x.calls *= count;
+    if (count > 0) merge_coll(g, out, WEFT_PHASE_WG, x);
+    if (!take) c[n++] = c[i];
+  }
+  b->ncoll[WEFT_PHASE_WG] = n;
+}
+
 int weft_gen_block_entries(const GenBlock *b) {
   int n = 1;
   for (int p = 0; p < WEFT_NPHASES; p++)

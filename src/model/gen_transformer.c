@@ -1127,6 +1127,26 @@ static void emit_layers(Gen *g, const Tf *t, const GenBuckets *bk, int lo, int h
   }
 }
 
+/* FSDP under torch's pipeline (zero 3, reshard_after_forward off, pp > 1;
+ * docs/zoo.md, "ZeRO-3 as FSDP2 runs it"): torch.distributed.pipelining's
+ * stage turns FSDP's gradient sync off in every micro-batch's backward and,
+ * after its last one, runs the stage's post-backward, every unit's
+ * reduce-scatter at once (PipelineStage.backward_maybe_with_nosync). So a
+ * chunk's reduce-scatters ride on one entry of their own, emitted before its
+ * first layer: the backward pass meets it once the chunk's last backward is
+ * done. rs holds them once a layer, by block (RS_*: attn, mlp, moe,
+ * embedding, logits, MTP's layers and head); red gets chunk c's of nchunk,
+ * layers [a, z] (none: a layout's chunk of the loss alone). */
+enum { RS_ATTN, RS_MLP, RS_MOE, RS_EMB, RS_LOGITS, RS_MTP_ATTN, RS_MTP_LAYER, RS_MTP_HEAD, RS_N };
+static void chunk_reduce(Gen *g, const Tf *t, GenBlock *rs, int c, int nchunk, int a, int z,
+                         GenBlock *red) {
+  int ne = z >= a ? moe_layers(g, a, z) : 0, n = z >= a ? z - a + 1 : 0;
+  double cnt[RS_N] = {n, n - ne, ne, c == 0, c == nchunk - 1, 0, 0, 0};
+  if (c == nchunk - 1) cnt[RS_MTP_ATTN] = cnt[RS_MTP_LAYER] = t->D, cnt[RS_MTP_HEAD] = 1;
+  weft_gen_block_clear(red);
+  for (int k = 0; k < RS_N; k++) weft_gen_stage_reduce(g, &rs[k], cnt[k], 0, red);
+}
+
 static int emit(Gen *g, Tf *t) {
   const WeftParallel *p = g->par;
   int lo = t->first, hi = t->first + t->Ls - 1; /* the critical stage's layers */
@@ -1193,6 +1213,20 @@ static int emit(Gen *g, Tf *t) {
   double step_ns = (t->opt_ns = optimizer_ns(g, t)) + casts_ns;
   opt.compute_ns[WEFT_PHASE_WG] = step_ns;
 
+  int stage_rs = p->zero_stage == 3 && p->no_reshard && p->pp > 1;
+  GenBlock rs[RS_N], rs_all; /* stage_rs: the blocks' reduce-scatters, taken off them */
+  if (stage_rs) {
+    GenBlock *from[RS_N] = {&attn, nd ? &mlp : NULL, ne ? &moe : NULL, has_emb ? &emb : NULL,
+                            has_logits ? &logits : NULL, has_mtp ? &mtp_attn : NULL,
+                            has_mtp ? &mtp_layer : NULL, has_mtp ? &mtp_head : NULL};
+    weft_gen_block_clear(&rs_all);
+    for (int k = 0; k < RS_N; k++) {
+      weft_gen_block_clear(&rs[k]);
+      if (from[k]) weft_gen_stage_reduce(g, from[k], 1, 1, &rs[k]);
+      weft_gen_stage_reduce(g, &rs[k], 1, 0, &rs_all);
+    }
+  }
+
   Accum acc;
   weft_gen_block_clear(&acc.rest);
   int has_acc = t->R > 1.0 && !p->merged_backward;
@@ -1236,6 +1270,7 @@ static int emit(Gen *g, Tf *t) {
                          weft_gen_block_entries(&mtp_head)
                    : 0) +
           (has_acc ? weft_gen_block_entries(&acc.rest) : 0) + (step_ns > 0);
+  if (stage_rs) n += nchunk * weft_gen_block_entries(&rs_all);
   if (acc.v > 1) /* at most every kept collective in each chunk's accumulation */
     n += acc.v * (weft_gen_block_entries(&acc.kept[0]) + weft_gen_block_entries(&acc.kept[1]) +
                   weft_gen_block_entries(&acc.kept[2]));
@@ -1264,11 +1299,22 @@ static int emit(Gen *g, Tf *t) {
   free(span);
 
   char name[WEFT_NAME_LEN];
-  if (p->pp > 1) weft_gen_emit(g, "pipeline", &pipe, 1);
-  if (has_emb) weft_gen_emit(g, "embedding", &emb, 1);
+  GenBlock red;
   for (int c = 0; c < nchunk; c++) {
     int a = lo, z = hi;
     if (nchunk > 1) chunk_layers(g, t, nchunk, c, &a, &z);
+    if (stage_rs) { /* met by the backward after the chunk's layers (the first's: last) */
+      chunk_reduce(g, t, rs, c, nchunk, a, z, &red);
+      if (nchunk > 1)
+        snprintf(name, sizeof name, "chunk%d.reduce", c + 1);
+      else
+        snprintf(name, sizeof name, "stage.reduce");
+      if (red.ncoll[WEFT_PHASE_WG]) weft_gen_emit(g, name, &red, 1);
+    }
+    if (c == 0) {
+      if (p->pp > 1) weft_gen_emit(g, "pipeline", &pipe, 1);
+      if (has_emb) weft_gen_emit(g, "embedding", &emb, 1);
+    }
     if (z < a) continue; /* a layout's chunk with no layer (the loss alone) */
     emit_layers(g, t, &bk, a, z, &attn, &mlp, &moe);
     if (acc.v > 1) {

@@ -231,7 +231,84 @@ static void kept(void) {
   weft_workload_free(wl);
 }
 
+/* Index of the first entry named name (a prefix), -1 when none. */
+static int entry(const WeftWorkload *wl, const char *name) {
+  for (int i = 0; i < wl->nlayers; i++)
+    if (!strncmp(wl->layers[i].name, name, strlen(name))) return i;
+  return -1;
+}
+
+/* Kept gathered under a pipeline (torch.distributed.pipelining): the
+ * stage's reduce-scatters run after its last backward, all at once, on an
+ * entry of their own that the backward pass meets after the chunk's layers.
+ * Layers 2 x vp, pp 2, DP 4, fp32 gradients (4 bytes), 4 micro-batches a
+ * replica: a layer's 16,779,264 parameters (attention 4,195,328 + MLP
+ * 12,583,936) reduce 67,117,056 bytes; the first stage also the embedding's
+ * 32,768,000 parameters (131,072,000 bytes), the last the output layer's
+ * and the final norm's 32,769,024 (131,076,096). vp 1: one "stage.reduce"
+ * entry, first of all, with the stage's layer and its end (3 calls: the
+ * layer's two blocks and the end); vp 2 (a layer a chunk): "chunk1.reduce"
+ * first (the first chunk's layer, the embedding if it is stage 1) and
+ * "chunk2.reduce" right before the second chunk's layer (its layer, the
+ * output layer if it is the last stage). No other entry reduce-scatters
+ * in the weight-gradient phase. pp 1: each block's entry keeps its own, as
+ * FSDP's post-backward hooks reduce it (the layers' and the two ends'). */
+static void stage_reduce(void) {
+  for (int vp = 1; vp <= 2; vp++)
+    for (int pp = 1; pp <= 2; pp++) {
+      WeftModel m;
+      WeftDevice d;
+      WeftNetwork net;
+      model(&m);
+      device(&d);
+      network(&net);
+      m.layers = 2 * vp, m.global_batch = 16;
+      net.npus[0] = 4 * pp;
+      WeftParallel p;
+      weft_parallel_default(&p);
+      p.dp = 4, p.pp = pp, p.virtual_stages = pp > 1 ? vp : 1, p.zero_stage = 3;
+      p.attention = WEFT_ATTENTION_FLASH, p.grad_bytes = 4, p.fsdp = WEFT_FSDP_FSDP2;
+      p.no_reshard = 1;
+      WeftWorkload *wl = weft_workload_create();
+      WeftCommunicator comm;
+      WeftGenInfo info;
+      WeftError e;
+      CHECK(wl != NULL);
+      if (!wl) return;
+      CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_OK);
+      double layer = 16779264.0 * 4, end = entry(wl, "embedding") >= 0 ? 131072000 : 131076096;
+      int nrs = 0;
+      for (int i = 0; i < wl->nlayers; i++) {
+        const WeftPhaseSpec *s = &wl->layers[i].phase[WEFT_PHASE_WG];
+        if (s->coll != WEFT_COLL_REDUCESCATTER) continue;
+        nrs++;
+        const char *n = wl->layers[i].name;
+        if (pp == 1) {
+          CHECK(!strncmp(n, "L", 1) || !strcmp(n, "embedding") || !strcmp(n, "logits"));
+          continue;
+        }
+        int first = entry(wl, "embedding") >= 0;
+        if (vp == 1) {
+          CHECK(!strcmp(n, "stage.reduce") && i == 0);
+          CHECK_NEAR(s->size_bytes, layer + end, 1.0);
+          CHECK_NEAR(s->calls, 3, 1e-12);
+        } else if (!strcmp(n, "chunk1.reduce")) {
+          CHECK_EQ_INT(i, 0);
+          CHECK_NEAR(s->size_bytes, layer + (first ? end : 0), 1.0);
+        } else {
+          CHECK(!strcmp(n, "chunk2.reduce"));
+          CHECK_EQ_INT(i + 1, entry(wl, "L4") >= 0 ? entry(wl, "L4") : entry(wl, "L2"));
+          CHECK_EQ_INT(i - 1, entry(wl, "chunk1.accumulation"));
+          CHECK_NEAR(s->size_bytes, layer + (first ? 0 : end), 1.0);
+        }
+      }
+      CHECK_EQ_INT(nrs, pp == 1 ? 2 * 2 * vp + 2 : vp); /* pp 1: a layer's blocks, the ends */
+      weft_workload_free(wl);
+    }
+}
+
 const TestCase suite_fsdp2[] = {{"fsdp2_copies", copies},
                                 {"fsdp2_refusals", refusals},
                                 {"fsdp2_kept_gathered", kept},
+                                {"fsdp2_stage_reduce", stage_reduce},
                                 {0}};
