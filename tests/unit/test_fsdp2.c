@@ -47,16 +47,25 @@ static int block_ns(const WeftWorkload *wl, const char *blk, double ns[WEFT_NPHA
   return 0;
 }
 
-static int gen(WeftParallel *p, WeftWorkload *wl, WeftError *e) {
+/* The run above with layers, global_batch and npus NPUs (0: the fixture's). */
+static int gen_with(WeftParallel *p, int layers, int batch, int npus, WeftWorkload *wl,
+                    WeftError *e) {
   WeftModel m;
   WeftDevice d;
   WeftNetwork net;
   model(&m);
   device(&d);
   network(&net);
+  if (layers) m.layers = layers;
+  if (batch) m.global_batch = batch;
+  if (npus) net.npus[0] = npus;
   WeftCommunicator comm;
   WeftGenInfo info;
   return weft_generate(&m, &d, p, &net, 0, wl, &comm, &info, e);
+}
+
+static int gen(WeftParallel *p, WeftWorkload *wl, WeftError *e) {
+  return gen_with(p, 0, 0, 0, wl, e);
 }
 
 /* A copy kernel of B bytes (read and written) on this device: B / (2000e9 x
@@ -256,26 +265,16 @@ static int entry(const WeftWorkload *wl, const char *name) {
 static void stage_reduce(void) {
   for (int vp = 1; vp <= 2; vp++)
     for (int pp = 1; pp <= 2; pp++) {
-      WeftModel m;
-      WeftDevice d;
-      WeftNetwork net;
-      model(&m);
-      device(&d);
-      network(&net);
-      m.layers = 2 * vp, m.global_batch = 16;
-      net.npus[0] = 4 * pp;
       WeftParallel p;
       weft_parallel_default(&p);
       p.dp = 4, p.pp = pp, p.virtual_stages = pp > 1 ? vp : 1, p.zero_stage = 3;
       p.attention = WEFT_ATTENTION_FLASH, p.grad_bytes = 4, p.fsdp = WEFT_FSDP_FSDP2;
       p.no_reshard = 1;
       WeftWorkload *wl = weft_workload_create();
-      WeftCommunicator comm;
-      WeftGenInfo info;
       WeftError e;
       CHECK(wl != NULL);
       if (!wl) return;
-      CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e), WEFT_OK);
+      CHECK_EQ_INT(gen_with(&p, 2 * vp, 16, 4 * pp, wl, &e), WEFT_OK);
       double layer = 16779264.0 * 4, end = entry(wl, "embedding") >= 0 ? 131072000 : 131076096;
       int nrs = 0;
       for (int i = 0; i < wl->nlayers; i++) {
