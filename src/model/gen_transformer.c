@@ -887,11 +887,16 @@ static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense
   lin[1] = ne * t->lin_moe_expert + (last ? t->lin_mtp_expert : 0);
 }
 
-/* Bytes a logit of the loss keeps for its backward: the fp32 softmax
- * (Megatron-Core's kernels, fused or not) or log-softmax (torch); Transformer
- * Engine's kernel writes the gradient over the logits themselves. */
+/* Bytes a logit of the loss holds at its peak (docs/zoo.md, "The loss"):
+ * Megatron-Core's kernels, fused or not, keep the fp32 softmax and write the
+ * gradient over it; Transformer Engine's kernel writes the gradient over
+ * the logits themselves; torch's F.cross_entropy, as autograd runs its
+ * backward, holds three fp32 tensors a logit at once: the log-softmax it
+ * kept, nll_loss's gradient (zeros, then the scatter) and log-softmax's
+ * gradient written beside them. */
 static double loss_bytes(const WeftParallel *p) {
-  return p->cross_entropy == WEFT_CE_TE ? p->act_bytes : 4.0;
+  if (p->cross_entropy == WEFT_CE_TE) return p->act_bytes;
+  return p->cross_entropy == WEFT_CE_TORCH ? 12.0 : 4.0;
 }
 
 /* Memory of pipeline stage k, first layer lo (1F1B: min(pp - k, m)
