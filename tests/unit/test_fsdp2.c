@@ -47,9 +47,10 @@ static int block_ns(const WeftWorkload *wl, const char *blk, double ns[WEFT_NPHA
   return 0;
 }
 
-/* The run above with layers, global_batch and npus NPUs (0: the fixture's). */
+/* The run above with layers, global_batch and npus NPUs (0: the fixture's);
+ * its info into *out unless NULL. */
 static int gen_with(WeftParallel *p, int layers, int batch, int npus, WeftWorkload *wl,
-                    WeftError *e) {
+                    WeftGenInfo *out, WeftError *e) {
   WeftModel m;
   WeftDevice d;
   WeftNetwork net;
@@ -61,11 +62,22 @@ static int gen_with(WeftParallel *p, int layers, int batch, int npus, WeftWorklo
   if (npus) net.npus[0] = npus;
   WeftCommunicator comm;
   WeftGenInfo info;
-  return weft_generate(&m, &d, p, &net, 0, wl, &comm, &info, e);
+  return weft_generate(&m, &d, p, &net, 0, wl, &comm, out ? out : &info, e);
 }
 
 static int gen(WeftParallel *p, WeftWorkload *wl, WeftError *e) {
-  return gen_with(p, 0, 0, 0, wl, e);
+  return gen_with(p, 0, 0, 0, wl, NULL, e);
+}
+
+/* p is refused (WEFT_EINPUT) naming field; the error into *e. */
+static void refused(WeftParallel *p, const char *field, WeftError *e) {
+  WeftWorkload *wl = weft_workload_create();
+  memset(e, 0, sizeof *e);
+  CHECK(wl != NULL);
+  if (!wl) return;
+  CHECK_EQ_INT(gen(p, wl, e), WEFT_EINPUT);
+  CHECK(!strcmp(e->field, field));
+  weft_workload_free(wl);
 }
 
 /* A copy kernel of B bytes (read and written) on this device: B / (2000e9 x
@@ -131,22 +143,15 @@ static void refusals(void) {
     WeftParallel p;
     weft_parallel_default(&p);
     p.dp = 4, p.zero_stage = zero, p.fsdp = WEFT_FSDP_FSDP2;
-    WeftWorkload *wl = weft_workload_create();
     WeftError e;
-    memset(&e, 0, sizeof e);
-    CHECK_EQ_INT(gen(&p, wl, &e), WEFT_EINPUT);
-    CHECK(!strcmp(e.field, "fsdp"));
+    refused(&p, "fsdp", &e);
     CHECK(strstr(e.msg, "zero 3") != NULL);
-    weft_workload_free(wl);
   }
   WeftParallel p;
   weft_parallel_default(&p);
   p.dp = 4, p.zero_stage = 3, p.fsdp = 2;
-  WeftWorkload *wl = weft_workload_create();
   WeftError e;
-  CHECK_EQ_INT(gen(&p, wl, &e), WEFT_EINPUT);
-  CHECK(!strcmp(e.field, "fsdp"));
-  weft_workload_free(wl);
+  refused(&p, "fsdp", &e);
   int kind = -1;
   CHECK_EQ_INT(weft_fsdp_parse("fsdp2", &kind, &e), WEFT_OK);
   CHECK_EQ_INT(kind, WEFT_FSDP_FSDP2);
@@ -176,22 +181,15 @@ static void kept(void) {
   double ns[2][WEFT_NPHASES];
   WeftWorkload *w[2];
   for (int f = 0; f < 2; f++) {
-    WeftModel m;
-    WeftDevice d;
-    WeftNetwork net;
-    model(&m);
-    device(&d);
-    network(&net);
     WeftParallel p;
     weft_parallel_default(&p);
     p.dp = 4, p.zero_stage = 3, p.attention = WEFT_ATTENTION_FLASH, p.grad_bytes = 4;
     p.fsdp = WEFT_FSDP_FSDP2, p.no_reshard = f;
     w[f] = weft_workload_create();
-    WeftCommunicator comm;
     WeftError e;
     CHECK(w[f] != NULL);
     if (!w[f]) return;
-    CHECK_EQ_INT(weft_generate(&m, &d, &p, &net, 0, w[f], &comm, &info[f], &e), WEFT_OK);
+    CHECK_EQ_INT(gen_with(&p, 0, 0, 0, w[f], &info[f], &e), WEFT_OK);
     CHECK(block_ns(w[f], "attn", ns[f]));
   }
   double dmem = info[1].mem.total_bytes - info[0].mem.total_bytes;
@@ -233,11 +231,8 @@ static void kept(void) {
   WeftParallel p;
   weft_parallel_default(&p);
   p.dp = 4, p.zero_stage = 1, p.no_reshard = 1;
-  WeftWorkload *wl = weft_workload_create();
   WeftError e;
-  CHECK_EQ_INT(gen(&p, wl, &e), WEFT_EINPUT);
-  CHECK(!strcmp(e.field, "reshard_after_forward"));
-  weft_workload_free(wl);
+  refused(&p, "reshard_after_forward", &e);
 }
 
 /* Index of the first entry named name (a prefix), -1 when none. */
@@ -274,7 +269,7 @@ static void stage_reduce(void) {
       WeftError e;
       CHECK(wl != NULL);
       if (!wl) return;
-      CHECK_EQ_INT(gen_with(&p, 2 * vp, 16, 4 * pp, wl, &e), WEFT_OK);
+      CHECK_EQ_INT(gen_with(&p, 2 * vp, 16, 4 * pp, wl, NULL, &e), WEFT_OK);
       double layer = 16779264.0 * 4, end = entry(wl, "embedding") >= 0 ? 131072000 : 131076096;
       int nrs = 0;
       for (int i = 0; i < wl->nlayers; i++) {
