@@ -504,6 +504,16 @@ typedef struct {
    * reduced each micro-batch. The entry points' reshard_after_forward (on
    * = 0). Needs zero 3. */
   int no_reshard;
+  /* How the benchmark routes each token to its top-k experts (a
+   * WeftMoeRouting; docs/zoo.md, "MoE routing"): random (0, default: k
+   * distinct experts drawn uniformly, Megatron-Core's
+   * moe_router_force_load_balancing, random logits), or blocked (token t of
+   * a rank's micro-batch to experts tk .. tk + k - 1 mod E, NeMo AutoModel's
+   * FakeBalancedGate). Both balance the experts exactly; they differ in how
+   * many EP ranks a token's k copies reach, which sets the flex dispatcher's
+   * all-to-all bytes (a copy per destination rank). Needs a model with
+   * experts. */
+  int moe_routing;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15
@@ -659,6 +669,15 @@ typedef enum {
  * (field "moe_dispatcher") otherwise. */
 const char *weft_moe_dispatcher_name(int kind);
 int weft_moe_dispatcher_parse(const char *text, int *kind, WeftError *err);
+/* How a benchmark routes tokens to experts (WeftParallel.moe_routing). */
+typedef enum {
+  WEFT_ROUTING_RANDOM = 0, /* k distinct experts uniformly at random (Megatron's forced balance) */
+  WEFT_ROUTING_BLOCKED = 1 /* token t to experts tk .. tk + k - 1 mod E (AutoModel's fake gate) */
+} WeftMoeRouting;
+/* "random", "blocked" <-> WeftMoeRouting; parse: WEFT_EINPUT (field
+ * "moe_routing") otherwise. */
+const char *weft_moe_routing_name(int kind);
+int weft_moe_routing_parse(const char *text, int *kind, WeftError *err);
 /* ZeRO-3's implementation (WeftParallel.fsdp). */
 typedef enum {
   WEFT_FSDP_FLAT = 0, /* the gathered buffer is the parameters (Megatron-FSDP, FSDP1) */

@@ -1503,3 +1503,38 @@ def test_moe_dispatcher():
     r = subprocess.run([CLI, "optimize", *flags, "--moe-dispatcher", "flex"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "expected alltoall, deepep or hybridep" in r.stderr
+
+
+def test_moe_routing():
+    # moe_routing= is --moe-routing random|blocked and the scenario key
+    # (docs/zoo.md, "MoE routing"): Qwen3-30B-A3B on EP 16 (8 experts a
+    # rank, top 8) with DeepEP sends a blocked token to 1 rank, a randomly
+    # routed one to 16 (1 - C(120, 8) / C(128, 8)) = 6.6 ranks, so blocked
+    # moves less and runs faster; with the all-to-all dispatcher (a copy per
+    # expert) the routing changes nothing; the same in every entry point; a
+    # wrong name refused naming the field, and blocked on a dense model
+    v = "data/validation/cost.yml"
+    job = dict(model="qwen3-30b-a3b", tp=1, ep=16, zero=1, recompute="full")
+    args = dict(cluster="dgx-h100", npus=16, cost_model=v, constraint=["B1 = 450", "B2 = 50"],
+                **job)
+    flags = ["--cluster", "dgx-h100", "--npus", "16", "--cost-model", v, "--constraint",
+             "B1 = 450", "--constraint", "B2 = 50", "--model", "qwen3-30b-a3b", "--tp", "1",
+             "--ep", "16", "--zero", "1", "--recompute", "full"]
+    t = word_parity("moe_routing", ("random", "blocked"),
+                    dict(args, moe_dispatcher="deepep"), flags + ["--moe-dispatcher", "deepep"])
+    assert t["blocked"] < t["random"]
+    a2a = word_parity("moe_routing", ("random", "blocked"), args, flags)
+    assert a2a["blocked"] == a2a["random"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
+          "constraints": ["B1 = 450", "B2 = 50"],
+          "workload": dict(job, moe_dispatcher="deepep", moe_routing="blocked")}
+    assert weft.optimize(sc)["time_ns"] == t["blocked"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(moe_routing="fake", **args)
+    assert e.value.field == "moe_routing"
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(moe_routing="blocked", **dict(args, model="llama3-8b", ep=1))
+    assert e.value.field == "moe_routing" and "has no experts" in str(e.value)
+    r = subprocess.run([CLI, "optimize", *flags, "--moe-routing", "fake"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "expected random or blocked" in r.stderr

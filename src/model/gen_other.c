@@ -81,6 +81,7 @@ static int check_layers(Gen *g) {
   const char *moe_opt = g->par->moe_dispatch_fp8  ? "moe_dispatch_fp8"
                         : g->par->moe_a2a_overlap ? "moe_a2a_overlap"
                         : g->par->moe_dispatcher  ? "moe_dispatcher"
+                        : g->par->moe_routing     ? "moe_routing"
                                                   : NULL;
   if (moe_opt)
     return weft_gen_fail(g, WEFT_EINPUT, moe_opt, "%s: model '%s' has no experts", moe_opt,

@@ -706,7 +706,7 @@ static void a2a_bytes(const Gen *g, const Tf *t, double *d, double *Sk) {
   const WeftParallel *p = g->par;
   *d = p->fp8 && p->moe_dispatch_fp8 ? 1.0 / p->act_bytes : 1.0;
   *Sk = (weft_gen_moe_dispatch_shard(p, g->etp) ? t->S / p->tp : t->S) *
-        weft_opcost_moe_dispatch_copies(p->moe_dispatcher, t->E, t->k, p->ep);
+        weft_opcost_moe_dispatch_copies(p->moe_dispatcher, p->moe_routing, t->E, t->k, p->ep);
 }
 
 /* A layer's attention (moe < 0), dense MLP (0) or MoE MLP (1) sub-block.

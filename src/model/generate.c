@@ -28,6 +28,7 @@ static const char *const AMAX_NAME[] = {"stage", "tp", "off"};
 static const char *const CE_NAME[] = {"fused", "megatron", "te", "torch"};
 static const char *const FSDP_NAME[] = {"flat", "fsdp2"};
 static const char *const DISPATCHER_NAME[] = {"alltoall", "deepep", "hybridep"};
+static const char *const ROUTING_NAME[] = {"random", "blocked"};
 
 static const char *name_of(const char *const *names, int n, int kind) {
   return kind >= 0 && kind < n ? names[kind] : "unknown";
@@ -126,6 +127,10 @@ int weft_moe_dispatcher_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(DISPATCHER_NAME, 3, "moe_dispatcher", "alltoall, deepep or hybridep", text,
                     kind, err);
 }
+const char *weft_moe_routing_name(int kind) { return name_of(ROUTING_NAME, 2, kind); }
+int weft_moe_routing_parse(const char *text, int *kind, WeftError *err) {
+  return name_parse(ROUTING_NAME, 2, "moe_routing", "random or blocked", text, kind, err);
+}
 const char *weft_schedule_name(int kind) { return name_of(SCHEDULE_NAME, 2, kind); }
 int weft_schedule_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(SCHEDULE_NAME, 2, "schedule", "1f1b or dualpipe", text, kind, err);
@@ -184,6 +189,9 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "moe_dispatcher",
                           "moe_dispatcher %d: expected 0 (alltoall), 1 (deepep) or 2 (hybridep)",
                           p->moe_dispatcher);
+  if (p->moe_routing != WEFT_ROUTING_RANDOM && p->moe_routing != WEFT_ROUTING_BLOCKED)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "moe_routing",
+                          "moe_routing %d: expected 0 (random) or 1 (blocked)", p->moe_routing);
   if (p->cross_entropy < WEFT_CE_FUSED || p->cross_entropy > WEFT_CE_TORCH)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cross_entropy",
                           "cross_entropy %d: expected 0 (fused), 1 (megatron), 2 (te) or 3 "

@@ -56,6 +56,7 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->permute_fusion = par->moe_permute_fusion;
   l->router_fusion = par->moe_router_fusion;
   l->dispatcher = par->moe_dispatcher;
+  l->routing = par->moe_routing;
   l->ce = par->cross_entropy;
   l->act_eager = par->activation_eager;
   l->norm_eager = par->norm_eager;

@@ -87,6 +87,7 @@ typedef struct {
   int ce;              /* the loss's implementation (a WeftCrossEntropy) */
   int act_eager;       /* the MLP's activation as eager kernels (WeftParallel.activation_eager) */
   int dispatcher;      /* the MoE token dispatcher (a WeftMoeDispatcher) */
+  int routing;         /* how tokens reach their experts (a WeftMoeRouting) */
 } OcLayer;
 
 /* Most operators a block lists (forward and backward, FP8 casts, CP's ring). */
@@ -250,8 +251,11 @@ int weft_opcost_moe_side_ops(const OcLayer *l, OcOp *ops);
 /* Copies of a routed token a MoE dispatch sends to the ep ranks of the
  * experts experts (experts / ep on each), top_k chosen: top_k with the
  * all-to-all dispatcher (one per expert); with the flex dispatcher one per
- * destination rank, its mean under uniform routing ep (1 - C(E - E/ep, k) /
- * C(E, k)) (docs/zoo.md, "MoE dispatchers"). */
-double weft_opcost_moe_dispatch_copies(int dispatcher, double experts, double top_k, double ep);
+ * destination rank: its mean under random routing ep (1 - C(E - E/ep, k) /
+ * C(E, k)), under blocked routing (a WeftMoeRouting) the mean count of
+ * ranks a block of k consecutive experts spans (docs/zoo.md, "MoE
+ * dispatchers", "MoE routing"). */
+double weft_opcost_moe_dispatch_copies(int dispatcher, int routing, double experts, double top_k,
+                                       double ep);
 
 #endif

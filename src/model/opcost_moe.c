@@ -86,8 +86,28 @@ static int fused_permute(OcOp *ops, double R, double x, double y, double eb) {
   return n;
 }
 
-double weft_opcost_moe_dispatch_copies(int dispatcher, double experts, double top_k, double ep) {
+/* Blocked routing: token t to experts tk .. tk + k - 1 (mod E), the ranks
+ * holding per = E / ep each; the mean count of distinct ranks over a period
+ * of E / gcd(E, k) tokens (the starts tk mod E repeat after it). */
+static double blocked_ranks(long E, long k, long ep) {
+  long a = E, b = k, per = E / ep;
+  while (b) { long r = a % b; a = b; b = r; } /* a = gcd(E, k) */
+  long period = E / a, sum = 0;
+  for (long t = 0; t < period; t++) {
+    long first = t * k % E, last = first + k - 1, n;
+    if (last < E) n = last / per - first / per + 1;
+    else n = (ep - first / per) + (last - E) / per + 1; /* wraps past expert E - 1 */
+    sum += n < ep ? n : ep;
+  }
+  return (double)sum / (double)period;
+}
+
+double weft_opcost_moe_dispatch_copies(int dispatcher, int routing, double experts, double top_k,
+                                       double ep) {
   if (dispatcher == WEFT_MOE_ALLTOALL || ep <= 1) return top_k;
+  long E = (long)experts, k = (long)top_k, P = (long)ep;
+  if (routing == WEFT_ROUTING_BLOCKED && E >= P && E % P == 0 && k >= 1 && k <= E)
+    return blocked_ranks(E, k, P);
   double none = 1.0, per = experts / ep; /* a rank holds none of the k chosen experts */
   for (int i = 0; i < (int)top_k; i++) none *= experts - per - i > 0 ? (experts - per - i) / (experts - i) : 0;
   return ep * (1 - none);
@@ -107,7 +127,8 @@ int weft_opcost_moe_side_ops(const OcLayer *l, OcOp *ops) {
   ops[n++] = vop("moe_router_small", B, 8 * R, rf ? ROUTER_FUSED_BWD_KERNELS : ROUTER_BWD_KERNELS);
   if (flex) /* the flex dispatcher permutes the received copies, one per source rank and
              * token, into the N expert rows after the dispatch, and back before the combine */
-    y = Tr * weft_opcost_moe_dispatch_copies(l->dispatcher, l->experts, l->top_k, l->ep) * h * eb;
+    y = Tr * weft_opcost_moe_dispatch_copies(l->dispatcher, l->routing, l->experts, l->top_k, l->ep) *
+        h * eb;
   if (l->dispatcher == WEFT_MOE_HYBRIDEP) { /* HybridEP's own permute and unpermute stages
                                              * (hybrid_ep executor.cu), a pass each way */
     ops[n++] = vop("moe_hybridep_small", F, 8 * R, HYBRIDEP_FWD_KERNELS);

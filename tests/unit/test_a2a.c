@@ -209,8 +209,50 @@ static void a2a_dispatchers(void) {
   weft_workload_free(wl);
 }
 
+/* Blocked routing (moe_routing blocked; docs/zoo.md, "MoE routing") on
+ * tiny-moe with the experts folded to etp 1 (4 experts on EP 2, top 2):
+ * token t goes to experts 2t and 2t + 1 (mod 4), both on one rank, so the
+ * flex dispatcher sends 1 copy of each token, half the all-to-all
+ * dispatcher's 2 (random routing: 5/3, a2a_dispatchers); the all-to-all
+ * dispatcher moves its k copies whatever the routing. Refused, naming
+ * moe_routing: a value past blocked, blocked on a dense model. */
+static void a2a_routing(void) {
+  WeftWorkload *wl = weft_workload_create();
+  WeftError err;
+  WeftParallel p = tiny_par(0);
+  p.expert_tp = 1;
+  CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_OK);
+  double f = coll_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL);
+  double b = coll_bytes(wl, WEFT_PHASE_IG, WEFT_COLL_ALLTOALL);
+  p.moe_routing = WEFT_ROUTING_BLOCKED;
+  CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_OK);
+  CHECK_NEAR(coll_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL), f, 0);
+  for (int d = WEFT_MOE_DEEPEP; d <= WEFT_MOE_HYBRIDEP; d++) {
+    p.moe_dispatcher = d;
+    CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_OK);
+    CHECK_NEAR(coll_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL), f / 2, 1);
+    CHECK_NEAR(coll_bytes(wl, WEFT_PHASE_IG, WEFT_COLL_ALLTOALL), b / 2, 1);
+  }
+  p.moe_routing = 2;
+  CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "moe_routing") && strstr(err.msg, "expected 0 (random) or 1"));
+  WeftModel dense = fx_tiny_moe(2, 0);
+  WeftDevice dev = fx_unit_device(1e12);
+  static const int nn[2] = {2, 4};
+  WeftNetwork net = fx_net(2, nn, WEFT_RING);
+  WeftCommunicator c;
+  WeftGenInfo info;
+  p = tiny_par(0);
+  p.ep = 1;
+  p.moe_routing = WEFT_ROUTING_BLOCKED;
+  CHECK_EQ_INT(weft_generate(&dense, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "moe_routing") && strstr(err.msg, "no experts"));
+  weft_workload_free(wl);
+}
+
 const TestCase suite_a2a[] = {{"a2a_pairs", a2a_pairs},
                               {"a2a_refusals", a2a_refusals},
                               {"a2a_dispatch_fp8", a2a_dispatch_fp8},
                               {"a2a_dispatchers", a2a_dispatchers},
+                              {"a2a_routing", a2a_routing},
                               {NULL, NULL}};

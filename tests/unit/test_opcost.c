@@ -243,19 +243,63 @@ static double ranks_touched_mean(int E, int k, int ep) {
 static void moe_dispatch_copies(void) {
   static const int c[][3] = {{4, 2, 2}, {16, 4, 4}, {12, 3, 3}, {16, 8, 8}, {20, 6, 5}, {8, 8, 2}};
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-    double got = weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, c[i][0], c[i][1], c[i][2]);
+    const int R = WEFT_ROUTING_RANDOM;
+    double got = weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, R, c[i][0], c[i][1], c[i][2]);
     CHECK_NEAR(got, ranks_touched_mean(c[i][0], c[i][1], c[i][2]), 1e-12);
-    CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_HYBRIDEP, c[i][0], c[i][1], c[i][2]), got,
-               0);
-    CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_ALLTOALL, c[i][0], c[i][1], c[i][2]),
+    CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_HYBRIDEP, R, c[i][0], c[i][1], c[i][2]),
+               got, 0);
+    CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_ALLTOALL, R, c[i][0], c[i][1], c[i][2]),
                c[i][1], 0);
   }
-  CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, 4, 2, 2), 5.0 / 3, 1e-15); /* by hand */
+  CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, WEFT_ROUTING_RANDOM, 4, 2, 2),
+             5.0 / 3, 1e-15); /* by hand */
   /* Qwen3-30B-A3B on EP 8 (128 experts, 16 a rank, top 8): C(112, 8) / C(128, 8) through
    * log-factorials, 112! 120! / (104! 128!): 5.3394 copies (docs/zoo.md) */
   double none = exp(lgamma(113) + lgamma(121) - lgamma(105) - lgamma(129));
-  CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, 128, 8, 8), 8 * (1 - none), 1e-9);
+  CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, WEFT_ROUTING_RANDOM, 128, 8, 8),
+             8 * (1 - none), 1e-9);
   CHECK_NEAR(8 * (1 - none), 5.3394, 1e-4);
+}
+
+/* Blocked routing (AutoModel's FakeBalancedGate: token t to experts tk ..
+ * tk + k - 1 mod E): the mean count of ranks against a token-by-token
+ * simulation of the gate over E x k tokens (a whole number of periods), and
+ * by hand: 12 experts top 3 on 3 ranks (4 each), blocks {0,1,2} {3,4,5}
+ * {6,7,8} {9,10,11} touch 1, 2, 2, 1 ranks: 1.5; Qwen3-30B-A3B on EP 8
+ * (16 experts a rank, blocks of 8 aligned to 8): 1; DeepSeek-V3 on EP 64
+ * (256 experts, 4 a rank, top 8): 2. The all-to-all dispatcher's k either
+ * way. */
+static double blocked_simulated(int E, int k, int ep) {
+  double sum = 0;
+  for (int t = 0; t < E * k; t++) {
+    int touched[64] = {0}, n = 0;
+    for (int j = 0; j < k; j++) {
+      int r = ((t * k + j) % E) / (E / ep); /* torch.arange(T k).view(-1, k) % E */
+      n += !touched[r];
+      touched[r] = 1;
+    }
+    sum += n;
+  }
+  return sum / (E * k);
+}
+
+static void moe_dispatch_blocked(void) {
+  static const int c[][3] = {{12, 3, 3}, {16, 4, 4}, {16, 8, 8}, {20, 6, 5}, {8, 8, 2},
+                             {24, 5, 6}, {30, 4, 10}, {7, 3, 7}, {64, 6, 16}};
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, WEFT_ROUTING_BLOCKED, c[i][0],
+                                               c[i][1], c[i][2]),
+               blocked_simulated(c[i][0], c[i][1], c[i][2]), 1e-12);
+    CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_ALLTOALL, WEFT_ROUTING_BLOCKED, c[i][0],
+                                               c[i][1], c[i][2]),
+               c[i][1], 0);
+  }
+  CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, WEFT_ROUTING_BLOCKED, 12, 3, 3), 1.5,
+             0);
+  CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, WEFT_ROUTING_BLOCKED, 128, 8, 8), 1.0,
+             0);
+  CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_HYBRIDEP, WEFT_ROUTING_BLOCKED, 256, 8, 64),
+             2.0, 0);
 }
 
 /* The flex dispatcher's kernels (docs/zoo.md, "MoE dispatchers") on
@@ -648,6 +692,7 @@ const TestCase suite_opcost[] = {{"presets", presets},
                                  {"mlp_ops", mlp_ops},
                                  {"moe_side_ops", moe_side_ops},
                                  {"moe_dispatch_copies", moe_dispatch_copies},
+                                 {"moe_dispatch_blocked", moe_dispatch_blocked},
                                  {"moe_flex_ops", moe_flex_ops},
                                  {"logits_ops", logits_ops},
                                  {"roofline_switch", roofline_switch},
