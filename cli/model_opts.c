@@ -47,7 +47,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_MOEA2A] = {"--moe-a2a-overlap", "on|off", CLI_MOEA2A_HELP},
     [CLI_MO_MOEDFP8] = {"--moe-dispatch-fp8", "on|off", CLI_MOEDFP8_HELP},
     [CLI_MO_AMAX] = {"--fp8-amax-reduce", "stage|tp|off", CLI_AMAX_HELP},
-    [CLI_MO_CE] = {"--cross-entropy", "fused|megatron|te|torch", CLI_CE_HELP},
+    [CLI_MO_CE] = {"--cross-entropy", "fused|megatron|te|torch|torch_nocast", CLI_CE_HELP},
     [CLI_MO_ACTF] = {"--activation-fusion", "on|off", CLI_ACTF_HELP},
     [CLI_MO_FP8PG] = {"--fp8-param-gather", "on|off", CLI_FP8PG_HELP},
     [CLI_MO_MOEDISP] = {"--moe-dispatcher", "alltoall|deepep|hybridep", CLI_MOEDISP_HELP},
@@ -369,7 +369,7 @@ int cli_opt_fsdp(const char *v, WeftParallel *p) {
 
 int cli_opt_cross_entropy(const char *v, WeftParallel *p) {
   return named("--cross-entropy", v, weft_cross_entropy_parse, &p->cross_entropy,
-               "fused, megatron, te or torch");
+               "fused, megatron, te, torch or torch_nocast");
 }
 
 int cli_opt_dropout(const char *attn, const char *hidden, WeftParallel *p) {

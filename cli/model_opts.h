@@ -123,7 +123,8 @@ int cli_opt_fp8_amax(const char *v, WeftParallel *p);
   "                        fused cross entropy, NeMo's and Megatron-Bridge's;\n" \
   "                        megatron: unfused, Megatron's default; te:\n"   \
   "                        Transformer Engine's; torch: F.cross_entropy\n" \
-  "                        on fp32 logits, torchtitan's)"
+  "                        on fp32 logits, torchtitan's; torch_nocast: on\n" \
+  "                        the logits as they are, AutoModel's)"
 #define CLI_ACTF_HELP                                                         \
   "the MLP's activation as one fused kernel each way\n"                  \
   "                        (default on: Megatron's bias_activation_fusion, or\n" \
@@ -160,7 +161,7 @@ int cli_opt_norm_rope_fusion(const char *norm, const char *rope, WeftParallel *p
 /* --fp8-param-gather (on|off) into p; absent: unchanged. Prints and returns
  * -1 on a bad value. */
 int cli_opt_fp8_param_gather(const char *v, WeftParallel *p);
-/* --cross-entropy (fused|megatron|te|torch) into p; absent: unchanged.
+/* --cross-entropy (fused|megatron|te|torch|torch_nocast) into p; absent: unchanged.
  * Prints and returns -1 on a bad value. */
 int cli_opt_cross_entropy(const char *v, WeftParallel *p);
 #define CLI_MOEDISP_HELP                                                      \

@@ -448,7 +448,9 @@ typedef struct {
    * vocab_parallel_cross_entropy, Megatron-Core's own default), te
    * (cross_entropy_fusion_impl "te": Transformer Engine's Triton kernels) or
    * torch (PyTorch's F.cross_entropy on the logits cast to fp32,
-   * torchtitan's loss). */
+   * torchtitan's loss) or torch_nocast (F.cross_entropy on the logits at
+   * their own width, NeMo AutoModel's MaskedCrossEntropy with fp32_upcast
+   * false). */
   int cross_entropy;
   /* 1: the MLP's activation as eager PyTorch kernels (Megatron-Core's
    * bias_activation_fusion off: NeMo 2's NemotronConfig, whose squared ReLU
@@ -653,9 +655,10 @@ typedef enum {
   WEFT_CE_FUSED = 0,    /* Megatron-Core's fused (torch.compile'd) vocab-parallel kernels */
   WEFT_CE_MEGATRON = 1, /* Megatron-Core's unfused vocab_parallel_cross_entropy */
   WEFT_CE_TE = 2,       /* Transformer Engine's Triton parallel_cross_entropy */
-  WEFT_CE_TORCH = 3     /* PyTorch's F.cross_entropy on fp32 logits (torchtitan) */
+  WEFT_CE_TORCH = 3,    /* PyTorch's F.cross_entropy on fp32 logits (torchtitan) */
+  WEFT_CE_TORCH_NOCAST = 4 /* F.cross_entropy on the logits as they are (no fp32 cast) */
 } WeftCrossEntropy;
-/* "fused", "megatron", "te", "torch" <-> WeftCrossEntropy; parse: WEFT_EINPUT
+/* "fused", "megatron", "te", "torch", "torch_nocast" <-> WeftCrossEntropy; parse: WEFT_EINPUT
  * (field "cross_entropy") otherwise. */
 const char *weft_cross_entropy_name(int kind);
 int weft_cross_entropy_parse(const char *text, int *kind, WeftError *err);

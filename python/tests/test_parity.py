@@ -1343,15 +1343,18 @@ def test_fp8_amax_reduce():
 
 
 def test_cross_entropy():
-    # cross_entropy= is --cross-entropy fused|megatron|te|torch and the
-    # scenario key (docs/zoo.md, "The loss"): the loss's kernels move 10
-    # (te), 32 (fused, the default) and 52 (megatron) bytes a logit, so the
-    # times order te < fused < megatron; each the same in every entry point;
-    # a wrong name refused naming the field
+    # cross_entropy= is --cross-entropy fused|megatron|te|torch|torch_nocast
+    # and the scenario key (docs/zoo.md, "The loss"): the loss's kernels move
+    # 10 (te), 12 (torch_nocast), 32 (fused, the default), 36 (torch, its
+    # casts included) and 52 (megatron) bytes a logit, so the times order te
+    # < torch_nocast < fused < megatron and torch_nocast < torch; each the
+    # same in every entry point; a wrong name refused naming the field
     job, args, flags, sc = dgx32("megatron-22b")
     v = sc["cost_model"]
-    t = word_parity("cross_entropy", ("fused", "megatron", "te", "torch"), args, flags)
-    assert t["te"] < t["fused"] < t["megatron"]
+    t = word_parity("cross_entropy", ("fused", "megatron", "te", "torch", "torch_nocast"), args,
+                    flags)
+    assert t["te"] < t["torch_nocast"] < t["fused"] < t["megatron"]
+    assert t["torch_nocast"] < t["torch"]
     sc["workload"] = dict(job, sequence_parallel=True, cross_entropy="te")
     assert weft.optimize(sc)["time_ns"] == t["te"]
     cs = dict(npus=32, blocks=["Switch", "Switch"], cost_model=v, tp=8, pp=2, sp=True,

@@ -234,7 +234,7 @@ def device_knobs(kw, par):
     """sp=, cuda_graphs= (booleans), fp8= (True: delayed, or off|delayed|
     current|mxfp8|blockwise|nvfp4), attention= (standard|flash|fa2), cp_comm=
     (p2p|all_gather|torch_allgather|torch_alltoall), fp8_amax_reduce=
-    (stage|tp|off), cross_entropy= (fused|megatron|te|torch) and
+    (stage|tp|off), cross_entropy= (fused|megatron|te|torch|torch_nocast) and
     attention_dropout=, hidden_dropout=
     (probabilities; absent: the model's) into par, as --sp, --cuda-graphs,
     --fp8, --attention, --cp-comm, --fp8-amax-reduce, --cross-entropy,
@@ -293,7 +293,7 @@ def device_knobs(kw, par):
                                ("cp_comm", lib.weft_cp_comm_parse,
                                 "p2p, all_gather, torch_allgather or torch_alltoall"),
                                ("cross_entropy", lib.weft_cross_entropy_parse,
-                                "fused, megatron, te or torch"),
+                                "fused, megatron, te, torch or torch_nocast"),
                                ("moe_dispatcher", lib.weft_moe_dispatcher_parse,
                                 "alltoall, deepep or hybridep"),
                                ("moe_routing", lib.weft_moe_routing_parse, "random or blocked"),

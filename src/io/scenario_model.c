@@ -301,7 +301,7 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                      weft_cp_comm_parse, file, &par->cp_comm, err)) ||
       (rc = word_key(wv, "fp8_amax_reduce", "stage, tp or off", weft_fp8_amax_reduce_parse,
                      file, &par->fp8_amax_reduce, err)) ||
-      (rc = word_key(wv, "cross_entropy", "fused, megatron, te or torch",
+      (rc = word_key(wv, "cross_entropy", "fused, megatron, te, torch or torch_nocast",
                      weft_cross_entropy_parse, file, &par->cross_entropy, err)) ||
       (rc = word_key(wv, "moe_dispatcher", "alltoall, deepep or hybridep",
                      weft_moe_dispatcher_parse, file, &par->moe_dispatcher, err)) ||

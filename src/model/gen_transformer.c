@@ -893,9 +893,11 @@ static void stage_params(const Gen *g, const Tf *t, int k, int lo, double *dense
  * the logits themselves; torch's F.cross_entropy, as autograd runs its
  * backward, holds three fp32 tensors a logit at once: the log-softmax it
  * kept, nll_loss's gradient (zeros, then the scatter) and log-softmax's
- * gradient written beside them. */
+ * gradient written beside them; without the cast (torch_nocast) the same
+ * three at the logits' width. */
 static double loss_bytes(const WeftParallel *p) {
   if (p->cross_entropy == WEFT_CE_TE) return p->act_bytes;
+  if (p->cross_entropy == WEFT_CE_TORCH_NOCAST) return 3 * p->act_bytes;
   return p->cross_entropy == WEFT_CE_TORCH ? 12.0 : 4.0;
 }
 

@@ -25,7 +25,7 @@ static const char *const CP_COMM_NAME[] = {"p2p", "all_gather", "torch_allgather
                                             "torch_alltoall"};
 static const char *const FP8_NAME[] = {"off", "delayed", "current", "mxfp8", "blockwise", "nvfp4"};
 static const char *const AMAX_NAME[] = {"stage", "tp", "off"};
-static const char *const CE_NAME[] = {"fused", "megatron", "te", "torch"};
+static const char *const CE_NAME[] = {"fused", "megatron", "te", "torch", "torch_nocast"};
 static const char *const FSDP_NAME[] = {"flat", "fsdp2"};
 static const char *const DISPATCHER_NAME[] = {"alltoall", "deepep", "hybridep"};
 static const char *const ROUTING_NAME[] = {"random", "blocked"};
@@ -114,9 +114,9 @@ const char *weft_fp8_amax_reduce_name(int kind) { return name_of(AMAX_NAME, 3, k
 int weft_fp8_amax_reduce_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(AMAX_NAME, 3, "fp8_amax_reduce", "stage, tp or off", text, kind, err);
 }
-const char *weft_cross_entropy_name(int kind) { return name_of(CE_NAME, 4, kind); }
+const char *weft_cross_entropy_name(int kind) { return name_of(CE_NAME, 5, kind); }
 int weft_cross_entropy_parse(const char *text, int *kind, WeftError *err) {
-  return name_parse(CE_NAME, 4, "cross_entropy", "fused, megatron, te or torch", text, kind, err);
+  return name_parse(CE_NAME, 5, "cross_entropy", "fused, megatron, te, torch or torch_nocast", text, kind, err);
 }
 const char *weft_fsdp_name(int kind) { return name_of(FSDP_NAME, 2, kind); }
 int weft_fsdp_parse(const char *text, int *kind, WeftError *err) {
@@ -192,10 +192,10 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
   if (p->moe_routing != WEFT_ROUTING_RANDOM && p->moe_routing != WEFT_ROUTING_BLOCKED)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "moe_routing",
                           "moe_routing %d: expected 0 (random) or 1 (blocked)", p->moe_routing);
-  if (p->cross_entropy < WEFT_CE_FUSED || p->cross_entropy > WEFT_CE_TORCH)
+  if (p->cross_entropy < WEFT_CE_FUSED || p->cross_entropy > WEFT_CE_TORCH_NOCAST)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cross_entropy",
-                          "cross_entropy %d: expected 0 (fused), 1 (megatron), 2 (te) or 3 "
-                          "(torch)",
+                          "cross_entropy %d: expected 0 (fused), 1 (megatron), 2 (te), 3 "
+                          "(torch) or 4 (torch_nocast)",
                           p->cross_entropy);
   if (p->cp_comm < WEFT_CP_P2P || p->cp_comm > WEFT_CP_TORCH_ALLTOALL)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cp_comm",

@@ -366,9 +366,13 @@ static void residual(List *L, const OcLayer *l) {
  *             and the fused log-softmax / NLL kernels on 4-byte elements
  *             (forward reads 4 and keeps 4, backward writes the zeroed
  *             gradient 4 and reads 8, writes 4: 16)
+ *   torch_nocast  the same fused kernels on the logits at their own width,
+ *             no cast (NeMo AutoModel's MaskedCrossEntropy, fp32_upcast
+ *             false): forward 2 eb, backward 4 eb
  * On a device with measured tables torch's kernels take the measured
- * F.cross_entropy rows (bf16; at twice the elements for fp32, the tables'
- * 2-byte units) and every other kernel the copy bandwidth by its bytes.
+ * F.cross_entropy rows (bf16; at eb / 2 times the elements, the tables'
+ * 2-byte units: twice for fp32) and every other kernel the copy bandwidth
+ * by its bytes.
  * FLOPs: max, subtract, exp, sum, divide (5) and the product (1). */
 static void cross_entropy(List *L, int ce, double e) {
   double eb = L->eb, cast = eb == 4.0 ? 0.0 : 4.0 + eb;
@@ -377,18 +381,21 @@ static void cross_entropy(List *L, int ce, double e) {
     case WEFT_CE_MEGATRON: fwd = cast + 4 + 8 + 8 + 4 + 8, bwd = 8 + cast; break;
     case WEFT_CE_TE: fwd = 3 * eb, bwd = 2 * eb; break;
     case WEFT_CE_TORCH: fwd = 8, bwd = 16; break;
+    case WEFT_CE_TORCH_NOCAST: fwd = 2 * eb, bwd = 4 * eb; break;
     default: fwd = (eb == 4.0 ? 4 : eb + 4) + 8 + 8, bwd = 8 + eb; break; /* fused */
   }
   if (ce == WEFT_CE_TORCH && cast > 0)
     vec2(L, "loss_cast", 0, cast * e, 0, cast * e, WEFT_PHASE_IG);
   vec2(L, "cross_entropy", SOFTMAX_FLOPS * e, fwd * e, e, bwd * e, WEFT_PHASE_IG);
-  if (ce != WEFT_CE_TORCH || L->n < 2 || L->n > L->max) return;
+  int torch = ce == WEFT_CE_TORCH || ce == WEFT_CE_TORCH_NOCAST;
+  if (!torch || L->n < 2 || L->n > L->max) return;
   /* measured forward and backward together (fp32: 2e of the tables' 2-byte
-   * units), shared as the bytes are */
+   * units; torch_nocast at the logits' width), shared as the bytes are */
   OcOp *f = &L->ops[L->n - 2], *b = &L->ops[L->n - 1];
+  double units = e * (ce == WEFT_CE_TORCH ? 4.0 : eb) / 2;
   f->mem = b->mem = WM_CROSS_ENTROPY;
-  f->elems = 2 * e * fwd / (fwd + bwd);
-  b->elems = 2 * e * bwd / (fwd + bwd);
+  f->elems = units * fwd / (fwd + bwd);
+  b->elems = units * bwd / (fwd + bwd);
 }
 
 /* Q, K, V projections: one GEMM (T x h)(h x (h + 2 kv) / t), or MLA's

@@ -38,8 +38,9 @@ static double loss_ns(int ce, int ph) {
 
 /* Per logit at bf16 (by hand from the kernels' lines, opcost.c): megatron
  * 38 forward / 14 backward bytes, fused 22 / 10, te 6 / 4, torch's
- * F.cross_entropy on fp32 8 / 16 (its cast a kernel of its own). At 1 byte
- * a ns over 64 logits the differences are 64 x the bytes'. */
+ * F.cross_entropy on fp32 8 / 16 (its cast a kernel of its own), on the
+ * bf16 logits (torch_nocast) 4 / 8. At 1 byte a ns over 64 logits the
+ * differences are 64 x the bytes'. */
 static void loss_time(void) {
   const int F = WEFT_PHASE_FWD, B = WEFT_PHASE_IG;
   double mf = loss_ns(WEFT_CE_MEGATRON, F), mb = loss_ns(WEFT_CE_MEGATRON, B);
@@ -49,6 +50,8 @@ static void loss_time(void) {
   CHECK_NEAR(mb - loss_ns(WEFT_CE_TE, B), (14 - 4) * 64, 1e-6);
   CHECK_NEAR(mf - loss_ns(WEFT_CE_TORCH, F), (38 - 8) * 64, 1e-6);
   CHECK_NEAR(loss_ns(WEFT_CE_TORCH, B) - mb, (16 - 14) * 64, 1e-6);
+  CHECK_NEAR(mf - loss_ns(WEFT_CE_TORCH_NOCAST, F), (38 - 4) * 64, 1e-6);
+  CHECK_NEAR(mb - loss_ns(WEFT_CE_TORCH_NOCAST, B), (14 - 8) * 64, 1e-6);
 }
 
 /* The tiny GeLU model (b 1, s 2, V 8, 4 layers; test_offload.c): 1312
@@ -56,7 +59,8 @@ static void loss_time(void) {
  * Megatron's kernels, fused or not; Transformer Engine's writes the
  * gradient over the bf16 logits: 2 b s V = 32, 1280 in all; torch's holds
  * three fp32 tensors a logit at its backward's peak (the log-softmax,
- * nll_loss's gradient, log-softmax's): 12 b s V = 192, 1440 in all. */
+ * nll_loss's gradient, log-softmax's): 12 b s V = 192, 1440 in all;
+ * without the cast the three at bf16: 6 b s V = 96, 1344. */
 static void loss_memory(void) {
   WeftModel m = fx_tiny(2, 4, 1);
   FxRun r;
@@ -65,14 +69,14 @@ static void loss_memory(void) {
     int ce;
     double act;
   } c[] = {{WEFT_CE_FUSED, 1312}, {WEFT_CE_MEGATRON, 1312}, {WEFT_CE_TORCH, 1440},
-           {WEFT_CE_TE, 1280}};
+           {WEFT_CE_TE, 1280}, {WEFT_CE_TORCH_NOCAST, 1344}};
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
     r.par.cross_entropy = c[i].ce;
     CHECK_EQ_INT(fx_run(&r, &m), WEFT_OK);
     CHECK_NEAR(r.info.mem.activations_bytes, c[i].act, 1e-9);
   }
   /* out of range: refused, naming the field */
-  static const int bad[] = {4, -1};
+  static const int bad[] = {5, -1};
   for (size_t i = 0; i < 2; i++) {
     r.par.cross_entropy = bad[i];
     CHECK_EQ_INT(fx_run(&r, &m), WEFT_EINPUT);
@@ -85,9 +89,9 @@ static void loss_memory(void) {
  * changed, Megatron's impl name "native", an empty text) is refused naming
  * the field, the output untouched. */
 static void loss_names(void) {
-  static const char *const n[4] = {"fused", "megatron", "te", "torch"};
+  static const char *const n[5] = {"fused", "megatron", "te", "torch", "torch_nocast"};
   WeftError e;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     int k = -1;
     CHECK_EQ_INT(weft_cross_entropy_parse(n[i], &k, &e), WEFT_OK);
     CHECK_EQ_INT(k, i);

@@ -380,6 +380,19 @@ static void logits_ops(void) {
   if (ce) CHECK_NEAR(ce->elems, 128.0 / 3, 1e-12);
   ce = oc_find(ops, n, "cross_entropy", WEFT_PHASE_IG, 0);
   if (ce) CHECK_NEAR(ce->elems, 256.0 / 3, 1e-12);
+  /* torch_nocast: the same kernels on the bf16 logits, no cast (2 x 2
+   * forward, 4 x 2 backward), measured as 64 two-byte units split 1 : 2 */
+  l.ce = WEFT_CE_TORCH_NOCAST;
+  n = weft_opcost_ops(&l, OC_LOGITS, ops, OC_MAX_OPS);
+  CHECK(oc_find(ops, n, "loss_cast", WEFT_PHASE_FWD, 0) == NULL);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_FWD, 5 * 64, 4 * 64);
+  check_op(ops, n, "cross_entropy", WEFT_PHASE_IG, 64, 8 * 64);
+  ce = oc_find(ops, n, "cross_entropy", WEFT_PHASE_FWD, 0);
+  CHECK(ce && ce->mem == WM_CROSS_ENTROPY);
+  if (ce) CHECK_NEAR(ce->elems, 64.0 / 3, 1e-12);
+  ce = oc_find(ops, n, "cross_entropy", WEFT_PHASE_IG, 0);
+  if (ce) CHECK_NEAR(ce->elems, 128.0 / 3, 1e-12);
+  l.ce = WEFT_CE_TORCH;
   /* fp32 activations: nothing to cast */
   l.act_bytes = 4;
   n = weft_opcost_ops(&l, OC_LOGITS, ops, OC_MAX_OPS);
