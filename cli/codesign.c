@@ -85,7 +85,7 @@ static const CliOpt opts[O_COUNT] = {
     [O_CP_LIST] = {"--cp-list", "LIST", "context-parallel degrees to search, e.g. 1,2,4 (default 1)"},
     [O_EP_LIST] = {"--ep-list", "LIST", "expert-parallel degrees to search, e.g. 8,16,64\n"
                    "                        (instead of --ep)"},
-    [O_ATTN] = {"--attention", "standard|flash|fa2", CLI_ATTN_HELP},
+    [O_ATTN] = {"--attention", "standard|flash|fa2|flex", CLI_ATTN_HELP},
     [O_FP8] = {"--fp8", CLI_FP8_ARG, CLI_FP8_HELP},
     [O_GRAPHS] = {"--cuda-graphs", NULL, CLI_GRAPHS_HELP},
     [O_OGR] = {"--overlap-grad-reduce", "on|off", CLI_OGR_HELP},
@@ -334,7 +334,7 @@ static int base_parallel(const Args *a, WeftParallel *p) {
   if (a->val[O_ATTN]) {
     WeftError err;
     if (weft_attention_parse(a->val[O_ATTN], &p->attention, &err)) {
-      cli_fail("--attention '%s': expected standard, flash or fa2", a->val[O_ATTN]);
+      cli_fail("--attention '%s': expected standard, flash, fa2 or flex", a->val[O_ATTN]);
       return -1;
     }
   }

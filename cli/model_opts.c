@@ -27,7 +27,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_PPL] = {"--pp-layers", "LIST", "layers per pipeline stage, e.g. 5,6,...,6,5\n"
                     "                        (default: balanced, lighter first and last stages)"},
     [CLI_MO_CP] = {"--cp", "N", "context parallel: each sequence split over N NPUs (default 1)"},
-    [CLI_MO_ATTN] = {"--attention", "standard|flash|fa2", CLI_ATTN_HELP},
+    [CLI_MO_ATTN] = {"--attention", "standard|flash|fa2|flex", CLI_ATTN_HELP},
     [CLI_MO_FP8] = {"--fp8", CLI_FP8_ARG, CLI_FP8_HELP},
     [CLI_MO_GRAPHS] = {"--cuda-graphs", NULL, CLI_GRAPHS_HELP},
     [CLI_MO_OGR] = {"--overlap-grad-reduce", "on|off", CLI_OGR_HELP},
@@ -171,7 +171,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
-      cli_fail("--%s", err.msg); /* "attention 'x': expected standard, flash or fa2" */
+      cli_fail("--%s", err.msg); /* "attention 'x': expected standard, flash, fa2 or flex" */
       return -1;
     }
   }

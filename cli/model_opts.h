@@ -44,8 +44,9 @@ int cli_opt_fp8(const char *v, int *out);
   "                        nvfp4: NVIDIA's FP4 recipe, on FP4 devices)"
 #define CLI_ATTN_HELP                                                         \
   "attention kernel: standard, flash (fused, as Transformer\n"              \
-  "                        Engine runs it) or fa2 (FlashAttention-2, PyTorch\n" \
-  "                        SDPA's flash backend) (default standard)"
+  "                        Engine runs it), fa2 (FlashAttention-2, PyTorch\n" \
+  "                        SDPA's flash backend) or flex (PyTorch's\n"        \
+  "                        FlexAttention) (default standard)"
 #define CLI_OGR_HELP                                                          \
   "DP gradient reduction per bucket under the backward (ZeRO-3: each\n"       \
   "                        micro-batch's under its own; default on;\n"        \

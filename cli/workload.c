@@ -95,6 +95,7 @@ static void summary(FILE *out, const CliModel *cm, const WeftWorkload *wl, const
   if (p->expert_tp > 0 && p->expert_tp != p->tp) fprintf(out, " ETP-%d", p->expert_tp);
   if (p->attention == WEFT_ATTENTION_FLASH) fputs(", flash attention", out);
   if (p->attention == WEFT_ATTENTION_FA2) fputs(", flash attention (FA2)", out);
+  if (p->attention == WEFT_ATTENTION_FLEX) fputs(", FlexAttention", out);
   if (p->schedule == WEFT_SCHEDULE_DUALPIPE) fputs(", DualPipe", out);
   fprintf(out, ", micro-batch %d x %d, bubble %.1f%%\n", p->micro_batch, gi->microbatches,
           100.0 * gi->bubble_fraction);

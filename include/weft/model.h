@@ -609,13 +609,17 @@ int weft_recompute_parse(const char *text, int *mode, WeftError *err);
  * Engine runs it (cuDNN's fused attention: its measured rows), or fa2 (the
  * same fused kernel as FlashAttention-2, PyTorch's scaled_dot_product_attention
  * flash backend, which torch-native stacks such as torchtitan run: the
- * measured tables' flash rows). */
+ * measured tables' flash rows), or flex (PyTorch's FlexAttention, the
+ * compiled block-sparse kernel NeMo AutoModel runs for GPT-OSS: the flash
+ * rows at FlexAttention's published H100 speed over FlashAttention-2, 1.25x
+ * forward and 1.03x backward; docs/zoo.md, "FlexAttention"). */
 typedef enum {
   WEFT_ATTENTION_STANDARD = 0,
   WEFT_ATTENTION_FLASH = 1,
-  WEFT_ATTENTION_FA2 = 2
+  WEFT_ATTENTION_FA2 = 2,
+  WEFT_ATTENTION_FLEX = 3
 } WeftAttention;
-/* "standard", "flash", "fa2" <-> WeftAttention; parse: WEFT_EINPUT otherwise. */
+/* "standard", "flash", "fa2", "flex" <-> WeftAttention; parse: WEFT_EINPUT otherwise. */
 const char *weft_attention_name(int kind);
 int weft_attention_parse(const char *text, int *kind, WeftError *err);
 /* Context parallelism's attention exchange (Megatron-Core's --cp-comm-type,

@@ -1160,6 +1160,35 @@ def test_attention_fa2():
     assert e.value.field == "attention"
 
 
+def test_attention_flex():
+    # attention="flex" is --attention flex (PyTorch's FlexAttention: FA2's rows
+    # at its published H100 speed over them) and the scenario key: the same
+    # answer in every entry point, faster than fa2 (its attention kernels only:
+    # the difference is under the attention's share), refused with context
+    # parallelism and with attention dropout, naming the field.
+    args = dict(cluster="dgx-h100", npus=8, cost_model="data/validation/cost.yml",
+                model="llama3-8b", zero=3, loop="tp-dp-overlap", constraint=["B1 = 450"])
+    flags = ["--cluster", "dgx-h100", "--npus", "8", "--cost-model", "data/validation/cost.yml",
+             "--model", "llama3-8b", "--zero", "3", "--loop", "tp-dp-overlap",
+             "--constraint", "B1 = 450"]
+    flex = weft.optimize(attention="flex", **args)
+    same(flex, cli("optimize", *flags, "--attention", "flex"), skip=NOWALL)
+    fa2 = weft.optimize(attention="fa2", **args)
+    assert fa2["time_ns"] * 0.8 < flex["time_ns"] < fa2["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8]},
+          "cost_model": "data/validation/cost.yml", "loop": "tp-dp-overlap",
+          "workload": {"model": "llama3-8b", "zero": 3, "attention": "flex"},
+          "constraints": ["B1 = 450"]}
+    assert weft.optimize(sc)["time_ns"] == flex["time_ns"]
+    for bad in (dict(cp=2), dict(attention_dropout=0.1)):
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize(attention="flex", **dict(args, **bad))
+        assert e.value.field == "attention"
+    r = subprocess.run([CLI, "optimize", *flags, "--attention", "flex", "--cp", "2"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "attention flex with cp = 2" in r.stderr
+
+
 def test_pp_layout_keyword(tmp_path):
     """pp_layout= is --pp-layout and the scenario key of the same name:
     Megatron's layout string, chunks of unequal layers (megatron-22b's 48 on

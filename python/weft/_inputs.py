@@ -232,7 +232,7 @@ def read_workload(v):
 # ------------------------------------------------------------------ model options
 def device_knobs(kw, par):
     """sp=, cuda_graphs= (booleans), fp8= (True: delayed, or off|delayed|
-    current|mxfp8|blockwise|nvfp4), attention= (standard|flash|fa2), cp_comm=
+    current|mxfp8|blockwise|nvfp4), attention= (standard|flash|fa2|flex), cp_comm=
     (p2p|all_gather|torch_allgather|torch_alltoall), fp8_amax_reduce=
     (stage|tp|off), cross_entropy= (fused|megatron|te|torch|torch_nocast) and
     attention_dropout=, hidden_dropout=
@@ -287,7 +287,8 @@ def device_knobs(kw, par):
         par.fp8 = mode.value
     else:  # --fp8 alone: Transformer Engine's default recipe, delayed scaling
         par.fp8 = 1 if flag("fp8", f8) else 0
-    for k, parse, expected in (("attention", lib.weft_attention_parse, "standard, flash or fa2"),
+    for k, parse, expected in (("attention", lib.weft_attention_parse,
+                                "standard, flash, fa2 or flex"),
                                ("fp8_amax_reduce", lib.weft_fp8_amax_reduce_parse,
                                 "stage, tp or off"),
                                ("cp_comm", lib.weft_cp_comm_parse,

@@ -293,7 +293,7 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                        weft_recompute_parse, WEFT_RECOMPUTE_FULL, file, &par->recompute, err)) ||
       (rc = bool_key(wv, "pp_account_embedding", file, &par->pp_account_embedding, err)) ||
       (rc = bool_key(wv, "pp_account_loss", file, &par->pp_account_loss, err)) ||
-      (rc = word_key(wv, "attention", "standard, flash or fa2", weft_attention_parse, file,
+      (rc = word_key(wv, "attention", "standard, flash, fa2 or flex", weft_attention_parse, file,
                      &par->attention, err)) ||
       (rc = word_key(wv, "schedule", "1f1b or dualpipe", weft_schedule_parse, file,
                      &par->schedule, err)) ||

@@ -17,8 +17,8 @@ int weft_gen_a2a_check(Gen *g, int v, int mtp_layers) {
                          "without it there is no dispatch all-to-all",
                          p->ep);
   if (p->moe_routing != WEFT_ROUTING_RANDOM && g->m->experts < 1)
-    return weft_gen_fail(g, WEFT_EINPUT, "moe_routing", "moe_routing %s: model '%s' has no experts",
-                         weft_moe_routing_name(p->moe_routing), g->m->name);
+    return weft_gen_fail(g, WEFT_EINPUT, "moe_routing",
+                         "moe_routing blocked: model '%s' has no experts", g->m->name);
   if (p->moe_dispatcher != WEFT_MOE_ALLTOALL) { /* docs/zoo.md, "MoE dispatchers" */
     const char *d = p->moe_dispatcher == WEFT_MOE_DEEPEP ? "deepep" : "hybridep";
     if (g->m->experts < 1)

@@ -10,6 +10,7 @@
 #include "io/limits.h"
 #include "model/gen.h"
 #include "model/par_check.h"
+#include "model/zoo.h"
 
 #define AUTO_EFFICIENCY 0.5 /* per FLOP, when the device has no per-operator data */
 
@@ -19,7 +20,7 @@ _Static_assert(GEN_NKINDS - 1 <= WEFT_MAX_GROUPS, "every group kind can become a
 
 /* The knobs named by one word: a table each, one lookup and one message. */
 static const char *const RECOMPUTE_NAME[] = {"none", "full", "selective"};
-static const char *const ATTENTION_NAME[] = {"standard", "flash", "fa2"};
+static const char *const ATTENTION_NAME[] = {"standard", "flash", "fa2", "flex"};
 static const char *const SCHEDULE_NAME[] = {"1f1b", "dualpipe"};
 static const char *const CP_COMM_NAME[] = {"p2p", "all_gather", "torch_allgather",
                                             "torch_alltoall"};
@@ -101,9 +102,9 @@ int weft_optimizer_precision(const char *master, const char *moments, double *by
   return WEFT_OK;
 }
 
-const char *weft_attention_name(int kind) { return name_of(ATTENTION_NAME, 3, kind); }
+const char *weft_attention_name(int kind) { return name_of(ATTENTION_NAME, 4, kind); }
 int weft_attention_parse(const char *text, int *kind, WeftError *err) {
-  return name_parse(ATTENTION_NAME, 3, "attention", "standard, flash or fa2", text, kind, err);
+  return name_parse(ATTENTION_NAME, 4, "attention", "standard, flash, fa2 or flex", text, kind, err);
 }
 const char *weft_cp_comm_name(int kind) { return name_of(CP_COMM_NAME, 4, kind); }
 int weft_cp_comm_parse(const char *text, int *kind, WeftError *err) {
@@ -339,9 +340,19 @@ static int check_common(Gen *g) {
   if (p->cp > 1 && g->m->arch != WEFT_ARCH_TRANSFORMER)
     return weft_gen_fail(g, WEFT_EINPUT, "cp", "cp = %d: context parallelism needs a transformer",
                          p->cp);
-  if (p->attention < WEFT_ATTENTION_STANDARD || p->attention > WEFT_ATTENTION_FA2)
-    return weft_gen_fail(g, WEFT_EINPUT, "attention", "attention must be 0..2, got %d",
+  if (p->attention < WEFT_ATTENTION_STANDARD || p->attention > WEFT_ATTENTION_FLEX)
+    return weft_gen_fail(g, WEFT_EINPUT, "attention", "attention must be 0..3, got %d",
                          p->attention);
+  if (p->attention == WEFT_ATTENTION_FLEX && p->cp > 1)
+    return weft_gen_fail(g, WEFT_EINPUT, "attention",
+                         "attention flex with cp = %d: weft models context parallelism's ring "
+                         "with SDPA's or Transformer Engine's kernels, not FlexAttention's",
+                         p->cp);
+  if (p->attention == WEFT_ATTENTION_FLEX && weft_dropout(g->m, p, 0) > 0)
+    return weft_gen_fail(g, WEFT_EINPUT, "attention",
+                         "attention flex with attention dropout %g: FlexAttention has no dropout "
+                         "(set attention_dropout 0)",
+                         weft_dropout(g->m, p, 0));
   if (p->cp > 1 && p->cp_comm >= WEFT_CP_TORCH_ALLGATHER) { /* torch's _templated_ring_attention */
     const char *cn = weft_cp_comm_name(p->cp_comm);
     if (p->attention == WEFT_ATTENTION_STANDARD)

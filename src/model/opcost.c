@@ -52,7 +52,8 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->etp = par->expert_tp > 0 ? par->expert_tp : par->tp;
   l->sp = par->sequence_parallel;
   l->flash = par->attention != WEFT_ATTENTION_STANDARD; /* flash or fa2: fused */
-  l->fa2 = par->attention == WEFT_ATTENTION_FA2;
+  l->flex = par->attention == WEFT_ATTENTION_FLEX;
+  l->fa2 = par->attention == WEFT_ATTENTION_FA2 || l->flex; /* flex: FA2's rows, then faster */
   l->permute_fusion = par->moe_permute_fusion;
   l->router_fusion = par->moe_router_fusion;
   l->dispatcher = par->moe_dispatcher;
@@ -622,6 +623,7 @@ typedef struct {
   int fp8_fast;               /* FP8 forward GEMMs at the fast-accumulation rows */
   WeftMeasuredAttn attn;      /* the fused attention's rows: TE's (cuDNN) or FA2's */
   double drop;                /* the layer's attention dropout (fused kernels' slowdown) */
+  int flex;                   /* the fused attention is FlexAttention (OC_FLEX_*_SPEEDUP) */
   double acc;                 /* bytes a weight-gradient GEMM's epilogue reads and writes per
                                  output element: 2 main_grad widths (0: written, not added) */
   double hide;                /* the share of that GEMM's time its epilogue hides under */
@@ -632,6 +634,7 @@ static void rates(const WeftDevice *d, double act_bytes, Rates *r) {
   r->acc = r->hide = 0; /* layer_rates sets them: weight gradients written */
   r->attn = WM_ATTN_TE; /* weft_opcost_block sets the layer's */
   r->drop = 0;
+  r->flex = 0;
   r->hbm = d->hbm_bytes_per_s * d->hbm_efficiency;
   /* fused attention has its own measured rate (a device without one: its GEMMs') */
   double eff = d->attention_efficiency > 0 ? d->attention_efficiency : d->gemm_efficiency;
@@ -652,6 +655,7 @@ static void rates(const WeftDevice *d, double act_bytes, Rates *r) {
 static void layer_rates(const WeftDevice *d, const OcLayer *l, Rates *r) {
   rates(d, l->act_bytes, r);
   if (l->fa2) r->attn = WM_ATTN_FLASH;
+  r->flex = l->flex;
   r->drop = l->attn_drop;
   double g = grad_width(l);
   r->acc = l->main_grad ? 2 * g : 0;
@@ -720,6 +724,8 @@ static double op_ns_plain(const Rates *r, const OcOp *op);
 
 static double op_ns(const Rates *r, const OcOp *op) {
   double ns = op_ns_plain(r, op);
+  if (op->kind == OC_FUSED && r->flex) /* FlexAttention: FA2's time at its published speed */
+    ns /= op->phase == WEFT_PHASE_FWD ? OC_FLEX_FWD_SPEEDUP : OC_FLEX_BWD_SPEEDUP;
   return op->kind == OC_FUSED && r->drop > 0 ? ns * dropout_factor(r, op) : ns;
 }
 

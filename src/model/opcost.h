@@ -80,6 +80,8 @@ typedef struct {
   int rotary;          /* rotary position embedding on Q and K (SwiGLU family, MLA) */
   int fa2;             /* the fused attention is FlashAttention-2 (PyTorch SDPA's flash
                           backend): the measured tables' flash rows, not TE's */
+  int flex;            /* the fused attention is FlexAttention: FA2's rows (fa2 set) at
+                          OC_FLEX_*_SPEEDUP */
   double attn_drop, hidden_drop; /* dropout probabilities (weft_dropout): on the attention
                                     probabilities, on the sub-blocks' outputs */
   int permute_fusion;  /* MoE permutation as TE's fused kernels (WeftParallel.moe_permute_fusion) */
@@ -139,6 +141,14 @@ typedef struct {
 #define OC_DROP_TE_BWD 1.207
 #define OC_DROP_FA2_FWD 1.245
 #define OC_DROP_FA2_BWD 1.115
+/* FlexAttention's speed over FlashAttention-2 on an H100, the averages its
+ * authors published (Driss Guessous, "FlexAttention: The Flexibility of
+ * PyTorch With the Performance of FlashAttention", GTC 2025, as PyTorch's
+ * GTC 2025 post lists it: forward "~25% faster than FlashAttention2",
+ * backward "~3% faster"; on an A100 90% and 85% of it): the FA2 rows' time
+ * divided by these (docs/zoo.md, "FlexAttention"). */
+#define OC_FLEX_FWD_SPEEDUP 1.25
+#define OC_FLEX_BWD_SPEEDUP 1.03
 /* Bytes an element of the measured memory kernels moves (scripts/measure/
  * measure.py, BF16): add reads two tensors and writes one (6), dropout_fwd
  * reads one and writes one and its 1-byte mask (5). */

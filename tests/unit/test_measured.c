@@ -233,6 +233,16 @@ static void opcost(void) {
   CHECK_NEAR(te[WEFT_PHASE_IG] - f2[WEFT_PHASE_IG],
              2.5 * fl / (0.9 * 0.8 * 550e12) * 1e9 - 2.5 * fl / (0.8 * 550e12) * 1e9, 1e-6);
   CHECK_NEAR(te[WEFT_PHASE_WG], f2[WEFT_PHASE_WG], 0);
+  /* flex (FlexAttention): FA2's rows at its published H100 speed over them, the
+   * fused kernel's time / 1.25 forward and / 1.03 backward; nothing else moves */
+  double fx[WEFT_NPHASES];
+  par.attention = WEFT_ATTENTION_FLEX;
+  weft_opcost_layer(&m, &par, &l2);
+  weft_opcost_block(&d, &l2, OC_ATTN, fx);
+  CHECK_NEAR(f2[WEFT_PHASE_FWD] - fx[WEFT_PHASE_FWD], fl / 550e12 * 1e9 * (1 - 1 / 1.25), 1e-6);
+  CHECK_NEAR(f2[WEFT_PHASE_IG] - fx[WEFT_PHASE_IG],
+             2.5 * fl / (0.8 * 550e12) * 1e9 * (1 - 1 / 1.03), 1e-6);
+  CHECK_NEAR(fx[WEFT_PHASE_WG], f2[WEFT_PHASE_WG], 0);
   par.attention = WEFT_ATTENTION_FLASH;
   /* Adam at the fused step's measured GB/s (28 bytes a parameter in 180 µs for 2^24) over
    * the bytes the states' precision gives: fp32 moments 28 bytes, bf16 moments 16; the

@@ -601,7 +601,7 @@ static void model_job_errors(void) {
       {"workload: {model: gpt3-175b, recompute: sometimes}\n", WEFT_EINPUT, 3, 41, "recompute",
        "recompute must be none, selective, full or a boolean (true = full), got 'sometimes'"},
       {"workload: {model: gpt3-175b, attention: fast}\n", WEFT_EINPUT, 3, 41, "attention",
-       "attention must be standard, flash or fa2, got 'fast'"},
+       "attention must be standard, flash, fa2 or flex, got 'fast'"},
       {"workload: {model: gpt3-175b, schedule: [dualpipe]}\n", WEFT_EINPUT, 3, 40, "schedule",
        "schedule must be 1f1b or dualpipe, got a sequence"},
       {"workload: {model: gpt3-175b, pp_layers: [90, 0]}\n", WEFT_EINPUT, 3, 46, "pp_layers",
