@@ -516,6 +516,15 @@ typedef struct {
    * all-to-all bytes (a copy per destination rank). Needs a model with
    * experts. */
   int moe_routing;
+  /* Gradient-accumulation steps an iteration, each a pipeline schedule of
+   * its own, filled and drained (docs/zoo.md, "Gradient accumulation under
+   * a pipeline"): the iteration's micro-batches (global batch / (dp x
+   * micro_batch)) split evenly among them, as NeMo AutoModel's recipes run a
+   * local batch of several schedules (torch's schedule.step per step). 0 or
+   * 1 (default): one schedule over every micro-batch, Megatron's. Without a
+   * pipeline it changes nothing. Needs the micro-batches to split evenly and
+   * schedule 1f1b. */
+  int ga_steps;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

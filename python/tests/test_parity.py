@@ -1160,6 +1160,29 @@ def test_attention_fa2():
     assert e.value.field == "attention"
 
 
+def test_ga_steps():
+    # ga_steps= is --ga-steps N and the scenario key (docs/zoo.md, "Gradient
+    # accumulation under a pipeline"): megatron-22b on PP 2 (its global batch
+    # 4 on DP 2: 2 micro-batches) as 2 schedules of 1 fills and drains the
+    # pipeline twice, so it runs slower than one schedule of 2, and ga_steps 1
+    # is the default; the same in every entry point; a count that does not
+    # divide the micro-batches refused, naming the field
+    job, args, flags, sc = dgx32("megatron-22b")
+    one = weft.optimize(**args)
+    two = weft.optimize(ga_steps=2, **args)
+    same(two, cli("optimize", *flags, "--ga-steps", "2"), skip=NOWALL)
+    assert two["time_ns"] > one["time_ns"]
+    assert weft.optimize(ga_steps=1, **args)["time_ns"] == one["time_ns"]
+    sc["workload"] = dict(job, sequence_parallel=True, ga_steps=2)
+    assert weft.optimize(sc)["time_ns"] == two["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(ga_steps=3, **args)
+    assert e.value.field == "ga_steps"
+    r = subprocess.run([CLI, "optimize", *flags, "--ga-steps", "0"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "--ga-steps" in r.stderr
+
+
 def test_attention_flex():
     # attention="flex" is --attention flex (PyTorch's FlexAttention: FA2's rows
     # at its published H100 speed over them) and the scenario key: the same

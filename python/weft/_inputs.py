@@ -33,7 +33,8 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms",
               "tp_overlap_aggregate", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce",
               "cross_entropy", "activation_fusion", "fp8_param_gather", "moe_dispatcher",
-              "fsdp", "norm_fusion", "rope_fusion", "reshard_after_forward", "moe_routing")
+              "fsdp", "norm_fusion", "rope_fusion", "reshard_after_forward", "moe_routing",
+              "ga_steps")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -427,6 +428,8 @@ class ModelOpts:
         if kw.get("cpu_offloading_num_layers") is not None:  # --cpu-offloading-num-layers N
             par.cpu_offloading_num_layers = int_value(
                 "cpu_offloading_num_layers", kw["cpu_offloading_num_layers"], 0, 1 << 24)
+        if kw.get("ga_steps") is not None:  # --ga-steps N
+            par.ga_steps = int_value("ga_steps", kw["ga_steps"], 1, 1 << 24)
         if kw.get("recompute_method") is not None:  # --recompute-method uniform|block
             kind = ctypes.c_int()
             if not isinstance(kw["recompute_method"], str) or lib.weft_recompute_method_parse(

@@ -151,7 +151,7 @@ WeftParallel = _s("WeftParallel", [
     ("cross_entropy", c_int), ("activation_eager", c_int),
     ("norm_eager", c_int), ("rope_eager", c_int),
     ("fp8_param_gather", c_int), ("moe_dispatcher", c_int), ("fsdp", c_int),
-    ("no_reshard", c_int), ("moe_routing", c_int)])
+    ("no_reshard", c_int), ("moe_routing", c_int), ("ga_steps", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,

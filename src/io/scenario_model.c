@@ -20,7 +20,7 @@ static const char *const MODEL_KEYS[] = {
     "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate",
     "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy",
     "activation_fusion", "fp8_param_gather", "moe_dispatcher", "fsdp", "norm_fusion",
-    "rope_fusion", "reshard_after_forward", "moe_routing", NULL};
+    "rope_fusion", "reshard_after_forward", "moe_routing", "ga_steps", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -311,6 +311,7 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = int_key(wv, "recompute_num_layers", file, 1, big, &par->recompute_num_layers, err)) ||
       (rc = int_key(wv, "cpu_offloading_num_layers", file, 0, big,
                     &par->cpu_offloading_num_layers, err)) ||
+      (rc = int_key(wv, "ga_steps", file, 1, big, &par->ga_steps, err)) ||
       (rc = word_key(wv, "recompute_method", "uniform or block", weft_recompute_method_parse,
                      file, &par->recompute_method, err)) ||
       (rc = names_key(wv, file, "recompute_modules", "a module name",

@@ -28,6 +28,8 @@ typedef struct {
   int flash;                               /* fused attention kernel */
   double R;                                /* stage work repeats (docs/zoo.md, "Pipeline") */
   double a2a_q;                            /* moe_a2a_overlap: the paired share (0: off) */
+  int ga, ms;                               /* ga_steps: schedules an iteration, each of ms
+                                              micro-batches (ga 1: ms = m) */
   double bubble;                           /* DualPipe: the critical rank's bubble / its work */
   double S;                                /* b*sq*h*act_bytes: one activation */
   double kvs;                              /* b*sq*K,V widths/t*act_bytes: the CP exchange */
@@ -237,6 +239,13 @@ static int check(Gen *g, Tf *t) {
   t->flash = p->attention != WEFT_ATTENTION_STANDARD; /* flash or fa2: fused */
   t->L = m->layers;
   t->m = (int)(m->global_batch / per);
+  t->ga = p->ga_steps > 1 ? p->ga_steps : 1;
+  if (t->m % t->ga)
+    return weft_gen_fail(g, WEFT_EINPUT, "ga_steps",
+                         "ga_steps = %d does not divide the %d micro-batches (global batch / "
+                         "(dp x micro_batch))",
+                         t->ga, t->m);
+  t->ms = t->m / t->ga;
   /* Interleaved 1F1B (Narayanan et al. 2021): each stage holds v chunks of
    * c layers; the bubble shrinks to (pp-1)/v micro-batch slots while every
    * micro-batch crosses v times as many stage boundaries. The first and the
@@ -256,12 +265,12 @@ static int check(Gen *g, Tf *t) {
       fits = n == mid || (end && n == mid - c);
     }
   }
-  if (t->v > 1 && (!fits || t->m % p->pp))
+  if (t->v > 1 && (!fits || t->ms % p->pp))
     return weft_gen_fail(g, WEFT_EINPUT, "virtual_stages",
                          "virtual_stages = %d needs pp > 1, stages of virtual_stages x c layers "
                          "(the first and last may hold c fewer) and pp dividing the %d "
-                         "micro-batches",
-                         t->v, t->m);
+                         "micro-batches%s",
+                         t->v, t->ms, t->ga > 1 ? " of each ga_steps schedule" : "");
   if (p->schedule == WEFT_SCHEDULE_DUALPIPE &&
       (p->pp < 2 || p->pp % 2 || t->v > 1 || t->m % 2 || t->m < 2 * p->pp))
     return weft_gen_fail(g, WEFT_EINPUT, "schedule",
@@ -269,21 +278,26 @@ static int check(Gen *g, Tf *t) {
                          "number of micro-batches >= 2 pp; got pp = %d, virtual_stages = %d, "
                          "%d micro-batches",
                          p->pp, t->v, t->m);
+  if (p->schedule == WEFT_SCHEDULE_DUALPIPE && t->ga > 1 && p->pp > 1)
+    return weft_gen_fail(g, WEFT_EINPUT, "ga_steps",
+                         "ga_steps = %d with schedule dualpipe: weft times DualPipe over every "
+                         "micro-batch of the iteration in one schedule",
+                         t->ga);
   if (p->schedule != WEFT_SCHEDULE_1F1B && p->schedule != WEFT_SCHEDULE_DUALPIPE)
     return weft_gen_fail(g, WEFT_EINVAL, "schedule", "unknown pipeline schedule %d", p->schedule);
   int a2a = weft_gen_a2a_check(g, t->v, m->mtp_layers);
   if (a2a) return a2a;
   /* the exact 1F1B timeline takes O(pp m) steps */
   if (t->v == 1 && p->pp > 1 && p->schedule == WEFT_SCHEDULE_1F1B &&
-      (double)p->pp * t->m > GEN_MAX_PIPELINE_STEPS)
+      (double)p->pp * t->ms > GEN_MAX_PIPELINE_STEPS)
     return weft_gen_fail(g, WEFT_EINPUT, "pp",
                          "pp x micro-batches = %d x %d: at most %.0f pipeline steps are timed",
-                         p->pp, t->m, GEN_MAX_PIPELINE_STEPS);
-  if (t->v > 1 && t->cl && (double)p->pp * t->v * t->m > GEN_MAX_LAYOUT_STEPS)
+                         p->pp, t->ms, GEN_MAX_PIPELINE_STEPS);
+  if (t->v > 1 && t->cl && (double)p->pp * t->v * t->ms > GEN_MAX_LAYOUT_STEPS)
     return weft_gen_fail(g, WEFT_EINPUT, "pp_layout",
                          "pp x virtual_stages x micro-batches = %d x %d x %d: at most %.0f "
                          "interleaved steps are timed",
-                         p->pp, t->v, t->m, GEN_MAX_LAYOUT_STEPS);
+                         p->pp, t->v, t->ms, GEN_MAX_LAYOUT_STEPS);
   t->tied = weft_model_tied(m) && p->pp > 1; /* the last stage holds a copy of the embedding */
   g->size[GEN_EMB] = t->tied ? 2 : 1;
   return WEFT_OK;
@@ -546,36 +560,37 @@ static int plan(Gen *g, Tf *t) {
       slowest = fw[k] + bw[k];
       t->e = k;
     }
+  /* with ga_steps, ga schedules of ms micro-batches one after another */
   if (pp == 1) {
     t->R = t->m;
   } else if (p->schedule == WEFT_SCHEDULE_DUALPIPE) {
     t->R = dualpipe_repeats(g, t, fw, bw);
   } else if (t->v > 1 && cf) { /* a layout: Megatron's interleaved order, op by op */
     double T;
-    if ((rc = weft_gen_interleaved(cf, cf + pp * t->v, pp, t->v, t->m, &T))) {
+    if ((rc = weft_gen_interleaved(cf, cf + pp * t->v, pp, t->v, t->ms, &T))) {
       rc = weft_gen_fail(g, rc, "pp_layout",
                          "timing the interleaved pipeline of %d x %d chunks failed (%s)", pp,
                          t->v, weft_strerror(rc));
       goto out;
     }
-    t->R = T / (fw[t->e] + bw[t->e]);
+    t->R = t->ga * T / (fw[t->e] + bw[t->e]);
   } else if (t->v > 1) { /* the slowest stage's rhythm: exact for equal stages */
-    t->R = t->m + (double)(pp - 1) / t->v;
+    t->R = t->ga * (t->ms + (double)(pp - 1) / t->v);
   } else {
     double T;
     int equal = 1; /* stages 0..pp-2 alike, the last no lighter: a closed form */
     for (int k = 1; k < pp - 1 && equal; k++) equal = fw[k] == fw[0] && bw[k] == bw[0];
     if (equal && fw[pp - 1] >= fw[0] && bw[pp - 1] >= bw[0])
-      T = (pp - 1) * (fw[0] + bw[0]) + t->m * (fw[pp - 1] + bw[pp - 1]);
-    else if ((rc = weft_gen_1f1b(fw, bw, pp, t->m, &T))) {
+      T = (pp - 1) * (fw[0] + bw[0]) + t->ms * (fw[pp - 1] + bw[pp - 1]);
+    else if ((rc = weft_gen_1f1b(fw, bw, pp, t->ms, &T))) {
       rc = weft_gen_fail(g, rc, "pp", "timing the 1F1B pipeline of %d stages failed (%s)", pp,
                          weft_strerror(rc));
       goto out;
     }
-    t->R = T / (fw[t->e] + bw[t->e]);
+    t->R = t->ga * T / (fw[t->e] + bw[t->e]);
   }
   t->Ls = t->sl[t->e];
-  t->a2a_q = weft_gen_a2a_paired(p, t->e, t->v, t->m);
+  t->a2a_q = weft_gen_a2a_paired(p, t->e, t->v, t->ms); /* per schedule */
   t->first = 1;
   for (int k = 0; k < t->e; k++) t->first += t->sl[k];
   rc = WEFT_OK;
@@ -928,7 +943,7 @@ static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const doub
   weft_gen_memory_states(g, dense, (1 + dual) * g->size[GEN_DP], expert,
                          (1 + dual) * g->size[GEN_EDP], lin, mem);
   /* 1F1B: pp - k micro-batches in flight; DualPipe: pp + 1 chunks (Table 2) */
-  double inflight = held > 0 ? held / n : dual ? p->pp + 1 : p->pp - k < t->m ? p->pp - k : t->m;
+  double inflight = held > 0 ? held / n : dual ? p->pp + 1 : p->pp - k < t->ms ? p->pp - k : t->ms;
   double ad = act[0], ae = act[1], core = act[2];
   if (p->recompute == WEFT_RECOMPUTE_FULL) {
     /* recomputed layers keep their inputs (uniform N: a group's), the rest
@@ -1022,8 +1037,8 @@ static void fill_info(Gen *g, const Tf *t) {
     int equal = t->v > 1 && !t->cl && !accounted(p) && !p->stage_layers &&
                 t->L % (p->pp * t->v) == 0;
     double held = !(t->v > 1 && p->schedule == WEFT_SCHEDULE_1F1B) ? 0
-                  : t->cl ? (double)weft_gen_interleaved_peak(t->cl, p->pp, t->v, t->m, k)
-                  : equal ? (double)weft_gen_interleaved_chunks(p->pp, t->v, t->m, k) *
+                  : t->cl ? (double)weft_gen_interleaved_peak(t->cl, p->pp, t->v, t->ms, k)
+                  : equal ? (double)weft_gen_interleaved_chunks(p->pp, t->v, t->ms, k) *
                                 t->sl[k] / t->v
                           : 0;
     stage_memory(g, t, k, lo, loj, act, held, &mk);
@@ -1237,7 +1252,7 @@ static int emit(Gen *g, Tf *t) {
   Accum acc;
   weft_gen_block_clear(&acc.rest);
   int has_acc = t->R > 1.0 && !p->merged_backward;
-  acc.keep = p->pp < t->m ? p->pp : t->m;
+  acc.keep = p->pp < t->ms ? p->pp : t->ms;
   acc.v = has_acc && t->v > 1 && acc.keep > 1 && (t->cl || t->Ls % t->v == 0) ? t->v : 1;
   int nchunk = t->cl ? t->v : acc.v; /* a layout: its chunks emitted apart, as placed */
   if (has_acc) {

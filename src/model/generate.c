@@ -190,6 +190,9 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "moe_dispatcher",
                           "moe_dispatcher %d: expected 0 (alltoall), 1 (deepep) or 2 (hybridep)",
                           p->moe_dispatcher);
+  if (p->ga_steps < 0 || p->ga_steps > (1 << 24))
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "ga_steps",
+                          "ga_steps %d: expected 1..%d (0: one)", p->ga_steps, 1 << 24);
   if (p->moe_routing != WEFT_ROUTING_RANDOM && p->moe_routing != WEFT_ROUTING_BLOCKED)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "moe_routing",
                           "moe_routing %d: expected 0 (random) or 1 (blocked)", p->moe_routing);

@@ -752,6 +752,59 @@ static void gen_pipeline(void) {
   weft_workload_free(wl);
 }
 
+/* Gradient accumulation under a pipeline (ga_steps; docs/zoo.md): gen_pipeline's
+ * GPT-3 TP-16 PP-4 DP-64, m = 24, as ga schedules of 24 / ga micro-batches one
+ * after another: each fills and drains, so the stage's work repeats ga (24 /
+ * ga + 3 W / W_L) times (ga 1: 24 + 3 W / W_L; ga 2: 24 + 6 W / W_L); with
+ * 2 chunks (gen_interleaved's 24 + 3/2 = 25.5), ga 2: 2 (12 + 3/2) = 27, ga 3:
+ * 3 (8 + 3/2) = 28.5. The first stage holds min(pp, 24 / ga) micro-batches
+ * in flight: ga 8 (3 a schedule) keeps 3/4 of ga 1's activations; the
+ * micro-batches an iteration stay 24. Refused, naming the field: ga 5 (24
+ * micro-batches do not split in 5), and with 2 chunks ga 4 (pp 4 does not
+ * divide its schedules' 6: naming virtual_stages). */
+static void gen_ga_steps(void) {
+  WeftModel m = gt_gpt3();
+  WeftDevice dev = gt_a100(1000);
+  WeftNetwork net = gt_libra_net();
+  WeftParallel par;
+  weft_parallel_default(&par);
+  par.merged_backward = 1;
+  par.tp = 16;
+  par.pp = 4;
+  par.dp = 64;
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError err;
+  const double W = 24 * 7627861917696.0, r = W / (W + 2576980377600.0);
+  CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_NEAR(info.pipeline_repeats, 24 + 3 * r, 1e-12);
+  double act1 = info.mem.activations_bytes;
+  par.ga_steps = 2;
+  CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_NEAR(info.pipeline_repeats, 24 + 6 * r, 1e-12);
+  CHECK_EQ_INT(info.microbatches, 24);
+  CHECK_NEAR(info.mem.activations_bytes, act1, 0);
+  par.ga_steps = 8;
+  CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+  CHECK_NEAR(info.pipeline_repeats, 8 * (3 + 3 * r), 1e-12);
+  CHECK_NEAR(info.mem.activations_bytes, act1 * 3 / 4, 1e-3);
+  par.ga_steps = 5;
+  CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "ga_steps") && strstr(err.msg, "24 micro-batches"));
+  par.virtual_stages = 2;
+  static const double want[4] = {25.5, 27, 28.5, 0};
+  for (int ga = 1; ga <= 3; ga++) {
+    par.ga_steps = ga;
+    CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_OK);
+    CHECK_NEAR(info.pipeline_repeats, want[ga - 1], 1e-12);
+  }
+  par.ga_steps = 4;
+  CHECK_EQ_INT(gt_gen(&m, &dev, &par, &net, 0, wl, &comm, &info, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "virtual_stages"));
+  weft_workload_free(wl);
+}
+
 /* Interleaved 1F1B, GPT-3 TP-16 PP-4 DP-64 with 2 chunks per stage: m = 24,
  * the stage's work repeats m + (pp-1)/v = 24 + 3/2 = 25.5 times (plain 1F1B:
  * 27) and each micro-batch crosses v = 2 times as many stage boundaries.
@@ -1735,6 +1788,7 @@ const TestCase suite_gen[] = {
     {"gen/eager_activation_memory", gen_eager_activation_memory},
     {"gen/pipeline", gen_pipeline},
     {"gen/interleaved", gen_interleaved},
+    {"gen/ga_steps", gen_ga_steps},
     {"gen/dualpipe", gen_dualpipe},
     {"gen/seq_parallel", gen_seq_parallel},
     {"gen/zero", gen_zero},
