@@ -222,6 +222,8 @@ def args_for(run, specs, tmp, assumed):
         a += ["--moe-dispatcher", par["moe_dispatcher"]]
     if par.get("moe_routing"):  # the benchmark's token-to-expert routing (absent: random)
         a += ["--moe-routing", par["moe_routing"]]
+    if par.get("ga_steps"):  # pipeline schedules a step (AutoModel's GA under PP)
+        a += ["--ga-steps", str(int(par["ga_steps"]))]
     if par.get("fsdp"):  # ZeRO-3's implementation (absent: flat; torchtitan: fsdp2)
         a += ["--fsdp", par["fsdp"]]
     for k in ("activation_fusion", "norm_fusion", "rope_fusion",  # fused (absent: on) or eager
