@@ -1136,24 +1136,36 @@ def test_fsdp():
         assert e.value.field == "fsdp"
 
 
-def test_attention_fa2():
-    # attention="fa2" is --attention fa2 (FlashAttention-2, PyTorch SDPA's flash
-    # backend: the measured tables' flash rows) and the scenario key: the same
-    # answer in every entry point, slower than TE's fused kernel on the H100
-    # (its cuDNN rows run faster), and a bad name names the field.
+def llama3_8b_dgx():
+    """Llama 3 8B on one DGX H100 at ZeRO-3, tp-dp-overlap, B1 fixed: the
+    optimize keywords and the matching CLI flags (the attention checks)."""
     args = dict(cluster="dgx-h100", npus=8, cost_model="data/validation/cost.yml",
                 model="llama3-8b", zero=3, loop="tp-dp-overlap", constraint=["B1 = 450"])
     flags = ["--cluster", "dgx-h100", "--npus", "8", "--cost-model", "data/validation/cost.yml",
              "--model", "llama3-8b", "--zero", "3", "--loop", "tp-dp-overlap",
              "--constraint", "B1 = 450"]
+    return args, flags
+
+
+def llama3_8b_dgx_scenario(attention):
+    """llama3_8b_dgx() as a scenario, with the attention kernel named."""
+    return {"network": {"cluster": "dgx-h100", "npus_count": [8]},
+            "cost_model": "data/validation/cost.yml", "loop": "tp-dp-overlap",
+            "workload": {"model": "llama3-8b", "zero": 3, "attention": attention},
+            "constraints": ["B1 = 450"]}
+
+
+def test_attention_fa2():
+    # attention="fa2" is --attention fa2 (FlashAttention-2, PyTorch SDPA's flash
+    # backend: the measured tables' flash rows) and the scenario key: the same
+    # answer in every entry point, slower than TE's fused kernel on the H100
+    # (its cuDNN rows run faster), and a bad name names the field.
+    args, flags = llama3_8b_dgx()
     fa2 = weft.optimize(attention="fa2", **args)
     same(fa2, cli("optimize", *flags, "--attention", "fa2"), skip=NOWALL)
     te = weft.optimize(attention="flash", **args)
     assert fa2["time_ns"] > te["time_ns"]
-    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8]},
-          "cost_model": "data/validation/cost.yml", "loop": "tp-dp-overlap",
-          "workload": {"model": "llama3-8b", "zero": 3, "attention": "fa2"},
-          "constraints": ["B1 = 450"]}
+    sc = llama3_8b_dgx_scenario("fa2")
     assert weft.optimize(sc)["time_ns"] == fa2["time_ns"]
     with pytest.raises(weft.WeftError) as e:
         weft.optimize(attention="fa3", **args)
@@ -1189,19 +1201,12 @@ def test_attention_flex():
     # answer in every entry point, faster than fa2 (its attention kernels only:
     # the difference is under the attention's share), refused with context
     # parallelism and with attention dropout, naming the field.
-    args = dict(cluster="dgx-h100", npus=8, cost_model="data/validation/cost.yml",
-                model="llama3-8b", zero=3, loop="tp-dp-overlap", constraint=["B1 = 450"])
-    flags = ["--cluster", "dgx-h100", "--npus", "8", "--cost-model", "data/validation/cost.yml",
-             "--model", "llama3-8b", "--zero", "3", "--loop", "tp-dp-overlap",
-             "--constraint", "B1 = 450"]
+    args, flags = llama3_8b_dgx()
     flex = weft.optimize(attention="flex", **args)
     same(flex, cli("optimize", *flags, "--attention", "flex"), skip=NOWALL)
     fa2 = weft.optimize(attention="fa2", **args)
     assert fa2["time_ns"] * 0.8 < flex["time_ns"] < fa2["time_ns"]
-    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8]},
-          "cost_model": "data/validation/cost.yml", "loop": "tp-dp-overlap",
-          "workload": {"model": "llama3-8b", "zero": 3, "attention": "flex"},
-          "constraints": ["B1 = 450"]}
+    sc = llama3_8b_dgx_scenario("flex")
     assert weft.optimize(sc)["time_ns"] == flex["time_ns"]
     for bad in (dict(cp=2), dict(attention_dropout=0.1)):
         with pytest.raises(weft.WeftError) as e:
@@ -1528,6 +1533,20 @@ def test_fp8_param_gather():
     assert r.returncode == 2 and "--fp8-param-gather must be on or off" in r.stderr
 
 
+def qwen3_ep16():
+    """Qwen3-30B-A3B on two DGX H100 nodes at EP 16, ZeRO-1, full recompute,
+    the bandwidths fixed: the cost model's path, the job's keywords, the
+    optimize keywords and the matching CLI flags (the MoE option checks)."""
+    v = "data/validation/cost.yml"
+    job = dict(model="qwen3-30b-a3b", tp=1, ep=16, zero=1, recompute="full")
+    args = dict(cluster="dgx-h100", npus=16, cost_model=v, constraint=["B1 = 450", "B2 = 50"],
+                **job)
+    flags = ["--cluster", "dgx-h100", "--npus", "16", "--cost-model", v, "--constraint",
+             "B1 = 450", "--constraint", "B2 = 50", "--model", "qwen3-30b-a3b", "--tp", "1",
+             "--ep", "16", "--zero", "1", "--recompute", "full"]
+    return v, job, args, flags
+
+
 def test_moe_dispatcher():
     # moe_dispatcher= is --moe-dispatcher alltoall|deepep|hybridep and the
     # scenario key (docs/zoo.md, "MoE dispatchers"): the flex dispatcher's
@@ -1536,13 +1555,7 @@ def test_moe_dispatcher():
     # all-to-all dispatcher, the default; the same in every entry point; a
     # wrong name refused naming the field, and the flex backends with the
     # experts on TP
-    v = "data/validation/cost.yml"
-    job = dict(model="qwen3-30b-a3b", tp=1, ep=16, zero=1, recompute="full")
-    args = dict(cluster="dgx-h100", npus=16, cost_model=v, constraint=["B1 = 450", "B2 = 50"],
-                **job)
-    flags = ["--cluster", "dgx-h100", "--npus", "16", "--cost-model", v, "--constraint",
-             "B1 = 450", "--constraint", "B2 = 50", "--model", "qwen3-30b-a3b", "--tp", "1",
-             "--ep", "16", "--zero", "1", "--recompute", "full"]
+    v, job, args, flags = qwen3_ep16()
     t = word_parity("moe_dispatcher", ("alltoall", "deepep", "hybridep"), args, flags)
     assert t["hybridep"] < t["alltoall"] and t["deepep"] < t["alltoall"]
     sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 2]}, "cost_model": v,
@@ -1568,13 +1581,7 @@ def test_moe_routing():
     # moves less and runs faster; with the all-to-all dispatcher (a copy per
     # expert) the routing changes nothing; the same in every entry point; a
     # wrong name refused naming the field, and blocked on a dense model
-    v = "data/validation/cost.yml"
-    job = dict(model="qwen3-30b-a3b", tp=1, ep=16, zero=1, recompute="full")
-    args = dict(cluster="dgx-h100", npus=16, cost_model=v, constraint=["B1 = 450", "B2 = 50"],
-                **job)
-    flags = ["--cluster", "dgx-h100", "--npus", "16", "--cost-model", v, "--constraint",
-             "B1 = 450", "--constraint", "B2 = 50", "--model", "qwen3-30b-a3b", "--tp", "1",
-             "--ep", "16", "--zero", "1", "--recompute", "full"]
+    v, job, args, flags = qwen3_ep16()
     t = word_parity("moe_routing", ("random", "blocked"),
                     dict(args, moe_dispatcher="deepep"), flags + ["--moe-dispatcher", "deepep"])
     assert t["blocked"] < t["random"]

@@ -37,10 +37,9 @@ static void a2a_of(const WeftWorkload *wl, const char *name, int ph, double byte
   CHECK_NEAR(l->phase[ph].overlap_ns, overlap, 0);
 }
 
-/* tiny-moe under p on the 2 x 4 ring (a device with an FP8 rate, twice
- * its BF16 one), into wl: weft_generate's status. */
-static int gen_tiny(const WeftParallel *p, WeftWorkload *wl, WeftError *err) {
-  WeftModel m = tiny_moe();
+/* m (gen_tiny: tiny-moe) under p on the 2 x 4 ring (a device with an FP8
+ * rate, twice its BF16 one), into wl: weft_generate's status. */
+static int gen_model(WeftModel m, const WeftParallel *p, WeftWorkload *wl, WeftError *err) {
   WeftDevice dev = fx_unit_device(1e12);
   dev.peak_fp8_flops = 2 * dev.peak_flops;
   static const int n[2] = {2, 4};
@@ -48,6 +47,19 @@ static int gen_tiny(const WeftParallel *p, WeftWorkload *wl, WeftError *err) {
   WeftCommunicator c;
   WeftGenInfo info;
   return weft_generate(&m, &dev, p, &net, 0, wl, &c, &info, err);
+}
+
+static int gen_tiny(const WeftParallel *p, WeftWorkload *wl, WeftError *err) {
+  return gen_model(tiny_moe(), p, wl, err);
+}
+
+/* p (an MoE option set) on tiny-moe's dense twin (no experts, ep 1):
+ * refused, naming field. */
+static void refused_on_dense(WeftParallel p, WeftWorkload *wl, const char *field) {
+  WeftError err;
+  p.ep = 1;
+  CHECK_EQ_INT(gen_model(fx_tiny_moe(2, 0), &p, wl, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, field) && strstr(err.msg, "no experts"));
 }
 
 /* pp = 1 (combined_1f1b_schedule_for_no_pipelining): the first forward and
@@ -195,17 +207,9 @@ static void a2a_dispatchers(void) {
   p.moe_dispatch_fp8 = 1;
   CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_EINPUT);
   CHECK(!strcmp(err.field, "moe_dispatcher") && strstr(err.msg, "moe_dispatch_fp8"));
-  WeftModel dense = fx_tiny_moe(2, 0);
-  WeftDevice dev = fx_unit_device(1e12);
-  static const int nn[2] = {2, 4};
-  WeftNetwork net = fx_net(2, nn, WEFT_RING);
-  WeftCommunicator c;
-  WeftGenInfo info;
   p = tiny_par(0);
-  p.ep = 1;
   p.moe_dispatcher = WEFT_MOE_HYBRIDEP;
-  CHECK_EQ_INT(weft_generate(&dense, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_EINPUT);
-  CHECK(!strcmp(err.field, "moe_dispatcher") && strstr(err.msg, "no experts"));
+  refused_on_dense(p, wl, "moe_dispatcher");
   weft_workload_free(wl);
 }
 
@@ -236,17 +240,9 @@ static void a2a_routing(void) {
   p.moe_routing = 2;
   CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_EINPUT);
   CHECK(!strcmp(err.field, "moe_routing") && strstr(err.msg, "expected 0 (random) or 1"));
-  WeftModel dense = fx_tiny_moe(2, 0);
-  WeftDevice dev = fx_unit_device(1e12);
-  static const int nn[2] = {2, 4};
-  WeftNetwork net = fx_net(2, nn, WEFT_RING);
-  WeftCommunicator c;
-  WeftGenInfo info;
   p = tiny_par(0);
-  p.ep = 1;
   p.moe_routing = WEFT_ROUTING_BLOCKED;
-  CHECK_EQ_INT(weft_generate(&dense, &dev, &p, &net, 0, wl, &c, &info, &err), WEFT_EINPUT);
-  CHECK(!strcmp(err.field, "moe_routing") && strstr(err.msg, "no experts"));
+  refused_on_dense(p, wl, "moe_routing");
   weft_workload_free(wl);
 }
 

@@ -668,6 +668,19 @@ static void gen_compact_same_time(void) {
   }
 }
 
+/* GPT-3 TP-16 PP-4 DP-64 with v chunks a stage, whole layers (as derived by
+ * hand): gen_pipeline's, gen_interleaved's and gen_ga_steps' parallelization. */
+static WeftParallel gpt3_pp4(int v) {
+  WeftParallel par;
+  weft_parallel_default(&par);
+  par.merged_backward = 1; /* whole layers, as derived by hand */
+  par.tp = 16;
+  par.pp = 4;
+  par.dp = 64;
+  par.virtual_stages = v;
+  return par;
+}
+
 /* Pipeline: TP-16 x PP-4 x DP-64 on 4 x 8 x 4 x 32: TP [4,4,-1,-1], PP takes
  * the other 2 of dim 2 and 2 of dim 3: [-1,2,2,-1], DP [-1,-1,2,32].
  * m = 1536/64 = 24. The last stage (layers 73..96 + logits) is the slowest;
@@ -685,12 +698,7 @@ static void gen_pipeline(void) {
   WeftModel m = gt_gpt3();
   WeftDevice dev = gt_a100(1000);
   WeftNetwork net = gt_libra_net();
-  WeftParallel par;
-  weft_parallel_default(&par);
-  par.merged_backward = 1; /* whole layers, as derived by hand */
-  par.tp = 16;
-  par.pp = 4;
-  par.dp = 64;
+  WeftParallel par = gpt3_pp4(1);
   WeftWorkload *wl = weft_workload_create();
   WeftCommunicator comm;
   WeftGenInfo info;
@@ -766,12 +774,7 @@ static void gen_ga_steps(void) {
   WeftModel m = gt_gpt3();
   WeftDevice dev = gt_a100(1000);
   WeftNetwork net = gt_libra_net();
-  WeftParallel par;
-  weft_parallel_default(&par);
-  par.merged_backward = 1;
-  par.tp = 16;
-  par.pp = 4;
-  par.dp = 64;
+  WeftParallel par = gpt3_pp4(1);
   WeftWorkload *wl = weft_workload_create();
   WeftCommunicator comm;
   WeftGenInfo info;
@@ -816,14 +819,10 @@ static void gen_interleaved(void) {
   WeftModel m = gt_gpt3();
   WeftDevice dev = gt_a100(1000);
   WeftNetwork net = gt_libra_net();
-  WeftParallel par;
-  weft_parallel_default(&par);
-  par.merged_backward = 1; /* whole layers, as derived by hand */
-  CHECK_EQ_INT(par.virtual_stages, 1);
-  par.tp = 16;
-  par.pp = 4;
-  par.dp = 64;
-  par.virtual_stages = 2;
+  WeftParallel def;
+  weft_parallel_default(&def);
+  CHECK_EQ_INT(def.virtual_stages, 1);
+  WeftParallel par = gpt3_pp4(2);
   WeftWorkload *wl = weft_workload_create();
   WeftCommunicator comm;
   WeftGenInfo info;
