@@ -138,6 +138,11 @@ void weft_gen_add_once(Gen *g, GenBlock *b, WeftCollective c, GenKind k, double 
  * but the last micro-batch's hidden under b's weight-grad compute: set it
  * first). */
 void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per_mb);
+/* Pipeline schedules an iteration that each gather and reduce ZeRO-3 kept
+ * gathered (reshard_after_forward off): ga_steps under a pipeline (torch's
+ * PipelineStage runs FSDP's post-backward at each schedule's last backward,
+ * and the next schedule gathers again), else 1. */
+double weft_gen_schedules(const Gen *g);
 /* ZeRO-3's parameter all-gathers of a block over group k: per_npu_bytes
  * (the NPU's shard of the parameters the block uses, over calls
  * micro-batches) gathered for the forward and again for the backward. With

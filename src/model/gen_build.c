@@ -252,12 +252,18 @@ void weft_gen_add_once(Gen *g, GenBlock *b, WeftCollective c, GenKind k, double 
   if (x) x->once = 1;
 }
 
+double weft_gen_schedules(const Gen *g) {
+  const WeftParallel *p = g->par;
+  return p->pp > 1 && p->ga_steps > 1 ? p->ga_steps : 1;
+}
+
 void weft_gen_zero3_gather(Gen *g, GenBlock *b, GenKind k, double per_npu_bytes, double calls,
                            int prefetch) {
   int hide = prefetch && g->par->overlap_param_gather;
-  if (g->par->no_reshard) { /* kept gathered: once a step, before the first forward */
+  if (g->par->no_reshard) { /* kept gathered: once a schedule, before its first forward */
+    double n = weft_gen_schedules(g);
     weft_gen_add_hidden(g, b, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, k,
-                        calls > 0 ? per_npu_bytes / calls : 0, 1,
+                        calls > 0 ? n * per_npu_bytes / calls : 0, n,
                         hide ? b->compute_ns[WEFT_PHASE_FWD] : 0.0, GEN_HIDE_ZERO3);
     return;
   }
@@ -280,13 +286,14 @@ void weft_gen_fsdp2_copies(Gen *g, GenBlock *b, double gathered_bytes, double gr
                            double R) {
   const WeftParallel *p = g->par;
   if (p->zero_stage != 3 || p->fsdp != WEFT_FSDP_FSDP2 || !(R > 0.0)) return;
-  if (p->no_reshard) { /* one copy-out a step; the gradients summed in the reduce dtype */
+  if (p->no_reshard) { /* one copy-out a schedule; the gradients summed in the reduce dtype */
     double pb = p->param_bytes, gb = p->grad_bytes, first = gb != pb ? pb + gb : 0;
-    b->compute_ns[WEFT_PHASE_FWD] += fsdp2_copy_ns(g, WEFT_PHASE_FWD, 2 * gathered_bytes);
+    double n = weft_gen_schedules(g);
+    b->compute_ns[WEFT_PHASE_FWD] += n * fsdp2_copy_ns(g, WEFT_PHASE_FWD, 2 * gathered_bytes);
     b->compute_ns[WEFT_PHASE_WG] +=
-        fsdp2_copy_ns(g, WEFT_PHASE_WG, grad_elems * first) +              /* the first cast */
-        (R - 1) * fsdp2_copy_ns(g, WEFT_PHASE_WG, grad_elems * (pb + 2 * gb)) + /* the adds */
-        fsdp2_copy_ns(g, WEFT_PHASE_WG, grad_elems * 2 * gb); /* the last one's copy-in */
+        n * fsdp2_copy_ns(g, WEFT_PHASE_WG, grad_elems * first) +          /* the first cast */
+        (R - n) * fsdp2_copy_ns(g, WEFT_PHASE_WG, grad_elems * (pb + 2 * gb)) + /* the adds */
+        n * fsdp2_copy_ns(g, WEFT_PHASE_WG, grad_elems * 2 * gb); /* the last one's copy-in */
     return;
   }
   double out = fsdp2_copy_ns(g, WEFT_PHASE_FWD, 2 * gathered_bytes);
@@ -326,8 +333,12 @@ void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per
   } else if (p->zero_stage < 3) {
     weft_gen_add_once(g, b, WEFT_COLL_REDUCESCATTER, k, elems * p->grad_bytes);
     weft_gen_add_once(g, b, WEFT_COLL_ALLGATHER, k, elems / n * p->param_bytes);
-  } else if (p->no_reshard) { /* accumulated unsharded, reduced after the last backward */
-    weft_gen_add_once(g, b, WEFT_COLL_REDUCESCATTER, k, elems * p->grad_bytes);
+  } else if (p->no_reshard) { /* accumulated unsharded, reduced after each schedule's last
+                                  backward (torch's PipelineStage: its post-backward) */
+    double sch = weft_gen_schedules(g);
+    GenColl *x = add_coll(g, b, WEFT_PHASE_WG, WEFT_COLL_REDUCESCATTER, k,
+                          sch * elems * p->grad_bytes, sch);
+    if (x) x->once = 1;
   } else {
     /* ZeRO-3 (Megatron-FSDP, FSDP2) reduces each micro-batch's gradients
      * as its backward makes them: with overlap, the earlier micro-batches'

@@ -836,7 +836,7 @@ static void emb_block(Gen *g, const Tf *t, GenBlock *emb) {
                R * t->S, R);
   if (p->zero_stage == 3) { /* the pass's first gather: nothing before it to hide under */
     weft_gen_fsdp2_copies(g, emb, t->el_emb * p->param_bytes, t->el_emb, R);
-    double x = p->no_reshard ? 1 : R; /* kept gathered: once a step */
+    double x = p->no_reshard ? weft_gen_schedules(g) : R; /* kept gathered: once a schedule */
     weft_gen_add(g, emb, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_DP,
                  x * t->el_emb / g->size[GEN_DP] * p->param_bytes, x);
   }

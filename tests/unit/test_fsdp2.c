@@ -301,8 +301,48 @@ static void stage_reduce(void) {
     }
 }
 
+/* Kept gathered under a pipeline with ga_steps 2 (two schedules a step):
+ * torch's PipelineStage runs FSDP's post-backward at each schedule's last
+ * backward and the next schedule gathers again, so the stage's
+ * reduce-scatter entry moves twice stage_reduce's bytes in two calls a
+ * block (vp 1: 2 (layer + end), 6 calls), and the parameters' once-a-step
+ * all-gather (forward, over DP) twice; without a pipeline ga_steps moves
+ * nothing. */
+static void schedules(void) {
+  for (int pp = 1; pp <= 2; pp++) {
+    double rs[2] = {0, 0}, ag[2] = {0, 0}, calls[2] = {0, 0};
+    for (int ga = 1; ga <= 2; ga++) {
+      WeftParallel p;
+      weft_parallel_default(&p);
+      p.dp = 4, p.pp = pp, p.zero_stage = 3, p.attention = WEFT_ATTENTION_FLASH;
+      p.grad_bytes = 4, p.fsdp = WEFT_FSDP_FSDP2, p.no_reshard = 1, p.ga_steps = ga;
+      WeftWorkload *wl = weft_workload_create();
+      WeftError e;
+      CHECK(wl != NULL);
+      if (!wl) return;
+      CHECK_EQ_INT(gen_with(&p, 2, 16, 4 * pp, wl, NULL, &e), WEFT_OK);
+      for (int i = 0; i < wl->nlayers; i++) {
+        const WeftPhaseSpec *w = &wl->layers[i].phase[WEFT_PHASE_WG];
+        const WeftPhaseSpec *f = &wl->layers[i].phase[WEFT_PHASE_FWD];
+        if (w->coll == WEFT_COLL_REDUCESCATTER) {
+          rs[ga - 1] += w->size_bytes;
+          calls[ga - 1] += w->calls;
+        }
+        if (f->coll == WEFT_COLL_ALLGATHER) ag[ga - 1] += f->size_bytes;
+      }
+      weft_workload_free(wl);
+    }
+    CHECK(rs[0] > 0 && ag[0] > 0);
+    CHECK_NEAR(rs[1], (pp > 1 ? 2 : 1) * rs[0], 1.0);
+    CHECK_NEAR(calls[1], (pp > 1 ? 2 : 1) * calls[0], 1e-12);
+    CHECK_NEAR(ag[1], (pp > 1 ? 2 : 1) * ag[0], 1.0);
+    if (pp > 1) CHECK_NEAR(calls[0], 3, 1e-12);
+  }
+}
+
 const TestCase suite_fsdp2[] = {{"fsdp2_copies", copies},
                                 {"fsdp2_refusals", refusals},
                                 {"fsdp2_kept_gathered", kept},
                                 {"fsdp2_stage_reduce", stage_reduce},
+                                {"fsdp2_schedules", schedules},
                                 {0}};
