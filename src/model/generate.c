@@ -104,7 +104,8 @@ int weft_optimizer_precision(const char *master, const char *moments, double *by
 
 const char *weft_attention_name(int kind) { return name_of(ATTENTION_NAME, 4, kind); }
 int weft_attention_parse(const char *text, int *kind, WeftError *err) {
-  return name_parse(ATTENTION_NAME, 4, "attention", "standard, flash, fa2 or flex", text, kind, err);
+  return name_parse(ATTENTION_NAME, 4, "attention", "standard, flash, fa2 or flex", text, kind,
+                    err);
 }
 const char *weft_cp_comm_name(int kind) { return name_of(CP_COMM_NAME, 4, kind); }
 int weft_cp_comm_parse(const char *text, int *kind, WeftError *err) {
@@ -117,7 +118,8 @@ int weft_fp8_amax_reduce_parse(const char *text, int *kind, WeftError *err) {
 }
 const char *weft_cross_entropy_name(int kind) { return name_of(CE_NAME, 5, kind); }
 int weft_cross_entropy_parse(const char *text, int *kind, WeftError *err) {
-  return name_parse(CE_NAME, 5, "cross_entropy", "fused, megatron, te, torch or torch_nocast", text, kind, err);
+  return name_parse(CE_NAME, 5, "cross_entropy", "fused, megatron, te, torch or torch_nocast",
+                    text, kind, err);
 }
 const char *weft_fsdp_name(int kind) { return name_of(FSDP_NAME, 2, kind); }
 int weft_fsdp_parse(const char *text, int *kind, WeftError *err) {
@@ -351,11 +353,12 @@ static int check_common(Gen *g) {
                          "attention flex with cp = %d: weft models context parallelism's ring "
                          "with SDPA's or Transformer Engine's kernels, not FlexAttention's",
                          p->cp);
-  if (p->attention == WEFT_ATTENTION_FLEX && weft_dropout(g->m, p, 0) > 0)
+  double adrop = p->attention == WEFT_ATTENTION_FLEX ? weft_dropout(g->m, p, 0) : 0;
+  if (adrop > 0)
     return weft_gen_fail(g, WEFT_EINPUT, "attention",
                          "attention flex with attention dropout %g: FlexAttention has no dropout "
                          "(set attention_dropout 0)",
-                         weft_dropout(g->m, p, 0));
+                         adrop);
   if (p->cp > 1 && p->cp_comm >= WEFT_CP_TORCH_ALLGATHER) { /* torch's _templated_ring_attention */
     const char *cn = weft_cp_comm_name(p->cp_comm);
     if (p->attention == WEFT_ATTENTION_STANDARD)

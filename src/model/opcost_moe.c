@@ -127,8 +127,8 @@ int weft_opcost_moe_side_ops(const OcLayer *l, OcOp *ops) {
   ops[n++] = vop("moe_router_small", B, 8 * R, rf ? ROUTER_FUSED_BWD_KERNELS : ROUTER_BWD_KERNELS);
   if (flex) /* the flex dispatcher permutes the received copies, one per source rank and
              * token, into the N expert rows after the dispatch, and back before the combine */
-    y = Tr * weft_opcost_moe_dispatch_copies(l->dispatcher, l->routing, l->experts, l->top_k, l->ep) *
-        h * eb;
+    y = Tr * h * eb *
+        weft_opcost_moe_dispatch_copies(l->dispatcher, l->routing, l->experts, l->top_k, l->ep);
   if (l->dispatcher == WEFT_MOE_HYBRIDEP) { /* HybridEP's own permute and unpermute stages
                                              * (hybrid_ep executor.cu), a pass each way */
     ops[n++] = vop("moe_hybridep_small", F, 8 * R, HYBRIDEP_FWD_KERNELS);

@@ -237,6 +237,13 @@ static void a2a_routing(void) {
     CHECK_NEAR(coll_bytes(wl, WEFT_PHASE_FWD, WEFT_COLL_ALLTOALL), f / 2, 1);
     CHECK_NEAR(coll_bytes(wl, WEFT_PHASE_IG, WEFT_COLL_ALLTOALL), b / 2, 1);
   }
+  for (int k = WEFT_ROUTING_RANDOM; k <= WEFT_ROUTING_BLOCKED; k++) { /* names round trip */
+    int back = -1;
+    CHECK_EQ_INT(weft_moe_routing_parse(weft_moe_routing_name(k), &back, &err), WEFT_OK);
+    CHECK_EQ_INT(back, k);
+  }
+  CHECK_EQ_INT(weft_moe_routing_parse("Blocked", &p.moe_routing, &err), WEFT_EINPUT);
+  CHECK(!strcmp(err.field, "moe_routing"));
   p.moe_routing = 2;
   CHECK_EQ_INT(gen_tiny(&p, wl, &err), WEFT_EINPUT);
   CHECK(!strcmp(err.field, "moe_routing") && strstr(err.msg, "expected 0 (random) or 1"));
