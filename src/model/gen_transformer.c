@@ -771,6 +771,13 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   } else {
     tp_comm(g, blk, WEFT_PHASE_FWD, R, t);
     tp_comm(g, blk, WEFT_PHASE_IG, R * (1 + rc), t);
+    /* torchtitan_op under SP: the policy saves no collective's output but
+     * the reduce-scatter's, so the backward's replay all-gathers the norm's
+     * output again for the GEMMs' weight gradients (the userbuffers path
+     * above re-gathers it already) */
+    if (mods & WEFT_RC_TORCHTITAN_OP && p->sequence_parallel && moe <= 0)
+      weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP,
+                   R * t->S * weft_gen_tp_ag_width(g) / p->tp, R);
   }
   if (moe < 0 && g->par->cp > 1 && weft_gen_cp_ring(g, blk, R, rc)) {
     /* CP: the P2P ring's transfers, hidden under its kernels */

@@ -427,6 +427,54 @@ static void rp_torchtitan_op(void) {
   rp_close(&r);
 }
 
+/* The sum of phase ph's coll bytes over the entries of sub-block name
+ * ("L1.attn": the entry and its "L1.attn.*" parts). */
+static double rp_coll_bytes(const WeftWorkload *wl, const char *name, int ph, WeftCollective c) {
+  double s = 0;
+  size_t n = strlen(name);
+  for (int i = 0; i < wl->nlayers; i++) {
+    const WeftLayer *l = &wl->layers[i];
+    if (strncmp(l->name, name, n) || (l->name[n] && l->name[n] != '.')) continue;
+    if (l->phase[ph].coll == c) s += l->phase[ph].size_bytes;
+  }
+  return s;
+}
+
+/* torchtitan's op-level policy under TP 2 with SP (torchtitan
+ * parallelize_llama.py @820504e20: _save_list keeps mm, SDPA, max and
+ * reduce_scatter_tensor outputs, not all_gather_into_tensor's): the
+ * backward's replay all-gathers each sub-block's input again, so input-grad
+ * carries one more all-gather of the forward's size, and nothing else
+ * changes; without SP there is no all-gather to replay. */
+static void rp_torchtitan_op_sp(void) {
+  Rp r;
+  r.m = fx_tiny(2, 2, 1);
+  fx_run_init(&r.f, 2, 1e15);
+  r.f.par.tp = 2;
+  r.f.par.dp = 1;
+  for (int sp = 0; sp < 2; sp++) {
+    r.f.par.sequence_parallel = sp;
+    double ag[2][2][2], rs[2][2]; /* [policy][attn, mlp][fwd, ig]; rs: input-grad */
+    for (int t = 0; t < 2; t++) {
+      r.f.par.recompute = t ? WEFT_RECOMPUTE_SELECTIVE : WEFT_RECOMPUTE_NONE;
+      r.f.par.recompute_modules = t ? WEFT_RC_TORCHTITAN_OP : 0;
+      CHECK_EQ_INT(rp_gen(&r), WEFT_OK);
+      for (int b = 0; b < 2; b++) {
+        const char *nm = b ? "L1.mlp" : "L1.attn";
+        for (int ph = 0; ph < 2; ph++) ag[t][b][ph] = rp_coll_bytes(r.f.wl, nm, ph, WEFT_COLL_ALLGATHER);
+        rs[t][b] = rp_coll_bytes(r.f.wl, nm, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER);
+      }
+    }
+    for (int b = 0; b < 2; b++) {
+      CHECK(sp ? ag[0][b][0] > 0 : ag[0][b][0] == 0);
+      CHECK_NEAR(ag[1][b][0], ag[0][b][0], 0);                   /* forward unchanged */
+      CHECK_NEAR(ag[1][b][1] - ag[0][b][1], ag[0][b][0], 0);     /* one more, its size */
+      CHECK_NEAR(rs[1][b], rs[0][b], 0);
+    }
+  }
+  rp_close(&r);
+}
+
 const TestCase suite_recipes[] = {
     {"recipes/accounted_stages", rp_accounted_stages},
     {"recipes/accounted_1f1b", rp_accounted_1f1b},
@@ -438,5 +486,6 @@ const TestCase suite_recipes[] = {
     {"recipes/mtp", rp_mtp},
     {"recipes/recompute_modules", rp_recompute_modules},
     {"recipes/torchtitan_op", rp_torchtitan_op},
+    {"recipes/torchtitan_op_sp", rp_torchtitan_op_sp},
     {0, 0},
 };
