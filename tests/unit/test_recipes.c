@@ -445,7 +445,9 @@ static double rp_coll_bytes(const WeftWorkload *wl, const char *name, int ph, We
  * reduce_scatter_tensor outputs, not all_gather_into_tensor's): the
  * backward's replay all-gathers each sub-block's input again, so input-grad
  * carries one more all-gather of the forward's size, and nothing else
- * changes; without SP there is no all-gather to replay. */
+ * changes; without SP there is no all-gather to replay. By hand: a
+ * sub-block's input s b h x 2 bytes = 2 x 1 x 4 x 2 = 16, its all-gather
+ * the rank's S / tp = 8 bytes in. */
 static void rp_torchtitan_op_sp(void) {
   Rp r;
   r.m = fx_tiny(2, 2, 1);
@@ -466,7 +468,7 @@ static void rp_torchtitan_op_sp(void) {
       }
     }
     for (int b = 0; b < 2; b++) {
-      CHECK(sp ? ag[0][b][0] > 0 : ag[0][b][0] == 0);
+      CHECK_NEAR(ag[0][b][0], sp ? 8 : 0, 0);
       CHECK_NEAR(ag[1][b][0], ag[0][b][0], 0);                   /* forward unchanged */
       CHECK_NEAR(ag[1][b][1] - ag[0][b][1], ag[0][b][0], 0);     /* one more, its size */
       CHECK_NEAR(rs[1][b], rs[0][b], 0);
