@@ -8,6 +8,8 @@
  * tokens' permutation before the all-to-all and its inverse after
  * (moe_utils.py permute, unpermute), and the chunks sorted by local expert
  * when a rank holds several (sort_chunks_by_idxs). */
+#include <math.h>
+
 #include "model/opcost.h"
 
 /* Small kernels on the router's [tokens x experts] tensors: each one charged
@@ -87,29 +89,44 @@ static int fused_permute(OcOp *ops, double R, double x, double y, double eb) {
 }
 
 /* Blocked routing: token t to experts tk .. tk + k - 1 (mod E), the ranks
- * holding per = E / ep each; the mean count of distinct ranks over a period
- * of E / gcd(E, k) tokens (the starts tk mod E repeat after it). */
-static double blocked_ranks(long E, long k, long ep) {
-  long a = E, b = k, per = E / ep;
-  while (b) { long r = a % b; a = b; b = r; } /* a = gcd(E, k) */
-  long period = E / a, sum = 0;
-  for (long t = 0; t < period; t++) {
-    long first = t * k % E, last = first + k - 1, n;
-    if (last < E) n = last / per - first / per + 1;
-    else n = (ep - first / per) + (last - E) / per + 1; /* wraps past expert E - 1 */
-    sum += n < ep ? n : ep;
+ * holding per = E / ep each. The starts s = tk mod E run over the multiples
+ * of g = gcd(E, k), each once a period; with k - 1 = q per + r, the block
+ * from s spans q + 1 ranks, one more when s mod per >= per - r (at most ep).
+ * s mod per runs evenly over the multiples of h = gcd(g, per), so the mean
+ * is closed: a loop over the period would take E / g steps. */
+static long long gcd_ll(long long a, long long b) {
+  while (b) {
+    long long r = a % b;
+    a = b;
+    b = r;
   }
-  return (double)sum / (double)period;
+  return a;
+}
+
+static double blocked_ranks(long long E, long long k, long long ep) {
+  long long per = E / ep, q = (k - 1) / per, r = (k - 1) % per;
+  long long h = gcd_ll(gcd_ll(E, k), per), cls = per / h; /* s mod per: cls values */
+  long long more = cls - (per - r + h - 1) / h;         /* of them >= per - r */
+  double lo = (double)(q + 1 < ep ? q + 1 : ep), hi = (double)(q + 2 < ep ? q + 2 : ep);
+  return ((double)(cls - more) * lo + (double)more * hi) / (double)cls;
 }
 
 double weft_opcost_moe_dispatch_copies(int dispatcher, int routing, double experts, double top_k,
                                        double ep) {
   if (dispatcher == WEFT_MOE_ALLTOALL || ep <= 1) return top_k;
-  long E = (long)experts, k = (long)top_k, P = (long)ep;
+  long long E = (long long)experts, k = (long long)top_k, P = (long long)ep;
   if (routing == WEFT_ROUTING_BLOCKED && E >= P && E % P == 0 && k >= 1 && k <= E)
     return blocked_ranks(E, k, P);
-  double none = 1.0, per = experts / ep; /* a rank holds none of the k chosen experts */
-  for (int i = 0; i < (int)top_k; i++) none *= experts - per - i > 0 ? (experts - per - i) / (experts - i) : 0;
+  /* random: a rank holds none of the k chosen experts with C(E - per, k) / C(E, k), a
+   * product of k factors; past 64 of them (no zoo model routes to as many) by lgamma, so
+   * that a hostile top_k costs no time */
+  double none = 1.0, per = experts / ep;
+  if (top_k > experts - per) none = 0.0; /* k exceed the other ranks' experts: every rank */
+  else if (top_k <= 64)
+    for (int i = 0; i < (int)top_k; i++) none *= (experts - per - i) / (experts - i);
+  else
+    none = exp(lgamma(experts - per + 1) - lgamma(experts - per - top_k + 1) +
+               lgamma(experts - top_k + 1) - lgamma(experts + 1));
   return ep * (1 - none);
 }
 

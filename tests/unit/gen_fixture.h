@@ -163,6 +163,22 @@ static inline const WeftLayer *fx_layer(const WeftWorkload *wl, const char *name
   return &none;
 }
 
+/* The bytes of phase ph's collective coll summed over the entries of one
+ * block (prefix "L2.moe": that entry and its "L2.moe.*" parts; NULL: every
+ * entry), on group index grp (< 0: any group). */
+static inline double fx_coll_bytes(const WeftWorkload *wl, const char *prefix, int ph,
+                                   WeftCollective coll, int grp) {
+  double s = 0;
+  size_t n = prefix ? strlen(prefix) : 0;
+  for (int i = 0; i < wl->nlayers; i++) {
+    const WeftLayer *l = &wl->layers[i];
+    if (prefix && (strncmp(l->name, prefix, n) || (l->name[n] && l->name[n] != '.'))) continue;
+    if (l->phase[ph].coll == coll && (grp < 0 || l->phase[ph].group == grp))
+      s += l->phase[ph].size_bytes;
+  }
+  return s;
+}
+
 /* The WeftPhaseSpec.group index of the named group, -1 without it. */
 static inline int fx_group(const WeftWorkload *wl, const char *name) {
   for (int k = 0; k < wl->ngroups; k++)

@@ -162,12 +162,8 @@ static void a2a_dispatch_fp8(void) {
 
 /* Sum of the all-to-all (coll) bytes in phase ph over wl's entries. */
 static double coll_bytes(const WeftWorkload *wl, int ph, WeftCollective coll) {
-  double b = 0;
-  for (int i = 0; i < wl->nlayers; i++)
-    if (wl->layers[i].phase[ph].coll == coll) b += wl->layers[i].phase[ph].size_bytes;
-  return b;
+  return fx_coll_bytes(wl, NULL, ph, coll, -1);
 }
-
 /* The flex dispatcher (moe_dispatcher deepep, hybridep; docs/zoo.md, "MoE
  * dispatchers") on tiny-moe with the experts folded to etp 1 (4 experts on
  * EP 2, top 2): a token reaches 5/3 of the 2 ranks on average, so the EP

@@ -44,13 +44,7 @@ static WeftParallel fold_par(int tp, int cp, int dp, int ep, int etp) {
 /* The bytes of collective c on group grp in phase ph over the entries of
  * layer 2's MoE block (L2.moe, L2.moe.2, ...). */
 static double moe_bytes(const WeftWorkload *wl, int ph, WeftCollective c, int grp) {
-  double s = 0;
-  for (int i = 0; i < wl->nlayers; i++) {
-    const WeftLayer *l = &wl->layers[i];
-    if (strncmp(l->name, "L2.moe", 6) || (l->name[6] && l->name[6] != '.')) continue;
-    if (l->phase[ph].coll == c && l->phase[ph].group == grp) s += l->phase[ph].size_bytes;
-  }
-  return s;
+  return fx_coll_bytes(wl, "L2.moe", ph, c, grp);
 }
 
 static int span_is(const WeftCommunicator *comm, const char *name, int nd, const int *want) {

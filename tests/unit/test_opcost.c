@@ -259,6 +259,18 @@ static void moe_dispatch_copies(void) {
   CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, WEFT_ROUTING_RANDOM, 128, 8, 8),
              8 * (1 - none), 1e-9);
   CHECK_NEAR(8 * (1 - none), 5.3394, 1e-4);
+  /* past 64 chosen experts (lgamma's path) against the product itself, factor by factor:
+   * 1024 experts on 4 ranks (256 each), top 100; and a top_k past the other ranks' experts
+   * (every rank reached), at once for a hostile count */
+  long double prod = 1;
+  for (int i = 0; i < 100; i++) prod *= (long double)(768 - i) / (1024 - i);
+  CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, WEFT_ROUTING_RANDOM, 1024, 100, 4),
+             4 * (1 - (double)prod), 1e-9);
+  CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, WEFT_ROUTING_RANDOM, 1024, 769, 4),
+             4.0, 0);
+  CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, WEFT_ROUTING_RANDOM, 2147483640.0,
+                                             2e9, 8),
+             8.0, 0);
 }
 
 /* Blocked routing (AutoModel's FakeBalancedGate: token t to experts tk ..
@@ -300,6 +312,16 @@ static void moe_dispatch_blocked(void) {
              0);
   CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_HYBRIDEP, WEFT_ROUTING_BLOCKED, 256, 8, 64),
              2.0, 0);
+  /* A hostile count, answered at once: E = 8 x 268435455 on 8 ranks. Blocks
+   * of 3 start on multiples of 3 and 3 divides per: none crosses a rank.
+   * Blocks of 4 start anywhere (gcd(4, per) = 1): the 3 starts of per - 3 ..
+   * per - 1 within a rank cross into the next. */
+  CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, WEFT_ROUTING_BLOCKED, 2147483640.0, 3,
+                                             8),
+             1.0, 0);
+  CHECK_NEAR(weft_opcost_moe_dispatch_copies(WEFT_MOE_DEEPEP, WEFT_ROUTING_BLOCKED, 2147483640.0, 4,
+                                             8),
+             1.0 + 3.0 / 268435455.0, 1e-15);
 }
 
 /* The flex dispatcher's kernels (docs/zoo.md, "MoE dispatchers") on

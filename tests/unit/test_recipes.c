@@ -427,19 +427,6 @@ static void rp_torchtitan_op(void) {
   rp_close(&r);
 }
 
-/* The sum of phase ph's coll bytes over the entries of sub-block name
- * ("L1.attn": the entry and its "L1.attn.*" parts). */
-static double rp_coll_bytes(const WeftWorkload *wl, const char *name, int ph, WeftCollective c) {
-  double s = 0;
-  size_t n = strlen(name);
-  for (int i = 0; i < wl->nlayers; i++) {
-    const WeftLayer *l = &wl->layers[i];
-    if (strncmp(l->name, name, n) || (l->name[n] && l->name[n] != '.')) continue;
-    if (l->phase[ph].coll == c) s += l->phase[ph].size_bytes;
-  }
-  return s;
-}
-
 /* torchtitan's op-level policy under TP 2 with SP (torchtitan
  * parallelize_llama.py @820504e20: _save_list keeps mm, SDPA, max and
  * reduce_scatter_tensor outputs, not all_gather_into_tensor's): the
@@ -463,8 +450,8 @@ static void rp_torchtitan_op_sp(void) {
       CHECK_EQ_INT(rp_gen(&r), WEFT_OK);
       for (int b = 0; b < 2; b++) {
         const char *nm = b ? "L1.mlp" : "L1.attn";
-        for (int ph = 0; ph < 2; ph++) ag[t][b][ph] = rp_coll_bytes(r.f.wl, nm, ph, WEFT_COLL_ALLGATHER);
-        rs[t][b] = rp_coll_bytes(r.f.wl, nm, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER);
+        for (int ph = 0; ph < 2; ph++) ag[t][b][ph] = fx_coll_bytes(r.f.wl, nm, ph, WEFT_COLL_ALLGATHER, -1);
+        rs[t][b] = fx_coll_bytes(r.f.wl, nm, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, -1);
       }
     }
     for (int b = 0; b < 2; b++) {
