@@ -25,7 +25,7 @@ enum { O_MODEL, O_WORKLOAD, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS
        O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST,
        O_EP_LIST, O_ATTN, O_FP8, O_GRAPHS, O_OGR, O_OPG, O_BUCKET, O_TPO, O_P2P, O_CPCOMM, O_ADROP, O_HDROP,
        O_MOEPF, O_MOERF, O_MOEA2A, O_MOEDFP8, O_AMAX, O_CE, O_ACTF, O_FP8PG, O_MOEDISP,
-       O_MOEROUTE, O_GA, O_FSDP, O_NORMF, O_ROPEF, O_RESHARD, O_GRADB, O_MASTER, O_OPTSTATES,
+       O_MOEROUTE, O_GA, O_LAYERS, O_FSDP, O_NORMF, O_ROPEF, O_RESHARD, O_GRADB, O_MASTER, O_OPTSTATES,
        O_EP, O_ETP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON, O_PLOT, O_PER_NETWORK, O_PROGRESS,
        O_HELP, O_COUNT };
 
@@ -107,6 +107,7 @@ static const CliOpt opts[O_COUNT] = {
     [O_FP8PG] = {"--fp8-param-gather", "on|off", CLI_FP8PG_HELP},
     [O_MOEDISP] = {"--moe-dispatcher", "alltoall|deepep|hybridep", CLI_MOEDISP_HELP},
     [O_MOEROUTE] = {"--moe-routing", "random|blocked", CLI_MOEROUTE_HELP},
+    [O_LAYERS] = {"--layer-impl", "megatron|torch", CLI_LAYERS_HELP},
     [O_GA] = {"--ga-steps", "N", CLI_GA_HELP},
     [O_FSDP] = {"--fsdp", "flat|fsdp2", CLI_FSDP_HELP},
     [O_NORMF] = {"--norm-fusion", "on|off", CLI_NORMF_HELP},
@@ -330,6 +331,7 @@ static int base_parallel(const Args *a, WeftParallel *p) {
   if (cli_opt_fp8_param_gather(a->val[O_FP8PG], p)) return -1;
   if (cli_opt_moe_dispatcher(a->val[O_MOEDISP], p)) return -1;
   if (cli_opt_moe_routing(a->val[O_MOEROUTE], p)) return -1;
+  if (cli_opt_layer_impl(a->val[O_LAYERS], p)) return -1;
   if (cli_opt_fsdp(a->val[O_FSDP], p)) return -1;
   if (cli_opt_norm_rope_fusion(a->val[O_NORMF], a->val[O_ROPEF], p)) return -1;
   if (cli_opt_reshard(a->val[O_RESHARD], p)) return -1;
@@ -438,7 +440,7 @@ static int trace_refusals(const Args *a) {
       O_MODEL, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS, O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST,
       O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST, O_EP_LIST, O_ATTN, O_FP8, O_GRAPHS, O_OGR,
       O_OPG, O_BUCKET, O_TPO, O_P2P, O_CPCOMM, O_ADROP, O_HDROP, O_MOEPF, O_MOERF, O_MOEA2A, O_MOEDFP8, O_AMAX,
-      O_CE, O_ACTF, O_FP8PG, O_MOEDISP, O_MOEROUTE, O_GA, O_FSDP, O_NORMF, O_ROPEF, O_RESHARD, O_GRADB,
+      O_CE, O_ACTF, O_FP8PG, O_MOEDISP, O_MOEROUTE, O_GA, O_LAYERS, O_FSDP, O_NORMF, O_ROPEF, O_RESHARD, O_GRADB,
       O_MASTER, O_OPTSTATES, O_EP, O_ETP, O_EFF};
   if (a->val[O_MODEL]) {
     cli_fail("--model and --workload: give one (a trace is the model's work already)");

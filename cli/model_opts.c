@@ -56,6 +56,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_ROPEF] = {"--rope-fusion", "on|off", CLI_ROPEF_HELP},
     [CLI_MO_RESHARD] = {"--reshard-after-forward", "on|off", CLI_RESHARD_HELP},
     [CLI_MO_MOEROUTE] = {"--moe-routing", "random|blocked", CLI_MOEROUTE_HELP},
+    [CLI_MO_LAYERS] = {"--layer-impl", "megatron|torch", CLI_LAYERS_HELP},
     [CLI_MO_GA] = {"--ga-steps", "N", CLI_GA_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
@@ -167,6 +168,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (cli_opt_fp8_param_gather(val[CLI_MO_FP8PG], p)) return -1;
   if (cli_opt_moe_dispatcher(val[CLI_MO_MOEDISP], p)) return -1;
   if (cli_opt_moe_routing(val[CLI_MO_MOEROUTE], p)) return -1;
+  if (cli_opt_layer_impl(val[CLI_MO_LAYERS], p)) return -1;
   if (cli_opt_fsdp(val[CLI_MO_FSDP], p)) return -1;
   if (cli_opt_norm_rope_fusion(val[CLI_MO_NORMF], val[CLI_MO_ROPEF], p)) return -1;
   if (cli_opt_reshard(val[CLI_MO_RESHARD], p)) return -1;
@@ -363,6 +365,10 @@ int cli_opt_moe_dispatcher(const char *v, WeftParallel *p) {
 
 int cli_opt_moe_routing(const char *v, WeftParallel *p) {
   return named("--moe-routing", v, weft_moe_routing_parse, &p->moe_routing, "random or blocked");
+}
+
+int cli_opt_layer_impl(const char *v, WeftParallel *p) {
+  return named("--layer-impl", v, weft_layer_impl_parse, &p->layer_impl, "megatron or torch");
 }
 
 int cli_opt_fsdp(const char *v, WeftParallel *p) {

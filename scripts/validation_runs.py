@@ -27,7 +27,8 @@ as "not modelled" with the reason, never dropped.
   and what runs.yml records from each source: the attention kernel
   (`attention`), context parallelism's K, V exchange (`cp_comm`; absent:
   Megatron's p2p ring; torchtitan's: PyTorch's ring), ZeRO-3's
-  implementation (`fsdp`; absent: flat; torchtitan's: fsdp2) and whether it
+  implementation (`fsdp`; absent: flat; torchtitan's: fsdp2), the dense
+  layers' code (`layer_impl`; absent: megatron; torchtitan's: torch) and whether it
   keeps the parameters gathered (`reshard_after_forward`; absent: on;
   torchtitan with a pipeline: off), gradient precision (`grad_bytes`), FP8 GEMMs (precision
   fp8), TP and pipeline communication overlap (`tp_comm_overlap`,
@@ -227,6 +228,8 @@ def args_for(run, specs, tmp, assumed):
         a += ["--ga-steps", str(int(par["ga_steps"]))]
     if par.get("fsdp"):  # ZeRO-3's implementation (absent: flat; torchtitan: fsdp2)
         a += ["--fsdp", par["fsdp"]]
+    if par.get("layer_impl"):  # the dense layers' code (absent: megatron; torchtitan: torch)
+        a += ["--layer-impl", par["layer_impl"]]
     for k in ("activation_fusion", "norm_fusion", "rope_fusion",  # fused (absent: on) or eager
               "reshard_after_forward"):  # ZeRO-3 resharded (absent: on) or kept gathered
         if k in par:

@@ -525,6 +525,18 @@ typedef struct {
    * pipeline it changes nothing. Needs the micro-batches to split evenly and
    * schedule 1f1b. */
   int ga_steps;
+  /* How the dense layers are written (a WeftLayerImpl; docs/zoo.md, "Torch
+   * layers"): megatron (0, default: Megatron-Core with Transformer Engine,
+   * one QKV GEMM and one gate/up GEMM, TP collectives on the sequence-first
+   * layout) or torch (nn.Linear modules as torchtitan's Llama: wq, wk, wv
+   * and w1, w3 each a GEMM of its own shape, autograd summing their input
+   * gradients, K and V repeated to every query head before SDPA
+   * (repeat_kv), and TP as PyTorch's DTensor runs it: with sequence
+   * parallelism each all-gather's output and each reduce-scatter's input is
+   * copied between layouts (functional collectives' chunk and cat on the
+   * sequence dim), the copies async TP's fused ops leave out excepted).
+   * MoE experts are unchanged. */
+  int layer_impl;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15
@@ -694,6 +706,15 @@ typedef enum {
  * "moe_routing") otherwise. */
 const char *weft_moe_routing_name(int kind);
 int weft_moe_routing_parse(const char *text, int *kind, WeftError *err);
+/* How the dense layers are written (WeftParallel.layer_impl). */
+typedef enum {
+  WEFT_LAYERS_MEGATRON = 0, /* Megatron-Core / Transformer Engine: fused QKV, gate/up GEMMs */
+  WEFT_LAYERS_TORCH = 1     /* nn.Linear modules and DTensor TP (torchtitan's Llama) */
+} WeftLayerImpl;
+/* "megatron", "torch" <-> WeftLayerImpl; parse: WEFT_EINPUT (field
+ * "layer_impl") otherwise. */
+const char *weft_layer_impl_name(int kind);
+int weft_layer_impl_parse(const char *text, int *kind, WeftError *err);
 /* ZeRO-3's implementation (WeftParallel.fsdp). */
 typedef enum {
   WEFT_FSDP_FLAT = 0, /* the gathered buffer is the parameters (Megatron-FSDP, FSDP1) */

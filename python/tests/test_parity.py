@@ -1600,3 +1600,27 @@ def test_moe_routing():
     r = subprocess.run([CLI, "optimize", *flags, "--moe-routing", "fake"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "expected random or blocked" in r.stderr
+
+
+def test_layer_impl():
+    # layer_impl= is --layer-impl megatron|torch and the scenario key
+    # (docs/zoo.md, "Torch layers"): Llama 3 8B at TP 8 with SP written as
+    # torchtitan's modules runs separate projections, gradient sums and
+    # DTensor's layout copies around every SP collective, so it is slower
+    # than Megatron's fused layers; async TP takes the copies away, so the
+    # gap narrows; the same in every entry point; a wrong name refused
+    # naming the field
+    job, args, flags, sc = dgx32("llama3-8b")
+    t = word_parity("layer_impl", ("megatron", "torch"), args, flags)
+    assert t["torch"] > t["megatron"]
+    a = word_parity("layer_impl", ("megatron", "torch"), dict(args, tp_comm_overlap=True),
+                    flags + ["--tp-comm-overlap", "on"])
+    assert a["megatron"] < a["torch"] and a["torch"] - a["megatron"] < t["torch"] - t["megatron"]
+    sc["workload"] = dict(job, sequence_parallel=True, layer_impl="torch")
+    assert weft.optimize(sc)["time_ns"] == t["torch"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(layer_impl="dtensor", **args)
+    assert e.value.field == "layer_impl"
+    r = subprocess.run([CLI, "optimize", *flags, "--layer-impl", "dtensor"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "expected megatron or torch" in r.stderr

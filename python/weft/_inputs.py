@@ -34,7 +34,7 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "tp_overlap_aggregate", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce",
               "cross_entropy", "activation_fusion", "fp8_param_gather", "moe_dispatcher",
               "fsdp", "norm_fusion", "rope_fusion", "reshard_after_forward", "moe_routing",
-              "ga_steps")
+              "ga_steps", "layer_impl")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -245,8 +245,8 @@ def device_knobs(kw, par):
     --rope-fusion, --reshard-after-forward;
     fp8_param_gather= (a boolean, off by default) as --fp8-param-gather;
     moe_dispatcher= (alltoall|deepep|hybridep) as --moe-dispatcher;
-    moe_routing= (random|blocked) as --moe-routing; fsdp= (flat|fsdp2) as
-    --fsdp."""
+    moe_routing= (random|blocked) as --moe-routing; layer_impl=
+    (megatron|torch) as --layer-impl; fsdp= (flat|fsdp2) as --fsdp."""
     par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
     par.cuda_graphs = 1 if flag("cuda_graphs", kw.get("cuda_graphs")) else 0
     for k, field in (("overlap_grad_reduce", "overlap_grad_reduce"),  # on by default
@@ -299,9 +299,10 @@ def device_knobs(kw, par):
                                ("moe_dispatcher", lib.weft_moe_dispatcher_parse,
                                 "alltoall, deepep or hybridep"),
                                ("moe_routing", lib.weft_moe_routing_parse, "random or blocked"),
+                               ("layer_impl", lib.weft_layer_impl_parse, "megatron or torch"),
                                ("fsdp", lib.weft_fsdp_parse, "flat or fsdp2")):
         v = kw.get(k)  # --attention, --fp8-amax-reduce, --cp-comm, --cross-entropy,
-        # --moe-dispatcher, --moe-routing, --fsdp: a name
+        # --moe-dispatcher, --moe-routing, --layer-impl, --fsdp: a name
         if v is None:
             continue
         kind = ctypes.c_int()

@@ -151,7 +151,8 @@ WeftParallel = _s("WeftParallel", [
     ("cross_entropy", c_int), ("activation_eager", c_int),
     ("norm_eager", c_int), ("rope_eager", c_int),
     ("fp8_param_gather", c_int), ("moe_dispatcher", c_int), ("fsdp", c_int),
-    ("no_reshard", c_int), ("moe_routing", c_int), ("ga_steps", c_int)])
+    ("no_reshard", c_int), ("moe_routing", c_int), ("ga_steps", c_int),
+    ("layer_impl", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,
@@ -250,6 +251,7 @@ PROTOS = {
     "weft_cross_entropy_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_moe_dispatcher_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_moe_routing_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_layer_impl_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_fsdp_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_name": (c_char_p, [c_int]),
     "weft_parallel_default": (None, [P(WeftParallel)]),

@@ -20,7 +20,8 @@ static const char *const MODEL_KEYS[] = {
     "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate",
     "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy",
     "activation_fusion", "fp8_param_gather", "moe_dispatcher", "fsdp", "norm_fusion",
-    "rope_fusion", "reshard_after_forward", "moe_routing", "ga_steps", NULL};
+    "rope_fusion", "reshard_after_forward", "moe_routing", "ga_steps",
+    "layer_impl", NULL};
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -307,6 +308,8 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                      weft_moe_dispatcher_parse, file, &par->moe_dispatcher, err)) ||
       (rc = word_key(wv, "moe_routing", "random or blocked", weft_moe_routing_parse, file,
                      &par->moe_routing, err)) ||
+      (rc = word_key(wv, "layer_impl", "megatron or torch", weft_layer_impl_parse, file,
+                     &par->layer_impl, err)) ||
       (rc = word_key(wv, "fsdp", "flat or fsdp2", weft_fsdp_parse, file, &par->fsdp, err)) ||
       (rc = int_key(wv, "recompute_num_layers", file, 1, big, &par->recompute_num_layers, err)) ||
       (rc = int_key(wv, "cpu_offloading_num_layers", file, 0, big,

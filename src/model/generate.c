@@ -30,6 +30,7 @@ static const char *const CE_NAME[] = {"fused", "megatron", "te", "torch", "torch
 static const char *const FSDP_NAME[] = {"flat", "fsdp2"};
 static const char *const DISPATCHER_NAME[] = {"alltoall", "deepep", "hybridep"};
 static const char *const ROUTING_NAME[] = {"random", "blocked"};
+static const char *const LAYERS_NAME[] = {"megatron", "torch"};
 
 static const char *name_of(const char *const *names, int n, int kind) {
   return kind >= 0 && kind < n ? names[kind] : "unknown";
@@ -134,6 +135,10 @@ const char *weft_moe_routing_name(int kind) { return name_of(ROUTING_NAME, 2, ki
 int weft_moe_routing_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(ROUTING_NAME, 2, "moe_routing", "random or blocked", text, kind, err);
 }
+const char *weft_layer_impl_name(int kind) { return name_of(LAYERS_NAME, 2, kind); }
+int weft_layer_impl_parse(const char *text, int *kind, WeftError *err) {
+  return name_parse(LAYERS_NAME, 2, "layer_impl", "megatron or torch", text, kind, err);
+}
 const char *weft_schedule_name(int kind) { return name_of(SCHEDULE_NAME, 2, kind); }
 int weft_schedule_parse(const char *text, int *kind, WeftError *err) {
   return name_parse(SCHEDULE_NAME, 2, "schedule", "1f1b or dualpipe", text, kind, err);
@@ -195,6 +200,9 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
   if (p->ga_steps < 0 || p->ga_steps > (1 << 24))
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "ga_steps",
                           "ga_steps %d: expected 1..%d (0: one)", p->ga_steps, 1 << 24);
+  if (p->layer_impl != WEFT_LAYERS_MEGATRON && p->layer_impl != WEFT_LAYERS_TORCH)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "layer_impl",
+                          "layer_impl %d: expected 0 (megatron) or 1 (torch)", p->layer_impl);
   if (p->moe_routing != WEFT_ROUTING_RANDOM && p->moe_routing != WEFT_ROUTING_BLOCKED)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "moe_routing",
                           "moe_routing %d: expected 0 (random) or 1 (blocked)", p->moe_routing);

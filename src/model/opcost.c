@@ -58,6 +58,8 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->router_fusion = par->moe_router_fusion;
   l->dispatcher = par->moe_dispatcher;
   l->routing = par->moe_routing;
+  l->torch = par->layer_impl == WEFT_LAYERS_TORCH;
+  l->tp_async = par->tp_comm_overlap;
   l->ce = par->cross_entropy;
   l->act_eager = par->activation_eager;
   l->norm_eager = par->norm_eager;
@@ -107,6 +109,8 @@ typedef struct {
   double gb;  /* bytes per main_grad element (a weight-gradient GEMM accumulates) */
   int fp8;    /* the layer's WeftFp8 recipe */
   int norm_fp8; /* the last norm wrote the next GEMM's FP8 input (LayerNormLinear) */
+  int shared_cast; /* the next GEMMs' FP8 input was cast for an earlier one (torch layers) */
+  double cast_div; /* the next GEMM's FP8 input cast runs on 1/cast_div of its rows (0: all) */
 } List;
 
 /* The width of layer l's main_grad elements (grad_bytes; 0: act_bytes). */
@@ -114,7 +118,7 @@ static double grad_width(const OcLayer *l) { return l->grad_bytes > 0 ? l->grad_
 
 /* An empty list of at most max ops for layer l's operators. */
 static List layer_list(const OcLayer *l, OcOp *ops, int max) {
-  List L = {ops, 0, max, l->act_bytes, l->param_bytes, grad_width(l), l->fp8, 0};
+  List L = {ops, 0, max, l->act_bytes, l->param_bytes, grad_width(l), l->fp8, 0, 0, 0};
   return L;
 }
 
@@ -191,9 +195,12 @@ static void gemm8(List *L, const char *name, double batch, double m, double n, d
     OcOp t = {"fp8_transpose_input", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, 0,
               2 * batch * m * k, 0, 0, 0, 0, 0, 0, 0, 0};
     put(L, &t);
-  } else if (fp8 && weight) { /* Transformer Engine's FP8 linear layer (docs/zoo.md, "FP8") */
-    fp8_cast(L, "fp8_cast_input", "fp8_amax_input", WEFT_PHASE_FWD, batch, m * k, eb, 0);
+  } else if (fp8 && weight && !L->shared_cast) { /* Transformer Engine's FP8 linear layer
+                                                  * (docs/zoo.md, "FP8") */
+    fp8_cast(L, "fp8_cast_input", "fp8_amax_input", WEFT_PHASE_FWD, batch,
+             m * k / (L->cast_div > 1 ? L->cast_div : 1), eb, 0);
   }
+  L->cast_div = 0;
   if (fp8 && weight) {
     fp8_cast(L, "fp8_cast_grad", "fp8_amax_grad", WEFT_PHASE_IG, batch, m * n, eb, 0);
     fp8_cast(L, "fp8_cast_weight", "fp8_amax_weight", WEFT_PHASE_FWD, batch, k * n, L->pb, 1);
@@ -293,7 +300,7 @@ static void norm(List *L, const OcLayer *l, const char *name, int linear) {
     L->norm_fp8 = 0;
     return;
   }
-  int ln = l->layernorm, f8 = linear && L->fp8 == WEFT_FP8_DELAYED;
+  int ln = l->layernorm, f8 = linear && L->fp8 == WEFT_FP8_DELAYED && !l->torch; /* TE's */
   double fl = e * (ln ? LAYERNORM_FLOPS : RMSNORM_FLOPS);
   if (f8)
     vec2(L, name, fl + 2 * e, e * (eb + 1) + 2 * 4 * OC_AMAX_HISTORY + 3 * 4, 2 * fl,
@@ -419,6 +426,13 @@ static void qkv_proj(List *L, const OcLayer *l) {
     vec(L, "kv_norm", T * l->kv_lora * RMSNORM_FLOPS, 2 * T * l->kv_lora * eb, WEFT_PHASE_IG);
     tag(L, WM_RMSNORM_FWD, WM_RMSNORM_BWD, T * l->kv_lora);
     gemm8(L, "kv_up", 1, T, a * (l->dqk - l->rope + l->dv) / tp, l->kv_lora, 1, f8);
+  } else if (l->torch) { /* torchtitan's wq, wk, wv: three nn.Linear, one input */
+    L->cast_div = l->sp ? tp : 1; /* Float8ColwiseParallel casts the shard, then gathers */
+    gemm8(L, "wq", 1, T, a * l->dqk / tp, l->h, 1, f8);
+    L->shared_cast = tp > 1; /* DTensor TP: Float8ColwiseParallel's input cast once */
+    gemm8(L, "wk", 1, T, l->kv_heads * l->dqk / tp, l->h, 1, f8);
+    gemm8(L, "wv", 1, T, l->kv_heads * l->dv / tp, l->h, 1, f8);
+    L->shared_cast = 0;
   } else {
     gemm8(L, "qkv", 1, T, (a * l->dqk + l->kv_heads * (l->dqk + l->dv)) / tp, l->h, 1, f8);
   }
@@ -529,7 +543,15 @@ static void mlp(List *L, const OcLayer *l, double groups, double tokens, double 
                 double tp) {
   double f = width / tp, e = groups * tokens * f;
   int f8 = l->fp8;
-  gemm8(L, "fc1", groups, tokens, (l->ffn_matrices == 3 ? 2 : 1) * f, l->h, 1, f8);
+  if (l->torch && l->ffn_matrices == 3 && groups == 1) { /* torchtitan's w1, w3 */
+    L->cast_div = l->sp ? tp : 1; /* Float8ColwiseParallel casts the shard, then gathers */
+    gemm8(L, "w1", 1, tokens, f, l->h, 1, f8);
+    L->shared_cast = tp > 1; /* Float8ColwiseParallel's input cast once */
+    gemm8(L, "w3", 1, tokens, f, l->h, 1, f8);
+    L->shared_cast = 0;
+  } else {
+    gemm8(L, "fc1", groups, tokens, (l->ffn_matrices == 3 ? 2 : 1) * f, l->h, 1, f8);
+  }
   if (l->act_eager)
     eager_act(L, l, e);
   else if (l->ffn_matrices == 3)
@@ -594,6 +616,9 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
     }
     default: break;
   }
+  OcOp tops[OC_TORCH_MAX];
+  int nt = weft_opcost_torch_ops(l, blk, tops);
+  for (int i = 0; i < nt; i++) put(&L, &tops[i]);
   OcOp acc[OC_MG_MAX];
   int na = weft_opcost_grad_accum_ops(l, blk, acc);
   for (int i = 0; i < na; i++) put(&L, &acc[i]);
@@ -819,12 +844,17 @@ double weft_opcost_block_titan_rc_ns(const WeftDevice *d, const OcLayer *l, OcBl
   Rates r;
   layer_rates(d, l, &r);
   double T = l->b * l->s;
+  /* torch layers under SP: the replay's all-gather is copied again (DTensor's layout) */
+  OcOp cp = {"dtensor_ag_copy", WEFT_PHASE_IG, OC_VECTOR, 0, 0, 0, 0, 0,
+             weft_opcost_torch_ag_copy_bytes(l), 0, 0, 0, 0, 0, 0, 0, 0};
+  double copy = cp.bytes > 0 && (blk == OC_ATTN || blk == OC_MLP) ? op_kernels_ns(&r, &cp, l->graphs)
+                                                                : 0;
   if (blk == OC_ATTN) /* wk (2nd) and wo (4th): the K columns of the QKV, the projection */
-    return fwd_gemm_ns(&r, l, T, l->kv_heads * l->dqk / l->tp, l->h) +
+    return copy + fwd_gemm_ns(&r, l, T, l->kv_heads * l->dqk / l->tp, l->h) +
            fwd_gemm_ns(&r, l, T, l->h, l->heads * l->dv / l->tp);
   if (blk == OC_MLP && l->ffn_matrices == 3) /* w3 (6th): the up half of fc1 */
-    return fwd_gemm_ns(&r, l, T, l->ffn / l->tp, l->h);
-  return 0; /* a GeLU MLP's 6th, fc2: its output is not needed by the backward */
+    return copy + fwd_gemm_ns(&r, l, T, l->ffn / l->tp, l->h);
+  return copy; /* a GeLU MLP's 6th, fc2: its output is not needed by the backward */
 }
 
 /* A hook for measured launch costs (i25-measured's h100_launch.csv): the

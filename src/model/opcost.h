@@ -90,7 +90,25 @@ typedef struct {
   int act_eager;       /* the MLP's activation as eager kernels (WeftParallel.activation_eager) */
   int dispatcher;      /* the MoE token dispatcher (a WeftMoeDispatcher) */
   int routing;         /* how tokens reach their experts (a WeftMoeRouting) */
+  int torch;           /* the dense layers as nn.Linear modules with DTensor TP
+                          (WeftParallel.layer_impl torch; opcost_torch.c) */
+  int tp_async;        /* TP's communication overlapped (tp_comm_overlap: with torch
+                          layers, async TP's fused all-gather/reduce-scatter GEMMs) */
 } OcLayer;
+
+/* With torch layers (OcLayer.torch), the attention's or the MLP's (blk)
+ * kernels beside their GEMMs (opcost_torch.c; docs/zoo.md, "Torch
+ * layers"): autograd's sum of the projections' input gradients, K and V
+ * repeated to every query head, and DTensor's layout copies around TP's
+ * all-gathers and reduce-scatters. Fills ops (at most OC_TORCH_MAX),
+ * returns how many (0 without torch layers). */
+#define OC_TORCH_MAX 12
+int weft_opcost_torch_ops(const OcLayer *l, OcBlock blk, OcOp *ops);
+/* The bytes (read and written) of DTensor's copy of one all-gather's
+ * output of the attention's or MLP's input, a micro-batch (0: no copy:
+ * megatron layers, no SP, TP 1 or async TP's fused GEMM): what the
+ * torchtitan_op policy's replay copies again in backward. */
+double weft_opcost_torch_ag_copy_bytes(const OcLayer *l);
 
 /* Most operators a block lists (forward and backward, FP8 casts, CP's ring). */
 #define OC_MAX_OPS 256

@@ -50,7 +50,7 @@ int weft_opcost_qkv_side_ops(const OcLayer *l, OcOp *ops) {
       ops[n++] = vop("rope_k", WEFT_PHASE_IG, ROPE_FLOPS * ek, 2 * ek * eb + fb);
     }
   }
-  if (mla) return n;
+  if (mla || l->torch) return n; /* torch layers: q, k, v views of their own GEMMs' */
   int gqa = l->kv_heads < l->heads;
   /* SelfAttention.get_query_key_value_tensors splits [s, b, ng, (np/ng + 2)
    * hn] along its last dim; query.reshape to [s, b, np, hn] cannot be a
