@@ -1607,15 +1607,15 @@ def test_layer_impl():
     # (docs/zoo.md, "Torch layers"): Llama 3 8B at TP 8 with SP written as
     # torchtitan's modules runs separate projections, gradient sums and
     # DTensor's layout copies around every SP collective, so it is slower
-    # than Megatron's fused layers; async TP takes the copies away, so the
-    # gap narrows; the same in every entry point; a wrong name refused
-    # naming the field
+    # than Megatron's fused layers; under async TP too (its input-gradient
+    # reduce-scatter blocks where Transformer Engine hides it); the same in
+    # every entry point; a wrong name refused naming the field
     job, args, flags, sc = dgx32("llama3-8b")
     t = word_parity("layer_impl", ("megatron", "torch"), args, flags)
     assert t["torch"] > t["megatron"]
     a = word_parity("layer_impl", ("megatron", "torch"), dict(args, tp_comm_overlap=True),
                     flags + ["--tp-comm-overlap", "on"])
-    assert a["megatron"] < a["torch"] and a["torch"] - a["megatron"] < t["torch"] - t["megatron"]
+    assert a["megatron"] < a["torch"] and a["torch"] < t["torch"]
     sc["workload"] = dict(job, sequence_parallel=True, layer_impl="torch")
     assert weft.optimize(sc)["time_ns"] == t["torch"]
     with pytest.raises(weft.WeftError) as e:

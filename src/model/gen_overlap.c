@@ -145,8 +145,20 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
    * (fp8_buf: qkv_dgrad, fc1_dgrad are all-gather overlaps) */
   double ag = S * weft_gen_tp_ag_width(g) / tp;
   ring_ag(g, blk, WEFT_PHASE_IG, R, ag, t.last_dgrad * ring, agg_d, GEN_HIDE_AG_DGRAD);
-  weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * S, R,
-                      R * t.first_wgrad * bulk_wg, GEN_HIDE_RS_WGRAD);
+  if (g->par->layer_impl == WEFT_LAYERS_TORCH) {
+    /* torch's async TP (docs/zoo.md, "Torch layers"): the input gradient is
+     * the projections' summed dgrads, no matmul's output, so Inductor's
+     * micro-pipeline pass leaves its reduce-scatter a plain collective; the
+     * backward graph issues it after every weight gradient of the block and
+     * the norm's backward waits on it (Inductor reorders collectives only
+     * with reorder_for_compute_comm_overlap, off by default and not set by
+     * torchtitan): it blocks */
+    weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * S, R);
+    bulk_wg = 1.0;
+  } else {
+    weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * S, R,
+                        R * t.first_wgrad * bulk_wg, GEN_HIDE_RS_WGRAD);
+  }
   weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * ag, R,
                       R * t.first_dgrad * bulk_dg, GEN_HIDE_AG_INPUT);
   blk->compute_ns[WEFT_PHASE_IG] += R * (t.last_dgrad * (ring - 1) + t.first_dgrad * (bulk_dg - 1));

@@ -11,6 +11,8 @@
  * QKV 2 x 16 x 6 x 4 = 768 FLOPs per GEMM (forward, dgrad, wgrad), the
  * projection 2 x 16 x 4 x 2 = 256; fc1 2 x 16 x 8 x 4 = 1024, fc2 1024.
  * One activation S = 16 x 4 x 2 = 128 bytes, its shard S/t = 64. */
+static int g_layers = WEFT_LAYERS_MEGATRON; /* tpo_torch's layer_impl */
+
 static int gen_ub(int sms, int rc, int fp8, int overlap, const int *ub, WeftWorkload *wl,
                   WeftCommunicator *comm, WeftError *e) {
   WeftModel m = fx_tiny(16, 1, 8);
@@ -29,6 +31,7 @@ static int gen_ub(int sms, int rc, int fp8, int overlap, const int *ub, WeftWork
   p.merged_backward = 1;
   p.recompute = rc;
   p.fp8 = fp8;
+  p.layer_impl = g_layers;
   if (ub) memcpy(p.tp_overlap_sms, ub, sizeof p.tp_overlap_sms);
   WeftGenInfo info;
   return weft_generate(&m, &d, &p, &net, 0, wl, comm, &info, e);
@@ -292,7 +295,34 @@ static void tpo_parse(void) {
   for (int i = 0; i < WEFT_TPO_NGEMMS; i++) CHECK_EQ_INT(sms[i], want[i]); /* unchanged */
 }
 
+/* torch layers (async TP as torchtitan runs it; docs/zoo.md, "Torch
+ * layers"): the input gradient's reduce-scatter (QKV's dgrad, 8 x 128 =
+ * 1024 bytes in 8 calls) is a plain collective, hidden under nothing, and
+ * its comm kernel takes no SMs from the wgrad (with 132 SMs weight-grad
+ * compute is 8 x 768 x 16/116 below Transformer Engine's); every other
+ * collective as tpo_bytes. */
+static void tpo_torch(void) {
+  WeftWorkload *a = weft_workload_create(), *b = weft_workload_create();
+  WeftCommunicator comm;
+  int I = WEFT_PHASE_IG, AG = WEFT_COLL_ALLGATHER, RS = WEFT_COLL_REDUCESCATTER;
+  CHECK_EQ_INT(gen(132, 0, 0, a, &comm), WEFT_OK);
+  g_layers = WEFT_LAYERS_TORCH;
+  CHECK_EQ_INT(gen(0, 0, 0, b, &comm), WEFT_OK);
+  coll(fx_layer(b, "L1.attn"), I, AG, 512, 8, 1024);
+  coll(fx_layer(b, "L1.attn.2"), I, RS, 1024, 8, 0);
+  coll(fx_layer(b, "L1.attn.3"), I, AG, 512, 8, 6144);
+  coll(fx_layer(b, "L1.mlp.2"), I, RS, 1024, 8, 0);
+  CHECK_EQ_INT(gen(132, 0, 0, b, &comm), WEFT_OK);
+  g_layers = WEFT_LAYERS_MEGATRON;
+  double dw = fx_layer(a, "L1.attn")->phase[WEFT_PHASE_WG].compute_ns -
+              fx_layer(b, "L1.attn")->phase[WEFT_PHASE_WG].compute_ns;
+  CHECK(fabs(dw - 8 * 768.0 * 16 / 116) <= 1.0);
+  weft_workload_free(a);
+  weft_workload_free(b);
+}
+
 const TestCase suite_overlapgen[] = {
+    {"tpo_torch", tpo_torch},
     {"tpo_bytes", tpo_bytes},
     {"tpo_sms", tpo_sms},
     {"tpo_fp8", tpo_fp8},
