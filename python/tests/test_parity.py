@@ -36,6 +36,17 @@ def word_parity(key, values, args, flags):
     return t
 
 
+def refused(key, bad, args, flags, msg):
+    """key=bad refused by weft.optimize naming the field, and --KEY bad by
+    the CLI with exit status 2 and msg on stderr."""
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(**{key: bad}, **args)
+    assert e.value.field == key
+    r = subprocess.run([CLI, "optimize", *flags, "--" + key.replace("_", "-"), bad],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and msg in r.stderr
+
+
 def dgx32(model, fp8=None):
     """Two DGX H100 nodes of 16 GPUs each at TP 8, PP 2 with sequence
     parallelism, the bandwidths fixed: the keywords, the matching CLI flags
@@ -1445,12 +1456,7 @@ def test_activation_fusion():
     assert off["time_ns"] > on["time_ns"]
     sc["workload"] = dict(job, sequence_parallel=True, activation_fusion=False)
     assert weft.optimize(sc)["time_ns"] == off["time_ns"]
-    with pytest.raises(weft.WeftError) as e:
-        weft.optimize(activation_fusion="eager", **args)
-    assert e.value.field == "activation_fusion"
-    r = subprocess.run([CLI, "optimize", *flags, "--activation-fusion", "eager"],
-                       capture_output=True, text=True)
-    assert r.returncode == 2 and "--activation-fusion must be on or off" in r.stderr
+    refused("activation_fusion", "eager", args, flags, "--activation-fusion must be on or off")
 
 
 def test_reshard_after_forward():
@@ -1618,9 +1624,4 @@ def test_layer_impl():
     assert a["megatron"] < a["torch"] and a["torch"] < t["torch"]
     sc["workload"] = dict(job, sequence_parallel=True, layer_impl="torch")
     assert weft.optimize(sc)["time_ns"] == t["torch"]
-    with pytest.raises(weft.WeftError) as e:
-        weft.optimize(layer_impl="dtensor", **args)
-    assert e.value.field == "layer_impl"
-    r = subprocess.run([CLI, "optimize", *flags, "--layer-impl", "dtensor"],
-                       capture_output=True, text=True)
-    assert r.returncode == 2 and "expected megatron or torch" in r.stderr
+    refused("layer_impl", "dtensor", args, flags, "expected megatron or torch")
