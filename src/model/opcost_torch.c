@@ -46,9 +46,9 @@ int weft_opcost_torch_ops(const OcLayer *l, OcBlock blk, OcOp *ops) {
   int n = 0, attn = blk == OC_ATTN;
   double T = l->b * l->s, eb = l->act_bytes, U = T * l->h * eb; /* the block's input, gathered */
   double a = l->heads / l->tp, kvh = l->kv_heads / l->tp;
-  /* Linear layers reading the block's input: wq, wk, wv; w1, w3 (a GeLU
-   * MLP's one fc1) */
-  int readers = attn ? 3 : l->ffn_matrices == 3 ? 2 : 1;
+  /* Linear layers reading the block's input: wq, wk, wv (MLA's query and
+   * KV down-projections, or its q_proj: 2); w1, w3 (a GeLU MLP's one fc1) */
+  int readers = attn ? (l->kv_lora > 0 ? 2 : 3) : l->ffn_matrices == 3 ? 2 : 1;
   if (attn && kvh < a && !(l->cp_ring && l->cp_torch)) {
     /* repeat_kv: K and V expanded to every query head and made contiguous
      * (read kvh heads, write a); backward sums the copies back (read a,

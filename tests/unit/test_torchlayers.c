@@ -91,6 +91,12 @@ static void grad_sums(void) {
   CHECK_NEAR(by, 3 * U, EXACT);
   l.ffn_matrices = 2; /* a GeLU MLP: one reader, no sum */
   CHECK_EQ_INT(find(&l, OC_MLP, "grad_sum", WEFT_PHASE_IG, &by), 0);
+  /* MLA: two readers of the input (the query's and the KV's
+   * down-projections), eager: one add */
+  l.kv_lora = 16, l.q_lora = 16, l.rope = 8, l.kv_heads = l.heads;
+  CHECK_EQ_INT(find(&l, OC_ATTN, "grad_sum", WEFT_PHASE_IG, &by), 1);
+  CHECK_NEAR(by, 3 * U, EXACT);
+  CHECK_EQ_INT(find(&l, OC_ATTN, "repeat_kv", WEFT_PHASE_FWD, &by), 0);
 }
 
 /* repeat_kv: per rank 1 KV head to 2 query heads, K and V of 16 each:
