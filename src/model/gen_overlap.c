@@ -144,8 +144,10 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
    * tp_comm_bulk_dgrad, on by default). Its buffer is FP8 with FP8 GEMMs
    * (fp8_buf: qkv_dgrad, fc1_dgrad are all-gather overlaps) */
   double ag = S * weft_gen_tp_ag_width(g) / tp;
-  ring_ag(g, blk, WEFT_PHASE_IG, R, ag, t.last_dgrad * ring, agg_d, GEN_HIDE_AG_DGRAD);
-  if (g->par->layer_impl == WEFT_LAYERS_TORCH) {
+  int torch = g->par->layer_impl == WEFT_LAYERS_TORCH; /* the gradient gathered in bf16 */
+  ring_ag(g, blk, WEFT_PHASE_IG, R, torch ? S / tp : ag, t.last_dgrad * ring, agg_d,
+          GEN_HIDE_AG_DGRAD);
+  if (torch) {
     /* torch's async TP (docs/zoo.md, "Torch layers"): the input gradient is
      * the projections' summed dgrads, no matmul's output, so Inductor's
      * micro-pipeline pass leaves its reduce-scatter a plain collective; the

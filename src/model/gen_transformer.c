@@ -673,12 +673,17 @@ static double rc_drop(const Gen *g, const Tf *t, int moe, double full, double co
   return units * p->act_bytes / 2;
 }
 
-/* TP collectives of a sub-block in one pass: AR of S, or with sequence
- * parallelism AG of the S/tp shard (FP8 with FP8 GEMMs) + RS of S. */
-static void tp_comm(Gen *g, GenBlock *blk, WeftPhase ph, double mult, const Tf *t) {
+/* TP collectives of a sub-block, mult passes: AR of S, or with sequence
+ * parallelism AG of the S/tp shard (FP8 with FP8 GEMMs) + RS of S. grads
+ * of the passes gather the output's gradient: torch layers gather it in
+ * the activations' width (torchao's Float8RowwiseParallel casts it to FP8
+ * only inside the linear's backward, after the gather; Transformer Engine
+ * casts it first). */
+static void tp_comm(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double grads, const Tf *t) {
   if (g->par->sequence_parallel) {
+    double w = weft_gen_tp_ag_width(g), wg = g->par->layer_impl == WEFT_LAYERS_TORCH ? 1.0 : w;
     weft_gen_add(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_TP,
-                 mult * t->S * weft_gen_tp_ag_width(g) / g->par->tp, mult);
+                 ((mult - grads) * w + grads * wg) * t->S / g->par->tp, mult);
     weft_gen_add(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * t->S, mult);
   } else {
     weft_gen_add(g, blk, ph, WEFT_COLL_ALLREDUCE, GEN_TP, mult * t->S, mult);
@@ -704,7 +709,7 @@ static void moe_tp_comm(Gen *g, GenBlock *blk, double R, double rc, const Tf *t)
   GenKind etp = g->etp == p->tp ? GEN_TP : GEN_ETP; /* the same ranks when etp = tp */
   for (int ph = WEFT_PHASE_FWD; ph <= WEFT_PHASE_IG; ph++) {
     double mult = ph == WEFT_PHASE_FWD ? R : R * (1 + rc);
-    if (t->sh > 0) tp_comm(g, blk, (WeftPhase)ph, mult, t);
+    if (t->sh > 0) tp_comm(g, blk, (WeftPhase)ph, mult, ph == WEFT_PHASE_FWD ? 0 : R, t);
     if (!p->sequence_parallel)
       weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, GEN_TP, mult * t->S / p->tp, mult);
     weft_gen_add(g, blk, (WeftPhase)ph, WEFT_COLL_ALLGATHER, etp, mult * x, mult);
@@ -769,8 +774,8 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   } else if (p->tp_comm_overlap && p->sequence_parallel && moe <= 0) { /* TE's userbuffers */
     weft_gen_tp_overlap(g, blk, ob, R, rc, t->S);
   } else {
-    tp_comm(g, blk, WEFT_PHASE_FWD, R, t);
-    tp_comm(g, blk, WEFT_PHASE_IG, R * (1 + rc), t);
+    tp_comm(g, blk, WEFT_PHASE_FWD, R, 0, t);
+    tp_comm(g, blk, WEFT_PHASE_IG, R * (1 + rc), R, t);
     /* torchtitan_op under SP: the policy saves no collective's output but
      * the reduce-scatter's, so the backward's replay all-gathers the norm's
      * output again for the GEMMs' weight gradients (the userbuffers path

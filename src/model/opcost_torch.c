@@ -72,7 +72,8 @@ int weft_opcost_torch_ops(const OcLayer *l, OcBlock blk, OcOp *ops) {
   if (ag > 0) { /* vanilla TP: every collective's copy */
     ops[n++] = kop("dtensor_ag_copy", WEFT_PHASE_FWD, ag); /* the input gathered */
     ops[n++] = kop("dtensor_rs_copy", WEFT_PHASE_FWD, 2 * U); /* wo's, w2's output scattered */
-    ops[n++] = kop("dtensor_ag_copy", WEFT_PHASE_IG, ag); /* its gradient gathered */
+    ops[n++] = kop("dtensor_ag_copy", WEFT_PHASE_IG, 2 * U); /* its gradient gathered (bf16:
+                                                                torchao casts it after) */
   } else if (l->tp_async) {
     /* async TP's fused matmul-reduce-scatter (torch/distributed/
      * _symmetric_memory: _fused_matmul_reduce_scatter_impl) computes every

@@ -312,6 +312,17 @@ static void tpo_torch(void) {
   coll(fx_layer(b, "L1.attn.2"), I, RS, 1024, 8, 0);
   coll(fx_layer(b, "L1.attn.3"), I, AG, 512, 8, 6144);
   coll(fx_layer(b, "L1.mlp.2"), I, RS, 1024, 8, 0);
+  /* FP8: the input's gathers in FP8 (8 x 32 = 256 bytes), the gradient's
+   * in bf16 (512, where Transformer Engine's is FP8: 256) */
+  CHECK_EQ_INT(gen(0, 0, WEFT_FP8_DELAYED, b, &comm), WEFT_OK);
+  coll(fx_layer(b, "L1.attn"), WEFT_PHASE_FWD, AG, 256, 8, 3072);
+  CHECK_EQ_INT(fx_layer(b, "L1.attn")->phase[I].coll, AG);
+  CHECK_NEAR(fx_layer(b, "L1.attn")->phase[I].size_bytes, 512, 0);
+  CHECK_NEAR(fx_layer(b, "L1.attn.3")->phase[I].size_bytes, 256, 0);
+  /* and without the overlap: forward 256, input-grad 512 */
+  CHECK_EQ_INT(gen_o(0, 0, WEFT_FP8_DELAYED, 0, b, &comm), WEFT_OK);
+  CHECK_NEAR(fx_layer(b, "L1.attn")->phase[WEFT_PHASE_FWD].size_bytes, 256, 0);
+  CHECK_NEAR(fx_layer(b, "L1.attn")->phase[I].size_bytes, 512, 0);
   CHECK_EQ_INT(gen(132, 0, 0, b, &comm), WEFT_OK);
   g_layers = WEFT_LAYERS_MEGATRON;
   double dw = fx_layer(a, "L1.attn")->phase[WEFT_PHASE_WG].compute_ns -

@@ -137,10 +137,13 @@ static void vanilla(void) {
   l.ffn_matrices = 2; /* fc1's dgrad is scattered as it is: copied */
   CHECK_EQ_INT(find(&l, OC_MLP, "dtensor_rs_copy", WEFT_PHASE_IG, &by), 1);
   l.ffn_matrices = 3;
-  /* FP8: the input gathered in FP8 (1 byte): the copies of the gathers U */
+  /* FP8: the input gathered in FP8 (1 byte): its copy U; the gradient is
+   * gathered in bf16 (torchao casts it inside the linear): 2U */
   l.fp8 = WEFT_FP8_CURRENT;
   CHECK_EQ_INT(find(&l, OC_ATTN, "dtensor_ag_copy", WEFT_PHASE_FWD, &by), 1);
   CHECK_NEAR(by, U, EXACT);
+  CHECK_EQ_INT(find(&l, OC_ATTN, "dtensor_ag_copy", WEFT_PHASE_IG, &by), 1);
+  CHECK_NEAR(by, 2 * U, EXACT);
   l.fp8 = 0;
   l.sp = 0;
   CHECK_EQ_INT(find(&l, OC_ATTN, "dtensor_ag_copy", WEFT_PHASE_FWD, &by), 0);
