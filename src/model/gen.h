@@ -80,6 +80,8 @@ typedef struct {
   double oc_ns[OC_NBLOCKS][WEFT_NPHASES]; /* opcost: one micro-batch per block, per phase */
   double oc_once_ns[OC_NBLOCKS];       /* opcost: once an iteration per block (FP8 weight casts) */
   double oc_titan_ns[OC_NBLOCKS];      /* opcost: what torchtitan_op recomputes, a micro-batch */
+  double oc_rc_skip_ns;                /* opcost: what full recomputation of torch layers
+                                          leaves out of the MLP, a micro-batch */
   int overflow;                        /* a block ran out of collective slots */
   /* MoE parallel folding (WeftParallel.expert_tp): the experts laid over
    * TP x CP x DP as ETP x EP x EDP (Megatron-Core's order), not EP inside
@@ -254,6 +256,9 @@ int weft_gen_1f1b(const double *f, const double *b, int pp, int m, double *makes
  * hidden behind their GEMMs, which slow by the comm kernels' SMs (added to
  * blk's compute). */
 void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, double S);
+/* 1 when full recomputation of sub-block ob stops before its output
+ * collective (torch layers' MLP: weft_opcost_torch_rc_skip_ns). */
+int weft_gen_rc_stops_early(const Gen *g, int ob);
 /* gen_overlap.c: the sequence-parallel all-gathers' bytes per activation
  * byte: 1 / act_bytes with FP8 GEMMs (Transformer Engine gathers the FP8
  * copy, with or without the overlap), else 1. */

@@ -106,15 +106,20 @@ static void ring_ag(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double ag,
  * blocks; 3/4 hides under 3/4 of the GEMM). The GEMMs slow by the SMs the
  * comm kernels take: returned, to add to the phase's compute. */
 static double fprop(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double S,
-                    const TpoGemms *t, double pipe, int aggregate) {
+                    const TpoGemms *t, double pipe, int aggregate, int no_out) {
   double tp = g->par->tp, ring = slow(g, TPO_RING_SMS);
   double q = (TPO_PIPE_SPLITS - 1) / TPO_PIPE_SPLITS, ag = S * weft_gen_tp_ag_width(g) / tp;
   ring_ag(g, blk, ph, mult, ag, t->first_fprop * ring, aggregate, GEN_HIDE_AG_FPROP);
+  if (no_out) return mult * t->first_fprop * (ring - 1); /* stopped before the last GEMM */
   weft_gen_add(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S / TPO_PIPE_SPLITS, mult);
   weft_gen_add_hidden(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S * q,
                       mult * (TPO_PIPE_SPLITS - 1), mult * q * t->last_fprop * pipe,
                       GEN_HIDE_RS_FPROP);
   return mult * (t->first_fprop * (ring - 1) + t->last_fprop * (pipe - 1));
+}
+
+int weft_gen_rc_stops_early(const Gen *g, int ob) {
+  return ob == OC_MLP && g->par->layer_impl == WEFT_LAYERS_TORCH;
 }
 
 void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, double S) {
@@ -130,9 +135,10 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
   int agg = g->par->tp_overlap_aggregate;
   int agg_f = agg & (a ? WEFT_TPO_QKV_FPROP : WEFT_TPO_FC1_FPROP);
   int agg_d = agg & (a ? WEFT_TPO_PROJ_DGRAD : WEFT_TPO_FC2_DGRAD);
-  blk->compute_ns[WEFT_PHASE_FWD] += fprop(g, blk, WEFT_PHASE_FWD, R, S, &t, pipe, agg_f);
+  blk->compute_ns[WEFT_PHASE_FWD] += fprop(g, blk, WEFT_PHASE_FWD, R, S, &t, pipe, agg_f, 0);
   if (rc > 0)
-    blk->compute_ns[WEFT_PHASE_IG] += fprop(g, blk, WEFT_PHASE_IG, R * rc, S, &t, pipe, agg_f);
+    blk->compute_ns[WEFT_PHASE_IG] +=
+        fprop(g, blk, WEFT_PHASE_IG, R * rc, S, &t, pipe, agg_f, weft_gen_rc_stops_early(g, ob));
   /* backward: the output gradient's all-gather under the last GEMM's dgrad
    * (ring exchange), the first GEMMs' dgrad reduce-scatter whole under their
    * wgrad (bulk, qkv_wgrad/fc1_wgrad), and the first GEMMs' input (the

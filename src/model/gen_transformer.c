@@ -673,21 +673,27 @@ static double rc_drop(const Gen *g, const Tf *t, int moe, double full, double co
   return units * p->act_bytes / 2;
 }
 
-/* TP collectives of a sub-block, mult passes: AR of S, or with sequence
+/* TP collectives of a sub-block, mult passes, out of which run the output's
+ * collective (the rest stop before it: weft_gen_rc_stops_early):  AR of S, or with sequence
  * parallelism AG of the S/tp shard (FP8 with FP8 GEMMs) + RS of S. grads
  * of the passes gather the output's gradient: torch layers gather it in
  * the activations' width (torchao's Float8RowwiseParallel casts it to FP8
  * only inside the linear's backward, after the gather; Transformer Engine
  * casts it first). */
-static void tp_comm(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double grads, const Tf *t) {
+static void tp_comm_out(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double grads, double out,
+                        const Tf *t) {
   if (g->par->sequence_parallel) {
     double w = weft_gen_tp_ag_width(g), wg = g->par->layer_impl == WEFT_LAYERS_TORCH ? 1.0 : w;
     weft_gen_add(g, blk, ph, WEFT_COLL_ALLGATHER, GEN_TP,
                  ((mult - grads) * w + grads * wg) * t->S / g->par->tp, mult);
-    weft_gen_add(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * t->S, mult);
+    weft_gen_add(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, out * t->S, out);
   } else {
-    weft_gen_add(g, blk, ph, WEFT_COLL_ALLREDUCE, GEN_TP, mult * t->S, mult);
+    weft_gen_add(g, blk, ph, WEFT_COLL_ALLREDUCE, GEN_TP, out * t->S, out);
   }
+}
+
+static void tp_comm(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double grads, const Tf *t) {
+  tp_comm_out(g, blk, ph, mult, grads, mult, t);
 }
 
 /* The TP and ETP collectives of a MoE sub-block as Megatron-Core's all-to-all
@@ -756,6 +762,8 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   weft_gen_block_clear(blk);
   blk->compute_ns[WEFT_PHASE_FWD] = c[WEFT_PHASE_FWD];
   blk->compute_ns[WEFT_PHASE_IG] = c[WEFT_PHASE_IG] + rc * c[WEFT_PHASE_FWD] + core; /* + recomputed */
+  int early = rc > 0 && weft_gen_rc_stops_early(g, ob); /* torch's checkpoint: w2 and on not again */
+  if (early) blk->compute_ns[WEFT_PHASE_IG] -= rc * R * g->oc_rc_skip_ns;
   blk->compute_ns[WEFT_PHASE_WG] = c[WEFT_PHASE_WG];
   if (g->opcost && moe <= 0) { /* FP8's blocking amax all-reduces (gen_amax.c): stream time */
     double a = R * weft_gen_amax_block_ns(g, moe < 0, (double)t->v / t->Ls);
@@ -775,7 +783,7 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
     weft_gen_tp_overlap(g, blk, ob, R, rc, t->S);
   } else {
     tp_comm(g, blk, WEFT_PHASE_FWD, R, 0, t);
-    tp_comm(g, blk, WEFT_PHASE_IG, R * (1 + rc), R, t);
+    tp_comm_out(g, blk, WEFT_PHASE_IG, R * (1 + rc), R, early ? R : R * (1 + rc), t);
     /* torchtitan_op under SP: the policy saves no collective's output but
      * the reduce-scatter's, so the backward's replay all-gathers the norm's
      * output again for the GEMMs' weight gradients (the userbuffers path

@@ -425,12 +425,14 @@ static int check_common(Gen *g) {
   g->ns_per_flop = 1e9 / (g->dev->peak_flops * eff);
   g->opcost = p->efficiency == 0.0 && g->m->arch == WEFT_ARCH_TRANSFORMER &&
               weft_opcost_ready(g->dev) && g->m->heads > 0;
+  g->oc_rc_skip_ns = 0; /* the flat model: FLOPs, no kernels to leave out */
   if (g->opcost) { /* once per generation: every layer of a block costs the same */
     OcLayer l;
     weft_opcost_layer(g->m, p, &l);
     memset(g->oc_ns, 0, sizeof g->oc_ns);
     memset(g->oc_once_ns, 0, sizeof g->oc_once_ns);
     memset(g->oc_titan_ns, 0, sizeof g->oc_titan_ns);
+    g->oc_rc_skip_ns = weft_opcost_torch_rc_skip_ns(g->dev, &l, OC_MLP);
     for (int b = 0; b < OC_NBLOCKS; b++) /* only the blocks the workload has */
       if (b != OC_MOE || g->m->experts > 0) { /* the embedding too: stage 0 may be critical */
         weft_opcost_block(g->dev, &l, (OcBlock)b, g->oc_ns[b]);

@@ -857,6 +857,24 @@ double weft_opcost_block_titan_rc_ns(const WeftDevice *d, const OcLayer *l, OcBl
   return copy; /* a GeLU MLP's 6th, fc2: its output is not needed by the backward */
 }
 
+double weft_opcost_torch_rc_skip_ns(const WeftDevice *d, const OcLayer *l, OcBlock blk) {
+  if (!l->torch || blk != OC_MLP) return 0;
+  OcOp ops[OC_MAX_OPS];
+  Rates r;
+  int n = weft_opcost_ops(l, blk, ops, OC_MAX_OPS);
+  layer_rates(d, l, &r);
+  double ns = 0;
+  for (int i = 0; i < n && i < OC_MAX_OPS; i++) {
+    const OcOp *o = &ops[i];
+    if (o->phase != WEFT_PHASE_FWD || o->once) continue;
+    if ((o->kind == OC_GEMM && !strcmp(o->name, "fc2")) || !strcmp(o->name, "residual_add") ||
+        !strcmp(o->name, "bias_dropout_add") || !strcmp(o->name, "dtensor_rs_copy") ||
+        !strcmp(o->name, "async_tp_reduce"))
+      ns += op_kernels_ns(&r, o, l->graphs);
+  }
+  return ns;
+}
+
 /* A hook for measured launch costs (i25-measured's h100_launch.csv): the
  * cited defaults of opcost.h until then. */
 double weft_opcost_launch_ns(double op_ns, int graphs) {

@@ -109,6 +109,15 @@ int weft_opcost_torch_ops(const OcLayer *l, OcBlock blk, OcOp *ops);
  * megatron layers, no SP, TP 1 or async TP's fused GEMM): what the
  * torchtitan_op policy's replay copies again in backward. */
 double weft_opcost_torch_ag_copy_bytes(const OcLayer *l);
+/* What full recomputation does not run again of block blk with torch
+ * layers, a micro-batch (0 otherwise): PyTorch's non-reentrant checkpoint
+ * stops once every saved tensor is back (torch.utils.checkpoint's early
+ * stop, on by default), and nothing saved comes after the MLP's input to
+ * w2, so w2's forward GEMM, the residual add and the output's layout copy
+ * or async TP's reduction are left out (the reduce-scatter too: the
+ * generator's). Transformer Engine's and Megatron's checkpoint re-runs the
+ * whole layer. */
+double weft_opcost_torch_rc_skip_ns(const WeftDevice *d, const OcLayer *l, OcBlock blk);
 
 /* Most operators a block lists (forward and backward, FP8 casts, CP's ring). */
 #define OC_MAX_OPS 256

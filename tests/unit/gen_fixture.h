@@ -68,6 +68,30 @@ static inline WeftDevice fx_unit_device(double hbm_bytes) {
   return d;
 }
 
+/* A small Llama-shaped transformer for the per-operator model: 2 layers,
+ * h 1024, 16 heads (no GQA), SwiGLU of 4096, vocab 32000, seq 1024. */
+static inline WeftModel fx_llm(int global_batch) {
+  WeftModel m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "t");
+  m.arch = WEFT_ARCH_TRANSFORMER;
+  m.global_batch = global_batch, m.seq_len = 1024, m.layers = 2, m.hidden = 1024;
+  m.heads = m.kv_heads = 16, m.ffn_hidden = 4096, m.ffn_matrices = 3, m.vocab = 32000;
+  return m;
+}
+
+/* An A100-like device with the shape model's figures, so the per-operator
+ * model prices it: 312 TFLOP/s, 19.5 vector, HBM at hbm_bps (hbm_eff of
+ * it), 108 SMs, 256 x 128 tiles, 80 GB. */
+static inline WeftDevice fx_oc_device(double hbm_bps, double hbm_eff) {
+  WeftDevice d;
+  memset(&d, 0, sizeof d);
+  d.peak_flops = 312e12, d.peak_vector_flops = 19.5e12, d.hbm_bytes_per_s = hbm_bps;
+  d.sms = 108, d.tile_m = 256, d.tile_n = 128, d.hbm_bytes = 80e9;
+  d.gemm_efficiency = 0.8, d.hbm_efficiency = hbm_eff, d.attention_efficiency = 0.6;
+  return d;
+}
+
 /* ndims dims of npus[d] NPUs, every one of topology topo, cost class "c". */
 static inline WeftNetwork fx_net(int ndims, const int *npus, WeftTopology topo) {
   WeftNetwork net;

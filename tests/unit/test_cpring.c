@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/opcost.h"
+#include "gen_fixture.h"
 #include "oc_fixture.h"
 #include "../test.h"
 
@@ -227,17 +228,8 @@ static void no_ring(void) {
  * cp calls behind both steps' kernels (the off-diagonal one at the faster
  * rank's time). */
 static void generated(void) {
-  WeftModel m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "t");
-  m.arch = WEFT_ARCH_TRANSFORMER;
-  m.global_batch = 4, m.seq_len = 1024, m.layers = 2, m.hidden = 1024;
-  m.heads = m.kv_heads = 16, m.ffn_hidden = 4096, m.ffn_matrices = 3, m.vocab = 32000;
-  WeftDevice d;
-  memset(&d, 0, sizeof d);
-  d.peak_flops = 312e12, d.peak_vector_flops = 19.5e12, d.hbm_bytes_per_s = 2039e9;
-  d.sms = 108, d.tile_m = 256, d.tile_n = 128, d.hbm_bytes = 80e9;
-  d.gemm_efficiency = 0.8, d.hbm_efficiency = 0.9, d.attention_efficiency = 0.6;
+  WeftModel m = fx_llm(4);
+  WeftDevice d = fx_oc_device(2039e9, 0.9);
   WeftNetwork net;
   memset(&net, 0, sizeof net);
   net.ndims = 1;

@@ -332,7 +332,31 @@ static void tpo_torch(void) {
   weft_workload_free(b);
 }
 
+/* Full recomputation with torch layers (PyTorch's checkpoint stops once
+ * every saved tensor is back; docs/zoo.md, "Torch layers"): the MLP's
+ * output reduce-scatter is not run again (8 x 128 = 1024 bytes in
+ * input-grad, the gradient's own; Megatron's layers 2048: the recomputed
+ * forward's too), the attention's is (2048); the same without the
+ * overlap. */
+static void tpo_torch_rc(void) {
+  WeftWorkload *a = weft_workload_create(), *b = weft_workload_create();
+  WeftCommunicator comm;
+  int I = WEFT_PHASE_IG, RS = WEFT_COLL_REDUCESCATTER;
+  for (int ov = 0; ov < 2; ov++) {
+    CHECK_EQ_INT(gen_o(0, WEFT_RECOMPUTE_FULL, 0, ov, a, &comm), WEFT_OK);
+    g_layers = WEFT_LAYERS_TORCH;
+    CHECK_EQ_INT(gen_o(0, WEFT_RECOMPUTE_FULL, 0, ov, b, &comm), WEFT_OK);
+    g_layers = WEFT_LAYERS_MEGATRON;
+    CHECK_NEAR(fx_coll_bytes(a, "L1.mlp", I, RS, -1), 2048, 0);
+    CHECK_NEAR(fx_coll_bytes(b, "L1.mlp", I, RS, -1), 1024, 0);
+    CHECK_NEAR(fx_coll_bytes(b, "L1.attn", I, RS, -1), 2048, 0);
+  }
+  weft_workload_free(a);
+  weft_workload_free(b);
+}
+
 const TestCase suite_overlapgen[] = {
+    {"tpo_torch_rc", tpo_torch_rc},
     {"tpo_torch", tpo_torch},
     {"tpo_bytes", tpo_bytes},
     {"tpo_sms", tpo_sms},

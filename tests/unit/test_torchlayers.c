@@ -3,10 +3,12 @@
  * GEMMs' shapes against the fused ones, autograd's gradient sums, repeat_kv,
  * DTensor's layout copies (vanilla and async TP), FP8's input cast on the
  * shard, and the torchtitan_op replay's copy, each by hand. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "gen_fixture.h"
 #include "model/opcost.h"
-#include "../test.h"
 
 #define EXACT 1e-9
 
@@ -217,7 +219,79 @@ static void replay(void) {
              weft_opcost_block_titan_rc_ns(&d, &m, OC_ATTN), 1e-6);
 }
 
-const TestCase suite_torchlayers[] = {{"torch_projections", projections},
+/* What full recomputation leaves out with torch layers: of the MLP, w2's
+ * (fc2's) forward GEMM, the residual add and the output's layout copy,
+ * each at its op time with its launch; nothing of the attention, nothing
+ * with Megatron's layers. */
+static void rc_skip(void) {
+  WeftDevice d;
+  WeftError e;
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "h100", &d, &e), WEFT_OK);
+  OcLayer l = layer();
+  OcOp ops[OC_MAX_OPS];
+  int n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS), k = 0;
+  double want = 0;
+  for (int i = 0; i < n; i++) {
+    const OcOp *o = &ops[i];
+    if (o->phase != WEFT_PHASE_FWD) continue;
+    if ((o->kind == OC_GEMM && !strcmp(o->name, "fc2")) || !strcmp(o->name, "residual_add") ||
+        !strcmp(o->name, "dtensor_rs_copy")) {
+      want += weft_opcost_launch_ns(weft_opcost_layer_op_ns(&d, &l, o), 0);
+      k++;
+    }
+  }
+  CHECK_EQ_INT(k, 3);
+  CHECK(want > 0);
+  CHECK_NEAR(weft_opcost_torch_rc_skip_ns(&d, &l, OC_MLP), want, 1e-6 * want);
+  CHECK_NEAR(weft_opcost_torch_rc_skip_ns(&d, &l, OC_ATTN), 0, 0);
+  l.torch = 0;
+  CHECK_NEAR(weft_opcost_torch_rc_skip_ns(&d, &l, OC_MLP), 0, 0);
+}
+
+/* The generator's side: a 2-layer model (h 1024, 16 heads, SwiGLU of
+ * 4096) on TP 2 with SP, one micro-batch; full recomputation adds the
+ * MLP's forward to its input-grad less what the checkpoint leaves out
+ * (weft_opcost_torch_rc_skip_ns), the attention's whole. */
+static double mlp_ig(int recompute, int torch, double *fwd, double *skip) {
+  WeftModel m = fx_llm(2);
+  WeftDevice d = fx_oc_device(2000e9, 0.8);
+  int four = 4;
+  WeftNetwork net = fx_net(1, &four, WEFT_SWITCH);
+  WeftParallel p;
+  weft_parallel_default(&p);
+  p.tp = 2, p.dp = 2, p.sequence_parallel = 1, p.recompute = recompute;
+  p.layer_impl = torch ? WEFT_LAYERS_TORCH : WEFT_LAYERS_MEGATRON;
+  WeftWorkload *wl = weft_workload_create();
+  WeftCommunicator comm;
+  WeftGenInfo info;
+  WeftError e;
+  double ig = -1;
+  if (weft_generate(&m, &d, &p, &net, 0, wl, &comm, &info, &e) == WEFT_OK) {
+    const WeftLayer *x = NULL;
+    for (int i = 0; i < wl->nlayers && !x; i++)
+      if (!strcmp(wl->layers[i].name, "L1.mlp")) x = &wl->layers[i];
+    if (x) ig = x->phase[WEFT_PHASE_IG].compute_ns, *fwd = x->phase[WEFT_PHASE_FWD].compute_ns;
+  }
+  OcLayer l;
+  weft_opcost_layer(&m, &p, &l);
+  *skip = weft_opcost_torch_rc_skip_ns(&d, &l, OC_MLP);
+  weft_workload_free(wl);
+  return ig;
+}
+
+static void rc_skip_gen(void) {
+  double f0, f1, s0, s1;
+  for (int torch = 0; torch < 2; torch++) {
+    double none = mlp_ig(WEFT_RECOMPUTE_NONE, torch, &f0, &s0);
+    double full = mlp_ig(WEFT_RECOMPUTE_FULL, torch, &f1, &s1);
+    CHECK(none > 0 && full > 0 && f0 > 0);
+    CHECK_NEAR(f1, f0, 1.0);
+    CHECK(torch ? s1 > 0 : s1 == 0);
+    CHECK(fabs(full - none - (f1 - s1)) <= 2.0); /* whole ns per entry */
+  }
+}
+
+const TestCase suite_torchlayers[] = {{"torch_rc_skip_gen", rc_skip_gen},{"torch_rc_skip", rc_skip},{"torch_projections", projections},
                                       {"torch_grad_sums", grad_sums},
                                       {"torch_repeat_kv", repeat},
                                       {"torch_dtensor_vanilla", vanilla},
