@@ -72,7 +72,7 @@ static double slow(const Gen *g, double k) {
  * fp8_buf on proj_fprop/fc2_fprop is not expressible). NVFP4 at 1 byte
  * too: TE 1.x has no NVFP4, so no source for its buffers. */
 double weft_gen_tp_ag_width(const Gen *g) {
-  return g->par->fp8 && g->par->act_bytes > 1 ? 1.0 / g->par->act_bytes : 1.0;
+  return weft_opcost_tp_ag_bytes(g->par->fp8, g->par->act_bytes) / g->par->act_bytes;
 }
 
 /* A ring exchange's all-gather of the S/t shard (ag bytes), mult times, into

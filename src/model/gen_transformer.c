@@ -673,10 +673,10 @@ static double rc_drop(const Gen *g, const Tf *t, int moe, double full, double co
   return units * p->act_bytes / 2;
 }
 
-/* TP collectives of a sub-block, mult passes, out of which run the output's
- * collective (the rest stop before it: weft_gen_rc_stops_early):  AR of S, or with sequence
- * parallelism AG of the S/tp shard (FP8 with FP8 GEMMs) + RS of S. grads
- * of the passes gather the output's gradient: torch layers gather it in
+/* TP collectives of a sub-block, mult passes: AR of S, or with sequence
+ * parallelism AG of the S/tp shard (FP8 with FP8 GEMMs) + RS of S. Only out
+ * of them run the output's collective (the rest stop before it:
+ * weft_gen_rc_stops_early); grads of them gather the output's gradient: torch layers gather it in
  * the activations' width (torchao's Float8RowwiseParallel casts it to FP8
  * only inside the linear's backward, after the gather; Transformer Engine
  * casts it first). */

@@ -432,7 +432,8 @@ static int check_common(Gen *g) {
     memset(g->oc_ns, 0, sizeof g->oc_ns);
     memset(g->oc_once_ns, 0, sizeof g->oc_once_ns);
     memset(g->oc_titan_ns, 0, sizeof g->oc_titan_ns);
-    g->oc_rc_skip_ns = weft_opcost_torch_rc_skip_ns(g->dev, &l, OC_MLP);
+    if (p->recompute == WEFT_RECOMPUTE_FULL) /* what its recomputation leaves out */
+      g->oc_rc_skip_ns = weft_opcost_torch_rc_skip_ns(g->dev, &l, OC_MLP);
     for (int b = 0; b < OC_NBLOCKS; b++) /* only the blocks the workload has */
       if (b != OC_MOE || g->m->experts > 0) { /* the embedding too: stage 0 may be critical */
         weft_opcost_block(g->dev, &l, (OcBlock)b, g->oc_ns[b]);

@@ -96,6 +96,11 @@ typedef struct {
                           layers, async TP's fused all-gather/reduce-scatter GEMMs) */
 } OcLayer;
 
+/* Bytes a sequence-parallel all-gather moves per activation element: 1
+ * with FP8 GEMMs on wider activations (Transformer Engine and torchao's
+ * Float8ColwiseParallel gather the FP8 copy), else act_bytes. */
+double weft_opcost_tp_ag_bytes(int fp8, double act_bytes);
+
 /* With torch layers (OcLayer.torch), the attention's or the MLP's (blk)
  * kernels beside their GEMMs (opcost_torch.c; docs/zoo.md, "Torch
  * layers"): autograd's sum of the projections' input gradients, K and V

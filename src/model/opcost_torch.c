@@ -31,14 +31,13 @@ static int eager(const OcLayer *l) { return l->norm_eager; }
 /* DTensor's layouts copies apply: torch layers, SP over more than 1 rank. */
 static int dtensor_sp(const OcLayer *l) { return l->torch && l->sp && l->tp > 1; }
 
-/* An all-gathered element's bytes: FP8 when the GEMMs are (torchtitan's
- * Float8ColwiseParallel casts the input before it is gathered), as the
- * collective's own bytes (gen_overlap.c, weft_gen_tp_ag_width). */
-static double ag_width(const OcLayer *l) { return l->fp8 && l->act_bytes > 1 ? 1.0 : l->act_bytes; }
+double weft_opcost_tp_ag_bytes(int fp8, double act_bytes) {
+  return fp8 && act_bytes > 1 ? 1.0 : act_bytes;
+}
 
 double weft_opcost_torch_ag_copy_bytes(const OcLayer *l) {
   if (!dtensor_sp(l) || l->tp_async) return 0; /* async TP: the fused GEMM reads the shards */
-  return 2 * l->b * l->s * l->h * ag_width(l);
+  return 2 * l->b * l->s * l->h * weft_opcost_tp_ag_bytes(l->fp8, l->act_bytes);
 }
 
 int weft_opcost_torch_ops(const OcLayer *l, OcBlock blk, OcOp *ops) {
