@@ -157,8 +157,8 @@ static void measured_table(FILE *out, const WeftDevice *d) {
     fprintf(out, "    %-14sbf16 x%.4g, fp8 x%.4g, fp8_fast x%.4g of the burst rate (GEMMs, attention)\n",
             "sustained", mi.sustained[0], mi.sustained[1], mi.sustained[2]);
   if (mi.clock != 1)
-    fprintf(out, "    %-14sx%.4g the sustained SM clock of the tables' GPU (measured_clock), in the "
-            "sustained factors\n", "clock", mi.clock);
+    fprintf(out, "    %-14sx%.4g the tables' GPU's sustained tensor-core rate (measured_clock), in "
+            "the sustained factors\n", "clock", mi.clock);
   if (mi.mem_time != 1)
     fprintf(out, "    %-14smemory-bound kernels x%.4g the tables' time (measured_hbm_gbps %g / "
             "hbm_gbps %g)\n", "hbm", mi.mem_time, d->measured_hbm_bytes_per_s / 1e9,

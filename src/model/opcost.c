@@ -690,7 +690,9 @@ static void layer_rates(const WeftDevice *d, const OcLayer *l, Rates *r) {
 /* A GEMM's time from the measured tables (< 0: none apply): BF16 GEMMs on
  * 2-byte activations, FP8 ones (an FP8 GEMM, or 1-byte activations) at the
  * FP8 rows, a forward one at the fast-accumulation rows when measured
- * (Transformer Engine's forward GEMMs use it, its gradient GEMMs not). */
+ * (Transformer Engine's forward GEMMs use it, its gradient GEMMs not). An
+ * FP4 GEMM (no table has FP4 rows) takes the FP8 rows' time at the FP4
+ * rate: the same fraction of the device's FP4 peak (docs/zoo.md). */
 static double measured_gemm(const Rates *r, const OcOp *op) {
   int fp8 = (op->fp8 || r->act_fp8) && r->d->peak_fp8_flops > 0; /* as tensor_rate */
   if (!r->meas) return -1;
@@ -698,7 +700,10 @@ static double measured_gemm(const Rates *r, const OcOp *op) {
   WeftMeasuredDtype dt = !fp8 ? WM_BF16 : op->phase == WEFT_PHASE_FWD && r->fp8_fast
                                               ? WM_FP8_FAST : WM_FP8;
   double b = op->batch > 0 ? op->batch : 1;
-  return weft_measured_gemm_ns(r->meas, dt, b, op->m, op->n, op->k);
+  double ns = weft_measured_gemm_ns(r->meas, dt, b, op->m, op->n, op->k);
+  if (ns >= 0 && op->fp8 == 2 && r->d->peak_fp4_flops > 0) /* as tensor_rate */
+    ns *= r->d->peak_fp8_flops / r->d->peak_fp4_flops;
+  return ns;
 }
 
 /* A fused attention kernel's or a vector kernel's time from the tables

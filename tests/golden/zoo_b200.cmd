@@ -1,1 +1,1 @@
-zoo b200
+zoo --zoo data/zoo b200

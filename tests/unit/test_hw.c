@@ -109,9 +109,12 @@ static void tpu_trainium(void) {
  * - hbm_efficiency through a residual add of 16384 x 4096 bf16 (two read,
  *   one written: 402653184 bytes) at hbm_gbps x hbm_efficiency;
  * - attention_efficiency through a fused attention kernel of 1e12 FLOPs at
- *   peak x 0.52 (assumed, the H100's) on B200; MI355X has none: its GEMMs'. */
+ *   peak x 0.52 (assumed, the H100's) on B200; MI355X has none: its GEMMs'.
+ * The Blackwell presets read the H100's tables (blackwell_on_h100_tables):
+ * these keys price what the tables do not, checked here with them off. */
 static void blackwell_mi355x_per_operator(void) {
   WeftDevice b = dev("b200"), g = dev("gb200"), b3 = dev("b300"), g3 = dev("gb300");
+  b.measured[0] = '\0'; /* the datasheet path: no tables */
   WeftDevice x = dev("mi355x"), m = dev("mi325x"), m3 = dev("mi300x");
   const double mamf = 1e-3, sus = 680.6 / 762; /* 3 decimals: 0.0005 / 0.555 at most */
   CHECK_NEAR(b.gemm_efficiency * b.peak_flops / (1745.0e12 * sus), 1, mamf);
@@ -145,6 +148,49 @@ static void blackwell_mi355x_per_operator(void) {
   CHECK_NEAR(weft_opcost_op_ns(&x, &fa, 2) / (1e12 / (2516.6e12 * 0.555) * 1e9), 1, 1e-9);
   /* TPUs and Trainium: no SMs to wave over, charged per FLOP */
   CHECK_EQ_INT(dev("tpu-v5p").sms + dev("tpu-v6e").sms + dev("tpu7x").sms + dev("trn2").sms, 0);
+}
+
+/* The NVIDIA Blackwell presets read the H100's measured tables (docs/zoo.md,
+ * "Blackwell on the H100's tables"): measured_clock is the MAMF table's
+ * best-BF16-matmul ratio (B200 1745.0, GB200 1822.0, B300 1769.0 TFLOP/s
+ * over the H100 SXM's 794.5; GB300 the GB200's), so a GEMM or fused
+ * attention kernel takes the H100's time for its shape over it; a
+ * memory-bound kernel the H100's time x 3350 / hbm_gbps; an FP4 GEMM the
+ * FP8 one's time at the FP4 rate (half, on B200). */
+static void blackwell_on_h100_tables(void) {
+  WeftDevice h = dev("h100"), b = dev("b200"), g = dev("gb200"), b3 = dev("b300");
+  WeftDevice g3 = dev("gb300");
+  const double mamf = 1e-3; /* 3 decimals in devices.yml */
+  CHECK_NEAR(b.measured_clock / (1745.0 / 794.5), 1, mamf);
+  CHECK_NEAR(g.measured_clock / (1822.0 / 794.5), 1, mamf);
+  CHECK_NEAR(b3.measured_clock / (1769.0 / 794.5), 1, mamf);
+  CHECK_NEAR(g3.measured_clock, g.measured_clock, EXACT);
+  const WeftDevice *bw[] = {&b, &g, &b3, &g3};
+  for (int i = 0; i < 4; i++) {
+    CHECK(strstr(bw[i]->measured, "h100") != NULL);
+    CHECK_NEAR(bw[i]->measured_hbm_bytes_per_s, 3350e9, EXACT);
+  }
+  if (!h.measured[0] || !b.measured[0]) return; /* a zoo without data/measured */
+  /* Llama 3 8B's gate/up GEMM at 8192 tokens, a table shape, BF16 and FP8 */
+  OcOp gemm = {"fc1", WEFT_PHASE_FWD, OC_GEMM, 1, 8192, 28672, 4096, 2 * 8192.0 * 28672 * 4096,
+               0, 0, 0, 0, 0, 0, 0, 0, 0};
+  double hb = weft_opcost_op_ns(&h, &gemm, 2);
+  CHECK_NEAR(weft_opcost_op_ns(&b, &gemm, 2) * b.measured_clock / hb, 1, 1e-9);
+  CHECK_NEAR(weft_opcost_op_ns(&g, &gemm, 2) * g.measured_clock / hb, 1, 1e-9);
+  gemm.fp8 = 1;
+  double h8 = weft_opcost_op_ns(&h, &gemm, 2), b8 = weft_opcost_op_ns(&b, &gemm, 2);
+  /* 0.4% apart: this shape has no fast-accumulation row, and the rule that
+   * reads it from the neighbours fits the tables' waves over each device's
+   * own SMs (148 here, 132 on the H100) */
+  CHECK_NEAR(b8 * b.measured_clock / h8, 1, 1e-2);
+  gemm.fp8 = 2; /* NVFP4: the FP8 rows at 9000 TFLOP/s instead of 4500 */
+  CHECK_NEAR(weft_opcost_op_ns(&b, &gemm, 2) / b8, 0.5, 1e-12);
+  OcOp add = {"residual_add", WEFT_PHASE_FWD, OC_VECTOR, 0, 0, 0, 0, 16384 * 4096.0,
+              3 * 16384 * 4096 * 2.0, 0, 0, 0, 0, 0, 0, 0, 0};
+  CHECK_NEAR(weft_opcost_op_ns(&b, &add, 2) / weft_opcost_op_ns(&h, &add, 2), 3350 / 7700.0,
+             1e-9);
+  CHECK_NEAR(weft_opcost_op_ns(&g, &add, 2) / weft_opcost_op_ns(&h, &add, 2), 3350 / 8000.0,
+             1e-9);
 }
 
 /* ------------------------------------------------------------------ clusters */
@@ -415,6 +461,7 @@ const TestCase suite_hw[] = {
     {"hw/amd_instinct", amd_instinct},
     {"hw/tpu_trainium", tpu_trainium},
     {"hw/per_operator_by_hand", blackwell_mi355x_per_operator},
+    {"hw/blackwell_on_h100_tables", blackwell_on_h100_tables},
     {"hw/nvl72_allreduce", nvl72_allreduce},
     {"hw/nvl72_time_by_hand", nvl72_time_by_hand},
     {"hw/gb300_time_by_hand", gb300_time_by_hand},
