@@ -160,6 +160,10 @@ def network_file(run, specs, tmp):
     node = int(hw.get("node_gpus") or tiers[0]["npus"])
     if node != tiers[0]["npus"]:
         raise ValueError("%d GPUs per node, cluster %s has %d" % (node, name, tiers[0]["npus"]))
+    if hw.get("segment"):  # GPUs used of each NVLink domain (Slurm's --segment): the rest idle
+        node = int(hw["segment"])
+        if not 0 < node <= tiers[0]["npus"]:
+            raise ValueError("segment %d outside the %d-GPU domain" % (node, tiers[0]["npus"]))
     if n <= node:
         dims = [n]
     elif n % node:
