@@ -701,7 +701,7 @@ static double measured_gemm(const Rates *r, const OcOp *op) {
                                               ? WM_FP8_FAST : WM_FP8;
   double b = op->batch > 0 ? op->batch : 1;
   double ns = weft_measured_gemm_ns(r->meas, dt, b, op->m, op->n, op->k);
-  if (ns >= 0 && op->fp8 == 2 && r->d->peak_fp4_flops > 0) /* as tensor_rate */
+  if (ns >= 0 && fp8 && op->fp8 == 2 && r->d->peak_fp4_flops > 0) /* as tensor_rate */
     ns *= r->d->peak_fp8_flops / r->d->peak_fp4_flops;
   return ns;
 }
