@@ -164,8 +164,9 @@ static void measured_table(FILE *out, const WeftDevice *d) {
             "hbm_gbps %g)\n", "hbm", mi.mem_time, d->measured_hbm_bytes_per_s / 1e9,
             d->hbm_bytes_per_s / 1e9);
   if (mi.launch_us[0] >= 0 || mi.launch_us[1] >= 0)
-    fprintf(out, "    %-14seager %g us, CUDA graph %g us per kernel\n", "launch", mi.launch_us[0],
-            mi.launch_us[1]);
+    fprintf(out, "    %-14seager %g us, CUDA graph %g us per kernel%s\n", "launch", mi.launch_us[0],
+            mi.launch_us[1],
+            d->launch_cpu_ns > 0 ? " (the tables' host; eager here: launch_cpu_us)" : "");
   fprintf(out, "    %-14s%s; datasheet: TF32/FP32 GEMMs, vector FLOP/s%s\n", "rates",
           mi.file[0][0] ? "measured: BF16/FP8 GEMMs (by shape), attention, memory-bound kernels"
                         : "measured: attention, memory-bound kernels",
@@ -194,6 +195,7 @@ static void device_json(FILE *out, const WeftDevice *d) {
   json_opt(out, "hbm_bytes_per_s", d->hbm_bytes_per_s);
   json_opt(out, "power_w", d->power_w);
   json_opt(out, "host_bytes_per_s", d->host_bytes_per_s);
+  json_opt(out, "launch_cpu_ns", d->launch_cpu_ns);
   fprintf(out, ",\n  \"compute_model\": \"%s\"", d->sms > 0 ? "per-operator" : "per-flop");
   if (d->sms > 0) {
     json_opt(out, "peak_vector_flops", d->peak_vector_flops);
@@ -232,6 +234,9 @@ static void device_table(FILE *out, const WeftDevice *d) {
   row(out, "power_w", d->power_w, " (TDP / board power)", "not published");
   row(out, "host_gbps", d->host_bytes_per_s / 1e9, " (to host memory, each direction)",
       "not given: no activation offloading");
+  if (d->launch_cpu_ns > 0) /* else the default host's, OC_LAUNCH_CPU_NS */
+    row(out, "launch_cpu_us", d->launch_cpu_ns / 1e3, " (the host CPU's issue of one eager kernel)",
+        "");
   if (d->sms == 0) {
     fprintf(out, "  %-16sper FLOP at --efficiency (no per-operator figures)\n", "compute");
     return;

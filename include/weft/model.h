@@ -141,6 +141,11 @@ typedef struct {
    * kernels' times scale by it over hbm_bytes_per_s; 0: the same HBM). */
   double measured_clock;
   double measured_hbm_bytes_per_s;
+  /* The host CPU's time to issue one kernel through eager PyTorch, ns
+   * (devices.yml launch_cpu_us; 0: the DGX H100's x86 host as measured,
+   * OC_LAUNCH_CPU_NS): a kernel shorter than it waits for it (docs/zoo.md,
+   * "Kernel launches"). */
+  double launch_cpu_ns;
 } WeftDevice;
 
 /* Read one model file. */

@@ -130,7 +130,7 @@ def _device_dict(v):
     out = {"kind": "device", "name": text(v.name), "title": text(v.title),
            "source": text(v.source)}
     for k in ("peak_flops", "peak_fp8_flops", "peak_fp4_flops", "peak_tf32_flops", "hbm_bytes",
-              "hbm_bytes_per_s", "power_w", "host_bytes_per_s"):
+              "hbm_bytes_per_s", "power_w", "host_bytes_per_s", "launch_cpu_ns"):
         if getattr(v, k) > 0:
             out[k] = _whole(getattr(v, k))
     out["compute_model"] = "per-operator" if v.sms > 0 else "per-flop"

@@ -45,6 +45,11 @@
  * table's rows: 1e12 leaves FLOP/s (x1e12) and bytes (x2^30) below 1e25. */
 #define WEFT_MAX_ZOO_FIGURE 1e12
 
+/* A host CPU's time to issue one kernel (devices.yml launch_cpu_us): 1e6 us
+ * is a second a kernel, far past any host; each generated op's time stays
+ * below 1e15 ns with the op counts above. */
+#define WEFT_MAX_LAUNCH_US 1e6
+
 /* Transformer layers in a zoo model: the largest published models have a
  * few hundred; a generated workload holds a few entries per layer of a
  * stage, so 1e5 bounds it to ~30 MB and milliseconds, where 1e8 layers

@@ -278,8 +278,8 @@ void weft_gen_zero3_gather(Gen *g, GenBlock *b, GenKind k, double per_npu_bytes,
 static double fsdp2_copy_ns(const Gen *g, WeftPhase ph, double bytes) {
   if (!g->opcost || !(bytes > 0.0)) return 0.0;
   OcOp o = {"fsdp2_copy", ph, OC_VECTOR, 0, 0, 0, 0, 0, bytes, 0, 0, 0, 0, 0, 1, 0, 0};
-  return weft_opcost_launch_ns(weft_opcost_op_ns(g->dev, &o, g->par->act_bytes),
-                               g->par->cuda_graphs);
+  return weft_opcost_launch_on_ns(g->dev, weft_opcost_op_ns(g->dev, &o, g->par->act_bytes),
+                                  g->par->cuda_graphs);
 }
 
 void weft_gen_fsdp2_copies(Gen *g, GenBlock *b, double gathered_bytes, double grad_elems,

@@ -805,7 +805,7 @@ double weft_opcost_layer_op_ns(const WeftDevice *d, const OcLayer *l, const OcOp
 
 /* An op's kernels with their launches. */
 static double op_kernels_ns(const Rates *r, const OcOp *op, int graphs) {
-  return (op->count > 0 ? op->count : 1) * weft_opcost_launch_ns(op_ns(r, op), graphs);
+  return (op->count > 0 ? op->count : 1) * weft_opcost_launch_on_ns(r->d, op_ns(r, op), graphs);
 }
 
 void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, double *ns) {
@@ -883,8 +883,15 @@ double weft_opcost_torch_rc_skip_ns(const WeftDevice *d, const OcLayer *l, OcBlo
 /* A hook for measured launch costs (i25-measured's h100_launch.csv): the
  * cited defaults of opcost.h until then. */
 double weft_opcost_launch_ns(double op_ns, int graphs) {
+  return weft_opcost_launch_on_ns(NULL, op_ns, graphs);
+}
+
+/* The same on d's host: its launch_cpu_ns when devices.yml gives one (a
+ * Grace host issues kernels at about half an x86 host's rate). */
+double weft_opcost_launch_on_ns(const WeftDevice *d, double op_ns, int graphs) {
+  double cpu = d && d->launch_cpu_ns > 0 ? d->launch_cpu_ns : OC_LAUNCH_CPU_NS;
   double t = op_ns + OC_LAUNCH_GAP_NS;
-  return graphs || t >= OC_LAUNCH_CPU_NS ? t : OC_LAUNCH_CPU_NS;
+  return graphs || t >= cpu ? t : cpu;
 }
 
 double weft_opcost_optimizer_ns(const WeftDevice *d, const WeftParallel *par, double elems,

@@ -228,8 +228,11 @@ double weft_opcost_op_ns(const WeftDevice *d, const OcOp *op, double act_bytes);
  * attention kernel (TE's or FA2's rows) and its dropout's slowdown. */
 double weft_opcost_layer_op_ns(const WeftDevice *d, const OcLayer *l, const OcOp *op);
 /* Time of one kernel of duration op_ns with its launch: eager, max(op_ns +
- * gap, CPU issue cost); graphs, op_ns + gap. */
+ * gap, CPU issue cost); graphs, op_ns + gap. The CPU's cost is d's host's
+ * (WeftDevice.launch_cpu_ns; NULL or 0: OC_LAUNCH_CPU_NS, as
+ * weft_opcost_launch_ns). */
 double weft_opcost_launch_ns(double op_ns, int graphs);
+double weft_opcost_launch_on_ns(const WeftDevice *d, double op_ns, int graphs);
 /* Bytes an FP8 cast kernel moves for a tensor of e elements read at
  * src_bytes (weight: a weight, else an activation or a gradient), in
  * recipe mode (a WeftFp8): it reads the tensor and writes

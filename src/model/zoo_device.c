@@ -13,7 +13,7 @@ static const char *const DEVICE_KEYS[] = {
     "tf32_tflops",    "vector_tflops",  "sms",     "tile",     "gemm_efficiency",
     "hbm_efficiency", "attention_efficiency", "gemm_eff_max", "gemm_k0", "gemm_t0_us",
     "fp4_tflops",     "power_w",        "measured", "host_gbps", "measured_clock",
-    "measured_hbm_gbps", NULL};
+    "measured_hbm_gbps", "launch_cpu_us", NULL};
 #define MAX_SMS 100000  /* SMs or CUs of one device */
 #define MAX_TILE 4096   /* a GEMM output tile's side */
 
@@ -199,11 +199,15 @@ static int parse_device(const WeftYamlNode *k, const WeftYamlNode *v, const char
   if ((rc = weft_zoo_text(v, "title", file, d->title, sizeof d->title, err)) ||
       (rc = weft_zoo_text(v, "source", file, d->source, sizeof d->source, err)))
     return rc;
-  double fp4 = 0, host = 0; /* the NVFP4 recipe's GEMM rate (--fp8 nvfp4); the host link */
+  double fp4 = 0, host = 0, launch = 0; /* the NVFP4 recipe's GEMM rate (--fp8 nvfp4); the
+                                          * host link; the host CPU's kernel issue */
   if ((rc = opt_double(v, "fp4_tflops", file, WEFT_RANGE_ZOO_FIGURE, &fp4, err)) ||
       (rc = opt_double(v, "power_w", file, WEFT_RANGE_ZOO_FIGURE, &d->power_w, err)) ||
-      (rc = opt_double(v, "host_gbps", file, WEFT_RANGE_ZOO_FIGURE, &host, err)))
+      (rc = opt_double(v, "host_gbps", file, WEFT_RANGE_ZOO_FIGURE, &host, err)) ||
+      (rc = opt_double(v, "launch_cpu_us", file, WEFT_RANGE_(0.0, 1, WEFT_MAX_LAUNCH_US), &launch,
+                       err)))
     return rc;
+  d->launch_cpu_ns = launch * 1e3;
   d->peak_fp4_flops = fp4 * 1e12;
   d->host_bytes_per_s = host * 1e9; /* GB/s each direction, as bw_gbps */
   d->peak_flops = tflops * 1e12;

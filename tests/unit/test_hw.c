@@ -193,6 +193,59 @@ static void blackwell_on_h100_tables(void) {
              1e-9);
 }
 
+/* A Grace host issues kernels at about half an x86 host's rate (docs/zoo.md,
+ * "Kernel launches"): NVIDIA's PyTorch launch test (dgxc-benchmarking
+ * v25.10.01, microbenchmarks/cpu_overhead: a loop of torch.matmul on 4..512
+ * squares, no sync) takes 116.4 us summed over its eight sizes on GB200 and
+ * 61.3 on H100 (B200, x86: 61.2), so the GB200 and GB300 presets issue one
+ * eager kernel in the DGX H100's measured 8.0282 us x 116.4 / 61.3. A kernel
+ * shorter than that waits for it; CUDA graphs skip it. */
+static void grace_host_launch(void) {
+  WeftDevice h = dev("h100"), b = dev("b200"), g = dev("gb200"), g3 = dev("gb300");
+  CHECK_NEAR(g.launch_cpu_ns / (8028.2 * 116.4 / 61.3), 1, 1e-3); /* 4 digits in the file */
+  CHECK_NEAR(g3.launch_cpu_ns, g.launch_cpu_ns, EXACT);
+  CHECK_NEAR(h.launch_cpu_ns + b.launch_cpu_ns, 0, 0); /* x86 hosts: the default */
+  CHECK_NEAR(weft_opcost_launch_on_ns(NULL, 100, 0), 8028, EXACT);
+  CHECK_NEAR(weft_opcost_launch_on_ns(&h, 100, 0), 8028, EXACT);
+  CHECK_NEAR(weft_opcost_launch_on_ns(&g, 100, 0), 15240, EXACT);
+  CHECK_NEAR(weft_opcost_launch_on_ns(&g, 100, 1), 100 + 1173, EXACT); /* graph replay's gap */
+  CHECK_NEAR(weft_opcost_launch_on_ns(&g, 14066, 0), 15240, EXACT);     /* just the CPU's */
+  CHECK_NEAR(weft_opcost_launch_on_ns(&g, 20000, 0), 21173, EXACT);     /* the kernel's own */
+  /* A Llama 3 8B layer at TP 8 on GB200: short kernels. Each one costs at
+   * most 15240 - 8028 ns more than on an x86 host, some do; with CUDA
+   * graphs nothing changes. */
+  WeftModel m;
+  WeftError e;
+  WeftParallel p;
+  CHECK_EQ_INT(weft_zoo_model(ZOO, "llama3-8b", &m, &e), WEFT_OK);
+  weft_parallel_default(&p);
+  p.tp = 8;
+  p.sequence_parallel = 1;
+  WeftDevice x86 = g;
+  x86.launch_cpu_ns = 0;
+  for (int graphs = 0; graphs < 2; graphs++) {
+    p.cuda_graphs = graphs;
+    OcLayer l;
+    weft_opcost_layer(&m, &p, &l);
+    OcOp ops[OC_MAX_OPS];
+    double more = 0;
+    for (int blk = OC_ATTN; blk <= OC_MLP; blk++) {
+      int n = weft_opcost_ops(&l, (OcBlock)blk, ops, OC_MAX_OPS), kernels = 0;
+      for (int i = 0; i < n; i++) kernels += ops[i].count > 0 ? ops[i].count : 1;
+      double a[WEFT_NPHASES], c[WEFT_NPHASES];
+      weft_opcost_block(&g, &l, (OcBlock)blk, a);
+      weft_opcost_block(&x86, &l, (OcBlock)blk, c);
+      for (int ph = 0; ph < WEFT_NPHASES; ph++) {
+        CHECK(a[ph] >= c[ph]);
+        CHECK(a[ph] - c[ph] <= kernels * (15240.0 - 8028.0) * (1 + 1e-12));
+        more += a[ph] - c[ph];
+      }
+    }
+    if (graphs) CHECK_NEAR(more, 0, 0);
+    else CHECK(more > 15240 - 8028.0);
+  }
+}
+
 /* ------------------------------------------------------------------ clusters */
 
 static WeftCluster cluster(const char *name) {
@@ -432,6 +485,10 @@ static void bad_values(void) {
        "fp4_tflops must be > 0", 4},
       {"x:\n  peak_tflops: 1\n  hbm_gib: 1\n  hbm_gbps: 1\n  power_w: lots\n", "power_w",
        "power_w", 5},
+      {"x:\n  peak_tflops: 1\n  hbm_gib: 1\n  hbm_gbps: 1\n  launch_cpu_us: 0\n", "launch_cpu_us",
+       "launch_cpu_us must be > 0", 5},
+      {"x:\n  peak_tflops: 1\n  hbm_gib: 1\n  hbm_gbps: 1\n  launch_cpu_us: 2e6\n",
+       "launch_cpu_us", "launch_cpu_us", 5},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     const char *dir = scratch_devices(bad[i].text);
@@ -447,12 +504,13 @@ static void bad_values(void) {
     scratch_done();
   }
   const char *dir = scratch_devices("x:\n  peak_tflops: 1\n  hbm_gib: 1\n  hbm_gbps: 1\n"
-                                    "  fp4_tflops: 4\n  power_w: 700\n");
+                                    "  fp4_tflops: 4\n  power_w: 700\n  launch_cpu_us: 12.5\n");
   WeftDevice d;
   WeftError e;
   CHECK_EQ_INT(weft_zoo_device(dir, "x", &d, &e), WEFT_OK);
   CHECK_NEAR(d.peak_fp4_flops, 4e12, EXACT);
   CHECK_NEAR(d.power_w, 700, EXACT);
+  CHECK_NEAR(d.launch_cpu_ns, 12500, EXACT);
   scratch_done();
 }
 
@@ -462,6 +520,7 @@ const TestCase suite_hw[] = {
     {"hw/tpu_trainium", tpu_trainium},
     {"hw/per_operator_by_hand", blackwell_mi355x_per_operator},
     {"hw/blackwell_on_h100_tables", blackwell_on_h100_tables},
+    {"hw/grace_host_launch", grace_host_launch},
     {"hw/nvl72_allreduce", nvl72_allreduce},
     {"hw/nvl72_time_by_hand", nvl72_time_by_hand},
     {"hw/gb300_time_by_hand", gb300_time_by_hand},
