@@ -47,7 +47,9 @@ as "not modelled" with the reason, never dropped.
   absent: fused), the MoE dispatcher (`moe_dispatcher`), the optimizer's
   master weights (`master_weights`) and Adam's moments' precision
   (`optimizer_states`), CUDA graphs (`cuda_graphs`), full recomputation of N
-  layers (`recompute_num_layers`, `recompute_method`), the group order and
+  layers (`recompute_num_layers`, `recompute_method`), the group order (`order`;
+  absent: TP,DP,PP, the pipeline outermost as Megatron-Core, DeepSpeed and
+  torchtitan lay their ranks; Llama 3's rows say TP,PP,DP) and
   per-stage layers, the pipeline schedule (`schedule`);
 - batch: a global batch that is not a multiple of dp x micro-batch becomes
   the nearest multiple (ties: the smaller), and a published time derived
@@ -238,8 +240,10 @@ def args_for(run, specs, tmp, assumed):
               "reshard_after_forward"):  # ZeRO-3 resharded (absent: on) or kept gathered
         if k in par:
             a += ["--" + k.replace("_", "-"), "on" if par[k] else "off"]
-    if par.get("order"):
-        a += ["--order", par["order"]]
+    # the ranks' order, innermost first: the row's, else PP outermost (Megatron-Core's
+    # tp-cp-ep-dp-pp, DeepSpeed's pipe-data-model, torchtitan's pp-dp-cp-tp mesh), not
+    # weft's TP,PP,DP default
+    a += ["--order", par.get("order") or "TP,DP,PP"]
     if par.get("schedule"):  # the pipeline schedule as published (DeepSeek-V3: dualpipe)
         a += ["--schedule", par["schedule"]]
     if run.get("loop"):
