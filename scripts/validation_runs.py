@@ -84,9 +84,11 @@ import tempfile
 # and an estimated 500 W clock, devices.yml), kept apart in the per-GPU
 # summary, so the H100 SXM rows are compared with their own kind.
 DEVICE = {"a100-80gb": "a100", "a100-40gb": "a100-40gb", "h100-sxm": "h100", "h800": "h800",
-          "b200": "b200", "gb200": "gb200", "h100-gt": "h100-gt", "h200-sxm": "h200"}
+          "b200": "b200", "gb200": "gb200", "gb300": "gb300", "h100-gt": "h100-gt",
+          "h200-sxm": "h200"}
 CLUSTER = {"a100-80gb": "dgx-a100", "a100-40gb": "dgx-a100", "h100-sxm": "dgx-h100",
-           "h800": "dgx-h800", "b200": "dgx-b200", "gb200": "gb200-nvl72", "h100-gt": "dgx-h100",
+           "h800": "dgx-h800", "b200": "dgx-b200", "gb200": "gb200-nvl72", "gb300": "gb300-nvl72",
+           "h100-gt": "dgx-h100",
            "h200-sxm": "dgx-h100"}  # H200 nodes: NVLink 4 and 8x 400 Gb/s, DGX H100's tiers
 CLUSTERS = "data/zoo/clusters.yml"
 NOMINAL = "--nominal" in sys.argv[1:]
