@@ -11,6 +11,7 @@
 
 #include "io/limits.h"
 #include "model/gen.h"
+#include "model/gen_names.h"
 
 void weft_gen_compute(const Gen *g, int blk, double mult, double flat_ns, double *ns) {
   for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = g->opcost ? mult * g->oc_ns[blk][ph] : flat_ns;
@@ -195,8 +196,8 @@ static int group_of(Gen *g, WeftPhase ph, GenKind k) {
       g->overflow = 1;
       return 0;
     }
-    snprintf(wl->group_name[j], sizeof wl->group_name[j], "%s", KIND_NAME[k]);
-    snprintf(c->extra_name[j], sizeof c->extra_name[j], "%s", KIND_NAME[k]);
+    weft_gen_copy_name(wl->group_name[j], sizeof wl->group_name[j], KIND_NAME[k], 0);
+    weft_gen_copy_name(c->extra_name[j], sizeof c->extra_name[j], KIND_NAME[k], 0);
     memcpy(c->extra[j], g->span[k], sizeof c->extra[j]);
     c->extra_line[j] = 0;
     wl->ngroups = c->nextra = j + 1;
@@ -451,10 +452,7 @@ void weft_gen_emit(Gen *g, const char *name, const GenBlock *b, double count) {
   for (int j = 0; j < n; j++) {
     WeftLayer *l = &g->wl->layers[g->wl->nlayers++];
     memset(l, 0, sizeof *l);
-    if (j == 0)
-      snprintf(l->name, sizeof l->name, "%s", name);
-    else
-      snprintf(l->name, sizeof l->name, "%s.%d", name, j + 1);
+    weft_gen_copy_name(l->name, sizeof l->name, name, j ? j + 1 : 0);
     for (int p = 0; p < WEFT_NPHASES; p++) {
       WeftPhaseSpec *s = &l->phase[p];
       if (j == 0) s->compute_ns = count * round(b->compute_ns[p]);

@@ -26,6 +26,15 @@ static void txt_int(Txt *t, int v) {
   txt_str(t, d + n);
 }
 
+void weft_gen_copy_name(char *out, size_t n, const char *s, int j) {
+  Txt t = {out, n};
+  txt_str(&t, s);
+  if (j > 0) {
+    txt_str(&t, ".");
+    txt_int(&t, j);
+  }
+}
+
 void weft_gen_range_name(char *out, size_t n, int lo, int hi, const char *what) {
   Txt t = {out, n};
   txt_str(&t, "L");

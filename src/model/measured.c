@@ -5,6 +5,7 @@
  * so lookups from any thread read them without one. */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,7 +14,8 @@
 #include "model/measured_tab.h"
 
 static WeftMeasured g_set[WM_MAX_SETS];
-static int g_nset;
+static atomic_int g_nset; /* published slots: written under g_lock (release),
+                           * read without it (acquire) */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ------------------------------------------------------------------ GEMM fit */
@@ -143,6 +145,16 @@ static int mem_cmp(const void *pa, const void *pb) {
   return a->elems < b->elems ? -1 : a->elems > b->elems;
 }
 
+/* by_lm's order (qsort has no context argument: the rows in a static, set
+ * and read under g_lock by the one loading thread) */
+static const WmGemm *g_sort_rows;
+static int by_lm_cmp(const void *pa, const void *pb) {
+  int a = *(const int *)pa, b = *(const int *)pb;
+  double x = g_sort_rows[a].lm, y = g_sort_rows[b].lm;
+  if (x != y) return x < y ? -1 : 1;
+  return (a > b) - (a < b);
+}
+
 /* GEMM rows sorted, one per shape (the mean time of repeats: shapes that
  * two models share), type ranges and fits. */
 static void finish_gemm(WeftMeasured *t) {
@@ -162,6 +174,11 @@ static void finish_gemm(WeftMeasured *t) {
     t->gemm_from[dt] = i;
   }
   t->gemm_from[WM_NDTYPES] = t->ngemm;
+  for (int i = 0; i < t->ngemm; i++) t->by_lm[i] = i;
+  g_sort_rows = t->gemm;
+  for (int dt = 0; dt < WM_NDTYPES; dt++) /* each type's range by (ln m, index) */
+    qsort(t->by_lm + t->gemm_from[dt], (size_t)(t->gemm_from[dt + 1] - t->gemm_from[dt]),
+          sizeof t->by_lm[0], by_lm_cmp);
   for (int dt = 0; dt < WM_NDTYPES; dt++) {
     fit_type(t, dt);
     for (int i = t->gemm_from[dt]; i < t->gemm_from[dt + 1]; i++) {
@@ -284,9 +301,10 @@ static int unchanged(const WeftMeasured *t) {
   return 1;
 }
 
-/* The newest published set for d (NULL: none); under g_lock. */
+/* The newest published set for d (NULL: none); with or without g_lock (a
+ * slot is written whole before the count that publishes it). */
 static const WeftMeasured *find(const WeftDevice *d) {
-  for (int i = g_nset - 1; i >= 0; i--)
+  for (int i = atomic_load_explicit(&g_nset, memory_order_acquire) - 1; i >= 0; i--)
     if (same_device(&g_set[i], d)) return &g_set[i];
   return NULL;
 }
@@ -302,11 +320,12 @@ int weft_measured_load(const WeftDevice *d, WeftError *err) {
   const WeftMeasured *have = find(d);
   int rc = WEFT_OK;
   if (!have || !unchanged(have)) {
-    if (g_nset == WM_MAX_SETS) {
+    int n = atomic_load_explicit(&g_nset, memory_order_relaxed); /* only we write it */
+    if (n == WM_MAX_SETS) {
       rc = weft_error_set(err, WEFT_EINPUT, d->measured, 0, 0, "measured",
                           "more than %d sets of measured tables in one process", WM_MAX_SETS);
     } else {
-      WeftMeasured *t = &g_set[g_nset];
+      WeftMeasured *t = &g_set[n];
       memset(t, 0, WM_HEAD);
       snprintf(t->prefix, sizeof t->prefix, "%s", d->measured);
       t->sms = d->sms;
@@ -321,7 +340,7 @@ int weft_measured_load(const WeftDevice *d, WeftError *err) {
         finish_mem(t);
         finish_sustained(t);
         weft_measured_finish_drop(t);
-        g_nset++;
+        atomic_store_explicit(&g_nset, n + 1, memory_order_release);
       }
     }
   }
@@ -331,14 +350,9 @@ int weft_measured_load(const WeftDevice *d, WeftError *err) {
 
 const WeftMeasured *weft_measured_of(const WeftDevice *d) {
   if (!d || !d->measured[0]) return NULL;
-  pthread_mutex_lock(&g_lock);
-  const WeftMeasured *t = find(d);
-  pthread_mutex_unlock(&g_lock);
+  const WeftMeasured *t = find(d); /* no lock: this is every layer's rates */
   if (t || weft_measured_load(d, NULL)) return t;
-  pthread_mutex_lock(&g_lock);
-  t = find(d);
-  pthread_mutex_unlock(&g_lock);
-  return t;
+  return find(d);
 }
 
 /* ------------------------------------------------------------------ lookups */
@@ -346,7 +360,7 @@ const WeftMeasured *weft_measured_of(const WeftDevice *d) {
 /* Answers to recent lookups, per thread: a co-design search asks for the
  * same few shapes at every design point, and a lookup scans rows. A set
  * never changes once published, so an entry stays true. */
-#define WM_MEMO 2048 /* a power of two */
+#define WM_MEMO 8192 /* a power of two */
 typedef struct {
   const WeftMeasured *t;
   int what;            /* which lookup */
@@ -384,8 +398,15 @@ static double lerp_log(double x, double x0, double y0, double x1, double y1) {
 /* The measured/fitted ratio at (m, n, k) among type rows [lo, hi) sorted by
  * (n, k, m): the row's own when measured, else the mean of the WM_NEIGHBOURS
  * nearest rows' in (ln m, ln n, ln k), each weighted by 1 / distance
- * (inverse-distance weighting; docs/zoo.md says why this rule). */
+ * (inverse-distance weighting; docs/zoo.md says why this rule). Nearest is
+ * by (squared distance, row index), so that ties go to the lower index. The
+ * search walks out from ln m through the rows in by_lm order, and stops on a
+ * side once that side's ln m gap alone exceeds the fourth distance held: a
+ * co-design point looks up shapes no memo has seen, and a scan of every row
+ * was most of its time. */
 #define WM_NEIGHBOURS 4
+static int nearer(double x, int i, double dx, int di) { return x < dx || (x == dx && i < di); }
+
 static double ratio_at(const WeftMeasured *t, int lo, int hi, double m, double n, double k) {
   int a = lo, b = hi;
   while (a < b) { /* the first row whose (n, k, m) >= the query's */
@@ -397,20 +418,35 @@ static double ratio_at(const WeftMeasured *t, int lo, int hi, double m, double n
   if (a < hi && t->gemm[a].m == m && t->gemm[a].n == n && t->gemm[a].k == k)
     return t->gemm[a].ratio;
   double q[3] = {log(m), log(n), log(k)}, d2[WM_NEIGHBOURS], r[WM_NEIGHBOURS];
-  int have = 0;
-  for (int i = lo; i < hi; i++) {
+  int id[WM_NEIGHBOURS], have = 0;
+  a = lo, b = hi;
+  while (a < b) { /* the first row in by_lm order whose ln m >= the query's */
+    int mid = (a + b) / 2;
+    if (t->gemm[t->by_lm[mid]].lm < q[0]) a = mid + 1;
+    else b = mid;
+  }
+  int down = a - 1, up = a; /* the next row below and above */
+  for (;;) {
+    double gd = down >= lo ? q[0] - t->gemm[t->by_lm[down]].lm : HUGE_VAL;
+    double gu = up < hi ? t->gemm[t->by_lm[up]].lm - q[0] : HUGE_VAL;
+    int from_up = gu < gd;
+    double gap = from_up ? gu : gd;
+    if (gap == HUGE_VAL || (have == WM_NEIGHBOURS && gap * gap > d2[have - 1])) break;
+    int i = t->by_lm[from_up ? up++ : down--];
     const WmGemm *g = &t->gemm[i];
     double x = (g->lm - q[0]) * (g->lm - q[0]) + (g->ln - q[1]) * (g->ln - q[1]) +
                (g->lk - q[2]) * (g->lk - q[2]);
-    if (have == WM_NEIGHBOURS && x >= d2[have - 1]) continue;
+    if (have == WM_NEIGHBOURS && !nearer(x, i, d2[have - 1], id[have - 1])) continue;
     int j = have < WM_NEIGHBOURS ? have++ : have - 1; /* insert, nearest first */
-    while (j > 0 && d2[j - 1] > x) {
+    while (j > 0 && nearer(x, i, d2[j - 1], id[j - 1])) {
       d2[j] = d2[j - 1];
       r[j] = r[j - 1];
+      id[j] = id[j - 1];
       j--;
     }
     d2[j] = x;
     r[j] = g->ratio;
+    id[j] = i;
   }
   double sw = 0, sr = 0;
   for (int j = 0; j < have; j++) {

@@ -76,6 +76,8 @@ struct WeftMeasured {
    * slow[]) and its memory-bound kernels' time over the tables'. */
   double clock, mem_time;
   WmGemm gemm[WM_MAX_GEMM];      /* sorted by (dt, n, k, m) */
+  int by_lm[WM_MAX_GEMM];        /* gemm's indices, each type's range sorted by ln m
+                                  * (ties by index): the neighbour search's order */
   WmAttn attn[WM_MAX_ATTN];
   WmMem mem[WM_MAX_MEM];         /* sorted by (kind, elems) */
   double sus[WM_NDTYPES][WM_MAX_SUSTAINED];

@@ -11,6 +11,7 @@
 
 #include "model/gemm_eff.h"
 #include "model/measured.h"
+#include "model/measured_tab.h"
 #include "model/opcost.h"
 #include "../test.h"
 
@@ -480,6 +481,73 @@ static void other_gpu(void) {
   cleanup(dir, zoo, gemm);
 }
 
+
+/* The neighbour search against a scan of every row (measured.c's rule: the
+ * 4 rows nearest in (ln m, ln n, ln k), ties to the lower row index, the
+ * ratios weighted by 1 / distance nearest first), on the H100's own tables
+ * (about 760 rows a type): random shapes, and shapes halfway in log space
+ * between two rows (equal distances to both), exactly the same time. */
+static double scan_ratio(const WeftMeasured *t, int dt, double m, double n, double k) {
+  double q[3] = {log(m), log(n), log(k)}, d2[4], r[4];
+  int have = 0;
+  for (int i = t->gemm_from[dt]; i < t->gemm_from[dt + 1]; i++) {
+    const WmGemm *g = &t->gemm[i];
+    if (g->m == m && g->n == n && g->k == k) return g->ratio;
+    double x = (g->lm - q[0]) * (g->lm - q[0]) + (g->ln - q[1]) * (g->ln - q[1]) +
+               (g->lk - q[2]) * (g->lk - q[2]);
+    if (have == 4 && x >= d2[3]) continue;
+    int j = have < 4 ? have++ : 3;
+    for (; j > 0 && d2[j - 1] > x; j--) {
+      d2[j] = d2[j - 1];
+      r[j] = r[j - 1];
+    }
+    d2[j] = x;
+    r[j] = g->ratio;
+  }
+  double sw = 0, sr = 0;
+  for (int j = 0; j < have; j++) {
+    double w = 1 / sqrt(d2[j]);
+    sw += w;
+    sr += w * r[j];
+  }
+  return sr / sw;
+}
+
+static void neighbours_as_scan(void) {
+  WeftDevice d;
+  WeftError e;
+  CHECK_EQ_INT(weft_zoo_device("data/zoo", "h100", &d, &e), WEFT_OK);
+  const WeftMeasured *t = weft_measured_of(&d);
+  CHECK(t != NULL);
+  if (!t) return;
+  unsigned long long s = 12345;
+  int ties = 0;
+  for (int i = 0; i < 4000; i++) {
+    int dt = i % WM_NDTYPES, lo = t->gemm_from[dt], n = t->gemm_from[dt + 1] - lo;
+    if (n < 2) continue;
+    double q[3];
+    if (i % 2) { /* halfway between two rows */
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      const WmGemm *a = &t->gemm[lo + (int)((s >> 33) % (unsigned)n)];
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      const WmGemm *b = &t->gemm[lo + (int)((s >> 33) % (unsigned)n)];
+      q[0] = sqrt(a->m * b->m), q[1] = sqrt(a->n * b->n), q[2] = sqrt(a->k * b->k);
+      ties++;
+    } else {
+      for (int c = 0; c < 3; c++) { /* 2^4 .. 2^17 */
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        q[c] = round(exp2(4 + 13 * (double)(s >> 11) / 9007199254740992.0));
+      }
+    }
+    double want = weft_gemm_ns(&t->fitdev[dt], t->peak[dt], 1, q[0], q[1], q[2]) *
+                  scan_ratio(t, dt, q[0], q[1], q[2]);
+    want = fmax(want, 2.0 * q[0] * q[1] * q[2] / t->best[dt] * 1e9) * t->slow[dt];
+    double got = weft_measured_gemm_ns(t, (WeftMeasuredDtype)dt, 1, q[0], q[1], q[2]);
+    CHECK(got == want);
+  }
+  CHECK(ties == 2000);
+}
+
 const TestCase suite_measured[] = {{"measured_fit_recovers", fit_recovers},
                                    {"measured_exact_and_interpolated", exact_and_interpolated},
                                    {"measured_attention", attention},
@@ -488,4 +556,5 @@ const TestCase suite_measured[] = {{"measured_fit_recovers", fit_recovers},
                                    {"measured_bad_files", bad_files},
                                    {"measured_never_beats_best", never_beats_best},
                                    {"measured_other_gpu", other_gpu},
+                                   {"measured_neighbours_as_scan", neighbours_as_scan},
                                    {0}};
