@@ -11,6 +11,8 @@ usage: scripts/measure/check.py gemm [DEVICE]    held-out GEMM shapes, per rule
                                                  DEVICE_sustained_layer.csv
        scripts/measure/check.py fp8layer [DEVICE]   a layer's GEMMs, FP8 and BF16, vs
                                                  DEVICE_fp8_layer_gemms.csv
+       scripts/measure/check.py grouped [DEVICE]    MoE experts' GEMMs vs a public grouped-GEMM
+                                                 benchmark (TE PR #2045)
 
 gemm: the GEMM table is split three ways, each time the tables of the
 training part are read by weft as a device's own (a scratch zoo), and every
@@ -63,6 +65,13 @@ attention and MLP blocks at the tables' burst rates (launch gaps included,
 the weight gradients written, not added), and the FP8/BF16 ratio of each.
 (The _each file's GEMMs timed alone wait for each call's CPU dispatch, about
 50 us for a scaled FP8 call: not kernel times, not compared.)
+grouped: the experts' GEMMs of a rank as weft times them (one batch of g
+GEMMs, their tiles in waves together) and the g GEMMs one after another, at
+the tables' burst rates, against the rates Transformer Engine's maintainers
+published for its grouped GEMM (TE PR #2045, "Cutlass GroupGEMM support for
+H100 (SM90)", BF16: TE 2.2 and TE 2.7 multi-stream cuBLAS, the path
+Megatron's TEGroupedMLP runs, and the CUTLASS grouped kernel). A check,
+not an input: docs/zoo.md, "A public grouped-GEMM benchmark".
 Needs the built library (make) and python3-yaml."""
 import ctypes
 import math
@@ -550,9 +559,35 @@ def fp8layer(device):
         shutil.rmtree(tmp)
 
 
+# TE PR #2045 (NVIDIA/TransformerEngine, 2025-08): (g, m, n, k) and TFLOP/s of
+# general_grouped_gemm, BF16: TE 2.2 multi-stream, TE 2.7 multi-stream, CUTLASS
+# grouped (the maintainers' update, TE 2.7 and CUDA 12.9).
+TE2045 = [((8, 4096, 768, 2048), 508.77, 627.903, 650.574),
+          ((16, 2048, 768, 2048), 398.81, 553.945, 636.927)]
+
+
+def grouped(device):
+    tmp = tempfile.mkdtemp(prefix="weft_check_")
+    try:
+        d = load(scratch_zoo(tmp, device, device_tables(device, ("gemm",))), "with")
+        t = lib.weft_measured_of(byref(d))
+        print("| g x (m x n x k) | TE 2.2 multi-stream | TE 2.7 multi-stream | CUTLASS grouped "
+              "| weft, as a batch | weft, each alone |")
+        print("|---|---|---|---|---|---|")
+        for i, ((g, m, n, k), te22, te27, cutlass) in enumerate(TE2045):
+            fl = 2.0 * g * m * n * k
+            batch = lib.weft_measured_gemm_ns(t, DT["bf16"], g, m, n, k)
+            alone = g * lib.weft_measured_gemm_ns(t, DT["bf16"], 1, m, n, k)
+            print("| %d x (%d x %d x %d) | %.0f%s | %.0f | %.0f | %.0f | %.0f |"
+                  % (g, m, n, k, te22, " TFLOP/s" if i == 0 else "", te27, cutlass, fl / batch / 1e3,
+                     fl / alone / 1e3))
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in ("gemm", "layer", "sac", "cp", "wgrad", "sustained",
-                                                "fp8layer"):
+                                                "fp8layer", "grouped"):
         sys.exit(__doc__)
     device = sys.argv[2] if len(sys.argv) > 2 else "h100"
     if sys.argv[1] == "gemm":
@@ -567,6 +602,8 @@ def main():
         sustained(device)
     elif sys.argv[1] == "fp8layer":
         fp8layer(device)
+    elif sys.argv[1] == "grouped":
+        grouped(device)
     else:
         layer(device)
 
