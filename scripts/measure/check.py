@@ -77,6 +77,7 @@ import ctypes
 import math
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -590,6 +591,12 @@ def main():
                                                 "fp8layer", "grouped"):
         sys.exit(__doc__)
     device = sys.argv[2] if len(sys.argv) > 2 else "h100"
+    # a device with measured tables (data/measured/DEVICE_gemm.csv), as every check reads
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", device) or not os.path.isfile(
+            os.path.join(ROOT, "data/measured/%s_gemm.csv" % device)):
+        sys.stderr.write("check.py: device '%s' has no measured tables "
+                         "(data/measured/%s_gemm.csv)\n" % (device, device))
+        sys.exit(2)
     if sys.argv[1] == "gemm":
         gemm(device, sys.argv[3] if len(sys.argv) > 3 else None)
     elif sys.argv[1] == "sac":

@@ -358,7 +358,7 @@ const WeftMeasured *weft_measured_of(const WeftDevice *d) {
 /* ------------------------------------------------------------------ lookups */
 
 /* Answers to recent lookups, per thread: a co-design search asks for the
- * same few shapes at every design point, and a lookup scans rows. A set
+ * same few shapes at every design point, and a lookup searches rows. A set
  * never changes once published, so an entry stays true. */
 #define WM_MEMO 8192 /* a power of two */
 typedef struct {
