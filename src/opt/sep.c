@@ -68,29 +68,47 @@ static int eliminate(double *A, double *b, int ne, int nb, int ppc, int *piv) {
 /* Substitute u = e0 + E f into row ru (nb) + gamma*w <= rhs and normalise:
  * out (nf), *g, *h. Returns 1, or 0 when nothing is left of the row: then
  * *h is its rhs less its constant, relative to their size (>= 0: it holds). */
-static int sub_row(const Sep *s, const double *ru, double gamma, double rhs, double *out,
-                   double *g, double *h) {
+#if defined(__GNUC__)
+#define SUB_INLINE static inline __attribute__((always_inline))
+#else
+#define SUB_INLINE static inline
+#endif
+SUB_INLINE int sub_row_nf(const Sep *s, int nf, const double *ru, double gamma, double rhs,
+                          double *out, double *g, double *h) {
   double mx = fabs(gamma), mag = fabs(rhs), in = fabs(gamma);
-  for (int f = 0; f < s->nf; f++) out[f] = 0.0;
+  for (int f = 0; f < nf; f++) out[f] = 0.0;
   for (int k = 0; k < s->nb; k++) {
     if (ru[k] == 0.0) continue;
     rhs -= ru[k] * s->e0[k];
     mag += fabs(ru[k] * s->e0[k]);
-    for (int f = 0; f < s->nf; f++) {
-      double t = ru[k] * s->E[k * s->nf + f], a = fabs(t);
+    for (int f = 0; f < nf; f++) {
+      double t = ru[k] * s->E[k * nf + f], a = fabs(t);
       out[f] += t;
       in = a > in || in != in ? a : in; /* fmax(in, a), without its call */
     }
   }
-  for (int f = 0; f < s->nf; f++) mx = fabs(out[f]) > mx ? fabs(out[f]) : mx;
+  for (int f = 0; f < nf; f++) mx = fabs(out[f]) > mx ? fabs(out[f]) : mx;
   if (mx <= SEP_DROP * in || !(mx > 0.0)) { /* relative: the row's own terms cancelled */
     *h = mag > 0 ? rhs / mag : 0.0;
     return 0;
   }
-  for (int f = 0; f < s->nf; f++) out[f] /= mx;
+  for (int f = 0; f < nf; f++) out[f] /= mx;
   *g = gamma / mx;
   *h = rhs / mx;
   return 1;
+}
+
+/* sub_row_nf compiled for the small nf its rows have (as sep_ipm.c's method):
+ * the same operations in the same order, its loops unrolled. */
+static int sub_row(const Sep *s, const double *ru, double gamma, double rhs, double *out,
+                   double *g, double *h) {
+  switch (s->nf) {
+    case 1: return sub_row_nf(s, 1, ru, gamma, rhs, out, g, h);
+    case 2: return sub_row_nf(s, 2, ru, gamma, rhs, out, g, h);
+    case 3: return sub_row_nf(s, 3, ru, gamma, rhs, out, g, h);
+    case 4: return sub_row_nf(s, 4, ru, gamma, rhs, out, g, h);
+    default: return sub_row_nf(s, s->nf, ru, gamma, rhs, out, g, h);
+  }
 }
 
 int weft_sep_build(WeftProblem *p, const double *B0, const double *hiB, double cost_min) {
