@@ -52,6 +52,7 @@ void zoo_unknown(const char *zoo, const char *name);
  * (the file system refused: a missing directory, a directory, no permission,
  * a full disk), or EXIT_USAGE for an empty path. */
 int cli_out_check(const char *option, const char *path);  /* before any work: "" is usage */
+int cli_out_distinct(int n, const char *const *names, const char *const *paths); /* usage */
 int cli_out_open(const char *path, WeftOut **o);
 int cli_out_commit(WeftOut *o);                            /* frees o */
 int cli_out_commit_all(WeftOut *const *o, int n);          /* all or none; frees each */

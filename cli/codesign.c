@@ -583,7 +583,9 @@ int cmd_codesign(int argc, char **argv) {
   double progress_s = -1.0;
   if (a.val[O_PROGRESS] && cli_progress_option(a.val[O_PROGRESS], &progress_s))
     return finish(&st, EXIT_USAGE);
-  if (cli_out_check("--csv", a.val[O_CSV]) || cli_out_check("--plot", a.val[O_PLOT]))
+  const char *const onames[2] = {"--csv", "--plot"}, *opaths[2] = {a.val[O_CSV], a.val[O_PLOT]};
+  if (cli_out_check("--csv", a.val[O_CSV]) || cli_out_check("--plot", a.val[O_PLOT]) ||
+      cli_out_distinct(2, onames, opaths))
     return finish(&st, EXIT_USAGE);
   int rc = a.val[O_PLOT] ? cli_plot_check(a.val[O_PLOT]) : 0;
   if (rc) return finish(&st, rc);

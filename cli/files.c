@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -107,6 +108,25 @@ int cli_out_check(const char *option, const char *path) {
   if (!path || path[0]) return EXIT_OK;
   cli_fail("%s: empty path", option);
   return EXIT_USAGE;
+}
+
+/* Two outputs on one file: the later would replace the earlier (--export-astra
+ * X --plot X). Same spelling, or the same existing file (./x and x). */
+int cli_out_distinct(int n, const char *const *names, const char *const *paths) {
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      if (!paths[i] || !paths[j]) continue;
+      struct stat a, b;
+      int same = !strcmp(paths[i], paths[j]) ||
+                 (stat(paths[i], &a) == 0 && stat(paths[j], &b) == 0 && S_ISREG(a.st_mode) &&
+                  a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+      if (same) {
+        cli_fail("%s and %s name the same file ('%s'): give each its own", names[i], names[j],
+                 paths[j]);
+        return EXIT_USAGE;
+      }
+    }
+  return EXIT_OK;
 }
 
 int cli_out_open(const char *path, WeftOut **out) {

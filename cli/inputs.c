@@ -74,8 +74,13 @@ int cli_inputs_check(const CliInputs *in) {
   if (in->scenario && (v[CLI_IN_NETWORK] || v[CLI_IN_CLUSTER] || v[CLI_IN_NPUS] ||
                        v[CLI_IN_WORKLOAD] || v[CLI_IN_COMM] || v[CLI_IN_COST] ||
                        in->mval[CLI_MO_MODEL])) {
-    cli_fail("give a scenario file or --network/--cluster/--workload/--communicator/--cost-model/"
-             "--model, not both");
+    const char *w = in->scenario;
+    if (!strchr(w, '/') && !strchr(w, '.')) /* '2', 'on': a stray value, not a file */
+      cli_fail("unexpected argument '%s' (the option before it takes no value, or took the word "
+               "before it; a scenario file comes alone, without --network/--model)", w);
+    else
+      cli_fail("give a scenario file or --network/--cluster/--workload/--communicator/"
+               "--cost-model/--model, not both");
     return EXIT_USAGE;
   }
   if (cli_network_check(v[CLI_IN_NETWORK], v[CLI_IN_CLUSTER], v[CLI_IN_NPUS])) return EXIT_USAGE;

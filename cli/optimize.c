@@ -165,8 +165,10 @@ int cmd_optimize(int argc, char **argv) {
     cli_fail("--time-limit '%s': expected a non-negative number of seconds (0: none)", tl);
     return EXIT_USAGE;
   }
+  const char *const onames[2] = {"--export-astra", "--plot"},
+                    *opaths[2] = {a.val[O_EXPORT], a.val[O_PLOT]};
   if (cli_out_check("--export-astra", a.val[O_EXPORT]) ||
-      cli_out_check("--export-astra1", a.val[O_EXPORT1]))
+      cli_out_check("--export-astra1", a.val[O_EXPORT1]) || cli_out_distinct(2, onames, opaths))
     return EXIT_USAGE;
   double train_tokens = 0.0;
   const char *tt = a.val[O_TRAINTOKENS];
@@ -234,10 +236,10 @@ int cmd_optimize(int argc, char **argv) {
       r.equal_bw_gbps = eq_bw;
     } else { /* the plot leaves the baseline out (NaN: gnuplot's missing data) */
       r.equal_none = eq_why;
-      for (int d = 0; d < res.ndims; d++) eq_bw[d] = NAN;
-      eq.time_ns = eq.cost_usd = eq.perf_per_cost = NAN;
-      eq.job[0].compute_ns = NAN;
-      for (int ph = 0; ph < WEFT_NPHASES; ph++) eq.job[0].comm_ns[ph] = NAN;
+      for (int d = 0; d < res.ndims; d++) eq_bw[d] = (double)NAN;
+      eq.time_ns = eq.cost_usd = eq.perf_per_cost = (double)NAN;
+      eq.job[0].compute_ns = (double)NAN;
+      for (int ph = 0; ph < WEFT_NPHASES; ph++) eq.job[0].comm_ns[ph] = (double)NAN;
     }
   }
   const char *export_path = a.val[O_EXPORT];

@@ -115,7 +115,10 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
     const char *v = "";
     if (o->arg && o->arg[0] == '[') { /* optional value: =VALUE, or a next word it lists */
       if (eq) v = eq + 1;
-      else if (i + 1 < argc && optional_word(o->arg, argv[i + 1])) v = argv[++i];
+      else if (i + 1 < argc && !argv[i + 1][0]) { /* --fp8 '': a value left empty */
+        cli_fail("option %s: an empty value (expected %s)", o->name, o->arg);
+        return -1;
+      } else if (i + 1 < argc && optional_word(o->arg, argv[i + 1])) v = argv[++i];
       else if (i + 1 < argc && looks_like_value(argv[i + 1])) {
         /* a bare word where a value may go, not a file: a misspelt value */
         cli_fail("option %s: '%s' is not one of %s (a file here needs a '/' or an "
@@ -123,8 +126,14 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
         return -1;
       }
     } else if (o->arg) {
+      int u = 0, nx = i + 1 < argc && !strncmp(argv[i + 1], "--", 2) && argv[i + 1][2]
+                          ? find(sets, nsets, argv[i + 1], strcspn(argv[i + 1], "="), &u) : -1;
       if (eq) v = eq + 1;
-      else if (i + 1 < argc) v = argv[++i];
+      else if (nx >= 0) { /* the next word is an option: this one's value was left out */
+        cli_fail("option '%s' needs a value (%s), not the option '%s'", o->name, o->arg,
+                 argv[i + 1]);
+        return -1;
+      } else if (i + 1 < argc) v = argv[++i];
       else {
         cli_fail("option '%s' needs a value (%s)", o->name, o->arg);
         return -1;
@@ -135,6 +144,10 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
     }
     if (!v[0] && o->arg && is_path(o->arg)) {
       cli_fail("%s: empty path", o->name);
+      return -1;
+    }
+    if (!v[0] && o->arg && (o->arg[0] != '[' || eq)) { /* '' names nothing: --device '' */
+      cli_fail("option %s: an empty value (expected %s)", o->name, o->arg);
       return -1;
     }
     if (k == sets[t].multi) {

@@ -342,7 +342,9 @@ int cmd_sweep(int argc, char **argv) {
     cli_fail("missing the spec file (see 'weft sweep --help')");
     return finish(&st, EXIT_USAGE);
   }
-  if (cli_out_check("--csv", val[O_CSV]) || cli_out_check("--plot", val[O_PLOT]))
+  const char *const onames[2] = {"--csv", "--plot"}, *opaths[2] = {val[O_CSV], val[O_PLOT]};
+  if (cli_out_check("--csv", val[O_CSV]) || cli_out_check("--plot", val[O_PLOT]) ||
+      cli_out_distinct(2, onames, opaths))
     return finish(&st, EXIT_USAGE);
   int prc = val[O_PLOT] ? cli_plot_check(val[O_PLOT]) : 0;
   if (prc) return finish(&st, prc);

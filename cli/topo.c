@@ -521,8 +521,10 @@ int cmd_topo(int argc, char **argv) {
     help(stdout);
     return EXIT_OK;
   }
+  const char *const onames[3] = {"--edges", "--dot", "--routes"},
+                    *opaths[3] = {a.val[T_EDGES], a.val[T_DOT], a.val[T_ROUTES]};
   if (cli_out_check("--edges", a.val[T_EDGES]) || cli_out_check("--dot", a.val[T_DOT]) ||
-      cli_out_check("--routes", a.val[T_ROUTES]))
+      cli_out_check("--routes", a.val[T_ROUTES]) || cli_out_distinct(3, onames, opaths))
     return EXIT_USAGE;
   WeftTraffic *t = NULL;
   WeftTopoSearchResult sr;

@@ -265,7 +265,9 @@ int cmd_topo_eval(int argc, char **argv) {
   }
   double progress_s = -1.0;
   if (val[E_PROGRESS] && cli_progress_option(val[E_PROGRESS], &progress_s)) return EXIT_USAGE;
-  if (cli_out_check("--csv", val[E_CSV]) || cli_out_check("--plot", val[E_PLOT]))
+  const char *const onames[2] = {"--csv", "--plot"}, *opaths[2] = {val[E_CSV], val[E_PLOT]};
+  if (cli_out_check("--csv", val[E_CSV]) || cli_out_check("--plot", val[E_PLOT]) ||
+      cli_out_distinct(2, onames, opaths))
     return EXIT_USAGE;
   if (val[E_PLOT]) { /* before the work: a format we draw, and (a PDF) a gnuplot that can */
     size_t len = strlen(val[E_PLOT]);

@@ -124,10 +124,6 @@ static int write_chakra(const char *dir, const char *out_prefix, const WeftNetwo
   WeftError err;
   weft_sim_settings_default(&s);
   if (chunks > 0) s.chunks = chunks;
-  if (!*prefix) {
-    cli_fail("--chakra: -o PREFIX must end in a name (the traces' prefix)");
-    return EXIT_USAGE;
-  }
   int rc = weft_chakra_export(dir, prefix, net, wl, comm, loop, design ? net->design_gbps : NULL,
                               &s, &err);
   if (rc) cli_error(&err);
@@ -148,6 +144,11 @@ int cmd_workload(int argc, char **argv) {
       !*wval[W_OUT]) {
     cli_fail("workload needs --model, --network (or --cluster and --npus) and -o PREFIX (try "
              "'weft workload --help')");
+    return EXIT_USAGE;
+  }
+  const char *o = wval[W_OUT];
+  if (o[strlen(o) - 1] == '/') { /* 'dir/' would write the hidden dir/.txt and dir/.comm.yml */
+    cli_fail("-o PREFIX must end in a name, got '%s' (e.g. %sgpt3)", o, o);
     return EXIT_USAGE;
   }
   if (cli_network_check(wval[W_NETWORK], wval[W_CLUSTER], wval[W_NPUS])) return EXIT_USAGE;

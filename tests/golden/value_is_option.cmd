@@ -1,0 +1,1 @@
+optimize --model llama3-8b --tp --pp 2
