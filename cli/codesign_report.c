@@ -590,8 +590,8 @@ int cs_plot(const char *path, const CsReport *r, FILE *points) {
   if (!rc && best->equal_time_ns > 0)
     rc = breakdown(r, best, eq, &pd.equal_compute_ns, pd.equal_comm_ns, &pd.equal_cost_usd, &err);
   else if (!rc) {
-    pd.equal_compute_ns = pd.equal_cost_usd = NAN;
-    for (int ph = 0; ph < WEFT_NPHASES; ph++) pd.equal_comm_ns[ph] = NAN;
+    pd.equal_compute_ns = pd.equal_cost_usd = (double)NAN;
+    for (int ph = 0; ph < WEFT_NPHASES; ph++) pd.equal_comm_ns[ph] = (double)NAN;
   }
   if (rc) {
     cli_fail("--plot: cannot evaluate the best design again: %s",

@@ -49,7 +49,7 @@ static double allreduce_time_ns(const WeftNetwork *net, int g0, int g1, double S
   spec.cons = &cons;
   WeftProblem *p = NULL;
   WeftResult r;
-  double t = NAN;
+  double t = (double)NAN;
   CHECK_EQ_INT(weft_problem_create(&spec, &p, &e), WEFT_OK);
   if (p && weft_problem_solve(p, NULL, &r) == WEFT_OK && r.status == WEFT_STATUS_SOLVED)
     t = r.eval.time_ns;

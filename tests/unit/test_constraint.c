@@ -532,9 +532,9 @@ static void export_four_dims(void) {
   /* invalid input: error before any file is touched, old content kept */
   const double bad[3] = {1000, -1, 3};
   CHECK_EQ_INT(weft_astra_network_write(path, &net, bad, NULL, &err), WEFT_EINVAL);
-  const double nanbw[3] = {1000, NAN, 3};
+  const double nanbw[3] = {1000, (double)NAN, 3};
   CHECK_EQ_INT(weft_astra_network_write(path, &net, nanbw, NULL, &err), WEFT_EINVAL);
-  const double badlat[3] = {1, 1, INFINITY};
+  const double badlat[3] = {1, 1, (double)INFINITY};
   CHECK_EQ_INT(weft_astra_network_write(path, &net, bw3, badlat, &err), WEFT_EINVAL);
   net.npus[0] = 1;
   CHECK_EQ_INT(weft_astra_network_write(path, &net, bw3, NULL, &err), WEFT_EINVAL);

@@ -58,7 +58,7 @@ static void flow_graph_basic(void) {
   CHECK_EQ_INT(weft_graph_add_link(g, -1, 0, 1.0), WEFT_EINVAL);
   CHECK_EQ_INT(weft_graph_add_link(g, 0, 1, 0.0), WEFT_EINVAL);
   CHECK_EQ_INT(weft_graph_add_link(g, 0, 1, -2.0), WEFT_EINVAL);
-  CHECK_EQ_INT(weft_graph_add_link(g, 0, 1, NAN), WEFT_EINVAL);
+  CHECK_EQ_INT(weft_graph_add_link(g, 0, 1, (double)NAN), WEFT_EINVAL);
   CHECK_EQ_INT(weft_graph_nlinks(g), 3);
   int from = -1, to = -1;
   double bw = 0;
@@ -313,7 +313,7 @@ static void flow_bad_args(void) {
   CHECK_EQ_INT(weft_flowsim_start(fs, NULL, 1, 1.0, 0), WEFT_EINVAL);
   CHECK_EQ_INT(weft_flowsim_start(fs, ok, 2, 0.0, 0), WEFT_EINVAL);
   CHECK_EQ_INT(weft_flowsim_start(fs, ok, 2, -1.0, 0), WEFT_EINVAL);
-  CHECK_EQ_INT(weft_flowsim_start(fs, ok, 2, NAN, 0), WEFT_EINVAL);
+  CHECK_EQ_INT(weft_flowsim_start(fs, ok, 2, (double)NAN, 0), WEFT_EINVAL);
   CHECK_EQ_INT(weft_flowsim_start(fs, ok, 2, HUGE_VAL, 0), WEFT_EINVAL);
   CHECK_EQ_INT(weft_flowsim_active(fs), 0);  /* nothing half-added */
   CHECK_EQ_INT(weft_flowsim_start(fs, ok, 2, 100.0, 0), WEFT_OK);
@@ -1011,7 +1011,7 @@ static void flow_npu_graph_errors(void) {
   CHECK(g == NULL);
   CHECK(!strcmp(err.file, "net.yml") && err.line == 11);  /* dim 2's line */
   CHECK(strstr(err.msg, "dim 2") != NULL);
-  bw[1] = NAN;
+  bw[1] = (double)NAN;
   CHECK_EQ_INT(weft_network_graph(&net, bw, &g, &err), WEFT_EINPUT);
   /* 2048 x 2048 x 2 = 8 M NPUs > 4 M: an error, not an allocation */
   int big[3] = {2048, 2048, 2};

@@ -113,7 +113,7 @@ static void system_keys_read(void) {
   CHECK_EQ_INT(weft_system_cost_set(&c2, "LifetimeYears", -1, &e), WEFT_EINPUT);
   /* capex is divided by the lifetime: 1e-300 years made $5e299 an iteration */
   CHECK_EQ_INT(weft_system_cost_set(&c2, "LifetimeYears", 1e-300, &e), WEFT_EINPUT);
-  CHECK_EQ_INT(weft_system_cost_set(&c2, "Npu", NAN, &e), WEFT_EINPUT);
+  CHECK_EQ_INT(weft_system_cost_set(&c2, "Npu", (double)NAN, &e), WEFT_EINPUT);
   CHECK_EQ_INT(weft_system_cost_set(&c2, "Gpu", 1, &e), WEFT_EINVAL);
   CHECK(!weft_cost_model_has_system(&c2)); /* nothing set on failure */
   CHECK_EQ_INT(weft_system_cost_set(&c2, "npu_usd", 1, &e), WEFT_EINVAL); /* no such key */
