@@ -344,11 +344,7 @@ static int base_parallel(const Args *a, WeftParallel *p) {
     }
   }
   if (a->val[O_GRADB]) {
-    if (strcmp(a->val[O_GRADB], "2") && strcmp(a->val[O_GRADB], "4")) {
-      cli_fail("--grad-bytes must be 2 or 4, got '%s'", a->val[O_GRADB]);
-      return -1;
-    }
-    p->grad_bytes = a->val[O_GRADB][0] - '0';
+    if (cli_opt_grad_bytes(a->val[O_GRADB], &p->grad_bytes)) return -1;
   }
   if (a->val[O_MASTER] || a->val[O_OPTSTATES]) {
     WeftError err;

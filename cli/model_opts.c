@@ -221,13 +221,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
       return -1;
     }
   }
-  if (val[CLI_MO_GRADB]) {
-    if (strcmp(val[CLI_MO_GRADB], "2") && strcmp(val[CLI_MO_GRADB], "4")) {
-      cli_fail("--grad-bytes must be 2 or 4, got '%s'", val[CLI_MO_GRADB]);
-      return -1;
-    }
-    p->grad_bytes = val[CLI_MO_GRADB][0] - '0';
-  }
+  if (val[CLI_MO_GRADB] && cli_opt_grad_bytes(val[CLI_MO_GRADB], &p->grad_bytes)) return -1;
   if (val[CLI_MO_MASTER] || val[CLI_MO_OPTSTATES]) {
     WeftError err;
     if (weft_optimizer_precision(val[CLI_MO_MASTER], val[CLI_MO_OPTSTATES], &p->optimizer_bytes,
@@ -378,6 +372,18 @@ int cli_opt_fsdp(const char *v, WeftParallel *p) {
 int cli_opt_cross_entropy(const char *v, WeftParallel *p) {
   return named("--cross-entropy", v, weft_cross_entropy_parse, &p->cross_entropy,
                "fused, megatron, te, torch or torch_nocast");
+}
+
+/* --grad-bytes 2|4, read as every integer option is (04 and +4 too, as the
+ * files and Python read them). */
+int cli_opt_grad_bytes(const char *v, double *out) {
+  long long x;
+  if (cli_int_value(v, strlen(v), 2, 4, &x) || x == 3) {
+    cli_fail("--grad-bytes must be 2 or 4, got '%s'", v);
+    return -1;
+  }
+  *out = (double)x;
+  return 0;
 }
 
 int cli_opt_dropout(const char *attn, const char *hidden, WeftParallel *p) {

@@ -219,6 +219,7 @@ int cli_opt_cp_comm(const char *v, WeftParallel *p);
   "dropout on the attention's and MLP's outputs before the residual\n"      \
   "                        add, 0 <= P <= 1 (default: the model's, 0 when it\n" \
   "                        gives none; Megatron's --hidden-dropout)"
+int cli_opt_grad_bytes(const char *v, double *out); /* --grad-bytes 2|4; -1 printed */
 /* --attention-dropout and --hidden-dropout (probabilities in [0, 1]) into
  * p; absent: unchanged (the model's). Prints and returns -1 on a bad value. */
 int cli_opt_dropout(const char *attn, const char *hidden, WeftParallel *p);

@@ -610,6 +610,8 @@ def codesign(model=None, **kw):
         # the device as every command takes it: device=, the clusters' GPU, a100
         net_ptr = ctypes.cast(nets, ctypes.POINTER(_lib.WeftNetwork))
         given = kw.get("device")
+        if given == "":  # --device '': names no device (not the default one)
+            raise fail("device='': an empty value (expected a device name)", "device")
         dev = lib.weft_job_device(net_ptr, nnets, c_text("device", given) if given else None,
                                   byref(err))
         if dev is None:

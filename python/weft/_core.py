@@ -3,6 +3,8 @@
 import ctypes
 import math
 import os
+import re
+import sys
 
 from . import _lib
 from ._lib import text
@@ -237,14 +239,24 @@ def nums(a, n):
     return [num(a[i]) for i in range(n)]
 
 
+_INT_TEXT = re.compile(r"[+-]?[0-9]{1,18}")  # the CLI's and the files' integers (ASCII)
+_NUM_CHARS = re.compile(r"[0-9.eE+-]+")  # the files' numbers: decimal, no '_', no hex
+DBL_MIN = sys.float_info.min  # below it a number is denormal, refused as the files refuse it
+
+
+def _text(v):
+    """v without the blanks around it, as the CLI reads an option's value."""
+    return v.strip(" \t")
+
+
 def int_value(name, v, lo, hi):
-    """An integer keyword in lo..hi: an int (not a bool), or its decimal text."""
+    """An integer keyword in lo..hi: an int (not a bool), or its decimal text
+    as the CLI reads it (ASCII digits, an optional sign; not 1_000)."""
     x = None
     if isinstance(v, str):
-        try:
-            x = int(v.strip(), 10)
-        except ValueError:
-            pass
+        t = _text(v)
+        if _INT_TEXT.fullmatch(t):
+            x = int(t, 10)
     elif not isinstance(v, bool) and hasattr(v, "__index__"):
         x = v.__index__()
     if x is None or not lo <= x <= hi:
@@ -260,11 +272,22 @@ def number(name, v, lo, strict, hi=math.inf, what=None):
     try:
         if isinstance(v, bool):
             raise ValueError
-        x = float(v.strip() if isinstance(v, str) else v)
+        if isinstance(v, str):  # the files' grammar: 1_000, '\u0664' and inf are not numbers
+            t = _text(v)
+            if not _NUM_CHARS.fullmatch(t):
+                raise ValueError
+            x = float(t)
+            if x == 0.0 and re.search(r"[1-9]", t.split("e")[0].split("E")[0]):
+                x = DBL_MIN / 2  # 1e-400: underflowed, a denormal as the files read it
+        else:
+            x = float(v)
     except OverflowError:  # 10**400: beyond any double, as the CLI's 1e400
         x = math.inf
     except (TypeError, ValueError):
         x = math.nan
+    if x != 0.0 and abs(x) < DBL_MIN:
+        raise fail("%s=%s: must not be a denormal number (nonzero, below 2.2e-308)" % (
+            name, shown(v)), name)
     if not math.isfinite(x) or x < lo or (strict and x <= lo) or x > hi:
         raise fail("%s=%s: expected %s" % (name, shown(v), what or (
             "a positive number" if strict else "a non-negative number")), name)

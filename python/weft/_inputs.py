@@ -267,18 +267,14 @@ def device_knobs(kw, par):
         if kw.get(k) is not None:
             setattr(par, field, 0 if flag(k, kw[k]) else 1)
     b = kw.get("ddp_bucket_size")
-    if b is not None:  # --ddp-bucket-size N
-        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 1 <= b <= 1e15:
-            raise fail("ddp_bucket_size=%r: expected a number of parameters in [1, 1e15]" % (b,),
-                       "ddp_bucket_size")
-        par.ddp_bucket_params = float(b)
+    if b is not None:  # --ddp-bucket-size N (a number or its text, as the CLI's 4e7)
+        par.ddp_bucket_params = number("ddp_bucket_size", b, 1, False, 1e15,
+                                       "a number of parameters in [1, 1e15]")
     for k in ("attention_dropout", "hidden_dropout"):  # --attention-dropout P, --hidden-dropout P
         p = kw.get(k)
         if p is None:
             continue  # the model's
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
-            raise fail("%s=%r: expected a probability in [0, 1]" % (k, p), k)
-        setattr(par, k, float(p))
+        setattr(par, k, number(k, p, 0, False, 1.0, "a probability in [0, 1]"))
     f8 = kw.get("fp8")
     if isinstance(f8, str):  # --fp8 RECIPE
         mode = ctypes.c_int()
@@ -384,6 +380,8 @@ class ModelOpts:
         lib.weft_parallel_default(byref(par))
         self.par = par
         self.model = kw.get("model")
+        if kw.get("device") == "":  # --device '': names no device (not the default one)
+            raise fail("device='': an empty value (expected a device name)", "device")
         self.device = kw.get("device") or None  # None: the network's cluster's GPU, else a100
         self.device_given = given(kw, "device")
         self.zoo = zoo_dir(kw.get("zoo"))
@@ -415,6 +413,9 @@ class ModelOpts:
         if not isinstance(rc_mode, str):  # True alone: full, as --recompute alone
             rc_mode = flag("recompute", rc_mode) if rc_mode is None or isinstance(
                 rc_mode, bool) else _bad_recompute(rc_mode)
+        if rc_mode == "":  # --recompute '': no mode named (not none)
+            raise fail("recompute='': an empty value (expected none, selective or full)",
+                       "recompute")
         par.recompute = 1 if rc_mode else 0
         if isinstance(rc_mode, str) and rc_mode:
             mode = ctypes.c_int()
