@@ -312,7 +312,9 @@ def test_gradient_buckets():
     # dp 128 / (8 x 4) = 4: Megatron's default bucket max(4e7, 4e6) = 4e7 parameters
     assert weft.optimize(overlap_grad_reduce=True, ddp_bucket_size=4e7, **args) == default
     assert off["time_ns"] > default["time_ns"] != small["time_ns"]
-    for bad in (0, "1e6", True, float("nan")):
+    # its text as the CLI's --ddp-bucket-size and a scenario's ddp_bucket_size read it
+    assert weft.optimize(ddp_bucket_size="1e6", **args) == small
+    for bad in (0, "1_000_000", "1e6x", True, float("nan"), 1e-310):
         with pytest.raises(weft.WeftError) as e:
             weft.optimize(ddp_bucket_size=bad, **args)
         assert e.value.field == "ddp_bucket_size"
@@ -1625,3 +1627,69 @@ def test_layer_impl():
     sc["workload"] = dict(job, sequence_parallel=True, layer_impl="torch")
     assert weft.optimize(sc)["time_ns"] == t["torch"]
     refused("layer_impl", "dtensor", args, flags, "expected megatron or torch")
+
+
+def test_value_text_as_every_entry_point_reads_it():
+    """A keyword's text is read as the CLI reads the option and a scenario
+    the key: ASCII decimal digits (not 1_000, not other scripts' digits), no
+    denormal number, no empty name; what one entry point refuses, the
+    others refuse too (each naming the field), and what they accept gives
+    one answer."""
+    job = dict(model="llama3-8b", device="h100", network=G + "network_4d.yml",
+               cost_model=G + "cost_4d.yml", constraint="sum = 1000", tp=8, pp=4)
+    flags = ["--model", "llama3-8b", "--device", "h100", "--network", G + "network_4d.yml",
+             "--cost-model", G + "cost_4d.yml", "--constraint", "sum = 1000", "--tp", "8",
+             "--pp", "4"]
+    refused = [("tp", "0_8", "--tp"), ("tp", "\u0668", "--tp"), ("pp", "+\u0664", "--pp"),
+               ("efficiency", "0.4_0", "--efficiency"),
+               ("hidden_dropout", "1e-310", "--hidden-dropout"),
+               ("hidden_dropout", "1e-400", "--hidden-dropout"),
+               ("attention_dropout", 1e-310, "--attention-dropout"),
+               ("ddp_bucket_size", "4_0", "--ddp-bucket-size"),
+               ("device", "", "--device"), ("recompute", "", "--recompute")]
+    for key, v, flag in refused:
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize(**dict(job, **{key: v}))
+        assert e.value.field == key, (key, v)
+        arg = v if isinstance(v, str) else repr(v)
+        i = flags.index(flag) if flag in flags else len(flags)  # the option given once
+        argv = flags[:i] + flags[i + 2:] + [flag, arg]
+        p = subprocess.run([CLI, "optimize", *argv], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        assert p.returncode == 2 and flag in p.stderr.decode(), (flag, arg, p.stderr.decode())
+    base = weft.optimize(**job)
+    # text the three read alike: 04 and +4 are 4 (the files' integers), 2.5e1 a number
+    same(weft.optimize(**dict(job, grad_bytes="04")),
+         cli("optimize", *flags, "--grad-bytes", "04"), skip=NOWALL)
+    assert weft.optimize(**dict(job, grad_bytes="+4")) == weft.optimize(**dict(job, grad_bytes=4))
+    assert weft.optimize(**dict(job, ddp_bucket_size="4e7")) == \
+        weft.optimize(**dict(job, ddp_bucket_size=4e7))
+    assert weft.optimize(**dict(job, hidden_dropout="0.1")) == \
+        weft.optimize(**dict(job, hidden_dropout=0.1))
+    assert base["time_ns"] > 0
+
+
+def test_scenario_takes_the_cli_spellings():
+    """A scenario's workload takes mb, vp and sp (the CLI's and Python's
+    names) as micro_batch, virtual_stages and sequence_parallel: one answer;
+    both spellings of one key are refused, and an error lands on the key as
+    written."""
+    net = {"cluster": "dgx-h100", "npus_count": [8, 4]}  # tp 8 x pp 4: 128 micro-batches
+    cost, cons = "data/validation/cost.yml", ["B1 = 450", "B2 = 50"]
+    wl = {"model": "llama3-8b", "device": "h100", "tp": 8, "pp": 4}
+    short = weft.optimize({"network": net, "cost_model": cost, "constraints": cons,
+                           "workload": dict(wl, mb=1, vp=2, sp=True)})
+    long_ = weft.optimize({"network": net, "cost_model": cost, "constraints": cons,
+                           "workload": dict(wl, micro_batch=1, virtual_stages=2,
+                                            sequence_parallel=True)})
+    kw = weft.optimize(cluster="dgx-h100", npus=32, cost_model=cost, constraint=cons, mb=1,
+                       vp=2, sp=True, **wl)
+    assert short["time_ns"] == long_["time_ns"] == kw["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize({"network": net, "cost_model": cost, "constraints": cons,
+                       "workload": dict(wl, mb=1, micro_batch=1)})
+    assert "duplicate key" in str(e.value)
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize({"network": net, "cost_model": cost, "constraints": cons,
+                       "workload": dict(wl, vp=0)})
+    assert e.value.field == "vp" and "vp must be" in str(e.value)

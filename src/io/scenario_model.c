@@ -10,8 +10,8 @@
 #include "io/yaml.h"
 
 static const char *const MODEL_KEYS[] = {
-    "model", "device",    "tp",        "pp",         "dp", "ep", "micro_batch", "sequence_parallel",
-    "zero",  "recompute", "order",     "efficiency", "virtual_stages", "cp", "attention", "fp8",
+    "model", "device",    "tp",        "pp",         "dp", "ep", "micro_batch|mb", "sequence_parallel|sp",
+    "zero",  "recompute", "order",     "efficiency", "virtual_stages|vp", "cp", "attention", "fp8",
     "pp_layers", "grad_bytes", "schedule", "master_weights", "optimizer_states", "cuda_graphs",
     "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size", "pp_account_embedding",
     "pp_account_loss", "recompute_num_layers", "recompute_method", "recompute_modules",
@@ -22,6 +22,23 @@ static const char *const MODEL_KEYS[] = {
     "activation_fusion", "fp8_param_gather", "moe_dispatcher", "fsdp", "norm_fusion",
     "rope_fusion", "reshard_after_forward", "moe_routing", "ga_steps",
     "layer_impl", NULL};
+
+/* The key's spellings in MODEL_KEYS ("micro_batch|mb") for the library's
+ * field name (micro_batch), so that its error lands on the key as written. */
+static const char *spellings(const char *field) {
+  /* fields that are no key: the keys that set what they name */
+  static const char *const other[][2] = {
+      {"pp_account", "pp_account_embedding|pp_account_loss"},
+      {"recompute_num_layers", "recompute_num_layers|recompute_method"},
+      {"host_gbps", "cpu_offloading_num_layers"}};
+  for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+    if (!strcmp(field, other[i][0])) return other[i][1];
+  size_t n = strlen(field);
+  for (int i = 0; MODEL_KEYS[i]; i++)
+    if (!strncmp(MODEL_KEYS[i], field, n) && (MODEL_KEYS[i][n] == '|' || !MODEL_KEYS[i][n]))
+      return MODEL_KEYS[i];
+  return field;
+}
 
 #define MAX_STAGE_LIST 1024 /* pp_layers entries (as the CLI's --pp-layers) */
 
@@ -93,10 +110,11 @@ int weft_scenario_add_model_job(WeftScenario *sc, const char *zoo_dir, const cha
 
 /* ------------------------------------------------------------------ the mapping */
 
-static int int_key(const WeftYamlNode *map, const char *key, const char *file, int lo, int hi,
+static int int_key(const WeftYamlNode *map, const char *names, const char *file, int lo, int hi,
                    int *out, WeftError *err) {
-  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
+  const WeftYamlNode *k, *v = weft_yaml_get(map, names, &k);
   if (!v) return WEFT_OK;
+  const char *key = k->text; /* as spelled: micro_batch or the CLI's mb */
   int rc = weft_yaml_int(v, file, key, NULL, out, err);
   if (rc) return rc;
   if (*out >= lo && *out <= hi) return WEFT_OK;
@@ -108,10 +126,10 @@ static int int_key(const WeftYamlNode *map, const char *key, const char *file, i
 }
 
 /* An optional boolean key. */
-static int bool_key(const WeftYamlNode *map, const char *key, const char *file, int *out,
+static int bool_key(const WeftYamlNode *map, const char *names, const char *file, int *out,
                     WeftError *err) {
-  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
-  return v ? weft_yaml_bool(v, file, key, out, err) : WEFT_OK;
+  const WeftYamlNode *k, *v = weft_yaml_get(map, names, &k);
+  return v ? weft_yaml_bool(v, file, k->text, out, err) : WEFT_OK;
 }
 
 /* A switch on by default (a fusion: the fused kernels; resharding after
@@ -269,10 +287,10 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = int_key(wv, "ep", file, 1, big, &par->ep, err)) ||
       (rc = int_key(wv, "etp", file, 1, big, &par->expert_tp, err)) ||
       (rc = int_key(wv, "cp", file, 1, big, &par->cp, err)) ||
-      (rc = int_key(wv, "micro_batch", file, 1, big, &par->micro_batch, err)) ||
-      (rc = int_key(wv, "virtual_stages", file, 1, big, &par->virtual_stages, err)) ||
+      (rc = int_key(wv, "micro_batch|mb", file, 1, big, &par->micro_batch, err)) ||
+      (rc = int_key(wv, "virtual_stages|vp", file, 1, big, &par->virtual_stages, err)) ||
       (rc = int_key(wv, "zero", file, 0, 3, &par->zero_stage, err)) ||
-      (rc = bool_key(wv, "sequence_parallel", file, &par->sequence_parallel, err)) ||
+      (rc = bool_key(wv, "sequence_parallel|sp", file, &par->sequence_parallel, err)) ||
       (rc = bool_key(wv, "cuda_graphs", file, &par->cuda_graphs, err)) ||
       (rc = bool_key(wv, "overlap_grad_reduce", file, &par->overlap_grad_reduce, err)) ||
       (rc = bool_key(wv, "overlap_param_gather", file, &par->overlap_param_gather, err)) ||
@@ -427,7 +445,7 @@ int weft_scenario_model_job(const WeftYamlNode *wv, const char *file, const char
     if (err->line == 0) place(err, file, step == STEP_MODEL ? mv : dv ? dv : wv, 1);
   } else {
     /* the generator's complaint, at the key it names, else at the mapping */
-    const WeftYamlNode *at = err->field[0] ? weft_yaml_get(wv, err->field, NULL) : NULL;
+    const WeftYamlNode *at = err->field[0] ? weft_yaml_get(wv, spellings(err->field), NULL) : NULL;
     place(err, file, at ? at : wv, 0);
   }
   return rc;
