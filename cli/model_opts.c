@@ -393,7 +393,9 @@ int cli_opt_dropout(const char *attn, const char *hidden, WeftParallel *p) {
     double x;
     if (!v[i]) continue;
     if (cli_number(v[i], strlen(v[i]), 0, 0, &x) || x > 1.0) {
-      cli_fail("%s must be a probability in [0, 1], got '%s'", flag[i], v[i]);
+      const char *why = cli_number_why(v[i]); /* 1e-320: a denormal, not out of [0, 1] */
+      cli_fail("%s must be a probability in [0, 1], got '%s'%s%s%s", flag[i], v[i],
+               why ? " (" : "", why ? why : "", why ? ")" : "");
       return -1;
     }
     *dst[i] = x;

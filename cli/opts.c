@@ -268,6 +268,14 @@ int cli_opt_loop(const char *flag, const char *v, int *out) {
   return -1;
 }
 
+const char *cli_number_why(const char *v) {
+  const char *t = v, *why = NULL;
+  size_t len = strlen(v);
+  double x;
+  trim(&t, &len);
+  return weft_number_parse(t, len, &x, &why) == WEFT_OK ? NULL : why;
+}
+
 int cli_number(const char *t, size_t len, double lo, int strict, double *out) {
   trim(&t, &len);
   double x;

@@ -55,6 +55,7 @@ int cli_opt_objective(const char *flag, const char *v, int *out);
  * around the value are allowed. Both return -1 without a message when t is
  * not one. A number in [lo, inf) (or (lo, inf) when strict): */
 int cli_number(const char *t, size_t len, double lo, int strict, double *out);
+const char *cli_number_why(const char *v); /* why v is no number (a denormal, ...), or NULL */
 /* An integer in lo..hi: an optional sign and decimal digits. */
 int cli_int_value(const char *t, size_t len, long long lo, long long hi, long long *out);
 
