@@ -49,6 +49,12 @@ static int find(CliOptSet *sets, int nsets, const char *s, size_t len, int *set)
   return -1;
 }
 
+/* Is w one of the options (--tp, --tp=4)? */
+static int is_option(CliOptSet *sets, int nsets, const char *w) {
+  int set;
+  return !strncmp(w, "--", 2) && w[2] && find(sets, nsets, w, strcspn(w, "="), &set) >= 0;
+}
+
 /* Is w one of the words of "[a|b|c]"? */
 static int optional_word(const char *arg, const char *w) {
   size_t n = strlen(w);
@@ -113,12 +119,11 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
     }
     const CliOpt *o = &sets[t].opts[k];
     const char *v = "";
+    int valued = eq != NULL; /* a value was given (--fp8 '' too), not a flag alone */
     if (o->arg && o->arg[0] == '[') { /* optional value: =VALUE, or a next word it lists */
       if (eq) v = eq + 1;
-      else if (i + 1 < argc && !argv[i + 1][0]) { /* --fp8 '': a value left empty */
-        cli_fail("option %s: an empty value (expected %s)", o->name, o->arg);
-        return -1;
-      } else if (i + 1 < argc && optional_word(o->arg, argv[i + 1])) v = argv[++i];
+      else if (i + 1 < argc && (!argv[i + 1][0] || optional_word(o->arg, argv[i + 1])))
+        v = argv[++i], valued = 1;
       else if (i + 1 < argc && looks_like_value(argv[i + 1])) {
         /* a bare word where a value may go, not a file: a misspelt value */
         cli_fail("option %s: '%s' is not one of %s (a file here needs a '/' or an "
@@ -126,10 +131,9 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
         return -1;
       }
     } else if (o->arg) {
-      int u = 0, nx = i + 1 < argc && !strncmp(argv[i + 1], "--", 2) && argv[i + 1][2]
-                          ? find(sets, nsets, argv[i + 1], strcspn(argv[i + 1], "="), &u) : -1;
+      valued = 1;
       if (eq) v = eq + 1;
-      else if (nx >= 0) { /* the next word is an option: this one's value was left out */
+      else if (i + 1 < argc && is_option(sets, nsets, argv[i + 1])) { /* its value left out */
         cli_fail("option '%s' needs a value (%s), not the option '%s'", o->name, o->arg,
                  argv[i + 1]);
         return -1;
@@ -146,7 +150,7 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
       cli_fail("%s: empty path", o->name);
       return -1;
     }
-    if (!v[0] && o->arg && (o->arg[0] != '[' || eq)) { /* '' names nothing: --device '' */
+    if (!v[0] && valued) { /* '' names nothing: --device '', --fp8 '' */
       cli_fail("option %s: an empty value (expected %s)", o->name, o->arg);
       return -1;
     }

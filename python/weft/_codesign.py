@@ -8,7 +8,7 @@ from ctypes import byref, c_char_p, c_double, c_int, c_size_t
 from . import _inputs, _lib, _libx
 from ._core import (GAP_TOL_MIN, KeywordTypeError, WeftError, Sources, c_path, c_text, choose, fail, flag,
                     int_value, items, lib, new_error, num, number, shown, zoo_dir)
-from ._inputs import LOOPS, check_rc, constraints, given
+from ._inputs import LOOPS, check_rc, constraints, device_name, given
 from ._lib import text
 
 KEYS = ("model", "workload", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
@@ -609,9 +609,7 @@ def codesign(model=None, **kw):
                 desc += "; the trace fits %d" % nnets
         # the device as every command takes it: device=, the clusters' GPU, a100
         net_ptr = ctypes.cast(nets, ctypes.POINTER(_lib.WeftNetwork))
-        given = kw.get("device")
-        if given == "":  # --device '': names no device (not the default one)
-            raise fail("device='': an empty value (expected a device name)", "device")
+        given = device_name(kw)
         dev = lib.weft_job_device(net_ptr, nnets, c_text("device", given) if given else None,
                                   byref(err))
         if dev is None:

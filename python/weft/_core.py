@@ -277,7 +277,7 @@ def number(name, v, lo, strict, hi=math.inf, what=None):
             if not _NUM_CHARS.fullmatch(t):
                 raise ValueError
             x = float(t)
-            if x == 0.0 and re.search(r"[1-9]", t.split("e")[0].split("E")[0]):
+            if x == 0.0 and re.search(r"[1-9]", re.split(r"[eE]", t)[0]):
                 x = DBL_MIN / 2  # 1e-400: underflowed, a denormal as the files read it
         else:
             x = float(v)

@@ -231,6 +231,15 @@ def read_workload(v):
 
 
 # ------------------------------------------------------------------ model options
+def device_name(kw):
+    """device=: the name, or None (the network's cluster's GPU, else a100);
+    '' names no device and is refused, as --device ''."""
+    d = kw.get("device")
+    if d == "":
+        raise fail("device='': an empty value (expected a device name)", "device")
+    return d or None
+
+
 def device_knobs(kw, par):
     """sp=, cuda_graphs= (booleans), fp8= (True: delayed, or off|delayed|
     current|mxfp8|blockwise|nvfp4), attention= (standard|flash|fa2|flex), cp_comm=
@@ -380,9 +389,7 @@ class ModelOpts:
         lib.weft_parallel_default(byref(par))
         self.par = par
         self.model = kw.get("model")
-        if kw.get("device") == "":  # --device '': names no device (not the default one)
-            raise fail("device='': an empty value (expected a device name)", "device")
-        self.device = kw.get("device") or None  # None: the network's cluster's GPU, else a100
+        self.device = device_name(kw)  # None: the network's cluster's GPU, else a100
         self.device_given = given(kw, "device")
         self.zoo = zoo_dir(kw.get("zoo"))
         self.dp_given = given(kw, "dp")
@@ -651,9 +658,8 @@ def _load_model(s, kw):
     rc = lib.weft_cost_per_gbps(byref(sc.net), byref(sc.cost), (c_double * _lib.MAX_DIMS)(),
                                 byref(err))
     check_rc(rc, err, s.sources)
-    device = kw.get("device")  # None: the network's cluster's GPU, else a100
     rc = lib.weft_scenario_add_model_job(s.ptr, c_path("zoo", mo.zoo), c_path("model", mo.model),
-                                         c_text("device", device) if device else None,
+                                         c_text("device", mo.device) if mo.device else None,
                                          byref(mo.par), byref(err))
     if rc and not err.file and rc != EINVAL:  # the generator's: say whose
         raise WeftError("model %s: %s" % (mo.model, _lib.text(err.msg)), "", err.line, err.col,

@@ -9,7 +9,7 @@ from ctypes import byref, c_double, c_void_p
 from . import _inputs, _lib, _libx
 from ._core import (EINPUT, VERSION, WeftError, c_path, c_text, fail, flag, int_value, lib,
                     new_error, num, number, zoo_path)
-from ._inputs import check_rc, given
+from ._inputs import check_rc, device_name, given
 from ._lib import text
 
 KEYS = ("model", "device", "zoo", "traffic", "servers", "degree", "port_gbit", "tp",
@@ -127,7 +127,7 @@ def topo(model=None, **kw):
             else:
                 rc = lib.weft_zoo_model(zoo, c_path("model", name), byref(m), byref(err))
             if not rc:
-                rc = lib.weft_zoo_device(zoo, c_text("device", kw.get("device") or "a100"),
+                rc = lib.weft_zoo_device(zoo, c_text("device", device_name(kw) or "a100"),
                                          byref(dev), byref(err))
             if not rc:
                 rc = lib.weft_traffic_from_model(byref(m), byref(dev), a.servers, a.tp, None,

@@ -10,8 +10,8 @@
 #include "io/yaml.h"
 
 static const char *const MODEL_KEYS[] = {
-    "model", "device",    "tp",        "pp",         "dp", "ep", "micro_batch|mb", "sequence_parallel|sp",
-    "zero",  "recompute", "order",     "efficiency", "virtual_stages|vp", "cp", "attention", "fp8",
+    "model", "device", "tp", "pp", "dp", "ep", "micro_batch|mb", "sequence_parallel|sp", "zero",
+    "recompute", "order", "efficiency", "virtual_stages|vp", "cp", "attention", "fp8",
     "pp_layers", "grad_bytes", "schedule", "master_weights", "optimizer_states", "cuda_graphs",
     "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size", "pp_account_embedding",
     "pp_account_loss", "recompute_num_layers", "recompute_method", "recompute_modules",

@@ -68,12 +68,7 @@ static int eliminate(double *A, double *b, int ne, int nb, int ppc, int *piv) {
 /* Substitute u = e0 + E f into row ru (nb) + gamma*w <= rhs and normalise:
  * out (nf), *g, *h. Returns 1, or 0 when nothing is left of the row: then
  * *h is its rhs less its constant, relative to their size (>= 0: it holds). */
-#if defined(__GNUC__)
-#define SUB_INLINE static inline __attribute__((always_inline))
-#else
-#define SUB_INLINE static inline
-#endif
-SUB_INLINE int sub_row_nf(const Sep *s, int nf, const double *ru, double gamma, double rhs,
+SEP_INLINE int sub_row_nf(const Sep *s, int nf, const double *ru, double gamma, double rhs,
                           double *out, double *g, double *h) {
   double mx = fabs(gamma), mag = fabs(rhs), in = fabs(gamma);
   for (int f = 0; f < nf; f++) out[f] = 0.0;
@@ -98,8 +93,7 @@ SUB_INLINE int sub_row_nf(const Sep *s, int nf, const double *ru, double gamma, 
   return 1;
 }
 
-/* sub_row_nf compiled for the small nf its rows have (as sep_ipm.c's method):
- * the same operations in the same order, its loops unrolled. */
+/* sub_row_nf compiled for each small nf (SEP_INLINE). */
 static int sub_row(const Sep *s, const double *ru, double gamma, double rhs, double *out,
                    double *g, double *h) {
   switch (s->nf) {

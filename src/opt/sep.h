@@ -14,6 +14,15 @@
 
 #include "weft.h"
 
+/* A function compiled into each caller, for the small nf the fast path's
+ * loops run to (sep.c's rows, sep_ipm.c's method): with nf a constant the
+ * loops unroll; the same operations in the same order, so the same bits. */
+#if defined(__GNUC__)
+#define SEP_INLINE static inline __attribute__((always_inline))
+#else
+#define SEP_INLINE static inline
+#endif
+
 /* Everything below is scaled (variables by xs, rows to max |coef| 1, the
  * objective by fs) except objconst. The nb bandwidth unknowns (the D
  * bandwidths, then s) are u_k = e0[k] + E[k].f over the nf free ones f;

@@ -11,13 +11,7 @@
 #include "opt/sep.h"
 
 /* The Newton systems are tiny (nf free bandwidths, 3 for four dims and a
- * sum): the method is compiled once per small nf (weft_sep_ipm), its loops
- * then unrolled; the same operations in the same order, so the same bits. */
-#if defined(__GNUC__)
-#define SEP_INLINE static inline __attribute__((always_inline))
-#else
-#define SEP_INLINE static inline
-#endif
+ * sum): the method is compiled once per small nf (weft_sep_ipm, SEP_INLINE). */
 /* Every loop of the method: unrolled whole where its count is a constant
  * (the nf free bandwidths), four at a time over the rows and variables
  * (-O2 keeps loops it cannot unroll without growing the code). */
