@@ -117,6 +117,10 @@ static void measured_json(FILE *out, const WeftDevice *d) {
     fputs(", \"mem_time\": ", out);
     zoo_json_num(out, mi.mem_time);
   }
+  if (mi.fp8_layer != 1) {
+    fputs(", \"fp8_layer\": ", out);
+    zoo_json_num(out, mi.fp8_layer);
+  }
   fputc('}', out);
 }
 
@@ -163,6 +167,10 @@ static void measured_table(FILE *out, const WeftDevice *d) {
     fprintf(out, "    %-14smemory-bound kernels x%.4g the tables' time (measured_hbm_gbps %g / "
             "hbm_gbps %g)\n", "hbm", mi.mem_time, d->measured_hbm_bytes_per_s / 1e9,
             d->hbm_bytes_per_s / 1e9);
+  if (mi.fp8_layer != 1)
+    fprintf(out, "    %-14sFP8 GEMMs x%.4g the tables' time, as a layer runs them (%s)\n",
+            "fp8 layer", mi.fp8_layer,
+            d->measured_fp8_layer > 0 ? "measured_fp8_layer" : "the tables' fp8_layer_gemms files");
   if (mi.launch_us[0] >= 0 || mi.launch_us[1] >= 0)
     fprintf(out, "    %-14seager %g us, CUDA graph %g us per kernel%s\n", "launch", mi.launch_us[0],
             mi.launch_us[1],

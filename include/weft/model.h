@@ -146,6 +146,10 @@ typedef struct {
    * OC_LAUNCH_CPU_NS): a kernel shorter than it waits for it (docs/zoo.md,
    * "Kernel launches"). */
   double launch_cpu_ns;
+  /* FP8 GEMMs' time in a layer over the measured tables' (devices.yml
+   * measured_fp8_layer; docs/zoo.md, "FP8 GEMMs in a layer"); 0: worked out
+   * from the tables' DEVICE_fp8_layer_gemms{,_each}.csv, 1 without them. */
+  double measured_fp8_layer;
 } WeftDevice;
 
 /* Read one model file. */
@@ -175,6 +179,7 @@ typedef struct {
   double sustained[3]; /* per type: sustained over burst rate of tensor-core kernels (1: none) */
   double clock;        /* the device's measured_clock (1: none), in sustained[] */
   double mem_time;     /* memory-bound kernels' time over the tables' (1: the same HBM) */
+  double fp8_layer;    /* FP8 GEMMs' time in a layer over the tables' (1: none); not in sustained[] */
 } WeftMeasuredInfo;
 /* info for d (all files "" when d has no tables); reads them if this
  * process has not (errors as weft_zoo_device's). */

@@ -48,11 +48,12 @@ WeftDevice = _s("WeftDevice", [
     ("gemm_eff_max", c_double), ("gemm_k0", c_double), ("gemm_t0_ns", c_double),
     ("peak_fp4_flops", c_double), ("power_w", c_double), ("measured", _PATH),
     ("host_bytes_per_s", c_double), ("measured_clock", c_double),
-    ("measured_hbm_bytes_per_s", c_double), ("launch_cpu_ns", c_double)])
+    ("measured_hbm_bytes_per_s", c_double), ("launch_cpu_ns", c_double),
+    ("measured_fp8_layer", c_double)])
 WeftMeasuredInfo = _s("WeftMeasuredInfo", [
     ("file", _PATH * 5), ("date", (c_char * 64) * 5), ("rows", c_int * 5),
     ("gemm_fit", (c_double * 3) * 3), ("launch_us", c_double * 2), ("sustained", c_double * 3),
-    ("clock", c_double), ("mem_time", c_double)])
+    ("clock", c_double), ("mem_time", c_double), ("fp8_layer", c_double)])
 WeftMemory = _s("WeftMemory", [
     ("params_bytes", c_double), ("grads_bytes", c_double), ("optimizer_bytes", c_double),
     ("activations_bytes", c_double), ("total_bytes", c_double), ("capacity_bytes", c_double),

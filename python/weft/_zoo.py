@@ -161,7 +161,8 @@ def _measured_dict(v, mi):
                        for i, t in enumerate(("bf16", "fp8", "fp8_fast")) if mi.gemm_fit[i][0] > 0}
     out["launch_us"] = [_whole(x) if x >= 0 else None for x in mi.launch_us]
     out["sustained"] = {t: _whole(mi.sustained[i]) for i, t in enumerate(("bf16", "fp8", "fp8_fast"))}
-    for k in ("clock", "mem_time"):  # another GPU on these tables (measured_clock, _hbm_gbps)
+    for k in ("clock", "mem_time", "fp8_layer"):  # another GPU on these tables (measured_clock,
+        # _hbm_gbps); FP8 GEMMs in a layer (the tables' layer files or measured_fp8_layer)
         if getattr(mi, k) != 1:
             out[k] = _whole(getattr(mi, k))
     return out

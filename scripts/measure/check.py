@@ -62,7 +62,8 @@ device's sustained factor (DEVICE_sustained.csv's, as weft's devices read it).
 fp8layer: each layer of DEVICE_fp8_layer_gemms.csv (its twelve GEMMs run as one
 sequence, BF16 and FP8; the mean over the file's runs) against the sum of weft's GEMM times for that layer's
 attention and MLP blocks at the tables' burst rates (launch gaps included,
-the weight gradients written, not added), and the FP8/BF16 ratio of each.
+the weight gradients written, not added), and the FP8/BF16 ratio of each: the
+tables alone, without the FP8 layer factor weft works out from these files.
 (The _each file's GEMMs timed alone wait for each call's CPU dispatch, about
 50 us for a scaled FP8 call: not kernel times, not compared.)
 grouped: the experts' GEMMs of a rank as weft times them (one batch of g

@@ -15,8 +15,10 @@ seq_us the sequence's time (median of CUDA-event timings), sum_us the sum of eac
 GEMM timed alone the same way; and <dev>_fp8_layer_gemms_each.csv, each GEMM alone:
   name,gemm,m,n,k,kind,bf16_us,fp8_us,fp8_e4m3_us
 fp8_e4m3_us the same GEMM with both operands e4m3 (the measured tables' FP8 rows).
-Nothing is fitted to training runs; not read by weft (scripts/measure/check.py
-fp8layer reads it).
+Nothing is fitted to training runs. weft reads both files beside the device's
+tables (the sequences' seq_us, the _each file's shapes): their FP8/BF16 ratios
+over the tables' give the FP8 layer factor (docs/zoo.md, "FP8 GEMMs in a layer");
+scripts/measure/check.py fp8layer compares the layers with the tables alone.
 
   python3 scripts/measure/fp8_layer_gemms.py --out DIR [--device-name h100]
 """

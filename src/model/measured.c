@@ -261,6 +261,47 @@ static void finish_sustained(WeftMeasured *t) {
   for (int dt = 0; dt < WM_NDTYPES; dt++) t->slow[dt] /= t->clock;
 }
 
+/* FP8 GEMMs in a layer (docs/zoo.md, "FP8 GEMMs in a layer"): the tables
+ * time each GEMM alone, back to back with itself; in a layer the GEMMs run
+ * one after another (scripts/measure/fp8_layer_gemms.py). For each layer
+ * measured in both types, its FP8 over BF16 time measured in sequence over
+ * the same ratio of the tables' burst times of its GEMMs (the forward's FP8
+ * with fast accumulation, as the script runs it); the factor is their
+ * geometric mean (1 without such a layer), unless the device gives one.
+ * It multiplies both FP8 types' GEMM times; BF16's are the reference. */
+#define WM_FP8_LAYER_MAX 4.0 /* as measured_clock's range: a factor past it is a broken file */
+static int finish_fp8_layer(WeftMeasured *t, WeftError *err) {
+  t->fp8_layer = 1;
+  if (t->fp8_given > 0) {
+    t->fp8_layer = t->fp8_given;
+    return WEFT_OK;
+  }
+  double logs = 0;
+  int used = 0;
+  for (int l = 0; l < t->nlayer; l++) {
+    const WmLayer *y = &t->layer[l];
+    double tab[2] = {0, 0};
+    int ok = y->nseq[0] > 0 && y->nseq[1] > 0;
+    for (int g = 0; ok && g < y->ng; g++)
+      for (int s = 0; s < 2 && ok; s++) {
+        int dt = s == 0 ? WM_BF16 : y->pass[g] == 0 ? WM_FP8_FAST : WM_FP8;
+        int lo = t->gemm_from[dt], hi = t->gemm_from[dt + 1];
+        ok = hi > lo && t->fit[dt][0] > 0;
+        if (ok) tab[s] += burst_ns(t, dt, lo, hi, 1, y->m[g], y->n[g], y->k[g]);
+      }
+    if (!ok || !(tab[0] > 0 && tab[1] > 0)) continue; /* a type without rows: not this layer */
+    double seq = y->seq_ns[1] / y->nseq[1] / (y->seq_ns[0] / y->nseq[0]);
+    logs += log(seq / (tab[1] / tab[0]));
+    used++;
+  }
+  if (used) t->fp8_layer = exp(logs / used);
+  if (!(t->fp8_layer >= 1 / WM_FP8_LAYER_MAX && t->fp8_layer <= WM_FP8_LAYER_MAX))
+    return weft_error_set(err, WEFT_EINPUT, t->file[6].file, 0, 0, "seq_us",
+                          "the FP8 layer factor these layers give, %g, is outside [%g, %g]",
+                          t->fp8_layer, 1 / WM_FP8_LAYER_MAX, WM_FP8_LAYER_MAX);
+  return WEFT_OK;
+}
+
 /* ------------------------------------------------------------------ the sets */
 
 /* The device's sustained clock over the tables' (1: the same). */
@@ -280,17 +321,16 @@ static int same_device(const WeftMeasured *t, const WeftDevice *d) {
   return !strcmp(t->prefix, d->measured) && t->sms == d->sms && t->tile_m == d->tile_m &&
          t->tile_n == d->tile_n && t->peak[WM_BF16] == peak_of(d, WM_BF16) &&
          t->peak[WM_FP8] == peak_of(d, WM_FP8) && t->clock == clock_of(d) &&
-         t->mem_time == mem_time_of(d);
+         t->mem_time == mem_time_of(d) && t->fp8_given == d->measured_fp8_layer;
 }
 
 /* The files of t as they are now still those it read. */
 static int unchanged(const WeftMeasured *t) {
-  static const char *const suffix[WM_NFILES] = {"gemm", "attention", "memory", "launch",
-                                                "sustained", "attention_dropout"};
   for (int i = 0; i < WM_NFILES; i++) {
     char path[WEFT_PATH_LEN];
     struct stat st;
-    if (snprintf(path, sizeof path, "%s_%s.csv", t->prefix, suffix[i]) >= (int)sizeof path)
+    if (snprintf(path, sizeof path, "%s_%s.csv", t->prefix, weft_measured_suffix[i]) >=
+        (int)sizeof path)
       return 0;
     int there = stat(path, &st) == 0;
     if (there != (t->file[i].file[0] != '\0')) return 0;
@@ -334,13 +374,15 @@ int weft_measured_load(const WeftDevice *d, WeftError *err) {
       for (int dt = 0; dt < WM_NDTYPES; dt++) t->peak[dt] = peak_of(d, dt);
       t->clock = clock_of(d);
       t->mem_time = mem_time_of(d);
+      t->fp8_given = d->measured_fp8_layer;
       if (!(rc = weft_measured_read(t, err))) {
         finish_gemm(t);
         finish_attn(t);
         finish_mem(t);
         finish_sustained(t);
         weft_measured_finish_drop(t);
-        atomic_store_explicit(&g_nset, n + 1, memory_order_release);
+        if (!(rc = finish_fp8_layer(t, err)))
+          atomic_store_explicit(&g_nset, n + 1, memory_order_release);
       }
     }
   }
@@ -473,7 +515,9 @@ double weft_measured_gemm_ns(const WeftMeasured *t, WeftMeasuredDtype dt, double
   if (hi <= lo || !(t->fit[dt][0] > 0)) return -1;
   int hit;
   WmMemo *e = memo(t, 0, (double[6]){dt, batch, m, n, k, 0}, &hit);
-  if (!hit) e->v = burst_ns(t, dt, lo, hi, batch, m, n, k) * t->slow[dt];
+  if (!hit)
+    e->v = burst_ns(t, dt, lo, hi, batch, m, n, k) * t->slow[dt] *
+           (dt == WM_BF16 ? 1 : t->fp8_layer);
   return e->v;
 }
 
@@ -617,6 +661,7 @@ int weft_measured_info(const WeftDevice *d, WeftMeasuredInfo *info, WeftError *e
   for (int dt = 0; dt < WM_NDTYPES && dt < 3; dt++) info->sustained[dt] = 1 / t->slow[dt];
   info->clock = t->clock;
   info->mem_time = t->mem_time;
+  info->fp8_layer = t->fp8_layer;
   info->launch_us[0] = t->launch_us[0];
   info->launch_us[1] = t->launch_us[1];
   return WEFT_OK;

@@ -52,7 +52,7 @@ typedef struct WeftMeasured WeftMeasured;
  * tables per process (a device on another GPU's tables with its own
  * measured_clock or measured_hbm_gbps is a set of its own; a file read again
  * after a change takes a new one). */
-#define WM_MAX_SETS 16
+#define WM_MAX_SETS 32
 int weft_measured_load(const WeftDevice *d, WeftError *err);
 /* The tables of d (NULL when d->measured is empty or they cannot be read). */
 const WeftMeasured *weft_measured_of(const WeftDevice *d);

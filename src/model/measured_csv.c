@@ -151,6 +151,9 @@ static const char *const MEM_OPS[] = {"", "copy", "add", "rmsnorm_fwd", "rmsnorm
 static const char *const LAUNCH_COLS[] = {"what", "per_kernel_us", NULL};
 static const char *const LAUNCH_WHAT[] = {"eager", "graph", NULL};
 static const char *const SUS_COLS[] = {"dtype", "tflops", NULL};
+static const char *const SEQ_COLS[] = {"name", "dtype", "seq_us", NULL};
+static const char *const SEQ_DT[] = {"bf16", "fp8", NULL};
+static const char *const EACH_COLS[] = {"name", "m", "n", "k", "kind", NULL};
 static const char *const DROP_COLS[] = {"backend", "batch", "heads", "seq", "head_dim",
                                         "dropout_p", "fwd_us", "bwd_us", "?status", NULL};
 
@@ -258,18 +261,85 @@ static int drop_row(WeftMeasured *t, const Line *L, const Header *h, WeftError *
   return WEFT_OK;
 }
 
+/* The layer named by field c (a new one, zeroed, when not yet seen). */
+static int layer_of(WeftMeasured *t, const Line *L, const Header *h, int c, WmLayer **out,
+                    WeftError *err) {
+  int i = h->idx[c];
+  if (i >= L->n)
+    return weft_error_set(err, WEFT_EINPUT, L->file, L->line, 0, h->need[c],
+                          "missing field '%s' (%d fields on the line)", h->need[c], L->n);
+  if (L->len[i] == 0 || L->len[i] >= sizeof t->layer[0].name)
+    return weft_error_set(err, WEFT_EINPUT, L->file, L->line, L->col[i], h->need[c],
+                          "field '%s' must have 1 to %d characters", h->need[c],
+                          (int)sizeof t->layer[0].name - 1);
+  for (size_t j = 0; j < L->len[i]; j++)
+    if ((unsigned char)L->f[i][j] < 0x20 || L->f[i][j] == 0x7f) /* a NUL would cut the name */
+      return weft_error_set(err, WEFT_EINPUT, L->file, L->line, L->col[i] + (int)j, h->need[c],
+                            "field '%s' has a control character", h->need[c]);
+  for (int l = 0; l < t->nlayer; l++)
+    if (strlen(t->layer[l].name) == L->len[i] && !memcmp(t->layer[l].name, L->f[i], L->len[i])) {
+      *out = &t->layer[l];
+      return WEFT_OK;
+    }
+  if (t->nlayer == WM_MAX_LAYERS)
+    return weft_error_set(err, WEFT_EINPUT, L->file, L->line, L->col[i], h->need[c],
+                          "more than %d layers", WM_MAX_LAYERS);
+  WmLayer *y = &t->layer[t->nlayer++];
+  memset(y, 0, sizeof *y);
+  memcpy(y->name, L->f[i], L->len[i]);
+  *out = y;
+  return WEFT_OK;
+}
+
+/* A run of a layer's GEMMs in sequence (scripts/measure/fp8_layer_gemms.py). */
+static int seq_row(WeftMeasured *t, const Line *L, const Header *h, WeftError *err) {
+  WmLayer *y;
+  double us;
+  int dt, rc;
+  if ((rc = layer_of(t, L, h, 0, &y, err)) || (rc = word(L, h, 1, SEQ_DT, &dt, err)) ||
+      (rc = num(L, h, 2, 0, &us, err)))
+    return rc;
+  y->seq_ns[dt] += us * 1e3; /* each below 1e18 ns: the sum of a few stays finite */
+  y->nseq[dt]++;
+  if (!y->line) y->line = L->line;
+  return WEFT_OK;
+}
+
+/* One of a layer's GEMMs: its shape and pass (the times are not read). */
+static int each_row(WeftMeasured *t, const Line *L, const Header *h, WeftError *err) {
+  WmLayer *y;
+  double d[4];
+  int rc;
+  if ((rc = layer_of(t, L, h, 0, &y, err))) return rc;
+  for (int c = 0; c < 4; c++) {
+    if ((rc = num(L, h, 1 + c, c == 3, &d[c], err))) return rc;
+    if (d[c] >= (c == 3 ? 3 : 16777216.0) || d[c] != floor(d[c]))
+      return weft_error_set(err, WEFT_EINPUT, L->file, L->line, L->col[h->idx[1 + c]],
+                            h->need[1 + c], c == 3 ? "field 'kind' must be 0, 1 or 2"
+                                                   : "field '%s' must be a whole number below 2^24",
+                            h->need[1 + c]);
+  }
+  if (y->ng == WM_LAYER_GEMMS)
+    return weft_error_set(err, WEFT_EINPUT, L->file, L->line, 1, NULL,
+                          "more than %d GEMMs in layer '%s'", WM_LAYER_GEMMS, y->name);
+  y->m[y->ng] = d[0], y->n[y->ng] = d[1], y->k[y->ng] = d[2];
+  y->pass[y->ng++] = (int)d[3];
+  return WEFT_OK;
+}
+
 typedef int (*RowFn)(WeftMeasured *, const Line *, const Header *, WeftError *);
 
-static const struct {
-  const char *suffix;
+static const struct { /* in weft_measured_suffix's order */
   const char *const *cols;
   RowFn row;
-} FILES[WM_NFILES] = {{"gemm", GEMM_COLS, gemm_row},
-                      {"attention", ATTN_COLS, attn_row},
-                      {"memory", MEM_COLS, mem_row},
-                      {"launch", LAUNCH_COLS, launch_row},
-                      {"sustained", SUS_COLS, sus_row},
-                      {"attention_dropout", DROP_COLS, drop_row}};
+} FILES[WM_NFILES] = {{GEMM_COLS, gemm_row},    {ATTN_COLS, attn_row},
+                      {MEM_COLS, mem_row},      {LAUNCH_COLS, launch_row},
+                      {SUS_COLS, sus_row},      {DROP_COLS, drop_row},
+                      {SEQ_COLS, seq_row},      {EACH_COLS, each_row}};
+
+const char *const weft_measured_suffix[WM_NFILES] = {
+    "gemm", "attention", "memory", "launch", "sustained", "attention_dropout",
+    "fp8_layer_gemms", "fp8_layer_gemms_each"};
 
 /* "# date: 2026-11-26T16:40:00+00:00" -> the text after "date:". */
 static void comment(WmFile *f, const char *s, size_t len) {
@@ -328,7 +398,8 @@ int weft_measured_read(WeftMeasured *t, WeftError *err) {
     WmFile *f = &t->file[i];
     struct stat st;
     char path[sizeof f->file]; /* built apart: t->prefix and f->file are both in *t */
-    if (snprintf(path, sizeof path, "%s_%s.csv", t->prefix, FILES[i].suffix) >= (int)sizeof path)
+    if (snprintf(path, sizeof path, "%s_%s.csv", t->prefix, weft_measured_suffix[i]) >=
+        (int)sizeof path)
       return weft_error_set(err, WEFT_EINVAL, t->prefix, 0, 0, NULL, "path too long");
     memcpy(f->file, path, sizeof path);
     if (stat(f->file, &st) != 0) {
@@ -343,5 +414,10 @@ int weft_measured_read(WeftMeasured *t, WeftError *err) {
   if (!found)
     return weft_error_set(err, WEFT_EINPUT, t->prefix, 0, 0, "measured",
                           "no measured tables %s_{gemm,attention,memory,launch}.csv", t->prefix);
+  for (int l = 0; l < t->nlayer; l++)
+    if (t->layer[l].line && t->layer[l].ng == 0)
+      return weft_error_set(err, WEFT_EINPUT, t->file[6].file, t->layer[l].line, 1, "name",
+                            "layer '%s' has no GEMMs in %s_fp8_layer_gemms_each.csv",
+                            t->layer[l].name, t->prefix);
   return WEFT_OK;
 }

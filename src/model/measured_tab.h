@@ -11,9 +11,12 @@
 #define WM_MAX_GEMM 16384  /* GEMM rows of one device (all types) */
 #define WM_MAX_ATTN 1024   /* attention rows */
 #define WM_MAX_MEM 1024    /* memory rows */
-#define WM_NFILES 6        /* gemm, attention, memory, launch, sustained, attention_dropout */
+#define WM_NFILES 8        /* gemm, attention, memory, launch, sustained, attention_dropout,
+                            * fp8_layer_gemms, fp8_layer_gemms_each (weft_measured_suffix) */
 #define WM_MAX_DROP 256    /* attention-with-dropout rows */
 #define WM_MAX_SUSTAINED 512 /* seconds of a sustained run per type */
+#define WM_MAX_LAYERS 16   /* layers of DEVICE_fp8_layer_gemms.csv */
+#define WM_LAYER_GEMMS 32  /* GEMMs of one of them (DEVICE_fp8_layer_gemms_each.csv) */
 
 typedef struct {
   double m, n, k;
@@ -39,6 +42,20 @@ typedef struct {
   double b_heads, seq, head_dim, p;
   double fwd, bwd; /* ns as read; ratios after the load */
 } WmDrop;
+
+/* A layer of scripts/measure/fp8_layer_gemms.py: its GEMMs run as one
+ * sequence in BF16 and in FP8, the runs' times summed per type
+ * (DEVICE_fp8_layer_gemms.csv), and the GEMMs' shapes and passes
+ * (DEVICE_fp8_layer_gemms_each.csv, whose times weft does not read). */
+typedef struct {
+  char name[64];
+  double seq_ns[2];  /* per type, BF16 and FP8: the sum of the runs' times */
+  int nseq[2];       /* and how many runs */
+  int line;          /* the first line naming it in the sequence file (0: none) */
+  int ng;
+  double m[WM_LAYER_GEMMS], n[WM_LAYER_GEMMS], k[WM_LAYER_GEMMS];
+  int pass[WM_LAYER_GEMMS]; /* 0 forward (fast accumulation in FP8), 1 data-, 2 weight-gradient */
+} WmLayer;
 
 typedef struct {
   int kind;       /* WeftMeasuredMem */
@@ -71,6 +88,11 @@ struct WeftMeasured {
    * times it gives (1: none measured). */
   int nsus[WM_NDTYPES];
   double slow[WM_NDTYPES];
+  /* FP8 GEMMs' time in a layer's sequence over the tables' (docs/zoo.md,
+   * "FP8 GEMMs in a layer"): the device's measured_fp8_layer, else worked
+   * out from the layer files (1: none), in slow[] of both FP8 types. */
+  double fp8_layer, fp8_given;   /* fp8_given: the device's measured_fp8_layer (0: none) */
+  int nlayer;
   /* The device reading the tables (WeftDevice.measured_clock and
    * measured_hbm_bytes_per_s): its sustained clock over the tables' (in
    * slow[]) and its memory-bound kernels' time over the tables'. */
@@ -82,11 +104,16 @@ struct WeftMeasured {
   WmMem mem[WM_MAX_MEM];         /* sorted by (kind, elems) */
   double sus[WM_NDTYPES][WM_MAX_SUSTAINED];
   WmDrop drop[WM_MAX_DROP];
+  WmLayer layer[WM_MAX_LAYERS];
 };
 #define WM_HEAD offsetof(WeftMeasured, gemm)
 
-/* The four files of t->prefix into t (t->prefix set, the rest zero). Rows
- * only: the caller sorts, merges and fits. */
+/* The files' suffixes: t->prefix + "_" + suffix + ".csv". */
+extern const char *const weft_measured_suffix[WM_NFILES];
+
+/* The files of t->prefix into t (t->prefix set, the rest up to WM_HEAD
+ * zero); a layer of the FP8 sequence file without its GEMMs' shapes is an
+ * error at its line. Rows only: the caller sorts, merges and fits. */
 int weft_measured_read(WeftMeasured *t, WeftError *err);
 /* The attention-dropout rows read into ratio rows (measured_drop.c). */
 void weft_measured_finish_drop(WeftMeasured *t);

@@ -13,7 +13,7 @@ static const char *const DEVICE_KEYS[] = {
     "tf32_tflops",    "vector_tflops",  "sms",     "tile",     "gemm_efficiency",
     "hbm_efficiency", "attention_efficiency", "gemm_eff_max", "gemm_k0", "gemm_t0_us",
     "fp4_tflops",     "power_w",        "measured", "host_gbps", "measured_clock",
-    "measured_hbm_gbps", "launch_cpu_us", NULL};
+    "measured_hbm_gbps", "launch_cpu_us", "measured_fp8_layer", NULL};
 #define MAX_SMS 100000  /* SMs or CUs of one device */
 #define MAX_TILE 4096   /* a GEMM output tile's side */
 
@@ -157,19 +157,22 @@ static int parse_measured(const WeftYamlNode *v, const char *file, WeftDevice *d
 /* How the device differs from the GPU its measured tables were taken on
  * (docs/zoo.md, "Measured kernel tables"): measured_clock, its sustained SM
  * clock over that of the tables' sustained run (a lower power limit), and
- * measured_hbm_gbps, the HBM rate of that GPU. Only with a `measured:` key
- * naming the tables. */
+ * measured_hbm_gbps, the HBM rate of that GPU; measured_fp8_layer, FP8
+ * GEMMs' time in a layer over the tables' ("FP8 GEMMs in a layer"), given
+ * rather than worked out from the tables' layer files. Only with a
+ * `measured:` key naming the tables. */
 static int parse_measured_as(const WeftYamlNode *v, const char *file, WeftDevice *d,
                              WeftError *err) {
-  static const char *const keys[] = {"measured_clock", "measured_hbm_gbps"};
+  static const char *const keys[] = {"measured_clock", "measured_hbm_gbps", "measured_fp8_layer"};
   double gbps = 0;
   int rc;
   if ((rc = opt_double(v, keys[0], file, WEFT_RANGE_(0.0, 1, 4), &d->measured_clock, err)) ||
-      (rc = opt_double(v, keys[1], file, WEFT_RANGE_ZOO_FIGURE, &gbps, err)))
+      (rc = opt_double(v, keys[1], file, WEFT_RANGE_ZOO_FIGURE, &gbps, err)) ||
+      (rc = opt_double(v, keys[2], file, WEFT_RANGE_(0.25, 0, 4), &d->measured_fp8_layer, err)))
     return rc;
   d->measured_hbm_bytes_per_s = gbps * 1e9;
   const WeftYamlNode *named = weft_yaml_get(v, "measured", NULL);
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < 3; i++) {
     const WeftYamlNode *at = weft_yaml_get(v, keys[i], NULL);
     if (at && (!named || !strcmp(named->text, "none")))
       return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, keys[i],

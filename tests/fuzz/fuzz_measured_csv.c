@@ -1,18 +1,15 @@
 /* fuzz_measured_csv.c — a measured kernel table (weft_measured_read,
- * data/measured/DEVICE_*.csv). Input: one byte choosing the table (gemm,
- * attention, memory, launch, sustained), then the CSV. 0 or an error with a
- * reason naming the file; every row read has finite figures > 0 (a causal
- * flag 0 or 1, GEMM dims whole and below 2^24) and counts within the
- * tables' room. */
+ * data/measured/DEVICE_*.csv). Input: one byte choosing the table (one of
+ * weft_measured_suffix: gemm ... fp8_layer_gemms_each), then the CSV. 0 or
+ * an error with a reason naming the file; every row read has finite figures
+ * > 0 (a causal flag 0 or 1, GEMM dims whole and below 2^24, a layer GEMM's
+ * pass 0-2) and counts within the tables' room. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fuzz.h"
 #include "model/measured_tab.h"
-
-static const char *const SUFFIX[WM_NFILES] = {"gemm", "attention", "memory", "launch",
-                                              "sustained"};
 
 static int pos_finite(double x) { return isfinite(x) && x > 0; }
 
@@ -21,10 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int which = data[0] % WM_NFILES;
   char name[32];
   for (int i = 0; i < WM_NFILES; i++) {
-    snprintf(name, sizeof name, "dev_%s.csv", SUFFIX[i]);
+    snprintf(name, sizeof name, "dev_%s.csv", weft_measured_suffix[i]);
     unlink(fuzz_path(name));
   }
-  snprintf(name, sizeof name, "dev_%s.csv", SUFFIX[which]);
+  snprintf(name, sizeof name, "dev_%s.csv", weft_measured_suffix[which]);
   fuzz_write(name, data + 1, size - 1);
   static WeftMeasured t; /* large: the rows' arrays */
   memset(&t, 0, WM_HEAD);
@@ -65,6 +62,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   for (int g = 0; g < 2; g++)
     FUZZ_CHECK(t.launch_us[g] == -1 || pos_finite(t.launch_us[g]), "launch", NULL);
+  FUZZ_CHECK(t.nlayer >= 0 && t.nlayer <= WM_MAX_LAYERS, "layers", NULL);
+  for (int l = 0; l < t.nlayer; l++) {
+    const WmLayer *y = &t.layer[l];
+    FUZZ_CHECK(y->name[0] && y->ng >= 0 && y->ng <= WM_LAYER_GEMMS, "layer", NULL);
+    FUZZ_CHECK(y->nseq[0] == 0 || y->ng > 0, "a layer measured has its shapes", NULL);
+    for (int s = 0; s < 2; s++)
+      FUZZ_CHECK(y->nseq[s] == 0 ? y->seq_ns[s] == 0 : pos_finite(y->seq_ns[s]), "layer time",
+                 NULL);
+    for (int g = 0; g < y->ng; g++)
+      FUZZ_CHECK(pos_finite(y->m[g]) && y->m[g] < 16777216.0 && y->m[g] == floor(y->m[g]) &&
+                     pos_finite(y->n[g]) && pos_finite(y->k[g]) && y->pass[g] >= 0 &&
+                     y->pass[g] <= 2,
+                 "layer GEMM", NULL);
+  }
   for (int dt = 0; dt < WM_NDTYPES; dt++) {
     FUZZ_CHECK(t.nsus[dt] >= 0 && t.nsus[dt] <= WM_MAX_SUSTAINED, "sustained rows", NULL);
     for (int i = 0; i < t.nsus[dt]; i++) FUZZ_CHECK(pos_finite(t.sus[dt][i]), "sustained", NULL);

@@ -542,11 +542,91 @@ static void neighbours_as_scan(void) {
     }
     double want = weft_gemm_ns(&t->fitdev[dt], t->peak[dt], 1, q[0], q[1], q[2]) *
                   scan_ratio(t, dt, q[0], q[1], q[2]);
-    want = fmax(want, 2.0 * q[0] * q[1] * q[2] / t->best[dt] * 1e9) * t->slow[dt];
+    want = fmax(want, 2.0 * q[0] * q[1] * q[2] / t->best[dt] * 1e9) * t->slow[dt] *
+           (dt == WM_BF16 ? 1 : t->fp8_layer); /* the FP8 layer factor (measured.c) */
     double got = weft_measured_gemm_ns(t, (WeftMeasuredDtype)dt, 1, q[0], q[1], q[2]);
     CHECK_NEAR(got, want, 1e-12 * want); /* the same operations: equal but for contraction */
   }
   CHECK(ties == 2000);
+}
+
+/* FP8 GEMMs in a layer (measured.c, finish_fp8_layer): two layers whose
+ * GEMMs (all of one shape, 4096^3) the tables give at 200 us BF16, 120 us
+ * FP8 and 100 us FP8 with fast accumulation. Layer a: a forward and a
+ * data-gradient GEMM, tables 400 us BF16 and 100 + 120 = 220 us FP8 (0.55);
+ * measured in sequence 400 and 240 us (the means of two runs each): 0.6, so
+ * 0.6 / 0.55 = 12/11. Layer b: one weight-gradient GEMM, tables 200 and 120
+ * (0.6), measured 200 and 120: 1. Layer c, BF16 alone, is left out. The
+ * factor, sqrt(12/11), multiplies both FP8 types' times and not BF16's. A
+ * device's measured_fp8_layer replaces it; a sequence layer without shapes
+ * is an error at its line; a pass other than 0-2 at its field. */
+static void fp8_layer(void) {
+  char dir[64], zoo[600], gemm[600], seq[700], each[700], yml[700], text[900];
+  WeftDevice d;
+  WeftError e;
+  WeftMeasuredInfo mi;
+  if (!scratch(dir, sizeof dir, zoo, gemm)) return;
+  snprintf(seq, sizeof seq, "%s/measured/x_fp8_layer_gemms.csv", dir);
+  snprintf(each, sizeof each, "%s/measured/x_fp8_layer_gemms_each.csv", dir);
+  snprintf(yml, sizeof yml, "%s/devices.yml", zoo);
+  put_file(gemm, "label,dtype,m,n,k,time_us\nx,bf16,4096,4096,4096,200\n"
+                 "x,fp8,4096,4096,4096,120\nx,fp8_fast,4096,4096,4096,100\n");
+  put_file(seq, "# the script's comment\nname,dtype,run,seq_us,sum_us\na,bf16,1,390,0\n"
+                "a,fp8,1,230,0\nb,bf16,1,200,0\nb,fp8,1,120,0\na,bf16,2,410,0\n"
+                "a,fp8,2,250,0\nc,bf16,1,999,0\n");
+  put_file(each, "name,gemm,m,n,k,kind,bf16_us\na,0,4096,4096,4096,0,1\n"
+                 "a,1,4096,4096,4096,1,1\nb,0,4096,4096,4096,2,1\nc,0,4096,4096,4096,0,1\n");
+  double f = sqrt(12.0 / 11.0);
+  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_OK);
+  const WeftMeasured *t = weft_measured_of(&d);
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_BF16, 1, 4096, 4096, 4096), 200e3, 1e-9);
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_FP8, 1, 4096, 4096, 4096), 120e3 * f, 1e-9);
+  CHECK_NEAR(weft_measured_gemm_ns(t, WM_FP8_FAST, 1, 4096, 4096, 4096), 100e3 * f, 1e-9);
+  CHECK_EQ_INT(weft_measured_info(&d, &mi, &e), WEFT_OK);
+  CHECK_NEAR(mi.fp8_layer, f, 1e-15);
+  CHECK_NEAR(mi.sustained[1], 1, 0); /* the factor is not a sustained clock */
+  /* the device's own factor (a set of tables of its own: a process holds
+   * WM_MAX_SETS, the suite's tests share them) */
+  snprintf(text, sizeof text, "%s  measured_fp8_layer: 1.2\n", DEV_YML);
+  put_file(yml, text);
+  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_OK);
+  CHECK_NEAR(weft_measured_gemm_ns(weft_measured_of(&d), WM_FP8, 1, 4096, 4096, 4096),
+             120e3 * 1.2, 1e-9);
+  static const char *const range[] = {"0.2", "5", "0"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(text, sizeof text, "%s  measured_fp8_layer: %s\n", DEV_YML, range[i]);
+    put_file(yml, text);
+    CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_EINPUT);
+    CHECK_EQ_INT(e.line, 11);
+    CHECK(!strcmp(e.field, "measured_fp8_layer"));
+  }
+  put_file(yml, DEV_YML);
+  /* a layer measured in sequence without its GEMMs: the sequence file's line */
+  put_file(seq, "name,dtype,seq_us\na,bf16,400\na,fp8,240\nd,fp8,1\n");
+  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_EINPUT);
+  CHECK(strstr(e.file, "x_fp8_layer_gemms.csv") != NULL);
+  CHECK_EQ_INT(e.line, 4);
+  CHECK(!strcmp(e.field, "name"));
+  put_file(seq, "name,dtype,seq_us\na,bf16,400\na,fp8,240\n");
+  put_file(each, "name,gemm,m,n,k,kind\na,0,4096,4096,4096,3\n");
+  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_EINPUT);
+  CHECK(strstr(e.file, "x_fp8_layer_gemms_each.csv") != NULL);
+  CHECK_EQ_INT(e.line, 2);
+  CHECK(!strcmp(e.field, "kind"));
+  /* a name with a control character (a NUL would cut it): its column */
+  put_file(each, "name,gemm,m,n,k,kind\na\tb,0,4096,4096,4096,1\n");
+  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_EINPUT);
+  CHECK_EQ_INT(e.line, 2);
+  CHECK_EQ_INT(e.col, 2);
+  CHECK(!strcmp(e.field, "name"));
+  /* a factor no GPU shows (a broken file): refused */
+  put_file(each, "name,gemm,m,n,k,kind\na,0,4096,4096,4096,1\n");
+  put_file(seq, "name,dtype,seq_us\na,bf16,400\na,fp8,2000\n");
+  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "seq_us"));
+  unlink(seq);
+  unlink(each);
+  cleanup(dir, zoo, gemm);
 }
 
 const TestCase suite_measured[] = {{"measured_fit_recovers", fit_recovers},
@@ -558,4 +638,5 @@ const TestCase suite_measured[] = {{"measured_fit_recovers", fit_recovers},
                                    {"measured_never_beats_best", never_beats_best},
                                    {"measured_other_gpu", other_gpu},
                                    {"measured_neighbours_as_scan", neighbours_as_scan},
+                                   {"measured_fp8_layer", fp8_layer},
                                    {0}};
