@@ -601,29 +601,34 @@ static void fp8_layer(void) {
     CHECK(!strcmp(e.field, "measured_fp8_layer"));
   }
   put_file(yml, DEV_YML);
-  /* a layer measured in sequence without its GEMMs: the sequence file's line */
-  put_file(seq, "name,dtype,seq_us\na,bf16,400\na,fp8,240\nd,fp8,1\n");
-  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_EINPUT);
-  CHECK(strstr(e.file, "x_fp8_layer_gemms.csv") != NULL);
-  CHECK_EQ_INT(e.line, 4);
-  CHECK(!strcmp(e.field, "name"));
-  put_file(seq, "name,dtype,seq_us\na,bf16,400\na,fp8,240\n");
-  put_file(each, "name,gemm,m,n,k,kind\na,0,4096,4096,4096,3\n");
-  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_EINPUT);
-  CHECK(strstr(e.file, "x_fp8_layer_gemms_each.csv") != NULL);
-  CHECK_EQ_INT(e.line, 2);
-  CHECK(!strcmp(e.field, "kind"));
-  /* a name with a control character (a NUL would cut it): its column */
-  put_file(each, "name,gemm,m,n,k,kind\na\tb,0,4096,4096,4096,1\n");
-  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_EINPUT);
-  CHECK_EQ_INT(e.line, 2);
-  CHECK_EQ_INT(e.col, 2);
-  CHECK(!strcmp(e.field, "name"));
-  /* a factor no GPU shows (a broken file): refused */
-  put_file(each, "name,gemm,m,n,k,kind\na,0,4096,4096,4096,1\n");
-  put_file(seq, "name,dtype,seq_us\na,bf16,400\na,fp8,2000\n");
-  CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_EINPUT);
-  CHECK(!strcmp(e.field, "seq_us"));
+  /* broken layer files: the error names the file, line, column and field */
+  static const struct {
+    const char *seq, *each, *file;
+    int line, col;
+    const char *field;
+  } bad[] = {
+      /* a layer measured in sequence without its GEMMs: the sequence file's line */
+      {"name,dtype,seq_us\na,bf16,400\na,fp8,240\nd,fp8,1\n",
+       "name,gemm,m,n,k,kind\na,0,4096,4096,4096,1\n", "x_fp8_layer_gemms.csv", 4, 1, "name"},
+      /* a pass other than 0-2 */
+      {"name,dtype,seq_us\na,bf16,400\na,fp8,240\n", "name,gemm,m,n,k,kind\na,0,4096,4096,4096,3\n",
+       "x_fp8_layer_gemms_each.csv", 2, 20, "kind"},
+      /* a name with a control character (a NUL would cut it): its column */
+      {"name,dtype,seq_us\na,bf16,400\na,fp8,240\n", "name,gemm,m,n,k,kind\na\tb,0,4096,4096,4096,1\n",
+       "x_fp8_layer_gemms_each.csv", 2, 2, "name"},
+      /* a factor no GPU shows (a broken file): refused, naming the sequence file */
+      {"name,dtype,seq_us\na,bf16,400\na,fp8,2000\n", "name,gemm,m,n,k,kind\na,0,4096,4096,4096,1\n",
+       "x_fp8_layer_gemms.csv", 0, 0, "seq_us"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    put_file(seq, bad[i].seq);
+    put_file(each, bad[i].each);
+    CHECK_EQ_INT(weft_zoo_device(zoo, "x", &d, &e), WEFT_EINPUT);
+    CHECK(strstr(e.file, bad[i].file) != NULL);
+    CHECK_EQ_INT(e.line, bad[i].line);
+    CHECK_EQ_INT(e.col, bad[i].col);
+    CHECK(!strcmp(e.field, bad[i].field));
+  }
   unlink(seq);
   unlink(each);
   cleanup(dir, zoo, gemm);
