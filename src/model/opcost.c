@@ -111,6 +111,12 @@ typedef struct {
   int norm_fp8; /* the last norm wrote the next GEMM's FP8 input (LayerNormLinear) */
   int shared_cast; /* the next GEMMs' FP8 input was cast for an earlier one (torch layers) */
   double cast_div; /* the next GEMM's FP8 input cast runs on 1/cast_div of its rows (0: all) */
+  /* Transformer Engine under sequence parallelism (tp > 1): the next GEMM's
+   * input (column-parallel: QKV, fc1) or output gradient (row-parallel: proj,
+   * fc2) is gathered over TP; a per-tensor FP8 recipe casts the rank's shard
+   * (1/tp of the rows), gathers the FP8 copy and transposes the gathered one
+   * (0: not gathered) */
+  double sp_in, sp_grad;
 } List;
 
 /* The width of layer l's main_grad elements (grad_bytes; 0: act_bytes). */
@@ -118,7 +124,7 @@ static double grad_width(const OcLayer *l) { return l->grad_bytes > 0 ? l->grad_
 
 /* An empty list of at most max ops for layer l's operators. */
 static List layer_list(const OcLayer *l, OcOp *ops, int max) {
-  List L = {ops, 0, max, l->act_bytes, l->param_bytes, grad_width(l), l->fp8, 0, 0, 0};
+  List L = {ops, 0, max, l->act_bytes, l->param_bytes, grad_width(l), l->fp8, 0, 0, 0, 0, 0};
   return L;
 }
 
@@ -126,6 +132,13 @@ static void put(List *L, const OcOp *op) {
   if (L->n < L->max) L->ops[L->n] = *op;
   L->n++;
 }
+
+/* The layer's recipe scales per tensor (one FP8 copy transposes into the other). */
+static int per_tensor(const List *L) { return L->fp8 == WEFT_FP8_DELAYED || L->fp8 == WEFT_FP8_CURRENT; }
+
+/* TE's sequence-parallel TP gather of an operand: tp when it happens (the
+ * List's sp_in, sp_grad), else 0. */
+static double sp_gather(const OcLayer *l) { return l->sp && l->tp > 1 && !l->torch ? l->tp : 0; }
 
 double weft_opcost_fp8_copy_bytes(int mode, int weight) {
   switch (mode) {
@@ -165,6 +178,31 @@ static void fp8_cast(List *L, const char *name, const char *amax, int phase, dou
   put(L, &c);
 }
 
+/* The cast of a TP-gathered operand under a per-tensor recipe (delayed,
+ * current), as Transformer Engine runs it with sequence parallelism: the
+ * rank's shard (e / tp elements) cast to its row-wise FP8 copy alone (current
+ * scaling's amax pass on the shard first, its TP all-reduce in gen_amax.c),
+ * the FP8 shards all-gathered, and the gathered e elements transposed for
+ * the weight gradient (TE v1.13 base.py grad_output_preprocess: "cast,
+ * transpose for efficient gather", cast_to_fp8 of the shard,
+ * gather_along_first_dim, tex.fp8_transpose; TE 2.x distributed.py
+ * _all_gather_fp8: the shard quantized, gathered, then its transpose made).
+ * phase: the cast's; the transpose runs in weight-grad. */
+static void fp8_cast_gathered(List *L, const char *name, const char *amax, const char *tname,
+                              int phase, double batch, double e, double tp, double src_bytes) {
+  double s = batch * e / tp, b = weft_opcost_fp8_cast_bytes(L->fp8, s, src_bytes, 0);
+  b -= s * weft_opcost_fp8_copy_bytes(L->fp8, 0); /* the row-wise copy alone */
+  if (L->fp8 == WEFT_FP8_CURRENT) {
+    OcOp a = {amax, phase, OC_VECTOR, 0, 0, 0, 0, s, s * src_bytes, 0, 0, 0, 0, 0, 0, 0, 0};
+    put(L, &a);
+  }
+  OcOp c = {name, phase, OC_VECTOR, 0, 0, 0, 0, s * (L->fp8 == WEFT_FP8_CURRENT ? 1 : 2), b, 0, 0,
+            0, 0, 0, 0, 0, 0};
+  OcOp t = {tname, WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, 0, 2 * batch * e, 0, 0, 0, 0, 0, 0, 0, 0};
+  put(L, &c);
+  put(L, &t);
+}
+
 /* A GEMM of the forward pass and its two backward GEMMs: dA = dC B^T
  * (m x k, inner n) into IG, dB = A^T dC (k x n, inner m) into WG when B is
  * a weight, else IG (attention's activation x activation products). An FP8
@@ -195,6 +233,9 @@ static void gemm8(List *L, const char *name, double batch, double m, double n, d
     OcOp t = {"fp8_transpose_input", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, 0,
               2 * batch * m * k, 0, 0, 0, 0, 0, 0, 0, 0};
     put(L, &t);
+  } else if (fp8 && weight && L->sp_in > 1 && per_tensor(L)) { /* gathered over TP */
+    fp8_cast_gathered(L, "fp8_cast_input", "fp8_amax_input", "fp8_transpose_input",
+                      WEFT_PHASE_FWD, batch, m * k, L->sp_in, eb);
   } else if (fp8 && weight && !L->shared_cast) { /* Transformer Engine's FP8 linear layer
                                                   * (docs/zoo.md, "FP8") */
     fp8_cast(L, "fp8_cast_input", "fp8_amax_input", WEFT_PHASE_FWD, batch,
@@ -202,10 +243,15 @@ static void gemm8(List *L, const char *name, double batch, double m, double n, d
   }
   L->cast_div = 0;
   if (fp8 && weight) {
-    fp8_cast(L, "fp8_cast_grad", "fp8_amax_grad", WEFT_PHASE_IG, batch, m * n, eb, 0);
+    if (L->sp_grad > 1 && per_tensor(L))
+      fp8_cast_gathered(L, "fp8_cast_grad", "fp8_amax_grad", "fp8_transpose_grad", WEFT_PHASE_IG,
+                        batch, m * n, L->sp_grad, eb);
+    else
+      fp8_cast(L, "fp8_cast_grad", "fp8_amax_grad", WEFT_PHASE_IG, batch, m * n, eb, 0);
     fp8_cast(L, "fp8_cast_weight", "fp8_amax_weight", WEFT_PHASE_FWD, batch, k * n, L->pb, 1);
   }
   L->norm_fp8 = 0;
+  L->sp_in = L->sp_grad = 0;
 }
 
 static void gemm(List *L, const char *name, double batch, double m, double n, double k,
@@ -434,6 +480,7 @@ static void qkv_proj(List *L, const OcLayer *l) {
     gemm8(L, "wv", 1, T, l->kv_heads * l->dv / tp, l->h, 1, f8);
     L->shared_cast = 0;
   } else {
+    L->sp_in = sp_gather(l);
     gemm8(L, "qkv", 1, T, (a * l->dqk + l->kv_heads * (l->dqk + l->dv)) / tp, l->h, 1, f8);
   }
 }
@@ -474,6 +521,7 @@ static void attention(List *L, const OcLayer *l) {
     }
     gemm(L, "context", l->b * a, l->s, l->dv, l->kv_len, 0);
   }
+  L->sp_grad = sp_gather(l);
   gemm8(L, "proj", 1, T, l->h, a * l->dv, 1, l->fp8);
   residual(L, l);
 }
@@ -540,9 +588,10 @@ static void eager_act(List *L, const OcLayer *l, double e) {
  * megatron/core/activations.py squared_relu, @jit_fuser; NeMo 1.x's the
  * same) as bias_gelu's bytes: one compiled kernel each way. */
 static void mlp(List *L, const OcLayer *l, double groups, double tokens, double width,
-                double tp) {
+                double tp, int gathered) {
   double f = width / tp, e = groups * tokens * f;
   int f8 = l->fp8;
+  L->sp_in = gathered ? sp_gather(l) : 0; /* a dense MLP's (and shared experts') input */
   if (l->torch && l->ffn_matrices == 3 && groups == 1) { /* torchtitan's w1, w3 */
     L->cast_div = l->sp ? tp : 1; /* Float8ColwiseParallel casts the shard, then gathers */
     gemm8(L, "w1", 1, tokens, f, l->h, 1, f8);
@@ -552,6 +601,7 @@ static void mlp(List *L, const OcLayer *l, double groups, double tokens, double 
   } else {
     gemm8(L, "fc1", groups, tokens, (l->ffn_matrices == 3 ? 2 : 1) * f, l->h, 1, f8);
   }
+  L->sp_in = 0;
   if (l->act_eager)
     eager_act(L, l, e);
   else if (l->ffn_matrices == 3)
@@ -565,6 +615,7 @@ static void mlp(List *L, const OcLayer *l, double groups, double tokens, double 
     vec2(L, "squared_relu", 2 * e, 2 * e * L->eb, 2 * e, 3 * e * L->eb, WEFT_PHASE_IG);
   else
     act(L, l->bias ? "bias_gelu" : "gelu", GELU_FLOPS * e, e, 2, 3, WM_GELU);
+  L->sp_grad = gathered ? sp_gather(l) : 0;
   gemm8(L, "fc2", groups, tokens, l->h, f, 1, f8);
 }
 
@@ -575,7 +626,7 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
     case OC_ATTN: attention(&L, l); break;
     case OC_MLP:
       norm(&L, l, "mlp_norm", 1);
-      mlp(&L, l, 1, T, l->ffn, l->tp);
+      mlp(&L, l, 1, T, l->ffn, l->tp, 1);
       residual(&L, l);
       break;
     case OC_MOE: { /* ep ranks' tokens, top_k each, spread over E experts; E/ep here */
@@ -594,8 +645,8 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
                                       * gradient is written, the hook adds it */
         L.ops[L.n - 1].bytes -= l->h * l->experts * (2 * L.gb - L.eb);
       double groups = l->experts / l->ep;
-      mlp(&L, l, groups, per, l->moe_ffn, etp);
-      if (l->shared > 0) mlp(&L, l, l->shared, T, l->moe_ffn, l->tp); /* every token, locally */
+      mlp(&L, l, groups, per, l->moe_ffn, etp, 0); /* tokens by all-to-all, not gathered */
+      if (l->shared > 0) mlp(&L, l, l->shared, T, l->moe_ffn, l->tp, 1); /* every token, locally */
       OcOp side[OC_MOE_MAX];
       int ns = weft_opcost_moe_side_ops(l, side);
       for (int i = 0; i < ns; i++) put(&L, &side[i]);

@@ -477,9 +477,72 @@ static void amax_sync(void) {
   CHECK_NEAR(i, 0, 1e-6);
 }
 
+/* Sequence parallelism, TP 2 (b 1, s 4, h 8: the block's input 32
+ * elements, a rank's shard 16): fc1's input and fc2's output gradient are
+ * gathered over TP, so a per-tensor recipe casts the shard to its row-wise
+ * copy (current: amax 16 x 2 bytes and 16 FLOPs, then 16 x (2 + 1) bytes,
+ * 16 FLOPs), gathers the FP8 copy and transposes the gathered 32 (32 x 2
+ * bytes, weight-grad). fc1's gradient (4 x 2 x 16 = 128) and fc2's input
+ * (4 x 16 = 64) are not gathered: both copies, as at TP 1. Delayed: fc1's
+ * input is the norm's FP8 output (the shard, 16 x 3 + 8204) and transposed;
+ * fc2's gradient cast 16 x 3 + 8204 bytes, 32 FLOPs, and transposed. MXFP8
+ * (block scales) keeps both copies of the whole tensor. */
+static void sp_gathered(void) {
+  OcLayer l = tiny(WEFT_FP8_CURRENT);
+  l.tp = 2;
+  l.sp = 1;
+  OcOp ops[OC_MAX_OPS];
+  int n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  const OcOp *ai = nth(ops, n, "fp8_amax_input", 0), *ci = nth(ops, n, "fp8_cast_input", 0);
+  const OcOp *ti = nth(ops, n, "fp8_transpose_input", 0), *ci2 = nth(ops, n, "fp8_cast_input", 1);
+  const OcOp *ag = nth(ops, n, "fp8_amax_grad", 1), *cg = nth(ops, n, "fp8_cast_grad", 1);
+  const OcOp *tg = nth(ops, n, "fp8_transpose_grad", 0), *cg1 = nth(ops, n, "fp8_cast_grad", 0);
+  CHECK(ai && ci && ti && ci2 && ag && cg && tg && cg1);
+  if (!ai || !ci || !ti || !ci2 || !ag || !cg || !tg || !cg1) return;
+  CHECK_NEAR(ai->bytes, 32, EXACT);
+  CHECK_NEAR(ai->flops, 16, EXACT);
+  CHECK_NEAR(ci->bytes, 48, EXACT);
+  CHECK_NEAR(ci->flops, 16, EXACT);
+  CHECK_NEAR(ti->bytes, 64, EXACT);
+  CHECK_EQ_INT(ti->phase, WEFT_PHASE_WG);
+  CHECK_NEAR(ci2->bytes, 64 * 4, EXACT); /* fc2's input: both copies */
+  CHECK_NEAR(cg1->bytes, 128 * 4, EXACT); /* fc1's gradient: both copies */
+  CHECK_NEAR(ag->bytes, 32, EXACT);
+  CHECK_NEAR(cg->bytes, 48, EXACT);
+  CHECK_EQ_INT(cg->phase, WEFT_PHASE_IG);
+  CHECK_NEAR(tg->bytes, 64, EXACT);
+  CHECK_EQ_INT(tg->phase, WEFT_PHASE_WG);
+  CHECK_EQ_INT(count(ops, n, "fp8_transpose"), 2);
+  l.fp8 = WEFT_FP8_DELAYED;
+  n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  const OcOp *nm = nth(ops, n, "mlp_norm", 0);
+  cg = nth(ops, n, "fp8_cast_grad", 1);
+  CHECK(nm && cg);
+  if (nm) CHECK_NEAR(nm->bytes, 16 * 3 + 8204, EXACT);
+  if (cg) CHECK_NEAR(cg->bytes, 16 * 3 + 8204, EXACT);
+  if (cg) CHECK_NEAR(cg->flops, 32, EXACT);
+  CHECK_EQ_INT(count(ops, n, "fp8_amax"), 0);
+  CHECK_EQ_INT(count(ops, n, "fp8_transpose"), 2);
+  l.fp8 = WEFT_FP8_MXFP8;
+  n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
+  ci = nth(ops, n, "fp8_cast_input", 0);
+  CHECK_EQ_INT(count(ops, n, "fp8_transpose"), 0);
+  if (ci) CHECK_NEAR(ci->bytes, 32 * 2 + 32 * 2 * (1 + 1 / 32.0), EXACT);
+  /* the attention block likewise: QKV's input, the projection's gradient */
+  l.fp8 = WEFT_FP8_CURRENT;
+  n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
+  ci = nth(ops, n, "fp8_cast_input", 0);
+  cg = nth(ops, n, "fp8_cast_grad", 1);
+  CHECK(ci && cg);
+  if (ci) CHECK_NEAR(ci->bytes, 48, EXACT);
+  if (cg) CHECK_NEAR(cg->bytes, 48, EXACT);
+  CHECK_EQ_INT(count(ops, n, "fp8_transpose"), 2);
+}
+
 const TestCase suite_fp8[] = {{"fp8/cast_bytes", cast_bytes},
                               {"fp8/mlp_delayed", mlp_delayed},
                               {"fp8/mlp_current_mxfp8", mlp_current_mxfp8},
+                              {"fp8/sp_gathered", sp_gathered},
                               {"fp8/which_gemms", which_gemms},
                               {"fp8/launch", launch},
                               {"fp8/weights_once", weights_once},
