@@ -109,6 +109,7 @@ typedef struct {
   double gb;  /* bytes per main_grad element (a weight-gradient GEMM accumulates) */
   int fp8;    /* the layer's WeftFp8 recipe */
   int norm_fp8; /* the last norm wrote the next GEMM's FP8 input (LayerNormLinear) */
+  int norm_amax; /* the last norm took its output's amax (current scaling, LayerNormLinear) */
   int shared_cast; /* the next GEMMs' FP8 input was cast for an earlier one (torch layers) */
   double cast_div; /* the next GEMM's FP8 input cast runs on 1/cast_div of its rows (0: all) */
   /* Transformer Engine under sequence parallelism (tp > 1): the next GEMM's
@@ -124,7 +125,7 @@ static double grad_width(const OcLayer *l) { return l->grad_bytes > 0 ? l->grad_
 
 /* An empty list of at most max ops for layer l's operators. */
 static List layer_list(const OcLayer *l, OcOp *ops, int max) {
-  List L = {ops, 0, max, l->act_bytes, l->param_bytes, grad_width(l), l->fp8, 0, 0, 0, 0, 0};
+  List L = {ops, 0, max, l->act_bytes, l->param_bytes, grad_width(l), l->fp8, 0, 0, 0, 0, 0, 0};
   return L;
 }
 
@@ -166,7 +167,7 @@ double weft_opcost_fp8_cast_bytes(int mode, double e, double src_bytes, int weig
 static void fp8_cast(List *L, const char *name, const char *amax, int phase, double tensors,
                      double e, double src_bytes, int once) {
   int nv = L->fp8 == WEFT_FP8_NVFP4, cur = L->fp8 == WEFT_FP8_CURRENT || nv;
-  if (cur) {
+  if (cur && !(L->norm_amax && !nv && phase == WEFT_PHASE_FWD && !once)) {
     OcOp a = {amax, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e, tensors * e * src_bytes, 0, once,
               0, 0, 0, 0, 0, 0};
     put(L, &a);
@@ -192,7 +193,7 @@ static void fp8_cast_gathered(List *L, const char *name, const char *amax, const
                               int phase, double batch, double e, double tp, double src_bytes) {
   double s = batch * e / tp, b = weft_opcost_fp8_cast_bytes(L->fp8, s, src_bytes, 0);
   b -= s * weft_opcost_fp8_copy_bytes(L->fp8, 0); /* the row-wise copy alone */
-  if (L->fp8 == WEFT_FP8_CURRENT) {
+  if (L->fp8 == WEFT_FP8_CURRENT && !(phase == WEFT_PHASE_FWD && L->norm_amax)) {
     OcOp a = {amax, phase, OC_VECTOR, 0, 0, 0, 0, s, s * src_bytes, 0, 0, 0, 0, 0, 0, 0, 0};
     put(L, &a);
   }
@@ -250,7 +251,7 @@ static void gemm8(List *L, const char *name, double batch, double m, double n, d
       fp8_cast(L, "fp8_cast_grad", "fp8_amax_grad", WEFT_PHASE_IG, batch, m * n, eb, 0);
     fp8_cast(L, "fp8_cast_weight", "fp8_amax_weight", WEFT_PHASE_FWD, batch, k * n, L->pb, 1);
   }
-  L->norm_fp8 = 0;
+  L->norm_fp8 = L->norm_amax = 0;
   L->sp_in = L->sp_grad = 0;
 }
 
@@ -338,16 +339,22 @@ static void eager_rmsnorm(List *L, double e, double T, double eb) {
  * TELayerNormColumnParallelLinear), which under delayed scaling writes the
  * GEMM's FP8 input itself (TE v1.8 layernorm_linear.py: _apply_normalization
  * with an FP8 output): 1 byte an element out, the scale 2 FLOPs an element,
- * the amax history and scales as a cast's; the GEMM then casts no input. */
+ * the amax history and scales as a cast's; the GEMM then casts no input.
+ * Under current scaling it writes its BF16 output and takes that output's
+ * amax in the same kernel (1 FLOP an element), which the GEMM's input cast
+ * then uses instead of an amax pass of its own (TE PR #2013, 2025-08:
+ * "Fuse amax computation into normalization kernel for current scaling",
+ * Float8CurrentScalingQuantizer::quantize_with_amax; TE 2.7 on). */
 static void norm(List *L, const OcLayer *l, const char *name, int linear) {
   double e = l->b * l->s * l->h / (l->sp ? l->tp : 1), eb = L->eb;
   if (l->norm_eager && !l->layernorm) { /* no fused cast: the linear casts its own input */
     eager_rmsnorm(L, e, e / l->h, eb);
-    L->norm_fp8 = 0;
+    L->norm_fp8 = L->norm_amax = 0;
     return;
   }
   int ln = l->layernorm, f8 = linear && L->fp8 == WEFT_FP8_DELAYED && !l->torch; /* TE's */
-  double fl = e * (ln ? LAYERNORM_FLOPS : RMSNORM_FLOPS);
+  int am = linear && L->fp8 == WEFT_FP8_CURRENT && !l->torch;
+  double fl = e * (ln ? LAYERNORM_FLOPS : RMSNORM_FLOPS) + (am ? e : 0);
   if (f8)
     vec2(L, name, fl + 2 * e, e * (eb + 1) + 2 * 4 * OC_AMAX_HISTORY + 3 * 4, 2 * fl,
          4 * e * eb, WEFT_PHASE_IG);
@@ -357,6 +364,7 @@ static void norm(List *L, const OcLayer *l, const char *name, int linear) {
   if (f8 && L->n >= 2 && L->n <= L->max) /* the measured bf16 norm, by its bytes */
     L->ops[L->n - 2].elems *= (eb + 1) / (2 * eb);
   L->norm_fp8 = f8;
+  L->norm_amax = am;
 }
 
 /* The last vec/vec2 pair's measured kernels by bytes: the forward at kernel
@@ -489,7 +497,7 @@ static void attention(List *L, const OcLayer *l) {
   double T = l->b * l->s, tp = l->tp, a = l->heads / tp, kvh = l->kv_heads / tp;
   norm(L, l, "attn_norm", l->kv_lora == 0); /* MLA's q_down, kv_down: no LayerNormLinear */
   qkv_proj(L, l);
-  L->norm_fp8 = 0;
+  L->norm_fp8 = L->norm_amax = 0;
   OcOp side[OC_MG_MAX];
   int ns = weft_opcost_qkv_side_ops(l, side);
   for (int i = 0; i < ns; i++) put(L, &side[i]);
