@@ -179,7 +179,8 @@ typedef struct {
   double sustained[3]; /* per type: sustained over burst rate of tensor-core kernels (1: none) */
   double clock;        /* the device's measured_clock (1: none), in sustained[] */
   double mem_time;     /* memory-bound kernels' time over the tables' (1: the same HBM) */
-  double fp8_layer;    /* FP8 GEMMs' time in a layer over the tables' (1: none); not in sustained[] */
+  double fp8_layer;    /* FP8 GEMMs' time in a layer over the tables' (1: none), apart from
+                        * sustained[] */
 } WeftMeasuredInfo;
 /* info for d (all files "" when d has no tables); reads them if this
  * process has not (errors as weft_zoo_device's). */

@@ -269,7 +269,6 @@ static void finish_sustained(WeftMeasured *t) {
  * with fast accumulation, as the script runs it); the factor is their
  * geometric mean (1 without such a layer), unless the device gives one.
  * It multiplies both FP8 types' GEMM times; BF16's are the reference. */
-#define WM_FP8_LAYER_MAX 4.0 /* as measured_clock's range: a factor past it is a broken file */
 static int finish_fp8_layer(WeftMeasured *t, WeftError *err) {
   t->fp8_layer = 1;
   if (t->fp8_given > 0) {
@@ -295,10 +294,10 @@ static int finish_fp8_layer(WeftMeasured *t, WeftError *err) {
     used++;
   }
   if (used) t->fp8_layer = exp(logs / used);
-  if (!(t->fp8_layer >= 1 / WM_FP8_LAYER_MAX && t->fp8_layer <= WM_FP8_LAYER_MAX))
-    return weft_error_set(err, WEFT_EINPUT, t->file[6].file, 0, 0, "seq_us",
-                          "the FP8 layer factor these layers give, %g, is outside [%g, %g]",
-                          t->fp8_layer, 1 / WM_FP8_LAYER_MAX, WM_FP8_LAYER_MAX);
+  if (!(t->fp8_layer >= 1.0 / WM_FP8_LAYER_MAX && t->fp8_layer <= WM_FP8_LAYER_MAX))
+    return weft_error_set(err, WEFT_EINPUT, t->file[WM_FILE_SEQ].file, 0, 0, "seq_us",
+                          "the FP8 layer factor these layers give, %g, is outside [%g, %d]",
+                          t->fp8_layer, 1.0 / WM_FP8_LAYER_MAX, WM_FP8_LAYER_MAX);
   return WEFT_OK;
 }
 

@@ -53,6 +53,10 @@ typedef struct WeftMeasured WeftMeasured;
  * measured_clock or measured_hbm_gbps is a set of its own; a file read again
  * after a change takes a new one). */
 #define WM_MAX_SETS 32
+/* The FP8 layer factor's bound, 1 / it to it (devices.yml measured_fp8_layer,
+ * or the tables' layer files; docs/zoo.md, "FP8 GEMMs in a layer"): as
+ * measured_clock's, a factor past it is a broken file or a typo. */
+#define WM_FP8_LAYER_MAX 4
 int weft_measured_load(const WeftDevice *d, WeftError *err);
 /* The tables of d (NULL when d->measured is empty or they cannot be read). */
 const WeftMeasured *weft_measured_of(const WeftDevice *d);

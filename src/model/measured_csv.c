@@ -416,8 +416,8 @@ int weft_measured_read(WeftMeasured *t, WeftError *err) {
                           "no measured tables %s_{gemm,attention,memory,launch}.csv", t->prefix);
   for (int l = 0; l < t->nlayer; l++)
     if (t->layer[l].line && t->layer[l].ng == 0)
-      return weft_error_set(err, WEFT_EINPUT, t->file[6].file, t->layer[l].line, 1, "name",
-                            "layer '%s' has no GEMMs in %s_fp8_layer_gemms_each.csv",
+      return weft_error_set(err, WEFT_EINPUT, t->file[WM_FILE_SEQ].file, t->layer[l].line, 1,
+                            "name", "layer '%s' has no GEMMs in %s_fp8_layer_gemms_each.csv",
                             t->layer[l].name, t->prefix);
   return WEFT_OK;
 }

@@ -13,6 +13,7 @@
 #define WM_MAX_MEM 1024    /* memory rows */
 #define WM_NFILES 8        /* gemm, attention, memory, launch, sustained, attention_dropout,
                             * fp8_layer_gemms, fp8_layer_gemms_each (weft_measured_suffix) */
+#define WM_FILE_SEQ 6      /* fp8_layer_gemms: its index there */
 #define WM_MAX_DROP 256    /* attention-with-dropout rows */
 #define WM_MAX_SUSTAINED 512 /* seconds of a sustained run per type */
 #define WM_MAX_LAYERS 16   /* layers of DEVICE_fp8_layer_gemms.csv */
@@ -90,7 +91,8 @@ struct WeftMeasured {
   double slow[WM_NDTYPES];
   /* FP8 GEMMs' time in a layer's sequence over the tables' (docs/zoo.md,
    * "FP8 GEMMs in a layer"): the device's measured_fp8_layer, else worked
-   * out from the layer files (1: none), in slow[] of both FP8 types. */
+   * out from the layer files (1: none); both FP8 types' lookups multiply by
+   * it, apart from slow[] (which weft_measured_info reports as sustained). */
   double fp8_layer, fp8_given;   /* fp8_given: the device's measured_fp8_layer (0: none) */
   int nlayer;
   /* The device reading the tables (WeftDevice.measured_clock and

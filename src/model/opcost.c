@@ -135,7 +135,9 @@ static void put(List *L, const OcOp *op) {
 }
 
 /* The layer's recipe scales per tensor (one FP8 copy transposes into the other). */
-static int per_tensor(const List *L) { return L->fp8 == WEFT_FP8_DELAYED || L->fp8 == WEFT_FP8_CURRENT; }
+static int per_tensor(const List *L) {
+  return L->fp8 == WEFT_FP8_DELAYED || L->fp8 == WEFT_FP8_CURRENT;
+}
 
 /* TE's sequence-parallel TP gather of an operand: tp when it happens (the
  * List's sp_in, sp_grad), else 0. */
@@ -161,21 +163,24 @@ double weft_opcost_fp8_cast_bytes(int mode, double e, double src_bytes, int weig
 
 /* The cast of `tensors` tensors of e elements each (src_bytes wide) to FP8
  * in the layer's recipe: current scaling's (and NVFP4's per-tensor) amax
- * pass first (1 FLOP and src_bytes read an element), then the cast (scale 1
- * FLOP, and the amax 1 when the cast records it; NVFP4 the random Hadamard
- * transform of an activation's or gradient's column-wise copy, fused in). */
+ * pass first (1 FLOP and src_bytes read an element; none for a GEMM input
+ * whose norm took the amax, norm_amax), then the cast (scale 1 FLOP, and
+ * the amax 1 when the cast records it; NVFP4 the random Hadamard transform
+ * of an activation's or gradient's column-wise copy, fused in), writing
+ * both copies, or the row-wise one alone (rowwise). */
 static void fp8_cast(List *L, const char *name, const char *amax, int phase, double tensors,
-                     double e, double src_bytes, int once) {
+                     double e, double src_bytes, int once, int rowwise) {
   int nv = L->fp8 == WEFT_FP8_NVFP4, cur = L->fp8 == WEFT_FP8_CURRENT || nv;
-  if (cur && !(L->norm_amax && !nv && phase == WEFT_PHASE_FWD && !once)) {
+  if (cur && !(L->norm_amax && phase == WEFT_PHASE_FWD && !once)) {
     OcOp a = {amax, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e, tensors * e * src_bytes, 0, once,
               0, 0, 0, 0, 0, 0};
     put(L, &a);
   }
   double flops = nv ? 1 + (once ? 0 : OC_RHT_FLOPS) : cur ? 1 : 2;
-  OcOp c = {name, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e * flops,
-            tensors * weft_opcost_fp8_cast_bytes(L->fp8, e, src_bytes, once), 0, once, 0, 0, 0,
-            0, 0, 0};
+  double bytes = weft_opcost_fp8_cast_bytes(L->fp8, e, src_bytes, once) -
+                 (rowwise ? e * weft_opcost_fp8_copy_bytes(L->fp8, once) : 0);
+  OcOp c = {name, phase, OC_VECTOR, 0, 0, 0, 0, tensors * e * flops, tensors * bytes, 0, once,
+            0, 0, 0, 0, 0, 0};
   put(L, &c);
 }
 
@@ -191,16 +196,8 @@ static void fp8_cast(List *L, const char *name, const char *amax, int phase, dou
  * phase: the cast's; the transpose runs in weight-grad. */
 static void fp8_cast_gathered(List *L, const char *name, const char *amax, const char *tname,
                               int phase, double batch, double e, double tp, double src_bytes) {
-  double s = batch * e / tp, b = weft_opcost_fp8_cast_bytes(L->fp8, s, src_bytes, 0);
-  b -= s * weft_opcost_fp8_copy_bytes(L->fp8, 0); /* the row-wise copy alone */
-  if (L->fp8 == WEFT_FP8_CURRENT && !(phase == WEFT_PHASE_FWD && L->norm_amax)) {
-    OcOp a = {amax, phase, OC_VECTOR, 0, 0, 0, 0, s, s * src_bytes, 0, 0, 0, 0, 0, 0, 0, 0};
-    put(L, &a);
-  }
-  OcOp c = {name, phase, OC_VECTOR, 0, 0, 0, 0, s * (L->fp8 == WEFT_FP8_CURRENT ? 1 : 2), b, 0, 0,
-            0, 0, 0, 0, 0, 0};
+  fp8_cast(L, name, amax, phase, 1, batch * e / tp, src_bytes, 0, 1);
   OcOp t = {tname, WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, 0, 2 * batch * e, 0, 0, 0, 0, 0, 0, 0, 0};
-  put(L, &c);
   put(L, &t);
 }
 
@@ -240,7 +237,7 @@ static void gemm8(List *L, const char *name, double batch, double m, double n, d
   } else if (fp8 && weight && !L->shared_cast) { /* Transformer Engine's FP8 linear layer
                                                   * (docs/zoo.md, "FP8") */
     fp8_cast(L, "fp8_cast_input", "fp8_amax_input", WEFT_PHASE_FWD, batch,
-             m * k / (L->cast_div > 1 ? L->cast_div : 1), eb, 0);
+             m * k / (L->cast_div > 1 ? L->cast_div : 1), eb, 0, 0);
   }
   L->cast_div = 0;
   if (fp8 && weight) {
@@ -248,8 +245,8 @@ static void gemm8(List *L, const char *name, double batch, double m, double n, d
       fp8_cast_gathered(L, "fp8_cast_grad", "fp8_amax_grad", "fp8_transpose_grad", WEFT_PHASE_IG,
                         batch, m * n, L->sp_grad, eb);
     else
-      fp8_cast(L, "fp8_cast_grad", "fp8_amax_grad", WEFT_PHASE_IG, batch, m * n, eb, 0);
-    fp8_cast(L, "fp8_cast_weight", "fp8_amax_weight", WEFT_PHASE_FWD, batch, k * n, L->pb, 1);
+      fp8_cast(L, "fp8_cast_grad", "fp8_amax_grad", WEFT_PHASE_IG, batch, m * n, eb, 0, 0);
+    fp8_cast(L, "fp8_cast_weight", "fp8_amax_weight", WEFT_PHASE_FWD, batch, k * n, L->pb, 1, 0);
   }
   L->norm_fp8 = L->norm_amax = 0;
   L->sp_in = L->sp_grad = 0;

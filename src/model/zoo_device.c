@@ -168,11 +168,12 @@ static int parse_measured_as(const WeftYamlNode *v, const char *file, WeftDevice
   int rc;
   if ((rc = opt_double(v, keys[0], file, WEFT_RANGE_(0.0, 1, 4), &d->measured_clock, err)) ||
       (rc = opt_double(v, keys[1], file, WEFT_RANGE_ZOO_FIGURE, &gbps, err)) ||
-      (rc = opt_double(v, keys[2], file, WEFT_RANGE_(0.25, 0, 4), &d->measured_fp8_layer, err)))
+      (rc = opt_double(v, keys[2], file, WEFT_RANGE_(1.0 / WM_FP8_LAYER_MAX, 0, WM_FP8_LAYER_MAX),
+                       &d->measured_fp8_layer, err)))
     return rc;
   d->measured_hbm_bytes_per_s = gbps * 1e9;
   const WeftYamlNode *named = weft_yaml_get(v, "measured", NULL);
-  for (int i = 0; i < 3; i++) {
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
     const WeftYamlNode *at = weft_yaml_get(v, keys[i], NULL);
     if (at && (!named || !strcmp(named->text, "none")))
       return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, keys[i],

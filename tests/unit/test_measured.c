@@ -614,11 +614,12 @@ static void fp8_layer(void) {
       {"name,dtype,seq_us\na,bf16,400\na,fp8,240\n", "name,gemm,m,n,k,kind\na,0,4096,4096,4096,3\n",
        "x_fp8_layer_gemms_each.csv", 2, 20, "kind"},
       /* a name with a control character (a NUL would cut it): its column */
-      {"name,dtype,seq_us\na,bf16,400\na,fp8,240\n", "name,gemm,m,n,k,kind\na\tb,0,4096,4096,4096,1\n",
-       "x_fp8_layer_gemms_each.csv", 2, 2, "name"},
+      {"name,dtype,seq_us\na,bf16,400\na,fp8,240\n",
+       "name,gemm,m,n,k,kind\na\tb,0,4096,4096,4096,1\n", "x_fp8_layer_gemms_each.csv", 2, 2,
+       "name"},
       /* a factor no GPU shows (a broken file): refused, naming the sequence file */
-      {"name,dtype,seq_us\na,bf16,400\na,fp8,2000\n", "name,gemm,m,n,k,kind\na,0,4096,4096,4096,1\n",
-       "x_fp8_layer_gemms.csv", 0, 0, "seq_us"},
+      {"name,dtype,seq_us\na,bf16,400\na,fp8,2000\n",
+       "name,gemm,m,n,k,kind\na,0,4096,4096,4096,1\n", "x_fp8_layer_gemms.csv", 0, 0, "seq_us"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     put_file(seq, bad[i].seq);
