@@ -26,7 +26,7 @@ enum { O_MODEL, O_WORKLOAD, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS
        O_EP_LIST, O_ATTN, O_FP8, O_GRAPHS, O_OGR, O_OPG, O_BUCKET, O_TPO, O_P2P, O_CPCOMM, O_ADROP, O_HDROP,
        O_MOEPF, O_MOERF, O_MOEA2A, O_MOEDFP8, O_AMAX, O_CE, O_ACTF, O_FP8PG, O_MOEDISP,
        O_MOEROUTE, O_GA, O_LAYERS, O_FSDP, O_NORMF, O_ROPEF, O_RESHARD, O_GRADB, O_MASTER, O_OPTSTATES,
-       O_EP, O_ETP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON, O_PLOT, O_PER_NETWORK, O_PROGRESS,
+       O_LORA, O_LORAT, O_EP, O_ETP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON, O_PLOT, O_PER_NETWORK, O_PROGRESS,
        O_HELP, O_COUNT };
 
 static const CliOpt opts[O_COUNT] = {
@@ -109,6 +109,8 @@ static const CliOpt opts[O_COUNT] = {
     [O_MOEROUTE] = {"--moe-routing", "random|blocked", CLI_MOEROUTE_HELP},
     [O_LAYERS] = {"--layer-impl", "megatron|torch", CLI_LAYERS_HELP},
     [O_GA] = {"--ga-steps", "N", CLI_GA_HELP},
+    [O_LORA] = {"--lora-rank", "N", CLI_LORA_HELP},
+    [O_LORAT] = {"--lora-targets", "LIST", CLI_LORAT_HELP},
     [O_FSDP] = {"--fsdp", "flat|fsdp2", CLI_FSDP_HELP},
     [O_NORMF] = {"--norm-fusion", "on|off", CLI_NORMF_HELP},
     [O_ROPEF] = {"--rope-fusion", "on|off", CLI_ROPEF_HELP},
@@ -335,6 +337,7 @@ static int base_parallel(const Args *a, WeftParallel *p) {
   if (cli_opt_fsdp(a->val[O_FSDP], p)) return -1;
   if (cli_opt_norm_rope_fusion(a->val[O_NORMF], a->val[O_ROPEF], p)) return -1;
   if (cli_opt_reshard(a->val[O_RESHARD], p)) return -1;
+  if (cli_opt_lora(a->val[O_LORA], a->val[O_LORAT], p)) return -1;
   if (recompute_opt(opts[O_RECOMPUTE].name, a->val[O_RECOMPUTE], &p->recompute)) return -1;
   if (a->val[O_ATTN]) {
     WeftError err;
@@ -437,7 +440,7 @@ static int trace_refusals(const Args *a) {
       O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST, O_EP_LIST, O_ATTN, O_FP8, O_GRAPHS, O_OGR,
       O_OPG, O_BUCKET, O_TPO, O_P2P, O_CPCOMM, O_ADROP, O_HDROP, O_MOEPF, O_MOERF, O_MOEA2A, O_MOEDFP8, O_AMAX,
       O_CE, O_ACTF, O_FP8PG, O_MOEDISP, O_MOEROUTE, O_GA, O_LAYERS, O_FSDP, O_NORMF, O_ROPEF, O_RESHARD, O_GRADB,
-      O_MASTER, O_OPTSTATES, O_EP, O_ETP, O_EFF};
+      O_MASTER, O_OPTSTATES, O_LORA, O_LORAT, O_EP, O_ETP, O_EFF};
   if (a->val[O_MODEL]) {
     cli_fail("--model and --workload: give one (a trace is the model's work already)");
     return -1;

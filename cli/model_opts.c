@@ -58,6 +58,8 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_MOEROUTE] = {"--moe-routing", "random|blocked", CLI_MOEROUTE_HELP},
     [CLI_MO_LAYERS] = {"--layer-impl", "megatron|torch", CLI_LAYERS_HELP},
     [CLI_MO_GA] = {"--ga-steps", "N", CLI_GA_HELP},
+    [CLI_MO_LORA] = {"--lora-rank", "N", CLI_LORA_HELP},
+    [CLI_MO_LORAT] = {"--lora-targets", "LIST", CLI_LORAT_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
@@ -172,6 +174,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   if (cli_opt_fsdp(val[CLI_MO_FSDP], p)) return -1;
   if (cli_opt_norm_rope_fusion(val[CLI_MO_NORMF], val[CLI_MO_ROPEF], p)) return -1;
   if (cli_opt_reshard(val[CLI_MO_RESHARD], p)) return -1;
+  if (cli_opt_lora(val[CLI_MO_LORA], val[CLI_MO_LORAT], p)) return -1;
   if (val[CLI_MO_ATTN]) {
     WeftError err;
     if (weft_attention_parse(val[CLI_MO_ATTN], &p->attention, &err)) {
@@ -363,6 +366,18 @@ int cli_opt_moe_routing(const char *v, WeftParallel *p) {
 
 int cli_opt_layer_impl(const char *v, WeftParallel *p) {
   return named("--layer-impl", v, weft_layer_impl_parse, &p->layer_impl, "megatron or torch");
+}
+
+int cli_opt_lora(const char *rank, const char *targets, WeftParallel *p) {
+  if (rank && positive("--lora-rank", rank, 1, WEFT_LORA_MAX_RANK, &p->lora_rank)) return -1;
+  if (targets) {
+    WeftError err;
+    if (weft_lora_targets_parse(targets, &p->lora_targets, &err)) {
+      cli_fail("--lora-targets '%s': %s", targets, err.msg);
+      return -1;
+    }
+  }
+  return 0;
 }
 
 int cli_opt_fsdp(const char *v, WeftParallel *p) {

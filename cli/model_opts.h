@@ -14,7 +14,8 @@ enum { CLI_MO_MODEL, CLI_MO_DEVICE, CLI_MO_TP, CLI_MO_PP, CLI_MO_DP, CLI_MO_EP, 
        CLI_MO_TPO, CLI_MO_TPOSMS, CLI_MO_TPOAGG, CLI_MO_P2P, CLI_MO_ETP, CLI_MO_OFFLOAD, CLI_MO_CPCOMM, CLI_MO_PPLAYOUT,
        CLI_MO_ADROP, CLI_MO_HDROP, CLI_MO_MOEPF, CLI_MO_MOERF, CLI_MO_MOEA2A, CLI_MO_MOEDFP8,
        CLI_MO_AMAX, CLI_MO_CE, CLI_MO_ACTF, CLI_MO_FP8PG, CLI_MO_MOEDISP, CLI_MO_FSDP,
-       CLI_MO_NORMF, CLI_MO_ROPEF, CLI_MO_RESHARD, CLI_MO_MOEROUTE, CLI_MO_LAYERS, CLI_MO_GA, CLI_MO_COUNT };
+       CLI_MO_NORMF, CLI_MO_ROPEF, CLI_MO_RESHARD, CLI_MO_MOEROUTE, CLI_MO_LAYERS, CLI_MO_GA, CLI_MO_LORA, CLI_MO_LORAT,
+       CLI_MO_COUNT };
 
 #define CLI_MAX_STAGES 1024 /* --pp-layers entries */
 
@@ -188,6 +189,15 @@ int cli_opt_moe_routing(const char *v, WeftParallel *p);
   "how the dense layers are written: megatron (default;\n"               \
   "                        fused QKV and gate/up GEMMs) or torch (nn.Linear\n" \
   "                        modules and DTensor TP, torchtitan's Llama)"
+#define CLI_LORA_HELP                                                         \
+  "LoRA fine-tuning: adapters of rank N, the base weights\n"               \
+  "                        frozen (default 0: every parameter trains)"
+#define CLI_LORAT_HELP                                                        \
+  "the layers LoRA adapts: qkv, proj, fc1, fc2 or all\n"                  \
+  "                        (default all; Megatron-Bridge's target_modules)"
+/* --lora-rank N and --lora-targets LIST into p; absent: unchanged. Prints
+ * and returns -1 on a bad value. */
+int cli_opt_lora(const char *rank, const char *targets, WeftParallel *p);
 /* --layer-impl (megatron|torch) into p; absent: unchanged. Prints and
  * returns -1 on a bad value. */
 int cli_opt_layer_impl(const char *v, WeftParallel *p);

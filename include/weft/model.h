@@ -548,6 +548,19 @@ typedef struct {
    * sequence dim), the copies async TP's fused ops leave out excepted).
    * MoE experts are unchanged. */
   int layer_impl;
+  /* LoRA fine-tuning (docs/zoo.md, "LoRA"): the rank of the low-rank
+   * adapters (Megatron-Bridge's LoRA dim); 0 (default) trains every
+   * parameter. With a rank, every base weight is frozen (no weight-gradient
+   * GEMM, no gradient, no optimizer state, no data-parallel reduction),
+   * and each targeted linear layer gains an adapter, x A B (alpha / rank)
+   * added to its output, A and B trained in the activations' precision
+   * (Megatron-Bridge's ParallelLinearAdapter: Megatron-Core's own parallel
+   * linears, not Transformer Engine's, so never FP8). Dense transformers
+   * with Megatron layers, ZeRO 0-2, no MTP; 1..65536. */
+  int lora_rank;
+  /* The linear layers that get adapters (WeftLoraTarget bits; 0 with a
+   * rank: all four, Megatron-Bridge's LoRA default target_modules). */
+  int lora_targets;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15
@@ -628,6 +641,24 @@ typedef enum {
  * *mask; WEFT_EINPUT (field "recompute_modules") naming an unknown name or
  * for none; *mask unchanged then. */
 int weft_recompute_modules_parse(const char *text, int *mask, WeftError *err);
+
+/* LoRA's target layers (WeftParallel.lora_targets bits; Megatron-Bridge's
+ * target_modules, named without their linear_ prefix): qkv (the attention's
+ * fused Q, K, V projection), proj (its output projection), fc1, fc2 (the
+ * MLP's). */
+typedef enum {
+  WEFT_LORA_QKV = 1,
+  WEFT_LORA_PROJ = 2,
+  WEFT_LORA_FC1 = 4,
+  WEFT_LORA_FC2 = 8,
+  WEFT_LORA_ALL = 15
+} WeftLoraTarget;
+#define WEFT_LORA_MAX_RANK 65536
+/* "qkv,proj" (names separated by commas or spaces; linear_qkv and the
+ * others with Megatron's prefix alike; all for the four) into *mask;
+ * WEFT_EINPUT (field "lora_targets") naming an unknown name or for none;
+ * *mask unchanged then. */
+int weft_lora_targets_parse(const char *text, int *mask, WeftError *err);
 
 /* "none", "full", "selective" <-> WeftRecompute; parse returns WEFT_EINPUT
  * (err names the text) for anything else. */

@@ -1693,3 +1693,34 @@ def test_scenario_takes_the_cli_spellings():
         weft.optimize({"network": net, "cost_model": cost, "constraints": cons,
                        "workload": dict(wl, vp=0)})
     assert e.value.field == "vp" and "vp must be" in str(e.value)
+
+
+def test_lora():
+    # lora_rank= and lora_targets= are --lora-rank and --lora-targets and the
+    # scenario keys (docs/zoo.md, "LoRA"): the base frozen, so faster than full
+    # training and with less memory; targets as a list or the text alike; the
+    # same in every entry point; bad values refused naming the field, and
+    # codesign takes them too
+    job, args, flags, sc = dgx32("llama3-8b", fp8="current")
+    args, flags = dict(args, zero=1), flags + ["--zero", "1"]
+    full = weft.optimize(**args)
+    lora = weft.optimize(lora_rank=16, lora_targets=["qkv", "linear_fc1"], **args)
+    same(lora, cli("optimize", *flags, "--lora-rank", "16", "--lora-targets", "qkv,fc1"),
+         skip=NOWALL)
+    assert weft.optimize(lora_rank=16, lora_targets="qkv fc1", **args) == lora
+    assert lora["time_ns"] < full["time_ns"]
+    sc["workload"] = dict(job, sequence_parallel=True, zero=1, lora_rank=16,
+                          lora_targets=["linear_qkv", "fc1"])
+    assert weft.optimize(sc)["time_ns"] == lora["time_ns"]
+    for kw, field in ((dict(lora_rank=0), "lora_rank"), (dict(lora_rank="x"), "lora_rank"),
+                      (dict(lora_rank=8, lora_targets="dense"), "lora_targets"),
+                      (dict(lora_targets="qkv"), "lora_targets")):
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize(**kw, **args)
+        assert e.value.field == field
+    r = subprocess.run([CLI, "optimize", *flags, "--lora-rank", "16", "--lora-targets", "dense"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--lora-targets 'dense'" in r.stderr
+    r = subprocess.run([CLI, "optimize", *flags, "--lora-rank", "0"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "--lora-rank must be an integer in 1..65536" in r.stderr

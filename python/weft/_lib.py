@@ -152,7 +152,7 @@ WeftParallel = _s("WeftParallel", [
     ("norm_eager", c_int), ("rope_eager", c_int),
     ("fp8_param_gather", c_int), ("moe_dispatcher", c_int), ("fsdp", c_int),
     ("no_reshard", c_int), ("moe_routing", c_int), ("ga_steps", c_int),
-    ("layer_impl", c_int)])
+    ("layer_impl", c_int), ("lora_rank", c_int), ("lora_targets", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,
@@ -241,6 +241,7 @@ PROTOS = {
     "weft_recompute_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_recompute_method_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_recompute_modules_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_lora_targets_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_tp_overlap_sms_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_tp_overlap_aggregate_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_attention_parse": (c_int, [c_char_p, P(c_int), _ERR]),

@@ -36,6 +36,8 @@ static void gemms(const Gen *g, int blk, TpoGemms *t) {
   OcLayer l;
   OcOp ops[OC_MAX_OPS];
   weft_opcost_layer(g->m, g->par, &l);
+  l.lora_rank = 0; /* LoRA: the base GEMMs (their times the same frozen), not the adapters' */
+  l.lora_targets = 0;
   int n = weft_opcost_ops(&l, (OcBlock)blk, ops, OC_MAX_OPS);
   memset(t, 0, sizeof *t);
   for (int i = 0; i < n; i++) {
@@ -163,12 +165,20 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
      * torchtitan): it blocks */
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * S, R);
     bulk_wg = 1.0;
+  } else if (weft_lora_targets_of(g->par)) {
+    /* LoRA's frozen weights (docs/zoo.md, "LoRA"): no weight gradient, so
+     * no wgrad GEMM for the dgrad's reduce-scatter to run under (it
+     * blocks) and no wgrad needing the input gathered again (the adapter
+     * kept the gathered norm output it took in forward) */
+    weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * S, R);
+    bulk_wg = bulk_dg = 1.0;
   } else {
     weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * S, R,
                         R * t.first_wgrad * bulk_wg, GEN_HIDE_RS_WGRAD);
   }
-  weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * ag, R,
-                      R * t.first_dgrad * bulk_dg, GEN_HIDE_AG_INPUT);
+  if (!weft_lora_targets_of(g->par))
+    weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * ag, R,
+                        R * t.first_dgrad * bulk_dg, GEN_HIDE_AG_INPUT);
   blk->compute_ns[WEFT_PHASE_IG] += R * (t.last_dgrad * (ring - 1) + t.first_dgrad * (bulk_dg - 1));
   blk->compute_ns[WEFT_PHASE_WG] += R * t.first_wgrad * (bulk_wg - 1);
 }

@@ -56,6 +56,13 @@ typedef struct {
    * f_head (projection + logits), the parameter shards */
   int D, mtp_moe;
   double f_mtp, m_mtp, f_head, el_mtp_dense, el_mtp_expert;
+  /* LoRA (docs/zoo.md, "LoRA"): the el_ and lin_ above are the trained
+   * parameters, the adapters (no FP8 weights); frz_ the frozen base's
+   * elements and its FP8 GEMMs' weights per NPU (memory only); the
+   * adapters' forward FLOPs per micro-batch (a rank's, in f_attn and f_mlp;
+   * the model's, in m_attn and m_mlp) */
+  double frz_attn, frz_mlp, frz_emb, frz_out, frz_lin_attn, frz_lin_mlp;
+  double f_lora_attn, f_lora_mlp, m_lora;
 } Tf;
 
 /* MoE layers among lo..hi (none without experts: no call per stage then). */
@@ -309,6 +316,42 @@ static int check(Gen *g, Tf *t) {
  * output layer tied or untied (the GeLU family the first of each, SwiGLU
  * the second). The attention's linear layers split over TP by heads, except MLA's
  * down-projections to the latents, which every TP rank computes whole. */
+/* LoRA (generate.c refuses it with experts, MLA, MTP, DualPipe, ZeRO-3):
+ * every parameter derive counted becomes frozen, and the adapters of the
+ * targeted layers (weft_lora_params) are what trains: their gradients,
+ * optimizer states and data-parallel reduction; their GEMMs (BF16, never
+ * FP8) add their FLOPs to the blocks'. */
+static void lora_derive(const Gen *g, Tf *t, double Tr, double Tm) {
+  const WeftParallel *p = g->par;
+  int lt = weft_lora_targets_of(p);
+  t->frz_attn = t->frz_mlp = t->frz_emb = t->frz_out = t->frz_lin_attn = t->frz_lin_mlp = 0;
+  t->f_lora_attn = t->f_lora_mlp = t->m_lora = 0;
+  if (!lt) return;
+  double r = p->lora_rank, h = t->h, tp = p->tp;
+  double qkv = t->a * t->dqk + t->akv * (t->dqk + t->dv), fc1 = (t->fm == 3 ? 2 : 1) * t->ffn;
+  double ea = (lt & WEFT_LORA_QKV ? weft_lora_params(h, qkv, r, 1) : 0) +
+              (lt & WEFT_LORA_PROJ ? weft_lora_params(t->a * t->dv, h, r, 1) : 0);
+  double em = (lt & WEFT_LORA_FC1 ? weft_lora_params(h, fc1, r, 1) : 0) +
+              (lt & WEFT_LORA_FC2 ? weft_lora_params(t->ffn, h, r, 1) : 0);
+  t->frz_attn = t->el_attn;
+  t->frz_mlp = t->el_mlp;
+  t->frz_emb = t->el_emb;
+  t->frz_out = t->el_out;
+  t->frz_lin_attn = t->lin_attn;
+  t->frz_lin_mlp = t->lin_mlp;
+  t->el_attn = ea / tp;
+  t->el_mlp = em / tp;
+  t->el_emb = t->el_out = 0; /* the embedding, output layer and norms frozen */
+  t->lin_attn = t->lin_mlp = 0;
+  t->f_lora_attn = 2 * Tr * ea / tp; /* a token's adapter FLOPs: 2 r (in + out) */
+  t->f_lora_mlp = 2 * Tr * em / tp;
+  t->m_lora = 2 * Tm * (ea + em);
+  t->f_attn += t->f_lora_attn;
+  t->f_mlp += t->f_lora_mlp;
+  t->m_attn += 2 * Tm * ea;
+  t->m_mlp += 2 * Tm * em;
+}
+
 static void derive(const Gen *g, Tf *t) {
   const WeftParallel *p = g->par;
   double b = t->b, s = t->s, h = t->h, tp = p->tp, a = t->a;
@@ -385,6 +428,7 @@ static void derive(const Gen *g, Tf *t) {
                              2 * h * h / tp); /* the projection: Transformer Engine's too */
   t->lin_mtp_expert = t->D * (t->mtp_moe ? t->lin_moe_expert : 0);
   t->el_out = (weft_model_tied(g->m) && p->pp == 1 ? 0 : t->V * h / tp) + norm; /* + final norm */
+  lora_derive(g, t, Tr, Tm);
 }
 
 /* Layers of a stage of n (v chunks) that full recomputation runs again:
@@ -738,6 +782,48 @@ static void a2a_bytes(const Gen *g, const Tf *t, double *d, double *Sk) {
 /* A layer's attention (moe < 0), dense MLP (0) or MoE MLP (1) sub-block.
  * Full recomputation runs the forward again in input-grad, its collectives
  * included; selective only the attention core (no collectives). */
+/* LoRA adapters' TP collectives (opcost.c lora_adapter; Megatron-Core's
+ * parallel linears, plain NCCL, never TE's userbuffers), per micro-batch,
+ * a full recomputation's forward ones again in backward. A column-parallel
+ * base's (QKV, fc1): linear_in's r outputs all-gathered (gather_output),
+ * linear_out's input gradient all-reduced (its input is replicated), and
+ * without SP linear_in's input gradient all-reduced as well (with SP its
+ * grad reduce is off: the base's reduce-scatter carries it). A row-parallel
+ * base's (proj, fc2): linear_in's partial sums all-reduced, linear_out's
+ * output all-gathered, linear_out's input gradient all-reduced, and with SP
+ * the output's rows kept in forward and gathered back in backward. */
+static void lora_tp_comm(Gen *g, GenBlock *blk, int attn, double R, double rc, const Tf *t) {
+  const WeftParallel *p = g->par;
+  int lt = weft_lora_targets_of(p);
+  if (!lt || p->tp < 2) return;
+  double T = t->b * t->sq, eb = p->act_bytes, r = p->lora_rank, tp = p->tp;
+  int col = attn ? lt & WEFT_LORA_QKV : lt & WEFT_LORA_FC1;
+  int row = attn ? lt & WEFT_LORA_PROJ : lt & WEFT_LORA_FC2;
+  double in_col = t->h, out_row = t->h; /* QKV's and fc1's input, proj's and fc2's output */
+  if (col) {
+    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_TP, R * T * r / tp * eb, R);
+    if (rc > 0)
+      weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * rc * T * r / tp * eb,
+                   R * rc);
+    weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, R * T * r * eb, R);
+    if (!p->sequence_parallel)
+      weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, R * T * in_col * eb, R);
+  }
+  if (row) {
+    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLREDUCE, GEN_TP, R * T * r * eb, R);
+    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_TP, R * T * out_row / tp * eb, R);
+    if (rc > 0) {
+      weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, R * rc * T * r * eb, R * rc);
+      weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP,
+                   R * rc * T * out_row / tp * eb, R * rc);
+    }
+    weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, R * T * r * eb, R);
+    if (p->sequence_parallel)
+      weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * T * out_row / tp * eb,
+                   R);
+  }
+}
+
 static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   const WeftParallel *p = g->par;
   /* full: the share of the stage's layers recomputed (templates are shared) */
@@ -765,6 +851,9 @@ static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   int early = rc > 0 && weft_gen_rc_stops_early(g, ob); /* torch's checkpoint: w2 and on not again */
   if (early) blk->compute_ns[WEFT_PHASE_IG] -= rc * R * g->oc_rc_skip_ns;
   blk->compute_ns[WEFT_PHASE_WG] = c[WEFT_PHASE_WG];
+  if (!g->opcost && weft_lora_targets_of(p) && moe <= 0) /* flat: the adapters' alone */
+    blk->compute_ns[WEFT_PHASE_WG] = R * (moe < 0 ? t->f_lora_attn : t->f_lora_mlp) * g->ns_per_flop;
+  if (moe <= 0) lora_tp_comm(g, blk, moe < 0, R, rc, t);
   if (g->opcost && moe <= 0) { /* FP8's blocking amax all-reduces (gen_amax.c): stream time */
     double a = R * weft_gen_amax_block_ns(g, moe < 0, (double)t->v / t->Ls);
     blk->compute_ns[WEFT_PHASE_FWD] += a;
@@ -962,6 +1051,20 @@ static void stage_memory(Gen *g, const Tf *t, int k, int lo, int loj, const doub
   }
   weft_gen_memory_states(g, dense, (1 + dual) * g->size[GEN_DP], expert,
                          (1 + dual) * g->size[GEN_EDP], lin, mem);
+  if (weft_lora_targets_of(p)) { /* LoRA: the frozen base, whole on every DP rank (no
+                                   ZeRO shards what does not train), with Transformer
+                                   Engine's two FP8 copies of each GEMM weight; FP8
+                                   parameters (fp8_param_gather) keep those weights in
+                                   FP8 alone, the row-wise copy the parameter, as
+                                   weft_gen_memory_states */
+    double fz = n * (t->frz_attn + t->frz_mlp) + (k == 0 ? t->frz_emb : 0) +
+                (k == p->pp - 1 ? t->frz_out : 0);
+    double fl = n * (t->frz_lin_attn + t->frz_lin_mlp);
+    mem->params_bytes += fz * p->param_bytes;
+    if (p->fp8)
+      mem->params_bytes += fl * 2 * weft_opcost_fp8_copy_bytes(p->fp8, 1) -
+                           (p->fp8_param_gather ? fl * p->param_bytes : 0);
+  }
   /* 1F1B: pp - k micro-batches in flight; DualPipe: pp + 1 chunks (Table 2) */
   double inflight = held > 0 ? held / n : dual ? p->pp + 1 : p->pp - k < t->ms ? p->pp - k : t->ms;
   double ad = act[0], ae = act[1], core = act[2];
@@ -1022,7 +1125,11 @@ static void fill_info(Gen *g, const Tf *t) {
                             : (t->R - t->m) / t->m;
   in->samples = B;
   in->tokens = B * t->s;
-  in->model_flops = 3 * B * per_seq * (layers + t->m_logits + t->m_mtp);
+  /* LoRA: the frozen weights' GEMMs forward and input-gradient only, the
+   * adapters' all three (m_lora: in the layers' count once already) */
+  in->model_flops = weft_lora_targets_of(p)
+                        ? B * per_seq * (2 * (layers + t->m_logits + t->m_mtp) + t->L * t->m_lora)
+                        : 3 * B * per_seq * (layers + t->m_logits + t->m_mtp);
   in->hw_flops = in->model_flops + B * per_seq * (extra + t->D * t->m_flash_rc);
   in->critical_stage = t->e;
   in->pipeline_repeats = t->R;

@@ -81,6 +81,35 @@ int weft_recompute_modules_parse(const char *text, int *mask, WeftError *err) {
   return WEFT_OK;
 }
 
+int weft_lora_targets_parse(const char *text, int *mask, WeftError *err) {
+  static const char *const names[] = {"qkv", "proj", "fc1", "fc2"};
+  int m = 0;
+  for (const char *s = text ? text : ""; *s;) {
+    s += strspn(s, ", \t");
+    if (!*s) break;
+    size_t len = strcspn(s, ", \t"), i = 0, n = sizeof names / sizeof names[0];
+    const char *w = s;
+    size_t wl = len;
+    if (wl > 7 && !strncmp(w, "linear_", 7)) w += 7, wl -= 7; /* Megatron's module names */
+    while (i < n && !(strlen(names[i]) == wl && !strncmp(w, names[i], wl))) i++;
+    if (i < n)
+      m |= 1 << i;
+    else if (wl == 3 && !strncmp(w, "all", 3) && w == s)
+      m |= WEFT_LORA_ALL;
+    else
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "lora_targets",
+                            "lora_targets: unknown layer '%.*s' (expected qkv, proj, fc1, fc2 "
+                            "or all)",
+                            (int)len, s);
+    s += len;
+  }
+  if (!m)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "lora_targets",
+                          "lora_targets: no layer named");
+  *mask = m;
+  return WEFT_OK;
+}
+
 /* Bytes of a master weight (fp32, bf16, none, remainder) and of an Adam
  * moment (fp32, bf16). remainder: apex's DistributedFusedAdam with
  * store_param_remainders (NeMo's distributed_fused_adam with fp32 state and
@@ -203,6 +232,16 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
   if (p->layer_impl != WEFT_LAYERS_MEGATRON && p->layer_impl != WEFT_LAYERS_TORCH)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "layer_impl",
                           "layer_impl %d: expected 0 (megatron) or 1 (torch)", p->layer_impl);
+  if (p->lora_rank < 0 || p->lora_rank > WEFT_LORA_MAX_RANK)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "lora_rank",
+                          "lora_rank %d: expected 1..%d (0: every parameter trains)", p->lora_rank,
+                          WEFT_LORA_MAX_RANK);
+  if (p->lora_targets < 0 || p->lora_targets > WEFT_LORA_ALL ||
+      (p->lora_targets && !p->lora_rank))
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "lora_targets",
+                          "lora_targets (bits 0..%d, got %d) choose the layers LoRA adapts: they "
+                          "need a lora_rank",
+                          WEFT_LORA_ALL, p->lora_targets);
   if (p->moe_routing != WEFT_ROUTING_RANDOM && p->moe_routing != WEFT_ROUTING_BLOCKED)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "moe_routing",
                           "moe_routing %d: expected 0 (random) or 1 (blocked)", p->moe_routing);
@@ -409,6 +448,21 @@ static int check_common(Gen *g) {
     return weft_gen_fail(g, WEFT_EINPUT, "fsdp",
                          "fsdp fsdp2 needs zero 3 (got %d): FSDP2 shards the parameters",
                          p->zero_stage);
+  if (p->lora_rank > 0) { /* docs/zoo.md, "LoRA" */
+    const char *why = g->m->arch != WEFT_ARCH_TRANSFORMER ? "a transformer"
+                      : g->m->experts > 0                 ? "dense layers (no experts)"
+                      : g->m->kv_lora_rank > 0            ? "standard attention (no MLA)"
+                      : g->m->mtp_layers > 0              ? "no MTP layers"
+                      : p->layer_impl != WEFT_LAYERS_MEGATRON ? "layer_impl megatron"
+                      : p->zero_stage > 2                 ? "zero 0..2 (not 3)"
+                      : p->schedule == WEFT_SCHEDULE_DUALPIPE ? "schedule 1f1b"
+                                                          : NULL;
+    if (why) /* per point: codesign sweeps zero */
+      return weft_gen_fail(g, WEFT_EINPUT, "lora_rank",
+                           "lora_rank %d: weft models LoRA (Megatron-Bridge's adapters) on %s; "
+                           "model '%s'",
+                           p->lora_rank, why, g->m->name);
+  }
   if (p->fp8_param_gather && p->zero_stage < 1) /* per point: codesign sweeps zero */
     return weft_gen_fail(g, WEFT_EINPUT, "fp8_param_gather",
                          "fp8_param_gather needs zero >= 1 (got 0): FP8 parameters are "

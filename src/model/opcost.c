@@ -88,6 +88,8 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->relu2 = l->ffn_matrices == 2 && m->activation == WEFT_ACT_RELU2;
   l->attn_drop = weft_dropout(m, par, 0);
   l->hidden_drop = weft_dropout(m, par, 1);
+  l->lora_rank = par->lora_rank > 0 ? par->lora_rank : 0;
+  l->lora_targets = weft_lora_targets_of(par);
 }
 
 double weft_opcost_window_share(const WeftModel *m) {
@@ -118,6 +120,7 @@ typedef struct {
    * (1/tp of the rows), gathers the FP8 copy and transposes the gathered one
    * (0: not gathered) */
   double sp_in, sp_grad;
+  int frozen; /* LoRA: the weight GEMMs' weights are frozen (no weight gradient) */
 } List;
 
 /* The width of layer l's main_grad elements (grad_bytes; 0: act_bytes). */
@@ -125,7 +128,8 @@ static double grad_width(const OcLayer *l) { return l->grad_bytes > 0 ? l->grad_
 
 /* An empty list of at most max ops for layer l's operators. */
 static List layer_list(const OcLayer *l, OcOp *ops, int max) {
-  List L = {ops, 0, max, l->act_bytes, l->param_bytes, grad_width(l), l->fp8, 0, 0, 0, 0, 0, 0};
+  List L = {ops, 0, max, l->act_bytes, l->param_bytes, grad_width(l), l->fp8, 0, 0, 0, 0, 0, 0,
+            l->lora_rank > 0};
   return L;
 }
 
@@ -223,29 +227,41 @@ static void gemm8(List *L, const char *name, double batch, double m, double n, d
   int dbp = weight ? WEFT_PHASE_WG : WEFT_PHASE_IG;
   OcOp db = {name, dbp, OC_GEMM, batch, k, n, m, f.flops,
              batch * ((m * k + m * n) * ia + k * n * (weight ? 2 * L->gb : eb)), prec, 0, 0, 0, 0, 0, 0, 0};
+  /* a frozen weight (LoRA): no weight gradient, so Transformer Engine makes
+   * only the row-wise FP8 copies of the input and the output gradient (TE
+   * 2.x linear.py: the input quantizer's columnwise usage only when the
+   * weight requires grad; the backward's ctx.requires_wgrad) */
+  int frz = weight && L->frozen;
   put(L, &f);
   put(L, &da);
-  put(L, &db);
+  if (!frz) put(L, &db);
   if (fp8 && weight && L->norm_fp8) { /* LayerNormLinear (TE v1.8, layernorm_linear.py):
     * the norm wrote the FP8 input; the backward transposes it (tex.fp8_transpose) */
     OcOp t = {"fp8_transpose_input", WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, 0,
               2 * batch * m * k, 0, 0, 0, 0, 0, 0, 0, 0};
-    put(L, &t);
+    if (!frz) put(L, &t);
   } else if (fp8 && weight && L->sp_in > 1 && per_tensor(L)) { /* gathered over TP */
-    fp8_cast_gathered(L, "fp8_cast_input", "fp8_amax_input", "fp8_transpose_input",
-                      WEFT_PHASE_FWD, batch, m * k, L->sp_in, eb);
+    if (frz) /* the shard's row-wise copy, gathered: no transpose */
+      fp8_cast(L, "fp8_cast_input", "fp8_amax_input", WEFT_PHASE_FWD, 1, batch * m * k / L->sp_in,
+               eb, 0, 1);
+    else
+      fp8_cast_gathered(L, "fp8_cast_input", "fp8_amax_input", "fp8_transpose_input",
+                        WEFT_PHASE_FWD, batch, m * k, L->sp_in, eb);
   } else if (fp8 && weight && !L->shared_cast) { /* Transformer Engine's FP8 linear layer
                                                   * (docs/zoo.md, "FP8") */
     fp8_cast(L, "fp8_cast_input", "fp8_amax_input", WEFT_PHASE_FWD, batch,
-             m * k / (L->cast_div > 1 ? L->cast_div : 1), eb, 0, 0);
+             m * k / (L->cast_div > 1 ? L->cast_div : 1), eb, 0, frz);
   }
   L->cast_div = 0;
   if (fp8 && weight) {
-    if (L->sp_grad > 1 && per_tensor(L))
+    if (L->sp_grad > 1 && per_tensor(L) && frz)
+      fp8_cast(L, "fp8_cast_grad", "fp8_amax_grad", WEFT_PHASE_IG, 1, batch * m * n / L->sp_grad,
+               eb, 0, 1);
+    else if (L->sp_grad > 1 && per_tensor(L))
       fp8_cast_gathered(L, "fp8_cast_grad", "fp8_amax_grad", "fp8_transpose_grad", WEFT_PHASE_IG,
                         batch, m * n, L->sp_grad, eb);
     else
-      fp8_cast(L, "fp8_cast_grad", "fp8_amax_grad", WEFT_PHASE_IG, batch, m * n, eb, 0, 0);
+      fp8_cast(L, "fp8_cast_grad", "fp8_amax_grad", WEFT_PHASE_IG, batch, m * n, eb, 0, frz);
     fp8_cast(L, "fp8_cast_weight", "fp8_amax_weight", WEFT_PHASE_FWD, batch, k * n, L->pb, 1, 0);
   }
   L->norm_fp8 = L->norm_amax = 0;
@@ -290,6 +306,45 @@ static void tag(List *L, int fwd, int bwd, double e) {
 static void kb(List *L, const char *name, int phase, double flops, double bytes) {
   OcOp o = {name, phase, OC_VECTOR, 0, 0, 0, 0, flops, bytes, 0, 0, 0, 0, 0, 0, 0, 0};
   put(L, &o);
+}
+
+/* LoRA's adapter on a linear layer of in x out (whole, before TP) over T
+ * tokens (docs/zoo.md, "LoRA"), as Megatron-Bridge's ParallelLinearAdapter
+ * runs it (peft/utils.py; LoRALinear adds it to the base output): on a
+ * column-parallel base (QKV, fc1) linear_in is a ColumnParallelLinear
+ * (in -> r, its r / tp outputs all-gathered) over the base's gathered
+ * input, linear_out a ColumnParallelLinear (r -> out / tp); on a
+ * row-parallel one (proj, fc2) linear_in a RowParallelLinear (in / tp -> r,
+ * all-reduced), linear_out a ColumnParallelLinear that gathers its output
+ * (torch.cat along the last dim: a copy) and, under sequence parallelism,
+ * keeps the rank's rows. Both Megatron-Core linears, not Transformer
+ * Engine's: BF16 GEMMs whose weight gradients add into main_grad. Then the
+ * scale by alpha / r and the add to the base output, one kernel each (a
+ * kernel even at alpha = r: x * 1.0); backward the scale again and the
+ * adapter's input gradient added to the base's, and the gathered output's
+ * gradient split (a copy). The TP collectives are gen_transformer.c's. */
+static void lora_adapter(List *L, const OcLayer *l, double T, double in, double out, int row) {
+  double r = l->lora_rank, tp = l->tp, eb = L->eb;
+  int frozen = L->frozen;
+  L->frozen = 0; /* the adapters train */
+  if (row) {
+    gemm(L, "lora_a", 1, T, r, in / tp, 1);
+    gemm(L, "lora_b", 1, T, out / tp, r, 1);
+    if (tp > 1) {
+      kb(L, "lora_gather_cat", WEFT_PHASE_FWD, 0, 2 * T * out * eb);
+      kb(L, "lora_split_copy", WEFT_PHASE_IG, 0, 2 * T * out / tp * eb);
+    }
+  } else {
+    gemm(L, "lora_a", 1, T, r / tp, in, 1);
+    gemm(L, "lora_b", 1, T, out / tp, r, 1);
+  }
+  L->frozen = frozen;
+  double e = row && !l->sp ? T * out : T * out / tp; /* the output's, as the base's */
+  double x = T * in / (row ? tp : 1);                  /* the input's */
+  kb(L, "lora_scale", WEFT_PHASE_FWD, e, 2 * e * eb);
+  kb(L, "lora_add", WEFT_PHASE_FWD, e, 3 * e * eb);
+  kb(L, "lora_scale", WEFT_PHASE_IG, e, 2 * e * eb);
+  kb(L, "lora_grad_add", WEFT_PHASE_IG, x, 3 * x * eb);
 }
 
 /* RMSNorm as eager PyTorch runs torchtitan's module (torchtitan/models/
@@ -486,7 +541,9 @@ static void qkv_proj(List *L, const OcLayer *l) {
     L->shared_cast = 0;
   } else {
     L->sp_in = sp_gather(l);
-    gemm8(L, "qkv", 1, T, (a * l->dqk + l->kv_heads * (l->dqk + l->dv)) / tp, l->h, 1, f8);
+    double out = a * l->dqk + l->kv_heads * (l->dqk + l->dv);
+    gemm8(L, "qkv", 1, T, out / tp, l->h, 1, f8);
+    if (l->lora_targets & WEFT_LORA_QKV) lora_adapter(L, l, T, l->h, out, 0);
   }
 }
 
@@ -528,6 +585,7 @@ static void attention(List *L, const OcLayer *l) {
   }
   L->sp_grad = sp_gather(l);
   gemm8(L, "proj", 1, T, l->h, a * l->dv, 1, l->fp8);
+  if (l->lora_targets & WEFT_LORA_PROJ) lora_adapter(L, l, T, l->heads * l->dv, l->h, 1);
   residual(L, l);
 }
 
@@ -605,6 +663,8 @@ static void mlp(List *L, const OcLayer *l, double groups, double tokens, double 
     L->shared_cast = 0;
   } else {
     gemm8(L, "fc1", groups, tokens, (l->ffn_matrices == 3 ? 2 : 1) * f, l->h, 1, f8);
+    if (l->lora_targets & WEFT_LORA_FC1 && gathered && groups == 1) /* a dense MLP's */
+      lora_adapter(L, l, tokens, l->h, (l->ffn_matrices == 3 ? 2 : 1) * width, 0);
   }
   L->sp_in = 0;
   if (l->act_eager)
@@ -622,6 +682,8 @@ static void mlp(List *L, const OcLayer *l, double groups, double tokens, double 
     act(L, l->bias ? "bias_gelu" : "gelu", GELU_FLOPS * e, e, 2, 3, WM_GELU);
   L->sp_grad = gathered ? sp_gather(l) : 0;
   gemm8(L, "fc2", groups, tokens, l->h, f, 1, f8);
+  if (l->lora_targets & WEFT_LORA_FC2 && gathered && groups == 1)
+    lora_adapter(L, l, tokens, width, l->h, 1);
 }
 
 int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
@@ -676,7 +738,8 @@ int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max) {
   int nt = weft_opcost_torch_ops(l, blk, tops);
   for (int i = 0; i < nt; i++) put(&L, &tops[i]);
   OcOp acc[OC_MG_MAX];
-  int na = weft_opcost_grad_accum_ops(l, blk, acc);
+  int na = l->lora_rank > 0 ? 0 /* frozen: no gradient to add */
+                            : weft_opcost_grad_accum_ops(l, blk, acc);
   for (int i = 0; i < na; i++) put(&L, &acc[i]);
   return L.n < max ? L.n : max;
 }

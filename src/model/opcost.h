@@ -94,6 +94,9 @@ typedef struct {
                           (WeftParallel.layer_impl torch; opcost_torch.c) */
   int tp_async;        /* TP's communication overlapped (tp_comm_overlap: with torch
                           layers, async TP's fused all-gather/reduce-scatter GEMMs) */
+  double lora_rank;    /* LoRA (WeftParallel.lora_rank): base weights frozen, adapters of
+                          this rank on lora_targets (0: every weight trains) */
+  int lora_targets;    /* WeftLoraTarget bits, all four when lora_targets was 0 */
 } OcLayer;
 
 /* Bytes a sequence-parallel all-gather moves per activation element: 1
@@ -207,6 +210,17 @@ double weft_opcost_causal_fraction(double kv_len, int causal);
  * floor((j T - window) / T), T = OC_FLASH_BLOCK; the blocks reached summed
  * over j, over n^2 (the causal fraction once window >= kv_len). */
 double weft_opcost_pair_fraction(double kv_len, int causal, double window, double windowed);
+/* The layers LoRA adapts (WeftLoraTarget bits): none without a rank, all
+ * four with a rank and no targets named. */
+static inline int weft_lora_targets_of(const WeftParallel *p) {
+  return p->lora_rank <= 0 ? 0 : p->lora_targets ? p->lora_targets : WEFT_LORA_ALL;
+}
+/* A LoRA adapter's parameters on one rank for a linear layer of in x out
+ * (the whole layer's, before TP): A (in x r) and B (r x out), each split
+ * over TP, column- or row-wise as its base layer. */
+static inline double weft_lora_params(double in, double out, double r, double tp) {
+  return r * (in + out) / tp;
+}
 /* The share of m's layers with sliding-window attention (0: none). */
 double weft_opcost_window_share(const WeftModel *m);
 /* Context parallelism's attention core as Transformer Engine's P2P ring runs

@@ -1,0 +1,1 @@
+optimize --model llama3-8b --cluster dgx-h100 --npus 16 --cost-model data/validation/cost.yml --constraint 'B1 = 450' --constraint 'B2 = 50' --tp 2 --sp --zero 1 --fp8 current --tp-comm-overlap on --recompute full --lora-rank 16 --lora-targets qkv,proj
