@@ -28,7 +28,8 @@ as "not modelled" with the reason, never dropped.
   (`attention`), context parallelism's K, V exchange (`cp_comm`; absent:
   Megatron's p2p ring; torchtitan's: PyTorch's ring), ZeRO-3's
   implementation (`fsdp`; absent: flat; torchtitan's: fsdp2), the dense
-  layers' code (`layer_impl`; absent: megatron; torchtitan's: torch) and whether it
+  layers' code (`layer_impl`; absent: megatron; torchtitan's: torch), LoRA fine-tuning
+  (`lora_rank`, `lora_targets`; absent: every parameter trains) and whether it
   keeps the parameters gathered (`reshard_after_forward`; absent: on;
   torchtitan with a pipeline: off), gradient precision (`grad_bytes`), FP8 GEMMs (precision
   fp8), TP and pipeline communication overlap (`tp_comm_overlap`,
@@ -238,6 +239,10 @@ def args_for(run, specs, tmp, assumed):
         a += ["--fsdp", par["fsdp"]]
     if par.get("layer_impl"):  # the dense layers' code (absent: megatron; torchtitan: torch)
         a += ["--layer-impl", par["layer_impl"]]
+    if par.get("lora_rank"):  # LoRA fine-tuning: the adapters' rank and layers
+        a += ["--lora-rank", str(int(par["lora_rank"]))]
+        if par.get("lora_targets"):
+            a += ["--lora-targets", ",".join(par["lora_targets"])]
     for k in ("activation_fusion", "norm_fusion", "rope_fusion",  # fused (absent: on) or eager
               "reshard_after_forward"):  # ZeRO-3 resharded (absent: on) or kept gathered
         if k in par:
