@@ -18,6 +18,20 @@ static int count(const OcOp *ops, int n, const char *name, int phase) {
   return c;
 }
 
+/* The nth op of that name and phase has these FLOPs (flops >= 0) and bytes
+ * (bytes >= 0); a failure naming it when it is missing. */
+static void expect(const OcOp *ops, int n, const char *name, int phase, int nth, double flops,
+                   double bytes) {
+  const OcOp *o = oc_find(ops, n, name, phase, nth);
+  if (!o) {
+    fprintf(stderr, "  no op %s (phase %d, #%d)\n", name, phase, nth);
+    test_failures_++;
+    return;
+  }
+  if (flops >= 0) CHECK_NEAR(o->flops, flops, EXACT);
+  if (bytes >= 0) CHECK_NEAR(o->bytes, bytes, EXACT);
+}
+
 static int prefixed(const OcOp *ops, int n, const char *prefix) {
   int c = 0;
   for (int i = 0; i < n; i++) c += !strncmp(ops[i].name, prefix, strlen(prefix));
@@ -47,35 +61,21 @@ static void ops_by_hand(void) {
   const OcOp *q = oc_find(ops, n, "qkv", WEFT_PHASE_IG, 0), *fq = oc_find(fo, fn, "qkv", WEFT_PHASE_IG, 0);
   CHECK(q && fq);
   if (q && fq) CHECK_NEAR(q->flops, fq->flops, EXACT);
-  const OcOp *a = oc_find(ops, n, "lora_a", WEFT_PHASE_FWD, 0);
-  const OcOp *b = oc_find(ops, n, "lora_b", WEFT_PHASE_FWD, 0);
-  const OcOp *aw = oc_find(ops, n, "lora_a", WEFT_PHASE_WG, 0);
-  const OcOp *sc = oc_find(ops, n, "lora_scale", WEFT_PHASE_FWD, 0);
-  const OcOp *ad = oc_find(ops, n, "lora_add", WEFT_PHASE_FWD, 0);
-  const OcOp *ga = oc_find(ops, n, "lora_grad_add", WEFT_PHASE_IG, 0);
-  CHECK(a && b && aw && sc && ad && ga);
-  if (!a || !b || !aw || !sc || !ad || !ga) return;
-  CHECK_NEAR(a->flops, 128, EXACT);
-  CHECK_NEAR(aw->flops, 128, EXACT);
-  CHECK_NEAR(b->flops, 384, EXACT);
-  CHECK_NEAR(sc->bytes, 384, EXACT);
-  CHECK_NEAR(ad->bytes, 576, EXACT);
-  CHECK_NEAR(ga->bytes, 192, EXACT);
-  const OcOp *pa = oc_find(ops, n, "lora_a", WEFT_PHASE_FWD, 1);
-  const OcOp *pb = oc_find(ops, n, "lora_b", WEFT_PHASE_FWD, 1);
-  CHECK(pa && pb);
-  if (pa) CHECK_NEAR(pa->flops, 128, EXACT);
-  if (pb) CHECK_NEAR(pb->flops, 128, EXACT);
+  expect(ops, n, "lora_a", WEFT_PHASE_FWD, 0, 128, -1);
+  expect(ops, n, "lora_a", WEFT_PHASE_WG, 0, 128, -1);
+  expect(ops, n, "lora_b", WEFT_PHASE_FWD, 0, 384, -1);
+  expect(ops, n, "lora_scale", WEFT_PHASE_FWD, 0, -1, 384);
+  expect(ops, n, "lora_add", WEFT_PHASE_FWD, 0, -1, 576);
+  expect(ops, n, "lora_grad_add", WEFT_PHASE_IG, 0, -1, 192);
+  expect(ops, n, "lora_a", WEFT_PHASE_FWD, 1, 128, -1);
+  expect(ops, n, "lora_b", WEFT_PHASE_FWD, 1, 128, -1);
   CHECK_EQ_INT(count(ops, n, "lora_a", WEFT_PHASE_WG) + count(ops, n, "lora_b", WEFT_PHASE_WG), 4);
   CHECK_EQ_INT(prefixed(ops, n, "grad_accum"), 0);
   CHECK(prefixed(fo, fn, "grad_accum") > 0);
   n = weft_opcost_ops(&l, OC_MLP, ops, OC_MAX_OPS);
   CHECK_EQ_INT(count(ops, n, "fc1", WEFT_PHASE_WG) + count(ops, n, "fc2", WEFT_PHASE_WG), 0);
-  b = oc_find(ops, n, "lora_b", WEFT_PHASE_FWD, 0);
-  a = oc_find(ops, n, "lora_a", WEFT_PHASE_FWD, 1);
-  CHECK(a && b);
-  if (b) CHECK_NEAR(b->flops, 1024, EXACT);
-  if (a) CHECK_NEAR(a->flops, 512, EXACT);
+  expect(ops, n, "lora_b", WEFT_PHASE_FWD, 0, 1024, -1);
+  expect(ops, n, "lora_a", WEFT_PHASE_FWD, 1, 512, -1);
   /* one target: the projection's and the MLP's adapters gone */
   l.lora_targets = WEFT_LORA_QKV;
   n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
@@ -104,28 +104,16 @@ static void ops_tp(void) {
   l.lora_targets = WEFT_LORA_QKV | WEFT_LORA_PROJ;
   OcOp ops[OC_MAX_OPS];
   int n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
-  const OcOp *a = oc_find(ops, n, "lora_a", WEFT_PHASE_FWD, 0);
-  const OcOp *b = oc_find(ops, n, "lora_b", WEFT_PHASE_FWD, 0);
-  const OcOp *s0 = oc_find(ops, n, "lora_scale", WEFT_PHASE_FWD, 0);
-  const OcOp *pa = oc_find(ops, n, "lora_a", WEFT_PHASE_FWD, 1);
-  const OcOp *pb = oc_find(ops, n, "lora_b", WEFT_PHASE_FWD, 1);
-  const OcOp *cat = oc_find(ops, n, "lora_gather_cat", WEFT_PHASE_FWD, 0);
-  const OcOp *spl = oc_find(ops, n, "lora_split_copy", WEFT_PHASE_IG, 0);
-  const OcOp *s1 = oc_find(ops, n, "lora_scale", WEFT_PHASE_FWD, 1);
-  const OcOp *a1 = oc_find(ops, n, "lora_add", WEFT_PHASE_FWD, 1);
-  const OcOp *g1 = oc_find(ops, n, "lora_grad_add", WEFT_PHASE_IG, 1);
-  CHECK(a && b && s0 && pa && pb && cat && spl && s1 && a1 && g1);
-  if (!a || !b || !s0 || !pa || !pb || !cat || !spl || !s1 || !a1 || !g1) return;
-  CHECK_NEAR(a->flops, 64, EXACT);
-  CHECK_NEAR(b->flops, 192, EXACT);
-  CHECK_NEAR(s0->bytes, 2 * 48 * 2, EXACT);
-  CHECK_NEAR(pa->flops, 64, EXACT);
-  CHECK_NEAR(pb->flops, 64, EXACT);
-  CHECK_NEAR(cat->bytes, 128, EXACT);
-  CHECK_NEAR(spl->bytes, 64, EXACT);
-  CHECK_NEAR(s1->bytes, 64, EXACT);
-  CHECK_NEAR(a1->bytes, 96, EXACT);
-  CHECK_NEAR(g1->bytes, 96, EXACT);
+  expect(ops, n, "lora_a", WEFT_PHASE_FWD, 0, 64, -1);
+  expect(ops, n, "lora_b", WEFT_PHASE_FWD, 0, 192, -1);
+  expect(ops, n, "lora_scale", WEFT_PHASE_FWD, 0, -1, 2 * 48 * 2);
+  expect(ops, n, "lora_a", WEFT_PHASE_FWD, 1, 64, -1);
+  expect(ops, n, "lora_b", WEFT_PHASE_FWD, 1, 64, -1);
+  expect(ops, n, "lora_gather_cat", WEFT_PHASE_FWD, 0, -1, 128);
+  expect(ops, n, "lora_split_copy", WEFT_PHASE_IG, 0, -1, 64);
+  expect(ops, n, "lora_scale", WEFT_PHASE_FWD, 1, -1, 64);
+  expect(ops, n, "lora_add", WEFT_PHASE_FWD, 1, -1, 96);
+  expect(ops, n, "lora_grad_add", WEFT_PHASE_IG, 1, -1, 96);
 }
 
 /* Current scaling, TP 1: a frozen weight's input and output gradient are
@@ -142,16 +130,10 @@ static void fp8_rowwise(void) {
   OcOp ops[OC_MAX_OPS], fo[OC_MAX_OPS];
   int n = weft_opcost_ops(&l, OC_ATTN, ops, OC_MAX_OPS);
   int fn = weft_opcost_ops(&full, OC_ATTN, fo, OC_MAX_OPS);
-  const OcOp *ci = oc_find(ops, n, "fp8_cast_input", WEFT_PHASE_FWD, 0);
-  const OcOp *cg = oc_find(ops, n, "fp8_cast_grad", WEFT_PHASE_IG, 0);
-  const OcOp *fci = oc_find(fo, fn, "fp8_cast_input", WEFT_PHASE_FWD, 0);
-  const OcOp *fcg = oc_find(fo, fn, "fp8_cast_grad", WEFT_PHASE_IG, 0);
-  CHECK(ci && cg && fci && fcg);
-  if (!ci || !cg || !fci || !fcg) return;
-  CHECK_NEAR(ci->bytes, 96, EXACT);
-  CHECK_NEAR(cg->bytes, 288, EXACT);
-  CHECK_NEAR(fci->bytes, 128, EXACT);
-  CHECK_NEAR(fcg->bytes, 384, EXACT);
+  expect(ops, n, "fp8_cast_input", WEFT_PHASE_FWD, 0, -1, 96);
+  expect(ops, n, "fp8_cast_grad", WEFT_PHASE_IG, 0, -1, 288);
+  expect(fo, fn, "fp8_cast_input", WEFT_PHASE_FWD, 0, -1, 128);
+  expect(fo, fn, "fp8_cast_grad", WEFT_PHASE_IG, 0, -1, 384);
   CHECK_EQ_INT(prefixed(ops, n, "fp8_transpose"), 0);
   /* the adapters are never FP8 */
   for (int i = 0; i < n; i++)
