@@ -462,6 +462,13 @@ static int check_common(Gen *g) {
                            "lora_rank %d: weft models LoRA (Megatron-Bridge's adapters) on %s; "
                            "model '%s'",
                            p->lora_rank, why, g->m->name);
+    /* a column-parallel target's linear_in splits its r outputs over TP
+     * (Megatron-Core's ColumnParallelLinear: divide(output_size, tp)) */
+    if (weft_lora_targets_of(p) & (WEFT_LORA_QKV | WEFT_LORA_FC1) && p->lora_rank % p->tp)
+      return weft_gen_fail(g, WEFT_EINPUT, "lora_rank",
+                           "lora_rank %d on qkv or fc1 splits its rank over tp = %d: it must "
+                           "divide it (Megatron's ColumnParallelLinear)",
+                           p->lora_rank, p->tp);
   }
   if (p->fp8_param_gather && p->zero_stage < 1) /* per point: codesign sweeps zero */
     return weft_gen_fail(g, WEFT_EINPUT, "fp8_param_gather",

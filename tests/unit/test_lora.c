@@ -171,7 +171,8 @@ static void generator(void) {
 }
 
 /* Refused where weft does not model it, naming lora_rank: experts, MLA,
- * ZeRO-3, torch layers; targets without a rank name lora_targets. */
+ * ZeRO-3, torch layers, a rank TP does not divide on a column target;
+ * targets without a rank name lora_targets. */
 static void refusals(void) {
   WeftModel moe = fx_tiny_moe(2, 4), m = fx_tiny(2, 2, 8);
   FxRun r;
@@ -191,6 +192,15 @@ static void refusals(void) {
   r.par.lora_targets = WEFT_LORA_FC1;
   CHECK_EQ_INT(fx_run(&r, &m), WEFT_EINPUT);
   CHECK(!strcmp(r.err.field, "lora_targets"));
+  r.par.lora_targets = WEFT_LORA_QKV; /* rank 3 over TP 2: linear_in's outputs split */
+  r.par.lora_rank = 3;
+  r.par.tp = 2;
+  r.par.dp = 2;
+  r.par.sequence_parallel = 1;
+  CHECK_EQ_INT(fx_run(&r, &m), WEFT_EINPUT);
+  CHECK(!strcmp(r.err.field, "lora_rank") && strstr(r.err.msg, "tp = 2"));
+  r.par.lora_targets = WEFT_LORA_PROJ | WEFT_LORA_FC2; /* row targets split their input */
+  CHECK_EQ_INT(fx_run(&r, &m), WEFT_OK);
   r.par.lora_rank = WEFT_LORA_MAX_RANK + 1;
   CHECK_EQ_INT(fx_run(&r, &m), WEFT_EINPUT);
   CHECK(!strcmp(r.err.field, "lora_rank"));
