@@ -26,7 +26,7 @@ enum { O_MODEL, O_WORKLOAD, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS
        O_EP_LIST, O_ATTN, O_FP8, O_GRAPHS, O_OGR, O_OPG, O_BUCKET, O_TPO, O_P2P, O_CPCOMM, O_ADROP, O_HDROP,
        O_MOEPF, O_MOERF, O_MOEA2A, O_MOEDFP8, O_AMAX, O_CE, O_ACTF, O_FP8PG, O_MOEDISP,
        O_MOEROUTE, O_GA, O_LAYERS, O_FSDP, O_NORMF, O_ROPEF, O_RESHARD, O_GRADB, O_MASTER, O_OPTSTATES,
-       O_LORA, O_LORAT, O_EP, O_ETP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON, O_PLOT, O_PER_NETWORK, O_PROGRESS,
+       O_LORA, O_LORAT, O_PACK, O_EP, O_ETP, O_EFF, O_GAPTOL, O_THREADS, O_TOP, O_CSV, O_JSON, O_PLOT, O_PER_NETWORK, O_PROGRESS,
        O_HELP, O_COUNT };
 
 static const CliOpt opts[O_COUNT] = {
@@ -111,6 +111,7 @@ static const CliOpt opts[O_COUNT] = {
     [O_GA] = {"--ga-steps", "N", CLI_GA_HELP},
     [O_LORA] = {"--lora-rank", "N", CLI_LORA_HELP},
     [O_LORAT] = {"--lora-targets", "LIST", CLI_LORAT_HELP},
+    [O_PACK] = {"--packed-sample-len", "N", CLI_PACK_HELP},
     [O_FSDP] = {"--fsdp", "flat|fsdp2", CLI_FSDP_HELP},
     [O_NORMF] = {"--norm-fusion", "on|off", CLI_NORMF_HELP},
     [O_ROPEF] = {"--rope-fusion", "on|off", CLI_ROPEF_HELP},
@@ -318,6 +319,8 @@ static int base_parallel(const Args *a, WeftParallel *p) {
   if (a->val[O_EP] && int_opt(O_EP, a->val[O_EP], 1, 1 << 24, &p->ep)) return -1;
   if (a->val[O_ETP] && int_opt(O_ETP, a->val[O_ETP], 1, 1 << 24, &p->expert_tp)) return -1;
   if (a->val[O_GA] && int_opt(O_GA, a->val[O_GA], 1, 1 << 24, &p->ga_steps)) return -1;
+  if (a->val[O_PACK] && int_opt(O_PACK, a->val[O_PACK], 1, 1 << 24, &p->packed_sample_len))
+    return -1;
   p->sequence_parallel = a->val[O_SP] != NULL;
   if (cli_opt_fp8(a->val[O_FP8], &p->fp8)) return -1;
   p->cuda_graphs = a->val[O_GRAPHS] != NULL;
@@ -440,7 +443,7 @@ static int trace_refusals(const Args *a) {
       O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST, O_EP_LIST, O_ATTN, O_FP8, O_GRAPHS, O_OGR,
       O_OPG, O_BUCKET, O_TPO, O_P2P, O_CPCOMM, O_ADROP, O_HDROP, O_MOEPF, O_MOERF, O_MOEA2A, O_MOEDFP8, O_AMAX,
       O_CE, O_ACTF, O_FP8PG, O_MOEDISP, O_MOEROUTE, O_GA, O_LAYERS, O_FSDP, O_NORMF, O_ROPEF, O_RESHARD, O_GRADB,
-      O_MASTER, O_OPTSTATES, O_LORA, O_LORAT, O_EP, O_ETP, O_EFF};
+      O_MASTER, O_OPTSTATES, O_LORA, O_LORAT, O_PACK, O_EP, O_ETP, O_EFF};
   if (a->val[O_MODEL]) {
     cli_fail("--model and --workload: give one (a trace is the model's work already)");
     return -1;

@@ -60,6 +60,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_GA] = {"--ga-steps", "N", CLI_GA_HELP},
     [CLI_MO_LORA] = {"--lora-rank", "N", CLI_LORA_HELP},
     [CLI_MO_LORAT] = {"--lora-targets", "LIST", CLI_LORAT_HELP},
+    [CLI_MO_PACK] = {"--packed-sample-len", "N", CLI_PACK_HELP},
     [CLI_MO_GRADB] = {"--grad-bytes", "2|4", "bytes per gradient element: 2 (bf16, default) or 4 (fp32)"},
     [CLI_MO_SCHED] = {"--schedule", "1f1b|dualpipe",
                       "pipeline schedule (default 1f1b; dualpipe: DeepSeek-V3's,\n"
@@ -145,7 +146,8 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
               {CLI_MO_ZERO, &p->zero_stage, 0, 3},       {CLI_MO_CP, &p->cp, 1, 1 << 24},
               {CLI_MO_ETP, &p->expert_tp, 1, 1 << 24},
               {CLI_MO_OFFLOAD, &p->cpu_offloading_num_layers, 0, 1 << 24},
-              {CLI_MO_GA, &p->ga_steps, 1, 1 << 24}};
+              {CLI_MO_GA, &p->ga_steps, 1, 1 << 24},
+              {CLI_MO_PACK, &p->packed_sample_len, 1, 1 << 24}};
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
     if (val[ints[i].k] &&
         positive(cli_model_opts[ints[i].k].name, val[ints[i].k], ints[i].lo, ints[i].hi,

@@ -15,7 +15,7 @@ enum { CLI_MO_MODEL, CLI_MO_DEVICE, CLI_MO_TP, CLI_MO_PP, CLI_MO_DP, CLI_MO_EP, 
        CLI_MO_ADROP, CLI_MO_HDROP, CLI_MO_MOEPF, CLI_MO_MOERF, CLI_MO_MOEA2A, CLI_MO_MOEDFP8,
        CLI_MO_AMAX, CLI_MO_CE, CLI_MO_ACTF, CLI_MO_FP8PG, CLI_MO_MOEDISP, CLI_MO_FSDP,
        CLI_MO_NORMF, CLI_MO_ROPEF, CLI_MO_RESHARD, CLI_MO_MOEROUTE, CLI_MO_LAYERS, CLI_MO_GA, CLI_MO_LORA, CLI_MO_LORAT,
-       CLI_MO_COUNT };
+       CLI_MO_PACK, CLI_MO_COUNT };
 
 #define CLI_MAX_STAGES 1024 /* --pp-layers entries */
 
@@ -195,6 +195,10 @@ int cli_opt_moe_routing(const char *v, WeftParallel *p);
 #define CLI_LORAT_HELP                                                        \
   "the layers LoRA adapts: qkv, proj, fc1, fc2 or all\n"                  \
   "                        (default all; Megatron-Bridge's target_modules)"
+#define CLI_PACK_HELP                                                         \
+  "samples of N tokens packed in each sequence, attention\n"              \
+  "                        within each (fine-tuning's packed THD; default:\n" \
+  "                        one sample a sequence)"
 /* --lora-rank N and --lora-targets LIST into p; absent: unchanged. Prints
  * and returns -1 on a bad value. */
 int cli_opt_lora(const char *rank, const char *targets, WeftParallel *p);

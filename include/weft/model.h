@@ -561,6 +561,15 @@ typedef struct {
   /* The linear layers that get adapters (WeftLoraTarget bits; 0 with a
    * rank: all four, Megatron-Bridge's LoRA default target_modules). */
   int lora_targets;
+  /* Packed samples (docs/zoo.md, "Packed samples"): each sequence of
+   * seq_len tokens packs samples of this many tokens, and the attention
+   * runs within each sample (Megatron's THD layout with cu_seqlens, as
+   * fine-tuning packs its dataset; FlexAttention's document mask). 0
+   * (default) or seq_len: one sample a sequence. The attention's work goes
+   * with the square of a sample's length, so for samples of mixed lengths
+   * l_i give sum(l_i^2) / sum(l_i) (their mean length weighted by length).
+   * Needs a fused attention kernel and cp 1; 1..seq_len. */
+  int packed_sample_len;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15

@@ -1724,3 +1724,24 @@ def test_lora():
     r = subprocess.run([CLI, "optimize", *flags, "--lora-rank", "0"], capture_output=True,
                        text=True)
     assert r.returncode == 2 and "--lora-rank must be an integer in 1..65536" in r.stderr
+
+
+def test_packed_sample_len():
+    # packed_sample_len= is --packed-sample-len and the scenario key
+    # (docs/zoo.md, "Packed samples"): the attention within samples of that
+    # many tokens, so faster than the whole sequence; the sequence's own
+    # length changes nothing; the same in every entry point; refused
+    # naming the field
+    job, args, flags, sc = dgx32("llama3-8b")
+    args, flags = dict(args, attention="flash"), flags + ["--attention", "flash"]
+    whole = weft.optimize(**args)
+    packed = weft.optimize(packed_sample_len=512, **args)
+    same(packed, cli("optimize", *flags, "--packed-sample-len", "512"), skip=NOWALL)
+    assert packed["time_ns"] < whole["time_ns"]
+    assert weft.optimize(packed_sample_len=8192, **args)["time_ns"] == whole["time_ns"]
+    sc["workload"] = dict(job, sequence_parallel=True, attention="flash", packed_sample_len=512)
+    assert weft.optimize(sc)["time_ns"] == packed["time_ns"]
+    for v in (0, 8193, "x"):
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize(packed_sample_len=v, **args)
+        assert e.value.field == "packed_sample_len"

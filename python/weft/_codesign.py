@@ -15,7 +15,7 @@ KEYS = ("model", "workload", "npus", "device", "zoo", "network", "blocks", "dims
         "cost_dims", "parts_per_dim", "parts", "fabric", "planes", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
         "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
         "interleave", "cp_list", "ep_list", "attention", "fp8", "cuda_graphs", "overlap_grad_reduce",
-        "overlap_param_gather", "ddp_bucket_size", "tp_comm_overlap", "overlap_p2p_communication", "cp_comm", "attention_dropout", "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy", "activation_fusion", "fp8_param_gather", "moe_dispatcher", "moe_routing", "ga_steps", "layer_impl", "lora_rank", "lora_targets", "fsdp", "norm_fusion", "rope_fusion", "reshard_after_forward", "grad_bytes", "master_weights",
+        "overlap_param_gather", "ddp_bucket_size", "tp_comm_overlap", "overlap_p2p_communication", "cp_comm", "attention_dropout", "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy", "activation_fusion", "fp8_param_gather", "moe_dispatcher", "moe_routing", "ga_steps", "layer_impl", "lora_rank", "lora_targets", "packed_sample_len", "fsdp", "norm_fusion", "rope_fusion", "reshard_after_forward", "grad_bytes", "master_weights",
         "optimizer_states", "ep", "etp", "efficiency", "gap_tol", "threads", "top", "per_network")
 STATUS = ("ok", "no_memory", "invalid", "infeasible", "unbounded", "failed")
 TOPOLOGIES = ("Ring", "FullyConnected", "Switch")
@@ -496,7 +496,7 @@ def _bom(spec, ip, parts, system, sysc):
 MODEL_ONLY = ("tp", "pp", "mb", "order", "all_orders", "sp", "zero", "recompute", "zero_list",
               "sp_list", "recompute_list", "interleave", "cp_list", "ep_list", "attention", "fp8",
               "cuda_graphs", "overlap_grad_reduce", "overlap_param_gather", "ddp_bucket_size",
-              "tp_comm_overlap", "overlap_p2p_communication", "cp_comm", "attention_dropout", "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy", "activation_fusion", "fp8_param_gather", "moe_dispatcher", "moe_routing", "ga_steps", "layer_impl", "lora_rank", "lora_targets", "fsdp", "norm_fusion", "rope_fusion", "reshard_after_forward", "grad_bytes", "master_weights",
+              "tp_comm_overlap", "overlap_p2p_communication", "cp_comm", "attention_dropout", "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy", "activation_fusion", "fp8_param_gather", "moe_dispatcher", "moe_routing", "ga_steps", "layer_impl", "lora_rank", "lora_targets", "packed_sample_len", "fsdp", "norm_fusion", "rope_fusion", "reshard_after_forward", "grad_bytes", "master_weights",
               "optimizer_states", "ep", "etp", "efficiency")
 
 

@@ -34,7 +34,7 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "tp_overlap_aggregate", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce",
               "cross_entropy", "activation_fusion", "fp8_param_gather", "moe_dispatcher",
               "fsdp", "norm_fusion", "rope_fusion", "reshard_after_forward", "moe_routing",
-              "ga_steps", "layer_impl", "lora_rank", "lora_targets")
+              "ga_steps", "layer_impl", "lora_rank", "lora_targets", "packed_sample_len")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -257,7 +257,8 @@ def device_knobs(kw, par):
     moe_routing= (random|blocked) as --moe-routing; layer_impl=
     (megatron|torch) as --layer-impl; fsdp= (flat|fsdp2) as --fsdp;
     lora_rank= (an int) and lora_targets= (a list or the text) as
-    --lora-rank and --lora-targets."""
+    --lora-rank and --lora-targets; packed_sample_len= (an int) as
+    --packed-sample-len."""
     par.sequence_parallel = 1 if flag("sp", kw.get("sp")) else 0
     par.cuda_graphs = 1 if flag("cuda_graphs", kw.get("cuda_graphs")) else 0
     for k, field in (("overlap_grad_reduce", "overlap_grad_reduce"),  # on by default
@@ -316,6 +317,8 @@ def device_knobs(kw, par):
         if not isinstance(v, str) or parse(c_text(k, v), byref(kind), byref(new_error())):
             raise fail("%s=%r: expected %s" % (k, v, expected), k)
         setattr(par, k, kind.value)
+    if kw.get("packed_sample_len") is not None:  # --packed-sample-len N
+        par.packed_sample_len = int_value("packed_sample_len", kw["packed_sample_len"], 1, 1 << 24)
     if kw.get("lora_rank") is not None:  # --lora-rank N
         par.lora_rank = int_value("lora_rank", kw["lora_rank"], 1, 65536)
     if kw.get("lora_targets") is not None:  # --lora-targets LIST

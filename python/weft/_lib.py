@@ -152,7 +152,8 @@ WeftParallel = _s("WeftParallel", [
     ("norm_eager", c_int), ("rope_eager", c_int),
     ("fp8_param_gather", c_int), ("moe_dispatcher", c_int), ("fsdp", c_int),
     ("no_reshard", c_int), ("moe_routing", c_int), ("ga_steps", c_int),
-    ("layer_impl", c_int), ("lora_rank", c_int), ("lora_targets", c_int)])
+    ("layer_impl", c_int), ("lora_rank", c_int), ("lora_targets", c_int),
+    ("packed_sample_len", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,

@@ -21,7 +21,7 @@ static const char *const MODEL_KEYS[] = {
     "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy",
     "activation_fusion", "fp8_param_gather", "moe_dispatcher", "fsdp", "norm_fusion",
     "rope_fusion", "reshard_after_forward", "moe_routing", "ga_steps",
-    "layer_impl", "lora_rank", "lora_targets", NULL};
+    "layer_impl", "lora_rank", "lora_targets", "packed_sample_len", NULL};
 
 /* The key's spellings in MODEL_KEYS ("micro_batch|mb") for the library's
  * field name (micro_batch), so that its error lands on the key as written. */
@@ -334,6 +334,7 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                     &par->cpu_offloading_num_layers, err)) ||
       (rc = int_key(wv, "ga_steps", file, 1, big, &par->ga_steps, err)) ||
       (rc = int_key(wv, "lora_rank", file, 1, WEFT_LORA_MAX_RANK, &par->lora_rank, err)) ||
+      (rc = int_key(wv, "packed_sample_len", file, 1, big, &par->packed_sample_len, err)) ||
       (rc = names_key(wv, file, "lora_targets", "a layer name", weft_lora_targets_parse,
                       &par->lora_targets, err)) ||
       (rc = word_key(wv, "recompute_method", "uniform or block", weft_recompute_method_parse,

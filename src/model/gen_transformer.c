@@ -375,13 +375,16 @@ static void derive(const Gen *g, Tf *t) {
                         : 0;
   t->m_up = 2 * Tm * up;
   t->f_up = 2 * Tr * up / tp;
-  double core_r = 2 * Tr * s * a / tp * (t->dqk + t->dv); /* full s_q x s scores, PV */
-  t->m_core = 2 * Tm * s * a * (t->dqk + t->dv);
+  /* packed samples (flash, cp 1): each token attends within its sample of
+   * pk tokens, s / pk samples a sequence: the scores shrink by pk / s */
+  double pk = p->packed_sample_len > 0 && p->packed_sample_len < s ? p->packed_sample_len : s;
+  double core_r = 2 * Tr * pk * a / tp * (t->dqk + t->dv); /* full s_q x pk scores, PV */
+  t->m_core = 2 * Tm * pk * a * (t->dqk + t->dv);
   t->m_attn = 2 * Tm * (rep + split) + t->m_core;
   t->m_flash_rc = t->flash ? t->m_core * t->dqk / (t->dqk + t->dv) : 0; /* QK^T again */
   double lin_r = t->f_attn_lin = 2 * Tr * (rep + split / tp);
   if (t->flash) { /* fused: the causal fraction of the blocks; backward 3 dqk + 2 dv */
-    double c = core_r * weft_opcost_pair_fraction(s, !g->m->bidirectional, g->m->window,
+    double c = core_r * weft_opcost_pair_fraction(pk, !g->m->bidirectional, g->m->window,
                                                   weft_opcost_window_share(g->m));
     t->f_attn = lin_r + c;
     t->x_attn = c * (3 * t->dqk + 2 * t->dv) / (t->dqk + t->dv) - 2 * c;

@@ -242,6 +242,10 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "lora_targets (bits 0..%d, got %d) choose the layers LoRA adapts: they "
                           "need a lora_rank",
                           WEFT_LORA_ALL, p->lora_targets);
+  if (p->packed_sample_len < 0)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "packed_sample_len",
+                          "packed_sample_len %d: expected 1..seq_len (0: one sample a sequence)",
+                          p->packed_sample_len);
   if (p->moe_routing != WEFT_ROUTING_RANDOM && p->moe_routing != WEFT_ROUTING_BLOCKED)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "moe_routing",
                           "moe_routing %d: expected 0 (random) or 1 (blocked)", p->moe_routing);
@@ -448,6 +452,20 @@ static int check_common(Gen *g) {
     return weft_gen_fail(g, WEFT_EINPUT, "fsdp",
                          "fsdp fsdp2 needs zero 3 (got %d): FSDP2 shards the parameters",
                          p->zero_stage);
+  if (p->packed_sample_len > 0) { /* docs/zoo.md, "Packed samples" */
+    const char *why = g->m->arch != WEFT_ARCH_TRANSFORMER          ? "a transformer"
+                      : p->packed_sample_len > g->m->seq_len       ? "at most seq_len tokens"
+                      : p->attention == WEFT_ATTENTION_STANDARD    ? "a fused attention kernel (flash, fa2 "
+                                                                     "or flex: the unfused one scores the "
+                                                                     "whole sequence under its mask)"
+                      : p->cp > 1                                  ? "cp 1 (weft's context-parallel "
+                                                                     "rings run whole sequences)"
+                                                                   : NULL;
+    if (why)
+      return weft_gen_fail(g, WEFT_EINPUT, "packed_sample_len",
+                           "packed_sample_len %d (seq_len %d): packed samples need %s",
+                           p->packed_sample_len, g->m->seq_len, why);
+  }
   if (p->lora_rank > 0) { /* docs/zoo.md, "LoRA" */
     const char *why = g->m->arch != WEFT_ARCH_TRANSFORMER ? "a transformer"
                       : g->m->experts > 0                 ? "dense layers (no experts)"

@@ -90,6 +90,7 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->hidden_drop = weft_dropout(m, par, 1);
   l->lora_rank = par->lora_rank > 0 ? par->lora_rank : 0;
   l->lora_targets = weft_lora_targets_of(par);
+  l->pack = par->packed_sample_len > 0 && par->packed_sample_len < l->s ? par->packed_sample_len : 0;
 }
 
 double weft_opcost_window_share(const WeftModel *m) {
@@ -559,15 +560,18 @@ static void attention(List *L, const OcLayer *l) {
     int room = L->max - L->n;
     L->n += weft_opcost_cp_ops(l, L->ops + (room > 0 ? L->n : 0), room > 0 ? room : 0);
   } else if (l->flash) { /* fused: Q, K, V in, O out; backward recomputes the scores */
-    double pairs = l->b * a * l->s * l->kv_len *
-                   weft_opcost_pair_fraction(l->kv_len, l->causal, l->window, l->windowed);
+    /* packed samples (cp 1): b s / pack sequences of pack tokens each, as
+     * the varlen kernel runs them (the same Q, K, V, O bytes) */
+    double nb = l->pack > 0 ? l->b * l->s / l->pack : l->b, q = l->pack > 0 ? l->pack : l->s;
+    double kv = l->pack > 0 ? l->pack : l->kv_len;
+    double pairs = nb * a * q * kv * weft_opcost_pair_fraction(kv, l->causal, l->window, l->windowed);
     double fl = 2 * pairs * (l->dqk + l->dv);      /* QK^T, PV */
     double bl = 2 * pairs * (3 * l->dqk + 2 * l->dv); /* QK^T again, dV, dP, dQ, dK */
     double by = (T * a * (l->dqk + l->dv) + l->b * l->kv_len * kvh * (l->dqk + l->dv)) * L->eb;
-    double bh = l->b * a, d = (l->dqk + l->dv) / 2;
-    OcOp f = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, bh, l->s, l->kv_len, d, fl, by, 0, 0,
+    double bh = nb * a, d = (l->dqk + l->dv) / 2;
+    OcOp f = {"flash_attn", WEFT_PHASE_FWD, OC_FUSED, bh, q, kv, d, fl, by, 0, 0,
               0, 0, l->causal, 0, 0, 0};
-    OcOp b = {"flash_attn", WEFT_PHASE_IG, OC_FUSED, bh, l->s, l->kv_len, d, bl, 2 * by, 0, 0,
+    OcOp b = {"flash_attn", WEFT_PHASE_IG, OC_FUSED, bh, q, kv, d, bl, 2 * by, 0, 0,
               0, 0, l->causal, 0, 0, 0};
     put(L, &f);
     put(L, &b);

@@ -97,6 +97,8 @@ typedef struct {
   double lora_rank;    /* LoRA (WeftParallel.lora_rank): base weights frozen, adapters of
                           this rank on lora_targets (0: every weight trains) */
   int lora_targets;    /* WeftLoraTarget bits, all four when lora_targets was 0 */
+  double pack;         /* packed samples (WeftParallel.packed_sample_len): the attention
+                          core runs within samples of this many tokens (0: the sequence) */
 } OcLayer;
 
 /* Bytes a sequence-parallel all-gather moves per activation element: 1

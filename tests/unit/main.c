@@ -7,7 +7,7 @@
 
 int test_failures_ = 0;
 
-#define SUITES(X) X(core) X(constraint) X(io) X(opt) X(zoo) X(gen) X(recompute) X(search) X(stream) X(sweep) X(flow) X(sim) X(simlink) X(simest) X(astra) X(match) X(traffic) X(baseline) X(topo) X(topoeval) X(toporoute) X(limits) X(random) X(files) X(opcost) X(cluster) X(text) X(attention) X(gemm) X(pipeline) X(names) X(loop) X(accum) X(robust) X(whole) X(hw) X(syscost) X(parts) X(active) X(fabric) X(fp8) X(buckets) X(chakra) X(recipes) X(hidden) X(overlapgen) X(measured) X(fold) X(offload) X(cpring) X(cptorch) X(fsdp2) X(eager) X(opmg) X(layout) X(dropout) X(a2a) X(loss) X(torchlayers) X(lora)
+#define SUITES(X) X(core) X(constraint) X(io) X(opt) X(zoo) X(gen) X(recompute) X(search) X(stream) X(sweep) X(flow) X(sim) X(simlink) X(simest) X(astra) X(match) X(traffic) X(baseline) X(topo) X(topoeval) X(toporoute) X(limits) X(random) X(files) X(opcost) X(cluster) X(text) X(attention) X(gemm) X(pipeline) X(names) X(loop) X(accum) X(robust) X(whole) X(hw) X(syscost) X(parts) X(active) X(fabric) X(fp8) X(buckets) X(chakra) X(recipes) X(hidden) X(overlapgen) X(measured) X(fold) X(offload) X(cpring) X(cptorch) X(fsdp2) X(eager) X(opmg) X(layout) X(dropout) X(a2a) X(loss) X(torchlayers) X(lora) X(packed)
 
 #define DECLARE_(s) extern const TestCase suite_##s[];
 SUITES(DECLARE_)
