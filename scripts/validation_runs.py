@@ -546,8 +546,9 @@ def main():
                                   "%+.1f%% to %+.1f%%" % (100 * b[3], 100 * b[4]) if b[2] else "-",
                                   "%+.1f%%" % (100 * e)))
             except (ValueError, KeyError, OSError) as ex:
+                why = str(ex).replace(tmp + os.sep, "")  # the row's model file, not its temp dir
                 rows.append((run["id"], run.get("gpus", "?"), shape,
-                             "%.2f" % pub if pub else "-", "-", "not modelled", str(ex)))
+                             "%.2f" % pub if pub else "-", "-", "not modelled", why))
         mem = memory_rows(weft, done, tmp)  # before tmp goes: the runs' model files are in it
     print("| run | GPUs | TP x PP x DP | published s/iter | weft s/iter | error | note |")
     print("|---|---|---|---|---|---|---|")
