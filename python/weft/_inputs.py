@@ -240,6 +240,18 @@ def device_name(kw):
     return d or None
 
 
+def names_mask(kw, key, parse):
+    """kw[key], a list of names or their text (as the CLI's LIST), as the
+    bit mask the library's parse gives; refused naming key."""
+    v = kw[key]
+    if not isinstance(v, str):
+        v = ",".join(str(x) for x in items(key, v))
+    mask, err = ctypes.c_int(), new_error()
+    if parse(c_text(key, v), byref(mask), byref(err)):
+        raise fail(_lib.text(err.msg), key)
+    return mask.value
+
+
 def device_knobs(kw, par):
     """sp=, cuda_graphs= (booleans), fp8= (True: delayed, or off|delayed|
     current|mxfp8|blockwise|nvfp4), attention= (standard|flash|fa2|flex), cp_comm=
@@ -320,15 +332,9 @@ def device_knobs(kw, par):
     if kw.get("packed_sample_len") is not None:  # --packed-sample-len N
         par.packed_sample_len = int_value("packed_sample_len", kw["packed_sample_len"], 1, 1 << 24)
     if kw.get("lora_rank") is not None:  # --lora-rank N
-        par.lora_rank = int_value("lora_rank", kw["lora_rank"], 1, 65536)
+        par.lora_rank = int_value("lora_rank", kw["lora_rank"], 1, 65536)  # WEFT_LORA_MAX_RANK
     if kw.get("lora_targets") is not None:  # --lora-targets LIST
-        names = kw["lora_targets"]
-        if not isinstance(names, str):
-            names = ",".join(str(x) for x in items("lora_targets", names))
-        mask, err = ctypes.c_int(), new_error()
-        if lib.weft_lora_targets_parse(c_text("lora_targets", names), byref(mask), byref(err)):
-            raise fail(_lib.text(err.msg), "lora_targets")
-        par.lora_targets = mask.value
+        par.lora_targets = names_mask(kw, "lora_targets", lib.weft_lora_targets_parse)
 
 
 def precision(kw, par):
@@ -463,14 +469,8 @@ class ModelOpts:
                            % (kw["recompute_method"],), "recompute_method")
             par.recompute_method = kind.value
         if kw.get("recompute_modules") is not None:  # --recompute-modules LIST
-            mods = kw["recompute_modules"]
-            if not isinstance(mods, str):
-                mods = ",".join(str(x) for x in items("recompute_modules", mods))
-            mask, err = ctypes.c_int(), new_error()
-            if lib.weft_recompute_modules_parse(c_text("recompute_modules", mods), byref(mask),
-                                                byref(err)):
-                raise fail(_lib.text(err.msg), "recompute_modules")
-            par.recompute_modules = mask.value
+            par.recompute_modules = names_mask(kw, "recompute_modules",
+                                               lib.weft_recompute_modules_parse)
         tp_overlap_sms(kw, par)
         tp_overlap_aggregate(kw, par)
         if kw.get("pp_layers") is not None:

@@ -310,12 +310,6 @@ static int check(Gen *g, Tf *t) {
   return WEFT_OK;
 }
 
-/* FLOPs (2 per multiply-add) and parameter shards; docs/zoo.md. The
- * model's traits (zoo_family.c), as weft_model_params counts them: biases
- * or none, LayerNorm or RMSNorm, learned positions or rotary ones, an
- * output layer tied or untied (the GeLU family the first of each, SwiGLU
- * the second). The attention's linear layers split over TP by heads, except MLA's
- * down-projections to the latents, which every TP rank computes whole. */
 /* LoRA (generate.c refuses it with experts, MLA, MTP, DualPipe, ZeRO-3):
  * every parameter derive counted becomes frozen, and the adapters of the
  * targeted layers (weft_lora_params) are what trains: their gradients,
@@ -329,10 +323,10 @@ static void lora_derive(const Gen *g, Tf *t, double Tr, double Tm) {
   if (!lt) return;
   double r = p->lora_rank, h = t->h, tp = p->tp;
   double qkv = t->a * t->dqk + t->akv * (t->dqk + t->dv), fc1 = (t->fm == 3 ? 2 : 1) * t->ffn;
-  double ea = (lt & WEFT_LORA_QKV ? weft_lora_params(h, qkv, r, 1) : 0) +
-              (lt & WEFT_LORA_PROJ ? weft_lora_params(t->a * t->dv, h, r, 1) : 0);
-  double em = (lt & WEFT_LORA_FC1 ? weft_lora_params(h, fc1, r, 1) : 0) +
-              (lt & WEFT_LORA_FC2 ? weft_lora_params(t->ffn, h, r, 1) : 0);
+  double ea = (lt & WEFT_LORA_QKV ? weft_lora_params(h, qkv, r) : 0) +
+              (lt & WEFT_LORA_PROJ ? weft_lora_params(t->a * t->dv, h, r) : 0);
+  double em = (lt & WEFT_LORA_FC1 ? weft_lora_params(h, fc1, r) : 0) +
+              (lt & WEFT_LORA_FC2 ? weft_lora_params(t->ffn, h, r) : 0);
   t->frz_attn = t->el_attn;
   t->frz_mlp = t->el_mlp;
   t->frz_emb = t->el_emb;
@@ -352,6 +346,12 @@ static void lora_derive(const Gen *g, Tf *t, double Tr, double Tm) {
   t->m_mlp += 2 * Tm * em;
 }
 
+/* FLOPs (2 per multiply-add) and parameter shards; docs/zoo.md. The
+ * model's traits (zoo_family.c), as weft_model_params counts them: biases
+ * or none, LayerNorm or RMSNorm, learned positions or rotary ones, an
+ * output layer tied or untied (the GeLU family the first of each, SwiGLU
+ * the second). The attention's linear layers split over TP by heads, except MLA's
+ * down-projections to the latents, which every TP rank computes whole. */
 static void derive(const Gen *g, Tf *t) {
   const WeftParallel *p = g->par;
   double b = t->b, s = t->s, h = t->h, tp = p->tp, a = t->a;
@@ -782,9 +782,13 @@ static void a2a_bytes(const Gen *g, const Tf *t, double *d, double *Sk) {
         weft_opcost_moe_dispatch_copies(p->moe_dispatcher, p->moe_routing, t->E, t->k, p->ep);
 }
 
-/* A layer's attention (moe < 0), dense MLP (0) or MoE MLP (1) sub-block.
- * Full recomputation runs the forward again in input-grad, its collectives
- * included; selective only the attention core (no collectives). */
+/* A forward collective of b bytes, per micro-batch, and its full
+ * recomputation's again in backward (share rc). */
+static void fwd_coll(Gen *g, GenBlock *blk, WeftCollective c, double b, double R, double rc) {
+  weft_gen_add(g, blk, WEFT_PHASE_FWD, c, GEN_TP, R * b, R);
+  if (rc > 0) weft_gen_add(g, blk, WEFT_PHASE_IG, c, GEN_TP, R * rc * b, R * rc);
+}
+
 /* LoRA adapters' TP collectives (opcost.c lora_adapter; Megatron-Core's
  * parallel linears, plain NCCL, never TE's userbuffers), per micro-batch,
  * a full recomputation's forward ones again in backward. A column-parallel
@@ -800,33 +804,25 @@ static void lora_tp_comm(Gen *g, GenBlock *blk, int attn, double R, double rc, c
   int lt = weft_lora_targets_of(p);
   if (!lt || p->tp < 2) return;
   double T = t->b * t->sq, eb = p->act_bytes, r = p->lora_rank, tp = p->tp;
-  int col = attn ? lt & WEFT_LORA_QKV : lt & WEFT_LORA_FC1;
-  int row = attn ? lt & WEFT_LORA_PROJ : lt & WEFT_LORA_FC2;
-  double in_col = t->h, out_row = t->h; /* QKV's and fc1's input, proj's and fc2's output */
-  if (col) {
-    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_TP, R * T * r / tp * eb, R);
-    if (rc > 0)
-      weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * rc * T * r / tp * eb,
-                   R * rc);
+  double h = t->h; /* QKV's and fc1's input, proj's and fc2's output */
+  if (attn ? lt & WEFT_LORA_QKV : lt & WEFT_LORA_FC1) { /* column-parallel base */
+    fwd_coll(g, blk, WEFT_COLL_ALLGATHER, T * r / tp * eb, R, rc);
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, R * T * r * eb, R);
     if (!p->sequence_parallel)
-      weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, R * T * in_col * eb, R);
+      weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, R * T * h * eb, R);
   }
-  if (row) {
-    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLREDUCE, GEN_TP, R * T * r * eb, R);
-    weft_gen_add(g, blk, WEFT_PHASE_FWD, WEFT_COLL_ALLGATHER, GEN_TP, R * T * out_row / tp * eb, R);
-    if (rc > 0) {
-      weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, R * rc * T * r * eb, R * rc);
-      weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP,
-                   R * rc * T * out_row / tp * eb, R * rc);
-    }
+  if (attn ? lt & WEFT_LORA_PROJ : lt & WEFT_LORA_FC2) { /* row-parallel base */
+    fwd_coll(g, blk, WEFT_COLL_ALLREDUCE, T * r * eb, R, rc);
+    fwd_coll(g, blk, WEFT_COLL_ALLGATHER, T * h / tp * eb, R, rc);
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLREDUCE, GEN_TP, R * T * r * eb, R);
     if (p->sequence_parallel)
-      weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * T * out_row / tp * eb,
-                   R);
+      weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * T * h / tp * eb, R);
   }
 }
 
+/* A layer's attention (moe < 0), dense MLP (0) or MoE MLP (1) sub-block.
+ * Full recomputation runs the forward again in input-grad, its collectives
+ * included; selective only the attention core (no collectives). */
 static void sub_block(Gen *g, const Tf *t, int moe, GenBlock *blk) {
   const WeftParallel *p = g->par;
   /* full: the share of the stage's layers recomputed (templates are shared) */

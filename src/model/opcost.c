@@ -200,10 +200,11 @@ static void fp8_cast(List *L, const char *name, const char *amax, int phase, dou
  * _all_gather_fp8: the shard quantized, gathered, then its transpose made).
  * phase: the cast's; the transpose runs in weight-grad. */
 static void fp8_cast_gathered(List *L, const char *name, const char *amax, const char *tname,
-                              int phase, double batch, double e, double tp, double src_bytes) {
+                              int phase, double batch, double e, double tp, double src_bytes,
+                              int frozen) {
   fp8_cast(L, name, amax, phase, 1, batch * e / tp, src_bytes, 0, 1);
   OcOp t = {tname, WEFT_PHASE_WG, OC_VECTOR, 0, 0, 0, 0, 0, 2 * batch * e, 0, 0, 0, 0, 0, 0, 0, 0};
-  put(L, &t);
+  if (!frozen) put(L, &t); /* a frozen weight has no weight gradient to transpose for */
 }
 
 /* A GEMM of the forward pass and its two backward GEMMs: dA = dC B^T
@@ -242,12 +243,8 @@ static void gemm8(List *L, const char *name, double batch, double m, double n, d
               2 * batch * m * k, 0, 0, 0, 0, 0, 0, 0, 0};
     if (!frz) put(L, &t);
   } else if (fp8 && weight && L->sp_in > 1 && per_tensor(L)) { /* gathered over TP */
-    if (frz) /* the shard's row-wise copy, gathered: no transpose */
-      fp8_cast(L, "fp8_cast_input", "fp8_amax_input", WEFT_PHASE_FWD, 1, batch * m * k / L->sp_in,
-               eb, 0, 1);
-    else
-      fp8_cast_gathered(L, "fp8_cast_input", "fp8_amax_input", "fp8_transpose_input",
-                        WEFT_PHASE_FWD, batch, m * k, L->sp_in, eb);
+    fp8_cast_gathered(L, "fp8_cast_input", "fp8_amax_input", "fp8_transpose_input",
+                      WEFT_PHASE_FWD, batch, m * k, L->sp_in, eb, frz);
   } else if (fp8 && weight && !L->shared_cast) { /* Transformer Engine's FP8 linear layer
                                                   * (docs/zoo.md, "FP8") */
     fp8_cast(L, "fp8_cast_input", "fp8_amax_input", WEFT_PHASE_FWD, batch,
@@ -255,12 +252,9 @@ static void gemm8(List *L, const char *name, double batch, double m, double n, d
   }
   L->cast_div = 0;
   if (fp8 && weight) {
-    if (L->sp_grad > 1 && per_tensor(L) && frz)
-      fp8_cast(L, "fp8_cast_grad", "fp8_amax_grad", WEFT_PHASE_IG, 1, batch * m * n / L->sp_grad,
-               eb, 0, 1);
-    else if (L->sp_grad > 1 && per_tensor(L))
+    if (L->sp_grad > 1 && per_tensor(L))
       fp8_cast_gathered(L, "fp8_cast_grad", "fp8_amax_grad", "fp8_transpose_grad", WEFT_PHASE_IG,
-                        batch, m * n, L->sp_grad, eb);
+                        batch, m * n, L->sp_grad, eb, frz);
     else
       fp8_cast(L, "fp8_cast_grad", "fp8_amax_grad", WEFT_PHASE_IG, batch, m * n, eb, 0, frz);
     fp8_cast(L, "fp8_cast_weight", "fp8_amax_weight", WEFT_PHASE_FWD, batch, k * n, L->pb, 1, 0);

@@ -217,12 +217,10 @@ double weft_opcost_pair_fraction(double kv_len, int causal, double window, doubl
 static inline int weft_lora_targets_of(const WeftParallel *p) {
   return p->lora_rank <= 0 ? 0 : p->lora_targets ? p->lora_targets : WEFT_LORA_ALL;
 }
-/* A LoRA adapter's parameters on one rank for a linear layer of in x out
- * (the whole layer's, before TP): A (in x r) and B (r x out), each split
- * over TP, column- or row-wise as its base layer. */
-static inline double weft_lora_params(double in, double out, double r, double tp) {
-  return r * (in + out) / tp;
-}
+/* A LoRA adapter's parameters for a linear layer of in x out (the whole
+ * layer's): A (in x r) and B (r x out); TP splits both, column- or
+ * row-wise as its base layer. */
+static inline double weft_lora_params(double in, double out, double r) { return r * (in + out); }
 /* The share of m's layers with sliding-window attention (0: none). */
 double weft_opcost_window_share(const WeftModel *m);
 /* Context parallelism's attention core as Transformer Engine's P2P ring runs
