@@ -36,6 +36,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_TPO] = {"--tp-comm-overlap", "on|off", CLI_TPO_HELP},
     [CLI_MO_TPOSMS] = {"--tp-overlap-sms", CLI_TPOSMS_ARG, CLI_TPOSMS_HELP},
     [CLI_MO_TPOAGG] = {"--tp-overlap-aggregate", "LIST", CLI_TPOAGG_HELP},
+    [CLI_MO_TPOMETH] = {"--tp-overlap-method", CLI_TPOMETH_ARG, CLI_TPOMETH_HELP},
     [CLI_MO_P2P] = {"--overlap-p2p-communication", "on|off", CLI_P2P_HELP},
     [CLI_MO_ETP] = {"--etp", "N", CLI_ETP_HELP},
     [CLI_MO_CPCOMM] = {"--cp-comm", "p2p|all_gather|torch_allgather|torch_alltoall",
@@ -161,7 +162,8 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   p->pp_account_loss = val[CLI_MO_PPLOSS] != NULL;
   p->pp_layout = val[CLI_MO_PPLAYOUT]; /* checked with the model (weft_pp_layout_parse) */
   if (cli_opt_comm_overlap(val[CLI_MO_TPO], val[CLI_MO_P2P], p)) return -1;
-  if (cli_opt_tp_overlap_sms(val[CLI_MO_TPOSMS], val[CLI_MO_TPOAGG], p)) return -1;
+  if (cli_opt_tp_overlap_sms(val[CLI_MO_TPOSMS], val[CLI_MO_TPOAGG], val[CLI_MO_TPOMETH], p))
+    return -1;
   if (cli_opt_cp_comm(val[CLI_MO_CPCOMM], p)) return -1;
   if (cli_opt_dropout(val[CLI_MO_ADROP], val[CLI_MO_HDROP], p)) return -1;
   if (cli_opt_moe_fusion(val[CLI_MO_MOEPF], val[CLI_MO_MOERF], p)) return -1;
@@ -286,13 +288,16 @@ int cli_opt_comm_overlap(const char *tpo, const char *p2p, WeftParallel *p) {
              : 0;
 }
 
-int cli_opt_tp_overlap_sms(const char *v, const char *aggregate, WeftParallel *p) {
-  const char *flag[2] = {"--tp-overlap-sms", "--tp-overlap-aggregate"}, *val[2] = {v, aggregate};
-  for (int i = 0; i < 2; i++) {
+int cli_opt_tp_overlap_sms(const char *v, const char *aggregate, const char *method,
+                           WeftParallel *p) {
+  const char *flag[3] = {"--tp-overlap-sms", "--tp-overlap-aggregate", "--tp-overlap-method"};
+  const char *val[3] = {v, aggregate, method};
+  for (int i = 0; i < 3; i++) {
     WeftError err;
     if (!val[i]) continue;
-    int rc = i ? weft_tp_overlap_aggregate_parse(val[i], &p->tp_overlap_aggregate, &err)
-               : weft_tp_overlap_sms_parse(val[i], p->tp_overlap_sms, &err);
+    int rc = i == 2   ? weft_tp_overlap_method_parse(val[i], p->tp_overlap_method, &err)
+             : i == 1 ? weft_tp_overlap_aggregate_parse(val[i], &p->tp_overlap_aggregate, &err)
+                      : weft_tp_overlap_sms_parse(val[i], p->tp_overlap_sms, &err);
     if (rc == WEFT_OK) continue;
     const char *msg = err.msg, *colon = strstr(msg, ": ");
     if (colon && !strncmp(msg, err.field, strlen(err.field))) msg = colon + 2;

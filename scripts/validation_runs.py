@@ -36,7 +36,8 @@ as "not modelled" with the reason, never dropped.
   `overlap_p2p`; absent: weft's defaults, Megatron's: TP off, P2P on with
   interleaving) and the recipe's userbuffers settings per GEMM
   (`tp_overlap_sms`, its ub_tp_comm_overlap_cfg num_sm; absent: TE's 16;
-  `tp_overlap_aggregate`, the ring exchanges with aggregate; absent: none), DP gradient reduction under the backward
+  `tp_overlap_aggregate`, the ring exchanges with aggregate; absent: none;
+  `tp_overlap_method`, a GEMM's method where not TE's), DP gradient reduction under the backward
   (`overlap_grad_reduce`; absent: on), MoE token permutation as Transformer
   Engine's fused kernels (`moe_permute_fusion`; absent: Megatron's eager)
   and its router's (`moe_router_fusion`; absent: eager), the EP all-to-alls
@@ -219,6 +220,9 @@ def args_for(run, specs, tmp, assumed):
                                            for k, v in par["tp_overlap_sms"].items())]
     if par.get("tp_overlap_aggregate"):  # the recipe's ring exchanges with aggregate
         a += ["--tp-overlap-aggregate", ",".join(par["tp_overlap_aggregate"])]
+    if par.get("tp_overlap_method"):  # the recipe's methods where not TE's
+        a += ["--tp-overlap-method", ",".join("%s=%s" % (k, v)
+                                              for k, v in par["tp_overlap_method"].items())]
     if par.get("master_weights"):  # the optimizer's master weights as the recipe keeps them
         a += ["--master-weights", par["master_weights"]]
     if par.get("optimizer_states"):  # Adam's moments (a precision-aware optimizer's bf16)

@@ -297,6 +297,28 @@ typedef enum {
  * unknown or repeated name, a GEMM that is no ring exchange, or none;
  * *mask unchanged then. */
 int weft_tp_overlap_aggregate_parse(const char *text, int *mask, WeftError *err);
+/* Transformer Engine's overlap method for a WeftTpoGemm
+ * (WeftParallel.tp_overlap_method; the recipes' ub_tp_comm_overlap_cfg
+ * method): 0 keeps TE's (pipeline for proj_fprop and fc2_fprop, bulk for
+ * the other four). proj_fprop and fc2_fprop take pipeline or ring_exchange;
+ * qkv_dgrad and fc1_dgrad bulk (the input's all-gather under the dgrad) or,
+ * as TE's "dgrad reduce-scatter overlap", pipeline or ring_exchange (the
+ * dgrad's own reduce-scatter under its chunks; the matching wgrad's bulk
+ * overlap dropped); qkv_wgrad and fc1_wgrad bulk only. */
+typedef enum {
+  WEFT_TPO_METHOD_DEFAULT = 0,
+  WEFT_TPO_BULK = 1,
+  WEFT_TPO_PIPELINE = 2,
+  WEFT_TPO_RING_EXCHANGE = 3
+} WeftTpoMethod;
+/* "proj_fprop=ring_exchange,fc1_dgrad=pipeline" (NAME=METHOD entries
+ * separated by commas or spaces; TE's method names bulk, pipeline,
+ * ring_exchange) into method (WeftTpoMethod, indexed by WeftTpoGemm), the
+ * others kept. WEFT_EINPUT (field "tp_overlap_method") for an unknown or
+ * repeated name, a ring exchange's name (TE's all-gathers under the first
+ * GEMMs' forward and the last GEMMs' dgrad take no other method), a method
+ * the GEMM does not take, or no entry; method unchanged then. */
+int weft_tp_overlap_method_parse(const char *text, int method[WEFT_TPO_NGEMMS], WeftError *err);
 
 typedef struct {
   int tp, pp, dp;        /* degrees; tp*cp*pp*dp = the network's NPUs */
@@ -431,6 +453,10 @@ typedef struct {
    * chunks each under the GEMM of two (tp even). 0 (default, TE's): one
    * chunk a step, tp - 1 steps. Read only with tp_comm_overlap. */
   int tp_overlap_aggregate;
+  /* Each WeftTpoGemm's overlap method (WeftTpoMethod; the recipes'
+   * ub_tp_comm_overlap_cfg method; docs/zoo.md, "TP communication
+   * overlap"): 0 (default) TE's. Read only with tp_comm_overlap. */
+  int tp_overlap_method[WEFT_TPO_NGEMMS];
   /* Megatron-Core's --overlap-moe-expert-parallel-comm (Megatron-Bridge's
    * moe_a2a_overlap; docs/zoo.md, "MoE all-to-all overlap"): 1: the combined
    * 1F1B schedule runs a forward micro-batch beside a backward one, layer by

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 import weft
-from helpers import CLI, G, GPT3, LIBRA, cli, same
+from helpers import CLI, G, GPT3, LIBRA, ROOT, cli, same
 
 NOWALL = ("wall_time_ns",)  # the run's own wall clock
 
@@ -989,6 +989,49 @@ def test_tp_overlap_aggregate_keyword():
         weft.optimize(tp_overlap_aggregate=["proj_fprop"], **job)
     assert "no ring exchange" in str(e.value) and e.value.field == "tp_overlap_aggregate"
 
+
+
+def test_tp_overlap_method_keyword(tmp_path):
+    """tp_overlap_method= (a dict or the text) is --tp-overlap-method and the
+    scenario key, as a mapping or the text (the ring-exchange reduce-scatters
+    NeMo's Llama 3 recipes run, and an fc1 dgrad pipelined as Megatron-Bridge's
+    LoRA configs do): the step moves, TE's own methods named leave it as it
+    was, and a method a GEMM does not take is refused with its field; in a
+    scenario file, at its line."""
+    v = "data/validation/cost.yml"
+    meth = {"proj_fprop": "ring_exchange", "fc2_fprop": "ring_exchange", "fc1_dgrad": "pipeline"}
+    text = ",".join("%s=%s" % kv for kv in meth.items())
+    job = dict(model="llama2-70b", tp=8, pp=4, sp=True, tp_comm_overlap=True, cost_model=v,
+               cluster="dgx-h100", npus=64, constraint=["B1 <= 450", "B2 <= 50"])
+    args = ["--model", "llama2-70b", "--tp", "8", "--pp", "4", "--sp", "--tp-comm-overlap", "on",
+            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "64", "--constraint",
+            "B1 <= 450", "--constraint", "B2 <= 50"]
+    py = weft.optimize(tp_overlap_method=meth, **job)
+    same(py, cli("optimize", *args, "--tp-overlap-method", text), skip=NOWALL)
+    assert weft.optimize(tp_overlap_method=text, **job)["time_ns"] == py["time_ns"]
+    default = weft.optimize(**job)["time_ns"]
+    assert py["time_ns"] != default
+    te = {"proj_fprop": "pipeline", "fc2_fprop": "pipeline", "qkv_dgrad": "bulk"}
+    assert weft.optimize(tp_overlap_method=te, **job)["time_ns"] == default
+    for form in (meth, text):
+        sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 8]}, "cost_model": v,
+              "workload": {"model": "llama2-70b", "tp": 8, "pp": 4, "sequence_parallel": True,
+                           "tp_comm_overlap": True, "tp_overlap_method": form},
+              "constraints": ["B1 <= 450", "B2 <= 50"]}
+        assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    for bad, msg in (({"fc2_fprop": "bulk"}, "not bulk"), ({"qkv_fprop": "pipeline"},
+                     "ring exchange only"), ("fc1_dgrad=pipeline,fc1_dgrad=bulk", "twice"),
+                     (3, "expected")):
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize(tp_overlap_method=bad, **job)
+        assert msg in str(e.value) and e.value.field == "tp_overlap_method"
+    f = tmp_path / "s.yml"
+    f.write_text("cost_model: %s/%s\nnetwork:\n  cluster: dgx-h100\n  npus_count: [8, 8]\n"
+                 "workload:\n  model: llama2-70b\n  tp: 8\n  pp: 4\n  sequence_parallel: true\n"
+                 "  tp_comm_overlap: true\n  tp_overlap_method:\n    fc1_wgrad: pipeline\n"
+                 "constraints: ['B1 <= 450', 'B2 <= 50']\n" % (ROOT, v))
+    r = subprocess.run([CLI, "optimize", str(f)], capture_output=True, text=True)
+    assert r.returncode == 2 and "s.yml:12:5:" in r.stderr and "fc1_wgrad takes bulk" in r.stderr
 
 def test_etp_keyword(tmp_path):
     """etp= is --etp and the scenario key etp (Megatron-Core's

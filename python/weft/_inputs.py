@@ -31,7 +31,7 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "overlap_p2p_communication", "etp",
               "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout",
               "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms",
-              "tp_overlap_aggregate", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce",
+              "tp_overlap_aggregate", "tp_overlap_method", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce",
               "cross_entropy", "activation_fusion", "fp8_param_gather", "moe_dispatcher",
               "fsdp", "norm_fusion", "rope_fusion", "reshard_after_forward", "moe_routing",
               "ga_steps", "layer_impl", "lora_rank", "lora_targets", "packed_sample_len")
@@ -369,22 +369,32 @@ def optimizer_bytes(kw, par):
 
 
 
-def tp_overlap_sms(kw, par):
-    """tp_overlap_sms= ({"proj_fprop": 24, ...} or "proj_fprop=24,...") into
-    par.tp_overlap_sms, as --tp-overlap-sms and the scenario key: one text
-    rule (weft_tp_overlap_sms_parse); absent GEMMs keep TE's defaults."""
-    v = kw.get("tp_overlap_sms")
+def gemm_map(kw, par, key, form, parse):
+    """key= ({"proj_fprop": 24, ...} or "proj_fprop=24,...") into par.<key>,
+    as the CLI's flag and the scenario key: one text rule (parse); absent
+    GEMMs keep TE's defaults. form names a value in the message."""
+    v = kw.get(key)
     if v is None:
         return
     if isinstance(v, dict):
         v = ",".join("%s=%s" % (k, x) for k, x in v.items())
     elif not isinstance(v, str):
-        raise fail("tp_overlap_sms=%r: expected {GEMM: SMS, ...} or 'GEMM=SMS,...'" % (v,),
-                   "tp_overlap_sms")
+        raise fail("%s=%r: expected {GEMM: %s, ...} or 'GEMM=%s,...'" % (key, v, form, form),
+                   key)
     err = new_error()
-    if lib.weft_tp_overlap_sms_parse(c_text("tp_overlap_sms", v), par.tp_overlap_sms,
-                                     byref(err)):
-        raise fail(_lib.text(err.msg), "tp_overlap_sms")
+    if parse(c_text(key, v), getattr(par, key), byref(err)):
+        raise fail(_lib.text(err.msg), key)
+
+
+def tp_overlap_sms(kw, par):
+    """tp_overlap_sms= into par.tp_overlap_sms (weft_tp_overlap_sms_parse)."""
+    gemm_map(kw, par, "tp_overlap_sms", "SMS", lib.weft_tp_overlap_sms_parse)
+
+
+def tp_overlap_method(kw, par):
+    """tp_overlap_method= ({"proj_fprop": "ring_exchange", ...} or the text)
+    into par.tp_overlap_method (weft_tp_overlap_method_parse)."""
+    gemm_map(kw, par, "tp_overlap_method", "METHOD", lib.weft_tp_overlap_method_parse)
 
 
 def tp_overlap_aggregate(kw, par):
@@ -473,6 +483,7 @@ class ModelOpts:
                                                lib.weft_recompute_modules_parse)
         tp_overlap_sms(kw, par)
         tp_overlap_aggregate(kw, par)
+        tp_overlap_method(kw, par)
         if kw.get("pp_layers") is not None:
             layers = [int_value("pp_layers", x, 1, 1 << 24) for x in items("pp_layers",
                                                                           kw["pp_layers"])]

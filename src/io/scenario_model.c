@@ -17,7 +17,7 @@ static const char *const MODEL_KEYS[] = {
     "pp_account_loss", "recompute_num_layers", "recompute_method", "recompute_modules",
     "tp_comm_overlap", "overlap_p2p_communication", "etp",
     "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout", "hidden_dropout",
-    "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate",
+    "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate", "tp_overlap_method",
     "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy",
     "activation_fusion", "fp8_param_gather", "moe_dispatcher", "fsdp", "norm_fusion",
     "rope_fusion", "reshard_after_forward", "moe_routing", "ga_steps",
@@ -220,30 +220,35 @@ static int names_key(const WeftYamlNode *map, const char *file, const char *key,
   return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key, "%s", e.msg);
 }
 
-/* `tp_overlap_sms: {proj_fprop: 24, fc2_fprop: 20}` or "proj_fprop=24,
- * fc2_fprop=20": each entry by --tp-overlap-sms's rule, placed at its line. */
-static int sms_key(const WeftYamlNode *map, const char *file, int *sms, WeftError *err) {
-  const WeftYamlNode *v = weft_yaml_get(map, "tp_overlap_sms", NULL);
+/* A per-GEMM key, `tp_overlap_sms: {proj_fprop: 24, fc2_fprop: 20}` or
+ * "proj_fprop=24, fc2_fprop=20" (tp_overlap_method likewise with TE's
+ * method names): each entry by the CLI's rule (parse), placed at its line;
+ * form and what: a value's name and kind, for the messages. */
+static int gemm_map_key(const WeftYamlNode *map, const char *file, const char *key,
+                        const char *form, const char *what,
+                        int (*parse)(const char *, int *, WeftError *), int *out,
+                        WeftError *err) {
+  const WeftYamlNode *v = weft_yaml_get(map, key, NULL);
   WeftError e;
-  char text[128];
+  char text[160];
   if (!v) return WEFT_OK;
   int n = v->kind == WEFT_YAML_MAPPING ? v->n : 1;
   if (v->kind == WEFT_YAML_SEQUENCE || (v->kind == WEFT_YAML_MAPPING && n == 0))
-    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, "tp_overlap_sms",
-                          "tp_overlap_sms: expected a mapping {GEMM: SMS, ...} or GEMM=SMS,...");
+    return weft_error_set(err, WEFT_EINPUT, file, v->line, v->col, key,
+                          "%s: expected a mapping {GEMM: %s, ...} or GEMM=%s,...", key, form,
+                          form);
   for (int i = 0; i < n; i++) {
     const WeftYamlNode *at = v, *val = v;
     if (v->kind == WEFT_YAML_MAPPING) {
       at = weft_yaml_key(v, i);
       val = weft_yaml_value(v, i);
       if (val->kind != WEFT_YAML_SCALAR)
-        return weft_error_set(err, WEFT_EINPUT, file, val->line, val->col, "tp_overlap_sms",
-                              "tp_overlap_sms: %s: expected a whole number of SMs", at->text);
+        return weft_error_set(err, WEFT_EINPUT, file, val->line, val->col, key,
+                              "%s: %s: expected %s", key, at->text, what);
       snprintf(text, sizeof text, "%.60s=%.60s", at->text, val->text);
     }
-    if (weft_tp_overlap_sms_parse(v->kind == WEFT_YAML_MAPPING ? text : v->text, sms, &e))
-      return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, "tp_overlap_sms", "%s",
-                            e.msg);
+    if (parse(v->kind == WEFT_YAML_MAPPING ? text : v->text, out, &e))
+      return weft_error_set(err, WEFT_EINPUT, file, at->line, at->col, key, "%s", e.msg);
   }
   return WEFT_OK;
 }
@@ -341,7 +346,10 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                      file, &par->recompute_method, err)) ||
       (rc = names_key(wv, file, "recompute_modules", "a module name",
                            weft_recompute_modules_parse, &par->recompute_modules, err)) ||
-      (rc = sms_key(wv, file, par->tp_overlap_sms, err)) ||
+      (rc = gemm_map_key(wv, file, "tp_overlap_sms", "SMS", "a whole number of SMs",
+                         weft_tp_overlap_sms_parse, par->tp_overlap_sms, err)) ||
+      (rc = gemm_map_key(wv, file, "tp_overlap_method", "METHOD", "a method",
+                         weft_tp_overlap_method_parse, par->tp_overlap_method, err)) ||
       (rc = names_key(wv, file, "tp_overlap_aggregate", "a GEMM name",
                            weft_tp_overlap_aggregate_parse, &par->tp_overlap_aggregate, err)) ||
       (rc = prob_key(wv, "attention_dropout", file, &par->attention_dropout, err)) ||

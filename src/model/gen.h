@@ -39,6 +39,7 @@ typedef enum {
   GEN_HIDE_AG_DGRAD,  /* the gradient all-gather under the last GEMM's dgrad (ring exchange) */
   GEN_HIDE_RS_WGRAD,  /* the dgrad reduce-scatter under the first GEMM's wgrad (bulk) */
   GEN_HIDE_AG_INPUT,  /* the first GEMM's input all-gathered again under its dgrad (bulk) */
+  GEN_HIDE_RS_DGRAD,  /* the first GEMM's dgrad reduce-scattered under its own chunks */
   GEN_HIDE_P2P,       /* a pipeline send-recv under the other micro-batches' compute */
   GEN_HIDE_ZERO3,     /* a ZeRO-3 parameter all-gather prefetched under a layer's compute */
   GEN_HIDE_ZERO3_RS,  /* ZeRO-3's earlier micro-batches' gradient reduce-scatters */
@@ -145,6 +146,10 @@ void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per
  * PipelineStage runs FSDP's post-backward at each schedule's last backward,
  * and the next schedule gathers again), else 1. */
 double weft_gen_schedules(const Gen *g);
+/* One memory-bound kernel moving bytes (read and written) in phase ph: at
+ * the device's copy rate with its launch; 0 on the flat-efficiency model,
+ * which charges no memory-bound kernel. */
+double weft_gen_mem_kernel_ns(const Gen *g, WeftPhase ph, const char *name, double bytes);
 /* ZeRO-3's parameter all-gathers of a block over group k: per_npu_bytes
  * (the NPU's shard of the parameters the block uses, over calls
  * micro-batches) gathered for the forward and again for the backward. With

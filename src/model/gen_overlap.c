@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/gen.h"
+#include "model/par_check.h"
 
 /* Transformer Engine's userbuffers overlaps (transformer_engine/pytorch/
  * module/base.py, initialize_ub, get_default_config, the same in v1.11 to
@@ -99,25 +100,46 @@ static void ring_ag(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double ag,
                       mult, mult * (tp - 2) / tp * gemm_ns, tag);
 }
 
+/* A GEMM's output reduce-scattered (S bytes, mult times) under its own
+ * chunks, into phase ph, gemm_ns the GEMM alone: pipelined (TE's
+ * CommOverlapBase::split_overlap_rs: 4 chunks, each scattered under the
+ * next one's GEMM by a comm kernel on SMs that slow the GEMM by slow_k:
+ * the last chunk's S/4 blocks, 3S/4 hides under 3/4 of the slowed GEMM) or
+ * a ring exchange (CommOverlapP2PBase::split_overlap_rs: tp chunks, the
+ * rank's own last, each other one sent by the copy engines under the next
+ * one's GEMM, so all of S hides under (t-1)/t of it; then one kernel sums
+ * the t chunks, reading S and writing S/t). Returns the compute it adds. */
+static double rs_overlap(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double S,
+                         double gemm_ns, int method, double slow_k, GenHide tag) {
+  double tp = g->par->tp, q = (TPO_PIPE_SPLITS - 1) / TPO_PIPE_SPLITS;
+  if (!(tp > 1)) return 0;
+  if (method == WEFT_TPO_RING_EXCHANGE) {
+    weft_gen_add_hidden(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S, mult * (tp - 1),
+                        mult * (tp - 1) / tp * gemm_ns, tag);
+    return mult * weft_gen_mem_kernel_ns(g, ph, "ub_rs_reduce", S * (1 + 1 / tp));
+  }
+  weft_gen_add(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S / TPO_PIPE_SPLITS, mult);
+  weft_gen_add_hidden(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S * q,
+                      mult * (TPO_PIPE_SPLITS - 1), mult * q * gemm_ns * slow_k, tag);
+  return mult * gemm_ns * (slow_k - 1);
+}
+
 /* One forward pass's all-gather and reduce-scatter, mult times, into phase
  * ph: the all-gather of the S/t shard under the first GEMM (ring exchange:
  * the GEMM on the local chunk runs while the next arrives, so t-1 of its t
  * chunks hide the transfer: overlap (t-1)/t of the GEMM; ring_ag); the
- * reduce-scatter of S in 4 pipelined chunks after the last GEMM's (each
- * chunk's scatter under the next chunk's GEMM: the last chunk's, 1/4,
- * blocks; 3/4 hides under 3/4 of the GEMM). The GEMMs slow by the SMs the
- * comm kernels take: returned, to add to the phase's compute. */
+ * reduce-scatter of S after the last GEMM's, by its method rs_method
+ * (rs_overlap; pipelined by default, its comm kernel slowing the GEMM by
+ * pipe). The GEMMs slow by the SMs the comm kernels take: returned, with
+ * the ring's sum kernel, to add to the phase's compute. */
 static double fprop(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double S,
-                    const TpoGemms *t, double pipe, int aggregate, int no_out) {
-  double tp = g->par->tp, ring = slow(g, TPO_RING_SMS);
-  double q = (TPO_PIPE_SPLITS - 1) / TPO_PIPE_SPLITS, ag = S * weft_gen_tp_ag_width(g) / tp;
+                    const TpoGemms *t, int rs_method, double pipe, int aggregate, int no_out) {
+  double tp = g->par->tp, ring = slow(g, TPO_RING_SMS), ag = S * weft_gen_tp_ag_width(g) / tp;
   ring_ag(g, blk, ph, mult, ag, t->first_fprop * ring, aggregate, GEN_HIDE_AG_FPROP);
-  if (no_out) return mult * t->first_fprop * (ring - 1); /* stopped before the last GEMM */
-  weft_gen_add(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S / TPO_PIPE_SPLITS, mult);
-  weft_gen_add_hidden(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S * q,
-                      mult * (TPO_PIPE_SPLITS - 1), mult * q * t->last_fprop * pipe,
-                      GEN_HIDE_RS_FPROP);
-  return mult * (t->first_fprop * (ring - 1) + t->last_fprop * (pipe - 1));
+  double extra = mult * t->first_fprop * (ring - 1);
+  if (no_out) return extra; /* stopped before the last GEMM */
+  return extra + rs_overlap(g, blk, ph, mult, S, t->last_fprop, rs_method,
+                            rs_method == WEFT_TPO_RING_EXCHANGE ? ring : pipe, GEN_HIDE_RS_FPROP);
 }
 
 int weft_gen_rc_stops_early(const Gen *g, int ob) {
@@ -127,20 +149,22 @@ int weft_gen_rc_stops_early(const Gen *g, int ob) {
 void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, double S) {
   TpoGemms t;
   gemms(g, ob, &t);
-  /* the SMs of this sub-block's comm kernels: the attention's qkv_* and
-   * proj_fprop, the MLP's fc1_* and fc2_fprop */
-  const int *k = g->par->tp_overlap_sms, a = ob == OC_ATTN;
-  double pipe = slow(g, k[a ? WEFT_TPO_PROJ_FPROP : WEFT_TPO_FC2_FPROP]);
-  double bulk_wg = slow(g, k[a ? WEFT_TPO_QKV_WGRAD : WEFT_TPO_FC1_WGRAD]);
-  double bulk_dg = slow(g, k[a ? WEFT_TPO_QKV_DGRAD : WEFT_TPO_FC1_DGRAD]);
-  double tp = g->par->tp, ring = slow(g, TPO_RING_SMS);
-  int agg = g->par->tp_overlap_aggregate;
+  /* the SMs and methods of this sub-block's overlaps: the attention's qkv_*
+   * and proj_fprop, the MLP's fc1_* and fc2_fprop */
+  const WeftParallel *p = g->par;
+  const int *k = p->tp_overlap_sms, a = ob == OC_ATTN;
+  int g_out = a ? WEFT_TPO_PROJ_FPROP : WEFT_TPO_FC2_FPROP;
+  int g_dg = a ? WEFT_TPO_QKV_DGRAD : WEFT_TPO_FC1_DGRAD, g_wg = a ? WEFT_TPO_QKV_WGRAD : WEFT_TPO_FC1_WGRAD;
+  int m_out = weft_tp_overlap_method_of(p, g_out), m_dg = weft_tp_overlap_method_of(p, g_dg);
+  double pipe = slow(g, k[g_out]), bulk_wg = slow(g, k[g_wg]), bulk_dg = slow(g, k[g_dg]);
+  double tp = p->tp, ring = slow(g, TPO_RING_SMS);
+  int agg = p->tp_overlap_aggregate;
   int agg_f = agg & (a ? WEFT_TPO_QKV_FPROP : WEFT_TPO_FC1_FPROP);
   int agg_d = agg & (a ? WEFT_TPO_PROJ_DGRAD : WEFT_TPO_FC2_DGRAD);
-  blk->compute_ns[WEFT_PHASE_FWD] += fprop(g, blk, WEFT_PHASE_FWD, R, S, &t, pipe, agg_f, 0);
+  blk->compute_ns[WEFT_PHASE_FWD] += fprop(g, blk, WEFT_PHASE_FWD, R, S, &t, m_out, pipe, agg_f, 0);
   if (rc > 0)
-    blk->compute_ns[WEFT_PHASE_IG] +=
-        fprop(g, blk, WEFT_PHASE_IG, R * rc, S, &t, pipe, agg_f, weft_gen_rc_stops_early(g, ob));
+    blk->compute_ns[WEFT_PHASE_IG] += fprop(g, blk, WEFT_PHASE_IG, R * rc, S, &t, m_out, pipe,
+                                            agg_f, weft_gen_rc_stops_early(g, ob));
   /* backward: the output gradient's all-gather under the last GEMM's dgrad
    * (ring exchange), the first GEMMs' dgrad reduce-scatter whole under their
    * wgrad (bulk, qkv_wgrad/fc1_wgrad), and the first GEMMs' input (the
@@ -151,10 +175,12 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
    * ln_out_total its output; v2.1 the same with bulk_overlap; Megatron-Core
    * tp_comm_bulk_dgrad, on by default). Its buffer is FP8 with FP8 GEMMs
    * (fp8_buf: qkv_dgrad, fc1_dgrad are all-gather overlaps) */
-  double ag = S * weft_gen_tp_ag_width(g) / tp;
-  int torch = g->par->layer_impl == WEFT_LAYERS_TORCH; /* the gradient gathered in bf16 */
+  double ag = S * weft_gen_tp_ag_width(g) / tp, ig = 0, wg = 0;
+  int torch = p->layer_impl == WEFT_LAYERS_TORCH; /* the gradient gathered in bf16 */
+  int lora = weft_lora_targets_of(p) != 0;
   ring_ag(g, blk, WEFT_PHASE_IG, R, torch ? S / tp : ag, t.last_dgrad * ring, agg_d,
           GEN_HIDE_AG_DGRAD);
+  ig += R * t.last_dgrad * (ring - 1);
   if (torch) {
     /* torch's async TP (docs/zoo.md, "Torch layers"): the input gradient is
      * the projections' summed dgrads, no matmul's output, so Inductor's
@@ -164,23 +190,40 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
      * with reorder_for_compute_comm_overlap, off by default and not set by
      * torchtitan): it blocks */
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * S, R);
-    bulk_wg = 1.0;
-  } else if (weft_lora_targets_of(g->par)) {
+    weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * ag, R,
+                        R * t.first_dgrad * bulk_dg, GEN_HIDE_AG_INPUT);
+    ig += R * t.first_dgrad * (bulk_dg - 1);
+  } else if (m_dg != WEFT_TPO_BULK) {
+    /* TE's dgrad reduce-scatter overlap (the recipe's qkv_dgrad or
+     * fc1_dgrad as pipeline or ring_exchange; base.py initialize_ub,
+     * dgrad_reduce_scatter_overlap): the dgrad's output reduce-scattered
+     * under its own chunks, as the forward's last GEMM (rs_overlap); no
+     * wgrad overlap. The input for the wgrad is gathered by NCCL beside the
+     * dgrad (layernorm_linear.py v2.x: gather_along_first_dim(ln_out,
+     * async_op=True) when ub_bulk_dgrad is off), under it whole, its SMs not
+     * charged, as NCCL's nowhere are; both against the whole dgrad (the link
+     * they share not modelled); LoRA's frozen weight needs no input */
+    ig += rs_overlap(g, blk, WEFT_PHASE_IG, R, S, t.first_dgrad, m_dg,
+                     m_dg == WEFT_TPO_RING_EXCHANGE ? ring : bulk_dg, GEN_HIDE_RS_DGRAD);
+    if (!lora)
+      weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * ag, R,
+                          R * t.first_dgrad, GEN_HIDE_AG_INPUT);
+  } else if (lora) {
     /* LoRA's frozen weights (docs/zoo.md, "LoRA"): no weight gradient, so
      * no wgrad GEMM for the dgrad's reduce-scatter to run under (it
      * blocks) and no wgrad needing the input gathered again (the adapter
      * kept the gathered norm output it took in forward) */
     weft_gen_add(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * S, R);
-    bulk_wg = bulk_dg = 1.0;
   } else {
     weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_REDUCESCATTER, GEN_TP, R * S, R,
                         R * t.first_wgrad * bulk_wg, GEN_HIDE_RS_WGRAD);
-  }
-  if (!weft_lora_targets_of(g->par))
     weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * ag, R,
                         R * t.first_dgrad * bulk_dg, GEN_HIDE_AG_INPUT);
-  blk->compute_ns[WEFT_PHASE_IG] += R * (t.last_dgrad * (ring - 1) + t.first_dgrad * (bulk_dg - 1));
-  blk->compute_ns[WEFT_PHASE_WG] += R * t.first_wgrad * (bulk_wg - 1);
+    ig += R * t.first_dgrad * (bulk_dg - 1);
+    wg += R * t.first_wgrad * (bulk_wg - 1);
+  }
+  blk->compute_ns[WEFT_PHASE_IG] += ig;
+  blk->compute_ns[WEFT_PHASE_WG] += wg;
 }
 
 /* The ring's transfers (context_parallel.py, AttnFuncWithCPAndKVP2P): the

@@ -1,9 +1,10 @@
 /* tp_overlap.c — Transformer Engine's userbuffers settings per GEMM as the
  * recipes' ub_tp_comm_overlap_cfg gives them: the comm kernels' SMs
- * (WeftParallel.tp_overlap_sms, --tp-overlap-sms, num_sm) and the ring
- * exchanges' aggregate (tp_overlap_aggregate, --tp-overlap-aggregate):
- * their names, the one text rule every entry point parses, and the checks
- * against the device and tp (docs/zoo.md, "TP communication overlap"). */
+ * (WeftParallel.tp_overlap_sms, --tp-overlap-sms, num_sm), the ring
+ * exchanges' aggregate (tp_overlap_aggregate, --tp-overlap-aggregate) and
+ * each GEMM's method (tp_overlap_method, --tp-overlap-method): their names,
+ * the one text rule every entry point parses, and the checks against the
+ * device and tp (docs/zoo.md, "TP communication overlap"). */
 #include <string.h>
 
 #include "model/par_check.h"
@@ -105,7 +106,105 @@ int weft_tp_overlap_aggregate_parse(const char *text, int *mask, WeftError *err)
   return WEFT_OK;
 }
 
+/* TE's method names, indexed by WeftTpoMethod (0: TE's default, no name). */
+static const char *const METHOD_NAME[4] = {"", "bulk", "pipeline", "ring_exchange"};
+#define M_(m) (1 << (m))
+/* The methods each WeftTpoGemm takes (transformer_engine/pytorch/module/
+ * base.py v2.x, initialize_ub: pipeline is refused for an all-gather; the
+ * bulk dgrad overlaps may become reduce-scatter overlaps of the dgrad's
+ * output, dgrad_reduce_scatter_overlap, which drops the wgrad's). */
+static const int METHODS_OF[WEFT_TPO_NGEMMS] = {
+    M_(WEFT_TPO_BULK) | M_(WEFT_TPO_PIPELINE) | M_(WEFT_TPO_RING_EXCHANGE), /* qkv_dgrad */
+    M_(WEFT_TPO_BULK),                                                      /* qkv_wgrad */
+    M_(WEFT_TPO_BULK) | M_(WEFT_TPO_PIPELINE) | M_(WEFT_TPO_RING_EXCHANGE), /* fc1_dgrad */
+    M_(WEFT_TPO_BULK),                                                      /* fc1_wgrad */
+    M_(WEFT_TPO_PIPELINE) | M_(WEFT_TPO_RING_EXCHANGE),                     /* proj_fprop */
+    M_(WEFT_TPO_PIPELINE) | M_(WEFT_TPO_RING_EXCHANGE)};                    /* fc2_fprop */
+static const char *const TAKES[WEFT_TPO_NGEMMS] = {
+    "bulk, pipeline or ring_exchange", "bulk", "bulk, pipeline or ring_exchange", "bulk",
+    "pipeline or ring_exchange", "pipeline or ring_exchange"};
+
+#define FAIL_M(...) \
+  weft_error_set(err, WEFT_EINPUT, "", 0, 0, "tp_overlap_method", __VA_ARGS__)
+
+int weft_tp_overlap_method_parse(const char *text, int method[WEFT_TPO_NGEMMS], WeftError *err) {
+  if (!method)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "tp_overlap_method", "no output given");
+  int got[WEFT_TPO_NGEMMS], seen[WEFT_TPO_NGEMMS] = {0}, n = 0;
+  memcpy(got, method, sizeof got);
+  for (const char *s = text ? text : "";;) {
+    while (is_sep(*s)) s++;
+    if (!*s) break;
+    size_t len = 0;
+    while (s[len] && !is_sep(s[len])) len++;
+    const char *eq = memchr(s, '=', len);
+    if (!eq) return FAIL_M("tp_overlap_method: '%.*s' is not NAME=METHOD", (int)len, s);
+    int nlen = (int)(eq - s), i = lookup(GEMM_NAME, WEFT_TPO_NGEMMS, s, (size_t)nlen);
+    if (i == WEFT_TPO_NGEMMS) {
+      if (lookup(RING_NAME, 4, s, (size_t)nlen) < 4)
+        return FAIL_M("tp_overlap_method: %.*s is an all-gather under its GEMM: Transformer "
+                      "Engine runs it as a ring exchange only",
+                      nlen, s);
+      return FAIL_M("tp_overlap_method: unknown GEMM '%.*s' (expected qkv_dgrad, qkv_wgrad, "
+                    "fc1_dgrad, fc1_wgrad, proj_fprop or fc2_fprop)",
+                    nlen, s);
+    }
+    if (seen[i]) return FAIL_M("tp_overlap_method: %.*s is given twice", nlen, s);
+    const char *v = eq + 1;
+    int vlen = (int)(len - (size_t)nlen - 1), m = lookup(METHOD_NAME + 1, 3, v, (size_t)vlen) + 1;
+    if (m > 3)
+      return FAIL_M("tp_overlap_method: %.*s=%.*s: expected bulk, pipeline or ring_exchange",
+                    nlen, s, vlen, v);
+    if (!(METHODS_OF[i] & M_(m)))
+      return FAIL_M("tp_overlap_method: %.*s takes %s, not %s", nlen, s, TAKES[i],
+                    METHOD_NAME[m]);
+    seen[i] = 1;
+    got[i] = m;
+    n++;
+    s += len;
+  }
+  if (!n) return FAIL_M("tp_overlap_method: no GEMM named (expected NAME=METHOD, ...)");
+  memcpy(method, got, sizeof got);
+  return WEFT_OK;
+}
+
+int weft_tp_overlap_method_of(const WeftParallel *p, int gemm) {
+  static const int te[WEFT_TPO_NGEMMS] = {WEFT_TPO_BULK,     WEFT_TPO_BULK,
+                                          WEFT_TPO_BULK,     WEFT_TPO_BULK,
+                                          WEFT_TPO_PIPELINE, WEFT_TPO_PIPELINE};
+  int m = p->tp_overlap_method[gemm];
+  return m == WEFT_TPO_METHOD_DEFAULT ? te[gemm] : m;
+}
+
+/* A dgrad GEMM run as a reduce-scatter overlap with its wgrad's bulk one
+ * named too: TE asserts the wgrad absent from the config. */
+static int wgrad_clash(const WeftParallel *p, int dgrad, int wgrad) {
+  int d = weft_tp_overlap_method_of(p, dgrad);
+  return d != WEFT_TPO_BULK && p->tp_overlap_method[wgrad] != WEFT_TPO_METHOD_DEFAULT;
+}
+
 int weft_tp_overlap_check(const WeftParallel *p, const WeftDevice *dev, WeftError *err) {
+  int custom = 0;
+  for (int i = 0; i < WEFT_TPO_NGEMMS; i++) {
+    int m = p->tp_overlap_method[i];
+    if (m < 0 || m > 3)
+      return FAIL_M("tp_overlap_method: %s=%d: expected 0..3 (WeftTpoMethod)", GEMM_NAME[i], m);
+    if (m && !(METHODS_OF[i] & M_(m)))
+      return FAIL_M("tp_overlap_method: %s takes %s, not %s", GEMM_NAME[i], TAKES[i],
+                    METHOD_NAME[m]);
+    custom |= m != WEFT_TPO_METHOD_DEFAULT;
+  }
+  for (int k = 0; k < 2; k++) {
+    int dg = k ? WEFT_TPO_FC1_DGRAD : WEFT_TPO_QKV_DGRAD, wg = dg + 1;
+    if (wgrad_clash(p, dg, wg))
+      return FAIL_M("tp_overlap_method: %s as a reduce-scatter overlap (%s) drops %s's bulk "
+                    "overlap; Transformer Engine refuses %s in the config then",
+                    GEMM_NAME[dg], METHOD_NAME[weft_tp_overlap_method_of(p, dg)], GEMM_NAME[wg],
+                    GEMM_NAME[wg]);
+  }
+  if (custom && p->tp_comm_overlap && p->layer_impl == WEFT_LAYERS_TORCH)
+    return FAIL_M("tp_overlap_method: Transformer Engine's userbuffers methods; torch layers "
+                  "(layer_impl torch) run async TP, which has none");
   if (p->tp_overlap_aggregate < 0 || p->tp_overlap_aggregate > 15)
     return FAIL_AGG("tp_overlap_aggregate: bits 0..15, got %d", p->tp_overlap_aggregate);
   if (p->tp_comm_overlap && p->tp_overlap_aggregate && p->tp > 1 && p->tp % 2)

@@ -12,6 +12,8 @@
  * projection 2 x 16 x 4 x 2 = 256; fc1 2 x 16 x 8 x 4 = 1024, fc2 1024.
  * One activation S = 16 x 4 x 2 = 128 bytes, its shard S/t = 64. */
 static int g_layers = WEFT_LAYERS_MEGATRON; /* tpo_torch's layer_impl */
+static const char *g_method = NULL;        /* tpo_method_*'s --tp-overlap-method */
+static int g_lora = 0;                     /* tpo_method_lora's LoRA rank (QKV adapted) */
 
 static int gen_ub(int sms, int rc, int fp8, int overlap, const int *ub, WeftWorkload *wl,
                   WeftCommunicator *comm, WeftError *e) {
@@ -33,6 +35,11 @@ static int gen_ub(int sms, int rc, int fp8, int overlap, const int *ub, WeftWork
   p.fp8 = fp8;
   p.layer_impl = g_layers;
   if (ub) memcpy(p.tp_overlap_sms, ub, sizeof p.tp_overlap_sms);
+  if (g_method && weft_tp_overlap_method_parse(g_method, p.tp_overlap_method, e)) return -1;
+  if (g_lora) {
+    p.lora_rank = g_lora;
+    p.lora_targets = WEFT_LORA_QKV;
+  }
   WeftGenInfo info;
   return weft_generate(&m, &d, &p, &net, 0, wl, comm, &info, e);
 }
@@ -355,6 +362,152 @@ static void tpo_torch_rc(void) {
   weft_workload_free(b);
 }
 
+/* --tp-overlap-method's text rule; TE's defaults where it names none. */
+static void tpo_method_parse(void) {
+  WeftError e;
+  WeftParallel p;
+  weft_parallel_default(&p);
+  int want_te[WEFT_TPO_NGEMMS] = {WEFT_TPO_BULK,     WEFT_TPO_BULK,    WEFT_TPO_BULK,
+                                  WEFT_TPO_BULK,     WEFT_TPO_PIPELINE, WEFT_TPO_PIPELINE};
+  for (int i = 0; i < WEFT_TPO_NGEMMS; i++) {
+    CHECK_EQ_INT(p.tp_overlap_method[i], WEFT_TPO_METHOD_DEFAULT);
+    CHECK_EQ_INT(weft_tp_overlap_method_of(&p, i), want_te[i]);
+  }
+  CHECK_EQ_INT(weft_tp_overlap_method_parse("proj_fprop=ring_exchange fc1_dgrad=pipeline,"
+                                            "qkv_dgrad=bulk",
+                                            p.tp_overlap_method, &e),
+               WEFT_OK);
+  int want[WEFT_TPO_NGEMMS] = {WEFT_TPO_BULK, 0, WEFT_TPO_PIPELINE, 0, WEFT_TPO_RING_EXCHANGE, 0};
+  for (int i = 0; i < WEFT_TPO_NGEMMS; i++) CHECK_EQ_INT(p.tp_overlap_method[i], want[i]);
+  const char *bad[][2] = {{"proj_fprop=pipeline,proj_fprop=ring_exchange", "given twice"},
+                          {"fc2_fprop=bulk", "pipeline or ring_exchange, not bulk"},
+                          {"qkv_wgrad=ring_exchange", "takes bulk, not ring_exchange"},
+                          {"fc1_fprop=pipeline", "ring exchange only"},
+                          {"fc3_dgrad=bulk", "unknown GEMM 'fc3_dgrad'"},
+                          {"fc1_dgrad=ring", "expected bulk, pipeline or ring_exchange"},
+                          {"fc1_dgrad=", "expected bulk, pipeline or ring_exchange"},
+                          {"fc1_dgrad", "NAME=METHOD"},
+                          {" ,", "no GEMM"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CHECK_EQ_INT(weft_tp_overlap_method_parse(bad[i][0], p.tp_overlap_method, &e), WEFT_EINPUT);
+    CHECK(!strcmp(e.field, "tp_overlap_method") && strstr(e.msg, bad[i][1]));
+  }
+  for (int i = 0; i < WEFT_TPO_NGEMMS; i++) CHECK_EQ_INT(p.tp_overlap_method[i], want[i]);
+  /* the checks: TE asserts a reduce-scattering dgrad's wgrad absent from the
+   * config; no userbuffers method with torch layers; values out of range */
+  WeftDevice d = fx_unit_device(1e12);
+  p.tp = 2;
+  p.sequence_parallel = p.tp_comm_overlap = 1;
+  CHECK_EQ_INT(weft_tp_overlap_check(&p, &d, &e), WEFT_OK);
+  p.tp_overlap_method[WEFT_TPO_FC1_WGRAD] = WEFT_TPO_BULK;
+  CHECK_EQ_INT(weft_tp_overlap_check(&p, &d, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "tp_overlap_method") && strstr(e.msg, "refuses fc1_wgrad"));
+  p.tp_overlap_method[WEFT_TPO_FC1_WGRAD] = 0;
+  p.layer_impl = WEFT_LAYERS_TORCH;
+  CHECK_EQ_INT(weft_tp_overlap_check(&p, &d, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "torch layers") != NULL);
+  p.layer_impl = WEFT_LAYERS_MEGATRON;
+  p.tp_overlap_method[WEFT_TPO_FC2_FPROP] = 4;
+  CHECK_EQ_INT(weft_tp_overlap_check(&p, &d, &e), WEFT_EINPUT);
+  p.tp_overlap_method[WEFT_TPO_FC2_FPROP] = WEFT_TPO_BULK;
+  CHECK_EQ_INT(weft_tp_overlap_check(&p, &d, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "fc2_fprop takes pipeline or ring_exchange, not bulk") != NULL);
+}
+
+/* The output projection's reduce-scatter as a ring exchange (TE's
+ * split_overlap_rs P2P): t = 2 chunks, the other rank's sent by the copy
+ * engines under the next chunk's GEMM, so all 8 x 128 = 1024 bytes hide
+ * under 1/2 of the projection's 8 x 256 (1024 ns) in 8 x (t-1) = 8 sends,
+ * none blocks; with 132 SMs the projection's forward keeps every SM
+ * (forward compute as without SMs, where the pipelined one's grows by
+ * 8 x 256 x 16/116). fc2 stays pipelined. The chunks' sum kernel is a
+ * memory-bound kernel: the flat model charges none. */
+static void tpo_method_ring_rs(void) {
+  WeftWorkload *a = weft_workload_create(), *b = weft_workload_create();
+  WeftCommunicator comm;
+  int F = WEFT_PHASE_FWD, RS = WEFT_COLL_REDUCESCATTER;
+  g_method = "proj_fprop=ring_exchange";
+  CHECK_EQ_INT(gen(0, 0, 0, a, &comm), WEFT_OK);
+  coll(fx_layer(a, "L1.attn.2"), F, RS, 1024, 8, 1024);
+  CHECK(fx_layer(a, "L1.attn")->phase[F].coll == WEFT_COLL_ALLGATHER);
+  CHECK_NEAR(fx_coll_bytes(a, "L1.attn", F, RS, -1), 1024, 0);
+  coll(fx_layer(a, "L1.mlp.2"), F, RS, 256, 8, 0); /* fc2: pipelined, its last chunk */
+  CHECK_EQ_INT(gen(132, 0, 0, b, &comm), WEFT_OK);
+  CHECK_NEAR(fx_layer(b, "L1.attn")->phase[F].compute_ns, fx_layer(a, "L1.attn")->phase[F].compute_ns,
+             0);
+  g_method = NULL;
+  weft_workload_free(a);
+  weft_workload_free(b);
+}
+
+/* QKV's dgrad as a reduce-scatter overlap (TE's
+ * dgrad_reduce_scatter_overlap): its output, 8 x 128 = 1024 bytes,
+ * pipelined under itself (256 block in 8 calls, 768 in 24 under 3/4 of
+ * QKV's dgrad 8 x 768: 4608) or as a ring exchange (1024 under 1/2 of it,
+ * 3072, in 8 sends); no reduce-scatter under the wgrad; the input gathered
+ * again by NCCL beside the dgrad (512 under all of it, 6144). With 132 SMs
+ * the pipelined comm kernel slows QKV's dgrad by 132/116 (input-grad
+ * compute as TE's bulk default, whose all-gather kernel slows it too) and
+ * the wgrad keeps every SM (8 x 768 x 16/116 below the default's). */
+static void tpo_method_rs_dgrad(void) {
+  WeftWorkload *a = weft_workload_create(), *b = weft_workload_create();
+  WeftCommunicator comm;
+  int I = WEFT_PHASE_IG, W = WEFT_PHASE_WG, AG = WEFT_COLL_ALLGATHER, RS = WEFT_COLL_REDUCESCATTER;
+  g_method = "qkv_dgrad=pipeline";
+  CHECK_EQ_INT(gen(0, 0, 0, a, &comm), WEFT_OK);
+  coll(fx_layer(a, "L1.attn"), I, AG, 512, 8, 1024);
+  coll(fx_layer(a, "L1.attn.2"), I, RS, 256, 8, 0);
+  coll(fx_layer(a, "L1.attn.3"), I, RS, 768, 24, 4608);
+  coll(fx_layer(a, "L1.attn.4"), I, AG, 512, 8, 6144);
+  CHECK_NEAR(fx_coll_bytes(a, "L1.attn", I, RS, -1), 1024, 0);
+  CHECK_NEAR(fx_coll_bytes(a, "L1.mlp", I, RS, -1), 1024, 0);
+  coll(fx_layer(a, "L1.mlp.2"), I, RS, 1024, 8, 8192); /* fc1: bulk, under its wgrad */
+  g_method = "qkv_dgrad=ring_exchange";
+  CHECK_EQ_INT(gen(0, 0, 0, a, &comm), WEFT_OK);
+  coll(fx_layer(a, "L1.attn.2"), I, RS, 1024, 8, 3072);
+  coll(fx_layer(a, "L1.attn.3"), I, AG, 512, 8, 6144);
+  g_method = "qkv_dgrad=pipeline";
+  CHECK_EQ_INT(gen(132, 0, 0, a, &comm), WEFT_OK);
+  g_method = NULL;
+  CHECK_EQ_INT(gen(132, 0, 0, b, &comm), WEFT_OK);
+  const WeftLayer *x = fx_layer(a, "L1.attn"), *y = fx_layer(b, "L1.attn");
+  CHECK(fabs(x->phase[I].compute_ns - y->phase[I].compute_ns) <= 1.0);
+  CHECK(fabs(y->phase[W].compute_ns - x->phase[W].compute_ns - 8 * 768.0 * 16 / 116) <= 1.0);
+  weft_workload_free(a);
+  weft_workload_free(b);
+}
+
+/* LoRA (QKV adapted, rank 2) with QKV's dgrad pipelined (Megatron-Bridge's
+ * LoRA userbuffers configs pipeline fc1_dgrad): the frozen QKV's dgrad
+ * reduce-scatter, which blocks whole under TE's bulk default (no wgrad to
+ * hide under; 1024 bytes, 8 calls), hides 3/4 under 3/4 of the dgrad
+ * (the base GEMM's 8 x 768 x 3/4 = 4608); no input gathered again. */
+static void tpo_method_lora(void) {
+  WeftWorkload *a = weft_workload_create();
+  WeftCommunicator comm;
+  int I = WEFT_PHASE_IG, AG = WEFT_COLL_ALLGATHER, RS = WEFT_COLL_REDUCESCATTER;
+  g_lora = 2;
+  CHECK_EQ_INT(gen(0, 0, 0, a, &comm), WEFT_OK);
+  CHECK_NEAR(fx_coll_bytes(a, "L1.attn", I, RS, -1), 1024, 0);
+  CHECK_NEAR(fx_coll_bytes(a, "L1.attn", I, AG, -1), 512, 0); /* the gradient's alone */
+  g_method = "qkv_dgrad=pipeline";
+  CHECK_EQ_INT(gen(0, 0, 0, a, &comm), WEFT_OK);
+  g_method = NULL;
+  g_lora = 0;
+  CHECK_NEAR(fx_coll_bytes(a, "L1.attn", I, RS, -1), 1024, 0);
+  CHECK_NEAR(fx_coll_bytes(a, "L1.attn", I, AG, -1), 512, 0);
+  int found = 0;
+  for (int i = 0; i < a->nlayers; i++)
+    if (!strncmp(a->layers[i].name, "L1.attn", 7) && (int)a->layers[i].phase[I].coll == RS &&
+        a->layers[i].phase[I].overlap_ns > 0) {
+      CHECK_NEAR(a->layers[i].phase[I].size_bytes, 768, 0);
+      CHECK_NEAR(a->layers[i].phase[I].overlap_ns, 4608, 0);
+      found++;
+    }
+  CHECK_EQ_INT(found, 1);
+  weft_workload_free(a);
+}
+
 const TestCase suite_overlapgen[] = {
     {"tpo_torch_rc", tpo_torch_rc},
     {"tpo_torch", tpo_torch},
@@ -364,5 +517,9 @@ const TestCase suite_overlapgen[] = {
     {"tpo_recipe", tpo_recipe},
     {"tpo_parse", tpo_parse},
     {"tpo_aggregate", tpo_aggregate},
+    {"tpo_method_parse", tpo_method_parse},
+    {"tpo_method_ring_rs", tpo_method_ring_rs},
+    {"tpo_method_rs_dgrad", tpo_method_rs_dgrad},
+    {"tpo_method_lora", tpo_method_lora},
     {0, 0},
 };
