@@ -37,6 +37,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_TPOSMS] = {"--tp-overlap-sms", CLI_TPOSMS_ARG, CLI_TPOSMS_HELP},
     [CLI_MO_TPOAGG] = {"--tp-overlap-aggregate", "LIST", CLI_TPOAGG_HELP},
     [CLI_MO_TPOMETH] = {"--tp-overlap-method", CLI_TPOMETH_ARG, CLI_TPOMETH_HELP},
+    [CLI_MO_TPOFP8] = {"--tp-overlap-fp8-buf", "LIST", CLI_TPOFP8_HELP},
     [CLI_MO_P2P] = {"--overlap-p2p-communication", "on|off", CLI_P2P_HELP},
     [CLI_MO_ETP] = {"--etp", "N", CLI_ETP_HELP},
     [CLI_MO_CPCOMM] = {"--cp-comm", "p2p|all_gather|torch_allgather|torch_alltoall",
@@ -162,8 +163,9 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   p->pp_account_loss = val[CLI_MO_PPLOSS] != NULL;
   p->pp_layout = val[CLI_MO_PPLAYOUT]; /* checked with the model (weft_pp_layout_parse) */
   if (cli_opt_comm_overlap(val[CLI_MO_TPO], val[CLI_MO_P2P], p)) return -1;
-  if (cli_opt_tp_overlap_sms(val[CLI_MO_TPOSMS], val[CLI_MO_TPOAGG], val[CLI_MO_TPOMETH], p))
-    return -1;
+  const char *const tpo[4] = {val[CLI_MO_TPOSMS], val[CLI_MO_TPOAGG], val[CLI_MO_TPOMETH],
+                              val[CLI_MO_TPOFP8]};
+  if (cli_opt_tp_overlap(tpo, p)) return -1;
   if (cli_opt_cp_comm(val[CLI_MO_CPCOMM], p)) return -1;
   if (cli_opt_dropout(val[CLI_MO_ADROP], val[CLI_MO_HDROP], p)) return -1;
   if (cli_opt_moe_fusion(val[CLI_MO_MOEPF], val[CLI_MO_MOERF], p)) return -1;
@@ -288,14 +290,14 @@ int cli_opt_comm_overlap(const char *tpo, const char *p2p, WeftParallel *p) {
              : 0;
 }
 
-int cli_opt_tp_overlap_sms(const char *v, const char *aggregate, const char *method,
-                           WeftParallel *p) {
-  const char *flag[3] = {"--tp-overlap-sms", "--tp-overlap-aggregate", "--tp-overlap-method"};
-  const char *val[3] = {v, aggregate, method};
-  for (int i = 0; i < 3; i++) {
+int cli_opt_tp_overlap(const char *const val[4], WeftParallel *p) {
+  static const char *const flag[4] = {"--tp-overlap-sms", "--tp-overlap-aggregate",
+                                      "--tp-overlap-method", "--tp-overlap-fp8-buf"};
+  for (int i = 0; i < 4; i++) {
     WeftError err;
     if (!val[i]) continue;
-    int rc = i == 2   ? weft_tp_overlap_method_parse(val[i], p->tp_overlap_method, &err)
+    int rc = i == 3   ? weft_tp_overlap_fp8_buf_parse(val[i], &p->tp_overlap_fp8_buf, &err)
+             : i == 2 ? weft_tp_overlap_method_parse(val[i], p->tp_overlap_method, &err)
              : i == 1 ? weft_tp_overlap_aggregate_parse(val[i], &p->tp_overlap_aggregate, &err)
                       : weft_tp_overlap_sms_parse(val[i], p->tp_overlap_sms, &err);
     if (rc == WEFT_OK) continue;

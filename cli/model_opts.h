@@ -11,7 +11,7 @@ enum { CLI_MO_MODEL, CLI_MO_DEVICE, CLI_MO_TP, CLI_MO_PP, CLI_MO_DP, CLI_MO_EP, 
        CLI_MO_PPL, CLI_MO_CP, CLI_MO_ATTN, CLI_MO_FP8, CLI_MO_GRADB, CLI_MO_SCHED,
        CLI_MO_MASTER, CLI_MO_OPTSTATES, CLI_MO_GRAPHS, CLI_MO_OGR, CLI_MO_OPG, CLI_MO_BUCKET,
        CLI_MO_PPEMB, CLI_MO_PPLOSS, CLI_MO_RCLAYERS, CLI_MO_RCMETHOD, CLI_MO_RCMODULES,
-       CLI_MO_TPO, CLI_MO_TPOSMS, CLI_MO_TPOAGG, CLI_MO_TPOMETH, CLI_MO_P2P, CLI_MO_ETP, CLI_MO_OFFLOAD, CLI_MO_CPCOMM, CLI_MO_PPLAYOUT,
+       CLI_MO_TPO, CLI_MO_TPOSMS, CLI_MO_TPOAGG, CLI_MO_TPOMETH, CLI_MO_TPOFP8, CLI_MO_P2P, CLI_MO_ETP, CLI_MO_OFFLOAD, CLI_MO_CPCOMM, CLI_MO_PPLAYOUT,
        CLI_MO_ADROP, CLI_MO_HDROP, CLI_MO_MOEPF, CLI_MO_MOERF, CLI_MO_MOEA2A, CLI_MO_MOEDFP8,
        CLI_MO_AMAX, CLI_MO_CE, CLI_MO_ACTF, CLI_MO_FP8PG, CLI_MO_MOEDISP, CLI_MO_FSDP,
        CLI_MO_NORMF, CLI_MO_ROPEF, CLI_MO_RESHARD, CLI_MO_MOEROUTE, CLI_MO_LAYERS, CLI_MO_GA, CLI_MO_LORA, CLI_MO_LORAT,
@@ -94,12 +94,18 @@ int cli_opt_comm_overlap(const char *tpo, const char *p2p, WeftParallel *p);
   "                        ring_exchange to reduce-scatter the dgrad under\n" \
   "                        itself; absent: TE's; the recipes'\n"             \
   "                        ub_tp_comm_overlap_cfg method)"
+#define CLI_TPOFP8_HELP                                                       \
+  "pipelined reduce-scatters moving FP8 with FP8 GEMMs (the GEMM\n"          \
+  "                        writes FP8, the comm kernel sums into BF16):\n"   \
+  "                        proj_fprop, fc2_fprop, qkv_dgrad, fc1_dgrad\n"    \
+  "                        (default none, TE's; the recipes' fp8_buf)"
 /* --tp-overlap-sms's value into p->tp_overlap_sms,
- * --tp-overlap-aggregate's into p->tp_overlap_aggregate and
- * --tp-overlap-method's into p->tp_overlap_method; absent: unchanged.
- * Prints and returns -1 on a bad value. */
-int cli_opt_tp_overlap_sms(const char *v, const char *aggregate, const char *method,
-                           WeftParallel *p);
+ * --tp-overlap-aggregate's into p->tp_overlap_aggregate,
+ * --tp-overlap-method's into p->tp_overlap_method and
+ * --tp-overlap-fp8-buf's into p->tp_overlap_fp8_buf; absent: unchanged.
+ * val[4]: the four values in that order. Prints and returns -1 on a bad
+ * value. */
+int cli_opt_tp_overlap(const char *const val[4], WeftParallel *p);
 #define CLI_ETP_HELP                                                          \
   "MoE experts' tensor-parallel degree (Megatron's\n"                        \
   "                        --expert-tensor-parallel-size; default: tp); ep x etp\n" \

@@ -319,6 +319,14 @@ typedef enum {
  * GEMMs' forward and the last GEMMs' dgrad take no other method), a method
  * the GEMM does not take, or no entry; method unchanged then. */
 int weft_tp_overlap_method_parse(const char *text, int method[WEFT_TPO_NGEMMS], WeftError *err);
+/* "proj_fprop,fc2_fprop" (names separated by commas or spaces) into *mask
+ * (bits 1 << WeftTpoGemm): the pipelined reduce-scatters whose buffer is
+ * FP8 (the recipes' fp8_buf): proj_fprop, fc2_fprop, and qkv_dgrad or
+ * fc1_dgrad run as reduce-scatter overlaps. WEFT_EINPUT (field
+ * "tp_overlap_fp8_buf") for an unknown or repeated name, another GEMM (the
+ * all-gathers' buffers are FP8 with FP8 GEMMs already; the bulk ones take
+ * none), or none; *mask unchanged then. */
+int weft_tp_overlap_fp8_buf_parse(const char *text, int *mask, WeftError *err);
 
 typedef struct {
   int tp, pp, dp;        /* degrees; tp*cp*pp*dp = the network's NPUs */
@@ -457,6 +465,12 @@ typedef struct {
    * ub_tp_comm_overlap_cfg method; docs/zoo.md, "TP communication
    * overlap"): 0 (default) TE's. Read only with tp_comm_overlap. */
   int tp_overlap_method[WEFT_TPO_NGEMMS];
+  /* The pipelined reduce-scatters that move FP8 (bits 1 << WeftTpoGemm:
+   * proj_fprop, fc2_fprop, qkv_dgrad, fc1_dgrad; the recipes' fp8_buf):
+   * the GEMM writes its output in FP8 and the comm kernel sums it into
+   * BF16 (TE's rule: honoured with FP8 GEMMs on a pipelined method only).
+   * 0 (default, TE's): BF16. Read only with tp_comm_overlap. */
+  int tp_overlap_fp8_buf;
   /* Megatron-Core's --overlap-moe-expert-parallel-comm (Megatron-Bridge's
    * moe_a2a_overlap; docs/zoo.md, "MoE all-to-all overlap"): 1: the combined
    * 1F1B schedule runs a forward micro-batch beside a backward one, layer by

@@ -1033,6 +1033,37 @@ def test_tp_overlap_method_keyword(tmp_path):
     r = subprocess.run([CLI, "optimize", str(f)], capture_output=True, text=True)
     assert r.returncode == 2 and "s.yml:12:5:" in r.stderr and "fc1_wgrad takes bulk" in r.stderr
 
+
+def test_tp_overlap_fp8_buf_keyword():
+    """tp_overlap_fp8_buf= (a list or the text) is --tp-overlap-fp8-buf and the
+    scenario key (the Llama 3 70B FP8 recipe's fp8_buf on proj_fprop and
+    fc2_fprop): with FP8 GEMMs the reduce-scatters move half the bytes, so the
+    step is faster; without FP8 it is read by nothing; a bulk one is
+    refused naming the field."""
+    v = "data/validation/cost.yml"
+    names = ["proj_fprop", "fc2_fprop"]
+    job = dict(model="llama2-70b", tp=8, pp=4, sp=True, tp_comm_overlap=True, cost_model=v,
+               cluster="dgx-h100", npus=64, fp8="delayed",
+               constraint=["B1 <= 450", "B2 <= 50"])
+    args = ["--model", "llama2-70b", "--tp", "8", "--pp", "4", "--sp", "--tp-comm-overlap", "on",
+            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "64", "--fp8", "delayed",
+            "--constraint", "B1 <= 450", "--constraint", "B2 <= 50"]
+    py = weft.optimize(tp_overlap_fp8_buf=names, **job)
+    same(py, cli("optimize", *args, "--tp-overlap-fp8-buf", ",".join(names)), skip=NOWALL)
+    assert weft.optimize(tp_overlap_fp8_buf=" ".join(names), **job)["time_ns"] == py["time_ns"]
+    assert py["time_ns"] < weft.optimize(**job)["time_ns"]
+    bf16 = dict(job, fp8="off")
+    assert weft.optimize(tp_overlap_fp8_buf=names, **bf16)["time_ns"] == \
+        weft.optimize(**bf16)["time_ns"]
+    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 8]}, "cost_model": v,
+          "workload": {"model": "llama2-70b", "tp": 8, "pp": 4, "sequence_parallel": True,
+                       "tp_comm_overlap": True, "fp8": "delayed", "tp_overlap_fp8_buf": names},
+          "constraints": ["B1 <= 450", "B2 <= 50"]}
+    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(tp_overlap_fp8_buf=["fc1_wgrad"], **job)
+    assert "bulk reduce-scatter" in str(e.value) and e.value.field == "tp_overlap_fp8_buf"
+
 def test_etp_keyword(tmp_path):
     """etp= is --etp and the scenario key etp (Megatron-Core's
     expert_tensor_parallel_size, MoE parallel folding): qwen3-30b-a3b's EP 16

@@ -31,7 +31,8 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "overlap_p2p_communication", "etp",
               "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout",
               "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms",
-              "tp_overlap_aggregate", "tp_overlap_method", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce",
+              "tp_overlap_aggregate", "tp_overlap_method", "tp_overlap_fp8_buf",
+              "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce",
               "cross_entropy", "activation_fusion", "fp8_param_gather", "moe_dispatcher",
               "fsdp", "norm_fusion", "rope_fusion", "reshard_after_forward", "moe_routing",
               "ga_steps", "layer_impl", "lora_rank", "lora_targets", "packed_sample_len")
@@ -484,6 +485,9 @@ class ModelOpts:
         tp_overlap_sms(kw, par)
         tp_overlap_aggregate(kw, par)
         tp_overlap_method(kw, par)
+        if kw.get("tp_overlap_fp8_buf") is not None:  # --tp-overlap-fp8-buf LIST
+            par.tp_overlap_fp8_buf = names_mask(kw, "tp_overlap_fp8_buf",
+                                                lib.weft_tp_overlap_fp8_buf_parse)
         if kw.get("pp_layers") is not None:
             layers = [int_value("pp_layers", x, 1, 1 << 24) for x in items("pp_layers",
                                                                           kw["pp_layers"])]

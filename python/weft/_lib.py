@@ -148,6 +148,7 @@ WeftParallel = _s("WeftParallel", [
     ("tp_overlap_sms", c_int * 6),  # WEFT_TPO_NGEMMS
     ("tp_overlap_aggregate", c_int),
     ("tp_overlap_method", c_int * 6),  # WEFT_TPO_NGEMMS
+    ("tp_overlap_fp8_buf", c_int),
     ("moe_a2a_overlap", c_int), ("moe_dispatch_fp8", c_int), ("fp8_amax_reduce", c_int),
     ("cross_entropy", c_int), ("activation_eager", c_int),
     ("norm_eager", c_int), ("rope_eager", c_int),
@@ -247,6 +248,7 @@ PROTOS = {
     "weft_tp_overlap_sms_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_tp_overlap_aggregate_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_tp_overlap_method_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_tp_overlap_fp8_buf_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_attention_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_fp8_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_parse": (c_int, [c_char_p, P(c_int), _ERR]),

@@ -18,6 +18,7 @@ static const char *const MODEL_KEYS[] = {
     "tp_comm_overlap", "overlap_p2p_communication", "etp",
     "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout", "hidden_dropout",
     "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate", "tp_overlap_method",
+    "tp_overlap_fp8_buf",
     "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy",
     "activation_fusion", "fp8_param_gather", "moe_dispatcher", "fsdp", "norm_fusion",
     "rope_fusion", "reshard_after_forward", "moe_routing", "ga_steps",
@@ -352,6 +353,8 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
                          weft_tp_overlap_method_parse, par->tp_overlap_method, err)) ||
       (rc = names_key(wv, file, "tp_overlap_aggregate", "a GEMM name",
                            weft_tp_overlap_aggregate_parse, &par->tp_overlap_aggregate, err)) ||
+      (rc = names_key(wv, file, "tp_overlap_fp8_buf", "a GEMM name",
+                      weft_tp_overlap_fp8_buf_parse, &par->tp_overlap_fp8_buf, err)) ||
       (rc = prob_key(wv, "attention_dropout", file, &par->attention_dropout, err)) ||
       (rc = prob_key(wv, "hidden_dropout", file, &par->hidden_dropout, err)) ||
       (rc = stages_key(wv, file, stages, par, err)) ||

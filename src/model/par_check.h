@@ -11,7 +11,7 @@
  * (auto) or WEFT_MIN_EFFICIENCY..1; fp8 only on a device with an FP8 rate. */
 int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftError *err);
 /* WEFT_OK, or WEFT_EINPUT with field "tp_overlap_sms",
- * "tp_overlap_aggregate" or "tp_overlap_method" (tp_overlap.c; aggregate:
+ * "tp_overlap_aggregate", "tp_overlap_method" or "tp_overlap_fp8_buf" (tp_overlap.c; aggregate:
  * WeftTpoRing bits, with tp_comm_overlap an even tp; methods those each GEMM
  * takes, no wgrad's beside a reduce-scattering dgrad, none with torch
  * layers): each
@@ -23,5 +23,10 @@ int weft_tp_overlap_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
  * (pipeline for proj_fprop and fc2_fprop, bulk for the others) where it
  * gives 0. */
 int weft_tp_overlap_method_of(const WeftParallel *p, int gemm);
+/* 1 when a WeftTpoGemm's reduce-scatter moves FP8: named in
+ * tp_overlap_fp8_buf, FP8 GEMMs on and its method pipelined (TE's rule,
+ * base.py initialize_ub: fp8_buf for a reduce-scatter only in
+ * methods["pipeline"]). */
+int weft_tp_overlap_rs_fp8(const WeftParallel *p, int gemm);
 
 #endif

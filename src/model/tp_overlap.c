@@ -2,7 +2,8 @@
  * recipes' ub_tp_comm_overlap_cfg gives them: the comm kernels' SMs
  * (WeftParallel.tp_overlap_sms, --tp-overlap-sms, num_sm), the ring
  * exchanges' aggregate (tp_overlap_aggregate, --tp-overlap-aggregate) and
- * each GEMM's method (tp_overlap_method, --tp-overlap-method): their names,
+ * each GEMM's method (tp_overlap_method, --tp-overlap-method) and the
+ * pipelined reduce-scatters' FP8 buffers (tp_overlap_fp8_buf): their names,
  * the one text rule every entry point parses, and the checks against the
  * device and tp (docs/zoo.md, "TP communication overlap"). */
 #include <string.h>
@@ -168,6 +169,49 @@ int weft_tp_overlap_method_parse(const char *text, int method[WEFT_TPO_NGEMMS], 
   return WEFT_OK;
 }
 
+#define FP8_BUF_OK \
+  ((1 << WEFT_TPO_PROJ_FPROP) | (1 << WEFT_TPO_FC2_FPROP) | (1 << WEFT_TPO_QKV_DGRAD) | \
+   (1 << WEFT_TPO_FC1_DGRAD))
+#define FAIL_BUF(...) \
+  weft_error_set(err, WEFT_EINPUT, "", 0, 0, "tp_overlap_fp8_buf", __VA_ARGS__)
+
+int weft_tp_overlap_fp8_buf_parse(const char *text, int *mask, WeftError *err) {
+  if (!mask)
+    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "tp_overlap_fp8_buf", "no output given");
+  int m = 0;
+  for (const char *s = text ? text : "";;) {
+    while (is_sep(*s)) s++;
+    if (!*s) break;
+    int len = 0;
+    while (s[len] && !is_sep(s[len])) len++;
+    int i = lookup(GEMM_NAME, WEFT_TPO_NGEMMS, s, (size_t)len);
+    if (i == WEFT_TPO_NGEMMS) {
+      if (lookup(RING_NAME, 4, s, (size_t)len) < 4)
+        return FAIL_BUF("tp_overlap_fp8_buf: %.*s is an all-gather: its buffer is FP8 with FP8 "
+                        "GEMMs already (Transformer Engine's fp8_buf on every all-gather)",
+                        len, s);
+      return FAIL_BUF("tp_overlap_fp8_buf: unknown GEMM '%.*s' (expected proj_fprop, "
+                      "fc2_fprop, qkv_dgrad or fc1_dgrad)",
+                      len, s);
+    }
+    if (!(FP8_BUF_OK & (1 << i)))
+      return FAIL_BUF("tp_overlap_fp8_buf: %.*s is a bulk reduce-scatter: Transformer Engine "
+                      "honours fp8_buf on pipelined ones only",
+                      len, s);
+    if (m & (1 << i)) return FAIL_BUF("tp_overlap_fp8_buf: %.*s is given twice", len, s);
+    m |= 1 << i;
+    s += len;
+  }
+  if (!m) return FAIL_BUF("tp_overlap_fp8_buf: no GEMM named");
+  *mask = m;
+  return WEFT_OK;
+}
+
+int weft_tp_overlap_rs_fp8(const WeftParallel *p, int gemm) {
+  return p->fp8 != WEFT_FP8_OFF && (p->tp_overlap_fp8_buf & (1 << gemm)) &&
+         weft_tp_overlap_method_of(p, gemm) == WEFT_TPO_PIPELINE;
+}
+
 int weft_tp_overlap_method_of(const WeftParallel *p, int gemm) {
   static const int te[WEFT_TPO_NGEMMS] = {WEFT_TPO_BULK,     WEFT_TPO_BULK,
                                           WEFT_TPO_BULK,     WEFT_TPO_BULK,
@@ -205,6 +249,10 @@ int weft_tp_overlap_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
   if (custom && p->tp_comm_overlap && p->layer_impl == WEFT_LAYERS_TORCH)
     return FAIL_M("tp_overlap_method: Transformer Engine's userbuffers methods; torch layers "
                   "(layer_impl torch) run async TP, which has none");
+  if (p->tp_overlap_fp8_buf & ~FP8_BUF_OK)
+    return FAIL_BUF("tp_overlap_fp8_buf: bits of proj_fprop, fc2_fprop, qkv_dgrad and fc1_dgrad "
+                    "only, got %d",
+                    p->tp_overlap_fp8_buf);
   if (p->tp_overlap_aggregate < 0 || p->tp_overlap_aggregate > 15)
     return FAIL_AGG("tp_overlap_aggregate: bits 0..15, got %d", p->tp_overlap_aggregate);
   if (p->tp_comm_overlap && p->tp_overlap_aggregate && p->tp > 1 && p->tp % 2)

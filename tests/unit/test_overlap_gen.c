@@ -14,6 +14,7 @@
 static int g_layers = WEFT_LAYERS_MEGATRON; /* tpo_torch's layer_impl */
 static const char *g_method = NULL;        /* tpo_method_*'s --tp-overlap-method */
 static int g_lora = 0;                     /* tpo_method_lora's LoRA rank (QKV adapted) */
+static const char *g_fp8buf = NULL;        /* tpo_fp8_buf's --tp-overlap-fp8-buf */
 
 static int gen_ub(int sms, int rc, int fp8, int overlap, const int *ub, WeftWorkload *wl,
                   WeftCommunicator *comm, WeftError *e) {
@@ -36,6 +37,7 @@ static int gen_ub(int sms, int rc, int fp8, int overlap, const int *ub, WeftWork
   p.layer_impl = g_layers;
   if (ub) memcpy(p.tp_overlap_sms, ub, sizeof p.tp_overlap_sms);
   if (g_method && weft_tp_overlap_method_parse(g_method, p.tp_overlap_method, e)) return -1;
+  if (g_fp8buf && weft_tp_overlap_fp8_buf_parse(g_fp8buf, &p.tp_overlap_fp8_buf, e)) return -1;
   if (g_lora) {
     p.lora_rank = g_lora;
     p.lora_targets = WEFT_LORA_QKV;
@@ -508,6 +510,55 @@ static void tpo_method_lora(void) {
   weft_workload_free(a);
 }
 
+/* fp8_buf on a pipelined reduce-scatter (the recipes' fp8_buf: the GEMM
+ * writes FP8, the comm kernel sums into BF16): with FP8 GEMMs the
+ * projection's 8 x 128 bytes become 8 x 64 (the last chunk's 128 block in
+ * 8 calls; 384 hide under 3/4 of the projection, 1536 as in tpo_bytes, in
+ * 24), fc2's stay BF16 (256 block: not named); QKV's dgrad run pipelined
+ * and named likewise (input-grad 128 + 384 under 4608). TE's rule: ignored on a ring exchange (the
+ * projection's 1024 under 1024) and without FP8 GEMMs (256 + 768). The
+ * names: only the four pipelined-capable ones, each once. */
+static void tpo_fp8_buf(void) {
+  WeftWorkload *a = weft_workload_create();
+  WeftCommunicator comm;
+  WeftError e;
+  int F = WEFT_PHASE_FWD, I = WEFT_PHASE_IG, RS = WEFT_COLL_REDUCESCATTER;
+  g_fp8buf = "proj_fprop qkv_dgrad";
+  g_method = "qkv_dgrad=pipeline";
+  CHECK_EQ_INT(gen(0, 0, WEFT_FP8_DELAYED, a, &comm), WEFT_OK);
+  coll(fx_layer(a, "L1.attn.2"), F, RS, 128, 8, 0);
+  coll(fx_layer(a, "L1.attn.3"), F, RS, 384, 24, 1536);
+  coll(fx_layer(a, "L1.mlp.2"), F, RS, 256, 8, 0);
+  coll(fx_layer(a, "L1.attn.2"), I, RS, 128, 8, 0);
+  coll(fx_layer(a, "L1.attn.3"), I, RS, 384, 24, 4608);
+  CHECK_EQ_INT(gen(0, 0, 0, a, &comm), WEFT_OK); /* BF16 GEMMs: read by nothing */
+  coll(fx_layer(a, "L1.attn.2"), F, RS, 256, 8, 0);
+  coll(fx_layer(a, "L1.attn.3"), F, RS, 768, 24, 1536);
+  g_method = "proj_fprop=ring_exchange";
+  CHECK_EQ_INT(gen(0, 0, WEFT_FP8_DELAYED, a, &comm), WEFT_OK);
+  coll(fx_layer(a, "L1.attn.2"), F, RS, 1024, 8, 1024);
+  g_method = g_fp8buf = NULL;
+  int mask = 5;
+  const char *bad[][2] = {{"proj_fprop,proj_fprop", "twice"},
+                          {"qkv_wgrad", "bulk reduce-scatter"},
+                          {"fc2_dgrad", "already"},
+                          {"fc3", "unknown GEMM 'fc3'"},
+                          {" ", "no GEMM"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CHECK_EQ_INT(weft_tp_overlap_fp8_buf_parse(bad[i][0], &mask, &e), WEFT_EINPUT);
+    CHECK(!strcmp(e.field, "tp_overlap_fp8_buf") && strstr(e.msg, bad[i][1]));
+  }
+  CHECK_EQ_INT(mask, 5);
+  CHECK_EQ_INT(weft_tp_overlap_fp8_buf_parse("fc2_fprop,fc1_dgrad", &mask, &e), WEFT_OK);
+  CHECK_EQ_INT(mask, (1 << WEFT_TPO_FC2_FPROP) | (1 << WEFT_TPO_FC1_DGRAD));
+  WeftParallel p;
+  weft_parallel_default(&p);
+  p.tp_overlap_fp8_buf = 1 << WEFT_TPO_QKV_WGRAD;
+  CHECK_EQ_INT(weft_tp_overlap_check(&p, NULL, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "tp_overlap_fp8_buf"));
+  weft_workload_free(a);
+}
+
 const TestCase suite_overlapgen[] = {
     {"tpo_torch_rc", tpo_torch_rc},
     {"tpo_torch", tpo_torch},
@@ -521,5 +572,6 @@ const TestCase suite_overlapgen[] = {
     {"tpo_method_ring_rs", tpo_method_ring_rs},
     {"tpo_method_rs_dgrad", tpo_method_rs_dgrad},
     {"tpo_method_lora", tpo_method_lora},
+    {"tpo_fp8_buf", tpo_fp8_buf},
     {0, 0},
 };
