@@ -37,7 +37,8 @@ as "not modelled" with the reason, never dropped.
   interleaving) and the recipe's userbuffers settings per GEMM
   (`tp_overlap_sms`, its ub_tp_comm_overlap_cfg num_sm; absent: TE's 16;
   `tp_overlap_aggregate`, the ring exchanges with aggregate; absent: none;
-  `tp_overlap_method`, a GEMM's method where not TE's), DP gradient reduction under the backward
+  `tp_overlap_method`, a GEMM's method where not TE's; `tp_overlap_fp8_buf`,
+  the pipelined reduce-scatters in FP8), DP gradient reduction under the backward
   (`overlap_grad_reduce`; absent: on), MoE token permutation as Transformer
   Engine's fused kernels (`moe_permute_fusion`; absent: Megatron's eager)
   and its router's (`moe_router_fusion`; absent: eager), the EP all-to-alls
@@ -220,6 +221,8 @@ def args_for(run, specs, tmp, assumed):
                                            for k, v in par["tp_overlap_sms"].items())]
     if par.get("tp_overlap_aggregate"):  # the recipe's ring exchanges with aggregate
         a += ["--tp-overlap-aggregate", ",".join(par["tp_overlap_aggregate"])]
+    if par.get("tp_overlap_fp8_buf"):  # the recipe's pipelined reduce-scatters in FP8
+        a += ["--tp-overlap-fp8-buf", ",".join(par["tp_overlap_fp8_buf"])]
     if par.get("tp_overlap_method"):  # the recipe's methods where not TE's
         a += ["--tp-overlap-method", ",".join("%s=%s" % (k, v)
                                               for k, v in par["tp_overlap_method"].items())]
@@ -454,7 +457,7 @@ def band(weft, run, specs, tmp, pub):
 
 
 # Settings only an FP8 row can have: a precision pair's rows differ in them too.
-FP8_ONLY = ("fp8_param_gather", "fp8_amax_reduce", "moe_dispatch_fp8")
+FP8_ONLY = ("fp8_param_gather", "fp8_amax_reduce", "moe_dispatch_fp8", "tp_overlap_fp8_buf")
 
 
 def _key(run, drop):
