@@ -103,7 +103,8 @@ static void ring_ag(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double ag,
 /* A GEMM's output reduce-scattered (S bytes, mult times) under its own
  * chunks, into phase ph, gemm_ns the GEMM alone: pipelined (TE's
  * CommOverlapBase::split_overlap_rs: 4 chunks, each scattered under the
- * next one's GEMM by a comm kernel on SMs that slow the GEMM by slow_k:
+ * next one's GEMM by a comm kernel on the GEMM's tp_overlap_sms, which slow
+ * it:
  * the last chunk's S/4 blocks, 3S/4 hides under 3/4 of the slowed GEMM) or
  * a ring exchange (CommOverlapP2PBase::split_overlap_rs: tp chunks, the
  * rank's own last, each other one sent by the copy engines under the next
@@ -114,14 +115,15 @@ static void ring_ag(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double ag,
  * into BF16: reducescatter2_userbuff_strided_fp8). Returns the compute it
  * adds. */
 static double rs_overlap(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double S,
-                         double gemm_ns, int gemm, double slow_k, GenHide tag) {
+                         double gemm_ns, int gemm, GenHide tag) {
   double tp = g->par->tp, q = (TPO_PIPE_SPLITS - 1) / TPO_PIPE_SPLITS;
   int method = weft_tp_overlap_method_of(g->par, gemm);
+  double slow_k = slow(g, g->par->tp_overlap_sms[gemm]);
   if (!(tp > 1)) return 0;
   if (weft_tp_overlap_rs_fp8(g->par, gemm)) S /= g->par->act_bytes; /* fp8_buf: 1 byte */
   if (method == WEFT_TPO_RING_EXCHANGE) {
     weft_gen_add_hidden(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S, mult * (tp - 1),
-                        mult * (tp - 1) / tp * gemm_ns, tag);
+                        mult * (tp - 1) / tp * gemm_ns * slow(g, TPO_RING_SMS), tag);
     return mult * weft_gen_mem_kernel_ns(g, ph, "ub_rs_reduce", S * (1 + 1 / tp));
   }
   weft_gen_add(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S / TPO_PIPE_SPLITS, mult);
@@ -135,18 +137,16 @@ static double rs_overlap(Gen *g, GenBlock *blk, WeftPhase ph, double mult, doubl
  * the GEMM on the local chunk runs while the next arrives, so t-1 of its t
  * chunks hide the transfer: overlap (t-1)/t of the GEMM; ring_ag); the
  * reduce-scatter of S after the last GEMM's, by the method of rs_gemm
- * (rs_overlap; pipelined by default, its comm kernel slowing the GEMM by
- * pipe). The GEMMs slow by the SMs the comm kernels take: returned, with
- * the ring's sum kernel, to add to the phase's compute. */
+ * (rs_overlap; pipelined by default). The GEMMs slow by the SMs the comm
+ * kernels take: returned, with the ring's sum kernel, to add to the
+ * phase's compute. */
 static double fprop(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double S,
-                    const TpoGemms *t, int rs_gemm, double pipe, int aggregate, int no_out) {
+                    const TpoGemms *t, int rs_gemm, int aggregate, int no_out) {
   double tp = g->par->tp, ring = slow(g, TPO_RING_SMS), ag = S * weft_gen_tp_ag_width(g) / tp;
   ring_ag(g, blk, ph, mult, ag, t->first_fprop * ring, aggregate, GEN_HIDE_AG_FPROP);
   double extra = mult * t->first_fprop * (ring - 1);
   if (no_out) return extra; /* stopped before the last GEMM */
-  int ring_rs = weft_tp_overlap_method_of(g->par, rs_gemm) == WEFT_TPO_RING_EXCHANGE;
-  return extra + rs_overlap(g, blk, ph, mult, S, t->last_fprop, rs_gemm, ring_rs ? ring : pipe,
-                            GEN_HIDE_RS_FPROP);
+  return extra + rs_overlap(g, blk, ph, mult, S, t->last_fprop, rs_gemm, GEN_HIDE_RS_FPROP);
 }
 
 int weft_gen_rc_stops_early(const Gen *g, int ob) {
@@ -163,15 +163,15 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
   int g_out = a ? WEFT_TPO_PROJ_FPROP : WEFT_TPO_FC2_FPROP;
   int g_dg = a ? WEFT_TPO_QKV_DGRAD : WEFT_TPO_FC1_DGRAD, g_wg = a ? WEFT_TPO_QKV_WGRAD : WEFT_TPO_FC1_WGRAD;
   int m_dg = weft_tp_overlap_method_of(p, g_dg);
-  double pipe = slow(g, k[g_out]), bulk_wg = slow(g, k[g_wg]), bulk_dg = slow(g, k[g_dg]);
+  double bulk_wg = slow(g, k[g_wg]), bulk_dg = slow(g, k[g_dg]);
   double tp = p->tp, ring = slow(g, TPO_RING_SMS);
   int agg = p->tp_overlap_aggregate;
   int agg_f = agg & (a ? WEFT_TPO_QKV_FPROP : WEFT_TPO_FC1_FPROP);
   int agg_d = agg & (a ? WEFT_TPO_PROJ_DGRAD : WEFT_TPO_FC2_DGRAD);
-  blk->compute_ns[WEFT_PHASE_FWD] += fprop(g, blk, WEFT_PHASE_FWD, R, S, &t, g_out, pipe, agg_f, 0);
+  blk->compute_ns[WEFT_PHASE_FWD] += fprop(g, blk, WEFT_PHASE_FWD, R, S, &t, g_out, agg_f, 0);
   if (rc > 0)
-    blk->compute_ns[WEFT_PHASE_IG] += fprop(g, blk, WEFT_PHASE_IG, R * rc, S, &t, g_out, pipe,
-                                            agg_f, weft_gen_rc_stops_early(g, ob));
+    blk->compute_ns[WEFT_PHASE_IG] +=
+        fprop(g, blk, WEFT_PHASE_IG, R * rc, S, &t, g_out, agg_f, weft_gen_rc_stops_early(g, ob));
   /* backward: the output gradient's all-gather under the last GEMM's dgrad
    * (ring exchange), the first GEMMs' dgrad reduce-scatter whole under their
    * wgrad (bulk, qkv_wgrad/fc1_wgrad), and the first GEMMs' input (the
@@ -210,8 +210,7 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
      * async_op=True) when ub_bulk_dgrad is off), under it whole, its SMs not
      * charged, as NCCL's nowhere are; both against the whole dgrad (the link
      * they share not modelled); LoRA's frozen weight needs no input */
-    ig += rs_overlap(g, blk, WEFT_PHASE_IG, R, S, t.first_dgrad, g_dg,
-                     m_dg == WEFT_TPO_RING_EXCHANGE ? ring : bulk_dg, GEN_HIDE_RS_DGRAD);
+    ig += rs_overlap(g, blk, WEFT_PHASE_IG, R, S, t.first_dgrad, g_dg, GEN_HIDE_RS_DGRAD);
     if (!lora)
       weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * ag, R,
                           R * t.first_dgrad, GEN_HIDE_AG_INPUT);
