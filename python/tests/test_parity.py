@@ -931,31 +931,43 @@ def test_comm_overlap():
     assert e.value.field == "tp_comm_overlap"
 
 
+# The TP-overlap keyword tests' job: Llama 2 70B on TP 8 x PP 4 with
+# Transformer Engine's TP overlap, as a keyword dict, the CLI's flags and a
+# scenario's workload (each test adds its own key).
+TPO_COST = "data/validation/cost.yml"
+TPO_JOB = dict(model="llama2-70b", tp=8, pp=4, sp=True, tp_comm_overlap=True, cost_model=TPO_COST,
+               cluster="dgx-h100", npus=64, constraint=["B1 <= 450", "B2 <= 50"])
+TPO_ARGS = ["--model", "llama2-70b", "--tp", "8", "--pp", "4", "--sp", "--tp-comm-overlap", "on",
+            "--cost-model", TPO_COST, "--cluster", "dgx-h100", "--npus", "64", "--constraint",
+            "B1 <= 450", "--constraint", "B2 <= 50"]
+
+
+def tpo_scenario(**workload):
+    """The TP-overlap tests' job as a scenario, workload keys added."""
+    w = {"model": "llama2-70b", "tp": 8, "pp": 4, "sequence_parallel": True,
+         "tp_comm_overlap": True}
+    w.update(workload)
+    return {"network": {"cluster": "dgx-h100", "npus_count": [8, 8]}, "cost_model": TPO_COST,
+            "workload": w, "constraints": ["B1 <= 450", "B2 <= 50"]}
+
+
 def test_tp_overlap_sms_keyword():
     """tp_overlap_sms= (a dict or the text) is --tp-overlap-sms and the
     scenario key: the GPT-3 175B recipe's SMs per GEMM (dgxc-benchmarking
     gpt3_175b_hydra.yaml ub_tp_comm_overlap_cfg) take more SMs from the
     projection's and fc2's forward than TE's 16 but fewer from the wgrads and
     dgrads; a name TE does not give SMs, and one given twice, are refused."""
-    v = "data/validation/cost.yml"
     sms = {"proj_fprop": 24, "fc2_fprop": 20, "qkv_wgrad": 8, "fc1_wgrad": 4, "qkv_dgrad": 4,
            "fc1_dgrad": 2}
     text = ",".join("%s=%d" % kv for kv in sms.items())
-    job = dict(model="llama2-70b", tp=8, pp=4, sp=True, tp_comm_overlap=True, cost_model=v,
-               cluster="dgx-h100", npus=64, constraint=["B1 <= 450", "B2 <= 50"])
-    args = ["--model", "llama2-70b", "--tp", "8", "--pp", "4", "--sp", "--tp-comm-overlap", "on",
-            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "64", "--constraint",
-            "B1 <= 450", "--constraint", "B2 <= 50"]
+    job, args = TPO_JOB, TPO_ARGS
     py = weft.optimize(tp_overlap_sms=sms, **job)
     same(py, cli("optimize", *args, "--tp-overlap-sms", text), skip=NOWALL)
     assert weft.optimize(tp_overlap_sms=text, **job)["time_ns"] == py["time_ns"]
     default = weft.optimize(**job)["time_ns"]
     assert py["time_ns"] != default
     assert weft.optimize(tp_overlap_sms={"proj_fprop": 16}, **job)["time_ns"] == default
-    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 8]}, "cost_model": v,
-          "workload": {"model": "llama2-70b", "tp": 8, "pp": 4, "sequence_parallel": True,
-                       "tp_comm_overlap": True, "tp_overlap_sms": sms},
-          "constraints": ["B1 <= 450", "B2 <= 50"]}
+    sc = tpo_scenario(tp_overlap_sms=sms)
     assert weft.optimize(sc)["time_ns"] == py["time_ns"]
     for bad, msg in (({"qkv_fprop": 1}, "ring exchange"), ("fc1_wgrad=4,fc1_wgrad=2", "twice"),
                      ({"fc2_fprop": 132}, "expected 0..131"), (24, "expected")):
@@ -969,21 +981,13 @@ def test_tp_overlap_aggregate_keyword():
     the scenario key (the Llama 3.1 405B recipe's aggregate on its four ring
     exchanges): the first chunk of each all-gather waits, so the step takes
     longer; a GEMM that is no ring exchange is refused."""
-    v = "data/validation/cost.yml"
     rings = ["qkv_fprop", "fc1_fprop", "proj_dgrad", "fc2_dgrad"]
-    job = dict(model="llama2-70b", tp=8, pp=4, sp=True, tp_comm_overlap=True, cost_model=v,
-               cluster="dgx-h100", npus=64, constraint=["B1 <= 450", "B2 <= 50"])
-    args = ["--model", "llama2-70b", "--tp", "8", "--pp", "4", "--sp", "--tp-comm-overlap", "on",
-            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "64", "--constraint",
-            "B1 <= 450", "--constraint", "B2 <= 50"]
+    job, args = TPO_JOB, TPO_ARGS
     py = weft.optimize(tp_overlap_aggregate=rings, **job)
     same(py, cli("optimize", *args, "--tp-overlap-aggregate", ",".join(rings)), skip=NOWALL)
     assert weft.optimize(tp_overlap_aggregate=" ".join(rings), **job)["time_ns"] == py["time_ns"]
     assert py["time_ns"] > weft.optimize(**job)["time_ns"]
-    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 8]}, "cost_model": v,
-          "workload": {"model": "llama2-70b", "tp": 8, "pp": 4, "sequence_parallel": True,
-                       "tp_comm_overlap": True, "tp_overlap_aggregate": rings},
-          "constraints": ["B1 <= 450", "B2 <= 50"]}
+    sc = tpo_scenario(tp_overlap_aggregate=rings)
     assert weft.optimize(sc)["time_ns"] == py["time_ns"]
     with pytest.raises(weft.WeftError) as e:
         weft.optimize(tp_overlap_aggregate=["proj_fprop"], **job)
@@ -998,14 +1002,9 @@ def test_tp_overlap_method_keyword(tmp_path):
     LoRA configs do): the step moves, TE's own methods named leave it as it
     was, and a method a GEMM does not take is refused with its field; in a
     scenario file, at its line."""
-    v = "data/validation/cost.yml"
     meth = {"proj_fprop": "ring_exchange", "fc2_fprop": "ring_exchange", "fc1_dgrad": "pipeline"}
     text = ",".join("%s=%s" % kv for kv in meth.items())
-    job = dict(model="llama2-70b", tp=8, pp=4, sp=True, tp_comm_overlap=True, cost_model=v,
-               cluster="dgx-h100", npus=64, constraint=["B1 <= 450", "B2 <= 50"])
-    args = ["--model", "llama2-70b", "--tp", "8", "--pp", "4", "--sp", "--tp-comm-overlap", "on",
-            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "64", "--constraint",
-            "B1 <= 450", "--constraint", "B2 <= 50"]
+    job, args = TPO_JOB, TPO_ARGS
     py = weft.optimize(tp_overlap_method=meth, **job)
     same(py, cli("optimize", *args, "--tp-overlap-method", text), skip=NOWALL)
     assert weft.optimize(tp_overlap_method=text, **job)["time_ns"] == py["time_ns"]
@@ -1014,10 +1013,7 @@ def test_tp_overlap_method_keyword(tmp_path):
     te = {"proj_fprop": "pipeline", "fc2_fprop": "pipeline", "qkv_dgrad": "bulk"}
     assert weft.optimize(tp_overlap_method=te, **job)["time_ns"] == default
     for form in (meth, text):
-        sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 8]}, "cost_model": v,
-              "workload": {"model": "llama2-70b", "tp": 8, "pp": 4, "sequence_parallel": True,
-                           "tp_comm_overlap": True, "tp_overlap_method": form},
-              "constraints": ["B1 <= 450", "B2 <= 50"]}
+        sc = tpo_scenario(tp_overlap_method=form)
         assert weft.optimize(sc)["time_ns"] == py["time_ns"]
     for bad, msg in (({"fc2_fprop": "bulk"}, "not bulk"), ({"qkv_fprop": "pipeline"},
                      "ring exchange only"), ("fc1_dgrad=pipeline,fc1_dgrad=bulk", "twice"),
@@ -1029,7 +1025,7 @@ def test_tp_overlap_method_keyword(tmp_path):
     f.write_text("cost_model: %s/%s\nnetwork:\n  cluster: dgx-h100\n  npus_count: [8, 8]\n"
                  "workload:\n  model: llama2-70b\n  tp: 8\n  pp: 4\n  sequence_parallel: true\n"
                  "  tp_comm_overlap: true\n  tp_overlap_method:\n    fc1_wgrad: pipeline\n"
-                 "constraints: ['B1 <= 450', 'B2 <= 50']\n" % (ROOT, v))
+                 "constraints: ['B1 <= 450', 'B2 <= 50']\n" % (ROOT, TPO_COST))
     r = subprocess.run([CLI, "optimize", str(f)], capture_output=True, text=True)
     assert r.returncode == 2 and "s.yml:12:5:" in r.stderr and "fc1_wgrad takes bulk" in r.stderr
 
@@ -1040,14 +1036,8 @@ def test_tp_overlap_fp8_buf_keyword():
     fc2_fprop): with FP8 GEMMs the reduce-scatters move half the bytes, so the
     step is faster; without FP8 it is read by nothing; a bulk one is
     refused naming the field."""
-    v = "data/validation/cost.yml"
     names = ["proj_fprop", "fc2_fprop"]
-    job = dict(model="llama2-70b", tp=8, pp=4, sp=True, tp_comm_overlap=True, cost_model=v,
-               cluster="dgx-h100", npus=64, fp8="delayed",
-               constraint=["B1 <= 450", "B2 <= 50"])
-    args = ["--model", "llama2-70b", "--tp", "8", "--pp", "4", "--sp", "--tp-comm-overlap", "on",
-            "--cost-model", v, "--cluster", "dgx-h100", "--npus", "64", "--fp8", "delayed",
-            "--constraint", "B1 <= 450", "--constraint", "B2 <= 50"]
+    job, args = dict(TPO_JOB, fp8="delayed"), TPO_ARGS + ["--fp8", "delayed"]
     py = weft.optimize(tp_overlap_fp8_buf=names, **job)
     same(py, cli("optimize", *args, "--tp-overlap-fp8-buf", ",".join(names)), skip=NOWALL)
     assert weft.optimize(tp_overlap_fp8_buf=" ".join(names), **job)["time_ns"] == py["time_ns"]
@@ -1055,10 +1045,7 @@ def test_tp_overlap_fp8_buf_keyword():
     bf16 = dict(job, fp8="off")
     assert weft.optimize(tp_overlap_fp8_buf=names, **bf16)["time_ns"] == \
         weft.optimize(**bf16)["time_ns"]
-    sc = {"network": {"cluster": "dgx-h100", "npus_count": [8, 8]}, "cost_model": v,
-          "workload": {"model": "llama2-70b", "tp": 8, "pp": 4, "sequence_parallel": True,
-                       "tp_comm_overlap": True, "fp8": "delayed", "tp_overlap_fp8_buf": names},
-          "constraints": ["B1 <= 450", "B2 <= 50"]}
+    sc = tpo_scenario(fp8="delayed", tp_overlap_fp8_buf=names)
     assert weft.optimize(sc)["time_ns"] == py["time_ns"]
     with pytest.raises(weft.WeftError) as e:
         weft.optimize(tp_overlap_fp8_buf=["fc1_wgrad"], **job)

@@ -33,10 +33,21 @@ static int lookup(const char *const *names, int n, const char *s, size_t len) {
 
 #define FAIL(...) weft_error_set(err, WEFT_EINPUT, "", 0, 0, "tp_overlap_sms", __VA_ARGS__)
 
-int weft_tp_overlap_sms_parse(const char *text, int sms[WEFT_TPO_NGEMMS], WeftError *err) {
-  if (!sms) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "tp_overlap_sms", "no output given");
+/* A value's reader for gemm_list: *x from the len characters at v, or an
+ * error naming the entry (name, nlen) and field. */
+typedef int (*GemmValue)(int gemm, const char *name, int nlen, const char *v, int len, int *x,
+                         WeftError *err);
+
+/* "NAME=VALUE" entries (separated by commas or spaces) into out, indexed
+ * by WeftTpoGemm, the GEMMs named once each, the others kept; value reads
+ * each value. field and form name the key and a value in the messages;
+ * ring says why a ring exchange's name is refused. out unchanged on an
+ * error. The one rule of --tp-overlap-sms and --tp-overlap-method. */
+static int gemm_list(const char *text, int out[WEFT_TPO_NGEMMS], const char *field,
+                     const char *form, const char *ring, GemmValue value, WeftError *err) {
+  if (!out) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, field, "no output given");
   int got[WEFT_TPO_NGEMMS], seen[WEFT_TPO_NGEMMS] = {0}, n = 0;
-  memcpy(got, sms, sizeof got);
+  memcpy(got, out, sizeof got);
   for (const char *s = text ? text : "";;) {
     while (is_sep(*s)) s++;
     if (!*s) break;
@@ -44,34 +55,52 @@ int weft_tp_overlap_sms_parse(const char *text, int sms[WEFT_TPO_NGEMMS], WeftEr
     while (s[len] && !is_sep(s[len])) len++;
     const char *eq = memchr(s, '=', len);
     if (!eq)
-      return FAIL("tp_overlap_sms: '%.*s' is not NAME=SMS", (int)len, s);
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, field, "%s: '%.*s' is not NAME=%s",
+                            field, (int)len, s, form);
     int nlen = (int)(eq - s), i = lookup(GEMM_NAME, WEFT_TPO_NGEMMS, s, (size_t)nlen);
     if (i == WEFT_TPO_NGEMMS) {
       if (lookup(RING_NAME, 4, s, (size_t)nlen) < 4)
-        return FAIL("tp_overlap_sms: %.*s is a ring exchange: Transformer Engine moves its "
-                    "chunks with the copy engines (use_ce), it takes no SMs",
-                    nlen, s);
-      return FAIL("tp_overlap_sms: unknown GEMM '%.*s' (expected qkv_dgrad, qkv_wgrad, "
-                  "fc1_dgrad, fc1_wgrad, proj_fprop or fc2_fprop)",
-                  nlen, s);
+        return weft_error_set(err, WEFT_EINPUT, "", 0, 0, field, "%s: %.*s is %s", field, nlen,
+                              s, ring);
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, field,
+                            "%s: unknown GEMM '%.*s' (expected qkv_dgrad, qkv_wgrad, "
+                            "fc1_dgrad, fc1_wgrad, proj_fprop or fc2_fprop)",
+                            field, nlen, s);
     }
     if (seen[i])
-      return FAIL("tp_overlap_sms: %.*s is given twice", nlen, s);
-    const char *v = eq + 1;
-    int vlen = (int)(len - (size_t)nlen - 1), x = 0, k = 0;
-    for (; k < vlen && v[k] >= '0' && v[k] <= '9' && x <= WEFT_TPO_MAX_SMS; k++)
-      x = 10 * x + (v[k] - '0');
-    if (vlen == 0 || k < vlen || x > WEFT_TPO_MAX_SMS)
-      return FAIL("tp_overlap_sms: %.*s=%.*s: expected a whole number of SMs in 0..%d", nlen, s,
-                  vlen, v, WEFT_TPO_MAX_SMS);
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, field, "%s: %.*s is given twice", field,
+                            nlen, s);
+    int rc = value(i, s, nlen, eq + 1, (int)(len - (size_t)nlen - 1), &got[i], err);
+    if (rc) return rc;
     seen[i] = 1;
-    got[i] = x;
     n++;
     s += len;
   }
-  if (!n) return FAIL("tp_overlap_sms: no GEMM named (expected NAME=SMS, ...)");
-  memcpy(sms, got, sizeof got);
+  if (!n)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, field,
+                          "%s: no GEMM named (expected NAME=%s, ...)", field, form);
+  memcpy(out, got, sizeof got);
   return WEFT_OK;
+}
+
+static int sms_value(int gemm, const char *name, int nlen, const char *v, int vlen, int *x,
+                     WeftError *err) {
+  (void)gemm;
+  int k = 0;
+  *x = 0;
+  for (; k < vlen && v[k] >= '0' && v[k] <= '9' && *x <= WEFT_TPO_MAX_SMS; k++)
+    *x = 10 * *x + (v[k] - '0');
+  if (vlen == 0 || k < vlen || *x > WEFT_TPO_MAX_SMS)
+    return FAIL("tp_overlap_sms: %.*s=%.*s: expected a whole number of SMs in 0..%d", nlen, name,
+                vlen, v, WEFT_TPO_MAX_SMS);
+  return WEFT_OK;
+}
+
+int weft_tp_overlap_sms_parse(const char *text, int sms[WEFT_TPO_NGEMMS], WeftError *err) {
+  return gemm_list(text, sms, "tp_overlap_sms", "SMS",
+                   "a ring exchange: Transformer Engine moves its chunks with the copy engines "
+                   "(use_ce), it takes no SMs",
+                   sms_value, err);
 }
 
 #define FAIL_AGG(...) \
@@ -128,45 +157,24 @@ static const char *const TAKES[WEFT_TPO_NGEMMS] = {
 #define FAIL_M(...) \
   weft_error_set(err, WEFT_EINPUT, "", 0, 0, "tp_overlap_method", __VA_ARGS__)
 
-int weft_tp_overlap_method_parse(const char *text, int method[WEFT_TPO_NGEMMS], WeftError *err) {
-  if (!method)
-    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "tp_overlap_method", "no output given");
-  int got[WEFT_TPO_NGEMMS], seen[WEFT_TPO_NGEMMS] = {0}, n = 0;
-  memcpy(got, method, sizeof got);
-  for (const char *s = text ? text : "";;) {
-    while (is_sep(*s)) s++;
-    if (!*s) break;
-    size_t len = 0;
-    while (s[len] && !is_sep(s[len])) len++;
-    const char *eq = memchr(s, '=', len);
-    if (!eq) return FAIL_M("tp_overlap_method: '%.*s' is not NAME=METHOD", (int)len, s);
-    int nlen = (int)(eq - s), i = lookup(GEMM_NAME, WEFT_TPO_NGEMMS, s, (size_t)nlen);
-    if (i == WEFT_TPO_NGEMMS) {
-      if (lookup(RING_NAME, 4, s, (size_t)nlen) < 4)
-        return FAIL_M("tp_overlap_method: %.*s is an all-gather under its GEMM: Transformer "
-                      "Engine runs it as a ring exchange only",
-                      nlen, s);
-      return FAIL_M("tp_overlap_method: unknown GEMM '%.*s' (expected qkv_dgrad, qkv_wgrad, "
-                    "fc1_dgrad, fc1_wgrad, proj_fprop or fc2_fprop)",
-                    nlen, s);
-    }
-    if (seen[i]) return FAIL_M("tp_overlap_method: %.*s is given twice", nlen, s);
-    const char *v = eq + 1;
-    int vlen = (int)(len - (size_t)nlen - 1), m = lookup(METHOD_NAME + 1, 3, v, (size_t)vlen) + 1;
-    if (m > 3)
-      return FAIL_M("tp_overlap_method: %.*s=%.*s: expected bulk, pipeline or ring_exchange",
-                    nlen, s, vlen, v);
-    if (!(METHODS_OF[i] & M_(m)))
-      return FAIL_M("tp_overlap_method: %.*s takes %s, not %s", nlen, s, TAKES[i],
-                    METHOD_NAME[m]);
-    seen[i] = 1;
-    got[i] = m;
-    n++;
-    s += len;
-  }
-  if (!n) return FAIL_M("tp_overlap_method: no GEMM named (expected NAME=METHOD, ...)");
-  memcpy(method, got, sizeof got);
+static int method_value(int gemm, const char *name, int nlen, const char *v, int vlen, int *x,
+                        WeftError *err) {
+  int m = lookup(METHOD_NAME + 1, 3, v, (size_t)vlen) + 1;
+  if (m > 3)
+    return FAIL_M("tp_overlap_method: %.*s=%.*s: expected bulk, pipeline or ring_exchange", nlen,
+                  name, vlen, v);
+  if (!(METHODS_OF[gemm] & M_(m)))
+    return FAIL_M("tp_overlap_method: %.*s takes %s, not %s", nlen, name, TAKES[gemm],
+                  METHOD_NAME[m]);
+  *x = m;
   return WEFT_OK;
+}
+
+int weft_tp_overlap_method_parse(const char *text, int method[WEFT_TPO_NGEMMS], WeftError *err) {
+  return gemm_list(text, method, "tp_overlap_method", "METHOD",
+                   "an all-gather under its GEMM: Transformer Engine runs it as a ring exchange "
+                   "only",
+                   method_value, err);
 }
 
 #define FP8_BUF_OK \
