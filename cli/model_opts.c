@@ -30,6 +30,7 @@ const CliOpt cli_model_opts[CLI_MO_COUNT] = {
     [CLI_MO_ATTN] = {"--attention", "standard|flash|fa2|flex", CLI_ATTN_HELP},
     [CLI_MO_FP8] = {"--fp8", CLI_FP8_ARG, CLI_FP8_HELP},
     [CLI_MO_GRAPHS] = {"--cuda-graphs", NULL, CLI_GRAPHS_HELP},
+    [CLI_MO_GSCOPE] = {"--cuda-graph-scope", "LIST", CLI_GSCOPE_HELP},
     [CLI_MO_OGR] = {"--overlap-grad-reduce", "on|off", CLI_OGR_HELP},
     [CLI_MO_OPG] = {"--overlap-param-gather", "on|off", CLI_OPG_HELP},
     [CLI_MO_BUCKET] = {"--ddp-bucket-size", "N", CLI_BUCKET_HELP},
@@ -158,6 +159,7 @@ int cli_model_opts_apply(const char *const *val, CliModel *cm) {
   p->sequence_parallel = val[CLI_MO_SP] != NULL;
   if (cli_opt_fp8(val[CLI_MO_FP8], &p->fp8)) return -1;
   p->cuda_graphs = val[CLI_MO_GRAPHS] != NULL;
+  if (cli_opt_graph_scope(val[CLI_MO_GSCOPE], p)) return -1;
   if (cli_opt_overlap(val[CLI_MO_OGR], val[CLI_MO_OPG], val[CLI_MO_BUCKET], p)) return -1;
   p->pp_account_embedding = val[CLI_MO_PPEMB] != NULL;
   p->pp_account_loss = val[CLI_MO_PPLOSS] != NULL;
@@ -385,6 +387,15 @@ int cli_opt_lora(const char *rank, const char *targets, WeftParallel *p) {
       cli_fail("--lora-targets '%s': %s", targets, err.msg);
       return -1;
     }
+  }
+  return 0;
+}
+
+int cli_opt_graph_scope(const char *v, WeftParallel *p) {
+  WeftError err;
+  if (v && weft_cuda_graph_scope_parse(v, &p->cuda_graph_scope, &err)) {
+    cli_fail("--cuda-graph-scope '%s': %s", v, err.msg);
+    return -1;
   }
   return 0;
 }

@@ -15,7 +15,7 @@ enum { CLI_MO_MODEL, CLI_MO_DEVICE, CLI_MO_TP, CLI_MO_PP, CLI_MO_DP, CLI_MO_EP, 
        CLI_MO_ADROP, CLI_MO_HDROP, CLI_MO_MOEPF, CLI_MO_MOERF, CLI_MO_MOEA2A, CLI_MO_MOEDFP8,
        CLI_MO_AMAX, CLI_MO_CE, CLI_MO_ACTF, CLI_MO_FP8PG, CLI_MO_MOEDISP, CLI_MO_FSDP,
        CLI_MO_NORMF, CLI_MO_ROPEF, CLI_MO_RESHARD, CLI_MO_MOEROUTE, CLI_MO_LAYERS, CLI_MO_GA, CLI_MO_LORA, CLI_MO_LORAT,
-       CLI_MO_PACK, CLI_MO_COUNT };
+       CLI_MO_PACK, CLI_MO_GSCOPE, CLI_MO_COUNT };
 
 #define CLI_MAX_STAGES 1024 /* --pp-layers entries */
 
@@ -255,6 +255,13 @@ int cli_opt_grad_bytes(const char *v, double *out); /* --grad-bytes 2|4; -1 prin
  * p; absent: unchanged (the model's). Prints and returns -1 on a bad value. */
 int cli_opt_dropout(const char *attn, const char *hidden, WeftParallel *p);
 #define CLI_GRAPHS_HELP "kernels replayed from CUDA graphs (no CPU launch cost per kernel)"
+#define CLI_GSCOPE_HELP                                                        \
+  "with --cuda-graphs, the sub-blocks the graphs replay: attn, mlp,\n"        \
+  "                        moe (default: every kernel; Megatron-Core's\n"     \
+  "                        cuda_graph_scope)"
+/* --cuda-graph-scope's value into p->cuda_graph_scope; absent: unchanged.
+ * Prints and returns -1 on a bad value. */
+int cli_opt_graph_scope(const char *v, WeftParallel *p);
 /* --efficiency's value: a number in [WEFT_MIN_EFFICIENCY, 1]; prints and
  * returns -1 otherwise. */
 int cli_opt_efficiency(const char *v, double *out);

@@ -49,7 +49,7 @@ as "not modelled" with the reason, never dropped.
   RoPE fused or eager (`activation_fusion`, `norm_fusion`, `rope_fusion`;
   absent: fused), the MoE dispatcher (`moe_dispatcher`), the optimizer's
   master weights (`master_weights`) and Adam's moments' precision
-  (`optimizer_states`), CUDA graphs (`cuda_graphs`), full recomputation of N
+  (`optimizer_states`), CUDA graphs (`cuda_graphs`) and their scope (`cuda_graph_scope`), full recomputation of N
   layers (`recompute_num_layers`, `recompute_method`), the group order (`order`;
   absent: TP,DP,PP, the pipeline outermost as Megatron-Core, DeepSpeed and
   torchtitan lay their ranks; Llama 3's rows say TP,PP,DP) and
@@ -274,6 +274,8 @@ def args_for(run, specs, tmp, assumed):
         a += ["--sp"]
     if par.get("cuda_graphs"):  # the recipe's CUDA graphs (cuda_graph_impl set)
         a += ["--cuda-graphs"]
+    if par.get("cuda_graph_scope"):  # the sub-blocks they replay (cuda_graph_scope)
+        a += ["--cuda-graph-scope", ",".join(par["cuda_graph_scope"])]
     if par.get("zero"):
         a += ["--zero", str(int(par["zero"]))]
     if par.get("cpu_offloading_num_layers"):  # Megatron's activation offloading

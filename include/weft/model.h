@@ -610,6 +610,13 @@ typedef struct {
    * l_i give sum(l_i^2) / sum(l_i) (their mean length weighted by length).
    * Needs a fused attention kernel and cp 1; 1..seq_len. */
   int packed_sample_len;
+  /* With cuda_graphs, the transformer sub-blocks whose kernels the graphs
+   * replay (WeftGraphScope bits; Megatron-Core's cuda_graph_scope, the
+   * recipes' e.g. [mlp] with cuda_graph_impl transformer_engine): the
+   * others, and the embedding, loss and optimizer, launch eagerly. 0
+   * (default): every kernel (weft's cuda_graphs). docs/zoo.md, "Kernel
+   * launches". */
+  int cuda_graph_scope;
 } WeftParallel;
 
 #define WEFT_MAX_BUCKET_PARAMS 1e15
@@ -708,6 +715,16 @@ typedef enum {
  * WEFT_EINPUT (field "lora_targets") naming an unknown name or for none;
  * *mask unchanged then. */
 int weft_lora_targets_parse(const char *text, int *mask, WeftError *err);
+
+/* The sub-blocks a CUDA graph scope takes (WeftParallel.cuda_graph_scope
+ * bits; Megatron-Core's cuda_graph_scope names): attn (the attention
+ * sub-block), mlp (a dense MLP), moe (an MoE layer's router, dispatch and
+ * experts). */
+typedef enum { WEFT_GRAPH_ATTN = 1, WEFT_GRAPH_MLP = 2, WEFT_GRAPH_MOE = 4 } WeftGraphScope;
+/* "attn,mlp" (names separated by commas or spaces) into *mask; WEFT_EINPUT
+ * (field "cuda_graph_scope") naming an unknown name or for none; *mask
+ * unchanged then. */
+int weft_cuda_graph_scope_parse(const char *text, int *mask, WeftError *err);
 
 /* "none", "full", "selective" <-> WeftRecompute; parse returns WEFT_EINPUT
  * (err names the text) for anything else. */

@@ -1051,6 +1051,33 @@ def test_tp_overlap_fp8_buf_keyword():
         weft.optimize(tp_overlap_fp8_buf=["fc1_wgrad"], **job)
     assert "bulk reduce-scatter" in str(e.value) and e.value.field == "tp_overlap_fp8_buf"
 
+
+def test_cuda_graph_scope_keyword():
+    """cuda_graph_scope= (a list or the text) is --cuda-graph-scope and the
+    scenario key: on a GB200 (its Grace host launches slowest) graphs of the
+    MLP alone leave the step between eager and all graphed; without
+    cuda_graphs it is refused naming the field."""
+    v = "data/validation/cost.yml"
+    job = dict(model="llama3-8b", tp=2, sp=True, cost_model=v, device="gb200",
+               cluster="gb200-nvl72", npus=8, constraint=["B1 <= 900"])
+    args = ["--model", "llama3-8b", "--tp", "2", "--sp", "--cost-model", v, "--device", "gb200",
+            "--cluster", "gb200-nvl72", "--npus", "8", "--constraint", "B1 <= 900"]
+    py = weft.optimize(cuda_graphs=True, cuda_graph_scope=["mlp"], **job)
+    same(py, cli("optimize", *args, "--cuda-graphs", "--cuda-graph-scope", "mlp"), skip=NOWALL)
+    assert weft.optimize(cuda_graphs=True, cuda_graph_scope="mlp", **job)["time_ns"] == \
+        py["time_ns"]
+    eager, graphed = (weft.optimize(cuda_graphs=g, **job)["time_ns"] for g in (False, True))
+    assert graphed < py["time_ns"] < eager
+    sc = {"network": {"cluster": "gb200-nvl72", "npus_count": [8]}, "cost_model": v,
+          "workload": {"model": "llama3-8b", "device": "gb200", "tp": 2,
+                       "sequence_parallel": True, "cuda_graphs": True,
+                       "cuda_graph_scope": ["mlp"]},
+          "constraints": ["B1 <= 900"]}
+    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(cuda_graph_scope=["mlp"], **job)
+    assert "needs cuda_graphs" in str(e.value) and e.value.field == "cuda_graph_scope"
+
 def test_etp_keyword(tmp_path):
     """etp= is --etp and the scenario key etp (Megatron-Core's
     expert_tensor_parallel_size, MoE parallel folding): qwen3-30b-a3b's EP 16

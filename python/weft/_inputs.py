@@ -35,7 +35,8 @@ MODEL_KEYS = ("model", "device", "tp", "pp", "dp", "ep", "mb", "vp", "sp", "zero
               "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce",
               "cross_entropy", "activation_fusion", "fp8_param_gather", "moe_dispatcher",
               "fsdp", "norm_fusion", "rope_fusion", "reshard_after_forward", "moe_routing",
-              "ga_steps", "layer_impl", "lora_rank", "lora_targets", "packed_sample_len")
+              "ga_steps", "layer_impl", "lora_rank", "lora_targets", "packed_sample_len",
+              "cuda_graph_scope")
 MAX_STAGES = 1024  # pp_layers entries (cli/model_opts.h)
 LOOPS = ("no-overlap", "tp-dp-overlap", "fwd-ig-overlap")  # WeftLoop order
 
@@ -485,6 +486,9 @@ class ModelOpts:
         tp_overlap_sms(kw, par)
         tp_overlap_aggregate(kw, par)
         tp_overlap_method(kw, par)
+        if kw.get("cuda_graph_scope") is not None:  # --cuda-graph-scope LIST
+            par.cuda_graph_scope = names_mask(kw, "cuda_graph_scope",
+                                              lib.weft_cuda_graph_scope_parse)
         if kw.get("tp_overlap_fp8_buf") is not None:  # --tp-overlap-fp8-buf LIST
             par.tp_overlap_fp8_buf = names_mask(kw, "tp_overlap_fp8_buf",
                                                 lib.weft_tp_overlap_fp8_buf_parse)

@@ -155,7 +155,7 @@ WeftParallel = _s("WeftParallel", [
     ("fp8_param_gather", c_int), ("moe_dispatcher", c_int), ("fsdp", c_int),
     ("no_reshard", c_int), ("moe_routing", c_int), ("ga_steps", c_int),
     ("layer_impl", c_int), ("lora_rank", c_int), ("lora_targets", c_int),
-    ("packed_sample_len", c_int)])
+    ("packed_sample_len", c_int), ("cuda_graph_scope", c_int)])
 
 MIRRORED = (WeftError, WeftNetwork, WeftCostClass, WeftSystemCost, WeftCostModel, WeftPhaseSpec,
             WeftLayer, WeftWorkload, WeftCommunicator, WeftConstraint, WeftConstraints,
@@ -249,6 +249,7 @@ PROTOS = {
     "weft_tp_overlap_aggregate_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_tp_overlap_method_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_tp_overlap_fp8_buf_parse": (c_int, [c_char_p, P(c_int), _ERR]),
+    "weft_cuda_graph_scope_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_attention_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_fp8_parse": (c_int, [c_char_p, P(c_int), _ERR]),
     "weft_schedule_parse": (c_int, [c_char_p, P(c_int), _ERR]),

@@ -22,7 +22,7 @@ static const char *const MODEL_KEYS[] = {
     "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy",
     "activation_fusion", "fp8_param_gather", "moe_dispatcher", "fsdp", "norm_fusion",
     "rope_fusion", "reshard_after_forward", "moe_routing", "ga_steps",
-    "layer_impl", "lora_rank", "lora_targets", "packed_sample_len", NULL};
+    "layer_impl", "lora_rank", "lora_targets", "packed_sample_len", "cuda_graph_scope", NULL};
 
 /* The key's spellings in MODEL_KEYS ("micro_batch|mb") for the library's
  * field name (micro_batch), so that its error lands on the key as written. */
@@ -343,6 +343,8 @@ static int read_parallel(const WeftYamlNode *wv, const char *file, WeftParallel 
       (rc = int_key(wv, "packed_sample_len", file, 1, big, &par->packed_sample_len, err)) ||
       (rc = names_key(wv, file, "lora_targets", "a layer name", weft_lora_targets_parse,
                       &par->lora_targets, err)) ||
+      (rc = names_key(wv, file, "cuda_graph_scope", "a sub-block name",
+                      weft_cuda_graph_scope_parse, &par->cuda_graph_scope, err)) ||
       (rc = word_key(wv, "recompute_method", "uniform or block", weft_recompute_method_parse,
                      file, &par->recompute_method, err)) ||
       (rc = names_key(wv, file, "recompute_modules", "a module name",

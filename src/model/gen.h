@@ -147,9 +147,11 @@ void weft_gen_grad_sync(Gen *g, GenBlock *b, GenKind k, double elems, double per
  * and the next schedule gathers again), else 1. */
 double weft_gen_schedules(const Gen *g);
 /* One memory-bound kernel moving bytes (read and written) in phase ph: at
- * the device's copy rate with its launch; 0 on the flat-efficiency model,
- * which charges no memory-bound kernel. */
-double weft_gen_mem_kernel_ns(const Gen *g, WeftPhase ph, const char *name, double bytes);
+ * the device's copy rate with its launch (none where CUDA graphs replay
+ * block blk, an OcBlock, or -1 outside the blocks: only without a scope);
+ * 0 on the flat-efficiency model, which charges no memory-bound kernel. */
+double weft_gen_mem_kernel_ns(const Gen *g, WeftPhase ph, int blk, const char *name,
+                              double bytes);
 /* ZeRO-3's parameter all-gathers of a block over group k: per_npu_bytes
  * (the NPU's shard of the parameters the block uses, over calls
  * micro-batches) gathered for the forward and again for the backward. With

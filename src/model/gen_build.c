@@ -273,16 +273,21 @@ void weft_gen_zero3_gather(Gen *g, GenBlock *b, GenKind k, double per_npu_bytes,
                         hide ? b->compute_ns[ph] : 0.0, GEN_HIDE_ZERO3);
 }
 
-double weft_gen_mem_kernel_ns(const Gen *g, WeftPhase ph, const char *name, double bytes) {
+double weft_gen_mem_kernel_ns(const Gen *g, WeftPhase ph, int blk, const char *name,
+                              double bytes) {
   if (!g->opcost || !(bytes > 0.0)) return 0.0;
   OcOp o = {name, ph, OC_VECTOR, 0, 0, 0, 0, 0, bytes, 0, 0, 0, 0, 0, 1, 0, 0};
+  int scope = g->par->cuda_graph_scope;
+  int graphs = g->par->cuda_graphs &&
+               (!scope || (blk >= OC_ATTN && blk <= OC_MOE && (scope & (1 << blk))));
   return weft_opcost_launch_on_ns(g->dev, weft_opcost_op_ns(g->dev, &o, g->par->act_bytes),
-                                  g->par->cuda_graphs);
+                                  graphs);
 }
 
-/* One FSDP2 copy kernel of bytes (read and written) in phase ph. */
+/* One FSDP2 copy kernel of bytes (read and written) in phase ph: outside
+ * the sub-blocks (a graph scope leaves it eager). */
 static double fsdp2_copy_ns(const Gen *g, WeftPhase ph, double bytes) {
-  return weft_gen_mem_kernel_ns(g, ph, "fsdp2_copy", bytes);
+  return weft_gen_mem_kernel_ns(g, ph, -1, "fsdp2_copy", bytes);
 }
 
 void weft_gen_fsdp2_copies(Gen *g, GenBlock *b, double gathered_bytes, double grad_elems,

@@ -114,7 +114,7 @@ static void ring_ag(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double ag,
  * GEMMs moves 1 byte an element (the GEMM writes FP8, the comm kernel sums
  * into BF16: reducescatter2_userbuff_strided_fp8). Returns the compute it
  * adds. */
-static double rs_overlap(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double S,
+static double rs_overlap(Gen *g, GenBlock *blk, int ob, WeftPhase ph, double mult, double S,
                          double gemm_ns, int gemm, GenHide tag) {
   double tp = g->par->tp, q = (TPO_PIPE_SPLITS - 1) / TPO_PIPE_SPLITS;
   int method = weft_tp_overlap_method_of(g->par, gemm);
@@ -124,7 +124,7 @@ static double rs_overlap(Gen *g, GenBlock *blk, WeftPhase ph, double mult, doubl
   if (method == WEFT_TPO_RING_EXCHANGE) {
     weft_gen_add_hidden(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S, mult * (tp - 1),
                         mult * (tp - 1) / tp * gemm_ns * slow(g, TPO_RING_SMS), tag);
-    return mult * weft_gen_mem_kernel_ns(g, ph, "ub_rs_reduce", S * (1 + 1 / tp));
+    return mult * weft_gen_mem_kernel_ns(g, ph, ob, "ub_rs_reduce", S * (1 + 1 / tp));
   }
   weft_gen_add(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S / TPO_PIPE_SPLITS, mult);
   weft_gen_add_hidden(g, blk, ph, WEFT_COLL_REDUCESCATTER, GEN_TP, mult * S * q,
@@ -140,13 +140,13 @@ static double rs_overlap(Gen *g, GenBlock *blk, WeftPhase ph, double mult, doubl
  * (rs_overlap; pipelined by default). The GEMMs slow by the SMs the comm
  * kernels take: returned, with the ring's sum kernel, to add to the
  * phase's compute. */
-static double fprop(Gen *g, GenBlock *blk, WeftPhase ph, double mult, double S,
+static double fprop(Gen *g, GenBlock *blk, int ob, WeftPhase ph, double mult, double S,
                     const TpoGemms *t, int rs_gemm, int aggregate, int no_out) {
   double tp = g->par->tp, ring = slow(g, TPO_RING_SMS), ag = S * weft_gen_tp_ag_width(g) / tp;
   ring_ag(g, blk, ph, mult, ag, t->first_fprop * ring, aggregate, GEN_HIDE_AG_FPROP);
   double extra = mult * t->first_fprop * (ring - 1);
   if (no_out) return extra; /* stopped before the last GEMM */
-  return extra + rs_overlap(g, blk, ph, mult, S, t->last_fprop, rs_gemm, GEN_HIDE_RS_FPROP);
+  return extra + rs_overlap(g, blk, ob, ph, mult, S, t->last_fprop, rs_gemm, GEN_HIDE_RS_FPROP);
 }
 
 int weft_gen_rc_stops_early(const Gen *g, int ob) {
@@ -168,10 +168,11 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
   int agg = p->tp_overlap_aggregate;
   int agg_f = agg & (a ? WEFT_TPO_QKV_FPROP : WEFT_TPO_FC1_FPROP);
   int agg_d = agg & (a ? WEFT_TPO_PROJ_DGRAD : WEFT_TPO_FC2_DGRAD);
-  blk->compute_ns[WEFT_PHASE_FWD] += fprop(g, blk, WEFT_PHASE_FWD, R, S, &t, g_out, agg_f, 0);
+  blk->compute_ns[WEFT_PHASE_FWD] += fprop(g, blk, ob, WEFT_PHASE_FWD, R, S, &t, g_out, agg_f, 0);
   if (rc > 0)
     blk->compute_ns[WEFT_PHASE_IG] +=
-        fprop(g, blk, WEFT_PHASE_IG, R * rc, S, &t, g_out, agg_f, weft_gen_rc_stops_early(g, ob));
+        fprop(g, blk, ob, WEFT_PHASE_IG, R * rc, S, &t, g_out, agg_f,
+              weft_gen_rc_stops_early(g, ob));
   /* backward: the output gradient's all-gather under the last GEMM's dgrad
    * (ring exchange), the first GEMMs' dgrad reduce-scatter whole under their
    * wgrad (bulk, qkv_wgrad/fc1_wgrad), and the first GEMMs' input (the
@@ -210,7 +211,7 @@ void weft_gen_tp_overlap(Gen *g, GenBlock *blk, int ob, double R, double rc, dou
      * async_op=True) when ub_bulk_dgrad is off), under it whole, its SMs not
      * charged, as NCCL's nowhere are; both against the whole dgrad (the link
      * they share not modelled); LoRA's frozen weight needs no input */
-    ig += rs_overlap(g, blk, WEFT_PHASE_IG, R, S, t.first_dgrad, g_dg, GEN_HIDE_RS_DGRAD);
+    ig += rs_overlap(g, blk, ob, WEFT_PHASE_IG, R, S, t.first_dgrad, g_dg, GEN_HIDE_RS_DGRAD);
     if (!lora)
       weft_gen_add_hidden(g, blk, WEFT_PHASE_IG, WEFT_COLL_ALLGATHER, GEN_TP, R * ag, R,
                           R * t.first_dgrad, GEN_HIDE_AG_INPUT);

@@ -110,6 +110,29 @@ int weft_lora_targets_parse(const char *text, int *mask, WeftError *err) {
   return WEFT_OK;
 }
 
+int weft_cuda_graph_scope_parse(const char *text, int *mask, WeftError *err) {
+  static const char *const names[] = {"attn", "mlp", "moe"}; /* WeftGraphScope's order */
+  int m = 0;
+  for (const char *s = text ? text : ""; *s;) {
+    s += strspn(s, ", \t");
+    if (!*s) break;
+    size_t len = strcspn(s, ", \t"), i = 0, n = sizeof names / sizeof names[0];
+    while (i < n && !(strlen(names[i]) == len && !strncmp(s, names[i], len))) i++;
+    if (i == n)
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cuda_graph_scope",
+                            "cuda_graph_scope: unknown sub-block '%.*s' (expected attn, mlp or "
+                            "moe)",
+                            (int)len, s);
+    m |= 1 << i;
+    s += len;
+  }
+  if (!m)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cuda_graph_scope",
+                          "cuda_graph_scope: no sub-block named");
+  *mask = m;
+  return WEFT_OK;
+}
+
 /* Bytes of a master weight (fp32, bf16, none, remainder) and of an Adam
  * moment (fp32, bf16). remainder: apex's DistributedFusedAdam with
  * store_param_remainders (NeMo's distributed_fused_adam with fp32 state and
@@ -242,6 +265,16 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
                           "lora_targets (bits 0..%d, got %d) choose the layers LoRA adapts: they "
                           "need a lora_rank",
                           WEFT_LORA_ALL, p->lora_targets);
+  if (p->cuda_graph_scope < 0 || p->cuda_graph_scope > 7 ||
+      (p->cuda_graph_scope && !p->cuda_graphs))
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cuda_graph_scope",
+                          "cuda_graph_scope (bits 0..7, got %d) chooses the sub-blocks CUDA "
+                          "graphs replay: it needs cuda_graphs",
+                          p->cuda_graph_scope);
+  if (p->cuda_graph_scope && p->layer_impl == WEFT_LAYERS_TORCH)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cuda_graph_scope",
+                          "cuda_graph_scope: Megatron-Core's graph scopes; torch layers "
+                          "(layer_impl torch) have none");
   if (p->packed_sample_len < 0)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "packed_sample_len",
                           "packed_sample_len %d: expected 1..seq_len (0: one sample a sequence)",

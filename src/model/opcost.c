@@ -69,6 +69,7 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->windowed = weft_opcost_window_share(m);
   l->fp8 = par->fp8;
   l->graphs = par->cuda_graphs;
+  l->graph_scope = par->cuda_graph_scope;
   l->act_bytes = par->act_bytes;
   l->param_bytes = par->param_bytes;
   l->cp = cp;
@@ -925,16 +926,26 @@ static double op_kernels_ns(const Rates *r, const OcOp *op, int graphs) {
   return (op->count > 0 ? op->count : 1) * weft_opcost_launch_on_ns(r->d, op_ns(r, op), graphs);
 }
 
+/* Whether CUDA graphs replay block blk's kernels: all of them without a
+ * scope; with one, the attention, dense MLP and MoE blocks it names
+ * (WeftGraphScope's bits in OcBlock's order), never the embedding's or the
+ * loss's. */
+static int graphed(const OcLayer *l, OcBlock blk) {
+  if (!l->graphs) return 0;
+  if (!l->graph_scope) return 1;
+  return blk <= OC_MOE && (l->graph_scope & (1 << blk));
+}
+
 void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, double *ns) {
   OcOp ops[OC_MAX_OPS];
   Rates r;
-  int n = weft_opcost_ops(l, blk, ops, OC_MAX_OPS);
+  int n = weft_opcost_ops(l, blk, ops, OC_MAX_OPS), graphs = graphed(l, blk);
   double rank[WEFT_NPHASES][2] = {{0, 0}, {0, 0}, {0, 0}}; /* OC_CP_FIRST, OC_CP_LAST ops */
   layer_rates(d, l, &r);
   for (int ph = 0; ph < WEFT_NPHASES; ph++) ns[ph] = 0;
   for (int i = 0; i < n; i++) {
     if (ops[i].once) continue;
-    double t = op_kernels_ns(&r, &ops[i], l->graphs);
+    double t = op_kernels_ns(&r, &ops[i], graphs);
     if (ops[i].cp_rank == OC_CP_ALL) ns[ops[i].phase] += t;
     else rank[ops[i].phase][ops[i].cp_rank == OC_CP_LAST] += t;
   }
@@ -949,7 +960,7 @@ double weft_opcost_block_once_ns(const WeftDevice *d, const OcLayer *l, OcBlock 
   layer_rates(d, l, &r);
   double ns = 0;
   for (int i = 0; i < n; i++)
-    if (ops[i].once) ns += op_kernels_ns(&r, &ops[i], l->graphs);
+    if (ops[i].once) ns += op_kernels_ns(&r, &ops[i], graphed(l, blk));
   return ns;
 }
 

@@ -72,6 +72,8 @@ typedef struct {
   double window, windowed; /* sliding window (tokens) and the share of layers it is on */
   int fp8;             /* a WeftFp8: linear layers' GEMMs in FP8 and its casts */
   int graphs;          /* CUDA graphs: no CPU launch cost per kernel */
+  int graph_scope;     /* with graphs, the blocks they replay (WeftGraphScope bits: OC_ATTN,
+                          OC_MLP, OC_MOE); 0: every block */
   double act_bytes, param_bytes;
   double etp;          /* the experts' tensor-parallel split (folding); 0: tp */
   double grad_bytes;   /* main_grad's width (Megatron's DDP buffer); 0: act_bytes */

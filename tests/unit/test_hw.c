@@ -246,6 +246,45 @@ static void grace_host_launch(void) {
   }
 }
 
+/* A CUDA graph scope (Megatron-Core's cuda_graph_scope, e.g. the
+ * Megatron-Bridge LoRA presets' [mlp]): the blocks it names take the
+ * graphed launches, the others (and the loss, outside any scope) the
+ * eager ones, each equal to the block's time with graphs all on or all
+ * off; on the Grace host, where launches cost the most. The names' rule
+ * and the checks: a scope needs graphs, torch layers have none. */
+static void graph_scope(void) {
+  WeftModel m;
+  WeftError e;
+  WeftParallel p;
+  WeftDevice g;
+  CHECK_EQ_INT(weft_zoo_device(ZOO, "gb200", &g, &e), WEFT_OK);
+  CHECK_EQ_INT(weft_zoo_model(ZOO, "llama3-8b", &m, &e), WEFT_OK);
+  weft_parallel_default(&p);
+  p.tp = 8;
+  p.sequence_parallel = 1;
+  double ns[3][OC_NBLOCKS][WEFT_NPHASES]; /* eager, all graphed, scope mlp */
+  for (int k = 0; k < 3; k++) {
+    p.cuda_graphs = k > 0;
+    p.cuda_graph_scope = k == 2 ? WEFT_GRAPH_MLP : 0;
+    OcLayer l;
+    weft_opcost_layer(&m, &p, &l);
+    for (int blk = OC_ATTN; blk <= OC_LOGITS; blk++) weft_opcost_block(&g, &l, (OcBlock)blk, ns[k][blk]);
+  }
+  for (int ph = 0; ph < WEFT_NPHASES; ph++) {
+    CHECK_NEAR(ns[2][OC_ATTN][ph], ns[0][OC_ATTN][ph], 0);
+    CHECK_NEAR(ns[2][OC_MLP][ph], ns[1][OC_MLP][ph], 0);
+    CHECK_NEAR(ns[2][OC_LOGITS][ph], ns[0][OC_LOGITS][ph], 0);
+  }
+  CHECK(ns[0][OC_MLP][WEFT_PHASE_FWD] > ns[1][OC_MLP][WEFT_PHASE_FWD]);
+  int mask = 0;
+  CHECK_EQ_INT(weft_cuda_graph_scope_parse("attn, moe", &mask, &e), WEFT_OK);
+  CHECK_EQ_INT(mask, WEFT_GRAPH_ATTN | WEFT_GRAPH_MOE);
+  CHECK_EQ_INT(weft_cuda_graph_scope_parse("mlp,full", &mask, &e), WEFT_EINPUT);
+  CHECK(!strcmp(e.field, "cuda_graph_scope") && strstr(e.msg, "'full'"));
+  CHECK_EQ_INT(weft_cuda_graph_scope_parse(" ", &mask, &e), WEFT_EINPUT);
+  CHECK_EQ_INT(mask, WEFT_GRAPH_ATTN | WEFT_GRAPH_MOE); /* unchanged */
+}
+
 /* ------------------------------------------------------------------ clusters */
 
 static WeftCluster cluster(const char *name) {
@@ -521,6 +560,7 @@ const TestCase suite_hw[] = {
     {"hw/per_operator_by_hand", blackwell_mi355x_per_operator},
     {"hw/blackwell_on_h100_tables", blackwell_on_h100_tables},
     {"hw/grace_host_launch", grace_host_launch},
+    {"hw/graph_scope", graph_scope},
     {"hw/nvl72_allreduce", nvl72_allreduce},
     {"hw/nvl72_time_by_hand", nvl72_time_by_hand},
     {"hw/gb300_time_by_hand", gb300_time_by_hand},
