@@ -56,29 +56,37 @@ const char *weft_recompute_method_name(int method) { return name_of(RC_METHOD_NA
 int weft_recompute_method_parse(const char *text, int *method, WeftError *err) {
   return name_parse(RC_METHOD_NAME, 2, "recompute_method", "uniform or block", text, method, err);
 }
-int weft_recompute_modules_parse(const char *text, int *mask, WeftError *err) {
-  static const char *const names[] = {"core_attn", "mlp",       "moe",         "shared_experts",
-                                      "moe_act",   "layernorm", "mla_up_proj", "torchtitan_op"};
+/* A list of names (separated by commas or spaces) into *mask, bit i for
+ * names[i]; field, what (one name's kind) and expected (the names, for
+ * the message) name the error: an unknown name, or none. *mask unchanged
+ * then. */
+static int name_list(const char *text, const char *const *names, size_t n, const char *field,
+                     const char *what, const char *expected, int *mask, WeftError *err) {
   int m = 0;
   for (const char *s = text ? text : ""; *s;) {
-    size_t k = strspn(s, ", \t");
-    s += k;
+    s += strspn(s, ", \t");
     if (!*s) break;
-    size_t len = strcspn(s, ", \t"), i = 0, n = sizeof names / sizeof names[0];
+    size_t len = strcspn(s, ", \t"), i = 0;
     while (i < n && !(strlen(names[i]) == len && !strncmp(s, names[i], len))) i++;
     if (i == n)
-      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "recompute_modules",
-                            "recompute_modules: unknown module '%.*s' (expected core_attn, mlp, "
-                            "moe, shared_experts, moe_act, layernorm, mla_up_proj or "
-                            "torchtitan_op)", (int)len, s);
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, field,
+                            "%s: unknown %s '%.*s' (expected %s)", field, what, (int)len, s,
+                            expected);
     m |= 1 << i;
     s += len;
   }
-  if (!m)
-    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "recompute_modules",
-                          "recompute_modules: no module named");
+  if (!m) return weft_error_set(err, WEFT_EINPUT, "", 0, 0, field, "%s: no %s named", field, what);
   *mask = m;
   return WEFT_OK;
+}
+
+int weft_recompute_modules_parse(const char *text, int *mask, WeftError *err) {
+  static const char *const names[] = {"core_attn", "mlp",       "moe",         "shared_experts",
+                                      "moe_act",   "layernorm", "mla_up_proj", "torchtitan_op"};
+  return name_list(text, names, sizeof names / sizeof names[0], "recompute_modules", "module",
+                   "core_attn, mlp, moe, shared_experts, moe_act, layernorm, mla_up_proj or "
+                   "torchtitan_op",
+                   mask, err);
 }
 
 int weft_lora_targets_parse(const char *text, int *mask, WeftError *err) {
@@ -112,25 +120,8 @@ int weft_lora_targets_parse(const char *text, int *mask, WeftError *err) {
 
 int weft_cuda_graph_scope_parse(const char *text, int *mask, WeftError *err) {
   static const char *const names[] = {"attn", "mlp", "moe"}; /* WeftGraphScope's order */
-  int m = 0;
-  for (const char *s = text ? text : ""; *s;) {
-    s += strspn(s, ", \t");
-    if (!*s) break;
-    size_t len = strcspn(s, ", \t"), i = 0, n = sizeof names / sizeof names[0];
-    while (i < n && !(strlen(names[i]) == len && !strncmp(s, names[i], len))) i++;
-    if (i == n)
-      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cuda_graph_scope",
-                            "cuda_graph_scope: unknown sub-block '%.*s' (expected attn, mlp or "
-                            "moe)",
-                            (int)len, s);
-    m |= 1 << i;
-    s += len;
-  }
-  if (!m)
-    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cuda_graph_scope",
-                          "cuda_graph_scope: no sub-block named");
-  *mask = m;
-  return WEFT_OK;
+  return name_list(text, names, 3, "cuda_graph_scope", "sub-block", "attn, mlp or moe", mask,
+                   err);
 }
 
 /* Bytes of a master weight (fp32, bf16, none, remainder) and of an Adam
