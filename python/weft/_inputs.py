@@ -399,21 +399,6 @@ def tp_overlap_method(kw, par):
     gemm_map(kw, par, "tp_overlap_method", "METHOD", lib.weft_tp_overlap_method_parse)
 
 
-def tp_overlap_aggregate(kw, par):
-    """tp_overlap_aggregate= (a list of ring-exchange names or the text) into
-    par.tp_overlap_aggregate, as --tp-overlap-aggregate and the scenario key."""
-    v = kw.get("tp_overlap_aggregate")
-    if v is None:
-        return
-    if not isinstance(v, str):
-        v = ",".join(str(x) for x in items("tp_overlap_aggregate", v))
-    mask, err = ctypes.c_int(), new_error()
-    if lib.weft_tp_overlap_aggregate_parse(c_text("tp_overlap_aggregate", v), byref(mask),
-                                           byref(err)):
-        raise fail(_lib.text(err.msg), "tp_overlap_aggregate")
-    par.tp_overlap_aggregate = mask.value
-
-
 class ModelOpts:
     """model, device, zoo and the parallelization (cli_model_opts_apply)."""
 
@@ -484,14 +469,12 @@ class ModelOpts:
             par.recompute_modules = names_mask(kw, "recompute_modules",
                                                lib.weft_recompute_modules_parse)
         tp_overlap_sms(kw, par)
-        tp_overlap_aggregate(kw, par)
         tp_overlap_method(kw, par)
-        if kw.get("cuda_graph_scope") is not None:  # --cuda-graph-scope LIST
-            par.cuda_graph_scope = names_mask(kw, "cuda_graph_scope",
-                                              lib.weft_cuda_graph_scope_parse)
-        if kw.get("tp_overlap_fp8_buf") is not None:  # --tp-overlap-fp8-buf LIST
-            par.tp_overlap_fp8_buf = names_mask(kw, "tp_overlap_fp8_buf",
-                                                lib.weft_tp_overlap_fp8_buf_parse)
+        for key, parse in (("tp_overlap_aggregate", lib.weft_tp_overlap_aggregate_parse),
+                           ("tp_overlap_fp8_buf", lib.weft_tp_overlap_fp8_buf_parse),
+                           ("cuda_graph_scope", lib.weft_cuda_graph_scope_parse)):
+            if kw.get(key) is not None:  # --tp-overlap-aggregate LIST, ... (a list or the text)
+                setattr(par, key, names_mask(kw, key, parse))
         if kw.get("pp_layers") is not None:
             layers = [int_value("pp_layers", x, 1, 1 << 24) for x in items("pp_layers",
                                                                           kw["pp_layers"])]

@@ -17,12 +17,13 @@ static const char *const MODEL_KEYS[] = {
     "pp_account_loss", "recompute_num_layers", "recompute_method", "recompute_modules",
     "tp_comm_overlap", "overlap_p2p_communication", "etp",
     "cpu_offloading_num_layers", "cp_comm", "pp_layout", "attention_dropout", "hidden_dropout",
-    "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate", "tp_overlap_method",
-    "tp_overlap_fp8_buf",
+    "moe_permute_fusion", "moe_router_fusion", "tp_overlap_sms", "tp_overlap_aggregate",
+    "tp_overlap_method", "tp_overlap_fp8_buf",
     "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy",
     "activation_fusion", "fp8_param_gather", "moe_dispatcher", "fsdp", "norm_fusion",
     "rope_fusion", "reshard_after_forward", "moe_routing", "ga_steps",
-    "layer_impl", "lora_rank", "lora_targets", "packed_sample_len", "cuda_graph_scope", NULL};
+    "layer_impl", "lora_rank", "lora_targets", "packed_sample_len", "cuda_graph_scope",
+    NULL};
 
 /* The key's spellings in MODEL_KEYS ("micro_batch|mb") for the library's
  * field name (micro_batch), so that its error lands on the key as written. */

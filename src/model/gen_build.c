@@ -277,11 +277,9 @@ double weft_gen_mem_kernel_ns(const Gen *g, WeftPhase ph, int blk, const char *n
                               double bytes) {
   if (!g->opcost || !(bytes > 0.0)) return 0.0;
   OcOp o = {name, ph, OC_VECTOR, 0, 0, 0, 0, 0, bytes, 0, 0, 0, 0, 0, 1, 0, 0};
-  int scope = g->par->cuda_graph_scope;
-  int graphs = g->par->cuda_graphs &&
-               (!scope || (blk >= OC_ATTN && blk <= OC_MOE && (scope & (1 << blk))));
-  return weft_opcost_launch_on_ns(g->dev, weft_opcost_op_ns(g->dev, &o, g->par->act_bytes),
-                                  graphs);
+  return weft_opcost_launch_on_ns(
+      g->dev, weft_opcost_op_ns(g->dev, &o, g->par->act_bytes),
+      weft_opcost_graphed(g->par->cuda_graphs, g->par->cuda_graph_scope, blk));
 }
 
 /* One FSDP2 copy kernel of bytes (read and written) in phase ph: outside

@@ -377,7 +377,8 @@ static void derive(const Gen *g, Tf *t) {
   t->f_up = 2 * Tr * up / tp;
   /* packed samples (flash, cp 1): each token attends within its sample of
    * pk tokens, s / pk samples a sequence: the scores shrink by pk / s */
-  double pk = p->packed_sample_len > 0 && p->packed_sample_len < s ? p->packed_sample_len : s;
+  double pk = weft_opcost_pack_len(p, s);
+  if (!(pk > 0)) pk = s;
   double core_r = 2 * Tr * pk * a / tp * (t->dqk + t->dv); /* full s_q x pk scores, PV */
   t->m_core = 2 * Tm * pk * a * (t->dqk + t->dv);
   t->m_attn = 2 * Tm * (rep + split) + t->m_core;

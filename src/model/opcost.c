@@ -91,7 +91,11 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->hidden_drop = weft_dropout(m, par, 1);
   l->lora_rank = par->lora_rank > 0 ? par->lora_rank : 0;
   l->lora_targets = weft_lora_targets_of(par);
-  l->pack = par->packed_sample_len > 0 && par->packed_sample_len < l->s ? par->packed_sample_len : 0;
+  l->pack = weft_opcost_pack_len(par, l->s);
+}
+
+double weft_opcost_pack_len(const WeftParallel *p, double s) {
+  return p->packed_sample_len > 0 && p->packed_sample_len < s ? p->packed_sample_len : 0;
 }
 
 double weft_opcost_window_share(const WeftModel *m) {
@@ -926,14 +930,15 @@ static double op_kernels_ns(const Rates *r, const OcOp *op, int graphs) {
   return (op->count > 0 ? op->count : 1) * weft_opcost_launch_on_ns(r->d, op_ns(r, op), graphs);
 }
 
-/* Whether CUDA graphs replay block blk's kernels: all of them without a
- * scope; with one, the attention, dense MLP and MoE blocks it names
- * (WeftGraphScope's bits in OcBlock's order), never the embedding's or the
- * loss's. */
+int weft_opcost_graphed(int graphs, int scope, int blk) {
+  if (!graphs) return 0;
+  if (!scope) return 1;
+  return blk >= OC_ATTN && blk <= OC_MOE && (scope & (1 << blk));
+}
+
+/* Whether CUDA graphs replay layer l's block blk (weft_opcost_graphed). */
 static int graphed(const OcLayer *l, OcBlock blk) {
-  if (!l->graphs) return 0;
-  if (!l->graph_scope) return 1;
-  return blk <= OC_MOE && (l->graph_scope & (1 << blk));
+  return weft_opcost_graphed(l->graphs, l->graph_scope, blk);
 }
 
 void weft_opcost_block(const WeftDevice *d, const OcLayer *l, OcBlock blk, double *ns) {

@@ -225,6 +225,10 @@ static inline int weft_lora_targets_of(const WeftParallel *p) {
 static inline double weft_lora_params(double in, double out, double r) { return r * (in + out); }
 /* The share of m's layers with sliding-window attention (0: none). */
 double weft_opcost_window_share(const WeftModel *m);
+/* The packed samples' length the attention runs at (WeftParallel.
+ * packed_sample_len, docs/zoo.md "Packed samples"): p's when below the
+ * sequence's s tokens, else 0 (one sample a sequence). */
+double weft_opcost_pack_len(const WeftParallel *p, double s);
 /* Context parallelism's attention core as Transformer Engine's P2P ring runs
  * it on one rank (opcost_cp.c; docs/zoo.md, "Context parallelism"): the
  * step kernels and the memory-bound passes that merge their outputs and
@@ -249,6 +253,12 @@ double weft_opcost_layer_op_ns(const WeftDevice *d, const OcLayer *l, const OcOp
  * weft_opcost_launch_ns). */
 double weft_opcost_launch_ns(double op_ns, int graphs);
 double weft_opcost_launch_on_ns(const WeftDevice *d, double op_ns, int graphs);
+/* Whether CUDA graphs replay the kernels of block blk (an OcBlock; -1:
+ * outside the blocks, as FSDP2's copies): every kernel with graphs on and
+ * no scope (WeftParallel.cuda_graph_scope); with one, the attention, dense
+ * MLP and MoE blocks it names (WeftGraphScope's bits in OcBlock's order),
+ * nothing else. */
+int weft_opcost_graphed(int graphs, int scope, int blk);
 /* Bytes an FP8 cast kernel moves for a tensor of e elements read at
  * src_bytes (weight: a weight, else an activation or a gradient), in
  * recipe mode (a WeftFp8): it reads the tensor and writes

@@ -106,34 +106,61 @@ int weft_tp_overlap_sms_parse(const char *text, int sms[WEFT_TPO_NGEMMS], WeftEr
 #define FAIL_AGG(...) \
   weft_error_set(err, WEFT_EINPUT, "", 0, 0, "tp_overlap_aggregate", __VA_ARGS__)
 
-int weft_tp_overlap_aggregate_parse(const char *text, int *mask, WeftError *err) {
-  if (!mask)
-    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "tp_overlap_aggregate", "no output given");
-  static const int bit[4] = {WEFT_TPO_QKV_FPROP, WEFT_TPO_FC1_FPROP, WEFT_TPO_PROJ_DGRAD,
-                             WEFT_TPO_FC2_DGRAD}; /* RING_NAME's order */
+/* A list of names (separated by commas or spaces) into *mask: each one of
+ * own[n] (bit[i] for own[i]) among the ok bits, once; one of other[] is
+ * refused with why_other, an own name outside ok with why_not_ok.
+ * field and expected (the names it takes) word the messages; *mask
+ * unchanged on an error. The one rule of --tp-overlap-aggregate and
+ * --tp-overlap-fp8-buf. */
+typedef struct {
+  const char *field, *expected, *why_other, *why_not_ok;
+  const char *const *own, *const *other;
+  int n, nother, ok;
+  const int *bit;
+} NameRule;
+
+static int name_mask(const NameRule *r, const char *text, int *mask, WeftError *err) {
+  if (!mask) return weft_error_set(err, WEFT_EINVAL, "", 0, 0, r->field, "no output given");
   int m = 0;
   for (const char *s = text ? text : "";;) {
     while (is_sep(*s)) s++;
     if (!*s) break;
     int len = 0;
     while (s[len] && !is_sep(s[len])) len++;
-    int i = lookup(RING_NAME, 4, s, (size_t)len);
-    if (i == 4) {
-      if (lookup(GEMM_NAME, WEFT_TPO_NGEMMS, s, (size_t)len) < WEFT_TPO_NGEMMS)
-        return FAIL_AGG("tp_overlap_aggregate: %.*s is no ring exchange (TE's aggregate is the "
-                        "ring exchange's)",
-                        len, s);
-      return FAIL_AGG("tp_overlap_aggregate: unknown GEMM '%.*s' (expected qkv_fprop, "
-                      "fc1_fprop, proj_dgrad or fc2_dgrad)",
-                      len, s);
-    }
-    if (m & bit[i]) return FAIL_AGG("tp_overlap_aggregate: %.*s is given twice", len, s);
-    m |= bit[i];
+    int i = lookup(r->own, r->n, s, (size_t)len);
+    const char *why = i < r->n && !(r->ok & r->bit[i]) ? r->why_not_ok
+                      : i == r->n && lookup(r->other, r->nother, s, (size_t)len) < r->nother
+                          ? r->why_other
+                          : NULL;
+    if (why)
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, r->field, "%s: %.*s is %s", r->field,
+                            len, s, why);
+    if (i == r->n)
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, r->field,
+                            "%s: unknown GEMM '%.*s' (expected %s)", r->field, len, s,
+                            r->expected);
+    if (m & r->bit[i])
+      return weft_error_set(err, WEFT_EINPUT, "", 0, 0, r->field, "%s: %.*s is given twice",
+                            r->field, len, s);
+    m |= r->bit[i];
     s += len;
   }
-  if (!m) return FAIL_AGG("tp_overlap_aggregate: no GEMM named");
+  if (!m)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, r->field, "%s: no GEMM named", r->field);
   *mask = m;
   return WEFT_OK;
+}
+
+int weft_tp_overlap_aggregate_parse(const char *text, int *mask, WeftError *err) {
+  static const int bit[4] = {WEFT_TPO_QKV_FPROP, WEFT_TPO_FC1_FPROP, WEFT_TPO_PROJ_DGRAD,
+                             WEFT_TPO_FC2_DGRAD}; /* RING_NAME's order */
+  static const NameRule r = {
+      .field = "tp_overlap_aggregate",
+      .expected = "qkv_fprop, fc1_fprop, proj_dgrad or fc2_dgrad",
+      .why_other = "no ring exchange (TE's aggregate is the ring exchange's)",
+      .own = RING_NAME, .n = 4, .bit = bit, .ok = 15,
+      .other = GEMM_NAME, .nother = WEFT_TPO_NGEMMS};
+  return name_mask(&r, text, mask, err);
 }
 
 /* TE's method names, indexed by WeftTpoMethod (0: TE's default, no name). */
@@ -184,35 +211,17 @@ int weft_tp_overlap_method_parse(const char *text, int method[WEFT_TPO_NGEMMS], 
   weft_error_set(err, WEFT_EINPUT, "", 0, 0, "tp_overlap_fp8_buf", __VA_ARGS__)
 
 int weft_tp_overlap_fp8_buf_parse(const char *text, int *mask, WeftError *err) {
-  if (!mask)
-    return weft_error_set(err, WEFT_EINVAL, "", 0, 0, "tp_overlap_fp8_buf", "no output given");
-  int m = 0;
-  for (const char *s = text ? text : "";;) {
-    while (is_sep(*s)) s++;
-    if (!*s) break;
-    int len = 0;
-    while (s[len] && !is_sep(s[len])) len++;
-    int i = lookup(GEMM_NAME, WEFT_TPO_NGEMMS, s, (size_t)len);
-    if (i == WEFT_TPO_NGEMMS) {
-      if (lookup(RING_NAME, 4, s, (size_t)len) < 4)
-        return FAIL_BUF("tp_overlap_fp8_buf: %.*s is an all-gather: its buffer is FP8 with FP8 "
-                        "GEMMs already (Transformer Engine's fp8_buf on every all-gather)",
-                        len, s);
-      return FAIL_BUF("tp_overlap_fp8_buf: unknown GEMM '%.*s' (expected proj_fprop, "
-                      "fc2_fprop, qkv_dgrad or fc1_dgrad)",
-                      len, s);
-    }
-    if (!(FP8_BUF_OK & (1 << i)))
-      return FAIL_BUF("tp_overlap_fp8_buf: %.*s is a bulk reduce-scatter: Transformer Engine "
-                      "honours fp8_buf on pipelined ones only",
-                      len, s);
-    if (m & (1 << i)) return FAIL_BUF("tp_overlap_fp8_buf: %.*s is given twice", len, s);
-    m |= 1 << i;
-    s += len;
-  }
-  if (!m) return FAIL_BUF("tp_overlap_fp8_buf: no GEMM named");
-  *mask = m;
-  return WEFT_OK;
+  static const int bit[WEFT_TPO_NGEMMS] = {1, 2, 4, 8, 16, 32}; /* 1 << WeftTpoGemm */
+  static const NameRule r = {
+      .field = "tp_overlap_fp8_buf",
+      .expected = "proj_fprop, fc2_fprop, qkv_dgrad or fc1_dgrad",
+      .why_other = "an all-gather: its buffer is FP8 with FP8 GEMMs already (Transformer "
+                   "Engine's fp8_buf on every all-gather)",
+      .why_not_ok = "a bulk reduce-scatter: Transformer Engine honours fp8_buf on pipelined "
+                    "ones only",
+      .own = GEMM_NAME, .n = WEFT_TPO_NGEMMS, .bit = bit, .ok = FP8_BUF_OK,
+      .other = RING_NAME, .nother = 4};
+  return name_mask(&r, text, mask, err);
 }
 
 int weft_tp_overlap_rs_fp8(const WeftParallel *p, int gemm) {
