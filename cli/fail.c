@@ -15,11 +15,23 @@ void cli_error(const WeftError *err) {
   fprintf(stderr, "weft: %s\n", weft_error_format(err, buf, sizeof buf));
 }
 
+/* A message past this many bytes (a hostile value echoed whole) is cut at a
+ * character's start, with how long it was. */
+#define FAIL_MAX 1024
+
 void cli_fail(const char *fmt, ...) {
+  char buf[FAIL_MAX];
   va_list ap;
   va_start(ap, fmt);
-  fputs("weft: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
+  if (n < 0) n = 0, buf[0] = '\0';
+  if ((size_t)n < sizeof buf) {
+    fprintf(stderr, "weft: %s\n", buf);
+    return;
+  }
+  size_t k = sizeof buf - 1; /* drop a UTF-8 sequence the cut split */
+  while (k > 0 && ((unsigned char)buf[k - 1] & 0xC0) == 0x80) k--;
+  if (k > 0 && ((unsigned char)buf[k - 1] & 0x80)) k--;
+  fprintf(stderr, "weft: %.*s... (%d bytes in all)\n", (int)k, buf, n);
 }

@@ -250,18 +250,21 @@ int weft_par_device_check(const WeftParallel *p, const WeftDevice *dev, WeftErro
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "lora_rank",
                           "lora_rank %d: expected 1..%d (0: every parameter trains)", p->lora_rank,
                           WEFT_LORA_MAX_RANK);
-  if (p->lora_targets < 0 || p->lora_targets > WEFT_LORA_ALL ||
-      (p->lora_targets && !p->lora_rank))
+  if (p->lora_targets < 0 || p->lora_targets > WEFT_LORA_ALL)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "lora_targets",
-                          "lora_targets (bits 0..%d, got %d) choose the layers LoRA adapts: they "
-                          "need a lora_rank",
-                          WEFT_LORA_ALL, p->lora_targets);
-  if (p->cuda_graph_scope < 0 || p->cuda_graph_scope > 7 ||
-      (p->cuda_graph_scope && !p->cuda_graphs))
+                          "lora_targets %d: expected a set of the layers LoRA adapts, 0..%d",
+                          p->lora_targets, WEFT_LORA_ALL);
+  if (p->lora_targets && !p->lora_rank)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "lora_targets",
+                          "lora_targets choose the layers LoRA adapts: they need a lora_rank");
+  if (p->cuda_graph_scope < 0 || p->cuda_graph_scope > 7)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cuda_graph_scope",
-                          "cuda_graph_scope (bits 0..7, got %d) chooses the sub-blocks CUDA "
-                          "graphs replay: it needs cuda_graphs",
+                          "cuda_graph_scope %d: expected a set of attn (1), mlp (2), moe (4)",
                           p->cuda_graph_scope);
+  if (p->cuda_graph_scope && !p->cuda_graphs)
+    return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cuda_graph_scope",
+                          "cuda_graph_scope chooses the sub-blocks CUDA graphs replay: it "
+                          "needs cuda_graphs");
   if (p->cuda_graph_scope && p->layer_impl == WEFT_LAYERS_TORCH)
     return weft_error_set(err, WEFT_EINPUT, "", 0, 0, "cuda_graph_scope",
                           "cuda_graph_scope: Megatron-Core's graph scopes; torch layers "
