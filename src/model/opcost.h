@@ -241,6 +241,20 @@ double weft_opcost_cp_block_bytes(const OcLayer *l);
 /* The operators of block blk in forward, input-gradient and weight-gradient
  * phases into ops[max]; returns how many (at most OC_MAX_OPS). */
 int weft_opcost_ops(const OcLayer *l, OcBlock blk, OcOp *ops, int max);
+
+/* The width of layer l's main_grad elements (grad_bytes; 0: act_bytes). */
+static inline double weft_opcost_grad_width(const OcLayer *l) {
+  return l->grad_bytes > 0 ? l->grad_bytes : l->act_bytes;
+}
+
+/* The forward op of one GEMM of layer l's shape (m x n, inner k; FP8 in the
+ * layer's recipe), named name: what a recomputed GEMM runs (opcost.c). */
+void weft_opcost_fwd_gemm_op(const OcLayer *l, const char *name, double m, double n, double k,
+                             OcOp *op);
+
+/* The MoE router GEMM's name, told by its address: its weight gradient is
+ * written, then added by its hook, not added into main_grad by the GEMM. */
+extern const char weft_opcost_router[];
 /* Time of one operator: max(FLOPs / achieved rate, bytes / achieved HBM
  * bandwidth); a GEMM's FLOPs are its tiles, in waves over the SMs. */
 double weft_opcost_op_ns(const WeftDevice *d, const OcOp *op, double act_bytes);
