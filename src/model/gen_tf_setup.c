@@ -115,18 +115,11 @@ int weft_tf_check(Gen *g, Tf *t) {
   t->sq = (double)m->seq_len / p->cp;
   t->h = m->hidden;
   t->a = m->heads;
-  t->akv = m->kv_lora_rank > 0 ? m->heads : m->kv_heads > 0 ? m->kv_heads : m->heads;
-  t->dqk = t->dv = weft_model_head_dim(m);
-  if (m->kv_lora_rank > 0) {
-    t->dqk = m->qk_nope_head_dim + m->qk_rope_head_dim;
-    t->dv = m->v_head_dim;
-    t->ql = m->q_lora_rank;
-    t->kl = m->kv_lora_rank;
-    t->rope = m->qk_rope_head_dim;
-  }
-  t->ffn = m->ffn_hidden > 0 ? m->ffn_hidden : 4.0 * t->h;
-  t->fe = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : t->ffn;
-  t->fm = m->ffn_matrices > 0 ? m->ffn_matrices : 2;
+  WeftModelWidths w;
+  weft_model_widths(m, &w);
+  t->akv = w.kv_heads, t->dqk = w.dqk, t->dv = w.dv;     /* per-head widths */
+  t->ql = w.q_lora, t->kl = w.kv_lora, t->rope = w.rope; /* MLA's latents */
+  t->ffn = w.ffn, t->fe = w.moe_ffn, t->fm = w.ffn_matrices;
   t->V = m->vocab;
   t->E = m->experts;
   t->k = m->experts > 0 ? (m->top_k > 0 ? m->top_k : 1) : 0;

@@ -31,20 +31,18 @@ void weft_opcost_layer(const WeftModel *m, const WeftParallel *par, OcLayer *l) 
   l->kv_len = m->seq_len;
   l->h = m->hidden;
   l->heads = m->heads;
-  l->kv_heads = m->kv_heads > 0 ? m->kv_heads : m->heads;
-  l->dqk = l->dv = weft_model_head_dim(m);
-  if (m->kv_lora_rank > 0) { /* MLA: every head has its own K and V after the up-projection */
-    l->kv_heads = m->heads;
-    l->dqk = m->qk_nope_head_dim + m->qk_rope_head_dim;
-    l->dv = m->v_head_dim;
-    l->q_lora = m->q_lora_rank;
-    l->kv_lora = m->kv_lora_rank;
-    l->rope = m->qk_rope_head_dim;
-  }
-  l->ffn = m->ffn_hidden > 0 ? m->ffn_hidden : 4.0 * m->hidden;
-  l->moe_ffn = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : l->ffn;
+  WeftModelWidths w;
+  weft_model_widths(m, &w);
+  l->kv_heads = w.kv_heads;
+  l->dqk = w.dqk;
+  l->dv = w.dv;
+  l->q_lora = w.q_lora;
+  l->kv_lora = w.kv_lora;
+  l->rope = w.rope;
+  l->ffn = w.ffn;
+  l->moe_ffn = w.moe_ffn;
   l->shared = m->shared_experts;
-  l->ffn_matrices = m->ffn_matrices > 0 ? m->ffn_matrices : 2;
+  l->ffn_matrices = (int)w.ffn_matrices;
   l->vocab = m->vocab;
   l->experts = m->experts;
   l->top_k = m->experts > 0 ? (m->top_k > 0 ? m->top_k : 1) : 0;

@@ -336,6 +336,23 @@ double weft_model_head_dim(const WeftModel *m) {
   return m->head_dim > 0 ? m->head_dim : (double)m->hidden / m->heads;
 }
 
+void weft_model_widths(const WeftModel *m, WeftModelWidths *w) {
+  memset(w, 0, sizeof *w);
+  w->kv_heads = m->kv_heads > 0 ? m->kv_heads : m->heads;
+  w->dqk = w->dv = weft_model_head_dim(m);
+  if (m->kv_lora_rank > 0) {
+    w->kv_heads = m->heads;
+    w->dqk = m->qk_nope_head_dim + m->qk_rope_head_dim;
+    w->dv = m->v_head_dim;
+    w->q_lora = m->q_lora_rank;
+    w->kv_lora = m->kv_lora_rank;
+    w->rope = m->qk_rope_head_dim;
+  }
+  w->ffn = m->ffn_hidden > 0 ? m->ffn_hidden : 4.0 * m->hidden;
+  w->moe_ffn = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : w->ffn;
+  w->ffn_matrices = m->ffn_matrices > 0 ? m->ffn_matrices : 2;
+}
+
 double weft_dropout(const WeftModel *m, const WeftParallel *par, int hidden) {
   double run = par ? (hidden ? par->hidden_dropout : par->attention_dropout) : -1.0;
   return run >= 0 ? run : hidden ? m->hidden_dropout : m->attention_dropout;

@@ -37,6 +37,15 @@ int weft_zoo_cnn(const WeftYamlNode *root, const char *file, WeftModel *m, WeftE
 int weft_model_moe_layers(const WeftModel *m, int lo, int hi);
 /* Standard attention's per-head width: head_dim, else hidden / heads. */
 double weft_model_head_dim(const WeftModel *m);
+/* A transformer's widths as every derivation reads them: key/value heads
+ * (MLA: every head has its own K and V after the up-projection), the query
+ * and key width per head and the value's, MLA's latents and rotary part (0
+ * without MLA), the MLP's width (ffn_hidden, else 4 x hidden), an expert's
+ * (moe_ffn_hidden, else the MLP's), the MLP's matrices (2, or 3 gated). */
+typedef struct {
+  double kv_heads, dqk, dv, q_lora, kv_lora, rope, ffn, moe_ffn, ffn_matrices;
+} WeftModelWidths;
+void weft_model_widths(const WeftModel *m, WeftModelWidths *w);
 /* The dropout probability a run applies: the run's (par->hidden_dropout
  * when hidden, else par->attention_dropout) when >= 0, else the model's. */
 double weft_dropout(const WeftModel *m, const WeftParallel *par, int hidden);
