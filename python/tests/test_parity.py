@@ -951,6 +951,28 @@ def tpo_scenario(**workload):
             "workload": w, "constraints": ["B1 <= 450", "B2 <= 50"]}
 
 
+def tpo_parity(key, value, text, flag, extra=None):
+    """The TP-overlap job with keyword key=value: the same answer as the CLI
+    with flag text, as key=text, and as the scenario key (extra: keywords
+    both take, e.g. fp8); the Python result."""
+    extra = extra or {}
+    job = dict(TPO_JOB, **extra)
+    args = TPO_ARGS + [a for k, v in extra.items() for a in ("--" + k.replace("_", "-"), v)]
+    py = weft.optimize(**{key: value}, **job)
+    same(py, cli("optimize", *args, flag, text), skip=NOWALL)
+    assert weft.optimize(**{key: text}, **job)["time_ns"] == py["time_ns"]
+    assert weft.optimize(tpo_scenario(**extra, **{key: value}))["time_ns"] == py["time_ns"]
+    return py
+
+
+def tpo_refused(key, cases, **extra):
+    """Each (bad, msg) of cases: key=bad on the TP-overlap job refused, naming key."""
+    for bad, msg in cases:
+        with pytest.raises(weft.WeftError) as e:
+            weft.optimize(**{key: bad}, **dict(TPO_JOB, **extra))
+        assert msg in str(e.value) and e.value.field == key
+
+
 def test_tp_overlap_sms_keyword():
     """tp_overlap_sms= (a dict or the text) is --tp-overlap-sms and the
     scenario key: the GPT-3 175B recipe's SMs per GEMM (dgxc-benchmarking
@@ -959,21 +981,14 @@ def test_tp_overlap_sms_keyword():
     dgrads; a name TE does not give SMs, and one given twice, are refused."""
     sms = {"proj_fprop": 24, "fc2_fprop": 20, "qkv_wgrad": 8, "fc1_wgrad": 4, "qkv_dgrad": 4,
            "fc1_dgrad": 2}
-    text = ",".join("%s=%d" % kv for kv in sms.items())
-    job, args = TPO_JOB, TPO_ARGS
-    py = weft.optimize(tp_overlap_sms=sms, **job)
-    same(py, cli("optimize", *args, "--tp-overlap-sms", text), skip=NOWALL)
-    assert weft.optimize(tp_overlap_sms=text, **job)["time_ns"] == py["time_ns"]
-    default = weft.optimize(**job)["time_ns"]
+    py = tpo_parity("tp_overlap_sms", sms, ",".join("%s=%d" % kv for kv in sms.items()),
+                    "--tp-overlap-sms")
+    default = weft.optimize(**TPO_JOB)["time_ns"]
     assert py["time_ns"] != default
-    assert weft.optimize(tp_overlap_sms={"proj_fprop": 16}, **job)["time_ns"] == default
-    sc = tpo_scenario(tp_overlap_sms=sms)
-    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
-    for bad, msg in (({"qkv_fprop": 1}, "ring exchange"), ("fc1_wgrad=4,fc1_wgrad=2", "twice"),
-                     ({"fc2_fprop": 132}, "expected 0..131"), (24, "expected")):
-        with pytest.raises(weft.WeftError) as e:
-            weft.optimize(tp_overlap_sms=bad, **job)
-        assert msg in str(e.value) and e.value.field == "tp_overlap_sms"
+    assert weft.optimize(tp_overlap_sms={"proj_fprop": 16}, **TPO_JOB)["time_ns"] == default
+    tpo_refused("tp_overlap_sms", (({"qkv_fprop": 1}, "ring exchange"),
+                                   ("fc1_wgrad=4,fc1_wgrad=2", "twice"),
+                                   ({"fc2_fprop": 132}, "expected 0..131"), (24, "expected")))
 
 
 def test_tp_overlap_aggregate_keyword():
@@ -982,17 +997,11 @@ def test_tp_overlap_aggregate_keyword():
     exchanges): the first chunk of each all-gather waits, so the step takes
     longer; a GEMM that is no ring exchange is refused."""
     rings = ["qkv_fprop", "fc1_fprop", "proj_dgrad", "fc2_dgrad"]
-    job, args = TPO_JOB, TPO_ARGS
-    py = weft.optimize(tp_overlap_aggregate=rings, **job)
-    same(py, cli("optimize", *args, "--tp-overlap-aggregate", ",".join(rings)), skip=NOWALL)
-    assert weft.optimize(tp_overlap_aggregate=" ".join(rings), **job)["time_ns"] == py["time_ns"]
-    assert py["time_ns"] > weft.optimize(**job)["time_ns"]
-    sc = tpo_scenario(tp_overlap_aggregate=rings)
-    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
-    with pytest.raises(weft.WeftError) as e:
-        weft.optimize(tp_overlap_aggregate=["proj_fprop"], **job)
-    assert "no ring exchange" in str(e.value) and e.value.field == "tp_overlap_aggregate"
-
+    py = tpo_parity("tp_overlap_aggregate", rings, ",".join(rings), "--tp-overlap-aggregate")
+    assert weft.optimize(tp_overlap_aggregate=" ".join(rings), **TPO_JOB)["time_ns"] == \
+        py["time_ns"]
+    assert py["time_ns"] > weft.optimize(**TPO_JOB)["time_ns"]
+    tpo_refused("tp_overlap_aggregate", ((["proj_fprop"], "no ring exchange"),))
 
 
 def test_tp_overlap_method_keyword(tmp_path):
@@ -1004,23 +1013,16 @@ def test_tp_overlap_method_keyword(tmp_path):
     scenario file, at its line."""
     meth = {"proj_fprop": "ring_exchange", "fc2_fprop": "ring_exchange", "fc1_dgrad": "pipeline"}
     text = ",".join("%s=%s" % kv for kv in meth.items())
-    job, args = TPO_JOB, TPO_ARGS
-    py = weft.optimize(tp_overlap_method=meth, **job)
-    same(py, cli("optimize", *args, "--tp-overlap-method", text), skip=NOWALL)
-    assert weft.optimize(tp_overlap_method=text, **job)["time_ns"] == py["time_ns"]
-    default = weft.optimize(**job)["time_ns"]
+    py = tpo_parity("tp_overlap_method", meth, text, "--tp-overlap-method")
+    default = weft.optimize(**TPO_JOB)["time_ns"]
     assert py["time_ns"] != default
     te = {"proj_fprop": "pipeline", "fc2_fprop": "pipeline", "qkv_dgrad": "bulk"}
-    assert weft.optimize(tp_overlap_method=te, **job)["time_ns"] == default
-    for form in (meth, text):
-        sc = tpo_scenario(tp_overlap_method=form)
-        assert weft.optimize(sc)["time_ns"] == py["time_ns"]
-    for bad, msg in (({"fc2_fprop": "bulk"}, "not bulk"), ({"qkv_fprop": "pipeline"},
-                     "ring exchange only"), ("fc1_dgrad=pipeline,fc1_dgrad=bulk", "twice"),
-                     (3, "expected")):
-        with pytest.raises(weft.WeftError) as e:
-            weft.optimize(tp_overlap_method=bad, **job)
-        assert msg in str(e.value) and e.value.field == "tp_overlap_method"
+    assert weft.optimize(tp_overlap_method=te, **TPO_JOB)["time_ns"] == default
+    assert weft.optimize(tpo_scenario(tp_overlap_method=text))["time_ns"] == py["time_ns"]
+    tpo_refused("tp_overlap_method", (({"fc2_fprop": "bulk"}, "not bulk"),
+                                      ({"qkv_fprop": "pipeline"}, "ring exchange only"),
+                                      ("fc1_dgrad=pipeline,fc1_dgrad=bulk", "twice"),
+                                      (3, "expected")))
     f = tmp_path / "s.yml"
     f.write_text("cost_model: %s/%s\nnetwork:\n  cluster: dgx-h100\n  npus_count: [8, 8]\n"
                  "workload:\n  model: llama2-70b\n  tp: 8\n  pp: 4\n  sequence_parallel: true\n"
@@ -1037,19 +1039,15 @@ def test_tp_overlap_fp8_buf_keyword():
     step is faster; without FP8 it is read by nothing; a bulk one is
     refused naming the field."""
     names = ["proj_fprop", "fc2_fprop"]
-    job, args = dict(TPO_JOB, fp8="delayed"), TPO_ARGS + ["--fp8", "delayed"]
-    py = weft.optimize(tp_overlap_fp8_buf=names, **job)
-    same(py, cli("optimize", *args, "--tp-overlap-fp8-buf", ",".join(names)), skip=NOWALL)
+    py = tpo_parity("tp_overlap_fp8_buf", names, ",".join(names), "--tp-overlap-fp8-buf",
+                    extra={"fp8": "delayed"})
+    job = dict(TPO_JOB, fp8="delayed")
     assert weft.optimize(tp_overlap_fp8_buf=" ".join(names), **job)["time_ns"] == py["time_ns"]
     assert py["time_ns"] < weft.optimize(**job)["time_ns"]
     bf16 = dict(job, fp8="off")
     assert weft.optimize(tp_overlap_fp8_buf=names, **bf16)["time_ns"] == \
         weft.optimize(**bf16)["time_ns"]
-    sc = tpo_scenario(fp8="delayed", tp_overlap_fp8_buf=names)
-    assert weft.optimize(sc)["time_ns"] == py["time_ns"]
-    with pytest.raises(weft.WeftError) as e:
-        weft.optimize(tp_overlap_fp8_buf=["fc1_wgrad"], **job)
-    assert "bulk reduce-scatter" in str(e.value) and e.value.field == "tp_overlap_fp8_buf"
+    tpo_refused("tp_overlap_fp8_buf", ((["fc1_wgrad"], "bulk reduce-scatter"),), fp8="delayed")
 
 
 def test_cuda_graph_scope_keyword():
