@@ -286,7 +286,9 @@ static int load_model(const CliInputs *in, WeftScenario *sc, WeftError *err) {
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "--model needs %s%s%s",
                           has_net ? "" : "--network (or --cluster)",
                           !has_net && !v[CLI_IN_COST] ? " and " : "",
-                          v[CLI_IN_COST] ? "" : "--cost-model");
+                          v[CLI_IN_COST] ? ""
+                                         : "--cost-model (or --parts-per-dim: its parts carry "
+                                           "their prices)");
   if (v[CLI_IN_WORKLOAD] || v[CLI_IN_COMM])
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL,
                           "--model generates the workload and communicator: drop %s",

@@ -149,3 +149,21 @@ def test_topo_refuses_a_run_over_max_work():
     with pytest.raises(weft.WeftError) as e:
         weft.topo("dlrm", max_work=-1)
     assert e.value.field == "max_work"
+
+
+def test_model_without_prices_names_both_ways():
+    """A zoo model with a network but neither a cost model nor priced parts:
+    the error names the field and both ways out, as the CLI's (exit 2)."""
+    with pytest.raises(weft.WeftError) as e:
+        weft.optimize(model="llama3-8b", cluster="dgx-h100", npus=16, tp=2)
+    assert e.value.field == "cost_model"
+    assert "parts_per_dim" in e.value.message
+    p = subprocess.run([CLI, "optimize", "--model", "llama3-8b", "--cluster", "dgx-h100",
+                        "--npus", "16", "--tp", "2"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    assert p.returncode == 2 and p.stdout == b""
+    assert "--parts-per-dim" in p.stderr.decode()
+    # and either one is enough: priced parts stand in for the cost model
+    r = weft.optimize(model="llama3-8b", cluster="dgx-h100", npus=16, tp=2, recompute=True,
+                      parts_per_dim=["nvlink4", "ndr"], objective="perf-per-cost")
+    assert r["status"] == "solved"

@@ -658,7 +658,8 @@ def _load_model(s, kw):
     has_net = given(kw, "network") or given(kw, "cluster")
     if not has_net or (kw.get("cost_model") is None and not _parts_price(kw)):
         need = ([] if has_net else ["network (or cluster)"]) + \
-            ([] if kw.get("cost_model") is not None or _parts_price(kw) else ["cost_model"])
+            ([] if kw.get("cost_model") is not None or _parts_price(kw)
+             else ["cost_model (or parts_per_dim: its parts carry their prices)"])
         raise fail("model needs %s" % " and ".join(need), need[0].split()[0])
     for k in ("workload", "communicator"):
         if kw.get(k) is not None:
