@@ -13,14 +13,14 @@
 #include "plot.h"
 #include "progress.h"
 
-#define CS_MAX_NETWORKS 256  /* --network files */
+#define CS_MAX_NETWORKS 256  /* --network files, and --cluster names */
 #define CS_DEFAULT_TOP 10
 #define CS_TOP_MIN_CAND 64  /* ranking candidates held at least (summary.c) */
 
 /* One row per option: drives parsing and --help alike (cli_opts_parse). The
- * table is split in two parsing sets at --network, so that --network and
- * --constraint can each be repeated. */
-enum { O_MODEL, O_WORKLOAD, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
+ * table is split in three parsing sets at --network and --cluster, so that
+ * --network, --cluster and --constraint can each be repeated. */
+enum { O_MODEL, O_WORKLOAD, O_NPUS, O_DEVICE, O_ZOO, O_NETWORK, O_CLUSTER, O_BLOCKS, O_DIMS, O_MAXDIM, O_COSTDIMS,
        O_PARTS_PER_DIM, O_PARTS, O_FABRIC, O_PLANES, O_COST, O_CONSTRAINT, O_OBJECTIVE, O_LOOP, O_TP, O_PP, O_MB, O_ORDER, O_ALLORDERS,
        O_SP, O_ZERO, O_RECOMPUTE, O_ZERO_LIST, O_SP_LIST, O_RC_LIST, O_VP_LIST, O_CP_LIST,
        O_EP_LIST, O_ATTN, O_FP8, O_GRAPHS, O_OGR, O_OPG, O_BUCKET, O_TPO, O_P2P, O_CPCOMM, O_ADROP, O_HDROP,
@@ -39,9 +39,12 @@ static const CliOpt opts[O_COUNT] = {
     [O_NPUS] = {"--npus", "N", "total NPU count (required; with --workload default\n"
                 "                        the trace's ranks)"},
     [O_DEVICE] = {"--device", "NAME", "accelerator preset (default: the GPU of the network\n"
-                  "                        files' cluster, else a100)"},
+                  "                        files' cluster or of --cluster, else a100)"},
     [O_ZOO] = {"--zoo", "DIR", "model zoo directory (default: $WEFT_ZOO or data/zoo)"},
-    [O_NETWORK] = {"--network", "FILE", "a LIBRA network yml to consider (repeatable); or:"},
+    [O_NETWORK] = {"--network", "FILE", "a LIBRA network yml to consider (repeatable)"},
+    [O_CLUSTER] = {"--cluster", "NAME",
+                   "a cluster preset's network of --npus GPUs to consider\n"
+                   "                        (repeatable; weft zoo lists them); or:"},
     [O_BLOCKS] = {"--blocks", "LIST", "building block per dim, innermost first, e.g.\n"
                   "                        Ring,FullyConnected,Ring,Switch: every shape is tried"},
     [O_DIMS] = {"--dims", "D", "number of dims (default: the number of --blocks)"},
@@ -149,19 +152,25 @@ typedef struct {
   int ncons;
   const char *nets[CS_MAX_NETWORKS];
   int nnets;
+  const char *clusters[CS_MAX_NETWORKS];
+  int nclusters;
 } Args;
 
-/* Options up to --network (repeatable), then the rest (--constraint repeatable). */
-static void option_sets(Args *a, CliOptSet sets[2]) {
+/* Options up to --network (repeatable), --cluster (repeatable), then the
+ * rest (--constraint repeatable). */
+static void option_sets(Args *a, CliOptSet sets[3]) {
   sets[0] = (CliOptSet){opts, O_NETWORK + 1, a->val, O_NETWORK, a->nets, CS_MAX_NETWORKS,
                         &a->nnets};
-  sets[1] = (CliOptSet){opts + O_BLOCKS, O_COUNT - O_BLOCKS, a->val + O_BLOCKS,
+  sets[1] = (CliOptSet){opts + O_CLUSTER, 1, a->val + O_CLUSTER, 0, a->clusters, CS_MAX_NETWORKS,
+                        &a->nclusters};
+  sets[2] = (CliOptSet){opts + O_BLOCKS, O_COUNT - O_BLOCKS, a->val + O_BLOCKS,
                         O_CONSTRAINT - O_BLOCKS, a->cons, WEFT_MAX_CONSTRAINTS, &a->ncons};
 }
 
 static void help(FILE *out) {
   fputs("usage: weft codesign (--model NAME --npus N | --workload TRACE) --cost-model C.yml\n"
-        "                     (--network F.yml ... | --blocks LIST [--dims D]) [options]\n\n"
+        "                     (--network F.yml ... | --cluster NAME ... | --blocks LIST\n"
+        "                     [--dims D]) [options]\n\n"
         "Co-design: every parallelization (tp x pp x dp, micro-batch, order) on every\n"
         "network shape, each bandwidth problem solved exactly under the constraints;\n"
         "the best designs and the Pareto front of (network cost, iteration time).\n"
@@ -171,18 +180,18 @@ static void help(FILE *out) {
         "options:\n",
         out);
   Args a;
-  CliOptSet sets[2];
+  CliOptSet sets[3];
   option_sets(&a, sets);
-  cli_opts_help(out, sets, 2);
+  cli_opts_help(out, sets, 3);
 }
 
 
 static int parse_args(int argc, char **argv, Args *a) {
-  CliOptSet sets[2];
+  CliOptSet sets[3];
   int npos;
   memset(a, 0, sizeof *a);
   option_sets(a, sets);
-  return cli_opts_parse(argc, argv, sets, 2, NULL, 0, &npos);
+  return cli_opts_parse(argc, argv, sets, 3, NULL, 0, &npos);
 }
 
 /* An integer option value in lo..hi, strictly. */
@@ -535,12 +544,19 @@ int cmd_codesign(int argc, char **argv) {
     cli_fail("missing %s (see 'weft codesign --help')", missing);
     return finish(&st, EXIT_USAGE);
   }
-  if ((a.nnets > 0) == (a.val[O_BLOCKS] != NULL)) {
-    cli_fail("give --network files or --blocks, one of the two");
+  int listed = a.nnets + a.nclusters; /* networks named: files, then clusters */
+  if ((listed > 0) == (a.val[O_BLOCKS] != NULL)) {
+    cli_fail("give --network files (or --cluster names) or --blocks, one of the two");
     return finish(&st, EXIT_USAGE);
   }
-  if (a.nnets > 0 && (a.val[O_DIMS] || a.val[O_MAXDIM] || a.val[O_COSTDIMS])) {
-    cli_fail("--dims, --max-per-dim and --cost-dims go with --blocks, not --network");
+  if (listed > CS_MAX_NETWORKS) {
+    cli_fail("at most %d networks: %d --network and %d --cluster given", CS_MAX_NETWORKS,
+             a.nnets, a.nclusters);
+    return finish(&st, EXIT_USAGE);
+  }
+  if (listed > 0 && (a.val[O_DIMS] || a.val[O_MAXDIM] || a.val[O_COSTDIMS])) {
+    cli_fail("--dims, --max-per-dim and --cost-dims go with --blocks, not --network or "
+             "--cluster");
     return finish(&st, EXIT_USAGE);
   }
   WeftCodesignSpec spec;
@@ -632,12 +648,13 @@ int cmd_codesign(int argc, char **argv) {
     return finish(&st, rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE);
   }
   char networks[512];
-  size_t nnets = (size_t)a.nnets;
+  size_t nnets = (size_t)listed;
   CsBlockArgs ba = {a.val[O_BLOCKS], a.val[O_DIMS], a.val[O_MAXDIM], a.val[O_COSTDIMS]};
   CsPartsArgs pa = {a.val[O_PARTS_PER_DIM], a.val[O_PARTS], a.val[O_FABRIC], a.val[O_PLANES]};
-  rc = a.nnets > 0
-           ? cs_networks_from_files(a.nets, a.nnets, zoo, &pa, npus, &cost, &st.nets, &nnets,
-                                    &st.parts, networks, sizeof networks)
+  CsNamed named = {a.nets, a.nnets, a.clusters, a.nclusters};
+  rc = listed > 0
+           ? cs_networks_from_files(&named, zoo, &pa, npus, &cost, &st.nets, &nnets, &st.parts,
+                                    networks, sizeof networks)
            : cs_networks_from_blocks(&ba, zoo, &pa, npus, &cost, &st.nets, &nnets, &st.parts,
                                      &st.rep, networks, sizeof networks);
   if (!rc && trace) rc = read_trace(trace, &st, &nnets, networks, sizeof networks);
@@ -677,6 +694,7 @@ int cmd_codesign(int argc, char **argv) {
   r->npus = npus;
   r->parts = (const WeftDimParts(*)[WEFT_MAX_DIMS])st.parts;
   r->system = weft_cost_model_has_system(&cost) || spec.objective == WEFT_OBJ_COST_PER_ITERATION;
+  r->clusters = cs_clusters_differ(&spec);
   weft_system_cost_resolved(&cost, &r->sys);
   r->networks = networks;
   r->cons = a.cons;
@@ -701,9 +719,10 @@ int cmd_codesign(int argc, char **argv) {
     return finish(&st, cli_mpi_abort(rc));
   }
   r->sum = st.sum;
-  /* the best per network file: --per-network reports it; with files, a file
-   * on which no design is feasible is said on stderr (never dropped silently) */
-  if (rank == 0 && (a.val[O_PER_NETWORK] || a.nnets > 0)) {
+  /* the best per network file (or cluster): --per-network reports it; with
+   * networks named, one on which no design is feasible is said on stderr
+   * (never dropped silently) */
+  if (rank == 0 && (a.val[O_PER_NETWORK] || listed > 0)) {
     if (cs_per_network_init(&st.pn, &spec)) {
       cli_fail("out of memory");
       return finish(&st, cli_mpi_abort(EXIT_RUNTIME));
@@ -733,7 +752,7 @@ int cmd_codesign(int argc, char **argv) {
 
   /* Report (rank 0). */
   cs_summarize(r);
-  if (a.nnets > 0 && r->nok > 0) cs_per_network_unused(stderr, r, &st.pn);
+  if (listed > 0 && r->nok > 0) cs_per_network_unused(stderr, r, &st.pn);
   if (a.val[O_JSON]) cs_json(stdout, r);
   else cs_table(stdout, r);
   fflush(stdout);

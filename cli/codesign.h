@@ -46,6 +46,8 @@ typedef struct {
   int ndims;                  /* most dims over the networks (CSV columns) */
   const WeftDimParts (*parts)[WEFT_MAX_DIMS]; /* per network, its dims' parts; NULL: none */
   int system;                 /* show the system cost (docs/model.md "System cost") */
+  int clusters;               /* the networks name different presets: a point's shape
+                                 reads its cluster's name first (cs_clusters_differ) */
   WeftSystemCost sys;         /* defaults filled in */
   /* Filled by cs_summarize from sum (views into it). */
   size_t count[CS_NSTATUS];
@@ -72,9 +74,17 @@ typedef struct {
                            not fit is an error; a shape it does not fit is dropped) */
   const char *planes;   /* --planes, NULL when absent: the same */
 } CsPartsArgs;
-int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo,
-                           const CsPartsArgs *pa, int npus, WeftCostModel *cm,
-                           WeftNetwork **nets, size_t *nnets,
+/* The networks named: --network files, then --cluster presets (each the
+ * preset's network of npus GPUs, weft_cluster_network; its file name
+ * "--cluster NAME --npus N"). */
+typedef struct {
+  const char *const *files;
+  int nfiles;
+  const char *const *clusters;
+  int nclusters;
+} CsNamed;
+int cs_networks_from_files(const CsNamed *named, const char *zoo, const CsPartsArgs *pa,
+                           int npus, WeftCostModel *cm, WeftNetwork **nets, size_t *nnets,
                            WeftDimParts (**parts)[WEFT_MAX_DIMS], char *desc, size_t dsize);
 /* Every shape over --blocks (option values, NULL when absent), each dim
  * within its bound, the bounds into r->bounds; desc says how many of what.
@@ -124,8 +134,14 @@ int cs_plot(const char *path, const CsReport *r, FILE *points);
 void cs_shape(const WeftNetwork *net, char *buf, size_t size);
 /* A point's shape, after its model's name when the spec has several:
  * "deepseek-v3 SW64/72xSW256". */
-void cs_point_shape(const WeftCodesignSpec *spec, const WeftDesignPoint *p, char *buf,
-                    size_t size);
+/* 1 when the spec's networks do not all name the same cluster preset (one
+ * naming none counts as its own): a point's shape then names its cluster. */
+int cs_clusters_differ(const WeftCodesignSpec *spec);
+/* A point's shape, after the model's name when several and its cluster's
+ * when clusters (cs_clusters_differ; "-" for a network naming none):
+ * "deepseek-v3 gb200-nvl72 SW64/72xSW256". */
+void cs_point_shape(const WeftCodesignSpec *spec, int clusters, const WeftDesignPoint *p,
+                    char *buf, size_t size);
 /* The model's name, or the models' joined by ',' ("llama3-405b,deepseek-v3"). */
 void cs_model_names(const WeftCodesignSpec *spec, char *buf, size_t size);
 /* The order and the searched knobs of par: "TP-PP-DP z1 ep8". */

@@ -1,12 +1,14 @@
 /* codesign_nets.c — the networks `weft codesign` searches: LIBRA network
- * files (--network), or every shape over building blocks (--blocks), each dim
- * within its bound (--max-per-dim, or the sizes real systems build). */
+ * files (--network) and cluster presets (--cluster), or every shape over
+ * building blocks (--blocks), each dim within its bound (--max-per-dim, or
+ * the sizes real systems build). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "codesign.h"
+#include "inputs.h"
 #include "opts.h"
 
 /* "Ring,FullyConnected": names of a comma-separated list into buf (one per
@@ -100,44 +102,70 @@ static int bind_all(WeftNetwork **nets, size_t *n, const char *zoo, const CsPart
   return rc == WEFT_ENOMEM ? EXIT_RUNTIME : rc ? EXIT_USAGE : 0;
 }
 
-/* Networks from files: each must have npus NPUs and the same dim count;
- * then their actives (part of a dim idle); a network naming parts is bound to the catalog (a choice of parts: one
- * network per combination) and its classes added to cm (weft_codesign_parts).
- * Returns 0 or an exit code (printed). */
-int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo,
-                           const CsPartsArgs *pa, int npus, WeftCostModel *cm,
-                           WeftNetwork **nets, size_t *nnets,
+/* "2 network files", "1 cluster (dgx-h100)", "1 network file, 2 clusters
+ * (dgx-h100, h100-roce)": what was named, into desc; its length (at most
+ * dsize - 1). */
+static size_t named_desc(const CsNamed *named, char *desc, size_t dsize) {
+  size_t at = 0;
+  desc[0] = '\0';
+  if (named->nfiles > 0)
+    at += (size_t)snprintf(desc, dsize, "%d network file%s", named->nfiles,
+                           named->nfiles > 1 ? "s" : "");
+  for (int k = 0; k < named->nclusters && at < dsize; k++) {
+    if (k == 0)
+      at += (size_t)snprintf(desc + at, dsize - at, "%s%d cluster%s (", at ? ", " : "",
+                             named->nclusters, named->nclusters > 1 ? "s" : "");
+    if (at < dsize)
+      at += (size_t)snprintf(desc + at, dsize - at, "%s%s%s", k ? ", " : "", named->clusters[k],
+                             k + 1 == named->nclusters ? ")" : "");
+  }
+  return at < dsize ? at : dsize - 1;
+}
+
+/* Networks named, files then clusters (CsNamed): each must have npus NPUs
+ * and the same dim count; then their actives (part of a dim idle); a
+ * network naming parts is bound to the catalog (a choice of parts: one
+ * network per combination) and its classes added to cm
+ * (weft_codesign_parts). Returns 0 or an exit code (printed). */
+int cs_networks_from_files(const CsNamed *named, const char *zoo, const CsPartsArgs *pa,
+                           int npus, WeftCostModel *cm, WeftNetwork **nets, size_t *nnets,
                            WeftDimParts (**parts)[WEFT_MAX_DIMS], char *desc, size_t dsize) {
-  WeftNetwork *nt = *nets = calloc((size_t)nfiles, sizeof *nt);
-  *nnets = (size_t)nfiles;
+  int nfiles = named->nfiles, nlisted = named->nfiles + named->nclusters;
+  WeftNetwork *nt = *nets = calloc((size_t)nlisted, sizeof *nt);
+  *nnets = (size_t)nlisted;
   *parts = NULL;
   if (!nt) {
     cli_fail("out of memory");
     return EXIT_RUNTIME;
   }
-  for (int k = 0; k < nfiles; k++) {
+  char npus_text[24];
+  snprintf(npus_text, sizeof npus_text, "%d", npus);
+  for (int k = 0; k < nlisted; k++) {
     WeftError err;
     WeftNetwork *net = &nt[k];
-    int rc = weft_network_read_zoo(files[k], zoo, net, &err); /* a Cluster: key: the zoo's */
+    int rc = k < nfiles /* a Cluster: key: the zoo's */
+                 ? weft_network_read_zoo(named->files[k], zoo, net, &err)
+                 : cli_network_load(NULL, named->clusters[k - nfiles], npus_text, zoo, net, &err);
     if (rc) {
       cli_error(&err);
       return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
     }
+    const char *name = k < nfiles ? named->files[k] : net->file;
     if (weft_network_npus_bought(net) != (double)npus) {  /* spares are the cluster's too */
-      cli_fail("%s: the network has %.0f NPUs, --npus is %d", files[k],
+      cli_fail("%s: the network has %.0f NPUs, --npus is %d", name,
                weft_network_npus_bought(net), npus);
       return EXIT_USAGE;
     }
     if (net->ndims != nt[0].ndims) {
-      cli_fail("%s: %d dims, but %s has %d (constraints need one dim count)", files[k],
-               net->ndims, files[0], nt[0].ndims);
+      cli_fail("%s: %d dims, but %s has %d (constraints need one dim count)", name, net->ndims,
+               nfiles > 0 ? named->files[0] : nt[0].file, nt[0].ndims);
       return EXIT_USAGE;
     }
   }
   WeftError err;
   WeftNetwork *all = NULL;
   size_t nall = 0;
-  if (weft_network_actives(nt, (size_t)nfiles, &all, &nall, &err)) {
+  if (weft_network_actives(nt, (size_t)nlisted, &all, &nall, &err)) {
     cli_error(&err);
     return EXIT_RUNTIME;  /* out of memory: the only failure here */
   }
@@ -158,10 +186,10 @@ int cs_networks_from_files(const char *const *files, int nfiles, const char *zoo
       return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
     }
   }
-  size_t at = (size_t)snprintf(desc, dsize, "%d network file%s", nfiles, nfiles > 1 ? "s" : "");
-  if (nall > (size_t)nfiles && at < dsize)
+  size_t at = named_desc(named, desc, dsize);
+  if (nall > (size_t)nlisted && at < dsize)
     at += (size_t)snprintf(desc + at, dsize - at, " and %zu with part of a dim idle (spares)",
-                           nall - (size_t)nfiles);
+                           nall - (size_t)nlisted);
   if (*nnets != nall && at < dsize)
     snprintf(desc + at, dsize - at, ", %zu networks with each choice of parts", *nnets);
   return 0;

@@ -87,14 +87,21 @@ void cs_per_network_table(FILE *out, const CsReport *r) {
           r->spec->objective == WEFT_OBJ_PERF            ? "iteration time"
           : r->spec->objective == WEFT_OBJ_PERF_PER_COST ? "time x cost"
                                                          : "cost per iteration");
-  fprintf(out, "  %-14s %-18s %7s  %-18s %4s %4s %5s %3s  %-14s %11s %12s\n", "model", "network",
-          "point", "shape", "tp", "pp", "dp", "mb", "order", "time_ms", "cost_usd");
+  int named = 0; /* a cluster column when some network names its preset */
+  for (int g = 0; g < pn->ngroups; g++) named |= r->spec->nets[pn->first[g]].cluster[0] != '\0';
+  fprintf(out, "  %-14s ", "model");
+  if (named) fprintf(out, "%-16s ", "cluster");
+  fprintf(out, "%-18s %7s  %-18s %4s %4s %5s %3s  %-14s %11s %12s\n", "network", "point", "shape",
+          "tp", "pp", "dp", "mb", "order", "time_ms", "cost_usd");
   for (int m = 0; m < pn->nmodels; m++)
     for (int g = 0; g < pn->ngroups; g++) {
       char net[160], shape[160], order[64];
-      cs_shape(&r->spec->nets[pn->first[g]], net, sizeof net);
+      const WeftNetwork *n = &r->spec->nets[pn->first[g]];
+      cs_shape(n, net, sizeof net);
       size_t c = (size_t)m * (size_t)pn->ngroups + (size_t)g;
-      fprintf(out, "  %-14s %-18s ", model_name(r->spec, m), net);
+      fprintf(out, "  %-14s ", model_name(r->spec, m));
+      if (named) fprintf(out, "%-16s ", n->cluster[0] ? n->cluster : "-");
+      fprintf(out, "%-18s ", net);
       if (!pn->has[c]) {
         fputs("      -  no feasible design\n", out);
         continue;
@@ -118,10 +125,14 @@ void cs_per_network_json(FILE *out, const CsReport *r) {
   for (int m = 0; m < pn->nmodels; m++)
     for (int g = 0; g < pn->ngroups; g++, k++) {
       char net[160], shape[160], order[64];
-      cs_shape(&r->spec->nets[pn->first[g]], net, sizeof net);
+      const WeftNetwork *n = &r->spec->nets[pn->first[g]];
+      cs_shape(n, net, sizeof net);
       size_t c = (size_t)m * (size_t)pn->ngroups + (size_t)g;
       fputs(k ? ",\n    {\"model\": " : "\n    {\"model\": ", out);
       cli_json_str(out, model_name(r->spec, m));
+      fputs(", \"cluster\": ", out);
+      if (n->cluster[0]) cli_json_str(out, n->cluster);
+      else fputs("null", out);
       fputs(", \"network\": ", out);
       cli_json_str(out, net);
       fprintf(out, ", \"domain\": %d", domain(r, g));

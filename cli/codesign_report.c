@@ -77,7 +77,7 @@ void cs_summarize(CsReport *r) {
 /* "R4xFC8xR4xSW32 tp 8 pp 16 dp 32 mb 1 TP-PP-DP" */
 static void describe(const CsReport *r, const WeftDesignPoint *p, char *buf, size_t size) {
   char shape[160], order[64];
-  cs_point_shape(r->spec, p, shape, sizeof shape);
+  cs_point_shape(r->spec, r->clusters, p, shape, sizeof shape);
   cs_order_knobs(r->spec, &p->par, order, sizeof order);
   if (r->spec->workloads) snprintf(buf, size, "%s %s", shape, order);
   else
@@ -101,7 +101,7 @@ static void design_row(FILE *out, const CsReport *r, const char *first,
   const WeftIndexedPoint *ip = m;
   const WeftDesignPoint *p = &ip->pt;
   char shape[160], order[CS_KNOBS_LEN];
-  cs_point_shape(r->spec, p, shape, sizeof shape);
+  cs_point_shape(r->spec, r->clusters, p, shape, sizeof shape);
   merged_knobs(r->spec, m, n, order, sizeof order);
   double gain = p->time_ns > 0 && p->equal_time_ns > 0 ? p->equal_time_ns / p->time_ns : 0.0;
   char vs[16]; /* '-': no equal split meets the constraints */
@@ -258,7 +258,7 @@ static void json_design(FILE *out, const CsReport *r, const WeftIndexedPoint *m,
   const WeftDesignPoint *p = &ip->pt;
   const WeftNetwork *net = &r->spec->nets[p->net];
   char shape[160], order[64];
-  cs_point_shape(r->spec, p, shape, sizeof shape);
+  cs_point_shape(r->spec, r->clusters, p, shape, sizeof shape);
   cs_order_knobs(r->spec, &p->par, order, sizeof order);
   fprintf(out, "{\"point\": %zu, \"net\": %d, \"shape\": ", ip->index, p->net);
   cli_json_str(out, shape);
@@ -442,7 +442,7 @@ static void csv_num(FILE *f, double v) {
 static void csv_row(FILE *f, const CsReport *r, size_t i, const WeftDesignPoint *p) {
   const WeftNetwork *net = &r->spec->nets[p->net];
   char shape[160], order[64];
-  cs_point_shape(r->spec, p, shape, sizeof shape);
+  cs_point_shape(r->spec, r->clusters, p, shape, sizeof shape);
   cs_order_knobs(r->spec, &p->par, order, sizeof order);
   int ok = p->status == WEFT_POINT_OK;
   fprintf(f, "%zu,%d,%s,%d,%d,%d,%d,%s,%s", i, p->net, shape, p->par.tp, p->par.pp, p->par.dp,

@@ -1,6 +1,7 @@
 /* codesign_text.c — `weft codesign`'s words for a point, shared by every
  * writer (codesign_report.c, codesign_pernet.c): its shape ("SW64/72xSW256[rail-opt]",
- * after the model's name when several), the order and searched knobs
+ * after the model's name when several, and its cluster's when the networks
+ * name different ones), the order and searched knobs
  * ("TP-DP-PP z1 ep8"), the models' names. */
 #include <stdio.h>
 #include <string.h>
@@ -38,12 +39,22 @@ void cs_shape(const WeftNetwork *net, char *buf, size_t size) {
   }
 }
 
-void cs_point_shape(const WeftCodesignSpec *spec, const WeftDesignPoint *p, char *buf,
-                    size_t size) {
+int cs_clusters_differ(const WeftCodesignSpec *spec) {
+  for (int i = 1; i < spec->nnets; i++)
+    if (strcmp(spec->nets[i].cluster, spec->nets[0].cluster)) return 1;
+  return 0;
+}
+
+void cs_point_shape(const WeftCodesignSpec *spec, int clusters, const WeftDesignPoint *p,
+                    char *buf, size_t size) {
   size_t k = 0;
-  if (spec->nmodels > 1 && size > 0)
-    k = (size_t)snprintf(buf, size, "%s ", spec->models[p->model].name);
-  if (k < size) cs_shape(&spec->nets[p->net], buf + k, size - k);
+  const WeftNetwork *net = &spec->nets[p->net];
+  if (size == 0) return;
+  buf[0] = '\0';
+  if (spec->nmodels > 1) k = (size_t)snprintf(buf, size, "%s ", spec->models[p->model].name);
+  if (clusters && k < size)
+    k += (size_t)snprintf(buf + k, size - k, "%s ", net->cluster[0] ? net->cluster : "-");
+  if (k < size) cs_shape(net, buf + k, size - k);
 }
 
 void cs_model_names(const WeftCodesignSpec *spec, char *buf, size_t size) {

@@ -74,7 +74,7 @@ def test_codesign_workload_keys_classified():
     """Every codesign keyword is either refused with workload= (a model's)
     or one a trace's search takes: a new option must be put on one side."""
     from weft import _codesign
-    takes = {"model", "workload", "npus", "device", "zoo", "network", "blocks", "dims",
+    takes = {"model", "workload", "npus", "device", "zoo", "network", "cluster", "blocks", "dims",
              "max_per_dim", "cost_dims", "parts_per_dim", "parts", "fabric", "planes",
              "cost_model", "constraint", "objective", "loop", "gap_tol", "threads", "top",
              "per_network"}

@@ -480,6 +480,44 @@ def test_codesign_takes_the_clusters_gpu():
     assert "h100 (cluster dgx-h100)" in str(e.value) and "a100 (cluster dgx-a100)" in str(e.value)
 
 
+def test_codesign_cluster_is_its_network():
+    """cluster= (--cluster) names a preset's network of npus GPUs to search,
+    as a file naming the same cluster does: the same designs, times and GPU
+    (the preset's), only what was named differs; several clusters, and
+    files beside them, are searched in one run, as the CLI does."""
+    v = "data/validation/cost.yml"
+    net = "tests/golden/inputs/net_cluster_h100.yml"  # Cluster: dgx-h100, NpusCount: [8, 2]
+    kw = dict(npus=16, cost_model=v, tp=8, pp=[1, 2], mb=1, constraint=["B1 = 450", "B2 = 50"])
+    args = ["--model", "megatron-22b", "--npus", "16", "--cost-model", v, "--tp", "8", "--pp",
+            "1,2", "--mb", "1", "--constraint", "B1 = 450", "--constraint", "B2 = 50"]
+    by_cluster = weft.codesign("megatron-22b", cluster="dgx-h100", **kw)
+    by_file = weft.codesign("megatron-22b", network=net, **kw)
+    assert by_cluster["networks"] == "1 cluster (dgx-h100)"
+    assert by_file["networks"] == "1 network file"
+    assert by_cluster["device"] == "h100" and by_cluster["top"]
+    same(by_cluster, by_file, skip=("networks",))
+    same(by_cluster, cli("codesign", *args, "--cluster", "dgx-h100"))
+    both = weft.codesign("megatron-22b", network=net, cluster=["dgx-h100", "h100-roce"],
+                         per_network=True, **kw)
+    assert both["networks"] == "1 network file, 2 clusters (dgx-h100, h100-roce)"
+    assert [e["cluster"] for e in both["per_network"]] == ["dgx-h100", "dgx-h100", "h100-roce"]
+    # three networks of one shape: each point's shape names its cluster
+    assert {p["shape"] for p in both["top"]} <= {"dgx-h100 SW8xSW2", "h100-roce SW8xSW2"}
+    assert all(not p["shape"].startswith("dgx") for p in by_cluster["top"])  # one cluster: no name
+    same(both, cli("codesign", *args, "--network", net, "--cluster", "dgx-h100", "--cluster",
+                   "h100-roce", "--per-network"))
+    for bad, field in (("nope", "cluster"), ([], "cluster"), (["dgx-h100", 3], "cluster")):
+        with pytest.raises(weft.WeftError) as e:
+            weft.codesign("megatron-22b", cluster=bad, **kw)
+        assert e.value.field == field, (bad, e.value)
+    with pytest.raises(weft.WeftError) as e:
+        weft.codesign("megatron-22b", cluster="dgx-h100", blocks="Switch,Switch", **kw)
+    assert e.value.field == "network"
+    with pytest.raises(weft.WeftError) as e:  # 16 GPUs: two dims; gb200-nvl72's one rack: one
+        weft.codesign("megatron-22b", cluster=["dgx-h100", "gb200-nvl72"], **kw)
+    assert "1 dims, but cluster=dgx-h100 npus=16 has 2" in str(e.value)
+
+
 def test_scenario_constraint_replaced_by_option():
     """constraint= on a scenario replaces the scenario's constraint over the
     same left-hand side (sum = 1000 by sum = 1200), as --constraint does;

@@ -11,7 +11,7 @@ from ._core import (GAP_TOL_MIN, KeywordTypeError, WeftError, Sources, c_path, c
 from ._inputs import LOOPS, check_rc, constraints, device_name, given
 from ._lib import text
 
-KEYS = ("model", "workload", "npus", "device", "zoo", "network", "blocks", "dims", "max_per_dim",
+KEYS = ("model", "workload", "npus", "device", "zoo", "network", "cluster", "blocks", "dims", "max_per_dim",
         "cost_dims", "parts_per_dim", "parts", "fabric", "planes", "cost_model", "constraint", "objective", "loop", "tp", "pp", "mb", "order",
         "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
         "interleave", "cp_list", "ep_list", "attention", "fp8", "cuda_graphs", "overlap_grad_reduce",
@@ -20,6 +20,7 @@ KEYS = ("model", "workload", "npus", "device", "zoo", "network", "blocks", "dims
 STATUS = ("ok", "no_memory", "invalid", "infeasible", "unbounded", "failed")
 TOPOLOGIES = ("Ring", "FullyConnected", "Switch")
 DEFAULT_TOP = 10
+MAX_NETWORKS = 256  # network files and clusters named (the CLI's CS_MAX_NETWORKS)
 
 _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
@@ -171,28 +172,52 @@ def _bind_all(nets, n, kw, cost, sources, zoo):
     return arr, nout.value, parts
 
 
-def _nets_from_files(nets, npus, cost, sources, zoo, kw):
-    """Networks from files or dicts: each with npus NPUs, one dim count; those
-    naming parts bound, a choice expanded (weft_codesign_parts, as the CLI)."""
-    arr = (_lib.WeftNetwork * len(nets))()
-    for k, v in enumerate(nets):
-        _inputs.read_network(v, arr[k], sources, zoo, "<network %d>" % k if len(nets) > 1
-                             else "<network>")
+def _named_desc(nfiles, clusters):
+    """"1 network file, 2 clusters (a, b)": what was named (the CLI's named_desc)."""
+    parts = ["%d network file%s" % (nfiles, "s" if nfiles > 1 else "")] if nfiles else []
+    if clusters:
+        parts.append("%d cluster%s (%s)" % (len(clusters), "s" if len(clusters) > 1 else "",
+                                             ", ".join(clusters)))
+    return ", ".join(parts)
+
+
+def _cluster_names(v):
+    """cluster=: a preset's name or a list of them."""
+    names = list(v) if isinstance(v, (list, tuple)) else [v]
+    if not names or any(not isinstance(x, str) or not x for x in names):
+        raise fail("cluster=%r: expected a cluster name or a list of them (weft zoo lists "
+                   "them)" % (v,), "cluster")
+    return names
+
+
+def _nets_from_files(nets, clusters, npus, cost, sources, zoo, kw):
+    """Networks named, files or dicts then cluster presets (each the preset's
+    network of npus GPUs): each with npus NPUs, one dim count; those naming
+    parts bound, a choice expanded (weft_codesign_parts, as the CLI)."""
+    nl = len(nets) + len(clusters)
+    arr = (_lib.WeftNetwork * nl)()
+    for k in range(nl):
+        if k < len(nets):
+            _inputs.read_network(nets[k], arr[k], sources, zoo, "<network %d>" % k
+                                 if len(nets) > 1 else "<network>")
+        else:
+            _inputs.cluster_network(clusters[k - len(nets)], npus, arr[k], zoo)
         total = lib.weft_network_npus_bought(byref(arr[k]))  # spares are the cluster's too
         if total != float(npus):
             raise fail("%s: the network has %.0f NPUs, npus is %d" % (text(arr[k].file), total,
                                                                       npus), "npus")
         if arr[k].ndims != arr[0].ndims:
             raise fail("%s: %d dims, but %s has %d (constraints need one dim count)" % (
-                text(arr[k].file), arr[k].ndims, text(arr[0].file), arr[0].ndims), "network")
+                text(arr[k].file), arr[k].ndims, text(arr[0].file), arr[0].ndims),
+                "network" if k < len(nets) else "cluster")
     # each network, then its variants with part of a dim idle (weft_network_actives)
     out, na, err = ctypes.POINTER(_lib.WeftNetwork)(), c_size_t(), new_error()
-    check_rc(lib.weft_network_actives(arr, len(nets), byref(out), byref(na), byref(err)), err)
+    check_rc(lib.weft_network_actives(arr, nl, byref(out), byref(na), byref(err)), err)
     owner = ctypes.cast(out, ctypes.c_void_p).value
     n = na.value
-    desc = "%d network file%s" % (len(nets), "s" if len(nets) > 1 else "")
-    if n > len(nets):
-        desc += " and %d with part of a dim idle (spares)" % (n - len(nets))
+    desc = _named_desc(len(nets), clusters)
+    if n > nl:
+        desc += " and %d with part of a dim idle (spares)" % (n - nl)
     arr = out
     n, _ = _shape_all(arr, n, kw, False)
     bound, nb, parts = _bind_all(arr, n, kw, cost, sources, zoo)
@@ -384,9 +409,19 @@ def _merged_knobs(spec, pars):
     return " ".join(parts)
 
 
-def _point_shape(spec, p):
-    """cs_point_shape: the shape after the model's name when several."""
-    s = _shape(spec.nets[p.net])
+def _clusters_differ(spec):
+    """cs_clusters_differ: the networks do not all name the same preset."""
+    first = text(spec.nets[0].cluster) if spec.nnets > 0 else ""
+    return any(text(spec.nets[i].cluster) != first for i in range(1, spec.nnets))
+
+
+def _point_shape(spec, p, clusters):
+    """cs_point_shape: the shape after the model's name when several, and its
+    cluster's ("-": none) when the networks name different ones."""
+    net = spec.nets[p.net]
+    s = _shape(net)
+    if clusters:
+        s = "%s %s" % (text(net.cluster) or "-", s)
     return "%s %s" % (text(spec.models[p.model].name), s) if spec.nmodels > 1 else s
 
 
@@ -430,7 +465,8 @@ class _PerNet:
                 n = spec.nets[first]
                 name = text(spec.models[m].name) if spec.nmodels > 0 else \
                     text(spec.model.contents.name)
-                e = {"model": name, "network": _shape(n), "domain": n.npus[0] + n.spares[0]}
+                e = {"model": name, "cluster": text(n.cluster) or None, "network": _shape(n),
+                     "domain": n.npus[0] + n.spares[0]}
                 if (m, g) not in self.best:
                     e["point"] = None
                 else:
@@ -444,10 +480,10 @@ class _PerNet:
         return out
 
 
-def _design(spec, ip, system):
+def _design(spec, ip, system, clusters):
     p = ip.pt
     net = spec.nets[p.net]
-    d = {"point": ip.index, "net": p.net, "shape": _point_shape(spec, p), "tp": p.par.tp,
+    d = {"point": ip.index, "net": p.net, "shape": _point_shape(spec, p, clusters), "tp": p.par.tp,
             "pp": p.par.pp, "dp": p.par.dp, "mb": p.par.micro_batch, "order": _order(spec, p.par),
             "time_ns": num(p.time_ns), "cost_usd": num(p.cost_usd), "objective": num(p.objective),
             "bw_gbps": [num(p.bw_gbps[d]) for d in range(net.ndims)],
@@ -529,7 +565,8 @@ def codesign(model=None, **kw):
     """Co-design: every parallelization (tp x pp x dp, micro-batch, order,
     and the knob lists) on every network shape, each solved exactly; `weft
     codesign --json` as a dict. Required: model, npus=, cost_model=, and
-    network= (one or a list of files or dicts) or blocks= ("Ring,Switch" or
+    network= (one or a list of files or dicts) and/or cluster= (a preset's
+    name or a list of them: its network of npus GPUs) or blocks= ("Ring,Switch" or
     a list). Lists (tp=, pp=, mb=, zero_list=, sp_list=, recompute_list=,
     interleave=, cp_list=, ep_list=, max_per_dim=, cost_dims=) are Python lists or comma-separated
     text. model= may name several models (a list, or "a,b"), searched in one
@@ -560,11 +597,13 @@ def codesign(model=None, **kw):
                not (trace is not None and k == "model")]
     if missing:
         raise fail("missing %s" % ", ".join(missing), missing[0])
-    has_nets = kw.get("network") is not None
+    has_nets = kw.get("network") is not None or kw.get("cluster") is not None
     if has_nets == (kw.get("blocks") is not None):
-        raise fail("give network (files or dicts) or blocks, one of the two", "network")
+        raise fail("give network (files or dicts, or cluster names) or blocks, one of the two",
+                   "network")
     if has_nets and any(kw.get(k) is not None for k in ("dims", "max_per_dim", "cost_dims")):
-        raise fail("dims, max_per_dim and cost_dims go with blocks, not network", "dims")
+        raise fail("dims, max_per_dim and cost_dims go with blocks, not network or cluster",
+                   "dims")
     npus = int_value("npus", kw["npus"], 2, 1 << 30)
     threads = int_value("threads", kw["threads"], 1, 4096) if kw.get("threads") is not None \
         else 0
@@ -595,9 +634,14 @@ def codesign(model=None, **kw):
     owner, summary, wls, comms, nwl = None, None, None, None, 0
     try:
         if has_nets:
-            v = kw["network"]
-            nets, nnets, owner, desc, parts = _nets_from_files(
-                list(v) if isinstance(v, (list, tuple)) else [v], npus, cost, src, zoo, kw)
+            v = kw.get("network")
+            files = [] if v is None else list(v) if isinstance(v, (list, tuple)) else [v]
+            clusters = [] if kw.get("cluster") is None else _cluster_names(kw["cluster"])
+            if len(files) + len(clusters) > MAX_NETWORKS:
+                raise fail("at most %d networks: %d network and %d cluster given" % (
+                    MAX_NETWORKS, len(files), len(clusters)), "cluster" if clusters else "network")
+            nets, nnets, owner, desc, parts = _nets_from_files(files, clusters, npus, cost, src,
+                                                               zoo, kw)
             bounds = None
         else:
             nets, nnets, owner, desc, bounds, parts = _nets_from_blocks(kw, npus, cost, src,
@@ -686,13 +730,14 @@ def _report(spec, summary, n, npus, desc, bounds, texts, top, parts, system, sys
             entry["example_reason"] = text(ex.contents.pt.reason)
         status[tok] = entry
     best = ctypes.POINTER(_libx.WeftIndexedPoint)()
+    clusters = _clusters_differ(spec)
     ntop = min(lib.weft_codesign_summary_top(summary, byref(best)), top)
     top_list = []
     for k in range(ntop):  # a design and the points merged into it (same figures)
         same = ctypes.POINTER(_libx.WeftIndexedPoint)()
         ns = lib.weft_codesign_summary_same(summary, k, byref(same))
         members = [same[j] for j in range(ns)] if ns else [best[k]]
-        d = _design(spec, members[0], system)
+        d = _design(spec, members[0], system, clusters)
         d["equivalent_points"] = [m.index for m in members[1:]]
         d["equivalent_knobs"] = _merged_knobs(spec, [m.pt.par for m in members])
         top_list.append(d)
@@ -705,4 +750,4 @@ def _report(spec, summary, n, npus, desc, bounds, texts, top, parts, system, sys
             **({"bill_of_materials": _bom(spec, best[0], parts, system, sysc)}
                if ntop > 0 and parts else {}),
             **({"per_network": pernet.report(spec)} if pernet else {}),
-            "pareto": [_design(spec, front[k], system) for k in range(nfront)]}
+            "pareto": [_design(spec, front[k], system, clusters) for k in range(nfront)]}

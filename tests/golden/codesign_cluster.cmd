@@ -1,0 +1,1 @@
+codesign --model megatron-22b --npus 16 --cluster dgx-h100 --cluster h100-roce --cost-model data/validation/cost.yml --tp 8 --pp 1,2 --mb 1 --constraint 'B1 = 450' --constraint 'B2 = 50' --threads 1 --per-network
