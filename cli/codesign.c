@@ -65,7 +65,8 @@ static const CliOpt opts[O_COUNT] = {
     [O_PLANES] = {"--planes", "LIST",
                   "planes per Switch dim for every network or shape (0: as\n"
                   "                        it is; docs/model.md \"Fabric shapes\")"},
-    [O_COST] = {"--cost-model", "FILE", "LIBRA cost-model yml ($ per GB/s of Link, Switch, Nic)"},
+    [O_COST] = {"--cost-model", "FILE", "LIBRA cost-model yml ($ per GB/s of Link, Switch, Nic);\n"
+                "                        not needed when parts price every dim"},
     [O_CONSTRAINT] = {"--constraint", "EXPR", "linear constraint over B1..BD, sum, cost (repeatable)"},
     [O_OBJECTIVE] = {"--objective", "perf|perf-per-cost|cost-per-iteration",
                      "minimise time, time x cost, or $ per iteration (default perf)"},
@@ -168,7 +169,7 @@ static void option_sets(Args *a, CliOptSet sets[3]) {
 }
 
 static void help(FILE *out) {
-  fputs("usage: weft codesign (--model NAME --npus N | --workload TRACE) --cost-model C.yml\n"
+  fputs("usage: weft codesign (--model NAME --npus N | --workload TRACE) [--cost-model C.yml]\n"
         "                     (--network F.yml ... | --cluster NAME ... | --blocks LIST\n"
         "                     [--dims D]) [options]\n\n"
         "Co-design: every parallelization (tp x pp x dp, micro-batch, order) on every\n"
@@ -535,8 +536,11 @@ int cmd_codesign(int argc, char **argv) {
   if (trace && trace_refusals(&a)) return finish(&st, EXIT_USAGE);
   char missing[128] = "";
   static const int need[] = {O_MODEL, O_NPUS, O_COST};
+  /* --cost-model may be left out when parts price the network, as optimize's
+   * rule: --parts-per-dim, or a network file's Parts (checked once read) */
+  int priced = a.val[O_PARTS_PER_DIM] || a.nnets > 0;
   for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-    if (!a.val[need[i]] && !(trace && need[i] != O_COST)) {
+    if (!a.val[need[i]] && !(trace && need[i] != O_COST) && !(need[i] == O_COST && priced)) {
       strcat(missing, missing[0] ? ", " : "");
       strcat(missing, opts[need[i]].name);
     }
@@ -642,7 +646,8 @@ int cmd_codesign(int argc, char **argv) {
         return finish(&st, EXIT_USAGE);
       }
   }
-  if (!rc) rc = weft_cost_model_read(a.val[O_COST], &cost, &err);
+  memset(&cost, 0, sizeof cost); /* no --cost-model: the parts' prices alone */
+  if (!rc && a.val[O_COST]) rc = weft_cost_model_read(a.val[O_COST], &cost, &err);
   if (rc) {
     cli_error(&err);
     return finish(&st, rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE);
@@ -650,7 +655,8 @@ int cmd_codesign(int argc, char **argv) {
   char networks[512];
   size_t nnets = (size_t)listed;
   CsBlockArgs ba = {a.val[O_BLOCKS], a.val[O_DIMS], a.val[O_MAXDIM], a.val[O_COSTDIMS]};
-  CsPartsArgs pa = {a.val[O_PARTS_PER_DIM], a.val[O_PARTS], a.val[O_FABRIC], a.val[O_PLANES]};
+  CsPartsArgs pa = {a.val[O_PARTS_PER_DIM], a.val[O_PARTS], a.val[O_FABRIC], a.val[O_PLANES],
+                    !a.val[O_COST]};
   CsNamed named = {a.nets, a.nnets, a.clusters, a.nclusters};
   rc = listed > 0
            ? cs_networks_from_files(&named, zoo, &pa, npus, &cost, &st.nets, &nnets, &st.parts,

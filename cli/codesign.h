@@ -73,6 +73,7 @@ typedef struct {
   const char *fabric;   /* --fabric, NULL when absent: onto every network (a file it does
                            not fit is an error; a shape it does not fit is dropped) */
   const char *planes;   /* --planes, NULL when absent: the same */
+  int no_cost;          /* no --cost-model: every dim must be priced by its part */
 } CsPartsArgs;
 /* The networks named: --network files, then --cluster presets (each the
  * preset's network of npus GPUs, weft_cluster_network; its file name

@@ -102,6 +102,30 @@ static int bind_all(WeftNetwork **nets, size_t *n, const char *zoo, const CsPart
   return rc == WEFT_ENOMEM ? EXIT_RUNTIME : rc ? EXIT_USAGE : 0;
 }
 
+/* Every network priced: each dim by its part, or by its cost class in cm;
+ * without --cost-model (pa->no_cost) a dim with no part is named. Returns
+ * 0 or an exit code (printed). */
+static int cost_check(const WeftNetwork *nt, size_t n, const WeftCostModel *cm,
+                      const CsPartsArgs *pa) {
+  for (size_t k = 0; k < n; k++) {
+    for (int d = 0; d < nt[k].ndims && pa->no_cost; d++)
+      if (!nt[k].part[d][0]) {
+        cli_fail("missing --cost-model: %s%sdim %d has no part to price it (name one with "
+                 "--parts-per-dim, or give a cost model)", nt[k].file,
+                 nt[k].file[0] ? ": " : "", d + 1);
+        return EXIT_USAGE;
+      }
+    WeftError err;
+    double cpg[WEFT_MAX_DIMS];
+    int rc = weft_cost_per_gbps(&nt[k], cm, cpg, &err);
+    if (rc) {
+      cli_error(&err);
+      return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+  }
+  return 0;
+}
+
 /* "2 network files", "1 cluster (dgx-h100)", "1 network file, 2 clusters
  * (dgx-h100, h100-roce)": what was named, into desc; its length (at most
  * dsize - 1). */
@@ -177,15 +201,8 @@ int cs_networks_from_files(const CsNamed *named, const char *zoo, const CsPartsA
   if (src) return src;
   int brc = bind_all(nets, nnets, zoo, pa, cm, parts);  /* each choice a network of its own */
   if (brc) return brc;
-  nt = *nets;
-  for (size_t k = 0; k < *nnets; k++) {
-    double cpg[WEFT_MAX_DIMS];
-    int rc = weft_cost_per_gbps(&nt[k], cm, cpg, &err);
-    if (rc) {
-      cli_error(&err);
-      return rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
-    }
-  }
+  int crc = cost_check(*nets, *nnets, cm, pa);
+  if (crc) return crc;
   size_t at = named_desc(named, desc, dsize);
   if (nall > (size_t)nlisted && at < dsize)
     at += (size_t)snprintf(desc + at, dsize - at, " and %zu with part of a dim idle (spares)",
@@ -315,12 +332,8 @@ int cs_networks_from_blocks(const CsBlockArgs *a, const char *zoo, const CsParts
   size_t nshapes = *nnets;
   int brc = bind_all(nets, nnets, zoo, pa, cm, parts);
   if (brc) return brc;
-  double cpg[WEFT_MAX_DIMS];  /* every shape shares the classes: check them */
-  for (size_t i = 0; i < *nnets; i++)
-    if (weft_cost_per_gbps(&(*nets)[i], cm, cpg, &err)) {
-      cli_error(&err);
-      return EXIT_USAGE;
-    }
+  int crc = cost_check(*nets, *nnets, cm, pa);  /* every shape shares the classes */
+  if (crc) return crc;
   size_t k = (size_t)snprintf(desc, dsize, "%zu shape%s of", nshapes, nshapes > 1 ? "s" : "");
   for (int d = 0; d < D && k < dsize; d++)
     k += (size_t)snprintf(desc + k, dsize - k, "%s%s (%s)", d ? " x " : " ",

@@ -518,6 +518,32 @@ def test_codesign_cluster_is_its_network():
     assert "1 dims, but cluster=dgx-h100 npus=16 has 2" in str(e.value)
 
 
+def test_codesign_parts_price_without_cost_model():
+    """codesign takes the parts' prices alone, as optimize does: no cost_model
+    (--cost-model) when every dim has a part; the same answer as with a cost
+    model whose classes the parts replace; a dim left unpriced is named."""
+    kw = dict(npus=16, tp=8, pp=[1, 2], mb=1, objective="perf-per-cost")
+    args = ["--model", "megatron-22b", "--npus", "16", "--tp", "8", "--pp", "1,2", "--mb", "1",
+            "--objective", "perf-per-cost", "--cluster", "dgx-h100"]
+    py = weft.codesign("megatron-22b", cluster="dgx-h100", parts_per_dim=["nvlink4", "ndr"], **kw)
+    assert py["top"] and py["top"][0]["shape"] == "SW8:nvlink4xSW2:ndr"
+    same(py, cli("codesign", *args, "--parts-per-dim", "nvlink4,ndr"))
+    with_model = weft.codesign("megatron-22b", cluster="dgx-h100", parts_per_dim=["nvlink4", "ndr"],
+                               cost_model="data/validation/cost.yml", **kw)
+    same(py, with_model)
+    for bad, words in ((dict(parts_per_dim=["nvlink4", "-"]), "dim 2 has no part"),
+                       (dict(), "missing cost_model")):
+        with pytest.raises(weft.WeftError) as e:
+            weft.codesign("megatron-22b", cluster="dgx-h100", **bad, **kw)
+        assert e.value.field == "cost_model" and words in str(e.value)
+    p = subprocess.run([CLI, "codesign", *args, "--parts-per-dim", "nvlink4,-"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.returncode == 2 and p.stdout == b""
+    assert p.stderr.decode() == ("weft: missing --cost-model: --cluster dgx-h100 --npus 16: dim 2 "
+                                 "has no part to price it (name one with --parts-per-dim, or give "
+                                 "a cost model)\n")
+
+
 def test_scenario_constraint_replaced_by_option():
     """constraint= on a scenario replaces the scenario's constraint over the
     same left-hand side (sum = 1000 by sum = 1200), as --constraint does;

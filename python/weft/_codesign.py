@@ -190,6 +190,20 @@ def _cluster_names(v):
     return names
 
 
+def _unpriced(nets, n, kw):
+    """Without cost_model every dim must be priced by its part (the CLI's
+    cost_check): raises naming the first that is not."""
+    if kw.get("cost_model") is not None:
+        return
+    for k in range(n):
+        for d in range(nets[k].ndims):
+            if not text(nets[k].part[d]):
+                f = text(nets[k].file)
+                raise fail("missing cost_model: %s%sdim %d has no part to price it (name one "
+                           "with parts_per_dim, or give a cost model)" % (f, ": " if f else "",
+                                                                          d + 1), "cost_model")
+
+
 def _nets_from_files(nets, clusters, npus, cost, sources, zoo, kw):
     """Networks named, files or dicts then cluster presets (each the preset's
     network of npus GPUs): each with npus NPUs, one dim count; those naming
@@ -227,6 +241,7 @@ def _nets_from_files(nets, clusters, npus, cost, sources, zoo, kw):
         if nb != n:
             desc += ", %d networks with each choice of parts" % nb
         n = nb
+    _unpriced(arr, n, kw)
     for k in range(n):
         err = new_error()
         check_rc(lib.weft_cost_per_gbps(byref(arr[k]), byref(cost),
@@ -318,6 +333,12 @@ def _nets_from_blocks(kw, npus, cost, sources, zoo):
     if bound is not None:
         _libc.free(owner)
         nets, owner = bound, None
+    try:
+        _unpriced(nets, nb, kw)
+    except BaseException:
+        if owner:
+            _libc.free(owner)
+        raise
     for k in range(nb):
         check = lib.weft_cost_per_gbps(byref(nets[k]), byref(cost),
                                        (c_double * _lib.MAX_DIMS)(), byref(err))
@@ -593,8 +614,11 @@ def codesign(model=None, **kw):
                            if nr else "not a Chakra trace set: no PREFIX.0.et (a directory "
                            "must hold exactly one)"), "workload")
             kw = dict(kw, npus=nr)
+    # cost_model may be left out when parts price the network, as optimize's
+    # rule: parts_per_dim=, or a network's Parts (checked once read)
+    priced = kw.get("parts_per_dim") is not None or kw.get("network") is not None
     missing = [k for k in ("model", "npus", "cost_model") if kw.get(k) is None and
-               not (trace is not None and k == "model")]
+               not (trace is not None and k == "model") and not (k == "cost_model" and priced)]
     if missing:
         raise fail("missing %s" % ", ".join(missing), missing[0])
     has_nets = kw.get("network") is not None or kw.get("cluster") is not None
@@ -630,7 +654,8 @@ def codesign(model=None, **kw):
             raise fail("model=%r: %s is listed twice" % (kw["model"], text(models[k].name)),
                        "model")
     m = models[0]
-    _inputs.read_cost_model(kw["cost_model"], cost, src)
+    if kw.get("cost_model") is not None:  # else the parts' prices alone (_unpriced)
+        _inputs.read_cost_model(kw["cost_model"], cost, src)
     owner, summary, wls, comms, nwl = None, None, None, None, 0
     try:
         if has_nets:
