@@ -76,7 +76,7 @@ static int shape_all(WeftNetwork *nt, size_t *n, const CsPartsArgs *pa, int drop
  * names a part, each bound (a choice expanded: *n grows) with --parts over
  * the catalog, their classes into cm. Returns 0 or an exit code (printed). */
 static int bind_all(WeftNetwork **nets, size_t *n, const char *zoo, const CsPartsArgs *pa,
-                    WeftCostModel *cm, WeftDimParts (**parts)[WEFT_MAX_DIMS]) {
+                    WeftCostModel *cm, WeftDimParts (**parts)[WEFT_MAX_DIMS], int *dropped) {
   WeftError err;
   WeftNetwork *nt = *nets;
   int any = 0, rc = 0;
@@ -91,7 +91,11 @@ static int bind_all(WeftNetwork **nets, size_t *n, const char *zoo, const CsPart
   if (!rc && any) {
     WeftNetwork *bound;
     int nb;
-    rc = weft_codesign_parts(nt, (int)*n, zoo, pa->file, cm, &bound, &nb, parts, &err);
+    WeftError why;
+    rc = dropped ? weft_codesign_parts_fit(nt, (int)*n, zoo, pa->file, cm, &bound, &nb, parts,
+                                           dropped, &why, &err)
+                 : weft_codesign_parts(nt, (int)*n, zoo, pa->file, cm, &bound, &nb, parts, &err);
+
     if (!rc) {
       free(nt);
       *nets = bound;
@@ -199,7 +203,7 @@ int cs_networks_from_files(const CsNamed *named, const char *zoo, const CsPartsA
   size_t dropped;
   int src = shape_all(*nets, nnets, pa, 0, &dropped);
   if (src) return src;
-  int brc = bind_all(nets, nnets, zoo, pa, cm, parts);  /* each choice a network of its own */
+  int brc = bind_all(nets, nnets, zoo, pa, cm, parts, NULL); /* each choice a network of its own */
   if (brc) return brc;
   int crc = cost_check(*nets, *nnets, cm, pa);
   if (crc) return crc;
@@ -330,7 +334,8 @@ int cs_networks_from_blocks(const CsBlockArgs *a, const char *zoo, const CsParts
   int src = shape_all(*nets, nnets, pa, 1, &dropped);
   if (src) return src;
   size_t nshapes = *nnets;
-  int brc = bind_all(nets, nnets, zoo, pa, cm, parts);
+  int unbuilt = 0; /* shapes x choices of parts the parts cannot build: left out */
+  int brc = bind_all(nets, nnets, zoo, pa, cm, parts, &unbuilt);
   if (brc) return brc;
   int crc = cost_check(*nets, *nnets, cm, pa);  /* every shape shares the classes */
   if (crc) return crc;
@@ -347,7 +352,10 @@ int cs_networks_from_blocks(const CsBlockArgs *a, const char *zoo, const CsParts
   if (dropped && k < dsize)
     k += (size_t)snprintf(desc + k, dsize - k, " (%zu shape%s it does not fit left out)", dropped,
                           dropped > 1 ? "s" : "");
-  if (*nnets != nshapes && k < dsize)
+  if (unbuilt && k < dsize)
+    k += (size_t)snprintf(desc + k, dsize - k, " (%d network%s its parts cannot build left out)",
+                          unbuilt, unbuilt > 1 ? "s" : "");
+  if (*nnets + (size_t)unbuilt != nshapes && k < dsize) /* a choice of parts made more */
     snprintf(desc + k, dsize - k, ": %zu networks with each choice of parts", *nnets);
   return 0;
 }

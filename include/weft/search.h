@@ -359,6 +359,16 @@ int weft_parts_choose(WeftScenario *sc, const char *zoo_dir, const WeftSettings 
 int weft_codesign_parts(const WeftNetwork *nets, int n, const char *zoo_dir,
                         const char *parts_file, WeftCostModel *cm, WeftNetwork **out, int *nout,
                         WeftDimParts (**dims)[WEFT_MAX_DIMS], WeftError *err);
+/* The same, a combination its parts cannot build (weft_network_bind_parts
+ * refuses it as bad input: a dim past what the part's switches and uplinks
+ * make, an unknown part) left out instead of failing: *dropped counts them,
+ * *why holds the first one's reason; the kept networks in order, *nout of
+ * them. None kept fails with that reason. For shapes weft enumerates
+ * (codesign --blocks), not for networks a user names. */
+int weft_codesign_parts_fit(const WeftNetwork *nets, int n, const char *zoo_dir,
+                            const char *parts_file, WeftCostModel *cm, WeftNetwork **out,
+                            int *nout, WeftDimParts (**dims)[WEFT_MAX_DIMS], int *dropped,
+                            WeftError *why, WeftError *err);
 /* The part of combination k on dim d, into buf ("" when out of range). */
 const char *weft_parts_choice_name(const WeftPartChoices *pc, int k, int d, char *buf,
                                    size_t size);

@@ -544,6 +544,25 @@ def test_codesign_parts_price_without_cost_model():
                                  "a cost model)\n")
 
 
+def test_codesign_blocks_leave_out_what_parts_cannot_build():
+    """Shapes over blocks the parts cannot build are left out, said on the
+    networks line (nvlink4: one tier of 64-port NVSwitches, no uplink; of the
+    7 two-dim shapes of 256, SW128xSW2 is out), as the CLI; a part name the
+    catalog lacks is still bad input."""
+    kw = dict(device="h100", npus=256, blocks="Switch,Switch", objective="perf-per-cost", tp=8,
+              pp=1, mb=1, zero=1)
+    py = weft.codesign("llama3-8b", parts_per_dim=["nvlink4", "ndr"], **kw)
+    assert py["networks"] == ("7 shapes of Switch (parts) x Switch (parts), parts nvlink4,ndr "
+                              "(1 network its parts cannot build left out)")
+    assert py["points"] == 6 and all(not p["shape"].startswith("SW128") for p in py["top"])
+    same(py, cli("codesign", "--model", "llama3-8b", "--device", "h100", "--npus", "256",
+                 "--blocks", "Switch,Switch", "--parts-per-dim", "nvlink4,ndr", "--objective",
+                 "perf-per-cost", "--tp", "8", "--pp", "1", "--mb", "1", "--zero", "1"))
+    with pytest.raises(weft.WeftError) as e:
+        weft.codesign("llama3-8b", parts_per_dim=["nvlink4", "nope"], **kw)
+    assert "'nope'" in str(e.value)
+
+
 def test_scenario_constraint_replaced_by_option():
     """constraint= on a scenario replaces the scenario's constraint over the
     same left-hand side (sum = 1000 by sum = 1200), as --constraint does;

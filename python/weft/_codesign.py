@@ -143,11 +143,14 @@ def _shape_all(nets, n, kw, drop):
     return kept, n - kept
 
 
-def _bind_all(nets, n, kw, cost, sources, zoo):
+def _bind_all(nets, n, kw, cost, sources, zoo, unbuilt=None):
     """parts_per_dim= onto every network, then, when some names a part, each
     bound (a choice expanded) with parts= over the catalog, the classes into
-    cost (weft_codesign_parts; the CLI's bind_all). Returns (a Python array of
-    the networks or None when unchanged, their count, parts per network)."""
+    cost (weft_codesign_parts; the CLI's bind_all); with unbuilt (a list, for
+    shapes over blocks) a network its parts cannot build is left out
+    (weft_codesign_parts_fit), unbuilt[0] counting them. Returns (a Python
+    array of the networks or None when unchanged, their count, parts per
+    network)."""
     names = kw.get("parts_per_dim")
     if names is not None:
         arr, _ = _inputs.parts_names(names)
@@ -160,8 +163,17 @@ def _bind_all(nets, n, kw, cost, sources, zoo):
     out, nout = ctypes.POINTER(_lib.WeftNetwork)(), c_int()
     dims, err = ctypes.POINTER(_lib.WeftDimParts * _lib.MAX_DIMS)(), new_error()
     f = c_path("parts", kw["parts"]) if kw.get("parts") is not None else None
-    check_rc(lib.weft_codesign_parts(nets, n, c_path("zoo", zoo), f, byref(cost), byref(out),
-                                     byref(nout), byref(dims), byref(err)), err, sources)
+    if unbuilt is None:
+        check_rc(lib.weft_codesign_parts(nets, n, c_path("zoo", zoo), f, byref(cost),
+                                         byref(out), byref(nout), byref(dims), byref(err)), err,
+                 sources)
+    else:
+        dropped, why = c_int(), new_error()
+        check_rc(lib.weft_codesign_parts_fit(nets, n, c_path("zoo", zoo), f, byref(cost),
+                                             byref(out), byref(nout), byref(dims),
+                                             byref(dropped), byref(why), byref(err)), err,
+                 sources)
+        unbuilt[0] = dropped.value
     # copies, so the C arrays can go at once
     parts = [[_lib.WeftDimParts.from_buffer_copy(dims[k][d]) for d in range(_lib.MAX_DIMS)]
              for k in range(nout.value)]
@@ -326,7 +338,8 @@ def _nets_from_blocks(kw, npus, cost, sources, zoo):
                        D, " x ".join(str(maxd[d] or "none") for d in range(D)), npus), "npus")
     try:
         nshapes, dropped = _shape_all(nets, n.value, kw, True)
-        bound, nb, parts = _bind_all(nets, nshapes, kw, cost, sources, zoo)
+        unbuilt = [0]  # shapes x choices of parts the parts cannot build: left out
+        bound, nb, parts = _bind_all(nets, nshapes, kw, cost, sources, zoo, unbuilt)
     except BaseException:
         _libc.free(owner)
         raise
@@ -357,7 +370,10 @@ def _nets_from_blocks(kw, npus, cost, sources, zoo):
         desc += ", planes " + ",".join("%g" % x for x in kw["planes"])
     if dropped:
         desc += " (%d shape%s it does not fit left out)" % (dropped, "s" if dropped > 1 else "")
-    if nb != nshapes:
+    if unbuilt[0]:
+        desc += " (%d network%s its parts cannot build left out)" % (
+            unbuilt[0], "s" if unbuilt[0] > 1 else "")
+    if nb + unbuilt[0] != nshapes:  # a choice of parts made more
         desc += ": %d networks with each choice of parts" % nb
     return nets, nb, owner, desc, bounds, parts
 

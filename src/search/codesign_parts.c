@@ -63,13 +63,26 @@ static int merge(WeftNetwork *net, const WeftCostModel *c, WeftCostModel *cm, in
   return WEFT_OK;
 }
 
-int weft_codesign_parts(const WeftNetwork *nets, int n, const char *zoo_dir,
-                        const char *parts_file, WeftCostModel *cm, WeftNetwork **out, int *nout,
-                        WeftDimParts (**dims)[WEFT_MAX_DIMS], WeftError *err) {
+/* 1 when every part net names is in the catalog: a bind that fails then
+ * fails for the shape (a name unknown is bad input whatever the shape). */
+static int names_known(const WeftParts *cat, const WeftNetwork *net) {
+  for (int d = 0; d < net->ndims; d++)
+    if (net->part[d][0] && !weft_parts_find(cat, net->part[d])) return 0;
+  return 1;
+}
+
+/* weft_codesign_parts, and with drop (dropped non-NULL) a combination its
+ * parts cannot build left out: counted in *dropped, the first one's reason
+ * in *why; none left is that reason. */
+static int bind_parts(const WeftNetwork *nets, int n, const char *zoo_dir, const char *parts_file,
+                      WeftCostModel *cm, WeftNetwork **out, int *nout,
+                      WeftDimParts (**dims)[WEFT_MAX_DIMS], int *dropped, WeftError *why,
+                      WeftError *err) {
   if (out) *out = NULL;
   if (dims) *dims = NULL;
   if (nout) *nout = 0;
-  if (!nets || n < 1 || !cm || !out || !nout || !dims)
+  if (dropped) *dropped = 0;
+  if (!nets || n < 1 || !cm || !out || !nout || !dims || (dropped && !why))
     return weft_error_set(err, WEFT_EINVAL, "", 0, 0, NULL, "null argument");
   int total = 0, any = 0;
   for (int k = 0; k < n; k++) {
@@ -96,28 +109,58 @@ int weft_codesign_parts(const WeftNetwork *nets, int n, const char *zoo_dir,
   for (int k = 0; !rc && k < n; k++) {
     const WeftNetwork *net = &nets[k];
     int c = weft_parts_choices(net);
-    for (int j = 0; !rc && j < c; j++, m++) {  /* mixed radix, dim 1 fastest */
+    for (int j = 0; !rc && j < c; j++) {  /* mixed radix, dim 1 fastest */
       o[m] = *net;
-      if (!weft_network_has_parts(net)) continue;
+      memset(dp[m], 0, sizeof dp[m]);
+      if (!weft_network_has_parts(net)) {
+        m++;
+        continue;
+      }
       for (int d = 0, q = j; d < net->ndims; d++) {
         int r = nchoices(net->part[d]);
         if (net->part[d][0]) pick(net->part[d], q % r, o[m].part[d], sizeof o[m].part[d]);
         q /= r;
       }
       WeftCostModel one = base;
-      rc = weft_network_bind_parts(&o[m], &one, cat, dp[m], err);
+      WeftError e;
+      rc = weft_network_bind_parts(&o[m], &one, cat, dp[m], &e);
+      if (rc == WEFT_EINPUT && dropped && names_known(cat, &o[m])) { /* the shape, not a name */
+        if ((*dropped)++ == 0) *why = e;
+        rc = WEFT_OK;
+        continue;
+      }
+      if (rc && err) *err = e;
       if (!rc) rc = merge(&o[m], &one, &merged, m, err);
+      m++;
     }
   }
   weft_parts_free(cat);
+  if (!rc && m == 0 && dropped && *dropped > 0) { /* none left: the first one's reason */
+    if (err) *err = *why;
+    rc = why->code ? why->code : WEFT_EINPUT;
+  }
   if (rc) {
     free(o);
     free(dp);
+    if (dropped) *dropped = 0;
     return rc;
   }
   *cm = merged;
   *out = o;
-  *nout = total;
+  *nout = m;
   *dims = dp;
   return WEFT_OK;
+}
+
+int weft_codesign_parts(const WeftNetwork *nets, int n, const char *zoo_dir,
+                        const char *parts_file, WeftCostModel *cm, WeftNetwork **out, int *nout,
+                        WeftDimParts (**dims)[WEFT_MAX_DIMS], WeftError *err) {
+  return bind_parts(nets, n, zoo_dir, parts_file, cm, out, nout, dims, NULL, NULL, err);
+}
+
+int weft_codesign_parts_fit(const WeftNetwork *nets, int n, const char *zoo_dir,
+                            const char *parts_file, WeftCostModel *cm, WeftNetwork **out,
+                            int *nout, WeftDimParts (**dims)[WEFT_MAX_DIMS], int *dropped,
+                            WeftError *why, WeftError *err) {
+  return bind_parts(nets, n, zoo_dir, parts_file, cm, out, nout, dims, dropped, why, err);
 }

@@ -339,6 +339,66 @@ static void test_codesign_networks(void) {
   cleanup();
 }
 
+/* Shapes a search enumerates (weft_codesign_parts_fit): a combination its
+ * parts cannot build is left out, not fatal. The built-in nvlink4 is a
+ * single tier of 64-port NVSwitches with no uplink (data/parts/parts.yml),
+ * so a Switch dim of 128 NVLink GPUs cannot be built and one of 64 can: of
+ * [64, 16], [128, 8], [8, 128] with [ndr|xdr] on dim 2, 2 x 3 = 6
+ * combinations, the 2 of [128, 8] left out, 4 kept in order. A part name the
+ * catalog lacks stays bad input; none buildable is the first reason. */
+static void test_codesign_networks_fit(void) {
+  static const char *const shapes[3] = {"[64, 16]", "[128, 8]", "[8, 128]"};
+  WeftNetwork in[3];
+  WeftError e, why;
+  for (int k = 0; k < 3; k++) {
+    char text[160];
+    snprintf(text, sizeof text, "Topology: [Switch, Switch]\nNpusCount: %s\n"
+             "Parts: [nvlink4, [ndr, xdr]]\n", shapes[k]);
+    CHECK_EQ_INT(weft_network_read(scratch("net.yml", text), &in[k], &e), WEFT_OK);
+  }
+  WeftCostModel cm, cm0;
+  memset(&cm, 0, sizeof cm);
+  cm0 = cm;
+  WeftNetwork *out = NULL;
+  WeftDimParts(*dims)[WEFT_MAX_DIMS] = NULL;
+  int n = -1, dropped = -1;
+  CHECK_EQ_INT(weft_codesign_parts(in, 3, NULL, NULL, &cm, &out, &n, &dims, &e), WEFT_EINPUT);
+  CHECK(out == NULL && dims == NULL && n == 0 && cm.nclasses == 0);  /* all or nothing */
+  int rc = weft_codesign_parts_fit(in, 3, NULL, NULL, &cm, &out, &n, &dims, &dropped, &why, &e);
+  CHECK_EQ_INT(rc, WEFT_OK);
+  if (rc) {
+    fprintf(stderr, "  %s:%d: %s\n", e.file, e.line, e.msg);
+    return;
+  }
+  CHECK_EQ_INT(n, 4);
+  CHECK_EQ_INT(dropped, 2);
+  CHECK(strstr(why.msg, "Switch dim of 128 NPUs") != NULL);
+  static const int dim1[4] = {64, 64, 8, 8};
+  static const char *const nic[4] = {"ndr", "xdr", "ndr", "xdr"};
+  for (int k = 0; k < 4 && k < n; k++) {
+    CHECK_EQ_INT(out[k].npus[0], dim1[k]);
+    CHECK(!strcmp(out[k].part[0], "nvlink4") && !strcmp(out[k].part[1], nic[k]));
+    CHECK(dims[k][0].part[0] && dims[k][1].part[0]);
+  }
+  free(out);
+  free(dims);
+  /* a name the catalog lacks: bad input, whatever the shape */
+  CHECK_EQ_INT(weft_network_read(scratch("net.yml", "Topology: [Switch, Switch]\n"
+                                                    "NpusCount: [8, 128]\n"
+                                                    "Parts: [nvlink4, nope]\n"), &in[0], &e),
+               WEFT_OK);
+  cm = cm0;
+  CHECK_EQ_INT(weft_codesign_parts_fit(in, 1, NULL, NULL, &cm, &out, &n, &dims, &dropped, &why,
+                                       &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "'nope'") != NULL && out == NULL && dropped == 0);
+  /* none buildable: the first reason, nothing allocated, cm as it came */
+  CHECK_EQ_INT(weft_codesign_parts_fit(&in[1], 1, NULL, NULL, &cm, &out, &n, &dims, &dropped,
+                                       &why, &e), WEFT_EINPUT);
+  CHECK(strstr(e.msg, "Switch dim of 128 NPUs") != NULL);
+  CHECK(out == NULL && dims == NULL && n == 0 && dropped == 0 && cm.nclasses == 0);
+  cleanup();
+}
+
 static void test_builtin_catalog(void) {
   WeftParts *cat = NULL;
   WeftError e;
@@ -379,6 +439,7 @@ const TestCase suite_parts[] = {
     {"parts_bad_entries", test_bad_entries},
     {"parts_bind_network", test_bind_network},
     {"parts_codesign_networks", test_codesign_networks},
+    {"parts_codesign_networks_fit", test_codesign_networks_fit},
     {"parts_builtin_catalog", test_builtin_catalog},
     {0},
 };
