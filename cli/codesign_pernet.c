@@ -178,7 +178,7 @@ static int body(PlotRun *run, FILE *g, const void *ctx) {
   const CsPerNet *pn = r->pn;
   int nx = numeric_x(r);
   PlotSpan xs = PLOT_SPAN_EMPTY, ts = PLOT_SPAN_EMPTY;
-  size_t chars = 0;
+  size_t chars = 0, ticks = 0; /* the longest curve title, and tick label */
   for (int m = 0; m < pn->nmodels; m++) {
     char name[24];
     snprintf(name, sizeof name, "m%d.dat", m);
@@ -190,8 +190,13 @@ static int body(PlotRun *run, FILE *g, const void *ctx) {
     for (int gi = 0; gi < pn->ngroups; gi++) {
       size_t c = (size_t)m * (size_t)pn->ngroups + (size_t)gi;
       double x = nx ? domain(r, gi) : gi;
-      char net[160];
-      cs_shape(&r->spec->nets[pn->first[gi]], net, sizeof net);
+      char net[160]; /* the tick: the shape, after its cluster when they differ */
+      const WeftNetwork *n = &r->spec->nets[pn->first[gi]];
+      size_t at = r->clusters ? (size_t)snprintf(net, sizeof net, "%s ",
+                                                 n->cluster[0] ? n->cluster : "-")
+                              : 0;
+      cs_shape(n, net + at, sizeof net - at);
+      if (strlen(net) > ticks) ticks = strlen(net);
       if (!pn->has[c]) {
         fputc('\n', f); /* a gap */
         continue;
@@ -204,17 +209,21 @@ static int body(PlotRun *run, FILE *g, const void *ctx) {
     }
   }
   PlotKey key = plot_key_fit(run, (size_t)pn->nmodels, chars, PN_W - 40);
-  double hpx = PN_TOP_PX + PN_PLOT_PX + PN_AXIS_PX + key.h_px + PN_BOTTOM_PX;
+  /* ticks rotated by 30 degrees reach down half their length (about 9.4 px
+   * a character at the tick font, measured on the PNG): room for them and
+   * the axis label below them, above the key */
+  double axis_px = nx ? PN_AXIS_PX : fmax(PN_AXIS_PX, 50.0 + 4.7 * (double)ticks);
+  double hpx = PN_TOP_PX + PN_PLOT_PX + axis_px + key.h_px + PN_BOTTOM_PX;
   plot_terminal(run, g, PN_W, (int)hpx);
   fputs("t = ARG3\nif (strlen(ARG4) > 0) { t = t.\"\\n\".ARG4 }\n"
         "set multiplot title t font ',13'\n", g);
   plot_panel(g, 0.0, 0.0, 1.0, 1.0);
-  fprintf(g, "set title 'best design per network file'\nset xlabel ARG5\n"
+  fprintf(g, "set title 'best design per network'\nset xlabel ARG5\n"
              "set ylabel 'iteration time (ms%s)'\n"
              "set lmargin at screen 0.08\nset rmargin at screen 0.98\n"
              "set bmargin at screen %g\nset tmargin at screen %g\n",
           plot_span_wide(&ts, 30.0) ? ", log scale" : "",
-          (PN_BOTTOM_PX + key.h_px + PN_AXIS_PX) / hpx, 1.0 - PN_TOP_PX / hpx);
+          (PN_BOTTOM_PX + key.h_px + axis_px) / hpx, 1.0 - PN_TOP_PX / hpx);
   xs.zero = !nx && xs.zero;
   if (nx) {
     plot_set_range(g, 'x', &xs, plot_span_wide(&xs, 30.0));
@@ -249,7 +258,7 @@ int cs_per_network_plot(const char *path, const CsReport *r) {
   snprintf(sub, sizeof sub, "%s; objective %s, loop %s", r->networks,
            weft_objective_name(sp->objective), weft_loop_name(sp->loop));
   return cli_plot_render(path, title, sub,
-                         numeric_x(r) ? "dim 1 NPUs of the network file (scale-up domain)"
-                                      : "network file",
+                         numeric_x(r) ? "dim 1 NPUs of the network (scale-up domain)"
+                                      : "network",
                          body, r);
 }
