@@ -440,9 +440,10 @@ static void announce(const CsReport *r, size_t nnets, int threads, size_t nranks
   if (threads > 0) snprintf(th, sizeof th, "%d thread%s", threads, threads > 1 ? "s" : "");
   fprintf(stderr,
           "weft: codesign: %zu design point%s on %zu network%s, %s%s; the search holds about %s "
-          "(%zu points in flight at a time), flat in the number of points\n",
+          "(%zu point%s in flight at a time), flat in the number of points\n",
           r->n, r->n == 1 ? "" : "s", nnets, nnets == 1 ? "" : "s", th,
-          nranks > 1 ? " per rank" : "", cli_format_bytes(mem, sizeof mem, bytes), flight);
+          nranks > 1 ? " per rank" : "", cli_format_bytes(mem, sizeof mem, bytes), flight,
+          flight == 1 ? "" : "s");
 }
 
 /* --workload: the options a model's search takes, refused (the trace fixes
