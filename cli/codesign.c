@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "codesign.h"
+#include "inputs.h"
 #include "model_opts.h"
 #include "mpi.h"
 #include "opts.h"
@@ -155,17 +156,20 @@ typedef struct {
   int nnets;
   const char *clusters[CS_MAX_NETWORKS];
   int nclusters;
+  const char *sysval[CLI_SYSTEM_OPTS]; /* --npu-usd .. --lifetime-years (inputs.h) */
 } Args;
 
-/* Options up to --network (repeatable), --cluster (repeatable), then the
- * rest (--constraint repeatable). */
-static void option_sets(Args *a, CliOptSet sets[3]) {
+/* Options up to --network (repeatable), --cluster (repeatable), the rest
+ * (--constraint repeatable), then the system cost's (optimize's rows). */
+static void option_sets(Args *a, CliOptSet sets[4]) {
   sets[0] = (CliOptSet){opts, O_NETWORK + 1, a->val, O_NETWORK, a->nets, CS_MAX_NETWORKS,
                         &a->nnets};
   sets[1] = (CliOptSet){opts + O_CLUSTER, 1, a->val + O_CLUSTER, 0, a->clusters, CS_MAX_NETWORKS,
                         &a->nclusters};
   sets[2] = (CliOptSet){opts + O_BLOCKS, O_COUNT - O_BLOCKS, a->val + O_BLOCKS,
                         O_CONSTRAINT - O_BLOCKS, a->cons, WEFT_MAX_CONSTRAINTS, &a->ncons};
+  sets[3] = (CliOptSet){cli_input_opts + CLI_IN_NPU_USD, CLI_SYSTEM_OPTS, a->sysval, -1, NULL, 0,
+                        NULL};
 }
 
 static void help(FILE *out) {
@@ -181,18 +185,18 @@ static void help(FILE *out) {
         "options:\n",
         out);
   Args a;
-  CliOptSet sets[3];
+  CliOptSet sets[4];
   option_sets(&a, sets);
-  cli_opts_help(out, sets, 3);
+  cli_opts_help(out, sets, 4);
 }
 
 
 static int parse_args(int argc, char **argv, Args *a) {
-  CliOptSet sets[3];
+  CliOptSet sets[4];
   int npos;
   memset(a, 0, sizeof *a);
   option_sets(a, sets);
-  return cli_opts_parse(argc, argv, sets, 3, NULL, 0, &npos);
+  return cli_opts_parse(argc, argv, sets, 4, NULL, 0, &npos);
 }
 
 /* An integer option value in lo..hi, strictly. */
@@ -653,6 +657,7 @@ int cmd_codesign(int argc, char **argv) {
     cli_error(&err);
     return finish(&st, rc == WEFT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE);
   }
+  if (cli_system_apply(a.sysval, &cost)) return finish(&st, EXIT_USAGE); /* over the file's */
   char networks[512];
   size_t nnets = (size_t)listed;
   CsBlockArgs ba = {a.val[O_BLOCKS], a.val[O_DIMS], a.val[O_MAXDIM], a.val[O_COSTDIMS]};

@@ -115,6 +115,26 @@ int cli_inputs_check(const CliInputs *in) {
   return 0;
 }
 
+int cli_system_apply(const char *const *val, WeftCostModel *cm) {
+  static const char *const sys_key[CLI_SYSTEM_OPTS] = {"Npu", "NpuPowerW", "ElectricityUsdPerKwh",
+                                                       "Pue", "LifetimeYears"};
+  for (int k = 0; k < CLI_SYSTEM_OPTS; k++) {
+    const char *v = val[k], *name = cli_input_opts[CLI_IN_NPU_USD + k].name;
+    double x;
+    WeftError err;
+    if (!v) continue;
+    if (cli_number(v, strlen(v), -HUGE_VAL, 0, &x)) {
+      cli_fail("%s '%s': expected a number", name, v);
+      return -1;
+    }
+    if (weft_system_cost_set(cm, sys_key[k], x, &err)) {
+      cli_fail("%s '%s': %s", name, v, err.msg);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int cli_network_check(const char *network, const char *cluster, const char *npus) {
   if (cluster && network) {
     cli_fail("give --network or --cluster, not both (a network file names its cluster with "
@@ -325,21 +345,7 @@ static int apply_options(const CliInputs *in, WeftScenario *sc) {
       return EXIT_USAGE;
     }
   }
-  static const char *const sys_key[] = {"Npu", "NpuPowerW", "ElectricityUsdPerKwh", "Pue",
-                                        "LifetimeYears"}; /* CLI_IN_NPU_USD.. order */
-  for (int k = CLI_IN_NPU_USD; k <= CLI_IN_LIFETIME; k++) {
-    const char *v = in->val[k];
-    double x;
-    if (!v) continue;
-    if (cli_number(v, strlen(v), -HUGE_VAL, 0, &x)) {
-      cli_fail("%s '%s': expected a number", cli_input_opts[k].name, v);
-      return EXIT_USAGE;
-    }
-    if (weft_system_cost_set(&sc->cost, sys_key[k - CLI_IN_NPU_USD], x, &err)) {
-      cli_fail("%s '%s': %s", cli_input_opts[k].name, v, err.msg);
-      return EXIT_USAGE;
-    }
-  }
+  if (cli_system_apply(in->val + CLI_IN_NPU_USD, &sc->cost)) return EXIT_USAGE;
   const char *obj = in->val[CLI_IN_OBJECTIVE], *loop = in->val[CLI_IN_LOOP];
   if ((obj && cli_opt_objective(cli_input_opts[CLI_IN_OBJECTIVE].name, obj, &sc->objective)) ||
       (loop && cli_opt_loop(cli_input_opts[CLI_IN_LOOP].name, loop, &sc->loop)))

@@ -14,6 +14,13 @@ enum { CLI_IN_NETWORK, CLI_IN_CLUSTER, CLI_IN_NPUS, CLI_IN_ACTIVE, CLI_IN_FABRIC
        CLI_IN_LIFETIME, CLI_IN_COUNT };
 
 extern const CliOpt cli_input_opts[CLI_IN_COUNT];
+/* The system cost's options, cli_input_opts[CLI_IN_NPU_USD ..] (--npu-usd,
+ * --npu-power-w, --electricity-usd-per-kwh, --pue, --lifetime-years): a
+ * command that takes them parses that slice as one more option set.
+ * cli_system_apply sets the given ones (val[0..CLI_SYSTEM_OPTS), NULL:
+ * absent) on cm; 0, or prints why and returns -1. */
+#define CLI_SYSTEM_OPTS (CLI_IN_LIFETIME - CLI_IN_NPU_USD + 1)
+int cli_system_apply(const char *const *val, WeftCostModel *cm);
 
 /* The parsed values: val[] by CLI_IN_*, mval[] by CLI_MO_* (model_opts.h). */
 typedef struct {

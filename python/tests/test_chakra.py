@@ -77,6 +77,7 @@ def test_codesign_workload_keys_classified():
     takes = {"model", "workload", "npus", "device", "zoo", "network", "cluster", "blocks", "dims",
              "max_per_dim", "cost_dims", "parts_per_dim", "parts", "fabric", "planes",
              "cost_model", "constraint", "objective", "loop", "gap_tol", "threads", "top",
-             "per_network"}
+             "per_network", "npu_usd", "npu_power_w", "electricity_usd_per_kwh", "pue",
+             "lifetime_years"}
     assert set(_codesign.KEYS) == takes | set(_codesign.MODEL_ONLY)
     assert not takes & set(_codesign.MODEL_ONLY)

@@ -1,5 +1,6 @@
 # test_parity.py — every function's dict against json.loads of the CLI's
 # --json for the same inputs: the package and the CLI stay in step.
+import math
 import os
 import subprocess
 
@@ -561,6 +562,37 @@ def test_codesign_blocks_leave_out_what_parts_cannot_build():
     with pytest.raises(weft.WeftError) as e:
         weft.codesign("llama3-8b", parts_per_dim=["nvlink4", "nope"], **kw)
     assert "'nope'" in str(e.value)
+
+
+def test_codesign_system_cost_options():
+    """codesign takes the system cost's figures as optimize does (--npu-usd ...
+    --lifetime-years, npu_usd= ...): given the values data/cost/h100_system.yml
+    holds they give what the file gives; over a file they replace its own;
+    bad values are refused naming the option."""
+    base = dict(npus=16384, device="h100", network="data/cost/h100_ib.yml",
+                objective="cost-per-iteration", zero_list=[1], sp=True, recompute_list=["full"],
+                attention="flash", top=2)
+    sysv = dict(npu_usd=25000, npu_power_w=700, electricity_usd_per_kwh=0.08, pue=1.2,
+                lifetime_years=4)
+    by_file = weft.codesign("llama3-405b", cost_model="data/cost/h100_system.yml", **base)
+    by_kw = weft.codesign("llama3-405b", **sysv, **base)
+    same(by_kw, by_file)
+    assert by_kw["top"][0]["usd_per_million_tokens"] > 0
+    flags = ["--npu-usd", "25000", "--npu-power-w", "700", "--electricity-usd-per-kwh", "0.08",
+             "--pue", "1.2", "--lifetime-years", "4"]
+    args = ["--model", "llama3-405b", "--npus", "16384", "--device", "h100", "--network",
+            "data/cost/h100_ib.yml", "--objective", "cost-per-iteration", "--zero-list", "1",
+            "--sp", "--recompute-list", "full", "--attention", "flash", "--top", "2"]
+    same(by_kw, cli("codesign", *args, *flags))
+    dearer = weft.codesign("llama3-405b", cost_model="data/cost/h100_system.yml", npu_usd=40000,
+                           **base)
+    top, ref = dearer["top"][0], by_file["top"][0]
+    if top["point"] == ref["point"]:  # the same design: its capex 15,000 x 16,384 more
+        assert math.isclose(top["capex_usd"] - ref["capex_usd"], 15000.0 * 16384, rel_tol=1e-9)
+    assert top["cost_per_iteration_usd"] > ref["cost_per_iteration_usd"]
+    with pytest.raises(weft.WeftError) as e:
+        weft.codesign("llama3-405b", pue=0.5, **base)
+    assert e.value.field == "pue"
 
 
 def test_scenario_constraint_replaced_by_option():

@@ -16,7 +16,8 @@ KEYS = ("model", "workload", "npus", "device", "zoo", "network", "cluster", "blo
         "all_orders", "sp", "zero", "recompute", "zero_list", "sp_list", "recompute_list",
         "interleave", "cp_list", "ep_list", "attention", "fp8", "cuda_graphs", "overlap_grad_reduce",
         "overlap_param_gather", "ddp_bucket_size", "tp_comm_overlap", "overlap_p2p_communication", "cp_comm", "attention_dropout", "hidden_dropout", "moe_permute_fusion", "moe_router_fusion", "moe_a2a_overlap", "moe_dispatch_fp8", "fp8_amax_reduce", "cross_entropy", "activation_fusion", "fp8_param_gather", "moe_dispatcher", "moe_routing", "ga_steps", "layer_impl", "lora_rank", "lora_targets", "packed_sample_len", "fsdp", "norm_fusion", "rope_fusion", "reshard_after_forward", "grad_bytes", "master_weights",
-        "optimizer_states", "ep", "etp", "efficiency", "gap_tol", "threads", "top", "per_network")
+        "optimizer_states", "ep", "etp", "efficiency", "gap_tol", "threads", "top", "per_network",
+        "npu_usd", "npu_power_w", "electricity_usd_per_kwh", "pue", "lifetime_years")
 STATUS = ("ok", "no_memory", "invalid", "infeasible", "unbounded", "failed")
 TOPOLOGIES = ("Ring", "FullyConnected", "Switch")
 DEFAULT_TOP = 10
@@ -672,6 +673,7 @@ def codesign(model=None, **kw):
     m = models[0]
     if kw.get("cost_model") is not None:  # else the parts' prices alone (_unpriced)
         _inputs.read_cost_model(kw["cost_model"], cost, src)
+    _inputs.apply_system(cost, kw)  # npu_usd= ... over the file's, as the CLI
     owner, summary, wls, comms, nwl = None, None, None, None, 0
     try:
         if has_nets:

@@ -704,6 +704,19 @@ def _bad_recompute(v):
                            "False" % shown(v), "recompute")
 
 
+def apply_system(cost, kw):
+    """npu_usd= ... lifetime_years= onto a cost model (weft_system_cost_set,
+    the CLI's cli_system_apply)."""
+    err = new_error()
+    for key, field in SYSTEM_KEYS:
+        if kw.get(key) is None:
+            continue
+        x = number(key, kw[key], -math.inf, False)
+        if lib.weft_system_cost_set(byref(cost), field, x, byref(err)):
+            raise WeftError("%s=%r: %s" % (key, kw[key], _lib.text(err.msg)), "", 0, 0, key,
+                            err.code)
+
+
 def apply_options(s, kw):
     """Constraints, objective and loop on top of what was read."""
     sc = s.sc
@@ -714,13 +727,7 @@ def apply_options(s, kw):
                                          byref(err)):
             raise WeftError("constraint %r: column %d: %s" % (c, err.col, _lib.text(err.msg)),
                             "", 0, err.col, _lib.text(err.field) or "constraint", err.code)
-    for key, field in SYSTEM_KEYS:
-        if kw.get(key) is None:
-            continue
-        x = number(key, kw[key], -math.inf, False)
-        if lib.weft_system_cost_set(byref(sc.cost), field, x, byref(err)):
-            raise WeftError("%s=%r: %s" % (key, kw[key], _lib.text(err.msg)), "", 0, 0, key,
-                            err.code)
+    apply_system(sc.cost, kw)
     if kw.get("objective") is not None:
         sc.objective = choose("objective", kw["objective"], *OBJECTIVES)
     if kw.get("loop") is not None:
