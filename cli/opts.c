@@ -49,6 +49,23 @@ static int find(CliOptSet *sets, int nsets, const char *s, size_t len, int *set)
   return -1;
 }
 
+/* Words that name the same thing in another command (or another tool):
+ * an unknown one is pointed at its partner when the command has it, before
+ * any spelling guess (`topo --npus` is `--servers`, not `--tp`). */
+static const char *const SYNONYMS[][2] = {
+    {"--npus", "--servers"}, {"--servers", "--npus"}, {"--gpus", "--npus"},
+    {"--gpus", "--servers"}, {"--num-gpus", "--npus"}, {"--num-gpus", "--servers"},
+};
+
+static const char *synonym(CliOptSet *sets, int nsets, const char *s, size_t len) {
+  int set;
+  for (size_t i = 0; i < sizeof SYNONYMS / sizeof SYNONYMS[0]; i++)
+    if (strlen(SYNONYMS[i][0]) == len && !strncmp(SYNONYMS[i][0], s, len) &&
+        find(sets, nsets, SYNONYMS[i][1], strlen(SYNONYMS[i][1]), &set) >= 0)
+      return SYNONYMS[i][1];
+  return NULL;
+}
+
 /* Is w one of the options (--tp, --tp=4)? */
 static int is_option(CliOptSet *sets, int nsets, const char *w) {
   int set;
@@ -112,7 +129,8 @@ int cli_opts_parse(int argc, char **argv, CliOptSet *sets, int nsets, const char
       int nn = 0;
       for (int u = 0; u < nsets; u++)
         for (int o = 0; o < sets[u].n && nn < 128; o++) names[nn++] = sets[u].opts[o].name;
-      const char *near = cli_suggest(s, len, names, nn);
+      const char *near = synonym(sets, nsets, s, len);
+      if (!near) near = cli_suggest(s, len, names, nn);
       if (near) cli_fail("unknown option '%.*s': did you mean %s? (try 'weft %s --help')", (int)len, s, near, argv[0]);
       else cli_fail("unknown option '%.*s' (try 'weft %s --help')", (int)len, s, argv[0]);
       return -1;

@@ -1,0 +1,1 @@
+codesign --model llama3-8b --num-gpus 16

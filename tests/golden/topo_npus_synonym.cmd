@@ -1,0 +1,1 @@
+topo --model llama3-8b --npus 16
