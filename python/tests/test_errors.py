@@ -90,6 +90,11 @@ def test_missing_file_and_keyword_errors():
         weft.optimize(GPT3, network=G + "network_4d.yml")
     with pytest.raises(TypeError, match="did you mean 'constraint'"):
         weft.optimize(GPT3, constraints=["sum = 1000"])
+    # a word for the same thing points at the function's own, as the CLI's
+    with pytest.raises(TypeError, match="did you mean 'servers'"):
+        weft.topo("llama3-8b", npus=16)
+    with pytest.raises(TypeError, match="did you mean 'npus'"):
+        weft.codesign("llama3-8b", num_gpus=16)
     with pytest.raises(weft.WeftError) as e:
         weft.zoo("no-such-model")
     assert e.value.code < 0

@@ -47,6 +47,12 @@ def given(kw, k):
     return v is not None and v is not False
 
 
+# Words that name the same thing in another function (cli/opts.c SYNONYMS):
+# an unknown one is pointed at its partner before any spelling guess.
+SYNONYMS = (("npus", "servers"), ("servers", "npus"), ("gpus", "npus"), ("gpus", "servers"),
+            ("num_gpus", "npus"), ("num_gpus", "servers"))
+
+
 def check_keywords(func, kw, allowed):
     for k in kw:
         if k not in allowed:
@@ -56,7 +62,8 @@ def check_keywords(func, kw, allowed):
             if why:
                 raise TypeError("%s() got an unexpected keyword argument %r: the CLI's --%s is "
                                 "CLI-only (%s)" % (func, k, k.replace("_", "-"), why))
-            near = difflib.get_close_matches(k, allowed, 1)
+            near = [v for w, v in SYNONYMS if w == k and v in allowed][:1] or \
+                difflib.get_close_matches(k, allowed, 1)
             raise TypeError("%s() got an unexpected keyword argument %r%s" %
                             (func, k, " (did you mean %r?)" % near[0] if near else ""))
 
