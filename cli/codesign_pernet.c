@@ -239,9 +239,9 @@ static int body(PlotRun *run, FILE *g, const void *ctx) {
              "samplen 2 font ',10' width 1\nplot ",
           (PN_BOTTOM_PX + key.h_px - 4.0) / hpx, key.cols, key.rows);
   double ps = plot_point_scale(run);
-  for (int m = 0; m < pn->nmodels; m++)
-    fprintf(g, "%sd.'m%d.dat' u 1:2%s w lp lw 2 pt %d ps %g lc rgb '%s' t columnheader(1)",
-            m ? ", \\\n  " : "", m, nx ? "" : ":xtic(3)", 5 + 2 * (m % 5), ps,
+  for (int m = 0; m < pn->nmodels; m++) /* by network, not a size: points, no line between */
+    fprintf(g, "%sd.'m%d.dat' u 1:2%s w %s lw 2 pt %d ps %g lc rgb '%s' t columnheader(1)",
+            m ? ", \\\n  " : "", m, nx ? "" : ":xtic(3)", nx ? "lp" : "p", 5 + 2 * (m % 5), ps,
             palette[m % NPALETTE]);
   if (!pn->nmodels) fputs("NaN notitle", g);
   fputs("\nunset multiplot\nset output\n", g);
