@@ -74,7 +74,9 @@ static int shape_all(WeftNetwork *nt, size_t *n, const CsPartsArgs *pa, int drop
 
 /* --parts-per-dim onto every network (nt[0..*n)), then, when some network
  * names a part, each bound (a choice expanded: *n grows) with --parts over
- * the catalog, their classes into cm. Returns 0 or an exit code (printed). */
+ * the catalog, their classes into cm; with dropped (shapes weft enumerates)
+ * one its parts cannot build is left out, counted there. Returns 0 or an
+ * exit code (printed). */
 static int bind_all(WeftNetwork **nets, size_t *n, const char *zoo, const CsPartsArgs *pa,
                     WeftCostModel *cm, WeftDimParts (**parts)[WEFT_MAX_DIMS], int *dropped) {
   WeftError err;
@@ -95,7 +97,6 @@ static int bind_all(WeftNetwork **nets, size_t *n, const char *zoo, const CsPart
     rc = dropped ? weft_codesign_parts_fit(nt, (int)*n, zoo, pa->file, cm, &bound, &nb, parts,
                                            dropped, &why, &err)
                  : weft_codesign_parts(nt, (int)*n, zoo, pa->file, cm, &bound, &nb, parts, &err);
-
     if (!rc) {
       free(nt);
       *nets = bound;
