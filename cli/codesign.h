@@ -133,14 +133,15 @@ int cs_plot(const char *path, const CsReport *r, FILE *points);
 
 /* "R4xFC8xR4xSW32" */
 void cs_shape(const WeftNetwork *net, char *buf, size_t size);
-/* A point's shape, after its model's name when the spec has several:
- * "deepseek-v3 SW64/72xSW256". */
 /* 1 when the spec's networks do not all name the same cluster preset (one
  * naming none counts as its own): a point's shape then names its cluster. */
 int cs_clusters_differ(const WeftCodesignSpec *spec);
-/* A point's shape, after the model's name when several and its cluster's
- * when clusters (cs_clusters_differ; "-" for a network naming none):
- * "deepseek-v3 gb200-nvl72 SW64/72xSW256". */
+/* A network's shape after its cluster's name when clusters
+ * (cs_clusters_differ; "-" for a network naming none): "gb200-nvl72
+ * SW64/72xSW256". */
+void cs_net_shape(const WeftNetwork *net, int clusters, char *buf, size_t size);
+/* A point's network shape (cs_net_shape), after the model's name when the
+ * spec has several: "deepseek-v3 gb200-nvl72 SW64/72xSW256". */
 void cs_point_shape(const WeftCodesignSpec *spec, int clusters, const WeftDesignPoint *p,
                     char *buf, size_t size);
 /* The model's name, or the models' joined by ',' ("llama3-405b,deepseek-v3"). */

@@ -140,14 +140,12 @@ static size_t named_desc(const CsNamed *named, char *desc, size_t dsize) {
   if (named->nfiles > 0)
     at += (size_t)snprintf(desc, dsize, "%d network file%s", named->nfiles,
                            named->nfiles > 1 ? "s" : "");
-  for (int k = 0; k < named->nclusters && at < dsize; k++) {
-    if (k == 0)
-      at += (size_t)snprintf(desc + at, dsize - at, "%s%d cluster%s (", at ? ", " : "",
-                             named->nclusters, named->nclusters > 1 ? "s" : "");
-    if (at < dsize)
-      at += (size_t)snprintf(desc + at, dsize - at, "%s%s%s", k ? ", " : "", named->clusters[k],
-                             k + 1 == named->nclusters ? ")" : "");
-  }
+  if (named->nclusters > 0 && at < dsize)
+    at += (size_t)snprintf(desc + at, dsize - at, "%s%d cluster%s (", at ? ", " : "",
+                           named->nclusters, named->nclusters > 1 ? "s" : "");
+  for (int k = 0; k < named->nclusters && at < dsize; k++)
+    at += (size_t)snprintf(desc + at, dsize - at, "%s%s", k ? ", " : "", named->clusters[k]);
+  if (named->nclusters > 0 && at < dsize) at += (size_t)snprintf(desc + at, dsize - at, ")");
   return at < dsize ? at : dsize - 1;
 }
 
@@ -293,6 +291,10 @@ int cs_networks_from_blocks(const CsBlockArgs *a, const char *zoo, const CsParts
     for (int d = 0; d < D; d++) memcpy(cost_dim[d], cm->cls[d].name, WEFT_NAME_LEN);
   } else if (pa->per_dim && every_part(pa->per_dim, D)) {  /* each dim priced by its part */
     for (int d = 0; d < D; d++) cost_dim[d][0] = '\0';
+  } else if (pa->no_cost) { /* no cost model to take classes from */
+    cli_fail("missing --cost-model: a dim without a part has no price (name a part for each of "
+             "the %d dims with --parts-per-dim, or give a cost model)", D);
+    return EXIT_USAGE;
   } else {
     cli_fail("%s: %d cost classes for %d dims: name one per dim with --cost-dims",
              cm->file, cm->nclasses, D);

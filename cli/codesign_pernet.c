@@ -191,11 +191,7 @@ static int body(PlotRun *run, FILE *g, const void *ctx) {
       size_t c = (size_t)m * (size_t)pn->ngroups + (size_t)gi;
       double x = nx ? domain(r, gi) : gi;
       char net[160]; /* the tick: the shape, after its cluster when they differ */
-      const WeftNetwork *n = &r->spec->nets[pn->first[gi]];
-      size_t at = r->clusters ? (size_t)snprintf(net, sizeof net, "%s ",
-                                                 n->cluster[0] ? n->cluster : "-")
-                              : 0;
-      cs_shape(n, net + at, sizeof net - at);
+      cs_net_shape(&r->spec->nets[pn->first[gi]], r->clusters, net, sizeof net);
       if (strlen(net) > ticks) ticks = strlen(net);
       if (!pn->has[c]) {
         fputc('\n', f); /* a gap */

@@ -45,16 +45,19 @@ int cs_clusters_differ(const WeftCodesignSpec *spec) {
   return 0;
 }
 
+void cs_net_shape(const WeftNetwork *net, int clusters, char *buf, size_t size) {
+  size_t k = 0;
+  if (size == 0) return;
+  if (clusters) k = (size_t)snprintf(buf, size, "%s ", net->cluster[0] ? net->cluster : "-");
+  if (k < size) cs_shape(net, buf + k, size - k);
+}
+
 void cs_point_shape(const WeftCodesignSpec *spec, int clusters, const WeftDesignPoint *p,
                     char *buf, size_t size) {
   size_t k = 0;
-  const WeftNetwork *net = &spec->nets[p->net];
   if (size == 0) return;
-  buf[0] = '\0';
   if (spec->nmodels > 1) k = (size_t)snprintf(buf, size, "%s ", spec->models[p->model].name);
-  if (clusters && k < size)
-    k += (size_t)snprintf(buf + k, size - k, "%s ", net->cluster[0] ? net->cluster : "-");
-  if (k < size) cs_shape(net, buf + k, size - k);
+  if (k < size) cs_net_shape(&spec->nets[p->net], clusters, buf + k, size - k);
 }
 
 void cs_model_names(const WeftCodesignSpec *spec, char *buf, size_t size) {

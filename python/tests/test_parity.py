@@ -537,6 +537,10 @@ def test_codesign_parts_price_without_cost_model():
         with pytest.raises(weft.WeftError) as e:
             weft.codesign("megatron-22b", cluster="dgx-h100", **bad, **kw)
         assert e.value.field == "cost_model" and words in str(e.value)
+    with pytest.raises(weft.WeftError) as e:  # over blocks: no class for the bare dim either
+        weft.codesign("megatron-22b", npus=16, blocks="Switch,Switch",
+                      parts_per_dim=["nvlink4", "-"], tp=8, pp=[1, 2], mb=1)
+    assert e.value.field == "cost_model" and "a dim without a part" in str(e.value)
     p = subprocess.run([CLI, "codesign", *args, "--parts-per-dim", "nvlink4,-"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert p.returncode == 2 and p.stdout == b""

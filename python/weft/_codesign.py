@@ -314,6 +314,10 @@ def _nets_from_blocks(kw, npus, cost, sources, zoo):
     elif kw.get("parts_per_dim") is not None and len(kw["parts_per_dim"]) == D and all(
             x not in ("", "-") for x in _inputs.parts_names(kw["parts_per_dim"])[1]):
         pass  # each dim priced by its part: no class (the CLI's every_part)
+    elif kw.get("cost_model") is None:  # no cost model to take classes from
+        raise fail("missing cost_model: a dim without a part has no price (name a part for "
+                   "each of the %d dims with parts_per_dim, or give a cost model)" % D,
+                   "cost_model")
     else:
         raise fail("%s: %d cost classes for %d dims: name one per dim with cost_dims" % (
             text(cost.file), cost.nclasses, D), "cost_dims")
@@ -341,18 +345,13 @@ def _nets_from_blocks(kw, npus, cost, sources, zoo):
         nshapes, dropped = _shape_all(nets, n.value, kw, True)
         unbuilt = [0]  # shapes x choices of parts the parts cannot build: left out
         bound, nb, parts = _bind_all(nets, nshapes, kw, cost, sources, zoo, unbuilt)
+        _unpriced(nets if bound is None else bound, nb, kw)
     except BaseException:
         _libc.free(owner)
         raise
     if bound is not None:
         _libc.free(owner)
         nets, owner = bound, None
-    try:
-        _unpriced(nets, nb, kw)
-    except BaseException:
-        if owner:
-            _libc.free(owner)
-        raise
     for k in range(nb):
         check = lib.weft_cost_per_gbps(byref(nets[k]), byref(cost),
                                        (c_double * _lib.MAX_DIMS)(), byref(err))
@@ -602,10 +601,10 @@ def _trace_read(trace, nets, nnets, parts):
 def codesign(model=None, **kw):
     """Co-design: every parallelization (tp x pp x dp, micro-batch, order,
     and the knob lists) on every network shape, each solved exactly; `weft
-    codesign --json` as a dict. Required: model, npus=, cost_model=, and
-    network= (one or a list of files or dicts) and/or cluster= (a preset's
-    name or a list of them: its network of npus GPUs) or blocks= ("Ring,Switch" or
-    a list). Lists (tp=, pp=, mb=, zero_list=, sp_list=, recompute_list=,
+    codesign --json` as a dict. Required: model, npus=, cost_model= (unless
+    parts price every dim), and network= (one or a list of files or dicts)
+    and/or cluster= (a preset's name or a list of them: its network of npus
+    GPUs), or blocks= ("Ring,Switch" or a list). Lists (tp=, pp=, mb=, zero_list=, sp_list=, recompute_list=,
     interleave=, cp_list=, ep_list=, max_per_dim=, cost_dims=) are Python lists or comma-separated
     text. model= may name several models (a list, or "a,b"), searched in one
     run; per_network=True adds "per_network", the best design of each model
